@@ -1,0 +1,113 @@
+# Hangar: the two commands a newcomer needs are `make dev` and `make test`.
+# Every tool is pinned and installed by this Makefile into ./bin (git-ignored): a fresh
+# machine needs only Go, Node/npm and apt.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT    := $(abspath .)
+BIN     := $(ROOT)/bin
+export PATH := $(BIN):$(PATH)
+export GOFLAGS := -buildvcs=false
+
+BUF        := $(ROOT)/tools/node_modules/@bufbuild/buf-linux-x64/bin/buf
+K6_VERSION := v1.8.1
+K6         := $(BIN)/k6
+SERVICES   := catalog
+
+# Nx and friends, for the web targets.
+export NX_DAEMON := false
+export NX_NO_CLOUD := true
+export NX_TUI := false
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[1m%-16s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+# ---------------------------------------------------------------------------- tools
+$(BIN)/.go-tools: tools/go.mod tools/go.sum
+	@mkdir -p $(BIN)
+	@echo "installing pinned Go tools into bin/ (protoc plugins, staticcheck)"
+	cd tools && GOBIN=$(BIN) go install tool
+	@touch $@
+
+$(BUF): tools/package.json tools/package-lock.json
+	@echo "installing pinned buf into tools/node_modules"
+	cd tools && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(K6):
+	@mkdir -p $(BIN)
+	@echo "building k6 $(K6_VERSION) into bin/ (about 3 minutes, once)"
+	GOBIN=$(BIN) go install go.k6.io/k6@$(K6_VERSION)
+
+.PHONY: tools
+tools: $(BIN)/.go-tools $(BUF) ## Install the pinned code-generation and lint tools
+
+# ---------------------------------------------------------------------------- contracts
+.PHONY: generate
+generate: tools ## Regenerate gen/ (Go, gateway, OpenAPI) from proto/
+	$(BUF) lint
+	$(BUF) generate
+
+.PHONY: check-generated
+check-generated: tools ## Fail when regenerating would change the committed gen/
+	scripts/check-generated.sh
+
+# ---------------------------------------------------------------------------- quality
+.PHONY: lint
+lint: tools ## buf lint, gofmt, go vet, staticcheck
+	$(BUF) lint
+	@out=$$(gofmt -l cmd internal services); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	$(BIN)/staticcheck ./...
+
+.PHONY: build
+build: ## Build every service binary and the dev runner into bin/
+	@mkdir -p $(BIN)
+	for s in $(SERVICES); do CGO_ENABLED=0 go build -trimpath -o $(BIN)/$$s ./services/$$s/cmd/$$s; done
+	go build -o $(BIN)/hangar-dev ./cmd/hangar-dev
+
+# ---------------------------------------------------------------------------- run
+.PHONY: dev
+dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
+	scripts/ensure-postgres.sh
+	@if [[ -x scripts/web-build.sh && -f web/package.json ]]; then scripts/web-build.sh; fi
+	go build -o $(BIN)/hangar-dev ./cmd/hangar-dev
+	exec $(BIN)/hangar-dev
+
+# ---------------------------------------------------------------------------- test
+.PHONY: test
+test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, web
+	scripts/ensure-postgres.sh
+	$(MAKE) --no-print-directory check-generated
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory test-go
+	$(MAKE) --no-print-directory helm-check
+	$(MAKE) --no-print-directory test-web
+
+.PHONY: test-go
+test-go: ## Go unit and integration tests with the race detector
+	go test -race -count=1 -timeout 15m ./...
+
+.PHONY: bench
+bench: ## Go benchmarks (catalogue hot path against a bare handler)
+	go test -run '^$$' -bench . -benchmem ./services/catalog/...
+
+.PHONY: test-web
+test-web: ## Web unit tests and browser tests against the real stack
+	@if [[ -x scripts/web-test.sh && -f web/package.json ]]; then scripts/web-test.sh && scripts/web-e2e.sh; else echo "test-web: no web workspace yet"; fi
+
+.PHONY: helm-check
+helm-check: ## Lint and render the chart, strictly validate every object offline
+	@if [[ -x scripts/helm-check.sh ]]; then scripts/helm-check.sh; else echo "helm-check: no chart check yet"; exit 1; fi
+
+# ---------------------------------------------------------------------------- load
+.PHONY: loadtest-smoke
+loadtest-smoke: $(K6) ## k6 smoke run of loadtest/catalog.js against make dev (BASE_URL=http://localhost:8080)
+	$(K6) run -e SHAPE=smoke -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/catalog.js
+
+.PHONY: loadtest
+loadtest: $(K6) ## k6 load run of loadtest/catalog.js (SHAPE=load|stress|spike|soak)
+	$(K6) run -e SHAPE=$${SHAPE:-load} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/catalog.js

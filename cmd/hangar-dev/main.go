@@ -1,0 +1,176 @@
+// Command hangar-dev runs the whole store on one machine for development and browser tests:
+// every service in-process on loopback ports, an in-process Kafka-protocol broker (unless
+// KAFKA_BROKERS is set), one database per service on the local PostgreSQL (created and
+// migrated on start), and the edge on EDGE_ADDR routing the public route table exactly as
+// the Ingress does. Ctrl-C stops everything; nothing is left behind to clean up.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hangar/hangar/internal/edge"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	catalog "github.com/hangar/hangar/services/catalog/app"
+)
+
+// Config is the dev runner's own configuration.
+type Config struct {
+	EdgeAddr    string   `env:"EDGE_ADDR" default:":8080" doc:"where the edge listens (the store's URL)"`
+	RoutesFile  string   `env:"EDGE_ROUTES" default:"deploy/helm/hangar/routes.yaml" doc:"the public route table (shared with the Helm Ingress)"`
+	WebDir      string   `env:"WEB_DIST_DIR" default:"web/dist/site" doc:"the web production build served for page routes"`
+	DatabaseURL string   `env:"DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" doc:"PostgreSQL server; each service gets its own database hangar_<service> on it"`
+	DBPrefix    string   `env:"HANGAR_DB_PREFIX" default:"hangar_" doc:"prefix of the per-service database names"`
+	KafkaBroker []string `env:"KAFKA_BROKERS" default:"" doc:"external Kafka brokers; unset starts an in-process broker"`
+	LogFormat   string   `env:"LOG_FORMAT" default:"text" doc:"json or text"`
+	LogLevel    string   `env:"LOG_LEVEL" default:"info" doc:"debug, info, warn or error"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "hangar-dev:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	var cfg Config
+	if err := config.Load(&cfg); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev")
+	table, err := edge.LoadTable(cfg.RoutesFile)
+	if err != nil {
+		return err
+	}
+
+	brokers := cfg.KafkaBroker
+	if len(brokers) == 0 {
+		b, err := kafka.StartBroker(0)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		brokers = b.Addrs()
+		log.Info("in-process Kafka-protocol broker started", "brokers", strings.Join(brokers, ","))
+	}
+
+	// Every service gets loopback ports picked by the kernel, so a stale process or a second
+	// checkout never collides; the edge learns the addresses directly.
+	env := func(service string) config.Lookup {
+		dbURL, _ := url.Parse(cfg.DatabaseURL)
+		dbURL.Path = "/" + cfg.DBPrefix + service
+		over := map[string]string{
+			"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+			"DATABASE_URL": dbURL.String(), "DATABASE_CREATE": "true",
+			"KAFKA_BROKERS": strings.Join(brokers, ","),
+			"LOG_FORMAT":    cfg.LogFormat, "LOG_LEVEL": cfg.LogLevel,
+			"SHUTDOWN_TIMEOUT": "5s",
+		}
+		return func(name string) (string, bool) {
+			if v, ok := over[name]; ok {
+				return v, true
+			}
+			return os.LookupEnv(name)
+		}
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	var backends []edge.Backend
+
+	var ccfg catalog.Config
+	if err := config.LoadFrom(&ccfg, env("catalog")); err != nil {
+		return err
+	}
+	ccfg.ServiceName = catalog.Name
+	cat, err := catalog.New(gctx, ccfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := cat.Listen(); err != nil {
+		return err
+	}
+	_, httpAddr, adminAddr := cat.Addrs()
+	backends = append(backends, edge.Backend{Name: catalog.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Ready: cat.Ready})
+	g.Go(func() error { return cat.Run(gctx) })
+	log.Info("service started", "name", catalog.Name, "http", httpAddr, "admin", adminAddr)
+
+	for _, name := range table.Services() {
+		if name == "web" {
+			continue
+		}
+		if !hasBackend(backends, name) {
+			log.Warn("route table names a service this runner does not start", "service", name)
+		}
+	}
+
+	e := edge.New(table, backends, cfg.WebDir, log)
+	ln, err := net.Listen("tcp", cfg.EdgeAddr)
+	if err != nil {
+		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
+	}
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	g.Go(func() error { return announce(gctx, ln.Addr().String(), backends, log) })
+	err = g.Wait()
+	log.Info("stopped")
+	return err
+}
+
+func hasBackend(bs []edge.Backend, name string) bool {
+	for _, b := range bs {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// announce prints the store's address once every service is ready.
+func announce(ctx context.Context, addr string, backends []edge.Backend, log *slog.Logger) error {
+	host := addr
+	if h, p, err := net.SplitHostPort(addr); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
+		host = "localhost:" + p
+	}
+	for {
+		ready := true
+		for _, b := range backends {
+			ready = ready && b.Ready()
+		}
+		if ready {
+			log.Info("Hangar is up", "url", "http://"+host+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons")
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package edge
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Backend is where the edge sends a service's routes.
+type Backend struct {
+	Name string
+	// URL of the service's HTTP listener; empty for the static web component.
+	URL *url.URL
+	// Ready reports the service's readiness for /-/ready.
+	Ready func() bool
+}
+
+// Edge routes requests by the table to backends, serves the web build for the "web"
+// service, and answers /-/ready (every backend ready) for scripts and tests.
+type Edge struct {
+	table    *Table
+	proxies  map[string]http.Handler
+	backends []Backend
+	web      http.Handler
+	log      *slog.Logger
+}
+
+// New builds an edge. webDir is the web production build (index.html at its root); when
+// it does not exist a placeholder page is served instead.
+func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edge {
+	transport := &http.Transport{
+		Proxy:               nil,
+		MaxIdleConns:        512,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir)}
+	for _, b := range backends {
+		if b.URL == nil {
+			continue
+		}
+		target := b.URL
+		e.proxies[b.Name] = &httputil.ReverseProxy{
+			Rewrite: func(r *httputil.ProxyRequest) {
+				r.SetURL(target)
+				r.SetXForwarded()
+				r.Out.Host = r.In.Host
+			},
+			Transport: transport,
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				log.WarnContext(r.Context(), "edge: backend unreachable", "path", r.URL.Path, "err", err.Error())
+				writeJSON(w, http.StatusBadGateway, map[string]string{"code": "unavailable", "message": "the service is temporarily unavailable, please retry"})
+			},
+		}
+	}
+	return e
+}
+
+func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/-/ready" {
+		e.serveReady(w)
+		return
+	}
+	route, ok := e.table.Match(r.URL.Path)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"code": "not_found", "message": "no route for " + r.URL.Path})
+		return
+	}
+	if route.Service == "web" {
+		e.web.ServeHTTP(w, r)
+		return
+	}
+	p, ok := e.proxies[route.Service]
+	if !ok {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "unavailable", "message": "service " + route.Service + " is not running"})
+		return
+	}
+	p.ServeHTTP(w, r)
+}
+
+func (e *Edge) serveReady(w http.ResponseWriter) {
+	status := map[string]bool{}
+	all := true
+	for _, b := range e.backends {
+		ok := b.Ready == nil || b.Ready()
+		status[b.Name] = ok
+		all = all && ok
+	}
+	code := http.StatusOK
+	if !all {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]any{"ready": all, "services": status})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Static serves a single-page-app build: files as they are (fingerprinted assets cached
+// for a year, everything else revalidated), and index.html for page paths with no file,
+// so client-side routes load the shell. Without a build it serves a placeholder page.
+func Static(dir string) http.Handler {
+	if st, err := os.Stat(filepath.Join(dir, "index.html")); err != nil || st.IsDir() {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			_, _ = w.Write([]byte(placeholder))
+		})
+	}
+	fs := http.FileServer(http.Dir(dir))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		clean := path.Clean("/" + r.URL.Path)
+		full := filepath.Join(dir, filepath.FromSlash(clean))
+		if st, err := os.Stat(full); err != nil || st.IsDir() {
+			if path.Ext(clean) != "" && !strings.HasSuffix(clean, ".html") {
+				http.NotFound(w, r) // a missing asset is a 404, not the shell
+				return
+			}
+			w.Header().Set("Cache-Control", "no-cache")
+			http.ServeFile(w, r, filepath.Join(dir, "index.html"))
+			return
+		}
+		if strings.Contains(clean, "/assets/") {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		fs.ServeHTTP(w, r)
+	})
+}
+
+const placeholder = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Hangar</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><main><h1>Hangar</h1>
+<p>The web shell is not built yet. The APIs are up, for example
+<a href="/account/api/subscription/available/add-ons">the catalogue</a>.</p></main></body></html>
+`

@@ -1,0 +1,169 @@
+// Package config loads typed configuration from the environment. A config is a struct whose
+// fields carry `env:"NAME"`, `default:"value"` and `doc:"..."` tags; nested structs are
+// walked. Supported kinds: string, bool, int, int64, float64 (for ratios only), time.Duration
+// and []string (comma separated). Unknown-format values are an error naming the variable.
+package config
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Lookup answers an environment variable; os.LookupEnv in production, a map in tests.
+type Lookup func(name string) (string, bool)
+
+// Load fills cfg (a pointer to a struct) from the process environment.
+func Load(cfg any) error { return LoadFrom(cfg, os.LookupEnv) }
+
+// LoadFrom fills cfg from lookup, using each field's default when the variable is unset.
+func LoadFrom(cfg any, lookup Lookup) error {
+	v := reflect.ValueOf(cfg)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("config: want a pointer to a struct, got %T", cfg)
+	}
+	return walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) error {
+		name := f.Tag.Get("env")
+		raw, ok := lookup(name)
+		if !ok {
+			raw = f.Tag.Get("default")
+		}
+		if err := set(fv, raw); err != nil {
+			return fmt.Errorf("config: %s=%q: %w", name, raw, err)
+		}
+		return nil
+	})
+}
+
+// Var documents one variable.
+type Var struct {
+	Name, Default, Doc string
+}
+
+// Describe lists the variables cfg reads, for docs and --help.
+func Describe(cfg any) []Var {
+	var out []Var
+	_ = walk(reflect.ValueOf(cfg).Elem(), func(f reflect.StructField, _ reflect.Value) error {
+		out = append(out, Var{Name: f.Tag.Get("env"), Default: f.Tag.Get("default"), Doc: f.Tag.Get("doc")})
+		return nil
+	})
+	return out
+}
+
+func walk(v reflect.Value, visit func(reflect.StructField, reflect.Value) error) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		if _, ok := f.Tag.Lookup("env"); !ok {
+			if fv.Kind() == reflect.Struct {
+				if err := walk(fv, visit); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := visit(f, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+func set(fv reflect.Value, raw string) error {
+	raw = strings.TrimSpace(raw)
+	if fv.Type() == durationType {
+		if raw == "" {
+			fv.SetInt(0)
+			return nil
+		}
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(int64(d))
+		return nil
+	}
+	switch fv.Kind() {
+	case reflect.String:
+		fv.SetString(raw)
+	case reflect.Bool:
+		if raw == "" {
+			fv.SetBool(false)
+			return nil
+		}
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return err
+		}
+		fv.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		if raw == "" {
+			fv.SetInt(0)
+			return nil
+		}
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(n)
+	case reflect.Float64:
+		if raw == "" {
+			fv.SetFloat(0)
+			return nil
+		}
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return err
+		}
+		fv.SetFloat(x)
+	case reflect.Slice:
+		if fv.Type().Elem().Kind() != reflect.String {
+			return fmt.Errorf("unsupported slice type %s", fv.Type())
+		}
+		var items []string
+		for _, s := range strings.Split(raw, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				items = append(items, s)
+			}
+		}
+		fv.Set(reflect.ValueOf(items))
+	default:
+		return fmt.Errorf("unsupported kind %s", fv.Kind())
+	}
+	return nil
+}
+
+// Platform is the configuration every service shares. Services embed it in their own Config.
+type Platform struct {
+	ServiceName     string        `env:"OTEL_SERVICE_NAME" default:"" doc:"service name in traces and logs; defaults to the binary's service"`
+	LogLevel        string        `env:"LOG_LEVEL" default:"info" doc:"debug, info, warn or error"`
+	LogFormat       string        `env:"LOG_FORMAT" default:"json" doc:"json or text"`
+	GRPCAddr        string        `env:"GRPC_ADDR" default:":9090" doc:"gRPC listen address"`
+	HTTPAddr        string        `env:"HTTP_ADDR" default:":8080" doc:"public REST (grpc-gateway) listen address"`
+	AdminAddr       string        `env:"ADMIN_ADDR" default:":9464" doc:"admin listen address: /healthz, /readyz, /metrics"`
+	OTLPEndpoint    string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" default:"" doc:"OTLP/gRPC endpoint for traces; unset disables export"`
+	TraceSampleRate float64       `env:"OTEL_TRACES_SAMPLER_RATIO" default:"1" doc:"parent-based trace sampling ratio for root spans"`
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"20s" doc:"grace period for in-flight requests on SIGTERM"`
+}
+
+// Database is the configuration of a service that owns a PostgreSQL database.
+type Database struct {
+	URL string `env:"DATABASE_URL" default:"" doc:"PostgreSQL URL of the service's own database (each service has its own)"`
+	// MaxConns bounds the pool; 0 lets pgx choose (max(4, NumCPU)).
+	MaxConns int `env:"DATABASE_MAX_CONNS" default:"0" doc:"pool size; 0 means pgx's default"`
+	// CreateIfMissing lets dev and tests create the database; production provisions it.
+	CreateIfMissing bool `env:"DATABASE_CREATE" default:"false" doc:"create the database if it does not exist (dev only)"`
+}
+
+// Kafka is the configuration of a service that publishes or consumes events.
+type Kafka struct {
+	Brokers []string `env:"KAFKA_BROKERS" default:"" doc:"comma-separated Kafka bootstrap brokers"`
+}

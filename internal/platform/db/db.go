@@ -1,0 +1,150 @@
+// Package db connects a service to its own PostgreSQL database and applies the service's
+// embedded migrations. Connect keeps retrying with backoff while the server is unreachable,
+// so a service starts, reports not-ready and recovers instead of crash-looping.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Open parses url and builds a pool; it does not wait for the server.
+func Open(ctx context.Context, dbURL string, maxConns int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = int32(maxConns)
+	}
+	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
+// Backoff is the retry schedule of WaitReady: doubling from Min up to Max.
+type Backoff struct{ Min, Max time.Duration }
+
+// DefaultBackoff retries quickly at first and settles at one attempt every 10 s.
+var DefaultBackoff = Backoff{Min: 250 * time.Millisecond, Max: 10 * time.Second}
+
+// WaitReady pings until the database answers or ctx ends; onWait is told why each failed
+// attempt failed (the caller logs it and keeps readiness false).
+func WaitReady(ctx context.Context, pool *pgxpool.Pool, b Backoff, onWait func(err error, next time.Duration)) error {
+	delay := b.Min
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := pool.Ping(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		onWait(err, delay)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, b.Max)
+	}
+}
+
+// EnsureDatabase creates the database named in dbURL if it does not exist, connecting to the
+// server's "postgres" database. For dev and tests; production databases are provisioned.
+func EnsureDatabase(ctx context.Context, dbURL string) error {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" {
+		return errors.New("database url names no database")
+	}
+	admin := *u
+	admin.Path = "/postgres"
+	conn, err := pgx.Connect(ctx, admin.String())
+	if err != nil {
+		return fmt.Errorf("connect to create database %s: %w", name, err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // duplicate_database
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// Migrate applies the *.sql files of dir in fsys in name order, each once, each in its own
+// transaction, under an advisory lock so replicas starting together do not race. A file that
+// was applied is never edited: add a new one.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, log *slog.Logger) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return fmt.Errorf("read migrations: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".sql") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire for migrations: %w", err)
+	}
+	defer conn.Release()
+	// One lock id for all services is fine: each service has its own database.
+	const lockID = 7461626761 // arbitrary, stable
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
+		return fmt.Errorf("lock migrations: %w", err)
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID) }()
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, name := range names {
+		var done bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE name = $1)", name).Scan(&done); err != nil {
+			return fmt.Errorf("check migration %s: %w", name, err)
+		}
+		if done {
+			continue
+		}
+		sql, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("read migration %s: %w", name, err)
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("apply migration %s: %w", name, err)
+		}
+		log.InfoContext(ctx, "migration applied", "name", name)
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+// Package kafka holds the event plumbing every service shares: a producer and a consumer on
+// segmentio/kafka-go that carry W3C trace context in message headers, a transactional outbox
+// (events written in the same transaction as the state change, then relayed to Kafka), and
+// an in-process Kafka-protocol broker for dev and tests.
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Headers adapts Kafka headers to an OpenTelemetry carrier.
+type Headers []kafkago.Header
+
+func (h *Headers) Get(key string) string {
+	for _, x := range *h {
+		if x.Key == key {
+			return string(x.Value)
+		}
+	}
+	return ""
+}
+
+func (h *Headers) Set(key, value string) {
+	for i, x := range *h {
+		if x.Key == key {
+			(*h)[i].Value = []byte(value)
+			return
+		}
+	}
+	*h = append(*h, kafkago.Header{Key: key, Value: []byte(value)})
+}
+
+func (h *Headers) Keys() []string {
+	keys := make([]string, 0, len(*h))
+	for _, x := range *h {
+		keys = append(keys, x.Key)
+	}
+	return keys
+}
+
+// Producer publishes messages with the caller's trace context in their headers.
+type Producer struct {
+	w    *kafkago.Writer
+	prop propagation.TextMapPropagator
+}
+
+// NewProducer writes to brokers; topics are named per message. Writes wait for all in-sync
+// replicas, and are balanced by key hash so one aggregate's events keep their order.
+func NewProducer(brokers []string, prop propagation.TextMapPropagator) *Producer {
+	return &Producer{prop: prop, w: &kafkago.Writer{
+		Addr:                   kafkago.TCP(brokers...),
+		Balancer:               &kafkago.Hash{},
+		RequiredAcks:           kafkago.RequireAll,
+		AllowAutoTopicCreation: true,
+		BatchTimeout:           5 * time.Millisecond,
+	}}
+}
+
+// Publish sends msgs synchronously. Each message's Topic must be set.
+func (p *Producer) Publish(ctx context.Context, msgs ...kafkago.Message) error {
+	for i := range msgs {
+		h := Headers(msgs[i].Headers)
+		p.prop.Inject(ctx, &h)
+		msgs[i].Headers = h
+	}
+	return p.w.WriteMessages(ctx, msgs...)
+}
+
+// Close flushes and closes the writer.
+func (p *Producer) Close() error { return p.w.Close() }
+
+// Handler handles one message. It must be idempotent: a message is delivered at least once.
+type Handler func(ctx context.Context, msg kafkago.Message) error
+
+// Consumer reads a topic in a consumer group: fetch, handle, then commit, so a crash between
+// handling and commit redelivers rather than loses.
+type Consumer struct {
+	r      *kafkago.Reader
+	prop   propagation.TextMapPropagator
+	tracer trace.Tracer
+	log    *slog.Logger
+}
+
+// NewConsumer joins group on topic. kfake (dev/tests) needs session timeouts of at least 6 s.
+func NewConsumer(brokers []string, group, topic string, prop propagation.TextMapPropagator, tp trace.TracerProvider, log *slog.Logger) *Consumer {
+	return &Consumer{
+		prop: prop, tracer: tp.Tracer("github.com/hangar/hangar/internal/platform/kafka"), log: log,
+		r: kafkago.NewReader(kafkago.ReaderConfig{
+			Brokers:        brokers,
+			GroupID:        group,
+			Topic:          topic,
+			SessionTimeout: 10 * time.Second,
+			StartOffset:    kafkago.FirstOffset,
+			MaxWait:        250 * time.Millisecond,
+		}),
+	}
+}
+
+// Run handles messages until ctx ends. A failed handler is retried with backoff before the
+// offset moves on, so events are neither lost nor reordered within a partition.
+func (c *Consumer) Run(ctx context.Context, h Handler) error {
+	for {
+		msg, err := c.r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("fetch: %w", err)
+		}
+		hdr := Headers(msg.Headers)
+		mctx := c.prop.Extract(ctx, &hdr)
+		delay := 100 * time.Millisecond
+		for {
+			sctx, span := c.tracer.Start(mctx, "consume "+msg.Topic, trace.WithSpanKind(trace.SpanKindConsumer))
+			err = h(sctx, msg)
+			span.End()
+			if err == nil {
+				break
+			}
+			c.log.ErrorContext(sctx, "event handler failed; retrying", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err.Error(), "retry_in", delay.String())
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(delay):
+			}
+			delay = min(delay*2, 30*time.Second)
+		}
+		if err := c.r.CommitMessages(ctx, msg); err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("commit offset %d: %w", msg.Offset, err)
+		}
+	}
+}
+
+// Close leaves the group.
+func (c *Consumer) Close() error { return c.r.Close() }

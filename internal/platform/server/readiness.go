@@ -1,0 +1,92 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"sync"
+
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// Readiness tracks the named conditions a service needs before it takes traffic
+// (migrations applied, dependencies reachable, data loaded). /readyz and the gRPC health
+// service answer SERVING only while every registered condition holds.
+type Readiness struct {
+	mu       sync.Mutex
+	health   *health.Server
+	conds    map[string]string // name -> "" when ok, else why not
+	stopping bool
+}
+
+func newReadiness(h *health.Server) *Readiness {
+	return &Readiness{health: h, conds: map[string]string{}}
+}
+
+// Require registers a condition that starts unmet.
+func (r *Readiness) Require(name string) { r.Set(name, "starting") }
+
+// Set marks a condition met (reason "") or unmet with a reason.
+func (r *Readiness) Set(name, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.conds[name] = reason
+	r.publish()
+}
+
+// Ok reports whether every condition holds and the server is not stopping.
+func (r *Readiness) Ok() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ok()
+}
+
+func (r *Readiness) ok() bool {
+	if r.stopping {
+		return false
+	}
+	for _, why := range r.conds {
+		if why != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Readiness) publish() {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if r.ok() {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	r.health.SetServingStatus("", st)
+}
+
+func (r *Readiness) shutdown() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopping = true
+	r.health.Shutdown()
+}
+
+// ServeHTTP answers 200 when ready, 503 otherwise, with the unmet conditions.
+func (r *Readiness) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	r.mu.Lock()
+	ok := r.ok()
+	var waiting []string
+	for name, why := range r.conds {
+		if why != "" {
+			waiting = append(waiting, name+": "+why)
+		}
+	}
+	if r.stopping {
+		waiting = append(waiting, "shutting down")
+	}
+	r.mu.Unlock()
+	sort.Strings(waiting)
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ok, "waiting": waiting})
+}

@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/telemetry"
+	"github.com/hangar/hangar/services/catalog/internal/adapters"
+	"github.com/hangar/hangar/services/catalog/internal/domain"
+)
+
+// Admin runs an operator command: "load FILE" stores and activates a data file; "activate
+// VERSION" re-activates a stored one. Running services pick the change up within
+// CATALOG_REFRESH_INTERVAL, without a restart.
+func Admin(ctx context.Context, cfg Config, cmd, arg string, out io.Writer) error {
+	log, err := telemetry.NewLogger(out, cfg.LogLevel, "text", cfg.ServiceName)
+	if err != nil {
+		return err
+	}
+	pool, err := db.Open(ctx, cfg.URL, 2)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
+		return err
+	}
+	store := adapters.NewStore(pool)
+	switch cmd {
+	case "load":
+		raw, err := os.ReadFile(arg)
+		if err != nil {
+			return err
+		}
+		cat, err := domain.Parse(raw)
+		if err != nil {
+			return err
+		}
+		if _, err := store.Load(ctx, cat, true); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "catalogue %s loaded and active\n", cat.Version())
+	case "activate":
+		if err := store.Activate(ctx, arg); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "catalogue %s active\n", arg)
+	}
+	return nil
+}
+
+// PrintEnv lists the environment variables the service reads.
+func PrintEnv(out io.Writer) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
+	for _, v := range config.Describe(&Config{}) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Default, v.Doc)
+	}
+	_ = tw.Flush()
+}

@@ -1,0 +1,194 @@
+// Package app assembles the catalog service: configuration, telemetry, its database, the
+// active catalogue in memory, and its gRPC, REST and admin listeners. main, the dev runner
+// and the end-to-end tests build the same App.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	catalogv1 "github.com/hangar/hangar/gen/go/hangar/catalog/v1"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/metrics"
+	"github.com/hangar/hangar/internal/platform/server"
+	"github.com/hangar/hangar/internal/platform/telemetry"
+	"github.com/hangar/hangar/services/catalog/data"
+	"github.com/hangar/hangar/services/catalog/internal/adapters"
+	iapp "github.com/hangar/hangar/services/catalog/internal/app"
+	"github.com/hangar/hangar/services/catalog/internal/domain"
+	"github.com/hangar/hangar/services/catalog/internal/ports"
+)
+
+// Name is the service name in logs, traces and metrics.
+const Name = "catalog"
+
+// Config is the catalog service's configuration, read from the environment.
+type Config struct {
+	config.Platform
+	config.Database
+	RefreshInterval time.Duration `env:"CATALOG_REFRESH_INTERVAL" default:"30s" doc:"how often to check for a newly activated catalogue data version"`
+	SeedEmbedded    bool          `env:"CATALOG_SEED" default:"true" doc:"load the catalogue data file built into the binary when its version is not stored yet"`
+}
+
+// LoadConfig reads Config from the environment.
+func LoadConfig() (Config, error) {
+	var c Config
+	err := config.Load(&c)
+	if c.ServiceName == "" {
+		c.ServiceName = Name
+	}
+	if err == nil && c.URL == "" {
+		c.URL = "postgres://postgres@127.0.0.1:5432/hangar_catalog?sslmode=disable"
+	}
+	return c, err
+}
+
+// App is a configured, not yet running catalog service.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	srv      *server.Server
+	cats     *iapp.Catalogs
+	plans    *ports.AvailablePlans
+	pool     *pgxpool.Pool
+	shutdown func(context.Context) error
+}
+
+// New builds the service; logs go to logOut.
+func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
+	log, err := telemetry.NewLogger(logOut, cfg.LogLevel, cfg.LogFormat, cfg.ServiceName)
+	if err != nil {
+		return nil, err
+	}
+	tp, shutdown, err := telemetry.NewTracerProvider(ctx, cfg.ServiceName, cfg.OTLPEndpoint, cfg.TraceSampleRate)
+	if err != nil {
+		return nil, err
+	}
+	reg := metrics.NewRegistry()
+	red, err := metrics.NewRED(reg, cfg.ServiceName)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, plans: &ports.AvailablePlans{}}
+	a.cats = iapp.NewCatalogs(adapters.NewStore(pool), log)
+	a.cats.OnChange(a.plans.Prepare)
+
+	a.srv = server.New(cfg.ServiceName, cfg.Platform, server.Deps{
+		Logger: log, Registry: reg, Tracer: tp, Propagator: telemetry.Propagator(), RED: red,
+	})
+	a.srv.Ready().Require("database")
+	a.srv.Ready().Require("catalogue")
+	catalogv1.RegisterCatalogServiceServer(a.srv.GRPC(), ports.NewGRPC(a.cats))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+		return catalogv1.RegisterCatalogServiceHandler(ctx, mux, conn)
+	})
+	a.srv.Handle("GET "+ports.AvailablePlansPath, a.plans)
+	return a, nil
+}
+
+// Listen binds the listeners (so callers can read Addrs before Run).
+func (a *App) Listen() error { return a.srv.Listen() }
+
+// Addrs answers the bound gRPC, HTTP and admin addresses.
+func (a *App) Addrs() (grpcAddr, httpAddr, adminAddr string) { return a.srv.Addrs() }
+
+// Ready reports whether the service is ready for traffic.
+func (a *App) Ready() bool { return a.srv.Ready().Ok() }
+
+// Run serves until ctx ends. The database is brought up in the background: until it is
+// reachable, migrated and a catalogue is loaded, /readyz says why not, and the process stays
+// up retrying with backoff rather than crash-looping.
+func (a *App) Run(ctx context.Context) error {
+	defer a.pool.Close()
+	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
+	go a.startData(ctx)
+	return a.srv.Run(ctx)
+}
+
+func (a *App) startData(ctx context.Context) {
+	ready := a.srv.Ready()
+	if a.cfg.CreateIfMissing {
+		for ctx.Err() == nil {
+			err := db.EnsureDatabase(ctx, a.cfg.URL)
+			if err == nil {
+				break
+			}
+			ready.Set("database", err.Error())
+			a.log.WarnContext(ctx, "cannot create database yet; retrying", "err", err.Error())
+			sleep(ctx, 2*time.Second)
+		}
+	}
+	err := db.WaitReady(ctx, a.pool, db.DefaultBackoff, func(err error, next time.Duration) {
+		ready.Set("database", "unreachable")
+		a.log.WarnContext(ctx, "database unreachable; retrying", "err", err.Error(), "retry_in", next.String())
+	})
+	if err != nil {
+		return // shutting down
+	}
+	for ctx.Err() == nil {
+		if err := a.prepareData(ctx); err != nil {
+			ready.Set("database", err.Error())
+			a.log.ErrorContext(ctx, "preparing catalogue data failed; retrying", "err", err.Error())
+			sleep(ctx, 5*time.Second)
+			continue
+		}
+		ready.Set("database", "")
+		ready.Set("catalogue", "")
+		break
+	}
+	a.cats.Watch(ctx, a.cfg.RefreshInterval)
+}
+
+func (a *App) prepareData(ctx context.Context) error {
+	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+		return err
+	}
+	if a.cfg.SeedEmbedded {
+		if err := Seed(ctx, adapters.NewStore(a.pool), a.log); err != nil {
+			return err
+		}
+	}
+	_, err := a.cats.Refresh(ctx)
+	return err
+}
+
+// Seed stores the catalogue built into the binary. A version seen for the first time is
+// activated; one already stored is left as it is, so an older binary starting during a
+// rollout does not switch prices back.
+func Seed(ctx context.Context, store *adapters.Store, log *slog.Logger) error {
+	cat, err := domain.Parse(data.Catalog)
+	if err != nil {
+		return fmt.Errorf("embedded catalogue: %w", err)
+	}
+	inserted, err := store.Load(ctx, cat, false)
+	if err != nil {
+		return err
+	}
+	if inserted {
+		log.InfoContext(ctx, "embedded catalogue stored", "version", cat.Version())
+		return store.Activate(ctx, cat.Version())
+	}
+	if _, err := store.Head(ctx); err != nil {
+		return store.Activate(ctx, cat.Version())
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,98 @@
+// Package app is the catalog service's use case: keep the active catalogue version in
+// memory, pick up a newly activated version without a restart, and answer queries from it.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/catalog/internal/adapters"
+	"github.com/hangar/hangar/services/catalog/internal/domain"
+)
+
+// Store is where catalogue versions are kept (adapters.Store in production).
+type Store interface {
+	Head(ctx context.Context) (adapters.Head, error)
+	Get(ctx context.Context, version string) (*domain.Catalog, error)
+}
+
+// Catalogs holds the active catalogue. Readers call Current on every request; a swap is one
+// atomic pointer store, so requests never see a half-loaded version.
+type Catalogs struct {
+	store Store
+	log   *slog.Logger
+	cur   atomic.Pointer[domain.Catalog]
+
+	mu        sync.Mutex
+	listeners []func(*domain.Catalog)
+}
+
+// NewCatalogs reads from store.
+func NewCatalogs(store Store, log *slog.Logger) *Catalogs {
+	return &Catalogs{store: store, log: log}
+}
+
+// OnChange registers f to run (synchronously, before the swap is visible) for every new
+// version, so derived caches are ready when readers see the version.
+func (c *Catalogs) OnChange(f func(*domain.Catalog)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.listeners = append(c.listeners, f)
+}
+
+// Current answers the active catalogue, or an Unavailable error before the first load.
+func (c *Catalogs) Current() (*domain.Catalog, error) {
+	if cat := c.cur.Load(); cat != nil {
+		return cat, nil
+	}
+	return nil, errs.E(errs.Unavailable, "the catalogue is not loaded yet")
+}
+
+// Refresh loads the active version if it differs from the one in memory. It answers
+// whether a new version was swapped in.
+func (c *Catalogs) Refresh(ctx context.Context) (bool, error) {
+	head, err := c.store.Head(ctx)
+	if err != nil {
+		return false, err
+	}
+	if cur := c.cur.Load(); cur != nil && cur.Version() == head.Version && cur.Checksum() == head.Checksum {
+		return false, nil
+	}
+	cat, err := c.store.Get(ctx, head.Version)
+	if err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	for _, f := range c.listeners {
+		f(cat)
+	}
+	old := c.cur.Swap(cat)
+	c.mu.Unlock()
+	from := ""
+	if old != nil {
+		from = old.Version()
+	}
+	c.log.InfoContext(ctx, "catalogue version active", "version", cat.Version(), "previous", from, "entries", len(cat.AllEntries()))
+	return true, nil
+}
+
+// Watch refreshes every interval until ctx ends; failures are logged and retried, and the
+// version in memory keeps serving meanwhile.
+func (c *Catalogs) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := c.Refresh(ctx); err != nil && ctx.Err() == nil {
+				c.log.WarnContext(ctx, "catalogue refresh failed; serving the version in memory", "err", err.Error())
+			}
+		}
+	}
+}
