@@ -106,7 +106,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	_, httpAddr, adminAddr := cat.Addrs()
-	backends = append(backends, edge.Backend{Name: catalog.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Ready: cat.Ready})
+	backends = append(backends, edge.Backend{Name: catalog.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: cat.Handler(), Ready: cat.Ready})
 	g.Go(func() error { return cat.Run(gctx) })
 	log.Info("service started", "name", catalog.Name, "http", httpAddr, "admin", adminAddr)
 

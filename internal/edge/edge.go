@@ -16,8 +16,11 @@ import (
 // Backend is where the edge sends a service's routes.
 type Backend struct {
 	Name string
-	// URL of the service's HTTP listener; empty for the static web component.
+	// URL of the service's HTTP listener.
 	URL *url.URL
+	// Handler, when set, serves the routes in-process instead of proxying to URL (the dev
+	// runner's services live in the same process, so a loopback hop would only add cost).
+	Handler http.Handler
 	// Ready reports the service's readiness for /-/ready.
 	Ready func() bool
 }
@@ -43,6 +46,10 @@ func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edg
 	}
 	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir)}
 	for _, b := range backends {
+		if b.Handler != nil {
+			e.proxies[b.Name] = b.Handler
+			continue
+		}
 		if b.URL == nil {
 			continue
 		}
@@ -87,17 +94,21 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (e *Edge) serveReady(w http.ResponseWriter) {
 	status := map[string]bool{}
+	addrs := map[string]string{}
 	all := true
 	for _, b := range e.backends {
 		ok := b.Ready == nil || b.Ready()
 		status[b.Name] = ok
 		all = all && ok
+		if b.URL != nil {
+			addrs[b.Name] = b.URL.String()
+		}
 	}
 	code := http.StatusOK
 	if !all {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, map[string]any{"ready": all, "services": status})
+	writeJSON(w, code, map[string]any{"ready": all, "services": status, "backends": addrs})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

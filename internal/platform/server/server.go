@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -61,6 +62,7 @@ type Server struct {
 	admin    *http.ServeMux
 
 	grpcLn, httpLn, adminLn net.Listener
+	handler                 atomic.Pointer[http.Handler]
 }
 
 // New builds a server for the service name. Register services on GRPC(), gateways with
@@ -97,6 +99,19 @@ func (s *Server) Gateway(r GatewayRegistrar) { s.gateways = append(s.gateways, r
 // Handle adds a public route served directly (not through the gateway), for the few hot
 // reads that serve precomputed bytes. pattern is a net/http ServeMux pattern.
 func (s *Server) Handle(pattern string, h http.Handler) { s.public.Handle(pattern, h) }
+
+// Handler is the public HTTP handler with its full middleware stack, for an in-process
+// caller (the dev edge) that would otherwise add a loopback hop. Until Run has built the
+// stack it answers 503.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := s.handler.Load(); h != nil {
+			(*h).ServeHTTP(w, r)
+			return
+		}
+		WriteError(w, errs.E(errs.Unavailable, "the service is starting"))
+	})
+}
 
 // Listen binds the three listeners, so tests can use ":0" and read the addresses.
 func (s *Server) Listen() error {
@@ -160,6 +175,7 @@ func (s *Server) Run(ctx context.Context) error {
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, s.public)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
+	s.handler.Store(&public)
 	httpSrv := &http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	adminSrv := &http.Server{Handler: s.admin, ReadHeaderTimeout: 5 * time.Second}
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -103,6 +104,9 @@ func (a *App) Listen() error { return a.srv.Listen() }
 
 // Addrs answers the bound gRPC, HTTP and admin addresses.
 func (a *App) Addrs() (grpcAddr, httpAddr, adminAddr string) { return a.srv.Addrs() }
+
+// Handler is the public REST handler, for in-process callers (the dev edge).
+func (a *App) Handler() http.Handler { return a.srv.Handler() }
 
 // Ready reports whether the service is ready for traffic.
 func (a *App) Ready() bool { return a.srv.Ready().Ok() }

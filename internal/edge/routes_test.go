@@ -1,0 +1,132 @@
+package edge
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const table = `routes:
+  - {path: /account/api/subscription/available/add-ons, pathType: Exact, service: catalog}
+  - {path: /buy/api/subscription, pathType: Prefix, service: checkout}
+  - {path: /buy/api/subscription/add-on-prices, pathType: Exact, service: catalog}
+  - {path: /buy/api/subscription/payment-method, pathType: Prefix, service: payments}
+  - {path: /buy/api/x/, pathType: Prefix, service: x}
+  - {path: /buy/api/x, pathType: Exact, service: xexact}
+  - {path: /, pathType: Prefix, service: web}
+`
+
+func TestMatchFollowsIngressRules(t *testing.T) {
+	tab, err := ParseTable([]byte(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/account/api/subscription/available/add-ons":  "catalog",
+		"/account/api/subscription/available/add-ons/": "web", // Exact does not match a trailing slash
+		"/buy/api/subscription":                        "checkout",
+		"/buy/api/subscription/simple":                 "checkout",
+		"/buy/api/subscription/add-on-prices":          "catalog",
+		"/buy/api/subscription/add-on-prices/x":        "checkout", // Exact only matches itself
+		"/buy/api/subscription/payment-method/42":      "payments", // longest prefix wins
+		"/buy/api/subscriptionx":                       "web",      // prefixes match whole segments
+		"/buy/api/x":                                   "xexact",   // Exact beats Prefix at equal length
+		"/buy/api/x/1":                                 "x",
+		"/pricing":                                     "web",
+		"/":                                            "web",
+	} {
+		got, ok := tab.Match(path)
+		if !ok || got.Service != want {
+			t.Errorf("Match(%q) = %q, %v; want %q", path, got.Service, ok, want)
+		}
+	}
+}
+
+func TestParseTableRejectsMistakes(t *testing.T) {
+	for name, doc := range map[string]string{
+		"bad type":   "routes: [{path: /a, pathType: Exactly, service: s}]",
+		"no slash":   "routes: [{path: a, pathType: Exact, service: s}]",
+		"no service": "routes: [{path: /a, pathType: Exact}]",
+		"duplicate":  "routes: [{path: /a, pathType: Exact, service: s}, {path: /a, pathType: Exact, service: t}]",
+		"typo":       "routes: [{path: /a, pathTyp: Exact, service: s}]",
+	} {
+		if _, err := ParseTable([]byte(doc)); err == nil {
+			t.Errorf("%s: ParseTable accepted %s", name, doc)
+		}
+	}
+}
+
+// The committed route table parses and routes the catalogue and the pages.
+func TestCommittedRouteTable(t *testing.T) {
+	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/account/api/subscription/available/add-ons":    "catalog",
+		"/buy/api/jeppesen/avionics/add-on/garmin/g1000": "catalog",
+		"/buy":           "web",
+		"/pricing":       "web",
+		"/remotes/buy/x": "web",
+	} {
+		if got, _ := tab.Match(path); got.Service != want {
+			t.Errorf("Match(%q) = %q, want %q", path, got.Service, want)
+		}
+	}
+}
+
+func TestEdgeProxiesAndServesPages(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("api:" + r.URL.Path + "?" + r.URL.RawQuery + " fwd=" + r.Header.Get("X-Forwarded-Host")))
+	}))
+	defer api.Close()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "assets", "app-1a2b.js"), []byte("js"), 0o644)
+	tab, _ := ParseTable([]byte(table))
+	u, _ := url.Parse(api.URL)
+	ready := false
+	e := New(tab, []Backend{{Name: "catalog", URL: u, Ready: func() bool { return ready }}}, dir, nil)
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+
+	body := func(path string) (int, string, http.Header) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	if code, b, _ := body("/account/api/subscription/available/add-ons?currency=EUR"); code != 200 || !strings.HasPrefix(b, "api:/account/api/subscription/available/add-ons?currency=EUR fwd=127.0.0.1") {
+		t.Errorf("proxied = %d %q", code, b)
+	}
+	if code, b, h := body("/buy/success"); code != 200 || b != "<html>shell</html>" || h.Get("Cache-Control") != "no-cache" {
+		t.Errorf("page route = %d %q %q; want the shell", code, b, h.Get("Cache-Control"))
+	}
+	if code, _, h := body("/assets/app-1a2b.js"); code != 200 || !strings.Contains(h.Get("Cache-Control"), "immutable") {
+		t.Errorf("asset = %d %q", code, h.Get("Cache-Control"))
+	}
+	if code, _, _ := body("/assets/missing.js"); code != 404 {
+		t.Errorf("missing asset = %d, want 404", code)
+	}
+	if code, _, _ := body("/buy/api/subscription/simple"); code != 503 {
+		t.Errorf("route to a service not running = %d, want 503", code)
+	}
+	if code, _, _ := body("/-/ready"); code != 503 {
+		t.Errorf("/-/ready before backends are ready = %d", code)
+	}
+	ready = true
+	if code, _, _ := body("/-/ready"); code != 200 {
+		t.Errorf("/-/ready = %d", code)
+	}
+}

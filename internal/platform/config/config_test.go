@@ -1,0 +1,57 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+type sample struct {
+	Platform
+	Name    string        `env:"NAME" default:"x" doc:"a name"`
+	Count   int           `env:"COUNT" default:"3"`
+	Wait    time.Duration `env:"WAIT" default:"1s"`
+	On      bool          `env:"ON" default:"true"`
+	Brokers []string      `env:"BROKERS" default:"a:1, b:2"`
+}
+
+func lookup(m map[string]string) Lookup {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDefaultsAndOverrides(t *testing.T) {
+	var s sample
+	if err := LoadFrom(&s, lookup(map[string]string{"COUNT": "7", "GRPC_ADDR": "127.0.0.1:1"})); err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "x" || s.Count != 7 || s.Wait != time.Second || !s.On || len(s.Brokers) != 2 || s.Brokers[1] != "b:2" {
+		t.Errorf("loaded %+v", s)
+	}
+	if s.GRPCAddr != "127.0.0.1:1" || s.HTTPAddr != ":8080" || s.ShutdownTimeout != 20*time.Second {
+		t.Errorf("embedded platform config %+v", s.Platform)
+	}
+}
+
+func TestBadValueNamesTheVariable(t *testing.T) {
+	var s sample
+	err := LoadFrom(&s, lookup(map[string]string{"WAIT": "soon"}))
+	if err == nil || !strings.Contains(err.Error(), "WAIT") || !strings.Contains(err.Error(), "soon") {
+		t.Errorf("LoadFrom(WAIT=soon) = %v", err)
+	}
+}
+
+func TestDescribeListsEveryVariable(t *testing.T) {
+	vars := Describe(&sample{})
+	names := map[string]Var{}
+	for _, v := range vars {
+		names[v.Name] = v
+	}
+	for _, n := range []string{"NAME", "COUNT", "LOG_LEVEL", "SHUTDOWN_TIMEOUT", "OTEL_EXPORTER_OTLP_ENDPOINT"} {
+		if _, ok := names[n]; !ok {
+			t.Errorf("Describe lacks %s", n)
+		}
+	}
+	if names["NAME"].Doc != "a name" || names["COUNT"].Default != "3" {
+		t.Errorf("Describe = %+v", names)
+	}
+}

@@ -1,0 +1,66 @@
+package errs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+)
+
+func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
+	want := map[Code]int{
+		Invalid: 400, NotFound: 404, Conflict: 409, Unauthorized: 401, Forbidden: 403,
+		Exhausted: 429, Unavailable: 503, Internal: 500, Precondition: 412,
+	}
+	for code, httpCode := range want {
+		st := ToStatus(E(code, "m"))
+		if got := HTTPStatus(st.Code()); got != httpCode {
+			t.Errorf("%s: HTTP %d, want %d", code, got, httpCode)
+		}
+		if back := FromStatus(st).Code; back != code {
+			t.Errorf("%s: round trip through gRPC gives %s", code, back)
+		}
+	}
+	if len(want) != len(grpcCodes) {
+		t.Errorf("%d codes tested, %d mapped", len(want), len(grpcCodes))
+	}
+}
+
+func TestFieldErrorsReachTheClient(t *testing.T) {
+	st := ToStatus(fmt.Errorf("validate: %w", &Error{Code: Invalid, Message: "bad", Fields: []FieldError{{"email", "Please enter your email address."}}}))
+	body := BodyOf(st)
+	if body.Code != Invalid || body.Message != "bad" || len(body.FieldErrors) != 1 || body.FieldErrors[0].Field != "email" {
+		t.Errorf("BodyOf = %+v", body)
+	}
+}
+
+func TestInternalDetailIsNotShown(t *testing.T) {
+	secret := errors.New("pq: password authentication failed for user hangar at 10.0.0.7")
+	for _, err := range []error{secret, Wrap(Internal, secret, "could not save the order")} {
+		st := ToStatus(err)
+		if st.Code() != codes.Internal {
+			t.Errorf("ToStatus(%v) code = %s", err, st.Code())
+		}
+		if got := st.Message(); got == secret.Error() || contains(got, "10.0.0.7") {
+			t.Errorf("client sees internal detail: %q", got)
+		}
+	}
+	if CodeOf(context.DeadlineExceeded) != Unavailable {
+		t.Error("deadline should read as unavailable")
+	}
+	if HTTPStatus(codes.Code(99)) != http.StatusInternalServerError {
+		t.Error("unknown gRPC code should be 500")
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

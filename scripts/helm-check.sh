@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Validates the Helm chart deploy/helm/hangar offline:
+#   1. installs pinned helm and kubeconform into <repo>/bin (only when missing or another version)
+#   2. helm lint --strict, with the default values and with deploy/helm/ci-values.yaml
+#   3. checks values.schema.json rejects a misspelled values key
+#   4. renders the chart: default values, ci-values.yaml (every option on), and default
+#      values with the web component disabled
+#   5. kubeconform -strict against the committed schemas in deploy/helm/schemas/ (generated
+#      from the Kubernetes swagger.json, plus hand-written ServiceMonitor/PrometheusRule)
+#   6. the Go checks in deploy/helm/check/: strict decoding into k8s.io/api types + policy
+#   7. self-check: copies of the rendering with a misspelled field (containerPortt,
+#      readinessProbee, honorLabelz) must fail both validators, for that field
+#
+# Usage: scripts/helm-check.sh [--regenerate-schemas]
+#   --regenerate-schemas  rewrite deploy/helm/schemas/*.json from the swagger.json of
+#                         k8s.io/kubernetes@$K8S_VERSION (downloaded through the Go module
+#                         proxy), then run the checks. Commit the result.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="$ROOT/bin"
+CHART="$ROOT/deploy/helm/hangar"
+CI_VALUES="$ROOT/deploy/helm/ci-values.yaml"
+SCHEMAS="$ROOT/deploy/helm/schemas"
+CHECK_MODULE="$ROOT/deploy/helm/check"
+
+HELM_VERSION=v3.22.0
+KUBECONFORM_VERSION=v0.8.0
+K8S_VERSION=1.36.3 # schemas, helm's --kube-version and kubeconform's -kubernetes-version
+RELEASE=hangar
+NAMESPACE=store
+
+# The check module has its own go.mod; a go.work elsewhere in the tree must not capture it.
+export GOWORK=off
+export CGO_ENABLED=0
+
+regenerate=false
+for arg in "$@"; do
+  case "$arg" in
+    --regenerate-schemas) regenerate=true ;;
+    -h | --help)
+      sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    *)
+      echo "helm-check: unknown argument $arg" >&2
+      exit 2
+      ;;
+  esac
+done
+
+start=$SECONDS
+step() { printf '\n==> %s (%ds)\n' "$*" $((SECONDS - start)); }
+fail() {
+  echo "helm-check: FAIL: $*" >&2
+  exit 1
+}
+
+# module_version BINARY MODULE prints the version of MODULE the Go binary was built from.
+module_version() {
+  [[ -x "$1" ]] || return 0
+  go version -m "$1" 2>/dev/null | awk -v m="$2" '$1 == "mod" && $2 == m { print $3; exit }'
+}
+
+step "tools"
+mkdir -p "$BIN"
+if [[ "$(module_version "$BIN/helm" helm.sh/helm/v3)" != "$HELM_VERSION" ]]; then
+  echo "installing helm $HELM_VERSION into $BIN (about 5 minutes on 2 cores)"
+  minor="${K8S_VERSION#*.}"
+  minor="${minor%%.*}"
+  GOBIN="$BIN" go install -trimpath -ldflags "-s -w \
+    -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor \
+    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 \
+    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$minor" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+fi
+if [[ "$(module_version "$BIN/kubeconform" github.com/yannh/kubeconform)" != "$KUBECONFORM_VERSION" ]]; then
+  echo "installing kubeconform $KUBECONFORM_VERSION into $BIN"
+  GOBIN="$BIN" go install -trimpath -ldflags "-s -w -X main.version=$KUBECONFORM_VERSION" \
+    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
+fi
+HELM="$BIN/helm"
+KUBECONFORM="$BIN/kubeconform"
+echo "helm $(module_version "$HELM" helm.sh/helm/v3), kubeconform $(module_version "$KUBECONFORM" github.com/yannh/kubeconform)"
+
+if $regenerate; then
+  step "regenerate schemas from k8s.io/kubernetes@v$K8S_VERSION"
+  dir="$(cd "$CHECK_MODULE" && go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -f "$dir/api/openapi-spec/swagger.json" ]] || fail "no swagger.json in k8s.io/kubernetes@v$K8S_VERSION ($dir)"
+  (cd "$CHECK_MODULE" && go run ./cmd/genschemas -swagger "$dir/api/openapi-spec/swagger.json" -out "$SCHEMAS")
+fi
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# Helm's own home directories, so nothing from the user's helm setup leaks in.
+export HELM_CACHE_HOME="$WORK/helm/cache" HELM_CONFIG_HOME="$WORK/helm/config" HELM_DATA_HOME="$WORK/helm/data"
+
+step "helm lint --strict"
+"$HELM" lint --strict --kube-version "$K8S_VERSION" "$CHART"
+"$HELM" lint --strict --kube-version "$K8S_VERSION" -f "$CI_VALUES" "$CHART"
+
+render() { # render OUT [helm template args...]
+  local out="$1"
+  shift
+  "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION" "$@" >"$out"
+}
+
+step "values.schema.json rejects unknown keys"
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \
+  --set services.catalog.readinessProbee.periodSeconds=1 >"$WORK/schema.out" 2>&1; then
+  fail "a misspelled values key (services.catalog.readinessProbee) was accepted"
+fi
+grep -q "readinessProbee" "$WORK/schema.out" || fail "values rejected, but not for the misspelled key: $(cat "$WORK/schema.out")"
+echo "ok: $(grep -m1 readinessProbee "$WORK/schema.out" | sed 's/^[[:space:]-]*//')"
+
+step "render"
+render "$WORK/default.yaml"
+render "$WORK/ci.yaml" -f "$CI_VALUES"
+render "$WORK/no-web.yaml" --set services.web.enabled=false
+for f in default ci no-web; do
+  printf '%-8s %s\n' "$f" "$(grep -c '^kind:' "$WORK/$f.yaml") objects: $(grep '^kind:' "$WORK/$f.yaml" | sort | uniq -c | awk '{printf "%s %s, ", $1, $3}' | sed 's/, $//')"
+done
+RENDERED="$WORK/default.yaml:$WORK/ci.yaml:$WORK/no-web.yaml"
+
+kubeconform() { # kubeconform FILE...: strict, offline, against the committed schemas only
+  "$KUBECONFORM" -strict -summary -kubernetes-version "$K8S_VERSION" \
+    -schema-location "$SCHEMAS/{{ .ResourceKind }}{{ .KindSuffix }}.json" "$@"
+}
+
+step "kubeconform -strict (offline schemas from $SCHEMAS)"
+kubeconform "$WORK/default.yaml" "$WORK/ci.yaml" "$WORK/no-web.yaml"
+
+step "Go checks (strict k8s.io/api decoding + policy)"
+(cd "$CHECK_MODULE" && go vet ./... && go test -c -o "$WORK/check.test" .)
+run_check() { # run_check RENDERED_LIST [test args]: the Go checks against renderings
+  local files="$1"
+  shift
+  (cd "$CHECK_MODULE" && HANGAR_RENDERED="$files" HANGAR_ROUTES="$CHART/routes.yaml" "$WORK/check.test" "$@")
+}
+if ! run_check "$RENDERED" -test.count=1 -test.v >"$WORK/check.out" 2>&1; then
+  cat "$WORK/check.out"
+  fail "Go checks"
+fi
+grep -E '^(--- |PASS)|check_test.go' "$WORK/check.out"
+
+step "self-check: the validators must reject a misspelled field"
+negative() { # negative NAME SOURCE FIELD TYPO
+  local name="$1" src="$2" field="$3" typo="$4" bad="$WORK/bad-$1.yaml"
+  sed "s/\b$field:/$typo:/" "$src" >"$bad"
+  grep -q "$typo:" "$bad" || fail "self-check $name: the rendering has no $field to misspell"
+  if kubeconform "$bad" >"$WORK/neg.out" 2>&1; then
+    fail "self-check $name: kubeconform accepted $typo"
+  fi
+  grep -q "$typo" "$WORK/neg.out" || fail "self-check $name: kubeconform failed, but not on $typo: $(cat "$WORK/neg.out")"
+  if run_check "$bad" -test.run '^TestRendered$' -test.count=1 >"$WORK/neg.out" 2>&1; then
+    fail "self-check $name: the Go checks accepted $typo"
+  fi
+  grep -q "$typo" "$WORK/neg.out" || fail "self-check $name: the Go checks failed, but not on $typo: $(cat "$WORK/neg.out")"
+  echo "ok: $typo rejected by kubeconform and by the Go checks"
+}
+negative containerPort "$WORK/default.yaml" containerPort containerPortt
+negative readinessProbe "$WORK/default.yaml" readinessProbe readinessProbee
+negative honorLabels "$WORK/ci.yaml" honorLabels honorLabelz
+
+step "helm-check passed in $((SECONDS - start))s"
