@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Browser tests (Playwright + Debian's Chromium) against the real stack:
+#   1. installs chromium with apt when /usr/bin/chromium is missing (never `playwright install`);
+#   2. builds the site (scripts/web-build.sh);
+#   3. starts `go run ./cmd/hangar-dev` on HANGAR_E2E_ADDR (default 127.0.0.1:18080) serving
+#      web/dist/site, waits for /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it
+#      on exit, failure included;
+#   4. runs the Playwright suite in web/e2e. Screenshots, traces and the JSON report stay
+#      in web/test-results/ (git-ignored); the stack's log is web/test-results/hangar-dev.log.
+# HANGAR_BASE_URL=http://host:port skips starting the stack and tests that URL instead.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/web-env.sh"
+
+start=$SECONDS
+if [[ ! -x /usr/bin/chromium ]]; then
+  web_log "installing chromium (apt)"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+"$WEB_ROOT_DIR/scripts/web-build.sh"
+
+results="$WEB_DIR/test-results"
+mkdir -p "$results"
+
+stack_pid=""
+stop_stack() {
+  if [[ -n "$stack_pid" ]] && kill -0 "$stack_pid" 2>/dev/null; then
+    web_log "stopping the stack (process group $stack_pid)"
+    kill -TERM -- "-$stack_pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$stack_pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    kill -KILL -- "-$stack_pid" 2>/dev/null || true
+    wait "$stack_pid" 2>/dev/null || true
+  fi
+}
+trap stop_stack EXIT
+trap 'exit 130' INT TERM
+
+if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
+  addr="${HANGAR_E2E_ADDR:-127.0.0.1:18080}"
+  host="${addr%:*}"
+  port="${addr##*:}"
+  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    echo "web-e2e: $addr is already in use; stop what listens there, or set HANGAR_E2E_ADDR=127.0.0.1:<free port>, or HANGAR_BASE_URL to test a running stack" >&2
+    exit 1
+  fi
+  log="$results/hangar-dev.log"
+  web_log "starting the stack: EDGE_ADDR=$addr go run ./cmd/hangar-dev (log: ${log#"$WEB_ROOT_DIR"/})"
+  # setsid: the stack gets its own process group, so go run and everything it
+  # started stop together.
+  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" WEB_DIST_DIR="$WEB_DIR/dist/site" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
+  stack_pid=$!
+  export HANGAR_BASE_URL="http://$addr"
+
+  timeout_s="${HANGAR_READY_TIMEOUT:-180}"
+  web_log "waiting for $HANGAR_BASE_URL/-/ready (up to ${timeout_s} s)"
+  ready=""
+  for _ in $(seq 1 "$timeout_s"); do
+    if ! kill -0 "$stack_pid" 2>/dev/null; then
+      echo "web-e2e: the stack exited before it was ready; last lines of $log:" >&2
+      tail -n 40 "$log" >&2 || true
+      exit 1
+    fi
+    if curl -fsS -o /dev/null --max-time 2 "$HANGAR_BASE_URL/-/ready"; then
+      ready=1
+      break
+    fi
+    sleep 1
+  done
+  if [[ -z "$ready" ]]; then
+    echo "web-e2e: $HANGAR_BASE_URL/-/ready not ready after ${timeout_s} s; last lines of $log:" >&2
+    tail -n 40 "$log" >&2 || true
+    exit 1
+  fi
+  web_log "stack ready after $((SECONDS - start)) s"
+else
+  web_log "testing the running stack at $HANGAR_BASE_URL"
+fi
+
+status=0
+(cd "$WEB_DIR" && node_modules/.bin/playwright test -c e2e/playwright.config.ts "$@") || status=$?
+
+(cd "$WEB_DIR" && node -e '
+  const fs = require("fs"), f = "test-results/e2e-report.json";
+  if (!fs.existsSync(f)) { console.log("e2e: 0 passed, 1 failed"); process.exit(0); }
+  const s = JSON.parse(fs.readFileSync(f, "utf8")).stats;
+  console.log(`e2e: ${s.expected + s.flaky} passed, ${s.unexpected} failed` + (s.skipped ? `, ${s.skipped} skipped` : ""));
+  const p = "test-results/performance-buy.json";
+  if (fs.existsSync(p)) {
+    const r = JSON.parse(fs.readFileSync(p, "utf8"));
+    console.log(`performance /buy: initial JS ${(r.initialJs.gzipBytes / 1024).toFixed(1)} KB gzipped (budget 250), LCP ${r.lcp.ms} ms (budget 1500; samples ${r.lcp.samplesMs.join("/")})`);
+  }
+')
+web_log "web e2e done in $((SECONDS - start)) s"
+exit "$status"

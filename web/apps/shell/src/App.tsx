@@ -1,0 +1,79 @@
+import { useEffect } from 'react';
+import { NavLink, Route, Routes, useLocation, useNavigate, useParams, Link } from 'react-router-dom';
+import { analytics } from '@hangar/analytics';
+import { NAV_LINKS, ROUTES, SITE_NAME, type ShellRoute } from './routes';
+import { RemoteSlot } from './RemoteSlot';
+import { ensureShellStyles } from './styles';
+
+ensureShellStyles();
+
+function RoutePage({ route }: { route: ShellRoute }) {
+  const params = useParams();
+  const navigate = useNavigate();
+  const location = useLocation();
+  useEffect(() => {
+    document.title = `${route.title} · ${SITE_NAME}`;
+    // Page views are logged using the page title.
+    analytics().page(document.title);
+  }, [route.title, location.pathname]);
+  return <RemoteSlot remote={route.remote} route={route.path} params={params} navigate={(to) => navigate(to)} />;
+}
+
+function NotFound() {
+  useEffect(() => {
+    document.title = `Page not found · ${SITE_NAME}`;
+  }, []);
+  return (
+    <section className="shell-notfound">
+      <h1>Page not found</h1>
+      <p>
+        There is no page here. Go to the <Link to="/">home page</Link> or <Link to="/pricing">compare plans</Link>.
+      </p>
+    </section>
+  );
+}
+
+export function Header() {
+  return (
+    <header className="shell-header">
+      <a className="shell-skip" href="#main">
+        Skip to content
+      </a>
+      <div className="shell-header__inner">
+        <Link to="/" className="shell-brand">
+          {SITE_NAME}
+        </Link>
+        <nav aria-label="Main">
+          <ul className="shell-nav">
+            {NAV_LINKS.map((l) => (
+              <li key={l.to}>
+                <NavLink to={l.to} end={l.to !== '/buy'}>
+                  {l.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+export function App() {
+  return (
+    <>
+      <Header />
+      <main id="main" className="shell-main" tabIndex={-1}>
+        <Routes>
+          {ROUTES.map((r) => (
+            <Route key={r.path} path={r.path} element={<RoutePage route={r} />} />
+          ))}
+          <Route path="*" element={<NotFound />} />
+        </Routes>
+      </main>
+      <footer className="shell-footer">
+        <p>© {SITE_NAME}. Prices are per year unless stated otherwise.</p>
+      </footer>
+    </>
+  );
+}

@@ -1,0 +1,23 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router-dom';
+import { App } from './App';
+import { RemoteLoaderContext } from './RemoteSlot';
+import { createFederationLoader } from './remotes';
+import { loadRuntimeConfig } from './runtime-config';
+
+const container = document.getElementById('root');
+if (!container) throw new Error('#root element not found');
+
+// The header renders at once; remotes wait for /config.json.
+const loader = createFederationLoader(loadRuntimeConfig());
+
+createRoot(container).render(
+  <StrictMode>
+    <RemoteLoaderContext.Provider value={loader}>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </RemoteLoaderContext.Provider>
+  </StrictMode>,
+);

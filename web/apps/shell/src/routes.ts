@@ -1,0 +1,41 @@
+import type { RemoteName } from './runtime-config';
+
+export interface ShellRoute {
+  path: string;
+  remote: RemoteName;
+  /** Page title; page views are logged with it. */
+  title: string;
+}
+
+/** The pages of the brief and the remote that renders each. */
+export const ROUTES: readonly ShellRoute[] = [
+  { path: '/', remote: 'marketing', title: 'Flight planning subscriptions' },
+  { path: '/pricing', remote: 'marketing', title: 'Compare plans' },
+  { path: '/buy', remote: 'buy', title: 'Buy a subscription' },
+  { path: '/buy/success', remote: 'buy', title: 'Purchase complete' },
+  { path: '/buy/sales-mode', remote: 'buy', title: 'Sales mode' },
+  { path: '/buy/military', remote: 'buy', title: 'Military plans' },
+  { path: '/buy/military_intl', remote: 'buy', title: 'Military plans' },
+  { path: '/gift', remote: 'gift', title: 'Gift certificates' },
+  { path: '/gift/*', remote: 'gift', title: 'Gift certificates' },
+  { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },
+  { path: '/account/allocation', remote: 'allocation', title: 'Licence allocation' },
+];
+
+/** What each remote is called in loading and error messages. */
+export const REMOTE_LABELS: Readonly<Record<RemoteName, string>> = {
+  buy: 'buy page',
+  gift: 'gift certificates',
+  oneoff: 'order page',
+  allocation: 'licence allocation',
+  marketing: 'page',
+};
+
+export const NAV_LINKS = [
+  { to: '/pricing', label: 'Pricing' },
+  { to: '/buy', label: 'Buy' },
+  { to: '/gift', label: 'Gift certificates' },
+  { to: '/account/allocation', label: 'Licence allocation' },
+] as const;
+
+export const SITE_NAME = 'Hangar';

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import { MemoryRouter } from 'react-router-dom';
+import type { RemoteModuleProps } from '@hangar/ui';
+import { App } from './App';
+import { RemoteLoaderContext, resetRemoteCache } from './RemoteSlot';
+import { RemoteLoadError, type RemoteLoader } from './remotes';
+import type { RemoteName } from './runtime-config';
+
+afterEach(() => resetRemoteCache());
+
+/** A fake remote that prints which remote and route it got. */
+const fake = (name: RemoteName) =>
+  function Fake({ route, params }: RemoteModuleProps) {
+    return (
+      <p data-testid="remote">
+        {name} {route} {JSON.stringify(params)}
+      </p>
+    );
+  };
+
+function renderAt(path: string, loader: RemoteLoader) {
+  return render(
+    <RemoteLoaderContext.Provider value={loader}>
+      <MemoryRouter initialEntries={[path]}>
+        <App />
+      </MemoryRouter>
+    </RemoteLoaderContext.Provider>,
+  );
+}
+
+describe('shell routes', () => {
+  it.each([
+    ['/', 'marketing /'],
+    ['/pricing', 'marketing /pricing'],
+    ['/buy', 'buy /buy'],
+    ['/buy/success', 'buy /buy/success'],
+    ['/buy/sales-mode', 'buy /buy/sales-mode'],
+    ['/buy/military', 'buy /buy/military'],
+    ['/buy/military_intl', 'buy /buy/military_intl'],
+    ['/gift', 'gift /gift'],
+    ['/product/cart/abc-123', 'oneoff /product/cart/:cartId {"cartId":"abc-123"}'],
+    ['/account/allocation', 'allocation /account/allocation'],
+  ])('%s renders %s', async (path, want) => {
+    renderAt(path, async (name) => fake(name));
+    expect((await screen.findByTestId('remote')).textContent).toContain(want);
+    expect(screen.getByRole('navigation', { name: 'Main' })).toBeTruthy();
+    expect(screen.getByRole('banner')).toBeTruthy();
+  });
+
+  it('sets the page title', async () => {
+    renderAt('/pricing', async (name) => fake(name));
+    await screen.findByTestId('remote');
+    expect(document.title).toBe('Compare plans · Hangar');
+  });
+
+  it('shows not found for unknown paths', () => {
+    renderAt('/nope', async (name) => fake(name));
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
+  });
+
+  it('marks the current nav link', async () => {
+    renderAt('/buy', async (name) => fake(name));
+    await screen.findByTestId('remote');
+    expect(screen.getByRole('link', { name: 'Buy' }).getAttribute('aria-current')).toBe('page');
+  });
+});
+
+describe('remote loading', () => {
+  it('shows a loading state while the remote loads', async () => {
+    let resolve!: (c: ReturnType<typeof fake>) => void;
+    renderAt('/buy', () => new Promise((r) => (resolve = r)));
+    expect(screen.getByRole('status').textContent).toContain('Loading the buy page');
+    await act(async () => resolve(fake('buy')));
+    expect(await screen.findByTestId('remote')).toBeTruthy();
+  });
+
+  it('says clearly when a remote fails to load, and Retry loads it again', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const loader = vi.fn<RemoteLoader>(async (name, attempt) => {
+      if (attempt === 0) throw new RemoteLoadError(name, new Error('Failed to fetch remoteEntry.js'));
+      return fake(name);
+    });
+    renderAt('/gift', loader);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('Sorry, the gift certificates could not be loaded.');
+    // The shell itself still works.
+    expect(screen.getByRole('navigation', { name: 'Main' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect((await screen.findByTestId('remote')).textContent).toContain('gift /gift');
+    expect(loader).toHaveBeenLastCalledWith('gift', 1);
+  });
+
+  it('contains a remote that throws while rendering', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderAt('/account/allocation', async () => () => {
+      throw new Error('boom');
+    });
+    expect((await screen.findByRole('alert')).textContent).toContain('something went wrong on the licence allocation');
+  });
+});

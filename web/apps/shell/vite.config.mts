@@ -1,0 +1,4 @@
+import { defineConfig } from 'vite';
+import { shellConfig } from '../../tools/vite/shared.ts';
+
+export default defineConfig(shellConfig());

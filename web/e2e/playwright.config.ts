@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+
+const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Browser tests against the real stack: scripts/web-e2e.sh starts the edge
+ * (`go run ./cmd/hangar-dev`) and sets HANGAR_BASE_URL. Debian's Chromium, never a
+ * downloaded browser.
+ */
+export default defineConfig({
+  testDir: './tests',
+  outputDir: resolve(webRoot, 'test-results/e2e'),
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: resolve(webRoot, 'test-results/e2e-report.json') }]],
+  use: {
+    baseURL: process.env.HANGAR_BASE_URL ?? 'http://127.0.0.1:18080',
+    viewport: { width: 1280, height: 800 },
+    screenshot: 'on',
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium' }],
+});

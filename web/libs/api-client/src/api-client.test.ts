@@ -1,0 +1,121 @@
+import { describe, expect, it, vi } from 'vitest';
+import {
+  ApiError,
+  AVAILABLE_PLANS_PATH,
+  createApiClient,
+  createHttpClient,
+  featureStatus,
+  findEntry,
+  normalizeCatalog,
+  parseErrorBody,
+  visibleEntries,
+} from './index';
+import { catalogFixture } from './testing';
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+describe('catalog.availablePlans', () => {
+  it('calls the public path with the currency and normalises the answer', async () => {
+    const fetch = vi.fn(async () => json(200, catalogFixture));
+    const api = createApiClient({ fetch });
+    const catalog = await api.catalog.availablePlans({ currency: 'EUR' });
+    expect(fetch).toHaveBeenCalledWith(`${AVAILABLE_PLANS_PATH}?currency=EUR`, expect.objectContaining({ method: 'GET' }));
+    expect(catalog.version).toBe('2026.11.0-test');
+    expect(catalog.currencies.map((c) => c.code)).toEqual(['USD', 'CAD', 'EUR', 'GBP', 'AUD']);
+    expect(findEntry(catalog, 'pro_plus')?.price.USD).toEqual({ amountInCents: 19999, included: false });
+  });
+
+  it('omits an empty currency', async () => {
+    const fetch = vi.fn(async () => json(200, {}));
+    await createApiClient({ fetch, baseUrl: 'http://edge/' }).catalog.availablePlans({ currency: '' });
+    expect(fetch).toHaveBeenCalledWith(`http://edge${AVAILABLE_PLANS_PATH}`, expect.anything());
+  });
+});
+
+describe('normalizeCatalog', () => {
+  const catalog = normalizeCatalog(catalogFixture);
+  it('orders visible plans by order and hides hidden ones', () => {
+    expect(visibleEntries(catalog, 'INDIVIDUAL', 'USD').map((e) => e.title)).toEqual(['Starter', 'Essential', 'Premium']);
+  });
+  it('leaves out deprecated entries and ones not sold in the currency', () => {
+    expect(visibleEntries(catalog, 'FEATURES', 'USD').map((e) => e.addOnCode)).toEqual(['vectormap', 'syn_vis', 'logbook', 'active_navlog']);
+    expect(visibleEntries(catalog, 'REGIONS', 'EUR').map((e) => e.addOnCode)).toEqual(['add_geo_us', 'add_geo_eu']);
+  });
+  it('fills in omitted zero values', () => {
+    const c = normalizeCatalog({ plans: { X: { entries: [{ addOnCode: 'a', price: { USD: {} } }, { title: 'no code' }] } } });
+    expect(c.groups.X?.entries).toEqual([
+      { addOnCode: 'a', title: 'a', order: 0, hidden: false, deprecated: false, price: { USD: { amountInCents: 0, included: false } } },
+    ]);
+    expect(c.groups.X?.title).toBe('X');
+  });
+  it('accepts 64-bit integers written as strings', () => {
+    const c = normalizeCatalog({ plans: { X: { entries: [{ addOnCode: 'a', price: { USD: { amountInCents: '19999' as unknown as number } } }] } } });
+    expect(c.groups.X?.entries[0]?.price.USD?.amountInCents).toBe(19999);
+  });
+  it('survives an empty body', () => {
+    expect(normalizeCatalog(undefined)).toEqual({ version: '', currencies: [], groups: {} });
+  });
+});
+
+describe('errors', () => {
+  it('reads the one error shape', async () => {
+    const body = { code: 'invalid_argument', message: 'unknown currency "XYZ"', fieldErrors: [{ field: 'currency', message: 'unknown' }] };
+    const http = createHttpClient({ fetch: async () => json(400, body) });
+    const err = await http.request('GET', '/x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, code: 'invalid_argument', message: 'unknown currency "XYZ"', retryable: false });
+    expect((err as ApiError).fieldErrors).toEqual([{ field: 'currency', message: 'unknown' }]);
+  });
+  it('reads a google.rpc.Status too', () => {
+    expect(parseErrorBody(503, { code: 14, message: 'no healthy upstream' })).toMatchObject({ code: 'unavailable', retryable: true });
+  });
+  it('maps a body that is not JSON to the status', async () => {
+    const http = createHttpClient({ fetch: async () => new Response('<html>Bad gateway</html>', { status: 502 }) });
+    await expect(http.request('GET', '/x')).rejects.toMatchObject({ status: 502, code: 'internal', retryable: true });
+  });
+  it('turns a network failure into a retryable unavailable error', async () => {
+    const http = createHttpClient({ fetch: async () => { throw new TypeError('Failed to fetch'); } });
+    await expect(http.request('GET', '/x')).rejects.toMatchObject({ status: 0, code: 'unavailable', retryable: true });
+  });
+  it('times out a slow service', async () => {
+    const slow: typeof fetch = (_url, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    const http = createHttpClient({ fetch: slow, timeoutMs: 20 });
+    await expect(http.request('GET', '/x')).rejects.toMatchObject({ code: 'deadline_exceeded', retryable: true });
+  });
+  it('rejects a 200 that is not JSON', async () => {
+    const http = createHttpClient({ fetch: async () => new Response('<!doctype html>', { status: 200 }) });
+    await expect(http.request('GET', '/x')).rejects.toMatchObject({ code: 'internal' });
+  });
+});
+
+describe('XSRF', () => {
+  it('echoes the XSRF-TOKEN cookie on non-safe methods only', async () => {
+    const fetch = vi.fn(async () => json(200, {}));
+    const http = createHttpClient({ fetch, cookie: () => 'a=1; XSRF-TOKEN=tok%3D1; b=2' });
+    await http.request('POST', '/buy/api/invoice/preview', { body: { addOns: [] } });
+    await http.request('GET', '/buy/api/me');
+    const headersOf = (i: number) => (fetch.mock.calls[i] as unknown as [string, RequestInit])[1].headers as Record<string, string>;
+    expect(headersOf(0)['X-XSRF-TOKEN']).toBe('tok=1');
+    expect(headersOf(0)['content-type']).toBe('application/json');
+    expect(headersOf(1)['X-XSRF-TOKEN']).toBeUndefined();
+  });
+});
+
+describe('featureStatus', () => {
+  const catalog = normalizeCatalog(catalogFixture);
+  const plans = visibleEntries(catalog, 'INDIVIDUAL', 'USD');
+  const feature = (forPlans?: string[]) => ({ addOnCode: 'f', title: 'F', order: 0, hidden: false, deprecated: false, price: {}, forPlans });
+  it.each([
+    ['no forPlans: an add-on for every plan', undefined, 'basic_plus', 'addon'],
+    ['listed: an add-on', ['basic_plus'], 'basic_plus', 'addon'],
+    ['a lower tier buys it: included', ['basic_plus'], 'pro_plus', 'included'],
+    ['two lower tiers buy it: included in Premium', ['basic_plus', 'pro_plus'], 'performance', 'included'],
+    ['only higher tiers buy it: not sold with Starter', ['pro_plus', 'performance'], 'basic_plus', 'unavailable'],
+    ['unknown plan', ['basic_plus'], 'mystery', 'unavailable'],
+    ['no plan chosen', ['basic_plus'], undefined, 'unavailable'],
+  ] as const)('%s', (_name, forPlans, plan, want) => {
+    expect(featureStatus(feature(forPlans ? [...forPlans] : undefined), plan, plans)).toBe(want);
+  });
+});

@@ -1,0 +1,43 @@
+import { useId, useState, type ReactNode } from 'react';
+
+export interface SectionBlockProps {
+  /** Stable id, e.g. 'plans', 'regions', 'addOns' (used by the sections query). */
+  id: string;
+  title: string;
+  /** Initially expanded; defaults to true. */
+  defaultExpanded?: boolean;
+  /** Controlled mode. */
+  expanded?: boolean;
+  onToggle?: (expanded: boolean) => void;
+  /** Right-aligned note in the header, e.g. 'Prices do not include VAT'. */
+  note?: ReactNode;
+  children: ReactNode;
+}
+
+/** A titled section that collapses and expands. */
+export function SectionBlock({ id, title, defaultExpanded = true, expanded, onToggle, note, children }: SectionBlockProps) {
+  const [own, setOwn] = useState(defaultExpanded);
+  const isOpen = expanded ?? own;
+  const bodyId = useId();
+  const toggle = () => {
+    const next = !isOpen;
+    if (expanded === undefined) setOwn(next);
+    onToggle?.(next);
+  };
+  return (
+    <section className="h-section" id={`section-${id}`} data-section={id} aria-labelledby={`${bodyId}-title`}>
+      <div className="h-section__header">
+        <h2 className="h-section__title" id={`${bodyId}-title`}>
+          <button type="button" className="h-section__toggle" aria-expanded={isOpen} aria-controls={bodyId} onClick={toggle}>
+            <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span>
+            {title}
+          </button>
+        </h2>
+        {note ? <p className="h-section__note">{note}</p> : null}
+      </div>
+      <div className="h-section__body" id={bodyId} hidden={!isOpen}>
+        {children}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+import type { ReactNode } from 'react';
+import { Button } from './Button';
+
+export function LoadingState({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <div className="h-state" role="status" aria-live="polite">
+      <span className="h-spinner" aria-hidden="true" />
+      {label}
+    </div>
+  );
+}
+
+export interface ErrorStateProps {
+  message: ReactNode;
+  detail?: ReactNode;
+  onRetry?: () => void;
+  retryLabel?: string;
+}
+
+/** An error with an optional Retry button; never a blank screen. */
+export function ErrorState({ message, detail, onRetry, retryLabel = 'Retry' }: ErrorStateProps) {
+  return (
+    <div className="h-state h-state--error" role="alert">
+      <p className="h-state__message">{message}</p>
+      {detail ? <p>{detail}</p> : null}
+      {onRetry ? (
+        <Button size="large" onClick={onRetry}>
+          {retryLabel}
+        </Button>
+      ) : null}
+    </div>
+  );
+}

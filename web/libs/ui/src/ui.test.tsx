@@ -1,0 +1,156 @@
+import { describe, expect, it, vi } from 'vitest';
+import { act, fireEvent, render, screen } from '@testing-library/react';
+import {
+  BANNER_SLIDE_MS,
+  Button,
+  CheckboxField,
+  ErrorState,
+  LoadingState,
+  Modal,
+  NotificationBanner,
+  SectionBlock,
+  SelectField,
+  TextField,
+  isBlank,
+} from './index';
+
+describe('Button', () => {
+  it.each([
+    ['small', 'h-btn--small'],
+    ['medium', 'h-btn--medium'],
+    ['large', 'h-btn--large'],
+  ] as const)('%s size has its class', (size, cls) => {
+    render(<Button size={size}>Go</Button>);
+    expect(screen.getByRole('button', { name: 'Go' }).className).toContain(cls);
+  });
+  it('is type=button by default so it never submits a form by accident', () => {
+    render(<Button>Go</Button>);
+    expect(screen.getByRole('button')).toHaveProperty('type', 'button');
+  });
+  it('styles 24/32/40 px heights', () => {
+    const css = document.getElementById('hangar-style-base')?.textContent ?? '';
+    expect(css).toContain('.h-btn--small { height: 24px');
+    expect(css).toContain('.h-btn--medium { height: 32px');
+    expect(css).toContain('.h-btn--large { height: 40px');
+  });
+});
+
+describe('SectionBlock', () => {
+  it('collapses and expands', () => {
+    render(
+      <SectionBlock id="plans" title="Plans">
+        <p>body</p>
+      </SectionBlock>,
+    );
+    const toggle = screen.getByRole('button', { name: /Plans/ });
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getByText('body').parentElement?.hidden).toBe(false);
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(screen.getByText('body').parentElement?.hidden).toBe(true);
+    fireEvent.click(toggle);
+    expect(screen.getByText('body').parentElement?.hidden).toBe(false);
+  });
+  it('starts collapsed when asked and shows its note', () => {
+    render(
+      <SectionBlock id="vfr" title="VFR packages" defaultExpanded={false} note="Prices do not include VAT">
+        <p>body</p>
+      </SectionBlock>,
+    );
+    expect(screen.getByRole('button', { name: /VFR packages/ }).getAttribute('aria-expanded')).toBe('false');
+    expect(screen.getByText('Prices do not include VAT')).toBeTruthy();
+  });
+});
+
+describe('Modal', () => {
+  it('renders a labelled dialog and closes on Escape', () => {
+    const onClose = vi.fn();
+    render(
+      <Modal open title="Currency Not Allowed" onClose={onClose}>
+        Sorry, that currency is not allowed for your account.
+      </Modal>,
+    );
+    expect(screen.getByRole('dialog', { name: 'Currency Not Allowed' })).toBeTruthy();
+    fireEvent.keyDown(document, { key: 'Escape' });
+    expect(onClose).toHaveBeenCalledTimes(1);
+  });
+  it('passes other keys on (arrow-key stepping)', () => {
+    const onKeyDown = vi.fn();
+    render(
+      <Modal open title="Info" onClose={() => undefined} onKeyDown={onKeyDown}>
+        x
+      </Modal>,
+    );
+    fireEvent.keyDown(document, { key: 'ArrowRight' });
+    expect(onKeyDown).toHaveBeenCalled();
+  });
+  it('renders nothing when closed', () => {
+    render(
+      <Modal open={false} title="Hidden" onClose={() => undefined}>
+        x
+      </Modal>,
+    );
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});
+
+describe('NotificationBanner', () => {
+  it('slides for 300 ms before it is gone', () => {
+    vi.useFakeTimers();
+    const onClose = vi.fn();
+    render(<NotificationBanner onClose={onClose}>Your legacy plan was replaced.</NotificationBanner>);
+    fireEvent.click(screen.getByRole('button', { name: 'Close notification' }));
+    expect(screen.getByRole('status').className).toContain('h-banner--closing');
+    act(() => vi.advanceTimersByTime(BANNER_SLIDE_MS - 1));
+    expect(screen.queryByRole('status')).not.toBeNull();
+    act(() => vi.advanceTimersByTime(1));
+    expect(screen.queryByRole('status')).toBeNull();
+    expect(onClose).toHaveBeenCalled();
+    vi.useRealTimers();
+  });
+  it('has no close button when not closable', () => {
+    render(<NotificationBanner>note</NotificationBanner>);
+    expect(screen.queryByRole('button')).toBeNull();
+  });
+});
+
+describe('fields accept error lists', () => {
+  it('a non-empty list marks the text field errored', () => {
+    render(<TextField label="Email Address" errors={['Please enter your email address.']} />);
+    const input = screen.getByLabelText('Email Address');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('Please enter your email address.')).toBeTruthy();
+  });
+  it('an empty list is not an error', () => {
+    render(<TextField label="Email Address" errors={[]} />);
+    expect(screen.getByLabelText('Email Address').getAttribute('aria-invalid')).toBeNull();
+  });
+  it('select and checkbox too', () => {
+    render(
+      <>
+        <SelectField label="Country" options={[{ value: 'US', label: 'United States' }]} errors={['Please select a country']} />
+        <CheckboxField label="I agree" errors={['please confirm']} />
+      </>,
+    );
+    expect(screen.getByLabelText('Country').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('I agree').getAttribute('aria-invalid')).toBe('true');
+  });
+  it('isBlank trims', () => {
+    expect(isBlank('  ')).toBe(true);
+    expect(isBlank(undefined)).toBe(true);
+    expect(isBlank(' a ')).toBe(false);
+  });
+});
+
+describe('states', () => {
+  it('loading is announced', () => {
+    render(<LoadingState label="Loading plans…" />);
+    expect(screen.getByRole('status').textContent).toContain('Loading plans…');
+  });
+  it('error offers retry', () => {
+    const retry = vi.fn();
+    render(<ErrorState message="There was a problem connecting." onRetry={retry} />);
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(retry).toHaveBeenCalled();
+  });
+});

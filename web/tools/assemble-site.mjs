@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Assembles ONE static tree from the apps' production builds:
+//   dist/site/                      the shell (index.html, assets/)
+//   dist/site/remotes/<name>/       each remote (remoteEntry.js, assets/)
+//   dist/site/config.json           runtime config: where the shell finds the remotes
+// The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
+// so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)
+// overrides the location of the remotes without rebuilding.
+import { cp, mkdir, rm, writeFile, access, readdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const apps = join(root, 'dist/apps');
+const site = join(root, 'dist/site');
+const REMOTES = ['buy', 'gift', 'oneoff', 'allocation', 'marketing'];
+
+async function mustExist(p, what) {
+  try {
+    await access(p);
+  } catch {
+    throw new Error(`assemble-site: missing ${what} (${p}); build first`);
+  }
+}
+
+await mustExist(join(apps, 'shell/index.html'), 'shell build');
+for (const r of REMOTES) await mustExist(join(apps, r, 'remoteEntry.js'), `${r} build`);
+
+const tmp = `${site}.tmp`;
+await rm(tmp, { recursive: true, force: true });
+await mkdir(tmp, { recursive: true });
+await cp(join(apps, 'shell'), tmp, { recursive: true });
+for (const r of REMOTES) {
+  await cp(join(apps, r), join(tmp, 'remotes', r), { recursive: true });
+}
+
+const base = (process.env.HANGAR_REMOTE_BASE ?? '/remotes').replace(/\/$/, '');
+const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])) };
+await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
+
+// Swap in atomically enough for a dev server reading the directory.
+await rm(site, { recursive: true, force: true });
+await cp(tmp, site, { recursive: true });
+await rm(tmp, { recursive: true, force: true });
+
+async function count(dir) {
+  let n = 0;
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    n += e.isDirectory() ? await count(join(dir, e.name)) : 1;
+  }
+  return n;
+}
+const files = await count(site);
+const { size } = await stat(join(site, 'index.html'));
+console.log(`assemble-site: ${site} (${files} files; index.html ${size} B; remotes at ${base}/<name>/)`);

@@ -1,0 +1,155 @@
+// Build configuration shared by every app of the workspace: path aliases for the
+// libraries, the Module Federation share scope, and the remote/shell/vitest
+// config factories. Every app's vite.config.mts is a one-liner on top of this.
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { UserConfig, Plugin, ProxyOptions } from 'vite';
+import react from '@vitejs/plugin-react';
+import { federation } from '@module-federation/vite';
+
+export const workspaceRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** The remotes the shell composes, with their standalone dev-server ports. */
+export const REMOTES = {
+  buy: 4201,
+  gift: 4202,
+  oneoff: 4203,
+  allocation: 4204,
+  marketing: 4205,
+} as const;
+export type RemoteName = keyof typeof REMOTES;
+export const SHELL_PORT = 4200;
+
+const lib = (path: string) => resolve(workspaceRoot, 'libs', path);
+export const aliases = [
+  { find: /^@hangar\/ui$/, replacement: lib('ui/src/index.ts') },
+  { find: /^@hangar\/api-client$/, replacement: lib('api-client/src/index.ts') },
+  { find: /^@hangar\/api-client\/testing$/, replacement: lib('api-client/src/testing.ts') },
+  { find: /^@hangar\/money$/, replacement: lib('money/src/index.ts') },
+  { find: /^@hangar\/analytics$/, replacement: lib('analytics/src/index.ts') },
+];
+
+/**
+ * One share scope for the shell and every remote: React and ReactDOM are
+ * singletons, so hooks and context work across federated modules.
+ */
+export const sharedDeps = {
+  react: { singleton: true, requiredVersion: '^19.2.0' },
+  'react-dom': { singleton: true, requiredVersion: '^19.2.0' },
+};
+
+/** Public API prefixes the dev servers proxy to the local edge (make dev). */
+const API_PREFIXES = ['/account/api', '/buy/api', '/pricing/api', '/org/api', '/freegeoip/api', '/buy/eligibility', '/-/'];
+
+function apiProxy(): Record<string, ProxyOptions> {
+  const target = process.env.HANGAR_API_URL ?? 'http://127.0.0.1:8080';
+  return Object.fromEntries(API_PREFIXES.map((p) => [p, { target, changeOrigin: true }]));
+}
+
+const build = (name: string): UserConfig['build'] => ({
+  target: 'chrome100',
+  outDir: resolve(workspaceRoot, 'dist/apps', name),
+  emptyOutDir: true,
+  reportCompressedSize: false,
+});
+
+/**
+ * A remote: exposes exactly one lazily loaded module, `./Module`, and runs on its
+ * own (index.html + src/main.tsx) on its dev port. Assets use a relative base so
+ * the build can be served from any folder (the edge serves it under /remotes/<name>/).
+ */
+export function remoteConfig(name: RemoteName): UserConfig {
+  const port = REMOTES[name];
+  return {
+    root: resolve(workspaceRoot, 'apps', name),
+    // One dependency-optimizer cache per app: federation rewrites shared deps per app.
+    cacheDir: resolve(workspaceRoot, 'node_modules/.vite', name),
+    base: './',
+    resolve: { alias: aliases },
+    server: {
+      port,
+      strictPort: true,
+      host: '127.0.0.1',
+      origin: `http://127.0.0.1:${port}`,
+      cors: true,
+      proxy: apiProxy(),
+      fs: { allow: [workspaceRoot] },
+    },
+    preview: { port, strictPort: true, host: '127.0.0.1', cors: true, proxy: apiProxy() },
+    build: build(name),
+    plugins: [
+      federation({
+        name,
+        filename: 'remoteEntry.js',
+        exposes: { './Module': './src/remote-module.tsx' },
+        shared: sharedDeps,
+        dts: false,
+        manifest: false,
+      }),
+      react(),
+    ],
+  };
+}
+
+/**
+ * Dev only: the shell's /config.json points at the remotes' dev servers. The
+ * production build gets its config.json from tools/assemble-site.mjs.
+ */
+function devRuntimeConfig(): Plugin {
+  return {
+    name: 'hangar-dev-runtime-config',
+    apply: 'serve',
+    configureServer(server) {
+      server.middlewares.use('/config.json', (_req, res) => {
+        const remotes = Object.fromEntries(
+          Object.entries(REMOTES).map(([n, port]) => [n, `http://127.0.0.1:${port}/remoteEntry.js`]),
+        );
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ remotes }));
+      });
+    },
+  };
+}
+
+export function shellConfig(): UserConfig {
+  return {
+    root: resolve(workspaceRoot, 'apps/shell'),
+    cacheDir: resolve(workspaceRoot, 'node_modules/.vite/shell'),
+    base: '/',
+    resolve: { alias: aliases },
+    server: {
+      port: SHELL_PORT,
+      strictPort: true,
+      host: '127.0.0.1',
+      proxy: apiProxy(),
+      fs: { allow: [workspaceRoot] },
+    },
+    preview: { port: SHELL_PORT, strictPort: true, host: '127.0.0.1', proxy: apiProxy() },
+    build: build('shell'),
+    plugins: [
+      devRuntimeConfig(),
+      // No build-time remotes: they are registered at runtime from /config.json.
+      federation({ name: 'shell', remotes: {}, shared: sharedDeps, dts: false, manifest: false }),
+      react(),
+    ],
+  };
+}
+
+/** Unit tests: jsdom, the same aliases, no federation plugin. */
+export function vitestConfig(projectDir: string): UserConfig & { test: Record<string, unknown> } {
+  return {
+    root: projectDir,
+    resolve: { alias: aliases },
+    plugins: [react()],
+    test: {
+      environment: 'jsdom',
+      include: ['src/**/*.test.{ts,tsx}', 'scripts/**/*.test.{ts,mjs}'],
+      setupFiles: [resolve(workspaceRoot, 'tools/vite/vitest.setup.ts')],
+      restoreMocks: true,
+      pool: 'threads',
+      // The JSON report feeds the pass/fail summary of scripts/web-test.sh.
+      reporters: ['default', 'json'],
+      outputFile: { json: resolve(workspaceRoot, 'test-results/unit', `${basename(projectDir)}.json`) },
+    },
+  };
+}
