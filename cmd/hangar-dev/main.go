@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	catalog "github.com/hangar/hangar/services/catalog/app"
+	identity "github.com/hangar/hangar/services/identity/app"
 )
 
 // Config is the dev runner's own configuration.
@@ -81,6 +82,11 @@ func run(ctx context.Context) error {
 			"KAFKA_BROKERS": strings.Join(brokers, ","),
 			"LOG_FORMAT":    cfg.LogFormat, "LOG_LEVEL": cfg.LogLevel,
 			"SHUTDOWN_TIMEOUT": "5s",
+			// Shared request security: the edge calls services in-process (no proxy hop), and
+			// the store's origin is the edge's.
+			"TRUSTED_PROXIES": "0", "ALLOWED_ORIGINS": devOrigins(cfg.EdgeAddr),
+			// identity's dev-only parts: demo accounts and the mail sink at /-/mail.
+			"IDENTITY_DEV_SEED": "true", "IDENTITY_DEV_MAIL": "true",
 		}
 		return func(name string) (string, bool) {
 			if v, ok := over[name]; ok {
@@ -110,6 +116,23 @@ func run(ctx context.Context) error {
 	g.Go(func() error { return cat.Run(gctx) })
 	log.Info("service started", "name", catalog.Name, "http", httpAddr, "admin", adminAddr)
 
+	var icfg identity.Config
+	if err := config.LoadFrom(&icfg, env("identity")); err != nil {
+		return err
+	}
+	icfg.ServiceName = identity.Name
+	id, err := identity.New(gctx, icfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if err := id.Listen(); err != nil {
+		return err
+	}
+	_, httpAddr, adminAddr = id.Addrs()
+	backends = append(backends, edge.Backend{Name: identity.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: id.Handler(), Ready: id.Ready})
+	g.Go(func() error { return id.Run(gctx) })
+	log.Info("service started", "name", identity.Name, "http", httpAddr, "admin", adminAddr)
+
 	for _, name := range table.Services() {
 		if name == "web" {
 			continue
@@ -124,7 +147,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
 	}
-	srv := &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	// The dev mail sink (identity's captured code e-mails) until notifications exists.
+	mux := http.NewServeMux()
+	mux.Handle("GET /-/mail", id.DevMail())
+	mux.Handle("/", e)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	g.Go(func() error {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err
@@ -164,7 +191,9 @@ func announce(ctx context.Context, addr string, backends []edge.Backend, log *sl
 			ready = ready && b.Ready()
 		}
 		if ready {
-			log.Info("Hangar is up", "url", "http://"+host+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons")
+			log.Info("Hangar is up", "url", "http://"+host+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons",
+				"mail", "http://"+host+"/-/mail")
+			printDemoAccounts()
 			return nil
 		}
 		select {
@@ -173,4 +202,23 @@ func announce(ctx context.Context, addr string, backends []edge.Backend, log *sl
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// devOrigins answers the edge's origins for CSRF checks: localhost and 127.0.0.1 on its port.
+func devOrigins(edgeAddr string) string {
+	_, port, err := net.SplitHostPort(edgeAddr)
+	if err != nil || port == "" {
+		port = "8080"
+	}
+	return "http://localhost:" + port + ",http://127.0.0.1:" + port
+}
+
+// printDemoAccounts lists the seeded demo accounts and their passwords (dev only).
+func printDemoAccounts() {
+	fmt.Fprintln(os.Stderr, "\nDemo accounts (log in at /pricing/api/login):")
+	for _, a := range identity.DemoAccounts() {
+		fmt.Fprintf(os.Stderr, "  %-30s %-18s %s\n", a.Email, a.Password, a.Role)
+	}
+	m := identity.DemoAssociationMember
+	fmt.Fprintf(os.Stderr, "Aircraft-owner association demo member: number %s, last name %s\n\n", m.Number, m.LastName)
 }

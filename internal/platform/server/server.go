@@ -60,6 +60,10 @@ type Server struct {
 	public   *http.ServeMux
 	gateways []GatewayRegistrar
 	admin    *http.ServeMux
+	// Installed by shared middleware (internal/platform/auth) before Run.
+	httpMW    []func(http.Handler) http.Handler
+	unary     []grpc.UnaryServerInterceptor
+	gwOptions []runtime.ServeMuxOption
 
 	grpcLn, httpLn, adminLn net.Listener
 	handler                 atomic.Pointer[http.Handler]
@@ -72,7 +76,7 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 	s.ready = newReadiness(s.health)
 	s.grpc = grpc.NewServer(
 		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))),
-		grpc.ChainUnaryInterceptor(deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.errorUnary),
+		grpc.ChainUnaryInterceptor(deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.errorUnary, s.installedUnary),
 	)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
@@ -99,6 +103,33 @@ func (s *Server) Gateway(r GatewayRegistrar) { s.gateways = append(s.gateways, r
 // Handle adds a public route served directly (not through the gateway), for the few hot
 // reads that serve precomputed bytes. pattern is a net/http ServeMux pattern.
 func (s *Server) Handle(pattern string, h http.Handler) { s.public.Handle(pattern, h) }
+
+// UseHTTP wraps the public HTTP handler (gateway and Handle routes) in middlewares, the
+// first outermost, inside telemetry and panic recovery. Call before Run.
+func (s *Server) UseHTTP(mw ...func(http.Handler) http.Handler) { s.httpMW = append(s.httpMW, mw...) }
+
+// UseUnary adds unary interceptors, run in order after error mapping (so their errors are
+// mapped like a handler's). Call before Run.
+func (s *Server) UseUnary(i ...grpc.UnaryServerInterceptor) { s.unary = append(s.unary, i...) }
+
+// GatewayOptions adds grpc-gateway ServeMux options (forward-response hooks, header
+// matchers, marshalers). Call before Run.
+func (s *Server) GatewayOptions(opts ...runtime.ServeMuxOption) {
+	s.gwOptions = append(s.gwOptions, opts...)
+}
+
+func (s *Server) installedUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return s.chainUnary(0, ctx, req, info, handler)
+}
+
+func (s *Server) chainUnary(i int, ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if i == len(s.unary) {
+		return handler(ctx, req)
+	}
+	return s.unary[i](ctx, req, info, func(ctx context.Context, req any) (any, error) {
+		return s.chainUnary(i+1, ctx, req, info, handler)
+	})
+}
 
 // Handler is the public HTTP handler with its full middleware stack, for an in-process
 // caller (the dev edge) that would otherwise add a loopback hop. Until Run has built the
@@ -149,7 +180,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("dial own grpc: %w", err)
 	}
 	defer conn.Close()
-	gw := runtime.NewServeMux(
+	gw := runtime.NewServeMux(append([]runtime.ServeMuxOption{
 		runtime.WithErrorHandler(s.gatewayError),
 		runtime.WithRoutingErrorHandler(s.routingError),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
@@ -164,7 +195,7 @@ func (s *Server) Run(ctx context.Context) error {
 				next(w, r, p)
 			}
 		}),
-	)
+	}, s.gwOptions...)...)
 	for _, reg := range s.gateways {
 		if err := reg(ctx, gw, conn); err != nil {
 			return fmt.Errorf("register gateway: %w", err)
@@ -172,7 +203,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.public.Handle("/", gw)
 
-	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, s.public)), s.name,
+	var inner http.Handler = s.public
+	for i := len(s.httpMW) - 1; i >= 0; i-- {
+		inner = s.httpMW[i](inner)
+	}
+	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
 	s.handler.Store(&public)

@@ -1,0 +1,259 @@
+// Package app assembles the identity service: configuration, telemetry, its database, the
+// outbox relay, the shared request security (CSRF and sessions) and its gRPC, REST and
+// admin listeners. main, the dev runner and the end-to-end tests build the same App.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"text/tabwriter"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/metrics"
+	"github.com/hangar/hangar/internal/platform/server"
+	"github.com/hangar/hangar/internal/platform/telemetry"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+	iapp "github.com/hangar/hangar/services/identity/internal/app"
+	"github.com/hangar/hangar/services/identity/internal/domain"
+	"github.com/hangar/hangar/services/identity/internal/ports"
+)
+
+// Name is the service name in logs, traces and metrics.
+const Name = "identity"
+
+// Topics identity publishes.
+const (
+	TopicAccountCreated           = iapp.TopicAccountCreated
+	TopicEligibilityCodeRequested = iapp.TopicEligibilityCodeRequested
+)
+
+// Config is the identity service's configuration, read from the environment.
+type Config struct {
+	config.Platform
+	config.Database
+	config.Kafka
+	auth.Config
+
+	SessionIdle     time.Duration `env:"IDENTITY_SESSION_IDLE" default:"30m" doc:"a session ends after this long unused"`
+	SessionAbsolute time.Duration `env:"IDENTITY_SESSION_ABSOLUTE" default:"12h" doc:"a session ends this long after login, used or not"`
+	SessionTouch    time.Duration `env:"IDENTITY_SESSION_TOUCH" default:"1m" doc:"a session's last use is written at most this often"`
+
+	Argon2MemoryKiB int `env:"IDENTITY_ARGON2_MEMORY_KIB" default:"19456" doc:"argon2id memory per password hash, KiB (OWASP: 19 MiB)"`
+	Argon2Time      int `env:"IDENTITY_ARGON2_TIME" default:"2" doc:"argon2id passes"`
+	Argon2Threads   int `env:"IDENTITY_ARGON2_THREADS" default:"1" doc:"argon2id lanes"`
+
+	ThrottleWindow       time.Duration `env:"IDENTITY_THROTTLE_WINDOW" default:"15m" doc:"sliding window of failed-login counting; also the longest a block lasts"`
+	ThrottleAccountIP    int           `env:"IDENTITY_THROTTLE_ACCOUNT_IP" default:"5" doc:"failed logins per account and client address in the window"`
+	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window"`
+	ThrottleIP           int           `env:"IDENTITY_THROTTLE_IP" default:"30" doc:"failed logins per client address over all accounts in the window"`
+	CodeTTL              time.Duration `env:"IDENTITY_CODE_TTL" default:"15m" doc:"a military verification code expires this long after it is sent"`
+	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
+	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
+	DevSeed              bool          `env:"IDENTITY_DEV_SEED" default:"false" doc:"create the demo accounts on start (dev only; never in production)"`
+	DevMail              bool          `env:"IDENTITY_DEV_MAIL" default:"false" doc:"consume identity's own code e-mails and keep the last ones in memory for the dev mail sink (dev only)"`
+	SessionSweepInterval time.Duration `env:"IDENTITY_SESSION_SWEEP" default:"1h" doc:"how often ended sessions are deleted"`
+}
+
+// LoadConfig reads Config from the environment.
+func LoadConfig() (Config, error) {
+	var c Config
+	err := config.Load(&c)
+	if c.ServiceName == "" {
+		c.ServiceName = Name
+	}
+	if err == nil && c.URL == "" {
+		c.URL = "postgres://postgres@127.0.0.1:5432/hangar_identity?sslmode=disable"
+	}
+	return c, err
+}
+
+// PrintEnv lists the variables Config reads.
+func PrintEnv(out io.Writer) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
+	for _, v := range config.Describe(&Config{}) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Default, v.Doc)
+	}
+	_ = tw.Flush()
+}
+
+// App is a configured, not yet running identity service.
+type App struct {
+	cfg      Config
+	log      *slog.Logger
+	srv      *server.Server
+	svc      *iapp.Service
+	store    *adapters.Store
+	pool     *pgxpool.Pool
+	deps     server.Deps
+	mail     *Mailbox
+	shutdown func(context.Context) error
+}
+
+// New builds the service; logs go to logOut.
+func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
+	log, err := telemetry.NewLogger(logOut, cfg.LogLevel, cfg.LogFormat, cfg.ServiceName)
+	if err != nil {
+		return nil, err
+	}
+	tp, shutdown, err := telemetry.NewTracerProvider(ctx, cfg.ServiceName, cfg.OTLPEndpoint, cfg.TraceSampleRate)
+	if err != nil {
+		return nil, err
+	}
+	reg := metrics.NewRegistry()
+	red, err := metrics.NewRED(reg, cfg.ServiceName)
+	if err != nil {
+		return nil, err
+	}
+	hasher, err := domain.NewHasher(domain.Argon2Params{MemoryKiB: uint32(cfg.Argon2MemoryKiB), Time: uint32(cfg.Argon2Time), Threads: uint8(cfg.Argon2Threads)})
+	if err != nil {
+		return nil, err
+	}
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	if err != nil {
+		return nil, err
+	}
+	deps := server.Deps{Logger: log, Registry: reg, Tracer: tp, Propagator: telemetry.Propagator(), RED: red}
+	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps, mail: NewMailbox(50)}
+	a.store = adapters.NewStore(pool, deps.Propagator)
+	a.svc = iapp.New(a.store, hasher, iapp.Policies{
+		Sessions: domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
+		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount, PerIP: cfg.ThrottleIP},
+		Codes:    domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
+	}, time.Now, log)
+
+	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
+	a.srv.Ready().Require("database")
+	identityv1.RegisterIdentityServiceServer(a.srv.GRPC(), ports.NewGRPC(a.svc, cfg.TrustedProxies))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+		return identityv1.RegisterIdentityServiceHandler(ctx, mux, conn)
+	})
+	a.srv.GatewayOptions(ports.GatewayOptions()...)
+	a.srv.UseHTTP(ports.TrailingSlash)
+	auth.Install(a.srv, auth.Options{Resolver: ports.Resolver(a.svc), CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
+	return a, nil
+}
+
+// Listen binds the listeners (so callers can read Addrs before Run).
+func (a *App) Listen() error { return a.srv.Listen() }
+
+// Addrs answers the bound gRPC, HTTP and admin addresses.
+func (a *App) Addrs() (grpcAddr, httpAddr, adminAddr string) { return a.srv.Addrs() }
+
+// Handler is the public REST handler, for in-process callers (the dev edge).
+func (a *App) Handler() http.Handler { return a.srv.Handler() }
+
+// Ready reports whether the service is ready for traffic.
+func (a *App) Ready() bool { return a.srv.Ready().Ok() }
+
+// DevMail serves the e-mails captured by the dev mail sink as JSON (newest first). Empty
+// unless IDENTITY_DEV_MAIL is on.
+func (a *App) DevMail() http.Handler { return a.mail }
+
+// Run serves until ctx ends. The database is brought up in the background (readiness says
+// why not meanwhile); the outbox relay, the session sweeper and, in dev, the mail sink run
+// beside the listeners.
+func (a *App) Run(ctx context.Context) error {
+	defer a.pool.Close()
+	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
+	go a.startData(ctx)
+	return a.srv.Run(ctx)
+}
+
+func (a *App) startData(ctx context.Context) {
+	ready := a.srv.Ready()
+	if a.cfg.CreateIfMissing {
+		for ctx.Err() == nil {
+			err := db.EnsureDatabase(ctx, a.cfg.URL)
+			if err == nil {
+				break
+			}
+			ready.Set("database", err.Error())
+			a.log.WarnContext(ctx, "cannot create database yet; retrying", "err", err.Error())
+			sleep(ctx, 2*time.Second)
+		}
+	}
+	err := db.WaitReady(ctx, a.pool, db.DefaultBackoff, func(err error, next time.Duration) {
+		ready.Set("database", "unreachable")
+		a.log.WarnContext(ctx, "database unreachable; retrying", "err", err.Error(), "retry_in", next.String())
+	})
+	if err != nil {
+		return // shutting down
+	}
+	for ctx.Err() == nil {
+		if err := a.prepareData(ctx); err != nil {
+			ready.Set("database", err.Error())
+			a.log.ErrorContext(ctx, "preparing identity data failed; retrying", "err", err.Error())
+			sleep(ctx, 5*time.Second)
+			continue
+		}
+		ready.Set("database", "")
+		break
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	if len(a.cfg.Brokers) > 0 {
+		producer := kafka.NewProducer(a.cfg.Brokers, a.deps.Propagator)
+		defer producer.Close()
+		relay := &kafka.Relay{Pool: a.pool, Producer: producer, Log: a.log}
+		go func() { _ = relay.Run(ctx) }()
+		if a.cfg.DevMail {
+			go a.runMailSink(ctx)
+		}
+	} else {
+		a.log.WarnContext(ctx, "no KAFKA_BROKERS: events stay in the outbox")
+	}
+	a.sweepSessions(ctx)
+}
+
+func (a *App) prepareData(ctx context.Context) error {
+	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+		return err
+	}
+	if a.cfg.DevSeed {
+		return a.Seed(ctx)
+	}
+	return nil
+}
+
+// sweepSessions deletes sessions that ended a day ago, until ctx ends.
+func (a *App) sweepSessions(ctx context.Context) {
+	interval := a.cfg.SessionSweepInterval
+	if interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	for {
+		n, err := a.store.DeleteEndedSessions(ctx, time.Now().Add(-24*time.Hour))
+		if err != nil && ctx.Err() == nil {
+			a.log.WarnContext(ctx, "session sweep failed", "err", err.Error())
+		} else if n > 0 {
+			a.log.InfoContext(ctx, "ended sessions deleted", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

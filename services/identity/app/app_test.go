@@ -1,0 +1,267 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/app"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+)
+
+type running struct {
+	base string
+	a    *app.App
+}
+
+func start(t *testing.T) *running {
+	t.Helper()
+	broker, err := kafka.StartBroker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+	vars := map[string]string{
+		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
+		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","),
+		"IDENTITY_DEV_SEED": "true", "IDENTITY_DEV_MAIL": "true", "TRUSTED_PROXIES": "0",
+		"IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
+	}
+	var cfg app.Config
+	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ServiceName = app.Name
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.New(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
+		if time.Now().After(deadline) {
+			t.Fatal("identity not ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, httpAddr, _ := a.Addrs()
+	return &running{base: "http://" + httpAddr, a: a}
+}
+
+// browser is a client with a cookie jar that echoes the XSRF cookie like the page does.
+// Cookies are carried by hand: a cookie jar withholds Secure cookies over plain http.
+type browser struct {
+	t       *testing.T
+	base    string
+	cookies map[string]string
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	return &browser{t: t, base: base, cookies: map[string]string{}}
+}
+
+func (b *browser) do(method, path, body string, xsrf bool) (int, map[string]any) {
+	b.t.Helper()
+	req, _ := http.NewRequest(method, b.base+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	var parts []string
+	for k, v := range b.cookies {
+		parts = append(parts, k+"="+v)
+	}
+	req.Header.Set("Cookie", strings.Join(parts, "; "))
+	if xsrf {
+		req.Header.Set(auth.XSRFHeader, b.cookies[auth.XSRFCookie])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+func (b *browser) login(email string) {
+	b.t.Helper()
+	b.do("GET", "/buy/api/me", "", false) // the page load that issues the XSRF cookie
+	code, body := b.do("POST", "/pricing/api/login", `{"username":"`+email+`","password":"`+app.DemoPassword+`"}`, true)
+	if code != 200 || body["status"] != "ok" {
+		b.t.Fatalf("login %s = %d %v", email, code, body)
+	}
+}
+
+func TestSeededRoleFlags(t *testing.T) {
+	r := start(t)
+	cases := []struct {
+		email string
+		want  map[string]any
+	}{
+		{"pilot@demo.hangar.test", map[string]any{"accountKind": "individual", "isOrgMember": false, "isOrgOwner": false, "isEmployee": false}},
+		{"owner@acme.hangar.test", map[string]any{"accountKind": "business", "isOrgOwner": true, "isOrgUserAdmin": false, "isOrgAircraftAdmin": true,
+			"isOrgMember": true, "organizationName": "Acme Flight Department"}},
+		{"admin@acme.hangar.test", map[string]any{"isOrgOwner": false, "isOrgUserAdmin": true, "isOrgMember": true, "organizationName": "Acme Flight Department"}},
+		{"dispatcher@acme.hangar.test", map[string]any{"isCompanyDispatcher": true, "isOrgUserAdmin": false, "isOrgMember": true}},
+		{"member@acme.hangar.test", map[string]any{"isOrgMember": true, "isOrgUserAdmin": false, "isCompanyDispatcher": false}},
+		{"group@demo.hangar.test", map[string]any{"isParent": true, "isGroupOwner": true, "isChild": false}},
+		{"child@demo.hangar.test", map[string]any{"isChild": true, "isParent": false, "accountKind": "child"}},
+		{"pilot@army.mil", map[string]any{"isMilitary": true}},
+		{"cardadmin@demo.hangar.test", map[string]any{"isCreditCardAdmin": true}},
+		{"employee@demo.hangar.test", map[string]any{"isEmployee": true, "isCreditCardAdmin": false}},
+	}
+	for _, c := range cases {
+		t.Run(c.email, func(t *testing.T) {
+			b := newBrowser(t, r.base)
+			b.login(c.email)
+			code, me := b.do("GET", "/buy/api/me", "", false)
+			if code != 200 || me["loggedIn"] != true || me["username"] != c.email {
+				t.Fatalf("me = %d %v", code, me)
+			}
+			for k, v := range c.want {
+				if me[k] != v {
+					t.Errorf("%s = %v, want %v", k, me[k], v)
+				}
+			}
+			for _, flag := range []string{"isWebDev", "hasSmartGroups", "mfb", "enterprise_documents", "pro_plus", "mil_flight_tracking_premium"} {
+				if me[flag] != false {
+					t.Errorf("%s = %v, want false (modelled, no source yet)", flag, me[flag])
+				}
+			}
+		})
+	}
+	if p := app.DemoAccounts(); len(p) != len(cases) {
+		t.Errorf("DemoAccounts() lists %d, the test covers %d", len(p), len(cases))
+	}
+}
+
+func TestBrowserSession(t *testing.T) {
+	r := start(t)
+	b := newBrowser(t, r.base)
+
+	code, me := b.do("GET", "/buy/api/me", "", false)
+	if code != 200 || me["loggedIn"] != false || b.cookies[auth.XSRFCookie] == "" {
+		t.Fatalf("anonymous me = %d %v, cookies %v", code, me, b.cookies)
+	}
+	if code, body := b.do("POST", "/pricing/api/login", `{"username":"owner@acme.hangar.test","password":"`+app.DemoPassword+`"}`, false); code != 403 || body["code"] != "permission_denied" {
+		t.Errorf("login without XSRF header = %d %v, want 403", code, body)
+	}
+	code, body := b.do("POST", "/pricing/api/login", `{"username":"owner@acme.hangar.test","password":"wrong"}`, true)
+	if code != 401 || body["status"] != "fail" || body["msg"] == "" {
+		t.Errorf("bad login = %d %v", code, body)
+	}
+	b.login("owner@acme.hangar.test")
+	first := b.cookies[auth.SessionCookie]
+	b.login("owner@acme.hangar.test")
+	if b.cookies[auth.SessionCookie] == first {
+		t.Error("second login kept the session token")
+	}
+
+	code, users := b.do("GET", "/account/api/users/?limit=2&offset=2&field=email&direction=asc", "", false)
+	if code != 200 || users["page"] != float64(1) || users["total"] != float64(4) || len(users["users"].([]any)) != 2 {
+		t.Errorf("users = %d %v", code, users)
+	}
+	if code, groups := b.do("GET", "/org/api/groups/", "", false); code != 200 || len(groups["groups"].([]any)) != 1 {
+		t.Errorf("groups = %d %v", code, groups)
+	}
+	if code, biz := b.do("GET", "/buy/api/isbusiness?email="+url.QueryEscape("owner@acme.hangar.test"), "", false); code != 200 || biz["isbiz"] != true || biz["accountUuid"] == "" {
+		t.Errorf("isbusiness = %d %v", code, biz)
+	}
+	if code, p := b.do("POST", "/account/api/settings/preferences", `{"marketingNotificationsEnabled":true}`, true); code != 200 || p["status"] != "ok" {
+		t.Errorf("preferences = %d %v", code, p)
+	}
+	_, me = b.do("GET", "/buy/api/me", "", false)
+	if code, c := b.do("GET", "/buy/api/subscription/eu_consent/"+me["accountUuid"].(string), "", false); code != 200 ||
+		c["preference"].(map[string]any)["marketingNotificationsEnabled"] != true {
+		t.Errorf("eu_consent = %d %v", code, c)
+	}
+
+	token := b.cookies[auth.SessionCookie]
+	if code, out := b.do("POST", "/pricing/api/logout", "", true); code != 200 || out["status"] != "ok" {
+		t.Fatalf("logout = %d %v", code, out)
+	}
+	if _, ok := b.cookies[auth.SessionCookie]; ok {
+		t.Error("logout left the session cookie")
+	}
+	b.cookies[auth.SessionCookie] = token // a stolen copy of the cookie is dead too
+	if _, me := b.do("GET", "/buy/api/me", "", false); me["loggedIn"] != false {
+		t.Errorf("me after logout = %v", me)
+	}
+	if code, _ := b.do("GET", "/org/api/groups/", "", false); code != 401 {
+		t.Errorf("groups after logout = %d, want 401", code)
+	}
+}
+
+func TestMilitaryFlowThroughMailSink(t *testing.T) {
+	r := start(t)
+	b := newBrowser(t, r.base)
+	b.do("GET", "/buy/api/me", "", false)
+	const addr = "jane.doe@navy.mil"
+	if code, body := b.do("POST", "/buy/eligibility/military", `{"email":"bad@","subscription":"military"}`, true); code != 400 ||
+		body["message"] != "Email address is invalid, please try again." {
+		t.Errorf("malformed = %d %v", code, body)
+	}
+	code, body := b.do("POST", "/buy/eligibility/military", `{"email":"`+addr+`","subscription":"military"}`, true)
+	if code != 200 || body["user"].(map[string]any)["eligible"] != true {
+		t.Fatalf("request code = %d %v", code, body)
+	}
+	var mail app.Mail
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		rec := httptest.NewRecorder()
+		r.a.DevMail().ServeHTTP(rec, httptest.NewRequest("GET", "/-/mail?to="+url.QueryEscape(addr), nil))
+		var box struct{ Mails []app.Mail }
+		_ = json.Unmarshal(rec.Body.Bytes(), &box)
+		if len(box.Mails) > 0 {
+			mail = box.Mails[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no mail in the dev mail sink")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(mail.Body, mail.Code) || len(mail.Code) != 6 {
+		t.Errorf("mail = %+v", mail)
+	}
+	code, body = b.do("POST", "/buy/eligibility/military/code", `{"email":"`+addr+`","code":"`+mail.Code+`"}`, true)
+	if code != 200 || body["result"].(map[string]any)["invoiceUrl"] != "/buy/military?email=jane.doe%40navy.mil" {
+		t.Errorf("verify = %d %v", code, body)
+	}
+	if code, _ := b.do("POST", "/buy/eligibility/military/code", `{"email":"`+addr+`","code":"`+mail.Code+`"}`, true); code != 400 {
+		t.Errorf("reuse = %d, want 400", code)
+	}
+}
+
+func TestOutboxSchemaIsThePlatforms(t *testing.T) {
+	b, err := fs.ReadFile(adapters.Migrations, "migrations/0001_identity.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), strings.TrimSpace(kafka.OutboxSchema)) {
+		t.Error("migration 0001 does not contain kafka.OutboxSchema verbatim")
+	}
+}

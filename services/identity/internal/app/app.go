@@ -1,0 +1,315 @@
+// Package app holds identity's use cases: create account, log in and out, resolve
+// sessions, the current user and organization reads, preferences, and the eligibility
+// flows. It runs the domain rules over the store.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+	"github.com/hangar/hangar/services/identity/internal/domain"
+)
+
+// Topics identity publishes.
+const (
+	TopicAccountCreated           = "hangar.identity.account-created.v1"
+	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
+)
+
+// Policies are the tunable rules.
+type Policies struct {
+	Sessions domain.SessionPolicy
+	Throttle domain.Throttle
+	Codes    domain.CodePolicy
+}
+
+// Service runs identity's use cases.
+type Service struct {
+	store  *adapters.Store
+	hasher *domain.Hasher
+	pol    Policies
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// New builds the service.
+func New(store *adapters.Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{store: store, hasher: hasher, pol: pol, now: now, log: log}
+}
+
+// Request describes where a call came from.
+type Request struct {
+	IP, UserAgent string
+	// Token is the session token the request carried, if any (revoked at login).
+	Token string
+}
+
+// Login is a started session.
+type Login struct {
+	Token   string
+	Account domain.Account
+	Expires time.Time
+}
+
+// Throttled is the cause of a refused login; Wait says when to retry.
+type Throttled struct{ Wait time.Duration }
+
+func (t *Throttled) Error() string { return fmt.Sprintf("login throttled for %s", t.Wait) }
+
+// MsgBadCredentials is the one answer for an unknown e-mail and a wrong password alike.
+const MsgBadCredentials = "Invalid email address or password."
+
+// Login checks credentials and starts a session, revoking the one the request came with.
+// Unknown accounts cost a dummy hash verification and count as failures like wrong
+// passwords, so neither the message, the timing nor the throttling tells them apart.
+func (s *Service) Login(ctx context.Context, email, password string, req Request) (Login, error) {
+	email = domain.NormalizeEmail(email)
+	if email == "" || password == "" {
+		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
+	}
+	now := s.now()
+	th := s.pol.Throttle
+	keys := []string{th.AccountIPKey(email, req.IP), th.AccountKey(email), th.IPKey(req.IP)}
+	limits := []int{th.PerAccountIP, th.PerAccount, th.PerIP}
+	wins, err := s.store.FailureWindows(ctx, keys, now.Add(-th.Window))
+	if err != nil {
+		return Login{}, err
+	}
+	var wait time.Duration
+	for i, k := range keys {
+		wait = max(wait, th.RetryAfter(wins[k], limits[i], now))
+	}
+	if wait > 0 {
+		return Login{}, errs.Wrap(errs.Exhausted, &Throttled{Wait: wait}, domain.ThrottledMessage(wait))
+	}
+	acct, err := s.store.AccountByEmail(ctx, email)
+	if err != nil && errs.CodeOf(err) != errs.NotFound {
+		return Login{}, err
+	}
+	if !s.hasher.Verify(password, acct.PasswordHash) { // empty hash: dummy verification
+		if err := s.store.RecordFailure(ctx, keys, now, now.Add(-th.Window)); err != nil {
+			return Login{}, err
+		}
+		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
+	}
+	if err := s.store.ClearFailures(ctx, keys[:2]); err != nil {
+		return Login{}, err
+	}
+	return s.startSession(ctx, acct, req)
+}
+
+func (s *Service) startSession(ctx context.Context, acct domain.Account, req Request) (Login, error) {
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return Login{}, err
+	}
+	now := s.now()
+	expires := now.Add(s.pol.Sessions.Absolute)
+	var prev []byte
+	if req.Token != "" {
+		prev = domain.HashToken(req.Token)
+	}
+	if _, err := s.store.CreateSession(ctx, hash, acct.UUID, now, expires, req.IP, req.UserAgent, prev); err != nil {
+		return Login{}, err
+	}
+	return Login{Token: token, Account: acct, Expires: expires}, nil
+}
+
+// Logout revokes the session of token (nothing to do without one).
+func (s *Service) Logout(ctx context.Context, token string) error {
+	if token == "" || !domain.PlausibleToken(token) {
+		return nil
+	}
+	return s.store.RevokeSession(ctx, domain.HashToken(token), s.now())
+}
+
+// Authenticated is a live session with its account.
+type Authenticated struct {
+	Session domain.Session
+	Profile domain.Profile
+}
+
+var errNotLoggedIn = errs.E(errs.Unauthorized, "Login Required")
+
+// Authenticate resolves a session token; Unauthorized when it is not a live session. A
+// use moves the idle deadline, written at most once per touch interval.
+func (s *Service) Authenticate(ctx context.Context, token string) (Authenticated, error) {
+	if !domain.PlausibleToken(token) {
+		return Authenticated{}, errNotLoggedIn
+	}
+	ss, err := s.store.SessionByHash(ctx, domain.HashToken(token))
+	if err != nil {
+		return Authenticated{}, err
+	}
+	now := s.now()
+	if !ss.Active(now, s.pol.Sessions) {
+		return Authenticated{}, errNotLoggedIn
+	}
+	if ss.NeedsTouch(now, s.pol.Sessions) {
+		if err := s.store.TouchSession(ctx, ss.ID, now); err != nil {
+			// The session is valid; a missed touch only shortens its idle life.
+			s.log.WarnContext(ctx, "session touch failed", "err", err.Error())
+		}
+	}
+	p, err := s.store.Profile(ctx, ss.AccountUUID)
+	if errs.CodeOf(err) == errs.NotFound {
+		return Authenticated{}, errNotLoggedIn
+	}
+	if err != nil {
+		return Authenticated{}, err
+	}
+	return Authenticated{Session: ss, Profile: p}, nil
+}
+
+// CreateAccount creates an individual account, publishes account created, and logs it in.
+func (s *Service) CreateAccount(ctx context.Context, in domain.NewAccountInput, req Request) (Login, error) {
+	if err := in.Validate(); err != nil {
+		return Login{}, err
+	}
+	acct, err := s.createAccount(ctx, domain.Account{Email: domain.NormalizeEmail(in.Email), Kind: domain.Individual,
+		IsEU: in.IsEU, MarketingConsent: in.Consent}, in.Password)
+	if err != nil {
+		return Login{}, err
+	}
+	return s.startSession(ctx, acct, req)
+}
+
+// createAccount hashes the password and stores the account with its created event.
+// Failures other than field errors answer the spec's fallback message.
+func (s *Service) createAccount(ctx context.Context, a domain.Account, password string) (domain.Account, error) {
+	if password != "" {
+		h, err := s.hasher.Hash(password)
+		if err != nil {
+			return a, errs.Wrap(errs.Internal, err, domain.MsgCreateAccountFailed)
+		}
+		a.PasswordHash = h
+	}
+	a.CreatedAt = s.now()
+	id, err := s.store.CreateAccount(ctx, a, func(id string) ([]kafka.Event, error) {
+		return accountCreated(id, a)
+	})
+	if err != nil {
+		if errs.CodeOf(err) == errs.Invalid {
+			return a, err
+		}
+		return a, errs.Wrap(errs.Internal, err, domain.MsgCreateAccountFailed)
+	}
+	a.UUID = id
+	return a, nil
+}
+
+func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
+	b, err := proto.Marshal(&identityv1.AccountCreated{AccountUuid: id, Email: a.Email, AccountKind: string(a.Kind),
+		IsEu: a.IsEU, MarketingConsent: a.MarketingConsent, CreatedAt: timestamppb.New(a.CreatedAt)})
+	if err != nil {
+		return nil, fmt.Errorf("encode account created: %w", err)
+	}
+	return []kafka.Event{{Topic: TopicAccountCreated, Key: id, Payload: b}}, nil
+}
+
+// IsBusiness answers whether the e-mail's account buys as a business (a business account
+// or a member of an organization) and its account id; no account is not an error.
+func (s *Service) IsBusiness(ctx context.Context, email string) (isBiz bool, accountUUID string, err error) {
+	email = domain.NormalizeEmail(email)
+	if !domain.ValidEmail(email) {
+		return false, "", errs.Field("email", "Please enter your email address.")
+	}
+	a, err := s.store.AccountByEmail(ctx, email)
+	if errs.CodeOf(err) == errs.NotFound {
+		return false, "", nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	p, err := s.store.Profile(ctx, a.UUID)
+	if err != nil {
+		return false, "", err
+	}
+	return a.Kind == domain.Business || len(p.Memberships) > 0, a.UUID, nil
+}
+
+// Profile answers an account's profile.
+func (s *Service) Profile(ctx context.Context, accountUUID string) (domain.Profile, error) {
+	return s.store.Profile(ctx, accountUUID)
+}
+
+// Visible answers the profile of id if the caller may see it: their own, or a member of
+// an organization the caller administers. Anything else is NotFound, so ids cannot be
+// probed.
+func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string) (domain.Profile, error) {
+	if id == "" || id == "me" || id == caller.Account.UUID {
+		return caller, nil
+	}
+	target, err := s.store.Profile(ctx, id)
+	if err != nil {
+		return target, err
+	}
+	for _, cm := range caller.Memberships {
+		if !cm.IsAdmin() {
+			continue
+		}
+		for _, tm := range target.Memberships {
+			if tm.Org.UUID == cm.Org.UUID {
+				return target, nil
+			}
+		}
+	}
+	return domain.Profile{}, errs.E(errs.NotFound, "no such user")
+}
+
+// UserQuery is a page request of the users list.
+type UserQuery struct {
+	Limit, Offset           int
+	Query, Field, Direction string
+}
+
+// ListUsers lists the users of the organization the caller administers.
+func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQuery) (adapters.UserPage, UserQuery, error) {
+	var org *domain.Membership
+	for i, m := range caller.Memberships {
+		if m.IsAdmin() {
+			org = &caller.Memberships[i]
+			break
+		}
+	}
+	if org == nil {
+		return adapters.UserPage{}, q, errs.E(errs.Forbidden, "Only organization administrators can list users.")
+	}
+	switch {
+	case q.Limit <= 0:
+		q.Limit = 20
+	case q.Limit > 100:
+		q.Limit = 100
+	}
+	q.Offset = max(q.Offset, 0)
+	if q.Field != "" && q.Field != "email" && q.Field != "created" {
+		return adapters.UserPage{}, q, errs.Field("field", "field must be email or created")
+	}
+	if q.Direction != "" && q.Direction != "asc" && q.Direction != "desc" {
+		return adapters.UserPage{}, q, errs.Field("direction", "direction must be asc or desc")
+	}
+	page, err := s.store.ListMembers(ctx, org.Org.UUID, q.Query, q.Field, q.Direction, q.Limit, q.Offset)
+	return page, q, err
+}
+
+// Preferences answers the caller's preferences.
+func (s *Service) Preferences(ctx context.Context, accountUUID string) (map[string]any, error) {
+	return s.store.Preferences(ctx, accountUUID)
+}
+
+// UpdatePreferences merges prefs into the caller's preferences.
+func (s *Service) UpdatePreferences(ctx context.Context, accountUUID string, prefs map[string]any) (map[string]any, error) {
+	if len(prefs) > 100 {
+		return nil, errs.Field("preferences", "too many preferences")
+	}
+	return s.store.MergePreferences(ctx, accountUUID, prefs)
+}

@@ -1,0 +1,126 @@
+package ports
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+)
+
+// GatewayOptions are identity's grpc-gateway settings.
+//
+// Cookies: login, create-account and logout stay ordinary RPCs (one contract, one error
+// mapping, one OpenAPI document); the handler puts the new token in response metadata and
+// the forward-response hook below turns it into the Set-Cookie header, along with the
+// HTTP status of a failed (401) or throttled (429) login, whose body keeps the spec's
+// {status: "fail", msg} shape. No response metadata is forwarded as a header otherwise,
+// so the token can only leave as the HttpOnly cookie.
+//
+// Forms: the eligibility forms may be posted form-encoded as well as JSON.
+func GatewayOptions() []runtime.ServeMuxOption {
+	return []runtime.ServeMuxOption{
+		runtime.WithForwardResponseOption(forwardResponse),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMarshalerOption("application/x-www-form-urlencoded", &formMarshaler{JSONPb: &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: false},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}}),
+	}
+}
+
+func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	h := md.HeaderMD
+	if v := h.Get(mdSetSession); len(v) > 0 {
+		age, _ := strconv.Atoi(first(h.Get(mdSessionAge)))
+		http.SetCookie(w, sessionCookie(v[0], age))
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	if len(h.Get(mdClearSession)) > 0 {
+		http.SetCookie(w, sessionCookie("", -1))
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	if v := h.Get(mdRetryAfter); len(v) > 0 {
+		w.Header().Set("Retry-After", v[0])
+	}
+	if v := h.Get(mdHTTPCode); len(v) > 0 {
+		if code, err := strconv.Atoi(v[0]); err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+		}
+	}
+	return nil
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// sessionCookie is the __Host- session cookie: Secure, HttpOnly, SameSite=Lax, Path=/,
+// no Domain. maxAge < 0 deletes it.
+func sessionCookie(token string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: auth.SessionCookie, Value: token, Path: "/", MaxAge: maxAge,
+		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+// formMarshaler decodes application/x-www-form-urlencoded bodies into the request
+// message (field names as in JSON or proto) and answers JSON.
+type formMarshaler struct{ *runtime.JSONPb }
+
+func (m *formMarshaler) ContentType(any) string { return "application/json" }
+
+func (m *formMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		msg, ok := v.(proto.Message)
+		if !ok {
+			return m.JSONPb.NewDecoder(r).Decode(v)
+		}
+		b, err := io.ReadAll(io.LimitReader(r, 64<<10))
+		if err != nil {
+			return err
+		}
+		// Clients that post JSON without a JSON content type (curl -d) still mean JSON.
+		if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
+			return m.JSONPb.Unmarshal(t, v)
+		}
+		vals, err := url.ParseQuery(string(b))
+		if err != nil {
+			return err
+		}
+		return runtime.PopulateQueryParameters(msg, vals, utilities.NewDoubleArray(nil))
+	})
+}
+
+// slashRoutes are the spec's paths that end in a slash; grpc-gateway path templates
+// cannot, so the routes are declared without it and requests are mapped here.
+var slashRoutes = map[string]bool{"/pricing/api/create-account/": true, "/account/api/users/": true, "/org/api/groups/": true}
+
+// TrailingSlash serves the spec's slash-terminated paths by their gateway routes.
+func TrailingSlash(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slashRoutes[r.URL.Path] {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = strings.TrimSuffix(r.URL.Path, "/")
+			r2.URL.RawPath = ""
+			next.ServeHTTP(w, r2)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
