@@ -74,6 +74,10 @@ func TestOutboxRelayAndConsumer(t *testing.T) {
 	if n, err := relay.RelayOnce(ctx); err != nil || n != 0 {
 		t.Fatalf("second RelayOnce = %d, %v; want nothing left", n, err)
 	}
+	var left int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM outbox").Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d outbox rows left after publishing (%v); published payloads must not linger", left, err)
+	}
 
 	got := make(chan kafkago.Message, 10)
 	var failedOnce atomic.Bool

@@ -53,7 +53,7 @@ func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator,
 	return nil
 }
 
-// Relay moves committed outbox rows to Kafka in id order. Several replicas may run relays:
+// Relay moves committed outbox rows to Kafka in id order and deletes them once published. Several replicas may run relays:
 // rows are claimed with FOR UPDATE SKIP LOCKED. Delivery is at least once (a crash after the
 // publish and before marking re-sends), which consumers absorb by being idempotent.
 type Relay struct {
@@ -124,8 +124,10 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 		if err := r.Producer.w.WriteMessages(ctx, msgs...); err != nil {
 			return fmt.Errorf("publish %d outbox events: %w", len(msgs), err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE outbox SET published_at = now() WHERE id = ANY($1)`, ids); err != nil {
-			return fmt.Errorf("mark outbox rows published: %w", err)
+		// Published rows are deleted, not kept: Kafka is the record of events, and payloads
+		// (a verification code, say) should not linger in a table once delivered.
+		if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
+			return fmt.Errorf("remove published outbox rows: %w", err)
 		}
 		n = len(msgs)
 		return nil
