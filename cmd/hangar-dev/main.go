@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	catalog "github.com/hangar/hangar/services/catalog/app"
+	checkout "github.com/hangar/hangar/services/checkout/app"
 	identity "github.com/hangar/hangar/services/identity/app"
 )
 
@@ -98,6 +99,21 @@ func run(ctx context.Context) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	var backends []edge.Backend
+	// launch binds a built service's listeners, hands it to the edge and runs it; it
+	// answers the service's gRPC address for the services that call it.
+	launch := func(name string, svc service, err error) (string, error) {
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		if err := svc.Listen(); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		grpcAddr, httpAddr, adminAddr := svc.Addrs()
+		backends = append(backends, edge.Backend{Name: name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: svc.Handler(), Ready: svc.Ready})
+		g.Go(func() error { return svc.Run(gctx) })
+		log.Info("service started", "name", name, "grpc", grpcAddr, "http", httpAddr, "admin", adminAddr)
+		return grpcAddr, nil
+	}
 
 	var ccfg catalog.Config
 	if err := config.LoadFrom(&ccfg, env("catalog")); err != nil {
@@ -105,16 +121,10 @@ func run(ctx context.Context) error {
 	}
 	ccfg.ServiceName = catalog.Name
 	cat, err := catalog.New(gctx, ccfg, os.Stdout)
+	catalogAddr, err := launch(catalog.Name, cat, err)
 	if err != nil {
 		return err
 	}
-	if err := cat.Listen(); err != nil {
-		return err
-	}
-	_, httpAddr, adminAddr := cat.Addrs()
-	backends = append(backends, edge.Backend{Name: catalog.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: cat.Handler(), Ready: cat.Ready})
-	g.Go(func() error { return cat.Run(gctx) })
-	log.Info("service started", "name", catalog.Name, "http", httpAddr, "admin", adminAddr)
 
 	var icfg identity.Config
 	if err := config.LoadFrom(&icfg, env("identity")); err != nil {
@@ -122,16 +132,26 @@ func run(ctx context.Context) error {
 	}
 	icfg.ServiceName = identity.Name
 	id, err := identity.New(gctx, icfg, os.Stdout)
+	identityAddr, err := launch(identity.Name, id, err)
 	if err != nil {
 		return err
 	}
-	if err := id.Listen(); err != nil {
+
+	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
+	// through identity, and seeds the development subscriptions, promotions and gift
+	// certificates (services/checkout/README.md).
+	var kcfg checkout.Config
+	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
 		return err
 	}
-	_, httpAddr, adminAddr = id.Addrs()
-	backends = append(backends, edge.Backend{Name: identity.Name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: id.Handler(), Ready: id.Ready})
-	g.Go(func() error { return id.Run(gctx) })
-	log.Info("service started", "name", identity.Name, "http", httpAddr, "admin", adminAddr)
+	kcfg.ServiceName = checkout.Name
+	kcfg.CatalogAddr = catalogAddr
+	kcfg.Auth.IdentityAddr = identityAddr
+	kcfg.DevSeed = true
+	ck, err := checkout.New(gctx, kcfg, os.Stdout)
+	if _, err := launch(checkout.Name, ck, err); err != nil {
+		return err
+	}
 
 	for _, name := range table.Services() {
 		if name == "web" {
@@ -168,6 +188,15 @@ func run(ctx context.Context) error {
 	err = g.Wait()
 	log.Info("stopped")
 	return err
+}
+
+// service is what the runner needs of every service's app.App.
+type service interface {
+	Listen() error
+	Addrs() (grpcAddr, httpAddr, adminAddr string)
+	Handler() http.Handler
+	Ready() bool
+	Run(ctx context.Context) error
 }
 
 func hasBackend(bs []edge.Backend, name string) bool {

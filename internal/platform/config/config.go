@@ -6,10 +6,12 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -166,4 +168,14 @@ type Database struct {
 // Kafka is the configuration of a service that publishes or consumes events.
 type Kafka struct {
 	Brokers []string `env:"KAFKA_BROKERS" default:"" doc:"comma-separated Kafka bootstrap brokers"`
+}
+
+// PrintEnv writes the variables cfg (a pointer to a config struct) reads, as a table.
+func PrintEnv(out io.Writer, cfg any) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
+	for _, v := range Describe(cfg) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Default, v.Doc)
+	}
+	_ = tw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
@@ -55,11 +54,4 @@ func Admin(ctx context.Context, cfg Config, cmd, arg string, out io.Writer) erro
 }
 
 // PrintEnv lists the environment variables the service reads.
-func PrintEnv(out io.Writer) {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	for _, v := range config.Describe(&Config{}) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Default, v.Doc)
-	}
-	_ = tw.Flush()
-}
+func PrintEnv(out io.Writer) { config.PrintEnv(out, &Config{}) }

@@ -18,9 +18,7 @@ import (
 	catalogv1 "github.com/hangar/hangar/gen/go/hangar/catalog/v1"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
-	"github.com/hangar/hangar/internal/platform/metrics"
 	"github.com/hangar/hangar/internal/platform/server"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/catalog/data"
 	"github.com/hangar/hangar/services/catalog/internal/adapters"
 	iapp "github.com/hangar/hangar/services/catalog/internal/app"
@@ -65,19 +63,11 @@ type App struct {
 
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
-	log, err := telemetry.NewLogger(logOut, cfg.LogLevel, cfg.LogFormat, cfg.ServiceName)
+	deps, shutdown, err := server.NewDeps(ctx, cfg.Platform, logOut)
 	if err != nil {
 		return nil, err
 	}
-	tp, shutdown, err := telemetry.NewTracerProvider(ctx, cfg.ServiceName, cfg.OTLPEndpoint, cfg.TraceSampleRate)
-	if err != nil {
-		return nil, err
-	}
-	reg := metrics.NewRegistry()
-	red, err := metrics.NewRED(reg, cfg.ServiceName)
-	if err != nil {
-		return nil, err
-	}
+	log := deps.Logger
 	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
 	if err != nil {
 		return nil, err
@@ -86,9 +76,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.cats = iapp.NewCatalogs(adapters.NewStore(pool), log)
 	a.cats.OnChange(a.plans.Prepare)
 
-	a.srv = server.New(cfg.ServiceName, cfg.Platform, server.Deps{
-		Logger: log, Registry: reg, Tracer: tp, Propagator: telemetry.Propagator(), RED: red,
-	})
+	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
 	catalogv1.RegisterCatalogServiceServer(a.srv.GRPC(), ports.NewGRPC(a.cats))
@@ -123,35 +111,11 @@ func (a *App) Run(ctx context.Context) error {
 
 func (a *App) startData(ctx context.Context) {
 	ready := a.srv.Ready()
-	if a.cfg.CreateIfMissing {
-		for ctx.Err() == nil {
-			err := db.EnsureDatabase(ctx, a.cfg.URL)
-			if err == nil {
-				break
-			}
-			ready.Set("database", err.Error())
-			a.log.WarnContext(ctx, "cannot create database yet; retrying", "err", err.Error())
-			sleep(ctx, 2*time.Second)
-		}
-	}
-	err := db.WaitReady(ctx, a.pool, db.DefaultBackoff, func(err error, next time.Duration) {
-		ready.Set("database", "unreachable")
-		a.log.WarnContext(ctx, "database unreachable; retrying", "err", err.Error(), "retry_in", next.String())
-	})
-	if err != nil {
+	report := func(reason string) { ready.Set("database", reason) }
+	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
-	for ctx.Err() == nil {
-		if err := a.prepareData(ctx); err != nil {
-			ready.Set("database", err.Error())
-			a.log.ErrorContext(ctx, "preparing catalogue data failed; retrying", "err", err.Error())
-			sleep(ctx, 5*time.Second)
-			continue
-		}
-		ready.Set("database", "")
-		ready.Set("catalogue", "")
-		break
-	}
+	ready.Set("catalogue", "")
 	a.cats.Watch(ctx, a.cfg.RefreshInterval)
 }
 
@@ -188,11 +152,4 @@ func Seed(ctx context.Context, store *adapters.Store, log *slog.Logger) error {
 		return store.Activate(ctx, cat.Version())
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }

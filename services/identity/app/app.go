@@ -5,11 +5,9 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"text/tabwriter"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -21,9 +19,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/internal/platform/metrics"
 	"github.com/hangar/hangar/internal/platform/server"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
 	iapp "github.com/hangar/hangar/services/identity/internal/app"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -80,14 +76,7 @@ func LoadConfig() (Config, error) {
 }
 
 // PrintEnv lists the variables Config reads.
-func PrintEnv(out io.Writer) {
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	for _, v := range config.Describe(&Config{}) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Default, v.Doc)
-	}
-	_ = tw.Flush()
-}
+func PrintEnv(out io.Writer) { config.PrintEnv(out, &Config{}) }
 
 // App is a configured, not yet running identity service.
 type App struct {
@@ -104,19 +93,11 @@ type App struct {
 
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
-	log, err := telemetry.NewLogger(logOut, cfg.LogLevel, cfg.LogFormat, cfg.ServiceName)
+	deps, shutdown, err := server.NewDeps(ctx, cfg.Platform, logOut)
 	if err != nil {
 		return nil, err
 	}
-	tp, shutdown, err := telemetry.NewTracerProvider(ctx, cfg.ServiceName, cfg.OTLPEndpoint, cfg.TraceSampleRate)
-	if err != nil {
-		return nil, err
-	}
-	reg := metrics.NewRegistry()
-	red, err := metrics.NewRED(reg, cfg.ServiceName)
-	if err != nil {
-		return nil, err
-	}
+	log := deps.Logger
 	hasher, err := domain.NewHasher(domain.Argon2Params{MemoryKiB: uint32(cfg.Argon2MemoryKiB), Time: uint32(cfg.Argon2Time), Threads: uint8(cfg.Argon2Threads)})
 	if err != nil {
 		return nil, err
@@ -125,7 +106,6 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	deps := server.Deps{Logger: log, Registry: reg, Tracer: tp, Propagator: telemetry.Propagator(), RED: red}
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps, mail: NewMailbox(50)}
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{
@@ -174,36 +154,9 @@ func (a *App) Run(ctx context.Context) error {
 
 func (a *App) startData(ctx context.Context) {
 	ready := a.srv.Ready()
-	if a.cfg.CreateIfMissing {
-		for ctx.Err() == nil {
-			err := db.EnsureDatabase(ctx, a.cfg.URL)
-			if err == nil {
-				break
-			}
-			ready.Set("database", err.Error())
-			a.log.WarnContext(ctx, "cannot create database yet; retrying", "err", err.Error())
-			sleep(ctx, 2*time.Second)
-		}
-	}
-	err := db.WaitReady(ctx, a.pool, db.DefaultBackoff, func(err error, next time.Duration) {
-		ready.Set("database", "unreachable")
-		a.log.WarnContext(ctx, "database unreachable; retrying", "err", err.Error(), "retry_in", next.String())
-	})
-	if err != nil {
+	report := func(reason string) { ready.Set("database", reason) }
+	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
-	}
-	for ctx.Err() == nil {
-		if err := a.prepareData(ctx); err != nil {
-			ready.Set("database", err.Error())
-			a.log.ErrorContext(ctx, "preparing identity data failed; retrying", "err", err.Error())
-			sleep(ctx, 5*time.Second)
-			continue
-		}
-		ready.Set("database", "")
-		break
-	}
-	if ctx.Err() != nil {
-		return
 	}
 	if len(a.cfg.Brokers) > 0 {
 		producer := kafka.NewProducer(a.cfg.Brokers, a.deps.Propagator)
@@ -248,12 +201,5 @@ func (a *App) sweepSessions(ctx context.Context) {
 			return
 		case <-time.After(interval):
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
 	}
 }

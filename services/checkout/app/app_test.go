@@ -1,0 +1,241 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	catalog "github.com/hangar/hangar/services/catalog/app"
+	"github.com/hangar/hangar/services/checkout/app"
+
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+)
+
+func lookup(vars map[string]string) config.Lookup {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+// start runs the real catalog and checkout apps on throwaway databases and answers the
+// checkout REST base URL.
+func start(t *testing.T, env map[string]string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var ccfg catalog.Config
+	if err := config.LoadFrom(&ccfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn"})); err != nil {
+		t.Fatal(err)
+	}
+	ccfg.ServiceName = catalog.Name
+	cat, err := catalog.New(ctx, ccfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	catDone := make(chan error, 1)
+	go func() { catDone <- cat.Run(ctx) }()
+	catGRPC, _, _ := cat.Addrs()
+
+	vars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "CATALOG_ADDR": catGRPC, "CHECKOUT_DEV_SEED": "true", "LOG_LEVEL": "warn"}
+	for k, v := range env {
+		vars[k] = v
+	}
+	var cfg app.Config
+	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ServiceName = app.Name
+	a, err := app.New(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-catDone
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for !a.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("checkout not ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, httpAddr, _ := a.Addrs()
+	return "http://" + httpAddr
+}
+
+func call(t *testing.T, method, url, body string, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	// The shared CSRF middleware: a browser echoes the XSRF-TOKEN cookie in the header.
+	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf")
+	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, b)
+	}
+	return resp.StatusCode, m
+}
+
+func items(m map[string]any) []map[string]any {
+	var out []map[string]any
+	inv, _ := m["invoice"].(map[string]any)
+	list, _ := inv["invoiceItems"].([]any)
+	for _, x := range list {
+		out = append(out, x.(map[string]any))
+	}
+	return out
+}
+
+func TestAPI(t *testing.T) {
+	base := start(t, map[string]string{"CHECKOUT_CODE_ATTEMPTS": "3", "CHECKOUT_CODE_WINDOW": "1h"})
+	pilot := "00000000-0000-4000-8000-000000000001"
+
+	t.Run("premium with an added Europe region in USD", func(t *testing.T) {
+		code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"currency":"USD","addOns":["performance","add_geo_eu"]}`)
+		it := items(m)
+		if code != 200 || len(it) != 2 || it[0]["amountInCents"] != 37000.0 || it[1]["amountInCents"] != 10000.0 {
+			t.Fatalf("%d %v", code, m)
+		}
+		inv := m["invoice"].(map[string]any)
+		if inv["subtotalInCents"] != 47000.0 || inv["taxInCents"] != 0.0 || inv["taxVatText"] != "Tax" || m["quoteId"] == "" {
+			t.Errorf("invoice %v", inv)
+		}
+	})
+	t.Run("business with quantity 1", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_us"],"quantity":1}`)
+		if errs, _ := m["errors"].([]any); len(errs) != 1 || errs[0] != "business plans require a minimum of two licenses" {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("typed quantity text becomes the minimum", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_us"],"quantity":"abc"}`)
+		if m["quantity"] != 2.0 {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("seeded subscriber downgrade", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"accountId":"`+pilot+`","addOns":["pro_plus","included_geo_us","add_geo_eu"]}`)
+		pc := m["planChange"].(map[string]any)
+		if pc["isDowngraded"] != true || pc["needsConfirmation"] != true {
+			t.Errorf("plan change %v", pc)
+		}
+		found := false
+		for _, it := range items(m) {
+			found = found || it["type"] == "SUBSCRIPTION_CREDIT" && it["description"] == "Credit for 143 unused days of Premium" && it["quantity"] == 0.0
+		}
+		if !found {
+			t.Errorf("no credit line: %v", items(m))
+		}
+		inv := m["invoice"].(map[string]any)
+		if inv["taxJurisdiction"] != "US-CA" || inv["taxInCents"] == 0.0 {
+			t.Errorf("tax from the subscription's billing contact: %v", inv)
+		}
+	})
+	t.Run("counter only grows per cart", func(t *testing.T) {
+		_, a := call(t, "POST", base+"/buy/api/invoice/preview", `{"cartId":"c1","counter":5}`)
+		_, b := call(t, "POST", base+"/buy/api/invoice/preview", `{"cartId":"c1","counter":1}`)
+		ca, cb := a["invoice"].(map[string]any)["counter"], b["invoice"].(map[string]any)["counter"]
+		if ca != "6" || cb != "7" {
+			t.Errorf("counters %v %v", ca, cb)
+		}
+	})
+	t.Run("unknown JSON fields are refused", func(t *testing.T) {
+		code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"nope":1}`)
+		if code != 400 || m["code"] != "invalid_argument" {
+			t.Errorf("%d %v", code, m)
+		}
+	})
+	t.Run("validate asks an existing customer to log in", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/validate", `{"email":"pilot@example.com","addOns":["performance","included_geo_us"]}`)
+		if m["status"] != "fail" || m["requireLogin"] != true {
+			t.Errorf("%v", m)
+		}
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{"email":"new@example.com","addOns":["performance","included_geo_us"]}`)
+		if m["status"] != "ok" {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("currency not allowed for the account", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/currency/validate", `{"currency":"EUR","accountId":"`+pilot+`"}`)
+		if m["errorCode"] != "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT" || m["message"] != "Sorry, that currency is not allowed for your account." {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("renewal price of the legacy subscriber", func(t *testing.T) {
+		code, m := call(t, "GET", base+"/buy/api/subscription/renewal-price?subscriptionId=10000000-0000-4000-8000-000000000006", "")
+		if code != 200 || m["legacyPlanReplaced"] != true || m["renewalAmountInCents"] != 19999.0 {
+			t.Errorf("%d %v", code, m)
+		}
+	})
+	t.Run("business can downgrade, child account cannot", func(t *testing.T) {
+		_, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId=00000000-0000-4000-8000-000000000002", "")
+		if m["canDowngrade"] != true {
+			t.Errorf("%v", m)
+		}
+		_, m = call(t, "GET", base+"/buy/api/business/can-downgrade?accountId=00000000-0000-4000-8000-000000000005", "")
+		if m["canDowngrade"] != false {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("promo code already used and gift in another currency", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/promo/validate", `{"code":"welcome5","configuration":{"accountId":"`+pilot+`"}}`, "X-Forwarded-For", "10.0.0.1")
+		if m["status"] != "fail" || m["message"] != "Code already used." {
+			t.Errorf("%v", m)
+		}
+		_, m = call(t, "POST", base+"/buy/api/promo/validate", `{"code":"GIFT-EUR-50","configuration":{"currency":"USD"}}`, "X-Forwarded-For", "10.0.0.1")
+		if m["kind"] != "gift" || m["errorCode"] != "GIFTCARD_CURRENCY_MISMATCH" {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("code guessing is rate-limited per client", func(t *testing.T) {
+		var code int
+		var m map[string]any
+		for i := range 5 {
+			code, m = call(t, "POST", base+"/buy/api/promo/validate", `{"code":"GUESS`+string(rune('A'+i))+`"}`, "X-Forwarded-For", "10.9.9.9")
+		}
+		if code != 429 || m["code"] != "resource_exhausted" || !strings.Contains(m["message"].(string), "Too many") {
+			t.Errorf("%d %v", code, m)
+		}
+	})
+}
+
+// The shared middleware guards checkout's non-safe routes: a POST without the XSRF echo is
+// refused before any pricing happens.
+func TestPreviewNeedsXSRF(t *testing.T) {
+	base := start(t, nil)
+	req, _ := http.NewRequest(http.MethodPost, base+"/buy/api/invoice/preview", strings.NewReader(`{"currency":"USD","addOns":["performance"]}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), `"code":"permission_denied"`) {
+		t.Errorf("POST without XSRF = %d %s; want 403 permission_denied", resp.StatusCode, b)
+	}
+}

@@ -1,0 +1,242 @@
+// Package adapters is checkout's PostgreSQL storage (subscriptions, account balances,
+// promotions, gift certificates) and its client of the catalog service.
+package adapters
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// Migrations are the checkout database's schema migrations.
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Store is checkout's database.
+type Store struct{ pool *pgxpool.Pool }
+
+// NewStore uses pool, already migrated.
+func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
+	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
+	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip`
+
+func scanSub(row pgx.Row) (*domain.Subscription, error) {
+	var s domain.Subscription
+	err := row.Scan(&s.ID, &s.AccountID, &s.Email, &s.Name, &s.PlanCode, &s.AddOns, &s.Quantity, &s.Currency, &s.PriceInCents,
+		&s.TermStart, &s.TermEnd, &s.PaymentSource, &s.PaymentMethod, &s.BillingMethod, &s.LicensingMethod,
+		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read subscription: %w", err)
+	}
+	return &s, nil
+}
+
+// Subscription answers a subscription by id, or nil.
+func (s *Store) Subscription(ctx context.Context, id string) (*domain.Subscription, error) {
+	return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id))
+}
+
+// SubscriptionOf answers the latest subscription of an account (by id, or else by e-mail), or nil.
+func (s *Store) SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error) {
+	if accountID != "" {
+		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE account_id = $1 ORDER BY term_end DESC LIMIT 1`, accountID))
+	}
+	if email != "" {
+		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE lower(email) = lower($1) ORDER BY term_end DESC LIMIT 1`, email))
+	}
+	return nil, nil
+}
+
+// PutSubscription inserts or replaces a subscription.
+func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) error {
+	nullable := func(v string) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
+		price_in_cents, term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
+		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)
+		ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, email = EXCLUDED.email, name = EXCLUDED.name,
+		plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons, quantity = EXCLUDED.quantity, currency = EXCLUDED.currency,
+		price_in_cents = EXCLUDED.price_in_cents, term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end,
+		payment_source = EXCLUDED.payment_source, payment_method = EXCLUDED.payment_method, billing_method = EXCLUDED.billing_method,
+		licensing_method = EXCLUDED.licensing_method, parent_account_id = EXCLUDED.parent_account_id,
+		organization_id = EXCLUDED.organization_id, military = EXCLUDED.military, valid = EXCLUDED.valid,
+		business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country, billing_zip = EXCLUDED.billing_zip,
+		updated_at = now()`,
+		sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
+		sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,
+		nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip)
+	if err != nil {
+		return fmt.Errorf("store subscription %s: %w", sub.ID, err)
+	}
+	return nil
+}
+
+// Account answers what pricing needs to know about an account (the zero Account with
+// FirstTime set when it has no subscription).
+func (s *Store) Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error) {
+	a := domain.Account{FirstTime: sub == nil}
+	if sub != nil {
+		for _, code := range sub.AddOns {
+			if strings.HasPrefix(code, "jepp_") {
+				a.HasChartCoverage = true
+			}
+		}
+	}
+	if accountID == "" {
+		return a, nil
+	}
+	err := s.pool.QueryRow(ctx, `SELECT currency, balance_in_cents FROM account_balances WHERE account_id = $1`, accountID).Scan(&a.BalanceCurrency, &a.BalanceInCents)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return a, fmt.Errorf("read account balance: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT code FROM promotion_redemptions WHERE account_id = $1`, accountID)
+	if err != nil {
+		return a, fmt.Errorf("read redemptions: %w", err)
+	}
+	a.UsedCodes, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return a, fmt.Errorf("read redemptions: %w", err)
+	}
+	return a, nil
+}
+
+// SetBalance sets an account's balance.
+func (s *Store) SetBalance(ctx context.Context, accountID, currency string, cents int64) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO account_balances (account_id, currency, balance_in_cents) VALUES ($1, $2, $3)
+		ON CONFLICT (account_id) DO UPDATE SET currency = EXCLUDED.currency, balance_in_cents = EXCLUDED.balance_in_cents`, accountID, currency, cents)
+	if err != nil {
+		return fmt.Errorf("store balance: %w", err)
+	}
+	return nil
+}
+
+// Promotions answers every promotion with its redemption count, keyed by lower-case code.
+// They are few and change rarely; the service keeps them in memory and reloads them.
+func (s *Store) Promotions(ctx context.Context) (map[string]*domain.Promotion, error) {
+	rows, err := s.pool.Query(ctx, `SELECT p.code, kind, percent_bp, amount_in_cents, coalesce(currency, ''), eligible_plans,
+		first_time_only, applies_new, applies_renewal, applies_upgrade, business_allowed, min_amount_cents,
+		valid_from, valid_until, max_redemptions, (SELECT count(*) FROM promotion_redemptions r WHERE r.code = p.code),
+		notice, notice_message, notice_audience, always_view, remove_on_notice FROM promotions p`)
+	if err != nil {
+		return nil, fmt.Errorf("read promotions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]*domain.Promotion{}
+	for rows.Next() {
+		var p domain.Promotion
+		var from, until *time.Time
+		if err := rows.Scan(&p.Code, &p.Kind, &p.PercentBP, &p.AmountInCents, &p.Currency, &p.EligiblePlans, &p.FirstTimeOnly,
+			&p.AppliesNew, &p.AppliesRenewal, &p.AppliesUpgrade, &p.BusinessAllowed, &p.MinAmountInCents, &from, &until,
+			&p.MaxRedemptions, &p.Redemptions, &p.Notice, &p.NoticeMessage, &p.NoticeAudience, &p.AlwaysView, &p.RemoveOnNotice); err != nil {
+			return nil, fmt.Errorf("read promotion: %w", err)
+		}
+		if from != nil {
+			p.ValidFrom = *from
+		}
+		if until != nil {
+			p.ValidUntil = *until
+		}
+		out[strings.ToLower(p.Code)] = &p
+	}
+	return out, rows.Err()
+}
+
+// PutPromotion inserts or replaces a promotion.
+func (s *Store) PutPromotion(ctx context.Context, p *domain.Promotion) error {
+	ts := func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return t
+	}
+	cur := any(nil)
+	if p.Currency != "" {
+		cur = p.Currency
+	}
+	plans := p.EligiblePlans
+	if plans == nil {
+		plans = []string{}
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO promotions (code, kind, percent_bp, amount_in_cents, currency, eligible_plans, first_time_only,
+		applies_new, applies_renewal, applies_upgrade, business_allowed, min_amount_cents, valid_from, valid_until, max_redemptions,
+		notice, notice_message, notice_audience, always_view, remove_on_notice)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+		ON CONFLICT (code) DO UPDATE SET kind = EXCLUDED.kind, percent_bp = EXCLUDED.percent_bp, amount_in_cents = EXCLUDED.amount_in_cents,
+		currency = EXCLUDED.currency, eligible_plans = EXCLUDED.eligible_plans, first_time_only = EXCLUDED.first_time_only,
+		applies_new = EXCLUDED.applies_new, applies_renewal = EXCLUDED.applies_renewal, applies_upgrade = EXCLUDED.applies_upgrade,
+		business_allowed = EXCLUDED.business_allowed, min_amount_cents = EXCLUDED.min_amount_cents, valid_from = EXCLUDED.valid_from,
+		valid_until = EXCLUDED.valid_until, max_redemptions = EXCLUDED.max_redemptions, notice = EXCLUDED.notice,
+		notice_message = EXCLUDED.notice_message, notice_audience = EXCLUDED.notice_audience, always_view = EXCLUDED.always_view,
+		remove_on_notice = EXCLUDED.remove_on_notice`,
+		strings.ToUpper(p.Code), p.Kind, p.PercentBP, p.AmountInCents, cur, plans, p.FirstTimeOnly, p.AppliesNew, p.AppliesRenewal,
+		p.AppliesUpgrade, p.BusinessAllowed, p.MinAmountInCents, ts(p.ValidFrom), ts(p.ValidUntil), p.MaxRedemptions,
+		p.Notice, p.NoticeMessage, p.NoticeAudience, p.AlwaysView, p.RemoveOnNotice)
+	if err != nil {
+		return fmt.Errorf("store promotion %s: %w", p.Code, err)
+	}
+	return nil
+}
+
+// Redeem records that an account used a promotion (idempotent).
+func (s *Store) Redeem(ctx context.Context, code, accountID string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO promotion_redemptions (code, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, strings.ToUpper(code), accountID)
+	if err != nil {
+		return fmt.Errorf("redeem %s: %w", code, err)
+	}
+	return nil
+}
+
+// Gifts answers the named gift certificates, keyed by lower-case code; unknown codes are absent.
+func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*domain.GiftCertificate, error) {
+	out := map[string]*domain.GiftCertificate{}
+	if len(codes) == 0 {
+		return out, nil
+	}
+	upper := make([]string, len(codes))
+	for i, c := range codes {
+		upper[i] = strings.ToUpper(strings.TrimSpace(c))
+	}
+	rows, err := s.pool.Query(ctx, `SELECT code, currency, balance_in_cents FROM gift_certificates WHERE code = ANY($1)`, upper)
+	if err != nil {
+		return nil, fmt.Errorf("read gift certificates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g domain.GiftCertificate
+		if err := rows.Scan(&g.Code, &g.Currency, &g.BalanceInCents); err != nil {
+			return nil, fmt.Errorf("read gift certificate: %w", err)
+		}
+		out[strings.ToLower(g.Code)] = &g
+	}
+	return out, rows.Err()
+}
+
+// PutGift inserts or replaces a gift certificate.
+func (s *Store) PutGift(ctx context.Context, g *domain.GiftCertificate) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO gift_certificates (code, currency, balance_in_cents) VALUES ($1, $2, $3)
+		ON CONFLICT (code) DO UPDATE SET currency = EXCLUDED.currency, balance_in_cents = EXCLUDED.balance_in_cents`,
+		strings.ToUpper(g.Code), g.Currency, g.BalanceInCents)
+	if err != nil {
+		return fmt.Errorf("store gift certificate %s: %w", g.Code, err)
+	}
+	return nil
+}

@@ -1,0 +1,90 @@
+package adapters
+
+import (
+	"context"
+	"time"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// Development accounts (services/checkout/README.md lists them). Account N has id
+// 00000000-0000-4000-8000-00000000000N and subscription 10000000-0000-4000-8000-00000000000N.
+const (
+	SeedPilot    = "00000000-0000-4000-8000-000000000001"
+	SeedBusiness = "00000000-0000-4000-8000-000000000002"
+	SeedMilitary = "00000000-0000-4000-8000-000000000003"
+	SeedBundle   = "00000000-0000-4000-8000-000000000004"
+	SeedChild    = "00000000-0000-4000-8000-000000000005"
+	SeedLegacy   = "00000000-0000-4000-8000-000000000006"
+	SeedAgency   = "00000000-0000-4000-8000-000000000007"
+)
+
+// SeedSubscriptionID answers the subscription id of a seeded account.
+func SeedSubscriptionID(account string) string { return "1" + account[1:] }
+
+// Seed writes the development data: one subscription per path of the store, promotions and
+// gift certificates. It is idempotent: every run resets the rows to the same shape relative
+// to now (e.g. the pilot always has 143 unused days), so dev and browser tests can rely on it.
+func Seed(ctx context.Context, s *Store, now time.Time) error {
+	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
+	sub := func(account, email, name, plan string, addOns []string, qty int, price int64) *domain.Subscription {
+		return &domain.Subscription{ID: SeedSubscriptionID(account), AccountID: account, Email: email, Name: name, PlanCode: plan,
+			AddOns: addOns, Quantity: qty, Currency: "USD", PriceInCents: price, TermStart: day(-222), TermEnd: day(143),
+			PaymentSource: "CREDIT_CARD", PaymentMethod: "CREDIT_CARD", BillingMethod: "TERM", Valid: true, BillingCountry: "US", BillingZip: "94105"}
+	}
+	mil := sub(SeedMilitary, "military@example.com", "Military Flight Bag Pro", "mfb_pro", []string{"mfb_pro"}, 1, 20000)
+	mil.Military = true
+	child := sub(SeedChild, "child@example.com", "Essential", "pro_plus", []string{"pro_plus", "included_geo_us"}, 1, 19999)
+	child.ParentAccountID, child.OrganizationID = SeedBusiness, SeedBusiness
+	agency := sub(SeedAgency, "agency@example.com", "Military Flight Bag One", "mfb_one", []string{"mfb_one", "included_geo_us"}, 1, 0)
+	agency.Military, agency.PaymentSource, agency.PaymentMethod = true, domain.PaymentThirdParty, "CHECK"
+	biz := sub(SeedBusiness, "business@example.com", "Business Pro", "business_pro", []string{"business_pro", "included_geo_us", "efb_bridge"}, 5, 5*25000+30000)
+	biz.OrganizationID, biz.LicensingMethod = SeedBusiness, "USER_ALLOCATION"
+	subs := []*domain.Subscription{
+		sub(SeedPilot, "pilot@example.com", "Premium", "performance", []string{"performance", "included_geo_us", "add_geo_eu"}, 1, 47000),
+		biz, mil,
+		sub(SeedBundle, "hondajet@example.com", "HondaJet Owners Bundle", "honda_jet_bundle", []string{"honda_jet_bundle", "included_geo_us", "honda_jet_bundle_elite"}, 2, 317560),
+		child,
+		sub(SeedLegacy, "legacy@example.com", "Pro (US)", "pro_us", []string{"pro_us"}, 1, 14999),
+		agency,
+	}
+	for _, x := range subs {
+		if err := s.PutSubscription(ctx, x); err != nil {
+			return err
+		}
+	}
+	if err := s.SetBalance(ctx, SeedPilot, "USD", 2500); err != nil {
+		return err
+	}
+	for _, p := range DevPromotions() {
+		if err := s.PutPromotion(ctx, p); err != nil {
+			return err
+		}
+	}
+	if err := s.Redeem(ctx, "WELCOME5", SeedPilot); err != nil {
+		return err
+	}
+	for _, g := range []*domain.GiftCertificate{
+		{Code: "GIFT-USD-100", Currency: "USD", BalanceInCents: 10000},
+		{Code: "GIFT-EUR-50", Currency: "EUR", BalanceInCents: 5000},
+	} {
+		if err := s.PutGift(ctx, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DevPromotions are the development promotions (README lists them).
+func DevPromotions() []*domain.Promotion {
+	return []*domain.Promotion{
+		{Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true, AppliesUpgrade: true},
+		{Code: "SAVE25", Kind: "fixed", AmountInCents: 2500, Currency: "USD", AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true, MinAmountInCents: 30000, BusinessAllowed: true},
+		{Code: "WELCOME5", Kind: "percent", PercentBP: 500, AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true},
+		{Code: "EAA2020", Kind: "percent", PercentBP: 2000, AppliesNew: true, FirstTimeOnly: true,
+			Notice: "EAA2020", NoticeMessage: "EAA members save 20% on their first year. The discount applies to first-time customers only.", NoticeAudience: "first_time"},
+		{Code: "BUNDLE2020", Kind: "percent", PercentBP: 1500, AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true,
+			Notice: "BUNDLE2020", NoticeMessage: "This promotion is not valid for customers who already have chart coverage.",
+			NoticeAudience: "has_chart_coverage", AlwaysView: true, RemoveOnNotice: true},
+	}
+}

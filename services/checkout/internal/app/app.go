@@ -1,0 +1,456 @@
+// Package app holds checkout's use cases: preview, validation, promo and currency checks,
+// renewal price and business downgrade, over the domain, the store and the catalogue kept
+// in memory.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// Store is checkout's storage.
+type Store interface {
+	Subscription(ctx context.Context, id string) (*domain.Subscription, error)
+	SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error)
+	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
+	Promotions(ctx context.Context) (map[string]*domain.Promotion, error)
+	Gifts(ctx context.Context, codes []string) (map[string]*domain.GiftCertificate, error)
+}
+
+// CatalogSource fetches the catalogue; nil when have is current.
+type CatalogSource interface {
+	Fetch(ctx context.Context, have string) (*domain.Catalog, error)
+}
+
+// Service is checkout's use cases. The catalogue and promotions are held in memory and
+// refreshed in the background, so a preview of a new cart touches no database.
+type Service struct {
+	rules    domain.Rules
+	store    Store
+	source   CatalogSource
+	log      *slog.Logger
+	now      func() time.Time
+	quoteKey []byte
+	cat      atomic.Pointer[domain.Catalog]
+	promos   atomic.Pointer[map[string]*domain.Promotion]
+	counters *Counters
+	limiter  *Limiter
+}
+
+// Options configure a Service.
+type Options struct {
+	Rules    domain.Rules
+	Now      func() time.Time
+	QuoteKey []byte
+	// CodeAttempts per CodeWindow are allowed per client and per account.
+	CodeAttempts int
+	CodeWindow   time.Duration
+}
+
+// New builds the service.
+func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
+		counters: NewCounters(100_000), limiter: NewLimiter(o.CodeAttempts, o.CodeWindow, o.Now)}
+	empty := map[string]*domain.Promotion{}
+	s.promos.Store(&empty)
+	return s
+}
+
+// SetCatalog installs a catalogue (tests, and the refresh loop).
+func (s *Service) SetCatalog(c *domain.Catalog) { s.cat.Store(c) }
+
+// Catalog answers the catalogue in use; Unavailable until one is loaded.
+func (s *Service) Catalog() (*domain.Catalog, error) {
+	c := s.cat.Load()
+	if c == nil {
+		return nil, errs.E(errs.Unavailable, "the catalogue is not loaded yet")
+	}
+	return c, nil
+}
+
+// RefreshCatalog fetches a newer catalogue if there is one; it answers whether one is loaded.
+func (s *Service) RefreshCatalog(ctx context.Context) (bool, error) {
+	have := ""
+	if c := s.cat.Load(); c != nil {
+		have = c.Version()
+	}
+	c, err := s.source.Fetch(ctx, have)
+	if err != nil {
+		return have != "", err
+	}
+	if c != nil {
+		s.cat.Store(c)
+		s.log.InfoContext(ctx, "catalogue loaded", "version", c.Version())
+	}
+	return true, nil
+}
+
+// RefreshPromotions reloads the promotions.
+func (s *Service) RefreshPromotions(ctx context.Context) error {
+	p, err := s.store.Promotions(ctx)
+	if err != nil {
+		return err
+	}
+	s.promos.Store(&p)
+	return nil
+}
+
+// lookup finds the subscription a configuration is about: by subscription id, else by the
+// account. A subscription of another account is ignored.
+func (s *Service) lookup(ctx context.Context, subscriptionID, accountID string) (*domain.Subscription, error) {
+	var sub *domain.Subscription
+	var err error
+	if id := domain.ExtractAccountID(subscriptionID); id != "" {
+		sub, err = s.store.Subscription(ctx, id)
+	} else if accountID != "" {
+		sub, err = s.store.SubscriptionOf(ctx, accountID, "")
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+	}
+	if sub != nil && accountID != "" && !strings.EqualFold(sub.AccountID, accountID) {
+		return nil, nil
+	}
+	return sub, nil
+}
+
+// Caller identifies who asks, for rate limits.
+type Caller struct{ Client string }
+
+func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, count bool) (*domain.Preview, error) {
+	cat, err := s.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	accountID := domain.ExtractAccountID(in.AccountID)
+	sub, err := s.lookup(ctx, in.SubscriptionID, accountID)
+	if err != nil {
+		return nil, err
+	}
+	if accountID == "" && sub != nil {
+		accountID = sub.AccountID
+	}
+	if sub != nil && in.Country == "" && in.Zip == "" {
+		// Tax follows the subscription's billing contact until the page sends another one.
+		in.Country, in.Zip = sub.BillingCountry, sub.BillingZip
+		if in.BusinessID == "" {
+			in.BusinessID = sub.BusinessID
+		}
+	}
+	cart := s.rules.Normalize(cat, in, sub)
+	if len(cart.PromoCodes)+len(cart.GiftCodes) > 0 {
+		if err := s.limiter.Allow(caller.Client, firstNonEmpty(accountID, strings.ToLower(cart.Email))); err != nil {
+			return nil, err
+		}
+	}
+	p := domain.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil}}
+	if accountID != "" {
+		if p.Account, err = s.store.Account(ctx, accountID, sub); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
+		}
+	}
+	if len(cart.GiftCodes) > 0 {
+		if p.Gifts, err = s.store.Gifts(ctx, cart.GiftCodes); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
+		}
+	}
+	if count {
+		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
+	}
+	return domain.PriceCart(cat, cart, p), nil
+}
+
+// Preview prices a configuration.
+func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (*domain.Preview, error) {
+	return s.price(ctx, in, caller, true)
+}
+
+// Validation is the server validation's answer.
+type Validation struct {
+	Preview      *domain.Preview
+	Errors       []string
+	RequireLogin bool
+}
+
+// MsgLoginRequired asks an existing customer to log in.
+const MsgLoginRequired = "An account already exists for this e-mail address. Please log in to continue."
+
+// Validate is the validation before payment. Until the identity service exists, whether
+// the buyer is logged in comes from the configuration (isLoggedIn).
+func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
+	pv, err := s.price(ctx, in, caller, true)
+	if err != nil {
+		return nil, err
+	}
+	v := &Validation{Preview: pv, Errors: domain.ValidateConfiguration(pv.Cart, in)}
+	for _, ce := range pv.CodeErrors {
+		if ce.Message != "" && !contains(v.Errors, ce.Message) {
+			v.Errors = append(v.Errors, ce.Message)
+		}
+	}
+	if !in.LoggedIn && pv.Cart.Email != "" {
+		existing, err := s.store.SubscriptionOf(ctx, "", pv.Cart.Email)
+		if err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+		}
+		if existing != nil {
+			v.RequireLogin = true
+			v.Errors = append(v.Errors, MsgLoginRequired)
+		}
+	}
+	return v, nil
+}
+
+// PromoCheck is the answer of the promo/gift code check.
+type PromoCheck struct {
+	Code, Kind, ErrorCode, Message, Currency string
+	OK                                       bool
+	DiscountInCents, BalanceInCents          int64
+	PromoInfo                                []domain.PromoInfo
+}
+
+// ValidatePromo checks one code against a configuration: a gift certificate if one has
+// that code, else a promotion. Rate-limited per client and per account.
+func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Input, caller Caller) (*PromoCheck, error) {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return nil, errs.Field("code", "Please enter a code.")
+	}
+	acct := firstNonEmpty(domain.ExtractAccountID(in.AccountID), strings.ToLower(domain.NormalizeEmail(in.Email)))
+	if err := s.limiter.Allow(caller.Client, acct); err != nil {
+		return nil, err
+	}
+	gifts, err := s.store.Gifts(ctx, []string{code})
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
+	}
+	in.PromoCodes, in.GiftCodes = nil, nil
+	kind := "promo"
+	if gifts[strings.ToLower(code)] != nil {
+		kind, in.GiftCodes = "gift", []string{code}
+	} else {
+		in.PromoCodes = []string{code}
+	}
+	// The limiter already counted this attempt; price without counting it again.
+	pv, err := s.priceUnlimited(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := &PromoCheck{Code: code, Kind: kind, OK: true, Currency: pv.Invoice.Currency, DiscountInCents: pv.Invoice.DiscountInCents,
+		BalanceInCents: pv.Invoice.GiftCreditInCents, PromoInfo: pv.PromoInfo}
+	for _, ce := range pv.CodeErrors {
+		out.OK, out.ErrorCode, out.Message = false, ce.ErrorCode, ce.Message
+	}
+	if kind == "gift" && out.OK {
+		out.BalanceInCents = gifts[strings.ToLower(code)].BalanceInCents
+	}
+	return out, nil
+}
+
+func (s *Service) priceUnlimited(ctx context.Context, in domain.Input) (*domain.Preview, error) {
+	return s.price(ctx, in, Caller{Client: unlimited}, false)
+}
+
+const unlimited = "\x00internal"
+
+// CurrencyCheck is the answer of the currency check.
+type CurrencyCheck struct {
+	OK                              bool
+	ErrorCode, Message, AccountCurr string
+}
+
+// ValidateCurrency says whether an account may buy in a currency: an account with a
+// subscription buys in its subscription's currency. Military buyers are not asked (the
+// modal is suppressed for them, spec 000 §8): their currency is fixed anyway.
+func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool) (*CurrencyCheck, error) {
+	cat, err := s.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	cur, ok := cat.Currency(currency)
+	if !ok {
+		return nil, errs.Field("currency", fmt.Sprintf("unknown currency %q", currency))
+	}
+	sub, err := s.store.SubscriptionOf(ctx, domain.ExtractAccountID(accountID), domain.NormalizeEmail(email))
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+	}
+	out := &CurrencyCheck{OK: true}
+	if sub != nil {
+		out.AccountCurr = sub.Currency
+		if !military && !strings.EqualFold(sub.Currency, cur.Code) {
+			out.OK, out.ErrorCode, out.Message = false, domain.CodeCurrencyNotAllowed, domain.MsgCurrencyNotAllowd
+		}
+	}
+	return out, nil
+}
+
+// RenewalPrice prices renewing a subscription as it stands (legacy plans replaced).
+func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*domain.Preview, error) {
+	id := domain.ExtractAccountID(subscriptionID)
+	if id == "" {
+		return nil, errs.Field("subscriptionId", "subscriptionId must be a subscription id")
+	}
+	sub, err := s.lookup(ctx, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if sub == nil {
+		return nil, errs.E(errs.NotFound, "no subscription %s", id)
+	}
+	return s.priceUnlimited(ctx, domain.Input{SubscriptionID: id, Currency: sub.Currency, Country: sub.BillingCountry, Zip: sub.BillingZip,
+		BusinessID: sub.BusinessID, Military: sub.Military})
+}
+
+// CanDowngrade says whether a business subscription may become an individual one: not a
+// group's child account, not third-party controlled, and a business subscription at all.
+func (s *Service) CanDowngrade(ctx context.Context, subscriptionID, accountID string) (bool, []string, error) {
+	sub, err := s.lookup(ctx, subscriptionID, domain.ExtractAccountID(accountID))
+	if err != nil {
+		return false, nil, err
+	}
+	if sub == nil {
+		return false, nil, errs.E(errs.NotFound, "no subscription for that account")
+	}
+	cat, err := s.Catalog()
+	if err != nil {
+		return false, nil, err
+	}
+	var problems []string
+	if e, ok := cat.Entry(sub.PlanCode); !ok || (e.PlanType != "business" && sub.Quantity <= 1) {
+		problems = append(problems, "This subscription is not a business subscription.")
+	}
+	if sub.ChildAccount() {
+		problems = append(problems, domain.MsgChildAccount)
+	}
+	if sub.ThirdParty() {
+		problems = append(problems, domain.MsgThirdParty)
+	}
+	if sub.BillingMethod == "QUARTERLY" && sub.PaymentMethod == "CHECK" {
+		problems = append(problems, "Quarterly-billed subscriptions paid by check are changed by sales. Please contact "+s.rules.SalesContact+".")
+	}
+	return len(problems) == 0, problems, nil
+}
+
+// Watch refreshes the catalogue and promotions every interval until ctx ends; failures are
+// logged and the copy in memory keeps serving.
+func (s *Service) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := s.RefreshCatalog(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "catalogue refresh failed; keeping the copy in memory", "err", err.Error())
+		}
+		if err := s.RefreshPromotions(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "promotions refresh failed; keeping the copy in memory", "err", err.Error())
+		}
+	}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Counters hands out per-cart counters that only grow, so the page can drop answers older
+// than the one it shows. A counter is above both the last one given for the cart and the
+// one the page sent. Bounded: past max carts the oldest generation is forgotten, and the
+// page's own counter keeps answers ordered.
+type Counters struct {
+	mu       sync.Mutex
+	max      int
+	cur, old map[string]int64
+}
+
+// NewCounters keeps up to max carts per generation.
+func NewCounters(max int) *Counters {
+	return &Counters{max: max, cur: map[string]int64{}, old: map[string]int64{}}
+}
+
+// Next answers the next counter of a cart.
+func (c *Counters) Next(cart string, sent int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := max(c.cur[cart], c.old[cart])
+	n := max(last, sent) + 1
+	if cart == "" {
+		return n
+	}
+	if len(c.cur) >= c.max {
+		c.old, c.cur = c.cur, map[string]int64{}
+	}
+	c.cur[cart] = n
+	return n
+}
+
+// Limiter limits code attempts per client and per account in fixed windows.
+type Limiter struct {
+	mu     sync.Mutex
+	limit  int
+	window time.Duration
+	now    func() time.Time
+	start  time.Time
+	counts map[string]int
+}
+
+// NewLimiter allows limit attempts per window per key.
+func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{limit: limit, window: window, now: now, counts: map[string]int{}}
+}
+
+// MsgTooManyCodes is the 429 message of the code rate limit.
+const MsgTooManyCodes = "Too many promo or gift code attempts. Please wait a minute and try again."
+
+// Allow counts an attempt of client and account and answers a resource-exhausted error
+// (HTTP 429) when either is over the limit.
+func (l *Limiter) Allow(client, account string) error {
+	if l.limit <= 0 || client == unlimited {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now := l.now(); now.Sub(l.start) >= l.window {
+		l.start, l.counts = now, map[string]int{}
+	}
+	over := false
+	for _, k := range []string{"c:" + client, "a:" + account} {
+		if k == "c:" || k == "a:" {
+			continue
+		}
+		l.counts[k]++
+		over = over || l.counts[k] > l.limit
+	}
+	if over {
+		return errs.E(errs.Exhausted, MsgTooManyCodes)
+	}
+	return nil
+}

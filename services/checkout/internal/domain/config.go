@@ -1,0 +1,188 @@
+package domain
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Plans the rules start from (spec 000 §4).
+const (
+	StartPlan             = "pro_plus"
+	MilitaryStartPlan     = "mfb_pro"
+	MilitaryIntlStartPlan = "mfb_pro_intl"
+	BundlePlan            = "honda_jet_bundle"
+	DowngradePlan         = "basic_plus"
+)
+
+// Licence limits (spec 000 §5, §9).
+const (
+	BusinessMinQuantity = 2
+	MaxQuantity         = 100
+	BundleQuantity      = 2
+	// SliderDefaultQuantity is the business quantity when none is given.
+	SliderDefaultQuantity = 2
+)
+
+// TestEmail is the e-mail value the page uses for test purchases; it is ignored
+// (treated as no e-mail) so that it never reaches an account (spec 000 §5).
+const TestEmail = "test@test.com"
+
+// Payment sources and methods that change the rules.
+const (
+	PaymentComplimentary = "COMPLIMENTARY"
+	PaymentThirdParty    = "THIRD_PARTY"
+)
+
+// Input is a configuration as sent by the page (spec 000 §3), before the rules.
+type Input struct {
+	Email            string
+	OrganizationName string
+	BusinessID       string
+	AccountID        string
+	SubscriptionID   string
+	Currency         string
+	AddOns           []string
+	// Quantity is the raw value: a number, typed text, or empty when unset.
+	Quantity          string
+	Military          bool
+	MilitaryIntl      bool
+	Bundle            bool
+	IsBusiness        bool
+	IsRenewal         bool
+	EulaChecked       bool
+	LicenseChecked    bool
+	JeppCustomerNo    string
+	Zip               string
+	Country           string
+	CardholderName    string
+	GiftCodes         []string
+	PromoCodes        []string
+	Upgrade           string
+	Extras            []string
+	BusinessDowngrade bool
+	PaymentMethod     string
+	ChartChoice       *ChartChoice
+	ViewedPromos      []string
+	LoggedIn          bool
+	CartID            string
+	Counter           int64
+}
+
+// Subscription is an account's current subscription, as stored by checkout.
+type Subscription struct {
+	ID              string
+	AccountID       string
+	Email           string
+	Name            string
+	PlanCode        string
+	AddOns          []string
+	Quantity        int
+	Currency        string
+	PriceInCents    int64 // what the current term cost, before tax
+	TermStart       time.Time
+	TermEnd         time.Time
+	PaymentSource   string
+	PaymentMethod   string
+	BillingMethod   string
+	LicensingMethod string
+	ParentAccountID string
+	OrganizationID  string
+	Military        bool
+	Valid           bool
+	BusinessID      string
+	BillingCountry  string
+	BillingZip      string
+}
+
+// ThirdParty reports whether a third party controls the subscription (spec 000 §6).
+func (s *Subscription) ThirdParty() bool { return s.PaymentSource == PaymentThirdParty }
+
+// ChildAccount reports whether the subscription belongs to a group's child account.
+func (s *Subscription) ChildAccount() bool { return s.ParentAccountID != "" }
+
+// Adjustment is a change the rules made, with its reason for people.
+type Adjustment struct {
+	Code   string
+	Action string // removed, added, replaced
+	Reason string
+}
+
+// Cart is a configuration after the rules: what gets priced.
+type Cart struct {
+	Plan            *Entry
+	AddOns          []string // plan first, then add-ons in selection order
+	Quantity        int
+	Currency        Currency
+	Business        bool
+	Military        bool
+	MilitaryIntl    bool
+	Bundle          bool
+	Renewal         bool
+	Existing        *Subscription
+	LegacyReplaced  bool
+	ReplacedPlan    string
+	RegionMode      string // radio, checkbox, none
+	ChartsDisabled  bool
+	Adjustments     []Adjustment
+	Errors          []string
+	PlanErrors      []string
+	SelectionErrors []string
+	Email           string
+	AccountID       string
+	BusinessID      string
+	Country         string
+	Zip             string
+	PaymentMethod   string
+	PromoCodes      []string
+	GiftCodes       []string
+	ViewedPromos    []string
+}
+
+// Has reports whether the cart contains code.
+func (c *Cart) Has(code string) bool {
+	for _, x := range c.AddOns {
+		if x == code {
+			return true
+		}
+	}
+	return false
+}
+
+var uuidRe = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// ExtractAccountID answers the UUID inside a value ("#/account/{id}?x" or a bare id),
+// lower case, or "" when there is none (spec 000 §5).
+func ExtractAccountID(v string) string { return strings.ToLower(uuidRe.FindString(v)) }
+
+// NormalizeEmail trims, turns spaces into plus signs (a '+' decoded from a URL arrives as a
+// space) and ignores the test value (spec 000 §5).
+func NormalizeEmail(v string) string {
+	v = strings.ReplaceAll(strings.TrimSpace(v), " ", "+")
+	if strings.EqualFold(v, TestEmail) {
+		return ""
+	}
+	return v
+}
+
+// NormalizeCountry upper-cases a country and maps 'eu' to DE (spec 000 §5, spec 001 §5).
+func NormalizeCountry(v string) string {
+	v = strings.ToUpper(strings.TrimSpace(v))
+	if v == "EU" {
+		return "DE"
+	}
+	return v
+}
+
+// ParseQuantity reads a typed quantity: ok is false when it is not a number.
+func ParseQuantity(raw string) (int, bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return 0, false
+	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil && f >= -1e9 && f <= 1e9 {
+		return int(f), true
+	}
+	return 0, false
+}

@@ -1,0 +1,487 @@
+package domain
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Invoice item types (spec 000 §3).
+const (
+	ItemPlan           = "PLAN"
+	ItemPlanAddOn      = "PLAN_ADD_ON"
+	ItemPlanDiscount   = "PLAN_DISCOUNT"
+	ItemGiftDiscount   = "GIFT_CERTIFICATE_DISCOUNT"
+	ItemSubscriptionCr = "SUBSCRIPTION_CREDIT"
+	ItemAccountBalance = "ACCOUNT_BALANCE"
+	PlanTypeHidden     = "hiddenPlan"
+	BundleItemBundle   = "BUNDLE"
+	BundleItemOption   = "BUNDLE_OPTION"
+	BundleItemAddOn    = "BUNDLE_ADD_ON"
+)
+
+// QuoteTTL is how long a preview's quote may be submitted.
+const QuoteTTL = 30 * time.Minute
+
+// Line is one invoice line. AmountInCents = UnitAmountInCents * Quantity, or the unit amount
+// when the line has no add-on code (then Quantity is 0). Discounts and credits are negative.
+type Line struct {
+	Type              string
+	AddOnCode         string
+	PlanType          string
+	Description       string
+	Reason            string
+	UnitAmountInCents int64
+	Quantity          int64
+	AmountInCents     int64
+	Key               string
+	BundleAddOnCode   string
+	BundleItemType    string
+	// PostTax lines (gift certificates, account balance) pay the invoice; they are not
+	// part of the subtotal.
+	PostTax bool
+}
+
+// Invoice is a priced cart.
+type Invoice struct {
+	Currency               string
+	Lines                  []Line
+	SubtotalInCents        int64 // sum of the lines that are not PostTax
+	TaxInCents             int64
+	TotalInCents           int64 // subtotal + tax + PostTax lines, never negative
+	ChargesInCents         int64 // sum of plan and add-on lines
+	DiscountInCents        int64
+	CreditInCents          int64 // subscription credit used on this invoice
+	CreditToAccountInCents int64 // subscription credit left over, to the account balance
+	GiftCreditInCents      int64
+	AccountBalanceInCents  int64
+	Tax                    TaxRule
+	Counter                int64
+	Errors                 []string
+	PlanErrors             []string
+	SelectionErrors        []string
+}
+
+// PlanChange is the comparison with the current subscription (spec 000 §4).
+type PlanChange struct {
+	Show, Upgraded, Downgraded, RegionChange, JeppChange, FeatureChange bool
+	RunwayChange, Sunsetting, NeedsConfirmation                         bool
+	Message, SunsetMessage                                              string
+	SunsettingAddOns                                                    []string
+}
+
+// Pricing is everything besides the cart that a preview depends on. The app layer loads
+// it (promotions, gift certificates and the account are data) before calling Preview.
+type Pricing struct {
+	Now        time.Time
+	Promotions map[string]*Promotion       // by lower-case code
+	Gifts      map[string]*GiftCertificate // by lower-case code
+	Account    Account
+	Counter    int64
+	QuoteKey   []byte
+}
+
+// Preview is the answer of the invoice preview.
+type Preview struct {
+	Cart          *Cart
+	Invoice       Invoice
+	PlanChange    PlanChange
+	PromoInfo     []PromoInfo
+	CodeErrors    []CodeError
+	QuoteID       string
+	QuoteExpires  time.Time
+	QuoteHash     string
+	RenewalAmount int64
+	RenewalDate   time.Time
+	TermStart     time.Time
+	CatalogVer    string
+}
+
+// perOrganization reports whether an entry is bought once per organisation rather than per
+// licence: business features (dispatch, runway tools, EFB bridge, flight tracking) and
+// runway-analysis packages (priced per aircraft tail). Everything else — the plan, regions,
+// feature add-ons, chart coverages and VFR packages — is per licence.
+func perOrganization(e *Entry) bool {
+	return e.FeatureGroup != "" || e.RunwayKind == "jet" || e.RunwayKind == "turboprop" || e.PricingType == "TAIL_ALLOCATION"
+}
+
+func termLabel(e *Entry) string {
+	if e.Months() == 3 {
+		return "3 months"
+	}
+	if e.Months() == 12 {
+		return "1 year"
+	}
+	return fmt.Sprintf("%d months", e.Months())
+}
+
+// PriceCart prices a normalised cart. It never fails: problems are in the error lists.
+func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
+	pv := &Preview{Cart: cart, CatalogVer: cat.Version()}
+	inv := &pv.Invoice
+	inv.Currency = cart.Currency.Code
+	inv.Counter = p.Counter
+	inv.Errors = slices.Clone(cart.Errors)
+	inv.PlanErrors = slices.Clone(cart.PlanErrors)
+	inv.SelectionErrors = slices.Clone(cart.SelectionErrors)
+	today := startOfDay(p.Now)
+
+	// Charges.
+	qty := int64(max(cart.Quantity, 1))
+	for _, code := range cart.AddOns {
+		e, ok := cat.Entry(code)
+		if !ok {
+			continue
+		}
+		price, ok := e.Prices[cart.Currency.Code]
+		if !ok {
+			continue // reported by the rules as 'Unavailable in ...'
+		}
+		unit := price.AmountInCents
+		if price.Included {
+			unit = 0
+		}
+		lineQty := qty
+		if perOrganization(e) || cart.Bundle {
+			lineQty = 1
+		}
+		reason := ""
+		l := Line{Type: ItemPlanAddOn, AddOnCode: code, PlanType: e.PlanType, Key: ItemPlanAddOn + ":" + code}
+		switch {
+		case e == cart.Plan:
+			l.Type, l.Key = ItemPlan, ItemPlan+":"+code
+			if cart.Business && len(e.Tiers) > 0 {
+				tier, tp := tierPrice(e, cart.Quantity, cart.Currency.Code)
+				if tp != nil {
+					unit = tp.AmountInCents
+					reason = fmt.Sprintf("%s for %d licences (price for %d or more)", e.Title, cart.Quantity, tier)
+				}
+			}
+			if reason == "" {
+				reason = "the plan you chose"
+				if cart.LegacyReplaced {
+					reason = "replaces your legacy plan " + cart.ReplacedPlan
+				}
+			}
+			if cart.Bundle {
+				l.BundleItemType = BundleItemBundle
+				reason = fmt.Sprintf("bundle with %d licences", cart.Quantity)
+			}
+		case cart.Bundle && e.RunwayKind == "bundle":
+			l.BundleItemType, l.BundleAddOnCode = BundleItemOption, cart.Plan.Code
+			reason = "runway analysis model included with the bundle"
+		case price.Included:
+			reason = "included with your plan"
+		case e.IsRegion():
+			reason = "region added to your plan"
+		case e.IsChart() && e.Chart.Platform == "web":
+			reason = "chart coverage on the web (App and Web are priced separately)"
+		case perOrganization(e):
+			reason = "bought once for the organisation"
+		default:
+			reason = "add-on you chose"
+		}
+		if lineQty > 1 && e != cart.Plan && !perOrganization(e) {
+			reason += fmt.Sprintf(", for each of %d licences", lineQty)
+		}
+		l.UnitAmountInCents, l.Quantity, l.AmountInCents = unit, lineQty, unit*lineQty
+		term := cart.Plan
+		if term == nil {
+			term = e
+		}
+		l.Description = fmt.Sprintf("%s — %s", e.Title, termLabel(term))
+		l.Reason = reason
+		if e.PlanType == PlanTypeHidden {
+			continue // spec 000 §3: hiddenPlan lines are dropped
+		}
+		inv.Lines = append(inv.Lines, l)
+		inv.ChargesInCents += l.AmountInCents
+	}
+
+	// Plan change, credit for the unused days, renewal terms.
+	pv.TermStart = today
+	change := cart.Existing != nil && changed(cart)
+	if cart.Existing != nil {
+		pv.PlanChange = detectChange(cat, cart)
+		if !change && cart.Existing.TermEnd.After(today) {
+			pv.TermStart = startOfDay(cart.Existing.TermEnd) // an unchanged renewal extends the term
+		}
+	}
+	months := 12
+	if cart.Plan != nil {
+		months = cart.Plan.Months()
+	}
+	pv.RenewalDate = pv.TermStart.AddDate(0, months, 0)
+	pv.RenewalAmount = inv.ChargesInCents
+
+	due := inv.ChargesInCents
+
+	// Promotions, in the order entered.
+	pu := purchase{business: cart.Business, renewal: cart.Renewal, upgrade: pv.PlanChange.Upgraded,
+		currency: cart.Currency.Code, charges: inv.ChargesInCents, now: p.Now}
+	if cart.Plan != nil {
+		pu.plan = cart.Plan.Code
+	}
+	var seen []string
+	for _, code := range cart.PromoCodes {
+		if containsFold(seen, code) {
+			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeAlreadyUsed, Message: MsgCodeUsed})
+			inv.Errors = append(inv.Errors, MsgCodeUsed)
+			continue
+		}
+		seen = append(seen, code)
+		promo := p.Promotions[strings.ToLower(code)]
+		if promo == nil {
+			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeNotValid, Message: MsgNotValid})
+			inv.Errors = append(inv.Errors, MsgNotValid)
+			continue
+		}
+		if n := promo.notice(p.Account); n != nil {
+			// A notice already viewed is not asked again, unless it must always be viewed.
+			if n.AlwaysView || !containsFold(cart.ViewedPromos, promo.Code) {
+				pv.PromoInfo = append(pv.PromoInfo, *n)
+			}
+			if n.RemoveCode {
+				pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: promo.Code, ErrorCode: CodePromoPop})
+				continue
+			}
+		}
+		pu.charges = due
+		d, cerr := promo.evaluate(p.Account, pu)
+		if cerr != nil {
+			pv.CodeErrors = append(pv.CodeErrors, *cerr)
+			inv.Errors = append(inv.Errors, cerr.Message)
+			continue
+		}
+		if d == 0 {
+			continue
+		}
+		due -= d
+		inv.DiscountInCents += d
+		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "Promotion " + promo.Code,
+			Reason: promoReason(promo), UnitAmountInCents: -d, AmountInCents: -d, Key: ItemPlanDiscount + ":" + strings.ToUpper(promo.Code)})
+	}
+
+	// Credit for the unused days of the current term: a change restarts the term today.
+	if change && cart.Existing.TermEnd.After(today) && strings.EqualFold(cart.Existing.Currency, cart.Currency.Code) {
+		days, credit := unusedCredit(cart.Existing, today)
+		if credit > 0 {
+			used := min(credit, due)
+			inv.CreditToAccountInCents = credit - used
+			inv.CreditInCents = used
+			due -= used
+			name := cart.Existing.Name
+			if e, ok := cat.Entry(cart.Existing.PlanCode); ok && name == "" {
+				name = e.Title
+			}
+			reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
+			if inv.CreditToAccountInCents > 0 {
+				reason += fmt.Sprintf("; %s goes to your account balance", formatMoney(inv.CreditToAccountInCents, cart.Currency))
+			}
+			inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
+				Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + cart.Existing.ID})
+		}
+	}
+
+	// Tax on what remains due before payment instruments.
+	inv.SubtotalInCents = due
+	inv.Tax = TaxFor(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
+	inv.TaxInCents = inv.Tax.Amount(due)
+	total := due + inv.TaxInCents
+
+	// Gift certificates and account balance pay the invoice.
+	for _, code := range cart.GiftCodes {
+		g := p.Gifts[strings.ToLower(code)]
+		switch {
+		case g == nil:
+			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeGiftNotFound, Message: MsgGiftNotFound})
+			inv.Errors = append(inv.Errors, MsgGiftNotFound)
+			continue
+		case !strings.EqualFold(g.Currency, cart.Currency.Code):
+			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeGiftCurrency, Message: MsgGiftCurrency})
+			inv.Errors = append(inv.Errors, MsgGiftCurrency)
+			continue
+		}
+		use := min(max(g.BalanceInCents, 0), total)
+		if use <= 0 {
+			continue
+		}
+		total -= use
+		inv.GiftCreditInCents += use
+		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + g.Code,
+			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", g.Code, formatMoney(g.BalanceInCents-use, cart.Currency)),
+			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + strings.ToUpper(g.Code), PostTax: true})
+	}
+	if b := p.Account.BalanceInCents; b > 0 && total > 0 && strings.EqualFold(p.Account.BalanceCurrency, cart.Currency.Code) {
+		use := min(b, total)
+		total -= use
+		inv.AccountBalanceInCents = use
+		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Account balance",
+			Reason:            fmt.Sprintf("paid from your account balance (%s available)", formatMoney(b, cart.Currency)),
+			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
+	}
+	inv.TotalInCents = total
+
+	pv.QuoteHash = quoteHash(cat.Version(), cart, inv)
+	pv.QuoteExpires = p.Now.Add(QuoteTTL).UTC().Truncate(time.Second)
+	pv.QuoteID = QuoteID(p.QuoteKey, pv.QuoteHash, pv.QuoteExpires)
+	return pv
+}
+
+func promoReason(p *Promotion) string {
+	if p.Kind == promoKindPercent {
+		return fmt.Sprintf("promotion %s: %s%% off", strings.ToUpper(p.Code), strconv.FormatFloat(float64(p.PercentBP)/100, 'f', -1, 64))
+	}
+	return fmt.Sprintf("promotion %s", strings.ToUpper(p.Code))
+}
+
+func tierPrice(e *Entry, qty int, cur string) (int, *Price) {
+	var out *Price
+	tier := 0
+	for i := range e.Tiers {
+		t := &e.Tiers[i]
+		if t.MinQuantity <= qty {
+			if p, ok := t.Price[cur]; ok {
+				out, tier = &p, t.MinQuantity
+			}
+		}
+	}
+	return tier, out
+}
+
+// unusedCredit answers the whole unused days of the current term and their value: the
+// price paid times unused/term days, rounded down so a credit never exceeds what was paid.
+func unusedCredit(s *Subscription, today time.Time) (int64, int64) {
+	start, end := startOfDay(s.TermStart), startOfDay(s.TermEnd)
+	termDays := int64(end.Sub(start).Hours() / 24)
+	unused := int64(end.Sub(today).Hours() / 24)
+	if termDays <= 0 || unused <= 0 || s.PriceInCents <= 0 {
+		return 0, 0
+	}
+	unused = min(unused, termDays)
+	return unused, s.PriceInCents * unused / termDays
+}
+
+// changed reports whether the cart differs from the current subscription (add-ons or
+// quantity); a renewal of the same configuration is not a change.
+func changed(c *Cart) bool {
+	ex := c.Existing
+	if ex.Quantity != c.Quantity {
+		return true
+	}
+	return !sameSet(visible(c.AddOns), visible(ex.AddOns))
+}
+
+func visible(codes []string) []string {
+	return slices.DeleteFunc(slices.Clone(codes), func(c string) bool { return strings.HasSuffix(c, "_not_purchased") })
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// detectChange compares the subscription's add-ons with the cart (spec 000 §4).
+func detectChange(cat *Catalog, c *Cart) PlanChange {
+	ex := c.Existing
+	var pc PlanChange
+	oldPlan, _ := cat.Entry(ex.PlanCode)
+	if c.Plan != nil && oldPlan != nil && c.Plan.Code != oldPlan.Code && !(c.LegacyReplaced && c.ReplacedPlan == oldPlan.Code) {
+		op, np := oldPlan.Prices[c.Currency.Code], c.Plan.Prices[c.Currency.Code]
+		switch {
+		case np.AmountInCents > op.AmountInCents:
+			pc.Upgraded = true
+		case np.AmountInCents < op.AmountInCents:
+			pc.Downgraded = true
+		}
+	}
+	kind := func(codes []string, pred func(*Entry) bool) []string {
+		var out []string
+		for _, code := range codes {
+			if e, ok := cat.Entry(code); ok && pred(e) {
+				out = append(out, code)
+			}
+		}
+		return out
+	}
+	isFeature := func(e *Entry) bool { return e.PlanType == "feature" && !e.IsRunway() }
+	isRunway := func(e *Entry) bool { return e.IsRunway() && e.PlanType != PlanTypeHidden }
+	isJepp := func(e *Entry) bool { return e.PlanType == "jeppesen" }
+	pc.RegionChange = !sameSet(kind(ex.AddOns, (*Entry).IsRegion), kind(c.AddOns, (*Entry).IsRegion)) && c.RegionMode != "none"
+	pc.JeppChange = !sameSet(kind(ex.AddOns, isJepp), kind(c.AddOns, isJepp))
+	pc.FeatureChange = !pc.Upgraded && !sameSet(kind(ex.AddOns, isFeature), kind(c.AddOns, isFeature))
+	pc.RunwayChange = !sameSet(kind(ex.AddOns, isRunway), kind(c.AddOns, isRunway))
+	for _, code := range ex.AddOns {
+		if e, ok := cat.Entry(code); ok && e.Deprecated && !slices.Contains(c.AddOns, code) && code != ex.PlanCode {
+			pc.SunsettingAddOns = append(pc.SunsettingAddOns, code)
+		}
+	}
+	pc.Sunsetting = len(pc.SunsettingAddOns) > 0
+	other := pc.RegionChange || pc.JeppChange || pc.FeatureChange || pc.RunwayChange || pc.Sunsetting
+	pc.NeedsConfirmation = (pc.Downgraded || other) && !c.Bundle
+	pc.Show = pc.NeedsConfirmation
+	if pc.NeedsConfirmation {
+		pc.Message = "Changing your subscription restarts it today; the unused time of your current term is credited. Proceed to checkout or keep editing."
+		if pc.Downgraded {
+			pc.Message = "You are downgrading your plan. " + pc.Message
+		}
+	}
+	if pc.Sunsetting {
+		var names []string
+		for _, code := range pc.SunsettingAddOns {
+			if e, ok := cat.Entry(code); ok {
+				names = append(names, e.Title)
+			}
+		}
+		pc.SunsetMessage = "No longer sold and removed at this change: " + strings.Join(names, ", ") + "."
+	}
+	return pc
+}
+
+// quoteHash is the SHA-256 of what was priced: catalogue and tax-table versions, the cart
+// and every line and total. Submit recomputes it and refuses a different one.
+func quoteHash(version string, c *Cart, inv *Invoice) string {
+	h := sha256.New()
+	w := func(parts ...any) { fmt.Fprintln(h, parts...) }
+	w("catalog", version, "tax", TaxRatesDate, inv.Tax.Jurisdiction, inv.Tax.ReverseCharge)
+	w("cart", c.Currency.Code, c.Quantity, strings.Join(c.AddOns, ","), c.AccountID, c.Email)
+	w("codes", strings.Join(c.PromoCodes, ","), strings.Join(c.GiftCodes, ","))
+	for _, l := range inv.Lines {
+		w("line", l.Key, l.UnitAmountInCents, l.Quantity, l.AmountInCents)
+	}
+	w("totals", inv.SubtotalInCents, inv.TaxInCents, inv.TotalInCents, inv.CreditToAccountInCents)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// QuoteID signs a quote hash and its expiry, so a later submit can check that it was
+// issued here and is still valid without storing previews.
+func QuoteID(key []byte, hash string, expires time.Time) string {
+	m := hmac.New(sha256.New, key)
+	fmt.Fprintf(m, "%s|%d", hash, expires.Unix())
+	return "q_" + strconv.FormatInt(expires.Unix(), 36) + "_" + hex.EncodeToString(m.Sum(nil))[:32]
+}
+
+func startOfDay(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func formatMoney(cents int64, cur Currency) string {
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	return fmt.Sprintf("%s%s%d.%02d", sign, cur.Symbol, cents/100, cents%100)
+}

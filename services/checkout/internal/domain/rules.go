@@ -1,0 +1,677 @@
+package domain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rules holds the settings of the configuration rules that are not catalogue data.
+type Rules struct {
+	// SalesContact fills '{sales contact}' in the spec's messages.
+	SalesContact string
+}
+
+// Messages of spec 000 §5 (exact wording).
+const (
+	MsgBusinessMinimum   = "business plans require a minimum of two licenses"
+	MsgSelectPlan        = "You must select at least one plan."
+	MsgNoRegion          = "No region(s) selected."
+	MsgSelectHondaJet    = "Please select a HondaJet runway analysis"
+	MsgPleaseConfirm     = "please confirm"
+	MsgEula              = "Please agree to our terms of use."
+	MsgEmail             = "Please enter your email address."
+	MsgOrganization      = "Please enter your organization name."
+	MsgCardBlank         = "Credit Card cannot be blank"
+	MsgNameBlank         = "Name cannot be blank"
+	MsgPostalBlank       = "Postal Code cannot be blank"
+	MsgSelectCountry     = "Please select a country"
+	MsgHuman             = "Please verify you are a human."
+	MsgCodeUsed          = "Code already used."
+	MsgChildAccount      = "Your subscription is managed by your group account. Please contact your account administrator to make changes."
+	MsgThirdParty        = "This subscription is controlled by a third party (Military Flight Bag for a national agency) and cannot be changed here."
+	MsgCurrencyNotAllowd = "Sorry, that currency is not allowed for your account."
+)
+
+// MsgAlreadyBusiness is the existing-business message of spec 000 §5.
+func (r Rules) MsgAlreadyBusiness() string {
+	return fmt.Sprintf("You are already subscribed under a business plan. Please contact %s if you would like to switch to an individual plan.", r.SalesContact)
+}
+
+// MsgMilitaryLicenses is the existing-military message of spec 000 §5.
+func (r Rules) MsgMilitaryLicenses() string {
+	return fmt.Sprintf("Please contact %s to add licenses to your Military Flight Bag subscription.", r.SalesContact)
+}
+
+// MsgContactSales is shown when more licences than the maximum are asked for.
+func (r Rules) MsgContactSales(max int) string {
+	return fmt.Sprintf("For more than %d licenses, please contact %s.", max, r.SalesContact)
+}
+
+// MsgUnavailableIn is spec 000 §5's 'Unavailable in {symbol}{currency}'.
+func MsgUnavailableIn(title string, cur Currency) string {
+	return fmt.Sprintf("%s: Unavailable in %s%s", title, cur.Symbol, cur.Code)
+}
+
+type builder struct {
+	cat   *Catalog
+	rules Rules
+	cart  *Cart
+	codes []string
+}
+
+func (b *builder) adjust(code, action, format string, args ...any) {
+	b.cart.Adjustments = append(b.cart.Adjustments, Adjustment{Code: code, Action: action, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) title(code string) string {
+	if e, ok := b.cat.Entry(code); ok {
+		return e.Title
+	}
+	return code
+}
+
+// remove drops the codes for which drop answers a reason.
+func (b *builder) remove(drop func(e *Entry) string) {
+	out := b.codes[:0]
+	for _, code := range b.codes {
+		e, _ := b.cat.Entry(code)
+		if e != nil && e != b.cart.Plan {
+			if reason := drop(e); reason != "" {
+				b.adjust(code, "removed", "%s", reason)
+				continue
+			}
+		}
+		out = append(out, code)
+	}
+	b.codes = out
+}
+
+func (b *builder) add(code, reason string) {
+	if !slices.Contains(b.codes, code) {
+		b.codes = append(b.codes, code)
+		b.adjust(code, "added", "%s", reason)
+	}
+}
+
+// Normalize applies the rules of spec 000 §4 to a configuration: start plan, renewal from
+// the existing subscription, upgrade and extras, business downgrade, legacy replacement,
+// quantity rules, regions, chart-provider choices and every mutual exclusion. Problems the
+// buyer must fix are in the cart's error lists; changes the rules made are Adjustments.
+func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
+	cart := &Cart{RegionMode: "checkbox", PaymentMethod: strings.ToUpper(strings.TrimSpace(in.PaymentMethod))}
+	b := &builder{cat: cat, rules: r, cart: cart}
+
+	// Who: e-mail and account id (the account id may arrive inside any UUID-shaped value).
+	cart.Email = NormalizeEmail(in.Email)
+	cart.AccountID = ExtractAccountID(in.AccountID)
+	if cart.AccountID == "" && cart.Email != "" && !strings.Contains(cart.Email, "@") {
+		cart.AccountID = ExtractAccountID(cart.Email)
+		if cart.AccountID != "" {
+			cart.Email = ""
+		}
+	}
+	cart.Country = NormalizeCountry(in.Country)
+	cart.Zip = strings.TrimSpace(in.Zip)
+	cart.BusinessID = strings.TrimSpace(in.BusinessID)
+	if cart.BusinessID != "" && cart.Country != "" && !cat.AllowsBusinessID(cart.Country) {
+		cart.BusinessID = "" // spec 000 §5: cleared outside the business-id country list
+	}
+	cart.ChartsDisabled = strings.TrimSpace(in.JeppCustomerNo) != ""
+	cart.PromoCodes = cleanCodes(in.PromoCodes)
+	cart.GiftCodes = cleanCodes(in.GiftCodes)
+	cart.ViewedPromos = cleanCodes(in.ViewedPromos)
+
+	// Currency: USD for unknown; military carts use the fixed default currency.
+	cur, ok := cat.Currency(in.Currency)
+	if !ok || in.Military || in.MilitaryIntl {
+		cur = cat.DefaultCurrency()
+	}
+	cart.Currency = cur
+	cart.Military = in.Military || in.MilitaryIntl
+	cart.MilitaryIntl = in.MilitaryIntl
+	cart.Bundle = in.Bundle
+
+	// New versus renewal.
+	b.codes = dedupe(in.AddOns)
+	qtyRaw := strings.TrimSpace(in.Quantity)
+	if existing != nil && existing.Valid {
+		cart.Existing = existing
+		cart.Renewal = true
+		if existing.PaymentMethod != "" && cart.PaymentMethod == "" {
+			cart.PaymentMethod = existing.PaymentMethod
+		}
+		if existing.PaymentSource == PaymentComplimentary && cart.PaymentMethod == "" {
+			cart.PaymentMethod = PaymentComplimentary
+		}
+		if len(b.codes) == 0 && !in.BusinessDowngrade {
+			b.codes = dedupe(existing.AddOns)
+		}
+		if qtyRaw == "" && existing.Quantity > 0 {
+			qtyRaw = fmt.Sprint(existing.Quantity)
+		}
+		if existing.Military {
+			cart.Military = true
+		}
+	}
+
+	// Unknown codes are reported and dropped.
+	b.codes = slices.DeleteFunc(b.codes, func(code string) bool {
+		if _, ok := cat.Entry(code); !ok {
+			cart.Errors = append(cart.Errors, fmt.Sprintf("Unknown add-on code %q.", code))
+			return true
+		}
+		return false
+	})
+
+	// Start plan, military and bundle.
+	switch {
+	case cart.Bundle:
+		b.startBundle(existing)
+	case cart.Military:
+		start := MilitaryStartPlan
+		if cart.MilitaryIntl {
+			start = MilitaryIntlStartPlan
+		}
+		if p := b.findPlan(); p == nil || p.PlanType != "military" {
+			b.setPlan(start, "military carts start from "+b.title(start))
+			if se, _ := cat.Entry(start); se != nil && !se.NoRegionSelection {
+				b.add(cur.DefaultRegion, "each plan includes one region")
+			}
+		}
+	case len(b.codes) == 0:
+		b.codes = []string{StartPlan, cur.DefaultRegion}
+	}
+
+	// Business downgrade: individual Starter with the default region, one licence.
+	if in.BusinessDowngrade {
+		b.codes = []string{DowngradePlan, cur.DefaultRegion}
+		qtyRaw = "1"
+		b.adjust(DowngradePlan, "replaced", "business downgrade to %s", b.title(DowngradePlan))
+	}
+
+	// Upgrade: a plan of the same type replaces the current one; extras are added.
+	if up := strings.TrimSpace(in.Upgrade); up != "" {
+		if ue, ok := cat.Entry(up); ok && ue.IsPlan() {
+			if p := b.findPlan(); p == nil || p.PlanType == ue.PlanType {
+				b.setPlan(up, "upgrade to "+ue.Title)
+			}
+		}
+	}
+	for _, x := range dedupe(in.Extras) {
+		if _, ok := cat.Entry(x); ok {
+			b.add(x, "requested as an extra")
+		}
+	}
+
+	// One plan: the last plan selected wins (plans are radio buttons).
+	plan := b.findPlan()
+	if plan == nil {
+		cart.PlanErrors = append(cart.PlanErrors, MsgSelectPlan)
+	}
+	cart.Plan = plan
+
+	// Quantity, first pass (legacy replacement depends on it).
+	preset := 0
+	if existing != nil {
+		preset = existing.Quantity
+	}
+	qty, numeric := ParseQuantity(qtyRaw)
+
+	// Legacy replacement.
+	if plan != nil && plan.ReplacedBy != "" {
+		legacy := plan.Deprecated || (cart.Renewal && existing != nil && existing.PlanCode == plan.Code)
+		businessQty := numeric && qty > 1
+		if plan.Code == "basic_us" && businessQty {
+			legacy = false // still sold as a business plan; only single-licence holders move to Starter
+		}
+		if legacy {
+			to := plan.ReplacedBy
+			if businessQty && plan.BusinessReplaced != "" {
+				to = plan.BusinessReplaced
+			}
+			if te, ok := cat.Entry(to); ok {
+				cart.LegacyReplaced, cart.ReplacedPlan = true, plan.Code
+				b.setPlan(to, fmt.Sprintf("%s is no longer sold; replaced by %s", plan.Title, te.Title))
+				if plan.NoRegionSelection && !te.NoRegionSelection && !slices.ContainsFunc(b.codes, func(c string) bool { e, _ := cat.Entry(c); return e != nil && e.IsRegion() }) {
+					b.add(cur.DefaultRegion, te.Title+" includes one region")
+				}
+				plan = te
+				cart.Plan = te
+			}
+		}
+	}
+
+	// Kind of purchase.
+	if plan != nil {
+		cart.Business = plan.PlanType == "business"
+		cart.Military = cart.Military || plan.PlanType == "military"
+		cart.MilitaryIntl = cart.MilitaryIntl || plan.MilitaryIntl
+		cart.Bundle = plan.PlanType == "bundle"
+	}
+	if existing != nil && existing.Valid && existing.Quantity > 1 && !cart.Military && plan != nil && plan.PlanType != "individual" {
+		cart.Business = true
+	}
+
+	// Quantity rules.
+	max := MaxQuantity
+	if preset > MaxQuantity {
+		max = preset + MaxQuantity
+	}
+	switch {
+	case cart.Bundle:
+		cart.Quantity = BundleQuantity
+	case cart.Business:
+		switch {
+		case qtyRaw == "":
+			cart.Quantity = SliderDefaultQuantity
+		case !numeric:
+			cart.Quantity = BusinessMinQuantity
+		case qty < BusinessMinQuantity:
+			cart.Errors = append(cart.Errors, MsgBusinessMinimum)
+			cart.Quantity = BusinessMinQuantity
+		default:
+			cart.Quantity = qty
+		}
+	case cart.Military:
+		cart.Quantity = qty
+		if !numeric || qty < 1 {
+			cart.Quantity = 1
+		}
+	default:
+		cart.Quantity = 1
+	}
+	if cart.Quantity > max {
+		cart.Errors = append(cart.Errors, r.MsgContactSales(max))
+		cart.Quantity = max
+	}
+	if existing != nil && existing.Valid {
+		newQty := cart.Quantity
+		if numeric {
+			newQty = qty
+		}
+		if existing.Quantity > 1 && !existing.Military && newQty <= 1 {
+			cart.Errors = append(cart.Errors, r.MsgAlreadyBusiness())
+		}
+		if existing.Military && existing.Quantity < 2 && newQty > 1 {
+			cart.Errors = append(cart.Errors, r.MsgMilitaryLicenses())
+		}
+		if existing.ChildAccount() {
+			cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
+		}
+		if existing.ThirdParty() {
+			cart.PlanErrors = append(cart.PlanErrors, MsgThirdParty)
+		}
+	}
+
+	if plan != nil {
+		b.applyChartChoice(in.ChartChoice)
+		b.applyPlanRules(in)
+		b.applyExclusions()
+		b.applyRegions()
+		b.applyBusinessPairs()
+		b.applyComplimentary()
+		b.checkSelections()
+	}
+	cart.AddOns = b.codes
+	return cart
+}
+
+func (b *builder) startBundle(existing *Subscription) {
+	codes := []string{BundlePlan}
+	src := b.codes
+	if len(src) == 0 && existing != nil {
+		src = existing.AddOns // the bundle starts from the subscription's geography and options
+	}
+	for _, code := range src {
+		e, _ := b.cat.Entry(code)
+		if e != nil && (e.IsRegion() || e.RunwayKind == "bundle") {
+			codes = append(codes, code)
+		}
+	}
+	if !slices.ContainsFunc(codes, func(c string) bool { e, _ := b.cat.Entry(c); return e != nil && e.IsRegion() }) {
+		codes = append(codes, b.cart.Currency.DefaultRegion)
+	}
+	for _, code := range b.codes {
+		if !slices.Contains(codes, code) {
+			if e, _ := b.cat.Entry(code); e != nil && !e.IsPlan() {
+				codes = append(codes, code)
+			}
+		}
+	}
+	b.codes = codes
+}
+
+// findPlan answers the last plan in the codes and removes every other plan.
+func (b *builder) findPlan() *Entry {
+	var plan *Entry
+	for _, code := range b.codes {
+		if e, _ := b.cat.Entry(code); e != nil && e.IsPlan() {
+			plan = e
+		}
+	}
+	if plan == nil {
+		return nil
+	}
+	b.codes = slices.DeleteFunc(b.codes, func(code string) bool {
+		e, _ := b.cat.Entry(code)
+		if e != nil && e.IsPlan() && e != plan {
+			b.adjust(code, "removed", "only one plan per subscription; %s was chosen", plan.Title)
+			return true
+		}
+		return false
+	})
+	// The plan leads.
+	i := slices.Index(b.codes, plan.Code)
+	b.codes = append([]string{plan.Code}, slices.Delete(b.codes, i, i+1)...)
+	return plan
+}
+
+func (b *builder) setPlan(code, reason string) {
+	b.codes = slices.DeleteFunc(b.codes, func(c string) bool {
+		e, _ := b.cat.Entry(c)
+		return e != nil && e.IsPlan()
+	})
+	b.codes = append([]string{code}, b.codes...)
+	b.adjust(code, "replaced", "%s", reason)
+}
+
+// applyPlanRules removes add-ons the plan or cart cannot have: forPlans, not_allowed_with
+// groups and multi-quantity, commercial charts in military carts, BYOP-only, and every
+// chart-provider plan while a chart-provider account number is typed.
+func (b *builder) applyPlanRules(in Input) {
+	cart, plan := b.cart, b.cart.Plan
+	planCodes := append([]string{plan.Code}, plan.BundleIncludes...)
+	planGroups := []string{plan.Group}
+	for _, inc := range plan.BundleIncludes {
+		if ie, ok := b.cat.Entry(inc); ok {
+			planGroups = append(planGroups, ie.Group)
+		}
+	}
+	if cart.Business {
+		planGroups = append(planGroups, "BUSINESS")
+	}
+	if cart.Military {
+		planGroups = append(planGroups, "MILITARY")
+	}
+	b.remove(func(e *Entry) string {
+		if e.IsPlan() {
+			return ""
+		}
+		if len(e.ForPlans) > 0 && !hasAny(e.ForPlans, planCodes) && !e.IsRegion() {
+			return fmt.Sprintf("%s is not available with %s", e.Title, plan.Title)
+		}
+		for _, g := range e.NotAllowed.Groups {
+			if slices.Contains(planGroups, g) {
+				return fmt.Sprintf("%s is not available with %s", e.Title, plan.Title)
+			}
+		}
+		if e.NotAllowed.MultiQuantity && cart.Quantity > 1 {
+			return fmt.Sprintf("%s is only sold with a single licence", e.Title)
+		}
+		if cart.Military && e.Chart != nil && !e.MilitarySupp {
+			return fmt.Sprintf("military carts do not include commercial chart coverage (%s)", e.Title)
+		}
+		if e.MilitarySupp && e.MilitaryIntl != cart.MilitaryIntl && cart.Military {
+			return fmt.Sprintf("%s is not available with %s", e.Title, plan.Title)
+		}
+		if e.Deprecated && !(cart.Existing != nil && slices.Contains(cart.Existing.AddOns, e.Code)) {
+			return fmt.Sprintf("%s is no longer sold", e.Title)
+		}
+		return ""
+	})
+	if strings.TrimSpace(in.JeppCustomerNo) != "" {
+		// An existing chart-provider account: its coverages are bought there, so chart-provider
+		// plans are removed and the coverage choices are disabled while a number is present.
+		cart.ChartsDisabled = true
+		b.remove(func(e *Entry) string {
+			if e.IsChart() && !e.MilitarySupp {
+				return fmt.Sprintf("%s comes with your chart-provider account", e.Title)
+			}
+			return ""
+		})
+	}
+}
+
+// applyExclusions walks the add-ons in selection order, so the later choice wins:
+// a coverage already covered by a broader selected one is dropped; a broader one removes
+// the narrower ones it excludes (the worldwide one every regional one, a VFR combination
+// its components, the all-Europe chart the country charts); not_allowed_with add-ons and
+// entries of the same manufacturer group replace each other.
+func (b *builder) applyExclusions() {
+	var kept []string
+	for _, code := range b.codes {
+		e, _ := b.cat.Entry(code)
+		if e == nil || e.IsPlan() {
+			kept = append(kept, code)
+			continue
+		}
+		covered := ""
+		for _, k := range kept {
+			if ke, _ := b.cat.Entry(k); ke != nil && slices.Contains(ke.Exclude, code) {
+				covered = ke.Title
+			}
+		}
+		if covered != "" {
+			b.adjust(code, "removed", "%s is already covered by %s", e.Title, covered)
+			continue
+		}
+		kept = slices.DeleteFunc(kept, func(k string) bool {
+			ke, _ := b.cat.Entry(k)
+			if ke == nil || ke.IsPlan() {
+				return false
+			}
+			switch {
+			case slices.Contains(e.Exclude, k):
+				b.adjust(k, "removed", "%s is covered by %s", ke.Title, e.Title)
+				return true
+			case slices.Contains(e.NotAllowed.AddOns, k) || slices.Contains(ke.NotAllowed.AddOns, code):
+				b.adjust(k, "removed", "%s cannot be combined with %s", ke.Title, e.Title)
+				return true
+			case e.PlanTypeGroup != "" && e.PlanTypeGroup == ke.PlanTypeGroup:
+				b.adjust(k, "removed", "%s replaces %s (one package per manufacturer group)", e.Title, ke.Title)
+				return true
+			}
+			return false
+		})
+		kept = append(kept, code)
+	}
+	b.codes = kept
+}
+
+// applyRegions: radio buttons (exactly one, included) for the three-month plan, none for
+// plans not available for region selection, checkboxes otherwise: one included region and
+// any number of paid ones.
+func (b *builder) applyRegions() {
+	cart, plan := b.cart, b.cart.Plan
+	switch {
+	case plan.DurationMonths == 3:
+		cart.RegionMode = "radio"
+		last := ""
+		for _, code := range b.codes {
+			if e, _ := b.cat.Entry(code); e != nil && e.IsRegion() {
+				last = code
+			}
+		}
+		if last == "" {
+			break
+		}
+		keep := "included_" + strings.TrimPrefix(strings.TrimPrefix(last, "add_"), "included_")
+		if _, ok := b.cat.Entry(keep); !ok {
+			keep = last
+		}
+		b.remove(func(e *Entry) string {
+			if e.IsRegion() && e.Code != keep {
+				return fmt.Sprintf("the %s includes one region", plan.Title)
+			}
+			return ""
+		})
+		if !slices.Contains(b.codes, keep) {
+			b.codes = append(b.codes, keep)
+			b.adjust(keep, "added", "the %s includes one region", plan.Title)
+		}
+	case plan.NoRegionSelection:
+		cart.RegionMode = "none"
+		b.remove(func(e *Entry) string {
+			if e.IsRegion() {
+				return fmt.Sprintf("%s is not available for region selection", plan.Title)
+			}
+			return ""
+		})
+		return
+	default:
+		// One included region; a second included one is charged as an added region, and an
+		// added region that is also the included one is dropped.
+		included := ""
+		for i, code := range b.codes {
+			e, _ := b.cat.Entry(code)
+			if e == nil || !e.IsIncludedRegion() {
+				continue
+			}
+			if included == "" {
+				included = code
+				continue
+			}
+			paid := "add_" + strings.TrimPrefix(code, "included_")
+			if _, ok := b.cat.Entry(paid); ok {
+				b.codes[i] = paid
+				b.adjust(paid, "replaced", "each plan includes one region; %s is charged as an added region", e.Title)
+			}
+		}
+		if included != "" {
+			dup := "add_" + strings.TrimPrefix(included, "included_")
+			b.remove(func(e *Entry) string {
+				if e.Code == dup {
+					return fmt.Sprintf("%s is already included with the plan", e.Title)
+				}
+				return ""
+			})
+		}
+		b.codes = dedupe(b.codes)
+	}
+	for _, code := range b.codes {
+		if e, _ := b.cat.Entry(code); e != nil && e.IsRegion() {
+			return
+		}
+	}
+	cart.Errors = append(cart.Errors, MsgNoRegion)
+}
+
+// applyBusinessPairs keeps each 'purchased vs not purchased' pair complete: a business cart
+// without a dispatch (or runway) feature carries the hidden 'not purchased' entry.
+func (b *builder) applyBusinessPairs() {
+	if !b.cart.Business {
+		return
+	}
+	for _, pair := range []struct {
+		groups []string
+		none   string
+	}{
+		{[]string{"dispatch"}, "dispatch_not_purchased"},
+		{[]string{"runway", "runway_analysis_ba"}, "runway_not_purchased"},
+	} {
+		ne, ok := b.cat.Entry(pair.none)
+		if !ok || !slices.Contains(ne.ForPlans, b.cart.Plan.Code) {
+			continue
+		}
+		has := false
+		for _, code := range b.codes {
+			if e, _ := b.cat.Entry(code); e != nil && code != pair.none && slices.Contains(pair.groups, e.FeatureGroup) {
+				has = true
+			}
+		}
+		if !has && !slices.Contains(b.codes, pair.none) {
+			b.codes = append(b.codes, pair.none)
+		}
+	}
+}
+
+// applyComplimentary: a complimentary Premium or Business Performance cart with both the
+// Canada/Alaska and the Africa coverage keeps only those two chart coverages.
+func (b *builder) applyComplimentary() {
+	c := b.cart
+	if c.PaymentMethod != PaymentComplimentary || (c.Plan.Code != "performance" && c.Plan.Code != "business_performance") {
+		return
+	}
+	region := func(name string) bool {
+		for _, code := range b.codes {
+			if e, _ := b.cat.Entry(code); e != nil && e.IsChart() && e.Chart.Region == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !region("Canada/Alaska") || !region("Africa") {
+		return
+	}
+	b.remove(func(e *Entry) string {
+		if e.IsChart() && e.Chart.Region != "Canada/Alaska" && e.Chart.Region != "Africa" {
+			return "complimentary subscriptions with Canada/Alaska and Africa coverage include no other chart coverage"
+		}
+		return ""
+	})
+}
+
+// checkSelections reports what the buyer still has to choose or cannot buy.
+func (b *builder) checkSelections() {
+	c := b.cart
+	if c.Bundle {
+		n := 0
+		for _, code := range b.codes {
+			if e, _ := b.cat.Entry(code); e != nil && e.RunwayKind == "bundle" {
+				n++
+			}
+		}
+		if n != 1 {
+			c.SelectionErrors = append(c.SelectionErrors, MsgSelectHondaJet)
+		}
+	}
+	for _, code := range b.codes {
+		e, _ := b.cat.Entry(code)
+		if e == nil {
+			continue
+		}
+		if _, ok := e.Prices[c.Currency.Code]; !ok {
+			c.Errors = append(c.Errors, MsgUnavailableIn(e.Title, c.Currency))
+			continue
+		}
+		// Runway analysis is sold in AUD only for the listed aircraft models.
+		if c.Currency.Code == "AUD" && (e.RunwayKind == "jet" || e.RunwayKind == "turboprop") && !b.cat.RunwaySoldInAUD(code) {
+			c.Errors = append(c.Errors, MsgUnavailableIn(e.Title, c.Currency))
+		}
+	}
+}
+
+func hasAny(list, want []string) bool {
+	for _, w := range want {
+		if slices.Contains(list, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(codes []string) []string {
+	out := make([]string, 0, len(codes))
+	for _, c := range codes {
+		c = strings.TrimSpace(c)
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cleanCodes trims codes, ignores empty ones and the page's placeholder pattern ('{code}',
+// 'CODE', '<code>'). Duplicates stay: pricing answers 'Code already used.' for them.
+func cleanCodes(codes []string) []string {
+	var out []string
+	for _, c := range codes {
+		c = strings.TrimSpace(c)
+		if c == "" || strings.HasPrefix(c, "{") || strings.HasPrefix(c, "<") || strings.EqualFold(c, "code") {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}

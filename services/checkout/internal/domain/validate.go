@@ -1,0 +1,68 @@
+package domain
+
+import (
+	"regexp"
+	"strings"
+)
+
+var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+
+// ValidEmail reports whether v looks like an e-mail address.
+func ValidEmail(v string) bool { return emailRe.MatchString(v) }
+
+// ValidateConfiguration is the server validation before payment (spec 000 §5): the cart's
+// own errors plus the licence agreement, EULA, e-mail and organization-name rules.
+func ValidateConfiguration(c *Cart, in Input) []string {
+	errs := append(append(append([]string{}, c.Errors...), c.PlanErrors...), c.SelectionErrors...)
+	if (c.Business || c.Military) && c.Quantity > 1 && !in.LicenseChecked {
+		errs = append(errs, MsgPleaseConfirm)
+	}
+	if c.Business && !in.EulaChecked {
+		errs = append(errs, MsgEula)
+	}
+	if c.AccountID == "" && (c.Email == "" || !ValidEmail(c.Email)) {
+		errs = append(errs, MsgEmail)
+	}
+	if c.Business && !c.Renewal && !in.LoggedIn && strings.TrimSpace(in.OrganizationName) == "" {
+		errs = append(errs, MsgOrganization)
+	}
+	return errs
+}
+
+// Payment is the payment form as submitted.
+type Payment struct {
+	Nonce             string
+	ExistingMethod    bool
+	CardholderName    string
+	Zip               string
+	Country           string
+	RecaptchaRequired bool
+	RecaptchaValue    string
+}
+
+// ValidatePayment checks the payment form (spec 000 §5, spec 001 §5).
+func ValidatePayment(p Payment) []string {
+	var errs []string
+	if strings.TrimSpace(p.Nonce) == "" && !p.ExistingMethod {
+		errs = append(errs, MsgCardBlank)
+	}
+	if strings.TrimSpace(p.CardholderName) == "" && !p.ExistingMethod {
+		errs = append(errs, MsgNameBlank)
+	}
+	if strings.TrimSpace(p.Zip) == "" {
+		errs = append(errs, MsgPostalBlank)
+	}
+	if strings.TrimSpace(p.Country) == "" {
+		errs = append(errs, MsgSelectCountry)
+	}
+	if p.RecaptchaRequired && strings.TrimSpace(p.RecaptchaValue) == "" {
+		errs = append(errs, MsgHuman)
+	}
+	return errs
+}
+
+// MissingBillingInfo reports incomplete billing information: a blank zipcode or country, or
+// a cardholder name without two words.
+func MissingBillingInfo(zip, country, cardholder string) bool {
+	return strings.TrimSpace(zip) == "" || strings.TrimSpace(country) == "" || len(strings.Fields(cardholder)) < 2
+}

@@ -1,0 +1,259 @@
+// Package ports serves checkout over gRPC (and REST through the gateway): it converts
+// between the contract and the domain and calls the use cases; nothing else.
+package ports
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// GRPC implements checkoutv1.CheckoutServiceServer.
+type GRPC struct {
+	checkoutv1.UnimplementedCheckoutServiceServer
+	svc *app.Service
+}
+
+// NewGRPC serves svc.
+func NewGRPC(svc *app.Service) *GRPC { return &GRPC{svc: svc} }
+
+// caller identifies the client for rate limits: the first X-Forwarded-For address the
+// gateway (or the Ingress) recorded, else the gRPC peer.
+func caller(ctx context.Context) app.Caller {
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		for _, k := range []string{"x-forwarded-for", "x-real-ip"} {
+			if v := md.Get(k); len(v) > 0 && v[0] != "" {
+				return app.Caller{Client: strings.TrimSpace(strings.Split(v[0], ",")[0])}
+			}
+		}
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		host := p.Addr.String()
+		if i := strings.LastIndex(host, ":"); i > 0 {
+			host = host[:i]
+		}
+		return app.Caller{Client: host}
+	}
+	return app.Caller{Client: "unknown"}
+}
+
+func (s *GRPC) PreviewInvoice(ctx context.Context, req *checkoutv1.PreviewInvoiceRequest) (*checkoutv1.PreviewInvoiceResponse, error) {
+	pv, err := s.svc.Preview(ctx, input(req.GetConfiguration()), caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return previewResponse(pv)
+}
+
+func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvoiceRequest) (*checkoutv1.ValidateInvoiceResponse, error) {
+	v, err := s.svc.Validate(ctx, input(req.GetConfiguration()), caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	inv, err := invoice(&v.Preview.Invoice)
+	if err != nil {
+		return nil, err
+	}
+	status := "ok"
+	if len(v.Errors) > 0 {
+		status = "fail"
+	}
+	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
+		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: &v.Preview.Invoice.Counter,
+		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.Preview.Cart.Existing != nil && v.Preview.Cart.Existing.OrganizationID != "")}, nil
+}
+
+func subAccount(c *domain.Cart) string {
+	if c.Existing != nil {
+		return c.Existing.AccountID
+	}
+	return ""
+}
+
+func (s *GRPC) ValidatePromo(ctx context.Context, req *checkoutv1.ValidatePromoRequest) (*checkoutv1.ValidatePromoResponse, error) {
+	r, err := s.svc.ValidatePromo(ctx, req.GetCode(), input(req.GetConfiguration()), caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	status := "ok"
+	if !r.OK {
+		status = "fail"
+	}
+	d, err := i32(r.DiscountInCents)
+	if err != nil {
+		return nil, err
+	}
+	b, err := i32(r.BalanceInCents)
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.ValidatePromoResponse{Status: status, Code: r.Code, Kind: r.Kind, ErrorCode: r.ErrorCode, Message: r.Message,
+		PromoInfoRequirements: promoInfo(r.PromoInfo), DiscountInCents: d, BalanceInCents: b, Currency: r.Currency}, nil
+}
+
+func (s *GRPC) ValidateCurrency(ctx context.Context, req *checkoutv1.ValidateCurrencyRequest) (*checkoutv1.ValidateCurrencyResponse, error) {
+	r, err := s.svc.ValidateCurrency(ctx, req.GetCurrency(), req.GetEmail(), req.GetAccountId(), req.GetMilitary())
+	if err != nil {
+		return nil, err
+	}
+	status := "ok"
+	if !r.OK {
+		status = "fail"
+	}
+	return &checkoutv1.ValidateCurrencyResponse{Status: status, ErrorCode: r.ErrorCode, Message: r.Message, AccountCurrency: r.AccountCurr}, nil
+}
+
+func (s *GRPC) GetRenewalPrice(ctx context.Context, req *checkoutv1.GetRenewalPriceRequest) (*checkoutv1.GetRenewalPriceResponse, error) {
+	pv, err := s.svc.RenewalPrice(ctx, req.GetSubscriptionId())
+	if err != nil {
+		return nil, err
+	}
+	inv, err := invoice(&pv.Invoice)
+	if err != nil {
+		return nil, err
+	}
+	amt, err := i32(pv.RenewalAmount)
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.GetRenewalPriceResponse{SubscriptionId: pv.Cart.Existing.ID, Currency: pv.Invoice.Currency, Invoice: inv,
+		RenewalAmountInCents: amt, RenewalDate: day(pv.RenewalDate), AddOns: pv.Cart.AddOns, LegacyPlanReplaced: &pv.Cart.LegacyReplaced}, nil
+}
+
+func (s *GRPC) CanDowngradeBusiness(ctx context.Context, req *checkoutv1.CanDowngradeBusinessRequest) (*checkoutv1.CanDowngradeBusinessResponse, error) {
+	ok, problems, err := s.svc.CanDowngrade(ctx, req.GetSubscriptionId(), req.GetAccountId())
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.CanDowngradeBusinessResponse{CanDowngrade: &ok, Errors: problems}, nil
+}
+
+// input converts the contract's configuration to the domain's.
+func input(c *checkoutv1.Configuration) domain.Input {
+	if c == nil {
+		return domain.Input{}
+	}
+	in := domain.Input{
+		Email: c.GetEmail(), OrganizationName: c.GetOrganizationName(), BusinessID: c.GetBusinessIdentificationNo(),
+		AccountID: c.GetAccountId(), SubscriptionID: c.GetSubscriptionId(), Currency: c.GetCurrency(), AddOns: c.GetAddOns(),
+		Quantity: quantity(c.GetQuantity()), Military: c.GetMilitary(), MilitaryIntl: c.GetMilitaryInternational(), Bundle: c.GetHjopaBundle(),
+		IsBusiness: c.GetIsBusiness(), IsRenewal: c.GetIsRenewal(), EulaChecked: c.GetIsEulaChecked(), LicenseChecked: c.GetIsLicenseAgreementChecked(),
+		JeppCustomerNo: c.GetJeppCustomerNo(), Zip: c.GetBillingInfo().GetZipcode(), Country: c.GetBillingInfo().GetCountry(),
+		CardholderName: c.GetCardholderName(), GiftCodes: c.GetGiftCertificateCode(), PromoCodes: c.GetDiscountPromoCode(),
+		Upgrade: c.GetUpgrade(), Extras: c.GetExtras(), BusinessDowngrade: c.GetBusinessDowngrade(), PaymentMethod: c.GetPaymentMethod(),
+		ViewedPromos: c.GetViewedPromoCodes(), LoggedIn: c.GetIsLoggedIn(), CartID: c.GetCartId(), Counter: c.GetCounter(),
+	}
+	if ch := c.GetChartChoice(); ch != nil {
+		in.ChartChoice = &domain.ChartChoice{Code: ch.GetAddOnCode(), Type: ch.GetType(), Checked: ch.GetChecked()}
+	}
+	return in
+}
+
+func quantity(v *structpb.Value) string {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		return strconv.FormatFloat(k.NumberValue, 'f', -1, 64)
+	case *structpb.Value_StringValue:
+		return k.StringValue
+	}
+	return ""
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// i32 narrows an amount for the wire. Quantities are capped, so amounts stay far below
+// 2^31 cents; if one ever does not, the service refuses rather than send a wrong number.
+func i32(v int64) (*int32, error) {
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		return nil, errs.E(errs.Invalid, "the amount of this configuration is too large to price online; please contact sales")
+	}
+	n := int32(v)
+	return &n, nil
+}
+
+func day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+func invoice(inv *domain.Invoice) (*checkoutv1.Invoice, error) {
+	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
+		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(inv.Counter),
+		Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors}
+	var err error
+	set := func(dst **int32, v int64) {
+		if err == nil {
+			*dst, err = i32(v)
+		}
+	}
+	set(&out.SubtotalInCents, inv.SubtotalInCents)
+	set(&out.TaxInCents, inv.TaxInCents)
+	set(&out.TotalInCents, inv.TotalInCents)
+	set(&out.CreditInCents, inv.CreditInCents)
+	set(&out.CreditToAccountInCents, inv.CreditToAccountInCents)
+	set(&out.GiftCertificateCreditInCents, inv.GiftCreditInCents)
+	set(&out.GiftCertificateCreditFromAccountInCents, inv.AccountBalanceInCents)
+	set(&out.DiscountInCents, inv.DiscountInCents)
+	set(&out.TaxRatePpm, inv.Tax.PPM())
+	for _, l := range inv.Lines {
+		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description, Reason: l.Reason,
+			Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType}
+		set(&it.UnitAmountInCents, l.UnitAmountInCents)
+		set(&it.Quantity, l.Quantity)
+		set(&it.AmountInCents, l.AmountInCents)
+		out.InvoiceItems = append(out.InvoiceItems, it)
+	}
+	return out, err
+}
+
+func promoInfo(list []domain.PromoInfo) []*checkoutv1.PromoInfoRequirement {
+	var out []*checkoutv1.PromoInfoRequirement
+	for _, p := range list {
+		out = append(out, &checkoutv1.PromoInfoRequirement{Code: p.Code, Notice: p.Notice, Message: p.Message, AlwaysView: ptr(p.AlwaysView), RemoveCode: ptr(p.RemoveCode)})
+	}
+	return out
+}
+
+func previewResponse(pv *domain.Preview) (*checkoutv1.PreviewInvoiceResponse, error) {
+	inv, err := invoice(&pv.Invoice)
+	if err != nil {
+		return nil, err
+	}
+	c := pv.Cart
+	pc := pv.PlanChange
+	out := &checkoutv1.PreviewInvoiceResponse{
+		Invoice: inv, Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors,
+		PromoInfoRequirements: promoInfo(pv.PromoInfo),
+		PlanChange: &checkoutv1.PlanChange{Show: ptr(pc.Show), IsUpgraded: ptr(pc.Upgraded), IsDowngraded: ptr(pc.Downgraded),
+			IsRegionChange: ptr(pc.RegionChange), IsJeppChange: ptr(pc.JeppChange), IsFeatureChange: ptr(pc.FeatureChange),
+			HasRunwayAnalysisFeatureChange: ptr(pc.RunwayChange), IsSubscriptionAddOnSunsetting: ptr(pc.Sunsetting),
+			NeedsConfirmation: ptr(pc.NeedsConfirmation), Message: pc.Message, SunsetMessage: pc.SunsetMessage, SunsettingAddOns: pc.SunsettingAddOns},
+		AddOns: c.AddOns, Quantity: ptr(int32(c.Quantity)), Currency: c.Currency.Code, IsBusiness: ptr(c.Business), IsRenewal: ptr(c.Renewal),
+		IsMilitary: ptr(c.Military), LegacyPlanReplaced: ptr(c.LegacyReplaced), ReplacedPlan: c.ReplacedPlan, RegionMode: c.RegionMode,
+		ChartCoveragesDisabled: ptr(c.ChartsDisabled), QuoteId: pv.QuoteID, QuoteExpiresAt: pv.QuoteExpires.UTC().Format(time.RFC3339),
+		QuoteHash: pv.QuoteHash, RenewalDate: day(pv.RenewalDate), TermStartDate: day(pv.TermStart), CatalogVersion: pv.CatalogVer,
+	}
+	if out.RenewalAmountInCents, err = i32(pv.RenewalAmount); err != nil {
+		return nil, err
+	}
+	for _, a := range c.Adjustments {
+		out.Adjustments = append(out.Adjustments, &checkoutv1.Adjustment{AddOnCode: a.Code, Action: a.Action, Reason: a.Reason})
+	}
+	for _, ce := range pv.CodeErrors {
+		out.CodeErrors = append(out.CodeErrors, &checkoutv1.CodeError{Code: ce.Code, ErrorCode: ce.ErrorCode, Message: ce.Message})
+	}
+	return out, nil
+}
