@@ -27,6 +27,7 @@ import (
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	checkout "github.com/hangar/hangar/services/checkout/app"
 	identity "github.com/hangar/hangar/services/identity/app"
+	payments "github.com/hangar/hangar/services/payments/app"
 )
 
 // Config is the dev runner's own configuration.
@@ -150,6 +151,24 @@ func run(ctx context.Context) error {
 	kcfg.DevSeed = true
 	ck, err := checkout.New(gctx, kcfg, os.Stdout)
 	if _, err := launch(checkout.Name, ck, err); err != nil {
+		return err
+	}
+
+	// payments resolves sessions through identity, runs the sandbox card processor with two
+	// development card readers and their simulator, and seeds a quarterly check-paying
+	// account (services/payments/README.md).
+	var pcfg payments.Config
+	if err := config.LoadFrom(&pcfg, env("payments")); err != nil {
+		return err
+	}
+	pcfg.ServiceName = payments.Name
+	pcfg.IdentityAddr = identityAddr
+	pcfg.DevSeed, pcfg.ReaderSimulator = true, true
+	if len(pcfg.CardReaders) == 0 {
+		pcfg.CardReaders = []string{"RDR-0001", "RDR-0002"}
+	}
+	pay, err := payments.New(gctx, pcfg, os.Stdout)
+	if _, err := launch(payments.Name, pay, err); err != nil {
 		return err
 	}
 

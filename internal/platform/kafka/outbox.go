@@ -134,3 +134,15 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	})
 	return n, err
 }
+
+// RunRelay relays pool's outbox to brokers until ctx ends. Without brokers it logs that
+// events stay in the outbox (they are relayed once the service runs with Kafka) and returns.
+func RunRelay(ctx context.Context, brokers []string, pool *pgxpool.Pool, prop propagation.TextMapPropagator, log *slog.Logger) {
+	if len(brokers) == 0 {
+		log.WarnContext(ctx, "no KAFKA_BROKERS: events stay in the outbox")
+		return
+	}
+	producer := NewProducer(brokers, prop)
+	defer producer.Close()
+	_ = (&Relay{Pool: pool, Producer: producer, Log: log}).Run(ctx)
+}

@@ -158,17 +158,10 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
-	if len(a.cfg.Brokers) > 0 {
-		producer := kafka.NewProducer(a.cfg.Brokers, a.deps.Propagator)
-		defer producer.Close()
-		relay := &kafka.Relay{Pool: a.pool, Producer: producer, Log: a.log}
-		go func() { _ = relay.Run(ctx) }()
-		if a.cfg.DevMail {
-			go a.runMailSink(ctx)
-		}
-	} else {
-		a.log.WarnContext(ctx, "no KAFKA_BROKERS: events stay in the outbox")
+	if a.cfg.DevMail && len(a.cfg.Brokers) > 0 {
+		go a.runMailSink(ctx)
 	}
+	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
 	a.sweepSessions(ctx)
 }
 

@@ -1,0 +1,217 @@
+// Package app assembles the payments service: configuration, telemetry, its database,
+// the card processor (the built-in sandbox), the outbox relay, the shared request security
+// (CSRF and sessions through identity) and its gRPC, REST, hosted-page and admin
+// listeners. main, the dev runner and the end-to-end tests build the same App.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/server"
+	"github.com/hangar/hangar/services/payments/internal/adapters"
+	iapp "github.com/hangar/hangar/services/payments/internal/app"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+	"github.com/hangar/hangar/services/payments/internal/ports"
+)
+
+// Name is the service name in logs, traces and metrics.
+const Name = "payments"
+
+// Topics payments publishes.
+const (
+	TopicPaymentCaptured = iapp.TopicPaymentCaptured
+	TopicPaymentRefunded = iapp.TopicPaymentRefunded
+)
+
+// devFingerprintKey keys card fingerprints when PAYMENTS_FINGERPRINT_KEY is unset (dev and
+// tests only; production sets the variable from a Secret).
+const devFingerprintKey = "hangar-dev-fingerprint-key-not-for-production"
+
+// Config is the payments service's configuration, read from the environment.
+type Config struct {
+	config.Platform
+	config.Database
+	config.Kafka
+	auth.Config
+
+	Gateway         string        `env:"PAYMENTS_GATEWAY" default:"sandbox" doc:"card processor adapter; only the built-in sandbox exists so far"`
+	FingerprintKey  string        `env:"PAYMENTS_FINGERPRINT_KEY" default:"" doc:"HMAC key of card fingerprints (set from a Secret in production); empty: a fixed development key"`
+	NonceTTL        time.Duration `env:"PAYMENTS_NONCE_TTL" default:"3h" doc:"life of a single-use payment nonce (sandbox)"`
+	SalesContact    string        `env:"PAYMENTS_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in 'contact sales' messages"`
+	CardReaders     []string      `env:"PAYMENTS_CARD_READERS" default:"" doc:"serial numbers of the sales-mode card readers"`
+	ReaderTimeout   time.Duration `env:"PAYMENTS_READER_TIMEOUT" default:"5m" doc:"how long a card-reader vault request waits for a card"`
+	ReaderSimulator bool          `env:"PAYMENTS_READER_SIMULATOR" default:"false" doc:"serve POST /buy/api/card-reader/simulate, a card reader for development (never in production)"`
+	DevSeed         bool          `env:"PAYMENTS_DEV_SEED" default:"false" doc:"create the development billing profiles on start (dev only)"`
+}
+
+// LoadConfig reads Config from the environment.
+func LoadConfig() (Config, error) {
+	var c Config
+	err := config.Load(&c)
+	if c.ServiceName == "" {
+		c.ServiceName = Name
+	}
+	if err == nil && c.URL == "" {
+		c.URL = "postgres://postgres@127.0.0.1:5432/hangar_payments?sslmode=disable"
+	}
+	return c, err
+}
+
+// PrintEnv lists the variables Config reads.
+func PrintEnv(out io.Writer) { config.PrintEnv(out, &Config{}) }
+
+// Option changes how New builds the App (tests).
+type Option func(*options)
+
+type options struct {
+	resolver auth.Resolver
+	now      func() time.Time
+}
+
+// WithResolver resolves sessions with r instead of identity over IDENTITY_ADDR.
+func WithResolver(r auth.Resolver) Option { return func(o *options) { o.resolver = r } }
+
+// WithClock uses now as the clock (nonce expiry, reader timeouts).
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// App is a configured, not yet running payments service.
+type App struct {
+	cfg           Config
+	log           *slog.Logger
+	srv           *server.Server
+	svc           *iapp.Service
+	store         *adapters.Store
+	pool          *pgxpool.Pool
+	deps          server.Deps
+	closeIdentity func() error // the identity connection; nil with an injected resolver
+	shutdown      func(context.Context) error
+}
+
+// New builds the service; logs go to logOut.
+func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*App, error) {
+	o := options{now: time.Now}
+	for _, f := range opts {
+		f(&o)
+	}
+	if cfg.Gateway != "sandbox" {
+		return nil, fmt.Errorf("PAYMENTS_GATEWAY=%q: only the sandbox gateway exists", cfg.Gateway)
+	}
+	deps, shutdown, err := server.NewDeps(ctx, cfg.Platform, logOut)
+	if err != nil {
+		return nil, err
+	}
+	log := deps.Logger
+	if cfg.MaxConns == 0 {
+		// A charge holds its connection for the processor call (duplicates wait on the row
+		// instead of racing), and every commit waits for the WAL flush: more connections
+		// let PostgreSQL's group commit flush many charges at once.
+		cfg.MaxConns = 32
+	}
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
+
+	resolver := o.resolver
+	if resolver == nil {
+		if cfg.IdentityAddr == "" {
+			log.WarnContext(ctx, "no IDENTITY_ADDR: every caller is anonymous")
+		}
+		resolver, a.closeIdentity, err = auth.DialIdentity(cfg.Config, deps.Tracer, deps.Propagator)
+		if err != nil {
+			return nil, err
+		}
+	}
+	key := cfg.FingerprintKey
+	if key == "" {
+		key = devFingerprintKey
+	}
+	gw := gateway.NewSandbox([]byte(key), cfg.NonceTTL, o.now)
+	a.store = adapters.NewStore(pool, deps.Propagator)
+	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout}, o.now, log)
+
+	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
+	a.srv.Ready().Require("database")
+	paymentsv1.RegisterPaymentsServiceServer(a.srv.GRPC(), ports.NewGRPC(a.svc))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+		return paymentsv1.RegisterPaymentsServiceHandler(ctx, mux, conn)
+	})
+	a.srv.Handle("GET "+ports.HostedFieldsPath, ports.HostedFields{ParentOrigins: cfg.AllowedOrigins})
+	if cfg.ReaderSimulator {
+		a.srv.Handle("POST "+ports.SimulatorPath, ports.Simulator{Svc: a.svc})
+	}
+	auth.Install(a.srv, auth.Options{Resolver: resolver, CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
+	return a, nil
+}
+
+// Listen binds the listeners (so callers can read Addrs before Run).
+func (a *App) Listen() error { return a.srv.Listen() }
+
+// Addrs answers the bound gRPC, HTTP and admin addresses.
+func (a *App) Addrs() (grpcAddr, httpAddr, adminAddr string) { return a.srv.Addrs() }
+
+// Handler is the public REST handler, for in-process callers (the dev edge).
+func (a *App) Handler() http.Handler { return a.srv.Handler() }
+
+// Ready reports whether the service is ready for traffic.
+func (a *App) Ready() bool { return a.srv.Ready().Ok() }
+
+// Run serves until ctx ends. The database is brought up in the background (readiness says
+// why not meanwhile); the outbox relay runs beside the listeners.
+func (a *App) Run(ctx context.Context) error {
+	defer a.pool.Close()
+	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
+	if a.closeIdentity != nil {
+		defer a.closeIdentity()
+	}
+	go a.startData(ctx)
+	return a.srv.Run(ctx)
+}
+
+func (a *App) startData(ctx context.Context) {
+	ready := a.srv.Ready()
+	report := func(reason string) { ready.Set("database", reason) }
+	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
+		return // shutting down
+	}
+	kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+}
+
+func (a *App) prepareData(ctx context.Context) error {
+	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+		return err
+	}
+	if a.cfg.DevSeed {
+		return a.Seed(ctx)
+	}
+	return nil
+}
+
+// DevQuarterlyCheckAccount is the development account billed quarterly by check: it may
+// not change its payment method ("contact sales").
+const DevQuarterlyCheckAccount = "20000000-0000-4000-8000-000000000001"
+
+// Seed writes the development billing profiles (idempotent).
+func (a *App) Seed(ctx context.Context) error {
+	_, err := a.svc.SetBillingProfile(ctx, DevQuarterlyCheckAccount, "INVOICE", "QUARTERLY", "")
+	if err != nil && errs.CodeOf(err) != errs.Conflict {
+		return err
+	}
+	return nil
+}

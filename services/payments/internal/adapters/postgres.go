@@ -1,0 +1,313 @@
+// Package adapters stores the payments service's state in its PostgreSQL database:
+// charges with their idempotency keys, refunds, vaulted methods' display data, billing
+// profiles and card-reader sessions, with events written to the outbox in the same
+// transaction as the state change.
+package adapters
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+)
+
+// Migrations are the payments database's schema migrations.
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Store is the payments database.
+type Store struct {
+	pool *pgxpool.Pool
+	prop propagation.TextMapPropagator
+}
+
+// NewStore uses pool, already migrated; prop carries trace context into outbox rows.
+func NewStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *Store {
+	return &Store{pool: pool, prop: prop}
+}
+
+const chargeCols = `id, idempotency_key, request_hash, status, amount, currency, captured_amount, refunded_amount,
+	customer_id, authorize_only, method_token, method_kind, card_brand, card_last4, card_exp_month, card_exp_year,
+	wallet_email, cardholder_name, failure_code, failure_message, processor_tx_id, reference, description, created_at, updated_at`
+
+func scanCharge(row pgx.Row) (domain.Charge, error) {
+	var c domain.Charge
+	var status, kind, brand string
+	err := row.Scan(&c.ID, &c.IdempotencyKey, &c.RequestHash, &status, &c.Amount, &c.Currency, &c.Captured, &c.Refunded,
+		&c.CustomerID, &c.AuthorizeOnly, &c.Method.Token, &kind, &brand, &c.Method.Card.Last4, &c.Method.Card.ExpMonth,
+		&c.Method.Card.ExpYear, &c.Method.Email, &c.Method.CardholderName, &c.FailureCode, &c.FailureMessage,
+		&c.ProcessorTxID, &c.Reference, &c.Description, &c.CreatedAt, &c.UpdatedAt)
+	c.Status, c.Method.Kind, c.Method.Card.Brand = domain.Status(status), domain.MethodKind(kind), domain.Brand(brand)
+	return c, err
+}
+
+// ChargeStep advances a charge with its row locked and answers the events to publish with
+// the change. It may call the processor.
+type ChargeStep func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error)
+
+// Charge runs the idempotent charge protocol in one transaction: insert c unless its key
+// exists (a concurrent insert of the same key waits for the first transaction to end);
+// otherwise lock the stored charge. A different request under the key is a Conflict. A
+// charge past pending is answered as stored (replayed); a pending one (new, or stuck on an
+// unknown processor outcome) is advanced by step and saved with its events.
+//
+// The processor is called with the row locked: duplicates wait instead of racing, which
+// costs a connection for the length of the processor call.
+func (s *Store) Charge(ctx context.Context, c domain.Charge, step ChargeStep) (out domain.Charge, replayed bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
+			authorize_only, reference, description, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`,
+			c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID, c.AuthorizeOnly,
+			c.Reference, c.Description, c.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("insert charge: %w", err)
+		}
+		cur := c
+		if tag.RowsAffected() == 0 {
+			cur, err = scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
+			if err != nil {
+				return fmt.Errorf("lock charge by key: %w", err)
+			}
+			if string(cur.RequestHash) != string(c.RequestHash) {
+				return domain.ErrKeyReused
+			}
+			if cur.Status != domain.Pending {
+				out, replayed = cur, true
+				return nil
+			}
+		}
+		events, err := step(ctx, &cur)
+		if err != nil {
+			return err
+		}
+		if err := saveCharge(ctx, tx, cur); err != nil {
+			return err
+		}
+		if err := kafka.Enqueue(ctx, tx, s.prop, events...); err != nil {
+			return err
+		}
+		out = cur
+		return nil
+	})
+	return out, replayed, err
+}
+
+func saveCharge(ctx context.Context, tx pgx.Tx, c domain.Charge) error {
+	_, err := tx.Exec(ctx, `UPDATE charges SET status = $2, captured_amount = $3, refunded_amount = $4, method_token = $5,
+		method_kind = $6, card_brand = $7, card_last4 = $8, card_exp_month = $9, card_exp_year = $10, wallet_email = $11,
+		cardholder_name = $12, failure_code = $13, failure_message = $14, processor_tx_id = $15, updated_at = $16 WHERE id = $1`,
+		c.ID, string(c.Status), c.Captured, c.Refunded, c.Method.Token, string(c.Method.Kind), string(c.Method.Card.Brand),
+		c.Method.Card.Last4, c.Method.Card.ExpMonth, c.Method.Card.ExpYear, c.Method.Email, c.Method.CardholderName,
+		c.FailureCode, c.FailureMessage, c.ProcessorTxID, c.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("save charge %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// GetCharge answers a charge.
+func (s *Store) GetCharge(ctx context.Context, id string) (domain.Charge, error) {
+	c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, errs.E(errs.NotFound, "charge not found")
+	}
+	return c, err
+}
+
+// UpdateCharge locks a charge and applies step (capture, void).
+func (s *Store) UpdateCharge(ctx context.Context, id string, step ChargeStep) (domain.Charge, error) {
+	var out domain.Charge
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		c, err := scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1 FOR UPDATE`, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.E(errs.NotFound, "charge not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock charge: %w", err)
+		}
+		events, err := step(ctx, &c)
+		if err != nil {
+			return err
+		}
+		if err := saveCharge(ctx, tx, c); err != nil {
+			return err
+		}
+		if err := kafka.Enqueue(ctx, tx, s.prop, events...); err != nil {
+			return err
+		}
+		out = c
+		return nil
+	})
+	return out, err
+}
+
+// RefundStep refunds a locked charge and answers the refund and its events.
+type RefundStep func(ctx context.Context, c *domain.Charge) (domain.Refund, []kafka.Event, error)
+
+// Refund locks the charge; a refund already made under (charge, key) is answered as it
+// was (replayed), otherwise step refunds and the refund is stored with its events.
+func (s *Store) Refund(ctx context.Context, chargeID, key string, step RefundStep) (r domain.Refund, c domain.Charge, replayed bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		c, err = scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1 FOR UPDATE`, chargeID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errs.E(errs.NotFound, "charge not found")
+		}
+		if err != nil {
+			return fmt.Errorf("lock charge: %w", err)
+		}
+		err = tx.QueryRow(ctx, `SELECT id, charge_id, idempotency_key, amount, reason, processor_id, created_at FROM refunds
+			WHERE charge_id = $1 AND idempotency_key = $2`, c.ID, key).
+			Scan(&r.ID, &r.ChargeID, &r.IdempotencyKey, &r.Amount, &r.Reason, &r.ProcessorID, &r.CreatedAt)
+		if err == nil {
+			replayed = true
+			return nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("find refund: %w", err)
+		}
+		var events []kafka.Event
+		r, events, err = step(ctx, &c)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO refunds (id, charge_id, idempotency_key, amount, reason, processor_id, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.ID, c.ID, key, r.Amount, r.Reason, r.ProcessorID, r.CreatedAt); err != nil {
+			return fmt.Errorf("insert refund: %w", err)
+		}
+		if err := saveCharge(ctx, tx, c); err != nil {
+			return err
+		}
+		return kafka.Enqueue(ctx, tx, s.prop, events...)
+	})
+	return r, c, replayed, err
+}
+
+// CountCharges answers how many charges hold key (tests of the exactly-once rule).
+func (s *Store) CountCharges(ctx context.Context, key string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM charges WHERE idempotency_key = $1`, key).Scan(&n)
+	return n, err
+}
+
+// PutMethod stores (or refreshes) a vaulted method's display data for a customer.
+func (s *Store) PutMethod(ctx context.Context, customer string, m domain.MethodSummary, postal, country string, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
+		card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+		ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
+		cardholder_name = EXCLUDED.cardholder_name, postal_code = EXCLUDED.postal_code, country = EXCLUDED.country,
+		updated_at = EXCLUDED.updated_at`,
+		m.Token, customer, string(m.Kind), string(m.Card.Brand), m.Card.Last4, m.Card.ExpMonth, m.Card.ExpYear, m.Email,
+		m.CardholderName, postal, country, now)
+	if err != nil {
+		return fmt.Errorf("store payment method: %w", err)
+	}
+	return nil
+}
+
+// Method answers a stored method by token.
+func (s *Store) Method(ctx context.Context, token string) (domain.MethodSummary, error) {
+	var m domain.MethodSummary
+	var kind, brand string
+	err := s.pool.QueryRow(ctx, `SELECT token, kind, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email,
+		cardholder_name FROM payment_methods WHERE token = $1`, token).
+		Scan(&m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear, &m.Email, &m.CardholderName)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, errs.E(errs.NotFound, "payment method not found")
+	}
+	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
+	return m, err
+}
+
+// BillingProfile answers an account's profile, or the default one when none is stored.
+func (s *Store) BillingProfile(ctx context.Context, account string) (domain.BillingProfile, error) {
+	p := domain.BillingProfile{AccountID: account}
+	var pay, period string
+	err := s.pool.QueryRow(ctx, `SELECT payment_method, billing_period, method_token, updated_at FROM billing_profiles
+		WHERE account_id = $1`, account).Scan(&pay, &period, &p.Token, &p.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return domain.DefaultProfile(account), nil
+	}
+	if err != nil {
+		return p, fmt.Errorf("read billing profile: %w", err)
+	}
+	p.Payment, p.Period = domain.PaymentType(pay), domain.BillingPeriod(period)
+	return p, nil
+}
+
+// PutBillingProfile stores a profile.
+func (s *Store) PutBillingProfile(ctx context.Context, p domain.BillingProfile) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO billing_profiles (account_id, payment_method, billing_period, method_token, updated_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO UPDATE SET payment_method = EXCLUDED.payment_method,
+		billing_period = EXCLUDED.billing_period, method_token = EXCLUDED.method_token, updated_at = EXCLUDED.updated_at`,
+		p.AccountID, string(p.Payment), string(p.Period), p.Token, p.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("store billing profile: %w", err)
+	}
+	return nil
+}
+
+// StartReaderSession cancels the reader's waiting sessions and stores the new one: a
+// reader collects one card at a time.
+func (s *Store) StartReaderSession(ctx context.Context, r domain.ReaderSession) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE reader_sessions SET status = 'cancelled', message = $2 WHERE reader = $1 AND status = 'waiting'`,
+			r.Reader, domain.MsgReaderSuperseded); err != nil {
+			return fmt.Errorf("cancel waiting reader sessions: %w", err)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO reader_sessions (context_id, reader, email, requested_by, status, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, r.ContextID, r.Reader, r.Email, r.RequestedBy, string(r.Status), r.CreatedAt, r.ExpiresAt)
+		if err != nil {
+			return fmt.Errorf("store reader session: %w", err)
+		}
+		return nil
+	})
+}
+
+const readerCols = `context_id::text, reader, email, requested_by, status, method_token, cardholder_name, message, created_at, expires_at`
+
+func scanReader(row pgx.Row) (domain.ReaderSession, error) {
+	var r domain.ReaderSession
+	var st string
+	err := row.Scan(&r.ContextID, &r.Reader, &r.Email, &r.RequestedBy, &st, &r.Token, &r.CardholderName, &r.Message, &r.CreatedAt, &r.ExpiresAt)
+	r.Status = domain.ReaderStatus(st)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, errs.E(errs.NotFound, "%s", domain.MsgNoReaderRequest)
+	}
+	return r, err
+}
+
+// ReaderSession answers a session by context id.
+func (s *Store) ReaderSession(ctx context.Context, id string) (domain.ReaderSession, error) {
+	return scanReader(s.pool.QueryRow(ctx, `SELECT `+readerCols+` FROM reader_sessions WHERE context_id::text = $1`, id))
+}
+
+// WaitingReaderSession answers the reader's newest waiting session.
+func (s *Store) WaitingReaderSession(ctx context.Context, reader string, now time.Time) (domain.ReaderSession, error) {
+	return scanReader(s.pool.QueryRow(ctx, `SELECT `+readerCols+` FROM reader_sessions
+		WHERE reader = $1 AND status = 'waiting' AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`, reader, now))
+}
+
+// FinishReaderSession records the outcome of a waiting session.
+func (s *Store) FinishReaderSession(ctx context.Context, r domain.ReaderSession) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE reader_sessions SET status = $2, method_token = $3, cardholder_name = $4, message = $5
+		WHERE context_id::text = $1 AND status = 'waiting'`, r.ContextID, string(r.Status), r.Token, r.CardholderName, r.Message)
+	if err != nil {
+		return fmt.Errorf("finish reader session: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errs.E(errs.Precondition, "%s", domain.MsgReaderSuperseded)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+// Package app holds the payments use cases: tokenising card fields, idempotent charges
+// and their captures, voids and refunds, payment-method updates under the billing-profile
+// rules, and the card-reader vault flow of sales mode.
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/adapters"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+)
+
+// Topics payments publishes (protobuf payloads of proto/hangar/payments/v1).
+const (
+	TopicPaymentCaptured = "hangar.payments.payment-captured.v1"
+	TopicPaymentRefunded = "hangar.payments.payment-refunded.v1"
+)
+
+// Policies are the service's settings.
+type Policies struct {
+	SalesContact  string
+	Readers       []string
+	ReaderTimeout time.Duration
+}
+
+// Service is the payments use cases.
+type Service struct {
+	store *adapters.Store
+	gw    gateway.Gateway
+	pol   Policies
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New builds the service.
+func New(store *adapters.Store, gw gateway.Gateway, pol Policies, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{store: store, gw: gw, pol: pol, now: now, log: log}
+}
+
+// NewID answers a random UUID (v4).
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// ClientToken answers the hosted fields' client authorization.
+func (s *Service) ClientToken(ctx context.Context) (string, error) {
+	c, _ := auth.CallerFrom(ctx)
+	return s.gw.ClientToken(ctx, c.AccountUUID)
+}
+
+// Tokenize turns card fields into a nonce. Only the summary is logged.
+func (s *Service) Tokenize(ctx context.Context, in domain.CardInput) (gateway.Nonce, error) {
+	n, err := s.gw.Tokenize(ctx, in)
+	if err != nil {
+		return n, s.gatewayErr(ctx, "tokenize card", err)
+	}
+	s.log.DebugContext(ctx, "card tokenized", "brand", string(n.Card.Brand), "last4", n.Card.Last4)
+	return n, nil
+}
+
+// TokenizeWallet runs the wallet 'vault' flow.
+func (s *Service) TokenizeWallet(ctx context.Context, email string) (gateway.Nonce, error) {
+	n, err := s.gw.TokenizeWallet(ctx, email)
+	if err != nil {
+		return n, s.gatewayErr(ctx, "tokenize wallet", err)
+	}
+	return n, nil
+}
+
+// gatewayErr classifies a processor error that is not a refusal: field errors pass on,
+// outages are Unavailable (detail logged only).
+func (s *Service) gatewayErr(ctx context.Context, what string, err error) error {
+	if d, ok := gateway.AsDeclined(err); ok {
+		return errs.E(errs.Invalid, "%s", d.Message)
+	}
+	switch errs.CodeOf(err) {
+	case errs.Invalid, errs.NotFound, errs.Precondition:
+		return err
+	}
+	return errs.Wrap(errs.Unavailable, fmt.Errorf("%s: %w", what, err), "The payment processor is unavailable. Please try again.")
+}
+
+// Charge charges once per idempotency key (see adapters.Store.Charge).
+func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Charge, bool, error) {
+	if err := r.Validate(); err != nil {
+		return domain.Charge{}, false, err
+	}
+	now := s.now()
+	var vaulted *domain.MethodSummary
+	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, now), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error) {
+		// The processor's idempotency key is the charge id: stable across retries of the key.
+		tx, err := s.gw.Authorize(ctx, gateway.AuthRequest{IdempotencyKey: c.ID, Amount: c.Amount, Currency: c.Currency,
+			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault})
+		now := s.now()
+		if d, ok := gateway.AsDeclined(err); ok {
+			return nil, c.Fail(d.Code, d.Message, now)
+		}
+		if err == gateway.ErrTimeout {
+			s.log.WarnContext(ctx, "processor timed out; charge left pending", "charge", c.ID)
+			return nil, c.Unknown(now)
+		}
+		if err != nil {
+			return nil, s.gatewayErr(ctx, "authorize", err)
+		}
+		if r.StoreInVault && tx.Method.Token != "" {
+			m := tx.Method
+			vaulted = &m
+		}
+		if tx.Captured {
+			if err := c.MarkCaptured(tx.ID, tx.Method, now); err != nil {
+				return nil, err
+			}
+			return capturedEvent(*c, now)
+		}
+		return nil, c.Authorized(tx.ID, tx.Method, now)
+	})
+	if err != nil {
+		return c, false, err
+	}
+	if vaulted != nil {
+		if err := s.store.PutMethod(ctx, r.CustomerID, *vaulted, "", "", now); err != nil {
+			s.log.ErrorContext(ctx, "store vaulted method of a charge", "charge", c.ID, "err", err.Error())
+		}
+	}
+	if !replayed {
+		s.log.InfoContext(ctx, "charge", "charge", c.ID, "status", string(c.Status), "amount", c.Amount, "currency", c.Currency,
+			"failure", c.FailureCode)
+	}
+	return c, replayed, nil
+}
+
+// Capture captures an authorized charge.
+func (s *Service) Capture(ctx context.Context, id string) (domain.Charge, error) {
+	return s.store.UpdateCharge(ctx, id, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error) {
+		if c.Status == domain.Captured {
+			return nil, nil // capturing twice answers the capture
+		}
+		if err := c.CanCapture(); err != nil {
+			return nil, err
+		}
+		tx, err := s.gw.Capture(ctx, c.ProcessorTxID)
+		if err != nil {
+			return nil, s.gatewayErr(ctx, "capture", err)
+		}
+		now := s.now()
+		if err := c.MarkCaptured(tx.ID, c.Method, now); err != nil {
+			return nil, err
+		}
+		return capturedEvent(*c, now)
+	})
+}
+
+// Void cancels an authorized charge.
+func (s *Service) Void(ctx context.Context, id string) (domain.Charge, error) {
+	return s.store.UpdateCharge(ctx, id, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error) {
+		if c.Status == domain.Voided {
+			return nil, nil
+		}
+		if err := c.Void(s.now()); err != nil {
+			return nil, err
+		}
+		if _, err := s.gw.Void(ctx, c.ProcessorTxID); err != nil {
+			return nil, s.gatewayErr(ctx, "void", err)
+		}
+		return nil, nil
+	})
+}
+
+// Refund refunds amount (0: all that is left) of a captured charge, once per key.
+func (s *Service) Refund(ctx context.Context, chargeID string, amount int64, key, reason string) (domain.Refund, domain.Charge, bool, error) {
+	if strings.TrimSpace(key) == "" {
+		return domain.Refund{}, domain.Charge{}, false, errs.Field("idempotencyKey", "an idempotency key is required")
+	}
+	return s.store.Refund(ctx, chargeID, key, func(ctx context.Context, c *domain.Charge) (domain.Refund, []kafka.Event, error) {
+		amt, err := c.RefundAmount(amount)
+		if err != nil {
+			return domain.Refund{}, nil, err
+		}
+		pid, err := s.gw.Refund(ctx, c.ProcessorTxID, amt, key)
+		if err != nil {
+			return domain.Refund{}, nil, s.gatewayErr(ctx, "refund", err)
+		}
+		now := s.now()
+		if err := c.Refund(amt, now); err != nil {
+			return domain.Refund{}, nil, err
+		}
+		r := domain.Refund{ID: NewID(), ChargeID: c.ID, IdempotencyKey: key, Amount: amt, Reason: reason, ProcessorID: pid, CreatedAt: now}
+		b, err := proto.Marshal(&paymentsv1.PaymentRefunded{ChargeId: c.ID, RefundId: r.ID, CustomerId: c.CustomerID, Amount: amt,
+			RefundedTotal: c.Refunded, Currency: c.Currency, Status: StatusProto(c.Status), Reference: c.Reference,
+			RefundedAt: timestamppb.New(now)})
+		if err != nil {
+			return r, nil, fmt.Errorf("encode refund event: %w", err)
+		}
+		return r, []kafka.Event{{Topic: TopicPaymentRefunded, Key: c.ID, Payload: b}}, nil
+	})
+}
+
+// GetCharge answers a charge.
+func (s *Service) GetCharge(ctx context.Context, id string) (domain.Charge, error) {
+	return s.store.GetCharge(ctx, id)
+}
+
+func capturedEvent(c domain.Charge, now time.Time) ([]kafka.Event, error) {
+	b, err := proto.Marshal(&paymentsv1.PaymentCaptured{ChargeId: c.ID, CustomerId: c.CustomerID, Amount: c.Captured,
+		Currency: c.Currency, PaymentMethodType: string(c.Method.Kind), CardType: string(c.Method.Card.Brand),
+		Last4: c.Method.Card.Last4, Reference: c.Reference, CapturedAt: timestamppb.New(now)})
+	if err != nil {
+		return nil, fmt.Errorf("encode capture event: %w", err)
+	}
+	return []kafka.Event{{Topic: TopicPaymentCaptured, Key: c.ID, Payload: b}}, nil
+}
+
+// StatusProto maps a status to the contract's enum.
+func StatusProto(s domain.Status) paymentsv1.ChargeStatus {
+	switch s {
+	case domain.Pending:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_PENDING
+	case domain.Authorized:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_AUTHORIZED
+	case domain.Captured:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED
+	case domain.Failed:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_FAILED
+	case domain.Voided:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_VOIDED
+	case domain.Refunded:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_REFUNDED
+	case domain.PartiallyRefunded:
+		return paymentsv1.ChargeStatus_CHARGE_STATUS_PARTIALLY_REFUNDED
+	}
+	return paymentsv1.ChargeStatus_CHARGE_STATUS_UNSPECIFIED
+}

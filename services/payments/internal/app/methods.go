@@ -1,0 +1,137 @@
+package app
+
+import (
+	"context"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+)
+
+// MethodOnFile is an account's payment method as the pages show it.
+type MethodOnFile struct {
+	Profile   domain.BillingProfile
+	Method    *domain.MethodSummary
+	CanUpdate bool
+}
+
+// UpdateResult is the outcome of a payment-method update: succeeded, or failed with the
+// errors the page lists.
+type UpdateResult struct {
+	Succeeded bool
+	Errors    []string
+	Method    *domain.MethodSummary
+	Payment   domain.PaymentType
+}
+
+// mayManage reports whether the caller may see and change account's payment method: the
+// account itself, its organization's members acting for the organization account, or
+// staff (employees and credit-card admins).
+func mayManage(ctx context.Context, account string) error {
+	c, err := auth.Require(ctx)
+	if err != nil {
+		return err
+	}
+	if c.AccountUUID == account || (c.OrganizationAccount != "" && c.OrganizationAccount == account) || c.IsEmployee || c.IsCreditCardAdmin {
+		return nil
+	}
+	return errs.E(errs.Forbidden, "You are not authorized.")
+}
+
+// PaymentMethod answers the method on file of an account.
+func (s *Service) PaymentMethod(ctx context.Context, account string) (MethodOnFile, error) {
+	if err := mayManage(ctx, account); err != nil {
+		return MethodOnFile{}, err
+	}
+	p, err := s.store.BillingProfile(ctx, account)
+	if err != nil {
+		return MethodOnFile{}, err
+	}
+	out := MethodOnFile{Profile: p, CanUpdate: p.ChangeLocked(s.pol.SalesContact) == ""}
+	if p.Token != "" {
+		m, err := s.store.Method(ctx, p.Token)
+		if err != nil && errs.CodeOf(err) != errs.NotFound {
+			return out, err
+		}
+		if err == nil {
+			out.Method = &m
+		}
+	}
+	return out, nil
+}
+
+// UpdatePaymentMethod replaces an account's payment method: a quarterly check payer is
+// told to contact sales; INVOICE switches to check billing; a card or wallet nonce is
+// vaulted (a card verified first) and becomes the method on file.
+func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate, rawPayment string) (UpdateResult, error) {
+	pay, err := domain.ParsePaymentType(rawPayment)
+	if err != nil {
+		return UpdateResult{Errors: []string{err.(*errs.Error).Message}}, nil
+	}
+	u.Payment, u.Country = pay, domain.NormalizeCountry(u.Country)
+	if err := mayManage(ctx, u.AccountID); err != nil {
+		return UpdateResult{}, err
+	}
+	if problems := u.Problems(); len(problems) > 0 {
+		return UpdateResult{Errors: problems}, nil
+	}
+	p, err := s.store.BillingProfile(ctx, u.AccountID)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	if msg := p.ChangeLocked(s.pol.SalesContact); msg != "" {
+		return UpdateResult{Errors: []string{msg}, Payment: p.Payment}, nil
+	}
+	now := s.now()
+	if pay == domain.PayCheck {
+		p.Payment, p.Token, p.UpdatedAt = domain.PayCheck, "", now
+		if err := s.store.PutBillingProfile(ctx, p); err != nil {
+			return UpdateResult{}, err
+		}
+		return UpdateResult{Succeeded: true, Payment: domain.PayCheck}, nil
+	}
+	m, err := s.gw.Vault(ctx, gateway.VaultRequest{Nonce: u.Nonce, CustomerID: u.AccountID, Verify: true,
+		Details: gateway.MethodDetails{CardholderName: u.CardholderName, PostalCode: u.Zipcode, Country: u.Country}})
+	if d, ok := gateway.AsDeclined(err); ok {
+		return UpdateResult{Errors: []string{d.Message}, Payment: p.Payment}, nil
+	}
+	if err != nil {
+		return UpdateResult{}, s.gatewayErr(ctx, "vault", err)
+	}
+	if err := s.store.PutMethod(ctx, u.AccountID, m, u.Zipcode, u.Country, now); err != nil {
+		return UpdateResult{}, err
+	}
+	p.Payment = domain.PayCard
+	if m.Kind == domain.KindWallet {
+		p.Payment = domain.PayPal
+	}
+	p.Token, p.UpdatedAt = m.Token, now
+	if err := s.store.PutBillingProfile(ctx, p); err != nil {
+		return UpdateResult{}, err
+	}
+	s.log.InfoContext(ctx, "payment method updated", "account", u.AccountID, "payment", string(p.Payment))
+	return UpdateResult{Succeeded: true, Method: &m, Payment: p.Payment}, nil
+}
+
+// SetBillingProfile records how an account pays (called by checkout).
+func (s *Service) SetBillingProfile(ctx context.Context, account, payment, period, token string) (domain.BillingProfile, error) {
+	if account == "" {
+		return domain.BillingProfile{}, errs.Field("accountId", "account is required")
+	}
+	pay, err := domain.ParsePaymentType(payment)
+	if err != nil {
+		return domain.BillingProfile{}, err
+	}
+	per, err := domain.ParseBillingPeriod(period)
+	if err != nil {
+		return domain.BillingProfile{}, err
+	}
+	p := domain.BillingProfile{AccountID: account, Payment: pay, Period: per, Token: token, UpdatedAt: s.now()}
+	return p, s.store.PutBillingProfile(ctx, p)
+}
+
+// BillingProfile answers an account's profile (the default when none is stored).
+func (s *Service) BillingProfile(ctx context.Context, account string) (domain.BillingProfile, error) {
+	return s.store.BillingProfile(ctx, account)
+}

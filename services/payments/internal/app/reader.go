@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+)
+
+// requireCardAdmin answers the caller when they hold the credit-card-admin right.
+func requireCardAdmin(ctx context.Context) (auth.Caller, error) {
+	c, err := auth.Require(ctx)
+	if err != nil {
+		return c, err
+	}
+	if !c.IsCreditCardAdmin {
+		return c, errs.E(errs.Forbidden, "Only credit-card admins may use the card reader.")
+	}
+	return c, nil
+}
+
+// Readers answers the readers' serial numbers for credit-card admins, none for others.
+func (s *Service) Readers(ctx context.Context) []string {
+	if c, ok := auth.CallerFrom(ctx); ok && c.IsCreditCardAdmin {
+		return s.pol.Readers
+	}
+	return nil
+}
+
+// RequestReaderVault asks a reader to collect a card for email and answers the context id.
+func (s *Service) RequestReaderVault(ctx context.Context, email, reader string) (string, error) {
+	c, err := requireCardAdmin(ctx)
+	if err != nil {
+		return "", err
+	}
+	r, err := domain.NewReaderSession(NewID(), reader, email, c.AccountUUID, s.pol.Readers, s.now(), s.pol.ReaderTimeout)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.StartReaderSession(ctx, r); err != nil {
+		return "", err
+	}
+	s.log.InfoContext(ctx, "card reader vault requested", "reader", reader, "context", r.ContextID)
+	return r.ContextID, nil
+}
+
+// ReaderResult answers the session's method once the card was presented (nil while waiting).
+func (s *Service) ReaderResult(ctx context.Context, contextID string) (*domain.MethodSummary, domain.ReaderSession, error) {
+	if _, err := requireCardAdmin(ctx); err != nil {
+		return nil, domain.ReaderSession{}, err
+	}
+	r, err := s.store.ReaderSession(ctx, contextID)
+	if err != nil {
+		return nil, r, err
+	}
+	done, err := r.Result(s.now())
+	if err != nil || !done {
+		return nil, r, err
+	}
+	m, err := s.store.Method(ctx, r.Token)
+	if err != nil {
+		return nil, r, err
+	}
+	return &m, r, nil
+}
+
+// PresentCard is what a reader does when a card is presented to it: the card is tokenised
+// on the processor's side and vaulted (verified) for the waiting session's customer. In
+// production the reader talks to the processor itself; the dev simulator calls this.
+func (s *Service) PresentCard(ctx context.Context, reader string, card domain.CardInput) (domain.ReaderSession, error) {
+	r, err := s.store.WaitingReaderSession(ctx, reader, s.now())
+	if err != nil {
+		return r, errs.E(errs.NotFound, "No card request is waiting on reader %s.", reader)
+	}
+	fail := func(msg string) (domain.ReaderSession, error) {
+		r.Status, r.Message = domain.ReaderFailed, msg
+		if err := s.store.FinishReaderSession(ctx, r); err != nil {
+			return r, err
+		}
+		return r, nil
+	}
+	n, err := s.gw.Tokenize(ctx, card)
+	if err != nil {
+		if errs.CodeOf(err) == errs.Invalid {
+			return fail(domain.CustomerMessage(domain.MsgInvalidFields))
+		}
+		return r, s.gatewayErr(ctx, "reader tokenize", err)
+	}
+	m, err := s.gw.Vault(ctx, gateway.VaultRequest{Nonce: n.Nonce, CustomerID: r.Email, Verify: true,
+		Details: gateway.MethodDetails{CardholderName: card.CardholderName, PostalCode: card.PostalCode}})
+	if d, ok := gateway.AsDeclined(err); ok {
+		return fail(d.Message)
+	}
+	if err != nil {
+		return r, s.gatewayErr(ctx, "reader vault", err)
+	}
+	if err := s.store.PutMethod(ctx, r.Email, m, card.PostalCode, "", s.now()); err != nil {
+		return r, err
+	}
+	r.Status, r.Token, r.CardholderName = domain.ReaderCompleted, m.Token, m.CardholderName
+	if err := s.store.FinishReaderSession(ctx, r); err != nil {
+		return r, err
+	}
+	s.log.InfoContext(ctx, "card presented to reader", "reader", reader, "context", r.ContextID, "brand", string(m.Card.Brand), "last4", m.Card.Last4)
+	return r, nil
+}

@@ -1,0 +1,93 @@
+// Hosted card fields. The card number and CVV are typed here, posted once to
+// /buy/api/payments/tokenize (same origin, XSRF header from the XSRF-TOKEN cookie) and
+// never handed to the parent page: the parent only receives the single-use nonce, by
+// postMessage to its one allowed origin. Messages are only accepted from that origin.
+(function () {
+  'use strict';
+  var parentOrigin = document.querySelector('meta[name="hangar-parent-origin"]').content;
+  var form = document.getElementById('card-form');
+  var fields = {
+    number: document.getElementById('number'),
+    expirationDate: document.getElementById('expirationDate'),
+    cvv: document.getElementById('cvv'),
+  };
+  var errorBox = document.getElementById('error');
+  var submit = document.getElementById('submit');
+  var extra = { cardholderName: '', postalCode: '' };
+
+  // Placeholder MMYYYY on iOS (its numeric keypad has no slash), MM/YYYY elsewhere.
+  var iOS = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
+    (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
+  fields.expirationDate.placeholder = iOS ? 'MMYYYY' : 'MM/YYYY';
+
+  function cookie(name) {
+    var parts = document.cookie ? document.cookie.split('; ') : [];
+    for (var i = 0; i < parts.length; i++) {
+      var kv = parts[i].split('=');
+      if (kv[0] === name) return decodeURIComponent(kv.slice(1).join('='));
+    }
+    return '';
+  }
+
+  function post(message) {
+    if (window.parent && window.parent !== window) window.parent.postMessage(message, parentOrigin);
+  }
+
+  // A CUSTOMER error (invalid input) is shown with 'tokenize' changed to 'process'.
+  function customerMessage(msg) {
+    return String(msg || '').replace(/tokeni[sz]e/g, 'process').replace(/Tokeni[sz]e/g, 'Process');
+  }
+
+  function showErrors(body) {
+    Object.keys(fields).forEach(function (k) { fields[k].removeAttribute('aria-invalid'); });
+    var msgs = [];
+    (body.fieldErrors || []).forEach(function (f) {
+      if (fields[f.field]) fields[f.field].setAttribute('aria-invalid', 'true');
+      msgs.push(f.message);
+    });
+    var text = customerMessage(body.message) + (msgs.length ? ' ' + msgs.join(' ') : '');
+    errorBox.textContent = text;
+    errorBox.hidden = false;
+    post({ type: 'hangar:error', errorType: body.code === 'invalid_argument' ? 'CUSTOMER' : 'NETWORK', message: text, fieldErrors: body.fieldErrors || [] });
+  }
+
+  function tokenize() {
+    submit.disabled = true;
+    errorBox.hidden = true;
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', '/buy/api/payments/tokenize');
+    xhr.setRequestHeader('Content-Type', 'application/json');
+    xhr.setRequestHeader('X-XSRF-TOKEN', cookie('XSRF-TOKEN'));
+    xhr.onload = function () {
+      submit.disabled = false;
+      var body = {};
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = { message: 'The payment service did not answer.' }; }
+      if (xhr.status !== 200) { showErrors(body); return; }
+      // The fields are cleared: nothing of the card stays in the page once tokenised.
+      fields.number.value = ''; fields.cvv.value = '';
+      post({ type: 'hangar:nonce', nonce: body.nonce, details: body.details, description: body.description, kind: body.type });
+    };
+    xhr.onerror = function () { submit.disabled = false; showErrors({ message: 'Network error. Please try again.' }); };
+    xhr.send(JSON.stringify({
+      number: fields.number.value, cvv: fields.cvv.value, expirationDate: fields.expirationDate.value,
+      cardholderName: extra.cardholderName, postalCode: extra.postalCode,
+    }));
+  }
+
+  form.addEventListener('submit', function (e) { e.preventDefault(); tokenize(); });
+
+  // The parent may ask for a tokenisation (its own pay button) and pass the billing name
+  // and postal code; messages from any other origin are ignored.
+  window.addEventListener('message', function (event) {
+    if (event.origin !== parentOrigin || event.source !== window.parent) return;
+    var m = event.data || {};
+    if (m.type === 'hangar:tokenize') {
+      extra.cardholderName = String(m.cardholderName || '');
+      extra.postalCode = String(m.postalCode || '');
+      tokenize();
+    } else if (m.type === 'hangar:clear') {
+      Object.keys(fields).forEach(function (k) { fields[k].value = ''; });
+    }
+  });
+  post({ type: 'hangar:ready' });
+})();

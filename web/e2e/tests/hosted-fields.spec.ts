@@ -1,0 +1,49 @@
+import { expect, test } from '@playwright/test';
+import { keepScreenshot } from '../support/helpers';
+
+// The payments service's hosted card fields, framed by a store page of the same origin as in
+// production: a test card is tokenised in the frame and only the nonce reaches the parent.
+test('hosted fields tokenise a test card and hand the nonce to the store page', async ({ page }) => {
+  await page.goto('/buy');
+  const frameEl = await page.evaluateHandle(() => {
+    const messages: unknown[] = [];
+    (window as unknown as { hostedMessages: unknown[] }).hostedMessages = messages;
+    window.addEventListener('message', (e) => {
+      if (e.origin === window.location.origin) messages.push(e.data);
+    });
+    const f = document.createElement('iframe');
+    // The store names its own origin; the page accepts only origins it is configured for.
+    f.src = '/buy/payments/?parentOrigin=' + encodeURIComponent(window.location.origin);
+    f.title = 'Card details';
+    f.style.width = '420px';
+    f.style.height = '320px';
+    document.body.prepend(f);
+    return f;
+  });
+  const frame = await (await frameEl.asElement()!.contentFrame())!;
+  await frame.waitForSelector('#number');
+  await expect(frame.locator('#expirationDate')).toHaveAttribute('placeholder', 'MM/YYYY');
+
+  // A declining-format mistake first: a number failing the Luhn check is a field error
+  // shown in the frame, worded with 'process', never 'tokenize'.
+  await frame.fill('#number', '4111 1111 1111 1112');
+  await frame.fill('#expirationDate', '12/2030');
+  await frame.fill('#cvv', '123');
+  await frame.click('#submit');
+  await expect(frame.locator('#error')).toBeVisible();
+  await expect(frame.locator('#error')).not.toContainText(/tokeni[sz]e/i);
+  await expect(frame.locator('#number')).toHaveAttribute('aria-invalid', 'true');
+
+  await frame.fill('#number', '4111 1111 1111 1111');
+  await frame.click('#submit');
+  const nonce = await page.waitForFunction(() => {
+    const m = (window as unknown as { hostedMessages: Array<{ type: string }> }).hostedMessages;
+    return m.find((x) => x && x.type === 'hangar:nonce') || false;
+  });
+  const msg = (await nonce.jsonValue()) as unknown as { nonce: string; details: { lastFour: string } };
+  expect(msg.nonce).toMatch(/^tokencc_/);
+  expect(msg.details.lastFour).toBe('1111');
+  expect(JSON.stringify(msg)).not.toContain('4111111111111111');
+  await expect(frame.locator('#number')).toHaveValue('');
+  await keepScreenshot(page, 'hosted-fields');
+});
