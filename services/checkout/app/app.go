@@ -48,6 +48,8 @@ type Config struct {
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" default:"dev-only-quote-key" doc:"secret signing quote ids; set a random value in production"`
 	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	// RecaptchaRequired makes validate ask for the human-verification value.
+	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -98,7 +100,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	store := adapters.NewStore(pool)
 	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, iapp.Options{
-		Rules: domain.Rules{SalesContact: cfg.SalesContact}, QuoteKey: []byte(cfg.QuoteKey),
+		Rules: domain.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow,
 	})
 	a := &App{cfg: cfg, log: log, pool: pool, conn: conn, store: store, svc: svc, shutdown: shutdown}
@@ -109,7 +111,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
-	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc))
+	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 		return checkoutv1.RegisterCheckoutServiceHandler(ctx, mux, conn)
 	})

@@ -11,9 +11,12 @@ import (
 
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
+	identity "github.com/hangar/hangar/services/identity/app"
 
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/kafka"
 )
 
 func lookup(vars map[string]string) config.Lookup {
@@ -77,6 +80,68 @@ func start(t *testing.T, env map[string]string) string {
 	return "http://" + httpAddr
 }
 
+// startIdentity runs the real identity service with its demo accounts and answers its gRPC
+// address (for checkout's IDENTITY_ADDR) and REST base URL (to log in).
+func startIdentity(t *testing.T) (grpcAddr, base string) {
+	t.Helper()
+	broker, err := kafka.StartBroker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+	vars := map[string]string{
+		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
+		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","), "IDENTITY_DEV_SEED": "true",
+		"TRUSTED_PROXIES": "0", "IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
+	}
+	var cfg identity.Config
+	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ServiceName = identity.Name
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := identity.New(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
+		if time.Now().After(deadline) {
+			t.Fatal("identity not ready")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	g, h, _ := a.Addrs()
+	return g, "http://" + h
+}
+
+// login logs a demo account in at identity and answers the session cookie to send along.
+func login(t *testing.T, identityBase, email string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", identityBase+"/pricing/api/login", strings.NewReader(`{"username":"`+email+`","password":"`+identity.DemoPassword+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf")
+	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == auth.SessionCookie && c.Value != "" {
+			return auth.SessionCookie + "=" + c.Value
+		}
+	}
+	b, _ := io.ReadAll(resp.Body)
+	t.Fatalf("login %s: %d %s", email, resp.StatusCode, b)
+	return ""
+}
+
 func call(t *testing.T, method, url, body string, hdr ...string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
@@ -85,6 +150,10 @@ func call(t *testing.T, method, url, body string, hdr ...string) (int, map[strin
 	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf")
 	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Cookie" { // a session cookie goes along with the XSRF one
+			req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf; "+hdr[i+1])
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -111,8 +180,93 @@ func items(m map[string]any) []map[string]any {
 }
 
 func TestAPI(t *testing.T) {
-	base := start(t, map[string]string{"CHECKOUT_CODE_ATTEMPTS": "3", "CHECKOUT_CODE_WINDOW": "1h"})
+	idGRPC, idBase := startIdentity(t)
+	base := start(t, map[string]string{"CHECKOUT_CODE_ATTEMPTS": "3", "CHECKOUT_CODE_WINDOW": "1h", "IDENTITY_ADDR": idGRPC})
 	pilot := "00000000-0000-4000-8000-000000000001"
+	pilotSession := login(t, idBase, "pilot@demo.hangar.test")
+	strs := func(v any) []string {
+		var out []string
+		list, _ := v.([]any)
+		for _, x := range list {
+			s, _ := x.(string)
+			out = append(out, s)
+		}
+		return out
+	}
+	has := func(v any, s string) bool {
+		for _, x := range strs(v) {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("a logged-in caller's account and e-mail win and the e-mail is locked", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"email":"someone@else.test","addOns":["performance","included_geo_us","add_geo_eu"]}`, "Cookie", pilotSession)
+		if m["email"] != "pilot@demo.hangar.test" || m["loggedIn"] != true || m["emailLocked"] != true || m["accountId"] == "" || m["accountId"] == pilot {
+			t.Errorf("%v", m)
+		}
+		// The demo pilot's subscription (linked by the session's e-mail) is renewed.
+		if m["isRenewal"] != true {
+			t.Errorf("not a renewal: %v", m)
+		}
+	})
+	t.Run("isLoggedIn in the body is ignored: the session decides", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/validate", `{"isLoggedIn":true,"email":"pilot@demo.hangar.test","addOns":["performance","included_geo_us"]}`)
+		if m["requireLogin"] != true || !has(m["errors"], "An account already exists for this e-mail address. Please log in to continue.") {
+			t.Errorf("%v", m)
+		}
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{"email":"pilot@demo.hangar.test","addOns":["performance","included_geo_us","add_geo_eu"]}`, "Cookie", pilotSession)
+		if m["requireLogin"] != false || has(m["errors"], "An account already exists for this e-mail address. Please log in to continue.") {
+			t.Errorf("logged in as that account: %v", m)
+		}
+	})
+	t.Run("logged in as another account than the one named", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/validate", `{"accountId":"00000000-0000-4000-8000-000000000006","addOns":["pro_plus","included_geo_us"]}`, "Cookie", pilotSession)
+		if m["requireLogin"] != true {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("a multi-licence purchase needs a login", func(t *testing.T) {
+		cfg := `{"email":"fleet@new.test","organizationName":"Fleet","addOns":["business_pro","included_geo_us"],"quantity":3,"isLicenseAgreementChecked":true,"isEulaChecked":true}`
+		_, m := call(t, "POST", base+"/buy/api/invoice/validate", cfg)
+		if m["requireLogin"] != true || !has(m["errors"], "Please log in to buy more than one license.") {
+			t.Errorf("%v", m)
+		}
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", cfg, "Cookie", login(t, idBase, "member@acme.hangar.test"))
+		if m["requireLogin"] != false {
+			t.Errorf("logged in: %v", m)
+		}
+	})
+	t.Run("a child account of a group gets CHILD_ACCOUNT_PURCHASE", func(t *testing.T) {
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{}`, "Cookie", login(t, idBase, "child@demo.hangar.test"))
+		if !has(m["errorCodes"], "CHILD_ACCOUNT_PURCHASE") || len(strs(m["planErrors"])) != 1 {
+			t.Errorf("%v", m)
+		}
+	})
+	t.Run("business owner: regions disabled, allocated products locked, allocations asked about", func(t *testing.T) {
+		owner := login(t, idBase, "owner@acme.hangar.test")
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_eu","runway_tp_pilatus"],"quantity":5}`, "Cookie", owner)
+		if m["regionsDisabled"] != true || !has(m["lockedAddOns"], "efb_bridge") || !has(m["addOns"], "efb_bridge") || !has(m["addOns"], "included_geo_us") || has(m["addOns"], "included_geo_eu") {
+			t.Errorf("%v", m)
+		}
+		drop := `"addOns":["business_pro","included_geo_us","efb_bridge"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true`
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+drop+`}`, "Cookie", owner)
+		allocs, _ := m["allocations"].([]any)
+		if m["status"] != "fail" || len(allocs) != 1 || allocs[0].(map[string]any)["targetId"] != "N412AC" {
+			t.Fatalf("%v", m)
+		}
+		echo, _ := json.Marshal(allocs)
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+drop+`,"expiredAllocations":`+string(echo)+`}`, "Cookie", owner)
+		if has(m["errors"], "Some of your aircraft allocations end with this change. Choose whether to keep them.") {
+			t.Errorf("acknowledged: %v", m)
+		}
+		_, m = call(t, "POST", base+"/buy/api/invoice/preview", `{`+drop+`,"keepExpiredAllocations":true}`, "Cookie", owner)
+		if !has(m["addOns"], "runway_tp_pilatus") {
+			t.Errorf("kept: %v", m)
+		}
+	})
 
 	t.Run("premium with an added Europe region in USD", func(t *testing.T) {
 		code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"currency":"USD","addOns":["performance","add_geo_eu"]}`)
@@ -170,7 +324,7 @@ func TestAPI(t *testing.T) {
 		}
 	})
 	t.Run("validate asks an existing customer to log in", func(t *testing.T) {
-		_, m := call(t, "POST", base+"/buy/api/invoice/validate", `{"email":"pilot@example.com","addOns":["performance","included_geo_us"]}`)
+		_, m := call(t, "POST", base+"/buy/api/invoice/validate", `{"email":"pilot@demo.hangar.test","addOns":["performance","included_geo_us"]}`)
 		if m["status"] != "fail" || m["requireLogin"] != true {
 			t.Errorf("%v", m)
 		}

@@ -47,7 +47,7 @@ func FromProto(resp *catalogv1.GetCatalogResponse) (*domain.Catalog, error) {
 		d.Currencies = append(d.Currencies, domain.Currency{Code: c.GetCode(), Symbol: c.GetSymbol(), DefaultRegion: c.GetDefaultRegion(), DefaultCountry: c.GetDefaultCountry(), Default: c.GetDefault()})
 	}
 	for _, a := range resp.GetAircraft() {
-		d.Aircraft = append(d.Aircraft, domain.Aircraft{Code: a.GetCode(), AddOnCode: a.GetAddOnCode(), AUDPriced: a.GetAudPriced()})
+		d.Aircraft = append(d.Aircraft, domain.Aircraft{Code: a.GetCode(), Model: a.GetModel(), AddOnCode: a.GetAddOnCode(), AUDPriced: a.GetAudPriced()})
 	}
 	for _, e := range resp.GetEntries() {
 		de := domain.Entry{Code: e.GetAddOnCode(), Title: e.GetTitle(), Group: e.GetGroup(), Category: e.GetCategory(), PlanType: e.GetPlanType(),

@@ -29,13 +29,13 @@ func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
-	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip`
+	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip, allocated_add_ons`
 
 func scanSub(row pgx.Row) (*domain.Subscription, error) {
 	var s domain.Subscription
 	err := row.Scan(&s.ID, &s.AccountID, &s.Email, &s.Name, &s.PlanCode, &s.AddOns, &s.Quantity, &s.Currency, &s.PriceInCents,
 		&s.TermStart, &s.TermEnd, &s.PaymentSource, &s.PaymentMethod, &s.BillingMethod, &s.LicensingMethod,
-		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip)
+		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip, &s.AllocatedAddOns)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -47,16 +47,39 @@ func scanSub(row pgx.Row) (*domain.Subscription, error) {
 
 // Subscription answers a subscription by id, or nil.
 func (s *Store) Subscription(ctx context.Context, id string) (*domain.Subscription, error) {
-	return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id))
+	return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id)))
+}
+
+// withAllocations completes a subscription with its tail allocations.
+func (s *Store) withAllocations(ctx context.Context) func(*domain.Subscription, error) (*domain.Subscription, error) {
+	return func(sub *domain.Subscription, err error) (*domain.Subscription, error) {
+		if err != nil || sub == nil {
+			return sub, err
+		}
+		rows, err := s.pool.Query(ctx, `SELECT add_on_codes, target_id, target_owner_id, target_type FROM allocations
+			WHERE subscription_id = $1 ORDER BY target_type, target_id`, sub.ID)
+		if err != nil {
+			return nil, fmt.Errorf("read allocations: %w", err)
+		}
+		sub.Allocations, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Allocation, error) {
+			var a domain.Allocation
+			err := r.Scan(&a.AddOnCodes, &a.TargetID, &a.TargetOwnerID, &a.TargetType)
+			return a, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read allocations: %w", err)
+		}
+		return sub, nil
+	}
 }
 
 // SubscriptionOf answers the latest subscription of an account (by id, or else by e-mail), or nil.
 func (s *Store) SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error) {
 	if accountID != "" {
-		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE account_id = $1 ORDER BY term_end DESC LIMIT 1`, accountID))
+		return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE account_id = $1 ORDER BY term_end DESC LIMIT 1`, accountID)))
 	}
 	if email != "" {
-		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE lower(email) = lower($1) ORDER BY term_end DESC LIMIT 1`, email))
+		return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE lower(email) = lower($1) ORDER BY term_end DESC LIMIT 1`, email)))
 	}
 	return nil, nil
 }
@@ -69,10 +92,15 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) e
 		}
 		return v
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
+	allocated := sub.AllocatedAddOns
+	if allocated == nil {
+		allocated = []string{}
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
 		price_in_cents, term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
-		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)
+		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip, allocated_add_ons)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)
 		ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, email = EXCLUDED.email, name = EXCLUDED.name,
 		plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons, quantity = EXCLUDED.quantity, currency = EXCLUDED.currency,
 		price_in_cents = EXCLUDED.price_in_cents, term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end,
@@ -80,12 +108,59 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) e
 		licensing_method = EXCLUDED.licensing_method, parent_account_id = EXCLUDED.parent_account_id,
 		organization_id = EXCLUDED.organization_id, military = EXCLUDED.military, valid = EXCLUDED.valid,
 		business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country, billing_zip = EXCLUDED.billing_zip,
-		updated_at = now()`,
-		sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
-		sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,
-		nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip)
+		allocated_add_ons = EXCLUDED.allocated_add_ons, updated_at = now()`,
+			sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
+			sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,
+			nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip, allocated)
+		if err != nil {
+			return fmt.Errorf("store subscription %s: %w", sub.ID, err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM allocations WHERE subscription_id = $1`, sub.ID); err != nil {
+			return fmt.Errorf("store allocations of %s: %w", sub.ID, err)
+		}
+		for _, a := range sub.Allocations {
+			if _, err := tx.Exec(ctx, `INSERT INTO allocations (subscription_id, target_type, target_id, target_owner_id, add_on_codes)
+			VALUES ($1, $2, $3, $4, $5)`, sub.ID, a.TargetType, a.TargetID, a.TargetOwnerID, a.AddOnCodes); err != nil {
+				return fmt.Errorf("store allocation %s of %s: %w", a.TargetID, sub.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// CountAttempts records one code attempt for each key in the window starting at start, in
+// one atomic upsert (concurrent replicas add up), and answers per key the attempts of that
+// window and of the window starting at prev.
+func (s *Store) CountAttempts(ctx context.Context, keys []string, start, prev time.Time) (map[string][2]int, error) {
+	rows, err := s.pool.Query(ctx, `WITH up AS (
+			INSERT INTO code_attempts (key, window_start, count) SELECT k, $2, 1 FROM unnest($1::text[]) AS k
+			ON CONFLICT (key, window_start) DO UPDATE SET count = code_attempts.count + 1
+			RETURNING key, count)
+		SELECT up.key, up.count, coalesce(p.count, 0) FROM up
+		LEFT JOIN code_attempts p ON p.key = up.key AND p.window_start = $3`, keys, start, prev)
 	if err != nil {
-		return fmt.Errorf("store subscription %s: %w", sub.ID, err)
+		return nil, fmt.Errorf("count code attempts: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string][2]int, len(keys))
+	for rows.Next() {
+		var k string
+		var cur, before int
+		if err := rows.Scan(&k, &cur, &before); err != nil {
+			return nil, fmt.Errorf("count code attempts: %w", err)
+		}
+		out[k] = [2]int{cur, before}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count code attempts: %w", err)
+	}
+	return out, nil
+}
+
+// PruneAttempts deletes the windows that started before before.
+func (s *Store) PruneAttempts(ctx context.Context, before time.Time) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM code_attempts WHERE window_start < $1`, before); err != nil {
+		return fmt.Errorf("prune code attempts: %w", err)
 	}
 	return nil
 }

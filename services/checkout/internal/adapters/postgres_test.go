@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 )
 
 func TestStore(t *testing.T) {
@@ -75,4 +78,51 @@ func TestStore(t *testing.T) {
 			t.Errorf("%v %v", g, err)
 		}
 	})
+}
+
+// Two replicas (two pools, two limiters) over one database enforce one code limit, in a
+// sliding window: the previous window still counts for the part that overlaps.
+func TestCodeLimiterAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.New(t)
+	var stores []*adapters.Store
+	for i := range 2 {
+		pool, err := db.Open(ctx, url, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		if i == 0 {
+			if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stores = append(stores, adapters.NewStore(pool))
+	}
+	t0 := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	clock := t0
+	now := func() time.Time { return clock }
+	a := app.NewLimiter(stores[0], 3, time.Minute, now)
+	b := app.NewLimiter(stores[1], 3, time.Minute, now)
+	step := func(l *app.Limiter, at time.Duration, client string, want errs.Code) {
+		t.Helper()
+		clock = t0.Add(at)
+		err := l.Allow(ctx, client, "")
+		if got := errs.CodeOf(err); err != nil && got != want || err == nil && want != "" {
+			t.Fatalf("at %v: %v, want %q", at, err, want)
+		}
+		if err != nil && !strings.Contains(err.Error(), app.MsgTooManyCodes) {
+			t.Fatalf("message %v", err)
+		}
+	}
+	step(a, 10*time.Second, "10.0.0.1", "")
+	step(b, 20*time.Second, "10.0.0.1", "")
+	step(a, 30*time.Second, "10.0.0.1", "")
+	step(b, 40*time.Second, "10.0.0.1", errs.Exhausted) // the 4th attempt, on the other replica
+	step(a, 40*time.Second, "10.0.0.2", "")             // another client is not affected
+	step(a, 70*time.Second, "10.0.0.1", errs.Exhausted) // 4 × 5/6 of the last window still count
+	step(b, 170*time.Second, "10.0.0.1", "")            // two windows later it is free again
+	if err := a.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
 }

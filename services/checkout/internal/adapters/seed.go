@@ -19,6 +19,16 @@ const (
 	SeedAgency   = "00000000-0000-4000-8000-000000000007"
 )
 
+// E-mails of the seeded subscribers that are also identity's demo accounts (identity's
+// dev seed): logging in as one of them prices against its subscription here, linked by the
+// session's e-mail since identity gives its accounts their own ids.
+const (
+	SeedPilotEmail    = "pilot@demo.hangar.test"
+	SeedBusinessEmail = "owner@acme.hangar.test"
+	SeedMilitaryEmail = "pilot@army.mil"
+	SeedChildEmail    = "child@demo.hangar.test"
+)
+
 // SeedSubscriptionID answers the subscription id of a seeded account.
 func SeedSubscriptionID(account string) string { return "1" + account[1:] }
 
@@ -32,16 +42,20 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 			AddOns: addOns, Quantity: qty, Currency: "USD", PriceInCents: price, TermStart: day(-222), TermEnd: day(143),
 			PaymentSource: "CREDIT_CARD", PaymentMethod: "CREDIT_CARD", BillingMethod: "TERM", Valid: true, BillingCountry: "US", BillingZip: "94105"}
 	}
-	mil := sub(SeedMilitary, "military@example.com", "Military Flight Bag Pro", "mfb_pro", []string{"mfb_pro"}, 1, 20000)
+	mil := sub(SeedMilitary, SeedMilitaryEmail, "Military Flight Bag Pro", "mfb_pro", []string{"mfb_pro"}, 1, 20000)
 	mil.Military = true
-	child := sub(SeedChild, "child@example.com", "Essential", "pro_plus", []string{"pro_plus", "included_geo_us"}, 1, 19999)
+	child := sub(SeedChild, SeedChildEmail, "Essential", "pro_plus", []string{"pro_plus", "included_geo_us"}, 1, 19999)
 	child.ParentAccountID, child.OrganizationID = SeedBusiness, SeedBusiness
 	agency := sub(SeedAgency, "agency@example.com", "Military Flight Bag One", "mfb_one", []string{"mfb_one", "included_geo_us"}, 1, 0)
 	agency.Military, agency.PaymentSource, agency.PaymentMethod = true, domain.PaymentThirdParty, "CHECK"
-	biz := sub(SeedBusiness, "business@example.com", "Business Pro", "business_pro", []string{"business_pro", "included_geo_us", "efb_bridge"}, 5, 5*25000+30000)
-	biz.OrganizationID, biz.LicensingMethod = SeedBusiness, "USER_ALLOCATION"
+	biz := sub(SeedBusiness, SeedBusinessEmail, "Business Pro", "business_pro", []string{"business_pro", "included_geo_us", "efb_bridge", "runway_tp_pilatus"}, 5, 5*25000+30000+16000)
+	biz.OrganizationID, biz.LicensingMethod = SeedBusiness, domain.LicensingUserAllocation
+	// EFB Bridge is allocated to users (cannot be toggled here); the Pilatus runway analysis
+	// is allocated to one tail (dropping it asks whether to keep the allocation).
+	biz.AllocatedAddOns = []string{"efb_bridge"}
+	biz.Allocations = []domain.Allocation{{AddOnCodes: []string{"runway_tp_pilatus"}, TargetID: "N412AC", TargetOwnerID: SeedBusiness, TargetType: "TAIL"}}
 	subs := []*domain.Subscription{
-		sub(SeedPilot, "pilot@example.com", "Premium", "performance", []string{"performance", "included_geo_us", "add_geo_eu"}, 1, 47000),
+		sub(SeedPilot, SeedPilotEmail, "Premium", "performance", []string{"performance", "included_geo_us", "add_geo_eu"}, 1, 47000),
 		biz, mil,
 		sub(SeedBundle, "hondajet@example.com", "HondaJet Owners Bundle", "honda_jet_bundle", []string{"honda_jet_bundle", "included_geo_us", "honda_jet_bundle_elite"}, 2, 317560),
 		child,

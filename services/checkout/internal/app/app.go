@@ -23,6 +23,7 @@ type Store interface {
 	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
 	Promotions(ctx context.Context) (map[string]*domain.Promotion, error)
 	Gifts(ctx context.Context, codes []string) (map[string]*domain.GiftCertificate, error)
+	AttemptStore
 }
 
 // CatalogSource fetches the catalogue; nil when have is current.
@@ -61,7 +62,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		o.Now = time.Now
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
-		counters: NewCounters(100_000), limiter: NewLimiter(o.CodeAttempts, o.CodeWindow, o.Now)}
+		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now)}
 	empty := map[string]*domain.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -107,22 +108,37 @@ func (s *Service) RefreshPromotions(ctx context.Context) error {
 }
 
 // lookup finds the subscription a configuration is about: by subscription id, else by the
-// account. A subscription of another account is ignored.
-func (s *Service) lookup(ctx context.Context, subscriptionID, accountID string) (*domain.Subscription, error) {
+// account, else (for a logged-in caller only) by the session's e-mail, which identity has
+// proven. A subscription of another account is ignored.
+func (s *Service) lookup(ctx context.Context, subscriptionID, accountID, sessionEmail string) (*domain.Subscription, error) {
 	var sub *domain.Subscription
 	var err error
 	if id := domain.ExtractAccountID(subscriptionID); id != "" {
 		sub, err = s.store.Subscription(ctx, id)
 	} else if accountID != "" {
 		sub, err = s.store.SubscriptionOf(ctx, accountID, "")
+		if err == nil && sub == nil && sessionEmail != "" {
+			sub, err = s.store.SubscriptionOf(ctx, "", sessionEmail)
+		}
 	}
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
-	if sub != nil && accountID != "" && !strings.EqualFold(sub.AccountID, accountID) {
+	if sub != nil && accountID != "" && !strings.EqualFold(sub.AccountID, accountID) &&
+		(sessionEmail == "" || !strings.EqualFold(sub.Email, sessionEmail)) {
 		return nil, nil
 	}
 	return sub, nil
+}
+
+// who answers the account and the proven e-mail of a configuration: the session's when
+// the caller is logged in (they win over the configuration's), else the configuration's
+// account id and no proven e-mail.
+func who(in domain.Input) (accountID, sessionEmail string) {
+	if in.Caller.LoggedIn {
+		return domain.ExtractAccountID(in.Caller.AccountID), domain.NormalizeEmail(in.Caller.Email)
+	}
+	return domain.ExtractAccountID(in.AccountID), ""
 }
 
 // Caller identifies who asks, for rate limits.
@@ -133,12 +149,14 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 	if err != nil {
 		return nil, err
 	}
-	accountID := domain.ExtractAccountID(in.AccountID)
-	sub, err := s.lookup(ctx, in.SubscriptionID, accountID)
+	accountID, sessionEmail := who(in)
+	sub, err := s.lookup(ctx, in.SubscriptionID, accountID, sessionEmail)
 	if err != nil {
 		return nil, err
 	}
-	if accountID == "" && sub != nil {
+	if sub != nil {
+		// Balances and redemptions are kept under the subscription's account (the same
+		// account, found by the session's e-mail when identity's id differs from checkout's).
 		accountID = sub.AccountID
 	}
 	if sub != nil && in.Country == "" && in.Zip == "" {
@@ -150,7 +168,7 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 	}
 	cart := s.rules.Normalize(cat, in, sub)
 	if len(cart.PromoCodes)+len(cart.GiftCodes) > 0 {
-		if err := s.limiter.Allow(caller.Client, firstNonEmpty(accountID, strings.ToLower(cart.Email))); err != nil {
+		if err := s.limiter.Allow(ctx, caller.Client, firstNonEmpty(accountID, strings.ToLower(cart.Email))); err != nil {
 			return nil, err
 		}
 	}
@@ -181,35 +199,99 @@ type Validation struct {
 	Preview      *domain.Preview
 	Errors       []string
 	RequireLogin bool
+	// Allocations are the tail allocations that end with this configuration.
+	Allocations []domain.Allocation
 }
 
-// MsgLoginRequired asks an existing customer to log in.
-const MsgLoginRequired = "An account already exists for this e-mail address. Please log in to continue."
+// Messages of the login requirement (spec 000 §6; the spec does not word them).
+const (
+	MsgLoginRequired     = "An account already exists for this e-mail address. Please log in to continue."
+	MsgLoginMultiLicense = "Please log in to buy more than one license."
+)
 
-// Validate is the validation before payment. Until the identity service exists, whether
-// the buyer is logged in comes from the configuration (isLoggedIn).
+// Validate is the validation before payment. Whether the buyer is logged in, and as whom,
+// comes from the session (in.Caller), never from the request body.
 func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
 	pv, err := s.price(ctx, in, caller, true)
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{Preview: pv, Errors: domain.ValidateConfiguration(pv.Cart, in)}
+	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations}
 	for _, ce := range pv.CodeErrors {
 		if ce.Message != "" && !contains(v.Errors, ce.Message) {
 			v.Errors = append(v.Errors, ce.Message)
 		}
 	}
-	if !in.LoggedIn && pv.Cart.Email != "" {
-		existing, err := s.store.SubscriptionOf(ctx, "", pv.Cart.Email)
-		if err != nil {
-			return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
-		}
-		if existing != nil {
-			v.RequireLogin = true
-			v.Errors = append(v.Errors, MsgLoginRequired)
-		}
+	msg, err := s.loginRequired(ctx, in, pv.Cart)
+	if err != nil {
+		return nil, err
+	}
+	if msg != "" {
+		v.RequireLogin = true
+		v.Errors = append(v.Errors, msg)
 	}
 	return v, nil
+}
+
+// loginRequired answers why the buyer must log in first, or "" (spec 000 §4, §6): the
+// configuration names an existing account (by e-mail, account id or subscription) and the
+// caller is not logged in as that account; or a multi-licence purchase by a buyer who is
+// not logged in. TODO(sales/kiosk mode): staff selling on a customer's behalf are exempt;
+// the mode is not modelled yet.
+func (s *Service) loginRequired(ctx context.Context, in domain.Input, cart *domain.Cart) (string, error) {
+	c := in.Caller
+	named, err := s.namedSubscription(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	if named != nil {
+		as := c.LoggedIn && (strings.EqualFold(named.AccountID, domain.ExtractAccountID(c.AccountID)) ||
+			strings.EqualFold(named.Email, domain.NormalizeEmail(c.Email)))
+		if !as {
+			return MsgLoginRequired, nil
+		}
+	}
+	if !c.LoggedIn && cart.Quantity > 1 {
+		return MsgLoginMultiLicense, nil
+	}
+	return "", nil
+}
+
+// namedSubscription answers the subscription of the account the configuration itself
+// names (its accountId, subscriptionId or e-mail), whoever is logged in.
+func (s *Service) namedSubscription(ctx context.Context, in domain.Input) (*domain.Subscription, error) {
+	wrap := func(err error) error {
+		return errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+	}
+	if id := domain.ExtractAccountID(in.SubscriptionID); id != "" {
+		sub, err := s.store.Subscription(ctx, id)
+		if err != nil || sub != nil {
+			return sub, wrapIf(err, wrap)
+		}
+	}
+	email := domain.NormalizeEmail(in.Email)
+	acct := domain.ExtractAccountID(in.AccountID)
+	if acct == "" && !strings.Contains(email, "@") {
+		acct = domain.ExtractAccountID(email)
+	}
+	if acct != "" {
+		sub, err := s.store.SubscriptionOf(ctx, acct, "")
+		if err != nil || sub != nil {
+			return sub, wrapIf(err, wrap)
+		}
+	}
+	if strings.Contains(email, "@") {
+		sub, err := s.store.SubscriptionOf(ctx, "", email)
+		return sub, wrapIf(err, wrap)
+	}
+	return nil, nil
+}
+
+func wrapIf(err error, wrap func(error) error) error {
+	if err != nil {
+		return wrap(err)
+	}
+	return nil
 }
 
 // PromoCheck is the answer of the promo/gift code check.
@@ -227,8 +309,9 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 	if code == "" {
 		return nil, errs.Field("code", "Please enter a code.")
 	}
-	acct := firstNonEmpty(domain.ExtractAccountID(in.AccountID), strings.ToLower(domain.NormalizeEmail(in.Email)))
-	if err := s.limiter.Allow(caller.Client, acct); err != nil {
+	accountID, sessionEmail := who(in)
+	acct := firstNonEmpty(accountID, strings.ToLower(firstNonEmpty(sessionEmail, domain.NormalizeEmail(in.Email))))
+	if err := s.limiter.Allow(ctx, caller.Client, acct); err != nil {
 		return nil, err
 	}
 	gifts, err := s.store.Gifts(ctx, []string{code})
@@ -302,7 +385,7 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*dom
 	if id == "" {
 		return nil, errs.Field("subscriptionId", "subscriptionId must be a subscription id")
 	}
-	sub, err := s.lookup(ctx, id, "")
+	sub, err := s.lookup(ctx, id, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +399,7 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*dom
 // CanDowngrade says whether a business subscription may become an individual one: not a
 // group's child account, not third-party controlled, and a business subscription at all.
 func (s *Service) CanDowngrade(ctx context.Context, subscriptionID, accountID string) (bool, []string, error) {
-	sub, err := s.lookup(ctx, subscriptionID, domain.ExtractAccountID(accountID))
+	sub, err := s.lookup(ctx, subscriptionID, domain.ExtractAccountID(accountID), "")
 	if err != nil {
 		return false, nil, err
 	}
@@ -359,6 +442,9 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		}
 		if err := s.RefreshPromotions(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "promotions refresh failed; keeping the copy in memory", "err", err.Error())
+		}
+		if err := s.limiter.Prune(ctx); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "pruning code attempts failed", "err", err.Error())
 		}
 	}
 }
@@ -412,45 +498,70 @@ func (c *Counters) Next(cart string, sent int64) int64 {
 	return n
 }
 
-// Limiter limits code attempts per client and per account in fixed windows.
+// AttemptStore counts code attempts where every replica sees them (PostgreSQL).
+type AttemptStore interface {
+	// CountAttempts records one attempt for each key in the window starting at start and
+	// answers, per key, the attempts in that window and in the one starting at prev.
+	CountAttempts(ctx context.Context, keys []string, start, prev time.Time) (map[string][2]int, error)
+	// PruneAttempts forgets the windows that started before before.
+	PruneAttempts(ctx context.Context, before time.Time) error
+}
+
+// Limiter limits code attempts per client and per account with a sliding window shared by
+// every replica: the count of the current fixed window plus the previous window's count
+// weighted by how much of it still overlaps the sliding window. One upsert per check.
 type Limiter struct {
-	mu     sync.Mutex
+	store  AttemptStore
 	limit  int
 	window time.Duration
 	now    func() time.Time
-	start  time.Time
-	counts map[string]int
 }
 
 // NewLimiter allows limit attempts per window per key.
-func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
-	return &Limiter{limit: limit, window: window, now: now, counts: map[string]int{}}
+func NewLimiter(store AttemptStore, limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{store: store, limit: limit, window: window, now: now}
 }
 
 // MsgTooManyCodes is the 429 message of the code rate limit.
 const MsgTooManyCodes = "Too many promo or gift code attempts. Please wait a minute and try again."
 
 // Allow counts an attempt of client and account and answers a resource-exhausted error
-// (HTTP 429) when either is over the limit.
-func (l *Limiter) Allow(client, account string) error {
-	if l.limit <= 0 || client == unlimited {
+// (HTTP 429) when either is over the limit. Attempts made while blocked count too, so a
+// guesser that keeps trying stays blocked.
+func (l *Limiter) Allow(ctx context.Context, client, account string) error {
+	if l.limit <= 0 || l.window <= 0 || client == unlimited {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if now := l.now(); now.Sub(l.start) >= l.window {
-		l.start, l.counts = now, map[string]int{}
+	var keys []string
+	if client != "" {
+		keys = append(keys, "c:"+client)
 	}
-	over := false
-	for _, k := range []string{"c:" + client, "a:" + account} {
-		if k == "c:" || k == "a:" {
-			continue
+	if account != "" {
+		keys = append(keys, "a:"+account)
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	now := l.now().UTC()
+	start := now.Truncate(l.window)
+	counts, err := l.store.CountAttempts(ctx, keys, start, start.Add(-l.window))
+	if err != nil {
+		return errs.Wrap(errs.Unavailable, err, "code checks are unavailable; try again")
+	}
+	overlap := 1 - float64(now.Sub(start))/float64(l.window)
+	for _, k := range keys {
+		c := counts[k]
+		if float64(c[0])+float64(c[1])*overlap > float64(l.limit) {
+			return errs.E(errs.Exhausted, MsgTooManyCodes)
 		}
-		l.counts[k]++
-		over = over || l.counts[k] > l.limit
-	}
-	if over {
-		return errs.E(errs.Exhausted, MsgTooManyCodes)
 	}
 	return nil
+}
+
+// Prune forgets windows that can no longer count.
+func (l *Limiter) Prune(ctx context.Context) error {
+	if l.window <= 0 {
+		return nil
+	}
+	return l.store.PruneAttempts(ctx, l.now().UTC().Truncate(l.window).Add(-l.window))
 }

@@ -116,6 +116,7 @@ type Currency struct {
 // Aircraft is a runway-analysis model; AUDPriced models may be bought in AUD.
 type Aircraft struct {
 	Code      string
+	Model     string
 	AddOnCode string
 	AUDPriced bool
 }
@@ -127,6 +128,7 @@ type Catalog struct {
 	byCurrency  map[string]Currency
 	entries     map[string]*Entry
 	audRunway   map[string]bool // runway package code -> sold in AUD (some model is AUD-priced)
+	aircraft    map[string]Aircraft
 	european    map[string]bool
 	businessIDs map[string]bool
 }
@@ -146,7 +148,7 @@ func NewCatalog(d CatalogData) (*Catalog, error) {
 	c := &Catalog{
 		version: d.Version, currencies: d.Currencies, byCurrency: map[string]Currency{},
 		entries: make(map[string]*Entry, len(d.Entries)), audRunway: map[string]bool{},
-		european: map[string]bool{}, businessIDs: map[string]bool{},
+		european: map[string]bool{}, businessIDs: map[string]bool{}, aircraft: map[string]Aircraft{},
 	}
 	for _, cur := range d.Currencies {
 		c.byCurrency[cur.Code] = cur
@@ -159,6 +161,7 @@ func NewCatalog(d CatalogData) (*Catalog, error) {
 		c.entries[e.Code] = &e
 	}
 	for _, a := range d.Aircraft {
+		c.aircraft[a.Code] = a
 		if a.AUDPriced {
 			c.audRunway[a.AddOnCode] = true
 		}
@@ -220,3 +223,9 @@ func (c *Catalog) AllowsBusinessID(country string) bool {
 
 // RunwaySoldInAUD reports whether a runway-analysis package covers an AUD-priced model.
 func (c *Catalog) RunwaySoldInAUD(code string) bool { return c.audRunway[code] }
+
+// Aircraft answers a runway-analysis aircraft model by code.
+func (c *Catalog) Aircraft(code string) (Aircraft, bool) {
+	a, ok := c.aircraft[strings.TrimSpace(code)]
+	return a, ok
+}

@@ -65,9 +65,46 @@ type Input struct {
 	PaymentMethod     string
 	ChartChoice       *ChartChoice
 	ViewedPromos      []string
-	LoggedIn          bool
 	CartID            string
 	Counter           int64
+	// Caller is who is asking, from the session (never from the request body).
+	Caller Caller
+	// IsBYOP: the buyer comes from the bring-your-own-panel page; an empty cart starts
+	// from the BYOP plan.
+	IsBYOP bool
+	// EuCustomer and GdprCompliant: an EU customer must give the EU consent.
+	EuCustomer    bool
+	GdprCompliant bool
+	// DisableEmail: the page locked the e-mail field (it came with the link).
+	DisableEmail bool
+	// JeppAccountActive: the buyer's linked chart-provider account is active; like a typed
+	// account number, its coverages are bought there.
+	JeppAccountActive bool
+	RecaptchaValue    string
+	// RunwayAircraft are the aircraft models (catalogue aircraft codes) the buyer wants
+	// runway analysis for.
+	RunwayAircraft []string
+	// ExpiredAllocations are the allocations the buyer was told would expire (validate's
+	// allocations, echoed back); KeepExpiredAllocations keeps their add-ons instead.
+	ExpiredAllocations     []Allocation
+	KeepExpiredAllocations bool
+}
+
+// Caller is the buyer of a live session, as the session middleware resolved it.
+type Caller struct {
+	LoggedIn  bool
+	AccountID string
+	Email     string
+	// Child: a child account of a group, which cannot change its subscription.
+	Child bool
+}
+
+// Allocation is an add-on allocated to a target (an aircraft tail) of a subscription.
+type Allocation struct {
+	AddOnCodes    []string
+	TargetID      string
+	TargetOwnerID string
+	TargetType    string // TAIL
 }
 
 // Subscription is an account's current subscription, as stored by checkout.
@@ -94,7 +131,18 @@ type Subscription struct {
 	BusinessID      string
 	BillingCountry  string
 	BillingZip      string
+	// AllocatedAddOns are add-ons allocated to users (addOnObjects with licensing method
+	// USER_ALLOCATION): they cannot be toggled here, only on the product's users page.
+	AllocatedAddOns []string
+	// Allocations are the subscription's tail allocations.
+	Allocations []Allocation
 }
+
+// UserAllocation reports whether the subscription's licences are allocated to users.
+func (s *Subscription) UserAllocation() bool { return s.LicensingMethod == LicensingUserAllocation }
+
+// LicensingUserAllocation is the licensing method of licences allocated to users.
+const LicensingUserAllocation = "USER_ALLOCATION"
 
 // ThirdParty reports whether a third party controls the subscription (spec 000 §6).
 func (s *Subscription) ThirdParty() bool { return s.PaymentSource == PaymentThirdParty }
@@ -138,6 +186,24 @@ type Cart struct {
 	PromoCodes      []string
 	GiftCodes       []string
 	ViewedPromos    []string
+	// LoggedIn: the buyer has a session; EmailLocked: the e-mail cannot be changed (the
+	// session's, or the page locked it).
+	LoggedIn    bool
+	EmailLocked bool
+	// ErrorCodes are spec 000 §8 codes for the page (CHILD_ACCOUNT_PURCHASE, ...).
+	ErrorCodes []string
+	// RegionsDisabled: regions follow the subscription (licences allocated to users).
+	RegionsDisabled bool
+	// LockedAddOns are allocated products that cannot be toggled here.
+	LockedAddOns []string
+	// Sections the page may show (spec 000 §6).
+	ChartIfrVisible     bool
+	MilitarySuppVisible bool
+	// EuConsentRequired: the EU consent checkbox is shown and must be ticked.
+	EuConsentRequired bool
+	// ExpiringAllocations are tail allocations of add-ons the cart drops.
+	ExpiringAllocations []Allocation
+	RunwayAircraft      []string
 }
 
 // Has reports whether the cart contains code.

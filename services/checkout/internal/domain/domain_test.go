@@ -564,7 +564,7 @@ func TestValidation(t *testing.T) {
 	}{
 		{name: "business needs licence agreement, EULA and organization", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3"},
 			want: []string{domain.MsgPleaseConfirm, domain.MsgEula, domain.MsgOrganization}},
-		{name: "logged-in business buyer needs no organization name", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3", LicenseChecked: true, EulaChecked: true, LoggedIn: true}},
+		{name: "logged-in business buyer needs no organization name", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3", LicenseChecked: true, EulaChecked: true, Caller: domain.Caller{LoggedIn: true, AccountID: "00000000-0000-4000-8000-0000000000aa", Email: "a@b.co"}}},
 		{name: "military with several licences needs the licence agreement", in: domain.Input{Email: "a@b.co", Military: true, Quantity: "3"}, want: []string{domain.MsgPleaseConfirm}},
 		{name: "e-mail required", in: domain.Input{AddOns: []string{"pro_plus", "included_geo_us"}}, want: []string{domain.MsgEmail}},
 		{name: "malformed e-mail", in: domain.Input{Email: "nope", AddOns: []string{"pro_plus", "included_geo_us"}}, want: []string{domain.MsgEmail}},

@@ -10,7 +10,12 @@ import (
 type Rules struct {
 	// SalesContact fills '{sales contact}' in the spec's messages.
 	SalesContact string
+	// RecaptchaRequired: validation needs the human-verification value.
+	RecaptchaRequired bool
 }
+
+// BYOPStartPlan is the start plan of the bring-your-own-panel page.
+const BYOPStartPlan = "pro"
 
 // Messages of spec 000 §5 (exact wording).
 const (
@@ -31,7 +36,23 @@ const (
 	MsgChildAccount      = "Your subscription is managed by your group account. Please contact your account administrator to make changes."
 	MsgThirdParty        = "This subscription is controlled by a third party (Military Flight Bag for a national agency) and cannot be changed here."
 	MsgCurrencyNotAllowd = "Sorry, that currency is not allowed for your account."
+	// Not worded by the spec (it names the rule only).
+	MsgRegionsAllocated   = "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site."
+	MsgEuConsent          = "Please give your consent to the processing of your data to continue."
+	MsgAllocationsExpire  = "Some of your aircraft allocations end with this change. Choose whether to keep them."
+	CodeAllocatedProduct  = "ALLOCATED_PRODUCT"
+	CodeAllocationsExpire = "ALLOCATIONS_EXPIRE"
 )
+
+// MsgAllocatedProduct says an allocated product cannot be toggled here (spec 000 §6).
+func MsgAllocatedProduct(title string) string {
+	return fmt.Sprintf("%s is allocated to users and cannot be changed here. Make changes on the users page of the product's web site.", title)
+}
+
+// MsgRunwayNotCovered: runway analysis covers only aircraft of the purchased model.
+func MsgRunwayNotCovered(model string) string {
+	return fmt.Sprintf("Runway analysis covers only aircraft of the purchased model: %s is not covered by the runway analysis in your cart.", model)
+}
 
 // MsgAlreadyBusiness is the existing-business message of spec 000 §5.
 func (r Rules) MsgAlreadyBusiness() string {
@@ -103,6 +124,7 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	b := &builder{cat: cat, rules: r, cart: cart}
 
 	// Who: e-mail and account id (the account id may arrive inside any UUID-shaped value).
+	// A logged-in caller's account and e-mail win: the e-mail is locked to the session.
 	cart.Email = NormalizeEmail(in.Email)
 	cart.AccountID = ExtractAccountID(in.AccountID)
 	if cart.AccountID == "" && cart.Email != "" && !strings.Contains(cart.Email, "@") {
@@ -111,13 +133,19 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 			cart.Email = ""
 		}
 	}
+	cart.EmailLocked = in.DisableEmail
+	if in.Caller.LoggedIn {
+		cart.LoggedIn, cart.EmailLocked = true, true
+		cart.AccountID = ExtractAccountID(in.Caller.AccountID)
+		cart.Email = NormalizeEmail(in.Caller.Email)
+	}
 	cart.Country = NormalizeCountry(in.Country)
 	cart.Zip = strings.TrimSpace(in.Zip)
 	cart.BusinessID = strings.TrimSpace(in.BusinessID)
 	if cart.BusinessID != "" && cart.Country != "" && !cat.AllowsBusinessID(cart.Country) {
 		cart.BusinessID = "" // spec 000 §5: cleared outside the business-id country list
 	}
-	cart.ChartsDisabled = strings.TrimSpace(in.JeppCustomerNo) != ""
+	cart.ChartsDisabled = strings.TrimSpace(in.JeppCustomerNo) != "" || in.JeppAccountActive
 	cart.PromoCodes = cleanCodes(in.PromoCodes)
 	cart.GiftCodes = cleanCodes(in.GiftCodes)
 	cart.ViewedPromos = cleanCodes(in.ViewedPromos)
@@ -138,6 +166,9 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	if existing != nil && existing.Valid {
 		cart.Existing = existing
 		cart.Renewal = true
+		if cart.AccountID == "" {
+			cart.AccountID = ExtractAccountID(existing.AccountID) // the subscription's account buys
+		}
 		if existing.PaymentMethod != "" && cart.PaymentMethod == "" {
 			cart.PaymentMethod = existing.PaymentMethod
 		}
@@ -180,7 +211,11 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 			}
 		}
 	case len(b.codes) == 0:
-		b.codes = []string{StartPlan, cur.DefaultRegion}
+		start := StartPlan
+		if _, ok := cat.Entry(BYOPStartPlan); ok && in.IsBYOP {
+			start = BYOPStartPlan
+		}
+		b.codes = []string{start, cur.DefaultRegion}
 	}
 
 	// Business downgrade: individual Starter with the default region, one licence.
@@ -296,23 +331,35 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 		if existing.Military && existing.Quantity < 2 && newQty > 1 {
 			cart.Errors = append(cart.Errors, r.MsgMilitaryLicenses())
 		}
-		if existing.ChildAccount() {
+		if existing.ChildAccount() && !in.Caller.Child {
 			cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
+			cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
 		}
 		if existing.ThirdParty() {
 			cart.PlanErrors = append(cart.PlanErrors, MsgThirdParty)
 		}
 	}
 
+	if in.Caller.Child {
+		// A child account of a group cannot change the subscription (spec 000 §6, §8).
+		cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
+		cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
+	}
+
 	if plan != nil {
 		b.applyChartChoice(in.ChartChoice)
+		b.applyUpsell()
+		b.keepAllocated(in)
 		b.applyPlanRules(in)
 		b.applyExclusions()
 		b.applyRegions()
 		b.applyBusinessPairs()
 		b.applyComplimentary()
+		b.checkAllocated(in)
 		b.checkSelections()
+		b.checkRunwayAircraft(in.RunwayAircraft)
 	}
+	cart.EuConsentRequired = in.EuCustomer || cat.IsEuropean(cart.Country)
 	cart.AddOns = b.codes
 	return cart
 }
@@ -420,10 +467,31 @@ func (b *builder) applyPlanRules(in Input) {
 		}
 		return ""
 	})
-	if strings.TrimSpace(in.JeppCustomerNo) != "" {
+	// Sections (spec 000 §6): the chart-provider IFR section only for a Plus plan, or a
+	// military cart with one licence; military supplements only for an individual Plus plan.
+	plus := isPlusPlan(plan)
+	cart.ChartIfrVisible = (plus && !cart.Military) || (cart.Military && cart.Quantity == 1)
+	cart.MilitarySuppVisible = plus && !cart.Military && !cart.Business && plan.PlanType == "individual"
+	b.remove(func(e *Entry) string {
+		switch {
+		case e.Chart == nil || !e.IsChart():
+			return ""
+		case e.MilitarySupp && cart.Military:
+			if !cart.ChartIfrVisible {
+				return fmt.Sprintf("%s is sold only with a single military licence", e.Title)
+			}
+		case e.MilitarySupp:
+			if !cart.MilitarySuppVisible {
+				return fmt.Sprintf("military supplements are sold only with an individual Plus plan (%s)", e.Title)
+			}
+		case !cart.ChartIfrVisible:
+			return fmt.Sprintf("chart-provider IFR charts are sold only with a Plus plan (%s)", e.Title)
+		}
+		return ""
+	})
+	if cart.ChartsDisabled {
 		// An existing chart-provider account: its coverages are bought there, so chart-provider
 		// plans are removed and the coverage choices are disabled while a number is present.
-		cart.ChartsDisabled = true
 		b.remove(func(e *Entry) string {
 			if e.IsChart() && !e.MilitarySupp {
 				return fmt.Sprintf("%s comes with your chart-provider account", e.Title)

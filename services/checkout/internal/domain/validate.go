@@ -23,8 +23,24 @@ func ValidateConfiguration(c *Cart, in Input) []string {
 	if c.AccountID == "" && (c.Email == "" || !ValidEmail(c.Email)) {
 		errs = append(errs, MsgEmail)
 	}
-	if c.Business && !c.Renewal && !in.LoggedIn && strings.TrimSpace(in.OrganizationName) == "" {
+	if c.Business && !c.Renewal && !c.LoggedIn && strings.TrimSpace(in.OrganizationName) == "" {
 		errs = append(errs, MsgOrganization)
+	}
+	if c.EuConsentRequired && !in.GdprCompliant {
+		errs = append(errs, MsgEuConsent)
+	}
+	if len(c.ExpiringAllocations) > 0 && !allocationsAcknowledged(c.ExpiringAllocations, in.ExpiredAllocations) {
+		errs = append(errs, MsgAllocationsExpire)
+	}
+	return errs
+}
+
+// Validate is ValidateConfiguration plus the settings of the rules: the human
+// verification value when it is required (spec 000 §5).
+func (r Rules) Validate(c *Cart, in Input) []string {
+	errs := ValidateConfiguration(c, in)
+	if r.RecaptchaRequired && strings.TrimSpace(in.RecaptchaValue) == "" {
+		errs = append(errs, MsgHuman)
 	}
 	return errs
 }

@@ -6,14 +6,13 @@ import (
 	"context"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -22,34 +21,44 @@ import (
 // GRPC implements checkoutv1.CheckoutServiceServer.
 type GRPC struct {
 	checkoutv1.UnimplementedCheckoutServiceServer
-	svc *app.Service
+	svc            *app.Service
+	trustedProxies int
 }
 
-// NewGRPC serves svc.
-func NewGRPC(svc *app.Service) *GRPC { return &GRPC{svc: svc} }
+// NewGRPC serves svc; trustedProxies is the number of proxies in front of the service that
+// append to X-Forwarded-For (auth.ClientIP).
+func NewGRPC(svc *app.Service, trustedProxies int) *GRPC {
+	return &GRPC{svc: svc, trustedProxies: trustedProxies}
+}
 
-// caller identifies the client for rate limits: the first X-Forwarded-For address the
-// gateway (or the Ingress) recorded, else the gRPC peer.
-func caller(ctx context.Context) app.Caller {
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		for _, k := range []string{"x-forwarded-for", "x-real-ip"} {
-			if v := md.Get(k); len(v) > 0 && v[0] != "" {
-				return app.Caller{Client: strings.TrimSpace(strings.Split(v[0], ",")[0])}
-			}
-		}
+// caller identifies the client for rate limits: the address the trusted proxies saw (the
+// client-supplied part of X-Forwarded-For is ignored, so it cannot dodge the limit).
+func (s *GRPC) caller(ctx context.Context) app.Caller {
+	ip := auth.ClientIP(ctx, s.trustedProxies)
+	if ip == "" {
+		ip = "unknown"
 	}
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		host := p.Addr.String()
-		if i := strings.LastIndex(host, ":"); i > 0 {
-			host = host[:i]
-		}
-		return app.Caller{Client: host}
+	return app.Caller{Client: ip}
+}
+
+// input converts the configuration and adds who is asking, from the session.
+func (s *GRPC) input(ctx context.Context, c *checkoutv1.Configuration) (domain.Input, error) {
+	in, err := input(c)
+	if err != nil {
+		return in, err
 	}
-	return app.Caller{Client: "unknown"}
+	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
+		in.Caller = domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild}
+	}
+	return in, nil
 }
 
 func (s *GRPC) PreviewInvoice(ctx context.Context, req *checkoutv1.PreviewInvoiceRequest) (*checkoutv1.PreviewInvoiceResponse, error) {
-	pv, err := s.svc.Preview(ctx, input(req.GetConfiguration()), caller(ctx))
+	in, err := s.input(ctx, req.GetConfiguration())
+	if err != nil {
+		return nil, err
+	}
+	pv, err := s.svc.Preview(ctx, in, s.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +66,11 @@ func (s *GRPC) PreviewInvoice(ctx context.Context, req *checkoutv1.PreviewInvoic
 }
 
 func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvoiceRequest) (*checkoutv1.ValidateInvoiceResponse, error) {
-	v, err := s.svc.Validate(ctx, input(req.GetConfiguration()), caller(ctx))
+	in, err := s.input(ctx, req.GetConfiguration())
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.svc.Validate(ctx, in, s.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +84,16 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 	}
 	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
 		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: &v.Preview.Invoice.Counter,
-		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.Preview.Cart.Existing != nil && v.Preview.Cart.Existing.OrganizationID != "")}, nil
+		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.Preview.Cart.Existing != nil && v.Preview.Cart.Existing.OrganizationID != ""),
+		Allocations: allocations(v.Allocations), ErrorCodes: v.Preview.Cart.ErrorCodes}, nil
+}
+
+func allocations(list []domain.Allocation) []*checkoutv1.Allocation {
+	var out []*checkoutv1.Allocation
+	for _, a := range list {
+		out = append(out, &checkoutv1.Allocation{AddOnCodes: a.AddOnCodes, TargetId: a.TargetID, TargetOwnerId: a.TargetOwnerID, TargetType: a.TargetType})
+	}
+	return out
 }
 
 func subAccount(c *domain.Cart) string {
@@ -82,7 +104,11 @@ func subAccount(c *domain.Cart) string {
 }
 
 func (s *GRPC) ValidatePromo(ctx context.Context, req *checkoutv1.ValidatePromoRequest) (*checkoutv1.ValidatePromoResponse, error) {
-	r, err := s.svc.ValidatePromo(ctx, req.GetCode(), input(req.GetConfiguration()), caller(ctx))
+	in, err := s.input(ctx, req.GetConfiguration())
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.svc.ValidatePromo(ctx, req.GetCode(), in, s.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +165,11 @@ func (s *GRPC) CanDowngradeBusiness(ctx context.Context, req *checkoutv1.CanDown
 	return &checkoutv1.CanDowngradeBusinessResponse{CanDowngrade: &ok, Errors: problems}, nil
 }
 
-// input converts the contract's configuration to the domain's.
-func input(c *checkoutv1.Configuration) domain.Input {
+// input converts the contract's configuration to the domain's. isLoggedIn is ignored: the
+// session says who is asking.
+func input(c *checkoutv1.Configuration) (domain.Input, error) {
 	if c == nil {
-		return domain.Input{}
+		return domain.Input{}, nil
 	}
 	in := domain.Input{
 		Email: c.GetEmail(), OrganizationName: c.GetOrganizationName(), BusinessID: c.GetBusinessIdentificationNo(),
@@ -152,12 +179,46 @@ func input(c *checkoutv1.Configuration) domain.Input {
 		JeppCustomerNo: c.GetJeppCustomerNo(), Zip: c.GetBillingInfo().GetZipcode(), Country: c.GetBillingInfo().GetCountry(),
 		CardholderName: c.GetCardholderName(), GiftCodes: c.GetGiftCertificateCode(), PromoCodes: c.GetDiscountPromoCode(),
 		Upgrade: c.GetUpgrade(), Extras: c.GetExtras(), BusinessDowngrade: c.GetBusinessDowngrade(), PaymentMethod: c.GetPaymentMethod(),
-		ViewedPromos: c.GetViewedPromoCodes(), LoggedIn: c.GetIsLoggedIn(), CartID: c.GetCartId(), Counter: c.GetCounter(),
+		ViewedPromos: c.GetViewedPromoCodes(), CartID: c.GetCartId(), Counter: c.GetCounter(),
+		IsBYOP: c.GetIsByop(), EuCustomer: c.GetIsEuCustomer(), GdprCompliant: c.GetIsGdprCompliant(), DisableEmail: c.GetDisableEmail(),
+		JeppAccountActive: c.GetJeppAccountActive(), RecaptchaValue: c.GetRecaptchaValue(), RunwayAircraft: c.GetRunwayAircraft(),
+		KeepExpiredAllocations: c.GetKeepExpiredAllocations(),
 	}
 	if ch := c.GetChartChoice(); ch != nil {
 		in.ChartChoice = &domain.ChartChoice{Code: ch.GetAddOnCode(), Type: ch.GetType(), Checked: ch.GetChecked()}
 	}
-	return in
+	var err error
+	in.ExpiredAllocations, err = expiredAllocations(c.GetExpiredAllocations())
+	return in, err
+}
+
+// expiredAllocations reads the echoed allocations: a list of Allocation objects (a single
+// object is taken as a list of one; null or absent is none).
+func expiredAllocations(v *structpb.Value) ([]domain.Allocation, error) {
+	var list []*structpb.Value
+	switch k := v.GetKind().(type) {
+	case nil, *structpb.Value_NullValue:
+		return nil, nil
+	case *structpb.Value_ListValue:
+		list = k.ListValue.GetValues()
+	case *structpb.Value_StructValue:
+		list = []*structpb.Value{v}
+	default:
+		return nil, errs.Field("expiredAllocations", "expiredAllocations must be a list of allocations")
+	}
+	var out []domain.Allocation
+	for _, item := range list {
+		b, err := protojson.Marshal(item)
+		if err != nil {
+			return nil, errs.Field("expiredAllocations", "expiredAllocations must be a list of allocations")
+		}
+		var a checkoutv1.Allocation
+		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, &a); err != nil {
+			return nil, errs.Field("expiredAllocations", "expiredAllocations must be a list of allocations")
+		}
+		out = append(out, domain.Allocation{AddOnCodes: a.GetAddOnCodes(), TargetID: a.GetTargetId(), TargetOwnerID: a.GetTargetOwnerId(), TargetType: a.GetTargetType()})
+	}
+	return out, nil
 }
 
 func quantity(v *structpb.Value) string {
@@ -245,6 +306,10 @@ func previewResponse(pv *domain.Preview) (*checkoutv1.PreviewInvoiceResponse, er
 		IsMilitary: ptr(c.Military), LegacyPlanReplaced: ptr(c.LegacyReplaced), ReplacedPlan: c.ReplacedPlan, RegionMode: c.RegionMode,
 		ChartCoveragesDisabled: ptr(c.ChartsDisabled), QuoteId: pv.QuoteID, QuoteExpiresAt: pv.QuoteExpires.UTC().Format(time.RFC3339),
 		QuoteHash: pv.QuoteHash, RenewalDate: day(pv.RenewalDate), TermStartDate: day(pv.TermStart), CatalogVersion: pv.CatalogVer,
+		ErrorCodes: c.ErrorCodes, RegionsDisabled: ptr(c.RegionsDisabled), LockedAddOns: c.LockedAddOns,
+		ChartIfrVisible: ptr(c.ChartIfrVisible), MilitarySupplementsVisible: ptr(c.MilitarySuppVisible),
+		EuConsentRequired: ptr(c.EuConsentRequired), LoggedIn: ptr(c.LoggedIn), EmailLocked: ptr(c.EmailLocked),
+		AccountId: c.AccountID, Email: c.Email, ExpiringAllocations: allocations(c.ExpiringAllocations), RunwayAircraft: c.RunwayAircraft,
 	}
 	if out.RenewalAmountInCents, err = i32(pv.RenewalAmount); err != nil {
 		return nil, err

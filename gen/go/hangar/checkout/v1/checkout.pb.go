@@ -186,7 +186,9 @@ type Configuration struct {
 	DiscountPromoCode     []string        `protobuf:"bytes,25,rep,name=discount_promo_code,json=discountPromoCode,proto3" json:"discount_promo_code,omitempty"`
 	Errors                []string        `protobuf:"bytes,26,rep,name=errors,proto3" json:"errors,omitempty"`
 	// Sent by the page; the service reads the subscription from its own store instead.
-	ExistingSubscription   *structpb.Value `protobuf:"bytes,27,opt,name=existing_subscription,json=existingSubscription,proto3" json:"existing_subscription,omitempty"`
+	ExistingSubscription *structpb.Value `protobuf:"bytes,27,opt,name=existing_subscription,json=existingSubscription,proto3" json:"existing_subscription,omitempty"`
+	// The allocations validate answered as ending (a list of Allocation objects), echoed
+	// back once the buyer has seen them; with keep_expired_allocations their add-ons stay.
 	ExpiredAllocations     *structpb.Value `protobuf:"bytes,28,opt,name=expired_allocations,json=expiredAllocations,proto3" json:"expired_allocations,omitempty"`
 	KeepExpiredAllocations bool            `protobuf:"varint,29,opt,name=keep_expired_allocations,json=keepExpiredAllocations,proto3" json:"keep_expired_allocations,omitempty"`
 	// The upgrade query parameter: a plan replacing the current one if of the same type.
@@ -205,9 +207,12 @@ type Configuration struct {
 	ChartChoice   *ChartChoice `protobuf:"bytes,37,opt,name=chart_choice,json=chartChoice,proto3" json:"chart_choice,omitempty"`
 	// Promo codes whose information the page has shown.
 	ViewedPromoCodes []string `protobuf:"bytes,38,rep,name=viewed_promo_codes,json=viewedPromoCodes,proto3" json:"viewed_promo_codes,omitempty"`
-	IsLoggedIn       bool     `protobuf:"varint,39,opt,name=is_logged_in,json=isLoggedIn,proto3" json:"is_logged_in,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Ignored: whether the buyer is logged in, and as whom, comes from the session cookie.
+	IsLoggedIn bool `protobuf:"varint,39,opt,name=is_logged_in,json=isLoggedIn,proto3" json:"is_logged_in,omitempty"`
+	// Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for.
+	RunwayAircraft []string `protobuf:"bytes,40,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Configuration) Reset() {
@@ -513,6 +518,83 @@ func (x *Configuration) GetIsLoggedIn() bool {
 	return false
 }
 
+func (x *Configuration) GetRunwayAircraft() []string {
+	if x != nil {
+		return x.RunwayAircraft
+	}
+	return nil
+}
+
+// Allocation is an add-on allocated to a target (an aircraft tail) of the subscription.
+type Allocation struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AddOnCodes    []string               `protobuf:"bytes,1,rep,name=add_on_codes,json=addOnCodes,proto3" json:"add_on_codes,omitempty"`
+	TargetId      string                 `protobuf:"bytes,2,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
+	TargetOwnerId string                 `protobuf:"bytes,3,opt,name=target_owner_id,json=targetOwnerId,proto3" json:"target_owner_id,omitempty"`
+	// TAIL.
+	TargetType    string `protobuf:"bytes,4,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Allocation) Reset() {
+	*x = Allocation{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Allocation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Allocation) ProtoMessage() {}
+
+func (x *Allocation) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Allocation.ProtoReflect.Descriptor instead.
+func (*Allocation) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Allocation) GetAddOnCodes() []string {
+	if x != nil {
+		return x.AddOnCodes
+	}
+	return nil
+}
+
+func (x *Allocation) GetTargetId() string {
+	if x != nil {
+		return x.TargetId
+	}
+	return ""
+}
+
+func (x *Allocation) GetTargetOwnerId() string {
+	if x != nil {
+		return x.TargetOwnerId
+	}
+	return ""
+}
+
+func (x *Allocation) GetTargetType() string {
+	if x != nil {
+		return x.TargetType
+	}
+	return ""
+}
+
 type PreviewInvoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
@@ -522,7 +604,7 @@ type PreviewInvoiceRequest struct {
 
 func (x *PreviewInvoiceRequest) Reset() {
 	*x = PreviewInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[3]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -534,7 +616,7 @@ func (x *PreviewInvoiceRequest) String() string {
 func (*PreviewInvoiceRequest) ProtoMessage() {}
 
 func (x *PreviewInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[3]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -547,7 +629,7 @@ func (x *PreviewInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*PreviewInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{3}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PreviewInvoiceRequest) GetConfiguration() *Configuration {
@@ -579,7 +661,7 @@ type InvoiceItem struct {
 
 func (x *InvoiceItem) Reset() {
 	*x = InvoiceItem{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[4]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +673,7 @@ func (x *InvoiceItem) String() string {
 func (*InvoiceItem) ProtoMessage() {}
 
 func (x *InvoiceItem) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[4]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +686,7 @@ func (x *InvoiceItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceItem.ProtoReflect.Descriptor instead.
 func (*InvoiceItem) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{4}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InvoiceItem) GetType() string {
@@ -717,7 +799,7 @@ type Invoice struct {
 
 func (x *Invoice) Reset() {
 	*x = Invoice{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[5]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +811,7 @@ func (x *Invoice) String() string {
 func (*Invoice) ProtoMessage() {}
 
 func (x *Invoice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[5]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +824,7 @@ func (x *Invoice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invoice.ProtoReflect.Descriptor instead.
 func (*Invoice) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{5}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Invoice) GetCurrency() string {
@@ -900,7 +982,7 @@ type PlanChange struct {
 
 func (x *PlanChange) Reset() {
 	*x = PlanChange{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[6]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +994,7 @@ func (x *PlanChange) String() string {
 func (*PlanChange) ProtoMessage() {}
 
 func (x *PlanChange) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[6]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1007,7 @@ func (x *PlanChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanChange.ProtoReflect.Descriptor instead.
 func (*PlanChange) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{6}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PlanChange) GetShow() bool {
@@ -1025,7 +1107,7 @@ type Adjustment struct {
 
 func (x *Adjustment) Reset() {
 	*x = Adjustment{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[7]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1119,7 @@ func (x *Adjustment) String() string {
 func (*Adjustment) ProtoMessage() {}
 
 func (x *Adjustment) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[7]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1132,7 @@ func (x *Adjustment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Adjustment.ProtoReflect.Descriptor instead.
 func (*Adjustment) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{7}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Adjustment) GetAddOnCode() string {
@@ -1088,7 +1170,7 @@ type PromoInfoRequirement struct {
 
 func (x *PromoInfoRequirement) Reset() {
 	*x = PromoInfoRequirement{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[8]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1100,7 +1182,7 @@ func (x *PromoInfoRequirement) String() string {
 func (*PromoInfoRequirement) ProtoMessage() {}
 
 func (x *PromoInfoRequirement) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[8]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1113,7 +1195,7 @@ func (x *PromoInfoRequirement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromoInfoRequirement.ProtoReflect.Descriptor instead.
 func (*PromoInfoRequirement) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{8}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PromoInfoRequirement) GetCode() string {
@@ -1163,7 +1245,7 @@ type CodeError struct {
 
 func (x *CodeError) Reset() {
 	*x = CodeError{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[9]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1175,7 +1257,7 @@ func (x *CodeError) String() string {
 func (*CodeError) ProtoMessage() {}
 
 func (x *CodeError) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[9]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1188,7 +1270,7 @@ func (x *CodeError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CodeError.ProtoReflect.Descriptor instead.
 func (*CodeError) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{9}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CodeError) GetCode() string {
@@ -1243,13 +1325,33 @@ type PreviewInvoiceResponse struct {
 	RenewalDate          string `protobuf:"bytes,23,opt,name=renewal_date,json=renewalDate,proto3" json:"renewal_date,omitempty"`
 	TermStartDate        string `protobuf:"bytes,24,opt,name=term_start_date,json=termStartDate,proto3" json:"term_start_date,omitempty"`
 	CatalogVersion       string `protobuf:"bytes,25,opt,name=catalog_version,json=catalogVersion,proto3" json:"catalog_version,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Spec 000 §8 codes of the errors (CHILD_ACCOUNT_PURCHASE, ALLOCATED_PRODUCT).
+	ErrorCodes []string `protobuf:"bytes,26,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	// Regions follow the subscription while its licences are allocated to users.
+	RegionsDisabled *bool `protobuf:"varint,27,opt,name=regions_disabled,json=regionsDisabled,proto3,oneof" json:"regions_disabled,omitempty"`
+	// Products allocated to users: they cannot be toggled here.
+	LockedAddOns []string `protobuf:"bytes,28,rep,name=locked_add_ons,json=lockedAddOns,proto3" json:"locked_add_ons,omitempty"`
+	// Sections the page may show (spec 000 §6).
+	ChartIfrVisible            *bool `protobuf:"varint,29,opt,name=chart_ifr_visible,json=chartIfrVisible,proto3,oneof" json:"chart_ifr_visible,omitempty"`
+	MilitarySupplementsVisible *bool `protobuf:"varint,30,opt,name=military_supplements_visible,json=militarySupplementsVisible,proto3,oneof" json:"military_supplements_visible,omitempty"`
+	// The EU consent checkbox is shown and must be ticked.
+	EuConsentRequired *bool `protobuf:"varint,31,opt,name=eu_consent_required,json=euConsentRequired,proto3,oneof" json:"eu_consent_required,omitempty"`
+	// The buyer has a session; the e-mail field is locked (the session's, or disableEmail).
+	LoggedIn    *bool `protobuf:"varint,32,opt,name=logged_in,json=loggedIn,proto3,oneof" json:"logged_in,omitempty"`
+	EmailLocked *bool `protobuf:"varint,33,opt,name=email_locked,json=emailLocked,proto3,oneof" json:"email_locked,omitempty"`
+	// The account and e-mail priced (the session's when logged in).
+	AccountId string `protobuf:"bytes,34,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email     string `protobuf:"bytes,35,opt,name=email,proto3" json:"email,omitempty"`
+	// Tail allocations that end with this configuration.
+	ExpiringAllocations []*Allocation `protobuf:"bytes,36,rep,name=expiring_allocations,json=expiringAllocations,proto3" json:"expiring_allocations,omitempty"`
+	RunwayAircraft      []string      `protobuf:"bytes,37,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *PreviewInvoiceResponse) Reset() {
 	*x = PreviewInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[10]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1363,7 @@ func (x *PreviewInvoiceResponse) String() string {
 func (*PreviewInvoiceResponse) ProtoMessage() {}
 
 func (x *PreviewInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[10]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1376,7 @@ func (x *PreviewInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*PreviewInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{10}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PreviewInvoiceResponse) GetInvoice() *Invoice {
@@ -1452,6 +1554,90 @@ func (x *PreviewInvoiceResponse) GetCatalogVersion() string {
 	return ""
 }
 
+func (x *PreviewInvoiceResponse) GetErrorCodes() []string {
+	if x != nil {
+		return x.ErrorCodes
+	}
+	return nil
+}
+
+func (x *PreviewInvoiceResponse) GetRegionsDisabled() bool {
+	if x != nil && x.RegionsDisabled != nil {
+		return *x.RegionsDisabled
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetLockedAddOns() []string {
+	if x != nil {
+		return x.LockedAddOns
+	}
+	return nil
+}
+
+func (x *PreviewInvoiceResponse) GetChartIfrVisible() bool {
+	if x != nil && x.ChartIfrVisible != nil {
+		return *x.ChartIfrVisible
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetMilitarySupplementsVisible() bool {
+	if x != nil && x.MilitarySupplementsVisible != nil {
+		return *x.MilitarySupplementsVisible
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetEuConsentRequired() bool {
+	if x != nil && x.EuConsentRequired != nil {
+		return *x.EuConsentRequired
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetLoggedIn() bool {
+	if x != nil && x.LoggedIn != nil {
+		return *x.LoggedIn
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetEmailLocked() bool {
+	if x != nil && x.EmailLocked != nil {
+		return *x.EmailLocked
+	}
+	return false
+}
+
+func (x *PreviewInvoiceResponse) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PreviewInvoiceResponse) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *PreviewInvoiceResponse) GetExpiringAllocations() []*Allocation {
+	if x != nil {
+		return x.ExpiringAllocations
+	}
+	return nil
+}
+
+func (x *PreviewInvoiceResponse) GetRunwayAircraft() []string {
+	if x != nil {
+		return x.RunwayAircraft
+	}
+	return nil
+}
+
 type ValidateInvoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
@@ -1461,7 +1647,7 @@ type ValidateInvoiceRequest struct {
 
 func (x *ValidateInvoiceRequest) Reset() {
 	*x = ValidateInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[11]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1473,7 +1659,7 @@ func (x *ValidateInvoiceRequest) String() string {
 func (*ValidateInvoiceRequest) ProtoMessage() {}
 
 func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[11]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1486,7 +1672,7 @@ func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{11}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ValidateInvoiceRequest) GetConfiguration() *Configuration {
@@ -1508,13 +1694,17 @@ type ValidateInvoiceResponse struct {
 	Account               string                  `protobuf:"bytes,7,opt,name=account,proto3" json:"account,omitempty"`
 	SubscriptionAccount   string                  `protobuf:"bytes,8,opt,name=subscription_account,json=subscriptionAccount,proto3" json:"subscription_account,omitempty"`
 	IsOrgMember           *bool                   `protobuf:"varint,9,opt,name=is_org_member,json=isOrgMember,proto3,oneof" json:"is_org_member,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Tail allocations that end with this configuration: echo them in expiredAllocations
+	// (or set keepExpiredAllocations) and validate again.
+	Allocations   []*Allocation `protobuf:"bytes,10,rep,name=allocations,proto3" json:"allocations,omitempty"`
+	ErrorCodes    []string      `protobuf:"bytes,11,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ValidateInvoiceResponse) Reset() {
 	*x = ValidateInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +1716,7 @@ func (x *ValidateInvoiceResponse) String() string {
 func (*ValidateInvoiceResponse) ProtoMessage() {}
 
 func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +1729,7 @@ func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ValidateInvoiceResponse) GetStatus() string {
@@ -1605,6 +1795,20 @@ func (x *ValidateInvoiceResponse) GetIsOrgMember() bool {
 	return false
 }
 
+func (x *ValidateInvoiceResponse) GetAllocations() []*Allocation {
+	if x != nil {
+		return x.Allocations
+	}
+	return nil
+}
+
+func (x *ValidateInvoiceResponse) GetErrorCodes() []string {
+	if x != nil {
+		return x.ErrorCodes
+	}
+	return nil
+}
+
 type ValidatePromoRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The code to check (promo or gift certificate).
@@ -1616,7 +1820,7 @@ type ValidatePromoRequest struct {
 
 func (x *ValidatePromoRequest) Reset() {
 	*x = ValidatePromoRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1628,7 +1832,7 @@ func (x *ValidatePromoRequest) String() string {
 func (*ValidatePromoRequest) ProtoMessage() {}
 
 func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1641,7 +1845,7 @@ func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoRequest.ProtoReflect.Descriptor instead.
 func (*ValidatePromoRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ValidatePromoRequest) GetCode() string {
@@ -1677,7 +1881,7 @@ type ValidatePromoResponse struct {
 
 func (x *ValidatePromoResponse) Reset() {
 	*x = ValidatePromoResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +1893,7 @@ func (x *ValidatePromoResponse) String() string {
 func (*ValidatePromoResponse) ProtoMessage() {}
 
 func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +1906,7 @@ func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoResponse.ProtoReflect.Descriptor instead.
 func (*ValidatePromoResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ValidatePromoResponse) GetStatus() string {
@@ -1780,7 +1984,7 @@ type ValidateCurrencyRequest struct {
 
 func (x *ValidateCurrencyRequest) Reset() {
 	*x = ValidateCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +1996,7 @@ func (x *ValidateCurrencyRequest) String() string {
 func (*ValidateCurrencyRequest) ProtoMessage() {}
 
 func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +2009,7 @@ func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ValidateCurrencyRequest) GetCurrency() string {
@@ -1849,7 +2053,7 @@ type ValidateCurrencyResponse struct {
 
 func (x *ValidateCurrencyResponse) Reset() {
 	*x = ValidateCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1861,7 +2065,7 @@ func (x *ValidateCurrencyResponse) String() string {
 func (*ValidateCurrencyResponse) ProtoMessage() {}
 
 func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1874,7 +2078,7 @@ func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ValidateCurrencyResponse) GetStatus() string {
@@ -1914,7 +2118,7 @@ type GetRenewalPriceRequest struct {
 
 func (x *GetRenewalPriceRequest) Reset() {
 	*x = GetRenewalPriceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2130,7 @@ func (x *GetRenewalPriceRequest) String() string {
 func (*GetRenewalPriceRequest) ProtoMessage() {}
 
 func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2143,7 @@ func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetRenewalPriceRequest) GetSubscriptionId() string {
@@ -1964,7 +2168,7 @@ type GetRenewalPriceResponse struct {
 
 func (x *GetRenewalPriceResponse) Reset() {
 	*x = GetRenewalPriceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1976,7 +2180,7 @@ func (x *GetRenewalPriceResponse) String() string {
 func (*GetRenewalPriceResponse) ProtoMessage() {}
 
 func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1989,7 +2193,7 @@ func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetRenewalPriceResponse) GetSubscriptionId() string {
@@ -2051,7 +2255,7 @@ type CanDowngradeBusinessRequest struct {
 
 func (x *CanDowngradeBusinessRequest) Reset() {
 	*x = CanDowngradeBusinessRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2267,7 @@ func (x *CanDowngradeBusinessRequest) String() string {
 func (*CanDowngradeBusinessRequest) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2076,7 +2280,7 @@ func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessRequest.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CanDowngradeBusinessRequest) GetSubscriptionId() string {
@@ -2103,7 +2307,7 @@ type CanDowngradeBusinessResponse struct {
 
 func (x *CanDowngradeBusinessResponse) Reset() {
 	*x = CanDowngradeBusinessResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2115,7 +2319,7 @@ func (x *CanDowngradeBusinessResponse) String() string {
 func (*CanDowngradeBusinessResponse) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2128,7 +2332,7 @@ func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessResponse.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CanDowngradeBusinessResponse) GetCanDowngrade() bool {
@@ -2158,7 +2362,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vChartChoice\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\bR\achecked\"\xfb\f\n" +
+	"\achecked\x18\x03 \x01(\bR\achecked\"\xa4\r\n" +
 	"\rConfiguration\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12+\n" +
 	"\x11organization_name\x18\x02 \x01(\tR\x10organizationName\x12<\n" +
@@ -2203,7 +2407,16 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\fchart_choice\x18% \x01(\v2\x1f.hangar.checkout.v1.ChartChoiceR\vchartChoice\x12,\n" +
 	"\x12viewed_promo_codes\x18& \x03(\tR\x10viewedPromoCodes\x12 \n" +
 	"\fis_logged_in\x18' \x01(\bR\n" +
-	"isLoggedIn\"`\n" +
+	"isLoggedIn\x12'\n" +
+	"\x0frunway_aircraft\x18( \x03(\tR\x0erunwayAircraft\"\x94\x01\n" +
+	"\n" +
+	"Allocation\x12 \n" +
+	"\fadd_on_codes\x18\x01 \x03(\tR\n" +
+	"addOnCodes\x12\x1b\n" +
+	"\ttarget_id\x18\x02 \x01(\tR\btargetId\x12&\n" +
+	"\x0ftarget_owner_id\x18\x03 \x01(\tR\rtargetOwnerId\x12\x1f\n" +
+	"\vtarget_type\x18\x04 \x01(\tR\n" +
+	"targetType\"`\n" +
 	"\x15PreviewInvoiceRequest\x12G\n" +
 	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xbf\x03\n" +
 	"\vInvoiceItem\x12\x12\n" +
@@ -2304,7 +2517,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x02 \x01(\tR\terrorCode\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\xfc\t\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\x9e\x0f\n" +
 	"\x16PreviewInvoiceResponse\x125\n" +
 	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\x1f\n" +
@@ -2339,16 +2552,38 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x17renewal_amount_in_cents\x18\x16 \x01(\x05H\x06R\x14renewalAmountInCents\x88\x01\x01\x12!\n" +
 	"\frenewal_date\x18\x17 \x01(\tR\vrenewalDate\x12&\n" +
 	"\x0fterm_start_date\x18\x18 \x01(\tR\rtermStartDate\x12'\n" +
-	"\x0fcatalog_version\x18\x19 \x01(\tR\x0ecatalogVersionB\v\n" +
+	"\x0fcatalog_version\x18\x19 \x01(\tR\x0ecatalogVersion\x12\x1f\n" +
+	"\verror_codes\x18\x1a \x03(\tR\n" +
+	"errorCodes\x12.\n" +
+	"\x10regions_disabled\x18\x1b \x01(\bH\aR\x0fregionsDisabled\x88\x01\x01\x12$\n" +
+	"\x0elocked_add_ons\x18\x1c \x03(\tR\flockedAddOns\x12/\n" +
+	"\x11chart_ifr_visible\x18\x1d \x01(\bH\bR\x0fchartIfrVisible\x88\x01\x01\x12E\n" +
+	"\x1cmilitary_supplements_visible\x18\x1e \x01(\bH\tR\x1amilitarySupplementsVisible\x88\x01\x01\x123\n" +
+	"\x13eu_consent_required\x18\x1f \x01(\bH\n" +
+	"R\x11euConsentRequired\x88\x01\x01\x12 \n" +
+	"\tlogged_in\x18  \x01(\bH\vR\bloggedIn\x88\x01\x01\x12&\n" +
+	"\femail_locked\x18! \x01(\bH\fR\vemailLocked\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\" \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18# \x01(\tR\x05email\x12Q\n" +
+	"\x14expiring_allocations\x18$ \x03(\v2\x1e.hangar.checkout.v1.AllocationR\x13expiringAllocations\x12'\n" +
+	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraftB\v\n" +
 	"\t_quantityB\x0e\n" +
 	"\f_is_businessB\r\n" +
 	"\v_is_renewalB\x0e\n" +
 	"\f_is_militaryB\x17\n" +
 	"\x15_legacy_plan_replacedB\x1b\n" +
 	"\x19_chart_coverages_disabledB\x1a\n" +
-	"\x18_renewal_amount_in_cents\"a\n" +
+	"\x18_renewal_amount_in_centsB\x13\n" +
+	"\x11_regions_disabledB\x14\n" +
+	"\x12_chart_ifr_visibleB\x1f\n" +
+	"\x1d_military_supplements_visibleB\x16\n" +
+	"\x14_eu_consent_requiredB\f\n" +
+	"\n" +
+	"_logged_inB\x0f\n" +
+	"\r_email_locked\"a\n" +
 	"\x16ValidateInvoiceRequest\x12G\n" +
-	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xd1\x03\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xb4\x04\n" +
 	"\x17ValidateInvoiceResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12(\n" +
@@ -2358,7 +2593,11 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acounter\x18\x06 \x01(\x03H\x01R\acounter\x88\x01\x01\x12\x18\n" +
 	"\aaccount\x18\a \x01(\tR\aaccount\x121\n" +
 	"\x14subscription_account\x18\b \x01(\tR\x13subscriptionAccount\x12'\n" +
-	"\ris_org_member\x18\t \x01(\bH\x02R\visOrgMember\x88\x01\x01B\x10\n" +
+	"\ris_org_member\x18\t \x01(\bH\x02R\visOrgMember\x88\x01\x01\x12@\n" +
+	"\vallocations\x18\n" +
+	" \x03(\v2\x1e.hangar.checkout.v1.AllocationR\vallocations\x12\x1f\n" +
+	"\verror_codes\x18\v \x03(\tR\n" +
+	"errorCodesB\x10\n" +
 	"\x0e_require_loginB\n" +
 	"\n" +
 	"\b_counterB\x10\n" +
@@ -2431,67 +2670,70 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                  // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                  // 1: hangar.checkout.v1.ChartChoice
 	(*Configuration)(nil),                // 2: hangar.checkout.v1.Configuration
-	(*PreviewInvoiceRequest)(nil),        // 3: hangar.checkout.v1.PreviewInvoiceRequest
-	(*InvoiceItem)(nil),                  // 4: hangar.checkout.v1.InvoiceItem
-	(*Invoice)(nil),                      // 5: hangar.checkout.v1.Invoice
-	(*PlanChange)(nil),                   // 6: hangar.checkout.v1.PlanChange
-	(*Adjustment)(nil),                   // 7: hangar.checkout.v1.Adjustment
-	(*PromoInfoRequirement)(nil),         // 8: hangar.checkout.v1.PromoInfoRequirement
-	(*CodeError)(nil),                    // 9: hangar.checkout.v1.CodeError
-	(*PreviewInvoiceResponse)(nil),       // 10: hangar.checkout.v1.PreviewInvoiceResponse
-	(*ValidateInvoiceRequest)(nil),       // 11: hangar.checkout.v1.ValidateInvoiceRequest
-	(*ValidateInvoiceResponse)(nil),      // 12: hangar.checkout.v1.ValidateInvoiceResponse
-	(*ValidatePromoRequest)(nil),         // 13: hangar.checkout.v1.ValidatePromoRequest
-	(*ValidatePromoResponse)(nil),        // 14: hangar.checkout.v1.ValidatePromoResponse
-	(*ValidateCurrencyRequest)(nil),      // 15: hangar.checkout.v1.ValidateCurrencyRequest
-	(*ValidateCurrencyResponse)(nil),     // 16: hangar.checkout.v1.ValidateCurrencyResponse
-	(*GetRenewalPriceRequest)(nil),       // 17: hangar.checkout.v1.GetRenewalPriceRequest
-	(*GetRenewalPriceResponse)(nil),      // 18: hangar.checkout.v1.GetRenewalPriceResponse
-	(*CanDowngradeBusinessRequest)(nil),  // 19: hangar.checkout.v1.CanDowngradeBusinessRequest
-	(*CanDowngradeBusinessResponse)(nil), // 20: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*structpb.Value)(nil),               // 21: google.protobuf.Value
+	(*Allocation)(nil),                   // 3: hangar.checkout.v1.Allocation
+	(*PreviewInvoiceRequest)(nil),        // 4: hangar.checkout.v1.PreviewInvoiceRequest
+	(*InvoiceItem)(nil),                  // 5: hangar.checkout.v1.InvoiceItem
+	(*Invoice)(nil),                      // 6: hangar.checkout.v1.Invoice
+	(*PlanChange)(nil),                   // 7: hangar.checkout.v1.PlanChange
+	(*Adjustment)(nil),                   // 8: hangar.checkout.v1.Adjustment
+	(*PromoInfoRequirement)(nil),         // 9: hangar.checkout.v1.PromoInfoRequirement
+	(*CodeError)(nil),                    // 10: hangar.checkout.v1.CodeError
+	(*PreviewInvoiceResponse)(nil),       // 11: hangar.checkout.v1.PreviewInvoiceResponse
+	(*ValidateInvoiceRequest)(nil),       // 12: hangar.checkout.v1.ValidateInvoiceRequest
+	(*ValidateInvoiceResponse)(nil),      // 13: hangar.checkout.v1.ValidateInvoiceResponse
+	(*ValidatePromoRequest)(nil),         // 14: hangar.checkout.v1.ValidatePromoRequest
+	(*ValidatePromoResponse)(nil),        // 15: hangar.checkout.v1.ValidatePromoResponse
+	(*ValidateCurrencyRequest)(nil),      // 16: hangar.checkout.v1.ValidateCurrencyRequest
+	(*ValidateCurrencyResponse)(nil),     // 17: hangar.checkout.v1.ValidateCurrencyResponse
+	(*GetRenewalPriceRequest)(nil),       // 18: hangar.checkout.v1.GetRenewalPriceRequest
+	(*GetRenewalPriceResponse)(nil),      // 19: hangar.checkout.v1.GetRenewalPriceResponse
+	(*CanDowngradeBusinessRequest)(nil),  // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
+	(*CanDowngradeBusinessResponse)(nil), // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
+	(*structpb.Value)(nil),               // 22: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	21, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	22, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	21, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	21, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	22, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	22, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	4,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
-	5,  // 7: hangar.checkout.v1.PreviewInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	8,  // 8: hangar.checkout.v1.PreviewInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	6,  // 9: hangar.checkout.v1.PreviewInvoiceResponse.plan_change:type_name -> hangar.checkout.v1.PlanChange
-	7,  // 10: hangar.checkout.v1.PreviewInvoiceResponse.adjustments:type_name -> hangar.checkout.v1.Adjustment
-	9,  // 11: hangar.checkout.v1.PreviewInvoiceResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
-	2,  // 12: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	5,  // 13: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	8,  // 14: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	2,  // 15: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	8,  // 16: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	5,  // 17: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	3,  // 18: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	11, // 19: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	13, // 20: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	15, // 21: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	17, // 22: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	19, // 23: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	10, // 24: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	12, // 25: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	14, // 26: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	16, // 27: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	18, // 28: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	20, // 29: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // [24:30] is the sub-list for method output_type
-	18, // [18:24] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
+	6,  // 7: hangar.checkout.v1.PreviewInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	9,  // 8: hangar.checkout.v1.PreviewInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	7,  // 9: hangar.checkout.v1.PreviewInvoiceResponse.plan_change:type_name -> hangar.checkout.v1.PlanChange
+	8,  // 10: hangar.checkout.v1.PreviewInvoiceResponse.adjustments:type_name -> hangar.checkout.v1.Adjustment
+	10, // 11: hangar.checkout.v1.PreviewInvoiceResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	3,  // 12: hangar.checkout.v1.PreviewInvoiceResponse.expiring_allocations:type_name -> hangar.checkout.v1.Allocation
+	2,  // 13: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 14: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	9,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	3,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
+	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	4,  // 20: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 21: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 22: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 23: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 24: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 25: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	11, // 26: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 27: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 28: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 29: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 30: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 31: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -2499,22 +2741,22 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	if File_hangar_checkout_v1_checkout_proto != nil {
 		return
 	}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[4].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[5].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[6].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[8].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[10].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[12].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[14].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[18].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[7].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[9].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[11].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[13].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[15].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[19].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -58,8 +58,8 @@ type file struct {
 		}
 	} `json:"entries"`
 	Aircraft []struct {
-		Code, AddOnCode string
-		AUDPriced       bool `json:"audPriced"`
+		Code, Model, AddOnCode string
+		AUDPriced              bool `json:"audPriced"`
 	} `json:"aircraft"`
 	EuropeanCountries   []string `json:"europeanCountries"`
 	BusinessIDCountries []string `json:"businessIdCountries"`
@@ -88,7 +88,7 @@ func Catalog() (*domain.Catalog, error) {
 		d.Currencies = append(d.Currencies, domain.Currency{Code: c.Code, Symbol: c.Symbol, DefaultRegion: c.DefaultRegion, DefaultCountry: c.DefaultCountry, Default: c.Default})
 	}
 	for _, a := range f.Aircraft {
-		d.Aircraft = append(d.Aircraft, domain.Aircraft{Code: a.Code, AddOnCode: a.AddOnCode, AUDPriced: a.AUDPriced})
+		d.Aircraft = append(d.Aircraft, domain.Aircraft{Code: a.Code, Model: a.Model, AddOnCode: a.AddOnCode, AUDPriced: a.AUDPriced})
 	}
 	for _, e := range f.Entries {
 		de := domain.Entry{Code: e.AddOnCode, Title: e.Title, Group: e.Group, Category: e.Category, PlanType: e.PlanType,

@@ -60,6 +60,14 @@ export interface definitions {
     action?: string;
     reason?: string;
   };
+  /** @description Allocation is an add-on allocated to a target (an aircraft tail) of the subscription. */
+  v1Allocation: {
+    addOnCodes?: string[];
+    targetId?: string;
+    targetOwnerId?: string;
+    /** @description TAIL. */
+    targetType?: string;
+  };
   /** @description BillingInfo is the billing address part the price depends on (tax). */
   v1BillingInfo: {
     zipcode?: string;
@@ -120,6 +128,10 @@ export interface definitions {
     errors?: string[];
     /** @description Sent by the page; the service reads the subscription from its own store instead. */
     existingSubscription?: unknown;
+    /**
+     * @description The allocations validate answered as ending (a list of Allocation objects), echoed
+     * back once the buyer has seen them; with keep_expired_allocations their add-ons stay.
+     */
     expiredAllocations?: unknown;
     keepExpiredAllocations?: boolean;
     /** @description The upgrade query parameter: a plan replacing the current one if of the same type. */
@@ -139,7 +151,10 @@ export interface definitions {
     chartChoice?: definitions["v1ChartChoice"];
     /** @description Promo codes whose information the page has shown. */
     viewedPromoCodes?: string[];
+    /** @description Ignored: whether the buyer is logged in, and as whom, comes from the session cookie. */
     isLoggedIn?: boolean;
+    /** @description Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for. */
+    runwayAircraft?: string[];
   };
   v1GetRenewalPriceResponse: {
     subscriptionId?: string;
@@ -267,6 +282,26 @@ export interface definitions {
     renewalDate?: string;
     termStartDate?: string;
     catalogVersion?: string;
+    /** @description Spec 000 §8 codes of the errors (CHILD_ACCOUNT_PURCHASE, ALLOCATED_PRODUCT). */
+    errorCodes?: string[];
+    /** @description Regions follow the subscription while its licences are allocated to users. */
+    regionsDisabled?: boolean;
+    /** @description Products allocated to users: they cannot be toggled here. */
+    lockedAddOns?: string[];
+    /** @description Sections the page may show (spec 000 §6). */
+    chartIfrVisible?: boolean;
+    militarySupplementsVisible?: boolean;
+    /** @description The EU consent checkbox is shown and must be ticked. */
+    euConsentRequired?: boolean;
+    /** @description The buyer has a session; the e-mail field is locked (the session's, or disableEmail). */
+    loggedIn?: boolean;
+    emailLocked?: boolean;
+    /** @description The account and e-mail priced (the session's when logged in). */
+    accountId?: string;
+    email?: string;
+    /** @description Tail allocations that end with this configuration. */
+    expiringAllocations?: definitions["v1Allocation"][];
+    runwayAircraft?: string[];
   };
   /** @description PromoInfoRequirement asks the page to show a promotion's notice. */
   v1PromoInfoRequirement: {
@@ -301,6 +336,12 @@ export interface definitions {
     account?: string;
     subscriptionAccount?: string;
     isOrgMember?: boolean;
+    /**
+     * @description Tail allocations that end with this configuration: echo them in expiredAllocations
+     * (or set keepExpiredAllocations) and validate again.
+     */
+    allocations?: definitions["v1Allocation"][];
+    errorCodes?: string[];
   };
   v1ValidatePromoRequest: {
     /** @description The code to check (promo or gift certificate). */
