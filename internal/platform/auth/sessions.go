@@ -234,7 +234,8 @@ type Config struct {
 	CacheSize      int           `env:"SESSION_CACHE_SIZE" default:"10000" doc:"sessions kept in the resolver cache"`
 }
 
-// RemoteResolver resolves sessions through identity over conn with the configured cache.
+// RemoteResolver resolves sessions through identity over conn with the configured cache,
+// behind a circuit breaker (Breaker) so an identity outage fails requests fast.
 func RemoteResolver(cfg Config, conn grpc.ClientConnInterface) Resolver {
-	return NewCache(NewIdentityResolver(conn), cfg.CacheTTL, max(cfg.CacheSize, 16), time.Now)
+	return NewCache(Breaker(NewIdentityResolver(conn), 5, 5*time.Second), cfg.CacheTTL, max(cfg.CacheSize, 16), time.Now)
 }

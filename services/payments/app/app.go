@@ -1,7 +1,7 @@
 // Package app assembles the payments service: configuration, telemetry, its database,
-// the card processor (the built-in sandbox), the outbox relay, the shared request security
-// (CSRF and sessions through identity) and its gRPC, REST, hosted-page and admin
-// listeners. main, the dev runner and the end-to-end tests build the same App.
+// the card processor (the built-in sandbox, its state in the same database), the outbox
+// relay, the shared request security (CSRF and sessions through identity) and its gRPC,
+// REST, hosted-page and admin listeners. main, the dev runner and the end-to-end tests build the same App.
 package app
 
 import (
@@ -57,6 +57,7 @@ type Config struct {
 	ReaderTimeout   time.Duration `env:"PAYMENTS_READER_TIMEOUT" default:"5m" doc:"how long a card-reader vault request waits for a card"`
 	ReaderSimulator bool          `env:"PAYMENTS_READER_SIMULATOR" default:"false" doc:"serve POST /buy/api/card-reader/simulate, a card reader for development (never in production)"`
 	DevSeed         bool          `env:"PAYMENTS_DEV_SEED" default:"false" doc:"create the development billing profiles on start (dev only)"`
+	SandboxMaxConns int           `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -97,6 +98,7 @@ type App struct {
 	svc           *iapp.Service
 	store         *adapters.Store
 	pool          *pgxpool.Pool
+	sandboxPool   *pgxpool.Pool // the sandbox processor's: charges hold a pool connection while they call it
 	deps          server.Deps
 	closeIdentity func() error // the identity connection; nil with an injected resolver
 	shutdown      func(context.Context) error
@@ -142,7 +144,13 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if key == "" {
 		key = devFingerprintKey
 	}
-	gw := gateway.NewSandbox([]byte(key), cfg.NonceTTL, o.now)
+	// The sandbox is an external system to payments, shared by every replica: its state is
+	// in PostgreSQL (the sandbox_* tables), reached through a pool of its own.
+	a.sandboxPool, err = db.Open(ctx, cfg.URL, cfg.SandboxMaxConns)
+	if err != nil {
+		return nil, err
+	}
+	gw := gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now)
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout}, o.now, log)
 
@@ -176,6 +184,7 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 // why not meanwhile); the outbox relay runs beside the listeners.
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
+	defer a.sandboxPool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
 	if a.closeIdentity != nil {
 		defer a.closeIdentity()

@@ -1,7 +1,8 @@
 // Package gateway is the boundary to the card processor: the Gateway interface every
 // processor adapter implements, and Sandbox, the built-in processor for development and
 // tests that behaves like a real one (test card numbers, single-use expiring nonces,
-// a vault, authorizations, captures, voids, refunds, idempotency keys, timeouts).
+// a vault, authorizations, captures, voids, refunds, idempotency keys, timeouts) and,
+// like a real one, is shared by every replica: its state is in PostgreSQL.
 //
 // What an adapter for a real processor must do is in services/payments/README.md.
 package gateway
