@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -125,7 +126,15 @@ func acceptsGzip(ae string) bool {
 	for _, part := range strings.Split(ae, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.EqualFold(strings.TrimSpace(name), "gzip") {
-			return !strings.Contains(strings.ReplaceAll(params, " ", ""), "q=0") || strings.Contains(params, "q=0.")
+			// "gzip;q=0" (or 0.0, 0.000) refuses gzip; any other weight accepts it.
+			for _, p := range strings.Split(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(strings.TrimSpace(k), "q") {
+					q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+					return err == nil && q > 0
+				}
+			}
+			return true
 		}
 	}
 	return false

@@ -30,6 +30,9 @@ func TestAcceptsGzip(t *testing.T) {
 		"identity":            false,
 		"GZIP":                true,
 		"deflate, gzip; q=0 ": false,
+		"gzip;q=0.0":          false,
+		"gzip;q=0.001":        true,
+		"gzip;q=abc":          false,
 	} {
 		if got := acceptsGzip(ae); got != want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", ae, got, want)
