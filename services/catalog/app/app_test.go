@@ -22,6 +22,7 @@ import (
 	catalogv1 "github.com/hangar/hangar/gen/go/hangar/catalog/v1"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/catalog/data"
 )
@@ -69,29 +70,13 @@ func start(t *testing.T, dbURL string, env map[string]string) *running {
 	logs := &syncBuffer{}
 	a, err := app.New(ctx, cfg, logs)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	if err := a.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
 	r := &running{cfg: cfg, logs: logs}
+	// Not servicetest.Run: some tests start the service without a database on purpose.
+	r.stop = servicetest.Start(t, ctx, cancel, a)
 	r.grpc, r.http, r.admin = a.Addrs()
-	var once sync.Once
-	var stopErr error
-	r.stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case stopErr = <-done:
-			case <-time.After(10 * time.Second):
-				stopErr = context.DeadlineExceeded
-			}
-		})
-		return stopErr
-	}
-	t.Cleanup(func() { _ = r.stop() })
 	return r
 }
 

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
@@ -17,6 +16,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 )
 
 func lookup(vars map[string]string) config.Lookup {
@@ -38,11 +38,7 @@ func start(t *testing.T, env map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	catDone := make(chan error, 1)
-	go func() { catDone <- cat.Run(ctx) }()
+	servicetest.Start(t, ctx, cancel, cat)
 	catGRPC, _, _ := cat.Addrs()
 
 	vars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
@@ -59,23 +55,7 @@ func start(t *testing.T, env map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		<-catDone
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for !a.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("checkout not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	servicetest.Run(t, ctx, cancel, a)
 	_, httpAddr, _ := a.Addrs()
 	return "http://" + httpAddr
 }
@@ -104,18 +84,7 @@ func startIdentity(t *testing.T) (grpcAddr, base string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
-		if time.Now().After(deadline) {
-			t.Fatal("identity not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	servicetest.Run(t, ctx, cancel, a)
 	g, h, _ := a.Addrs()
 	return g, "http://" + h
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/identity/app"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
 )
@@ -48,18 +49,7 @@ func start(t *testing.T) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
-		if time.Now().After(deadline) {
-			t.Fatal("identity not ready")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	servicetest.Run(t, ctx, cancel, a)
 	_, httpAddr, _ := a.Addrs()
 	return &running{base: "http://" + httpAddr, a: a}
 }

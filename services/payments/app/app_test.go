@@ -27,6 +27,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/payments/app"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -102,20 +103,8 @@ func start(t *testing.T, extra map[string]string) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	var once sync.Once
-	r.stop = func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(r.stop)
-	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
-		if time.Now().After(deadline) {
-			t.Fatal("payments not ready")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	stop := servicetest.Run(t, ctx, cancel, a)
+	r.stop = func() { _ = stop() }
 	grpcAddr, httpAddr, _ := a.Addrs()
 	r.base = "http://" + httpAddr
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
