@@ -120,7 +120,6 @@ func run(ctx context.Context) error {
 	if err := config.LoadFrom(&ccfg, env("catalog")); err != nil {
 		return err
 	}
-	ccfg.ServiceName = catalog.Name
 	cat, err := catalog.New(gctx, ccfg, os.Stdout)
 	catalogAddr, err := launch(catalog.Name, cat, err)
 	if err != nil {
@@ -131,7 +130,6 @@ func run(ctx context.Context) error {
 	if err := config.LoadFrom(&icfg, env("identity")); err != nil {
 		return err
 	}
-	icfg.ServiceName = identity.Name
 	id, err := identity.New(gctx, icfg, os.Stdout)
 	identityAddr, err := launch(identity.Name, id, err)
 	if err != nil {
@@ -145,7 +143,6 @@ func run(ctx context.Context) error {
 	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
 		return err
 	}
-	kcfg.ServiceName = checkout.Name
 	kcfg.CatalogAddr = catalogAddr
 	kcfg.Auth.IdentityAddr = identityAddr
 	kcfg.DevSeed = true
@@ -161,7 +158,6 @@ func run(ctx context.Context) error {
 	if err := config.LoadFrom(&pcfg, env("payments")); err != nil {
 		return err
 	}
-	pcfg.ServiceName = payments.Name
 	pcfg.IdentityAddr = identityAddr
 	pcfg.DevSeed, pcfg.ReaderSimulator = true, true
 	if len(pcfg.CardReaders) == 0 {

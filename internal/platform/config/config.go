@@ -179,3 +179,15 @@ func PrintEnv(out io.Writer, cfg any) {
 	}
 	_ = tw.Flush()
 }
+
+// ServiceDefaults fills the settings whose defaults depend on which service reads them:
+// its name in logs, traces and metrics, and (for a service with a database) its own
+// database on the local development server, hangar_<service>. Set values are kept.
+func ServiceDefaults(service string, p *Platform, d *Database) {
+	if p.ServiceName == "" {
+		p.ServiceName = service
+	}
+	if d != nil && d.URL == "" {
+		d.URL = "postgres://postgres@127.0.0.1:5432/hangar_" + service + "?sslmode=disable"
+	}
+}

@@ -55,3 +55,16 @@ func TestDescribeListsEveryVariable(t *testing.T) {
 		t.Errorf("Describe = %+v", names)
 	}
 }
+
+func TestServiceDefaultsKeepSetValues(t *testing.T) {
+	p, d := Platform{}, Database{}
+	ServiceDefaults("billing", &p, &d)
+	if p.ServiceName != "billing" || d.URL != "postgres://postgres@127.0.0.1:5432/hangar_billing?sslmode=disable" {
+		t.Errorf("defaults = %q, %q", p.ServiceName, d.URL)
+	}
+	p, d = Platform{ServiceName: "x"}, Database{URL: "postgres://db/other"}
+	ServiceDefaults("billing", &p, &d)
+	if p.ServiceName != "x" || d.URL != "postgres://db/other" {
+		t.Errorf("set values overwritten: %q, %q", p.ServiceName, d.URL)
+	}
+}

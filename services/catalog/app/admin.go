@@ -17,6 +17,7 @@ import (
 // VERSION" re-activates a stored one. Running services pick the change up within
 // CATALOG_REFRESH_INTERVAL, without a restart.
 func Admin(ctx context.Context, cfg Config, cmd, arg string, out io.Writer) error {
+	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
 	log, err := telemetry.NewLogger(out, cfg.LogLevel, "text", cfg.ServiceName)
 	if err != nil {
 		return err

@@ -65,7 +65,6 @@ func start(t *testing.T, dbURL string, env map[string]string) *running {
 	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ServiceName = app.Name
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &syncBuffer{}
 	a, err := app.New(ctx, cfg, logs)

@@ -33,7 +33,6 @@ func start(t *testing.T, env map[string]string) string {
 		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn"})); err != nil {
 		t.Fatal(err)
 	}
-	ccfg.ServiceName = catalog.Name
 	cat, err := catalog.New(ctx, ccfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +49,6 @@ func start(t *testing.T, env map[string]string) string {
 	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ServiceName = app.Name
 	a, err := app.New(ctx, cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +76,6 @@ func startIdentity(t *testing.T) (grpcAddr, base string) {
 	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ServiceName = identity.Name
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := identity.New(ctx, cfg, io.Discard)
 	if err != nil {

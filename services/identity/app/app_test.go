@@ -43,7 +43,6 @@ func start(t *testing.T) *running {
 	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ServiceName = app.Name
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, io.Discard)
 	if err != nil {

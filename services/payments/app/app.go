@@ -64,12 +64,7 @@ type Config struct {
 func LoadConfig() (Config, error) {
 	var c Config
 	err := config.Load(&c)
-	if c.ServiceName == "" {
-		c.ServiceName = Name
-	}
-	if err == nil && c.URL == "" {
-		c.URL = "postgres://postgres@127.0.0.1:5432/hangar_payments?sslmode=disable"
-	}
+	config.ServiceDefaults(Name, &c.Platform, &c.Database)
 	return c, err
 }
 
@@ -106,6 +101,7 @@ type App struct {
 
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*App, error) {
+	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
 	o := options{now: time.Now}
 	for _, f := range opts {
 		f(&o)

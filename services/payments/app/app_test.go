@@ -90,7 +90,6 @@ func start(t *testing.T, extra map[string]string) *running {
 	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ServiceName = app.Name
 	r := &running{dbURL: vars["DATABASE_URL"], logs: &syncBuffer{}, clock: newClock(time.Now())}
 	resolver := auth.ResolverFunc(func(_ context.Context, token string) (auth.Caller, error) {
 		if c, ok := callers[token]; ok {
