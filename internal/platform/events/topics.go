@@ -1,0 +1,17 @@
+// Package events names the store's Kafka topics in one place. Payloads are the messages of
+// gen/go/hangar/events/v1; every publisher and consumer uses these names.
+package events
+
+// Topics, one per event type; the key of each is named in proto/hangar/events/v1.
+const (
+	TopicOrderCompleted           = "hangar.checkout.order-completed.v1"
+	TopicSubscriptionChanged      = "hangar.checkout.subscription-changed.v1"
+	TopicGiftCertificateIssued    = "hangar.checkout.gift-certificate-issued.v1"
+	TopicRenewalDue               = "hangar.checkout.renewal-due.v1"
+	TopicDunningNotice            = "hangar.checkout.dunning-notice.v1"
+	TopicAllocationChanged        = "hangar.allocation.allocation-changed.v1"
+	TopicAccountCreated           = "hangar.identity.account-created.v1"
+	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
+	TopicPaymentCaptured          = "hangar.payments.payment-captured.v1"
+	TopicPaymentRefunded          = "hangar.payments.payment-refunded.v1"
+)
