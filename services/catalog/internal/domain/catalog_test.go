@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,5 +246,33 @@ groups: [{code: G, title: G}]
 				t.Errorf("Parse() = %v, want error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// One-off products (issue 12): their own available-plans group, planType oneOff, priced in
+// every currency, never hidden or deprecated, and only in that group.
+func TestShippedOneOffProducts(t *testing.T) {
+	cat := shipped(t)
+	var group []string
+	for _, g := range cat.AvailablePlans() {
+		for _, e := range g.Entries {
+			if (g.Group.Code == "ONE_OFF_PRODUCTS") != (e.PlanType == "oneOff") {
+				t.Errorf("%s (planType %s) is in group %s", e.AddOnCode, e.PlanType, g.Group.Code)
+			}
+			if g.Group.Code == "ONE_OFF_PRODUCTS" {
+				group = append(group, e.AddOnCode)
+				for _, cur := range cat.Currencies() {
+					if p, ok := e.Price[cur.Code]; !ok || p.Included || p.AmountInCents <= 0 {
+						t.Errorf("%s: no %s price (%+v)", e.AddOnCode, cur.Code, p)
+					}
+				}
+			}
+		}
+	}
+	for _, want := range []string{"oneoff_dbcard_garmin_sd", "oneoff_dbcard_avidyne_usb", "oneoff_chartpack_us_vfr",
+		"oneoff_chartpack_eu_vfr", "oneoff_adsb_receiver", "oneoff_course_instrument"} {
+		if !slices.Contains(group, want) {
+			t.Errorf("ONE_OFF_PRODUCTS lacks %s (has %v)", want, group)
+		}
 	}
 }
