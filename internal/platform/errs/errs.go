@@ -8,11 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // Code classifies an error for clients. Keep the set small.
@@ -37,11 +40,14 @@ type FieldError struct {
 }
 
 // Error is a classified error. Message is shown to clients; Cause is only logged.
+// RetryAfter, on a throttled (Exhausted) or Unavailable error, says when a retry may
+// succeed; it becomes the HTTP Retry-After header.
 type Error struct {
-	Code    Code
-	Message string
-	Fields  []FieldError
-	Cause   error
+	Code       Code
+	Message    string
+	Fields     []FieldError
+	Cause      error
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -68,10 +74,18 @@ func Wrap(code Code, cause error, message string) *Error {
 	return &Error{Code: code, Message: message, Cause: cause}
 }
 
-// CodeOf answers the code of err: the code of the first *Error in its chain, Unavailable for
-// context cancellation/deadline, Internal otherwise.
+// Throttled builds an Exhausted error with the time to wait before retrying.
+func Throttled(wait time.Duration, format string, args ...any) *Error {
+	return &Error{Code: Exhausted, Message: fmt.Sprintf(format, args...), RetryAfter: wait}
+}
+
+// CodeOf answers the code of err: the code of the first *Error in its chain; Unavailable
+// for context cancellation/deadline and for a dependency that cannot be reached (a network
+// error, e.g. PostgreSQL refusing connections), so every service answers an outage with the
+// same retryable 503; Internal otherwise.
 func CodeOf(err error) Code {
 	var e *Error
+	var ne net.Error
 	switch {
 	case err == nil:
 		return ""
@@ -79,9 +93,31 @@ func CodeOf(err error) Code {
 		return e.Code
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return Unavailable
+	case errors.As(err, &ne), isUnreachable(err):
+		return Unavailable
 	default:
 		return Internal
 	}
+}
+
+// isUnreachable recognises a database or peer that cannot be reached without importing the
+// drivers: pgx's connect errors and pool-closed errors say so through these methods.
+func isUnreachable(err error) bool {
+	var safe interface{ SafeToRetry() bool }
+	if errors.As(err, &safe) && safe.SafeToRetry() {
+		return true
+	}
+	var timeout interface{ Timeout() bool }
+	return errors.As(err, &timeout) && timeout.Timeout()
+}
+
+// RetryAfterOf answers the wait an error asks for (zero when it names none).
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 var grpcCodes = map[Code]codes.Code{
@@ -153,7 +189,7 @@ func ToStatus(err error) *status.Status {
 	var e *Error
 	if !errors.As(err, &e) {
 		code := CodeOf(err)
-		return status.New(grpcCodes[code], publicMessage(code))
+		return status.New(grpcCodes[code], PublicMessage(code))
 	}
 	st := status.New(grpcCodes[e.Code], e.Message)
 	if len(e.Fields) > 0 {
@@ -165,26 +201,73 @@ func ToStatus(err error) *status.Status {
 			st = withDetails
 		}
 	}
+	if e.RetryAfter > 0 {
+		if withDetails, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)}); derr == nil {
+			st = withDetails
+		}
+	}
 	return st
+}
+
+// origin marks a status as made by a Hangar handler (through ToStatus in the server's
+// error interceptor), as opposed to one grpc-gateway raised itself while decoding a
+// request, whose message quotes parser internals and must be rewritten before a client
+// sees it.
+var origin = &errdetails.ErrorInfo{Domain: "hangar", Reason: "HANDLER"}
+
+// Mark answers st marked as a handler's answer.
+func Mark(st *status.Status) *status.Status {
+	if IsMarked(st) {
+		return st
+	}
+	if m, err := st.WithDetails(origin); err == nil {
+		return m
+	}
+	return st
+}
+
+// IsMarked reports whether st was made by a Hangar handler (see Mark).
+func IsMarked(st *status.Status) bool {
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == origin.Domain && ei.GetReason() == origin.Reason {
+			return true
+		}
+	}
+	return false
 }
 
 // FromStatus rebuilds an *Error from a gRPC status received from another service.
 func FromStatus(st *status.Status) *Error {
 	e := &Error{Code: FromGRPCCode(st.Code()), Message: st.Message()}
 	for _, d := range st.Details() {
-		if br, ok := d.(*errdetails.BadRequest); ok {
-			for _, v := range br.GetFieldViolations() {
+		switch d := d.(type) {
+		case *errdetails.BadRequest:
+			for _, v := range d.GetFieldViolations() {
 				e.Fields = append(e.Fields, FieldError{Field: v.GetField(), Message: v.GetDescription()})
 			}
+		case *errdetails.RetryInfo:
+			e.RetryAfter = d.GetRetryDelay().AsDuration()
 		}
 	}
 	return e
 }
 
-func publicMessage(c Code) string {
+// PublicMessage is what a client is told of an error of code c whose own message is not
+// fit to show.
+func PublicMessage(c Code) string {
 	switch c {
 	case Unavailable:
 		return "the service is temporarily unavailable, please retry"
+	case Invalid:
+		return "the request is not valid"
+	case NotFound:
+		return "not found"
+	case Unauthorized:
+		return "Login Required"
+	case Forbidden:
+		return "You are not authorized."
+	case Exhausted:
+		return "too many requests, please retry later"
 	default:
 		return "internal error"
 	}

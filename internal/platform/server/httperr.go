@@ -3,7 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -19,10 +23,15 @@ func WriteError(w http.ResponseWriter, err error) {
 }
 
 func writeStatus(w http.ResponseWriter, st *status.Status) {
+	e := errs.FromStatus(st)
 	body := errs.BodyOf(st)
 	code := errs.HTTPStatus(st.Code())
 	if st.Code() == codes.Unimplemented {
 		code = http.StatusNotFound
+	}
+	if e.RetryAfter > 0 {
+		// Whole seconds, rounded up: a client that waits exactly this long gets through.
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.RetryAfter+999_999_999)/1_000_000_000), 10))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -32,21 +41,98 @@ func writeStatus(w http.ResponseWriter, st *status.Status) {
 
 func (s *Server) gatewayError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	st, ok := status.FromError(err)
-	if !ok {
-		// Errors raised by the gateway itself (bad query parameter, bad body) are the client's.
-		st = status.New(codes.InvalidArgument, err.Error())
-	}
-	if st.Code() == codes.Unknown {
+	switch {
+	case !ok || (st.Code() == codes.InvalidArgument && !errs.IsMarked(st)):
+		// Raised by the gateway itself while decoding the request (body, query or path):
+		// the client's mistake, told plainly. The parser's own words stay in the log.
+		s.deps.Logger.DebugContext(ctx, "request not decoded", "path", r.URL.Path, "err", err.Error())
+		st = errs.ToStatus(ExplainDecodeError(err.Error()))
+	case st.Code() == codes.Unknown:
 		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
 		st = status.New(codes.Internal, "internal error")
+	case !errs.IsMarked(st):
+		// Not a handler's answer (the gateway failing to marshal its call, the loopback
+		// connection failing): keep the class, never the library's words.
+		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
+		st = errs.ToStatus(errs.E(errs.FromGRPCCode(st.Code()), "%s", errs.PublicMessage(errs.FromGRPCCode(st.Code()))))
 	}
 	writeStatus(w, st)
+}
+
+var (
+	reUnknownField = regexp.MustCompile(`unknown field "([^"]{1,100})"`)
+	reDupField     = regexp.MustCompile(`duplicate field "([^"]{1,100})"`)
+	reBadValue     = regexp.MustCompile(`invalid value for ([a-z0-9]+) field ([A-Za-z0-9_.]{1,100})`)
+	reQueryField   = regexp.MustCompile(`parsing field "([A-Za-z0-9_.]{1,100})": (.*)`)
+	rePathParam    = regexp.MustCompile(`parameter: ([A-Za-z0-9_.]{1,100}),`)
+)
+
+// ExplainDecodeError turns the message of a request the gateway could not decode
+// (protojson, strconv, the gateway's own words) into a field error with a plain message.
+// It never repeats the parser's text.
+func ExplainDecodeError(msg string) *errs.Error {
+	if m := reUnknownField.FindStringSubmatch(msg); m != nil {
+		return fieldf(m[1], "%s is not a field of this request.", m[1])
+	}
+	if m := reDupField.FindStringSubmatch(msg); m != nil {
+		return fieldf(m[1], "%s is given more than once.", m[1])
+	}
+	if m := reBadValue.FindStringSubmatch(msg); m != nil {
+		return fieldf(m[2], "%s %s.", m[2], kindMessage(m[1], msg))
+	}
+	if m := reQueryField.FindStringSubmatch(msg); m != nil {
+		kind := "string"
+		switch {
+		case strings.Contains(m[2], "ParseBool"):
+			kind = "bool"
+		case strings.Contains(m[2], "ParseInt"), strings.Contains(m[2], "ParseUint"):
+			kind = "int64"
+		case strings.Contains(m[2], "ParseFloat"):
+			kind = "double"
+		case strings.Contains(m[2], "enum"):
+			kind = "enum"
+		}
+		return fieldf(m[1], "%s %s.", m[1], kindMessage(kind, m[2]))
+	}
+	if m := rePathParam.FindStringSubmatch(msg); m != nil {
+		return fieldf(m[1], "%s is not a valid value.", m[1])
+	}
+	if strings.Contains(msg, "UTF-8") {
+		return errs.Field("body", "The request contains bytes that are not valid UTF-8 text.")
+	}
+	return errs.Field("body", "The request body is not valid JSON for this request.")
+}
+
+func kindMessage(kind, msg string) string {
+	switch kind {
+	case "bool":
+		return "must be true or false"
+	case "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64", "sfixed32", "sfixed64":
+		if strings.Contains(msg, "out of range") {
+			return "is out of range"
+		}
+		return "must be a whole number"
+	case "float", "double":
+		return "must be a number"
+	case "enum":
+		return "is not one of the allowed values"
+	case "string":
+		return "must be text"
+	case "message", "map", "list":
+		return "has the wrong shape"
+	}
+	return "is not a valid value"
+}
+
+func fieldf(field, format string, args ...any) *errs.Error {
+	return errs.Field(field, fmt.Sprintf(format, args...))
 }
 
 func (s *Server) routingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
 	switch httpStatus {
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		_ = json.NewEncoder(w).Encode(errs.Body{Code: errs.Invalid, Message: "method " + r.Method + " not allowed on " + r.URL.Path})
 	default:

@@ -62,6 +62,7 @@ type Server struct {
 	admin    *http.ServeMux
 	// Installed by shared middleware (internal/platform/auth) before Run.
 	httpMW    []func(http.Handler) http.Handler
+	limits    Limits
 	unary     []grpc.UnaryServerInterceptor
 	gwOptions []runtime.ServeMuxOption
 
@@ -72,7 +73,7 @@ type Server struct {
 // New builds a server for the service name. Register services on GRPC(), gateways with
 // Gateway, extra public routes with Handle, then call Listen and Run.
 func New(name string, cfg config.Platform, deps Deps) *Server {
-	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux()}
+	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits}
 	s.ready = newReadiness(s.health)
 	s.grpc = grpc.NewServer(
 		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))),
@@ -107,6 +108,9 @@ func (s *Server) Handle(pattern string, h http.Handler) { s.public.Handle(patter
 // UseHTTP wraps the public HTTP handler (gateway and Handle routes) in middlewares, the
 // first outermost, inside telemetry and panic recovery. Call before Run.
 func (s *Server) UseHTTP(mw ...func(http.Handler) http.Handler) { s.httpMW = append(s.httpMW, mw...) }
+
+// SetLimits replaces the request limits (DefaultLimits). Call before Run.
+func (s *Server) SetLimits(l Limits) { s.limits = l }
 
 // UseUnary adds unary interceptors, run in order after error mapping (so their errors are
 // mapped like a handler's). Call before Run.
@@ -207,6 +211,9 @@ func (s *Server) Run(ctx context.Context) error {
 	for i := len(s.httpMW) - 1; i >= 0; i-- {
 		inner = s.httpMW[i](inner)
 	}
+	// Headers and the input guard wrap everything a service installs, so every route of
+	// every service (and the routes a service adds later) gets them without asking.
+	inner = apiHeaders(guard(s.limits, inner))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
@@ -274,7 +281,7 @@ func (s *Server) errorUnary(ctx context.Context, req any, info *grpc.UnaryServer
 	case errs.Internal, errs.Unavailable:
 		s.deps.Logger.ErrorContext(ctx, "rpc failed", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	}
-	return nil, errs.ToStatus(err).Err()
+	return nil, errs.Mark(errs.ToStatus(err)).Err()
 }
 
 func recoverHTTP(log *slog.Logger, next http.Handler) http.Handler {

@@ -44,6 +44,12 @@ func (f *fake) ListAvailablePlans(ctx context.Context, req *catalogv1.ListAvaila
 
 func startServer(t *testing.T, f *fake) (*server.Server, context.CancelFunc, chan error) {
 	t.Helper()
+	return startServerWith(t, f, nil)
+}
+
+// startServerWith is startServer with more registrations (before Listen).
+func startServerWith(t *testing.T, f *fake, more func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
+	t.Helper()
 	cfg := config.Platform{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second}
 	reg := metrics.NewRegistry()
 	red, err := metrics.NewRED(reg, "test")
@@ -58,6 +64,9 @@ func startServer(t *testing.T, f *fake) (*server.Server, context.CancelFunc, cha
 	s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 		return catalogv1.RegisterCatalogServiceHandler(ctx, mux, conn)
 	})
+	if more != nil {
+		more(s)
+	}
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -223,7 +223,7 @@ func TestCatalogServesTheCatalogue(t *testing.T) {
 		{"add-on prices unknown code", "/buy/api/subscription/add-on-prices?addOnCodes=pro_plus,warp_drive&currency=USD", 400, "warp_drive"},
 		{"add-on prices unknown currency", "/buy/api/subscription/add-on-prices?addOnCodes=pro_plus&currency=JPY", 400, `\"JPY\"`},
 		{"scheduled prices", "/buy/api/subscription/scheduled-prices?quantity=10&currency=USD", 200, `"addOnCode":"business_pro"`},
-		{"scheduled prices malformed quantity", "/buy/api/subscription/scheduled-prices?quantity=abc&currency=USD", 400, `abc`},
+		{"scheduled prices malformed quantity", "/buy/api/subscription/scheduled-prices?quantity=abc&currency=USD", 400, `"field":"quantity","message":"quantity must be a whole number."`},
 		{"scheduled prices quantity 1", "/buy/api/subscription/scheduled-prices?quantity=1&currency=USD", 400, "minimum of two licenses"},
 		{"scheduled prices over 100", "/buy/api/subscription/scheduled-prices?quantity=101&currency=USD", 400, "contact sales"},
 		{"scheduled prices missing quantity", "/buy/api/subscription/scheduled-prices?currency=USD", 400, "quantity is required"},

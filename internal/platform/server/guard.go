@@ -1,0 +1,280 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+)
+
+// Limits bound what a public request may carry. They are checked once, before any
+// handler or the gateway sees the request, so no service stores a megabyte string or
+// hands PostgreSQL a NUL byte (which it refuses with an error that would surface as a 500).
+type Limits struct {
+	// MaxBodyBytes: a larger body is refused with 413.
+	MaxBodyBytes int64
+	// MaxFieldChars: the longest string (in characters) a JSON body, form or query
+	// parameter may carry in any field; longer is 400 naming the field.
+	MaxFieldChars int
+	// Fields overrides MaxFieldChars for fields of that name (the last element of the
+	// field's path), e.g. {"username": 320}.
+	Fields map[string]int
+}
+
+// DefaultLimits: 256 KiB bodies, 2,000 characters per field, 320 for e-mail addresses
+// (RFC 5321's 64 + 1 + 255) and 1,024 for passwords.
+var DefaultLimits = Limits{
+	MaxBodyBytes:  256 << 10,
+	MaxFieldChars: 2000,
+	Fields: map[string]int{
+		"username": 320, "email": 320, "password": 1024, "confirmPassword": 1024, "verifyPassword": 1024,
+	},
+}
+
+func (l Limits) limitFor(field string) int {
+	name := field
+	if i := strings.LastIndexAny(name, ".]"); i >= 0 {
+		name = name[i+1:]
+	}
+	if n, ok := l.Fields[name]; ok {
+		return n
+	}
+	return l.MaxFieldChars
+}
+
+// guard refuses bad bytes and sizes with a client error naming the field: the path, every
+// query parameter and every string (keys included) of a JSON or form body must be valid
+// UTF-8 without NUL and within the field limit; the body within MaxBodyBytes; a JSON body
+// must be well-formed. What passes is handed on unchanged (the body re-readable).
+func guard(l Limits, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkText("path", r.URL.Path, 8192); err != nil {
+			WriteError(w, err)
+			return
+		}
+		if r.URL.RawQuery != "" {
+			q, err := url.ParseQuery(r.URL.RawQuery)
+			if err != nil {
+				WriteError(w, errs.Field("query", "The query string is not valid."))
+				return
+			}
+			if err := checkValues(l, q); err != nil {
+				WriteError(w, err)
+				return
+			}
+		}
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > l.MaxBodyBytes {
+			writeTooLarge(w, l)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.MaxBodyBytes))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			writeTooLarge(w, l)
+			return
+		case err != nil:
+			WriteError(w, errs.Field("body", "The request body could not be read."))
+			return
+		}
+		if err := checkBody(l, r.Header.Get("Content-Type"), body); err != nil {
+			WriteError(w, err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeTooLarge(w http.ResponseWriter, l Limits) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_ = json.NewEncoder(w).Encode(errs.Body{Code: errs.Invalid,
+		Message:     fmt.Sprintf("The request body is too large (at most %d KiB).", l.MaxBodyBytes>>10),
+		FieldErrors: []errs.FieldError{{Field: "body", Message: "is too large"}}})
+}
+
+// checkText answers a field error when s is not acceptable text for field.
+func checkText(field, s string, limit int) error {
+	switch {
+	case !utf8.ValidString(s):
+		return errs.Field(field, fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", field))
+	case strings.IndexByte(s, 0) >= 0:
+		return errs.Field(field, fmt.Sprintf("%s contains a NUL character.", field))
+	case limit > 0 && utf8.RuneCountInString(s) > limit:
+		return errs.Field(field, fmt.Sprintf("%s is too long (at most %d characters).", field, limit))
+	}
+	return nil
+}
+
+// safeName answers a field name fit to show: a name that is itself bad is "query"/"body".
+func safeName(name, fallback string) string {
+	if name == "" || len(name) > 100 || checkText("", name, 0) != nil {
+		return fallback
+	}
+	return name
+}
+
+func checkValues(l Limits, vals url.Values) error {
+	for k, vs := range vals {
+		name := safeName(k, "query")
+		if name == "query" && k != "query" {
+			return errs.Field("query", "A query parameter name is not valid text.")
+		}
+		for _, v := range vs {
+			if err := checkText(name, v, l.limitFor(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkBody(l Limits, contentType string, body []byte) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/x-www-form-urlencoded" && trimmed[0] != '{':
+		if !utf8.Valid(body) {
+			return errs.Field("body", "The form contains bytes that are not valid UTF-8 text.")
+		}
+		vals, err := url.ParseQuery(string(body))
+		if err != nil {
+			return errs.Field("body", "The form is not valid.")
+		}
+		return checkValues(l, vals)
+	case mt == "" || mt == "application/json" || strings.HasSuffix(mt, "+json") || trimmed[0] == '{' || trimmed[0] == '[':
+		return checkJSON(l, body)
+	}
+	return nil // other media (the hosted fields' own posts) are their handler's business
+}
+
+// checkJSON walks a JSON body token by token, naming the field of the first bad string.
+// encoding/json replaces invalid UTF-8 silently, so the raw bytes are checked first and
+// the offending offset is mapped to the field being read there.
+func checkJSON(l Limits, body []byte) error {
+	badAt := -1
+	if !utf8.Valid(body) {
+		badAt = firstInvalid(body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	type frame struct {
+		array bool
+		key   string // the current key of an object
+		index int
+		field string // the path of the container itself
+	}
+	var stack []frame
+	path := func() string {
+		if len(stack) == 0 {
+			return "body"
+		}
+		f := stack[len(stack)-1]
+		name := f.field
+		if f.array {
+			return fmt.Sprintf("%s[%d]", name, f.index)
+		}
+		if name == "" {
+			return f.key
+		}
+		return name + "." + f.key
+	}
+	expectKey := false
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if badAt >= 0 {
+				return errs.Field(safeName(path(), "body"), fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", safeName(path(), "body")))
+			}
+			return errs.Field("body", "The request body is not valid JSON.")
+		}
+		end := dec.InputOffset()
+		if badAt >= 0 && int64(badAt) >= start && int64(badAt) < end {
+			f := safeName(path(), "body")
+			if expectKey { // the bad bytes are in a key: there is no field name to show
+				f = "body"
+			}
+			return errs.Field(f, fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", f))
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				field := ""
+				if len(stack) > 0 {
+					field = path()
+				}
+				stack = append(stack, frame{array: t == '[', field: field})
+				expectKey = t == '{'
+				continue
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			if expectKey {
+				stack[len(stack)-1].key = t
+				if err := checkText(safeName(path(), "body"), t, 200); err != nil {
+					return err
+				}
+				expectKey = false
+				continue
+			}
+			f := safeName(path(), "body")
+			if err := checkText(f, t, l.limitFor(f)); err != nil {
+				return err
+			}
+		case json.Number:
+			if len(t) > 40 {
+				f := safeName(path(), "body")
+				return errs.Field(f, fmt.Sprintf("%s is not a valid number.", f))
+			}
+		}
+		// A value ended: the next token of an object is a key, of an array the next element.
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.array {
+				top.index++
+			} else {
+				expectKey = true
+			}
+		}
+	}
+	if badAt >= 0 {
+		return errs.Field("body", "The request body contains bytes that are not valid UTF-8 text.")
+	}
+	return nil
+}
+
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
