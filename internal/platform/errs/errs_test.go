@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 )
@@ -63,4 +65,28 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// A dependency that cannot be reached (PostgreSQL down: pgx wraps the dial's *net.OpError)
+// is the same retryable 503 in every service, whether or not the service wrapped it.
+func TestUnreachableDependencyIsUnavailable(t *testing.T) {
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	for _, err := range []error{dial, fmt.Errorf("read billing profile: %w", dial)} {
+		if got := CodeOf(err); got != Unavailable {
+			t.Errorf("CodeOf(%v) = %s, want %s", err, got, Unavailable)
+		}
+		if got := HTTPStatus(ToStatus(err).Code()); got != http.StatusServiceUnavailable {
+			t.Errorf("HTTP status of %v = %d, want 503", err, got)
+		}
+	}
+	if got := CodeOf(errors.New("boom")); got != Internal {
+		t.Errorf("CodeOf(plain error) = %s, want internal", got)
+	}
+}
+
+func TestRetryAfterTravelsThroughGRPC(t *testing.T) {
+	st := ToStatus(fmt.Errorf("login: %w", Throttled(42*time.Second, "wait")))
+	if got := FromStatus(st).RetryAfter; got != 42*time.Second {
+		t.Errorf("RetryAfter after the round trip = %s, want 42s", got)
+	}
 }

@@ -93,8 +93,8 @@ func TestBadBytesAndSizesAreClientErrors(t *testing.T) {
 	const js = "application/json"
 	for _, c := range []struct {
 		name, method, path, ctype, body string
-		status                           int
-		field                            string
+		status                          int
+		field                           string
 	}{
 		{"NUL in a JSON string", "POST", "/pricing/api/login", js, `{"username":"a\u0000b","password":"x"}`, 400, "username"},
 		{"raw invalid UTF-8 in a JSON string", "POST", "/pricing/api/login", js, "{\"password\":\"x\",\"username\":\"a\xffb\"}", 400, "username"},
