@@ -107,7 +107,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
-	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies))
+	purchases := iapp.NewPurchases(svc, store)
+	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 		return checkoutv1.RegisterCheckoutServiceHandler(ctx, mux, conn)
 	})

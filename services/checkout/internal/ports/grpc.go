@@ -23,6 +23,7 @@ type GRPC struct {
 	checkoutv1.UnimplementedCheckoutServiceServer
 	svc            *app.Service
 	trustedProxies int
+	purchases      *app.Purchases // gift certificates and one-off carts (purchases.go)
 }
 
 // NewGRPC serves svc; trustedProxies is the number of proxies in front of the service that

@@ -2349,6 +2349,1761 @@ func (x *CanDowngradeBusinessResponse) GetErrors() []string {
 	return nil
 }
 
+// ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7).
+type ValidateGiftRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The amounts in whole currency units: numbers or strings, as typed.
+	GiftCertValues []*structpb.Value `protobuf:"bytes,1,rep,name=gift_cert_values,json=giftCertValues,proto3" json:"gift_cert_values,omitempty"`
+	// Sent only when the e-mail-in-cart check applies; checked when present.
+	Email         string `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	Zipcode       string `protobuf:"bytes,3,opt,name=zipcode,proto3" json:"zipcode,omitempty"`
+	KioskMode     bool   `protobuf:"varint,4,opt,name=kiosk_mode,json=kioskMode,proto3" json:"kiosk_mode,omitempty"`
+	Currency      string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	Country       string `protobuf:"bytes,6,opt,name=country,proto3" json:"country,omitempty"`
+	AccountId     string `protobuf:"bytes,7,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Counter       int64  `protobuf:"varint,8,opt,name=counter,proto3" json:"counter,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ValidateGiftRequest) Reset() {
+	*x = ValidateGiftRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGiftRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGiftRequest) ProtoMessage() {}
+
+func (x *ValidateGiftRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGiftRequest.ProtoReflect.Descriptor instead.
+func (*ValidateGiftRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ValidateGiftRequest) GetGiftCertValues() []*structpb.Value {
+	if x != nil {
+		return x.GiftCertValues
+	}
+	return nil
+}
+
+func (x *ValidateGiftRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *ValidateGiftRequest) GetZipcode() string {
+	if x != nil {
+		return x.Zipcode
+	}
+	return ""
+}
+
+func (x *ValidateGiftRequest) GetKioskMode() bool {
+	if x != nil {
+		return x.KioskMode
+	}
+	return false
+}
+
+func (x *ValidateGiftRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *ValidateGiftRequest) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+func (x *ValidateGiftRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *ValidateGiftRequest) GetCounter() int64 {
+	if x != nil {
+		return x.Counter
+	}
+	return 0
+}
+
+// GiftBuyer is the account of the e-mail given, when there is one.
+type GiftBuyer struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	AccountId           string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email               string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	IsValidSubscription *bool                  `protobuf:"varint,3,opt,name=is_valid_subscription,json=isValidSubscription,proto3,oneof" json:"is_valid_subscription,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *GiftBuyer) Reset() {
+	*x = GiftBuyer{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GiftBuyer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GiftBuyer) ProtoMessage() {}
+
+func (x *GiftBuyer) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GiftBuyer.ProtoReflect.Descriptor instead.
+func (*GiftBuyer) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *GiftBuyer) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *GiftBuyer) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GiftBuyer) GetIsValidSubscription() bool {
+	if x != nil && x.IsValidSubscription != nil {
+		return *x.IsValidSubscription
+	}
+	return false
+}
+
+type ValidateGiftResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ok or fail.
+	Status       string     `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Errors       []string   `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+	Invoice      *Invoice   `protobuf:"bytes,3,opt,name=invoice,proto3" json:"invoice,omitempty"`
+	Subscription *GiftBuyer `protobuf:"bytes,4,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	// A number on the wire (int32): answers for a cart only grow.
+	Counter   *int32 `protobuf:"varint,5,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
+	AccountId string `protobuf:"bytes,6,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// The preset amounts (whole units, the first is the default) and the custom bounds.
+	PossibleCertValues []int32 `protobuf:"varint,7,rep,packed,name=possible_cert_values,json=possibleCertValues,proto3" json:"possible_cert_values,omitempty"`
+	CustomMin          *int32  `protobuf:"varint,8,opt,name=custom_min,json=customMin,proto3,oneof" json:"custom_min,omitempty"`
+	CustomMax          *int32  `protobuf:"varint,9,opt,name=custom_max,json=customMax,proto3,oneof" json:"custom_max,omitempty"`
+	DefaultCustom      *int32  `protobuf:"varint,10,opt,name=default_custom,json=defaultCustom,proto3,oneof" json:"default_custom,omitempty"`
+	Currency           string  `protobuf:"bytes,11,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *ValidateGiftResponse) Reset() {
+	*x = ValidateGiftResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ValidateGiftResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ValidateGiftResponse) ProtoMessage() {}
+
+func (x *ValidateGiftResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ValidateGiftResponse.ProtoReflect.Descriptor instead.
+func (*ValidateGiftResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ValidateGiftResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ValidateGiftResponse) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *ValidateGiftResponse) GetInvoice() *Invoice {
+	if x != nil {
+		return x.Invoice
+	}
+	return nil
+}
+
+func (x *ValidateGiftResponse) GetSubscription() *GiftBuyer {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+func (x *ValidateGiftResponse) GetCounter() int32 {
+	if x != nil && x.Counter != nil {
+		return *x.Counter
+	}
+	return 0
+}
+
+func (x *ValidateGiftResponse) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *ValidateGiftResponse) GetPossibleCertValues() []int32 {
+	if x != nil {
+		return x.PossibleCertValues
+	}
+	return nil
+}
+
+func (x *ValidateGiftResponse) GetCustomMin() int32 {
+	if x != nil && x.CustomMin != nil {
+		return *x.CustomMin
+	}
+	return 0
+}
+
+func (x *ValidateGiftResponse) GetCustomMax() int32 {
+	if x != nil && x.CustomMax != nil {
+		return *x.CustomMax
+	}
+	return 0
+}
+
+func (x *ValidateGiftResponse) GetDefaultCustom() int32 {
+	if x != nil && x.DefaultCustom != nil {
+		return *x.DefaultCustom
+	}
+	return 0
+}
+
+func (x *ValidateGiftResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// Recipient is who the certificates are for (optional; the buyer otherwise).
+type GiftRecipient struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GiftRecipient) Reset() {
+	*x = GiftRecipient{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GiftRecipient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GiftRecipient) ProtoMessage() {}
+
+func (x *GiftRecipient) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GiftRecipient.ProtoReflect.Descriptor instead.
+func (*GiftRecipient) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GiftRecipient) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GiftRecipient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GiftRecipient) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type SubmitGiftRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	GiftCertValues []*structpb.Value      `protobuf:"bytes,1,rep,name=gift_cert_values,json=giftCertValues,proto3" json:"gift_cert_values,omitempty"`
+	Email          string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	Zipcode        string                 `protobuf:"bytes,3,opt,name=zipcode,proto3" json:"zipcode,omitempty"`
+	Country        string                 `protobuf:"bytes,4,opt,name=country,proto3" json:"country,omitempty"`
+	Currency       string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	AccountId      string                 `protobuf:"bytes,6,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	CardholderName string                 `protobuf:"bytes,7,opt,name=cardholder_name,json=cardholderName,proto3" json:"cardholder_name,omitempty"`
+	// The hosted fields' card nonce.
+	Nonce string `protobuf:"bytes,8,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// One key per purchase attempt: a retry with the same key answers the first result.
+	IdempotencyKey string         `protobuf:"bytes,9,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	Recipient      *GiftRecipient `protobuf:"bytes,10,opt,name=recipient,proto3" json:"recipient,omitempty"`
+	KioskMode      bool           `protobuf:"varint,11,opt,name=kiosk_mode,json=kioskMode,proto3" json:"kiosk_mode,omitempty"`
+	RecaptchaValue string         `protobuf:"bytes,12,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SubmitGiftRequest) Reset() {
+	*x = SubmitGiftRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitGiftRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitGiftRequest) ProtoMessage() {}
+
+func (x *SubmitGiftRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitGiftRequest.ProtoReflect.Descriptor instead.
+func (*SubmitGiftRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SubmitGiftRequest) GetGiftCertValues() []*structpb.Value {
+	if x != nil {
+		return x.GiftCertValues
+	}
+	return nil
+}
+
+func (x *SubmitGiftRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetZipcode() string {
+	if x != nil {
+		return x.Zipcode
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetCardholderName() string {
+	if x != nil {
+		return x.CardholderName
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *SubmitGiftRequest) GetRecipient() *GiftRecipient {
+	if x != nil {
+		return x.Recipient
+	}
+	return nil
+}
+
+func (x *SubmitGiftRequest) GetKioskMode() bool {
+	if x != nil {
+		return x.KioskMode
+	}
+	return false
+}
+
+func (x *SubmitGiftRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
+	}
+	return ""
+}
+
+// Purchase is the payment success of spec 001 §7 (or status fail and errors).
+type Purchase struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ok or fail.
+	Status                string   `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Errors                []string `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+	AccountId             string   `protobuf:"bytes,3,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	RedirectUrl           string   `protobuf:"bytes,4,opt,name=redirect_url,json=redirectUrl,proto3" json:"redirect_url,omitempty"`
+	Extension             string   `protobuf:"bytes,5,opt,name=extension,proto3" json:"extension,omitempty"`
+	MobileDeeplink        string   `protobuf:"bytes,6,opt,name=mobile_deeplink,json=mobileDeeplink,proto3" json:"mobile_deeplink,omitempty"`
+	Invoice               *Invoice `protobuf:"bytes,7,opt,name=invoice,proto3" json:"invoice,omitempty"`
+	InvoiceId             string   `protobuf:"bytes,8,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
+	GoogleConversionCodes []string `protobuf:"bytes,9,rep,name=google_conversion_codes,json=googleConversionCodes,proto3" json:"google_conversion_codes,omitempty"`
+	OrderId               string   `protobuf:"bytes,10,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	// Gift purchases: the certificates issued (codes masked; the full code is mailed).
+	Certificates  []*IssuedCertificate `protobuf:"bytes,11,rep,name=certificates,proto3" json:"certificates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Purchase) Reset() {
+	*x = Purchase{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Purchase) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Purchase) ProtoMessage() {}
+
+func (x *Purchase) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Purchase.ProtoReflect.Descriptor instead.
+func (*Purchase) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *Purchase) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Purchase) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *Purchase) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Purchase) GetRedirectUrl() string {
+	if x != nil {
+		return x.RedirectUrl
+	}
+	return ""
+}
+
+func (x *Purchase) GetExtension() string {
+	if x != nil {
+		return x.Extension
+	}
+	return ""
+}
+
+func (x *Purchase) GetMobileDeeplink() string {
+	if x != nil {
+		return x.MobileDeeplink
+	}
+	return ""
+}
+
+func (x *Purchase) GetInvoice() *Invoice {
+	if x != nil {
+		return x.Invoice
+	}
+	return nil
+}
+
+func (x *Purchase) GetInvoiceId() string {
+	if x != nil {
+		return x.InvoiceId
+	}
+	return ""
+}
+
+func (x *Purchase) GetGoogleConversionCodes() []string {
+	if x != nil {
+		return x.GoogleConversionCodes
+	}
+	return nil
+}
+
+func (x *Purchase) GetOrderId() string {
+	if x != nil {
+		return x.OrderId
+	}
+	return ""
+}
+
+func (x *Purchase) GetCertificates() []*IssuedCertificate {
+	if x != nil {
+		return x.Certificates
+	}
+	return nil
+}
+
+type IssuedCertificate struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CertificateId string                 `protobuf:"bytes,1,opt,name=certificate_id,json=certificateId,proto3" json:"certificate_id,omitempty"`
+	// The last group only, e.g. "••••-••••-••••-7KQ2".
+	MaskedCode     string `protobuf:"bytes,2,opt,name=masked_code,json=maskedCode,proto3" json:"masked_code,omitempty"`
+	BalanceInCents *int32 `protobuf:"varint,3,opt,name=balance_in_cents,json=balanceInCents,proto3,oneof" json:"balance_in_cents,omitempty"`
+	Currency       string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	RecipientEmail string `protobuf:"bytes,5,opt,name=recipient_email,json=recipientEmail,proto3" json:"recipient_email,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *IssuedCertificate) Reset() {
+	*x = IssuedCertificate{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IssuedCertificate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IssuedCertificate) ProtoMessage() {}
+
+func (x *IssuedCertificate) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IssuedCertificate.ProtoReflect.Descriptor instead.
+func (*IssuedCertificate) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *IssuedCertificate) GetCertificateId() string {
+	if x != nil {
+		return x.CertificateId
+	}
+	return ""
+}
+
+func (x *IssuedCertificate) GetMaskedCode() string {
+	if x != nil {
+		return x.MaskedCode
+	}
+	return ""
+}
+
+func (x *IssuedCertificate) GetBalanceInCents() int32 {
+	if x != nil && x.BalanceInCents != nil {
+		return *x.BalanceInCents
+	}
+	return 0
+}
+
+func (x *IssuedCertificate) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *IssuedCertificate) GetRecipientEmail() string {
+	if x != nil {
+		return x.RecipientEmail
+	}
+	return ""
+}
+
+// CartProduct is a product of a preconfigured cart.
+type CartProduct struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Quantity      *int32                 `protobuf:"varint,2,opt,name=quantity,proto3,oneof" json:"quantity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CartProduct) Reset() {
+	*x = CartProduct{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CartProduct) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CartProduct) ProtoMessage() {}
+
+func (x *CartProduct) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CartProduct.ProtoReflect.Descriptor instead.
+func (*CartProduct) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *CartProduct) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *CartProduct) GetQuantity() int32 {
+	if x != nil && x.Quantity != nil {
+		return *x.Quantity
+	}
+	return 0
+}
+
+// CartRequest is a preconfigured cart's requestJson (spec 001 §3).
+type CartRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	SelectedProducts []*CartProduct         `protobuf:"bytes,1,rep,name=selected_products,json=selectedProducts,proto3" json:"selected_products,omitempty"`
+	ApplyTax         *bool                  `protobuf:"varint,2,opt,name=apply_tax,json=applyTax,proto3,oneof" json:"apply_tax,omitempty"`
+	Currency         string                 `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	DiscountCode     string                 `protobuf:"bytes,4,opt,name=discount_code,json=discountCode,proto3" json:"discount_code,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CartRequest) Reset() {
+	*x = CartRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CartRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CartRequest) ProtoMessage() {}
+
+func (x *CartRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CartRequest.ProtoReflect.Descriptor instead.
+func (*CartRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *CartRequest) GetSelectedProducts() []*CartProduct {
+	if x != nil {
+		return x.SelectedProducts
+	}
+	return nil
+}
+
+func (x *CartRequest) GetApplyTax() bool {
+	if x != nil && x.ApplyTax != nil {
+		return *x.ApplyTax
+	}
+	return false
+}
+
+func (x *CartRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *CartRequest) GetDiscountCode() string {
+	if x != nil {
+		return x.DiscountCode
+	}
+	return ""
+}
+
+type CreateCartRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	RequestJson *CartRequest           `protobuf:"bytes,1,opt,name=request_json,json=requestJson,proto3" json:"request_json,omitempty"`
+	// ONE_OFF (the only type; empty means ONE_OFF).
+	CommerceCartType string `protobuf:"bytes,2,opt,name=commerce_cart_type,json=commerceCartType,proto3" json:"commerce_cart_type,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CreateCartRequest) Reset() {
+	*x = CreateCartRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateCartRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateCartRequest) ProtoMessage() {}
+
+func (x *CreateCartRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateCartRequest.ProtoReflect.Descriptor instead.
+func (*CreateCartRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *CreateCartRequest) GetRequestJson() *CartRequest {
+	if x != nil {
+		return x.RequestJson
+	}
+	return nil
+}
+
+func (x *CreateCartRequest) GetCommerceCartType() string {
+	if x != nil {
+		return x.CommerceCartType
+	}
+	return ""
+}
+
+type CreateCartResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cart          *PreconfiguredCart     `protobuf:"bytes,1,opt,name=cart,proto3" json:"cart,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateCartResponse) Reset() {
+	*x = CreateCartResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateCartResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateCartResponse) ProtoMessage() {}
+
+func (x *CreateCartResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateCartResponse.ProtoReflect.Descriptor instead.
+func (*CreateCartResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *CreateCartResponse) GetCart() *PreconfiguredCart {
+	if x != nil {
+		return x.Cart
+	}
+	return nil
+}
+
+type GetCartResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cart          *PreconfiguredCart     `protobuf:"bytes,1,opt,name=cart,proto3" json:"cart,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCartResponse) Reset() {
+	*x = GetCartResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCartResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCartResponse) ProtoMessage() {}
+
+func (x *GetCartResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCartResponse.ProtoReflect.Descriptor instead.
+func (*GetCartResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *GetCartResponse) GetCart() *PreconfiguredCart {
+	if x != nil {
+		return x.Cart
+	}
+	return nil
+}
+
+type PreconfiguredCart struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Uuid             string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	RequestJson      *CartRequest           `protobuf:"bytes,2,opt,name=request_json,json=requestJson,proto3" json:"request_json,omitempty"`
+	CommerceCartType string                 `protobuf:"bytes,3,opt,name=commerce_cart_type,json=commerceCartType,proto3" json:"commerce_cart_type,omitempty"`
+	// The page that opens the cart, e.g. /product/cart/{uuid}.
+	CartUrl       string `protobuf:"bytes,4,opt,name=cart_url,json=cartUrl,proto3" json:"cart_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreconfiguredCart) Reset() {
+	*x = PreconfiguredCart{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreconfiguredCart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreconfiguredCart) ProtoMessage() {}
+
+func (x *PreconfiguredCart) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreconfiguredCart.ProtoReflect.Descriptor instead.
+func (*PreconfiguredCart) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PreconfiguredCart) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
+func (x *PreconfiguredCart) GetRequestJson() *CartRequest {
+	if x != nil {
+		return x.RequestJson
+	}
+	return nil
+}
+
+func (x *PreconfiguredCart) GetCommerceCartType() string {
+	if x != nil {
+		return x.CommerceCartType
+	}
+	return ""
+}
+
+func (x *PreconfiguredCart) GetCartUrl() string {
+	if x != nil {
+		return x.CartUrl
+	}
+	return ""
+}
+
+type GetCartRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CartId        string                 `protobuf:"bytes,1,opt,name=cart_id,json=cartId,proto3" json:"cart_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCartRequest) Reset() {
+	*x = GetCartRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCartRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCartRequest) ProtoMessage() {}
+
+func (x *GetCartRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCartRequest.ProtoReflect.Descriptor instead.
+func (*GetCartRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GetCartRequest) GetCartId() string {
+	if x != nil {
+		return x.CartId
+	}
+	return ""
+}
+
+// OneOffBillingInfo is the one-off billing info (spec 001 §3).
+type OneOffBillingInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Zipcode       string                 `protobuf:"bytes,1,opt,name=zipcode,proto3" json:"zipcode,omitempty"`
+	Country       string                 `protobuf:"bytes,2,opt,name=country,proto3" json:"country,omitempty"`
+	City          string                 `protobuf:"bytes,3,opt,name=city,proto3" json:"city,omitempty"`
+	State         string                 `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	Address       string                 `protobuf:"bytes,5,opt,name=address,proto3" json:"address,omitempty"`
+	FullName      string                 `protobuf:"bytes,6,opt,name=full_name,json=fullName,proto3" json:"full_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneOffBillingInfo) Reset() {
+	*x = OneOffBillingInfo{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneOffBillingInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneOffBillingInfo) ProtoMessage() {}
+
+func (x *OneOffBillingInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneOffBillingInfo.ProtoReflect.Descriptor instead.
+func (*OneOffBillingInfo) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *OneOffBillingInfo) GetZipcode() string {
+	if x != nil {
+		return x.Zipcode
+	}
+	return ""
+}
+
+func (x *OneOffBillingInfo) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+func (x *OneOffBillingInfo) GetCity() string {
+	if x != nil {
+		return x.City
+	}
+	return ""
+}
+
+func (x *OneOffBillingInfo) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *OneOffBillingInfo) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *OneOffBillingInfo) GetFullName() string {
+	if x != nil {
+		return x.FullName
+	}
+	return ""
+}
+
+// OneOffItem is a product line: code and quantity (a number or the typed text); name and
+// price are the page's copy, the service prices from the catalogue.
+type OneOffItem struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Quantity      *structpb.Value        `protobuf:"bytes,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	PriceInCents  int64                  `protobuf:"varint,4,opt,name=price_in_cents,json=priceInCents,proto3" json:"price_in_cents,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneOffItem) Reset() {
+	*x = OneOffItem{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneOffItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneOffItem) ProtoMessage() {}
+
+func (x *OneOffItem) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneOffItem.ProtoReflect.Descriptor instead.
+func (*OneOffItem) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *OneOffItem) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *OneOffItem) GetQuantity() *structpb.Value {
+	if x != nil {
+		return x.Quantity
+	}
+	return nil
+}
+
+func (x *OneOffItem) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *OneOffItem) GetPriceInCents() int64 {
+	if x != nil {
+		return x.PriceInCents
+	}
+	return 0
+}
+
+// OneOffConfiguration is the one-off configuration of spec 001 §3.
+type OneOffConfiguration struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	BillingInfo          *OneOffBillingInfo     `protobuf:"bytes,1,opt,name=billing_info,json=billingInfo,proto3" json:"billing_info,omitempty"`
+	CheckEmailInCart     bool                   `protobuf:"varint,2,opt,name=check_email_in_cart,json=checkEmailInCart,proto3" json:"check_email_in_cart,omitempty"`
+	Currency             string                 `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	IsGdprCompliant      bool                   `protobuf:"varint,4,opt,name=is_gdpr_compliant,json=isGdprCompliant,proto3" json:"is_gdpr_compliant,omitempty"`
+	IsEuCustomer         bool                   `protobuf:"varint,5,opt,name=is_eu_customer,json=isEuCustomer,proto3" json:"is_eu_customer,omitempty"`
+	RecaptchaValue       string                 `protobuf:"bytes,6,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	IsCreditCardCheckout bool                   `protobuf:"varint,7,opt,name=is_credit_card_checkout,json=isCreditCardCheckout,proto3" json:"is_credit_card_checkout,omitempty"`
+	Items                []*OneOffItem          `protobuf:"bytes,8,rep,name=items,proto3" json:"items,omitempty"`
+	UserNotes            string                 `protobuf:"bytes,9,opt,name=user_notes,json=userNotes,proto3" json:"user_notes,omitempty"`
+	GiftCertificateCode  []string               `protobuf:"bytes,10,rep,name=gift_certificate_code,json=giftCertificateCode,proto3" json:"gift_certificate_code,omitempty"`
+	DiscountPromoCode    []string               `protobuf:"bytes,11,rep,name=discount_promo_code,json=discountPromoCode,proto3" json:"discount_promo_code,omitempty"`
+	Email                string                 `protobuf:"bytes,12,opt,name=email,proto3" json:"email,omitempty"`
+	AccountId            string                 `protobuf:"bytes,13,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	CardholderName       string                 `protobuf:"bytes,14,opt,name=cardholder_name,json=cardholderName,proto3" json:"cardholder_name,omitempty"`
+	Errors               []string               `protobuf:"bytes,15,rep,name=errors,proto3" json:"errors,omitempty"`
+	CartId               string                 `protobuf:"bytes,16,opt,name=cart_id,json=cartId,proto3" json:"cart_id,omitempty"`
+	// Ignored: tax follows the preconfigured cart.
+	ApplyTax                 bool   `protobuf:"varint,17,opt,name=apply_tax,json=applyTax,proto3" json:"apply_tax,omitempty"`
+	BusinessIdentificationNo string `protobuf:"bytes,18,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
+	Counter                  int64  `protobuf:"varint,19,opt,name=counter,proto3" json:"counter,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *OneOffConfiguration) Reset() {
+	*x = OneOffConfiguration{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneOffConfiguration) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneOffConfiguration) ProtoMessage() {}
+
+func (x *OneOffConfiguration) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneOffConfiguration.ProtoReflect.Descriptor instead.
+func (*OneOffConfiguration) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *OneOffConfiguration) GetBillingInfo() *OneOffBillingInfo {
+	if x != nil {
+		return x.BillingInfo
+	}
+	return nil
+}
+
+func (x *OneOffConfiguration) GetCheckEmailInCart() bool {
+	if x != nil {
+		return x.CheckEmailInCart
+	}
+	return false
+}
+
+func (x *OneOffConfiguration) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetIsGdprCompliant() bool {
+	if x != nil {
+		return x.IsGdprCompliant
+	}
+	return false
+}
+
+func (x *OneOffConfiguration) GetIsEuCustomer() bool {
+	if x != nil {
+		return x.IsEuCustomer
+	}
+	return false
+}
+
+func (x *OneOffConfiguration) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetIsCreditCardCheckout() bool {
+	if x != nil {
+		return x.IsCreditCardCheckout
+	}
+	return false
+}
+
+func (x *OneOffConfiguration) GetItems() []*OneOffItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *OneOffConfiguration) GetUserNotes() string {
+	if x != nil {
+		return x.UserNotes
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetGiftCertificateCode() []string {
+	if x != nil {
+		return x.GiftCertificateCode
+	}
+	return nil
+}
+
+func (x *OneOffConfiguration) GetDiscountPromoCode() []string {
+	if x != nil {
+		return x.DiscountPromoCode
+	}
+	return nil
+}
+
+func (x *OneOffConfiguration) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetCardholderName() string {
+	if x != nil {
+		return x.CardholderName
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *OneOffConfiguration) GetCartId() string {
+	if x != nil {
+		return x.CartId
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetApplyTax() bool {
+	if x != nil {
+		return x.ApplyTax
+	}
+	return false
+}
+
+func (x *OneOffConfiguration) GetBusinessIdentificationNo() string {
+	if x != nil {
+		return x.BusinessIdentificationNo
+	}
+	return ""
+}
+
+func (x *OneOffConfiguration) GetCounter() int64 {
+	if x != nil {
+		return x.Counter
+	}
+	return 0
+}
+
+type PreviewOneOffRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Configuration *OneOffConfiguration   `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewOneOffRequest) Reset() {
+	*x = PreviewOneOffRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewOneOffRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewOneOffRequest) ProtoMessage() {}
+
+func (x *PreviewOneOffRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewOneOffRequest.ProtoReflect.Descriptor instead.
+func (*PreviewOneOffRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *PreviewOneOffRequest) GetConfiguration() *OneOffConfiguration {
+	if x != nil {
+		return x.Configuration
+	}
+	return nil
+}
+
+type PreviewOneOffResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Invoice    *Invoice               `protobuf:"bytes,1,opt,name=invoice,proto3" json:"invoice,omitempty"`
+	Errors     []string               `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+	CodeErrors []*CodeError           `protobuf:"bytes,3,rep,name=code_errors,json=codeErrors,proto3" json:"code_errors,omitempty"`
+	// The products as priced (quantities clamped), with name and unit price.
+	Items    []*OneOffItem `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	Currency string        `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	// The business id field is shown for the billing country (and the value kept).
+	BusinessIdAllowed        *bool  `protobuf:"varint,6,opt,name=business_id_allowed,json=businessIdAllowed,proto3,oneof" json:"business_id_allowed,omitempty"`
+	BusinessIdentificationNo string `protobuf:"bytes,7,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
+	Country                  string `protobuf:"bytes,8,opt,name=country,proto3" json:"country,omitempty"`
+	Counter                  *int32 `protobuf:"varint,9,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
+	Email                    string `protobuf:"bytes,10,opt,name=email,proto3" json:"email,omitempty"`
+	AccountId                string `protobuf:"bytes,11,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	LoggedIn                 *bool  `protobuf:"varint,12,opt,name=logged_in,json=loggedIn,proto3,oneof" json:"logged_in,omitempty"`
+	ApplyTax                 *bool  `protobuf:"varint,13,opt,name=apply_tax,json=applyTax,proto3,oneof" json:"apply_tax,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *PreviewOneOffResponse) Reset() {
+	*x = PreviewOneOffResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewOneOffResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewOneOffResponse) ProtoMessage() {}
+
+func (x *PreviewOneOffResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewOneOffResponse.ProtoReflect.Descriptor instead.
+func (*PreviewOneOffResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *PreviewOneOffResponse) GetInvoice() *Invoice {
+	if x != nil {
+		return x.Invoice
+	}
+	return nil
+}
+
+func (x *PreviewOneOffResponse) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *PreviewOneOffResponse) GetCodeErrors() []*CodeError {
+	if x != nil {
+		return x.CodeErrors
+	}
+	return nil
+}
+
+func (x *PreviewOneOffResponse) GetItems() []*OneOffItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *PreviewOneOffResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PreviewOneOffResponse) GetBusinessIdAllowed() bool {
+	if x != nil && x.BusinessIdAllowed != nil {
+		return *x.BusinessIdAllowed
+	}
+	return false
+}
+
+func (x *PreviewOneOffResponse) GetBusinessIdentificationNo() string {
+	if x != nil {
+		return x.BusinessIdentificationNo
+	}
+	return ""
+}
+
+func (x *PreviewOneOffResponse) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+func (x *PreviewOneOffResponse) GetCounter() int32 {
+	if x != nil && x.Counter != nil {
+		return *x.Counter
+	}
+	return 0
+}
+
+func (x *PreviewOneOffResponse) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *PreviewOneOffResponse) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PreviewOneOffResponse) GetLoggedIn() bool {
+	if x != nil && x.LoggedIn != nil {
+		return *x.LoggedIn
+	}
+	return false
+}
+
+func (x *PreviewOneOffResponse) GetApplyTax() bool {
+	if x != nil && x.ApplyTax != nil {
+		return *x.ApplyTax
+	}
+	return false
+}
+
+type SubmitOneOffRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Configuration *OneOffConfiguration   `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
+	// The hosted fields' card nonce; empty with use_saved_card.
+	Nonce string `protobuf:"bytes,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// Pay with the logged-in buyer's saved card (needs the billing ZIP).
+	UseSavedCard   bool   `protobuf:"varint,3,opt,name=use_saved_card,json=useSavedCard,proto3" json:"use_saved_card,omitempty"`
+	IdempotencyKey string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SubmitOneOffRequest) Reset() {
+	*x = SubmitOneOffRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitOneOffRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitOneOffRequest) ProtoMessage() {}
+
+func (x *SubmitOneOffRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitOneOffRequest.ProtoReflect.Descriptor instead.
+func (*SubmitOneOffRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SubmitOneOffRequest) GetConfiguration() *OneOffConfiguration {
+	if x != nil {
+		return x.Configuration
+	}
+	return nil
+}
+
+func (x *SubmitOneOffRequest) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *SubmitOneOffRequest) GetUseSavedCard() bool {
+	if x != nil {
+		return x.UseSavedCard
+	}
+	return false
+}
+
+func (x *SubmitOneOffRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type SubmitOneOffResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Purchase      *Purchase              `protobuf:"bytes,1,opt,name=purchase,proto3" json:"purchase,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitOneOffResponse) Reset() {
+	*x = SubmitOneOffResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitOneOffResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitOneOffResponse) ProtoMessage() {}
+
+func (x *SubmitOneOffResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitOneOffResponse.ProtoReflect.Descriptor instead.
+func (*SubmitOneOffResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SubmitOneOffResponse) GetPurchase() *Purchase {
+	if x != nil {
+		return x.Purchase
+	}
+	return nil
+}
+
+type SubmitGiftResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Purchase      *Purchase              `protobuf:"bytes,1,opt,name=purchase,proto3" json:"purchase,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitGiftResponse) Reset() {
+	*x = SubmitGiftResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitGiftResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitGiftResponse) ProtoMessage() {}
+
+func (x *SubmitGiftResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitGiftResponse.ProtoReflect.Descriptor instead.
+func (*SubmitGiftResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SubmitGiftResponse) GetPurchase() *Purchase {
+	if x != nil {
+		return x.Purchase
+	}
+	return nil
+}
+
 var File_hangar_checkout_v1_checkout_proto protoreflect.FileDescriptor
 
 const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
@@ -2649,14 +4404,199 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x1cCanDowngradeBusinessResponse\x12(\n" +
 	"\rcan_downgrade\x18\x01 \x01(\bH\x00R\fcanDowngrade\x88\x01\x01\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errorsB\x10\n" +
-	"\x0e_can_downgrade2\xac\a\n" +
+	"\x0e_can_downgrade\"\x95\x02\n" +
+	"\x13ValidateGiftRequest\x12@\n" +
+	"\x10gift_cert_values\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\x0egiftCertValues\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
+	"\azipcode\x18\x03 \x01(\tR\azipcode\x12\x1d\n" +
+	"\n" +
+	"kiosk_mode\x18\x04 \x01(\bR\tkioskMode\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12\x18\n" +
+	"\acountry\x18\x06 \x01(\tR\acountry\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\a \x01(\tR\taccountId\x12\x18\n" +
+	"\acounter\x18\b \x01(\x03R\acounter\"\x93\x01\n" +
+	"\tGiftBuyer\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x127\n" +
+	"\x15is_valid_subscription\x18\x03 \x01(\bH\x00R\x13isValidSubscription\x88\x01\x01B\x18\n" +
+	"\x16_is_valid_subscription\"\xfd\x03\n" +
+	"\x14ValidateGiftResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
+	"\x06errors\x18\x02 \x03(\tR\x06errors\x125\n" +
+	"\ainvoice\x18\x03 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12A\n" +
+	"\fsubscription\x18\x04 \x01(\v2\x1d.hangar.checkout.v1.GiftBuyerR\fsubscription\x12\x1d\n" +
+	"\acounter\x18\x05 \x01(\x05H\x00R\acounter\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x06 \x01(\tR\taccountId\x120\n" +
+	"\x14possible_cert_values\x18\a \x03(\x05R\x12possibleCertValues\x12\"\n" +
+	"\n" +
+	"custom_min\x18\b \x01(\x05H\x01R\tcustomMin\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"custom_max\x18\t \x01(\x05H\x02R\tcustomMax\x88\x01\x01\x12*\n" +
+	"\x0edefault_custom\x18\n" +
+	" \x01(\x05H\x03R\rdefaultCustom\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\v \x01(\tR\bcurrencyB\n" +
+	"\n" +
+	"\b_counterB\r\n" +
+	"\v_custom_minB\r\n" +
+	"\v_custom_maxB\x11\n" +
+	"\x0f_default_custom\"S\n" +
+	"\rGiftRecipient\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xcb\x03\n" +
+	"\x11SubmitGiftRequest\x12@\n" +
+	"\x10gift_cert_values\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\x0egiftCertValues\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
+	"\azipcode\x18\x03 \x01(\tR\azipcode\x12\x18\n" +
+	"\acountry\x18\x04 \x01(\tR\acountry\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x06 \x01(\tR\taccountId\x12'\n" +
+	"\x0fcardholder_name\x18\a \x01(\tR\x0ecardholderName\x12\x14\n" +
+	"\x05nonce\x18\b \x01(\tR\x05nonce\x12'\n" +
+	"\x0fidempotency_key\x18\t \x01(\tR\x0eidempotencyKey\x12?\n" +
+	"\trecipient\x18\n" +
+	" \x01(\v2!.hangar.checkout.v1.GiftRecipientR\trecipient\x12\x1d\n" +
+	"\n" +
+	"kiosk_mode\x18\v \x01(\bR\tkioskMode\x12'\n" +
+	"\x0frecaptcha_value\x18\f \x01(\tR\x0erecaptchaValue\"\xb7\x03\n" +
+	"\bPurchase\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
+	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x03 \x01(\tR\taccountId\x12!\n" +
+	"\fredirect_url\x18\x04 \x01(\tR\vredirectUrl\x12\x1c\n" +
+	"\textension\x18\x05 \x01(\tR\textension\x12'\n" +
+	"\x0fmobile_deeplink\x18\x06 \x01(\tR\x0emobileDeeplink\x125\n" +
+	"\ainvoice\x18\a \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x1d\n" +
+	"\n" +
+	"invoice_id\x18\b \x01(\tR\tinvoiceId\x126\n" +
+	"\x17google_conversion_codes\x18\t \x03(\tR\x15googleConversionCodes\x12\x19\n" +
+	"\border_id\x18\n" +
+	" \x01(\tR\aorderId\x12I\n" +
+	"\fcertificates\x18\v \x03(\v2%.hangar.checkout.v1.IssuedCertificateR\fcertificates\"\xe4\x01\n" +
+	"\x11IssuedCertificate\x12%\n" +
+	"\x0ecertificate_id\x18\x01 \x01(\tR\rcertificateId\x12\x1f\n" +
+	"\vmasked_code\x18\x02 \x01(\tR\n" +
+	"maskedCode\x12-\n" +
+	"\x10balance_in_cents\x18\x03 \x01(\x05H\x00R\x0ebalanceInCents\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12'\n" +
+	"\x0frecipient_email\x18\x05 \x01(\tR\x0erecipientEmailB\x13\n" +
+	"\x11_balance_in_cents\"O\n" +
+	"\vCartProduct\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1f\n" +
+	"\bquantity\x18\x02 \x01(\x05H\x00R\bquantity\x88\x01\x01B\v\n" +
+	"\t_quantity\"\xcc\x01\n" +
+	"\vCartRequest\x12L\n" +
+	"\x11selected_products\x18\x01 \x03(\v2\x1f.hangar.checkout.v1.CartProductR\x10selectedProducts\x12 \n" +
+	"\tapply_tax\x18\x02 \x01(\bH\x00R\bapplyTax\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x12#\n" +
+	"\rdiscount_code\x18\x04 \x01(\tR\fdiscountCodeB\f\n" +
+	"\n" +
+	"_apply_tax\"\x85\x01\n" +
+	"\x11CreateCartRequest\x12B\n" +
+	"\frequest_json\x18\x01 \x01(\v2\x1f.hangar.checkout.v1.CartRequestR\vrequestJson\x12,\n" +
+	"\x12commerce_cart_type\x18\x02 \x01(\tR\x10commerceCartType\"O\n" +
+	"\x12CreateCartResponse\x129\n" +
+	"\x04cart\x18\x01 \x01(\v2%.hangar.checkout.v1.PreconfiguredCartR\x04cart\"L\n" +
+	"\x0fGetCartResponse\x129\n" +
+	"\x04cart\x18\x01 \x01(\v2%.hangar.checkout.v1.PreconfiguredCartR\x04cart\"\xb4\x01\n" +
+	"\x11PreconfiguredCart\x12\x12\n" +
+	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12B\n" +
+	"\frequest_json\x18\x02 \x01(\v2\x1f.hangar.checkout.v1.CartRequestR\vrequestJson\x12,\n" +
+	"\x12commerce_cart_type\x18\x03 \x01(\tR\x10commerceCartType\x12\x19\n" +
+	"\bcart_url\x18\x04 \x01(\tR\acartUrl\")\n" +
+	"\x0eGetCartRequest\x12\x17\n" +
+	"\acart_id\x18\x01 \x01(\tR\x06cartId\"\xa8\x01\n" +
+	"\x11OneOffBillingInfo\x12\x18\n" +
+	"\azipcode\x18\x01 \x01(\tR\azipcode\x12\x18\n" +
+	"\acountry\x18\x02 \x01(\tR\acountry\x12\x12\n" +
+	"\x04city\x18\x03 \x01(\tR\x04city\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\x12\x18\n" +
+	"\aaddress\x18\x05 \x01(\tR\aaddress\x12\x1b\n" +
+	"\tfull_name\x18\x06 \x01(\tR\bfullName\"\x8e\x01\n" +
+	"\n" +
+	"OneOffItem\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x122\n" +
+	"\bquantity\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\bquantity\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12$\n" +
+	"\x0eprice_in_cents\x18\x04 \x01(\x03R\fpriceInCents\"\x99\x06\n" +
+	"\x13OneOffConfiguration\x12H\n" +
+	"\fbilling_info\x18\x01 \x01(\v2%.hangar.checkout.v1.OneOffBillingInfoR\vbillingInfo\x12-\n" +
+	"\x13check_email_in_cart\x18\x02 \x01(\bR\x10checkEmailInCart\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\x12*\n" +
+	"\x11is_gdpr_compliant\x18\x04 \x01(\bR\x0fisGdprCompliant\x12$\n" +
+	"\x0eis_eu_customer\x18\x05 \x01(\bR\fisEuCustomer\x12'\n" +
+	"\x0frecaptcha_value\x18\x06 \x01(\tR\x0erecaptchaValue\x125\n" +
+	"\x17is_credit_card_checkout\x18\a \x01(\bR\x14isCreditCardCheckout\x124\n" +
+	"\x05items\x18\b \x03(\v2\x1e.hangar.checkout.v1.OneOffItemR\x05items\x12\x1d\n" +
+	"\n" +
+	"user_notes\x18\t \x01(\tR\tuserNotes\x122\n" +
+	"\x15gift_certificate_code\x18\n" +
+	" \x03(\tR\x13giftCertificateCode\x12.\n" +
+	"\x13discount_promo_code\x18\v \x03(\tR\x11discountPromoCode\x12\x14\n" +
+	"\x05email\x18\f \x01(\tR\x05email\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\r \x01(\tR\taccountId\x12'\n" +
+	"\x0fcardholder_name\x18\x0e \x01(\tR\x0ecardholderName\x12\x16\n" +
+	"\x06errors\x18\x0f \x03(\tR\x06errors\x12\x17\n" +
+	"\acart_id\x18\x10 \x01(\tR\x06cartId\x12\x1b\n" +
+	"\tapply_tax\x18\x11 \x01(\bR\bapplyTax\x12<\n" +
+	"\x1abusiness_identification_no\x18\x12 \x01(\tR\x18businessIdentificationNo\x12\x18\n" +
+	"\acounter\x18\x13 \x01(\x03R\acounter\"e\n" +
+	"\x14PreviewOneOffRequest\x12M\n" +
+	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\"\xdd\x04\n" +
+	"\x15PreviewOneOffResponse\x125\n" +
+	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
+	"\x06errors\x18\x02 \x03(\tR\x06errors\x12>\n" +
+	"\vcode_errors\x18\x03 \x03(\v2\x1d.hangar.checkout.v1.CodeErrorR\n" +
+	"codeErrors\x124\n" +
+	"\x05items\x18\x04 \x03(\v2\x1e.hangar.checkout.v1.OneOffItemR\x05items\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x123\n" +
+	"\x13business_id_allowed\x18\x06 \x01(\bH\x00R\x11businessIdAllowed\x88\x01\x01\x12<\n" +
+	"\x1abusiness_identification_no\x18\a \x01(\tR\x18businessIdentificationNo\x12\x18\n" +
+	"\acountry\x18\b \x01(\tR\acountry\x12\x1d\n" +
+	"\acounter\x18\t \x01(\x05H\x01R\acounter\x88\x01\x01\x12\x14\n" +
+	"\x05email\x18\n" +
+	" \x01(\tR\x05email\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\v \x01(\tR\taccountId\x12 \n" +
+	"\tlogged_in\x18\f \x01(\bH\x02R\bloggedIn\x88\x01\x01\x12 \n" +
+	"\tapply_tax\x18\r \x01(\bH\x03R\bapplyTax\x88\x01\x01B\x16\n" +
+	"\x14_business_id_allowedB\n" +
+	"\n" +
+	"\b_counterB\f\n" +
+	"\n" +
+	"_logged_inB\f\n" +
+	"\n" +
+	"_apply_tax\"\xc9\x01\n" +
+	"\x13SubmitOneOffRequest\x12M\n" +
+	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\x12\x14\n" +
+	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12$\n" +
+	"\x0euse_saved_card\x18\x03 \x01(\bR\fuseSavedCard\x12'\n" +
+	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\"P\n" +
+	"\x14SubmitOneOffResponse\x128\n" +
+	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase\"N\n" +
+	"\x12SubmitGiftResponse\x128\n" +
+	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase2\xe4\r\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
 	"\rValidatePromo\x12(.hangar.checkout.v1.ValidatePromoRequest\x1a).hangar.checkout.v1.ValidatePromoResponse\"\"\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/buy/api/promo/validate\x12\x94\x01\n" +
 	"\x10ValidateCurrency\x12+.hangar.checkout.v1.ValidateCurrencyRequest\x1a,.hangar.checkout.v1.ValidateCurrencyResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/buy/api/currency/validate\x12\x97\x01\n" +
 	"\x0fGetRenewalPrice\x12*.hangar.checkout.v1.GetRenewalPriceRequest\x1a+.hangar.checkout.v1.GetRenewalPriceResponse\"+\x82\xd3\xe4\x93\x02%\x12#/buy/api/subscription/renewal-price\x12\xa2\x01\n" +
-	"\x14CanDowngradeBusiness\x12/.hangar.checkout.v1.CanDowngradeBusinessRequest\x1a0.hangar.checkout.v1.CanDowngradeBusinessResponse\"'\x82\xd3\xe4\x93\x02!\x12\x1f/buy/api/business/can-downgradeB?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
+	"\x14CanDowngradeBusiness\x12/.hangar.checkout.v1.CanDowngradeBusinessRequest\x1a0.hangar.checkout.v1.CanDowngradeBusinessResponse\"'\x82\xd3\xe4\x93\x02!\x12\x1f/buy/api/business/can-downgrade\x12\x84\x01\n" +
+	"\fValidateGift\x12'.hangar.checkout.v1.ValidateGiftRequest\x1a(.hangar.checkout.v1.ValidateGiftResponse\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/buy/api/gift/validate\x12\x86\x01\n" +
+	"\n" +
+	"SubmitGift\x12%.hangar.checkout.v1.SubmitGiftRequest\x1a&.hangar.checkout.v1.SubmitGiftResponse\")\x82\xd3\xe4\x93\x02#:\x01*b\bpurchase\"\x14/buy/api/gift/submit\x12\x82\x01\n" +
+	"\n" +
+	"CreateCart\x12%.hangar.checkout.v1.CreateCartRequest\x1a&.hangar.checkout.v1.CreateCartResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*b\x04cart\"\x14/buy/api/cart-create\x12y\n" +
+	"\aGetCart\x12\".hangar.checkout.v1.GetCartRequest\x1a#.hangar.checkout.v1.GetCartResponse\"%\x82\xd3\xe4\x93\x02\x1fb\x04cart\x12\x17/buy/api/cart/{cart_id}\x12\x94\x01\n" +
+	"\rPreviewOneOff\x12(.hangar.checkout.v1.PreviewOneOffRequest\x1a).hangar.checkout.v1.PreviewOneOffResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/oneoff/preview\x12\x8e\x01\n" +
+	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submitB?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
 
 var (
 	file_hangar_checkout_v1_checkout_proto_rawDescOnce sync.Once
@@ -2670,7 +4610,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                  // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                  // 1: hangar.checkout.v1.ChartChoice
@@ -2694,13 +4634,35 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*GetRenewalPriceResponse)(nil),      // 19: hangar.checkout.v1.GetRenewalPriceResponse
 	(*CanDowngradeBusinessRequest)(nil),  // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
 	(*CanDowngradeBusinessResponse)(nil), // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*structpb.Value)(nil),               // 22: google.protobuf.Value
+	(*ValidateGiftRequest)(nil),          // 22: hangar.checkout.v1.ValidateGiftRequest
+	(*GiftBuyer)(nil),                    // 23: hangar.checkout.v1.GiftBuyer
+	(*ValidateGiftResponse)(nil),         // 24: hangar.checkout.v1.ValidateGiftResponse
+	(*GiftRecipient)(nil),                // 25: hangar.checkout.v1.GiftRecipient
+	(*SubmitGiftRequest)(nil),            // 26: hangar.checkout.v1.SubmitGiftRequest
+	(*Purchase)(nil),                     // 27: hangar.checkout.v1.Purchase
+	(*IssuedCertificate)(nil),            // 28: hangar.checkout.v1.IssuedCertificate
+	(*CartProduct)(nil),                  // 29: hangar.checkout.v1.CartProduct
+	(*CartRequest)(nil),                  // 30: hangar.checkout.v1.CartRequest
+	(*CreateCartRequest)(nil),            // 31: hangar.checkout.v1.CreateCartRequest
+	(*CreateCartResponse)(nil),           // 32: hangar.checkout.v1.CreateCartResponse
+	(*GetCartResponse)(nil),              // 33: hangar.checkout.v1.GetCartResponse
+	(*PreconfiguredCart)(nil),            // 34: hangar.checkout.v1.PreconfiguredCart
+	(*GetCartRequest)(nil),               // 35: hangar.checkout.v1.GetCartRequest
+	(*OneOffBillingInfo)(nil),            // 36: hangar.checkout.v1.OneOffBillingInfo
+	(*OneOffItem)(nil),                   // 37: hangar.checkout.v1.OneOffItem
+	(*OneOffConfiguration)(nil),          // 38: hangar.checkout.v1.OneOffConfiguration
+	(*PreviewOneOffRequest)(nil),         // 39: hangar.checkout.v1.PreviewOneOffRequest
+	(*PreviewOneOffResponse)(nil),        // 40: hangar.checkout.v1.PreviewOneOffResponse
+	(*SubmitOneOffRequest)(nil),          // 41: hangar.checkout.v1.SubmitOneOffRequest
+	(*SubmitOneOffResponse)(nil),         // 42: hangar.checkout.v1.SubmitOneOffResponse
+	(*SubmitGiftResponse)(nil),           // 43: hangar.checkout.v1.SubmitGiftResponse
+	(*structpb.Value)(nil),               // 44: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	22, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	44, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	22, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	22, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	44, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	44, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -2717,23 +4679,57 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	4,  // 20: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 21: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 22: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 23: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 24: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 25: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	11, // 26: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 27: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 28: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 29: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 30: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 31: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	26, // [26:32] is the sub-list for method output_type
-	20, // [20:26] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	44, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	6,  // 21: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	23, // 22: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
+	44, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	25, // 24: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 25: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
+	28, // 26: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	29, // 27: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
+	30, // 28: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
+	34, // 29: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	34, // 30: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	30, // 31: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
+	44, // 32: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	36, // 33: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
+	37, // 34: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 35: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	6,  // 36: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	10, // 37: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	37, // 38: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 39: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	27, // 40: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	27, // 41: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	4,  // 42: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 43: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 44: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 45: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 46: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 47: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 48: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 49: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 50: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 51: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 52: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	41, // 53: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	11, // 54: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 55: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 56: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 57: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 58: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 59: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 60: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 61: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 62: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 63: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 64: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	42, // 65: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	54, // [54:66] is the sub-list for method output_type
+	42, // [42:54] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -2750,13 +4746,19 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[15].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[19].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[21].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[23].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[24].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[28].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[29].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[30].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[40].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

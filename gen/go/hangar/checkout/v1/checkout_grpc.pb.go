@@ -25,6 +25,12 @@ const (
 	CheckoutService_ValidateCurrency_FullMethodName     = "/hangar.checkout.v1.CheckoutService/ValidateCurrency"
 	CheckoutService_GetRenewalPrice_FullMethodName      = "/hangar.checkout.v1.CheckoutService/GetRenewalPrice"
 	CheckoutService_CanDowngradeBusiness_FullMethodName = "/hangar.checkout.v1.CheckoutService/CanDowngradeBusiness"
+	CheckoutService_ValidateGift_FullMethodName         = "/hangar.checkout.v1.CheckoutService/ValidateGift"
+	CheckoutService_SubmitGift_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SubmitGift"
+	CheckoutService_CreateCart_FullMethodName           = "/hangar.checkout.v1.CheckoutService/CreateCart"
+	CheckoutService_GetCart_FullMethodName              = "/hangar.checkout.v1.CheckoutService/GetCart"
+	CheckoutService_PreviewOneOff_FullMethodName        = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
+	CheckoutService_SubmitOneOff_FullMethodName         = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
 )
 
 // CheckoutServiceClient is the client API for CheckoutService service.
@@ -53,6 +59,22 @@ type CheckoutServiceClient interface {
 	GetRenewalPrice(ctx context.Context, in *GetRenewalPriceRequest, opts ...grpc.CallOption) (*GetRenewalPriceResponse, error)
 	// CanDowngradeBusiness says whether a business subscription may become individual.
 	CanDowngradeBusiness(ctx context.Context, in *CanDowngradeBusinessRequest, opts ...grpc.CallOption) (*CanDowngradeBusinessResponse, error)
+	// ValidateGift checks a gift-certificate order and prices it (spec 001 §4, §5): presets
+	// 370, 250 and 125 and custom amounts of 25 to 1000 whole units, the e-mail when sent, a
+	// ZIP of 4+ characters re-prices. Certificates are not taxed (services/checkout/README.md).
+	ValidateGift(ctx context.Context, in *ValidateGiftRequest, opts ...grpc.CallOption) (*ValidateGiftResponse, error)
+	// SubmitGift charges the card and issues one certificate per value (idempotent by key).
+	SubmitGift(ctx context.Context, in *SubmitGiftRequest, opts ...grpc.CallOption) (*SubmitGiftResponse, error)
+	// CreateCart stores a preconfigured one-off cart. Staff only (employees and credit-card
+	// admins): anonymous callers get 401, others 403.
+	CreateCart(ctx context.Context, in *CreateCartRequest, opts ...grpc.CallOption) (*CreateCartResponse, error)
+	// GetCart answers a preconfigured cart by id; an unknown id is NOT_FOUND (JSON 404).
+	GetCart(ctx context.Context, in *GetCartRequest, opts ...grpc.CallOption) (*GetCartResponse, error)
+	// PreviewOneOff prices a one-off configuration (spec 001 §3, §5) of a preconfigured cart.
+	PreviewOneOff(ctx context.Context, in *PreviewOneOffRequest, opts ...grpc.CallOption) (*PreviewOneOffResponse, error)
+	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
+	// card after a ZIP check (idempotent by key).
+	SubmitOneOff(ctx context.Context, in *SubmitOneOffRequest, opts ...grpc.CallOption) (*SubmitOneOffResponse, error)
 }
 
 type checkoutServiceClient struct {
@@ -123,6 +145,66 @@ func (c *checkoutServiceClient) CanDowngradeBusiness(ctx context.Context, in *Ca
 	return out, nil
 }
 
+func (c *checkoutServiceClient) ValidateGift(ctx context.Context, in *ValidateGiftRequest, opts ...grpc.CallOption) (*ValidateGiftResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ValidateGiftResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_ValidateGift_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) SubmitGift(ctx context.Context, in *SubmitGiftRequest, opts ...grpc.CallOption) (*SubmitGiftResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitGiftResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_SubmitGift_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) CreateCart(ctx context.Context, in *CreateCartRequest, opts ...grpc.CallOption) (*CreateCartResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateCartResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_CreateCart_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) GetCart(ctx context.Context, in *GetCartRequest, opts ...grpc.CallOption) (*GetCartResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCartResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetCart_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) PreviewOneOff(ctx context.Context, in *PreviewOneOffRequest, opts ...grpc.CallOption) (*PreviewOneOffResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PreviewOneOffResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_PreviewOneOff_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) SubmitOneOff(ctx context.Context, in *SubmitOneOffRequest, opts ...grpc.CallOption) (*SubmitOneOffResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitOneOffResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_SubmitOneOff_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CheckoutServiceServer is the server API for CheckoutService service.
 // All implementations must embed UnimplementedCheckoutServiceServer
 // for forward compatibility.
@@ -149,6 +231,22 @@ type CheckoutServiceServer interface {
 	GetRenewalPrice(context.Context, *GetRenewalPriceRequest) (*GetRenewalPriceResponse, error)
 	// CanDowngradeBusiness says whether a business subscription may become individual.
 	CanDowngradeBusiness(context.Context, *CanDowngradeBusinessRequest) (*CanDowngradeBusinessResponse, error)
+	// ValidateGift checks a gift-certificate order and prices it (spec 001 §4, §5): presets
+	// 370, 250 and 125 and custom amounts of 25 to 1000 whole units, the e-mail when sent, a
+	// ZIP of 4+ characters re-prices. Certificates are not taxed (services/checkout/README.md).
+	ValidateGift(context.Context, *ValidateGiftRequest) (*ValidateGiftResponse, error)
+	// SubmitGift charges the card and issues one certificate per value (idempotent by key).
+	SubmitGift(context.Context, *SubmitGiftRequest) (*SubmitGiftResponse, error)
+	// CreateCart stores a preconfigured one-off cart. Staff only (employees and credit-card
+	// admins): anonymous callers get 401, others 403.
+	CreateCart(context.Context, *CreateCartRequest) (*CreateCartResponse, error)
+	// GetCart answers a preconfigured cart by id; an unknown id is NOT_FOUND (JSON 404).
+	GetCart(context.Context, *GetCartRequest) (*GetCartResponse, error)
+	// PreviewOneOff prices a one-off configuration (spec 001 §3, §5) of a preconfigured cart.
+	PreviewOneOff(context.Context, *PreviewOneOffRequest) (*PreviewOneOffResponse, error)
+	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
+	// card after a ZIP check (idempotent by key).
+	SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error)
 	mustEmbedUnimplementedCheckoutServiceServer()
 }
 
@@ -176,6 +274,24 @@ func (UnimplementedCheckoutServiceServer) GetRenewalPrice(context.Context, *GetR
 }
 func (UnimplementedCheckoutServiceServer) CanDowngradeBusiness(context.Context, *CanDowngradeBusinessRequest) (*CanDowngradeBusinessResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CanDowngradeBusiness not implemented")
+}
+func (UnimplementedCheckoutServiceServer) ValidateGift(context.Context, *ValidateGiftRequest) (*ValidateGiftResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ValidateGift not implemented")
+}
+func (UnimplementedCheckoutServiceServer) SubmitGift(context.Context, *SubmitGiftRequest) (*SubmitGiftResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitGift not implemented")
+}
+func (UnimplementedCheckoutServiceServer) CreateCart(context.Context, *CreateCartRequest) (*CreateCartResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateCart not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetCart(context.Context, *GetCartRequest) (*GetCartResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCart not implemented")
+}
+func (UnimplementedCheckoutServiceServer) PreviewOneOff(context.Context, *PreviewOneOffRequest) (*PreviewOneOffResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PreviewOneOff not implemented")
+}
+func (UnimplementedCheckoutServiceServer) SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitOneOff not implemented")
 }
 func (UnimplementedCheckoutServiceServer) mustEmbedUnimplementedCheckoutServiceServer() {}
 func (UnimplementedCheckoutServiceServer) testEmbeddedByValue()                         {}
@@ -306,6 +422,114 @@ func _CheckoutService_CanDowngradeBusiness_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_ValidateGift_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ValidateGiftRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).ValidateGift(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_ValidateGift_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).ValidateGift(ctx, req.(*ValidateGiftRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_SubmitGift_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitGiftRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).SubmitGift(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_SubmitGift_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).SubmitGift(ctx, req.(*SubmitGiftRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_CreateCart_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateCartRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).CreateCart(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_CreateCart_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).CreateCart(ctx, req.(*CreateCartRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_GetCart_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCartRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetCart(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetCart_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetCart(ctx, req.(*GetCartRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_PreviewOneOff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PreviewOneOffRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).PreviewOneOff(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_PreviewOneOff_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).PreviewOneOff(ctx, req.(*PreviewOneOffRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_SubmitOneOff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitOneOffRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).SubmitOneOff(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_SubmitOneOff_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).SubmitOneOff(ctx, req.(*SubmitOneOffRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CheckoutService_ServiceDesc is the grpc.ServiceDesc for CheckoutService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -336,6 +560,30 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CanDowngradeBusiness",
 			Handler:    _CheckoutService_CanDowngradeBusiness_Handler,
+		},
+		{
+			MethodName: "ValidateGift",
+			Handler:    _CheckoutService_ValidateGift_Handler,
+		},
+		{
+			MethodName: "SubmitGift",
+			Handler:    _CheckoutService_SubmitGift_Handler,
+		},
+		{
+			MethodName: "CreateCart",
+			Handler:    _CheckoutService_CreateCart_Handler,
+		},
+		{
+			MethodName: "GetCart",
+			Handler:    _CheckoutService_GetCart_Handler,
+		},
+		{
+			MethodName: "PreviewOneOff",
+			Handler:    _CheckoutService_PreviewOneOff_Handler,
+		},
+		{
+			MethodName: "SubmitOneOff",
+			Handler:    _CheckoutService_SubmitOneOff_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

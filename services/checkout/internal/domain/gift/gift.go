@@ -208,3 +208,26 @@ func CheckPayment(nonce, cardholder, zip, country string) []string {
 func Format(cents int64, cur domain.Currency) string {
 	return fmt.Sprintf("%s%d.%02d", cur.Symbol, cents/100, cents%100)
 }
+
+// Certificate is an issued gift certificate: a code with a balance in one currency.
+type Certificate struct {
+	ID             string
+	Code           string
+	Currency       string
+	AmountInCents  int64 // issued; the balance starts here
+	BuyerEmail     string
+	BuyerAccountID string
+	RecipientEmail string
+	RecipientName  string
+	Message        string
+	OrderID        string
+}
+
+// Masked shows only the last group of a code, for receipts and answers: the full code
+// travels only in the e-mail.
+func Masked(code string) string {
+	if len(code) < 4 {
+		return code
+	}
+	return "••••-••••-••••-" + code[len(code)-4:]
+}

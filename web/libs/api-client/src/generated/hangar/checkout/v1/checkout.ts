@@ -10,14 +10,32 @@ export interface paths {
   "/buy/api/business/can-downgrade": {
     get: operations["CheckoutService_CanDowngradeBusiness"];
   };
+  "/buy/api/cart-create": {
+    post: operations["CheckoutService_CreateCart"];
+  };
+  "/buy/api/cart/{cartId}": {
+    get: operations["CheckoutService_GetCart"];
+  };
   "/buy/api/currency/validate": {
     post: operations["CheckoutService_ValidateCurrency"];
+  };
+  "/buy/api/gift/submit": {
+    post: operations["CheckoutService_SubmitGift"];
+  };
+  "/buy/api/gift/validate": {
+    post: operations["CheckoutService_ValidateGift"];
   };
   "/buy/api/invoice/preview": {
     post: operations["CheckoutService_PreviewInvoice"];
   };
   "/buy/api/invoice/validate": {
     post: operations["CheckoutService_ValidateInvoice"];
+  };
+  "/buy/api/oneoff/preview": {
+    post: operations["CheckoutService_PreviewOneOff"];
+  };
+  "/buy/api/oneoff/submit": {
+    post: operations["CheckoutService_SubmitOneOff"];
   };
   "/buy/api/promo/validate": {
     post: operations["CheckoutService_ValidatePromo"];
@@ -78,6 +96,19 @@ export interface definitions {
   v1CanDowngradeBusinessResponse: {
     canDowngrade?: boolean;
     errors?: string[];
+  };
+  /** @description CartProduct is a product of a preconfigured cart. */
+  v1CartProduct: {
+    code?: string;
+    /** Format: int32 */
+    quantity?: number;
+  };
+  /** @description CartRequest is a preconfigured cart's requestJson (spec 001 §3). */
+  v1CartRequest: {
+    selectedProducts?: definitions["v1CartProduct"][];
+    applyTax?: boolean;
+    currency?: string;
+    discountCode?: string;
   };
   /**
    * @description ChartChoice is a chart-provider platform choice made on the page: coverage (app code)
@@ -156,6 +187,17 @@ export interface definitions {
     /** @description Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for. */
     runwayAircraft?: string[];
   };
+  v1CreateCartRequest: {
+    requestJson?: definitions["v1CartRequest"];
+    /** @description ONE_OFF (the only type; empty means ONE_OFF). */
+    commerceCartType?: string;
+  };
+  v1CreateCartResponse: {
+    cart?: definitions["v1PreconfiguredCart"];
+  };
+  v1GetCartResponse: {
+    cart?: definitions["v1PreconfiguredCart"];
+  };
   v1GetRenewalPriceResponse: {
     subscriptionId?: string;
     currency?: string;
@@ -165,6 +207,18 @@ export interface definitions {
     renewalDate?: string;
     addOns?: string[];
     legacyPlanReplaced?: boolean;
+  };
+  /** @description GiftBuyer is the account of the e-mail given, when there is one. */
+  v1GiftBuyer: {
+    accountId?: string;
+    email?: string;
+    isValidSubscription?: boolean;
+  };
+  /** @description Recipient is who the certificates are for (optional; the buyer otherwise). */
+  v1GiftRecipient: {
+    email?: string;
+    name?: string;
+    message?: string;
   };
   /** @description Invoice is the priced configuration. */
   v1Invoice: {
@@ -232,6 +286,59 @@ export interface definitions {
     bundleAddOnCode?: string;
     bundleItemType?: string;
   };
+  v1IssuedCertificate: {
+    certificateId?: string;
+    /** @description The last group only, e.g. "••••-••••-••••-7KQ2". */
+    maskedCode?: string;
+    /** Format: int32 */
+    balanceInCents?: number;
+    currency?: string;
+    recipientEmail?: string;
+  };
+  /** @description OneOffBillingInfo is the one-off billing info (spec 001 §3). */
+  v1OneOffBillingInfo: {
+    zipcode?: string;
+    country?: string;
+    city?: string;
+    state?: string;
+    address?: string;
+    fullName?: string;
+  };
+  /** @description OneOffConfiguration is the one-off configuration of spec 001 §3. */
+  v1OneOffConfiguration: {
+    billingInfo?: definitions["v1OneOffBillingInfo"];
+    checkEmailInCart?: boolean;
+    currency?: string;
+    isGdprCompliant?: boolean;
+    isEuCustomer?: boolean;
+    recaptchaValue?: string;
+    isCreditCardCheckout?: boolean;
+    items?: definitions["v1OneOffItem"][];
+    userNotes?: string;
+    giftCertificateCode?: string[];
+    discountPromoCode?: string[];
+    email?: string;
+    accountId?: string;
+    cardholderName?: string;
+    errors?: string[];
+    cartId?: string;
+    /** @description Ignored: tax follows the preconfigured cart. */
+    applyTax?: boolean;
+    businessIdentificationNo?: string;
+    /** Format: int64 */
+    counter?: string;
+  };
+  /**
+   * @description OneOffItem is a product line: code and quantity (a number or the typed text); name and
+   * price are the page's copy, the service prices from the catalogue.
+   */
+  v1OneOffItem: {
+    code?: string;
+    quantity?: unknown;
+    name?: string;
+    /** Format: int64 */
+    priceInCents?: string;
+  };
   /** @description PlanChange compares the configuration with the current subscription (spec 000 §4). */
   v1PlanChange: {
     show?: boolean;
@@ -247,6 +354,13 @@ export interface definitions {
     message?: string;
     sunsetMessage?: string;
     sunsettingAddOns?: string[];
+  };
+  v1PreconfiguredCart: {
+    uuid?: string;
+    requestJson?: definitions["v1CartRequest"];
+    commerceCartType?: string;
+    /** @description The page that opens the cart, e.g. /product/cart/{uuid}. */
+    cartUrl?: string;
   };
   v1PreviewInvoiceResponse: {
     invoice?: definitions["v1Invoice"];
@@ -303,6 +417,24 @@ export interface definitions {
     expiringAllocations?: definitions["v1Allocation"][];
     runwayAircraft?: string[];
   };
+  v1PreviewOneOffResponse: {
+    invoice?: definitions["v1Invoice"];
+    errors?: string[];
+    codeErrors?: definitions["v1CodeError"][];
+    /** @description The products as priced (quantities clamped), with name and unit price. */
+    items?: definitions["v1OneOffItem"][];
+    currency?: string;
+    /** @description The business id field is shown for the billing country (and the value kept). */
+    businessIdAllowed?: boolean;
+    businessIdentificationNo?: string;
+    country?: string;
+    /** Format: int32 */
+    counter?: number;
+    email?: string;
+    accountId?: string;
+    loggedIn?: boolean;
+    applyTax?: boolean;
+  };
   /** @description PromoInfoRequirement asks the page to show a promotion's notice. */
   v1PromoInfoRequirement: {
     code?: string;
@@ -310,6 +442,52 @@ export interface definitions {
     message?: string;
     alwaysView?: boolean;
     removeCode?: boolean;
+  };
+  /** @description Purchase is the payment success of spec 001 §7 (or status fail and errors). */
+  v1Purchase: {
+    /** @description ok or fail. */
+    status?: string;
+    errors?: string[];
+    accountId?: string;
+    redirectUrl?: string;
+    extension?: string;
+    mobileDeeplink?: string;
+    invoice?: definitions["v1Invoice"];
+    invoiceId?: string;
+    googleConversionCodes?: string[];
+    orderId?: string;
+    /** @description Gift purchases: the certificates issued (codes masked; the full code is mailed). */
+    certificates?: definitions["v1IssuedCertificate"][];
+  };
+  v1SubmitGiftRequest: {
+    giftCertValues?: unknown[];
+    email?: string;
+    zipcode?: string;
+    country?: string;
+    currency?: string;
+    accountId?: string;
+    cardholderName?: string;
+    /** @description The hosted fields' card nonce. */
+    nonce?: string;
+    /** @description One key per purchase attempt: a retry with the same key answers the first result. */
+    idempotencyKey?: string;
+    recipient?: definitions["v1GiftRecipient"];
+    kioskMode?: boolean;
+    recaptchaValue?: string;
+  };
+  v1SubmitGiftResponse: {
+    purchase?: definitions["v1Purchase"];
+  };
+  v1SubmitOneOffRequest: {
+    configuration?: definitions["v1OneOffConfiguration"];
+    /** @description The hosted fields' card nonce; empty with use_saved_card. */
+    nonce?: string;
+    /** @description Pay with the logged-in buyer's saved card (needs the billing ZIP). */
+    useSavedCard?: boolean;
+    idempotencyKey?: string;
+  };
+  v1SubmitOneOffResponse: {
+    purchase?: definitions["v1Purchase"];
   };
   v1ValidateCurrencyRequest: {
     currency?: string;
@@ -323,6 +501,42 @@ export interface definitions {
     errorCode?: string;
     message?: string;
     accountCurrency?: string;
+  };
+  /** @description ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7). */
+  v1ValidateGiftRequest: {
+    /** @description The amounts in whole currency units: numbers or strings, as typed. */
+    giftCertValues?: unknown[];
+    /** @description Sent only when the e-mail-in-cart check applies; checked when present. */
+    email?: string;
+    zipcode?: string;
+    kioskMode?: boolean;
+    currency?: string;
+    country?: string;
+    accountId?: string;
+    /** Format: int64 */
+    counter?: string;
+  };
+  v1ValidateGiftResponse: {
+    /** @description ok or fail. */
+    status?: string;
+    errors?: string[];
+    invoice?: definitions["v1Invoice"];
+    subscription?: definitions["v1GiftBuyer"];
+    /**
+     * Format: int32
+     * @description A number on the wire (int32): answers for a cart only grow.
+     */
+    counter?: number;
+    accountId?: string;
+    /** @description The preset amounts (whole units, the first is the default) and the custom bounds. */
+    possibleCertValues?: number[];
+    /** Format: int32 */
+    customMin?: number;
+    /** Format: int32 */
+    customMax?: number;
+    /** Format: int32 */
+    defaultCustom?: number;
+    currency?: string;
   };
   v1ValidateInvoiceResponse: {
     /** @description ok or fail. */
@@ -384,6 +598,38 @@ export interface operations {
       };
     };
   };
+  CheckoutService_CreateCart: {
+    parameters: {
+      body: {
+        body: definitions["v1CreateCartRequest"];
+      };
+    };
+    responses: {
+      200: {
+        schema: definitions["v1PreconfiguredCart"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_GetCart: {
+    parameters: {
+      path: {
+        cartId: string;
+      };
+    };
+    responses: {
+      200: {
+        schema: definitions["v1PreconfiguredCart"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
   CheckoutService_ValidateCurrency: {
     parameters: {
       body: {
@@ -394,6 +640,40 @@ export interface operations {
       /** A successful response. */
       200: {
         schema: definitions["v1ValidateCurrencyResponse"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_SubmitGift: {
+    parameters: {
+      body: {
+        body: definitions["v1SubmitGiftRequest"];
+      };
+    };
+    responses: {
+      200: {
+        schema: definitions["v1Purchase"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_ValidateGift: {
+    parameters: {
+      body: {
+        /** ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7). */
+        body: definitions["v1ValidateGiftRequest"];
+      };
+    };
+    responses: {
+      /** A successful response. */
+      200: {
+        schema: definitions["v1ValidateGiftResponse"];
       };
       /** An unexpected error response. */
       default: {
@@ -428,6 +708,39 @@ export interface operations {
       /** A successful response. */
       200: {
         schema: definitions["v1ValidateInvoiceResponse"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_PreviewOneOff: {
+    parameters: {
+      body: {
+        configuration: definitions["v1OneOffConfiguration"];
+      };
+    };
+    responses: {
+      /** A successful response. */
+      200: {
+        schema: definitions["v1PreviewOneOffResponse"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_SubmitOneOff: {
+    parameters: {
+      body: {
+        body: definitions["v1SubmitOneOffRequest"];
+      };
+    };
+    responses: {
+      200: {
+        schema: definitions["v1Purchase"];
       };
       /** An unexpected error response. */
       default: {

@@ -1,0 +1,219 @@
+package app
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
+	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+)
+
+// CartStore keeps preconfigured one-off carts.
+type CartStore interface {
+	CreateCart(ctx context.Context, c oneoff.PresetCart) (oneoff.PresetCart, error)
+	// Cart answers nil when there is no cart with that id.
+	Cart(ctx context.Context, id string) (*oneoff.PresetCart, error)
+}
+
+// Purchases are the use cases of the two purchases besides a subscription: gift
+// certificates and one-off carts (issue 12). They share the Service's catalogue,
+// promotions, accounts, counters and code rate limit.
+type Purchases struct {
+	svc   *Service
+	carts CartStore
+}
+
+// NewPurchases builds the gift and one-off use cases over svc.
+func NewPurchases(svc *Service, carts CartStore) *Purchases {
+	return &Purchases{svc: svc, carts: carts}
+}
+
+// Staff is the caller of a staff-only use case, from the session.
+type Staff struct {
+	LoggedIn        bool
+	Username        string
+	Employee        bool
+	CreditCardAdmin bool
+}
+
+// GiftValidation is the answer of the gift validation.
+type GiftValidation struct {
+	Checked   gift.Checked
+	Invoice   gift.Invoice
+	AccountID string
+	Email     string
+	// HasSubscription: the e-mail's account has a valid subscription.
+	HasSubscription bool
+	Counter         int64
+}
+
+// ValidateGift checks and prices a gift order. The buyer's account is the session's, or
+// else the account of the e-mail sent (the page's e-mail-in-cart check).
+func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain.Caller, counter int64) (*GiftValidation, error) {
+	cat, err := p.svc.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	v := &GiftValidation{Checked: gift.Check(cat, o, false)}
+	v.Invoice = gift.Price(v.Checked)
+	v.Email = v.Checked.Email
+	if buyer.LoggedIn {
+		v.AccountID, v.Email = domain.ExtractAccountID(buyer.AccountID), domain.NormalizeEmail(buyer.Email)
+	}
+	if v.Email != "" && domain.ValidEmail(v.Email) {
+		sub, err := p.svc.store.SubscriptionOf(ctx, "", v.Email)
+		if err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
+		}
+		if sub != nil {
+			if v.AccountID == "" {
+				v.AccountID = sub.AccountID
+			}
+			v.HasSubscription = sub.Valid
+		}
+	}
+	v.Counter = p.svc.counters.Next("gift:"+firstNonEmpty(v.AccountID, strings.ToLower(v.Email)), counter)
+	return v, nil
+}
+
+// CreateCart stores a preconfigured one-off cart: staff only (employees and credit-card
+// admins); an anonymous caller is Unauthorized, anyone else Forbidden.
+func (p *Purchases) CreateCart(ctx context.Context, who Staff, r oneoff.Request, cartType string) (oneoff.PresetCart, error) {
+	switch {
+	case !who.LoggedIn:
+		return oneoff.PresetCart{}, errs.E(errs.Unauthorized, "Please log in to create a cart.")
+	case !oneoff.Staff(who.Employee, who.CreditCardAdmin):
+		return oneoff.PresetCart{}, errs.E(errs.Forbidden, "Only staff can create carts.")
+	case cartType != "" && cartType != oneoff.CartType:
+		return oneoff.PresetCart{}, errs.Field("commerceCartType", "commerceCartType must be ONE_OFF")
+	}
+	cat, err := p.svc.Catalog()
+	if err != nil {
+		return oneoff.PresetCart{}, err
+	}
+	c, err := oneoff.NewPresetCart(cat, r, who.Username)
+	if err != nil {
+		return c, err
+	}
+	c, err = p.carts.CreateCart(ctx, c)
+	if err != nil {
+		return c, errs.Wrap(errs.Unavailable, err, "carts are unavailable; try again")
+	}
+	return c, nil
+}
+
+// Cart answers a preconfigured cart; NotFound for an unknown id.
+func (p *Purchases) Cart(ctx context.Context, id string) (*oneoff.PresetCart, error) {
+	c, err := p.carts.Cart(ctx, strings.TrimSpace(id))
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "carts are unavailable; try again")
+	}
+	if c == nil {
+		return nil, errs.E(errs.NotFound, "There is no cart %q.", id)
+	}
+	return c, nil
+}
+
+// OneOffInput is a one-off configuration with who is asking.
+type OneOffInput struct {
+	CartID     string
+	Order      oneoff.Order
+	AccountID  string
+	Counter    int64
+	Caller     domain.Caller
+	ClientAddr string
+}
+
+// OneOffPreview is the priced one-off configuration.
+type OneOffPreview struct {
+	Cart      *oneoff.Cart
+	Invoice   oneoff.Invoice
+	Preset    *oneoff.PresetCart
+	AccountID string
+	Email     string
+	Counter   int64
+	// LoggedIn: the buyer has a session (the e-mail is the session's).
+	LoggedIn bool
+	// BusinessIDAllowed: a business id may be entered for the billing country.
+	BusinessIDAllowed bool
+}
+
+// PreviewOneOff prices a one-off configuration of a preconfigured cart: the products are
+// the cart's (quantities as the buyer set them; products not in the cart are dropped), tax
+// applies as the cart says, promo codes are rate-limited like every code check.
+func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffPreview, error) {
+	cat, err := p.svc.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	preset, err := p.Cart(ctx, in.CartID)
+	if err != nil {
+		return nil, err
+	}
+	o := in.Order
+	o.ApplyTax = preset.Request.ApplyTax
+	o.Items = cartItems(preset, o.Items)
+	if strings.TrimSpace(o.Currency) == "" {
+		o.Currency = preset.Request.Currency
+	}
+	pv := &OneOffPreview{Preset: preset, Cart: oneoff.Normalize(cat, o), LoggedIn: in.Caller.LoggedIn}
+	pv.BusinessIDAllowed = pv.Cart.Country != "" && cat.AllowsBusinessID(pv.Cart.Country)
+	pv.AccountID, pv.Email = domain.ExtractAccountID(in.AccountID), pv.Cart.Email
+	if in.Caller.LoggedIn {
+		pv.AccountID, pv.Email = domain.ExtractAccountID(in.Caller.AccountID), domain.NormalizeEmail(in.Caller.Email)
+		pv.Cart.Email = pv.Email
+	}
+	buyer := oneoff.Buyer{FirstTime: true}
+	if len(pv.Cart.PromoCodes) > 0 {
+		if err := p.svc.limiter.Allow(ctx, in.ClientAddr, firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email))); err != nil {
+			return nil, err
+		}
+		if buyer, err = p.buyer(ctx, pv.AccountID, pv.Email); err != nil {
+			return nil, err
+		}
+	}
+	pv.Invoice = oneoff.Price(pv.Cart, *p.svc.promos.Load(), buyer, p.svc.now())
+	pv.Counter = p.svc.counters.Next("oneoff:"+preset.UUID+":"+firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), in.Counter)
+	return pv, nil
+}
+
+// buyer answers what promo codes need to know: whether the buyer has bought before, and
+// the codes already redeemed. A logged-in buyer is known by account; others by e-mail.
+func (p *Purchases) buyer(ctx context.Context, accountID, email string) (oneoff.Buyer, error) {
+	sub, err := p.svc.store.SubscriptionOf(ctx, accountID, email)
+	if err == nil && sub == nil && accountID != "" && email != "" {
+		sub, err = p.svc.store.SubscriptionOf(ctx, "", email)
+	}
+	if err != nil {
+		return oneoff.Buyer{}, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
+	}
+	if sub == nil {
+		return oneoff.Buyer{FirstTime: true}, nil
+	}
+	acct, err := p.svc.store.Account(ctx, sub.AccountID, sub)
+	if err != nil {
+		return oneoff.Buyer{}, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
+	}
+	return oneoff.Buyer{FirstTime: false, UsedCodes: acct.UsedCodes}, nil
+}
+
+// cartItems keeps the buyer's quantities for the cart's products; a product the buyer did
+// not send keeps the cart's quantity, and anything not in the cart is dropped.
+func cartItems(preset *oneoff.PresetCart, sent []oneoff.Item) []oneoff.Item {
+	qty := map[string]string{}
+	for _, it := range sent {
+		qty[strings.TrimSpace(it.Code)] = it.Quantity
+	}
+	var out []oneoff.Item
+	for _, pr := range preset.Request.SelectedProducts {
+		q, ok := qty[pr.Code]
+		if !ok {
+			q = strconv.FormatInt(pr.Quantity, 10)
+		}
+		out = append(out, oneoff.Item{Code: pr.Code, Quantity: q})
+	}
+	return out
+}
