@@ -1,7 +1,37 @@
-// Package kafka holds the event plumbing every service shares: a producer and a consumer on
-// segmentio/kafka-go that carry W3C trace context in message headers, a transactional outbox
-// (events written in the same transaction as the state change, then relayed to Kafka), and
-// an in-process Kafka-protocol broker for dev and tests.
+// Package kafka is the event plumbing every service shares, on segmentio/kafka-go.
+//
+// Publishing: a service writes events in the transaction of its state change with
+// Enqueue(ctx, tx, prop, Event{Topic, Key, Payload}) into its own outbox table (copy
+// OutboxSchema into a migration). RunRelay publishes committed rows: it claims a key slot
+// (one of 16, by a hash of the key) under a PostgreSQL advisory lock, reads that slot's
+// oldest rows, publishes them with no transaction open, deletes them and releases the slot,
+// so several replicas relay at once and one key's events keep their order. Metrics:
+// hangar_outbox_depth, hangar_outbox_oldest_age_seconds, hangar_outbox_published_total.
+//
+// The envelope: every message carries its CloudEvents attributes as Kafka headers (the
+// CloudEvents Kafka binding, binary mode): ce_specversion, ce_id (a UUIDv7 fixed at
+// Enqueue), ce_source (/hangar/<service>), ce_type (the topic without .v<N>), ce_time,
+// ce_subject (the key), ce_schemaversion (N), content-type (application/protobuf), plus
+// the W3C traceparent/tracestate of the relay's producer span, itself a child of the
+// writer's span. The payload is the protobuf message of proto/hangar/events/v1.
+//
+// Consuming: NewInboxConsumer(ConsumerConfig{Brokers, Group, Pool, ...}), then
+// Handle(topic, func(ctx, tx pgx.Tx, env Envelope) error) per topic and Run(ctx). Each event
+// runs in a transaction of the consumer's own database that also inserts (group, event id)
+// into its inbox table (copy InboxSchema into a migration): a redelivered event finds its id
+// and changes nothing. A failing handler is retried with exponential backoff (MaxAttempts,
+// default 5; errors wrapped in Permanent are not retried), then the message goes to
+// <topic>.dlq with its original headers plus dlq_error, dlq_topic, dlq_partition,
+// dlq_offset, dlq_group, dlq_attempts and dlq_time, and the partition moves on. Metrics:
+// hangar_kafka_consumer_events_total{outcome}, _retries_total, _dead_letters_total, _lag,
+// _handle_seconds.
+//
+// Dead letters are listed and replayed with `go run ./cmd/hangar-events dlq` (see its
+// -help), built on ReadDeadLetters and ReplayDeadLetters: a replay republishes the original
+// message to its topic with the same event id, so groups that handled it skip it.
+//
+// The older NewConsumer (fetch, handle, commit, retry forever) remains for consumers without
+// a database. StartBroker runs the in-process kfake broker for dev and tests.
 package kafka
 
 import (
@@ -15,6 +45,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
+
+const tracerName = "github.com/hangar/hangar/internal/platform/kafka"
 
 // Headers adapts Kafka headers to an OpenTelemetry carrier.
 type Headers []kafkago.Header
@@ -92,7 +124,7 @@ type Consumer struct {
 // NewConsumer joins group on topic. kfake (dev/tests) needs session timeouts of at least 6 s.
 func NewConsumer(brokers []string, group, topic string, prop propagation.TextMapPropagator, tp trace.TracerProvider, log *slog.Logger) *Consumer {
 	return &Consumer{
-		prop: prop, tracer: tp.Tracer("github.com/hangar/hangar/internal/platform/kafka"), log: log,
+		prop: prop, tracer: tp.Tracer(tracerName), log: log,
 		r: kafkago.NewReader(kafkago.ReaderConfig{
 			Brokers:        brokers,
 			GroupID:        group,
@@ -133,7 +165,12 @@ func (c *Consumer) Run(ctx context.Context, h Handler) error {
 			}
 			delay = min(delay*2, 30*time.Second)
 		}
-		if err := c.r.CommitMessages(ctx, msg); err != nil && !errors.Is(err, context.Canceled) {
+		// A handled message's offset is committed even when shutdown began meanwhile, so a
+		// clean stop does not redeliver it.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err = c.r.CommitMessages(cctx, msg)
+		cancel()
+		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("commit offset %d: %w", msg.Offset, err)
 		}
 	}

@@ -3,18 +3,26 @@ package kafka
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // OutboxSchema is the outbox table. A service that publishes events includes this DDL in
 // one of its own migrations (it is idempotent), so the table lives in the service's database.
+// The relay needs nothing more: rows are claimed per key slot under an advisory lock and
+// deleted once published (published_at is kept for databases created before that).
 const OutboxSchema = `
 CREATE TABLE IF NOT EXISTS outbox (
 	id           bigserial PRIMARY KEY,
@@ -28,23 +36,43 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE INDEX IF NOT EXISTS outbox_unpublished ON outbox (id) WHERE published_at IS NULL;
 `
 
-// Event is one message to publish, keyed by its aggregate id.
+// Event is one message to publish, keyed by its aggregate id. Only Topic, Key and Payload
+// are required; the CloudEvents attributes default as described on Enqueue.
 type Event struct {
 	Topic   string
 	Key     string
 	Payload []byte
+
+	ID            string    // default: a new UUIDv7
+	Type          string    // default: the topic without its .v<N> suffix
+	Source        string    // default: /hangar/<service> from the topic name
+	SchemaVersion string    // default: N of the topic's .v<N> suffix
+	DataSchema    string    // optional, e.g. the payload's protobuf message name
+	ContentType   string    // default: application/protobuf
+	Time          time.Time // default: now
 }
 
 // Enqueue writes events in the caller's transaction, with the caller's trace context, so
-// they are published if and only if the state change commits.
+// they are published if and only if the state change commits. Each row carries its
+// CloudEvents attributes (id, source, type, time, subject = key, schema version, content
+// type) and the W3C trace context as the Kafka headers the relay will send: the event id
+// is fixed here, so a re-sent row is recognisably the same event.
 func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator, events ...Event) error {
 	carrier := propagation.MapCarrier{}
 	prop.Inject(ctx, carrier)
-	hdr, err := json.Marshal(carrier)
-	if err != nil {
-		return fmt.Errorf("encode trace headers: %w", err)
-	}
+	now := time.Now()
 	for _, e := range events {
+		h, err := ceHeaders(e, now)
+		if err != nil {
+			return err
+		}
+		for k, v := range carrier {
+			h[k] = v
+		}
+		hdr, err := json.Marshal(h)
+		if err != nil {
+			return fmt.Errorf("encode event headers: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`,
 			e.Topic, []byte(e.Key), e.Payload, hdr); err != nil {
 			return fmt.Errorf("enqueue %s event: %w", e.Topic, err)
@@ -53,15 +81,30 @@ func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator,
 	return nil
 }
 
-// Relay moves committed outbox rows to Kafka in id order and deletes them once published. Several replicas may run relays:
-// rows are claimed with FOR UPDATE SKIP LOCKED. Delivery is at least once (a crash after the
-// publish and before marking re-sends), which consumers absorb by being idempotent.
+// Key slots: every row belongs to one of relaySlots slots by a hash of its key, and a relay
+// publishes a slot only while it holds that slot's advisory lock. So several replicas relay
+// at once, each slot by one of them at a time, and one key's events leave in id order.
+const (
+	relaySlots     = 16
+	relayLockClass = int32(0x6f757462) // "outb": the advisory-lock namespace of outbox slots
+	slotExpr       = `(get_byte(decode(md5(key), 'hex'), 0) % 16)`
+)
+
+// Relay moves committed outbox rows to Kafka and deletes them once published. A batch is
+// claimed (the slot's advisory lock, a session lock on one connection), read, published with
+// no transaction open, then deleted, and only then is the slot released. Delivery is at
+// least once (a crash after the publish and before the delete re-sends the same event ids),
+// which consumers absorb through their inbox.
 type Relay struct {
 	Pool      *pgxpool.Pool
 	Producer  *Producer
 	Log       *slog.Logger
-	Interval  time.Duration // idle poll interval; default 200 ms
-	BatchSize int           // default 100
+	Tracer    trace.TracerProvider // default: the global provider
+	Interval  time.Duration        // idle poll interval; default 200 ms
+	BatchSize int                  // default 100
+
+	published prometheus.Counter
+	failures  prometheus.Counter
 }
 
 // Run relays until ctx ends.
@@ -73,6 +116,9 @@ func (r *Relay) Run(ctx context.Context) error {
 	for {
 		n, err := r.RelayOnce(ctx)
 		if err != nil && ctx.Err() == nil {
+			if r.failures != nil {
+				r.failures.Inc()
+			}
 			r.Log.ErrorContext(ctx, "outbox relay failed; will retry", "err", err.Error())
 		}
 		if n > 0 && err == nil {
@@ -86,63 +132,213 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
-// RelayOnce publishes one batch and answers how many rows it published.
+// RelayOnce publishes at most one batch of every key slot it can claim and answers how
+// many rows it published.
 func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
+	conn, err := r.Pool.Acquire(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("outbox connection: %w", err)
+	}
+	defer conn.Release()
+	// Which slots have rows, looking at the oldest rows only (the partial index serves it).
+	rows, err := conn.Query(ctx, `SELECT DISTINCT `+slotExpr+` FROM (SELECT key FROM outbox
+		WHERE published_at IS NULL ORDER BY id LIMIT 1000) o`)
+	if err != nil {
+		return 0, fmt.Errorf("find pending outbox slots: %w", err)
+	}
+	slots, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return 0, fmt.Errorf("find pending outbox slots: %w", err)
+	}
+	total := 0
+	for _, slot := range slots {
+		var mine bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, relayLockClass, slot).Scan(&mine); err != nil {
+			return total, fmt.Errorf("claim outbox slot %d: %w", slot, err)
+		}
+		if !mine {
+			continue // another replica is relaying this slot
+		}
+		n, err := r.relaySlot(ctx, conn.Conn(), slot)
+		total += n
+		var unlocked bool
+		if uerr := conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, relayLockClass, slot).Scan(&unlocked); uerr != nil || !unlocked {
+			// A session lock must not go back to the pool with the connection: close it.
+			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
+			return total, errors.Join(err, fmt.Errorf("release outbox slot %d: %v", slot, uerr))
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// relaySlot publishes the oldest batch of one claimed slot, then deletes it.
+func (r *Relay) relaySlot(ctx context.Context, conn *pgx.Conn, slot int32) (int, error) {
 	batch := r.BatchSize
 	if batch == 0 {
 		batch = 100
 	}
-	var n int
-	err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT id, topic, key, payload, headers FROM outbox
-			WHERE published_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`, batch)
+	rows, err := conn.Query(ctx, `SELECT id, topic, key, payload, headers FROM outbox
+		WHERE published_at IS NULL AND `+slotExpr+` = $1 ORDER BY id LIMIT $2`, slot, batch)
+	if err != nil {
+		return 0, fmt.Errorf("read outbox slot %d: %w", slot, err)
+	}
+	var ids []int64
+	var msgs []kafkago.Message
+	for rows.Next() {
+		var id int64
+		var m kafkago.Message
+		var hdr map[string]string
+		if err := rows.Scan(&id, &m.Topic, &m.Key, &m.Value, &hdr); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("scan outbox row: %w", err)
+		}
+		for k, v := range hdr {
+			m.Headers = append(m.Headers, kafkago.Header{Key: k, Value: []byte(v)})
+		}
+		ids = append(ids, id)
+		msgs = append(msgs, m)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read outbox slot %d: %w", slot, err)
+	}
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	// One producer span per event, child of the writer's context stored in the row; the
+	// message carries the span's context, so the consumer's span is its child.
+	tp := r.Tracer
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	tracer := tp.Tracer(tracerName)
+	spans := make([]trace.Span, len(msgs))
+	for i := range msgs {
+		h := Headers(msgs[i].Headers)
+		pctx := r.Producer.prop.Extract(ctx, &h)
+		var span trace.Span
+		pctx, span = tracer.Start(pctx, "send "+msgs[i].Topic, trace.WithSpanKind(trace.SpanKindProducer),
+			trace.WithAttributes(messagingAttrs(msgs[i].Topic, h.Get(HeaderID), string(msgs[i].Key))...))
+		r.Producer.prop.Inject(pctx, &h)
+		msgs[i].Headers = h
+		spans[i] = span
+	}
+	err = r.Producer.w.WriteMessages(ctx, msgs...)
+	for _, s := range spans {
 		if err != nil {
-			return fmt.Errorf("claim outbox rows: %w", err)
+			s.SetStatus(codes.Error, err.Error())
 		}
-		var ids []int64
-		var msgs []kafkago.Message
-		for rows.Next() {
-			var id int64
-			var m kafkago.Message
-			var hdr map[string]string
-			if err := rows.Scan(&id, &m.Topic, &m.Key, &m.Value, &hdr); err != nil {
-				return fmt.Errorf("scan outbox row: %w", err)
-			}
-			for k, v := range hdr {
-				m.Headers = append(m.Headers, kafkago.Header{Key: k, Value: []byte(v)})
-			}
-			ids = append(ids, id)
-			msgs = append(msgs, m)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read outbox rows: %w", err)
-		}
-		if len(msgs) == 0 {
-			return nil
-		}
-		// Headers already carry the writer's trace context; publish without re-injecting.
-		if err := r.Producer.w.WriteMessages(ctx, msgs...); err != nil {
-			return fmt.Errorf("publish %d outbox events: %w", len(msgs), err)
-		}
-		// Published rows are deleted, not kept: Kafka is the record of events, and payloads
-		// (a verification code, say) should not linger in a table once delivered.
-		if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
-			return fmt.Errorf("remove published outbox rows: %w", err)
-		}
-		n = len(msgs)
-		return nil
-	})
-	return n, err
+		s.End()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("publish %d outbox events: %w", len(msgs), err)
+	}
+	// Published rows are deleted, not kept: Kafka is the record of events, and payloads
+	// (a verification code, say) should not linger in a table once delivered.
+	if _, err := conn.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
+		return 0, fmt.Errorf("remove published outbox rows: %w", err)
+	}
+	if r.published != nil {
+		r.published.Add(float64(len(msgs)))
+	}
+	return len(msgs), nil
+}
+
+// RelayOption configures RunRelay.
+type RelayOption func(*Relay, *relayOpts)
+
+type relayOpts struct{ reg prometheus.Registerer }
+
+// WithRelayMetrics registers the outbox metrics on reg: hangar_outbox_depth,
+// hangar_outbox_oldest_age_seconds (read at scrape time), hangar_outbox_published_total and
+// hangar_outbox_relay_failures_total.
+func WithRelayMetrics(reg prometheus.Registerer) RelayOption {
+	return func(_ *Relay, o *relayOpts) { o.reg = reg }
+}
+
+// WithRelayTracer traces each publish with tp.
+func WithRelayTracer(tp trace.TracerProvider) RelayOption {
+	return func(r *Relay, _ *relayOpts) { r.Tracer = tp }
 }
 
 // RunRelay relays pool's outbox to brokers until ctx ends. Without brokers it logs that
 // events stay in the outbox (they are relayed once the service runs with Kafka) and returns.
-func RunRelay(ctx context.Context, brokers []string, pool *pgxpool.Pool, prop propagation.TextMapPropagator, log *slog.Logger) {
+func RunRelay(ctx context.Context, brokers []string, pool *pgxpool.Pool, prop propagation.TextMapPropagator, log *slog.Logger, opts ...RelayOption) {
+	r := &Relay{Pool: pool, Log: log}
+	var o relayOpts
+	for _, f := range opts {
+		f(r, &o)
+	}
+	if o.reg != nil {
+		if err := r.register(o.reg); err != nil {
+			log.ErrorContext(ctx, "outbox metrics not registered", "err", err.Error())
+		}
+	}
 	if len(brokers) == 0 {
 		log.WarnContext(ctx, "no KAFKA_BROKERS: events stay in the outbox")
 		return
 	}
-	producer := NewProducer(brokers, prop)
-	defer producer.Close()
-	_ = (&Relay{Pool: pool, Producer: producer, Log: log}).Run(ctx)
+	r.Producer = NewProducer(brokers, prop)
+	defer r.Producer.Close()
+	_ = r.Run(ctx)
+}
+
+func (r *Relay) register(reg prometheus.Registerer) error {
+	r.published = registerOrReuse(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hangar_outbox_published_total", Help: "Outbox events published to Kafka."}))
+	r.failures = registerOrReuse(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hangar_outbox_relay_failures_total", Help: "Outbox relay rounds that failed (and will be retried)."}))
+	return reg.Register(&outboxCollector{pool: r.Pool,
+		depth: prometheus.NewDesc("hangar_outbox_depth", "Events in the outbox waiting to be published.", nil, nil),
+		age:   prometheus.NewDesc("hangar_outbox_oldest_age_seconds", "Age of the oldest event waiting in the outbox (0 when empty).", nil, nil),
+	})
+}
+
+// outboxCollector reads the outbox's depth and oldest age when scraped, so the numbers are
+// current whichever replica is scraped and cost nothing between scrapes.
+type outboxCollector struct {
+	pool       *pgxpool.Pool
+	depth, age *prometheus.Desc
+}
+
+func (c *outboxCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.depth; ch <- c.age }
+
+func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var n int64
+	var age float64
+	err := c.pool.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+		FROM outbox WHERE published_at IS NULL`).Scan(&n, &age)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.depth, err)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.depth, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, age)
+}
+
+// registerOrReuse registers c, or answers the equal collector already registered (two
+// consumers or relays of one service share a registry).
+func registerOrReuse[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if old, ok := are.ExistingCollector.(C); ok {
+				return old
+			}
+		}
+	}
+	return c
+}
+
+func messagingAttrs(topic, id, key string) []attribute.KeyValue {
+	return []attribute.KeyValue{
+		attribute.String("messaging.system", "kafka"),
+		attribute.String("messaging.destination.name", topic),
+		attribute.String("messaging.message.id", id),
+		attribute.String("messaging.kafka.message.key", key),
+	}
 }

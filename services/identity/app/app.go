@@ -157,7 +157,7 @@ func (a *App) startData(ctx context.Context) {
 	if a.cfg.DevMail && len(a.cfg.Brokers) > 0 {
 		go a.runMailSink(ctx)
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.sweepSessions(ctx)
 }
 

@@ -10,7 +10,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 	"google.golang.org/protobuf/proto"
 
-	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/kafka"
 )
 
@@ -70,7 +70,7 @@ func (a *App) runMailSink(ctx context.Context) {
 	c := kafka.NewConsumer(a.cfg.Brokers, "identity-dev-mail", TopicEligibilityCodeRequested, a.deps.Propagator, a.deps.Tracer, a.log)
 	defer c.Close()
 	err := c.Run(ctx, func(_ context.Context, msg kafkago.Message) error {
-		var ev identityv1.EligibilityCodeRequested
+		var ev eventsv1.EligibilityCodeRequested
 		if err := proto.Unmarshal(msg.Value, &ev); err != nil {
 			a.log.WarnContext(ctx, "dev mail sink: undecodable event skipped", "offset", msg.Offset)
 			return nil
@@ -84,7 +84,7 @@ func (a *App) runMailSink(ctx context.Context) {
 }
 
 // CodeMail is the verification-code e-mail of an event.
-func CodeMail(ev *identityv1.EligibilityCodeRequested, at time.Time) Mail {
+func CodeMail(ev *eventsv1.EligibilityCodeRequested, at time.Time) Mail {
 	return Mail{To: ev.GetEmail(), Subject: "Your verification code", Body: "Your verification code is " + ev.GetCode() + ".",
 		Code: ev.GetCode(), ReceivedAt: at}
 }

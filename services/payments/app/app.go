@@ -195,7 +195,7 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
-	kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+	kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 }
 
 func (a *App) prepareData(ctx context.Context) error {

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
@@ -282,7 +283,7 @@ func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
 		for _, row := range rows {
 			switch row[0].(string) {
 			case app.TopicPaymentCaptured:
-				var e paymentsv1.PaymentCaptured
+				var e eventsv1.PaymentCaptured
 				if err := proto.Unmarshal(row[1].([]byte), &e); err != nil || e.GetChargeId() == "" || e.GetAmount() <= 0 {
 					t.Errorf("captured event %v: %v", &e, err)
 				}

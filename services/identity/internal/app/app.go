@@ -12,17 +12,18 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// Topics identity publishes.
+// Topics identity publishes (payloads of proto/hangar/events/v1).
 const (
-	TopicAccountCreated           = "hangar.identity.account-created.v1"
-	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
+	TopicAccountCreated           = events.TopicAccountCreated
+	TopicEligibilityCodeRequested = events.TopicEligibilityCodeRequested
 )
 
 // Policies are the tunable rules.
@@ -208,7 +209,7 @@ func (s *Service) createAccount(ctx context.Context, a domain.Account, password 
 }
 
 func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
-	b, err := proto.Marshal(&identityv1.AccountCreated{AccountUuid: id, Email: a.Email, AccountKind: string(a.Kind),
+	b, err := proto.Marshal(&eventsv1.AccountCreated{AccountUuid: id, Email: a.Email, AccountKind: string(a.Kind),
 		IsEu: a.IsEU, MarketingConsent: a.MarketingConsent, CreatedAt: timestamppb.New(a.CreatedAt)})
 	if err != nil {
 		return nil, fmt.Errorf("encode account created: %w", err)

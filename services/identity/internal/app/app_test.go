@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/protobuf/proto"
 
-	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -106,7 +106,7 @@ func TestCreateAccount(t *testing.T) {
 		if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1`, iapp.TopicAccountCreated).Scan(&payload); err != nil {
 			t.Fatal(err)
 		}
-		var ev identityv1.AccountCreated
+		var ev eventsv1.AccountCreated
 		if err := proto.Unmarshal(payload, &ev); err != nil || ev.GetEmail() != "new.pilot@example.com" || ev.GetAccountUuid() != l.Account.UUID {
 			t.Errorf("event = %v, %v", &ev, err)
 		}
@@ -241,14 +241,14 @@ func TestSessions(t *testing.T) {
 
 // lastCode reads the code out of the last eligibility event in the outbox, as the
 // notifications service will.
-func (e *env) lastCode(t *testing.T) *identityv1.EligibilityCodeRequested {
+func (e *env) lastCode(t *testing.T) *eventsv1.EligibilityCodeRequested {
 	t.Helper()
 	var payload []byte
 	if err := e.pool.QueryRow(context.Background(), `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id DESC LIMIT 1`,
 		iapp.TopicEligibilityCodeRequested).Scan(&payload); err != nil {
 		t.Fatal(err)
 	}
-	var ev identityv1.EligibilityCodeRequested
+	var ev eventsv1.EligibilityCodeRequested
 	if err := proto.Unmarshal(payload, &ev); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -45,7 +45,7 @@ func (s *Service) RequestMilitaryCode(ctx context.Context, email, subscription s
 	}
 	now := s.now()
 	c := domain.Code{Email: email, Program: program, ExpiresAt: now.Add(s.pol.Codes.TTL)}
-	payload, err := proto.Marshal(&identityv1.EligibilityCodeRequested{Email: email, Code: code, ExpiresAt: timestamppb.New(c.ExpiresAt), Program: program})
+	payload, err := proto.Marshal(&eventsv1.EligibilityCodeRequested{Email: email, Code: code, ExpiresAt: timestamppb.New(c.ExpiresAt), Program: program})
 	if err != nil {
 		return MilitaryRequest{}, fmt.Errorf("encode eligibility code requested: %w", err)
 	}

@@ -14,19 +14,21 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-// Topics payments publishes (protobuf payloads of proto/hangar/payments/v1).
+// Topics payments publishes (payloads of proto/hangar/events/v1).
 const (
-	TopicPaymentCaptured = "hangar.payments.payment-captured.v1"
-	TopicPaymentRefunded = "hangar.payments.payment-refunded.v1"
+	TopicPaymentCaptured = events.TopicPaymentCaptured
+	TopicPaymentRefunded = events.TopicPaymentRefunded
 )
 
 // Policies are the service's settings.
@@ -202,8 +204,8 @@ func (s *Service) Refund(ctx context.Context, chargeID string, amount int64, key
 			return domain.Refund{}, nil, err
 		}
 		r := domain.Refund{ID: NewID(), ChargeID: c.ID, IdempotencyKey: key, Amount: amt, Reason: reason, ProcessorID: pid, CreatedAt: now}
-		b, err := proto.Marshal(&paymentsv1.PaymentRefunded{ChargeId: c.ID, RefundId: r.ID, CustomerId: c.CustomerID, Amount: amt,
-			RefundedTotal: c.Refunded, Currency: c.Currency, Status: StatusProto(c.Status), Reference: c.Reference,
+		b, err := proto.Marshal(&eventsv1.PaymentRefunded{ChargeId: c.ID, RefundId: r.ID, CustomerId: c.CustomerID, Amount: amt,
+			RefundedTotal: c.Refunded, Currency: c.Currency, Status: strings.ToUpper(string(c.Status)), Reference: c.Reference,
 			RefundedAt: timestamppb.New(now)})
 		if err != nil {
 			return r, nil, fmt.Errorf("encode refund event: %w", err)
@@ -218,7 +220,7 @@ func (s *Service) GetCharge(ctx context.Context, id string) (domain.Charge, erro
 }
 
 func capturedEvent(c domain.Charge, now time.Time) ([]kafka.Event, error) {
-	b, err := proto.Marshal(&paymentsv1.PaymentCaptured{ChargeId: c.ID, CustomerId: c.CustomerID, Amount: c.Captured,
+	b, err := proto.Marshal(&eventsv1.PaymentCaptured{ChargeId: c.ID, CustomerId: c.CustomerID, Amount: c.Captured,
 		Currency: c.Currency, PaymentMethodType: string(c.Method.Kind), CardType: string(c.Method.Card.Brand),
 		Last4: c.Method.Card.Last4, Reference: c.Reference, CapturedAt: timestamppb.New(now)})
 	if err != nil {

@@ -2650,163 +2650,6 @@ func (x *AuthenticateResponse) GetCaller() *Caller {
 	return nil
 }
 
-// AccountCreated is published on hangar.identity.account-created.v1, keyed by account uuid.
-type AccountCreated struct {
-	state            protoimpl.MessageState `protogen:"open.v1"`
-	AccountUuid      string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
-	Email            string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	AccountKind      string                 `protobuf:"bytes,3,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
-	IsEu             bool                   `protobuf:"varint,4,opt,name=is_eu,json=isEu,proto3" json:"is_eu,omitempty"`
-	MarketingConsent bool                   `protobuf:"varint,5,opt,name=marketing_consent,json=marketingConsent,proto3" json:"marketing_consent,omitempty"`
-	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
-}
-
-func (x *AccountCreated) Reset() {
-	*x = AccountCreated{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *AccountCreated) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*AccountCreated) ProtoMessage() {}
-
-func (x *AccountCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use AccountCreated.ProtoReflect.Descriptor instead.
-func (*AccountCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{37}
-}
-
-func (x *AccountCreated) GetAccountUuid() string {
-	if x != nil {
-		return x.AccountUuid
-	}
-	return ""
-}
-
-func (x *AccountCreated) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *AccountCreated) GetAccountKind() string {
-	if x != nil {
-		return x.AccountKind
-	}
-	return ""
-}
-
-func (x *AccountCreated) GetIsEu() bool {
-	if x != nil {
-		return x.IsEu
-	}
-	return false
-}
-
-func (x *AccountCreated) GetMarketingConsent() bool {
-	if x != nil {
-		return x.MarketingConsent
-	}
-	return false
-}
-
-func (x *AccountCreated) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-// EligibilityCodeRequested is published on hangar.identity.eligibility-code-requested.v1,
-// keyed by e-mail, for the notifications service to mail. It carries the address and the
-// code only.
-type EligibilityCodeRequested struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Email     string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
-	Code      string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
-	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
-	// "military" or "military_intl".
-	Program       string `protobuf:"bytes,4,opt,name=program,proto3" json:"program,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *EligibilityCodeRequested) Reset() {
-	*x = EligibilityCodeRequested{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *EligibilityCodeRequested) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*EligibilityCodeRequested) ProtoMessage() {}
-
-func (x *EligibilityCodeRequested) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use EligibilityCodeRequested.ProtoReflect.Descriptor instead.
-func (*EligibilityCodeRequested) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{38}
-}
-
-func (x *EligibilityCodeRequested) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *EligibilityCodeRequested) GetCode() string {
-	if x != nil {
-		return x.Code
-	}
-	return ""
-}
-
-func (x *EligibilityCodeRequested) GetExpiresAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.ExpiresAt
-	}
-	return nil
-}
-
-func (x *EligibilityCodeRequested) GetProgram() string {
-	if x != nil {
-		return x.Program
-	}
-	return ""
-}
-
 var File_hangar_identity_v1_identity_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_identity_proto_rawDesc = "" +
@@ -3106,21 +2949,7 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"session_id\x18\n" +
 	" \x01(\tR\tsessionId\"J\n" +
 	"\x14AuthenticateResponse\x122\n" +
-	"\x06caller\x18\x01 \x01(\v2\x1a.hangar.identity.v1.CallerR\x06caller\"\xe9\x01\n" +
-	"\x0eAccountCreated\x12!\n" +
-	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
-	"\x05email\x18\x02 \x01(\tR\x05email\x12!\n" +
-	"\faccount_kind\x18\x03 \x01(\tR\vaccountKind\x12\x13\n" +
-	"\x05is_eu\x18\x04 \x01(\bR\x04isEu\x12+\n" +
-	"\x11marketing_consent\x18\x05 \x01(\bR\x10marketingConsent\x129\n" +
-	"\n" +
-	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x99\x01\n" +
-	"\x18EligibilityCodeRequested\x12\x14\n" +
-	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\x129\n" +
-	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x18\n" +
-	"\aprogram\x18\x04 \x01(\tR\aprogram2\xec\x0f\n" +
+	"\x06caller\x18\x01 \x01(\v2\x1a.hangar.identity.v1.CallerR\x06caller2\xec\x0f\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +
@@ -3152,7 +2981,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3191,62 +3020,58 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*AuthenticateRequest)(nil),             // 34: hangar.identity.v1.AuthenticateRequest
 	(*Caller)(nil),                          // 35: hangar.identity.v1.Caller
 	(*AuthenticateResponse)(nil),            // 36: hangar.identity.v1.AuthenticateResponse
-	(*AccountCreated)(nil),                  // 37: hangar.identity.v1.AccountCreated
-	(*EligibilityCodeRequested)(nil),        // 38: hangar.identity.v1.EligibilityCodeRequested
-	(*timestamppb.Timestamp)(nil),           // 39: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 40: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),           // 37: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 38: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	39, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	37, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	40, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	40, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	40, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	38, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	38, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	38, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
 	35, // 12: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
-	39, // 13: hangar.identity.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
-	39, // 14: hangar.identity.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
-	1,  // 15: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
-	3,  // 16: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
-	5,  // 17: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
-	7,  // 18: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
-	9,  // 19: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
-	11, // 20: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
-	14, // 21: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
-	16, // 22: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
-	19, // 23: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
-	21, // 24: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
-	23, // 25: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
-	26, // 26: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
-	28, // 27: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
-	31, // 28: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
-	34, // 29: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
-	2,  // 30: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 31: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 32: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 33: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 34: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 35: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 36: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 37: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 38: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 39: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 40: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 41: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 42: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 43: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	36, // 44: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	30, // [30:45] is the sub-list for method output_type
-	15, // [15:30] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	1,  // 13: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
+	3,  // 14: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
+	5,  // 15: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
+	7,  // 16: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
+	9,  // 17: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
+	11, // 18: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
+	14, // 19: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
+	16, // 20: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
+	19, // 21: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
+	21, // 22: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
+	23, // 23: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
+	26, // 24: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
+	28, // 25: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
+	31, // 26: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
+	34, // 27: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
+	2,  // 28: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 29: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 30: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 31: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 32: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 33: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 34: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 35: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 36: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 37: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 38: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 39: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 40: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 41: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	36, // 42: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	28, // [28:43] is the sub-list for method output_type
+	13, // [13:28] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_hangar_identity_v1_identity_proto_init() }
@@ -3267,7 +3092,7 @@ func file_hangar_identity_v1_identity_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   39,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2285,224 +2285,6 @@ func (x *GetReaderVaultResultResponse) GetCardholderName() string {
 	return ""
 }
 
-// PaymentCaptured is published on topic hangar.payments.payment-captured.v1.
-type PaymentCaptured struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	ChargeId          string                 `protobuf:"bytes,1,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
-	CustomerId        string                 `protobuf:"bytes,2,opt,name=customer_id,json=customerId,proto3" json:"customer_id,omitempty"`
-	Amount            int64                  `protobuf:"varint,3,opt,name=amount,proto3" json:"amount,omitempty"`
-	Currency          string                 `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
-	PaymentMethodType string                 `protobuf:"bytes,5,opt,name=payment_method_type,json=paymentMethodType,proto3" json:"payment_method_type,omitempty"`
-	CardType          string                 `protobuf:"bytes,6,opt,name=card_type,json=cardType,proto3" json:"card_type,omitempty"`
-	Last4             string                 `protobuf:"bytes,7,opt,name=last4,proto3" json:"last4,omitempty"`
-	Reference         string                 `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
-	CapturedAt        *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=captured_at,json=capturedAt,proto3" json:"captured_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
-}
-
-func (x *PaymentCaptured) Reset() {
-	*x = PaymentCaptured{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PaymentCaptured) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PaymentCaptured) ProtoMessage() {}
-
-func (x *PaymentCaptured) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PaymentCaptured.ProtoReflect.Descriptor instead.
-func (*PaymentCaptured) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{34}
-}
-
-func (x *PaymentCaptured) GetChargeId() string {
-	if x != nil {
-		return x.ChargeId
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetCustomerId() string {
-	if x != nil {
-		return x.CustomerId
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetAmount() int64 {
-	if x != nil {
-		return x.Amount
-	}
-	return 0
-}
-
-func (x *PaymentCaptured) GetCurrency() string {
-	if x != nil {
-		return x.Currency
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetPaymentMethodType() string {
-	if x != nil {
-		return x.PaymentMethodType
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetCardType() string {
-	if x != nil {
-		return x.CardType
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetLast4() string {
-	if x != nil {
-		return x.Last4
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetReference() string {
-	if x != nil {
-		return x.Reference
-	}
-	return ""
-}
-
-func (x *PaymentCaptured) GetCapturedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CapturedAt
-	}
-	return nil
-}
-
-// PaymentRefunded is published on topic hangar.payments.payment-refunded.v1.
-type PaymentRefunded struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ChargeId      string                 `protobuf:"bytes,1,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
-	RefundId      string                 `protobuf:"bytes,2,opt,name=refund_id,json=refundId,proto3" json:"refund_id,omitempty"`
-	CustomerId    string                 `protobuf:"bytes,3,opt,name=customer_id,json=customerId,proto3" json:"customer_id,omitempty"`
-	Amount        int64                  `protobuf:"varint,4,opt,name=amount,proto3" json:"amount,omitempty"`
-	RefundedTotal int64                  `protobuf:"varint,5,opt,name=refunded_total,json=refundedTotal,proto3" json:"refunded_total,omitempty"`
-	Currency      string                 `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
-	Status        ChargeStatus           `protobuf:"varint,7,opt,name=status,proto3,enum=hangar.payments.v1.ChargeStatus" json:"status,omitempty"`
-	Reference     string                 `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
-	RefundedAt    *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=refunded_at,json=refundedAt,proto3" json:"refunded_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PaymentRefunded) Reset() {
-	*x = PaymentRefunded{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PaymentRefunded) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PaymentRefunded) ProtoMessage() {}
-
-func (x *PaymentRefunded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PaymentRefunded.ProtoReflect.Descriptor instead.
-func (*PaymentRefunded) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{35}
-}
-
-func (x *PaymentRefunded) GetChargeId() string {
-	if x != nil {
-		return x.ChargeId
-	}
-	return ""
-}
-
-func (x *PaymentRefunded) GetRefundId() string {
-	if x != nil {
-		return x.RefundId
-	}
-	return ""
-}
-
-func (x *PaymentRefunded) GetCustomerId() string {
-	if x != nil {
-		return x.CustomerId
-	}
-	return ""
-}
-
-func (x *PaymentRefunded) GetAmount() int64 {
-	if x != nil {
-		return x.Amount
-	}
-	return 0
-}
-
-func (x *PaymentRefunded) GetRefundedTotal() int64 {
-	if x != nil {
-		return x.RefundedTotal
-	}
-	return 0
-}
-
-func (x *PaymentRefunded) GetCurrency() string {
-	if x != nil {
-		return x.Currency
-	}
-	return ""
-}
-
-func (x *PaymentRefunded) GetStatus() ChargeStatus {
-	if x != nil {
-		return x.Status
-	}
-	return ChargeStatus_CHARGE_STATUS_UNSPECIFIED
-}
-
-func (x *PaymentRefunded) GetReference() string {
-	if x != nil {
-		return x.Reference
-	}
-	return ""
-}
-
-func (x *PaymentRefunded) GetRefundedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.RefundedAt
-	}
-	return nil
-}
-
 var File_hangar_payments_v1_payments_proto protoreflect.FileDescriptor
 
 const file_hangar_payments_v1_payments_proto_rawDesc = "" +
@@ -2678,31 +2460,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x1cGetReaderVaultResultResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12H\n" +
 	"\x0epayment_method\x18\x02 \x01(\v2!.hangar.payments.v1.PaymentMethodR\rpaymentMethod\x12'\n" +
-	"\x0fcardholder_name\x18\x03 \x01(\tR\x0ecardholderName\"\xc1\x02\n" +
-	"\x0fPaymentCaptured\x12\x1b\n" +
-	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12\x1f\n" +
-	"\vcustomer_id\x18\x02 \x01(\tR\n" +
-	"customerId\x12\x16\n" +
-	"\x06amount\x18\x03 \x01(\x03R\x06amount\x12\x1a\n" +
-	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12.\n" +
-	"\x13payment_method_type\x18\x05 \x01(\tR\x11paymentMethodType\x12\x1b\n" +
-	"\tcard_type\x18\x06 \x01(\tR\bcardType\x12\x14\n" +
-	"\x05last4\x18\a \x01(\tR\x05last4\x12\x1c\n" +
-	"\treference\x18\b \x01(\tR\treference\x12;\n" +
-	"\vcaptured_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"capturedAt\"\xdc\x02\n" +
-	"\x0fPaymentRefunded\x12\x1b\n" +
-	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12\x1b\n" +
-	"\trefund_id\x18\x02 \x01(\tR\brefundId\x12\x1f\n" +
-	"\vcustomer_id\x18\x03 \x01(\tR\n" +
-	"customerId\x12\x16\n" +
-	"\x06amount\x18\x04 \x01(\x03R\x06amount\x12%\n" +
-	"\x0erefunded_total\x18\x05 \x01(\x03R\rrefundedTotal\x12\x1a\n" +
-	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x128\n" +
-	"\x06status\x18\a \x01(\x0e2 .hangar.payments.v1.ChargeStatusR\x06status\x12\x1c\n" +
-	"\treference\x18\b \x01(\tR\treference\x12;\n" +
-	"\vrefunded_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"refundedAt*\xf8\x01\n" +
+	"\x0fcardholder_name\x18\x03 \x01(\tR\x0ecardholderName*\xf8\x01\n" +
 	"\fChargeStatus\x12\x1d\n" +
 	"\x19CHARGE_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CHARGE_STATUS_PENDING\x10\x01\x12\x1c\n" +
@@ -2742,7 +2500,7 @@ func file_hangar_payments_v1_payments_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_payments_v1_payments_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_hangar_payments_v1_payments_proto_goTypes = []any{
 	(ChargeStatus)(0),                          // 0: hangar.payments.v1.ChargeStatus
 	(*GetClientTokenRequest)(nil),              // 1: hangar.payments.v1.GetClientTokenRequest
@@ -2779,18 +2537,16 @@ var file_hangar_payments_v1_payments_proto_goTypes = []any{
 	(*RequestReaderVaultResponse)(nil),         // 32: hangar.payments.v1.RequestReaderVaultResponse
 	(*GetReaderVaultResultRequest)(nil),        // 33: hangar.payments.v1.GetReaderVaultResultRequest
 	(*GetReaderVaultResultResponse)(nil),       // 34: hangar.payments.v1.GetReaderVaultResultResponse
-	(*PaymentCaptured)(nil),                    // 35: hangar.payments.v1.PaymentCaptured
-	(*PaymentRefunded)(nil),                    // 36: hangar.payments.v1.PaymentRefunded
-	(*timestamppb.Timestamp)(nil),              // 37: google.protobuf.Timestamp
+	(*timestamppb.Timestamp)(nil),              // 35: google.protobuf.Timestamp
 }
 var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
 	5,  // 0: hangar.payments.v1.TokenizeResponse.details:type_name -> hangar.payments.v1.NonceDetails
-	37, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
+	35, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
 	8,  // 2: hangar.payments.v1.ChargeResponse.charge:type_name -> hangar.payments.v1.Charge
 	0,  // 3: hangar.payments.v1.Charge.status:type_name -> hangar.payments.v1.ChargeStatus
 	17, // 4: hangar.payments.v1.Charge.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	37, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
-	37, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
+	35, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
+	35, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
 	8,  // 7: hangar.payments.v1.CaptureResponse.charge:type_name -> hangar.payments.v1.Charge
 	8,  // 8: hangar.payments.v1.VoidResponse.charge:type_name -> hangar.payments.v1.Charge
 	8,  // 9: hangar.payments.v1.RefundResponse.charge:type_name -> hangar.payments.v1.Charge
@@ -2800,46 +2556,43 @@ var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
 	17, // 13: hangar.payments.v1.UpdatePaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
 	28, // 14: hangar.payments.v1.SetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
 	28, // 15: hangar.payments.v1.GetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
-	37, // 16: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
+	35, // 16: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
 	17, // 17: hangar.payments.v1.GetReaderVaultResultResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	37, // 18: hangar.payments.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
-	0,  // 19: hangar.payments.v1.PaymentRefunded.status:type_name -> hangar.payments.v1.ChargeStatus
-	37, // 20: hangar.payments.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	1,  // 21: hangar.payments.v1.PaymentsService.GetClientToken:input_type -> hangar.payments.v1.GetClientTokenRequest
-	3,  // 22: hangar.payments.v1.PaymentsService.Tokenize:input_type -> hangar.payments.v1.TokenizeRequest
-	6,  // 23: hangar.payments.v1.PaymentsService.Charge:input_type -> hangar.payments.v1.ChargeRequest
-	9,  // 24: hangar.payments.v1.PaymentsService.Capture:input_type -> hangar.payments.v1.CaptureRequest
-	11, // 25: hangar.payments.v1.PaymentsService.Void:input_type -> hangar.payments.v1.VoidRequest
-	13, // 26: hangar.payments.v1.PaymentsService.Refund:input_type -> hangar.payments.v1.RefundRequest
-	15, // 27: hangar.payments.v1.PaymentsService.GetCharge:input_type -> hangar.payments.v1.GetChargeRequest
-	18, // 28: hangar.payments.v1.PaymentsService.GetPaymentMethod:input_type -> hangar.payments.v1.GetPaymentMethodRequest
-	20, // 29: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:input_type -> hangar.payments.v1.UpdatePaymentMethodRequest
-	21, // 30: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:input_type -> hangar.payments.v1.UpdateAccountPaymentMethodRequest
-	24, // 31: hangar.payments.v1.PaymentsService.SetBillingProfile:input_type -> hangar.payments.v1.SetBillingProfileRequest
-	26, // 32: hangar.payments.v1.PaymentsService.GetBillingProfile:input_type -> hangar.payments.v1.GetBillingProfileRequest
-	29, // 33: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
-	31, // 34: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
-	33, // 35: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
-	2,  // 36: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
-	4,  // 37: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
-	7,  // 38: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
-	10, // 39: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
-	12, // 40: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
-	14, // 41: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
-	16, // 42: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
-	19, // 43: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
-	23, // 44: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
-	22, // 45: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
-	25, // 46: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
-	27, // 47: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
-	30, // 48: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
-	32, // 49: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
-	34, // 50: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
-	36, // [36:51] is the sub-list for method output_type
-	21, // [21:36] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	1,  // 18: hangar.payments.v1.PaymentsService.GetClientToken:input_type -> hangar.payments.v1.GetClientTokenRequest
+	3,  // 19: hangar.payments.v1.PaymentsService.Tokenize:input_type -> hangar.payments.v1.TokenizeRequest
+	6,  // 20: hangar.payments.v1.PaymentsService.Charge:input_type -> hangar.payments.v1.ChargeRequest
+	9,  // 21: hangar.payments.v1.PaymentsService.Capture:input_type -> hangar.payments.v1.CaptureRequest
+	11, // 22: hangar.payments.v1.PaymentsService.Void:input_type -> hangar.payments.v1.VoidRequest
+	13, // 23: hangar.payments.v1.PaymentsService.Refund:input_type -> hangar.payments.v1.RefundRequest
+	15, // 24: hangar.payments.v1.PaymentsService.GetCharge:input_type -> hangar.payments.v1.GetChargeRequest
+	18, // 25: hangar.payments.v1.PaymentsService.GetPaymentMethod:input_type -> hangar.payments.v1.GetPaymentMethodRequest
+	20, // 26: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:input_type -> hangar.payments.v1.UpdatePaymentMethodRequest
+	21, // 27: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:input_type -> hangar.payments.v1.UpdateAccountPaymentMethodRequest
+	24, // 28: hangar.payments.v1.PaymentsService.SetBillingProfile:input_type -> hangar.payments.v1.SetBillingProfileRequest
+	26, // 29: hangar.payments.v1.PaymentsService.GetBillingProfile:input_type -> hangar.payments.v1.GetBillingProfileRequest
+	29, // 30: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
+	31, // 31: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
+	33, // 32: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
+	2,  // 33: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
+	4,  // 34: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
+	7,  // 35: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
+	10, // 36: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
+	12, // 37: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
+	14, // 38: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
+	16, // 39: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
+	19, // 40: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
+	23, // 41: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
+	22, // 42: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
+	25, // 43: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
+	27, // 44: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
+	30, // 45: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
+	32, // 46: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
+	34, // 47: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
+	33, // [33:48] is the sub-list for method output_type
+	18, // [18:33] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_hangar_payments_v1_payments_proto_init() }
@@ -2855,7 +2608,7 @@ func file_hangar_payments_v1_payments_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_payments_v1_payments_proto_rawDesc), len(file_hangar_payments_v1_payments_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   36,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,338 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// InboxSchema is the inbox table. A service that consumes events includes this DDL in one
+// of its own migrations (it is idempotent), so the inbox lives in the consumer's database,
+// beside the effects it guards.
+const InboxSchema = `
+CREATE TABLE IF NOT EXISTS inbox (
+	consumer   text NOT NULL,
+	event_id   text NOT NULL,
+	topic      text NOT NULL,
+	handled_at timestamptz NOT NULL DEFAULT now(),
+	PRIMARY KEY (consumer, event_id)
+);
+CREATE INDEX IF NOT EXISTS inbox_handled_at ON inbox (handled_at);
+`
+
+// DLQSuffix names a topic's dead-letter topic: <topic>.dlq.
+const DLQSuffix = ".dlq"
+
+// Headers added to a dead-lettered message, beside every original header.
+const (
+	HeaderDLQError     = "dlq_error"
+	HeaderDLQTopic     = "dlq_topic"
+	HeaderDLQPartition = "dlq_partition"
+	HeaderDLQOffset    = "dlq_offset"
+	HeaderDLQGroup     = "dlq_group"
+	HeaderDLQAttempts  = "dlq_attempts"
+	HeaderDLQTime      = "dlq_time"
+)
+
+// InboxHandler applies one event's effects in tx, the transaction that also records the
+// event id in the inbox: both commit or neither does. Return an error to have the event
+// retried (wrap it in Permanent when retrying cannot help). A handler must not cause
+// effects outside tx that cannot be repeated; to send something (an e-mail), write it to a
+// table in tx and send from there.
+type InboxHandler func(ctx context.Context, tx pgx.Tx, env Envelope) error
+
+// ConsumerConfig configures an InboxConsumer.
+type ConsumerConfig struct {
+	Brokers []string
+	// Group is the consumer group and, unless Inbox is set, the inbox's consumer name. Two
+	// groups of one service (two purposes) have separate inbox entries.
+	Group string
+	// Inbox names this consumer's inbox entries when they differ from Group: a consumer
+	// moved to a new group (which starts from the first offset) keeps recognising what it
+	// handled under the old one.
+	Inbox string
+	// Pool is the consumer's own database, migrated with InboxSchema.
+	Pool       *pgxpool.Pool
+	Log        *slog.Logger
+	Tracer     trace.TracerProvider          // default: the global provider
+	Propagator propagation.TextMapPropagator // default: the global propagator
+	Registry   prometheus.Registerer         // optional: consumer metrics
+
+	MaxAttempts    int           // handler attempts before dead-lettering; default 5
+	InitialBackoff time.Duration // first retry delay; default 200 ms, doubling
+	MaxBackoff     time.Duration // longest retry delay; default 10 s
+	// Retention: inbox rows older than this are deleted, hourly. It must exceed the topics'
+	// retention, so that no redelivery can outlive its inbox row; default 30 days.
+	Retention time.Duration
+}
+
+// InboxConsumer reads topics in a consumer group and hands each event to its topic's
+// handler exactly once in effect: the event id is inserted into the inbox in the handler's
+// transaction, so a redelivered event (a crash after the commit and before the offset
+// commit, a relay re-send, a replay) changes nothing. A failing handler is retried with
+// exponential backoff up to MaxAttempts; then the message goes to <topic>.dlq with the error
+// and its original headers, and the partition moves on.
+type InboxConsumer struct {
+	cfg      ConsumerConfig
+	handlers map[string]InboxHandler
+	tracer   trace.Tracer
+	m        *consumerMetrics
+}
+
+// NewInboxConsumer builds a consumer; register handlers with Handle, then Run.
+func NewInboxConsumer(cfg ConsumerConfig) *InboxConsumer {
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 5
+	}
+	if cfg.InitialBackoff <= 0 {
+		cfg.InitialBackoff = 200 * time.Millisecond
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 10 * time.Second
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = 30 * 24 * time.Hour
+	}
+	if cfg.Inbox == "" {
+		cfg.Inbox = cfg.Group
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = otel.GetTracerProvider()
+	}
+	if cfg.Propagator == nil {
+		cfg.Propagator = otel.GetTextMapPropagator()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &InboxConsumer{cfg: cfg, handlers: map[string]InboxHandler{}, tracer: cfg.Tracer.Tracer(tracerName), m: newConsumerMetrics(cfg.Registry)}
+}
+
+// Handle routes topic's events to h. Call before Run.
+func (c *InboxConsumer) Handle(topic string, h InboxHandler) { c.handlers[topic] = h }
+
+// Run consumes until ctx ends (answering nil) or the group cannot be read.
+func (c *InboxConsumer) Run(ctx context.Context) error {
+	if len(c.handlers) == 0 {
+		return errors.New("inbox consumer: no handlers")
+	}
+	topics := make([]string, 0, len(c.handlers))
+	for t := range c.handlers {
+		topics = append(topics, t)
+	}
+	slices.Sort(topics)
+	r := kafkago.NewReader(kafkago.ReaderConfig{
+		Brokers:        c.cfg.Brokers,
+		GroupID:        c.cfg.Group,
+		GroupTopics:    topics,
+		SessionTimeout: 10 * time.Second, // kfake's minimum is 6 s
+		StartOffset:    kafkago.FirstOffset,
+		MaxWait:        250 * time.Millisecond,
+	})
+	defer r.Close()
+	dlq := &kafkago.Writer{
+		Addr: kafkago.TCP(c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
+		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,
+	}
+	defer dlq.Close()
+	go c.prune(ctx)
+	for {
+		msg, err := r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("fetch: %w", err)
+		}
+		c.m.lag.WithLabelValues(c.cfg.Group, msg.Topic, strconv.Itoa(msg.Partition)).Set(float64(max(msg.HighWaterMark-msg.Offset-1, 0)))
+		if err := c.process(ctx, dlq, msg); err != nil {
+			if ctx.Err() != nil {
+				return nil // shutting down: the uncommitted offset is redelivered
+			}
+			return err
+		}
+		// A handled message's offset is committed even when shutdown began meanwhile, so a
+		// clean stop does not redeliver it (a crash does; the inbox absorbs that).
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err = r.CommitMessages(cctx, msg)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("commit offset %d of %s/%d: %w", msg.Offset, msg.Topic, msg.Partition, err)
+		}
+	}
+}
+
+// process handles msg, retrying, and dead-letters it when it keeps failing. It answers an
+// error only when ctx ended first (the offset must not be committed then).
+func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg kafkago.Message) error {
+	env := EnvelopeOf(msg)
+	hdr := Headers(msg.Headers)
+	pctx := c.cfg.Propagator.Extract(ctx, &hdr)
+	sctx, span := c.tracer.Start(pctx, "process "+msg.Topic, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(append(messagingAttrs(msg.Topic, env.ID, string(msg.Key)),
+			attribute.String("messaging.consumer.group.name", c.cfg.Group),
+			attribute.Int("messaging.destination.partition.id", msg.Partition),
+			attribute.Int64("messaging.kafka.offset", msg.Offset))...))
+	defer span.End()
+	log := c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", c.cfg.Group)
+
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, c.cfg.MaxBackoff
+	var err error
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		var dup bool
+		dup, err = c.handleOnce(sctx, env)
+		c.m.duration.WithLabelValues(c.cfg.Group, msg.Topic).Observe(time.Since(start).Seconds())
+		if err == nil {
+			outcome := "handled"
+			if dup {
+				outcome = "duplicate"
+				log.InfoContext(sctx, "event already handled; skipped")
+			}
+			c.m.events.WithLabelValues(c.cfg.Group, msg.Topic, outcome).Inc()
+			span.SetAttributes(attribute.String("hangar.inbox.outcome", outcome))
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if IsPermanent(err) || attempt >= c.cfg.MaxAttempts {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+			log.ErrorContext(sctx, "event handler failed; dead-lettering", "attempts", attempt, "err", err.Error())
+			return c.deadLetter(sctx, dlq, msg, err, attempt)
+		}
+		c.m.retries.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
+		next := bo.NextBackOff()
+		log.WarnContext(sctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(next):
+		}
+	}
+}
+
+// handleOnce runs the handler in a transaction with the inbox insert. dup: the event was
+// handled before (nothing was done).
+func (c *InboxConsumer) handleOnce(ctx context.Context, env Envelope) (dup bool, err error) {
+	h := c.handlers[env.Topic]
+	err = pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) (err error) {
+		tag, err := tx.Exec(ctx, `INSERT INTO inbox (consumer, event_id, topic) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			c.cfg.Inbox, env.ID, env.Topic)
+		if err != nil {
+			return fmt.Errorf("record event in inbox: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			dup = true
+			return nil
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("handler panic: %v", p)
+			}
+		}()
+		return h(ctx, tx, env)
+	})
+	return dup, err
+}
+
+// deadLetter publishes msg to <topic>.dlq with its original key, payload and headers plus
+// the failure, retrying until it is written (or ctx ends): the offset moves on only once
+// the event is safe somewhere.
+func (c *InboxConsumer) deadLetter(ctx context.Context, w *kafkago.Writer, msg kafkago.Message, cause error, attempts int) error {
+	h := Headers(slices.Clone(msg.Headers))
+	h.Set(HeaderDLQError, cause.Error())
+	h.Set(HeaderDLQTopic, msg.Topic)
+	h.Set(HeaderDLQPartition, strconv.Itoa(msg.Partition))
+	h.Set(HeaderDLQOffset, strconv.FormatInt(msg.Offset, 10))
+	h.Set(HeaderDLQGroup, c.cfg.Group)
+	h.Set(HeaderDLQAttempts, strconv.Itoa(attempts))
+	h.Set(HeaderDLQTime, time.Now().UTC().Format(time.RFC3339Nano))
+	dead := kafkago.Message{Topic: msg.Topic + DLQSuffix, Key: msg.Key, Value: msg.Value, Headers: h}
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, c.cfg.MaxBackoff
+	for {
+		err := w.WriteMessages(ctx, dead)
+		if err == nil {
+			c.m.deadLetters.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
+			c.m.events.WithLabelValues(c.cfg.Group, msg.Topic, "dead_lettered").Inc()
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		next := bo.NextBackOff()
+		c.cfg.Log.ErrorContext(ctx, "dead-letter publish failed; retrying", "topic", dead.Topic, "retry_in", next.String(), "err", err.Error())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(next):
+		}
+	}
+}
+
+// prune deletes this consumer's inbox rows older than the retention, hourly.
+func (c *InboxConsumer) prune(ctx context.Context) {
+	for {
+		if _, err := c.cfg.Pool.Exec(ctx, `DELETE FROM inbox WHERE consumer = $1 AND handled_at < now() - $2::interval`,
+			c.cfg.Inbox, fmt.Sprintf("%d seconds", int64(c.cfg.Retention.Seconds()))); err != nil && ctx.Err() == nil {
+			c.cfg.Log.WarnContext(ctx, "inbox prune failed", "err", err.Error())
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Hour):
+		}
+	}
+}
+
+type consumerMetrics struct {
+	events      *prometheus.CounterVec
+	retries     *prometheus.CounterVec
+	deadLetters *prometheus.CounterVec
+	lag         *prometheus.GaugeVec
+	duration    *prometheus.HistogramVec
+}
+
+func newConsumerMetrics(reg prometheus.Registerer) *consumerMetrics {
+	m := &consumerMetrics{
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_events_total",
+			Help: "Events consumed, by outcome: handled, duplicate (already in the inbox) or dead_lettered."}, []string{"group", "topic", "outcome"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_retries_total",
+			Help: "Handler attempts that failed and were retried."}, []string{"group", "topic"}),
+		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_dead_letters_total",
+			Help: "Events sent to the dead-letter topic."}, []string{"group", "topic"}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hangar_kafka_consumer_lag",
+			Help: "Messages behind the partition's high-water mark at the last fetch."}, []string{"group", "topic", "partition"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "hangar_kafka_consumer_handle_seconds",
+			Help: "Time of one handler attempt, inbox transaction included.", Buckets: prometheus.DefBuckets}, []string{"group", "topic"}),
+	}
+	if reg != nil {
+		m.events = registerOrReuse(reg, m.events)
+		m.retries = registerOrReuse(reg, m.retries)
+		m.deadLetters = registerOrReuse(reg, m.deadLetters)
+		m.lag = registerOrReuse(reg, m.lag)
+		m.duration = registerOrReuse(reg, m.duration)
+	}
+	return m
+}
