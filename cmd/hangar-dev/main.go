@@ -24,6 +24,7 @@ import (
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	checkout "github.com/hangar/hangar/services/checkout/app"
 	identity "github.com/hangar/hangar/services/identity/app"
@@ -165,6 +166,20 @@ func run(ctx context.Context) error {
 	}
 	pay, err := payments.New(gctx, pcfg, os.Stdout)
 	if _, err := launch(payments.Name, pay, err); err != nil {
+		return err
+	}
+
+	// allocation resolves sessions and lists the organization's users through identity,
+	// consumes subscription-changed events, and seeds the demo organization's licence pools
+	// (services/allocation/README.md).
+	var acfg allocation.Config
+	if err := config.LoadFrom(&acfg, env("allocation")); err != nil {
+		return err
+	}
+	acfg.Auth.IdentityAddr = identityAddr
+	acfg.DevSeed = true
+	alloc, err := allocation.New(gctx, acfg, os.Stdout)
+	if _, err := launch(allocation.Name, alloc, err); err != nil {
 		return err
 	}
 

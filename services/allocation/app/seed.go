@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/services/allocation/internal/app"
+	"github.com/hangar/hangar/services/allocation/internal/domain"
+)
+
+// Dev seed: identity's demo organization, Acme Flight Department, gets the licences of the
+// business subscription checkout seeds for it (services/checkout/internal/adapters/seed.go),
+// filed the way a subscription-changed event for it would file them, plus a few aircraft.
+const (
+	// SeedOwnerEmail is the demo organization's owner (identity's dev seed).
+	SeedOwnerEmail = "owner@acme.hangar.test"
+	// SeedSubscriptionID is checkout's seeded business subscription.
+	SeedSubscriptionID = "10000000-0000-4000-8000-000000000002"
+)
+
+// SeedTails are the demo organization's aircraft; N412AC holds the Pilatus runway analysis.
+var SeedTails = []string{"N412AC", "N500AC", "N612AC", "N734AC", "N801AC"}
+
+// SeedEvent is the subscription-changed event that gives the organization (its account
+// org) its pools: Business Pro for 5 users, EFB Bridge for 5 users, and the Pilatus runway
+// analysis for 2 aircraft. Version 1, so any real change checkout publishes supersedes it.
+func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
+	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
+	return &eventsv1.SubscriptionChanged{
+		SubscriptionId: SeedSubscriptionID, AccountId: org, OrganizationId: org, PlanCode: "business_pro",
+		AddOns: []*eventsv1.SubscriptionAddOn{
+			{AddOnCode: "business_pro", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
+			{AddOnCode: "included_geo_us"},
+			{AddOnCode: "efb_bridge", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
+			{AddOnCode: "runway_tp_pilatus", LicensingMethod: string(domain.TailAllocation), Quantity: 2},
+		},
+		Quantity: 5, TermStart: timestamppb.New(day(-222)), TermEnd: timestamppb.New(day(143)),
+		Status: "active", Change: "new", Version: 1, ChangedAt: timestamppb.New(day(-222)),
+	}
+}
+
+// Seed files the demo organization's pools and tails (idempotent: the event's version is
+// applied once; tails and the seeded assignment are kept as they are).
+func (a *App) Seed(ctx context.Context, org string) error {
+	if err := a.svc.Apply(ctx, SeedEvent(org, a.now())); err != nil {
+		return fmt.Errorf("seed pools of %s: %w", org, err)
+	}
+	for _, t := range SeedTails {
+		if err := a.store.AddTail(ctx, org, t); err != nil {
+			return err
+		}
+	}
+	owner := domain.Actor{AccountID: org, OrgAccount: org, Roles: []string{domain.RoleOwner}}
+	rows, err := a.store.Assignments(ctx, org, domain.Tail, []string{"N412AC"})
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		if _, err := a.svc.Change(ctx, owner, org,
+			[]app.Target{{Type: domain.Tail, ID: "N412AC", Codes: []string{"runway_tp_pilatus"}}}, nil); err != nil {
+			return fmt.Errorf("seed tail allocation: %w", err)
+		}
+	}
+	return nil
+}
+
+// seedWhenIdentityAnswers waits for identity to know the demo organization's owner (identity
+// seeds in the background too), then seeds.
+func (a *App) seedWhenIdentityAnswers(ctx context.Context) {
+	if a.dir == nil {
+		a.log.WarnContext(ctx, "dev seed needs IDENTITY_ADDR; skipped")
+		return
+	}
+	wait := 200 * time.Millisecond
+	for ctx.Err() == nil {
+		org, err := a.dir.AccountOf(ctx, SeedOwnerEmail)
+		if err == nil && org != "" {
+			if err := a.Seed(ctx, org); err != nil {
+				a.log.ErrorContext(ctx, "dev seed failed", "err", err.Error())
+			} else {
+				a.log.InfoContext(ctx, "demo organization's licence pools seeded", "owner", SeedOwnerEmail, "account", org)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}

@@ -1,0 +1,650 @@
+// Package app provides the use cases of licence allocation: building pools from
+// subscription-changed events (idempotently, through the inbox), assigning and unassigning
+// licences one at a time or in bulk (all or nothing, never beyond a pool), expiring
+// assignments whose licences lapsed, and the reads of the allocation panel.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/propagation"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/allocation/internal/adapters"
+	"github.com/hangar/hangar/services/allocation/internal/domain"
+)
+
+// Directory lists the users of the caller's organization (identity, on the caller's behalf).
+type Directory interface {
+	Members(ctx context.Context) ([]adapters.Member, error)
+}
+
+// Service is the allocation use cases.
+type Service struct {
+	store *adapters.Store
+	dir   Directory
+	prop  propagation.TextMapPropagator
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New builds the service. dir may be nil (no user listing, users not checked).
+func New(store *adapters.Store, dir Directory, prop propagation.TextMapPropagator, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{store: store, dir: dir, prop: prop, now: now, log: log}
+}
+
+// ---------------------------------------------------------------------------- events in
+
+// SubscriptionFromEvent reads the domain state of a subscription-changed payload.
+func SubscriptionFromEvent(ev *eventsv1.SubscriptionChanged) domain.Subscription {
+	s := domain.Subscription{
+		ID: ev.GetSubscriptionId(), AccountID: ev.GetAccountId(), OrganizationID: ev.GetOrganizationId(),
+		PlanCode: ev.GetPlanCode(), Quantity: int(ev.GetQuantity()), Status: ev.GetStatus(), Version: ev.GetVersion(),
+	}
+	for _, a := range ev.GetAddOns() {
+		s.AddOns = append(s.AddOns, domain.AddOn{Code: a.GetAddOnCode(), Method: a.GetLicensingMethod(), Quantity: int(a.GetQuantity())})
+	}
+	if ev.GetTermStart() != nil {
+		s.TermStart = ev.GetTermStart().AsTime()
+	}
+	if ev.GetTermEnd() != nil {
+		s.TermEnd = ev.GetTermEnd().AsTime()
+	}
+	if ev.GetChangedAt() != nil {
+		s.ChangedAt = ev.GetChangedAt().AsTime()
+	}
+	return s
+}
+
+// HandleSubscriptionChanged applies one event in the caller's transaction: the
+// subscription's grants are replaced by the state it carries (unless a newer state is
+// stored), and assignments its licences no longer cover become expired allocations. It is
+// the handler the inbox consumer calls; applying the same event twice changes nothing.
+func (s *Service) HandleSubscriptionChanged(ctx context.Context, tx pgx.Tx, ev *eventsv1.SubscriptionChanged) error {
+	sub := SubscriptionFromEvent(ev)
+	if sub.ID == "" || sub.Owner() == "" {
+		s.log.WarnContext(ctx, "subscription-changed without subscription or owner ignored", "subscription", sub.ID)
+		return nil
+	}
+	prev, err := adapters.StoredOwner(ctx, tx, sub.ID)
+	if err != nil {
+		return err
+	}
+	owners := []string{sub.Owner()}
+	if prev != "" && prev != sub.Owner() {
+		owners = append(owners, prev)
+	}
+	slices.Sort(owners) // one lock order, so two events never wait on each other
+	for _, o := range owners {
+		if err := adapters.LockOwner(ctx, tx, o); err != nil {
+			return err
+		}
+	}
+	applied, err := adapters.PutSubscription(ctx, tx, sub)
+	if err != nil || !applied {
+		return err
+	}
+	for _, o := range owners {
+		if err := s.expire(ctx, tx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) expire(ctx context.Context, tx pgx.Tx, owner string) error {
+	changes, err := adapters.Expire(ctx, tx, owner, s.now())
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		s.log.InfoContext(ctx, "assignments expired", "owner", owner, "count", len(changes))
+	}
+	return s.publish(ctx, tx, changes)
+}
+
+// Consume handles one delivered message through the inbox: a message handled before is
+// skipped; otherwise the event is applied and recorded in one transaction.
+func (s *Service) Consume(ctx context.Context, messageID, topic string, payload []byte) error {
+	var ev eventsv1.SubscriptionChanged
+	if err := proto.Unmarshal(payload, &ev); err != nil {
+		// A payload that cannot be read will never be readable: log it and move on rather
+		// than block the partition.
+		s.log.ErrorContext(ctx, "unreadable subscription-changed skipped", "message", messageID, "err", err.Error())
+		return nil
+	}
+	return s.store.InTx(ctx, func(tx pgx.Tx) error {
+		fresh, err := adapters.MarkHandled(ctx, tx, messageID, topic)
+		if err != nil || !fresh {
+			return err
+		}
+		return s.HandleSubscriptionChanged(ctx, tx, &ev)
+	})
+}
+
+// Apply applies one event in its own transaction (dev seed, tests).
+func (s *Service) Apply(ctx context.Context, ev *eventsv1.SubscriptionChanged) error {
+	return s.store.InTx(ctx, func(tx pgx.Tx) error { return s.HandleSubscriptionChanged(ctx, tx, ev) })
+}
+
+// Sweep expires the assignments of owners whose terms ended since the last event.
+func (s *Service) Sweep(ctx context.Context) error {
+	owners, err := s.store.OwnersToSweep(ctx, s.now())
+	if err != nil {
+		return err
+	}
+	for _, o := range owners {
+		if err := s.store.InTx(ctx, func(tx pgx.Tx) error {
+			if err := adapters.LockOwner(ctx, tx, o); err != nil {
+				return err
+			}
+			return s.expire(ctx, tx, o)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------- events out
+
+func (s *Service) publish(ctx context.Context, tx pgx.Tx, changes []domain.Change) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	evs := make([]kafka.Event, 0, len(changes))
+	for _, c := range changes {
+		b, err := proto.Marshal(&eventsv1.AllocationChanged{OwnerId: c.Owner, AddOnCode: c.Code, TargetType: string(c.TargetType),
+			TargetId: c.TargetID, Action: c.Action, ActorAccountId: c.Actor, ChangedAt: timestamppb.New(c.At)})
+		if err != nil {
+			return fmt.Errorf("encode allocation-changed: %w", err)
+		}
+		evs = append(evs, kafka.Event{Topic: events.TopicAllocationChanged, Key: c.Owner, Payload: b})
+	}
+	return kafka.Enqueue(ctx, tx, s.prop, evs...)
+}
+
+// ---------------------------------------------------------------------------- commands
+
+// Target is add-ons for one target.
+type Target struct {
+	Type  domain.TargetType
+	ID    string
+	Codes []string
+}
+
+// Allocation is what one target holds.
+type Allocation struct {
+	Owner   string
+	Type    domain.TargetType
+	ID      string
+	Codes   []string
+	Expired []string
+}
+
+// OwnerOf answers whose licences an actor means: the owner named, else their organization,
+// else their own account.
+func OwnerOf(actor domain.Actor, named string) string {
+	switch {
+	case named != "":
+		return named
+	case actor.OrgAccount != "":
+		return actor.OrgAccount
+	}
+	return actor.AccountID
+}
+
+// Change unassigns then assigns, for one owner, in one transaction: all or nothing. A pool
+// that cannot cover the new assignments refuses the whole change with 'Insufficient addOn
+// quantity for {code}'.
+func (s *Service) Change(ctx context.Context, actor domain.Actor, owner string, assign, unassign []Target) ([]Allocation, error) {
+	access := domain.AccessTo(actor, owner)
+	all := append(append([]Target(nil), unassign...), assign...)
+	if len(all) == 0 {
+		return nil, errs.Field("allocations", "Nothing to assign.")
+	}
+	var ids []string
+	var norm [][]Target
+	for _, list := range [][]Target{unassign, assign} {
+		var out []Target
+		for _, t := range list {
+			if !access.CanAssign(t.Type) {
+				if t.Type == domain.Tail {
+					return nil, domain.ErrForbidden("assign licences to aircraft")
+				}
+				return nil, domain.ErrForbidden("assign licences to users")
+			}
+			id, err := domain.NormalizeTarget(t.Type, t.ID)
+			if err != nil {
+				return nil, err
+			}
+			codes := domain.Codes(t.Codes)
+			if len(codes) == 0 {
+				return nil, errs.Field("addOnCodes", "addOnCodes is required")
+			}
+			out = append(out, Target{Type: t.Type, ID: id, Codes: codes})
+			ids = append(ids, id)
+		}
+		norm = append(norm, out)
+	}
+	unassign, assign = norm[0], norm[1]
+	if err := s.checkUsers(ctx, assign); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	err := s.store.InTx(ctx, func(tx pgx.Tx) error {
+		if err := adapters.LockOwner(ctx, tx, owner); err != nil {
+			return err
+		}
+		var changes []domain.Change
+		for _, t := range unassign {
+			for _, c := range t.Codes {
+				k := adapters.Key{Code: c, TargetType: t.Type, TargetID: t.ID}
+				removed, err := adapters.Unassign(ctx, tx, owner, k)
+				if err != nil {
+					return err
+				}
+				if removed {
+					changes = append(changes, domain.Change{Owner: owner, Code: c, TargetType: t.Type, TargetID: t.ID, Action: "unassigned", Actor: actor.AccountID, At: now})
+				}
+			}
+		}
+		pools, err := adapters.Pools(ctx, tx, owner, now)
+		if err != nil {
+			return err
+		}
+		active, err := adapters.ActiveOf(ctx, tx, owner, ids)
+		if err != nil {
+			return err
+		}
+		need := map[string]int{}
+		var codes []string
+		var keys []adapters.Key
+		for _, t := range assign {
+			for _, c := range t.Codes {
+				p, ok := pools[c]
+				if !ok || p.Bought == 0 && p.Method == "" {
+					return errs.Field("addOnCodes", fmt.Sprintf("%s is not a licence of your subscription.", c))
+				}
+				if p.Method != "" && !p.Method.Allows(t.Type) {
+					return errs.Field("addOnCodes", fmt.Sprintf("%s cannot be assigned to a %s.", c, strings.ToLower(string(t.Type))))
+				}
+				k := adapters.Key{Code: c, TargetType: t.Type, TargetID: t.ID}
+				if active[k] || slices.Contains(keys, k) {
+					continue
+				}
+				active[k] = true
+				keys = append(keys, k)
+				if need[c] == 0 {
+					codes = append(codes, c)
+				}
+				need[c]++
+			}
+		}
+		for _, c := range codes {
+			if need[c] > pools[c].Free() {
+				return domain.ErrInsufficient(c)
+			}
+		}
+		for _, k := range keys {
+			if k.TargetType == domain.Tail {
+				if err := adapters.AddTail(ctx, tx, owner, k.TargetID); err != nil {
+					return err
+				}
+			}
+			if _, err := adapters.Assign(ctx, tx, owner, k, actor.AccountID, now); err != nil {
+				return err
+			}
+			changes = append(changes, domain.Change{Owner: owner, Code: k.Code, TargetType: k.TargetType, TargetID: k.TargetID, Action: "assigned", Actor: actor.AccountID, At: now})
+		}
+		return s.publish(ctx, tx, changes)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.allocationsOf(ctx, owner, all)
+}
+
+// checkUsers refuses user targets that are not users of the caller's organization.
+func (s *Service) checkUsers(ctx context.Context, assign []Target) error {
+	if s.dir == nil {
+		return nil
+	}
+	var users []string
+	for _, t := range assign {
+		if t.Type == domain.User {
+			users = append(users, t.ID)
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	members, err := s.dir.Members(ctx)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, m := range members {
+		known[m.AccountUUID] = true
+	}
+	for _, u := range users {
+		if !known[u] {
+			return errs.Field("targetId", fmt.Sprintf("%s is not a user of your organization.", u))
+		}
+	}
+	return nil
+}
+
+func (s *Service) allocationsOf(ctx context.Context, owner string, targets []Target) ([]Allocation, error) {
+	var ids []string
+	for _, t := range targets {
+		if id, err := domain.NormalizeTarget(t.Type, t.ID); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	rows, err := s.store.Assignments(ctx, owner, "", ids)
+	if err != nil {
+		return nil, err
+	}
+	byTarget := group(owner, rows)
+	var out []Allocation
+	seen := map[string]bool{}
+	for _, t := range targets {
+		id, _ := domain.NormalizeTarget(t.Type, t.ID)
+		key := string(t.Type) + "/" + id
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if a, ok := byTarget[key]; ok {
+			out = append(out, *a)
+		} else {
+			out = append(out, Allocation{Owner: owner, Type: t.Type, ID: id})
+		}
+	}
+	return out, nil
+}
+
+func group(owner string, rows []adapters.Row) map[string]*Allocation {
+	out := map[string]*Allocation{}
+	for _, r := range rows {
+		key := string(r.TargetType) + "/" + r.TargetID
+		a, ok := out[key]
+		if !ok {
+			a = &Allocation{Owner: owner, Type: r.TargetType, ID: r.TargetID}
+			out[key] = a
+		}
+		if r.Active {
+			a.Codes = append(a.Codes, r.Code)
+		} else {
+			a.Expired = append(a.Expired, r.Code)
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------- reads
+
+// List answers allocations of the actor's organization: of users when users is set (a comma
+// list, empty for all), of tails when tails is set, of both when neither. A member who
+// administers nothing reads only their own.
+func (s *Service) List(ctx context.Context, actor domain.Actor, users, tails *string) ([]Allocation, error) {
+	owner := OwnerOf(actor, "")
+	access := domain.AccessTo(actor, owner)
+	if !access.Any() {
+		return nil, domain.ErrForbidden("read these allocations")
+	}
+	var out []Allocation
+	read := func(t domain.TargetType, list *string) error {
+		ids := domain.Codes([]string{deref(list)})
+		if t == domain.Tail {
+			for i := range ids {
+				ids[i] = strings.ToUpper(ids[i])
+			}
+		}
+		if !access.Admin() {
+			if t == domain.Tail {
+				return domain.ErrForbidden("read the organization's aircraft allocations")
+			}
+			if len(ids) > 0 && (len(ids) > 1 || ids[0] != actor.AccountID) {
+				return domain.ErrForbidden("read other users' allocations")
+			}
+			ids = []string{actor.AccountID}
+		}
+		rows, err := s.store.Assignments(ctx, owner, t, ids)
+		if err != nil {
+			return err
+		}
+		g := group(owner, rows)
+		keys := make([]string, 0, len(g))
+		for k := range g {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, *g[k])
+		}
+		return nil
+	}
+	both := users == nil && tails == nil
+	if users != nil || both {
+		if err := read(domain.User, users); err != nil {
+			return nil, err
+		}
+	}
+	if tails != nil || (both && access.Admin()) {
+		if err := read(domain.Tail, tails); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Report answers the pools of the actor's organization (administrators only).
+func (s *Service) Report(ctx context.Context, actor domain.Actor) (string, map[string]*domain.Pool, error) {
+	owner := OwnerOf(actor, "")
+	if !domain.AccessTo(actor, owner).Admin() {
+		return "", nil, domain.ErrForbidden("read the organization's allocation report")
+	}
+	pools, err := s.store.ReadPools(ctx, owner, s.now())
+	return owner, pools, err
+}
+
+// IsPlan answers which of an owner's add-ons are plans, to split assignments.
+func (s *Service) IsPlan(ctx context.Context, actor domain.Actor) (map[string]bool, error) {
+	pools, err := s.store.ReadPools(ctx, OwnerOf(actor, ""), s.now())
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for c, p := range pools {
+		out[c] = p.IsPlan
+	}
+	return out, nil
+}
+
+// Query filters, pages and sorts a listing.
+type Query struct {
+	Assigned   []string // holds every one of these
+	Unassigned []string // holds none of these
+	Filter     string   // substring of the e-mail or tail number
+	Page, Size int
+	Desc       bool
+}
+
+func (q Query) normalize() Query {
+	if q.Size <= 0 {
+		q.Size = 20
+	}
+	q.Size = min(q.Size, 100)
+	q.Page = max(q.Page, 0)
+	q.Filter = strings.ToLower(strings.TrimSpace(q.Filter))
+	return q
+}
+
+// matches applies the add-on filters to what a target holds.
+func (q Query) matches(held []string) bool {
+	for _, c := range q.Assigned {
+		if !slices.Contains(held, c) {
+			return false
+		}
+	}
+	for _, c := range q.Unassigned {
+		if slices.Contains(held, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// UserAllocation is a user with what they hold.
+type UserAllocation struct {
+	adapters.Member
+	Codes, Expired []string
+}
+
+// UsersByAllocation lists the organization's users (identity) with their allocations.
+func (s *Service) UsersByAllocation(ctx context.Context, actor domain.Actor, q Query) ([]UserAllocation, int, Query, error) {
+	q = q.normalize()
+	owner := OwnerOf(actor, "")
+	if !domain.AccessTo(actor, owner).AssignUsers {
+		return nil, 0, q, domain.ErrForbidden("list the organization's users")
+	}
+	if s.dir == nil {
+		return nil, 0, q, errs.E(errs.Unavailable, "the user directory is not configured")
+	}
+	members, err := s.dir.Members(ctx)
+	if err != nil {
+		return nil, 0, q, err
+	}
+	rows, err := s.store.Assignments(ctx, owner, domain.User, nil)
+	if err != nil {
+		return nil, 0, q, err
+	}
+	g := group(owner, rows)
+	var all []UserAllocation
+	for _, m := range members {
+		if q.Filter != "" && !strings.Contains(strings.ToLower(m.Email), q.Filter) {
+			continue
+		}
+		u := UserAllocation{Member: m}
+		if a, ok := g[string(domain.User)+"/"+m.AccountUUID]; ok {
+			u.Codes, u.Expired = a.Codes, a.Expired
+		}
+		if q.matches(u.Codes) {
+			all = append(all, u)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if q.Desc {
+			return strings.ToLower(all[i].Email) > strings.ToLower(all[j].Email)
+		}
+		return strings.ToLower(all[i].Email) < strings.ToLower(all[j].Email)
+	})
+	return page(all, q), len(all), q, nil
+}
+
+// TailAllocation is a tail with what it holds.
+type TailAllocation struct {
+	ID             string
+	Codes, Expired []string
+}
+
+// Tails lists the organization's tails with their allocations.
+func (s *Service) Tails(ctx context.Context, actor domain.Actor, q Query) ([]TailAllocation, int, Query, error) {
+	q = q.normalize()
+	owner := OwnerOf(actor, "")
+	if !domain.AccessTo(actor, owner).AssignTails {
+		return nil, 0, q, domain.ErrForbidden("list the organization's aircraft")
+	}
+	tails, err := s.store.Tails(ctx, owner)
+	if err != nil {
+		return nil, 0, q, err
+	}
+	rows, err := s.store.Assignments(ctx, owner, domain.Tail, nil)
+	if err != nil {
+		return nil, 0, q, err
+	}
+	g := group(owner, rows)
+	for _, a := range g { // a tail assigned before it was recorded still lists
+		if !slices.Contains(tails, a.ID) {
+			tails = append(tails, a.ID)
+		}
+	}
+	var all []TailAllocation
+	for _, id := range tails {
+		if q.Filter != "" && !strings.Contains(strings.ToLower(id), q.Filter) {
+			continue
+		}
+		t := TailAllocation{ID: id}
+		if a, ok := g[string(domain.Tail)+"/"+id]; ok {
+			t.Codes, t.Expired = a.Codes, a.Expired
+		}
+		if q.matches(t.Codes) {
+			all = append(all, t)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if q.Desc {
+			return all[i].ID > all[j].ID
+		}
+		return all[i].ID < all[j].ID
+	})
+	return page(all, q), len(all), q, nil
+}
+
+func page[T any](all []T, q Query) []T {
+	from := min(q.Page*q.Size, len(all))
+	to := min(from+q.Size, len(all))
+	return all[from:to]
+}
+
+// OwnerAllocations answers the allocations of the given owners, for other services.
+func (s *Service) OwnerAllocations(ctx context.Context, owners []string, t domain.TargetType) ([]Allocation, []string, error) {
+	byOwner, err := s.store.AssignmentsOf(ctx, owners, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Allocation
+	var userAllocated []string
+	for _, o := range owners {
+		g := group(o, byOwner[o])
+		keys := make([]string, 0, len(g))
+		for k := range g {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			a := *g[k]
+			out = append(out, a)
+			if a.Type == domain.User {
+				for _, c := range a.Codes {
+					if !slices.Contains(userAllocated, c) {
+						userAllocated = append(userAllocated, c)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(userAllocated)
+	return out, userAllocated, nil
+}
