@@ -27,6 +27,7 @@ import (
 	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	checkout "github.com/hangar/hangar/services/checkout/app"
+	geo "github.com/hangar/hangar/services/geo/app"
 	identity "github.com/hangar/hangar/services/identity/app"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
@@ -180,6 +181,24 @@ func run(ctx context.Context) error {
 	acfg.DevSeed = true
 	alloc, err := allocation.New(gctx, acfg, os.Stdout)
 	if _, err := launch(allocation.Name, alloc, err); err != nil {
+		return err
+	}
+
+	// geo believes X-Forwarded-For from loopback: the edge calls it in-process, so the peer
+	// is whoever called the edge, and browser tests present a visitor's address that way
+	// (curl -H 'X-Forwarded-For: 193.99.144.80' .../freegeoip/api/json/).
+	var gcfg geo.Config
+	genv := env("geo")
+	if err := config.LoadFrom(&gcfg, func(name string) (string, bool) {
+		if name == "TRUSTED_PROXIES" {
+			return "127.0.0.0/8,::1", true
+		}
+		return genv(name)
+	}); err != nil {
+		return err
+	}
+	gs, err := geo.New(gctx, gcfg, os.Stdout)
+	if _, err := launch(geo.Name, gs, err); err != nil {
 		return err
 	}
 

@@ -1,0 +1,43 @@
+// Command geo runs the geo service.
+//
+//	geo      serve (configuration from the environment, see `geo env`)
+//	geo env  list the environment variables and their defaults
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hangar/hangar/services/geo/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "geo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 1 && args[0] == "env" {
+		app.PrintEnv(os.Stdout)
+		return nil
+	}
+	if len(args) != 0 {
+		return fmt.Errorf("unknown command %q (want env)", args[0])
+	}
+	cfg, err := app.LoadConfig()
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, cfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}
