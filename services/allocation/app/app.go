@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	kafkago "github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
 	allocationv1 "github.com/hangar/hangar/gen/go/hangar/allocation/v1"
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
@@ -162,15 +163,20 @@ func (a *App) prepareData(ctx context.Context) error {
 	return db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log)
 }
 
-// consume applies subscription-changed events until ctx ends.
+// consume applies subscription-changed events until ctx ends, through the platform's
+// inbox consumer (a redelivered event changes nothing; a poison one is dead-lettered).
 func (a *App) consume(ctx context.Context) {
-	c := kafka.NewConsumer(a.cfg.Brokers, ConsumerGroup, events.TopicSubscriptionChanged, a.deps.Propagator, a.deps.Tracer, a.log)
-	defer c.Close()
+	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: ConsumerGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry})
+	c.Handle(events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+		var ev eventsv1.SubscriptionChanged
+		if err := env.Decode(&ev); err != nil {
+			return err
+		}
+		return a.svc.HandleSubscriptionChanged(ctx, tx, &ev)
+	})
 	for ctx.Err() == nil {
-		err := c.Run(ctx, func(ctx context.Context, msg kafkago.Message) error {
-			return a.svc.Consume(ctx, MessageID(msg), msg.Topic, msg.Value)
-		})
-		if err != nil && ctx.Err() == nil {
+		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
 			select {
 			case <-ctx.Done():
@@ -178,18 +184,6 @@ func (a *App) consume(ctx context.Context) {
 			}
 		}
 	}
-}
-
-// MessageID names a message for the inbox: its CloudEvents id when the publisher set one,
-// else its place in the log (a re-sent copy then has another place, and the subscription's
-// version is what recognises it).
-func MessageID(msg kafkago.Message) string {
-	for _, h := range msg.Headers {
-		if h.Key == "ce_id" && len(h.Value) > 0 {
-			return msg.Topic + "/" + string(h.Value)
-		}
-	}
-	return fmt.Sprintf("%s/%d/%d", msg.Topic, msg.Partition, msg.Offset)
 }
 
 func (a *App) sweep(ctx context.Context) {

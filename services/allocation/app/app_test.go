@@ -20,6 +20,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/allocation/app"
+	"github.com/hangar/hangar/services/allocation/internal/adapters"
 	identity "github.com/hangar/hangar/services/identity/app"
 )
 
@@ -192,8 +193,33 @@ func TestAllocationThroughTheStack(t *testing.T) {
 	payload, _ := proto.Marshal(seed)
 	p := kafka.NewProducer(s.brokers, telemetry.Propagator())
 	defer p.Close()
-	if err := p.Publish(context.Background(), kafkago.Message{Topic: events.TopicSubscriptionChanged, Key: []byte(org), Value: payload}); err != nil {
+	msg := func(id string, payload []byte) kafkago.Message {
+		return kafkago.Message{Topic: events.TopicSubscriptionChanged, Key: []byte(org), Value: payload,
+			Headers: []kafkago.Header{{Key: kafka.HeaderID, Value: []byte(id)}}}
+	}
+	if err := p.Publish(context.Background(), msg("ev-2", payload)); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the pool rises to 8", func() bool { return pool(t, s, owner, "business_pro")["bought"] == 8.0 })
+
+	// The same event again, an older one late, then a newer one: only the newer counts.
+	old, _ := proto.Marshal(app.SeedEvent(org, time.Now()))
+	seed.Version, seed.ChangedAt = 3, timestamppb.Now()
+	seed.AddOns[0].Quantity = 9
+	newer, _ := proto.Marshal(seed)
+	if err := p.Publish(context.Background(), msg("ev-2", payload), msg("ev-1", old), msg("ev-3", newer)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pool follows the newest version", func() bool { return pool(t, s, owner, "business_pro")["bought"] == 9.0 })
+}
+
+// The inbox table of the migrations is the platform's (the consumer writes it).
+func TestInboxSchemaIsThePlatforms(t *testing.T) {
+	b, err := adapters.Migrations.ReadFile("migrations/0002_platform_inbox.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), strings.TrimSpace(kafka.InboxSchema)) {
+		t.Errorf("0002_platform_inbox.sql does not contain kafka.InboxSchema:\n%s", kafka.InboxSchema)
+	}
 }

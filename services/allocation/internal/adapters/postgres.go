@@ -50,15 +50,6 @@ func LockOwner(ctx context.Context, tx pgx.Tx, owner string) error {
 	return nil
 }
 
-// MarkHandled records a message in the inbox; false when it was handled before.
-func MarkHandled(ctx context.Context, tx pgx.Tx, messageID, topic string) (bool, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO inbox (message_id, topic) VALUES ($1, $2) ON CONFLICT DO NOTHING`, messageID, topic)
-	if err != nil {
-		return false, fmt.Errorf("inbox %s: %w", messageID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
 // StoredOwner answers the owner a subscription's grants were last filed under ("" when the
 // subscription is new), locking its row.
 func StoredOwner(ctx context.Context, tx pgx.Tx, subscriptionID string) (string, error) {

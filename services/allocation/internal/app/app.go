@@ -115,25 +115,6 @@ func (s *Service) expire(ctx context.Context, tx pgx.Tx, owner string) error {
 	return s.publish(ctx, tx, changes)
 }
 
-// Consume handles one delivered message through the inbox: a message handled before is
-// skipped; otherwise the event is applied and recorded in one transaction.
-func (s *Service) Consume(ctx context.Context, messageID, topic string, payload []byte) error {
-	var ev eventsv1.SubscriptionChanged
-	if err := proto.Unmarshal(payload, &ev); err != nil {
-		// A payload that cannot be read will never be readable: log it and move on rather
-		// than block the partition.
-		s.log.ErrorContext(ctx, "unreadable subscription-changed skipped", "message", messageID, "err", err.Error())
-		return nil
-	}
-	return s.store.InTx(ctx, func(tx pgx.Tx) error {
-		fresh, err := adapters.MarkHandled(ctx, tx, messageID, topic)
-		if err != nil || !fresh {
-			return err
-		}
-		return s.HandleSubscriptionChanged(ctx, tx, &ev)
-	})
-}
-
 // Apply applies one event in its own transaction (dev seed, tests).
 func (s *Service) Apply(ctx context.Context, ev *eventsv1.SubscriptionChanged) error {
 	return s.store.InTx(ctx, func(tx pgx.Tx) error { return s.HandleSubscriptionChanged(ctx, tx, ev) })
