@@ -112,7 +112,7 @@ func TestConcurrentRedemptionNeverOverdraws(t *testing.T) {
 	ctx := context.Background()
 	pool := migrated(t, 30)
 	code := issue(t, pool, "USD", 10000) // $100
-	const orders, each = 25, 3000       // 25 orders of $30: at most 3 can be paid
+	const orders, each = 25, 3000        // 25 orders of $30: at most 3 can be paid
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	paid, refused := 0, 0
