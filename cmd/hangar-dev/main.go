@@ -138,21 +138,6 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
-	// through identity, and seeds the development subscriptions, promotions and gift
-	// certificates (services/checkout/README.md).
-	var kcfg checkout.Config
-	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
-		return err
-	}
-	kcfg.CatalogAddr = catalogAddr
-	kcfg.Auth.IdentityAddr = identityAddr
-	kcfg.DevSeed = true
-	ck, err := checkout.New(gctx, kcfg, os.Stdout)
-	if _, err := launch(checkout.Name, ck, err); err != nil {
-		return err
-	}
-
 	// payments resolves sessions through identity, runs the sandbox card processor with two
 	// development card readers and their simulator, and seeds a quarterly check-paying
 	// account (services/payments/README.md).
@@ -166,7 +151,24 @@ func run(ctx context.Context) error {
 		pcfg.CardReaders = []string{"RDR-0001", "RDR-0002"}
 	}
 	pay, err := payments.New(gctx, pcfg, os.Stdout)
-	if _, err := launch(payments.Name, pay, err); err != nil {
+	paymentsAddr, err := launch(payments.Name, pay, err)
+	if err != nil {
+		return err
+	}
+
+	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
+	// through identity, and seeds the development subscriptions, promotions and gift
+	// certificates (services/checkout/README.md); submit charges through payments.
+	var kcfg checkout.Config
+	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
+		return err
+	}
+	kcfg.CatalogAddr = catalogAddr
+	kcfg.Auth.IdentityAddr = identityAddr
+	kcfg.PaymentsAddr = paymentsAddr
+	kcfg.DevSeed = true
+	ck, err := checkout.New(gctx, kcfg, os.Stdout)
+	if _, err := launch(checkout.Name, ck, err); err != nil {
 		return err
 	}
 

@@ -23,11 +23,13 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/order"
 	"github.com/hangar/hangar/services/checkout/internal/ports"
 )
 
@@ -50,6 +52,9 @@ type Config struct {
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// RecaptchaRequired makes validate ask for the human-verification value.
 	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
+	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
+	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
+	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -73,6 +78,9 @@ type App struct {
 	pool     *pgxpool.Pool
 	conn     *grpc.ClientConn
 	identity *grpc.ClientConn // nil without IDENTITY_ADDR
+	payments *grpc.ClientConn
+	orders   *order.Pipeline
+	deps     server.Deps
 	shutdown func(context.Context) error
 }
 
@@ -94,17 +102,34 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		pool.Close()
 		return nil, err
 	}
+	payConn, err := grpc.NewClient(cfg.PaymentsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(telemetry.Propagator()))))
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
 	store := adapters.NewStore(pool)
-	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, iapp.Options{
-		Rules: domain.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
-		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow,
-	})
-	a := &App{cfg: cfg, log: log, pool: pool, conn: conn, store: store, svc: svc, shutdown: shutdown}
+	a := &App{cfg: cfg, log: log, pool: pool, conn: conn, payments: payConn, store: store, deps: deps, shutdown: shutdown}
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	if err := a.installAuth(tp); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge})
+	opts := iapp.Options{
+		Rules: domain.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
+		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders,
+	}
+	if a.identity != nil {
+		opts.Accounts = adapters.NewIdentityClient(a.identity)
+	}
+	if cfg.RecaptchaRequired {
+		opts.Verifier = iapp.DevVerifier{}
+	}
+	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, opts)
+	a.svc = svc
+	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
+	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store)
@@ -152,6 +177,7 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer a.conn.Close()
+	defer a.payments.Close()
 	if a.identity != nil {
 		defer a.identity.Close()
 	}
@@ -167,7 +193,19 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
+	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+	a.orders.RunReconciler(ctx, a.cfg.ReconcileInterval)
 }
+
+// Orders is the order pipeline (tests reconcile through it).
+func (a *App) Orders() *order.Pipeline { return a.orders }
+
+// afterCharge is the crash-injection seam of the order pipeline; only tests set it.
+var afterCharge func(key string) error
+
+// SetAfterChargeForTest makes every submit fail between the charge and the write, as if
+// the process died there (crash-injection tests). Not for production use.
+func SetAfterChargeForTest(f func(key string) error) { afterCharge = f }
 
 func (a *App) prepareData(ctx context.Context) error {
 	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {

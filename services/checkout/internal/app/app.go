@@ -12,8 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
 // Store is checkout's storage.
@@ -44,6 +47,10 @@ type Service struct {
 	promos   atomic.Pointer[map[string]*domain.Promotion]
 	counters *Counters
 	limiter  *Limiter
+	orders   *order.Pipeline
+	accounts Accounts
+	verifier HumanVerifier
+	submits  singleflight.Group
 }
 
 // Options configure a Service.
@@ -54,6 +61,11 @@ type Options struct {
 	// CodeAttempts per CodeWindow are allowed per client and per account.
 	CodeAttempts int
 	CodeWindow   time.Duration
+	// Orders places orders (submit); Accounts creates new buyers' accounts; Verifier checks
+	// the human-verification value of a submit when RecaptchaRequired (nil: not checked).
+	Orders   *order.Pipeline
+	Accounts Accounts
+	Verifier HumanVerifier
 }
 
 // New builds the service.
@@ -62,7 +74,8 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		o.Now = time.Now
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
-		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now)}
+		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
+		orders: o.Orders, accounts: o.Accounts, verifier: o.Verifier}
 	empty := map[string]*domain.Promotion{}
 	s.promos.Store(&empty)
 	return s

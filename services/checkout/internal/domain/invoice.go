@@ -25,6 +25,13 @@ const (
 	BundleItemAddOn    = "BUNDLE_ADD_ON"
 )
 
+// What a purchase does to the subscription.
+const (
+	ChangeNew     = "new"
+	ChangeRenewal = "renewal"
+	ChangeChange  = "change"
+)
+
 // QuoteTTL is how long a preview's quote may be submitted.
 const QuoteTTL = 30 * time.Minute
 
@@ -99,14 +106,17 @@ type Preview struct {
 	RenewalAmount int64
 	RenewalDate   time.Time
 	TermStart     time.Time
+	// Change is what submitting does to the subscription: ChangeNew, ChangeRenewal (the
+	// term extends from the current end) or ChangeChange (the term restarts today).
+	Change string
 	CatalogVer    string
 }
 
-// perOrganization reports whether an entry is bought once per organisation rather than per
+// PerOrganization reports whether an entry is bought once per organisation rather than per
 // licence: business features (dispatch, runway tools, EFB bridge, flight tracking) and
 // runway-analysis packages (priced per aircraft tail). Everything else — the plan, regions,
 // feature add-ons, chart coverages and VFR packages — is per licence.
-func perOrganization(e *Entry) bool {
+func PerOrganization(e *Entry) bool {
 	return e.FeatureGroup != "" || e.RunwayKind == "jet" || e.RunwayKind == "turboprop" || e.PricingType == "TAIL_ALLOCATION"
 }
 
@@ -147,7 +157,7 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 			unit = 0
 		}
 		lineQty := qty
-		if perOrganization(e) || cart.Bundle {
+		if PerOrganization(e) || cart.Bundle {
 			lineQty = 1
 		}
 		reason := ""
@@ -181,12 +191,12 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 			reason = "region added to your plan"
 		case e.IsChart() && e.Chart.Platform == "web":
 			reason = "chart coverage on the web (App and Web are priced separately)"
-		case perOrganization(e):
+		case PerOrganization(e):
 			reason = "bought once for the organisation"
 		default:
 			reason = "add-on you chose"
 		}
-		if lineQty > 1 && e != cart.Plan && !perOrganization(e) {
+		if lineQty > 1 && e != cart.Plan && !PerOrganization(e) {
 			reason += fmt.Sprintf(", for each of %d licences", lineQty)
 		}
 		l.UnitAmountInCents, l.Quantity, l.AmountInCents = unit, lineQty, unit*lineQty
@@ -206,7 +216,12 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 	// Plan change, credit for the unused days, renewal terms.
 	pv.TermStart = today
 	change := cart.Existing != nil && changed(cart)
+	pv.Change = ChangeNew
 	if cart.Existing != nil {
+		pv.Change = ChangeRenewal
+		if change {
+			pv.Change = ChangeChange
+		}
 		pv.PlanChange = detectChange(cat, cart)
 		if !change && cart.Existing.TermEnd.After(today) {
 			pv.TermStart = startOfDay(cart.Existing.TermEnd) // an unchanged renewal extends the term

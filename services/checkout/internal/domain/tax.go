@@ -214,3 +214,9 @@ func TaxFor(country, postal, businessID string, cur Currency) TaxRule {
 	}
 	return TaxRule{Label: "VAT"}
 }
+
+// IsEUCountry reports whether an ISO country code is an EU member state.
+func IsEUCountry(country string) bool {
+	_, ok := euVAT[strings.ToUpper(strings.TrimSpace(country))]
+	return ok
+}

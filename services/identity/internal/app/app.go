@@ -217,6 +217,30 @@ func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
 	return []kafka.Event{{Topic: TopicAccountCreated, Key: id, Payload: b}}, nil
 }
 
+// ProvisionAccount answers the account of an e-mail, creating a password-less individual
+// account when there is none: checkout creates a new buyer's account at purchase ('Your
+// account will be created at checkout.'). Idempotent by e-mail, also under concurrency
+// (a lost creation race reads the winner's account).
+func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, consent bool) (string, bool, error) {
+	email = domain.NormalizeEmail(email)
+	if !domain.ValidEmail(email) {
+		return "", false, errs.Field("email", "Please enter your email address.")
+	}
+	if a, err := s.store.AccountByEmail(ctx, email); err == nil {
+		return a.UUID, false, nil
+	} else if errs.CodeOf(err) != errs.NotFound {
+		return "", false, err
+	}
+	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, "")
+	if err == nil {
+		return a.UUID, true, nil
+	}
+	if again, lerr := s.store.AccountByEmail(ctx, email); lerr == nil {
+		return again.UUID, false, nil
+	}
+	return "", false, err
+}
+
 // IsBusiness answers whether the e-mail's account buys as a business (a business account
 // or a member of an organization) and its account id; no account is not an error.
 func (s *Service) IsBusiness(ctx context.Context, email string) (isBiz bool, accountUUID string, err error) {

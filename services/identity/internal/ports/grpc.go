@@ -289,6 +289,15 @@ func (s *GRPC) Authenticate(ctx context.Context, req *identityv1.AuthenticateReq
 		SessionId: c.SessionID}}, nil
 }
 
+// ProvisionAccount answers (creating when needed) the account of an e-mail, for checkout.
+func (s *GRPC) ProvisionAccount(ctx context.Context, req *identityv1.ProvisionAccountRequest) (*identityv1.ProvisionAccountResponse, error) {
+	id, created, err := s.svc.ProvisionAccount(ctx, req.GetEmail(), req.GetIsEu(), req.GetMarketingConsent())
+	if err != nil {
+		return nil, err
+	}
+	return &identityv1.ProvisionAccountResponse{AccountUuid: id, Created: created}, nil
+}
+
 func userInfo(p domain.Profile) *identityv1.UserInfo {
 	f := p.Flags()
 	u := &identityv1.UserInfo{AccountUuid: p.Account.UUID, Username: p.Account.Email, Email: p.Account.Email,

@@ -116,6 +116,15 @@ func saveCharge(ctx context.Context, tx pgx.Tx, c domain.Charge) error {
 	return nil
 }
 
+// GetChargeByKey answers the charge of an idempotency key.
+func (s *Store) GetChargeByKey(ctx context.Context, key string) (domain.Charge, error) {
+	c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1`, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c, errs.E(errs.NotFound, "charge not found")
+	}
+	return c, err
+}
+
 // GetCharge answers a charge.
 func (s *Store) GetCharge(ctx context.Context, id string) (domain.Charge, error) {
 	c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1`, id))

@@ -219,6 +219,12 @@ func (s *Service) GetCharge(ctx context.Context, id string) (domain.Charge, erro
 	return s.store.GetCharge(ctx, id)
 }
 
+// GetChargeByKey answers the charge made with an idempotency key (a caller that crashed
+// mid-charge finds it this way); NotFound when none was made.
+func (s *Service) GetChargeByKey(ctx context.Context, key string) (domain.Charge, error) {
+	return s.store.GetChargeByKey(ctx, key)
+}
+
 func capturedEvent(c domain.Charge, now time.Time) ([]kafka.Event, error) {
 	b, err := proto.Marshal(&eventsv1.PaymentCaptured{ChargeId: c.ID, CustomerId: c.CustomerID, Amount: c.Captured,
 		Currency: c.Currency, PaymentMethodType: string(c.Method.Kind), CardType: string(c.Method.Card.Brand),

@@ -96,7 +96,13 @@ func (g *GRPC) Refund(ctx context.Context, r *paymentsv1.RefundRequest) (*paymen
 }
 
 func (g *GRPC) GetCharge(ctx context.Context, r *paymentsv1.GetChargeRequest) (*paymentsv1.GetChargeResponse, error) {
-	c, err := g.svc.GetCharge(ctx, r.GetChargeId())
+	var c domain.Charge
+	var err error
+	if k := r.GetIdempotencyKey(); k != "" && r.GetChargeId() == "" {
+		c, err = g.svc.GetChargeByKey(ctx, k)
+	} else {
+		c, err = g.svc.GetCharge(ctx, r.GetChargeId())
+	}
 	if err != nil {
 		return nil, err
 	}

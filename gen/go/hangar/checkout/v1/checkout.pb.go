@@ -211,8 +211,15 @@ type Configuration struct {
 	IsLoggedIn bool `protobuf:"varint,39,opt,name=is_logged_in,json=isLoggedIn,proto3" json:"is_logged_in,omitempty"`
 	// Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for.
 	RunwayAircraft []string `protobuf:"bytes,40,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Submit only: the preview's quote, and one of nonce (card or wallet, from tokenize) or
+	// payment_method_token (a stored method, e.g. the card reader's).
+	QuoteId            string `protobuf:"bytes,41,opt,name=quote_id,json=quoteId,proto3" json:"quote_id,omitempty"`
+	Nonce              string `protobuf:"bytes,42,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	PaymentMethodToken string `protobuf:"bytes,43,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
+	// Submit only: where a mobile app asked to return after success.
+	DeeplinkOnSuccess string `protobuf:"bytes,44,opt,name=deeplink_on_success,json=deeplinkOnSuccess,proto3" json:"deeplink_on_success,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Configuration) Reset() {
@@ -523,6 +530,34 @@ func (x *Configuration) GetRunwayAircraft() []string {
 		return x.RunwayAircraft
 	}
 	return nil
+}
+
+func (x *Configuration) GetQuoteId() string {
+	if x != nil {
+		return x.QuoteId
+	}
+	return ""
+}
+
+func (x *Configuration) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *Configuration) GetPaymentMethodToken() string {
+	if x != nil {
+		return x.PaymentMethodToken
+	}
+	return ""
+}
+
+func (x *Configuration) GetDeeplinkOnSuccess() string {
+	if x != nil {
+		return x.DeeplinkOnSuccess
+	}
+	return ""
 }
 
 // Allocation is an add-on allocated to a target (an aircraft tail) of the subscription.
@@ -4104,6 +4139,767 @@ func (x *SubmitGiftResponse) GetPurchase() *Purchase {
 	return nil
 }
 
+type SubmitInvoiceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitInvoiceRequest) Reset() {
+	*x = SubmitInvoiceRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitInvoiceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitInvoiceRequest) ProtoMessage() {}
+
+func (x *SubmitInvoiceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitInvoiceRequest.ProtoReflect.Descriptor instead.
+func (*SubmitInvoiceRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *SubmitInvoiceRequest) GetConfiguration() *Configuration {
+	if x != nil {
+		return x.Configuration
+	}
+	return nil
+}
+
+// FieldError is one field's message (the error shape's fieldErrors).
+type FieldError struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Field         string                 `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldError) Reset() {
+	*x = FieldError{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldError) ProtoMessage() {}
+
+func (x *FieldError) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
+func (*FieldError) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *FieldError) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *FieldError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// SubmitInvoiceResponse is the payment success of spec 000 §7 or, with an HTTP status
+// other than 200, the one error shape ({code, message, fieldErrors}) plus what the page
+// needs: errors and requireLogin (validation), preview (QUOTE_CHANGED).
+type SubmitInvoiceResponse struct {
+	state                 protoimpl.MessageState `protogen:"open.v1"`
+	AccountId             string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	RedirectUrl           string                 `protobuf:"bytes,2,opt,name=redirect_url,json=redirectUrl,proto3" json:"redirect_url,omitempty"`
+	Extension             string                 `protobuf:"bytes,3,opt,name=extension,proto3" json:"extension,omitempty"`
+	MobileDeeplink        string                 `protobuf:"bytes,4,opt,name=mobile_deeplink,json=mobileDeeplink,proto3" json:"mobile_deeplink,omitempty"`
+	Invoice               *Invoice               `protobuf:"bytes,5,opt,name=invoice,proto3" json:"invoice,omitempty"`
+	InvoiceId             string                 `protobuf:"bytes,6,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
+	GoogleConversionCodes []string               `protobuf:"bytes,7,rep,name=google_conversion_codes,json=googleConversionCodes,proto3" json:"google_conversion_codes,omitempty"`
+	InvoiceNumber         string                 `protobuf:"bytes,8,opt,name=invoice_number,json=invoiceNumber,proto3" json:"invoice_number,omitempty"`
+	// Failures only.
+	Code          string                  `protobuf:"bytes,20,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string                  `protobuf:"bytes,21,opt,name=message,proto3" json:"message,omitempty"`
+	FieldErrors   []*FieldError           `protobuf:"bytes,22,rep,name=field_errors,json=fieldErrors,proto3" json:"field_errors,omitempty"`
+	Errors        []string                `protobuf:"bytes,23,rep,name=errors,proto3" json:"errors,omitempty"`
+	RequireLogin  *bool                   `protobuf:"varint,24,opt,name=require_login,json=requireLogin,proto3,oneof" json:"require_login,omitempty"`
+	Preview       *PreviewInvoiceResponse `protobuf:"bytes,25,opt,name=preview,proto3" json:"preview,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitInvoiceResponse) Reset() {
+	*x = SubmitInvoiceResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitInvoiceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitInvoiceResponse) ProtoMessage() {}
+
+func (x *SubmitInvoiceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitInvoiceResponse.ProtoReflect.Descriptor instead.
+func (*SubmitInvoiceResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *SubmitInvoiceResponse) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetRedirectUrl() string {
+	if x != nil {
+		return x.RedirectUrl
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetExtension() string {
+	if x != nil {
+		return x.Extension
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetMobileDeeplink() string {
+	if x != nil {
+		return x.MobileDeeplink
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetInvoice() *Invoice {
+	if x != nil {
+		return x.Invoice
+	}
+	return nil
+}
+
+func (x *SubmitInvoiceResponse) GetInvoiceId() string {
+	if x != nil {
+		return x.InvoiceId
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetGoogleConversionCodes() []string {
+	if x != nil {
+		return x.GoogleConversionCodes
+	}
+	return nil
+}
+
+func (x *SubmitInvoiceResponse) GetInvoiceNumber() string {
+	if x != nil {
+		return x.InvoiceNumber
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetFieldErrors() []*FieldError {
+	if x != nil {
+		return x.FieldErrors
+	}
+	return nil
+}
+
+func (x *SubmitInvoiceResponse) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *SubmitInvoiceResponse) GetRequireLogin() bool {
+	if x != nil && x.RequireLogin != nil {
+		return *x.RequireLogin
+	}
+	return false
+}
+
+func (x *SubmitInvoiceResponse) GetPreview() *PreviewInvoiceResponse {
+	if x != nil {
+		return x.Preview
+	}
+	return nil
+}
+
+type GetReceiptRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvoiceId     string                 `protobuf:"bytes,1,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetReceiptRequest) Reset() {
+	*x = GetReceiptRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetReceiptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetReceiptRequest) ProtoMessage() {}
+
+func (x *GetReceiptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetReceiptRequest.ProtoReflect.Descriptor instead.
+func (*GetReceiptRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *GetReceiptRequest) GetInvoiceId() string {
+	if x != nil {
+		return x.InvoiceId
+	}
+	return ""
+}
+
+// BillingContact is the billing contact of spec 001 §3.
+type BillingContact struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Name             string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	PhysicalAddress  string                 `protobuf:"bytes,2,opt,name=physical_address,json=physicalAddress,proto3" json:"physical_address,omitempty"`
+	PhysicalAddress2 string                 `protobuf:"bytes,3,opt,name=physical_address2,json=physicalAddress2,proto3" json:"physical_address2,omitempty"`
+	City             string                 `protobuf:"bytes,4,opt,name=city,proto3" json:"city,omitempty"`
+	StateProvince    string                 `protobuf:"bytes,5,opt,name=state_province,json=stateProvince,proto3" json:"state_province,omitempty"`
+	PostalCode       string                 `protobuf:"bytes,6,opt,name=postal_code,json=postalCode,proto3" json:"postal_code,omitempty"`
+	Country          string                 `protobuf:"bytes,7,opt,name=country,proto3" json:"country,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *BillingContact) Reset() {
+	*x = BillingContact{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BillingContact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BillingContact) ProtoMessage() {}
+
+func (x *BillingContact) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BillingContact.ProtoReflect.Descriptor instead.
+func (*BillingContact) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *BillingContact) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *BillingContact) GetPhysicalAddress() string {
+	if x != nil {
+		return x.PhysicalAddress
+	}
+	return ""
+}
+
+func (x *BillingContact) GetPhysicalAddress2() string {
+	if x != nil {
+		return x.PhysicalAddress2
+	}
+	return ""
+}
+
+func (x *BillingContact) GetCity() string {
+	if x != nil {
+		return x.City
+	}
+	return ""
+}
+
+func (x *BillingContact) GetStateProvince() string {
+	if x != nil {
+		return x.StateProvince
+	}
+	return ""
+}
+
+func (x *BillingContact) GetPostalCode() string {
+	if x != nil {
+		return x.PostalCode
+	}
+	return ""
+}
+
+func (x *BillingContact) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+// ReceiptLine is one invoice line as stored. amount/unitAmount are display strings (two
+// decimals, or N/A for third-party-paid orders).
+type ReceiptLine struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Type              string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	AddOnCode         string                 `protobuf:"bytes,2,opt,name=add_on_code,json=addOnCode,proto3" json:"add_on_code,omitempty"`
+	PlanType          string                 `protobuf:"bytes,3,opt,name=plan_type,json=planType,proto3" json:"plan_type,omitempty"`
+	Description       string                 `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	Quantity          *int32                 `protobuf:"varint,5,opt,name=quantity,proto3,oneof" json:"quantity,omitempty"`
+	UnitAmountInCents *int32                 `protobuf:"varint,6,opt,name=unit_amount_in_cents,json=unitAmountInCents,proto3,oneof" json:"unit_amount_in_cents,omitempty"`
+	AmountInCents     *int32                 `protobuf:"varint,7,opt,name=amount_in_cents,json=amountInCents,proto3,oneof" json:"amount_in_cents,omitempty"`
+	UnitAmount        string                 `protobuf:"bytes,8,opt,name=unit_amount,json=unitAmount,proto3" json:"unit_amount,omitempty"`
+	Amount            string                 `protobuf:"bytes,9,opt,name=amount,proto3" json:"amount,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ReceiptLine) Reset() {
+	*x = ReceiptLine{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReceiptLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReceiptLine) ProtoMessage() {}
+
+func (x *ReceiptLine) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReceiptLine.ProtoReflect.Descriptor instead.
+func (*ReceiptLine) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ReceiptLine) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ReceiptLine) GetAddOnCode() string {
+	if x != nil {
+		return x.AddOnCode
+	}
+	return ""
+}
+
+func (x *ReceiptLine) GetPlanType() string {
+	if x != nil {
+		return x.PlanType
+	}
+	return ""
+}
+
+func (x *ReceiptLine) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ReceiptLine) GetQuantity() int32 {
+	if x != nil && x.Quantity != nil {
+		return *x.Quantity
+	}
+	return 0
+}
+
+func (x *ReceiptLine) GetUnitAmountInCents() int32 {
+	if x != nil && x.UnitAmountInCents != nil {
+		return *x.UnitAmountInCents
+	}
+	return 0
+}
+
+func (x *ReceiptLine) GetAmountInCents() int32 {
+	if x != nil && x.AmountInCents != nil {
+		return *x.AmountInCents
+	}
+	return 0
+}
+
+func (x *ReceiptLine) GetUnitAmount() string {
+	if x != nil {
+		return x.UnitAmount
+	}
+	return ""
+}
+
+func (x *ReceiptLine) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+// GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
+// in UTC, the card brand and last four, the billing contact, the EU reverse-charge note,
+// and whether printing an invoice is offered.
+type GetReceiptResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvoiceId     string                 `protobuf:"bytes,1,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
+	InvoiceNumber string                 `protobuf:"bytes,2,opt,name=invoice_number,json=invoiceNumber,proto3" json:"invoice_number,omitempty"`
+	Created       string                 `protobuf:"bytes,3,opt,name=created,proto3" json:"created,omitempty"`
+	CreatedTime   string                 `protobuf:"bytes,4,opt,name=created_time,json=createdTime,proto3" json:"created_time,omitempty"`
+	// subscription, gift or oneoff.
+	Type                         string          `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
+	Currency                     string          `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	PaymentMethod                string          `protobuf:"bytes,7,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	CardBrand                    string          `protobuf:"bytes,8,opt,name=card_brand,json=cardBrand,proto3" json:"card_brand,omitempty"`
+	CardLast4                    string          `protobuf:"bytes,9,opt,name=card_last4,json=cardLast4,proto3" json:"card_last4,omitempty"`
+	AccountId                    string          `protobuf:"bytes,10,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email                        string          `protobuf:"bytes,11,opt,name=email,proto3" json:"email,omitempty"`
+	BillingContact               *BillingContact `protobuf:"bytes,12,opt,name=billing_contact,json=billingContact,proto3" json:"billing_contact,omitempty"`
+	InvoiceItems                 []*ReceiptLine  `protobuf:"bytes,13,rep,name=invoice_items,json=invoiceItems,proto3" json:"invoice_items,omitempty"`
+	SubtotalInCents              *int32          `protobuf:"varint,14,opt,name=subtotal_in_cents,json=subtotalInCents,proto3,oneof" json:"subtotal_in_cents,omitempty"`
+	TaxInCents                   *int32          `protobuf:"varint,15,opt,name=tax_in_cents,json=taxInCents,proto3,oneof" json:"tax_in_cents,omitempty"`
+	TotalInCents                 *int32          `protobuf:"varint,16,opt,name=total_in_cents,json=totalInCents,proto3,oneof" json:"total_in_cents,omitempty"`
+	CreditToAccountInCents       *int32          `protobuf:"varint,17,opt,name=credit_to_account_in_cents,json=creditToAccountInCents,proto3,oneof" json:"credit_to_account_in_cents,omitempty"`
+	GiftCertificateCreditInCents *int32          `protobuf:"varint,18,opt,name=gift_certificate_credit_in_cents,json=giftCertificateCreditInCents,proto3,oneof" json:"gift_certificate_credit_in_cents,omitempty"`
+	// Display strings ("470.00", or N/A when a third party pays).
+	Subtotal                 string `protobuf:"bytes,19,opt,name=subtotal,proto3" json:"subtotal,omitempty"`
+	Tax                      string `protobuf:"bytes,20,opt,name=tax,proto3" json:"tax,omitempty"`
+	Total                    string `protobuf:"bytes,21,opt,name=total,proto3" json:"total,omitempty"`
+	TaxVatText               string `protobuf:"bytes,22,opt,name=tax_vat_text,json=taxVatText,proto3" json:"tax_vat_text,omitempty"`
+	ReverseCharge            *bool  `protobuf:"varint,23,opt,name=reverse_charge,json=reverseCharge,proto3,oneof" json:"reverse_charge,omitempty"`
+	ReverseChargeNote        string `protobuf:"bytes,24,opt,name=reverse_charge_note,json=reverseChargeNote,proto3" json:"reverse_charge_note,omitempty"`
+	ThirdParty               *bool  `protobuf:"varint,25,opt,name=third_party,json=thirdParty,proto3,oneof" json:"third_party,omitempty"`
+	CanPrintInvoice          *bool  `protobuf:"varint,26,opt,name=can_print_invoice,json=canPrintInvoice,proto3,oneof" json:"can_print_invoice,omitempty"`
+	BusinessIdentificationNo string `protobuf:"bytes,27,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
+	Status                   string `protobuf:"bytes,28,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *GetReceiptResponse) Reset() {
+	*x = GetReceiptResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetReceiptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetReceiptResponse) ProtoMessage() {}
+
+func (x *GetReceiptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetReceiptResponse.ProtoReflect.Descriptor instead.
+func (*GetReceiptResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *GetReceiptResponse) GetInvoiceId() string {
+	if x != nil {
+		return x.InvoiceId
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetInvoiceNumber() string {
+	if x != nil {
+		return x.InvoiceNumber
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetCreatedTime() string {
+	if x != nil {
+		return x.CreatedTime
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetPaymentMethod() string {
+	if x != nil {
+		return x.PaymentMethod
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetCardBrand() string {
+	if x != nil {
+		return x.CardBrand
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetCardLast4() string {
+	if x != nil {
+		return x.CardLast4
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetBillingContact() *BillingContact {
+	if x != nil {
+		return x.BillingContact
+	}
+	return nil
+}
+
+func (x *GetReceiptResponse) GetInvoiceItems() []*ReceiptLine {
+	if x != nil {
+		return x.InvoiceItems
+	}
+	return nil
+}
+
+func (x *GetReceiptResponse) GetSubtotalInCents() int32 {
+	if x != nil && x.SubtotalInCents != nil {
+		return *x.SubtotalInCents
+	}
+	return 0
+}
+
+func (x *GetReceiptResponse) GetTaxInCents() int32 {
+	if x != nil && x.TaxInCents != nil {
+		return *x.TaxInCents
+	}
+	return 0
+}
+
+func (x *GetReceiptResponse) GetTotalInCents() int32 {
+	if x != nil && x.TotalInCents != nil {
+		return *x.TotalInCents
+	}
+	return 0
+}
+
+func (x *GetReceiptResponse) GetCreditToAccountInCents() int32 {
+	if x != nil && x.CreditToAccountInCents != nil {
+		return *x.CreditToAccountInCents
+	}
+	return 0
+}
+
+func (x *GetReceiptResponse) GetGiftCertificateCreditInCents() int32 {
+	if x != nil && x.GiftCertificateCreditInCents != nil {
+		return *x.GiftCertificateCreditInCents
+	}
+	return 0
+}
+
+func (x *GetReceiptResponse) GetSubtotal() string {
+	if x != nil {
+		return x.Subtotal
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetTax() string {
+	if x != nil {
+		return x.Tax
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetTotal() string {
+	if x != nil {
+		return x.Total
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetTaxVatText() string {
+	if x != nil {
+		return x.TaxVatText
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetReverseCharge() bool {
+	if x != nil && x.ReverseCharge != nil {
+		return *x.ReverseCharge
+	}
+	return false
+}
+
+func (x *GetReceiptResponse) GetReverseChargeNote() string {
+	if x != nil {
+		return x.ReverseChargeNote
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetThirdParty() bool {
+	if x != nil && x.ThirdParty != nil {
+		return *x.ThirdParty
+	}
+	return false
+}
+
+func (x *GetReceiptResponse) GetCanPrintInvoice() bool {
+	if x != nil && x.CanPrintInvoice != nil {
+		return *x.CanPrintInvoice
+	}
+	return false
+}
+
+func (x *GetReceiptResponse) GetBusinessIdentificationNo() string {
+	if x != nil {
+		return x.BusinessIdentificationNo
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
 var File_hangar_checkout_v1_checkout_proto protoreflect.FileDescriptor
 
 const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
@@ -4117,7 +4913,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vChartChoice\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\bR\achecked\"\xa4\r\n" +
+	"\achecked\x18\x03 \x01(\bR\achecked\"\xb7\x0e\n" +
 	"\rConfiguration\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12+\n" +
 	"\x11organization_name\x18\x02 \x01(\tR\x10organizationName\x12<\n" +
@@ -4163,7 +4959,11 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x12viewed_promo_codes\x18& \x03(\tR\x10viewedPromoCodes\x12 \n" +
 	"\fis_logged_in\x18' \x01(\bR\n" +
 	"isLoggedIn\x12'\n" +
-	"\x0frunway_aircraft\x18( \x03(\tR\x0erunwayAircraft\"\x94\x01\n" +
+	"\x0frunway_aircraft\x18( \x03(\tR\x0erunwayAircraft\x12\x19\n" +
+	"\bquote_id\x18) \x01(\tR\aquoteId\x12\x14\n" +
+	"\x05nonce\x18* \x01(\tR\x05nonce\x120\n" +
+	"\x14payment_method_token\x18+ \x01(\tR\x12paymentMethodToken\x12.\n" +
+	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\"\x94\x01\n" +
 	"\n" +
 	"Allocation\x12 \n" +
 	"\fadd_on_codes\x18\x01 \x03(\tR\n" +
@@ -4581,7 +5381,103 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x14SubmitOneOffResponse\x128\n" +
 	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase\"N\n" +
 	"\x12SubmitGiftResponse\x128\n" +
-	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase2\xe4\r\n" +
+	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase\"_\n" +
+	"\x14SubmitInvoiceRequest\x12G\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"<\n" +
+	"\n" +
+	"FieldError\x12\x14\n" +
+	"\x05field\x18\x01 \x01(\tR\x05field\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xe0\x04\n" +
+	"\x15SubmitInvoiceResponse\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
+	"\fredirect_url\x18\x02 \x01(\tR\vredirectUrl\x12\x1c\n" +
+	"\textension\x18\x03 \x01(\tR\textension\x12'\n" +
+	"\x0fmobile_deeplink\x18\x04 \x01(\tR\x0emobileDeeplink\x125\n" +
+	"\ainvoice\x18\x05 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x1d\n" +
+	"\n" +
+	"invoice_id\x18\x06 \x01(\tR\tinvoiceId\x126\n" +
+	"\x17google_conversion_codes\x18\a \x03(\tR\x15googleConversionCodes\x12%\n" +
+	"\x0einvoice_number\x18\b \x01(\tR\rinvoiceNumber\x12\x12\n" +
+	"\x04code\x18\x14 \x01(\tR\x04code\x12\x18\n" +
+	"\amessage\x18\x15 \x01(\tR\amessage\x12A\n" +
+	"\ffield_errors\x18\x16 \x03(\v2\x1e.hangar.checkout.v1.FieldErrorR\vfieldErrors\x12\x16\n" +
+	"\x06errors\x18\x17 \x03(\tR\x06errors\x12(\n" +
+	"\rrequire_login\x18\x18 \x01(\bH\x00R\frequireLogin\x88\x01\x01\x12D\n" +
+	"\apreview\x18\x19 \x01(\v2*.hangar.checkout.v1.PreviewInvoiceResponseR\apreviewB\x10\n" +
+	"\x0e_require_login\"2\n" +
+	"\x11GetReceiptRequest\x12\x1d\n" +
+	"\n" +
+	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\"\xf2\x01\n" +
+	"\x0eBillingContact\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
+	"\x10physical_address\x18\x02 \x01(\tR\x0fphysicalAddress\x12+\n" +
+	"\x11physical_address2\x18\x03 \x01(\tR\x10physicalAddress2\x12\x12\n" +
+	"\x04city\x18\x04 \x01(\tR\x04city\x12%\n" +
+	"\x0estate_province\x18\x05 \x01(\tR\rstateProvince\x12\x1f\n" +
+	"\vpostal_code\x18\x06 \x01(\tR\n" +
+	"postalCode\x12\x18\n" +
+	"\acountry\x18\a \x01(\tR\acountry\"\xf7\x02\n" +
+	"\vReceiptLine\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1e\n" +
+	"\vadd_on_code\x18\x02 \x01(\tR\taddOnCode\x12\x1b\n" +
+	"\tplan_type\x18\x03 \x01(\tR\bplanType\x12 \n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x1f\n" +
+	"\bquantity\x18\x05 \x01(\x05H\x00R\bquantity\x88\x01\x01\x124\n" +
+	"\x14unit_amount_in_cents\x18\x06 \x01(\x05H\x01R\x11unitAmountInCents\x88\x01\x01\x12+\n" +
+	"\x0famount_in_cents\x18\a \x01(\x05H\x02R\ramountInCents\x88\x01\x01\x12\x1f\n" +
+	"\vunit_amount\x18\b \x01(\tR\n" +
+	"unitAmount\x12\x16\n" +
+	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
+	"\t_quantityB\x17\n" +
+	"\x15_unit_amount_in_centsB\x12\n" +
+	"\x10_amount_in_cents\"\xab\n" +
+	"\n" +
+	"\x12GetReceiptResponse\x12\x1d\n" +
+	"\n" +
+	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
+	"\x0einvoice_number\x18\x02 \x01(\tR\rinvoiceNumber\x12\x18\n" +
+	"\acreated\x18\x03 \x01(\tR\acreated\x12!\n" +
+	"\fcreated_time\x18\x04 \x01(\tR\vcreatedTime\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12%\n" +
+	"\x0epayment_method\x18\a \x01(\tR\rpaymentMethod\x12\x1d\n" +
+	"\n" +
+	"card_brand\x18\b \x01(\tR\tcardBrand\x12\x1d\n" +
+	"\n" +
+	"card_last4\x18\t \x01(\tR\tcardLast4\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\n" +
+	" \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\v \x01(\tR\x05email\x12K\n" +
+	"\x0fbilling_contact\x18\f \x01(\v2\".hangar.checkout.v1.BillingContactR\x0ebillingContact\x12D\n" +
+	"\rinvoice_items\x18\r \x03(\v2\x1f.hangar.checkout.v1.ReceiptLineR\finvoiceItems\x12/\n" +
+	"\x11subtotal_in_cents\x18\x0e \x01(\x05H\x00R\x0fsubtotalInCents\x88\x01\x01\x12%\n" +
+	"\ftax_in_cents\x18\x0f \x01(\x05H\x01R\n" +
+	"taxInCents\x88\x01\x01\x12)\n" +
+	"\x0etotal_in_cents\x18\x10 \x01(\x05H\x02R\ftotalInCents\x88\x01\x01\x12?\n" +
+	"\x1acredit_to_account_in_cents\x18\x11 \x01(\x05H\x03R\x16creditToAccountInCents\x88\x01\x01\x12K\n" +
+	" gift_certificate_credit_in_cents\x18\x12 \x01(\x05H\x04R\x1cgiftCertificateCreditInCents\x88\x01\x01\x12\x1a\n" +
+	"\bsubtotal\x18\x13 \x01(\tR\bsubtotal\x12\x10\n" +
+	"\x03tax\x18\x14 \x01(\tR\x03tax\x12\x14\n" +
+	"\x05total\x18\x15 \x01(\tR\x05total\x12 \n" +
+	"\ftax_vat_text\x18\x16 \x01(\tR\n" +
+	"taxVatText\x12*\n" +
+	"\x0ereverse_charge\x18\x17 \x01(\bH\x05R\rreverseCharge\x88\x01\x01\x12.\n" +
+	"\x13reverse_charge_note\x18\x18 \x01(\tR\x11reverseChargeNote\x12$\n" +
+	"\vthird_party\x18\x19 \x01(\bH\x06R\n" +
+	"thirdParty\x88\x01\x01\x12/\n" +
+	"\x11can_print_invoice\x18\x1a \x01(\bH\aR\x0fcanPrintInvoice\x88\x01\x01\x12<\n" +
+	"\x1abusiness_identification_no\x18\x1b \x01(\tR\x18businessIdentificationNo\x12\x16\n" +
+	"\x06status\x18\x1c \x01(\tR\x06statusB\x14\n" +
+	"\x12_subtotal_in_centsB\x0f\n" +
+	"\r_tax_in_centsB\x11\n" +
+	"\x0f_total_in_centsB\x1d\n" +
+	"\x1b_credit_to_account_in_centsB#\n" +
+	"!_gift_certificate_credit_in_centsB\x11\n" +
+	"\x0f_reverse_chargeB\x0e\n" +
+	"\f_third_partyB\x14\n" +
+	"\x12_can_print_invoice2\x80\x10\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
@@ -4595,8 +5491,11 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"CreateCart\x12%.hangar.checkout.v1.CreateCartRequest\x1a&.hangar.checkout.v1.CreateCartResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*b\x04cart\"\x14/buy/api/cart-create\x12y\n" +
 	"\aGetCart\x12\".hangar.checkout.v1.GetCartRequest\x1a#.hangar.checkout.v1.GetCartResponse\"%\x82\xd3\xe4\x93\x02\x1fb\x04cart\x12\x17/buy/api/cart/{cart_id}\x12\x94\x01\n" +
-	"\rPreviewOneOff\x12(.hangar.checkout.v1.PreviewOneOffRequest\x1a).hangar.checkout.v1.PreviewOneOffResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/oneoff/preview\x12\x8e\x01\n" +
-	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submitB?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
+	"\rPreviewOneOff\x12(.hangar.checkout.v1.PreviewOneOffRequest\x1a).hangar.checkout.v1.PreviewOneOffResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/oneoff/preview\x12\x94\x01\n" +
+	"\rSubmitInvoice\x12(.hangar.checkout.v1.SubmitInvoiceRequest\x1a).hangar.checkout.v1.SubmitInvoiceResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/invoice/submit\x12\x8e\x01\n" +
+	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submit\x12\x82\x01\n" +
+	"\n" +
+	"GetReceipt\x12%.hangar.checkout.v1.GetReceiptRequest\x1a&.hangar.checkout.v1.GetReceiptResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/buy/api/receipt/{invoice_id}B?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
 
 var (
 	file_hangar_checkout_v1_checkout_proto_rawDescOnce sync.Once
@@ -4610,7 +5509,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                  // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                  // 1: hangar.checkout.v1.ChartChoice
@@ -4656,13 +5555,20 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*SubmitOneOffRequest)(nil),          // 41: hangar.checkout.v1.SubmitOneOffRequest
 	(*SubmitOneOffResponse)(nil),         // 42: hangar.checkout.v1.SubmitOneOffResponse
 	(*SubmitGiftResponse)(nil),           // 43: hangar.checkout.v1.SubmitGiftResponse
-	(*structpb.Value)(nil),               // 44: google.protobuf.Value
+	(*SubmitInvoiceRequest)(nil),         // 44: hangar.checkout.v1.SubmitInvoiceRequest
+	(*FieldError)(nil),                   // 45: hangar.checkout.v1.FieldError
+	(*SubmitInvoiceResponse)(nil),        // 46: hangar.checkout.v1.SubmitInvoiceResponse
+	(*GetReceiptRequest)(nil),            // 47: hangar.checkout.v1.GetReceiptRequest
+	(*BillingContact)(nil),               // 48: hangar.checkout.v1.BillingContact
+	(*ReceiptLine)(nil),                  // 49: hangar.checkout.v1.ReceiptLine
+	(*GetReceiptResponse)(nil),           // 50: hangar.checkout.v1.GetReceiptResponse
+	(*structpb.Value)(nil),               // 51: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	44, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	51, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	44, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	44, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	51, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	51, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -4679,10 +5585,10 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	44, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	51, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	6,  // 21: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 22: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	44, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	51, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 24: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 25: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 26: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -4691,7 +5597,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 29: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 30: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 31: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	44, // 32: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	51, // 32: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 33: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 34: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 35: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -4701,35 +5607,45 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	38, // 39: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
 	27, // 40: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
 	27, // 41: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	4,  // 42: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 43: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 44: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 45: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 46: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 47: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 48: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 49: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 50: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 51: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 52: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	41, // 53: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	11, // 54: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 55: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 56: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 57: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 58: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 59: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 60: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 61: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 62: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 63: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 64: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	42, // 65: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	54, // [54:66] is the sub-list for method output_type
-	42, // [42:54] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	2,  // 42: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 43: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	45, // 44: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 45: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	48, // 46: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	49, // 47: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	4,  // 48: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 49: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 50: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 51: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 52: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 53: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 54: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 55: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 56: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 57: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 58: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 59: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 60: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	47, // 61: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	11, // 62: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 63: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 64: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 65: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 66: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 67: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 68: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 69: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 70: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 71: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 72: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 73: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 74: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	50, // 75: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	62, // [62:76] is the sub-list for method output_type
+	48, // [48:62] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -4752,13 +5668,16 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[29].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[30].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[40].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[46].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[49].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

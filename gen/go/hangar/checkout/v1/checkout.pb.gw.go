@@ -360,6 +360,33 @@ func local_request_CheckoutService_PreviewOneOff_0(ctx context.Context, marshale
 	return msg, metadata, err
 }
 
+func request_CheckoutService_SubmitInvoice_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SubmitInvoiceRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq.Configuration); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.SubmitInvoice(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CheckoutService_SubmitInvoice_0(ctx context.Context, marshaler runtime.Marshaler, server CheckoutServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SubmitInvoiceRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq.Configuration); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.SubmitInvoice(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CheckoutService_SubmitOneOff_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq SubmitOneOffRequest
@@ -384,6 +411,45 @@ func local_request_CheckoutService_SubmitOneOff_0(ctx context.Context, marshaler
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.SubmitOneOff(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_CheckoutService_GetReceipt_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetReceiptRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["invoice_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "invoice_id")
+	}
+	protoReq.InvoiceId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "invoice_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetReceipt(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CheckoutService_GetReceipt_0(ctx context.Context, marshaler runtime.Marshaler, server CheckoutServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetReceiptRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["invoice_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "invoice_id")
+	}
+	protoReq.InvoiceId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "invoice_id", err)
+	}
+	msg, err := server.GetReceipt(ctx, &protoReq)
 	return msg, metadata, err
 }
 
@@ -613,6 +679,26 @@ func RegisterCheckoutServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_PreviewOneOff_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_CheckoutService_SubmitInvoice_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/SubmitInvoice", runtime.WithHTTPPathPattern("/buy/api/invoice/submit"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CheckoutService_SubmitInvoice_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_SubmitInvoice_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CheckoutService_SubmitOneOff_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -632,6 +718,26 @@ func RegisterCheckoutServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 			return
 		}
 		forward_CheckoutService_SubmitOneOff_0(annotatedContext, mux, outboundMarshaler, w, req, response_CheckoutService_SubmitOneOff_0{resp.(*SubmitOneOffResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetReceipt_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetReceipt", runtime.WithHTTPPathPattern("/buy/api/receipt/{invoice_id}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CheckoutService_GetReceipt_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetReceipt_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -860,6 +966,23 @@ func RegisterCheckoutServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_PreviewOneOff_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_CheckoutService_SubmitInvoice_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/SubmitInvoice", runtime.WithHTTPPathPattern("/buy/api/invoice/submit"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CheckoutService_SubmitInvoice_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_SubmitInvoice_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CheckoutService_SubmitOneOff_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -876,6 +999,23 @@ func RegisterCheckoutServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 			return
 		}
 		forward_CheckoutService_SubmitOneOff_0(annotatedContext, mux, outboundMarshaler, w, req, response_CheckoutService_SubmitOneOff_0{resp.(*SubmitOneOffResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetReceipt_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetReceipt", runtime.WithHTTPPathPattern("/buy/api/receipt/{invoice_id}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CheckoutService_GetReceipt_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetReceipt_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 	return nil
 }
@@ -928,7 +1068,9 @@ var (
 	pattern_CheckoutService_CreateCart_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "cart-create"}, ""))
 	pattern_CheckoutService_GetCart_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "cart", "cart_id"}, ""))
 	pattern_CheckoutService_PreviewOneOff_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "preview"}, ""))
+	pattern_CheckoutService_SubmitInvoice_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "submit"}, ""))
 	pattern_CheckoutService_SubmitOneOff_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "submit"}, ""))
+	pattern_CheckoutService_GetReceipt_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "receipt", "invoice_id"}, ""))
 )
 
 var (
@@ -943,5 +1085,7 @@ var (
 	forward_CheckoutService_CreateCart_0           = runtime.ForwardResponseMessage
 	forward_CheckoutService_GetCart_0              = runtime.ForwardResponseMessage
 	forward_CheckoutService_PreviewOneOff_0        = runtime.ForwardResponseMessage
+	forward_CheckoutService_SubmitInvoice_0        = runtime.ForwardResponseMessage
 	forward_CheckoutService_SubmitOneOff_0         = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetReceipt_0           = runtime.ForwardResponseMessage
 )

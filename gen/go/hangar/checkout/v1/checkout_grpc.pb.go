@@ -30,7 +30,9 @@ const (
 	CheckoutService_CreateCart_FullMethodName           = "/hangar.checkout.v1.CheckoutService/CreateCart"
 	CheckoutService_GetCart_FullMethodName              = "/hangar.checkout.v1.CheckoutService/GetCart"
 	CheckoutService_PreviewOneOff_FullMethodName        = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
+	CheckoutService_SubmitInvoice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/SubmitInvoice"
 	CheckoutService_SubmitOneOff_FullMethodName         = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
+	CheckoutService_GetReceipt_FullMethodName           = "/hangar.checkout.v1.CheckoutService/GetReceipt"
 )
 
 // CheckoutServiceClient is the client API for CheckoutService service.
@@ -72,9 +74,20 @@ type CheckoutServiceClient interface {
 	GetCart(ctx context.Context, in *GetCartRequest, opts ...grpc.CallOption) (*GetCartResponse, error)
 	// PreviewOneOff prices a one-off configuration (spec 001 §3, §5) of a preconfigured cart.
 	PreviewOneOff(ctx context.Context, in *PreviewOneOffRequest, opts ...grpc.CallOption) (*PreviewOneOffResponse, error)
+	// SubmitInvoice buys a configuration: validate as ValidateInvoice, re-price and compare
+	// with the quote, create the buyer's account when new, charge, then write the order, its
+	// invoice, the subscription change and their events in one transaction. The
+	// Idempotency-Key header is required (the same key answers the first result). Failures
+	// answer the error shape with these HTTP statuses: 400 validation (errors), 401
+	// requireLogin, 402 declined (the processor's message), 409 QUOTE_CHANGED (with preview)
+	// or IDEMPOTENCY_KEY_REUSED.
+	SubmitInvoice(ctx context.Context, in *SubmitInvoiceRequest, opts ...grpc.CallOption) (*SubmitInvoiceResponse, error)
 	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
 	// card after a ZIP check (idempotent by key).
 	SubmitOneOff(ctx context.Context, in *SubmitOneOffRequest, opts ...grpc.CallOption) (*SubmitOneOffResponse, error)
+	// GetReceipt answers an order's receipt: to the account's session, the organization's
+	// admins and the browser that paid; not_found to anyone else.
+	GetReceipt(ctx context.Context, in *GetReceiptRequest, opts ...grpc.CallOption) (*GetReceiptResponse, error)
 }
 
 type checkoutServiceClient struct {
@@ -195,10 +208,30 @@ func (c *checkoutServiceClient) PreviewOneOff(ctx context.Context, in *PreviewOn
 	return out, nil
 }
 
+func (c *checkoutServiceClient) SubmitInvoice(ctx context.Context, in *SubmitInvoiceRequest, opts ...grpc.CallOption) (*SubmitInvoiceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitInvoiceResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_SubmitInvoice_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *checkoutServiceClient) SubmitOneOff(ctx context.Context, in *SubmitOneOffRequest, opts ...grpc.CallOption) (*SubmitOneOffResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SubmitOneOffResponse)
 	err := c.cc.Invoke(ctx, CheckoutService_SubmitOneOff_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) GetReceipt(ctx context.Context, in *GetReceiptRequest, opts ...grpc.CallOption) (*GetReceiptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetReceiptResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetReceipt_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -244,9 +277,20 @@ type CheckoutServiceServer interface {
 	GetCart(context.Context, *GetCartRequest) (*GetCartResponse, error)
 	// PreviewOneOff prices a one-off configuration (spec 001 §3, §5) of a preconfigured cart.
 	PreviewOneOff(context.Context, *PreviewOneOffRequest) (*PreviewOneOffResponse, error)
+	// SubmitInvoice buys a configuration: validate as ValidateInvoice, re-price and compare
+	// with the quote, create the buyer's account when new, charge, then write the order, its
+	// invoice, the subscription change and their events in one transaction. The
+	// Idempotency-Key header is required (the same key answers the first result). Failures
+	// answer the error shape with these HTTP statuses: 400 validation (errors), 401
+	// requireLogin, 402 declined (the processor's message), 409 QUOTE_CHANGED (with preview)
+	// or IDEMPOTENCY_KEY_REUSED.
+	SubmitInvoice(context.Context, *SubmitInvoiceRequest) (*SubmitInvoiceResponse, error)
 	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
 	// card after a ZIP check (idempotent by key).
 	SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error)
+	// GetReceipt answers an order's receipt: to the account's session, the organization's
+	// admins and the browser that paid; not_found to anyone else.
+	GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error)
 	mustEmbedUnimplementedCheckoutServiceServer()
 }
 
@@ -290,8 +334,14 @@ func (UnimplementedCheckoutServiceServer) GetCart(context.Context, *GetCartReque
 func (UnimplementedCheckoutServiceServer) PreviewOneOff(context.Context, *PreviewOneOffRequest) (*PreviewOneOffResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PreviewOneOff not implemented")
 }
+func (UnimplementedCheckoutServiceServer) SubmitInvoice(context.Context, *SubmitInvoiceRequest) (*SubmitInvoiceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitInvoice not implemented")
+}
 func (UnimplementedCheckoutServiceServer) SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SubmitOneOff not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetReceipt not implemented")
 }
 func (UnimplementedCheckoutServiceServer) mustEmbedUnimplementedCheckoutServiceServer() {}
 func (UnimplementedCheckoutServiceServer) testEmbeddedByValue()                         {}
@@ -512,6 +562,24 @@ func _CheckoutService_PreviewOneOff_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_SubmitInvoice_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitInvoiceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).SubmitInvoice(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_SubmitInvoice_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).SubmitInvoice(ctx, req.(*SubmitInvoiceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CheckoutService_SubmitOneOff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SubmitOneOffRequest)
 	if err := dec(in); err != nil {
@@ -526,6 +594,24 @@ func _CheckoutService_SubmitOneOff_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(CheckoutServiceServer).SubmitOneOff(ctx, req.(*SubmitOneOffRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_GetReceipt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetReceiptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetReceipt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetReceipt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetReceipt(ctx, req.(*GetReceiptRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -582,8 +668,16 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _CheckoutService_PreviewOneOff_Handler,
 		},
 		{
+			MethodName: "SubmitInvoice",
+			Handler:    _CheckoutService_SubmitInvoice_Handler,
+		},
+		{
 			MethodName: "SubmitOneOff",
 			Handler:    _CheckoutService_SubmitOneOff_Handler,
+		},
+		{
+			MethodName: "GetReceipt",
+			Handler:    _CheckoutService_GetReceipt_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

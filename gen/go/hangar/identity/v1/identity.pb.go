@@ -2650,6 +2650,119 @@ func (x *AuthenticateResponse) GetCaller() *Caller {
 	return nil
 }
 
+type ProvisionAccountRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Email            string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	IsEu             bool                   `protobuf:"varint,2,opt,name=is_eu,json=isEu,proto3" json:"is_eu,omitempty"`
+	MarketingConsent bool                   `protobuf:"varint,3,opt,name=marketing_consent,json=marketingConsent,proto3" json:"marketing_consent,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ProvisionAccountRequest) Reset() {
+	*x = ProvisionAccountRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProvisionAccountRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProvisionAccountRequest) ProtoMessage() {}
+
+func (x *ProvisionAccountRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProvisionAccountRequest.ProtoReflect.Descriptor instead.
+func (*ProvisionAccountRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ProvisionAccountRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *ProvisionAccountRequest) GetIsEu() bool {
+	if x != nil {
+		return x.IsEu
+	}
+	return false
+}
+
+func (x *ProvisionAccountRequest) GetMarketingConsent() bool {
+	if x != nil {
+		return x.MarketingConsent
+	}
+	return false
+}
+
+type ProvisionAccountResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	// True when this call created the account.
+	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProvisionAccountResponse) Reset() {
+	*x = ProvisionAccountResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProvisionAccountResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProvisionAccountResponse) ProtoMessage() {}
+
+func (x *ProvisionAccountResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProvisionAccountResponse.ProtoReflect.Descriptor instead.
+func (*ProvisionAccountResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ProvisionAccountResponse) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *ProvisionAccountResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 var File_hangar_identity_v1_identity_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_identity_proto_rawDesc = "" +
@@ -2949,7 +3062,14 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"session_id\x18\n" +
 	" \x01(\tR\tsessionId\"J\n" +
 	"\x14AuthenticateResponse\x122\n" +
-	"\x06caller\x18\x01 \x01(\v2\x1a.hangar.identity.v1.CallerR\x06caller2\xec\x0f\n" +
+	"\x06caller\x18\x01 \x01(\v2\x1a.hangar.identity.v1.CallerR\x06caller\"q\n" +
+	"\x17ProvisionAccountRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x13\n" +
+	"\x05is_eu\x18\x02 \x01(\bR\x04isEu\x12+\n" +
+	"\x11marketing_consent\x18\x03 \x01(\bR\x10marketingConsent\"W\n" +
+	"\x18ProvisionAccountResponse\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated2\xdb\x10\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +
@@ -2967,7 +3087,8 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x17VerifyAssociationMember\x122.hangar.identity.v1.VerifyAssociationMemberRequest\x1a3.hangar.identity.v1.VerifyAssociationMemberResponse\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/buy/eligibility/iaopa\x12\x9c\x01\n" +
 	"\x13RequestMilitaryCode\x12..hangar.identity.v1.RequestMilitaryCodeRequest\x1a/.hangar.identity.v1.RequestMilitaryCodeResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/buy/eligibility/military\x12\x9e\x01\n" +
 	"\x12VerifyMilitaryCode\x12-.hangar.identity.v1.VerifyMilitaryCodeRequest\x1a..hangar.identity.v1.VerifyMilitaryCodeResponse\")\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/buy/eligibility/military/code\x12a\n" +
-	"\fAuthenticate\x12'.hangar.identity.v1.AuthenticateRequest\x1a(.hangar.identity.v1.AuthenticateResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
+	"\fAuthenticate\x12'.hangar.identity.v1.AuthenticateRequest\x1a(.hangar.identity.v1.AuthenticateResponse\x12m\n" +
+	"\x10ProvisionAccount\x12+.hangar.identity.v1.ProvisionAccountRequest\x1a,.hangar.identity.v1.ProvisionAccountResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
 
 var (
 	file_hangar_identity_v1_identity_proto_rawDescOnce sync.Once
@@ -2981,7 +3102,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3020,19 +3141,21 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*AuthenticateRequest)(nil),             // 34: hangar.identity.v1.AuthenticateRequest
 	(*Caller)(nil),                          // 35: hangar.identity.v1.Caller
 	(*AuthenticateResponse)(nil),            // 36: hangar.identity.v1.AuthenticateResponse
-	(*timestamppb.Timestamp)(nil),           // 37: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 38: google.protobuf.Struct
+	(*ProvisionAccountRequest)(nil),         // 37: hangar.identity.v1.ProvisionAccountRequest
+	(*ProvisionAccountResponse)(nil),        // 38: hangar.identity.v1.ProvisionAccountResponse
+	(*timestamppb.Timestamp)(nil),           // 39: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 40: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	37, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	39, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	38, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	38, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	38, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	40, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	40, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	40, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
@@ -3052,23 +3175,25 @@ var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	28, // 25: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
 	31, // 26: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
 	34, // 27: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
-	2,  // 28: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 29: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 30: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 31: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 32: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 33: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 34: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 35: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 36: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 37: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 38: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 39: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 40: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 41: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	36, // 42: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	28, // [28:43] is the sub-list for method output_type
-	13, // [13:28] is the sub-list for method input_type
+	37, // 28: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
+	2,  // 29: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 30: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 31: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 32: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 33: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 34: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 35: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 36: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 37: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 38: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 39: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 40: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 41: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 42: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	36, // 43: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	38, // 44: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
+	29, // [29:45] is the sub-list for method output_type
+	13, // [13:29] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
 	13, // [13:13] is the sub-list for extension extendee
 	0,  // [0:13] is the sub-list for field type_name
@@ -3092,7 +3217,7 @@ func file_hangar_identity_v1_identity_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

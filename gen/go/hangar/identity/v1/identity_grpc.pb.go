@@ -34,6 +34,7 @@ const (
 	IdentityService_RequestMilitaryCode_FullMethodName     = "/hangar.identity.v1.IdentityService/RequestMilitaryCode"
 	IdentityService_VerifyMilitaryCode_FullMethodName      = "/hangar.identity.v1.IdentityService/VerifyMilitaryCode"
 	IdentityService_Authenticate_FullMethodName            = "/hangar.identity.v1.IdentityService/Authenticate"
+	IdentityService_ProvisionAccount_FullMethodName        = "/hangar.identity.v1.IdentityService/ProvisionAccount"
 )
 
 // IdentityServiceClient is the client API for IdentityService service.
@@ -90,6 +91,10 @@ type IdentityServiceClient interface {
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(ctx context.Context, in *AuthenticateRequest, opts ...grpc.CallOption) (*AuthenticateResponse, error)
+	// ProvisionAccount answers the account of an e-mail, creating a password-less individual
+	// account when there is none (a buyer's account is created at checkout; the buyer sets a
+	// password later). Idempotent by e-mail. gRPC only (called by checkout).
+	ProvisionAccount(ctx context.Context, in *ProvisionAccountRequest, opts ...grpc.CallOption) (*ProvisionAccountResponse, error)
 }
 
 type identityServiceClient struct {
@@ -250,6 +255,16 @@ func (c *identityServiceClient) Authenticate(ctx context.Context, in *Authentica
 	return out, nil
 }
 
+func (c *identityServiceClient) ProvisionAccount(ctx context.Context, in *ProvisionAccountRequest, opts ...grpc.CallOption) (*ProvisionAccountResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ProvisionAccountResponse)
+	err := c.cc.Invoke(ctx, IdentityService_ProvisionAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdentityServiceServer is the server API for IdentityService service.
 // All implementations must embed UnimplementedIdentityServiceServer
 // for forward compatibility.
@@ -304,6 +319,10 @@ type IdentityServiceServer interface {
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error)
+	// ProvisionAccount answers the account of an e-mail, creating a password-less individual
+	// account when there is none (a buyer's account is created at checkout; the buyer sets a
+	// password later). Idempotent by e-mail. gRPC only (called by checkout).
+	ProvisionAccount(context.Context, *ProvisionAccountRequest) (*ProvisionAccountResponse, error)
 	mustEmbedUnimplementedIdentityServiceServer()
 }
 
@@ -358,6 +377,9 @@ func (UnimplementedIdentityServiceServer) VerifyMilitaryCode(context.Context, *V
 }
 func (UnimplementedIdentityServiceServer) Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Authenticate not implemented")
+}
+func (UnimplementedIdentityServiceServer) ProvisionAccount(context.Context, *ProvisionAccountRequest) (*ProvisionAccountResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ProvisionAccount not implemented")
 }
 func (UnimplementedIdentityServiceServer) mustEmbedUnimplementedIdentityServiceServer() {}
 func (UnimplementedIdentityServiceServer) testEmbeddedByValue()                         {}
@@ -650,6 +672,24 @@ func _IdentityService_Authenticate_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_ProvisionAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ProvisionAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).ProvisionAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_ProvisionAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).ProvisionAccount(ctx, req.(*ProvisionAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdentityService_ServiceDesc is the grpc.ServiceDesc for IdentityService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -716,6 +756,10 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Authenticate",
 			Handler:    _IdentityService_Authenticate_Handler,
+		},
+		{
+			MethodName: "ProvisionAccount",
+			Handler:    _IdentityService_ProvisionAccount_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

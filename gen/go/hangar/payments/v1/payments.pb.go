@@ -1096,10 +1096,13 @@ func (x *RefundResponse) GetReplayed() bool {
 }
 
 type GetChargeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ChargeId      string                 `protobuf:"bytes,1,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	ChargeId string                 `protobuf:"bytes,1,opt,name=charge_id,json=chargeId,proto3" json:"charge_id,omitempty"`
+	// Instead of charge_id: the charge made with this idempotency key (not_found when no
+	// charge was ever made with it). Lets a caller that crashed mid-charge find its charge.
+	IdempotencyKey string `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetChargeRequest) Reset() {
@@ -1135,6 +1138,13 @@ func (*GetChargeRequest) Descriptor() ([]byte, []int) {
 func (x *GetChargeRequest) GetChargeId() string {
 	if x != nil {
 		return x.ChargeId
+	}
+	return ""
+}
+
+func (x *GetChargeRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
 	}
 	return ""
 }
@@ -2372,9 +2382,10 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\trefund_id\x18\x01 \x01(\tR\brefundId\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x122\n" +
 	"\x06charge\x18\x03 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\x12\x1a\n" +
-	"\breplayed\x18\x04 \x01(\bR\breplayed\"/\n" +
+	"\breplayed\x18\x04 \x01(\bR\breplayed\"X\n" +
 	"\x10GetChargeRequest\x12\x1b\n" +
-	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\"G\n" +
+	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12'\n" +
+	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\"G\n" +
 	"\x11GetChargeResponse\x122\n" +
 	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xa6\x02\n" +
 	"\rPaymentMethod\x12\x14\n" +

@@ -1,0 +1,92 @@
+package adapters
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
+
+	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// PaymentsClient is the payments service as the order pipeline uses it.
+type PaymentsClient struct{ c paymentsv1.PaymentsServiceClient }
+
+// NewPaymentsClient uses conn (a client connection to the payments service).
+func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
+	return &PaymentsClient{c: paymentsv1.NewPaymentsServiceClient(conn)}
+}
+
+// Charge charges once per key and vaults a nonce's method for the customer (renewals
+// charge it). A refused nonce (invalid, used, expired) is a decline whose message is shown.
+func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
+	resp, err := p.c.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
+		Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerId: r.CustomerID, Reference: r.Reference,
+		StoreInVault: r.Payment.Nonce != "", Description: "Hangar order"})
+	if err != nil {
+		return order.Charge{}, remoteErr(err, "payments")
+	}
+	return chargeOf(resp.GetCharge()), nil
+}
+
+// ChargeByKey answers the charge made with key.
+func (p *PaymentsClient) ChargeByKey(ctx context.Context, key string) (order.Charge, error) {
+	resp, err := p.c.GetCharge(ctx, &paymentsv1.GetChargeRequest{IdempotencyKey: key})
+	if err != nil {
+		return order.Charge{}, remoteErr(err, "payments")
+	}
+	return chargeOf(resp.GetCharge()), nil
+}
+
+// Refund refunds a charge fully, once per key.
+func (p *PaymentsClient) Refund(ctx context.Context, chargeID, key, reason string) error {
+	_, err := p.c.Refund(ctx, &paymentsv1.RefundRequest{ChargeId: chargeID, IdempotencyKey: key, Reason: reason})
+	return remoteErr(err, "payments")
+}
+
+func chargeOf(c *paymentsv1.Charge) order.Charge {
+	pm := c.GetPaymentMethod()
+	return order.Charge{ID: c.GetId(), Status: strings.TrimPrefix(c.GetStatus().String(), "CHARGE_STATUS_"),
+		FailureCode: c.GetFailureCode(), FailureMessage: c.GetFailureMessage(), CardBrand: pm.GetType(), CardLast4: pm.GetLast4(),
+		MethodType: pm.GetType()}
+}
+
+// remoteErr keeps another service's classified error (its code and public message) and
+// marks anything else as that service being unavailable.
+func remoteErr(err error, service string) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return errs.Wrap(errs.Unavailable, err, "The "+service+" service is unavailable. Please try again.")
+	}
+	code := errs.FromGRPCCode(st.Code())
+	if code == errs.Internal || code == errs.Unavailable {
+		return errs.Wrap(code, err, "The "+service+" service is unavailable. Please try again.")
+	}
+	e := errs.FromStatus(st)
+	e.Cause = err
+	return e
+}
+
+// IdentityClient is identity as checkout uses it beyond sessions.
+type IdentityClient struct{ c identityv1.IdentityServiceClient }
+
+// NewIdentityClient uses conn (a client connection to identity).
+func NewIdentityClient(conn grpc.ClientConnInterface) *IdentityClient {
+	return &IdentityClient{c: identityv1.NewIdentityServiceClient(conn)}
+}
+
+// ProvisionAccount answers the account of an e-mail, creating it when there is none.
+func (i *IdentityClient) ProvisionAccount(ctx context.Context, email string, isEU bool) (string, bool, error) {
+	resp, err := i.c.ProvisionAccount(ctx, &identityv1.ProvisionAccountRequest{Email: email, IsEu: isEU})
+	if err != nil {
+		return "", false, remoteErr(err, "account")
+	}
+	return resp.GetAccountUuid(), resp.GetCreated(), nil
+}

@@ -1,0 +1,205 @@
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// Accounts is identity as submit uses it: a new buyer's account is created at checkout.
+type Accounts interface {
+	ProvisionAccount(ctx context.Context, email string, isEU bool) (accountID string, created bool, err error)
+}
+
+// HumanVerifier checks the human-verification value of a submit (reCAPTCHA in
+// production). DevVerifier accepts any non-empty value.
+type HumanVerifier interface {
+	Verify(ctx context.Context, value, clientIP string) (bool, error)
+}
+
+// DevVerifier is the development HumanVerifier: a value is present.
+type DevVerifier struct{}
+
+// Verify accepts any non-empty value.
+func (DevVerifier) Verify(_ context.Context, value, _ string) (bool, error) { return value != "", nil }
+
+// Submit is a submit request besides its configuration.
+type Submit struct {
+	// Key is the Idempotency-Key; RequestHash identifies the request's body and caller.
+	Key, RequestHash string
+	QuoteID          string
+	Payment          order.Payment
+	Deeplink         string
+}
+
+// Messages of submit (spec 000 §5 for the payment fields).
+const (
+	MsgCardBlank    = "Credit Card cannot be blank"
+	MsgNameBlank    = "Name cannot be blank"
+	MsgHuman        = "Please verify you are a human."
+	MsgCaptchaError = "We are having problems validating your form."
+	MsgQuoteChanged = "The price of your order changed. Please review the new total and submit again."
+)
+
+// SubmitError is a refused submit that carries more than the error shape: the validation
+// errors and requireLogin (400/401), or the fresh preview (409 QUOTE_CHANGED).
+type SubmitError struct {
+	Status       int
+	Code         string
+	Message      string
+	Errors       []string
+	RequireLogin bool
+	Preview      *domain.Preview
+}
+
+func (e *SubmitError) Error() string { return e.Code + ": " + e.Message }
+
+// SubmitResult is a placed (or replayed) order.
+type SubmitResult struct {
+	Order    *order.Placed
+	Deeplink string
+}
+
+// Submit buys a configuration (see checkout.proto SubmitInvoice). A key seen before
+// answers its first outcome without validating or pricing again.
+func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*SubmitResult, error) {
+	if strings.TrimSpace(sub.Key) == "" || len(sub.Key) > 200 {
+		return nil, errs.Field("Idempotency-Key", "an Idempotency-Key header of 1 to 200 characters is required")
+	}
+	if s.orders == nil {
+		return nil, errs.E(errs.Unavailable, "orders are not configured")
+	}
+	// Concurrent submits of one key and body in this process share one execution (one
+	// validation, one account creation, one charge); across replicas the key's row decides.
+	v, err, shared := s.submits.Do(sub.Key+"\x00"+sub.RequestHash, func() (any, error) {
+		return s.submit(context.WithoutCancel(ctx), in, sub, caller)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := *v.(*SubmitResult)
+	if shared && res.Order != nil {
+		o := *res.Order
+		o.Replayed = true
+		res.Order = &o
+	}
+	return &res, nil
+}
+
+func (s *Service) submit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*SubmitResult, error) {
+	seen, err := s.orders.Lookup(ctx, sub.Key)
+	if err != nil {
+		return nil, err
+	}
+	if seen != nil {
+		// The first outcome (or the pending order, taken over when its request died).
+		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, &order.Purchase{Kind: seen.Kind}, sub.Payment)
+		return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, err
+	}
+	pu, err := s.priceForSubmit(ctx, in, sub, caller)
+	if err != nil {
+		return nil, err
+	}
+	placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+	if err != nil {
+		return nil, err
+	}
+	return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, nil
+}
+
+// priceForSubmit validates as Validate does, checks the payment fields and the human
+// verification, re-prices and compares with the quote, and resolves the buyer's account.
+func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
+	v, err := s.Validate(ctx, in, caller)
+	if err != nil {
+		return nil, err
+	}
+	problems := append([]string(nil), v.Errors...)
+	if sub.Payment.Nonce == "" && sub.Payment.Token == "" {
+		problems = append(problems, MsgCardBlank) // a zero total too: the renewal needs it
+	}
+	if strings.TrimSpace(in.CardholderName) == "" && sub.Payment.Token == "" {
+		problems = append(problems, MsgNameBlank)
+	}
+	if s.verifier != nil && !contains(problems, MsgHuman) {
+		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Client)
+		if err != nil {
+			problems = append(problems, MsgCaptchaError)
+		} else if !ok {
+			problems = append(problems, MsgHuman)
+		}
+	}
+	if v.RequireLogin {
+		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
+	}
+	if len(problems) > 0 {
+		return nil, &SubmitError{Status: 400, Code: string(errs.Invalid), Message: problems[0], Errors: problems}
+	}
+	pv := v.Preview
+	if !s.quoteValid(sub.QuoteID, pv) {
+		return nil, &SubmitError{Status: 409, Code: "QUOTE_CHANGED", Message: MsgQuoteChanged, Preview: pv}
+	}
+	accountID, err := s.buyerAccount(ctx, in, pv)
+	if err != nil {
+		return nil, err
+	}
+	return s.subscriptionPurchase(pv, accountID, in)
+}
+
+// quoteValid reports whether quoteID is the quote of this very price, issued here and not
+// expired.
+func (s *Service) quoteValid(quoteID string, pv *domain.Preview) bool {
+	parts := strings.Split(quoteID, "_")
+	if len(parts) != 3 || parts[0] != "q" {
+		return false
+	}
+	exp, err := strconv.ParseInt(parts[1], 36, 64)
+	if err != nil {
+		return false
+	}
+	expires := time.Unix(exp, 0)
+	if !s.now().Before(expires) {
+		return false
+	}
+	want := domain.QuoteID(s.quoteKey, pv.QuoteHash, expires)
+	return hmac.Equal([]byte(want), []byte(quoteID))
+}
+
+// buyerAccount answers the account the order is for: the session's, the subscription's,
+// or a new buyer's account created through identity. An e-mail that already has an
+// account at identity must log in first.
+func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *domain.Preview) (string, error) {
+	if in.Caller.LoggedIn {
+		if pv.Cart.Existing != nil {
+			return pv.Cart.Existing.AccountID, nil
+		}
+		return domain.ExtractAccountID(in.Caller.AccountID), nil
+	}
+	if s.accounts == nil {
+		return "", errs.E(errs.Unavailable, "accounts cannot be created: identity is not configured")
+	}
+	id, created, err := s.accounts.ProvisionAccount(ctx, pv.Cart.Email, in.EuCustomer || pv.Cart.EuConsentRequired)
+	if err != nil {
+		return "", err
+	}
+	if !created {
+		return "", &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
+	}
+	return id, nil
+}
+
+// ReceiptToken is the value of the receipt cookie given to the browser that paid: an
+// HMAC of the invoice id, so it needs no storage and every replay of the submit gets it.
+func (s *Service) ReceiptToken(invoiceID string) string {
+	m := hmac.New(sha256.New, s.quoteKey)
+	m.Write([]byte("receipt|" + invoiceID))
+	return hex.EncodeToString(m.Sum(nil))[:40]
+}

@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// SubscriptionDetail is what a subscription order writes: the subscription after the
+// purchase (order.Purchase.Detail of subscription orders).
+type SubscriptionDetail struct {
+	SubscriptionID string    `json:"subscriptionId"`
+	Existing       bool      `json:"existing"`
+	Change         string    `json:"change"` // new, renewal, change
+	Name           string    `json:"name"`
+	PlanCode       string    `json:"planCode"`
+	AddOns         []string  `json:"addOns"`
+	Quantity       int       `json:"quantity"`
+	PriceInCents   int64     `json:"priceInCents"`
+	TermStart      time.Time `json:"termStart"`
+	TermEnd        time.Time `json:"termEnd"`
+	Military       bool      `json:"military,omitempty"`
+	ParentAccount  string    `json:"parentAccountId,omitempty"`
+	Licensing      string    `json:"licensingMethod,omitempty"`
+	// ExpireAllocations are the tail allocations the buyer acknowledged as ending.
+	ExpireAllocations []string `json:"expireAllocations,omitempty"`
+}
+
+// subscriptionPurchase turns a validated, quoted preview into the order to place.
+func (s *Service) subscriptionPurchase(pv *domain.Preview, accountID string, in domain.Input) (*order.Purchase, error) {
+	c, inv := pv.Cart, &pv.Invoice
+	d := SubscriptionDetail{SubscriptionID: uuid.NewString(), Change: pv.Change, AddOns: c.AddOns, Quantity: c.Quantity,
+		PriceInCents: inv.ChargesInCents - inv.DiscountInCents, TermStart: pv.TermStart, TermEnd: pv.RenewalDate, Military: c.Military}
+	if c.Plan != nil {
+		d.PlanCode, d.Name = c.Plan.Code, c.Plan.Title
+	}
+	buyer := "individual"
+	switch {
+	case c.Bundle:
+		buyer = "bundle"
+	case c.Military:
+		buyer = "military"
+	case c.Business:
+		buyer = "business"
+	}
+	org := ""
+	if ex := c.Existing; ex != nil {
+		d.SubscriptionID, d.Existing, d.ParentAccount, d.Licensing, org = ex.ID, true, ex.ParentAccountID, ex.LicensingMethod, ex.OrganizationID
+		if ex.AccountID != "" {
+			accountID = ex.AccountID
+		}
+		for _, a := range c.ExpiringAllocations {
+			d.ExpireAllocations = append(d.ExpireAllocations, a.TargetType+"|"+a.TargetID)
+		}
+	}
+	detail, err := json.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("encode subscription order: %w", err)
+	}
+	pu := &order.Purchase{Kind: order.KindSubscription, AccountID: accountID, OrganizationID: org, Email: c.Email, BuyerKind: buyer,
+		Currency: inv.Currency, SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
+		CreditToAccountInCents: inv.CreditToAccountInCents, AccountBalanceInCents: inv.AccountBalanceInCents, TaxLabel: inv.Tax.Label,
+		TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: firstNonEmpty(c.PaymentMethod, "CREDIT_CARD"),
+		BillingName: in.CardholderName, BillingCountry: c.Country, BillingZip: c.Zip, BusinessID: c.BusinessID,
+		IsEU: in.EuCustomer || c.EuConsentRequired, Detail: detail}
+	if ex := c.Existing; ex != nil && ex.ThirdParty() {
+		pu.ThirdParty = true
+	}
+	for _, l := range inv.Lines {
+		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
+			Reason: l.Reason, UnitAmountInCents: l.UnitAmountInCents, Quantity: l.Quantity, AmountInCents: l.AmountInCents, Key: l.Key,
+			BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType, PostTax: l.PostTax})
+		switch {
+		case l.Type == domain.ItemGiftDiscount:
+			pu.Gifts = append(pu.Gifts, order.GiftDebit{Code: strings.TrimPrefix(l.Key, domain.ItemGiftDiscount+":"), AmountInCents: -l.AmountInCents})
+		case l.Type == domain.ItemPlanDiscount && strings.HasPrefix(l.Key, domain.ItemPlanDiscount+":"):
+			pu.PromoCodes = append(pu.PromoCodes, strings.TrimPrefix(l.Key, domain.ItemPlanDiscount+":"))
+		}
+	}
+	return pu, nil
+}
+
+// SubscriptionFulfiller writes the subscription of a subscription order and answers its
+// subscription-changed event (the whole state after the change, versioned).
+type SubscriptionFulfiller struct{ Catalog func() (*domain.Catalog, error) }
+
+// Fulfil implements order.Fulfiller.
+func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
+	var d SubscriptionDetail
+	if err := json.Unmarshal(o.Detail, &d); err != nil {
+		return nil, fmt.Errorf("decode subscription order: %w", err)
+	}
+	var version int64
+	err := tx.QueryRow(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
+		term_start, term_end, payment_source, payment_method, military, valid, business_id, billing_country, billing_zip, billing_name,
+		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, version, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,1,now())
+		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons,
+		quantity = EXCLUDED.quantity, currency = EXCLUDED.currency, price_in_cents = EXCLUDED.price_in_cents,
+		term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end, payment_method = EXCLUDED.payment_method,
+		military = EXCLUDED.military, valid = true, business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country,
+		billing_zip = EXCLUDED.billing_zip, billing_name = EXCLUDED.billing_name, is_eu = subscriptions.is_eu OR EXCLUDED.is_eu,
+		last_invoice_id = EXCLUDED.last_invoice_id, version = subscriptions.version + 1, updated_at = now()
+		RETURNING version`,
+		d.SubscriptionID, o.AccountID, o.Email, d.Name, d.PlanCode, d.AddOns, d.Quantity, o.Currency, d.PriceInCents, d.TermStart,
+		d.TermEnd, firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), d.Military, o.BusinessID, o.BillingCountry, o.BillingZip,
+		o.BillingName, nullable(o.OrganizationID), nullable(d.ParentAccount), d.Licensing, o.IsEU, o.InvoiceID).Scan(&version)
+	if err != nil {
+		return nil, fmt.Errorf("write subscription: %w", err)
+	}
+	for _, a := range d.ExpireAllocations {
+		typ, id, _ := strings.Cut(a, "|")
+		if _, err := tx.Exec(ctx, `DELETE FROM allocations WHERE subscription_id = $1 AND target_type = $2 AND target_id = $3`,
+			d.SubscriptionID, typ, id); err != nil {
+			return nil, fmt.Errorf("expire allocation: %w", err)
+		}
+	}
+	ev := &eventsv1.SubscriptionChanged{SubscriptionId: d.SubscriptionID, AccountId: o.AccountID, OrganizationId: o.OrganizationID,
+		PlanCode: d.PlanCode, Quantity: int32(d.Quantity), TermStart: timestamppb.New(d.TermStart), TermEnd: timestamppb.New(d.TermEnd),
+		Status: "active", AutoRenew: true, Change: d.Change, OrderId: o.InvoiceID, Version: version, ChangedAt: timestamppb.New(o.CreatedAt)}
+	ev.AddOns = addOnsOf(d.AddOns, d.Quantity, d.Licensing, f.Catalog)
+	b, err := proto.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode subscription changed: %w", err)
+	}
+	return []kafka.Event{{Topic: events.TopicSubscriptionChanged, Key: o.AccountID, Payload: b}}, nil
+}
+
+// addOnsOf lists a subscription's add-ons with their licensing method: per-licence
+// entries carry the subscription's (allocated to users when it is), per-organisation ones
+// (business features, runway packages) one each.
+func addOnsOf(codes []string, qty int, licensing string, cat func() (*domain.Catalog, error)) []*eventsv1.SubscriptionAddOn {
+	var c *domain.Catalog
+	if cat != nil {
+		c, _ = cat()
+	}
+	out := make([]*eventsv1.SubscriptionAddOn, 0, len(codes))
+	for _, code := range codes {
+		a := &eventsv1.SubscriptionAddOn{AddOnCode: code, LicensingMethod: licensing, Quantity: int32(qty)}
+		if c != nil {
+			if e, ok := c.Entry(code); ok && domain.PerOrganization(e) {
+				a.Quantity, a.LicensingMethod = 1, "PER_TAIL"
+				if !strings.HasPrefix(code, "runway_") {
+					a.LicensingMethod = ""
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func nullable(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}

@@ -1,0 +1,177 @@
+// Package order is checkout's purchase pipeline, shared by every kind of order
+// (subscriptions, gift certificates, one-off carts): a priced Purchase is claimed by its
+// idempotency key, charged through payments, then written — order, invoice lines, promotion
+// redemptions, gift and account balance movements, the kind's own state (a Fulfiller) and
+// the outbox events — in one transaction. A crash between the charge and the write is
+// finished (or refunded) by the Reconciler. services/checkout/README.md documents the API.
+package order
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
+)
+
+// Kinds of order.
+const (
+	KindSubscription = "subscription"
+	KindGift         = "gift"
+	KindOneOff       = "oneoff"
+)
+
+// Line is one priced invoice line, stored as priced.
+type Line struct {
+	Type              string `json:"type"`
+	AddOnCode         string `json:"addOnCode,omitempty"`
+	PlanType          string `json:"planType,omitempty"`
+	Description       string `json:"description,omitempty"`
+	Reason            string `json:"reason,omitempty"`
+	UnitAmountInCents int64  `json:"unitAmountInCents"`
+	Quantity          int64  `json:"quantity"`
+	AmountInCents     int64  `json:"amountInCents"`
+	Key               string `json:"key,omitempty"`
+	BundleAddOnCode   string `json:"bundleAddOnCode,omitempty"`
+	BundleItemType    string `json:"bundleItemType,omitempty"`
+	PostTax           bool   `json:"postTax,omitempty"`
+}
+
+// GiftDebit is an amount paid from a gift certificate.
+type GiftDebit struct {
+	Code          string `json:"code"`
+	AmountInCents int64  `json:"amountInCents"`
+}
+
+// Purchase is a priced order ready to be paid and written. Amounts are minor units of
+// Currency. Detail is the kind's own data, handed to its Fulfiller (JSON, so that the
+// reconciler can finish an order after a crash).
+type Purchase struct {
+	Kind           string `json:"kind"`
+	AccountID      string `json:"accountId"`
+	OrganizationID string `json:"organizationId,omitempty"`
+	Email          string `json:"email"`
+	// BuyerKind: individual, business, military or bundle (subscription orders).
+	BuyerKind string `json:"buyerKind,omitempty"`
+	Currency  string `json:"currency"`
+	Lines     []Line `json:"lines"`
+
+	SubtotalInCents        int64 `json:"subtotalInCents"`
+	TaxInCents             int64 `json:"taxInCents"`
+	TotalInCents           int64 `json:"totalInCents"`
+	CreditToAccountInCents int64 `json:"creditToAccountInCents,omitempty"`
+	// Paid before the card: gift certificates and the account balance.
+	Gifts                 []GiftDebit `json:"gifts,omitempty"`
+	AccountBalanceInCents int64       `json:"accountBalanceInCents,omitempty"`
+	// Promotion codes redeemed by this order (their limits are enforced at write).
+	PromoCodes []string `json:"promoCodes,omitempty"`
+
+	TaxLabel        string `json:"taxLabel,omitempty"`
+	TaxJurisdiction string `json:"taxJurisdiction,omitempty"`
+	ReverseCharge   bool   `json:"reverseCharge,omitempty"`
+	// ThirdParty: paid by a third party (receipt prices read N/A).
+	ThirdParty     bool   `json:"thirdParty,omitempty"`
+	PaymentMethod  string `json:"paymentMethod,omitempty"`
+	BillingName    string `json:"billingName,omitempty"`
+	BillingCountry string `json:"billingCountry,omitempty"`
+	BillingZip     string `json:"billingZip,omitempty"`
+	BusinessID     string `json:"businessId,omitempty"`
+	IsEU           bool   `json:"isEu,omitempty"`
+
+	Detail json.RawMessage `json:"detail,omitempty"`
+}
+
+// Payment is how the buyer pays: a nonce (card or wallet, single use) or a stored method.
+type Payment struct {
+	Nonce          string `json:"nonce,omitempty"`
+	Token          string `json:"token,omitempty"`
+	CardholderName string `json:"cardholderName,omitempty"`
+}
+
+// Placed is a written order, as a Fulfiller and the answer see it.
+type Placed struct {
+	Purchase
+	InvoiceID     string
+	InvoiceNumber string
+	ChargeID      string
+	CardBrand     string
+	CardLast4     string
+	CreatedAt     time.Time
+	// Replayed: the answer of an earlier request with the same key.
+	Replayed bool
+}
+
+// Fulfiller writes a kind's own state (the subscription change, issued gift certificates)
+// inside the order's transaction and answers the events to publish with it. It runs at
+// most once per order; an error rolls the order back (the charge is then refunded, and
+// the buyer told to review the order: ErrUnfulfillable).
+type Fulfiller interface {
+	Fulfil(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error)
+}
+
+// FulfillerFunc adapts a function.
+type FulfillerFunc func(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error)
+
+// Fulfil calls f.
+func (f FulfillerFunc) Fulfil(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error) {
+	return f(ctx, tx, o)
+}
+
+// Charge is what checkout needs to know of a payments charge.
+type Charge struct {
+	ID             string
+	Status         string // PENDING, AUTHORIZED, CAPTURED, FAILED, VOIDED, REFUNDED, PARTIALLY_REFUNDED
+	FailureCode    string
+	FailureMessage string
+	CardBrand      string
+	CardLast4      string
+	MethodType     string
+}
+
+// Paid reports whether the charge took the buyer's money.
+func (c Charge) Paid() bool { return c.Status == "CAPTURED" || c.Status == "AUTHORIZED" }
+
+// ChargeRequest asks payments to charge once per key.
+type ChargeRequest struct {
+	Key        string
+	Amount     int64
+	Currency   string
+	Payment    Payment
+	CustomerID string
+	Reference  string
+}
+
+// Payments is the payments service as the pipeline uses it.
+type Payments interface {
+	Charge(ctx context.Context, r ChargeRequest) (Charge, error)
+	// ChargeByKey answers the charge made with key; errs.NotFound when none was.
+	ChargeByKey(ctx context.Context, key string) (Charge, error)
+	Refund(ctx context.Context, chargeID, key, reason string) error
+}
+
+// DeclinedError is a failed charge: HTTP 402 with the processor's message.
+type DeclinedError struct{ Code, Message string }
+
+func (e *DeclinedError) Error() string { return "payment declined: " + e.Code + ": " + e.Message }
+
+// Errors of the pipeline (the ports map them to statuses and codes).
+var (
+	// ErrKeyReused: the idempotency key was used with another request (409).
+	ErrKeyReused = errs.E(errs.Conflict, "This Idempotency-Key was used for a different order. Use a new key for a new order.")
+	// ErrInProgress: another replica is processing the same key right now (409; retry).
+	ErrInProgress = errs.E(errs.Conflict, "This order is being processed. Please wait a moment and check again.")
+	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran
+	// out, a gift certificate was spent meanwhile); the charge was refunded.
+	ErrUnfulfillable = errors.New("order cannot be fulfilled")
+)
+
+// AsDeclined answers err as a decline.
+func AsDeclined(err error) (*DeclinedError, bool) {
+	var d *DeclinedError
+	ok := errors.As(err, &d)
+	return d, ok
+}

@@ -1,0 +1,264 @@
+package order
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/propagation"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+)
+
+// Pipeline places orders. It is safe for concurrent use.
+type Pipeline struct {
+	pool       *pgxpool.Pool
+	payments   Payments
+	fulfillers map[string]Fulfiller
+	prop       propagation.TextMapPropagator
+	log        *slog.Logger
+	now        func() time.Time
+	lease      time.Duration
+	flight     singleflight.Group
+	// afterCharge, when set, runs between the charge and the write: tests inject a crash.
+	afterCharge func(key string) error
+}
+
+// Options configure a Pipeline.
+type Options struct {
+	Now func() time.Time
+	// Lease is how long a claimed submission belongs to the request that claimed it; after
+	// that the reconciler (or a retry of the key) takes it over. Default 2 minutes.
+	Lease time.Duration
+	// AfterCharge runs between the charge and the write (tests: crash injection).
+	AfterCharge func(key string) error
+}
+
+// NewPipeline builds a pipeline writing to pool's checkout database.
+func NewPipeline(pool *pgxpool.Pool, payments Payments, prop propagation.TextMapPropagator, log *slog.Logger, o Options) *Pipeline {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Lease == 0 {
+		o.Lease = 2 * time.Minute
+	}
+	return &Pipeline{pool: pool, payments: payments, fulfillers: map[string]Fulfiller{}, prop: prop, log: log,
+		now: o.Now, lease: o.Lease, afterCharge: o.AfterCharge}
+}
+
+// Register installs the Fulfiller of a kind of order (once, before serving).
+func (p *Pipeline) Register(kind string, f Fulfiller) { p.fulfillers[kind] = f }
+
+// Submission is the state of an idempotency key.
+type Submission struct {
+	Key, RequestHash, Kind, Status string
+	InvoiceID                      string
+	FailureCode, FailureMessage    string
+}
+
+// Lookup answers the submission of a key, or nil when the key is new.
+func (p *Pipeline) Lookup(ctx context.Context, key string) (*Submission, error) {
+	var s Submission
+	err := p.pool.QueryRow(ctx, `SELECT key, request_hash, kind, status, coalesce(invoice_id::text, ''), failure_code, failure_msg
+		FROM submissions WHERE key = $1`, key).Scan(&s.Key, &s.RequestHash, &s.Kind, &s.Status, &s.InvoiceID, &s.FailureCode, &s.FailureMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("read submission: %w", err), "orders are unavailable; try again")
+	}
+	return &s, nil
+}
+
+// ChargeKey is the payments idempotency key derived from a submit's key: stable, so every
+// retry of the submit (and the reconciler) reaches the same charge.
+func ChargeKey(kind, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "checkout:" + kind + ":" + hex.EncodeToString(sum[:16])
+}
+
+// Place pays and writes a purchase once per key. requestHash identifies the request the
+// key was first used with: the same key with another hash is ErrKeyReused. A key already
+// completed answers its order (Replayed); a declined one its DeclinedError; a pending one
+// whose lease ran out is taken over with the purchase first stored (not pu).
+// Concurrent calls with one key in this process share one execution.
+func (p *Pipeline) Place(ctx context.Context, key, requestHash string, pu *Purchase, pay Payment) (*Placed, error) {
+	if _, ok := p.fulfillers[pu.Kind]; !ok {
+		return nil, errs.E(errs.Internal, "no fulfiller for %s orders", pu.Kind)
+	}
+	v, err, shared := p.flight.Do(key+"\x00"+requestHash, func() (any, error) {
+		return p.place(context.WithoutCancel(ctx), key, requestHash, pu, pay)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := *v.(*Placed)
+	out.Replayed = out.Replayed || shared
+	return &out, nil
+}
+
+type stored struct {
+	Purchase Purchase `json:"purchase"`
+	Payment  Payment  `json:"payment"`
+}
+
+func (p *Pipeline) place(ctx context.Context, key, requestHash string, pu *Purchase, pay Payment) (*Placed, error) {
+	now := p.now()
+	body, err := json.Marshal(stored{Purchase: *pu, Payment: pay})
+	if err != nil {
+		return nil, fmt.Errorf("encode purchase: %w", err)
+	}
+	chargeKey := ChargeKey(pu.Kind, key)
+	tag, err := p.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`, key, requestHash, pu.Kind, body, chargeKey, now.Add(p.lease))
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("claim submission: %w", err), "orders are unavailable; try again")
+	}
+	if tag.RowsAffected() == 0 {
+		st, err := p.claimExisting(ctx, key, requestHash, now)
+		var replay replayErr
+		if errors.As(err, &replay) {
+			out, err := p.Load(ctx, replay.invoiceID)
+			if out != nil {
+				out.Replayed = true
+			}
+			return out, err
+		}
+		if err != nil {
+			return nil, err
+		}
+		pu, pay = &st.Purchase, st.Payment
+	}
+	return p.payAndWrite(ctx, key, chargeKey, pu, pay)
+}
+
+// claimExisting handles a key seen before: the finished answer, or the stored purchase of
+// a pending submission whose lease this call has taken over.
+func (p *Pipeline) claimExisting(ctx context.Context, key, requestHash string, now time.Time) (*stored, error) {
+	s, err := p.Lookup(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, errs.E(errs.Unavailable, "order state changed; try again")
+	}
+	if s.RequestHash != requestHash {
+		return nil, ErrKeyReused
+	}
+	switch s.Status {
+	case "completed":
+		return nil, replayErr{s.InvoiceID}
+	case "declined":
+		return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
+	case "abandoned", "refunded":
+		return nil, errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
+	}
+	var body []byte
+	err = p.pool.QueryRow(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $3
+		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase`, key, now.Add(p.lease), now).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrInProgress
+	}
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("take over submission: %w", err), "orders are unavailable; try again")
+	}
+	var st stored
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, fmt.Errorf("decode stored purchase: %w", err)
+	}
+	return &st, nil
+}
+
+// replayErr carries a completed key's invoice out of claimExisting.
+type replayErr struct{ invoiceID string }
+
+func (replayErr) Error() string { return "replay" }
+
+func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (*Placed, error) {
+	ch, err := p.charge(ctx, key, chargeKey, pu, pay)
+	if err != nil {
+		return nil, err
+	}
+	if p.afterCharge != nil {
+		if err := p.afterCharge(key); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "Your order is being completed. Please check your receipt in a moment.")
+		}
+	}
+	placed, err := p.write(ctx, key, pu, ch)
+	if errors.Is(err, ErrUnfulfillable) {
+		return nil, p.refund(ctx, key, ch, err)
+	}
+	return placed, err
+}
+
+// charge charges the total (nothing for a zero total: the payment method is still
+// required by the caller, for the renewal). A decline is recorded and answered.
+func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
+	if pu.TotalInCents == 0 {
+		return Charge{}, nil
+	}
+	ch, err := p.payments.Charge(ctx, ChargeRequest{Key: chargeKey, Amount: pu.TotalInCents, Currency: pu.Currency, Payment: pay,
+		CustomerID: pu.AccountID, Reference: key})
+	if err != nil {
+		if d, ok := AsDeclined(err); ok {
+			return Charge{}, p.decline(ctx, key, d)
+		}
+		return Charge{}, err
+	}
+	if ch.Status == "FAILED" {
+		return ch, p.decline(ctx, key, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
+	}
+	if !ch.Paid() {
+		// PENDING: the processor's answer is unknown. The reconciler asks again later.
+		return ch, errs.E(errs.Unavailable, "The payment processor did not answer. Please check your receipt in a moment before trying again.")
+	}
+	return ch, nil
+}
+
+func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {
+	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
+		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message); err != nil {
+		p.log.ErrorContext(ctx, "record declined submission", "err", err.Error())
+	}
+	return d
+}
+
+// refund gives the money back for an order that could not be written, and closes the key.
+func (p *Pipeline) refund(ctx context.Context, key string, ch Charge, cause error) error {
+	if ch.ID != "" {
+		if err := p.payments.Refund(ctx, ch.ID, "refund:"+key, "order could not be fulfilled"); err != nil {
+			return errs.Wrap(errs.Unavailable, err, "Your order could not be completed; the refund is pending. Please contact support.")
+		}
+	}
+	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'refunded', charge_id = $2, failure_msg = $3, updated_at = now()
+		WHERE key = $1 AND status = 'pending'`, key, ch.ID, cause.Error()); err != nil {
+		return errs.Wrap(errs.Unavailable, err, "orders are unavailable; try again")
+	}
+	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())
+	var u unfulfillable
+	if errors.As(cause, &u) {
+		return errs.E(errs.Conflict, "%s You were not charged. Please review your order.", u.msg)
+	}
+	return errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order.")
+}
+
+// unfulfillable is ErrUnfulfillable with the reason for the buyer.
+type unfulfillable struct{ msg string }
+
+func (u unfulfillable) Error() string { return u.msg }
+func (u unfulfillable) Unwrap() error { return ErrUnfulfillable }
+
+// Unfulfillable answers an ErrUnfulfillable with a message for the buyer (Fulfillers use it).
+func Unfulfillable(msg string) error { return unfulfillable{msg} }
+
+// newInvoiceID answers a fresh invoice id.
+func newInvoiceID() string { return uuid.NewString() }

@@ -1,0 +1,110 @@
+package order
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+)
+
+// Reconcile finishes submissions whose request died between claiming and writing (their
+// lease ran out): it asks payments for the charge made with the submission's key and
+// completes the order when the money was taken (refunding it if the order can no longer
+// be written), records a decline, or closes the key as abandoned when nothing was
+// charged. Orders are written exactly once (see write). It answers how many it settled.
+func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
+	now := p.now()
+	rows, err := p.pool.Query(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $1
+		WHERE key IN (SELECT key FROM submissions WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until LIMIT 20
+			FOR UPDATE SKIP LOCKED)
+		RETURNING key, charge_key, purchase`, now, now.Add(p.lease))
+	if err != nil {
+		return 0, fmt.Errorf("claim stale submissions: %w", err)
+	}
+	type claim struct {
+		key, chargeKey string
+		body           []byte
+	}
+	var claims []claim
+	for rows.Next() {
+		var c claim
+		if err := rows.Scan(&c.key, &c.chargeKey, &c.body); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("read stale submission: %w", err)
+		}
+		claims = append(claims, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read stale submissions: %w", err)
+	}
+	n := 0
+	for _, c := range claims {
+		var st stored
+		if err := json.Unmarshal(c.body, &st); err != nil {
+			p.log.ErrorContext(ctx, "reconcile: bad stored purchase", "key", c.key, "err", err.Error())
+			continue
+		}
+		if err := p.settle(ctx, c.key, c.chargeKey, &st); err != nil {
+			p.log.WarnContext(ctx, "reconcile: submission not settled yet", "key", c.key, "err", err.Error())
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *stored) error {
+	var ch Charge
+	if st.Purchase.TotalInCents > 0 {
+		var err error
+		ch, err = p.payments.ChargeByKey(ctx, chargeKey)
+		switch {
+		case errs.CodeOf(err) == errs.NotFound:
+			_, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'abandoned', updated_at = now() WHERE key = $1 AND status = 'pending'`, key)
+			return err
+		case err != nil:
+			return err
+		case ch.Status == "FAILED":
+			_ = p.decline(ctx, key, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
+			return nil
+		case ch.Status == "PENDING":
+			// The processor's answer is still unknown: ask again with the same key.
+			if ch, err = p.charge(ctx, key, chargeKey, &st.Purchase, st.Payment); err != nil {
+				return err
+			}
+		case !ch.Paid():
+			return fmt.Errorf("charge %s is %s", ch.ID, ch.Status)
+		}
+	}
+	_, err := p.write(ctx, key, &st.Purchase, ch)
+	if errors.Is(err, ErrUnfulfillable) {
+		err = p.refund(ctx, key, ch, err)
+		if errs.CodeOf(err) == errs.Conflict {
+			return nil // refunded and closed
+		}
+	}
+	if err == nil {
+		p.log.InfoContext(ctx, "reconcile: order completed after an interrupted submit", "key", key, "charge", ch.ID)
+	}
+	return err
+}
+
+// RunReconciler reconciles every interval until ctx ends.
+func (p *Pipeline) RunReconciler(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := p.Reconcile(ctx); err != nil && ctx.Err() == nil {
+				p.log.ErrorContext(ctx, "reconcile failed; will retry", "err", err.Error())
+			}
+		}
+	}
+}

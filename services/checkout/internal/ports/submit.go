@@ -1,0 +1,214 @@
+package ports
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// Metadata between the handlers and the gateway's forward-response hook.
+const (
+	mdIdempotencyKey = "idempotency-key"
+	mdHTTPCode       = "x-checkout-http-code"
+	mdReceipt        = "x-checkout-receipt"
+	// ReceiptCookiePrefix + invoice id (no dashes) names the receipt cookie of the browser
+	// that paid; it is sent only to that receipt's route.
+	ReceiptCookiePrefix = "hangar_receipt_"
+)
+
+// GatewayOptions are checkout's grpc-gateway settings: the Idempotency-Key header reaches
+// the handler; a submit's failure status (400, 401, 402, 409) and the receipt cookie are
+// set from response metadata, and no other metadata leaves as headers.
+func GatewayOptions() []runtime.ServeMuxOption {
+	return []runtime.ServeMuxOption{
+		runtime.WithIncomingHeaderMatcher(func(k string) (string, bool) {
+			if strings.EqualFold(k, "Idempotency-Key") {
+				return mdIdempotencyKey, true
+			}
+			return runtime.DefaultHeaderMatcher(k)
+		}),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithForwardResponseOption(forwardResponse),
+	}
+}
+
+func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	if v := md.HeaderMD.Get(mdReceipt); len(v) == 1 {
+		id, token, _ := strings.Cut(v[0], "=")
+		http.SetCookie(w, &http.Cookie{Name: ReceiptCookiePrefix + strings.ReplaceAll(id, "-", ""), Value: token,
+			Path: "/buy/api/receipt/" + id, MaxAge: 7 * 24 * 3600, Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	}
+	if v := md.HeaderMD.Get(mdHTTPCode); len(v) == 1 {
+		if code, err := strconv.Atoi(v[0]); err == nil {
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(code)
+		}
+	}
+	return nil
+}
+
+// SubmitInvoice places the order of a configuration (app.Service.Submit).
+func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceRequest) (*checkoutv1.SubmitInvoiceResponse, error) {
+	c := req.GetConfiguration()
+	in, err := s.input(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	key := ""
+	if v := md.Get(mdIdempotencyKey); len(v) > 0 {
+		key = strings.TrimSpace(v[0])
+	}
+	sub := app.Submit{Key: key, RequestHash: requestHash(c, in.Caller.AccountID), QuoteID: c.GetQuoteId(),
+		Payment:  order.Payment{Nonce: c.GetNonce(), Token: c.GetPaymentMethodToken(), CardholderName: c.GetCardholderName()},
+		Deeplink: c.GetDeeplinkOnSuccess()}
+	res, err := s.svc.Submit(ctx, in, sub, s.caller(ctx))
+	if err != nil {
+		return s.submitFailure(ctx, err)
+	}
+	o := res.Order
+	_ = grpc.SetHeader(ctx, metadata.Pairs(mdReceipt, o.InvoiceID+"="+s.svc.ReceiptToken(o.InvoiceID)))
+	inv, err := placedInvoice(o)
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.SubmitInvoiceResponse{AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), MobileDeeplink: res.Deeplink,
+		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}}, nil
+}
+
+// submitFailure answers a refused submit in the error shape with its HTTP status; errors
+// that need nothing beyond the shape stay errors.
+func (s *GRPC) submitFailure(ctx context.Context, err error) (*checkoutv1.SubmitInvoiceResponse, error) {
+	out := &checkoutv1.SubmitInvoiceResponse{}
+	status := 0
+	if d, ok := order.AsDeclined(err); ok {
+		// Spec 000 §8: the processor's customer message, 'tokenize' shown as 'process'.
+		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, "Your payment was declined."), "tokenize", "process")
+		status, out.Code, out.Message, out.Errors = http.StatusPaymentRequired, "PAYMENT_DECLINED", msg, []string{msg}
+		out.FieldErrors = []*checkoutv1.FieldError{}
+	} else if se, ok := err.(*app.SubmitError); ok {
+		status, out.Code, out.Message, out.Errors, out.RequireLogin = se.Status, se.Code, se.Message, se.Errors, &se.RequireLogin
+		out.FieldErrors = []*checkoutv1.FieldError{}
+		if se.Preview != nil {
+			pv, perr := previewResponse(se.Preview)
+			if perr != nil {
+				return nil, perr
+			}
+			out.Preview = pv
+		}
+	} else if err == order.ErrKeyReused {
+		status, out.Code, out.Message = http.StatusConflict, "IDEMPOTENCY_KEY_REUSED", order.ErrKeyReused.Message
+	} else {
+		return nil, err
+	}
+	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "internal error")
+	}
+	return out, nil
+}
+
+// requestHash identifies a submit's body and caller: the same key may only be reused for
+// the same request. The page's counter and cart id do not change what is bought.
+func requestHash(c *checkoutv1.Configuration, caller string) string {
+	c = proto.Clone(c).(*checkoutv1.Configuration)
+	if c == nil {
+		c = &checkoutv1.Configuration{}
+	}
+	c.Counter, c.CartId = 0, ""
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	if err != nil {
+		b = []byte(fmt.Sprint(c))
+	}
+	h := sha256.New()
+	h.Write(b)
+	h.Write([]byte("|" + strings.ToLower(caller)))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {
+	out := &checkoutv1.Invoice{Currency: o.Currency, TaxVatText: o.TaxLabel, TaxJurisdiction: o.TaxJurisdiction, ReverseCharge: &o.ReverseCharge}
+	var err error
+	for _, l := range o.Lines {
+		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
+			Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType}
+		if it.UnitAmountInCents, err = i32(l.UnitAmountInCents); err != nil {
+			return nil, err
+		}
+		if it.Quantity, err = i32(l.Quantity); err != nil {
+			return nil, err
+		}
+		if it.AmountInCents, err = i32(l.AmountInCents); err != nil {
+			return nil, err
+		}
+		out.InvoiceItems = append(out.InvoiceItems, it)
+	}
+	for _, f := range []struct {
+		dst **int32
+		v   int64
+	}{{&out.SubtotalInCents, o.SubtotalInCents}, {&out.TaxInCents, o.TaxInCents}, {&out.TotalInCents, o.TotalInCents},
+		{&out.CreditToAccountInCents, o.CreditToAccountInCents}} {
+		if *f.dst, err = i32(f.v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// GetReceipt answers a receipt to whoever may read it (app.Service.Receipt).
+func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest) (*checkoutv1.GetReceiptResponse, error) {
+	r := app.Reader{ReceiptToken: receiptCookie(ctx, req.GetInvoiceId())}
+	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
+		r.AccountID, r.Email, r.Organization, r.Roles = who.AccountUUID, who.Username, who.OrganizationAccount, who.Roles
+	}
+	o, err := s.svc.Receipt(ctx, req.GetInvoiceId(), r)
+	if err != nil {
+		return nil, err
+	}
+	return receipt(o)
+}
+
+// receiptCookie reads the receipt cookie the gateway forwarded.
+func receiptCookie(ctx context.Context, invoiceID string) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	name := ReceiptCookiePrefix + strings.ReplaceAll(invoiceID, "-", "")
+	for _, h := range md.Get("grpcgateway-cookie") {
+		cs, err := http.ParseCookie(h)
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+	}
+	return ""
+}
+
+func firstNonEmptyStr(v ...string) string {
+	for _, s := range v {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
