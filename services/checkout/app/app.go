@@ -51,7 +51,7 @@ type Config struct {
 	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// RecaptchaRequired makes validate ask for the human-verification value.
-	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
+	RecaptchaRequired bool          `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`

@@ -14,7 +14,9 @@ import (
 )
 
 // PaymentsClient is the payments service as the order pipeline uses it.
-type PaymentsClient struct{ c paymentsv1.PaymentsServiceClient }
+type PaymentsClient struct {
+	c paymentsv1.PaymentsServiceClient
+}
 
 // NewPaymentsClient uses conn (a client connection to the payments service).
 func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
@@ -75,18 +77,21 @@ func remoteErr(err error, service string) error {
 }
 
 // IdentityClient is identity as checkout uses it beyond sessions.
-type IdentityClient struct{ c identityv1.IdentityServiceClient }
+type IdentityClient struct {
+	c identityv1.IdentityServiceClient
+}
 
 // NewIdentityClient uses conn (a client connection to identity).
 func NewIdentityClient(conn grpc.ClientConnInterface) *IdentityClient {
 	return &IdentityClient{c: identityv1.NewIdentityServiceClient(conn)}
 }
 
-// ProvisionAccount answers the account of an e-mail, creating it when there is none.
+// ProvisionAccount answers the account of an e-mail, creating it when there is none, and
+// whether a buyer who is not logged in may buy for it (new, or never activated).
 func (i *IdentityClient) ProvisionAccount(ctx context.Context, email string, isEU bool) (string, bool, error) {
 	resp, err := i.c.ProvisionAccount(ctx, &identityv1.ProvisionAccountRequest{Email: email, IsEu: isEU})
 	if err != nil {
 		return "", false, remoteErr(err, "account")
 	}
-	return resp.GetAccountUuid(), resp.GetCreated(), nil
+	return resp.GetAccountUuid(), resp.GetCreated() || resp.GetPasswordless(), nil
 }

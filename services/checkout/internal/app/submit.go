@@ -16,7 +16,10 @@ import (
 
 // Accounts is identity as submit uses it: a new buyer's account is created at checkout.
 type Accounts interface {
-	ProvisionAccount(ctx context.Context, email string, isEU bool) (accountID string, created bool, err error)
+	// ProvisionAccount answers the e-mail's account, creating it when there is none, and
+	// whether an anonymous buyer may buy for it (new, or created at checkout and never
+	// activated: a retry after a declined card).
+	ProvisionAccount(ctx context.Context, email string, isEU bool) (accountID string, open bool, err error)
 }
 
 // HumanVerifier checks the human-verification value of a submit (reCAPTCHA in

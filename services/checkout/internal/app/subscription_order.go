@@ -95,7 +95,9 @@ func (s *Service) subscriptionPurchase(pv *domain.Preview, accountID string, in 
 
 // SubscriptionFulfiller writes the subscription of a subscription order and answers its
 // subscription-changed event (the whole state after the change, versioned).
-type SubscriptionFulfiller struct{ Catalog func() (*domain.Catalog, error) }
+type SubscriptionFulfiller struct {
+	Catalog func() (*domain.Catalog, error)
+}
 
 // Fulfil implements order.Fulfiller.
 func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {

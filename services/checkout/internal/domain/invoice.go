@@ -108,8 +108,8 @@ type Preview struct {
 	TermStart     time.Time
 	// Change is what submitting does to the subscription: ChangeNew, ChangeRenewal (the
 	// term extends from the current end) or ChangeChange (the term restarts today).
-	Change string
-	CatalogVer    string
+	Change     string
+	CatalogVer string
 }
 
 // PerOrganization reports whether an entry is bought once per organisation rather than per

@@ -31,7 +31,7 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 		CreatedTime: o.CreatedAt.Format("15:04") + " UTC", Type: o.Kind, Currency: o.Currency, PaymentMethod: o.PaymentMethod,
 		CardBrand: o.CardBrand, CardLast4: o.CardLast4, AccountId: o.AccountID, Email: o.Email,
 		BillingContact: &checkoutv1.BillingContact{Name: o.BillingName, PostalCode: o.BillingZip, Country: o.BillingCountry},
-		Subtotal: money(o.SubtotalInCents), Tax: money(o.TaxInCents), Total: money(o.TotalInCents), TaxVatText: o.TaxLabel,
+		Subtotal:       money(o.SubtotalInCents), Tax: money(o.TaxInCents), Total: money(o.TotalInCents), TaxVatText: o.TaxLabel,
 		ReverseCharge: ptr(o.ReverseCharge), ThirdParty: ptr(o.ThirdParty), BusinessIdentificationNo: o.BusinessID, Status: "paid"}
 	if o.ReverseCharge {
 		out.ReverseChargeNote = ReverseChargeNote

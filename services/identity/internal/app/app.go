@@ -221,24 +221,25 @@ func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
 // account when there is none: checkout creates a new buyer's account at purchase ('Your
 // account will be created at checkout.'). Idempotent by e-mail, also under concurrency
 // (a lost creation race reads the winner's account).
-func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, consent bool) (string, bool, error) {
+// It also answers whether the account has no password yet (never activated).
+func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, consent bool) (id string, created, passwordless bool, err error) {
 	email = domain.NormalizeEmail(email)
 	if !domain.ValidEmail(email) {
-		return "", false, errs.Field("email", "Please enter your email address.")
+		return "", false, false, errs.Field("email", "Please enter your email address.")
 	}
 	if a, err := s.store.AccountByEmail(ctx, email); err == nil {
-		return a.UUID, false, nil
+		return a.UUID, false, a.PasswordHash == "", nil
 	} else if errs.CodeOf(err) != errs.NotFound {
-		return "", false, err
+		return "", false, false, err
 	}
 	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, "")
 	if err == nil {
-		return a.UUID, true, nil
+		return a.UUID, true, true, nil
 	}
 	if again, lerr := s.store.AccountByEmail(ctx, email); lerr == nil {
-		return again.UUID, false, nil
+		return again.UUID, false, again.PasswordHash == "", nil
 	}
-	return "", false, err
+	return "", false, false, err
 }
 
 // IsBusiness answers whether the e-mail's account buys as a business (a business account

@@ -291,11 +291,11 @@ func (s *GRPC) Authenticate(ctx context.Context, req *identityv1.AuthenticateReq
 
 // ProvisionAccount answers (creating when needed) the account of an e-mail, for checkout.
 func (s *GRPC) ProvisionAccount(ctx context.Context, req *identityv1.ProvisionAccountRequest) (*identityv1.ProvisionAccountResponse, error) {
-	id, created, err := s.svc.ProvisionAccount(ctx, req.GetEmail(), req.GetIsEu(), req.GetMarketingConsent())
+	id, created, passwordless, err := s.svc.ProvisionAccount(ctx, req.GetEmail(), req.GetIsEu(), req.GetMarketingConsent())
 	if err != nil {
 		return nil, err
 	}
-	return &identityv1.ProvisionAccountResponse{AccountUuid: id, Created: created}, nil
+	return &identityv1.ProvisionAccountResponse{AccountUuid: id, Created: created, Passwordless: passwordless}, nil
 }
 
 func userInfo(p domain.Profile) *identityv1.UserInfo {

@@ -2714,7 +2714,10 @@ type ProvisionAccountResponse struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
 	// True when this call created the account.
-	Created       bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	Created bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	// True when the account has no password yet (created at checkout and not activated): a
+	// buyer who is not logged in may still buy for it (e.g. again after a declined card).
+	Passwordless  bool `protobuf:"varint,3,opt,name=passwordless,proto3" json:"passwordless,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2759,6 +2762,13 @@ func (x *ProvisionAccountResponse) GetAccountUuid() string {
 func (x *ProvisionAccountResponse) GetCreated() bool {
 	if x != nil {
 		return x.Created
+	}
+	return false
+}
+
+func (x *ProvisionAccountResponse) GetPasswordless() bool {
+	if x != nil {
+		return x.Passwordless
 	}
 	return false
 }
@@ -3066,10 +3076,11 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x17ProvisionAccountRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x13\n" +
 	"\x05is_eu\x18\x02 \x01(\bR\x04isEu\x12+\n" +
-	"\x11marketing_consent\x18\x03 \x01(\bR\x10marketingConsent\"W\n" +
+	"\x11marketing_consent\x18\x03 \x01(\bR\x10marketingConsent\"{\n" +
 	"\x18ProvisionAccountResponse\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x18\n" +
-	"\acreated\x18\x02 \x01(\bR\acreated2\xdb\x10\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\x12\"\n" +
+	"\fpasswordless\x18\x03 \x01(\bR\fpasswordless2\xdb\x10\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +

@@ -1,0 +1,423 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	kafkago "github.com/segmentio/kafka-go"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/servicetest"
+	"github.com/hangar/hangar/internal/platform/telemetry"
+	catalog "github.com/hangar/hangar/services/catalog/app"
+	"github.com/hangar/hangar/services/checkout/app"
+	payments "github.com/hangar/hangar/services/payments/app"
+)
+
+// stack is catalog, identity, payments and checkout running for real on throwaway
+// databases; checkout has no Kafka brokers, so its events stay in its outbox to be counted
+// (relayOnce publishes them to the in-process broker).
+type stack struct {
+	base, idBase  string
+	payBase       string
+	checkoutDB    *pgxpool.Pool
+	paymentsDB    *pgxpool.Pool
+	app           *app.App
+	broker        *kafka.Broker
+	checkoutDBURL string
+}
+
+func startStack(t *testing.T, env map[string]string) *stack {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &stack{}
+	var err error
+	if st.broker, err = kafka.StartBroker(0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.broker.Close)
+	idGRPC, idBase := startIdentity(t)
+	st.idBase = idBase
+
+	var ccfg catalog.Config
+	if err := config.LoadFrom(&ccfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn"})); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.New(ctx, ccfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servicetest.Start(t, ctx, cancel, cat)
+	catGRPC, _, _ := cat.Addrs()
+
+	payDB := dbtest.New(t)
+	var pcfg payments.Config
+	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0"})); err != nil {
+		t.Fatal(err)
+	}
+	pctx, pcancel := context.WithCancel(context.Background())
+	pay, err := payments.New(pctx, pcfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servicetest.Run(t, pctx, pcancel, pay)
+	payGRPC, payHTTP, _ := pay.Addrs()
+	st.payBase = "http://" + payHTTP
+
+	st.checkoutDBURL = dbtest.New(t)
+	vars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+		"DATABASE_URL": st.checkoutDBURL, "SHUTDOWN_TIMEOUT": "2s", "CATALOG_ADDR": catGRPC, "CHECKOUT_DEV_SEED": "true", "LOG_LEVEL": "warn",
+		"IDENTITY_ADDR": idGRPC, "PAYMENTS_ADDR": payGRPC, "TRUSTED_PROXIES": "0", "CHECKOUT_RECONCILE_INTERVAL": "1h",
+		"DATABASE_MAX_CONNS": "8"}
+	for k, v := range env {
+		vars[k] = v
+	}
+	var cfg app.Config
+	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
+		t.Fatal(err)
+	}
+	kctx, kcancel := context.WithCancel(context.Background())
+	st.app, err = app.New(kctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servicetest.Run(t, kctx, kcancel, st.app)
+	_, httpAddr, _ := st.app.Addrs()
+	st.base = "http://" + httpAddr
+	for _, p := range []struct {
+		dst **pgxpool.Pool
+		url string
+	}{{&st.checkoutDB, st.checkoutDBURL}, {&st.paymentsDB, payDB}} {
+		pool, err := pgxpool.New(context.Background(), p.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		*p.dst = pool
+	}
+	return st
+}
+
+func (st *stack) count(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// tokenize answers a nonce for a test card.
+func (st *stack) tokenize(t *testing.T, number string) string {
+	t.Helper()
+	code, m := call(t, "POST", st.payBase+"/buy/api/payments/tokenize",
+		`{"number":"`+number+`","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`)
+	nonce, _ := m["nonce"].(string)
+	if code != 200 || nonce == "" {
+		t.Fatalf("tokenize: %d %v", code, m)
+	}
+	return nonce
+}
+
+// submitRaw posts a submit and answers status, body and the cookies set.
+func submitRaw(t *testing.T, base, key, body string, cookie string) (int, map[string]any, []*http.Cookie) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/buy/api/invoice/submit", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN=test-xsrf; "+cookie, "; "))
+	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0, nil, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Errorf("submit: %d %s", resp.StatusCode, b)
+	}
+	return resp.StatusCode, m, resp.Cookies()
+}
+
+// quoted previews cfg and answers the submit body: cfg plus the quote, nonce and name.
+func quoted(t *testing.T, base, cfg, nonce, cookie string) string {
+	t.Helper()
+	var hdr []string
+	if cookie != "" {
+		hdr = []string{"Cookie", cookie}
+	}
+	code, pv := call(t, "POST", base+"/buy/api/invoice/preview", cfg, hdr...)
+	if code != 200 || pv["quoteId"] == "" {
+		t.Fatalf("preview: %d %v", code, pv)
+	}
+	var m map[string]any
+	_ = json.Unmarshal([]byte(cfg), &m)
+	m["quoteId"], m["cardholderName"] = pv["quoteId"], "Amelia Earhart"
+	if strings.HasPrefix(nonce, "tok:") {
+		m["paymentMethodToken"] = strings.TrimPrefix(nonce, "tok:")
+	} else {
+		m["nonce"] = nonce
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func newBuyer(tag string) string {
+	return fmt.Sprintf(`{"email":"%s-%d@buyer.test","currency":"USD","addOns":["performance","included_geo_us","add_geo_eu"],"billingInfo":{"zipcode":"97201","country":"US"}}`,
+		tag, time.Now().UnixNano())
+}
+
+func TestSubmit(t *testing.T) {
+	st := startStack(t, nil)
+
+	t.Run("100 concurrent submits with one key: one charge, one order, one subscription change, one event", func(t *testing.T) {
+		body := quoted(t, st.base, newBuyer("burst"), st.tokenize(t, "4111111111111111"), "")
+		var wg sync.WaitGroup
+		invoices := make([]string, 100)
+		codes := make([]int, 100)
+		for i := range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code, m, _ := submitRaw(t, st.base, "burst-key", body, "")
+				codes[i] = code
+				invoices[i], _ = m["invoiceId"].(string)
+			}()
+		}
+		wg.Wait()
+		for i := range 100 {
+			if codes[i] != 200 || invoices[i] == "" || invoices[i] != invoices[0] {
+				t.Fatalf("answer %d: %d %q (first %q)", i, codes[i], invoices[i], invoices[0])
+			}
+		}
+		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != 1 {
+			t.Errorf("%d charges", n)
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != 1 {
+			t.Errorf("%d orders", n)
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1`, invoices[0]); n != 1 {
+			t.Errorf("%d subscriptions written", n)
+		}
+		for topic, want := range map[string]int{events.TopicOrderCompleted: 1, events.TopicSubscriptionChanged: 1} {
+			if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1`, topic); n != want {
+				t.Errorf("%d %s events", n, topic)
+			}
+		}
+		// Published to the broker: the order-completed payload of this order.
+		msg := st.relayAndRead(t, events.TopicOrderCompleted)
+		var ev eventsv1.OrderCompleted
+		if err := proto.Unmarshal(msg.Value, &ev); err != nil || ev.GetInvoiceId() != invoices[0] || ev.GetTotalInCents() != 47000 || ev.GetCardLast4() != "1111" {
+			t.Errorf("order completed event: %v %v", &ev, err)
+		}
+		if string(msg.Key) != ev.GetAccountId() || ev.GetAccountId() == "" {
+			t.Errorf("event key %q, account %q", msg.Key, ev.GetAccountId())
+		}
+		// The same key again later: the same invoice.
+		code, m, _ := submitRaw(t, st.base, "burst-key", body, "")
+		if code != 200 || m["invoiceId"] != invoices[0] {
+			t.Errorf("replay: %d %v", code, m)
+		}
+		// The same key with another body: 409, nothing charged.
+		code, m, _ = submitRaw(t, st.base, "burst-key", strings.Replace(body, "Amelia Earhart", "Someone Else", 1), "")
+		if code != 409 || m["code"] != "IDEMPOTENCY_KEY_REUSED" {
+			t.Errorf("reused key: %d %v", code, m)
+		}
+		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != 1 {
+			t.Errorf("%d charges after the replays", n)
+		}
+	})
+
+	t.Run("a stale or foreign quote is refused with the fresh preview and nothing charged", func(t *testing.T) {
+		before := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`)
+		cfg := newBuyer("quote")
+		body := quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), "")
+		// Foreign: the quote of another configuration.
+		other := quoted(t, st.base, strings.Replace(cfg, `,"add_geo_eu"`, "", 1), "x", "")
+		var o map[string]any
+		_ = json.Unmarshal([]byte(other), &o)
+		var b map[string]any
+		_ = json.Unmarshal([]byte(body), &b)
+		b["quoteId"] = o["quoteId"]
+		foreign, _ := json.Marshal(b)
+		code, m, _ := submitRaw(t, st.base, "quote-1", string(foreign), "")
+		pv, _ := m["preview"].(map[string]any)
+		if code != 409 || m["code"] != "QUOTE_CHANGED" || pv == nil || pv["quoteId"] == "" {
+			t.Errorf("foreign quote: %d %v", code, m)
+		}
+		// Stale: a forged or expired id.
+		b["quoteId"] = "q_1_00000000000000000000000000000000"
+		stale, _ := json.Marshal(b)
+		if code, m, _ := submitRaw(t, st.base, "quote-2", string(stale), ""); code != 409 || m["code"] != "QUOTE_CHANGED" {
+			t.Errorf("stale quote: %d %v", code, m)
+		}
+		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != before {
+			t.Errorf("charged on a refused quote: %d -> %d", before, n)
+		}
+	})
+
+	t.Run("a declined card: 402 with the processor's message, no order, the quote still usable", func(t *testing.T) {
+		orders := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`)
+		cfg := newBuyer("decline")
+		body := quoted(t, st.base, cfg, st.tokenize(t, "4000000000000002"), "")
+		code, m, _ := submitRaw(t, st.base, "decline-1", body, "")
+		if code != 402 || m["code"] != "PAYMENT_DECLINED" || m["message"] == "" {
+			t.Errorf("decline: %d %v", code, m)
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != orders {
+			t.Errorf("an order was written for a decline")
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key = 'decline-1' AND status = 'declined'`); n != 1 {
+			t.Errorf("the failed attempt is not recorded")
+		}
+		// Another card, a new key, the same quote.
+		var b map[string]any
+		_ = json.Unmarshal([]byte(body), &b)
+		b["nonce"] = st.tokenize(t, "5555555555554444")
+		again, _ := json.Marshal(b)
+		if code, m, _ := submitRaw(t, st.base, "decline-2", string(again), ""); code != 200 || m["invoiceId"] == "" {
+			t.Errorf("another card: %d %v", code, m)
+		}
+	})
+
+	t.Run("validation: no key, no payment method, an existing account must log in", func(t *testing.T) {
+		body := quoted(t, st.base, newBuyer("val"), st.tokenize(t, "4111111111111111"), "")
+		if code, m, _ := submitRaw(t, st.base, "", body, ""); code != 400 {
+			t.Errorf("no key: %d %v", code, m)
+		}
+		var b map[string]any
+		_ = json.Unmarshal([]byte(body), &b)
+		delete(b, "nonce")
+		nopay, _ := json.Marshal(b)
+		code, m, _ := submitRaw(t, st.base, "val-1", string(nopay), "")
+		if code != 400 || !strings.Contains(fmt.Sprint(m["errors"]), "Credit Card cannot be blank") {
+			t.Errorf("no payment method: %d %v", code, m)
+		}
+		existing := quoted(t, st.base, `{"email":"pilot@demo.hangar.test","currency":"USD","addOns":["performance","included_geo_us","add_geo_eu"]}`, st.tokenize(t, "4111111111111111"), "")
+		code, m, _ = submitRaw(t, st.base, "val-2", existing, "")
+		if code != 401 || m["requireLogin"] != true {
+			t.Errorf("existing account: %d %v", code, m)
+		}
+	})
+
+	t.Run("receipt: the browser that paid and the account read it; anyone else gets 404", func(t *testing.T) {
+		body := quoted(t, st.base, newBuyer("receipt"), st.tokenize(t, "4111111111111111"), "")
+		code, m, cookies := submitRaw(t, st.base, "receipt-1", body, "")
+		if code != 200 {
+			t.Fatalf("submit: %d %v", code, m)
+		}
+		id := m["invoiceId"].(string)
+		var jar []string
+		for _, c := range cookies {
+			jar = append(jar, c.Name+"="+c.Value)
+		}
+		code, r := call(t, "GET", st.base+"/buy/api/receipt/"+id, "", "Cookie", strings.Join(jar, "; "))
+		if code != 200 || r["total"] != "470.00" || r["currency"] != "USD" || r["cardLast4"] != "1111" || r["cardBrand"] != "Visa" ||
+			r["created"] != time.Now().UTC().Format("01-02-2006") || !strings.HasSuffix(r["createdTime"].(string), " UTC") {
+			t.Errorf("receipt: %d %v", code, r)
+		}
+		if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+id, ""); code != 404 {
+			t.Errorf("another browser: %d", code)
+		}
+		pilot := login(t, st.idBase, "pilot@demo.hangar.test")
+		if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+id, "", "Cookie", pilot); code != 404 {
+			t.Errorf("another account: %d", code)
+		}
+	})
+}
+
+// The process dies between the charge and the write: the reconciler finds the captured
+// charge and writes the order exactly once; the key then answers that order.
+func TestSubmitCrashBetweenChargeAndWrite(t *testing.T) {
+	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after charge") })
+	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"})
+	app.SetAfterChargeForTest(nil)
+
+	body := quoted(t, st.base, newBuyer("crash"), st.tokenize(t, "4111111111111111"), "")
+	code, m, _ := submitRaw(t, st.base, "crash-1", body, "")
+	if code == 200 {
+		t.Fatalf("the injected crash did not happen: %v", m)
+	}
+	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges WHERE status = 'captured'`); n != 1 {
+		t.Fatalf("%d captured charges", n)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != 0 {
+		t.Fatalf("%d orders before reconciling", n)
+	}
+	// Several reconcilers at once (replicas) and again later: one order.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := st.app.Orders().Reconcile(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := st.app.Orders().Reconcile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != 1 {
+		t.Fatalf("%d orders after reconciling", n)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1`, events.TopicOrderCompleted); n != 1 {
+		t.Errorf("%d order-completed events", n)
+	}
+	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != 1 {
+		t.Errorf("%d charges", n)
+	}
+	code, m, _ = submitRaw(t, st.base, "crash-1", body, "")
+	if code != 200 || m["invoiceId"] == "" {
+		t.Errorf("the key after reconciling: %d %v", code, m)
+	}
+}
+
+// relayAndRead publishes the outbox to the in-process broker and reads topic's first message.
+func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	producer := kafka.NewProducer(st.broker.Addrs(), telemetry.Propagator())
+	defer producer.Close()
+	relay := &kafka.Relay{Pool: st.checkoutDB, Producer: producer, Log: nil}
+	for {
+		n, err := relay.RelayOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	// A group reader: the topic has several partitions (a plain reader reads only one).
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: st.broker.Addrs(), Topic: topic, GroupID: fmt.Sprintf("test-%d", time.Now().UnixNano()),
+		StartOffset: kafkago.FirstOffset, MaxWait: 100 * time.Millisecond})
+	defer r.Close()
+	msg, err := r.ReadMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
