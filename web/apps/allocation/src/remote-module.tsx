@@ -1,12 +1,16 @@
-// Exposed as 'allocation/Module'. First cut: a placeholder; the organization
-// licence allocation panel (spec 001 §2) comes in a later issue.
+// Exposed as 'allocation/Module': the organization's licence allocation panel at
+// /account/allocation (spec 001 §2), on the allocation service's routes.
+import { useMemo } from 'react';
 import type { RemoteModuleProps } from '@hangar/ui';
+import { AllocationPanel } from './AllocationPanel';
+import { createAllocationApi, type AllocationApi } from './api';
 
-export default function AllocationModule(_props: RemoteModuleProps) {
-  return (
-    <section data-remote="allocation" aria-labelledby="allocation-title">
-      <h1 id="allocation-title">Licence allocation</h1>
-      <p>Assign your organization&apos;s licences to users and aircraft. This panel will be available here soon.</p>
-    </section>
-  );
+export interface AllocationModuleProps extends RemoteModuleProps {
+  /** Injected in tests; the store's same-origin API otherwise. */
+  api?: AllocationApi;
+}
+
+export default function AllocationModule({ api }: AllocationModuleProps) {
+  const client = useMemo(() => api ?? createAllocationApi(), [api]);
+  return <AllocationPanel api={client} />;
 }

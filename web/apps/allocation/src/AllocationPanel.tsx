@@ -1,0 +1,440 @@
+// The organization's licence allocation panel (spec 001 §1, §2, §3 Allocation, §8): the
+// users and aircraft lists with filters, sorting and paging; assigning and unassigning one
+// at a time and in bulk; the report of every pool; and the sidebar with the cart (what is
+// selected) over the products (what was bought).
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { ApiError, useResource } from '@hangar/api-client';
+import { Button, ErrorState, LoadingState, SelectField, TextField, injectStyles } from '@hangar/ui';
+import {
+  assignmentError,
+  reportError,
+  type AllocationApi,
+  type ListQuery,
+  type Page,
+  type PoolReport,
+  type Report,
+  type Target,
+  type TargetType,
+} from './api';
+import { css, sectionHeights } from './sidebar';
+
+const PANEL_CSS = `
+.alloc { display: grid; grid-template-columns: minmax(0, 1fr) 360px; gap: 24px; align-items: start; }
+@media (max-width: 880px) { .alloc { grid-template-columns: minmax(0, 1fr); } }
+.alloc-tabs { display: flex; gap: 8px; margin: 12px 0; }
+.alloc-tabs [aria-selected="true"] { text-decoration: underline; }
+.alloc-filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; margin-bottom: 12px; }
+.alloc-table { width: 100%; border-collapse: collapse; }
+.alloc-table th, .alloc-table td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--h-border); vertical-align: middle; }
+.alloc-chip { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--h-border); border-radius: 12px; padding: 0 4px 0 8px; margin: 2px; font-size: 13px; }
+.alloc-chip--expired { color: var(--h-danger); border-color: var(--h-danger); padding-right: 8px; }
+.alloc-row-assign { display: flex; gap: 6px; align-items: center; }
+.alloc-row-assign select { height: 28px; }
+.alloc-pager { display: flex; gap: 12px; align-items: center; margin-top: 12px; }
+.alloc-side { position: sticky; top: 8px; display: flex; flex-direction: column; gap: 8px; }
+.alloc-side section { border: 1px solid var(--h-border); border-radius: var(--h-radius); overflow: auto; background: var(--h-surface); }
+.alloc-side h2 { font-size: 15px; margin: 0; padding: 6px 10px; display: flex; justify-content: space-between; align-items: center; }
+.alloc-side .alloc-side__body { padding: 0 10px 10px; }
+.alloc-msg { padding: 8px 12px; border-radius: var(--h-radius); margin: 8px 0; }
+.alloc-msg--error { background: var(--h-danger-bg); color: var(--h-danger); }
+.alloc-msg--ok { background: var(--h-info-bg); }
+.alloc-report td, .alloc-report th { padding: 2px 4px; font-size: 13px; text-align: right; }
+.alloc-report td:first-child, .alloc-report th:first-child { text-align: left; }
+`;
+
+type Kind = 'users' | 'tails';
+interface Row {
+  id: string;
+  label: string;
+  assigned: string[];
+  expired: string[];
+}
+interface Message {
+  kind: 'error' | 'ok';
+  text: string;
+}
+
+const kindType: Record<Kind, TargetType> = { users: 'USER', tails: 'TAIL' };
+
+function rowsOf(kind: Kind, page: Page<unknown>): Row[] {
+  if (kind === 'users') {
+    return (page as Page<{ accountUuid: string; email: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((u) => ({
+      id: u.accountUuid,
+      label: u.email,
+      assigned: u.assignedAddOnCodes,
+      expired: u.expiredAddOnCodes,
+    }));
+  }
+  return (page as Page<{ tailId: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((t) => ({
+    id: t.tailId,
+    label: t.tailId,
+    assigned: t.assignedAddOnCodes,
+    expired: t.expiredAddOnCodes,
+  }));
+}
+
+function useWindowHeight(): number {
+  const [h, setH] = useState(() => (typeof window === 'undefined' ? 800 : window.innerHeight));
+  useEffect(() => {
+    const on = () => setH(window.innerHeight);
+    window.addEventListener('resize', on);
+    return () => window.removeEventListener('resize', on);
+  }, []);
+  return h;
+}
+
+export function AllocationPanel({ api }: { api: AllocationApi }) {
+  injectStyles('allocation-panel', PANEL_CSS);
+  const [reload, setReload] = useState(0);
+  const report = useResource<Report>((signal) => api.report(signal), `report-${reload}`);
+  const [kind, setKind] = useState<Kind>('users');
+  const [query, setQuery] = useState<Record<Kind, ListQuery>>({
+    users: { page: 0, size: 10, sortDirection: 'asc' },
+    tails: { page: 0, size: 10, sortDirection: 'asc' },
+  });
+  const q = query[kind];
+  const listing = useResource<Page<unknown>>(
+    (signal) => (kind === 'users' ? api.users(q, signal) : api.tails(q, signal)),
+    `${kind}-${JSON.stringify(q)}-${reload}-${report.status === 'ready'}`,
+  );
+  const [selected, setSelected] = useState<Record<Kind, string[]>>({ users: [], tails: [] });
+  const [message, setMessage] = useState<Message | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [showCart, setShowCart] = useState(true);
+  const [showProduct, setShowProduct] = useState(true);
+  const [bulkCode, setBulkCode] = useState('');
+  const [newTail, setNewTail] = useState('');
+  const [rowCode, setRowCode] = useState<Record<string, string>>({});
+  const panel = useRef<HTMLDivElement>(null);
+  const [panelHeight, setPanelHeight] = useState(800);
+  const windowHeight = useWindowHeight();
+  useLayoutEffect(() => {
+    const el = panel.current;
+    if (!el) return;
+    setPanelHeight(el.getBoundingClientRect().height || 800);
+    if (typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => setPanelHeight(el.getBoundingClientRect().height || 800));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  const pools = report.status === 'ready' ? report.data.pools : [];
+  const poolsFor = (k: Kind) => pools.filter((p) => p.targetTypes.includes(kindType[k]));
+  const setQ = (patch: Partial<ListQuery>) => setQuery((all) => ({ ...all, [kind]: { ...all[kind], page: 0, ...patch } }));
+
+  const run = useCallback(
+    async (what: () => Promise<unknown>, ok: string) => {
+      setBusy(true);
+      setMessage(null);
+      try {
+        await what();
+        setMessage({ kind: 'ok', text: ok });
+        setReload((n) => n + 1);
+      } catch (err) {
+        setMessage({ kind: 'error', text: assignmentError(err) });
+      } finally {
+        setBusy(false);
+      }
+    },
+    [],
+  );
+
+  if (report.status === 'loading' && report.data === undefined && reload === 0) {
+    return (
+      <Frame>
+        <LoadingState label="Loading your licences…" />
+      </Frame>
+    );
+  }
+  if (report.status === 'error') {
+    const e = report.error;
+    const text = e instanceof ApiError && e.status === 401 ? 'Log in to allocate your organization’s licences.' : reportError(e);
+    return (
+      <Frame>
+        <ErrorState message={<span data-testid="allocation-error">{text}</span>} onRetry={report.retry} />
+      </Frame>
+    );
+  }
+  const orgId = report.status === 'ready' ? report.data.ownerId : '';
+  const rows = listing.status === 'ready' ? rowsOf(kind, listing.data) : [];
+  const total = listing.status === 'ready' ? listing.data.total : 0;
+  const pages = Math.max(Math.ceil(total / q.size), 1);
+  const sel = selected[kind];
+  const toggle = (id: string) =>
+    setSelected((s) => ({ ...s, [kind]: s[kind].includes(id) ? s[kind].filter((x) => x !== id) : [...s[kind], id] }));
+  const label = (id: string) => rows.find((r) => r.id === id)?.label ?? id;
+  const target = (id: string, codes: string[]): Target => ({ targetType: kindType[kind], targetId: id, addOnCodes: codes });
+  const heights = sectionHeights({ showCart: showCart && sel.length > 0, showProduct, success: false, windowHeight, allocationPanelHeight: panelHeight });
+  const codeOptions = (k: Kind) => poolsFor(k).map((p) => ({ value: p.addOnCode, label: `${p.addOnCode} (${p.free} free)` }));
+  const bulk = bulkCode && poolsFor(kind).some((p) => p.addOnCode === bulkCode) ? bulkCode : (poolsFor(kind)[0]?.addOnCode ?? '');
+
+  return (
+    <Frame>
+      {message ? (
+        <div
+          className={`alloc-msg alloc-msg--${message.kind}`}
+          role={message.kind === 'error' ? 'alert' : 'status'}
+          data-testid={message.kind === 'error' ? 'allocation-error' : 'allocation-ok'}
+        >
+          {message.text}
+        </div>
+      ) : null}
+      <div className="alloc" ref={panel}>
+        <div>
+          <div className="alloc-tabs" role="tablist" aria-label="Assign to">
+            {(['users', 'tails'] as Kind[]).map((k) => (
+              <Button key={k} role="tab" variant="secondary" aria-selected={kind === k} onClick={() => setKind(k)}>
+                {k === 'users' ? 'Users' : 'Aircraft'}
+              </Button>
+            ))}
+          </div>
+          <div className="alloc-filters">
+            <TextField
+              label={kind === 'users' ? 'Filter by e-mail' : 'Filter by tail number'}
+              value={q.filter ?? ''}
+              onChange={(e) => setQ({ filter: e.target.value })}
+            />
+            <SelectField
+              label="Licence"
+              value={q.assignedAddOnCodes ?? q.unassignedAddOnCodes ?? ''}
+              options={[{ value: '', label: 'Any' }, ...poolsFor(kind).map((p) => ({ value: p.addOnCode, label: p.addOnCode }))]}
+              onChange={(e) => {
+                const v = e.target.value || undefined;
+                setQ(q.unassignedAddOnCodes !== undefined ? { unassignedAddOnCodes: v, assignedAddOnCodes: undefined } : { assignedAddOnCodes: v, unassignedAddOnCodes: undefined });
+              }}
+            />
+            <SelectField
+              label="Holding it"
+              value={q.unassignedAddOnCodes !== undefined ? 'without' : 'with'}
+              options={[
+                { value: 'with', label: 'Assigned' },
+                { value: 'without', label: 'Not assigned' },
+              ]}
+              onChange={(e) => {
+                const code = q.assignedAddOnCodes ?? q.unassignedAddOnCodes;
+                setQ(e.target.value === 'without' ? { unassignedAddOnCodes: code ?? '', assignedAddOnCodes: undefined } : { assignedAddOnCodes: code || undefined, unassignedAddOnCodes: undefined });
+              }}
+            />
+            <SelectField
+              label="Per page"
+              value={String(q.size)}
+              options={[10, 20, 50].map((n) => ({ value: String(n), label: String(n) }))}
+              onChange={(e) => setQ({ size: Number(e.target.value) })}
+            />
+          </div>
+          {kind === 'tails' ? (
+            <div className="alloc-filters">
+              <TextField label="Tail number" value={newTail} onChange={(e) => setNewTail(e.target.value)} placeholder="N123AB" />
+              <Button
+                disabled={busy || newTail.trim() === '' || !rowCode['__new'] && poolsFor('tails').length === 0}
+                onClick={() => {
+                  const code = rowCode['__new'] || poolsFor('tails')[0]?.addOnCode;
+                  if (code) void run(() => api.assign(target(newTail.trim(), [code])), `Assigned ${code} to ${newTail.trim().toUpperCase()}.`).then(() => setNewTail(''));
+                }}
+              >
+                Add aircraft
+              </Button>
+            </div>
+          ) : null}
+          {listing.status === 'error' ? (
+            <ErrorState message={reportError(listing.error)} onRetry={listing.retry} />
+          ) : (
+            <table className="alloc-table" aria-label={kind === 'users' ? 'Users' : 'Aircraft'} aria-busy={listing.status === 'loading'}>
+              <thead>
+                <tr>
+                  <th scope="col">
+                    <span className="h-visually-hidden">Select</span>
+                  </th>
+                  <th scope="col" aria-sort={q.sortDirection === 'asc' ? 'ascending' : 'descending'}>
+                    <Button variant="link" onClick={() => setQ({ sortDirection: q.sortDirection === 'asc' ? 'desc' : 'asc', page: q.page })}>
+                      {kind === 'users' ? 'E-mail' : 'Tail'} {q.sortDirection === 'asc' ? '▲' : '▼'}
+                    </Button>
+                  </th>
+                  <th scope="col">Licences</th>
+                  <th scope="col">Assign</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.id} data-testid={`row-${r.label}`}>
+                    <td>
+                      <input type="checkbox" aria-label={`Select ${r.label}`} checked={sel.includes(r.id)} onChange={() => toggle(r.id)} />
+                    </td>
+                    <td>{r.label}</td>
+                    <td data-testid={`licences-${r.label}`}>
+                      {r.assigned.map((c) => (
+                        <span className="alloc-chip" key={c}>
+                          {c}
+                          <Button
+                            size="small"
+                            variant="link"
+                            aria-label={`Unassign ${c} from ${r.label}`}
+                            disabled={busy}
+                            onClick={() => void run(() => api.unassign(target(r.id, [c])), `Unassigned ${c} from ${r.label}.`)}
+                          >
+                            ×
+                          </Button>
+                        </span>
+                      ))}
+                      {r.expired.map((c) => (
+                        <span className="alloc-chip alloc-chip--expired" key={`x-${c}`} title="Expired allocation">
+                          {c} (expired)
+                        </span>
+                      ))}
+                    </td>
+                    <td>
+                      <div className="alloc-row-assign">
+                        <select
+                          aria-label={`Licence for ${r.label}`}
+                          value={rowCode[r.id] ?? ''}
+                          onChange={(e) => setRowCode((m) => ({ ...m, [r.id]: e.target.value }))}
+                        >
+                          <option value="">Choose…</option>
+                          {codeOptions(kind)
+                            .filter((o) => !r.assigned.includes(o.value))
+                            .map((o) => (
+                              <option key={o.value} value={o.value}>
+                                {o.label}
+                              </option>
+                            ))}
+                        </select>
+                        <Button
+                          size="small"
+                          disabled={busy || !rowCode[r.id]}
+                          aria-label={`Assign to ${r.label}`}
+                          onClick={() => {
+                            const c = rowCode[r.id] ?? '';
+                            void run(() => api.assign(target(r.id, [c])), `Assigned ${c} to ${r.label}.`).then(() =>
+                              setRowCode((m) => ({ ...m, [r.id]: '' })),
+                            );
+                          }}
+                        >
+                          Assign
+                        </Button>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+                {listing.status === 'ready' && rows.length === 0 ? (
+                  <tr>
+                    <td colSpan={4}>{kind === 'users' ? 'No users match.' : 'No aircraft match.'}</td>
+                  </tr>
+                ) : null}
+              </tbody>
+            </table>
+          )}
+          <div className="alloc-pager">
+            <Button variant="secondary" disabled={q.page <= 0} onClick={() => setQ({ page: q.page - 1 })}>
+              Previous
+            </Button>
+            <span>
+              Page {q.page + 1} of {pages} ({total} {kind === 'users' ? 'users' : 'aircraft'})
+            </span>
+            <Button variant="secondary" disabled={q.page + 1 >= pages} onClick={() => setQ({ page: q.page + 1 })}>
+              Next
+            </Button>
+          </div>
+        </div>
+
+        <aside className="alloc-side" aria-label="Allocation sidebar">
+          <section aria-labelledby="alloc-cart-title" style={{ height: css(heights.cart) }} data-testid="sidebar-cart">
+            <h2 id="alloc-cart-title">
+              Selected ({sel.length})
+              <Button size="small" variant="link" aria-expanded={showCart} onClick={() => setShowCart((v) => !v)}>
+                {showCart ? 'Hide' : 'Show'}
+              </Button>
+            </h2>
+            {showCart && sel.length > 0 ? (
+              <div className="alloc-side__body">
+                <ul>
+                  {sel.map((id) => (
+                    <li key={id}>{label(id)}</li>
+                  ))}
+                </ul>
+                <SelectField
+                  label="Licence to assign"
+                  value={bulk}
+                  options={codeOptions(kind)}
+                  onChange={(e) => setBulkCode(e.target.value)}
+                />
+                <div className="alloc-row-assign">
+                  <Button
+                    disabled={busy || !bulk}
+                    onClick={() =>
+                      void run(() => api.bulk(orgId, sel.map((id) => target(id, [bulk]))), `Assigned ${bulk} to ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
+                    }
+                  >
+                    Assign to selected
+                  </Button>
+                  <Button
+                    variant="secondary"
+                    disabled={busy || !bulk}
+                    onClick={() =>
+                      void run(() => api.bulk(orgId, [], sel.map((id) => target(id, [bulk]))), `Unassigned ${bulk} from ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
+                    }
+                  >
+                    Unassign from selected
+                  </Button>
+                </div>
+                <Button variant="link" onClick={() => setSelected((s) => ({ ...s, [kind]: [] }))}>
+                  Clear selection
+                </Button>
+              </div>
+            ) : null}
+          </section>
+          <section aria-labelledby="alloc-product-title" style={{ height: css(heights.product) }} data-testid="sidebar-product">
+            <h2 id="alloc-product-title">
+              Licences
+              <Button size="small" variant="link" aria-expanded={showProduct} onClick={() => setShowProduct((v) => !v)}>
+                {showProduct ? 'Collapse' : 'Expand'}
+              </Button>
+            </h2>
+            {showProduct ? (
+              <div className="alloc-side__body">
+                <ReportTable pools={pools} />
+              </div>
+            ) : null}
+          </section>
+        </aside>
+      </div>
+    </Frame>
+  );
+}
+
+function ReportTable({ pools }: { pools: PoolReport[] }) {
+  if (pools.length === 0) return <p>Your subscription has no licences to allocate.</p>;
+  return (
+    <table className="alloc-report" aria-label="Allocation report">
+      <thead>
+        <tr>
+          <th scope="col">Licence</th>
+          <th scope="col">Bought</th>
+          <th scope="col">Assigned</th>
+          <th scope="col">Free</th>
+          <th scope="col">Expired</th>
+        </tr>
+      </thead>
+      <tbody>
+        {pools.map((p) => (
+          <tr key={p.addOnCode} data-testid={`pool-${p.addOnCode}`}>
+            <td title={p.licensingMethod}>{p.addOnCode}</td>
+            <td>{p.bought}</td>
+            <td>{p.assigned}</td>
+            <td data-testid={`free-${p.addOnCode}`}>{p.free}</td>
+            <td>{p.expired}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Frame({ children }: { children: React.ReactNode }) {
+  return (
+    <section data-remote="allocation" aria-labelledby="allocation-title">
+      <h1 id="allocation-title">Licence allocation</h1>
+      <p>Assign your organization&apos;s licences to users and aircraft, one at a time or in bulk.</p>
+      {children}
+    </section>
+  );
+}

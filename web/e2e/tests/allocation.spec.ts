@@ -1,0 +1,88 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expectAccessible, keepScreenshot } from '../support/helpers';
+
+// The Acme owner (identity's demo organization, with the licence pools allocation's dev
+// seed files for it) assigns a licence to a member and to an aircraft, then a bulk
+// assignment beyond the runway-analysis pool is refused with the message and changes
+// nothing. Repeatable on one database: the test takes back what it assigned, before and
+// after.
+const OWNER = 'owner@acme.hangar.test';
+const MEMBER = 'member@acme.hangar.test';
+const PASSWORD = 'hangar-demo-pass';
+
+async function xsrf(page: Page): Promise<string> {
+  const cookies = await page.context().cookies();
+  return cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+}
+
+async function login(page: Page, email: string) {
+  await page.request.get('/buy/api/me'); // issues the XSRF cookie, like a page load
+  const res = await page.request.post('/pricing/api/login', {
+    data: { username: email, password: PASSWORD },
+    headers: { 'X-XSRF-TOKEN': await xsrf(page) },
+  });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+async function post(page: Page, request: APIRequestContext, path: string, data: unknown) {
+  const res = await request.post(path, { data, headers: { 'X-XSRF-TOKEN': await xsrf(page) } });
+  expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
+}
+
+/** Takes back what this test assigns, whatever an earlier run left. */
+async function reset(page: Page, memberId: string) {
+  await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['efb_bridge'], targetId: memberId, targetType: 'USER' });
+  for (const tail of ['N500AC', 'N612AC', 'N734AC']) {
+    await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['runway_tp_pilatus'], targetId: tail, targetType: 'TAIL' });
+  }
+}
+
+test('the Acme owner assigns licences to a member and an aircraft, and a bulk beyond the pool is refused', async ({ page }) => {
+  await login(page, OWNER);
+  const users = await (await page.request.get(`/account/api/users/by-allocation/?userFilters=${encodeURIComponent(MEMBER)}`)).json();
+  const memberId: string = users.users[0].accountUuid;
+  await reset(page, memberId);
+
+  await page.goto('/account/allocation');
+  await expect(page.getByRole('heading', { level: 1, name: 'Licence allocation' })).toBeVisible();
+  const report = page.getByRole('table', { name: 'Allocation report' });
+  await expect(report.getByTestId('pool-business_pro')).toBeVisible();
+
+  // One licence to the member.
+  await page.getByLabel(`Licence for ${MEMBER}`).selectOption('efb_bridge');
+  await page.getByRole('button', { name: `Assign to ${MEMBER}` }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned efb_bridge to ${MEMBER}.`);
+  await expect(page.getByTestId(`licences-${MEMBER}`)).toContainText('efb_bridge');
+
+  // One to an aircraft: the runway pool (2) is then full (N412AC holds the other).
+  await page.getByRole('tab', { name: 'Aircraft' }).click();
+  await page.getByLabel('Licence for N500AC').selectOption('runway_tp_pilatus');
+  await page.getByRole('button', { name: 'Assign to N500AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Assigned runway_tp_pilatus to N500AC.');
+  await expect(page.getByTestId('licences-N500AC')).toContainText('runway_tp_pilatus');
+  const free = await report.getByTestId('free-runway_tp_pilatus').textContent();
+
+  // Bulk beyond the pool: two more aircraft.
+  await page.getByRole('checkbox', { name: 'Select N612AC' }).check();
+  await page.getByRole('checkbox', { name: 'Select N734AC' }).check();
+  await expect(page.getByTestId('sidebar-cart')).toContainText('Selected (2)');
+  await page.getByLabel('Licence to assign').selectOption('runway_tp_pilatus');
+  await page.getByRole('button', { name: 'Assign to selected' }).click();
+  await expect(page.getByTestId('allocation-error')).toHaveText('Insufficient licenses for assignment. runway_tp_pilatus');
+  await keepScreenshot(page, 'allocation-insufficient');
+  // Nothing changed.
+  await expect(page.getByTestId('licences-N612AC')).not.toContainText('runway_tp_pilatus');
+  await expect(report.getByTestId('free-runway_tp_pilatus')).toHaveText(free ?? '');
+  await expectAccessible(page, '/account/allocation (owner)');
+
+  // Unassign one at a time through the page, then the rest.
+  await page.getByRole('button', { name: 'Unassign runway_tp_pilatus from N500AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned runway_tp_pilatus from N500AC.');
+  await reset(page, memberId);
+});
+
+test('a member of the organization sees the allocations panel refuse the report', async ({ page }) => {
+  await login(page, MEMBER);
+  await page.goto('/account/allocation');
+  await expect(page.getByTestId('allocation-error')).toContainText('You are not allowed');
+});
