@@ -28,6 +28,9 @@ export interface paths {
   "/buy/api/invoice/preview": {
     post: operations["CheckoutService_PreviewInvoice"];
   };
+  "/buy/api/invoice/submit": {
+    post: operations["CheckoutService_SubmitInvoice"];
+  };
   "/buy/api/invoice/validate": {
     post: operations["CheckoutService_ValidateInvoice"];
   };
@@ -39,6 +42,9 @@ export interface paths {
   };
   "/buy/api/promo/validate": {
     post: operations["CheckoutService_ValidatePromo"];
+  };
+  "/buy/api/receipt/{invoiceId}": {
+    get: operations["CheckoutService_GetReceipt"];
   };
   "/buy/api/subscription/renewal-price": {
     get: operations["CheckoutService_GetRenewalPrice"];
@@ -85,6 +91,16 @@ export interface definitions {
     targetOwnerId?: string;
     /** @description TAIL. */
     targetType?: string;
+  };
+  /** @description BillingContact is the billing contact of spec 001 §3. */
+  v1BillingContact: {
+    name?: string;
+    physicalAddress?: string;
+    physicalAddress2?: string;
+    city?: string;
+    stateProvince?: string;
+    postalCode?: string;
+    country?: string;
   };
   /** @description BillingInfo is the billing address part the price depends on (tax). */
   v1BillingInfo: {
@@ -186,6 +202,15 @@ export interface definitions {
     isLoggedIn?: boolean;
     /** @description Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for. */
     runwayAircraft?: string[];
+    /**
+     * @description Submit only: the preview's quote, and one of nonce (card or wallet, from tokenize) or
+     * payment_method_token (a stored method, e.g. the card reader's).
+     */
+    quoteId?: string;
+    nonce?: string;
+    paymentMethodToken?: string;
+    /** @description Submit only: where a mobile app asked to return after success. */
+    deeplinkOnSuccess?: string;
   };
   v1CreateCartRequest: {
     requestJson?: definitions["v1CartRequest"];
@@ -195,8 +220,55 @@ export interface definitions {
   v1CreateCartResponse: {
     cart?: definitions["v1PreconfiguredCart"];
   };
+  /** @description FieldError is one field's message (the error shape's fieldErrors). */
+  v1FieldError: {
+    field?: string;
+    message?: string;
+  };
   v1GetCartResponse: {
     cart?: definitions["v1PreconfiguredCart"];
+  };
+  /**
+   * @description GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
+   * in UTC, the card brand and last four, the billing contact, the EU reverse-charge note,
+   * and whether printing an invoice is offered.
+   */
+  v1GetReceiptResponse: {
+    invoiceId?: string;
+    invoiceNumber?: string;
+    created?: string;
+    createdTime?: string;
+    /** @description subscription, gift or oneoff. */
+    type?: string;
+    currency?: string;
+    paymentMethod?: string;
+    cardBrand?: string;
+    cardLast4?: string;
+    accountId?: string;
+    email?: string;
+    billingContact?: definitions["v1BillingContact"];
+    invoiceItems?: definitions["v1ReceiptLine"][];
+    /** Format: int32 */
+    subtotalInCents?: number;
+    /** Format: int32 */
+    taxInCents?: number;
+    /** Format: int32 */
+    totalInCents?: number;
+    /** Format: int32 */
+    creditToAccountInCents?: number;
+    /** Format: int32 */
+    giftCertificateCreditInCents?: number;
+    /** @description Display strings ("470.00", or N/A when a third party pays). */
+    subtotal?: string;
+    tax?: string;
+    total?: string;
+    taxVatText?: string;
+    reverseCharge?: boolean;
+    reverseChargeNote?: string;
+    thirdParty?: boolean;
+    canPrintInvoice?: boolean;
+    businessIdentificationNo?: string;
+    status?: string;
   };
   v1GetRenewalPriceResponse: {
     subscriptionId?: string;
@@ -459,6 +531,24 @@ export interface definitions {
     /** @description Gift purchases: the certificates issued (codes masked; the full code is mailed). */
     certificates?: definitions["v1IssuedCertificate"][];
   };
+  /**
+   * @description ReceiptLine is one invoice line as stored. amount/unitAmount are display strings (two
+   * decimals, or N/A for third-party-paid orders).
+   */
+  v1ReceiptLine: {
+    type?: string;
+    addOnCode?: string;
+    planType?: string;
+    description?: string;
+    /** Format: int32 */
+    quantity?: number;
+    /** Format: int32 */
+    unitAmountInCents?: number;
+    /** Format: int32 */
+    amountInCents?: number;
+    unitAmount?: string;
+    amount?: string;
+  };
   v1SubmitGiftRequest: {
     giftCertValues?: unknown[];
     email?: string;
@@ -477,6 +567,28 @@ export interface definitions {
   };
   v1SubmitGiftResponse: {
     purchase?: definitions["v1Purchase"];
+  };
+  /**
+   * @description SubmitInvoiceResponse is the payment success of spec 000 §7 or, with an HTTP status
+   * other than 200, the one error shape ({code, message, fieldErrors}) plus what the page
+   * needs: errors and requireLogin (validation), preview (QUOTE_CHANGED).
+   */
+  v1SubmitInvoiceResponse: {
+    accountId?: string;
+    redirectUrl?: string;
+    extension?: string;
+    mobileDeeplink?: string;
+    invoice?: definitions["v1Invoice"];
+    invoiceId?: string;
+    googleConversionCodes?: string[];
+    invoiceNumber?: string;
+    /** @description Failures only. */
+    code?: string;
+    message?: string;
+    fieldErrors?: definitions["v1FieldError"][];
+    errors?: string[];
+    requireLogin?: boolean;
+    preview?: definitions["v1PreviewInvoiceResponse"];
   };
   v1SubmitOneOffRequest: {
     configuration?: definitions["v1OneOffConfiguration"];
@@ -698,6 +810,23 @@ export interface operations {
       };
     };
   };
+  CheckoutService_SubmitInvoice: {
+    parameters: {
+      body: {
+        configuration: definitions["v1Configuration"];
+      };
+    };
+    responses: {
+      /** A successful response. */
+      200: {
+        schema: definitions["v1SubmitInvoiceResponse"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
   CheckoutService_ValidateInvoice: {
     parameters: {
       body: {
@@ -758,6 +887,23 @@ export interface operations {
       /** A successful response. */
       200: {
         schema: definitions["v1ValidatePromoResponse"];
+      };
+      /** An unexpected error response. */
+      default: {
+        schema: definitions["rpcStatus"];
+      };
+    };
+  };
+  CheckoutService_GetReceipt: {
+    parameters: {
+      path: {
+        invoiceId: string;
+      };
+    };
+    responses: {
+      /** A successful response. */
+      200: {
+        schema: definitions["v1GetReceiptResponse"];
       };
       /** An unexpected error response. */
       default: {
