@@ -14,7 +14,7 @@ export GOFLAGS := -buildvcs=false
 BUF        := $(ROOT)/tools/node_modules/@bufbuild/buf-linux-x64/bin/buf
 K6_VERSION := v1.8.1
 K6         := $(BIN)/k6
-SERVICES   := catalog identity checkout payments allocation geo
+SERVICES   := catalog identity checkout payments allocation geo notifications
 
 # Nx and friends, for the web targets.
 export NX_DAEMON := false

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
@@ -29,6 +30,7 @@ import (
 	checkout "github.com/hangar/hangar/services/checkout/app"
 	geo "github.com/hangar/hangar/services/geo/app"
 	identity "github.com/hangar/hangar/services/identity/app"
+	notifications "github.com/hangar/hangar/services/notifications/app"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
 
@@ -40,6 +42,7 @@ type Config struct {
 	DatabaseURL string   `env:"DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" doc:"PostgreSQL server; each service gets its own database hangar_<service> on it"`
 	DBPrefix    string   `env:"HANGAR_DB_PREFIX" default:"hangar_" doc:"prefix of the per-service database names"`
 	KafkaBroker []string `env:"KAFKA_BROKERS" default:"" doc:"external Kafka brokers; unset starts an in-process broker"`
+	SMTPAddr    string   `env:"SMTP_ADDR" default:"" doc:"SMTP relay for the notifications service; unset starts the in-process dev mail sink (listed at /-/mail)"`
 	LogFormat   string   `env:"LOG_FORMAT" default:"text" doc:"json or text"`
 	LogLevel    string   `env:"LOG_LEVEL" default:"info" doc:"debug, info, warn or error"`
 }
@@ -89,8 +92,8 @@ func run(ctx context.Context) error {
 			// Shared request security: the edge calls services in-process (no proxy hop), and
 			// the store's origin is the edge's.
 			"TRUSTED_PROXIES": "0", "ALLOWED_ORIGINS": devOrigins(cfg.EdgeAddr),
-			// identity's dev-only parts: demo accounts and the mail sink at /-/mail.
-			"IDENTITY_DEV_SEED": "true", "IDENTITY_DEV_MAIL": "true",
+			// identity's dev-only part: the demo accounts.
+			"IDENTITY_DEV_SEED": "true",
 		}
 		return func(name string) (string, bool) {
 			if v, ok := over[name]; ok {
@@ -204,6 +207,27 @@ func run(ctx context.Context) error {
 		return err
 	}
 
+	// notifications mails what the store's events ask for: to the in-process dev mail sink
+	// (a real SMTP server; what it receives is at /-/mail) unless SMTP_ADDR names a relay.
+	var sink *devmail.Sink
+	var ncfg notifications.Config
+	if err := config.LoadFrom(&ncfg, env("notifications")); err != nil {
+		return err
+	}
+	if cfg.SMTPAddr == "" {
+		if sink, err = devmail.Listen("127.0.0.1:0", 200); err != nil {
+			return err
+		}
+		defer sink.Close()
+		ncfg.SMTPAddr, ncfg.SMTPTLS = sink.Addr(), "none"
+		log.Info("dev mail sink started", "smtp", sink.Addr())
+	}
+	ncfg.StoreURL = "http://" + devHost(cfg.EdgeAddr)
+	ns, err := notifications.New(gctx, ncfg, os.Stdout)
+	if _, err := launch(notifications.Name, ns, err); err != nil {
+		return err
+	}
+
 	for _, name := range table.Services() {
 		if name == "web" {
 			continue
@@ -218,9 +242,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
 	}
-	// The dev mail sink (identity's captured code e-mails) until notifications exists.
+	// The mail the dev sink received, as JSON (?to=) or, for a browser, a page.
 	mux := http.NewServeMux()
-	mux.Handle("GET /-/mail", id.DevMail())
+	if sink != nil {
+		mux.Handle("GET /-/mail", sink)
+	}
 	mux.Handle("/", e)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	g.Go(func() error {
@@ -282,6 +308,18 @@ func announce(ctx context.Context, addr string, backends []edge.Backend, log *sl
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// devHost is the edge's host:port as a browser reaches it.
+func devHost(edgeAddr string) string {
+	h, p, err := net.SplitHostPort(edgeAddr)
+	if err != nil {
+		return "localhost:8080"
+	}
+	if h == "" || h == "::" || h == "0.0.0.0" {
+		h = "localhost"
+	}
+	return net.JoinHostPort(h, p)
 }
 
 // devOrigins answers the edge's origins for CSRF checks: localhost and 127.0.0.1 on its port.

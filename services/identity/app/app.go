@@ -58,7 +58,6 @@ type Config struct {
 	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
 	DevSeed              bool          `env:"IDENTITY_DEV_SEED" default:"false" doc:"create the demo accounts on start (dev only; never in production)"`
-	DevMail              bool          `env:"IDENTITY_DEV_MAIL" default:"false" doc:"consume identity's own code e-mails and keep the last ones in memory for the dev mail sink (dev only)"`
 	SessionSweepInterval time.Duration `env:"IDENTITY_SESSION_SWEEP" default:"1h" doc:"how often ended sessions are deleted"`
 }
 
@@ -82,7 +81,6 @@ type App struct {
 	store    *adapters.Store
 	pool     *pgxpool.Pool
 	deps     server.Deps
-	mail     *Mailbox
 	shutdown func(context.Context) error
 }
 
@@ -102,7 +100,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps, mail: NewMailbox(50)}
+	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{
 		Sessions: domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
@@ -134,13 +132,9 @@ func (a *App) Handler() http.Handler { return a.srv.Handler() }
 // Ready reports whether the service is ready for traffic.
 func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 
-// DevMail serves the e-mails captured by the dev mail sink as JSON (newest first). Empty
-// unless IDENTITY_DEV_MAIL is on.
-func (a *App) DevMail() http.Handler { return a.mail }
-
 // Run serves until ctx ends. The database is brought up in the background (readiness says
-// why not meanwhile); the outbox relay, the session sweeper and, in dev, the mail sink run
-// beside the listeners.
+// why not meanwhile); the outbox relay and the session sweeper run beside the listeners.
+// identity sends no mail: the notifications service mails the codes it publishes.
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
@@ -153,9 +147,6 @@ func (a *App) startData(ctx context.Context) {
 	report := func(reason string) { ready.Set("database", reason) }
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
-	}
-	if a.cfg.DevMail && len(a.cfg.Brokers) > 0 {
-		go a.runMailSink(ctx)
 	}
 	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.sweepSessions(ctx)

@@ -6,12 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
@@ -19,11 +19,13 @@ import (
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/identity/app"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
+	notifications "github.com/hangar/hangar/services/notifications/app"
 )
 
 type running struct {
-	base string
-	a    *app.App
+	base    string
+	a       *app.App
+	brokers []string
 }
 
 func start(t *testing.T) *running {
@@ -36,7 +38,7 @@ func start(t *testing.T) *running {
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
 		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","),
-		"IDENTITY_DEV_SEED": "true", "IDENTITY_DEV_MAIL": "true", "TRUSTED_PROXIES": "0",
+		"IDENTITY_DEV_SEED": "true", "TRUSTED_PROXIES": "0",
 		"IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
 	}
 	var cfg app.Config
@@ -50,7 +52,7 @@ func start(t *testing.T) *running {
 	}
 	servicetest.Run(t, ctx, cancel, a)
 	_, httpAddr, _ := a.Addrs()
-	return &running{base: "http://" + httpAddr, a: a}
+	return &running{base: "http://" + httpAddr, a: a, brokers: broker.Addrs()}
 }
 
 // browser is a client with a cookie jar that echoes the XSRF cookie like the page does.
@@ -207,6 +209,7 @@ func TestBrowserSession(t *testing.T) {
 
 func TestMilitaryFlowThroughMailSink(t *testing.T) {
 	r := start(t)
+	sink := startNotifications(t, r.brokers)
 	b := newBrowser(t, r.base)
 	b.do("GET", "/buy/api/me", "", false)
 	const addr = "jane.doe@navy.mil"
@@ -218,22 +221,15 @@ func TestMilitaryFlowThroughMailSink(t *testing.T) {
 	if code != 200 || body["user"].(map[string]any)["eligible"] != true {
 		t.Fatalf("request code = %d %v", code, body)
 	}
-	var mail app.Mail
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		rec := httptest.NewRecorder()
-		r.a.DevMail().ServeHTTP(rec, httptest.NewRequest("GET", "/-/mail?to="+url.QueryEscape(addr), nil))
-		var box struct{ Mails []app.Mail }
-		_ = json.Unmarshal(rec.Body.Bytes(), &box)
-		if len(box.Mails) > 0 {
-			mail = box.Mails[0]
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no mail in the dev mail sink")
-		}
-		time.Sleep(100 * time.Millisecond)
+	// The code arrives by e-mail through the notifications service, over SMTP.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	mails, err := sink.Wait(ctx, addr, 1)
+	if err != nil {
+		t.Fatalf("no mail in the dev mail sink: %v", err)
 	}
-	if !strings.Contains(mail.Body, mail.Code) || len(mail.Code) != 6 {
+	mail := mails[0]
+	if !strings.Contains(mail.Text, mail.Code) || !strings.Contains(mail.HTML, mail.Code) || len(mail.Code) != 6 {
 		t.Errorf("mail = %+v", mail)
 	}
 	code, body = b.do("POST", "/buy/eligibility/military/code", `{"email":"`+addr+`","code":"`+mail.Code+`"}`, true)
@@ -253,4 +249,30 @@ func TestOutboxSchemaIsThePlatforms(t *testing.T) {
 	if !strings.Contains(string(b), strings.TrimSpace(kafka.OutboxSchema)) {
 		t.Error("migration 0001 does not contain kafka.OutboxSchema verbatim")
 	}
+}
+
+// startNotifications runs the notifications service on brokers, mailing to a dev mail sink.
+func startNotifications(t *testing.T, brokers []string) *devmail.Sink {
+	t.Helper()
+	sink, err := devmail.Listen("127.0.0.1:0", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sink.Close() })
+	vars := map[string]string{
+		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
+		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(brokers, ","), "LOG_LEVEL": "warn",
+		"SMTP_ADDR": sink.Addr(), "SMTP_TLS": "none",
+	}
+	var cfg notifications.Config
+	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	n, err := notifications.New(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servicetest.Run(t, ctx, cancel, n)
+	return sink
 }

@@ -1,0 +1,301 @@
+// Package devmail is the development mail sink: a real SMTP server (emersion/go-smtp) on
+// loopback that keeps what it receives in memory, and an HTTP view of it (/-/mail) as JSON
+// and as a simple HTML page. make dev points the notifications service's SMTP_ADDR at it, and
+// tests read verification codes and receipts from it. Never used in production.
+package devmail
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	"net/http"
+	"net/mail"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// Mail is one received message.
+type Mail struct {
+	ID         int      `json:"id"`
+	MessageID  string   `json:"messageId"`
+	From       string   `json:"from"`
+	To         string   `json:"to"` // the first recipient
+	Recipients []string `json:"recipients"`
+	Subject    string   `json:"subject"`
+	Text       string   `json:"text"`
+	HTML       string   `json:"html"`
+	Body       string   `json:"body"` // the text part again, for older readers of /-/mail
+	// Code is the verification code of a verification-code message (X-Hangar-Template:
+	// eligibility-code), for tests and the demo; empty otherwise.
+	Code       string              `json:"code,omitempty"`
+	Headers    map[string][]string `json:"headers"`
+	ReceivedAt time.Time           `json:"receivedAt"`
+}
+
+// Sink keeps the last Max messages received over SMTP.
+type Sink struct {
+	max    int
+	mu     sync.Mutex
+	next   int
+	mails  []Mail // newest first
+	notify chan struct{}
+	srv    *smtp.Server
+	ln     net.Listener
+}
+
+// Listen starts an SMTP server on addr (e.g. 127.0.0.1:0) keeping at most max messages.
+func Listen(addr string, max int) (*Sink, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("dev mail listen %s: %w", addr, err)
+	}
+	s := &Sink{max: max, ln: ln, notify: make(chan struct{})}
+	s.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{sink: s}, nil }))
+	s.srv.Domain = "hangar.dev.local"
+	s.srv.AllowInsecureAuth = true
+	s.srv.MaxMessageBytes = 10 << 20
+	s.srv.ReadTimeout, s.srv.WriteTimeout = time.Minute, time.Minute
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the SMTP address (host:port).
+func (s *Sink) Addr() string { return s.ln.Addr().String() }
+
+// Close stops the SMTP server.
+func (s *Sink) Close() error { return s.srv.Close() }
+
+// Mails answers the messages, newest first; to filters by recipient (any, case-insensitive).
+func (s *Sink) Mails(to string) []Mail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []Mail{}
+	for _, m := range s.mails {
+		if to == "" || containsFold(m.Recipients, to) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Wait blocks until a message for to arrives (or one is there already) or ctx ends.
+func (s *Sink) Wait(ctx context.Context, to string, n int) ([]Mail, error) {
+	for {
+		s.mu.Lock()
+		ch := s.notify
+		s.mu.Unlock()
+		if m := s.Mails(to); len(m) >= n {
+			return m, nil
+		}
+		select {
+		case <-ctx.Done():
+			return s.Mails(to), ctx.Err()
+		case <-ch:
+		}
+	}
+}
+
+func (s *Sink) add(m Mail) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	m.ID = s.next
+	s.mails = append([]Mail{m}, s.mails...)
+	if len(s.mails) > s.max {
+		s.mails = s.mails[:s.max]
+	}
+	close(s.notify)
+	s.notify = make(chan struct{})
+}
+
+type session struct {
+	sink *Sink
+	from string
+	to   []string
+}
+
+func (x *session) Reset()        { x.from, x.to = "", nil }
+func (x *session) Logout() error { return nil }
+func (x *session) Mail(from string, _ *smtp.MailOptions) error {
+	x.from = from
+	return nil
+}
+func (x *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	x.to = append(x.to, to)
+	return nil
+}
+func (x *session) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	m, err := Parse(raw)
+	if err != nil {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "unparseable message: " + err.Error()}
+	}
+	m.From = x.from
+	m.Recipients = append([]string(nil), x.to...)
+	if len(m.Recipients) > 0 {
+		m.To = m.Recipients[0]
+	}
+	x.sink.add(m)
+	return nil
+}
+
+var codeRe = regexp.MustCompile(`\b\d{6}\b`)
+
+// Parse reads an RFC 5322 message: headers, subject, and the text/plain and text/html parts.
+func Parse(raw []byte) (Mail, error) {
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return Mail{}, err
+	}
+	dec := new(mime.WordDecoder)
+	m := Mail{Headers: map[string][]string{}, ReceivedAt: time.Now().UTC()}
+	for k, vs := range msg.Header {
+		for _, v := range vs {
+			if d, err := dec.DecodeHeader(v); err == nil {
+				v = d
+			}
+			m.Headers[k] = append(m.Headers[k], v)
+		}
+	}
+	m.Subject = first(m.Headers["Subject"])
+	m.MessageID = first(m.Headers["Message-Id"])
+	if err := readPart(msg.Header, msg.Body, &m); err != nil {
+		return Mail{}, err
+	}
+	m.Body = m.Text
+	if first(m.Headers["X-Hangar-Template"]) == "eligibility-code" {
+		m.Code = codeRe.FindString(m.Text)
+	}
+	return m, nil
+}
+
+// header is a message's or a part's header.
+type header interface{ Get(string) string }
+
+func readPart(h header, body io.Reader, m *Mail) error {
+	ct, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil {
+		ct = "text/plain"
+	}
+	if strings.HasPrefix(ct, "multipart/") {
+		mr := multipart.NewReader(body, params["boundary"])
+		for {
+			p, err := mr.NextRawPart()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := readPart(p.Header, p, m); err != nil {
+				return err
+			}
+		}
+	}
+	var r io.Reader = body
+	switch strings.ToLower(h.Get("Content-Transfer-Encoding")) {
+	case "quoted-printable":
+		r = quotedprintable.NewReader(body)
+	case "base64":
+		r = base64.NewDecoder(base64.StdEncoding, newlineStripper{body})
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	// Bodies travel with CRLF line ends; readers want plain lines.
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	switch ct {
+	case "text/plain":
+		if m.Text == "" {
+			m.Text = string(b)
+		}
+	case "text/html":
+		if m.HTML == "" {
+			m.HTML = string(b)
+		}
+	}
+	return nil
+}
+
+// newlineStripper drops CR and LF, which base64 bodies are wrapped with.
+type newlineStripper struct{ r io.Reader }
+
+func (n newlineStripper) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	j := 0
+	for _, c := range p[:k] {
+		if c != '\r' && c != '\n' {
+			p[j] = c
+			j++
+		}
+	}
+	return j, err
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP answers GET /-/mail: {"mails": [...]} newest first, ?to= filtering by
+// recipient; the HTML page for browsers (Accept: text/html) or ?format=html.
+func (s *Sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mails := s.Mails(r.URL.Query().Get("to"))
+	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Query().Get("format") == "html" || (r.URL.Query().Get("format") == "" && strings.HasPrefix(r.Header.Get("Accept"), "text/html")) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = page.Execute(w, map[string]any{"Mails": mails, "To": r.URL.Query().Get("to")})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"mails": mails})
+}
+
+var page = template.Must(template.New("mail").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Dev mail</title>
+<style>
+body{font:14px system-ui,sans-serif;margin:1.5rem;max-width:70rem}
+details{border:1px solid #ccc;border-radius:6px;margin:.5rem 0;padding:.5rem .75rem}
+summary{cursor:pointer}
+.meta{color:#555;font-size:12px}
+pre{white-space:pre-wrap;background:#f6f6f6;padding:.5rem}
+iframe{width:100%;height:28rem;border:1px solid #ddd}
+</style></head><body>
+<h1>Dev mail</h1>
+<form><label>To <input name="to" value="{{.To}}"></label> <input type="hidden" name="format" value="html"><button>Filter</button></form>
+<p class="meta">{{len .Mails}} message(s), newest first. JSON: <a href="?to={{.To}}&format=json">/-/mail?to={{.To}}</a></p>
+{{range .Mails}}<details>
+<summary><strong>{{.Subject}}</strong> to {{.To}} <span class="meta">{{.ReceivedAt.Format "2006-01-02 15:04:05"}} UTC</span></summary>
+<p class="meta">From {{.From}} · Message-ID {{.MessageID}}{{with index .Headers "X-Hangar-Event-Id"}} · event {{index . 0}}{{end}}</p>
+<h3>HTML part</h3><iframe sandbox srcdoc="{{.HTML}}" title="HTML part of {{.Subject}}"></iframe>
+<h3>Text part</h3><pre>{{.Text}}</pre>
+</details>{{else}}<p>No mail yet.</p>{{end}}
+</body></html>`))

@@ -1,0 +1,43 @@
+// Command notifications runs the notifications service.
+//
+//	notifications      serve (configuration from the environment, see `notifications env`)
+//	notifications env  list the environment variables and their defaults
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hangar/hangar/services/notifications/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "notifications:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		if args[0] != "env" {
+			return fmt.Errorf("unknown command %q (want env)", args[0])
+		}
+		app.PrintEnv(os.Stdout)
+		return nil
+	}
+	cfg, err := app.LoadConfig()
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, cfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}

@@ -1,0 +1,207 @@
+// Package domain holds what the notifications service says and to whom: the e-mails of the
+// store's events (receipts, gift certificates, verification codes, welcomes, renewal
+// notices), rendered from html/template and text/template files, both parts in every
+// message, amounts formatted per currency. No Kafka, SQL or SMTP here.
+package domain
+
+import (
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+)
+
+// Message is one e-mail to send, rendered and addressed, tied to the event that caused it.
+type Message struct {
+	// ID is unique per event and recipient role (<event id>.<template>), so the
+	// Message-ID header derived from it is the same however often the event is delivered:
+	// a receiver can drop a duplicate.
+	ID       string
+	EventID  string
+	Template string
+	To       string
+	Subject  string
+	Text     string
+	HTML     string
+}
+
+// MessageIDHeader is the Message-ID header value of m under domain.
+func (m Message) MessageIDHeader(domain string) string { return m.ID + "@" + domain }
+
+// Site is what every template may name: the store's name, address and support contact.
+type Site struct {
+	Name    string
+	BaseURL string // no trailing slash
+	Support string
+}
+
+// Line is one line of a receipt.
+type Line struct {
+	Code        string
+	Description string
+	Type        string
+	Quantity    int32
+	Amount      int64 // minor units
+	Reason      string
+}
+
+// Receipt is a completed order, as e-mailed to the buyer.
+type Receipt struct {
+	OrderID       string
+	InvoiceID     string
+	InvoiceNumber string
+	Email         string
+	OrderKind     string // subscription, gift, oneoff
+	Currency      string
+	Lines         []Line
+	Subtotal      int64
+	Tax           int64
+	TaxLabel      string
+	Total         int64
+	ReverseCharge bool
+	CardBrand     string
+	CardLast4     string
+	CompletedAt   time.Time
+	ReceiptPath   string // path of the receipt page on the store
+}
+
+// ItemLines are the lines listed as items: tax is its own row below the subtotal.
+func (r Receipt) ItemLines() []Line {
+	var out []Line
+	for _, l := range r.Lines {
+		if !strings.EqualFold(l.Type, "TAX") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// GiftCertificate is an issued certificate.
+type GiftCertificate struct {
+	Code           string
+	Amount         int64
+	Currency       string
+	BuyerEmail     string
+	RecipientEmail string
+	RecipientName  string
+	Message        string
+	IssuedAt       time.Time
+}
+
+// VerificationCode is a military eligibility code.
+type VerificationCode struct {
+	Email     string
+	Code      string
+	Program   string // military, military_intl
+	ExpiresAt time.Time
+}
+
+// Welcome is a new account.
+type Welcome struct {
+	Email       string
+	AccountKind string
+}
+
+// Dunning is a renewal notice.
+type Dunning struct {
+	Email          string
+	Kind           string // renewal-reminder, renewal-declined, card-expiring, auto-renew-off, subscription-lapsed
+	SubscriptionID string
+	Amount         int64
+	Currency       string
+	Date           time.Time
+	Reason         string
+	ActionPath     string
+	NextAttempt    time.Time
+}
+
+// DunningKinds are the renewal notices the service knows.
+var DunningKinds = []string{"renewal-reminder", "renewal-declined", "card-expiring", "auto-renew-off", "subscription-lapsed"}
+
+// Receipt renders the buyer's receipt.
+func (r *Renderer) Receipt(eventID string, rc Receipt) ([]Message, error) {
+	if err := address(rc.Email); err != nil {
+		return nil, err
+	}
+	m, err := r.message(eventID, "receipt", rc.Email, rc)
+	return []Message{m}, err
+}
+
+// GiftCertificate renders the buyer's copy and, when a recipient is named, the recipient's.
+func (r *Renderer) GiftCertificate(eventID string, g GiftCertificate) ([]Message, error) {
+	if err := address(g.BuyerEmail); err != nil {
+		return nil, err
+	}
+	buyer, err := r.message(eventID, "gift-buyer", g.BuyerEmail, g)
+	if err != nil {
+		return nil, err
+	}
+	out := []Message{buyer}
+	if g.RecipientEmail != "" && !strings.EqualFold(g.RecipientEmail, g.BuyerEmail) {
+		if err := address(g.RecipientEmail); err != nil {
+			return nil, err
+		}
+		rcpt, err := r.message(eventID, "gift-recipient", g.RecipientEmail, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rcpt)
+	}
+	return out, nil
+}
+
+// VerificationCode renders the military verification-code e-mail.
+func (r *Renderer) VerificationCode(eventID string, v VerificationCode) ([]Message, error) {
+	if err := address(v.Email); err != nil {
+		return nil, err
+	}
+	if v.Code == "" {
+		return nil, errs.E(errs.Invalid, "verification code event without a code")
+	}
+	m, err := r.message(eventID, "eligibility-code", v.Email, v)
+	return []Message{m}, err
+}
+
+// Welcome renders the welcome e-mail of a new account.
+func (r *Renderer) Welcome(eventID string, w Welcome) ([]Message, error) {
+	if err := address(w.Email); err != nil {
+		return nil, err
+	}
+	m, err := r.message(eventID, "welcome", w.Email, w)
+	return []Message{m}, err
+}
+
+// Dunning renders a renewal notice.
+func (r *Renderer) Dunning(eventID string, d Dunning) ([]Message, error) {
+	if err := address(d.Email); err != nil {
+		return nil, err
+	}
+	known := false
+	for _, k := range DunningKinds {
+		known = known || k == d.Kind
+	}
+	if !known {
+		return nil, errs.E(errs.Invalid, "unknown dunning notice kind %q", d.Kind)
+	}
+	m, err := r.message(eventID, "dunning", d.Email, d)
+	return []Message{m}, err
+}
+
+func (r *Renderer) message(eventID, template, to string, data any) (Message, error) {
+	subject, text, html, err := r.Render(template, data)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{ID: eventID + "." + template, EventID: eventID, Template: template, To: to, Subject: subject, Text: text, HTML: html}, nil
+}
+
+func address(a string) error {
+	if a == "" {
+		return errs.E(errs.Invalid, "event without an e-mail address")
+	}
+	if _, err := mail.ParseAddress(a); err != nil {
+		return errs.E(errs.Invalid, "event with an invalid e-mail address %q", a)
+	}
+	return nil
+}

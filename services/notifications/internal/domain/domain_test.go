@@ -1,0 +1,164 @@
+package domain_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/notifications/internal/domain"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestFormatMoney(t *testing.T) {
+	for _, tc := range []struct {
+		cents    int64
+		currency string
+		want     string
+	}{
+		{0, "USD", "$0.00"},
+		{5, "USD", "$0.05"},
+		{123456, "USD", "$1,234.56"},
+		{100000000, "CAD", "CA$1,000,000.00"},
+		{-1000, "EUR", "-€10.00"},
+		{2500, "GBP", "£25.00"},
+		{37000, "AUD", "AU$370.00"},
+		{99, "CHF", "0.99 CHF"},
+	} {
+		if got := domain.FormatMoney(tc.cents, tc.currency); got != tc.want {
+			t.Errorf("FormatMoney(%d, %s) = %q, want %q", tc.cents, tc.currency, got, tc.want)
+		}
+	}
+}
+
+var site = domain.Site{Name: "Hangar", BaseURL: "https://store.hangar.example/", Support: "support@hangar.example"}
+
+var at = time.Date(2026, 11, 23, 14, 5, 0, 0, time.FixedZone("CET", 3600))
+
+// fullReceipt sets every field of a receipt.
+var fullReceipt = domain.Receipt{
+	OrderID: "ord-42", InvoiceID: "inv-42", InvoiceNumber: "H-2026-000042", Email: "pilot@example.com",
+	OrderKind: "subscription", Currency: "EUR",
+	Lines: []domain.Line{
+		{Code: "pro_plus", Description: "Pro Plus (1 year)", Type: "SUBSCRIPTION", Quantity: 1, Amount: 199_00},
+		{Code: "add_geo_eu", Description: "Europe region", Type: "SUBSCRIPTION", Quantity: 2, Amount: 2_450_00},
+		{Code: "SPRING", Description: "Promo SPRING", Type: "PROMO", Quantity: 1, Amount: -20_00, Reason: "10% off <first year>"},
+		{Code: "", Description: "VAT", Type: "TAX", Quantity: 1, Amount: 0},
+	},
+	Subtotal: 2_629_00, Tax: 0, TaxLabel: "VAT (reverse charge)", Total: 2_629_00, ReverseCharge: true,
+	CardBrand: "Visa", CardLast4: "1111", CompletedAt: at, ReceiptPath: "/buy/success?invoiceId=inv-42",
+}
+
+func TestGoldenMessages(t *testing.T) {
+	r, err := domain.NewRenderer(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func() ([]domain.Message, error){
+		"receipt": func() ([]domain.Message, error) { return r.Receipt("evt-1", fullReceipt) },
+		"receipt-usd-taxed": func() ([]domain.Message, error) {
+			rc := fullReceipt
+			rc.Currency, rc.Tax, rc.TaxLabel, rc.Total, rc.ReverseCharge, rc.Lines = "USD", 216_92, "", 2_845_92, false, rc.Lines[:2]
+			return r.Receipt("evt-2", rc)
+		},
+		"gift": func() ([]domain.Message, error) {
+			return r.GiftCertificate("evt-3", domain.GiftCertificate{Code: "GC7K-2M9Q-XR4T", Amount: 370_00, Currency: "USD",
+				BuyerEmail: "buyer@example.com", RecipientEmail: "friend@example.com", RecipientName: "Sam <Pilot>",
+				Message: "Happy birthday & blue skies!", IssuedAt: at})
+		},
+		"gift-no-recipient": func() ([]domain.Message, error) {
+			return r.GiftCertificate("evt-4", domain.GiftCertificate{Code: "GC2A-BBBB-CCCC", Amount: 25_00, Currency: "GBP", BuyerEmail: "buyer@example.com", IssuedAt: at})
+		},
+		"eligibility-code": func() ([]domain.Message, error) {
+			return r.VerificationCode("evt-5", domain.VerificationCode{Email: "jane@navy.mil", Code: "482913", Program: "military_intl", ExpiresAt: at})
+		},
+		"welcome": func() ([]domain.Message, error) {
+			return r.Welcome("evt-6", domain.Welcome{Email: "new@example.com", AccountKind: "business"})
+		},
+	}
+	for _, kind := range domain.DunningKinds {
+		cases["dunning-"+kind] = func() ([]domain.Message, error) {
+			return r.Dunning("evt-"+kind, domain.Dunning{Email: "pilot@example.com", Kind: kind, SubscriptionID: "sub-1", Amount: 199_00,
+				Currency: "CAD", Date: at, Reason: "card declined", ActionPath: "/buy?subscriptionId=sub-1", NextAttempt: at.AddDate(0, 0, 3)})
+		}
+	}
+	for name, render := range cases {
+		t.Run(name, func(t *testing.T) {
+			msgs, err := render()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, m := range msgs {
+				if m.Text == "" || m.HTML == "" || m.Subject == "" {
+					t.Errorf("%s: a part is empty", m.ID)
+				}
+				if !strings.HasPrefix(m.ID, m.EventID+".") {
+					t.Errorf("message id %q does not derive from event id %q", m.ID, m.EventID)
+				}
+				b.WriteString("== " + m.ID + " to " + m.To + "\nSubject: " + m.Subject + "\n-- text\n" + m.Text + "\n-- html\n" + m.HTML + "\n")
+			}
+			golden(t, filepath.Join("testdata", name+".golden"), b.String())
+		})
+	}
+}
+
+// Every field of the receipt shows in both parts.
+func TestReceiptShowsEveryField(t *testing.T) {
+	r, _ := domain.NewRenderer(site)
+	msgs, err := r.Receipt("evt-1", fullReceipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := msgs[0]
+	for _, want := range []string{"H-2026-000042", "ord-42", "11-23-2026", "13:05 UTC", "Pro Plus (1 year)", "Europe region", "€2,450.00",
+		"Promo SPRING", "-€20.00", "€2,629.00", "VAT (reverse charge)", "Visa", "1111", "reverse charge",
+		"https://store.hangar.example/buy/success?invoiceId=inv-42"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("text part lacks %q", want)
+		}
+		if !strings.Contains(m.HTML, strings.ReplaceAll(want, "<", "&lt;")) {
+			t.Errorf("html part lacks %q", want)
+		}
+	}
+	if !strings.Contains(m.HTML, "10% off &lt;first year&gt;") {
+		t.Error("html part does not escape the line reason")
+	}
+}
+
+func TestInvalidEventsAreRefused(t *testing.T) {
+	r, _ := domain.NewRenderer(site)
+	if _, err := r.Receipt("e", domain.Receipt{}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("receipt without address = %v", err)
+	}
+	if _, err := r.VerificationCode("e", domain.VerificationCode{Email: "a@b.c"}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("code without code = %v", err)
+	}
+	if _, err := r.Dunning("e", domain.Dunning{Email: "a@b.c", Kind: "nonsense"}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("unknown dunning = %v", err)
+	}
+	if _, err := r.Welcome("e", domain.Welcome{Email: "not an address"}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("bad address = %v", err)
+	}
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the rendering (go test -update rewrites it):\n%s", path, got)
+	}
+}

@@ -1,0 +1,90 @@
+package domain
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+	"time"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// Templates are the e-mails the service renders; each has templates/<name>.subject.tmpl and
+// <name>.txt.tmpl (text/template) and <name>.html.tmpl (html/template, inside layout.html.tmpl).
+var Templates = []string{"receipt", "gift-buyer", "gift-recipient", "eligibility-code", "welcome", "dunning"}
+
+// Renderer renders the templates for one Site.
+type Renderer struct {
+	site Site
+	text map[string]*texttemplate.Template
+	html map[string]*htmltemplate.Template
+}
+
+// view is what a template receives: the site and the message's data.
+type view struct {
+	Site Site
+	Data any
+}
+
+var funcs = map[string]any{
+	"money": FormatMoney,
+	// Dates as the store prints them (MM-dd-yyyy), times in UTC (spec 001 §9).
+	"date":    func(t time.Time) string { return t.UTC().Format("01-02-2006") },
+	"utctime": func(t time.Time) string { return t.UTC().Format("15:04") + " UTC" },
+	"title":   func(s string) string { return strings.ToUpper(s[:min(1, len(s))]) + s[min(1, len(s)):] },
+	"url":     func(base, path string) string { return base + path },
+}
+
+// NewRenderer parses every template.
+func NewRenderer(site Site) (*Renderer, error) {
+	site.BaseURL = strings.TrimRight(site.BaseURL, "/")
+	r := &Renderer{site: site, text: map[string]*texttemplate.Template{}, html: map[string]*htmltemplate.Template{}}
+	layout, err := htmltemplate.New("layout.html.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/layout.html.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range Templates {
+		t, err := texttemplate.New(name).Funcs(funcs).Option("missingkey=error").ParseFS(templateFS, "templates/"+name+".subject.tmpl", "templates/"+name+".txt.tmpl")
+		if err != nil {
+			return nil, err
+		}
+		r.text[name] = t
+		h, err := htmltemplate.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html.tmpl")
+		if err != nil {
+			return nil, err
+		}
+		r.html[name] = h
+	}
+	return r, nil
+}
+
+// Render answers the subject and both bodies of template name for data.
+func (r *Renderer) Render(name string, data any) (subject, text, html string, err error) {
+	t, ok := r.text[name]
+	if !ok {
+		return "", "", "", fmt.Errorf("no template %q", name)
+	}
+	v := view{Site: r.site, Data: data}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name+".subject.tmpl", v); err != nil {
+		return "", "", "", fmt.Errorf("render %s subject: %w", name, err)
+	}
+	subject = strings.Join(strings.Fields(b.String()), " ")
+	b.Reset()
+	if err := t.ExecuteTemplate(&b, name+".txt.tmpl", v); err != nil {
+		return "", "", "", fmt.Errorf("render %s text: %w", name, err)
+	}
+	text = b.String()
+	b.Reset()
+	if err := r.html[name].ExecuteTemplate(&b, "layout.html.tmpl", struct {
+		view
+		Subject string
+	}{v, subject}); err != nil {
+		return "", "", "", fmt.Errorf("render %s html: %w", name, err)
+	}
+	return subject, text, b.String(), nil
+}
