@@ -248,6 +248,27 @@ func TestSubmit(t *testing.T) {
 		}
 	})
 
+	t.Run("the Acme owner buying three more licences files them under identity's organization", func(t *testing.T) {
+		owner := login(t, st.idBase, "owner@acme.hangar.test")
+		_, me := call(t, "GET", st.idBase+"/buy/api/me", "", "Cookie", owner)
+		org, _ := me["organizationAccount"].(string)
+		cfg := `{"currency":"USD","addOns":["business_pro","included_geo_us","efb_bridge","runway_tp_pilatus"],"quantity":8,` +
+			`"isLicenseAgreementChecked":true,"isEulaChecked":true,"billingInfo":{"zipcode":"94105","country":"US"}}`
+		code, m, _ := submitRaw(t, st.base, "acme-more-licences", quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), owner), owner)
+		if code != 200 || org == "" {
+			t.Fatalf("submit: %d %v (organization %q)", code, m, org)
+		}
+		var payload []byte
+		if err := st.checkoutDB.QueryRow(context.Background(), `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id DESC LIMIT 1`,
+			events.TopicSubscriptionChanged).Scan(&payload); err != nil {
+			t.Fatal(err)
+		}
+		var ev eventsv1.SubscriptionChanged
+		if err := proto.Unmarshal(payload, &ev); err != nil || ev.GetOrganizationId() != org || ev.GetQuantity() != 8 {
+			t.Errorf("subscription changed: organization %q, quantity %d (%v); want %q, 8", ev.GetOrganizationId(), ev.GetQuantity(), err, org)
+		}
+	})
+
 	t.Run("a stale or foreign quote is refused with the fresh preview and nothing charged", func(t *testing.T) {
 		before := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`)
 		cfg := newBuyer("quote")

@@ -66,6 +66,12 @@ func (s *Service) subscriptionPurchase(pv *domain.Preview, accountID string, in 
 			d.ExpireAllocations = append(d.ExpireAllocations, a.TargetType+"|"+a.TargetID)
 		}
 	}
+	// A business buyer's licences belong to the identity organization they act for: its
+	// account is what the allocation service files pools under and what its admins' sessions
+	// carry (checkout's own seeded organization ids are not identity's).
+	if o := in.Caller.Organization; o != "" && (c.Business || org != "") {
+		org = o
+	}
 	detail, err := json.Marshal(d)
 	if err != nil {
 		return nil, fmt.Errorf("encode subscription order: %w", err)

@@ -97,6 +97,9 @@ type Caller struct {
 	Email     string
 	// Child: a child account of a group, which cannot change its subscription.
 	Child bool
+	// Organization is the account of the identity organization the buyer belongs to: the
+	// owner of a business subscription's licences (the allocation service's pools).
+	Organization string
 }
 
 // Allocation is an add-on allocated to a target (an aircraft tail) of a subscription.

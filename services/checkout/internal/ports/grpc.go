@@ -49,7 +49,8 @@ func (s *GRPC) input(ctx context.Context, c *checkoutv1.Configuration) (domain.I
 		return in, err
 	}
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		in.Caller = domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild}
+		in.Caller = domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
+			Organization: who.OrganizationAccount}
 	}
 	return in, nil
 }

@@ -31,7 +31,8 @@ func (s *GRPC) purchasesOrUnimplemented() (*app.Purchases, error) {
 // sessionCaller answers the logged-in buyer of the session, if any.
 func sessionCaller(ctx context.Context) domain.Caller {
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		return domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild}
+		return domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
+			Organization: who.OrganizationAccount}
 	}
 	return domain.Caller{}
 }
