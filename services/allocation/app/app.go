@@ -155,7 +155,7 @@ func (a *App) startData(ctx context.Context) {
 	if len(a.cfg.Brokers) > 0 {
 		go a.consume(ctx)
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.sweep(ctx)
 }
 

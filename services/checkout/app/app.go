@@ -193,7 +193,7 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log)
+	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.orders.RunReconciler(ctx, a.cfg.ReconcileInterval)
 }
 
