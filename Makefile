@@ -47,12 +47,13 @@ tools: $(BIN)/.go-tools $(BUF) ## Install the pinned code-generation and lint to
 
 # ---------------------------------------------------------------------------- contracts
 .PHONY: generate
-generate: tools ## Regenerate gen/ (Go, gateway, OpenAPI) from proto/
+generate: tools ## Regenerate gen/ (Go, gateway, OpenAPI 2 and 3) and the web API types from proto/
 	$(BUF) lint
 	$(BUF) generate
+	scripts/gen-api.sh
 
 .PHONY: check-generated
-check-generated: tools ## Fail when regenerating would change the committed gen/
+check-generated: tools ## Fail when regenerating would change the committed gen/ or web API types
 	scripts/check-generated.sh
 
 # ---------------------------------------------------------------------------- quality

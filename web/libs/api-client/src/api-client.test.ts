@@ -9,6 +9,8 @@ import {
   normalizeCatalog,
   parseErrorBody,
   visibleEntries,
+  unwrap,
+  num,
 } from './index';
 import { catalogFixture } from './testing';
 
@@ -20,7 +22,8 @@ describe('catalog.availablePlans', () => {
     const fetch = vi.fn(async () => json(200, catalogFixture));
     const api = createApiClient({ fetch });
     const catalog = await api.catalog.availablePlans({ currency: 'EUR' });
-    expect(fetch).toHaveBeenCalledWith(`${AVAILABLE_PLANS_PATH}?currency=EUR`, expect.objectContaining({ method: 'GET' }));
+    // Typed client (openapi-fetch over the OpenAPI 3 document), same origin by default.
+    expect(fetch).toHaveBeenCalledWith(`${window.location.origin}${AVAILABLE_PLANS_PATH}?currency=EUR`, expect.objectContaining({ method: 'GET' }));
     expect(catalog.version).toBe('2026.11.0-test');
     expect(catalog.currencies.map((c) => c.code)).toEqual(['USD', 'CAD', 'EUR', 'GBP', 'AUD']);
     expect(findEntry(catalog, 'pro_plus')?.price.USD).toEqual({ amountInCents: 19999, included: false });
@@ -117,5 +120,34 @@ describe('featureStatus', () => {
     ['no plan chosen', ['basic_plus'], undefined, 'unavailable'],
   ] as const)('%s', (_name, forPlans, plan, want) => {
     expect(featureStatus(feature(forPlans ? [...forPlans] : undefined), plan, plans)).toBe(want);
+  });
+});
+
+describe('typed clients (openapi-fetch)', () => {
+  it('echoes the XSRF cookie on a POST and sends the JSON body', async () => {
+    const fetch = vi.fn(async (_url: RequestInfo | URL, _init?: RequestInit) => json(200, { invoice: { totalInCents: 47000, counter: '3' } }));
+    const api = createApiClient({ fetch, baseUrl: 'http://edge', cookie: () => 'a=b; XSRF-TOKEN=tok%2F1' });
+    const r = await unwrap(api.checkout.POST('/buy/api/invoice/preview', { body: { currency: 'USD', addOns: ['performance'] } }));
+    expect(r.invoice?.totalInCents).toBe(47000);
+    expect(num(r.invoice?.counter)).toBe(3);
+    const [url, init] = fetch.mock.calls[0]!;
+    expect(url).toBe('http://edge/buy/api/invoice/preview');
+    expect(new Headers(init!.headers).get('X-XSRF-TOKEN')).toBe('tok/1');
+    expect(JSON.parse(String(init!.body))).toEqual({ currency: 'USD', addOns: ['performance'] });
+  });
+
+  it('turns an error answer into the one ApiError shape', async () => {
+    const fetch = vi.fn(async () => json(400, { code: 'invalid_argument', message: 'bad', fieldErrors: [{ field: 'email', message: 'Please enter your email address.' }] }));
+    const api = createApiClient({ fetch, baseUrl: 'http://edge' });
+    const err = await unwrap(api.checkout.POST('/buy/api/invoice/validate', { body: {} })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).fieldErrors[0]!.message).toBe('Please enter your email address.');
+  });
+
+  it('reads money as a number whether the wire wrote int64 or int32', () => {
+    expect(num('47000')).toBe(47000);
+    expect(num(47000)).toBe(47000);
+    expect(num(undefined)).toBe(0);
+    expect(num('x', -1)).toBe(-1);
   });
 });

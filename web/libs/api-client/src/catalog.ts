@@ -1,5 +1,8 @@
-import type { definitions, operations } from './generated/hangar/catalog/v1/catalog';
-import type { HttpClient } from './http';
+import type { components, operations, paths } from './generated/hangar/catalog/v1/catalog';
+import type { Client } from 'openapi-fetch';
+import { unwrap } from './typed';
+
+type definitions = components['schemas'];
 
 /** Wire types, straight from the generated OpenAPI definitions. */
 export type WireAvailablePlans = definitions['v1ListAvailablePlansResponse'];
@@ -141,11 +144,16 @@ export interface CatalogApi {
   availablePlans(query?: AvailablePlansQuery, signal?: AbortSignal): Promise<Catalog>;
 }
 
-export function catalogApi(http: HttpClient): CatalogApi {
+export type CatalogClient = Client<paths>;
+
+export function catalogApi(client: CatalogClient): CatalogApi {
   return {
     async availablePlans(query = {}, signal) {
-      const wire = await http.request<WireAvailablePlans>('GET', AVAILABLE_PLANS_PATH, { query: { ...query }, signal });
+      // An empty currency means "every currency": leave it out of the URL.
+      const q = query.currency ? { currency: query.currency } : {};
+      const wire = await unwrap(client.GET(AVAILABLE_PLANS_PATH, { params: { query: q }, signal }));
       return normalizeCatalog(wire);
     },
   };
 }
+export type CatalogDefinitions = definitions;
