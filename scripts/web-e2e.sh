@@ -93,7 +93,7 @@ status=0
   const p = "test-results/performance-buy.json";
   if (fs.existsSync(p)) {
     const r = JSON.parse(fs.readFileSync(p, "utf8"));
-    console.log(`performance /buy: initial JS ${(r.initialJs.gzipBytes / 1024).toFixed(1)} KB gzipped (budget 250), LCP ${r.lcp.ms} ms (budget 1500; samples ${r.lcp.samplesMs.join("/")})`);
+    console.log(`performance /buy: initial JS ${(r.initialJs.gzipBytes / 1024).toFixed(1)} KB gzipped (budget 250), LCP ${r.lcp.ms} ms (budget 1500; samples ${r.lcp.samplesMs.join("/")})` + (r.clickToInvoice ? `, click->invoice p75 ${r.clickToInvoice.p75Ms} ms (budget 100)` : "") + " [timed budgets asserted by scripts/perf-web.sh]");
   }
 ')
 web_log "web e2e done in $((SECONDS - start)) s"

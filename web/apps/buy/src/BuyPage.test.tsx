@@ -1,182 +1,109 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createApiClient } from '@hangar/api-client';
 import { catalogFixture } from '@hangar/api-client/testing';
+import { BuyPage } from './BuyPage';
 import { setApiClient } from './api';
-import { BuyPage, CONNECT_ERROR, includedRegionName } from './BuyPage';
-import BuyModule from './remote-module';
 
-const ok = () => new Response(JSON.stringify(catalogFixture), { status: 200 });
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-function serve(...answers: Array<() => Response | Promise<Response>>) {
-  const fetch = vi.fn(async () => {
-    const next = answers.length > 1 ? answers.shift()! : answers[0]!;
-    return next();
-  });
-  setApiClient(createApiClient({ fetch, timeoutMs: 200 }));
-  return fetch;
+interface Sent {
+  currency: string;
+  addOns: string[];
+  counter: string;
 }
 
-afterEach(() => setApiClient(undefined));
-
-const price = (code: string) => screen.getByTestId(`price-${code}`).textContent;
-
-describe('buy page', () => {
-  it('shows the three individual plans with live USD prices, Essential selected', async () => {
-    const fetch = serve(ok);
-    render(<BuyPage search="" />);
-    expect(screen.getByRole('status').textContent).toContain('Loading plans');
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(fetch).toHaveBeenCalledWith('/account/api/subscription/available/add-ons', expect.anything());
-    const plans = within(document.getElementById('section-plans')!).getAllByRole('radio');
-    expect(plans.map((r) => r.getAttribute('value'))).toEqual(['basic_plus', 'pro_plus', 'performance']);
-    expect(price('basic_plus')).toBe('$125/yr');
-    expect(price('pro_plus')).toBe('$199.99/yr');
-    expect(price('performance')).toBe('$370/yr');
-    expect((screen.getByRole('radio', { name: /^Essential/ }) as HTMLInputElement).checked).toBe(true);
-    expect(screen.queryByText('Prices do not include VAT')).toBeNull();
+/** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void> } = {}) {
+  const previews: Sent[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input));
+    if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
+    if (url.pathname === '/buy/api/me') return json({ loggedIn: false });
+    if (url.pathname === '/buy/api/invoice/preview') {
+      const body = JSON.parse(String(init?.body)) as Sent;
+      previews.push(body);
+      await opts.delay?.(body);
+      const addOns = body.addOns.length ? body.addOns : ['pro_plus', 'included_geo_us'];
+      const plan = addOns[0]!;
+      const price = plan === 'performance' ? 37000 : 19999;
+      return json({
+        addOns,
+        currency: body.currency,
+        regionMode: 'checkbox',
+        invoice: {
+          currency: body.currency,
+          counter: body.counter,
+          totalInCents: price,
+          subtotalInCents: price,
+          taxInCents: 0,
+          invoiceItems: [{ type: 'PLAN', addOnCode: plan, description: `${plan} — 1 year`, amountInCents: price, quantity: 1, key: `PLAN:${plan}` }],
+        },
+      });
+    }
+    return json({}, 404);
   });
+  setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+  return { fetch, previews };
+}
 
-  it('lists regions (without the included one) and add-ons', async () => {
-    serve(ok);
-    render(<BuyPage search="" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    const regions = within(document.getElementById('section-regions')!).getAllByRole('checkbox');
-    expect(regions.map((r) => r.id)).toEqual(['regions-add_geo_ca', 'regions-add_geo_eu']);
-    const addOns = within(document.getElementById('section-addOns')!).getAllByRole('checkbox');
-    expect(addOns.map((r) => r.id)).toEqual(['addOns-vectormap', 'addOns-syn_vis', 'addOns-logbook', 'addOns-active_navlog']);
-    fireEvent.click(screen.getByLabelText(/Europe/));
-    expect((screen.getByLabelText(/Europe/) as HTMLInputElement).checked).toBe(true);
-  });
+function renderPage(search = '') {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <BuyPage location={{ pathname: '/buy', search, hash: '' }} navigate={vi.fn()} reload={vi.fn()} />
+    </QueryClientProvider>,
+  );
+}
 
-  it('shows euro prices and the VAT note in EUR', async () => {
-    serve(ok);
-    render(<BuyPage search="?currency=EUR" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(price('pro_plus')).toBe('€185.99/yr');
-    expect(screen.getAllByText('Prices do not include VAT')).toHaveLength(3);
-    expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('EUR');
-  });
+// The first render loads the page's modules; a busy 2-core machine needs more than 1 s.
+configure({ asyncUtilTimeout: 8000 });
 
-  it('shows the VAT note for GBP too, not for CAD', async () => {
-    serve(ok);
-    const { unmount } = render(<BuyPage search="?currency=gbp" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(price('pro_plus')).toBe('£159.99/yr');
-    expect(screen.getAllByText('Prices do not include VAT').length).toBeGreaterThan(0);
-    unmount();
-    render(<BuyPage search="?currency=CAD" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(price('pro_plus')).toBe('CA$269.99/yr');
-    expect(screen.queryByText('Prices do not include VAT')).toBeNull();
-  });
-
-  it('falls back to USD for an unknown currency', async () => {
-    serve(ok);
-    render(<BuyPage search="?currency=XYZ" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(price('pro_plus')).toBe('$199.99/yr');
-    expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('USD');
-  });
-
-  it('reloads with the chosen currency', async () => {
-    serve(ok);
-    const changeCurrency = vi.fn();
-    render(<BuyPage search="" changeCurrency={changeCurrency} />);
-    fireEvent.change(await screen.findByLabelText('Currency'), { target: { value: 'EUR' } });
-    expect(changeCurrency).toHaveBeenCalledWith('EUR');
-  });
-
-  it('hides the currency selector when fewer than two currencies are supported', async () => {
-    serve(() => new Response(JSON.stringify({ ...catalogFixture, currencies: [{ code: 'USD', symbol: '$' }] })));
-    render(<BuyPage search="?currency=EUR" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(screen.queryByLabelText('Currency')).toBeNull();
-    // EUR is not supported by the server: USD.
-    expect(price('pro_plus')).toBe('$199.99/yr');
-  });
-
-  it('preselects plan and add-ons from the addOns query, dropping unknown codes', async () => {
-    serve(ok);
-    render(<BuyPage search="?addOns=basic_plus,syn_vis,nope,<b>" />);
-    await screen.findByRole('radio', { name: /^Starter/ });
-    expect((screen.getByRole('radio', { name: /^Starter/ }) as HTMLInputElement).checked).toBe(true);
-    expect((screen.getByLabelText(/Synthetic Vision/) as HTMLInputElement).checked).toBe(true);
-  });
-
-  it('shows features the plan already includes as included (forPlans)', async () => {
-    serve(ok);
-    render(<BuyPage search="?addOns=syn_vis" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    // Essential includes Aeronautical Maps; Synthetic Vision is an add-on to it.
-    const maps = screen.getByLabelText(/Aeronautical Maps/) as HTMLInputElement;
-    expect(maps.disabled && maps.checked).toBe(true);
-    expect(screen.getByText('Included with Essential')).toBeTruthy();
-    expect((screen.getByLabelText(/Synthetic Vision/) as HTMLInputElement).checked).toBe(true);
-    // Premium includes Synthetic Vision too: the add-on is dropped.
-    fireEvent.click(screen.getByRole('radio', { name: /^Premium/ }));
-    const sv = screen.getByLabelText(/Synthetic Vision/) as HTMLInputElement;
-    expect(sv.disabled).toBe(true);
-    expect(screen.getAllByText('Included with Premium')).toHaveLength(2);
-    // Back to Starter: nothing included, the dropped add-on stays unselected, and
-    // Active Navlog (sold from Essential up) is not available.
-    fireEvent.click(screen.getByRole('radio', { name: /^Starter/ }));
-    expect((screen.getByLabelText(/Synthetic Vision/) as HTMLInputElement).checked).toBe(false);
-    expect((screen.getByLabelText(/Aeronautical Maps/) as HTMLInputElement).disabled).toBe(false);
-    const navlog = screen.getByLabelText(/Active Navlog/) as HTMLInputElement;
-    expect(navlog.disabled && !navlog.checked).toBe(true);
-    expect(screen.getByText('Not available with Starter')).toBeTruthy();
-  });
-
-  it('shows a retryable error when the catalogue is down, and recovers on Retry', async () => {
-    const fetch = serve(
-      () => new Response(JSON.stringify({ code: 'unavailable', message: 'catalog unavailable' }), { status: 503 }),
-      ok,
-    );
-    render(<BuyPage search="" />);
-    const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain(CONNECT_ERROR);
-    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
-    await screen.findByRole('radio', { name: /^Essential/ });
-    expect(fetch).toHaveBeenCalledTimes(2);
-  });
-
-  it('shows the error state when the catalogue is too slow', async () => {
-    setApiClient(
-      createApiClient({
-        timeoutMs: 30,
-        fetch: (_u, init) => new Promise((_r, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),
-      }),
-    );
-    render(<BuyPage search="" />);
-    expect((await screen.findByRole('alert')).textContent).toContain(CONNECT_ERROR);
-    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
-  });
-
-  it('collapses a section', async () => {
-    serve(ok);
-    render(<BuyPage search="" />);
-    await screen.findByRole('radio', { name: /^Essential/ });
-    const toggle = screen.getByRole('button', { name: /Add-ons/ });
-    fireEvent.click(toggle);
-    await waitFor(() => expect(toggle.getAttribute('aria-expanded')).toBe('false'));
-  });
+afterEach(() => {
+  cleanup();
+  setApiClient(undefined);
 });
 
-describe('includedRegionName', () => {
-  it.each([
-    ['United States (included)', 'United States'],
-    ['Europe', 'Europe'],
-    [undefined, 'one region'],
-    ['included_geo_us', 'one region'],
-  ])('%s -> %s', (title, want) => {
-    expect(includedRegionName(title)).toBe(want);
+describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () => {
+  it('renders checkout\'s answer and asks again on every selection change', async () => {
+    const edge = fakeEdge();
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
+    expect(edge.previews.at(-1)!.addOns[0]).toBe('performance');
   });
-});
 
-describe('buy module routes', () => {
-  it('renders placeholders for the sub-pages', () => {
-    render(<BuyModule route="/buy/success" params={{}} />);
-    expect(screen.getByRole('heading', { name: 'Thank you for your purchase' })).toBeTruthy();
+  it('drops an answer older than the one shown (by counter)', async () => {
+    let releaseFirst!: () => void;
+    const first = new Promise<void>((r) => (releaseFirst = r));
+    fakeEdge({ delay: (b) => (b.addOns[0] === 'basic_plus' ? first : Promise.resolve()) });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    fireEvent.click(screen.getByRole('radio', { name: /^Starter\b(?! — 3)/ }));
+    fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
+    await act(async () => releaseFirst());
+    expect(screen.getByTestId('invoice-total').textContent).toBe('$370');
+  });
+
+  it('a currency change keeps the choices', async () => {
+    const edge = fakeEdge();
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'EUR' } });
+    await waitFor(() => expect(edge.previews.at(-1)!.currency).toBe('EUR'));
+    expect(edge.previews.at(-1)!.addOns[0]).toBe('performance');
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('€370'));
+  });
+
+  it('shows the connection message when the catalogue fails', async () => {
+    const fetch = vi.fn(async () => json({ code: 'unavailable', message: 'down' }, 503));
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+    renderPage();
+    await waitFor(() => expect(screen.getByText('There was a problem connecting.')).toBeTruthy());
   });
 });

@@ -1,151 +1,750 @@
-import { useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { ErrorState, LoadingState } from '@hangar/ui';
-import { VAT_NOTE, resolveCurrency, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { featureStatus, useResource, type Catalog } from '@hangar/api-client';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { Button, CheckboxField, ErrorState, LoadingState, NotificationBanner, SectionBlock, TextField, useTapOrClick } from '@hangar/ui';
+import { VAT_NOTE, formatMoney, showsVatNote, type CurrencyCode } from '@hangar/money';
+import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
+import { analytics } from '@hangar/analytics';
 import { apiClient } from './api';
-import { parseBuyQuery, withCurrency, type BuyQuery } from './query';
-import { initialConfiguration, offerFor, reduce, type Action, type Configuration } from './configuration';
+import { kioskHref, parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
+import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
+import { useCardReaders, useCatalog, useMe, usePaymentMethod, usePreview, type Preview } from './hooks';
+import { InvoicePanel, visibleLines } from './InvoicePanel';
+import { AccountBlock } from './sections/Account';
+import { ChoiceSection, OptionList, type Option } from './sections/Choices';
+import { ChartsSection, type Platform } from './sections/Charts';
+import { QuantitySection } from './sections/Quantity';
 import { CurrencySelector } from './sections/CurrencySelector';
-import { PlansSection } from './sections/PlansSection';
-import { ChoiceSection } from './sections/ChoiceSection';
+import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
+import { PaymentSection, type PayWith } from './payment/PaymentSection';
+import type { HostedFieldsHandle } from './payment/HostedFields';
+import { normalizeCountry } from './payment/countries';
+import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
+import { newIdempotencyKey, submit, successUrl, validate } from './submit';
 import { ensureBuyStyles } from './styles';
 
 ensureBuyStyles();
 
 /** Spec 000 §8: the available-plans failure message. */
 export const CONNECT_ERROR = 'There was a problem connecting.';
+export const CORRECT_FOLLOWING = 'Please correct the following:';
+export const SALES_CONTACT = 'sales@hangar.example';
 /** Sections expanded by default (spec 000 §2). */
 const DEFAULT_EXPANDED = ['plans', 'regions', 'addOns'];
 
+const PLAN_GROUPS = ['INDIVIDUAL', 'THREE_MONTH', 'BYOP', 'BUSINESS', 'MILITARY', 'BUNDLE'];
+
 export interface BuyPageProps {
-  /** The query string; defaults to the page's. */
-  search?: string;
-  /** Reloads the page with another currency (spec 001 §2); injectable for tests. */
-  changeCurrency?: (currency: CurrencyCode) => void;
+  /** The address; defaults to the page's. */
+  location?: BuyLocation;
+  /** Full navigation (success page, reloads); injectable for tests. */
+  navigate?: (url: string) => void;
+  reload?: () => void;
 }
 
-function reloadWithCurrency(currency: CurrencyCode): void {
-  window.location.assign(withCurrency(window.location.href, currency));
+const browserLocation = (): BuyLocation =>
+  typeof window === 'undefined' ? { pathname: '/buy', search: '', hash: '' } : { pathname: window.location.pathname, search: window.location.search, hash: window.location.hash };
+
+export function BuyPage({ location, navigate = (u) => window.location.assign(u), reload = () => window.location.reload() }: BuyPageProps) {
+  const query = useMemo(() => parseBuyLocation(location ?? browserLocation()), [location]);
+  const catalog = useCatalog();
+  const me = useMe();
+
+  // The page does not wait for the session: it renders as a guest and the account block
+  // follows when identity answers (the largest paint must not wait for two services).
+  if (catalog.isPending) {
+    return (
+      <div className="buy" data-remote="buy">
+        <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
+        <LoadingState label="Loading plans…" />
+      </div>
+    );
+  }
+  if (catalog.isError) {
+    return (
+      <div className="buy" data-remote="buy">
+        <h1>Your Plan</h1>
+        <ErrorState
+          message={CONNECT_ERROR}
+          detail={catalog.error.retryable ? 'The plan catalogue did not answer. Please try again.' : catalog.error.message}
+          onRetry={() => void catalog.refetch()}
+        />
+      </div>
+    );
+  }
+  return <Configurator catalog={catalog.data} me={me.data ?? GUEST} meReady={!me.isPending} query={query} navigate={navigate} reload={reload} />;
 }
 
-export function BuyPage({ search = typeof window === 'undefined' ? '' : window.location.search, changeCurrency = reloadWithCurrency }: BuyPageProps) {
-  const query = useMemo(() => parseBuyQuery(search), [search]);
-  // The whole catalogue (all currencies): one cacheable URL, and the
-  // supported-currency list decides the fallback.
-  const catalog = useResource((signal) => apiClient().catalog.availablePlans({}, signal), 'catalog');
+const GUEST: WireMe = { loggedIn: false };
+
+interface ConfiguratorProps {
+  catalog: Catalog;
+  me: WireMe;
+  meReady: boolean;
+  query: BuyQuery;
+  navigate: (url: string) => void;
+  reload: () => void;
+}
+
+/** Messages that belong to a field, so the field shows them too. */
+const FIELD_OF: Record<string, string> = {
+  'Please enter your email address.': 'email',
+  'Please enter your organization name.': 'organizationName',
+  'please confirm': 'license',
+  'Please agree to our terms of use.': 'eula',
+  'Name cannot be blank': 'cardholderName',
+  'Postal Code cannot be blank': 'zipcode',
+  'Please select a country': 'country',
+  'Credit Card cannot be blank': 'card',
+  'Please give your consent to the processing of your data to continue.': 'gdpr',
+};
+
+function groupEntries(catalog: Catalog, group: string, currency: CurrencyCode): CatalogEntry[] {
+  return visibleEntries(catalog, group, currency);
+}
+
+function Configurator({ catalog, me, meReady, query, navigate, reload }: ConfiguratorProps) {
+  const [config, dispatch] = useReducer(reduce, query, initialConfiguration);
+  const adopt = useCallback((p: Preview) => dispatch({ type: 'adopt', preview: p }), []);
+  const { preview: p, query: previewQuery } = usePreview(config, adopt, needsAdopt);
+  const currency = config.currency;
+  const loggedIn = me.loggedIn === true;
+  const verb = useTapOrClick();
+  const note = showsVatNote(currency) ? VAT_NOTE : undefined;
+  const kiosk = useMemo(() => query.kiosk || (typeof sessionStorage !== 'undefined' && sessionStorage.getItem('hangar.kiosk') === 'true'), [query.kiosk]);
+  useEffect(() => {
+    if (query.kiosk && typeof sessionStorage !== 'undefined') sessionStorage.setItem('hangar.kiosk', 'true');
+  }, [query.kiosk]);
+  const href = (h: string) => kioskHref(h, kiosk);
+
+  const isBusiness = p?.isBusiness === true;
+  const isMilitary = p?.isMilitary ?? config.military;
+  const quantity = num(p?.quantity, 1);
+
+  // ---- sections expanded
+  const [expanded, setExpanded] = useState<string[]>(() => [
+    ...new Set([...DEFAULT_EXPANDED, ...query.sections, ...(query.military ? ['jeppesen'] : []), ...(query.hjopaBundle ? ['jetMaker'] : [])]),
+  ]);
+  const shell = (id: string) => ({
+    expanded: expanded.includes(id),
+    onExpandedChange: (open: boolean) => setExpanded((xs) => (open ? [...xs, id] : xs.filter((x) => x !== id))),
+    note,
+  });
+  const scrolled = useRef(false);
+  useEffect(() => {
+    const first = query.sections[0];
+    if (scrolled.current || !first || !p) return;
+    scrolled.current = true;
+    document.getElementById(`section-${first}`)?.scrollIntoView?.({ block: 'start' });
+  }, [query.sections, p]);
+
+  // ---- the logged-in user and the address (spec 001 §4)
+  useEffect(() => {
+    if (!loggedIn) return;
+    const wrongAccount = query.accountId && me.accountUuid && query.accountId !== me.accountUuid.toLowerCase();
+    const wrongEmail = query.email && me.email && query.email.toLowerCase() !== me.email.toLowerCase();
+    if (wrongAccount || wrongEmail) void logout().then(() => reload());
+  }, [loggedIn, me, query, reload]);
+
+  // ---- modals
+  const [loginOpen, setLoginOpen] = useState<string | undefined>(query.loginFailed ? AUTH_FAILED : query.promptLogin ? LOGIN_REQUIRED : undefined);
+  const [currencyMessage, setCurrencyMessage] = useState<string | undefined>();
+  const [planChangeOpen, setPlanChangeOpen] = useState(false);
+  const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
+  const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
+  const [allocations, setAllocations] = useState<WireAllocation[] | undefined>();
+  const [cardHelp, setCardHelp] = useState(false);
+  const [promo, setPromo] = useState<WirePromoInfoRequirement | undefined>();
+  const seenNotices = useRef(new Set<string>());
+  useEffect(() => {
+    // Notices the server asks to show (EAA2020 once, BUNDLE2020 always).
+    const req = (p?.promoInfoRequirements ?? []).find((r) => r.code && !seenNotices.current.has(`${r.code}:${p?.requestCounter}`));
+    if (!req || promo) return;
+    seenNotices.current.add(`${req.code}:${p?.requestCounter}`);
+    setPromo(req);
+  }, [p, promo]);
+
+  // ---- analytics: a page view, and add-to-cart when an invoice arrives
+  useEffect(() => {
+    analytics().page(document.title || 'Buy');
+  }, []);
+  const lastTotal = useRef<string>('');
+  useEffect(() => {
+    const inv = p?.invoice;
+    if (!inv) return;
+    const sig = `${inv.currency}:${num(inv.totalInCents)}:${(p.addOns ?? []).join(',')}`;
+    if (sig === lastTotal.current) return;
+    lastTotal.current = sig;
+    try {
+      analytics().track('add_to_cart', { currency: inv.currency, value: num(inv.totalInCents) / 100, items: analyticsItems(p) });
+    } catch {
+      /* analytics never breaks the page */
+    }
+  }, [p]);
+
+  // ---- payment
+  const storedMethod = usePaymentMethod(loggedIn ? me.accountUuid : undefined);
+  const readers = useCardReaders(loggedIn);
+  const [payWith, setPayWith] = useState<PayWith>('card');
+  useEffect(() => {
+    if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));
+  }, [storedMethod.data]);
+  const [reader, setReader] = useState('');
+  const hosted = useRef<HostedFieldsHandle>(null);
+  const [submitting, setSubmitting] = useState(false);
+  const [submitErrors, setSubmitErrors] = useState<string[]>([]);
+  const [attempted, setAttempted] = useState(false);
+  const attempt = useRef<{ key: string; quote: string } | undefined>(undefined);
+
+  // ---- derived lists
+  const planCodes = useMemo(() => PLAN_GROUPS.flatMap((g) => catalog.groups[g]?.entries.map((e) => e.addOnCode) ?? []), [catalog]);
+  const addOns = config.addOns.length > 0 ? config.addOns : (p?.addOns ?? []);
+  const plan = addOns.find((c) => planCodes.includes(c));
+  const locked = new Set(p?.lockedAddOns ?? []);
+
+  const planFamilies: Array<{ id: string; title: string; entries: CatalogEntry[] }> = query.hjopaBundle
+    ? [{ id: 'bundle', title: 'Jet-Maker Bundles', entries: groupEntries(catalog, 'BUNDLE', currency) }]
+    : isMilitary || query.military
+      ? [
+          {
+            id: 'military',
+            title: 'Military Plans',
+            entries: groupEntries(catalog, 'MILITARY', currency).filter((e) => (query.militaryInternational ? e.addOnCode.endsWith('_intl') : !e.addOnCode.endsWith('_intl'))),
+          },
+        ]
+      : [
+          { id: 'individual', title: 'Individual Plans', entries: [...groupEntries(catalog, 'INDIVIDUAL', currency), ...groupEntries(catalog, 'THREE_MONTH', currency)] },
+          { id: 'business', title: 'Business Plans', entries: groupEntries(catalog, 'BUSINESS', currency) },
+        ];
+  const family = query.hjopaBundle ? 'Bundle' : isMilitary ? 'Military Plans' : isBusiness ? 'Business Plans' : 'Individual Plans';
+  const bundleName = query.hjopaBundle ? catalog.groups.BUNDLE?.entries[0]?.title ?? 'HondaJet Bundle' : undefined;
+
+  const regionEntries = catalog.groups.REGIONS?.entries ?? [];
+  const includedRegion = addOns.find((c) => c.startsWith('included_'));
+  const includedAsAdd = includedRegion?.replace(/^included_/, 'add_');
+  const regionMode = p?.regionMode ?? 'checkbox';
+  const regionOptions: Option[] = groupEntries(catalog, 'REGIONS', currency).map((e) => {
+    const isIncluded = e.addOnCode === includedAsAdd;
+    return {
+      entry: e,
+      checked: isIncluded || addOns.includes(e.addOnCode),
+      disabled: isIncluded || p?.regionsDisabled === true || locked.has(e.addOnCode),
+      note: isIncluded ? 'Included with your plan' : undefined,
+      priceLabel: isIncluded ? 'Included' : undefined,
+      popover: p?.regionsDisabled ? 'Your licenses are allocated to users, so regions follow your subscription. Change allocations on the users page of the product web site.' : undefined,
+    };
+  });
+
+  const option = (e: CatalogEntry): Option => ({
+    entry: e,
+    checked: addOns.includes(e.addOnCode),
+    disabled: locked.has(e.addOnCode),
+    popover: locked.has(e.addOnCode) ? 'This product is allocated to users. Change it on the users page of the product web site.' : undefined,
+  });
+  const features = groupEntries(catalog, 'FEATURES', currency).map(option);
+  const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(option) : [];
+  const milSupp = groupEntries(catalog, 'JEPPESEN_MILITARY_SUPPLEMENT_PLANS_APP', currency).filter((e) => !e.addOnCode.endsWith('_intl')).map(option);
+  const jetRunway = groupEntries(catalog, 'JET_RUNWAY_ANALYSIS', currency).map(option);
+  const tpRunway = groupEntries(catalog, 'TURBOPROP_RUNWAY_ANALYSIS', currency).map(option);
+  const vfr = [...groupEntries(catalog, 'NATIONAL_VFR_PACKAGES', currency), ...groupEntries(catalog, 'ALL_JEPPESEN_EU_CHART', currency)].map(option);
+  const jetMaker = (catalog.groups.JET_MAKER_RUNWAY_ANALYSIS?.entries ?? []).map((e) => ({ ...option(e), priceLabel: 'Included' }));
+
+  const toggle = (code: string) => dispatch({ type: 'toggle', code });
+
+  // ---- errors
+  const codeErrors = (p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean);
+  const selectionErrors = [...(p?.planErrors ?? []), ...(p?.selectionErrors ?? [])];
+  const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
+  const fieldErrors: Record<string, string[]> = {};
+  for (const e of shownErrors) {
+    const f = FIELD_OF[e];
+    if (f) (fieldErrors[f] ??= []).push(e);
+  }
+  const childMessage = (p?.errorCodes ?? []).includes('CHILD_ACCOUNT_PURCHASE') ? p?.planErrors?.[0] : undefined;
+
+  // ---- actions
+  const onLogin = async (u: string, pw: string): Promise<string | undefined> => {
+    const r = await login(u, pw);
+    if (!r.ok) return r.message;
+    // From the buy page, first go to the account route, then reload.
+    if (r.accountUuid && typeof window !== 'undefined') window.location.hash = `#/account/${r.accountUuid}`;
+    reload();
+    return undefined;
+  };
+  const onLogout = async () => {
+    const errs = await logout();
+    if (errs.length > 0) setSubmitErrors(errs);
+    if (typeof window !== 'undefined' && window.location.hash.startsWith('#/account/')) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+    reload();
+  };
+
+  const onCurrency = async (c: CurrencyCode) => {
+    if (c === currency) return;
+    if (!isMilitary && (loggedIn || config.email || config.accountId)) {
+      try {
+        const r = await unwrap(apiClient().checkout.POST('/buy/api/currency/validate', { body: { currency: c, email: config.email, accountId: config.accountId, military: isMilitary } }));
+        if (r.status === 'fail') {
+          setCurrencyMessage(r.message || 'Sorry, that currency is not allowed for your account.');
+          return;
+        }
+      } catch {
+        /* the preview will say what is wrong */
+      }
+    }
+    // The choices stay: only the currency changes, and the preview prices them again.
+    dispatch({ type: 'set', patch: { currency: c } });
+    if (typeof window !== 'undefined') window.history.replaceState(window.history.state, '', withCurrency(window.location.href, c));
+  };
+
+  const onChart = (code: string, platform: Platform) =>
+    dispatch({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
+
+  const paymentFormErrors = (): string[] => {
+    if (payWith === 'stored') return [];
+    const errs: string[] = [];
+    const name = config.cardholderName.trim();
+    if (name === '') errs.push('Name cannot be blank');
+    else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    if (config.zipcode.trim() === '') errs.push('Postal Code cannot be blank');
+    if (config.country === '') errs.push('Please select a country');
+    if (payWith === 'reader' && !reader) errs.push('Please choose a card reader.');
+    return errs;
+  };
+
+  const purchase = async (confirmed = false) => {
+    if (submitting || !p) return;
+    setAttempted(true);
+    setSubmitErrors([]);
+    const quote = p.quoteHash ?? '';
+    // A plan change that needs confirmation blocks payment until confirmed.
+    if (p.planChange?.needsConfirmation && !confirmed && confirmedChange !== quote) {
+      setPlanChangeErrors([]);
+      if (isBusiness === false && p.isRenewal && config.businessDowngrade) {
+        /* a business downgrade is checked below */
+      }
+      setPlanChangeOpen(true);
+      return;
+    }
+    const formErrors = paymentFormErrors();
+    if (formErrors.length > 0) {
+      setSubmitErrors(formErrors);
+      return;
+    }
+    setSubmitting(true);
+    try {
+      analytics().track('begin_checkout', { currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p) });
+      const wire = toWire(config, { cartId: '', counter: 0 });
+      const v = await validate(wire);
+      if (v.status !== 'ok') {
+        if ((v.allocations ?? []).length > 0) setAllocations(v.allocations);
+        if (v.requireLogin) setLoginOpen(LOGIN_REQUIRED);
+        if ((v.promoInfoRequirements ?? []).length > 0) setPromo(v.promoInfoRequirements![0]);
+        setSubmitErrors(v.errors ?? []);
+        return;
+      }
+      // The payment method: a nonce from the hosted fields or the wallet, or the stored one.
+      let nonce: string | undefined;
+      let token: string | undefined;
+      if (payWith === 'stored') {
+        token = storedMethod.data?.paymentMethod?.token;
+      } else if (payWith === 'wallet') {
+        const t = await unwrap(apiClient().payments.POST('/buy/api/payments/tokenize', { body: { flow: 'vault', walletEmail: config.email || me.email || '' } as never }));
+        nonce = (t as { nonce?: string }).nonce;
+      } else if (payWith === 'reader') {
+        token = await readCard(reader, config.email || me.email || '');
+      } else {
+        const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
+        if (!r || !r.ok) {
+          setSubmitErrors([r && !r.ok ? r.message : 'Credit Card cannot be blank']);
+          return;
+        }
+        nonce = r.nonce.nonce;
+      }
+      analytics().addPaymentInfo();
+      // One idempotency key per attempt: the same order retried keeps it.
+      if (!attempt.current || attempt.current.quote !== quote) attempt.current = { key: newIdempotencyKey(), quote };
+      const req = { configuration: wire, nonce, paymentMethodToken: token, idempotencyKey: attempt.current.key, quoteId: p.quoteId, quoteHash: p.quoteHash };
+      let result;
+      try {
+        result = await submit(req);
+      } catch (e) {
+        // A lost answer is retried once with the same key: the server answers the first result.
+        if (e instanceof ApiError && e.retryable) result = await submit(req);
+        else throw e;
+      }
+      if (result.status === 'fail' || (result.errors ?? []).length > 0) {
+        setSubmitErrors(result.errors?.length ? result.errors : ['Your payment could not be completed.']);
+        return;
+      }
+      attempt.current = undefined;
+      const inv = result.invoice ?? p.invoice;
+      const details = { currency: inv?.currency ?? currency, value: num(inv?.totalInCents) / 100, items: analyticsItems({ invoice: inv }), invoiceId: result.invoiceId, accountId: result.accountId, source: 'buy' };
+      try {
+        analytics().purchase(details);
+        analytics().orderCompleted(details);
+        analytics().socialPurchase(details.currency, details.value);
+      } catch (e) {
+        console.error((e as Error).message);
+      }
+      const url = successUrl(result, kiosk);
+      const deeplink = result.mobileDeeplink || query.deeplinkOnSuccess;
+      if (deeplink) {
+        // The app opens first; the success page follows after 3 s.
+        navigate(deeplink);
+        setTimeout(() => navigate(url), 3000);
+      } else {
+        navigate(url);
+      }
+    } catch (e) {
+      const err = e instanceof ApiError ? e : new ApiError(0, 'unknown', (e as Error).message);
+      setSubmitErrors(err.fieldErrors.length ? err.fieldErrors.map((f) => f.message) : [err.message]);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  const onProceedChange = async () => {
+    if (config.businessDowngrade || (p?.isRenewal && !isBusiness && p?.planChange?.isDowngraded)) {
+      try {
+        const r = await unwrap(apiClient().checkout.GET('/buy/api/business/can-downgrade', { params: { query: { accountId: config.accountId || me.accountUuid || '' } } }));
+        if (r.canDowngrade === false) {
+          setPlanChangeErrors(r.errors ?? []);
+          return;
+        }
+      } catch (e) {
+        console.error('business check failed', e);
+      }
+    }
+    setConfirmedChange(p?.quoteHash ?? '');
+    setPlanChangeOpen(false);
+    void purchase(true);
+  };
+
+  // Licence agreement: business or military with more than one licence; EULA for business.
+  const needsLicense = (isBusiness || isMilitary) && quantity > 1;
+  const eulaMissing = isBusiness && !config.isEulaChecked;
+  const licenseMissing = needsLicense && !config.isLicenseAgreementChecked;
+  const showGdpr = p?.euConsentRequired === true || query.gdprShow;
 
   return (
-    <div className="buy" data-remote="buy">
+    <div className="buy" data-remote="buy" data-kiosk={kiosk || undefined}>
       <nav className="buy-crumbs" aria-label="Breadcrumbs">
         <ol>
           <li>
-            <a href="/pricing">Individual Plans</a>
+            <a href={href('/pricing')}>{family === 'Bundle' ? 'Business Plans' : family}</a>
           </li>
-          <li aria-current="page">Your Plan</li>
+          <li aria-current="page">{bundleName ?? 'Your Plan'}</li>
         </ol>
       </nav>
-      {catalog.status === 'loading' ? (
-        <>
-          <h1>Your Plan</h1>
-          <LoadingState label="Loading plans…" />
-        </>
-      ) : catalog.status === 'error' ? (
-        <>
-          <h1>Your Plan</h1>
-          <ErrorState
-            message={CONNECT_ERROR}
-            detail={catalog.error.retryable ? 'The plan catalogue did not answer. Please try again.' : catalog.error.message}
-            onRetry={catalog.retry}
+      <div className="buy-layout">
+        <div className="buy-main">
+          {/* 1. notification banner */}
+          <NotificationBanner onClose={() => undefined}>
+            Plans are billed yearly. {p?.invoice?.taxVatText === 'VAT' ? 'VAT' : 'Tax'} is calculated at checkout; account credit is applied after purchase.
+          </NotificationBanner>
+          <div className="buy-head">
+            <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
+            {/* 3. currency */}
+            <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => void onCurrency(c)} />
+          </div>
+          {/* 2. e-mail and organization */}
+          {meReady ? <AccountBlock
+            loggedIn={loggedIn}
+            username={me.username ?? me.email ?? ''}
+            email={loggedIn ? (p?.email ?? me.email ?? '') : config.email}
+            organizationName={config.organizationName}
+            business={isBusiness}
+            emailLocked={p?.emailLocked === true}
+            emailErrors={fieldErrors.email ?? []}
+            orgErrors={fieldErrors.organizationName ?? []}
+            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && !loggedIn ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
+            onOrganization={(v) => dispatch({ type: 'set', patch: { organizationName: v } })}
+            onLogin={onLogin}
+            onLogout={onLogout}
+            childMessage={childMessage}
+          /> : <div className="buy-account" aria-busy="true" />}
+          {/* 4. renewal box */}
+          {p?.isRenewal && !config.businessDowngrade ? (
+            <section className="buy-box" aria-labelledby="buy-renewal-title" data-testid="renewal-box">
+              <h2 id="buy-renewal-title">Renew your subscription</h2>
+              <p>
+                You are renewing your current subscription. It renews at {formatMoney(num(p.renewalAmountInCents), currency)}/yr
+                {p.renewalDate ? ` from ${p.renewalDate}` : ''}. Change plans, regions or add-ons below to update it.
+              </p>
+              {isBusiness ? (
+                <Button variant="secondary" size="small" onClick={() => dispatch({ type: 'set', patch: { businessDowngrade: true } })}>
+                  Switch to an individual plan
+                </Button>
+              ) : null}
+            </section>
+          ) : null}
+          {/* 5. legacy replacement */}
+          {p?.legacyPlanReplaced ? (
+            <p className="buy-notice" role="status" data-testid="legacy-notice">
+              Your plan {p.replacedPlan ? `(${p.replacedPlan}) ` : ''}is no longer sold; it has been replaced by its current equivalent below.
+            </p>
+          ) : null}
+          {/* 6. plans */}
+          <SectionBlock id="plans" title="Plans" note={note} expanded={expanded.includes('plans')} onToggle={shell('plans').onExpandedChange}>
+            <p className="buy-hint">
+              {verb} a plan to select it. Each plan includes one region.
+            </p>
+            {selectionErrors.length > 0 && childMessage ? <p className="buy-error-inline">{childMessage}</p> : null}
+            {planFamilies.map((f) => (
+              <div key={f.id} className="buy-subblock" data-family={f.id}>
+                {planFamilies.length > 1 ? <h3>{f.title}</h3> : null}
+                <OptionList
+                  name="plan"
+                  legend={f.title}
+                  type="radio"
+                  currency={currency}
+                  options={f.entries.map((e) => ({ entry: e, checked: plan === e.addOnCode }))}
+                  onChange={(code) => dispatch({ type: 'selectPlan', plan: code, planCodes })}
+                />
+              </div>
+            ))}
+          </SectionBlock>
+          {/* 7. regions */}
+          {regionMode !== 'none' && !query.hjopaBundle ? (
+            <ChoiceSection
+              id="regions"
+              title="Regions"
+              type={regionMode === 'radio' ? 'radio' : 'checkbox'}
+              intro={p?.regionsDisabled ? 'Your regions follow your allocated licenses.' : `Your plan includes ${regionTitle(regionEntries, includedRegion)}. Add more regions:`}
+              options={regionOptions}
+              currency={currency}
+              onChange={(code) =>
+                regionMode === 'radio'
+                  ? dispatch({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
+                  : toggle(code)
+              }
+              {...shell('regions')}
+            />
+          ) : null}
+          {/* 8. add-ons */}
+          {!query.hjopaBundle ? (
+            <ChoiceSection id="addOns" title="Add-ons" options={[...features, ...businessFeatures]} currency={currency} onChange={toggle} {...shell('addOns')} />
+          ) : null}
+          {/* 9. chart-provider IFR */}
+          {p?.chartIfrVisible ? (
+            <ChartsSection
+              coverages={groupEntries(catalog, 'JEPPESEN_PLANS', currency)}
+              addOns={addOns}
+              currency={currency}
+              disabled={p.chartCoveragesDisabled === true}
+              military={isMilitary}
+              accountNumber={config.jeppCustomerNo}
+              onAccountNumber={(v) => dispatch({ type: 'set', patch: { jeppCustomerNo: v } })}
+              onChoose={onChart}
+              {...shell('jeppesen')}
+            />
+          ) : null}
+          {/* 10. military supplements */}
+          {p?.militarySupplementsVisible && milSupp.length > 0 ? (
+            <ChoiceSection id="militarySupplements" title="Jeppesen Military Supplements" options={milSupp} currency={currency} onChange={toggle} {...shell('militarySupplements')} />
+          ) : null}
+          {/* 11–12. runway analysis */}
+          {!isMilitary && !query.hjopaBundle ? (
+            <>
+              <ChoiceSection id="jetRunway" title="Jet Runway Analysis" intro="Runway analysis by aircraft maker, for the aircraft of the model you buy." options={jetRunway} currency={currency} onChange={toggle} {...shell('jetRunway')} />
+              <ChoiceSection id="turbopropRunway" title="Turboprop Runway Analysis" options={tpRunway} currency={currency} onChange={toggle} {...shell('turbopropRunway')} />
+            </>
+          ) : null}
+          {/* 13. VFR packages */}
+          {!isMilitary && !query.hjopaBundle ? <ChoiceSection id="vfr" title="VFR Packages" options={vfr} currency={currency} onChange={toggle} {...shell('vfr')} /> : null}
+          {/* 14. jet-maker runway analysis (bundle) */}
+          {query.hjopaBundle ? (
+            <ChoiceSection
+              id="jetMaker"
+              title="HondaJet Runway Analysis"
+              type="radio"
+              options={jetMaker}
+              currency={currency}
+              onChange={(code) => dispatch({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
+              {...shell('jetMaker')}
+            />
+          ) : null}
+          {/* 15. licence quantity */}
+          {isBusiness || isMilitary ? (
+            <QuantitySection
+              value={config.quantity}
+              priced={quantity}
+              min={isBusiness ? 2 : 1}
+              max={100}
+              salesContact={SALES_CONTACT}
+              onChange={(v) => dispatch({ type: 'set', patch: { quantity: v } })}
+              {...shell('quantity')}
+              expanded
+            />
+          ) : null}
+          {needsLicense || isBusiness ? (
+            <section className="buy-box" aria-labelledby="buy-agreement-title">
+              <h2 id="buy-agreement-title">Agreements</h2>
+              {needsLicense ? (
+                <CheckboxField
+                  name="licenseAgreement"
+                  checked={config.isLicenseAgreementChecked}
+                  errors={attempted && licenseMissing ? ['please confirm'] : []}
+                  onChange={(e) => dispatch({ type: 'set', patch: { isLicenseAgreementChecked: e.target.checked } })}
+                  label={
+                    <>
+                      I have read and accept the <a href={href('/license-agreement')}>license agreement</a> for {quantity} licenses.
+                    </>
+                  }
+                />
+              ) : null}
+              {isBusiness ? (
+                <CheckboxField
+                  name="eula"
+                  checked={config.isEulaChecked}
+                  errors={attempted && eulaMissing ? ['Please agree to our terms of use.'] : []}
+                  onChange={(e) => dispatch({ type: 'set', patch: { isEulaChecked: e.target.checked } })}
+                  label={
+                    <>
+                      I agree to the <a href={href('/eula')}>terms of use (EULA)</a>.
+                    </>
+                  }
+                />
+              ) : null}
+            </section>
+          ) : null}
+          <PromoBox
+            codes={[...config.discountPromoCode, ...config.giftCertificateCode]}
+            onAdd={(code) => {
+              const c = code.trim();
+              if (!c || /^x+$/i.test(c) || c.toUpperCase() === 'PROMO CODE') return undefined;
+              if ([...config.discountPromoCode, ...config.giftCertificateCode].some((x) => x.toLowerCase() === c.toLowerCase())) return 'Code already used.';
+              dispatch({ type: 'addCode', code: c, kind: /^GIFT-/i.test(c) ? 'gift' : 'promo' });
+              return undefined;
+            }}
+            onRemove={(code) => dispatch({ type: 'removeCode', code })}
+            errors={codeErrors}
           />
-        </>
-      ) : (
-        <Configurator catalog={catalog.data} query={query} changeCurrency={changeCurrency} />
-      )}
+          <PaymentSection
+            payWith={payWith}
+            onPayWith={setPayWith}
+            stored={storedMethod.data}
+            readers={readers.data ?? []}
+            reader={reader}
+            onReader={setReader}
+            hosted={hosted}
+            cardholderName={config.cardholderName}
+            zipcode={config.zipcode}
+            country={config.country}
+            businessId={config.businessIdentificationNo}
+            showGdpr={showGdpr}
+            gdpr={config.isGdprCompliant}
+            fieldErrors={fieldErrors}
+            onChange={(patch) => dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } })}
+            onCardHelp={() => setCardHelp(true)}
+          />
+        </div>
+        <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching}>
+          {shownErrors.length > 0 ? (
+            <div className="buy-errors" role="alert" data-testid="errors">
+              <p className="buy-errors__title">{CORRECT_FOLLOWING}</p>
+              <ul className="buy-errors__list">
+                {shownErrors.map((e) => (
+                  <li key={e}>{e}</li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+          {(p?.adjustments ?? []).length > 0 ? (
+            <ul className="buy-adjustments" aria-label="Changes made to your selection">
+              {p!.adjustments!.map((a) => (
+                <li key={`${a.addOnCode}-${a.action}`}>{a.reason}</li>
+              ))}
+            </ul>
+          ) : null}
+          <Button size="large" className="buy-purchase" disabled={submitting || !p || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+            {submitting ? 'Processing…' : `Purchase${p?.invoice ? ` ${formatMoney(num(p.invoice.totalInCents), (p.invoice.currency as CurrencyCode) ?? currency)}` : ''}`}
+          </Button>
+        </InvoicePanel>
+      </div>
+      <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} />
+      <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
+      <PlanChangeModal change={p?.planChange} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
+      <ExpiredAllocationsModal
+        allocations={allocations}
+        onChoose={(keep) => {
+          dispatch({ type: 'set', patch: keep ? { keepExpiredAllocations: true, expiredAllocations: undefined } : { keepExpiredAllocations: false, expiredAllocations: allocations } });
+          setAllocations(undefined);
+          setSubmitErrors([]);
+        }}
+      />
+      <PromoNoticeModal
+        requirement={promo}
+        onClose={() => {
+          if (promo?.code) dispatch({ type: 'viewed', codes: [promo.code] });
+          setPromo(undefined);
+        }}
+      />
+      <CreditCardModal open={cardHelp} onClose={() => setCardHelp(false)} />
     </div>
   );
 }
 
-/** 'United States (included)' -> 'United States'; no title -> 'one region'. */
-export function includedRegionName(title: string | undefined): string {
-  const name = (title ?? '').replace(/\s*\(included\)\s*$/i, '').trim();
-  return name === '' || name.startsWith('included_') ? 'one region' : name;
+function regionTitle(entries: readonly CatalogEntry[], code: string | undefined): string {
+  const t = entries.find((e) => e.addOnCode === code)?.title ?? '';
+  const name = t.replace(/\s*\(included\)\s*$/i, '').trim();
+  return name === '' ? 'one region' : name;
 }
 
-interface ConfiguratorProps {
-  catalog: Catalog;
-  query: BuyQuery;
-  changeCurrency: (currency: CurrencyCode) => void;
+function analyticsItems(p: { invoice?: Preview['invoice'] }) {
+  return visibleLines(p.invoice?.invoiceItems).map((l) => ({
+    addOnCode: l.addOnCode || l.type || '',
+    description: l.description ?? '',
+    amount: num(l.amountInCents) / 100,
+    unitAmount: num(l.unitAmountInCents) / 100,
+    quantity: num(l.quantity, 1),
+    planType: l.planType,
+  }));
 }
 
-function Configurator({ catalog, query, changeCurrency }: ConfiguratorProps) {
-  const currency = resolveCurrency(query.currency, catalog.currencies.map((c) => c.code));
-  const [config, dispatch] = useReducer(
-    (s: Configuration, a: Action) => reduce(s, a, catalog),
-    undefined,
-    () => initialConfiguration(catalog, currency, query.addOns),
-  );
-  const offer = useMemo(() => offerFor(catalog, currency, config.includedRegion), [catalog, currency, config.includedRegion]);
-  const [expanded, setExpanded] = useState<string[]>(() => [...new Set([...DEFAULT_EXPANDED, ...query.sections])]);
-  const note = showsVatNote(currency) ? VAT_NOTE : undefined;
-  const planTitle = (code: string) => offer.plans.find((p) => p.addOnCode === code)?.title ?? code;
+/** Card reader: request a vault, poll every 1000 ms until a payment method arrives. */
+async function readCard(serial: string, email: string): Promise<string> {
+  const v = await unwrap(apiClient().payments.POST('/buy/api/card-reader/vault', { body: { email, readerSerialNumber: serial } }));
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const r = await unwrap(apiClient().payments.GET('/buy/api/card-reader/vault-result', { params: { query: { contextId: v.contextId } } }));
+    const pm = (r as { paymentMethod?: { token?: string } }).paymentMethod;
+    if (pm?.token) return pm.token;
+  }
+}
 
-  // The first section of the sections query is scrolled into view once.
-  const scrolled = useRef(false);
-  useEffect(() => {
-    const first = query.sections[0];
-    if (scrolled.current || !first) return;
-    scrolled.current = true;
-    document.getElementById(`section-${first}`)?.scrollIntoView?.({ block: 'start' });
-  }, [query.sections]);
-
-  const sectionProps = (id: string) => ({
-    expanded: expanded.includes(id),
-    onExpandedChange: (open: boolean) => setExpanded((xs) => (open ? [...xs, id] : xs.filter((x) => x !== id))),
-  });
-
+function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => string | undefined; onRemove: (c: string) => void; errors: string[] }) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | undefined>();
   return (
-    <>
-      <div className="buy-head">
-        <h1>Your Plan</h1>
-        <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => c !== currency && changeCurrency(c)} />
-      </div>
-      <PlansSection
-        plans={offer.plans}
-        currency={currency}
-        selected={config.plan}
-        onSelect={(plan) => dispatch({ type: 'selectPlan', plan })}
-        note={note}
-        expanded={expanded.includes('plans')}
-        onToggle={sectionProps('plans').onExpandedChange}
-      />
-      <ChoiceSection
-        id="regions"
-        title="Regions"
-        intro={`Your plan includes ${includedRegionName(offer.includedRegion?.title)}. Add more regions:`}
-        entries={offer.regions}
-        currency={currency}
-        selected={config.regions}
-        onToggle={(code) => dispatch({ type: 'toggleRegion', code })}
-        note={note}
-        {...sectionProps('regions')}
-      />
-      <ChoiceSection
-        id="addOns"
-        title="Add-ons"
-        entries={offer.addOns}
-        currency={currency}
-        selected={config.addOns}
-        onToggle={(code) => dispatch({ type: 'toggleAddOn', code })}
-        locked={(e) => {
-          const status = featureStatus(e, config.plan, offer.plans);
-          if (status === 'addon' || !config.plan) return undefined;
-          return status === 'included'
-            ? { included: true, note: `Included with ${planTitle(config.plan)}` }
-            : { included: false, note: `Not available with ${planTitle(config.plan)}` };
+    <section className="buy-box" aria-labelledby="buy-promo-title">
+      <h2 id="buy-promo-title">Promo or gift code</h2>
+      <form
+        className="buy-promo"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const err = onAdd(value);
+          setError(err);
+          if (!err) setValue('');
         }}
-        note={note}
-        {...sectionProps('addOns')}
-      />
-    </>
+      >
+        <TextField label="Promo or gift certificate code" name="code" value={value} errors={error ? [error] : errors} onChange={(e) => setValue(e.target.value)} />
+        <Button type="submit" variant="secondary">
+          Apply
+        </Button>
+      </form>
+      {codes.length > 0 ? (
+        <ul className="buy-codes">
+          {codes.map((c) => (
+            <li key={c}>
+              <span data-testid="applied-code">{c}</span>{' '}
+              <Button variant="link" size="small" onClick={() => onRemove(c)} aria-label={`Remove code ${c}`}>
+                Remove
+              </Button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
   );
 }
+
+export { priceIn };

@@ -1,45 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeCatalog } from '@hangar/api-client';
-import { catalogFixture } from '@hangar/api-client/testing';
-import { addRegionFor, initialConfiguration, reduce, selectedCodes } from './configuration';
+import { effectiveZip, initialConfiguration, needsAdopt, reduce, toWire } from './configuration';
+import { parseBuyQuery } from './query';
 
-const catalog = normalizeCatalog(catalogFixture);
+const start = () => initialConfiguration(parseBuyQuery('?currency=USD'));
 
-describe('initialConfiguration', () => {
-  it('starts with Essential and the currency default region', () => {
-    expect(initialConfiguration(catalog, 'USD')).toEqual({
-      currency: 'USD', plan: 'pro_plus', includedRegion: 'included_geo_us', regions: [], addOns: [],
-    });
-    expect(initialConfiguration(catalog, 'GBP').includedRegion).toBe('included_geo_eu');
-    expect(initialConfiguration(catalog, 'CAD').includedRegion).toBe('included_geo_ca');
+describe('configuration (the page keeps no rules: it sends choices and adopts the answer)', () => {
+  it('starts empty: checkout decides the default plan and region', () => {
+    expect(start().addOns).toEqual([]);
   });
-  it('takes plan, regions and add-ons from the addOns query', () => {
-    const c = initialConfiguration(catalog, 'USD', ['basic_plus', 'add_geo_eu', 'logbook', 'unknown']);
-    expect(selectedCodes(c)).toEqual(['basic_plus', 'included_geo_us', 'add_geo_eu', 'logbook']);
+  it('a plan choice replaces the other plans, keeps the rest in selection order', () => {
+    const s = reduce({ ...start(), addOns: ['pro_plus', 'included_geo_us', 'syn_vis'] }, { type: 'selectPlan', plan: 'performance', planCodes: ['pro_plus', 'performance'] });
+    expect(s.addOns).toEqual(['performance', 'included_geo_us', 'syn_vis']);
   });
-  it('does not preselect an add-on the plan includes or is not sold with', () => {
-    expect(initialConfiguration(catalog, 'USD', ['performance', 'syn_vis']).addOns).toEqual([]);
-    expect(initialConfiguration(catalog, 'USD', ['basic_plus', 'syn_vis']).addOns).toEqual(['syn_vis']);
-    expect(initialConfiguration(catalog, 'USD', ['basic_plus', 'active_navlog']).addOns).toEqual([]);
+  it('adopts the normalised cart and clears one-shot inputs', () => {
+    const s0 = { ...start(), addOns: ['performance', 'syn_vis'], upgrade: 'performance', chartChoice: { addOnCode: 'jepp_us', type: 'Both' as const, checked: true } };
+    const p = { addOns: ['performance', 'included_geo_us'], codeErrors: [] };
+    expect(needsAdopt(s0, p)).toBe(true);
+    const s1 = reduce(s0, { type: 'adopt', preview: p });
+    expect(s1).toMatchObject({ addOns: ['performance', 'included_geo_us'], upgrade: '', chartChoice: undefined });
+    expect(needsAdopt(s1, p)).toBe(false);
+  });
+  it('drops refused and removed codes once, then stays stable', () => {
+    const s0 = { ...start(), addOns: ['performance'], discountPromoCode: ['NOPE', 'BUNDLE2020'] };
+    const p = { addOns: ['performance'], codeErrors: [{ code: 'NOPE', message: 'Not a valid code.' }], promoInfoRequirements: [{ code: 'BUNDLE2020', removeCode: true }] };
+    const s1 = reduce(s0, { type: 'adopt', preview: p });
+    expect(s1.discountPromoCode).toEqual([]);
+    expect(needsAdopt(s1, p)).toBe(false);
+  });
+  it('a code is added once, case-insensitively', () => {
+    const s = reduce(reduce(start(), { type: 'addCode', code: 'EAA2020', kind: 'promo' }), { type: 'addCode', code: 'eaa2020', kind: 'promo' });
+    expect(s.discountPromoCode).toEqual(['EAA2020']);
+  });
+  it('sends the zip only from 4 characters, and the typed quantity as is', () => {
+    expect(effectiveZip('972')).toBe('');
+    expect(effectiveZip('97201')).toBe('97201');
+    const w = toWire({ ...start(), quantity: 'abc', zipcode: '97' }, { cartId: 'c', counter: 3 });
+    expect(w).toMatchObject({ quantity: 'abc', billingInfo: { zipcode: '' }, counter: '3', cartId: 'c' });
+    expect(toWire({ ...start(), quantity: '5' }, { cartId: 'c', counter: 1 }).quantity).toBe(5);
   });
 });
-
-describe('reduce', () => {
-  const start = initialConfiguration(catalog, 'USD', ['syn_vis']);
-  it('drops add-ons a newly selected plan already includes', () => {
-    expect(start.addOns).toEqual(['syn_vis']);
-    expect(reduce(start, { type: 'selectPlan', plan: 'performance' }, catalog).addOns).toEqual([]);
-    expect(reduce(start, { type: 'selectPlan', plan: 'basic_plus' }, catalog).addOns).toEqual(['syn_vis']);
-  });
-  it('toggles regions and add-ons', () => {
-    const once = reduce(start, { type: 'toggleRegion', code: 'add_geo_eu' }, catalog);
-    expect(once.regions).toEqual(['add_geo_eu']);
-    expect(reduce(once, { type: 'toggleRegion', code: 'add_geo_eu' }, catalog).regions).toEqual([]);
-    expect(reduce(start, { type: 'toggleAddOn', code: 'logbook' }, catalog).addOns).toEqual(['syn_vis', 'logbook']);
-  });
-});
-
-it('pairs included and extra regions', () => {
-  expect(addRegionFor('included_geo_us')).toBe('add_geo_us');
-});
-

@@ -1,101 +1,215 @@
-import { DEFAULT_REGION, type CurrencyCode } from '@hangar/money';
-import { GROUPS, featureStatus, visibleEntries, type Catalog, type CatalogEntry } from '@hangar/api-client';
+import type { CurrencyCode } from '@hangar/money';
+import type { WireConfiguration, WirePreview } from '@hangar/api-client';
+import type { BuyQuery } from './query';
 
 /**
- * The buyer's selection. The first cut holds plan, regions and add-ons; the
- * full configuration of spec 000 §3 (e-mail, quantity, charts, promo codes, ...)
- * grows here.
+ * What the buyer has chosen and typed. The page keeps no copy of checkout's rules:
+ * every change is sent to POST /buy/api/invoice/preview and the normalised cart it
+ * answers replaces `addOns` (see adopt()).
  */
 export interface Configuration {
   currency: CurrencyCode;
-  plan: string | undefined;
-  /** The region the plan includes (hidden catalogue entry, e.g. included_geo_us). */
-  includedRegion: string;
-  /** Extra regions bought (add_geo_*). */
-  regions: string[];
-  /** Feature add-ons. */
+  /** Codes in selection order (the server's exclusions let the later choice win). */
   addOns: string[];
+  /** The typed text; checkout turns it into a number (minimum, clamp). */
+  quantity: string;
+  email: string;
+  organizationName: string;
+  businessIdentificationNo: string;
+  accountId: string;
+  subscriptionId: string;
+  military: boolean;
+  militaryInternational: boolean;
+  hjopaBundle: boolean;
+  isBusiness: boolean;
+  businessDowngrade: boolean;
+  isEulaChecked: boolean;
+  isLicenseAgreementChecked: boolean;
+  isGdprCompliant: boolean;
+  isEuCustomer: boolean;
+  jeppCustomerNo: string;
+  zipcode: string;
+  country: string;
+  cardholderName: string;
+  discountPromoCode: string[];
+  giftCertificateCode: string[];
+  viewedPromoCodes: string[];
+  keepExpiredAllocations: boolean;
+  expiredAllocations: unknown[] | undefined;
+  runwayAircraft: string[];
+  paymentMethod: 'CREDIT_CARD' | 'PAYPAL';
+  /** One-shot inputs, cleared once a preview answered them. */
+  chartChoice: { addOnCode: string; type: 'App' | 'Web' | 'Both'; checked: boolean } | undefined;
+  upgrade: string;
+  extras: string[];
 }
 
-export const DEFAULT_PLAN = 'pro_plus';
+export function initialConfiguration(q: BuyQuery): Configuration {
+  return {
+    currency: q.currency,
+    addOns: [...q.addOns],
+    quantity: q.quantity ?? '',
+    email: q.email ?? '',
+    organizationName: '',
+    businessIdentificationNo: '',
+    accountId: q.accountId ?? '',
+    subscriptionId: q.subscriptionId ?? '',
+    military: q.military,
+    militaryInternational: q.militaryInternational,
+    hjopaBundle: q.hjopaBundle,
+    isBusiness: false,
+    businessDowngrade: false,
+    isEulaChecked: false,
+    isLicenseAgreementChecked: false,
+    isGdprCompliant: false,
+    isEuCustomer: false,
+    // jepp=true is a flag; anything else is the customer number.
+    jeppCustomerNo: q.jepp && q.jepp !== 'true' ? q.jepp : '',
+    zipcode: q.zipcode ?? '',
+    country: '',
+    cardholderName: '',
+    discountPromoCode: [],
+    giftCertificateCode: [],
+    viewedPromoCodes: [],
+    keepExpiredAllocations: false,
+    expiredAllocations: undefined,
+    runwayAircraft: [],
+    paymentMethod: 'CREDIT_CARD',
+    chartChoice: undefined,
+    upgrade: q.upgrade ?? '',
+    extras: q.extras,
+  };
+}
 
 export type Action =
-  | { type: 'selectPlan'; plan: string }
-  | { type: 'toggleRegion'; code: string }
-  | { type: 'toggleAddOn'; code: string };
+  | { type: 'set'; patch: Partial<Configuration> }
+  /** A radio choice among plans: the other plans leave the cart. */
+  | { type: 'selectPlan'; plan: string; planCodes: readonly string[] }
+  | { type: 'toggle'; code: string }
+  /** Radio choice within a group (three-month plan regions, jet-maker model). */
+  | { type: 'pick'; code: string; group: readonly string[] }
+  | { type: 'chart'; addOnCode: string; platform: 'App' | 'Web' | 'Both'; checked: boolean }
+  | { type: 'addCode'; code: string; kind: 'promo' | 'gift' }
+  | { type: 'removeCode'; code: string }
+  | { type: 'viewed'; codes: string[] }
+  /** The server's normalised cart for the latest request. */
+  | { type: 'adopt'; preview: WirePreview };
 
-/** The extra region matching the included one: included_geo_us <-> add_geo_us. */
-export function addRegionFor(includedRegion: string): string {
-  return includedRegion.replace(/^included_/, 'add_');
-}
+const without = (list: readonly string[], code: string) => list.filter((c) => c !== code);
 
-/** Plans, regions and add-ons a buyer can pick in this currency. */
-export interface Offer {
-  plans: CatalogEntry[];
-  regions: CatalogEntry[];
-  addOns: CatalogEntry[];
-  includedRegion: CatalogEntry | undefined;
-}
-
-export function offerFor(catalog: Catalog, currency: CurrencyCode, includedRegion: string): Offer {
-  const included = catalog.groups[GROUPS.REGIONS]?.entries.find((e) => e.addOnCode === includedRegion);
-  return {
-    plans: visibleEntries(catalog, GROUPS.INDIVIDUAL, currency),
-    regions: visibleEntries(catalog, GROUPS.REGIONS, currency).filter((e) => e.addOnCode !== addRegionFor(includedRegion)),
-    addOns: visibleEntries(catalog, GROUPS.FEATURES, currency),
-    includedRegion: included,
-  };
-}
-
-/** Can the feature be bought with the plan (not included, and sold with it)? */
-export function buyableWith(addOn: CatalogEntry, plan: string | undefined, plans: readonly CatalogEntry[]): boolean {
-  return featureStatus(addOn, plan, plans) === 'addon';
-}
-
-/**
- * Start state: pro_plus (or the first plan offered) plus the currency's
- * default region; codes from the addOns query preselect plan, regions and
- * add-ons when the catalogue offers them.
- */
-export function initialConfiguration(catalog: Catalog, currency: CurrencyCode, preselected: readonly string[] = []): Configuration {
-  const server = catalog.currencies.find((c) => c.code === currency)?.defaultRegion;
-  const includedRegion = server || DEFAULT_REGION[currency];
-  const offer = offerFor(catalog, currency, includedRegion);
-  const has = (list: CatalogEntry[], code: string) => list.some((e) => e.addOnCode === code);
-  const plan =
-    preselected.find((c) => has(offer.plans, c)) ??
-    (has(offer.plans, DEFAULT_PLAN) ? DEFAULT_PLAN : offer.plans[0]?.addOnCode);
-  const addOns = preselected.filter((c) => has(offer.addOns, c));
-  return {
-    currency,
-    plan,
-    includedRegion,
-    regions: preselected.filter((c) => has(offer.regions, c)),
-    addOns: addOns.filter((c) => buyableWith(offer.addOns.find((e) => e.addOnCode === c)!, plan, offer.plans)),
-  };
-}
-
-const toggle = (list: string[], code: string) => (list.includes(code) ? list.filter((c) => c !== code) : [...list, code]);
-
-export function reduce(state: Configuration, action: Action, catalog: Catalog): Configuration {
-  switch (action.type) {
-    case 'selectPlan': {
-      const offer = offerFor(catalog, state.currency, state.includedRegion);
-      // Add-ons the new plan already includes, or is not sold with, are dropped.
-      const addOns = state.addOns.filter((c) => {
-        const e = offer.addOns.find((x) => x.addOnCode === c);
-        return e !== undefined && buyableWith(e, action.plan, offer.plans);
-      });
-      return { ...state, plan: action.plan, addOns };
+export function reduce(s: Configuration, a: Action): Configuration {
+  switch (a.type) {
+    case 'set':
+      return { ...s, ...a.patch };
+    case 'selectPlan':
+      return { ...s, addOns: [a.plan, ...s.addOns.filter((c) => c !== a.plan && !a.planCodes.includes(c))] };
+    case 'toggle':
+      return { ...s, addOns: s.addOns.includes(a.code) ? without(s.addOns, a.code) : [...s.addOns, a.code] };
+    case 'pick':
+      return { ...s, addOns: [...s.addOns.filter((c) => !a.group.includes(c)), a.code] };
+    case 'chart':
+      return { ...s, chartChoice: { addOnCode: a.addOnCode, type: a.platform, checked: a.checked } };
+    case 'addCode': {
+      const field = a.kind === 'gift' ? 'giftCertificateCode' : 'discountPromoCode';
+      if (s[field].some((c) => c.toLowerCase() === a.code.toLowerCase())) return s;
+      return { ...s, [field]: [...s[field], a.code] };
     }
-    case 'toggleRegion':
-      return { ...state, regions: toggle(state.regions, action.code) };
-    case 'toggleAddOn':
-      return { ...state, addOns: toggle(state.addOns, action.code) };
+    case 'removeCode':
+      return { ...s, discountPromoCode: without(s.discountPromoCode, a.code), giftCertificateCode: without(s.giftCertificateCode, a.code) };
+    case 'viewed':
+      return { ...s, viewedPromoCodes: [...new Set([...s.viewedPromoCodes, ...a.codes])] };
+    case 'adopt': {
+      const p = a.preview;
+      const addOns = p.addOns ?? s.addOns;
+      // Codes the server refused (unknown, not valid, PROMO_POP) leave the code box.
+      const refused = new Set((p.codeErrors ?? []).map((e) => (e.code ?? '').toLowerCase()));
+      const removed = new Set((p.promoInfoRequirements ?? []).filter((r) => r.removeCode).map((r) => (r.code ?? '').toLowerCase()));
+      const keep = (c: string) => !refused.has(c.toLowerCase()) && !removed.has(c.toLowerCase());
+      const next: Configuration = {
+        ...s,
+        addOns,
+        chartChoice: undefined,
+        upgrade: '',
+        extras: [],
+        businessDowngrade: false,
+        discountPromoCode: s.discountPromoCode.filter(keep),
+        giftCertificateCode: s.giftCertificateCode.filter(keep),
+      };
+      // A logged-in buyer's e-mail is the session's.
+      if (p.emailLocked && p.email) next.email = p.email;
+      if (p.accountId && !s.accountId) next.accountId = p.accountId;
+      return next;
+    }
   }
 }
 
-/** The add-on codes of the selection, as checkout will receive them. */
-export function selectedCodes(c: Configuration): string[] {
-  return [c.plan, c.includedRegion, ...c.regions, ...c.addOns].filter((x): x is string => Boolean(x));
+function hasCode(s: Configuration, code: string | undefined): boolean {
+  const c = (code ?? '').toLowerCase();
+  return c !== '' && [...s.discountPromoCode, ...s.giftCertificateCode].some((x) => x.toLowerCase() === c);
+}
+
+/** Does adopting the answer change anything the next request would send? */
+export function needsAdopt(s: Configuration, p: WirePreview): boolean {
+  const same = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return (
+    !same(s.addOns, p.addOns ?? s.addOns) ||
+    s.chartChoice !== undefined ||
+    s.upgrade !== '' ||
+    s.extras.length > 0 ||
+    s.businessDowngrade ||
+    (p.codeErrors ?? []).some((e) => hasCode(s, e.code)) ||
+    (p.promoInfoRequirements ?? []).some((r) => r.removeCode && hasCode(s, r.code)) ||
+    (!!p.emailLocked && !!p.email && p.email !== s.email)
+  );
+}
+
+/** The zip asks again only from 4 characters, or cleared (spec 000 §4). */
+export function effectiveZip(zip: string): string {
+  const z = zip.trim();
+  return z.length >= 4 ? z : '';
+}
+
+/** The business id asks again at 4+ characters or cleared. */
+export function effectiveBusinessId(id: string): string {
+  const v = id.trim();
+  return v.length >= 4 ? v : '';
+}
+
+/** The request body of preview and validate (spec 000 §3 names). */
+export function toWire(c: Configuration, extra: { cartId: string; counter: number }): WireConfiguration {
+  const quantity = c.quantity.trim() === '' ? undefined : /^\d+$/.test(c.quantity.trim()) ? Number(c.quantity.trim()) : c.quantity;
+  return {
+    email: c.email.trim(),
+    organizationName: c.organizationName.trim(),
+    businessIdentificationNo: effectiveBusinessId(c.businessIdentificationNo),
+    accountId: c.accountId,
+    subscriptionId: c.subscriptionId,
+    currency: c.currency,
+    addOns: c.addOns,
+    quantity,
+    military: c.military,
+    militaryInternational: c.militaryInternational,
+    hjopaBundle: c.hjopaBundle,
+    isBusiness: c.isBusiness,
+    businessDowngrade: c.businessDowngrade,
+    isEulaChecked: c.isEulaChecked,
+    isLicenseAgreementChecked: c.isLicenseAgreementChecked,
+    isGdprCompliant: c.isGdprCompliant,
+    isEuCustomer: c.isEuCustomer,
+    jeppCustomerNo: c.jeppCustomerNo.trim(),
+    billingInfo: { zipcode: effectiveZip(c.zipcode), country: c.country },
+    cardholderName: c.cardholderName.trim(),
+    discountPromoCode: c.discountPromoCode,
+    giftCertificateCode: c.giftCertificateCode,
+    viewedPromoCodes: c.viewedPromoCodes,
+    keepExpiredAllocations: c.keepExpiredAllocations,
+    expiredAllocations: c.expiredAllocations,
+    runwayAircraft: c.runwayAircraft,
+    paymentMethod: c.paymentMethod,
+    chartChoice: c.chartChoice,
+    upgrade: c.upgrade,
+    extras: c.extras,
+    cartId: extra.cartId,
+    counter: String(extra.counter),
+  } as WireConfiguration;
 }

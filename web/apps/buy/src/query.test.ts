@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBuyQuery, withCurrency } from './query';
+import { kioskHref, parseBuyLocation, parseBuyQuery, withCurrency } from './query';
 import { standaloneProps } from './standalone';
 
 describe('parseBuyQuery', () => {
@@ -34,5 +34,32 @@ describe('standaloneProps', () => {
     expect(standaloneProps('/').route).toBe('/buy');
     expect(standaloneProps('/buy/military_intl').route).toBe('/buy/military_intl');
     expect(standaloneProps('/buy/success').route).toBe('/buy/success');
+  });
+});
+
+describe('parseBuyLocation (routes of spec 000 §2 and 001 §2)', () => {
+  it('reads /buy/{addOns}/{quantity}', () => {
+    const q = parseBuyLocation({ pathname: '/buy/business_pro,add_geo_eu/5', search: '', hash: '' });
+    expect(q.addOns).toEqual(['business_pro', 'add_geo_eu']);
+    expect(q.quantity).toBe('5');
+  });
+  it('reads #/account/{id} with its own query string', () => {
+    const q = parseBuyLocation({ pathname: '/buy', search: '?code=X', hash: '#/account/00000000-0000-4000-8000-000000000001?email=a%20b@x.com&code=EAA2020' });
+    expect(q.accountId).toBe('00000000-0000-4000-8000-000000000001');
+    expect(q.email).toBe('a+b@x.com');
+    expect(q.code).toBe('EAA2020');
+  });
+  it('reads #/hjopa_bundle, military paths and the flags', () => {
+    expect(parseBuyLocation({ pathname: '/buy', search: '', hash: '#/hjopa_bundle' }).hjopaBundle).toBe(true);
+    const m = parseBuyLocation({ pathname: '/buy/military_intl/', search: '?email=x@army.mil&prompt=login&gdpr=show', hash: '' });
+    expect(m).toMatchObject({ military: true, militaryInternational: true, promptLogin: true, gdprShow: true, addOns: [] });
+  });
+  it('reads upgrade, extras, jepp, zipcode, deeplinkOnSuccess, enableDime', () => {
+    const q = parseBuyQuery('?upgrade=performance&extras=syn_vis,logbook&jepp=12345&zipcode=97201&deeplinkOnSuccess=app://x&enableDime=true');
+    expect(q).toMatchObject({ upgrade: 'performance', extras: ['syn_vis', 'logbook'], jepp: '12345', zipcode: '97201', deeplinkOnSuccess: 'app://x', enableDime: true });
+  });
+  it('appends kiosk=true to links while kiosk mode is on', () => {
+    expect(kioskHref('/pricing?a=1', true)).toBe('/pricing?a=1&kiosk=true');
+    expect(kioskHref('/pricing', false)).toBe('/pricing');
   });
 });

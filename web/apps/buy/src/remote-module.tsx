@@ -1,9 +1,14 @@
-// Exposed as 'buy/Module': the buy page and its sub-pages. First cut: /buy
-// shows plans, regions and add-ons from the live catalogue; the other paths
-// are placeholders until their issues land.
+// Exposed as 'buy/Module': the buy page (/buy and its routes) and the success page.
+// Sales mode and the military pages' eligibility parts belong to the geo helper's issue;
+// /buy/military and /buy/military_intl configure military plans here.
 import { useEffect } from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { RemoteModuleProps } from '@hangar/ui';
 import { BuyPage } from './BuyPage';
+import { SuccessPage } from './success/SuccessPage';
+
+/** Server state lives in one TanStack Query client per page. */
+const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
 
 function Placeholder({ title, children }: { title: string; children: string }) {
   return (
@@ -22,15 +27,16 @@ export default function BuyModule({ route }: RemoteModuleProps) {
     }
   }, [route]);
 
+  let page;
   switch (route) {
     case '/buy/success':
-      return <Placeholder title="Thank you for your purchase">Your receipt will be shown here.</Placeholder>;
+      page = <SuccessPage />;
+      break;
     case '/buy/sales-mode':
-      return <Placeholder title="Sales mode">Sales mode for card readers will be configured here.</Placeholder>;
-    case '/buy/military':
-    case '/buy/military_intl':
-      return <Placeholder title="Military Plans">Military flight-bag plans will be configured here.</Placeholder>;
+      page = <Placeholder title="Sales mode">Sales mode for card readers will be configured here.</Placeholder>;
+      break;
     default:
-      return <BuyPage />;
+      page = <BuyPage />;
   }
+  return <QueryClientProvider client={queryClient}>{page}</QueryClientProvider>;
 }

@@ -6,6 +6,7 @@ export * from './styles';
 export * from './Button';
 export * from './SectionBlock';
 export * from './Modal';
+export * from './Dialog';
 export * from './NotificationBanner';
 export * from './fields';
 export * from './states';

@@ -60,6 +60,9 @@ export const BASE_CSS = `
 .h-modal { background: var(--h-bg); color: var(--h-fg); border-radius: var(--h-radius); max-width: 560px; width: calc(100% - 32px); max-height: 90vh; overflow: auto; padding: 16px 20px; box-shadow: 0 8px 32px rgba(0,0,0,.3); }
 .h-modal__header { display: flex; justify-content: space-between; align-items: center; gap: 12px; }
 .h-modal__title { margin: 0; font-size: 20px; }
+.h-dialog { border: 0; border-radius: var(--h-radius); max-width: 560px; width: calc(100% - 32px); padding: 16px 20px; color: var(--h-fg); box-shadow: 0 8px 32px rgba(0,0,0,.3); }
+.h-dialog::backdrop { background: rgba(0,0,0,.45); }
+.h-dialog__footer { display: flex; gap: 8px; justify-content: flex-end; flex-wrap: wrap; margin-top: 16px; }
 .h-state { padding: 24px; text-align: center; }
 .h-state--error { background: var(--h-danger-bg); border-radius: var(--h-radius); }
 .h-state__message { margin: 0 0 12px; font-weight: 600; }

@@ -1,0 +1,131 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
+import { apiClient } from './api';
+import { reduce, toWire, type Configuration } from './configuration';
+
+/** The catalogue (all currencies: one cacheable URL). */
+export function useCatalog() {
+  return useQuery<Catalog, ApiError>({
+    queryKey: ['catalog'],
+    queryFn: ({ signal }) => apiClient().catalog.availablePlans({}, signal),
+    staleTime: 5 * 60_000,
+    retry: 1,
+  });
+}
+
+/** Who is logged in (identity's GET /buy/api/me). */
+export function useMe() {
+  return useQuery<WireMe, ApiError>({
+    queryKey: ['me'],
+    queryFn: ({ signal }) => unwrap(apiClient().identity.GET('/buy/api/me', { signal })),
+    staleTime: 60_000,
+    retry: 1,
+  });
+}
+
+/** The stored payment method of a logged-in account; none when there is none or it is not ours to see. */
+export function usePaymentMethod(accountId: string | undefined) {
+  return useQuery<WirePaymentMethod | null, ApiError>({
+    queryKey: ['payment-method', accountId],
+    enabled: Boolean(accountId),
+    queryFn: async ({ signal }) => {
+      try {
+        return await unwrap(apiClient().payments.GET('/buy/api/subscription/payment-method/{id}', { params: { path: { id: accountId! } }, signal }));
+      } catch {
+        return null;
+      }
+    },
+    staleTime: 60_000,
+    retry: false,
+  });
+}
+
+/** Card readers exist only for sales staff. */
+export function useCardReaders(loggedIn: boolean) {
+  return useQuery<string[], ApiError>({
+    queryKey: ['card-readers'],
+    enabled: loggedIn,
+    queryFn: async ({ signal }) => {
+      try {
+        const r = await unwrap(apiClient().payments.GET('/buy/api/card-reader/list', { signal }));
+        return r.serialNumbers ?? [];
+      } catch {
+        return [];
+      }
+    },
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
+}
+
+export type Preview = WirePreview & { requestCounter: number; requestKey: string };
+
+/** The answer's counter: the server's, never below the one we sent. */
+export function previewCounter(p: Pick<Preview, 'invoice' | 'requestCounter'>): number {
+  return Math.max(num(p.invoice?.counter), p.requestCounter);
+}
+
+function randomId(): string {
+  return typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}
+
+function sameKey(a: Preview, b: Preview): boolean {
+  return a.requestKey === b.requestKey;
+}
+
+/** The request minus what changes per request, as the query key. */
+function keyOf(c: Configuration) {
+  const w = toWire(c, { cartId: '', counter: 0 }) as Record<string, unknown>;
+  delete w.counter;
+  delete w.cartId;
+  return ['preview', w] as const;
+}
+
+/**
+ * Every selection change asks POST /buy/api/invoice/preview. Each request carries a
+ * growing counter; an answer older than the one shown is dropped, so a slow answer to
+ * an earlier click never overwrites a newer one. When the latest answer normalised
+ * the cart (rules removed or replaced codes, one-shot inputs applied), the page adopts
+ * it; the cache is seeded for the adopted configuration so that costs no second call.
+ */
+export function usePreview(config: Configuration, adopt: (p: Preview) => void, needsAdopt: (c: Configuration, p: Preview) => boolean) {
+  const client = useQueryClient();
+  const counter = useRef(0);
+  const cartId = useRef(randomId());
+  const key = useMemo(() => keyOf(config), [config]);
+  const query = useQuery<Preview, ApiError>({
+    queryKey: key,
+    queryFn: async ({ signal }) => {
+      const sent = ++counter.current;
+      const r = await unwrap(apiClient().checkout.POST('/buy/api/invoice/preview', { body: toWire(config, { cartId: cartId.current, counter: sent }), signal }));
+      return { ...r, requestCounter: sent, requestKey: JSON.stringify(key[1]) };
+    },
+    placeholderData: keepPreviousData,
+    staleTime: 60_000,
+    retry: 1,
+  });
+
+  // What is shown: the answer for the configuration on screen. Answers are keyed by the
+  // configuration, so a slow answer to an earlier click lands in its own cache entry and
+  // never replaces the current one; among answers for the same configuration (a refetch
+  // racing an older one) the higher counter wins.
+  const [shown, setShown] = useState<Preview | undefined>(undefined);
+  const data = query.data;
+  const current = !query.isPlaceholderData;
+  useEffect(() => {
+    if (!data || !current) return;
+    setShown((cur) => (cur && cur !== data && sameKey(cur, data) && previewCounter(cur) > previewCounter(data) ? cur : data));
+  }, [data, current]);
+
+  // Adopt only the answer to the current request (not a placeholder).
+  useEffect(() => {
+    if (!data || query.isPlaceholderData || query.isFetching) return;
+    if (!needsAdopt(config, data)) return;
+    const next = reduce(config, { type: 'adopt', preview: data });
+    client.setQueryData(keyOf(next), data);
+    adopt(data);
+  }, [data, query.isPlaceholderData, query.isFetching, config, adopt, needsAdopt, client]);
+
+  return { preview: shown, query, cartId: cartId.current, nextCounter: () => ++counter.current };
+}

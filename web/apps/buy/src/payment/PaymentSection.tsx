@@ -1,0 +1,132 @@
+import { useId, type Ref } from 'react';
+import { Button, CheckboxField, SelectField, TextField } from '@hangar/ui';
+import type { WirePaymentMethod } from '@hangar/api-client';
+import { HostedFields, type HostedFieldsHandle } from './HostedFields';
+import { countries, takesBusinessId } from './countries';
+
+export type PayWith = 'card' | 'stored' | 'wallet' | 'reader';
+
+export interface PaymentSectionProps {
+  payWith: PayWith;
+  onPayWith: (p: PayWith) => void;
+  stored: WirePaymentMethod | null | undefined;
+  readers: string[];
+  reader: string;
+  onReader: (serial: string) => void;
+  hosted: Ref<HostedFieldsHandle>;
+  cardholderName: string;
+  zipcode: string;
+  country: string;
+  businessId: string;
+  showGdpr: boolean;
+  gdpr: boolean;
+  fieldErrors: Record<string, string[]>;
+  onChange: (patch: { cardholderName?: string; zipcode?: string; country?: string; businessIdentificationNo?: string; isGdprCompliant?: boolean }) => void;
+  onCardHelp: () => void;
+}
+
+export function PaymentSection(p: PaymentSectionProps) {
+  const tabsId = useId();
+  const card = p.stored?.paymentMethod;
+  const canUseStored = Boolean(card?.token);
+  const tabs: Array<{ id: PayWith; label: string }> = [
+    { id: 'card', label: 'Credit card' },
+    { id: 'wallet', label: 'PayPal' },
+  ];
+  const tabOf = (w: PayWith) => (w === 'stored' || w === 'reader' ? 'card' : w);
+  return (
+    <section className="buy-payment" aria-labelledby={`${tabsId}-title`} data-testid="payment">
+      <h2 id={`${tabsId}-title`}>Payment</h2>
+      <div role="tablist" aria-label="Payment method" className="buy-tabs">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`${tabsId}-${t.id}`}
+            aria-selected={tabOf(p.payWith) === t.id}
+            aria-controls={`${tabsId}-panel`}
+            className={`buy-tabs__tab${tabOf(p.payWith) === t.id ? ' buy-tabs__tab--on' : ''}`}
+            onClick={() => p.onPayWith(t.id === 'card' && canUseStored ? 'stored' : t.id)}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`${tabsId}-panel`} aria-labelledby={`${tabsId}-${tabOf(p.payWith)}`} className="buy-tabs__panel">
+        {tabOf(p.payWith) === 'card' ? (
+          <>
+            {canUseStored ? (
+              <fieldset className="buy-options">
+                <legend>Card</legend>
+                <CheckboxField
+                  type="radio"
+                  name="payWith"
+                  checked={p.payWith === 'stored'}
+                  onChange={() => p.onPayWith('stored')}
+                  label={
+                    <span data-testid="stored-card">
+                      Use your card on file: {card?.type || 'Card'} ending in {card?.last4}
+                      {card?.expirationDate ? ` (expires ${card.expirationDate})` : ''}
+                    </span>
+                  }
+                />
+                <CheckboxField type="radio" name="payWith" checked={p.payWith === 'card'} onChange={() => p.onPayWith('card')} label="Use a new card" />
+              </fieldset>
+            ) : null}
+            {p.readers.length > 0 ? (
+              <CheckboxField type="radio" name="payWith" checked={p.payWith === 'reader'} onChange={() => p.onPayWith('reader')} label="Use the card reader" />
+            ) : null}
+            {p.payWith === 'reader' ? (
+              <SelectField label="Card reader" value={p.reader} onChange={(e) => p.onReader(e.target.value)} options={[{ value: '', label: 'Choose a reader' }, ...p.readers.map((r) => ({ value: r, label: r }))]} />
+            ) : null}
+            {p.payWith === 'card' ? (
+              <>
+                <HostedFields handle={p.hosted} />
+                <Button variant="link" size="small" onClick={p.onCardHelp}>
+                  Which cards do you accept?
+                </Button>
+                {p.fieldErrors.card?.length ? (
+                  <ul className="h-field__errors" role="alert">
+                    {p.fieldErrors.card.map((e) => (
+                      <li key={e}>{e}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </>
+            ) : null}
+          </>
+        ) : (
+          <p className="buy-hint">You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
+        )}
+        {p.payWith !== 'stored' ? (
+          <div className="buy-billing">
+            <TextField label="Cardholder name" name="cardholderName" autoComplete="cc-name" value={p.cardholderName} errors={p.fieldErrors.cardholderName} onChange={(e) => p.onChange({ cardholderName: e.target.value })} />
+            <TextField label="ZIP / Postal code" name="zipcode" autoComplete="postal-code" value={p.zipcode} errors={p.fieldErrors.zipcode} onChange={(e) => p.onChange({ zipcode: e.target.value })} />
+            <SelectField
+              label="Country"
+              name="country"
+              autoComplete="country"
+              value={p.country}
+              errors={p.fieldErrors.country}
+              onChange={(e) => p.onChange({ country: e.target.value, ...(takesBusinessId(e.target.value) ? {} : { businessIdentificationNo: '' }) })}
+              options={[{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))]}
+            />
+          </div>
+        ) : null}
+        {takesBusinessId(p.country) ? (
+          <TextField label="VAT ID (business identification number)" name="businessIdentificationNo" value={p.businessId} onChange={(e) => p.onChange({ businessIdentificationNo: e.target.value })} />
+        ) : null}
+        {p.showGdpr ? (
+          <CheckboxField
+            name="gdpr"
+            checked={p.gdpr}
+            errors={p.fieldErrors.gdpr}
+            onChange={(e) => p.onChange({ isGdprCompliant: e.target.checked })}
+            label="I consent to the processing of my personal data to complete this purchase and manage my subscription."
+          />
+        ) : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+import { useState } from 'react';
+import { Button, TextField } from '@hangar/ui';
+
+export interface AccountBlockProps {
+  loggedIn: boolean;
+  username: string;
+  email: string;
+  organizationName: string;
+  business: boolean;
+  emailLocked: boolean;
+  emailErrors: string[];
+  orgErrors: string[];
+  onEmail: (v: string) => void;
+  onOrganization: (v: string) => void;
+  onLogin: (username: string, password: string) => Promise<string | undefined>;
+  onLogout: () => Promise<void>;
+  childMessage?: string;
+}
+
+/**
+ * Spec 001 §2: CREATE NEW ACCOUNT (e-mail, organization name for business) and LOGIN
+ * TO EXISTING ACCOUNT panels; a signed-in user sees a badge with LOGOUT instead.
+ */
+export function AccountBlock(p: AccountBlockProps) {
+  const [user, setUser] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const [loggingOut, setLoggingOut] = useState(false);
+
+  if (p.loggedIn) {
+    return (
+      <section className="buy-account" aria-labelledby="buy-account-title" data-testid="account">
+        <h2 id="buy-account-title" className="h-visually-hidden">
+          Your account
+        </h2>
+        <div className="buy-badge">
+          <span>
+            Signed in as <strong data-testid="signed-in-user">{p.username}</strong>
+          </span>
+          <Button
+            variant="secondary"
+            size="small"
+            disabled={loggingOut}
+            onClick={async () => {
+              setLoggingOut(true);
+              await p.onLogout();
+            }}
+          >
+            LOGOUT
+          </Button>
+        </div>
+        <TextField label="Email Address" name="email" value={p.email} disabled readOnly />
+        {p.business ? (
+          <TextField label="Organization Name" name="organizationName" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
+        ) : null}
+        {p.childMessage ? <p className="buy-error-inline">{p.childMessage}</p> : null}
+      </section>
+    );
+  }
+
+  return (
+    <section className="buy-account" aria-labelledby="buy-account-title" data-testid="account">
+      <h2 id="buy-account-title" className="h-visually-hidden">
+        Your account
+      </h2>
+      <div className="buy-account__panels">
+        <div className="buy-account__panel">
+          <h3>CREATE NEW ACCOUNT</h3>
+          <p className="buy-hint">{p.business ? 'These fields are required.' : 'This field is required.'}</p>
+          <TextField
+            label="Email Address"
+            name="email"
+            type="email"
+            autoComplete="email"
+            value={p.email}
+            disabled={p.emailLocked}
+            errors={p.emailErrors}
+            onChange={(e) => p.onEmail(e.target.value)}
+          />
+          {p.business ? (
+            <TextField label="Organization Name" name="organizationName" autoComplete="organization" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
+          ) : null}
+          <p className="buy-hint">Your account will be created at checkout.</p>
+        </div>
+        <form
+          className="buy-account__panel"
+          aria-labelledby="buy-login-title"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            setError(undefined);
+            const msg = await p.onLogin(user, password);
+            if (msg) {
+              setError(msg);
+              setBusy(false);
+            }
+          }}
+        >
+          <h3 id="buy-login-title">LOGIN TO EXISTING ACCOUNT</h3>
+          <TextField label="Email Address" id="panel-login-email" name="username" type="email" autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
+          <TextField
+            label="Password"
+            id="panel-login-password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            errors={error ? [error] : []}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+          <Button type="submit" disabled={busy}>
+            LOGIN
+          </Button>
+        </form>
+      </div>
+    </section>
+  );
+}

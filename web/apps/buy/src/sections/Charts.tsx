@@ -1,0 +1,80 @@
+import { SectionBlock, TextField } from '@hangar/ui';
+import { formatPrice, type CurrencyCode } from '@hangar/money';
+import { priceIn, type CatalogEntry } from '@hangar/api-client';
+import type { SectionShell } from './Choices';
+
+export type Platform = 'None' | 'App' | 'Web' | 'Both';
+const LEGACY = ['jepp_northern_europe', 'jepp_trans_atlantic'];
+
+export function platformOf(code: string, addOns: readonly string[]): Platform {
+  const app = addOns.includes(code);
+  const web = addOns.includes(`${code}_web`);
+  return app && web ? 'Both' : app ? 'App' : web ? 'Web' : 'None';
+}
+
+export interface ChartsSectionProps extends SectionShell {
+  coverages: readonly CatalogEntry[];
+  addOns: readonly string[];
+  currency: CurrencyCode;
+  disabled: boolean;
+  military: boolean;
+  accountNumber: string;
+  onAccountNumber: (v: string) => void;
+  onChoose: (code: string, platform: Platform) => void;
+}
+
+/** Chart-provider IFR charts: per coverage App, Web or Both (Both is priced twice). */
+export function ChartsSection({ coverages, addOns, currency, disabled, military, accountNumber, onAccountNumber, onChoose, note, expanded, onExpandedChange }: ChartsSectionProps) {
+  const legacy = coverages.filter((c) => LEGACY.includes(c.addOnCode) && (addOns.includes(c.addOnCode) || addOns.includes(`${c.addOnCode}_web`)));
+  const current = coverages.filter((c) => !LEGACY.includes(c.addOnCode));
+  const row = (c: CatalogEntry) => {
+    const p = priceIn(c, currency);
+    const value = platformOf(c.addOnCode, addOns);
+    const platforms: Platform[] = military ? ['None', 'App'] : ['None', 'App', 'Web', 'Both'];
+    return (
+      <div className={`buy-option${value !== 'None' ? ' buy-option--selected' : ''}`} key={c.addOnCode} data-addon={c.addOnCode}>
+        <span className="buy-option__title" id={`chart-${c.addOnCode}-title`}>
+          {c.title}
+        </span>
+        <div role="radiogroup" aria-labelledby={`chart-${c.addOnCode}-title`} className="buy-segmented">
+          {platforms.map((pl) => (
+            <label key={pl} className={`buy-segmented__item${value === pl ? ' buy-segmented__item--on' : ''}`}>
+              <input
+                type="radio"
+                name={`chart-${c.addOnCode}`}
+                value={pl}
+                checked={value === pl}
+                disabled={disabled}
+                onChange={() => onChoose(c.addOnCode, pl)}
+                aria-label={`${c.title}: ${pl === 'None' ? 'none' : pl}`}
+              />
+              <span aria-hidden="true">{pl}</span>
+            </label>
+          ))}
+        </div>
+        <span className="buy-option__price">{p ? formatPrice(value === 'Both' ? p.amountInCents * 2 : p.amountInCents, currency) : `Unavailable in ${currency}`}</span>
+      </div>
+    );
+  };
+  return (
+    <SectionBlock id="jeppesen" title="Jeppesen IFR Charts" note={note} expanded={expanded} onToggle={onExpandedChange}>
+      <TextField
+        label="Already a Jeppesen customer? Your Jeppesen account number"
+        name="jeppCustomerNo"
+        value={accountNumber}
+        onChange={(e) => onAccountNumber(e.target.value)}
+      />
+      {disabled ? <p className="buy-hint">Your charts come with your Jeppesen account; coverages are disabled while a number is entered.</p> : null}
+      {legacy.length > 0 ? (
+        <div className="buy-subblock">
+          <h3>Your current coverages</h3>
+          {legacy.map(row)}
+        </div>
+      ) : null}
+      <div className="buy-subblock">
+        <h3>Coverages (App, Web or Both)</h3>
+        {current.map(row)}
+      </div>
+    </SectionBlock>
+  );
+}

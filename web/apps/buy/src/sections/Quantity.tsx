@@ -1,0 +1,40 @@
+import { useId } from 'react';
+import { SectionBlock } from '@hangar/ui';
+import type { SectionShell } from './Choices';
+
+export const QUANTITY_MAX = 100;
+export const SLIDER_DEFAULT = 2;
+
+export interface QuantitySectionProps extends SectionShell {
+  /** What the buyer typed. */
+  value: string;
+  /** What checkout priced (after its minimum and clamp). */
+  priced: number;
+  min: number;
+  max: number;
+  salesContact: string;
+  onChange: (v: string) => void;
+}
+
+/** Licence quantity: a slider (default 2) and a number field; checkout applies the limits. */
+export function QuantitySection({ value, priced, min, max, salesContact, onChange, note, expanded, onExpandedChange }: QuantitySectionProps) {
+  const id = useId();
+  const shown = value === '' ? String(priced || SLIDER_DEFAULT) : value;
+  const n = Number(shown);
+  return (
+    <SectionBlock id="quantity" title="Licenses" note={note} expanded={expanded} onToggle={onExpandedChange}>
+      <p className="buy-hint">Each license covers 2 devices (two iPads, or one iPad and one iPhone).</p>
+      <div className="buy-quantity">
+        <label htmlFor={`${id}-range`}>Number of licenses (slider)</label>
+        <input id={`${id}-range`} type="range" min={min} max={max} value={Number.isFinite(n) ? Math.min(Math.max(n, min), max) : min} onChange={(e) => onChange(e.target.value)} />
+        <label htmlFor={`${id}-num`}>Number of licenses</label>
+        <input id={`${id}-num`} name="quantity" inputMode="numeric" value={shown} onChange={(e) => onChange(e.target.value)} size={5} />
+      </div>
+      {Number.isFinite(n) && n > QUANTITY_MAX ? (
+        <p className="buy-hint">
+          For more than {QUANTITY_MAX} licenses, please <a href={`mailto:${salesContact}`}>contact sales</a>.
+        </p>
+      ) : null}
+    </SectionBlock>
+  );
+}

@@ -1,0 +1,236 @@
+import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
+import { formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
+import { ApiError, num, type WireInvoice } from '@hangar/api-client';
+import { apiClient } from '../api';
+import { visibleLines } from '../InvoicePanel';
+import { countries } from '../payment/countries';
+
+/** The receipt as GET /buy/api/receipt/{invoiceId} answers it (tolerant: fields may be absent). */
+export interface Receipt {
+  invoiceId?: string;
+  created?: string;
+  email?: string;
+  accountId?: string;
+  paymentMethod?: string;
+  cardType?: string;
+  last4?: string;
+  invoice?: WireInvoice & { invoiceId?: string; created?: string; totalInCents?: number | string };
+  invoiceAvailable?: boolean;
+  isEu?: boolean;
+  businessIdentificationNo?: string;
+  refund?: boolean;
+}
+
+export interface BillingContact {
+  name: string;
+  physicalAddress: string;
+  physicalAddress2: string;
+  city: string;
+  stateProvince: string;
+  postalCode: string;
+  country: string;
+}
+
+const EMPTY_CONTACT: BillingContact = { name: '', physicalAddress: '', physicalAddress2: '', city: '', stateProvince: '', postalCode: '', country: '' };
+
+/** Invoice dates are MM-dd-yyyy; the receipt time is shown in UTC. */
+export function receiptDate(iso: string | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+}
+
+function invoiceIdFromLocation(): string {
+  if (typeof window === 'undefined') return '';
+  const q = new URLSearchParams(window.location.search);
+  return q.get('invoiceId') ?? q.get('id') ?? '';
+}
+
+export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () => window.print() }: { invoiceId?: string; print?: () => void }) {
+  const receipt = useQuery<Receipt, ApiError>({
+    queryKey: ['receipt', invoiceId],
+    enabled: invoiceId !== '',
+    queryFn: ({ signal }) => apiClient().http.request<Receipt>('GET', `/buy/api/receipt/${encodeURIComponent(invoiceId)}`, { signal }),
+    retry: 1,
+  });
+  const [mode, setMode] = useState<'receipt' | 'invoice'>('receipt');
+  const [contactOpen, setContactOpen] = useState(false);
+  const [printNow, setPrintNow] = useState(false);
+  useEffect(() => {
+    if (!printNow) return;
+    setPrintNow(false);
+    print();
+  }, [printNow, print]);
+
+  if (invoiceId === '') {
+    return (
+      <section className="buy buy-success" data-remote="buy">
+        <h1>Thank you for your purchase</h1>
+        <p>Your receipt has been sent to your e-mail address.</p>
+      </section>
+    );
+  }
+  if (receipt.isPending) return <LoadingState label="Loading your receipt…" />;
+  if (receipt.isError) {
+    return (
+      <section className="buy buy-success" data-remote="buy">
+        <h1>Thank you for your purchase</h1>
+        <ErrorState message="Your receipt could not be loaded." detail={receipt.error.message} onRetry={() => void receipt.refetch()} />
+      </section>
+    );
+  }
+  const r = receipt.data;
+  const inv = r.invoice;
+  const cur: CurrencyCode = isCurrencyCode(inv?.currency) ? inv!.currency as CurrencyCode : 'USD';
+  const money = (v: unknown) => formatMoney(num(v), cur);
+  const offerInvoice = !r.refund && (r.invoiceAvailable ?? (r.isEu || Boolean(r.businessIdentificationNo)));
+  return (
+    <section className={`buy buy-success buy-success--${mode}`} data-remote="buy" aria-labelledby="buy-success-title">
+      <h1 id="buy-success-title">Thank you for your purchase</h1>
+      <div className="buy-receipt" data-testid="receipt">
+        <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
+        <dl className="buy-receipt__meta">
+          <dt>Order</dt>
+          <dd data-testid="receipt-id">{r.invoiceId ?? inv?.invoiceId ?? invoiceId}</dd>
+          {r.created || inv?.created ? (
+            <>
+              <dt>Date</dt>
+              <dd>{receiptDate(r.created ?? inv?.created)}</dd>
+            </>
+          ) : null}
+          {r.email ? (
+            <>
+              <dt>E-mail</dt>
+              <dd>{r.email}</dd>
+            </>
+          ) : null}
+          {r.last4 ? (
+            <>
+              <dt>Paid with</dt>
+              <dd>
+                {r.cardType ?? 'Card'} ending in {r.last4}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+        <table className="buy-invoice__table">
+          <caption className="h-visually-hidden">Purchased items</caption>
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {visibleLines(inv?.invoiceItems).map((l) => (
+              <tr key={l.key ?? `${l.type}:${l.addOnCode}:${l.description}`}>
+                <th scope="row">{l.description}</th>
+                <td>{money(l.amountInCents)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">Subtotal</th>
+              <td>{money(inv?.subtotalInCents)}</td>
+            </tr>
+            <tr>
+              <th scope="row">{inv?.taxVatText || 'Tax'}</th>
+              <td>{money(inv?.taxInCents)}</td>
+            </tr>
+            <tr className="buy-invoice__total">
+              <th scope="row">Total</th>
+              <td data-testid="receipt-total">{money(inv?.totalInCents)}</td>
+            </tr>
+          </tfoot>
+        </table>
+        {mode === 'invoice' && inv?.reverseCharge ? <p>Reverse charge: VAT to be accounted for by the recipient (EU).</p> : null}
+      </div>
+      <div className="buy-success__actions">
+        <Button
+          onClick={() => {
+            setMode('receipt');
+            setPrintNow(true);
+          }}
+        >
+          Print receipt
+        </Button>
+        {offerInvoice ? (
+          <Button variant="secondary" onClick={() => setContactOpen(true)}>
+            Print invoice
+          </Button>
+        ) : null}
+      </div>
+      <BillingContactModal
+        open={contactOpen}
+        accountId={r.accountId ?? ''}
+        onClose={() => setContactOpen(false)}
+        onSaved={() => {
+          setContactOpen(false);
+          setMode('invoice');
+          setPrintNow(true);
+        }}
+      />
+    </section>
+  );
+}
+
+function BillingContactModal({ open, accountId, onClose, onSaved }: { open: boolean; accountId: string; onClose: () => void; onSaved: () => void }) {
+  const [contact, setContact] = useState<BillingContact>(EMPTY_CONTACT);
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (!open || !accountId) return;
+    apiClient()
+      .http.request<{ subscription?: { billingContact?: Partial<BillingContact> } }>('GET', `/buy/api/account/${encodeURIComponent(accountId)}/subscription`, { query: { subscriptionOnly: 'true' } })
+      .then((r) => setContact({ ...EMPTY_CONTACT, ...(r.subscription?.billingContact ?? {}) }))
+      .catch(() => setError('Latest contact info failed to load.'));
+  }, [open, accountId]);
+  const set = (k: keyof BillingContact) => (e: { target: { value: string } }) => setContact((c) => ({ ...c, [k]: e.target.value }));
+  return (
+    <Dialog open={open} title="Billing contact" onClose={onClose} testId="billing-contact-modal">
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(undefined);
+          try {
+            await apiClient().http.request('POST', `/buy/api/account/subscription/contact/update/${encodeURIComponent(accountId)}`, { body: contact });
+            onSaved();
+          } catch (err) {
+            const status = err instanceof ApiError ? err.status : 0;
+            if (status === 403) {
+              const url = new URL(window.location.href);
+              url.searchParams.set('prompt', 'login');
+              window.location.assign(url.pathname + url.search);
+              return;
+            }
+            setError(status === 401 ? 'You are not authorized.' : 'Your Billing Contact Information failed to upload.');
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <TextField label="Name" name="name" value={contact.name} onChange={set('name')} />
+        <TextField label="Address" name="physicalAddress" value={contact.physicalAddress} onChange={set('physicalAddress')} />
+        <TextField label="Address line 2" name="physicalAddress2" value={contact.physicalAddress2} onChange={set('physicalAddress2')} />
+        <TextField label="City" name="city" value={contact.city} onChange={set('city')} />
+        <TextField label="State / Province" name="stateProvince" value={contact.stateProvince} onChange={set('stateProvince')} />
+        <TextField label="Postal code" name="postalCode" value={contact.postalCode} onChange={set('postalCode')} />
+        <SelectField label="Country" name="country" value={contact.country} onChange={set('country')} options={[{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))]} />
+        {error ? (
+          <p className="buy-error-inline" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <Button type="submit" disabled={busy}>
+          Save and print invoice
+        </Button>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,69 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { Button } from './Button';
+
+export interface DialogProps {
+  open: boolean;
+  title: string;
+  /** Escape, the close button, or the caller's own buttons. */
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  /** Some dialogs cannot be dismissed (a required notice on a cart route). */
+  dismissable?: boolean;
+  className?: string;
+  testId?: string;
+}
+
+/**
+ * A modal dialog on the native <dialog> element: showModal() makes the rest of the
+ * page inert (focus stays inside), Escape closes it, focus returns to where it was.
+ */
+export function Dialog({ open, title, onClose, children, footer, dismissable = true, className, testId }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return undefined;
+    if (open && !d.open) {
+      const previous = document.activeElement as HTMLElement | null;
+      if (typeof d.showModal === 'function') d.showModal();
+      else d.setAttribute('open', '');
+      return () => {
+        if (d.open) d.close?.();
+        previous?.focus?.();
+      };
+    }
+    return undefined;
+  }, [open]);
+
+  if (!open) return null;
+  return (
+    <dialog
+      ref={ref}
+      className={`h-dialog${className ? ` ${className}` : ''}`}
+      aria-labelledby={titleId}
+      data-testid={testId}
+      onCancel={(e) => {
+        // Escape: we close through state so React stays the source of truth.
+        e.preventDefault();
+        if (dismissable) onCloseRef.current();
+      }}
+    >
+      <div className="h-modal__header">
+        <h2 className="h-modal__title" id={titleId}>
+          {title}
+        </h2>
+        {dismissable ? (
+          <Button variant="link" size="small" onClick={() => onCloseRef.current()} aria-label="Close dialog">
+            ×
+          </Button>
+        ) : null}
+      </div>
+      <div className="h-dialog__body">{children}</div>
+      {footer ? <div className="h-dialog__footer">{footer}</div> : null}
+    </dialog>
+  );
+}
