@@ -361,19 +361,23 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       analytics().addPaymentInfo();
       // One idempotency key per attempt: the same order retried keeps it.
       if (!attempt.current || attempt.current.quote !== quote) attempt.current = { key: newIdempotencyKey(), quote };
-      const req = { configuration: wire, nonce, paymentMethodToken: token, idempotencyKey: attempt.current.key, quoteId: p.quoteId, quoteHash: p.quoteHash };
-      let result;
-      try {
-        result = await submit(req);
-      } catch (e) {
-        // A lost answer is retried once with the same key: the server answers the first result.
-        if (e instanceof ApiError && e.retryable) result = await submit(req);
-        else throw e;
-      }
-      if (result.status === 'fail' || (result.errors ?? []).length > 0) {
-        setSubmitErrors(result.errors?.length ? result.errors : ['Your payment could not be completed.']);
+      const req = { configuration: wire, nonce, paymentMethodToken: token, idempotencyKey: attempt.current.key, quoteId: p.quoteId, deeplinkOnSuccess: query.deeplinkOnSuccess ?? undefined };
+      let outcome = await submit(req);
+      // A lost answer is retried once with the same key: the server answers the first outcome.
+      if (!outcome.ok && outcome.retryable) outcome = await submit(req);
+      if (!outcome.ok) {
+        if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
+        if (outcome.code === 'QUOTE_CHANGED') {
+          // Nothing was charged: the prices moved; show the fresh invoice and ask again.
+          attempt.current = undefined;
+          void previewQuery.refetch();
+        }
+        // A card nonce is single use: a declined or refused attempt needs the card again.
+        if (outcome.status === 402) attempt.current = undefined;
+        setSubmitErrors(outcome.errors);
         return;
       }
+      const result = outcome.result;
       attempt.current = undefined;
       const inv = result.invoice ?? p.invoice;
       const details = { currency: inv?.currency ?? currency, value: num(inv?.totalInCents) / 100, items: analyticsItems({ invoice: inv }), invoiceId: result.invoiceId, accountId: result.accountId, source: 'buy' };

@@ -1,5 +1,7 @@
-import { ApiError, unwrap, type WireConfiguration, type WireInvoice, type WireValidateInvoice } from '@hangar/api-client';
+import { ApiError, unwrap, type CheckoutComponents, type WireConfiguration, type WirePreview, type WireValidateInvoice } from '@hangar/api-client';
 import { apiClient } from './api';
+
+export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
 
 export async function validate(configuration: WireConfiguration): Promise<WireValidateInvoice> {
   return unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
@@ -11,30 +13,46 @@ export interface SubmitRequest {
   paymentMethodToken?: string;
   idempotencyKey: string;
   quoteId?: string;
-  quoteHash?: string;
+  deeplinkOnSuccess?: string;
 }
 
-/** Payment success (spec 000 §7). */
-export interface SubmitResult {
-  status?: string;
-  errors?: string[];
-  accountId?: string;
-  redirectUrl?: string;
-  extension?: string;
-  mobileDeeplink?: string;
-  invoice?: WireInvoice;
-  invoiceId?: string;
-  googleConversionCodes?: string[];
-}
+export type SubmitOutcome =
+  | { ok: true; result: WireSubmit }
+  /** Nothing was charged; show the errors. quoteChanged carries the fresh preview. */
+  | { ok: false; status: number; code: string; errors: string[]; requireLogin: boolean; preview?: WirePreview; retryable: boolean };
 
-/** POST /buy/api/invoice/submit. */
-export async function submit(req: SubmitRequest): Promise<SubmitResult> {
+/**
+ * POST /buy/api/invoice/submit with the Idempotency-Key header: the same key answers
+ * the first outcome, so a retry after a lost answer never charges twice.
+ */
+export async function submit(req: SubmitRequest): Promise<SubmitOutcome> {
+  const body = {
+    ...req.configuration,
+    quoteId: req.quoteId,
+    nonce: req.nonce,
+    paymentMethodToken: req.paymentMethodToken,
+    deeplinkOnSuccess: req.deeplinkOnSuccess,
+  } as WireConfiguration;
+  let r;
   try {
-    return await apiClient().http.request<SubmitResult>('POST', '/buy/api/invoice/submit', { body: req });
+    r = await apiClient().checkout.POST('/buy/api/invoice/submit', { body, headers: { 'Idempotency-Key': req.idempotencyKey } });
   } catch (e) {
-    if (e instanceof ApiError) throw e;
-    throw new ApiError(0, 'unknown', (e as Error).message);
+    const err = e instanceof ApiError ? e : new ApiError(0, 'unavailable', (e as Error).message);
+    return { ok: false, status: err.status, code: err.code, errors: [err.message], requireLogin: false, retryable: err.retryable };
   }
+  if (r.response.ok && r.data) return { ok: true, result: r.data };
+  const e = (r.error ?? {}) as WireSubmit & { message?: string };
+  const status = r.response.status;
+  const errors = e.errors?.length ? e.errors : e.fieldErrors?.length ? e.fieldErrors.map((f) => f.message ?? '') : [e.message || `The payment could not be completed (${status}).`];
+  return {
+    ok: false,
+    status,
+    code: e.code ?? '',
+    errors,
+    requireLogin: e.requireLogin === true || status === 401,
+    preview: e.preview,
+    retryable: status === 0 || status === 429 || status >= 500 || (status === 409 && e.code === 'conflict'),
+  };
 }
 
 /** One key per purchase attempt: retries of the attempt reuse it, a changed order gets a new one. */
@@ -43,7 +61,7 @@ export function newIdempotencyKey(): string {
 }
 
 /** The success page's URL: the server's redirect (with its extension), or /buy/success?invoiceId=. */
-export function successUrl(r: SubmitResult, kiosk: boolean): string {
+export function successUrl(r: WireSubmit, kiosk: boolean): string {
   let url = r.redirectUrl || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
   if (r.extension) url += r.extension;
   if (kiosk) url += `${url.includes('?') ? '&' : '?'}kiosk=true`;

@@ -1,27 +1,13 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
-import { formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
-import { ApiError, num, type WireInvoice } from '@hangar/api-client';
+import { CURRENCY_SYMBOLS, formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
+import { ApiError, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
 import { apiClient } from '../api';
-import { visibleLines } from '../InvoicePanel';
 import { countries } from '../payment/countries';
 
-/** The receipt as GET /buy/api/receipt/{invoiceId} answers it (tolerant: fields may be absent). */
-export interface Receipt {
-  invoiceId?: string;
-  created?: string;
-  email?: string;
-  accountId?: string;
-  paymentMethod?: string;
-  cardType?: string;
-  last4?: string;
-  invoice?: WireInvoice & { invoiceId?: string; created?: string; totalInCents?: number | string };
-  invoiceAvailable?: boolean;
-  isEu?: boolean;
-  businessIdentificationNo?: string;
-  refund?: boolean;
-}
+/** GET /buy/api/receipt/{invoiceId} (checkout). */
+export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
 
 export interface BillingContact {
   name: string;
@@ -54,7 +40,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
   const receipt = useQuery<Receipt, ApiError>({
     queryKey: ['receipt', invoiceId],
     enabled: invoiceId !== '',
-    queryFn: ({ signal }) => apiClient().http.request<Receipt>('GET', `/buy/api/receipt/${encodeURIComponent(invoiceId)}`, { signal }),
+    queryFn: ({ signal }) => unwrap(apiClient().checkout.GET('/buy/api/receipt/{invoiceId}', { params: { path: { invoiceId } }, signal })),
     retry: 1,
   });
   const [mode, setMode] = useState<'receipt' | 'invoice'>('receipt');
@@ -84,22 +70,29 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
     );
   }
   const r = receipt.data;
-  const inv = r.invoice;
-  const cur: CurrencyCode = isCurrencyCode(inv?.currency) ? inv!.currency as CurrencyCode : 'USD';
-  const money = (v: unknown) => formatMoney(num(v), cur);
-  const offerInvoice = !r.refund && (r.invoiceAvailable ?? (r.isEu || Boolean(r.businessIdentificationNo)));
+  const cur: CurrencyCode = isCurrencyCode(r.currency) ? (r.currency as CurrencyCode) : 'USD';
+  // Display strings from the server (N/A when a third party pays), else the cents.
+  const shown = (text: string | undefined, cents: unknown) => {
+    if (!text) return formatMoney(num(cents), cur);
+    if (!/^-?\d/.test(text)) return text;
+    return text.startsWith('-') ? `-${CURRENCY_SYMBOLS[cur]}${text.slice(1)}` : `${CURRENCY_SYMBOLS[cur]}${text}`;
+  };
+  const lines = (r.invoiceItems ?? []).filter((l) => l.planType !== 'hiddenPlan');
+  const contact = r.billingContact;
   return (
     <section className={`buy buy-success buy-success--${mode}`} data-remote="buy" aria-labelledby="buy-success-title">
       <h1 id="buy-success-title">Thank you for your purchase</h1>
       <div className="buy-receipt" data-testid="receipt">
         <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
         <dl className="buy-receipt__meta">
-          <dt>Order</dt>
-          <dd data-testid="receipt-id">{r.invoiceId ?? inv?.invoiceId ?? invoiceId}</dd>
-          {r.created || inv?.created ? (
+          <dt>{mode === 'invoice' ? 'Invoice' : 'Order'}</dt>
+          <dd data-testid="receipt-id">{r.invoiceNumber || r.invoiceId || invoiceId}</dd>
+          {r.created ? (
             <>
               <dt>Date</dt>
-              <dd>{receiptDate(r.created ?? inv?.created)}</dd>
+              <dd>
+                {r.created} {r.createdTime}
+              </dd>
             </>
           ) : null}
           {r.email ? (
@@ -108,12 +101,26 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
               <dd>{r.email}</dd>
             </>
           ) : null}
-          {r.last4 ? (
+          {r.cardLast4 ? (
             <>
               <dt>Paid with</dt>
               <dd>
-                {r.cardType ?? 'Card'} ending in {r.last4}
+                {r.cardBrand || 'Card'} ending in {r.cardLast4}
               </dd>
+            </>
+          ) : null}
+          {mode === 'invoice' && contact?.name ? (
+            <>
+              <dt>Bill to</dt>
+              <dd>
+                {[contact.name, contact.physicalAddress, contact.physicalAddress2, [contact.postalCode, contact.city].filter(Boolean).join(' '), contact.stateProvince, contact.country].filter(Boolean).join(', ')}
+              </dd>
+            </>
+          ) : null}
+          {mode === 'invoice' && r.businessIdentificationNo ? (
+            <>
+              <dt>VAT ID</dt>
+              <dd>{r.businessIdentificationNo}</dd>
             </>
           ) : null}
         </dl>
@@ -126,29 +133,32 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
             </tr>
           </thead>
           <tbody>
-            {visibleLines(inv?.invoiceItems).map((l) => (
-              <tr key={l.key ?? `${l.type}:${l.addOnCode}:${l.description}`}>
-                <th scope="row">{l.description}</th>
-                <td>{money(l.amountInCents)}</td>
+            {lines.map((l, i) => (
+              <tr key={`${l.type}:${l.addOnCode}:${i}`}>
+                <th scope="row">
+                  {l.description}
+                  {num(l.quantity) > 1 ? ` × ${num(l.quantity)}` : ''}
+                </th>
+                <td>{shown(l.amount, l.amountInCents)}</td>
               </tr>
             ))}
           </tbody>
           <tfoot>
             <tr>
               <th scope="row">Subtotal</th>
-              <td>{money(inv?.subtotalInCents)}</td>
+              <td>{shown(r.subtotal, r.subtotalInCents)}</td>
             </tr>
             <tr>
-              <th scope="row">{inv?.taxVatText || 'Tax'}</th>
-              <td>{money(inv?.taxInCents)}</td>
+              <th scope="row">{r.taxVatText || 'Tax'}</th>
+              <td>{shown(r.tax, r.taxInCents)}</td>
             </tr>
             <tr className="buy-invoice__total">
               <th scope="row">Total</th>
-              <td data-testid="receipt-total">{money(inv?.totalInCents)}</td>
+              <td data-testid="receipt-total">{shown(r.total, r.totalInCents)}</td>
             </tr>
           </tfoot>
         </table>
-        {mode === 'invoice' && inv?.reverseCharge ? <p>Reverse charge: VAT to be accounted for by the recipient (EU).</p> : null}
+        {r.reverseCharge && r.reverseChargeNote ? <p>{r.reverseChargeNote}</p> : null}
       </div>
       <div className="buy-success__actions">
         <Button
@@ -159,7 +169,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
         >
           Print receipt
         </Button>
-        {offerInvoice ? (
+        {r.canPrintInvoice ? (
           <Button variant="secondary" onClick={() => setContactOpen(true)}>
             Print invoice
           </Button>
@@ -168,6 +178,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
       <BillingContactModal
         open={contactOpen}
         accountId={r.accountId ?? ''}
+        initial={r.billingContact}
         onClose={() => setContactOpen(false)}
         onSaved={() => {
           setContactOpen(false);
@@ -179,17 +190,17 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
   );
 }
 
-function BillingContactModal({ open, accountId, onClose, onSaved }: { open: boolean; accountId: string; onClose: () => void; onSaved: () => void }) {
-  const [contact, setContact] = useState<BillingContact>(EMPTY_CONTACT);
+function BillingContactModal({ open, accountId, initial, onClose, onSaved }: { open: boolean; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: () => void }) {
+  const [contact, setContact] = useState<BillingContact>({ ...EMPTY_CONTACT, ...(initial ?? {}) });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    if (!open || !accountId) return;
+    if (!open || !accountId || initial?.name) return;
     apiClient()
       .http.request<{ subscription?: { billingContact?: Partial<BillingContact> } }>('GET', `/buy/api/account/${encodeURIComponent(accountId)}/subscription`, { query: { subscriptionOnly: 'true' } })
       .then((r) => setContact({ ...EMPTY_CONTACT, ...(r.subscription?.billingContact ?? {}) }))
       .catch(() => setError('Latest contact info failed to load.'));
-  }, [open, accountId]);
+  }, [open, accountId, initial?.name]);
   const set = (k: keyof BillingContact) => (e: { target: { value: string } }) => setContact((c) => ({ ...c, [k]: e.target.value }));
   return (
     <Dialog open={open} title="Billing contact" onClose={onClose} testId="billing-contact-modal">
@@ -207,6 +218,12 @@ function BillingContactModal({ open, accountId, onClose, onSaved }: { open: bool
               const url = new URL(window.location.href);
               url.searchParams.set('prompt', 'login');
               window.location.assign(url.pathname + url.search);
+              return;
+            }
+            if (status === 404) {
+              // No contact store answers on this deployment: the invoice still prints with
+              // the contact as entered.
+              onSaved();
               return;
             }
             setError(status === 401 ? 'You are not authorized.' : 'Your Billing Contact Information failed to upload.');

@@ -1,0 +1,71 @@
+import { expect, type Page, type APIRequestContext } from '@playwright/test';
+import { expectAccessible } from './helpers';
+
+/** A fresh e-mail per test and run: tests never depend on each other or on earlier runs. */
+export function freshEmail(tag: string): string {
+  return `e2e-${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+}
+
+export const PASSWORD = 'hangar-demo-pass';
+
+export async function total(page: Page, text: string): Promise<void> {
+  await expect(page.getByTestId('invoice-total')).toHaveText(text);
+}
+
+/** Waits for the page's invoice and checks accessibility (no serious or critical axe violations). */
+export async function step(page: Page, label: string): Promise<void> {
+  await expect(page.getByTestId('invoice-total')).toBeVisible();
+  await expectAccessible(page, label);
+}
+
+export async function openBuy(page: Page, path = '/buy'): Promise<void> {
+  await page.goto(path);
+  await expect(page.getByTestId('invoice-total')).toBeVisible();
+}
+
+export async function choosePlan(page: Page, name: RegExp): Promise<void> {
+  await page.locator('#section-plans').getByRole('radio', { name }).check();
+}
+
+/** Types a test card into the payments service's hosted fields (an iframe). */
+export async function fillCard(page: Page, number: string, opts: { name?: string; zip?: string; country?: string } = {}): Promise<void> {
+  const frame = page.frameLocator('[data-testid="hosted-fields"]');
+  await frame.locator('#number').fill(number);
+  await frame.locator('#expirationDate').fill('12/2031');
+  await frame.locator('#cvv').fill(number.startsWith('37') ? '1234' : '123');
+  await fillBilling(page, opts);
+}
+
+export async function fillBilling(page: Page, { name = 'Amelia Earhart', zip = '97201', country = 'US' }: { name?: string; zip?: string; country?: string } = {}): Promise<void> {
+  const pay = page.getByTestId('payment');
+  await pay.getByLabel('Cardholder name').fill(name);
+  await pay.getByLabel('ZIP / Postal code').fill(zip);
+  await pay.getByLabel('Country').selectOption(country);
+}
+
+export async function purchase(page: Page): Promise<void> {
+  const button = page.getByRole('button', { name: /^Purchase/ });
+  await expect(button).toBeEnabled();
+  await button.click();
+}
+
+/** Creates an account through identity's public route, as the page would at checkout. */
+export async function createAccount(request: APIRequestContext, email: string): Promise<void> {
+  await request.get('/buy/api/me');
+  const state = await request.storageState();
+  const xsrf = state.cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+  const r = await request.post('/pricing/api/create-account/', {
+    headers: { 'X-XSRF-TOKEN': xsrf },
+    data: { username: email, password: PASSWORD, confirmPassword: PASSWORD, is_eu: false, consent: true },
+  });
+  expect(r.ok(), await r.text()).toBeTruthy();
+}
+
+/** Logs in through the page's LOGIN TO EXISTING ACCOUNT panel. */
+export async function loginOnPage(page: Page, email: string, password = PASSWORD): Promise<void> {
+  const form = page.getByRole('form', { name: 'LOGIN TO EXISTING ACCOUNT' });
+  await form.getByLabel('Email Address').fill(email);
+  await form.getByLabel('Password').fill(password);
+  await form.getByRole('button', { name: 'LOGIN' }).click();
+  await expect(page.getByTestId('signed-in-user')).toHaveText(email);
+}
