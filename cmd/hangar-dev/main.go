@@ -39,6 +39,7 @@ type Config struct {
 	EdgeAddr    string   `env:"EDGE_ADDR" default:":8080" doc:"where the edge listens (the store's URL)"`
 	RoutesFile  string   `env:"EDGE_ROUTES" default:"deploy/helm/hangar/routes.yaml" doc:"the public route table (shared with the Helm Ingress)"`
 	WebDir      string   `env:"WEB_DIST_DIR" default:"web/dist/site" doc:"the web production build served for page routes"`
+	PagesFile   string   `env:"WEB_PAGES_FILE" default:"web/apps/shell/src/routes.ts" doc:"the shell's route table: page paths it does not list answer 404"`
 	DatabaseURL string   `env:"DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" doc:"PostgreSQL server; each service gets its own database hangar_<service> on it"`
 	DBPrefix    string   `env:"HANGAR_DB_PREFIX" default:"hangar_" doc:"prefix of the per-service database names"`
 	KafkaBroker []string `env:"KAFKA_BROKERS" default:"" doc:"external Kafka brokers; unset starts an in-process broker"`
@@ -237,7 +238,11 @@ func run(ctx context.Context) error {
 		}
 	}
 
-	e := edge.New(table, backends, cfg.WebDir, log)
+	pages, err := edge.LoadPages(cfg.PagesFile)
+	if err != nil {
+		return err
+	}
+	e := edge.New(table, backends, cfg.WebDir, log).WithPages(pages)
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)

@@ -32,6 +32,8 @@ type Edge struct {
 	proxies  map[string]http.Handler
 	backends []Backend
 	web      http.Handler
+	webDir   string
+	headers  http.Header
 	log      *slog.Logger
 }
 
@@ -44,7 +46,8 @@ func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edg
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir)}
+	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
+		webDir: webDir, headers: PageHeaders(RemoteOrigins(webDir))}
 	for _, b := range backends {
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler
@@ -70,17 +73,27 @@ func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edg
 	return e
 }
 
+// WithPages makes page paths the shell does not route answer 404 (with the shell, which
+// shows its not-found page). Without it every page path is the shell with 200.
+func (e *Edge) WithPages(p *Pages) *Edge {
+	e.web = StaticPages(e.webDir, p)
+	return e
+}
+
 func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/-/ready" {
 		e.serveReady(w)
 		return
 	}
 	route, ok := e.table.Match(r.URL.Path)
-	if !ok {
+	if !ok || (route.Service == "web" && isAPIPath(r.URL.Path)) {
+		// An API path no service routes is a JSON 404 whatever the method (the route table
+		// also sends these trees to a service that answers so, for the Ingress).
 		writeJSON(w, http.StatusNotFound, map[string]string{"code": "not_found", "message": "no route for " + r.URL.Path})
 		return
 	}
 	if route.Service == "web" {
+		setHeaders(w, e.headers)
 		e.web.ServeHTTP(w, r)
 		return
 	}
@@ -121,7 +134,11 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // Static serves a single-page-app build: files as they are (fingerprinted assets cached
 // for a year, everything else revalidated), and index.html for page paths with no file,
 // so client-side routes load the shell. Without a build it serves a placeholder page.
-func Static(dir string) http.Handler {
+func Static(dir string) http.Handler { return StaticPages(dir, nil) }
+
+// StaticPages is Static answering 404 (still with the shell, which renders its not-found
+// page) for a page path that pages does not know.
+func StaticPages(dir string, pages *Pages) http.Handler {
 	if st, err := os.Stat(filepath.Join(dir, "index.html")); err != nil || st.IsDir() {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -139,6 +156,10 @@ func Static(dir string) http.Handler {
 				return
 			}
 			w.Header().Set("Cache-Control", "no-cache")
+			if !pages.Known(clean) {
+				serveNotFoundPage(w, filepath.Join(dir, "index.html"))
+				return
+			}
 			http.ServeFile(w, r, filepath.Join(dir, "index.html"))
 			return
 		}
@@ -149,6 +170,17 @@ func Static(dir string) http.Handler {
 		}
 		fs.ServeHTTP(w, r)
 	})
+}
+
+func serveNotFoundPage(w http.ResponseWriter, index string) {
+	b, err := os.ReadFile(index)
+	if err != nil {
+		http.NotFound(w, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write(b)
 }
 
 const placeholder = `<!doctype html>

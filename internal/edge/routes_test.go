@@ -130,3 +130,96 @@ func TestEdgeProxiesAndServesPages(t *testing.T) {
 		t.Errorf("/-/ready = %d", code)
 	}
 }
+
+// Unrouted API paths (GET or POST) end in the catalogue, whose gateway answers a JSON 404;
+// before, they fell through to the web shell's 200 page.
+func TestCommittedRouteTableSendsUnroutedAPIPathsToAService(t *testing.T) {
+	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/buy/api/nope", "/buy/api/invoice/submitx", "/account/api/x/y", "/pricing/api/nope", "/org/api/nope", "/buy/api"} {
+		if got, _ := tab.Match(p); got.Service == "web" {
+			t.Errorf("Match(%q) = web; an API path must go to a service", p)
+		}
+	}
+	if got, _ := tab.Match("/buy/api/subscription/payment-method/42"); got.Service != "payments" {
+		t.Errorf("a routed path lost its service: %q", got.Service)
+	}
+}
+
+func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"remotes":{"buy":"https://cdn.example.com/buy/remoteEntry.js","gift":"/remotes/gift/remoteEntry.js"}}`), 0o644)
+	tab, _ := ParseTable([]byte(table))
+	pages, err := LoadPages(filepath.Join("..", "..", "web", "apps", "shell", "src", "routes.ts"))
+	if err != nil || pages == nil {
+		t.Fatalf("LoadPages = %v, %v", pages, err)
+	}
+	srv := httptest.NewServer(New(tab, nil, dir, nil).WithPages(pages))
+	defer srv.Close()
+	for _, c := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"GET", "/buy/api/nope", 404, `"code":"not_found"`},
+		{"POST", "/buy/api/nope", 404, `"code":"not_found"`},
+		{"POST", "/org/api/x", 404, `"code":"not_found"`},
+		{"GET", "/pricing/api/x", 404, `"code":"not_found"`},
+		{"GET", "/account/api/x", 404, `"code":"not_found"`},
+		{"GET", "/no-such-page", 404, "shell"},
+		{"GET", "/buy/nope", 404, "shell"},
+		{"GET", "/buy", 200, "shell"},
+		{"GET", "/buy/", 200, "shell"},
+		{"GET", "/gift/redeem/x", 200, "shell"},
+		{"GET", "/product/cart/abc", 200, "shell"},
+		{"GET", "/", 200, "shell"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader("{}"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || !strings.Contains(string(b), c.body) {
+			t.Errorf("%s %s = %d %q; want %d with %q", c.method, c.path, resp.StatusCode, b, c.code, c.body)
+		}
+		if strings.Contains(c.path, "/api/") && resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s %s: Content-Type %q, want JSON", c.method, c.path, resp.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// Every page carries the security headers; the CSP lets the shell load its remotes from
+// the origins of its runtime config and frame the hosted fields, and nobody frame it.
+func TestPagesCarrySecurityHeaders(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"remotes":{"buy":"https://cdn.example.com/buy/remoteEntry.js"}}`), 0o644)
+	tab, _ := ParseTable([]byte(table))
+	srv := httptest.NewServer(New(tab, nil, dir, nil))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/buy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self' https://cdn.example.com", "frame-src 'self'", "object-src 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+		"Referrer-Policy": "strict-origin-when-cross-origin"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if resp.Header.Get("Permissions-Policy") == "" {
+		t.Error("no Permissions-Policy")
+	}
+}

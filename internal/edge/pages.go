@@ -1,0 +1,167 @@
+package edge
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// APIPrefixes are the public API trees. A path under one of them that no route serves is
+// an API call to something that does not exist: it answers a JSON 404, never the page
+// (a client reading the page's 200 as success would take a failed purchase for a done one).
+var APIPrefixes = []string{"/buy/api/", "/account/api/", "/pricing/api/", "/org/api/"}
+
+func isAPIPath(p string) bool {
+	for _, pre := range APIPrefixes {
+		if strings.HasPrefix(p, pre) || p == strings.TrimSuffix(pre, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Pages are the page paths the shell routes, as patterns: "/buy" (exactly), "/gift/*"
+// (anything below), "/product/cart/:cartId" (one segment). A page path that matches none
+// is answered with the shell and status 404: the shell renders its not-found page.
+type Pages struct{ patterns []string }
+
+// reShellPath finds the paths of the shell's route table (web/apps/shell/src/routes.ts).
+var reShellPath = regexp.MustCompile(`path:\s*'([^']+)'`)
+
+// LoadPages reads the page patterns from the shell's route table, the one list of pages.
+// A missing file answers nil: every page path is served (as before the shell had routes).
+func LoadPages(file string) (*Pages, error) {
+	raw, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read page routes: %w", err)
+	}
+	var ps []string
+	for _, m := range reShellPath.FindAllStringSubmatch(string(raw), -1) {
+		ps = append(ps, m[1])
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("read page routes: no paths in %s", file)
+	}
+	return NewPages(ps), nil
+}
+
+// NewPages builds a matcher over patterns.
+func NewPages(patterns []string) *Pages { return &Pages{patterns: patterns} }
+
+// Known reports whether p is a page path of the shell.
+func (ps *Pages) Known(p string) bool {
+	if ps == nil {
+		return true
+	}
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		p = "/"
+	}
+	for _, pat := range ps.patterns {
+		if matchPage(pat, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchPage(pat, p string) bool {
+	if rest, ok := strings.CutSuffix(pat, "/*"); ok {
+		return p == rest || strings.HasPrefix(p, rest+"/")
+	}
+	ps, qs := strings.Split(pat, "/"), strings.Split(p, "/")
+	if len(ps) != len(qs) {
+		return false
+	}
+	for i := range ps {
+		if strings.HasPrefix(ps[i], ":") {
+			if qs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if ps[i] != qs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// PageHeaders are the security headers of every page and static file of the store:
+//   - a CSP: scripts only from the store and the origins its runtime config loads remotes
+//     from, no inline script; styles inline too (the micro-frontends inject <style>
+//     elements); frames only from the store (the hosted card fields at /buy/payments/);
+//     and frame-ancestors 'none': no other site may frame a page (clickjacking of the
+//     checkout). The hosted fields page is served by payments with its own CSP that lets
+//     the store frame it.
+//   - X-Frame-Options DENY for browsers without frame-ancestors; nosniff; a Referer that
+//     never carries a path to another site; no camera, microphone, geolocation or payment
+//     request APIs; HSTS is set where TLS ends (the Ingress), not here on plain http.
+func PageHeaders(remoteOrigins []string) http.Header {
+	src := strings.TrimSpace("'self' " + strings.Join(remoteOrigins, " "))
+	h := http.Header{}
+	h.Set("Content-Security-Policy", strings.Join([]string{
+		"default-src 'self'",
+		"script-src " + src,
+		"style-src 'self' 'unsafe-inline'",
+		"img-src 'self' data:",
+		"font-src 'self' data:",
+		"connect-src " + src,
+		"frame-src 'self'",
+		"frame-ancestors 'none'",
+		"form-action 'self'",
+		"base-uri 'self'",
+		"object-src 'none'",
+	}, "; "))
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	return h
+}
+
+// RemoteOrigins answers the origins other than the store's that the web build's runtime
+// config (config.json) loads remotes from, for the CSP.
+func RemoteOrigins(webDir string) []string {
+	raw, err := os.ReadFile(filepath.Join(webDir, "config.json"))
+	if err != nil {
+		return nil
+	}
+	var doc struct {
+		Remotes map[string]string `json:"remotes"`
+	}
+	if json.Unmarshal(raw, &doc) != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, entry := range doc.Remotes {
+		u, err := url.Parse(entry)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			continue
+		}
+		o := u.Scheme + "://" + u.Host
+		if !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func setHeaders(w http.ResponseWriter, h http.Header) {
+	for k, v := range h {
+		w.Header()[k] = v
+	}
+}
