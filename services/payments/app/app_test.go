@@ -71,6 +71,10 @@ var callers = map[string]auth.Caller{
 	"admin-token": {AccountUUID: "staff-0001", Username: "cardadmin@demo.hangar.test", IsCreditCardAdmin: true, IsEmployee: true},
 	"pilot-token": {AccountUUID: "acct-pilot", Username: "pilot@demo.hangar.test"},
 	"other-token": {AccountUUID: "acct-other", Username: "other@demo.hangar.test"},
+	// Acme: the owner's business account is the organization's account.
+	"acme-owner-token":  {AccountUUID: "acct-acme", OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}},
+	"acme-admin-token":  {AccountUUID: "acct-acme-admin", OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}},
+	"acme-member-token": {AccountUUID: "acct-acme-member", OrganizationAccount: "acct-acme", Roles: []string{"member"}},
 }
 
 func start(t *testing.T, extra map[string]string) *running {
@@ -582,6 +586,47 @@ func TestPaymentMethodUpdate(t *testing.T) {
 			t.Errorf("seeded quarterly check account = %v", body)
 		}
 	})
+}
+
+// Only the account itself, its organization's owner and staff see or replace the
+// organization's payment method; a plain member (or a user admin) is refused. Before,
+// any member of the organization read and replaced the owner's card.
+func TestOrganizationPaymentMethodByRole(t *testing.T) {
+	r := start(t, nil)
+	card := func() map[string]string {
+		return map[string]string{"accountId": "acct-acme", "nonce": r.tokenize(t, gateway.CardMastercardOK), "zipcode": "94105",
+			"cardholderName": "Acme Owner", "country": "US", "paymentMethod": "CREDIT_CARD"}
+	}
+	if code, body := r.do(t, "POST", "/account/api/subscription/payment-method", "acme-owner-token", card()); code != 200 || body["status"] != "succeeded" {
+		t.Fatalf("owner's update = %d %v", code, body)
+	}
+	for _, c := range []struct {
+		who, token string
+		want       int
+	}{
+		{"the owner", "acme-owner-token", 200},
+		{"a credit-card admin", "admin-token", 200},
+		{"a plain member", "acme-member-token", 403},
+		{"a user admin", "acme-admin-token", 403},
+		{"another customer", "other-token", 403},
+		{"anonymous", "", 401},
+	} {
+		if code, _ := r.do(t, "GET", "/buy/api/subscription/payment-method/acct-acme", c.token, nil); code != c.want {
+			t.Errorf("%s reads the organization's payment method: %d, want %d", c.who, code, c.want)
+		}
+		if c.want == 200 {
+			continue
+		}
+		for _, path := range []string{"/buy/api/subscription/update-payment-method", "/account/api/subscription/payment-method"} {
+			if code, body := r.do(t, "POST", path, c.token, card()); code != c.want {
+				t.Errorf("%s replaces it through %s: %d %v, want %d", c.who, path, code, body, c.want)
+			}
+		}
+	}
+	_, body := r.do(t, "GET", "/buy/api/subscription/payment-method/acct-acme", "acme-owner-token", nil)
+	if pm, _ := body["paymentMethod"].(map[string]any); pm["cardholder_name"] != "Acme Owner" {
+		t.Errorf("the method on file changed: %v", body)
+	}
 }
 
 func TestHostedFieldsPage(t *testing.T) {

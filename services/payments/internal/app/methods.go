@@ -26,17 +26,11 @@ type UpdateResult struct {
 }
 
 // mayManage reports whether the caller may see and change account's payment method: the
-// account itself, its organization's members acting for the organization account, or
-// staff (employees and credit-card admins).
+// Billing right of the platform's authorization table (the account itself, its
+// organization's owner, staff); a plain member of the organization may not.
 func mayManage(ctx context.Context, account string) error {
-	c, err := auth.Require(ctx)
-	if err != nil {
-		return err
-	}
-	if c.AccountUUID == account || (c.OrganizationAccount != "" && c.OrganizationAccount == account) || c.IsEmployee || c.IsCreditCardAdmin {
-		return nil
-	}
-	return errs.E(errs.Forbidden, "You are not authorized.")
+	_, err := auth.RequireRight(ctx, account, auth.Billing)
+	return err
 }
 
 // PaymentMethod answers the method on file of an account.
