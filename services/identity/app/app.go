@@ -53,7 +53,9 @@ type Config struct {
 	ThrottleWindow       time.Duration `env:"IDENTITY_THROTTLE_WINDOW" default:"15m" doc:"sliding window of failed-login counting; also the longest a block lasts"`
 	ThrottleAccountIP    int           `env:"IDENTITY_THROTTLE_ACCOUNT_IP" default:"5" doc:"failed logins per account and client address in the window"`
 	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window"`
-	ThrottleIP           int           `env:"IDENTITY_THROTTLE_IP" default:"30" doc:"failed logins per client address over all accounts in the window"`
+	ThrottleIP           int           `env:"IDENTITY_THROTTLE_IP" default:"100" doc:"failed logins per client address over all accounts in the window (high: one office or carrier NAT is one address)"`
+	HashConcurrency      int           `env:"IDENTITY_HASH_CONCURRENCY" default:"4" doc:"password hashes computed at once per process (each takes IDENTITY_ARGON2_MEMORY_KIB); 0: no cap"`
+	HashWait             time.Duration `env:"IDENTITY_HASH_WAIT" default:"3s" doc:"how long a login waits for a hashing slot before it is answered 429 busy"`
 	CodeTTL              time.Duration `env:"IDENTITY_CODE_TTL" default:"15m" doc:"a military verification code expires this long after it is sent"`
 	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
@@ -103,9 +105,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{
-		Sessions: domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
-		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount, PerIP: cfg.ThrottleIP},
-		Codes:    domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
+		Sessions:        domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
+		Throttle:        domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount, PerIP: cfg.ThrottleIP},
+		Codes:           domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
+		HashConcurrency: cfg.HashConcurrency, HashWait: cfg.HashWait,
 	}, time.Now, log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)

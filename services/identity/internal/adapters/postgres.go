@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -387,6 +388,66 @@ func (s *Store) FailureWindows(ctx context.Context, keys []string, since time.Ti
 		out[k] = w
 	}
 	return out, rows.Err()
+}
+
+// ReserveAttempt counts a login attempt under each key before its password is verified,
+// unless a key has already reached its limit in the window since `since`: then nothing is
+// counted and the windows are answered so the caller can tell how long to wait. The keys
+// are locked (transaction-scoped advisory locks, in a fixed order) while counting, so
+// concurrent attempts for the same keys, on any replica, are counted one after another
+// and at most limit of them pass. The reservation stays a failure unless ReleaseAttempt
+// takes it back after a correct password.
+func (s *Store) ReserveAttempt(ctx context.Context, keys []string, limits []int, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		sorted := append([]string(nil), keys...)
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, k); err != nil {
+				return fmt.Errorf("lock login attempts: %w", err)
+			}
+		}
+		rows, err := tx.Query(ctx, `SELECT key, count(*), min(at) FROM login_failures WHERE key = ANY($1) AND at > $2 GROUP BY key`, keys, since)
+		if err != nil {
+			return fmt.Errorf("count login failures: %w", err)
+		}
+		wins = map[string]domain.Window{}
+		for rows.Next() {
+			var k string
+			var w domain.Window
+			if err := rows.Scan(&k, &w.Count, &w.Oldest); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan login failures: %w", err)
+			}
+			wins[k] = w
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("count login failures: %w", err)
+		}
+		for i, k := range keys {
+			if limits[i] > 0 && wins[k].Count >= limits[i] {
+				return nil // blocked: count nothing
+			}
+		}
+		if err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2 RETURNING id)
+			SELECT array_agg(id) FROM ins`, keys, at).Scan(&ids); err != nil {
+			return fmt.Errorf("reserve login attempt: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1) AND at < $2`, keys, since); err != nil {
+			return fmt.Errorf("prune login failures: %w", err)
+		}
+		return nil
+	})
+	return ids, wins, err
+}
+
+// ReleaseAttempt takes back a reserved attempt (the password was right), and forgets the
+// failures of clear (the account's own keys: a correct login ends their count).
+func (s *Store) ReleaseAttempt(ctx context.Context, ids []int64, clear []string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM login_failures WHERE id = ANY($1) OR key = ANY($2)`, ids, clear); err != nil {
+		return fmt.Errorf("release login attempt: %w", err)
+	}
+	return nil
 }
 
 // RecordFailure counts a failed login under each key, and forgets failures older than

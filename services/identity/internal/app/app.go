@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -31,20 +32,33 @@ type Policies struct {
 	Sessions domain.SessionPolicy
 	Throttle domain.Throttle
 	Codes    domain.CodePolicy
+	// HashConcurrency caps password hashes computed at once in this process (0: no cap);
+	// HashWait is how long a login waits for a slot before it is told to retry.
+	HashConcurrency int
+	HashWait        time.Duration
 }
 
 // Service runs identity's use cases.
 type Service struct {
-	store  *adapters.Store
-	hasher *domain.Hasher
-	pol    Policies
-	now    func() time.Time
-	log    *slog.Logger
+	hashSlots chan struct{}
+	hashing   atomic.Int64 // logins waiting for a slot
+	store     *adapters.Store
+	hasher    *domain.Hasher
+	pol       Policies
+	now       func() time.Time
+	log       *slog.Logger
 }
 
 // New builds the service.
 func New(store *adapters.Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{store: store, hasher: hasher, pol: pol, now: now, log: log}
+	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log}
+	if pol.HashConcurrency > 0 {
+		svc.hashSlots = make(chan struct{}, pol.HashConcurrency)
+	}
+	if svc.pol.HashWait <= 0 {
+		svc.pol.HashWait = 5 * time.Second
+	}
+	return svc
 }
 
 // Request describes where a call came from.
@@ -81,32 +95,72 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	th := s.pol.Throttle
 	keys := []string{th.AccountIPKey(email, req.IP), th.AccountKey(email), th.IPKey(req.IP)}
 	limits := []int{th.PerAccountIP, th.PerAccount, th.PerIP}
-	wins, err := s.store.FailureWindows(ctx, keys, now.Add(-th.Window))
+	// The attempt is counted (reserved) atomically before the password is verified: a
+	// burst of concurrent guesses cannot all pass a check made before any is counted.
+	ids, wins, err := s.store.ReserveAttempt(ctx, keys, limits, now, now.Add(-th.Window))
 	if err != nil {
 		return Login{}, err
 	}
-	var wait time.Duration
-	for i, k := range keys {
-		wait = max(wait, th.RetryAfter(wins[k], limits[i], now))
-	}
-	if wait > 0 {
-		return Login{}, errs.Wrap(errs.Exhausted, &Throttled{Wait: wait}, domain.ThrottledMessage(wait))
+	if ids == nil {
+		var wait time.Duration
+		for i, k := range keys {
+			wait = max(wait, th.RetryAfter(wins[k], limits[i], now))
+		}
+		wait = max(wait, time.Second)
+		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
 	}
 	acct, err := s.store.AccountByEmail(ctx, email)
 	if err != nil && errs.CodeOf(err) != errs.NotFound {
 		return Login{}, err
 	}
-	if !s.hasher.Verify(password, acct.PasswordHash) { // empty hash: dummy verification
-		if err := s.store.RecordFailure(ctx, keys, now, now.Add(-th.Window)); err != nil {
-			return Login{}, err
-		}
+	ok, err := s.verify(ctx, password, acct.PasswordHash) // empty hash: dummy verification
+	if err != nil {
+		return Login{}, err
+	}
+	if !ok {
 		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
-	if err := s.store.ClearFailures(ctx, keys[:2]); err != nil {
+	if err := s.store.ReleaseAttempt(ctx, ids, keys[:2]); err != nil {
 		return Login{}, err
 	}
 	return s.startSession(ctx, acct, req)
 }
+
+// verify checks a password while holding one of the process's hashing slots: each
+// argon2id verification takes its memory parameter (19 MiB) for tens of milliseconds, so
+// an unbounded burst of logins would take the process past its memory limit. A caller
+// that cannot get a slot within its deadline (or hashWait) is told to retry.
+func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
+	release, err := s.hashSlot(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
+	return s.hasher.Verify(password, hash), nil
+}
+
+// hashSlot takes one of the process's password-hashing slots; call release when done.
+func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
+	if s.hashSlots == nil {
+		return func() {}, nil
+	}
+	s.hashing.Add(1)
+	defer s.hashing.Add(-1)
+	wait := time.NewTimer(s.pol.HashWait)
+	defer wait.Stop()
+	select {
+	case s.hashSlots <- struct{}{}:
+		return func() { <-s.hashSlots }, nil
+	case <-wait.C:
+		return nil, errs.Throttled(time.Second, "The service is busy. Please try again in a moment.")
+	case <-ctx.Done():
+		return nil, errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
+	}
+}
+
+// HashSlotsInUse answers how many password hashes are being computed now (for tests and
+// the busy metric).
+func (s *Service) HashSlotsInUse() int { return len(s.hashSlots) }
 
 func (s *Service) startSession(ctx context.Context, acct domain.Account, req Request) (Login, error) {
 	token, hash, err := domain.NewToken()
@@ -188,7 +242,12 @@ func (s *Service) CreateAccount(ctx context.Context, in domain.NewAccountInput, 
 // Failures other than field errors answer the spec's fallback message.
 func (s *Service) createAccount(ctx context.Context, a domain.Account, password string) (domain.Account, error) {
 	if password != "" {
+		release, err := s.hashSlot(ctx)
+		if err != nil {
+			return a, err
+		}
 		h, err := s.hasher.Hash(password)
+		release()
 		if err != nil {
 			return a, errs.Wrap(errs.Internal, err, domain.MsgCreateAccountFailed)
 		}

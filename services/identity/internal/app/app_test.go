@@ -369,3 +369,41 @@ func TestAssociation(t *testing.T) {
 		t.Errorf("login with the created account = %v", err)
 	}
 }
+
+// A burst of concurrent wrong passwords for one account from one address verifies at most
+// the limit (5): each attempt is reserved before its password is checked. Before, every
+// attempt of the burst passed the check made before any was counted (39 of 40 verified)
+// and the right password, sent among them, got in.
+func TestLoginBurstVerifiesAtMostTheLimit(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	e.account(t, "burst@example.com")
+	const n = 40
+	codes := make(chan errs.Code, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.svc.Login(ctx, "burst@example.com", "wrong", req)
+			codes <- errs.CodeOf(err)
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	count := map[errs.Code]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[errs.Unauthorized] != e.pol.Throttle.PerAccountIP || count[errs.Exhausted] != n-e.pol.Throttle.PerAccountIP {
+		t.Errorf("40 concurrent wrong passwords: %v; want %d verified (401) and the rest throttled", count, e.pol.Throttle.PerAccountIP)
+	}
+	_, err := e.svc.Login(ctx, "burst@example.com", "correct horse", req)
+	if errs.CodeOf(err) != errs.Exhausted || errs.RetryAfterOf(err) <= 0 {
+		t.Errorf("the right password after the burst = %v (retry after %s); want throttled with a time to wait", err, errs.RetryAfterOf(err))
+	}
+	// Another address is not locked out by the burst.
+	if _, err := e.svc.Login(ctx, "burst@example.com", "correct horse", iapp.Request{IP: "198.51.100.2"}); err != nil {
+		t.Errorf("login from another address = %v", err)
+	}
+}

@@ -19,8 +19,8 @@ type Throttle struct {
 }
 
 // DefaultThrottle: in 15 minutes, 5 failures per account and address, 50 per account,
-// 30 per address.
-var DefaultThrottle = Throttle{Window: 15 * time.Minute, PerAccountIP: 5, PerAccount: 50, PerIP: 30}
+// 100 per address.
+var DefaultThrottle = Throttle{Window: 15 * time.Minute, PerAccountIP: 5, PerAccount: 50, PerIP: 100}
 
 // Keys of the failure counters.
 func (Throttle) AccountIPKey(email, ip string) string { return "acct-ip:" + email + "|" + ip }

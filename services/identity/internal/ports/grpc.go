@@ -97,6 +97,8 @@ func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identi
 			var th *iapp.Throttled
 			if errors.As(err, &th) {
 				md.Append(mdRetryAfter, strconv.Itoa(int(th.Wait.Seconds())+1))
+			} else if d := errs.RetryAfterOf(err); d > 0 {
+				md.Append(mdRetryAfter, strconv.Itoa(int(d.Seconds()+0.999)))
 			}
 			_ = grpc.SetHeader(ctx, md)
 		default:
