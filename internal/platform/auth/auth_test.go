@@ -98,6 +98,9 @@ func TestCSRFInAnotherService(t *testing.T) {
 	if xsrf == "" {
 		t.Fatal("no XSRF-TOKEN cookie issued")
 	}
+	if xsrf != auth.SessionXSRF("alice-token") {
+		t.Errorf("XSRF cookie of a session = %q, want the session's own token", xsrf)
+	}
 	cookies := session + "; " + auth.XSRFCookie + "=" + xsrf
 
 	cases := []struct {
@@ -114,7 +117,11 @@ func TestCSRFInAnotherService(t *testing.T) {
 		{"POST same-site without an allowed origin", map[string]string{"Cookie": cookies, auth.XSRFHeader: xsrf, "Sec-Fetch-Site": "same-site"}, 403, "Cross-origin"},
 		{"POST with matching token", map[string]string{"Cookie": cookies, auth.XSRFHeader: xsrf}, 200, "alice"},
 		{"POST from the store's origin", map[string]string{"Cookie": cookies, auth.XSRFHeader: xsrf, "Origin": "https://store.example.com", "Sec-Fetch-Site": "same-origin"}, 200, "alice"},
-		{"POST with a dead session", map[string]string{"Cookie": auth.SessionCookie + "=old; " + auth.XSRFCookie + "=" + xsrf, auth.XSRFHeader: xsrf}, 401, "Login Required"},
+		{"POST with a dead session", map[string]string{"Cookie": auth.SessionCookie + "=old; " + auth.XSRFCookie + "=" + auth.SessionXSRF("old"), auth.XSRFHeader: auth.SessionXSRF("old")}, 401, "Login Required"},
+		// An attacker who can write cookies for the site (a sibling subdomain) plants a pair
+		// of their choosing; on a logged-in session it is not the session's token.
+		{"POST with a planted pair on a session", map[string]string{"Cookie": session + "; " + auth.XSRFCookie + "=planted", auth.XSRFHeader: "planted"}, 403, "mismatch"},
+		{"POST with another session's token", map[string]string{"Cookie": session + "; " + auth.XSRFCookie + "=" + auth.SessionXSRF("bob-token"), auth.XSRFHeader: auth.SessionXSRF("bob-token")}, 403, "mismatch"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

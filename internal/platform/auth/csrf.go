@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"net/http"
@@ -26,10 +28,15 @@ type CSRFConfig struct {
 //   - an Origin header, when present, must be an allowed origin;
 //   - the X-XSRF-TOKEN header must equal the XSRF-TOKEN cookie (double submit, compared
 //     in constant time). Another site can make the browser send the cookie but cannot
-//     read it to echo it.
+//     read it to echo it;
+//   - with a session, the token must moreover be the session's own (SessionXSRF, derived
+//     from the HttpOnly session token): a cookie/header pair planted by an attacker (a
+//     sibling subdomain can write a non-__Host- cookie) does not pass on a logged-in
+//     session.
 //
-// Refusals are 403 in the one error shape. Any response to a request without the cookie
-// issues one, so the page has a token before its first non-safe call.
+// Refusals are 403 in the one error shape. Any response to a request without the right
+// cookie issues one (the session's token when there is a session), so the page has a
+// token before its first non-safe call.
 func CSRF(cfg CSRFConfig) func(http.Handler) http.Handler {
 	allowed := map[string]bool{}
 	for _, o := range cfg.AllowedOrigins {
@@ -41,14 +48,21 @@ func CSRF(cfg CSRFConfig) func(http.Handler) http.Handler {
 			if c, err := r.Cookie(XSRFCookie); err == nil {
 				cookie = c.Value
 			}
-			if cookie == "" {
+			bound := ""
+			if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+				bound = SessionXSRF(c.Value)
+			}
+			switch {
+			case bound != "" && cookie != bound:
+				SetXSRFCookie(w, bound)
+			case cookie == "":
 				issueXSRF(w)
 			}
 			if safeMethod(r.Method) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if msg := checkCSRF(r, cookie, allowed); msg != "" {
+			if msg := checkCSRF(r, cookie, bound, allowed); msg != "" {
 				server.WriteError(w, errs.E(errs.Forbidden, "%s", msg))
 				return
 			}
@@ -65,7 +79,7 @@ func safeMethod(m string) bool {
 	return false
 }
 
-func checkCSRF(r *http.Request, cookie string, allowed map[string]bool) string {
+func checkCSRF(r *http.Request, cookie, bound string, allowed map[string]bool) string {
 	origin := strings.TrimRight(strings.ToLower(r.Header.Get("Origin")), "/")
 	originOK := origin == "" || allowed[origin] || (len(allowed) == 0 && sameHost(origin, r.Host))
 	switch r.Header.Get("Sec-Fetch-Site") {
@@ -86,7 +100,31 @@ func checkCSRF(r *http.Request, cookie string, allowed map[string]bool) string {
 	if subtle.ConstantTimeCompare([]byte(cookie), []byte(header)) != 1 {
 		return "XSRF token mismatch: reload the page and try again."
 	}
+	if bound != "" && subtle.ConstantTimeCompare([]byte(bound), []byte(header)) != 1 {
+		return "XSRF token mismatch: reload the page and try again."
+	}
 	return ""
+}
+
+// xsrfLabel separates the XSRF derivation from any other use of the session token.
+var xsrfLabel = []byte("hangar xsrf v1")
+
+// SessionXSRF is the XSRF token of a session: an HMAC of the session token. Only someone
+// holding the (HttpOnly) session token can compute it, so it cannot be planted, and every
+// service derives the same value without sharing a secret. The page may read it: it does
+// not reveal the session token.
+func SessionXSRF(sessionToken string) string {
+	m := hmac.New(sha256.New, xsrfLabel)
+	m.Write([]byte(sessionToken))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// SetXSRFCookie sets the page-readable XSRF cookie (identity sets the new session's token
+// when it starts a session, so the page's next call carries it).
+func SetXSRFCookie(w http.ResponseWriter, token string) {
+	// Not HttpOnly: the page reads it to echo it. Secure always (browsers accept Secure
+	// cookies on http://localhost); SameSite=Lax keeps it off cross-site subrequests.
+	http.SetCookie(w, &http.Cookie{Name: XSRFCookie, Value: token, Path: "/", Secure: true, SameSite: http.SameSiteLaxMode})
 }
 
 func sameHost(origin, host string) bool {
@@ -99,8 +137,5 @@ func issueXSRF(w http.ResponseWriter) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return // no token this time; the next response tries again
 	}
-	// Not HttpOnly: the page reads it to echo it. Secure always (browsers accept Secure
-	// cookies on http://localhost); SameSite=Lax keeps it off cross-site subrequests.
-	http.SetCookie(w, &http.Cookie{Name: XSRFCookie, Value: base64.RawURLEncoding.EncodeToString(b[:]), Path: "/",
-		Secure: true, SameSite: http.SameSiteLaxMode})
+	SetXSRFCookie(w, base64.RawURLEncoding.EncodeToString(b[:]))
 }
