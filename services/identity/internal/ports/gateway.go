@@ -47,6 +47,8 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 	if v := h.Get(mdSetSession); len(v) > 0 {
 		age, _ := strconv.Atoi(first(h.Get(mdSessionAge)))
 		http.SetCookie(w, sessionCookie(v[0], age))
+		// The new session's XSRF token, so the page's next non-safe call carries it.
+		auth.SetXSRFCookie(w, auth.SessionXSRF(v[0]))
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	if len(h.Get(mdClearSession)) > 0 {
