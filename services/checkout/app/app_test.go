@@ -116,8 +116,10 @@ func call(t *testing.T, method, url, body string, hdr ...string) (int, map[strin
 	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf")
 	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
 	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] == "Cookie" { // a session cookie goes along with the XSRF one
-			req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf; "+hdr[i+1])
+		if hdr[i] == "Cookie" { // a session cookie goes along with its own XSRF token
+			xsrf := auth.SessionXSRF(strings.TrimPrefix(hdr[i+1], auth.SessionCookie+"="))
+			req.Header.Set("Cookie", "XSRF-TOKEN="+xsrf+"; "+hdr[i+1])
+			req.Header.Set("X-XSRF-TOKEN", xsrf)
 			continue
 		}
 		req.Header.Set(hdr[i], hdr[i+1])

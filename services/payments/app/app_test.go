@@ -129,12 +129,17 @@ func (r *running) do(t *testing.T, method, path, token string, body any) (int, m
 		rd = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, r.base+path, rd)
-	cookie := auth.XSRFCookie + "=xsrf-test"
+	// With a session the XSRF token is the session's own (auth.SessionXSRF).
+	xsrf := "xsrf-test"
+	if token != "" {
+		xsrf = auth.SessionXSRF(token)
+	}
+	cookie := auth.XSRFCookie + "=" + xsrf
 	if token != "" {
 		cookie += "; " + auth.SessionCookie + "=" + token
 	}
 	req.Header.Set("Cookie", cookie)
-	req.Header.Set(auth.XSRFHeader, "xsrf-test")
+	req.Header.Set(auth.XSRFHeader, xsrf)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
