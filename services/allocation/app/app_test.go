@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
@@ -107,8 +108,10 @@ func call(t *testing.T, s stack, session, method, path, body string) (int, map[s
 	t.Helper()
 	req, _ := http.NewRequest(method, s.allocation+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Cookie", "XSRF-TOKEN=x; "+session)
-	req.Header.Set("X-XSRF-TOKEN", "x")
+	// A session's XSRF token is its own (auth.SessionXSRF).
+	xsrf := auth.SessionXSRF(strings.TrimPrefix(session, auth.SessionCookie+"="))
+	req.Header.Set("Cookie", "XSRF-TOKEN="+xsrf+"; "+session)
+	req.Header.Set("X-XSRF-TOKEN", xsrf)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
