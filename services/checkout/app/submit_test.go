@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
@@ -135,13 +136,26 @@ func (st *stack) tokenize(t *testing.T, number string) string {
 	return nonce
 }
 
+// xsrfFor answers the XSRF token to send with cookies: the session's own when they carry
+// a session (auth.SessionXSRF), else any pair.
+func xsrfFor(cookies string) string {
+	cs, _ := http.ParseCookie(cookies)
+	for _, c := range cs {
+		if c.Name == auth.SessionCookie && c.Value != "" {
+			return auth.SessionXSRF(c.Value)
+		}
+	}
+	return "test-xsrf"
+}
+
 // submitRaw posts a submit and answers status, body and the cookies set.
 func submitRaw(t *testing.T, base, key, body string, cookie string) (int, map[string]any, []*http.Cookie) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/buy/api/invoice/submit", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN=test-xsrf; "+cookie, "; "))
-	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	xsrf := xsrfFor(cookie)
+	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
+	req.Header.Set("X-XSRF-TOKEN", xsrf)
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
