@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge})
 	opts := iapp.Options{
 		Rules: domain.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
-		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders,
+		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,
 	}
 	if a.identity != nil {
 		opts.Accounts = adapters.NewIdentityClient(a.identity)
@@ -133,7 +133,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store)
-	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases))
+	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 		return checkoutv1.RegisterCheckoutServiceHandler(ctx, mux, conn)
 	})

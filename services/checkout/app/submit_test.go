@@ -69,7 +69,8 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	payDB := dbtest.New(t)
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
-		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0"})); err != nil {
+		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0",
+		"PAYMENTS_DEV_SEED": "true"})); err != nil {
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
@@ -233,8 +234,10 @@ func TestSubmit(t *testing.T) {
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1`, invoices[0]); n != 1 {
 			t.Errorf("%d subscriptions written", n)
 		}
+		// (The dev seed published the seeded subscriptions too: count the buyer's events.)
 		for topic, want := range map[string]int{events.TopicOrderCompleted: 1, events.TopicSubscriptionChanged: 1} {
-			if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1`, topic); n != want {
+			if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1
+				AND key = convert_to((SELECT account_id::text FROM orders WHERE invoice_id = $2), 'UTF8')`, topic, invoices[0]); n != want {
 				t.Errorf("%d %s events", n, topic)
 			}
 		}
@@ -455,4 +458,113 @@ func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
 		t.Fatal(err)
 	}
 	return msg
+}
+
+// form posts form data with the XSRF pair and a session cookie.
+func form(t *testing.T, url, body, cookie string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf; "+cookie)
+	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func TestSubscriptionRoutes(t *testing.T) {
+	st := startStack(t, nil)
+	const pilotID = "00000000-0000-4000-8000-000000000001"
+	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
+	member := login(t, st.idBase, "member@acme.hangar.test")
+
+	t.Run("GET /buy/api/subscription: the session's subscription under identity's account id", func(t *testing.T) {
+		if code, _ := call(t, "GET", st.base+"/buy/api/subscription", ""); code != 401 {
+			t.Errorf("anonymous: %d", code)
+		}
+		code, m := call(t, "GET", st.base+"/buy/api/subscription", "", "Cookie", pilot)
+		sub, _ := m["subscription"].(map[string]any)
+		if code != 200 || sub["accountId"] != pilotID || sub["planCode"] != "performance" || sub["autoRenew"] != true || sub["quantity"] != 1.0 {
+			t.Errorf("%d %v", code, m)
+		}
+		code, m = call(t, "GET", st.base+"/buy/api/subscription/simple?includePaymentInfo=1", "", "Cookie", pilot)
+		pi, _ := m["paymentInfo"].(map[string]any)
+		if code != 200 || pi["last4"] != "1111" || pi["token"] == "" {
+			t.Errorf("simple with payment info: %d %v", code, m)
+		}
+	})
+
+	t.Run("the pilot renews with his stored card", func(t *testing.T) {
+		_, sub := call(t, "GET", st.base+"/buy/api/subscription/simple?includePaymentInfo=1", "", "Cookie", pilot)
+		token := sub["paymentInfo"].(map[string]any)["token"].(string)
+		before := sub["subscription"].(map[string]any)["termEndDate"].(string)
+		body := quoted(t, st.base, `{"currency":"USD","addOns":["performance","included_geo_us","add_geo_eu"]}`, "tok:"+token, pilot)
+		code, m, _ := submitRaw(t, st.base, "pilot-renew", body, pilot)
+		if code != 200 || m["accountId"] != pilotID {
+			t.Fatalf("renew: %d %v", code, m)
+		}
+		_, after := call(t, "GET", st.base+"/buy/api/subscription", "", "Cookie", pilot)
+		end := after["subscription"].(map[string]any)["termEndDate"].(string)
+		b, _ := time.Parse("2006-01-02", before)
+		if want := b.AddDate(1, 0, 0).Format("2006-01-02"); end != want {
+			t.Errorf("term end %s, want %s (extended from the current end)", end, want)
+		}
+		// His session reads the receipt.
+		if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+m["invoiceId"].(string), "", "Cookie", pilot); code != 200 {
+			t.Errorf("receipt by the account: %d", code)
+		}
+	})
+
+	t.Run("auto-renew: form data isAutoRenew", func(t *testing.T) {
+		code, m := form(t, st.base+"/buy/api/subscription/auto-renew?productCode=performance", "isAutoRenew=false", pilot)
+		if code != 200 || m["status"] != "succeeded" || m["autoRenew"] != false {
+			t.Errorf("%d %v", code, m)
+		}
+		_, s := call(t, "GET", st.base+"/buy/api/subscription", "", "Cookie", pilot)
+		if s["subscription"].(map[string]any)["autoRenew"] != false {
+			t.Errorf("not stored: %v", s)
+		}
+		if code, _ := form(t, st.base+"/buy/api/subscription/auto-renew?productCode=mfb_pro", "isAutoRenew=true", pilot); code != 400 {
+			t.Errorf("another product: %d", code)
+		}
+	})
+
+	t.Run("GET /buy/api/currency: the customer's currency", func(t *testing.T) {
+		code, m := call(t, "GET", st.base+"/buy/api/currency?email=pilot@demo.hangar.test", "")
+		if code != 200 || m["currency"] != "USD" || m["fromSubscription"] != true || m["symbol"] != "$" {
+			t.Errorf("%d %v", code, m)
+		}
+		if _, m := call(t, "GET", st.base+"/buy/api/currency?accountId=00000000-0000-4000-8000-0000000000ff", ""); m["fromSubscription"] != false {
+			t.Errorf("unknown account: %v", m)
+		}
+	})
+
+	t.Run("billing contact: 403 without a session, 401 for another account, saved for the account", func(t *testing.T) {
+		url := st.base + "/buy/api/account/" + pilotID + "/subscription?subscriptionOnly=true"
+		if code, _ := call(t, "GET", url, ""); code != 403 {
+			t.Errorf("anonymous: %d", code)
+		}
+		if code, m := call(t, "GET", url, "", "Cookie", member); code != 401 || m["message"] != "You are not authorized." {
+			t.Errorf("another account: %d %v", code, m)
+		}
+		upd := st.base + "/buy/api/account/subscription/contact/update/" + pilotID
+		contact := `{"name":"Pat Pilot","physicalAddress":"1 Runway Rd","city":"Portland","stateProvince":"OR","postalCode":"97201","country":"us"}`
+		if code, _ := call(t, "POST", upd, contact, "Cookie", member); code != 401 {
+			t.Errorf("update by another account: %d", code)
+		}
+		code, m := call(t, "POST", upd, contact, "Cookie", pilot)
+		if code != 200 || m["country"] != "US" || m["city"] != "Portland" {
+			t.Errorf("update: %d %v", code, m)
+		}
+		_, m = call(t, "GET", url, "", "Cookie", pilot)
+		bc := m["subscription"].(map[string]any)["billingContact"].(map[string]any)
+		if bc["name"] != "Pat Pilot" || bc["postalCode"] != "97201" {
+			t.Errorf("read back: %v", m)
+		}
+	})
 }

@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
@@ -151,6 +154,9 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
+	if len(a.cfg.Brokers) > 0 {
+		go a.consumeSubscriptions(ctx)
+	}
 	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.sweepSessions(ctx)
 }
@@ -183,6 +189,33 @@ func (a *App) sweepSessions(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-time.After(interval):
+		}
+	}
+}
+
+// SubscriptionsGroup is the consumer group of identity's subscription projection.
+const SubscriptionsGroup = "identity-subscriptions"
+
+// consumeSubscriptions keeps the subscription projection (/buy/api/me's plan flags) from
+// checkout's subscription-changed events until ctx ends, through the platform's inbox
+// consumer (a redelivered event changes nothing; a poison one is dead-lettered).
+func (a *App) consumeSubscriptions(ctx context.Context) {
+	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry})
+	c.Handle(events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+		var ev eventsv1.SubscriptionChanged
+		if err := env.Decode(&ev); err != nil {
+			return err
+		}
+		return a.svc.HandleSubscriptionChanged(ctx, tx, &ev)
+	})
+	for ctx.Err() == nil {
+		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
 		}
 	}
 }

@@ -25,23 +25,30 @@ func DemoAccounts() []DemoAccount {
 	return out
 }
 
+// DemoPilotUUID is the demo pilot's account id (checkout's seeded Premium subscription and
+// payments' seeded card belong to it).
+const DemoPilotUUID = "00000000-0000-4000-8000-000000000001"
+
 // DemoAssociationMember is a member of the aircraft-owner association registry in dev.
 var DemoAssociationMember = struct{ Number, LastName string }{"1234567", "Earhart"}
 
 type seedAccount struct {
 	email, role string
-	kind        domain.Kind
-	parent      string // e-mail of the group parent
-	flags       []string
-	military    bool
-	org         string        // e-mail of the organization owner whose org this account joins
-	roles       []domain.Role // roles in that organization
-	orgName     string        // set on an owner: creates the organization
+	// uuid: fixed for the accounts other services seed data for (checkout's subscriptions,
+	// payments' cards): the same account id everywhere. Empty: a new id.
+	uuid     string
+	kind     domain.Kind
+	parent   string // e-mail of the group parent
+	flags    []string
+	military bool
+	org      string        // e-mail of the organization owner whose org this account joins
+	roles    []domain.Role // roles in that organization
+	orgName  string        // set on an owner: creates the organization
 }
 
 var seedAccounts = []seedAccount{
-	{email: "pilot@demo.hangar.test", role: "individual pilot", kind: domain.Individual},
-	{email: "owner@acme.hangar.test", role: "business owner of Acme Flight Department", kind: domain.Business,
+	{email: "pilot@demo.hangar.test", uuid: DemoPilotUUID, role: "individual pilot", kind: domain.Individual},
+	{email: "owner@acme.hangar.test", uuid: "00000000-0000-4000-8000-000000000002", role: "business owner of Acme Flight Department", kind: domain.Business,
 		orgName: "Acme Flight Department", org: "owner@acme.hangar.test", roles: []domain.Role{domain.RoleOwner, domain.RoleAircraftAdmin}},
 	{email: "admin@acme.hangar.test", role: "Acme user admin", kind: domain.Individual, org: "owner@acme.hangar.test",
 		roles: []domain.Role{domain.RoleUserAdmin, domain.RoleMember}},
@@ -50,8 +57,8 @@ var seedAccounts = []seedAccount{
 	{email: "member@acme.hangar.test", role: "Acme member", kind: domain.Individual, org: "owner@acme.hangar.test",
 		roles: []domain.Role{domain.RoleMember}},
 	{email: "group@demo.hangar.test", role: "group parent account", kind: domain.GroupParent},
-	{email: "child@demo.hangar.test", role: "child account of the group", kind: domain.Child, parent: "group@demo.hangar.test"},
-	{email: "pilot@army.mil", role: "military (verified)", kind: domain.Individual, military: true},
+	{email: "child@demo.hangar.test", uuid: "00000000-0000-4000-8000-000000000005", role: "child account of the group", kind: domain.Child, parent: "group@demo.hangar.test"},
+	{email: "pilot@army.mil", uuid: "00000000-0000-4000-8000-000000000003", role: "military (verified)", kind: domain.Individual, military: true},
 	{email: "cardadmin@demo.hangar.test", role: "credit-card admin (sales mode)", kind: domain.Individual,
 		flags: []string{domain.FlagCreditCardAdmin, domain.FlagEmployee}},
 	{email: "employee@demo.hangar.test", role: "employee", kind: domain.Individual, flags: []string{domain.FlagEmployee}},
@@ -83,7 +90,7 @@ func (a *App) Seed(ctx context.Context) error {
 		for _, f := range s.flags {
 			flags[f] = true
 		}
-		id, err := a.store.CreateAccount(ctx, domain.Account{Email: s.email, PasswordHash: hash, Kind: s.kind,
+		id, err := a.store.CreateAccount(ctx, domain.Account{UUID: s.uuid, Email: s.email, PasswordHash: hash, Kind: s.kind,
 			ParentUUID: ids[s.parent], Military: s.military, Flags: flags}, nil)
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", s.email, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/payments/internal/adapters"
 	iapp "github.com/hangar/hangar/services/payments/internal/app"
+	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 	"github.com/hangar/hangar/services/payments/internal/ports"
 )
@@ -217,6 +218,31 @@ func (a *App) Seed(ctx context.Context) error {
 	_, err := a.svc.SetBillingProfile(ctx, DevQuarterlyCheckAccount, "INVOICE", "QUARTERLY", "")
 	if err != nil && errs.CodeOf(err) != errs.Conflict {
 		return err
+	}
+	return a.seedPilotCard(ctx)
+}
+
+// DevPilotAccount is the demo pilot (identity's and checkout's seeds use the same id): a
+// Visa ending 1111 is on file, so he renews with his stored card.
+const DevPilotAccount = "00000000-0000-4000-8000-000000000001"
+
+func (a *App) seedPilotCard(ctx context.Context) error {
+	ctx = auth.WithCaller(ctx, auth.Caller{AccountUUID: DevPilotAccount, Username: "pilot@demo.hangar.test"})
+	if m, err := a.svc.PaymentMethod(ctx, DevPilotAccount); err == nil && m.Profile.Token != "" {
+		return nil
+	}
+	n, err := a.svc.Tokenize(ctx, domain.CardInput{Number: "4111111111111111", CVV: "123", ExpirationDate: "12/2030",
+		CardholderName: "Pat Pilot", PostalCode: "94105"})
+	if err != nil {
+		return fmt.Errorf("seed pilot card: %w", err)
+	}
+	res, err := a.svc.UpdatePaymentMethod(ctx, domain.MethodUpdate{AccountID: DevPilotAccount, Nonce: n.Nonce, Zipcode: "94105",
+		CardholderName: "Pat Pilot", Country: "US"}, "CREDIT_CARD")
+	if err != nil {
+		return fmt.Errorf("seed pilot card: %w", err)
+	}
+	if !res.Succeeded {
+		return fmt.Errorf("seed pilot card: %v", res.Errors)
 	}
 	return nil
 }

@@ -95,3 +95,13 @@ func (i *IdentityClient) ProvisionAccount(ctx context.Context, email string, isE
 	}
 	return resp.GetAccountUuid(), resp.GetCreated() || resp.GetPasswordless(), nil
 }
+
+// PaymentMethod answers an account's stored payment method (ctx carries the caller's
+// session: payments checks who may see it); nil when there is none.
+func (p *PaymentsClient) PaymentMethod(ctx context.Context, accountID string) (*paymentsv1.PaymentMethod, error) {
+	resp, err := p.c.GetPaymentMethod(ctx, &paymentsv1.GetPaymentMethodRequest{Id: accountID})
+	if err != nil {
+		return nil, remoteErr(err, "payments")
+	}
+	return resp.GetPaymentMethod(), nil
+}

@@ -13,7 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
 // Migrations are the checkout database's schema migrations.
@@ -29,13 +32,15 @@ func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
-	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip, allocated_add_ons`
+	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip, allocated_add_ons,
+	auto_renew, billing_name, billing_address, billing_address2, billing_city, billing_state, version`
 
 func scanSub(row pgx.Row) (*domain.Subscription, error) {
 	var s domain.Subscription
 	err := row.Scan(&s.ID, &s.AccountID, &s.Email, &s.Name, &s.PlanCode, &s.AddOns, &s.Quantity, &s.Currency, &s.PriceInCents,
 		&s.TermStart, &s.TermEnd, &s.PaymentSource, &s.PaymentMethod, &s.BillingMethod, &s.LicensingMethod,
-		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip, &s.AllocatedAddOns)
+		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip, &s.AllocatedAddOns,
+		&s.AutoRenew, &s.BillingName, &s.BillingAddress, &s.BillingAddress2, &s.BillingCity, &s.BillingState, &s.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -97,7 +102,7 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) e
 		allocated = []string{}
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
+		err := tx.QueryRow(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
 		price_in_cents, term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
 		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip, allocated_add_ons)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)
@@ -108,12 +113,22 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) e
 		licensing_method = EXCLUDED.licensing_method, parent_account_id = EXCLUDED.parent_account_id,
 		organization_id = EXCLUDED.organization_id, military = EXCLUDED.military, valid = EXCLUDED.valid,
 		business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country, billing_zip = EXCLUDED.billing_zip,
-		allocated_add_ons = EXCLUDED.allocated_add_ons, updated_at = now()`,
+		allocated_add_ons = EXCLUDED.allocated_add_ons, auto_renew = true, version = subscriptions.version + 1, updated_at = now()
+		RETURNING version`,
 			sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
 			sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,
-			nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip, allocated)
+			nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip, allocated).Scan(&sub.Version)
 		if err != nil {
 			return fmt.Errorf("store subscription %s: %w", sub.ID, err)
+		}
+		// Consumers (identity's plan flags, allocation's licence pools) learn the state.
+		sub.AutoRenew = true
+		ev, err := subscription.Changed{Sub: sub, Change: "seed", At: time.Now()}.Event()
+		if err != nil {
+			return err
+		}
+		if err := kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM allocations WHERE subscription_id = $1`, sub.ID); err != nil {
 			return fmt.Errorf("store allocations of %s: %w", sub.ID, err)
@@ -312,6 +327,36 @@ func (s *Store) PutGift(ctx context.Context, g *domain.GiftCertificate) error {
 		strings.ToUpper(g.Code), g.Currency, g.BalanceInCents)
 	if err != nil {
 		return fmt.Errorf("store gift certificate %s: %w", g.Code, err)
+	}
+	return nil
+}
+
+// SetAutoRenew turns a subscription's auto-renewal on or off and publishes the change.
+func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool, cat *domain.Catalog) (*domain.Subscription, error) {
+	var out *domain.Subscription
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		sub, err := scanSub(tx.QueryRow(ctx, `UPDATE subscriptions SET auto_renew = $2, version = version + 1, updated_at = now()
+			WHERE id = $1 RETURNING `+subCols, subscriptionID, on))
+		if err != nil || sub == nil {
+			return fmt.Errorf("set auto-renew: %w", errors.Join(err, errors.New("no such subscription")))
+		}
+		ev, err := subscription.Changed{Sub: sub, Change: "auto-renew", At: time.Now(), Catalog: cat}.Event()
+		if err != nil {
+			return err
+		}
+		out = sub
+		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev)
+	})
+	return out, err
+}
+
+// SetBillingContact saves a subscription's billing contact.
+func (s *Store) SetBillingContact(ctx context.Context, subscriptionID string, c domain.BillingContact) error {
+	_, err := s.pool.Exec(ctx, `UPDATE subscriptions SET billing_name = $2, billing_address = $3, billing_address2 = $4,
+		billing_city = $5, billing_state = $6, billing_zip = $7, billing_country = $8, updated_at = now() WHERE id = $1`,
+		subscriptionID, c.Name, c.PhysicalAddress, c.PhysicalAddress2, c.City, c.StateProvince, c.PostalCode, c.Country)
+	if err != nil {
+		return fmt.Errorf("save billing contact: %w", err)
 	}
 	return nil
 }

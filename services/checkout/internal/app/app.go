@@ -48,6 +48,7 @@ type Service struct {
 	counters *Counters
 	limiter  *Limiter
 	orders   *order.Pipeline
+	subs     SubscriptionStore
 	accounts Accounts
 	verifier HumanVerifier
 	submits  singleflight.Group
@@ -64,6 +65,7 @@ type Options struct {
 	// Orders places orders (submit); Accounts creates new buyers' accounts; Verifier checks
 	// the human-verification value of a submit when RecaptchaRequired (nil: not checked).
 	Orders   *order.Pipeline
+	Subs     SubscriptionStore
 	Accounts Accounts
 	Verifier HumanVerifier
 }
@@ -75,7 +77,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, accounts: o.Accounts, verifier: o.Verifier}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier}
 	empty := map[string]*domain.Promotion{}
 	s.promos.Store(&empty)
 	return s

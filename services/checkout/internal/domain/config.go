@@ -139,6 +139,21 @@ type Subscription struct {
 	AllocatedAddOns []string
 	// Allocations are the subscription's tail allocations.
 	Allocations []Allocation
+	// AutoRenew, the billing contact (spec 001 §3) and the version of the last change.
+	AutoRenew                                                               bool
+	BillingName, BillingAddress, BillingAddress2, BillingCity, BillingState string
+	Version                                                                 int64
+}
+
+// BillingContact is a subscription's billing contact (spec 001 §3).
+type BillingContact struct {
+	Name, PhysicalAddress, PhysicalAddress2, City, StateProvince, PostalCode, Country string
+}
+
+// Contact answers the subscription's billing contact.
+func (s *Subscription) Contact() BillingContact {
+	return BillingContact{Name: s.BillingName, PhysicalAddress: s.BillingAddress, PhysicalAddress2: s.BillingAddress2,
+		City: s.BillingCity, StateProvince: s.BillingState, PostalCode: s.BillingZip, Country: s.BillingCountry}
 }
 
 // UserAllocation reports whether the subscription's licences are allocated to users.

@@ -24,6 +24,7 @@ type GRPC struct {
 	svc            *app.Service
 	trustedProxies int
 	purchases      *app.Purchases // gift certificates and one-off carts (purchases.go)
+	methods        PaymentMethods
 }
 
 // NewGRPC serves svc; trustedProxies is the number of proxies in front of the service that

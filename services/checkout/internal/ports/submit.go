@@ -26,6 +26,7 @@ const (
 	mdIdempotencyKey = "idempotency-key"
 	mdHTTPCode       = "x-checkout-http-code"
 	mdReceipt        = "x-checkout-receipt"
+	mdProductCode    = "x-checkout-product-code"
 	// ReceiptCookiePrefix + invoice id (no dashes) names the receipt cookie of the browser
 	// that paid; it is sent only to that receipt's route.
 	ReceiptCookiePrefix = "hangar_receipt_"
@@ -44,6 +45,15 @@ func GatewayOptions() []runtime.ServeMuxOption {
 		}),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithForwardResponseOption(forwardResponse),
+		runtime.WithMarshalerOption("application/x-www-form-urlencoded", newFormMarshaler()),
+		// The auto-renew form posts isAutoRenew in the body and productCode in the query,
+		// which the gateway does not read for a body "*" route.
+		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD {
+			if v := r.URL.Query().Get("productCode"); v != "" && strings.HasSuffix(r.URL.Path, "/auto-renew") {
+				return metadata.Pairs(mdProductCode, v)
+			}
+			return nil
+		}),
 	}
 }
 

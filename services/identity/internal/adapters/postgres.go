@@ -46,9 +46,11 @@ var ErrEmailTaken = errs.Field("username", "An account with this email address a
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account, events func(uuid string) ([]kafka.Event, error)) (string, error) {
 	var id string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO accounts (email, password_hash, kind, parent_uuid, is_eu, marketing_consent, military)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING uuid::text`,
-			a.Email, a.PasswordHash, string(a.Kind), nullUUID(a.ParentUUID), a.IsEU, a.MarketingConsent, a.Military).Scan(&id)
+		// A.UUID is empty (a new id) except for the dev seed, whose demo accounts have the
+		// fixed ids the other services' seeds use (one account id across the store).
+		err := tx.QueryRow(ctx, `INSERT INTO accounts (uuid, email, password_hash, kind, parent_uuid, is_eu, marketing_consent, military)
+			VALUES (coalesce($8::uuid, gen_random_uuid()), $1, $2, $3, $4, $5, $6, $7) RETURNING uuid::text`,
+			a.Email, a.PasswordHash, string(a.Kind), nullUUID(a.ParentUUID), a.IsEU, a.MarketingConsent, a.Military, nullUUID(a.UUID)).Scan(&id)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return ErrEmailTaken

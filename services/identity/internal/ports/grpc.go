@@ -157,7 +157,24 @@ func (s *GRPC) GetMe(ctx context.Context, _ *identityv1.GetMeRequest) (*identity
 	if err != nil {
 		return nil, err
 	}
-	return meResponse(p), nil
+	r := meResponse(p)
+	flags, err := s.svc.EntitlementFlags(ctx, p.Account.UUID)
+	if err != nil {
+		return nil, err
+	}
+	setFlags(r.ProtoReflect(), flags)
+	return r, nil
+}
+
+// setFlags sets the named flags (JSON names) of m.
+func setFlags(m protoreflect.Message, flags map[string]bool) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		if f.Kind() == protoreflect.BoolKind && flags[f.JSONName()] {
+			m.Set(f, protoreflect.ValueOfBool(true))
+		}
+	}
 }
 
 func (s *GRPC) GetUserInfo(ctx context.Context, req *identityv1.GetUserInfoRequest) (*identityv1.GetUserInfoResponse, error) {
@@ -329,8 +346,9 @@ func meResponse(p domain.Profile) *identityv1.GetMeResponse {
 	if m, ok := p.Primary(); ok {
 		r.OrganizationName, r.OrganizationAccount = m.Org.Name, m.Org.AccountUUID
 	}
-	// Entitlement, plan and tracking flags come from the subscription, which checkout owns;
-	// until it reports them they are written out as false so the page finds every flag.
+	// Entitlement, plan and tracking flags come from the subscription (GetMe sets them from
+	// the projection of checkout's subscription-changed events); the rest are written out
+	// as false so the page finds every flag.
 	allFlags(r.ProtoReflect())
 	return r
 }

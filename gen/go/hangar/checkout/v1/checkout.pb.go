@@ -4900,6 +4900,1029 @@ func (x *GetReceiptResponse) GetStatus() string {
 	return ""
 }
 
+type GetSubscriptionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 (or true): include the payment method on file.
+	IncludePaymentInfo string `protobuf:"bytes,1,opt,name=include_payment_info,json=includePaymentInfo,proto3" json:"include_payment_info,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionRequest) Reset() {
+	*x = GetSubscriptionRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionRequest) ProtoMessage() {}
+
+func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionRequest.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *GetSubscriptionRequest) GetIncludePaymentInfo() string {
+	if x != nil {
+		return x.IncludePaymentInfo
+	}
+	return ""
+}
+
+type GetSubscriptionSimpleRequest struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	IncludePaymentInfo string                 `protobuf:"bytes,1,opt,name=include_payment_info,json=includePaymentInfo,proto3" json:"include_payment_info,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionSimpleRequest) Reset() {
+	*x = GetSubscriptionSimpleRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionSimpleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionSimpleRequest) ProtoMessage() {}
+
+func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionSimpleRequest.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionSimpleRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *GetSubscriptionSimpleRequest) GetIncludePaymentInfo() string {
+	if x != nil {
+		return x.IncludePaymentInfo
+	}
+	return ""
+}
+
+// GetSubscriptionSimpleResponse has the fields of GetSubscriptionResponse.
+type GetSubscriptionSimpleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Subscription  *Subscription          `protobuf:"bytes,2,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	PaymentInfo   *PaymentInfo           `protobuf:"bytes,3,opt,name=payment_info,json=paymentInfo,proto3" json:"payment_info,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionSimpleResponse) Reset() {
+	*x = GetSubscriptionSimpleResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionSimpleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionSimpleResponse) ProtoMessage() {}
+
+func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionSimpleResponse.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionSimpleResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *GetSubscriptionSimpleResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetSubscriptionSimpleResponse) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+func (x *GetSubscriptionSimpleResponse) GetPaymentInfo() *PaymentInfo {
+	if x != nil {
+		return x.PaymentInfo
+	}
+	return nil
+}
+
+// GetAccountSubscriptionResponse has the fields of GetSubscriptionResponse.
+type GetAccountSubscriptionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Subscription  *Subscription          `protobuf:"bytes,2,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAccountSubscriptionResponse) Reset() {
+	*x = GetAccountSubscriptionResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAccountSubscriptionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAccountSubscriptionResponse) ProtoMessage() {}
+
+func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAccountSubscriptionResponse.ProtoReflect.Descriptor instead.
+func (*GetAccountSubscriptionResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *GetAccountSubscriptionResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetAccountSubscriptionResponse) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+type UpdateBillingContactResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Contact       *BillingContact        `protobuf:"bytes,1,opt,name=contact,proto3" json:"contact,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateBillingContactResponse) Reset() {
+	*x = UpdateBillingContactResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBillingContactResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBillingContactResponse) ProtoMessage() {}
+
+func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBillingContactResponse.ProtoReflect.Descriptor instead.
+func (*UpdateBillingContactResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *UpdateBillingContactResponse) GetContact() *BillingContact {
+	if x != nil {
+		return x.Contact
+	}
+	return nil
+}
+
+// AddOnObject is an add-on of a subscription with its licensing method.
+type AddOnObject struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	AddOnCode       string                 `protobuf:"bytes,1,opt,name=add_on_code,json=addOnCode,proto3" json:"add_on_code,omitempty"`
+	LicensingMethod string                 `protobuf:"bytes,2,opt,name=licensing_method,json=licensingMethod,proto3" json:"licensing_method,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *AddOnObject) Reset() {
+	*x = AddOnObject{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddOnObject) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddOnObject) ProtoMessage() {}
+
+func (x *AddOnObject) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddOnObject.ProtoReflect.Descriptor instead.
+func (*AddOnObject) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *AddOnObject) GetAddOnCode() string {
+	if x != nil {
+		return x.AddOnCode
+	}
+	return ""
+}
+
+func (x *AddOnObject) GetLicensingMethod() string {
+	if x != nil {
+		return x.LicensingMethod
+	}
+	return ""
+}
+
+// Subscription is the Subscription of spec 000 §3 / spec 001 §3.
+type Subscription struct {
+	state                    protoimpl.MessageState `protogen:"open.v1"`
+	Id                       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name                     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	PlanCode                 string                 `protobuf:"bytes,3,opt,name=plan_code,json=planCode,proto3" json:"plan_code,omitempty"`
+	PriceInCents             *int32                 `protobuf:"varint,4,opt,name=price_in_cents,json=priceInCents,proto3,oneof" json:"price_in_cents,omitempty"`
+	Currency                 string                 `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	TermStartDate            string                 `protobuf:"bytes,6,opt,name=term_start_date,json=termStartDate,proto3" json:"term_start_date,omitempty"`
+	TermEndDate              string                 `protobuf:"bytes,7,opt,name=term_end_date,json=termEndDate,proto3" json:"term_end_date,omitempty"`
+	DaysRemaining            *int32                 `protobuf:"varint,8,opt,name=days_remaining,json=daysRemaining,proto3,oneof" json:"days_remaining,omitempty"`
+	AddOns                   []string               `protobuf:"bytes,9,rep,name=add_ons,json=addOns,proto3" json:"add_ons,omitempty"`
+	AddOnObjects             []*AddOnObject         `protobuf:"bytes,10,rep,name=add_on_objects,json=addOnObjects,proto3" json:"add_on_objects,omitempty"`
+	Quantity                 *int32                 `protobuf:"varint,11,opt,name=quantity,proto3,oneof" json:"quantity,omitempty"`
+	PlanQuantity             *int32                 `protobuf:"varint,12,opt,name=plan_quantity,json=planQuantity,proto3,oneof" json:"plan_quantity,omitempty"`
+	AccountId                string                 `protobuf:"bytes,13,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email                    string                 `protobuf:"bytes,14,opt,name=email,proto3" json:"email,omitempty"`
+	IsValidSubscription      *bool                  `protobuf:"varint,15,opt,name=is_valid_subscription,json=isValidSubscription,proto3,oneof" json:"is_valid_subscription,omitempty"`
+	PaymentMethod            string                 `protobuf:"bytes,16,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	BillingMethod            string                 `protobuf:"bytes,17,opt,name=billing_method,json=billingMethod,proto3" json:"billing_method,omitempty"`
+	BillingContact           *BillingContact        `protobuf:"bytes,18,opt,name=billing_contact,json=billingContact,proto3" json:"billing_contact,omitempty"`
+	BusinessIdentificationNo string                 `protobuf:"bytes,19,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
+	AutoRenew                *bool                  `protobuf:"varint,20,opt,name=auto_renew,json=autoRenew,proto3,oneof" json:"auto_renew,omitempty"`
+	// "annual" or "three_month".
+	DurationType   string `protobuf:"bytes,21,opt,name=duration_type,json=durationType,proto3" json:"duration_type,omitempty"`
+	IsMilitary     *bool  `protobuf:"varint,22,opt,name=is_military,json=isMilitary,proto3,oneof" json:"is_military,omitempty"`
+	OrganizationId string `protobuf:"bytes,23,opt,name=organization_id,json=organizationId,proto3" json:"organization_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Subscription) Reset() {
+	*x = Subscription{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Subscription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Subscription) ProtoMessage() {}
+
+func (x *Subscription) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Subscription.ProtoReflect.Descriptor instead.
+func (*Subscription) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *Subscription) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Subscription) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Subscription) GetPlanCode() string {
+	if x != nil {
+		return x.PlanCode
+	}
+	return ""
+}
+
+func (x *Subscription) GetPriceInCents() int32 {
+	if x != nil && x.PriceInCents != nil {
+		return *x.PriceInCents
+	}
+	return 0
+}
+
+func (x *Subscription) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Subscription) GetTermStartDate() string {
+	if x != nil {
+		return x.TermStartDate
+	}
+	return ""
+}
+
+func (x *Subscription) GetTermEndDate() string {
+	if x != nil {
+		return x.TermEndDate
+	}
+	return ""
+}
+
+func (x *Subscription) GetDaysRemaining() int32 {
+	if x != nil && x.DaysRemaining != nil {
+		return *x.DaysRemaining
+	}
+	return 0
+}
+
+func (x *Subscription) GetAddOns() []string {
+	if x != nil {
+		return x.AddOns
+	}
+	return nil
+}
+
+func (x *Subscription) GetAddOnObjects() []*AddOnObject {
+	if x != nil {
+		return x.AddOnObjects
+	}
+	return nil
+}
+
+func (x *Subscription) GetQuantity() int32 {
+	if x != nil && x.Quantity != nil {
+		return *x.Quantity
+	}
+	return 0
+}
+
+func (x *Subscription) GetPlanQuantity() int32 {
+	if x != nil && x.PlanQuantity != nil {
+		return *x.PlanQuantity
+	}
+	return 0
+}
+
+func (x *Subscription) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Subscription) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *Subscription) GetIsValidSubscription() bool {
+	if x != nil && x.IsValidSubscription != nil {
+		return *x.IsValidSubscription
+	}
+	return false
+}
+
+func (x *Subscription) GetPaymentMethod() string {
+	if x != nil {
+		return x.PaymentMethod
+	}
+	return ""
+}
+
+func (x *Subscription) GetBillingMethod() string {
+	if x != nil {
+		return x.BillingMethod
+	}
+	return ""
+}
+
+func (x *Subscription) GetBillingContact() *BillingContact {
+	if x != nil {
+		return x.BillingContact
+	}
+	return nil
+}
+
+func (x *Subscription) GetBusinessIdentificationNo() string {
+	if x != nil {
+		return x.BusinessIdentificationNo
+	}
+	return ""
+}
+
+func (x *Subscription) GetAutoRenew() bool {
+	if x != nil && x.AutoRenew != nil {
+		return *x.AutoRenew
+	}
+	return false
+}
+
+func (x *Subscription) GetDurationType() string {
+	if x != nil {
+		return x.DurationType
+	}
+	return ""
+}
+
+func (x *Subscription) GetIsMilitary() bool {
+	if x != nil && x.IsMilitary != nil {
+		return *x.IsMilitary
+	}
+	return false
+}
+
+func (x *Subscription) GetOrganizationId() string {
+	if x != nil {
+		return x.OrganizationId
+	}
+	return ""
+}
+
+// PaymentInfo is the stored payment method (spec 000 §3 Stored card).
+type PaymentInfo struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Token          string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	IsCreditCard   *bool                  `protobuf:"varint,2,opt,name=is_credit_card,json=isCreditCard,proto3,oneof" json:"is_credit_card,omitempty"`
+	Last4          string                 `protobuf:"bytes,3,opt,name=last4,proto3" json:"last4,omitempty"`
+	ExpirationDate string                 `protobuf:"bytes,4,opt,name=expiration_date,json=expirationDate,proto3" json:"expiration_date,omitempty"`
+	Type           string                 `protobuf:"bytes,5,opt,name=type,proto3" json:"type,omitempty"`
+	ImageUrl       string                 `protobuf:"bytes,6,opt,name=image_url,json=imageUrl,proto3" json:"image_url,omitempty"`
+	BraintreeEmail string                 `protobuf:"bytes,7,opt,name=braintree_email,json=braintreeEmail,proto3" json:"braintree_email,omitempty"`
+	CardholderName string                 `protobuf:"bytes,8,opt,name=cardholder_name,proto3" json:"cardholder_name,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PaymentInfo) Reset() {
+	*x = PaymentInfo{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PaymentInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PaymentInfo) ProtoMessage() {}
+
+func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PaymentInfo.ProtoReflect.Descriptor instead.
+func (*PaymentInfo) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *PaymentInfo) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetIsCreditCard() bool {
+	if x != nil && x.IsCreditCard != nil {
+		return *x.IsCreditCard
+	}
+	return false
+}
+
+func (x *PaymentInfo) GetLast4() string {
+	if x != nil {
+		return x.Last4
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetExpirationDate() string {
+	if x != nil {
+		return x.ExpirationDate
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetImageUrl() string {
+	if x != nil {
+		return x.ImageUrl
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetBraintreeEmail() string {
+	if x != nil {
+		return x.BraintreeEmail
+	}
+	return ""
+}
+
+func (x *PaymentInfo) GetCardholderName() string {
+	if x != nil {
+		return x.CardholderName
+	}
+	return ""
+}
+
+type GetSubscriptionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Subscription  *Subscription          `protobuf:"bytes,2,opt,name=subscription,proto3" json:"subscription,omitempty"`
+	PaymentInfo   *PaymentInfo           `protobuf:"bytes,3,opt,name=payment_info,json=paymentInfo,proto3" json:"payment_info,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionResponse) Reset() {
+	*x = GetSubscriptionResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionResponse) ProtoMessage() {}
+
+func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionResponse.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *GetSubscriptionResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetSubscriptionResponse) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
+func (x *GetSubscriptionResponse) GetPaymentInfo() *PaymentInfo {
+	if x != nil {
+		return x.PaymentInfo
+	}
+	return nil
+}
+
+type SetAutoRenewRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	ProductCode string                 `protobuf:"bytes,1,opt,name=product_code,json=productCode,proto3" json:"product_code,omitempty"`
+	// "true" or "false" (form data).
+	IsAutoRenew   string `protobuf:"bytes,2,opt,name=is_auto_renew,json=isAutoRenew,proto3" json:"is_auto_renew,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetAutoRenewRequest) Reset() {
+	*x = SetAutoRenewRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetAutoRenewRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetAutoRenewRequest) ProtoMessage() {}
+
+func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetAutoRenewRequest.ProtoReflect.Descriptor instead.
+func (*SetAutoRenewRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *SetAutoRenewRequest) GetProductCode() string {
+	if x != nil {
+		return x.ProductCode
+	}
+	return ""
+}
+
+func (x *SetAutoRenewRequest) GetIsAutoRenew() string {
+	if x != nil {
+		return x.IsAutoRenew
+	}
+	return ""
+}
+
+type SetAutoRenewResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// succeeded or failed.
+	Status        string   `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Errors        []string `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+	AutoRenew     *bool    `protobuf:"varint,3,opt,name=auto_renew,json=autoRenew,proto3,oneof" json:"auto_renew,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetAutoRenewResponse) Reset() {
+	*x = SetAutoRenewResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetAutoRenewResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetAutoRenewResponse) ProtoMessage() {}
+
+func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetAutoRenewResponse.ProtoReflect.Descriptor instead.
+func (*SetAutoRenewResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *SetAutoRenewResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SetAutoRenewResponse) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *SetAutoRenewResponse) GetAutoRenew() bool {
+	if x != nil && x.AutoRenew != nil {
+		return *x.AutoRenew
+	}
+	return false
+}
+
+type GetCurrencyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	AccountId     string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCurrencyRequest) Reset() {
+	*x = GetCurrencyRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCurrencyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCurrencyRequest) ProtoMessage() {}
+
+func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCurrencyRequest.ProtoReflect.Descriptor instead.
+func (*GetCurrencyRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *GetCurrencyRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GetCurrencyRequest) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+type GetCurrencyResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The customer's currency (their subscription's), else USD.
+	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
+	Symbol   string `protobuf:"bytes,3,opt,name=symbol,proto3" json:"symbol,omitempty"`
+	// True when the currency is the customer's own (an existing subscription).
+	FromSubscription *bool `protobuf:"varint,4,opt,name=from_subscription,json=fromSubscription,proto3,oneof" json:"from_subscription,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetCurrencyResponse) Reset() {
+	*x = GetCurrencyResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCurrencyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCurrencyResponse) ProtoMessage() {}
+
+func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCurrencyResponse.ProtoReflect.Descriptor instead.
+func (*GetCurrencyResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *GetCurrencyResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetCurrencyResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *GetCurrencyResponse) GetSymbol() string {
+	if x != nil {
+		return x.Symbol
+	}
+	return ""
+}
+
+func (x *GetCurrencyResponse) GetFromSubscription() bool {
+	if x != nil && x.FromSubscription != nil {
+		return *x.FromSubscription
+	}
+	return false
+}
+
+type GetAccountSubscriptionRequest struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid      string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	SubscriptionOnly string                 `protobuf:"bytes,2,opt,name=subscription_only,json=subscriptionOnly,proto3" json:"subscription_only,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetAccountSubscriptionRequest) Reset() {
+	*x = GetAccountSubscriptionRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAccountSubscriptionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAccountSubscriptionRequest) ProtoMessage() {}
+
+func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
+func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *GetAccountSubscriptionRequest) GetSubscriptionOnly() string {
+	if x != nil {
+		return x.SubscriptionOnly
+	}
+	return ""
+}
+
+type UpdateBillingContactRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid   string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	Contact       *BillingContact        `protobuf:"bytes,2,opt,name=contact,proto3" json:"contact,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateBillingContactRequest) Reset() {
+	*x = UpdateBillingContactRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBillingContactRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBillingContactRequest) ProtoMessage() {}
+
+func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
+func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *UpdateBillingContactRequest) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *UpdateBillingContactRequest) GetContact() *BillingContact {
+	if x != nil {
+		return x.Contact
+	}
+	return nil
+}
+
 var File_hangar_checkout_v1_checkout_proto protoreflect.FileDescriptor
 
 const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
@@ -5477,7 +6500,97 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"!_gift_certificate_credit_in_centsB\x11\n" +
 	"\x0f_reverse_chargeB\x0e\n" +
 	"\f_third_partyB\x14\n" +
-	"\x12_can_print_invoice2\x80\x10\n" +
+	"\x12_can_print_invoice\"J\n" +
+	"\x16GetSubscriptionRequest\x120\n" +
+	"\x14include_payment_info\x18\x01 \x01(\tR\x12includePaymentInfo\"P\n" +
+	"\x1cGetSubscriptionSimpleRequest\x120\n" +
+	"\x14include_payment_info\x18\x01 \x01(\tR\x12includePaymentInfo\"\xc1\x01\n" +
+	"\x1dGetSubscriptionSimpleResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12D\n" +
+	"\fsubscription\x18\x02 \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\x12B\n" +
+	"\fpayment_info\x18\x03 \x01(\v2\x1f.hangar.checkout.v1.PaymentInfoR\vpaymentInfo\"~\n" +
+	"\x1eGetAccountSubscriptionResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12D\n" +
+	"\fsubscription\x18\x02 \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\"\\\n" +
+	"\x1cUpdateBillingContactResponse\x12<\n" +
+	"\acontact\x18\x01 \x01(\v2\".hangar.checkout.v1.BillingContactR\acontact\"X\n" +
+	"\vAddOnObject\x12\x1e\n" +
+	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12)\n" +
+	"\x10licensing_method\x18\x02 \x01(\tR\x0flicensingMethod\"\x96\b\n" +
+	"\fSubscription\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
+	"\tplan_code\x18\x03 \x01(\tR\bplanCode\x12)\n" +
+	"\x0eprice_in_cents\x18\x04 \x01(\x05H\x00R\fpriceInCents\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\x05 \x01(\tR\bcurrency\x12&\n" +
+	"\x0fterm_start_date\x18\x06 \x01(\tR\rtermStartDate\x12\"\n" +
+	"\rterm_end_date\x18\a \x01(\tR\vtermEndDate\x12*\n" +
+	"\x0edays_remaining\x18\b \x01(\x05H\x01R\rdaysRemaining\x88\x01\x01\x12\x17\n" +
+	"\aadd_ons\x18\t \x03(\tR\x06addOns\x12E\n" +
+	"\x0eadd_on_objects\x18\n" +
+	" \x03(\v2\x1f.hangar.checkout.v1.AddOnObjectR\faddOnObjects\x12\x1f\n" +
+	"\bquantity\x18\v \x01(\x05H\x02R\bquantity\x88\x01\x01\x12(\n" +
+	"\rplan_quantity\x18\f \x01(\x05H\x03R\fplanQuantity\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\r \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x0e \x01(\tR\x05email\x127\n" +
+	"\x15is_valid_subscription\x18\x0f \x01(\bH\x04R\x13isValidSubscription\x88\x01\x01\x12%\n" +
+	"\x0epayment_method\x18\x10 \x01(\tR\rpaymentMethod\x12%\n" +
+	"\x0ebilling_method\x18\x11 \x01(\tR\rbillingMethod\x12K\n" +
+	"\x0fbilling_contact\x18\x12 \x01(\v2\".hangar.checkout.v1.BillingContactR\x0ebillingContact\x12<\n" +
+	"\x1abusiness_identification_no\x18\x13 \x01(\tR\x18businessIdentificationNo\x12\"\n" +
+	"\n" +
+	"auto_renew\x18\x14 \x01(\bH\x05R\tautoRenew\x88\x01\x01\x12#\n" +
+	"\rduration_type\x18\x15 \x01(\tR\fdurationType\x12$\n" +
+	"\vis_military\x18\x16 \x01(\bH\x06R\n" +
+	"isMilitary\x88\x01\x01\x12'\n" +
+	"\x0forganization_id\x18\x17 \x01(\tR\x0eorganizationIdB\x11\n" +
+	"\x0f_price_in_centsB\x11\n" +
+	"\x0f_days_remainingB\v\n" +
+	"\t_quantityB\x10\n" +
+	"\x0e_plan_quantityB\x18\n" +
+	"\x16_is_valid_subscriptionB\r\n" +
+	"\v_auto_renewB\x0e\n" +
+	"\f_is_military\"\xa4\x02\n" +
+	"\vPaymentInfo\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12)\n" +
+	"\x0eis_credit_card\x18\x02 \x01(\bH\x00R\fisCreditCard\x88\x01\x01\x12\x14\n" +
+	"\x05last4\x18\x03 \x01(\tR\x05last4\x12'\n" +
+	"\x0fexpiration_date\x18\x04 \x01(\tR\x0eexpirationDate\x12\x12\n" +
+	"\x04type\x18\x05 \x01(\tR\x04type\x12\x1b\n" +
+	"\timage_url\x18\x06 \x01(\tR\bimageUrl\x12'\n" +
+	"\x0fbraintree_email\x18\a \x01(\tR\x0ebraintreeEmail\x12(\n" +
+	"\x0fcardholder_name\x18\b \x01(\tR\x0fcardholder_nameB\x11\n" +
+	"\x0f_is_credit_card\"\xbb\x01\n" +
+	"\x17GetSubscriptionResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12D\n" +
+	"\fsubscription\x18\x02 \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\x12B\n" +
+	"\fpayment_info\x18\x03 \x01(\v2\x1f.hangar.checkout.v1.PaymentInfoR\vpaymentInfo\"\\\n" +
+	"\x13SetAutoRenewRequest\x12!\n" +
+	"\fproduct_code\x18\x01 \x01(\tR\vproductCode\x12\"\n" +
+	"\ris_auto_renew\x18\x02 \x01(\tR\visAutoRenew\"y\n" +
+	"\x14SetAutoRenewResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
+	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\"\n" +
+	"\n" +
+	"auto_renew\x18\x03 \x01(\bH\x00R\tautoRenew\x88\x01\x01B\r\n" +
+	"\v_auto_renew\"I\n" +
+	"\x12GetCurrencyRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\"\xa9\x01\n" +
+	"\x13GetCurrencyResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06symbol\x18\x03 \x01(\tR\x06symbol\x120\n" +
+	"\x11from_subscription\x18\x04 \x01(\bH\x00R\x10fromSubscription\x88\x01\x01B\x14\n" +
+	"\x12_from_subscription\"o\n" +
+	"\x1dGetAccountSubscriptionRequest\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12+\n" +
+	"\x11subscription_only\x18\x02 \x01(\tR\x10subscriptionOnly\"~\n" +
+	"\x1bUpdateBillingContactRequest\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12<\n" +
+	"\acontact\x18\x02 \x01(\v2\".hangar.checkout.v1.BillingContactR\acontact2\xc8\x17\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
@@ -5493,7 +6606,13 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\aGetCart\x12\".hangar.checkout.v1.GetCartRequest\x1a#.hangar.checkout.v1.GetCartResponse\"%\x82\xd3\xe4\x93\x02\x1fb\x04cart\x12\x17/buy/api/cart/{cart_id}\x12\x94\x01\n" +
 	"\rPreviewOneOff\x12(.hangar.checkout.v1.PreviewOneOffRequest\x1a).hangar.checkout.v1.PreviewOneOffResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/oneoff/preview\x12\x94\x01\n" +
 	"\rSubmitInvoice\x12(.hangar.checkout.v1.SubmitInvoiceRequest\x1a).hangar.checkout.v1.SubmitInvoiceResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/invoice/submit\x12\x8e\x01\n" +
-	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submit\x12\x82\x01\n" +
+	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submit\x12\x89\x01\n" +
+	"\x0fGetSubscription\x12*.hangar.checkout.v1.GetSubscriptionRequest\x1a+.hangar.checkout.v1.GetSubscriptionResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/buy/api/subscription\x12\xa2\x01\n" +
+	"\x15GetSubscriptionSimple\x120.hangar.checkout.v1.GetSubscriptionSimpleRequest\x1a1.hangar.checkout.v1.GetSubscriptionSimpleResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/buy/api/subscription/simple\x12\x8e\x01\n" +
+	"\fSetAutoRenew\x12'.hangar.checkout.v1.SetAutoRenewRequest\x1a(.hangar.checkout.v1.SetAutoRenewResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /buy/api/subscription/auto-renew\x12y\n" +
+	"\vGetCurrency\x12&.hangar.checkout.v1.GetCurrencyRequest\x1a'.hangar.checkout.v1.GetCurrencyResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/buy/api/currency\x12\xb5\x01\n" +
+	"\x16GetAccountSubscription\x121.hangar.checkout.v1.GetAccountSubscriptionRequest\x1a2.hangar.checkout.v1.GetAccountSubscriptionResponse\"4\x82\xd3\xe4\x93\x02.\x12,/buy/api/account/{account_uuid}/subscription\x12\xd0\x01\n" +
+	"\x14UpdateBillingContact\x12/.hangar.checkout.v1.UpdateBillingContactRequest\x1a0.hangar.checkout.v1.UpdateBillingContactResponse\"U\x82\xd3\xe4\x93\x02O:\acontactb\acontact\";/buy/api/account/subscription/contact/update/{account_uuid}\x12\x82\x01\n" +
 	"\n" +
 	"GetReceipt\x12%.hangar.checkout.v1.GetReceiptRequest\x1a&.hangar.checkout.v1.GetReceiptResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/buy/api/receipt/{invoice_id}B?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
 
@@ -5509,66 +6628,81 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
-	(*BillingInfo)(nil),                  // 0: hangar.checkout.v1.BillingInfo
-	(*ChartChoice)(nil),                  // 1: hangar.checkout.v1.ChartChoice
-	(*Configuration)(nil),                // 2: hangar.checkout.v1.Configuration
-	(*Allocation)(nil),                   // 3: hangar.checkout.v1.Allocation
-	(*PreviewInvoiceRequest)(nil),        // 4: hangar.checkout.v1.PreviewInvoiceRequest
-	(*InvoiceItem)(nil),                  // 5: hangar.checkout.v1.InvoiceItem
-	(*Invoice)(nil),                      // 6: hangar.checkout.v1.Invoice
-	(*PlanChange)(nil),                   // 7: hangar.checkout.v1.PlanChange
-	(*Adjustment)(nil),                   // 8: hangar.checkout.v1.Adjustment
-	(*PromoInfoRequirement)(nil),         // 9: hangar.checkout.v1.PromoInfoRequirement
-	(*CodeError)(nil),                    // 10: hangar.checkout.v1.CodeError
-	(*PreviewInvoiceResponse)(nil),       // 11: hangar.checkout.v1.PreviewInvoiceResponse
-	(*ValidateInvoiceRequest)(nil),       // 12: hangar.checkout.v1.ValidateInvoiceRequest
-	(*ValidateInvoiceResponse)(nil),      // 13: hangar.checkout.v1.ValidateInvoiceResponse
-	(*ValidatePromoRequest)(nil),         // 14: hangar.checkout.v1.ValidatePromoRequest
-	(*ValidatePromoResponse)(nil),        // 15: hangar.checkout.v1.ValidatePromoResponse
-	(*ValidateCurrencyRequest)(nil),      // 16: hangar.checkout.v1.ValidateCurrencyRequest
-	(*ValidateCurrencyResponse)(nil),     // 17: hangar.checkout.v1.ValidateCurrencyResponse
-	(*GetRenewalPriceRequest)(nil),       // 18: hangar.checkout.v1.GetRenewalPriceRequest
-	(*GetRenewalPriceResponse)(nil),      // 19: hangar.checkout.v1.GetRenewalPriceResponse
-	(*CanDowngradeBusinessRequest)(nil),  // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
-	(*CanDowngradeBusinessResponse)(nil), // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*ValidateGiftRequest)(nil),          // 22: hangar.checkout.v1.ValidateGiftRequest
-	(*GiftBuyer)(nil),                    // 23: hangar.checkout.v1.GiftBuyer
-	(*ValidateGiftResponse)(nil),         // 24: hangar.checkout.v1.ValidateGiftResponse
-	(*GiftRecipient)(nil),                // 25: hangar.checkout.v1.GiftRecipient
-	(*SubmitGiftRequest)(nil),            // 26: hangar.checkout.v1.SubmitGiftRequest
-	(*Purchase)(nil),                     // 27: hangar.checkout.v1.Purchase
-	(*IssuedCertificate)(nil),            // 28: hangar.checkout.v1.IssuedCertificate
-	(*CartProduct)(nil),                  // 29: hangar.checkout.v1.CartProduct
-	(*CartRequest)(nil),                  // 30: hangar.checkout.v1.CartRequest
-	(*CreateCartRequest)(nil),            // 31: hangar.checkout.v1.CreateCartRequest
-	(*CreateCartResponse)(nil),           // 32: hangar.checkout.v1.CreateCartResponse
-	(*GetCartResponse)(nil),              // 33: hangar.checkout.v1.GetCartResponse
-	(*PreconfiguredCart)(nil),            // 34: hangar.checkout.v1.PreconfiguredCart
-	(*GetCartRequest)(nil),               // 35: hangar.checkout.v1.GetCartRequest
-	(*OneOffBillingInfo)(nil),            // 36: hangar.checkout.v1.OneOffBillingInfo
-	(*OneOffItem)(nil),                   // 37: hangar.checkout.v1.OneOffItem
-	(*OneOffConfiguration)(nil),          // 38: hangar.checkout.v1.OneOffConfiguration
-	(*PreviewOneOffRequest)(nil),         // 39: hangar.checkout.v1.PreviewOneOffRequest
-	(*PreviewOneOffResponse)(nil),        // 40: hangar.checkout.v1.PreviewOneOffResponse
-	(*SubmitOneOffRequest)(nil),          // 41: hangar.checkout.v1.SubmitOneOffRequest
-	(*SubmitOneOffResponse)(nil),         // 42: hangar.checkout.v1.SubmitOneOffResponse
-	(*SubmitGiftResponse)(nil),           // 43: hangar.checkout.v1.SubmitGiftResponse
-	(*SubmitInvoiceRequest)(nil),         // 44: hangar.checkout.v1.SubmitInvoiceRequest
-	(*FieldError)(nil),                   // 45: hangar.checkout.v1.FieldError
-	(*SubmitInvoiceResponse)(nil),        // 46: hangar.checkout.v1.SubmitInvoiceResponse
-	(*GetReceiptRequest)(nil),            // 47: hangar.checkout.v1.GetReceiptRequest
-	(*BillingContact)(nil),               // 48: hangar.checkout.v1.BillingContact
-	(*ReceiptLine)(nil),                  // 49: hangar.checkout.v1.ReceiptLine
-	(*GetReceiptResponse)(nil),           // 50: hangar.checkout.v1.GetReceiptResponse
-	(*structpb.Value)(nil),               // 51: google.protobuf.Value
+	(*BillingInfo)(nil),                    // 0: hangar.checkout.v1.BillingInfo
+	(*ChartChoice)(nil),                    // 1: hangar.checkout.v1.ChartChoice
+	(*Configuration)(nil),                  // 2: hangar.checkout.v1.Configuration
+	(*Allocation)(nil),                     // 3: hangar.checkout.v1.Allocation
+	(*PreviewInvoiceRequest)(nil),          // 4: hangar.checkout.v1.PreviewInvoiceRequest
+	(*InvoiceItem)(nil),                    // 5: hangar.checkout.v1.InvoiceItem
+	(*Invoice)(nil),                        // 6: hangar.checkout.v1.Invoice
+	(*PlanChange)(nil),                     // 7: hangar.checkout.v1.PlanChange
+	(*Adjustment)(nil),                     // 8: hangar.checkout.v1.Adjustment
+	(*PromoInfoRequirement)(nil),           // 9: hangar.checkout.v1.PromoInfoRequirement
+	(*CodeError)(nil),                      // 10: hangar.checkout.v1.CodeError
+	(*PreviewInvoiceResponse)(nil),         // 11: hangar.checkout.v1.PreviewInvoiceResponse
+	(*ValidateInvoiceRequest)(nil),         // 12: hangar.checkout.v1.ValidateInvoiceRequest
+	(*ValidateInvoiceResponse)(nil),        // 13: hangar.checkout.v1.ValidateInvoiceResponse
+	(*ValidatePromoRequest)(nil),           // 14: hangar.checkout.v1.ValidatePromoRequest
+	(*ValidatePromoResponse)(nil),          // 15: hangar.checkout.v1.ValidatePromoResponse
+	(*ValidateCurrencyRequest)(nil),        // 16: hangar.checkout.v1.ValidateCurrencyRequest
+	(*ValidateCurrencyResponse)(nil),       // 17: hangar.checkout.v1.ValidateCurrencyResponse
+	(*GetRenewalPriceRequest)(nil),         // 18: hangar.checkout.v1.GetRenewalPriceRequest
+	(*GetRenewalPriceResponse)(nil),        // 19: hangar.checkout.v1.GetRenewalPriceResponse
+	(*CanDowngradeBusinessRequest)(nil),    // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
+	(*CanDowngradeBusinessResponse)(nil),   // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
+	(*ValidateGiftRequest)(nil),            // 22: hangar.checkout.v1.ValidateGiftRequest
+	(*GiftBuyer)(nil),                      // 23: hangar.checkout.v1.GiftBuyer
+	(*ValidateGiftResponse)(nil),           // 24: hangar.checkout.v1.ValidateGiftResponse
+	(*GiftRecipient)(nil),                  // 25: hangar.checkout.v1.GiftRecipient
+	(*SubmitGiftRequest)(nil),              // 26: hangar.checkout.v1.SubmitGiftRequest
+	(*Purchase)(nil),                       // 27: hangar.checkout.v1.Purchase
+	(*IssuedCertificate)(nil),              // 28: hangar.checkout.v1.IssuedCertificate
+	(*CartProduct)(nil),                    // 29: hangar.checkout.v1.CartProduct
+	(*CartRequest)(nil),                    // 30: hangar.checkout.v1.CartRequest
+	(*CreateCartRequest)(nil),              // 31: hangar.checkout.v1.CreateCartRequest
+	(*CreateCartResponse)(nil),             // 32: hangar.checkout.v1.CreateCartResponse
+	(*GetCartResponse)(nil),                // 33: hangar.checkout.v1.GetCartResponse
+	(*PreconfiguredCart)(nil),              // 34: hangar.checkout.v1.PreconfiguredCart
+	(*GetCartRequest)(nil),                 // 35: hangar.checkout.v1.GetCartRequest
+	(*OneOffBillingInfo)(nil),              // 36: hangar.checkout.v1.OneOffBillingInfo
+	(*OneOffItem)(nil),                     // 37: hangar.checkout.v1.OneOffItem
+	(*OneOffConfiguration)(nil),            // 38: hangar.checkout.v1.OneOffConfiguration
+	(*PreviewOneOffRequest)(nil),           // 39: hangar.checkout.v1.PreviewOneOffRequest
+	(*PreviewOneOffResponse)(nil),          // 40: hangar.checkout.v1.PreviewOneOffResponse
+	(*SubmitOneOffRequest)(nil),            // 41: hangar.checkout.v1.SubmitOneOffRequest
+	(*SubmitOneOffResponse)(nil),           // 42: hangar.checkout.v1.SubmitOneOffResponse
+	(*SubmitGiftResponse)(nil),             // 43: hangar.checkout.v1.SubmitGiftResponse
+	(*SubmitInvoiceRequest)(nil),           // 44: hangar.checkout.v1.SubmitInvoiceRequest
+	(*FieldError)(nil),                     // 45: hangar.checkout.v1.FieldError
+	(*SubmitInvoiceResponse)(nil),          // 46: hangar.checkout.v1.SubmitInvoiceResponse
+	(*GetReceiptRequest)(nil),              // 47: hangar.checkout.v1.GetReceiptRequest
+	(*BillingContact)(nil),                 // 48: hangar.checkout.v1.BillingContact
+	(*ReceiptLine)(nil),                    // 49: hangar.checkout.v1.ReceiptLine
+	(*GetReceiptResponse)(nil),             // 50: hangar.checkout.v1.GetReceiptResponse
+	(*GetSubscriptionRequest)(nil),         // 51: hangar.checkout.v1.GetSubscriptionRequest
+	(*GetSubscriptionSimpleRequest)(nil),   // 52: hangar.checkout.v1.GetSubscriptionSimpleRequest
+	(*GetSubscriptionSimpleResponse)(nil),  // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse
+	(*GetAccountSubscriptionResponse)(nil), // 54: hangar.checkout.v1.GetAccountSubscriptionResponse
+	(*UpdateBillingContactResponse)(nil),   // 55: hangar.checkout.v1.UpdateBillingContactResponse
+	(*AddOnObject)(nil),                    // 56: hangar.checkout.v1.AddOnObject
+	(*Subscription)(nil),                   // 57: hangar.checkout.v1.Subscription
+	(*PaymentInfo)(nil),                    // 58: hangar.checkout.v1.PaymentInfo
+	(*GetSubscriptionResponse)(nil),        // 59: hangar.checkout.v1.GetSubscriptionResponse
+	(*SetAutoRenewRequest)(nil),            // 60: hangar.checkout.v1.SetAutoRenewRequest
+	(*SetAutoRenewResponse)(nil),           // 61: hangar.checkout.v1.SetAutoRenewResponse
+	(*GetCurrencyRequest)(nil),             // 62: hangar.checkout.v1.GetCurrencyRequest
+	(*GetCurrencyResponse)(nil),            // 63: hangar.checkout.v1.GetCurrencyResponse
+	(*GetAccountSubscriptionRequest)(nil),  // 64: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),    // 65: hangar.checkout.v1.UpdateBillingContactRequest
+	(*structpb.Value)(nil),                 // 66: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	51, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	66, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	51, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	51, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	66, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	66, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -5585,10 +6719,10 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	51, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	66, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	6,  // 21: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 22: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	51, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	66, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 24: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 25: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 26: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -5597,7 +6731,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 29: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 30: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 31: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	51, // 32: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	66, // 32: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 33: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 34: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 35: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -5613,39 +6747,60 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	11, // 45: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
 	48, // 46: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
 	49, // 47: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	4,  // 48: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 49: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 50: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 51: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 52: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 53: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 54: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 55: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 56: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 57: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 58: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 59: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 60: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	47, // 61: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	11, // 62: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 63: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 64: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 65: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 66: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 67: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 68: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 69: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 70: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 71: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 72: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 73: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 74: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	50, // 75: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	62, // [62:76] is the sub-list for method output_type
-	48, // [48:62] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	57, // 48: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	58, // 49: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	57, // 50: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	48, // 51: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	56, // 52: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	48, // 53: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	57, // 54: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	58, // 55: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	48, // 56: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	4,  // 57: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 58: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 59: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 60: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 61: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 62: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 63: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 64: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 65: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 66: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 67: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 68: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 69: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	51, // 70: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	52, // 71: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	60, // 72: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	62, // 73: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	64, // 74: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	65, // 75: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 76: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	11, // 77: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 78: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 79: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 80: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 81: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 82: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 83: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 84: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 85: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 86: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 87: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 88: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 89: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	59, // 90: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	53, // 91: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	61, // 92: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	63, // 93: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	54, // 94: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	55, // 95: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 96: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	77, // [77:97] is the sub-list for method output_type
+	57, // [57:77] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -5671,13 +6826,17 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[46].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[49].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[57].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[61].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[63].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

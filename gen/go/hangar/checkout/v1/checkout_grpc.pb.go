@@ -19,20 +19,26 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CheckoutService_PreviewInvoice_FullMethodName       = "/hangar.checkout.v1.CheckoutService/PreviewInvoice"
-	CheckoutService_ValidateInvoice_FullMethodName      = "/hangar.checkout.v1.CheckoutService/ValidateInvoice"
-	CheckoutService_ValidatePromo_FullMethodName        = "/hangar.checkout.v1.CheckoutService/ValidatePromo"
-	CheckoutService_ValidateCurrency_FullMethodName     = "/hangar.checkout.v1.CheckoutService/ValidateCurrency"
-	CheckoutService_GetRenewalPrice_FullMethodName      = "/hangar.checkout.v1.CheckoutService/GetRenewalPrice"
-	CheckoutService_CanDowngradeBusiness_FullMethodName = "/hangar.checkout.v1.CheckoutService/CanDowngradeBusiness"
-	CheckoutService_ValidateGift_FullMethodName         = "/hangar.checkout.v1.CheckoutService/ValidateGift"
-	CheckoutService_SubmitGift_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SubmitGift"
-	CheckoutService_CreateCart_FullMethodName           = "/hangar.checkout.v1.CheckoutService/CreateCart"
-	CheckoutService_GetCart_FullMethodName              = "/hangar.checkout.v1.CheckoutService/GetCart"
-	CheckoutService_PreviewOneOff_FullMethodName        = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
-	CheckoutService_SubmitInvoice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/SubmitInvoice"
-	CheckoutService_SubmitOneOff_FullMethodName         = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
-	CheckoutService_GetReceipt_FullMethodName           = "/hangar.checkout.v1.CheckoutService/GetReceipt"
+	CheckoutService_PreviewInvoice_FullMethodName         = "/hangar.checkout.v1.CheckoutService/PreviewInvoice"
+	CheckoutService_ValidateInvoice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/ValidateInvoice"
+	CheckoutService_ValidatePromo_FullMethodName          = "/hangar.checkout.v1.CheckoutService/ValidatePromo"
+	CheckoutService_ValidateCurrency_FullMethodName       = "/hangar.checkout.v1.CheckoutService/ValidateCurrency"
+	CheckoutService_GetRenewalPrice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetRenewalPrice"
+	CheckoutService_CanDowngradeBusiness_FullMethodName   = "/hangar.checkout.v1.CheckoutService/CanDowngradeBusiness"
+	CheckoutService_ValidateGift_FullMethodName           = "/hangar.checkout.v1.CheckoutService/ValidateGift"
+	CheckoutService_SubmitGift_FullMethodName             = "/hangar.checkout.v1.CheckoutService/SubmitGift"
+	CheckoutService_CreateCart_FullMethodName             = "/hangar.checkout.v1.CheckoutService/CreateCart"
+	CheckoutService_GetCart_FullMethodName                = "/hangar.checkout.v1.CheckoutService/GetCart"
+	CheckoutService_PreviewOneOff_FullMethodName          = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
+	CheckoutService_SubmitInvoice_FullMethodName          = "/hangar.checkout.v1.CheckoutService/SubmitInvoice"
+	CheckoutService_SubmitOneOff_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
+	CheckoutService_GetSubscription_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetSubscription"
+	CheckoutService_GetSubscriptionSimple_FullMethodName  = "/hangar.checkout.v1.CheckoutService/GetSubscriptionSimple"
+	CheckoutService_SetAutoRenew_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SetAutoRenew"
+	CheckoutService_GetCurrency_FullMethodName            = "/hangar.checkout.v1.CheckoutService/GetCurrency"
+	CheckoutService_GetAccountSubscription_FullMethodName = "/hangar.checkout.v1.CheckoutService/GetAccountSubscription"
+	CheckoutService_UpdateBillingContact_FullMethodName   = "/hangar.checkout.v1.CheckoutService/UpdateBillingContact"
+	CheckoutService_GetReceipt_FullMethodName             = "/hangar.checkout.v1.CheckoutService/GetReceipt"
 )
 
 // CheckoutServiceClient is the client API for CheckoutService service.
@@ -85,6 +91,22 @@ type CheckoutServiceClient interface {
 	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
 	// card after a ZIP check (idempotent by key).
 	SubmitOneOff(ctx context.Context, in *SubmitOneOffRequest, opts ...grpc.CallOption) (*SubmitOneOffResponse, error)
+	// GetSubscription answers the caller's subscription (unauthenticated without a session).
+	GetSubscription(ctx context.Context, in *GetSubscriptionRequest, opts ...grpc.CallOption) (*GetSubscriptionResponse, error)
+	// GetSubscriptionSimple is GetSubscription, with the stored payment method when
+	// includePaymentInfo=1.
+	GetSubscriptionSimple(ctx context.Context, in *GetSubscriptionSimpleRequest, opts ...grpc.CallOption) (*GetSubscriptionSimpleResponse, error)
+	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
+	SetAutoRenew(ctx context.Context, in *SetAutoRenewRequest, opts ...grpc.CallOption) (*SetAutoRenewResponse, error)
+	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
+	GetCurrency(ctx context.Context, in *GetCurrencyRequest, opts ...grpc.CallOption) (*GetCurrencyResponse, error)
+	// GetAccountSubscription answers an account's subscription with its billing contact
+	// (spec 001 §7): the account itself or its organization's admins; 403 without a
+	// session (the page then asks to log in), 401 for anyone else (spec 001 §8).
+	GetAccountSubscription(ctx context.Context, in *GetAccountSubscriptionRequest, opts ...grpc.CallOption) (*GetAccountSubscriptionResponse, error)
+	// UpdateBillingContact saves an account's billing contact (same access as
+	// GetAccountSubscription) and answers it.
+	UpdateBillingContact(ctx context.Context, in *UpdateBillingContactRequest, opts ...grpc.CallOption) (*UpdateBillingContactResponse, error)
 	// GetReceipt answers an order's receipt: to the account's session, the organization's
 	// admins and the browser that paid; not_found to anyone else.
 	GetReceipt(ctx context.Context, in *GetReceiptRequest, opts ...grpc.CallOption) (*GetReceiptResponse, error)
@@ -228,6 +250,66 @@ func (c *checkoutServiceClient) SubmitOneOff(ctx context.Context, in *SubmitOneO
 	return out, nil
 }
 
+func (c *checkoutServiceClient) GetSubscription(ctx context.Context, in *GetSubscriptionRequest, opts ...grpc.CallOption) (*GetSubscriptionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSubscriptionResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetSubscription_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) GetSubscriptionSimple(ctx context.Context, in *GetSubscriptionSimpleRequest, opts ...grpc.CallOption) (*GetSubscriptionSimpleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSubscriptionSimpleResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetSubscriptionSimple_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) SetAutoRenew(ctx context.Context, in *SetAutoRenewRequest, opts ...grpc.CallOption) (*SetAutoRenewResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetAutoRenewResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_SetAutoRenew_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) GetCurrency(ctx context.Context, in *GetCurrencyRequest, opts ...grpc.CallOption) (*GetCurrencyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCurrencyResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetCurrency_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) GetAccountSubscription(ctx context.Context, in *GetAccountSubscriptionRequest, opts ...grpc.CallOption) (*GetAccountSubscriptionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAccountSubscriptionResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetAccountSubscription_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) UpdateBillingContact(ctx context.Context, in *UpdateBillingContactRequest, opts ...grpc.CallOption) (*UpdateBillingContactResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateBillingContactResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_UpdateBillingContact_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *checkoutServiceClient) GetReceipt(ctx context.Context, in *GetReceiptRequest, opts ...grpc.CallOption) (*GetReceiptResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetReceiptResponse)
@@ -288,6 +370,22 @@ type CheckoutServiceServer interface {
 	// SubmitOneOff pays a one-off configuration with a card nonce, or with the buyer's saved
 	// card after a ZIP check (idempotent by key).
 	SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error)
+	// GetSubscription answers the caller's subscription (unauthenticated without a session).
+	GetSubscription(context.Context, *GetSubscriptionRequest) (*GetSubscriptionResponse, error)
+	// GetSubscriptionSimple is GetSubscription, with the stored payment method when
+	// includePaymentInfo=1.
+	GetSubscriptionSimple(context.Context, *GetSubscriptionSimpleRequest) (*GetSubscriptionSimpleResponse, error)
+	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
+	SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error)
+	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
+	GetCurrency(context.Context, *GetCurrencyRequest) (*GetCurrencyResponse, error)
+	// GetAccountSubscription answers an account's subscription with its billing contact
+	// (spec 001 §7): the account itself or its organization's admins; 403 without a
+	// session (the page then asks to log in), 401 for anyone else (spec 001 §8).
+	GetAccountSubscription(context.Context, *GetAccountSubscriptionRequest) (*GetAccountSubscriptionResponse, error)
+	// UpdateBillingContact saves an account's billing contact (same access as
+	// GetAccountSubscription) and answers it.
+	UpdateBillingContact(context.Context, *UpdateBillingContactRequest) (*UpdateBillingContactResponse, error)
 	// GetReceipt answers an order's receipt: to the account's session, the organization's
 	// admins and the browser that paid; not_found to anyone else.
 	GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error)
@@ -339,6 +437,24 @@ func (UnimplementedCheckoutServiceServer) SubmitInvoice(context.Context, *Submit
 }
 func (UnimplementedCheckoutServiceServer) SubmitOneOff(context.Context, *SubmitOneOffRequest) (*SubmitOneOffResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SubmitOneOff not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetSubscription(context.Context, *GetSubscriptionRequest) (*GetSubscriptionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSubscription not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetSubscriptionSimple(context.Context, *GetSubscriptionSimpleRequest) (*GetSubscriptionSimpleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSubscriptionSimple not implemented")
+}
+func (UnimplementedCheckoutServiceServer) SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetAutoRenew not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetCurrency(context.Context, *GetCurrencyRequest) (*GetCurrencyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCurrency not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetAccountSubscription(context.Context, *GetAccountSubscriptionRequest) (*GetAccountSubscriptionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAccountSubscription not implemented")
+}
+func (UnimplementedCheckoutServiceServer) UpdateBillingContact(context.Context, *UpdateBillingContactRequest) (*UpdateBillingContactResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateBillingContact not implemented")
 }
 func (UnimplementedCheckoutServiceServer) GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetReceipt not implemented")
@@ -598,6 +714,114 @@ func _CheckoutService_SubmitOneOff_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_GetSubscription_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSubscriptionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetSubscription(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetSubscription_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetSubscription(ctx, req.(*GetSubscriptionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_GetSubscriptionSimple_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSubscriptionSimpleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetSubscriptionSimple(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetSubscriptionSimple_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetSubscriptionSimple(ctx, req.(*GetSubscriptionSimpleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_SetAutoRenew_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetAutoRenewRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).SetAutoRenew(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_SetAutoRenew_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).SetAutoRenew(ctx, req.(*SetAutoRenewRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_GetCurrency_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCurrencyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetCurrency(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetCurrency_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetCurrency(ctx, req.(*GetCurrencyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_GetAccountSubscription_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAccountSubscriptionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetAccountSubscription(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetAccountSubscription_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetAccountSubscription(ctx, req.(*GetAccountSubscriptionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_UpdateBillingContact_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateBillingContactRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).UpdateBillingContact(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_UpdateBillingContact_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).UpdateBillingContact(ctx, req.(*UpdateBillingContactRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CheckoutService_GetReceipt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetReceiptRequest)
 	if err := dec(in); err != nil {
@@ -674,6 +898,30 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SubmitOneOff",
 			Handler:    _CheckoutService_SubmitOneOff_Handler,
+		},
+		{
+			MethodName: "GetSubscription",
+			Handler:    _CheckoutService_GetSubscription_Handler,
+		},
+		{
+			MethodName: "GetSubscriptionSimple",
+			Handler:    _CheckoutService_GetSubscriptionSimple_Handler,
+		},
+		{
+			MethodName: "SetAutoRenew",
+			Handler:    _CheckoutService_SetAutoRenew_Handler,
+		},
+		{
+			MethodName: "GetCurrency",
+			Handler:    _CheckoutService_GetCurrency_Handler,
+		},
+		{
+			MethodName: "GetAccountSubscription",
+			Handler:    _CheckoutService_GetAccountSubscription_Handler,
+		},
+		{
+			MethodName: "UpdateBillingContact",
+			Handler:    _CheckoutService_UpdateBillingContact_Handler,
 		},
 		{
 			MethodName: "GetReceipt",

@@ -1,0 +1,131 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// Viewer is the session asking for subscription data.
+type Viewer struct {
+	AccountID, Email, Organization string
+	Roles                          []string
+}
+
+// LoggedIn reports whether there is a session.
+func (v Viewer) LoggedIn() bool { return v.AccountID != "" }
+
+// SubscriptionStore is the storage of the subscription settings.
+type SubscriptionStore interface {
+	SetAutoRenew(ctx context.Context, subscriptionID string, on bool, cat *domain.Catalog) (*domain.Subscription, error)
+	SetBillingContact(ctx context.Context, subscriptionID string, c domain.BillingContact) error
+}
+
+// MySubscription answers the session's subscription (by its account id, else by its
+// e-mail, which identity proved); 401 without a session, 404 without a subscription.
+func (s *Service) MySubscription(ctx context.Context, v Viewer) (*domain.Subscription, error) {
+	if !v.LoggedIn() {
+		return nil, errs.E(errs.Unauthorized, "Please log in to see your subscription.")
+	}
+	sub, err := s.lookup(ctx, "", domain.ExtractAccountID(v.AccountID), domain.NormalizeEmail(v.Email))
+	if err != nil {
+		return nil, err
+	}
+	if sub == nil {
+		return nil, errs.E(errs.NotFound, "You have no subscription yet.")
+	}
+	return sub, nil
+}
+
+// SetAutoRenew turns the session's auto-renewal on or off. productCode, when given, must
+// be the subscription's plan.
+func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string, on bool) (*domain.Subscription, error) {
+	sub, err := s.MySubscription(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if productCode != "" && !strings.EqualFold(productCode, sub.PlanCode) && !contains(sub.AddOns, productCode) {
+		return nil, errs.Field("productCode", "This product is not part of your subscription.")
+	}
+	if sub.ThirdParty() {
+		return nil, errs.E(errs.Forbidden, domain.MsgThirdParty)
+	}
+	cat, _ := s.Catalog()
+	return s.subs.SetAutoRenew(ctx, sub.ID, on, cat)
+}
+
+// Currency answers a customer's currency: their subscription's (by account id or e-mail),
+// else the store's default, USD.
+func (s *Service) Currency(ctx context.Context, email, accountID string) (string, bool, error) {
+	acct, mail := domain.ExtractAccountID(accountID), domain.NormalizeEmail(email)
+	if acct == "" && mail == "" {
+		return "", false, errs.Field("email", "Please give an e-mail or an account id.")
+	}
+	sub, err := s.store.SubscriptionOf(ctx, acct, "")
+	if err == nil && sub == nil && mail != "" {
+		sub, err = s.store.SubscriptionOf(ctx, "", mail)
+	}
+	if err != nil {
+		return "", false, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+	}
+	if sub == nil {
+		return "USD", false, nil
+	}
+	return sub.Currency, true, nil
+}
+
+// AccountSubscription answers an account's subscription to the account itself or an admin
+// of its organization. Spec 001 §8: without a session 403 (the page asks to log in), for
+// anyone else 401 ('You are not authorized.').
+func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID string) (*domain.Subscription, error) {
+	if !v.LoggedIn() {
+		return nil, errs.E(errs.Forbidden, "Please log in.")
+	}
+	acct := domain.ExtractAccountID(accountUUID)
+	sub, err := s.lookup(ctx, "", acct, "")
+	if err != nil {
+		return nil, err
+	}
+	if sub == nil && strings.EqualFold(acct, domain.ExtractAccountID(v.AccountID)) {
+		sub, err = s.MySubscription(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if sub == nil || !mayManage(sub, v) {
+		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
+	}
+	return sub, nil
+}
+
+// UpdateBillingContact saves an account's billing contact (access as AccountSubscription).
+func (s *Service) UpdateBillingContact(ctx context.Context, v Viewer, accountUUID string, c domain.BillingContact) (domain.BillingContact, error) {
+	sub, err := s.AccountSubscription(ctx, v, accountUUID)
+	if err != nil {
+		return c, err
+	}
+	c.Country = strings.ToUpper(strings.TrimSpace(c.Country))
+	if strings.TrimSpace(c.Name) == "" {
+		return c, errs.Field("name", MsgNameBlank)
+	}
+	if err := s.subs.SetBillingContact(ctx, sub.ID, c); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func mayManage(sub *domain.Subscription, v Viewer) bool {
+	if strings.EqualFold(sub.AccountID, domain.ExtractAccountID(v.AccountID)) || strings.EqualFold(sub.Email, domain.NormalizeEmail(v.Email)) {
+		return true
+	}
+	if sub.OrganizationID != "" && strings.EqualFold(sub.OrganizationID, v.Organization) {
+		for _, r := range v.Roles {
+			if orgAdminRoles[r] {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,65 @@
+// Package subscription holds what checkout publishes about subscriptions: the
+// subscription-changed event (the whole state after a change, versioned, keyed by account).
+package subscription
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+)
+
+// Changed is one subscription-changed event.
+type Changed struct {
+	Sub     *domain.Subscription
+	Change  string // new, renewal, change, auto-renew, seed
+	OrderID string
+	At      time.Time
+	// Catalog tells per-licence add-ons from per-organisation ones (nil: all per licence).
+	Catalog *domain.Catalog
+}
+
+// Event encodes c for the outbox.
+func (c Changed) Event() (kafka.Event, error) {
+	s := c.Sub
+	status := "active"
+	if !s.Valid {
+		status = "lapsed"
+	}
+	ev := &eventsv1.SubscriptionChanged{SubscriptionId: s.ID, AccountId: s.AccountID, OrganizationId: s.OrganizationID, PlanCode: s.PlanCode,
+		Quantity: int32(s.Quantity), TermStart: timestamppb.New(s.TermStart), TermEnd: timestamppb.New(s.TermEnd), Status: status,
+		AutoRenew: s.AutoRenew, Change: c.Change, OrderId: c.OrderID, Version: s.Version, ChangedAt: timestamppb.New(c.At),
+		AddOns: AddOns(s.AddOns, s.Quantity, s.LicensingMethod, c.Catalog)}
+	b, err := proto.Marshal(ev)
+	if err != nil {
+		return kafka.Event{}, fmt.Errorf("encode subscription changed: %w", err)
+	}
+	return kafka.Event{Topic: events.TopicSubscriptionChanged, Key: s.AccountID, Payload: b}, nil
+}
+
+// AddOns lists a subscription's add-ons with their licensing method: per-licence entries
+// carry the subscription's (USER_ALLOCATION when its licences are allocated to users) and
+// its quantity; per-organisation ones one each (runway packages PER_TAIL).
+func AddOns(codes []string, qty int, licensing string, cat *domain.Catalog) []*eventsv1.SubscriptionAddOn {
+	out := make([]*eventsv1.SubscriptionAddOn, 0, len(codes))
+	for _, code := range codes {
+		a := &eventsv1.SubscriptionAddOn{AddOnCode: code, LicensingMethod: licensing, Quantity: int32(qty)}
+		if cat != nil {
+			if e, ok := cat.Entry(code); ok && domain.PerOrganization(e) {
+				a.Quantity, a.LicensingMethod = 1, ""
+				if strings.HasPrefix(code, "runway_") {
+					a.LicensingMethod = "PER_TAIL"
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

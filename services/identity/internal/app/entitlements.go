@@ -1,0 +1,37 @@
+package app
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+	"github.com/hangar/hangar/services/identity/internal/domain"
+)
+
+// HandleSubscriptionChanged keeps the account's subscription projection (the source of
+// /buy/api/me's plan and entitlement flags) in step with checkout's events. Identity
+// consumes events instead of asking checkout, because checkout already calls identity
+// (sessions, account creation): no call cycle, and /buy/api/me does not depend on
+// checkout being up.
+func (s *Service) HandleSubscriptionChanged(ctx context.Context, tx pgx.Tx, ev *eventsv1.SubscriptionChanged) error {
+	if ev.GetAccountId() == "" {
+		return nil
+	}
+	codes := make([]string, 0, len(ev.GetAddOns()))
+	for _, a := range ev.GetAddOns() {
+		codes = append(codes, a.GetAddOnCode())
+	}
+	return adapters.PutEntitlement(ctx, tx, ev.GetAccountId(), adapters.Entitlement{SubscriptionID: ev.GetSubscriptionId(),
+		PlanCode: ev.GetPlanCode(), AddOns: codes, Status: ev.GetStatus(), Version: ev.GetVersion()})
+}
+
+// EntitlementFlags answers the flags the account's subscription grants (none without one).
+func (s *Service) EntitlementFlags(ctx context.Context, accountUUID string) (map[string]bool, error) {
+	e, ok, err := s.store.Entitlement(ctx, accountUUID)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return domain.EntitlementFlags(e.PlanCode, e.AddOns, e.Status == "" || e.Status == "active"), nil
+}
