@@ -465,8 +465,9 @@ func form(t *testing.T, url, body, cookie string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf; "+cookie)
-	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	xsrf := xsrfFor(cookie)
+	req.Header.Set("Cookie", "XSRF-TOKEN="+xsrf+"; "+cookie)
+	req.Header.Set("X-XSRF-TOKEN", xsrf)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
