@@ -22,6 +22,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
 	iapp "github.com/hangar/hangar/services/identity/internal/app"
@@ -123,7 +124,20 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.UseHTTP(ports.TrailingSlash)
 	auth.Install(a.srv, auth.Options{Resolver: ports.Resolver(a.svc), CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
+	a.srv.UseUnary(ratelimit.Unary(AnonymousLimits, func(ctx context.Context) string { return auth.ClientIP(ctx, cfg.TrustedProxies) }, time.Now))
 	return a, nil
+}
+
+// AnonymousLimits throttle identity's anonymous doors per client address: the e-mail
+// look-up (it answers account ids), account creation, and the eligibility checks (member
+// numbers and military codes are guessable). Bursts a person needs pass; a script is
+// refused with 429 and Retry-After. Failed logins have their own, exact limit (PostgreSQL).
+var AnonymousLimits = map[string]ratelimit.Rule{
+	identityv1.IdentityService_IsBusiness_FullMethodName:              {Every: 2 * time.Second, Burst: 30},
+	identityv1.IdentityService_CreateAccount_FullMethodName:           {Every: 3 * time.Second, Burst: 20},
+	identityv1.IdentityService_VerifyAssociationMember_FullMethodName: {Every: 6 * time.Second, Burst: 10},
+	identityv1.IdentityService_RequestMilitaryCode_FullMethodName:     {Every: 6 * time.Second, Burst: 10},
+	identityv1.IdentityService_VerifyMilitaryCode_FullMethodName:      {Every: 6 * time.Second, Burst: 10},
 }
 
 // Listen binds the listeners (so callers can read Addrs before Run).
