@@ -284,6 +284,18 @@ func TestSubmit(t *testing.T) {
 		if err := proto.Unmarshal(payload, &ev); err != nil || ev.GetOrganizationId() != org || ev.GetQuantity() != 8 {
 			t.Errorf("subscription changed: organization %q, quantity %d (%v); want %q, 8", ev.GetOrganizationId(), ev.GetQuantity(), err, org)
 		}
+		// Seats carry their licensing method: the plan the subscription's, the runway package
+		// the catalogue's (one tail); regions and organisation-wide features none.
+		got := map[string]string{}
+		for _, a := range ev.GetAddOns() {
+			got[a.GetAddOnCode()] = fmt.Sprintf("%s/%d", a.GetLicensingMethod(), a.GetQuantity())
+		}
+		want := map[string]string{"business_pro": "USER_ALLOCATION/8", "included_geo_us": "/8", "efb_bridge": "/1", "runway_tp_pilatus": "TAIL_ALLOCATION/1"}
+		for code, w := range want {
+			if got[code] != w {
+				t.Errorf("add-on %s = %q, want %q (all: %v)", code, got[code], w, got)
+			}
+		}
 	})
 
 	t.Run("a stale or foreign quote is refused with the fresh preview and nothing charged", func(t *testing.T) {
