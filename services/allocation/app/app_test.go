@@ -155,7 +155,7 @@ func TestAllocationThroughTheStack(t *testing.T) {
 	}
 	member := list[0].(map[string]any)["accountUuid"].(string)
 	code, body := call(t, s, owner, "POST", "/account/api/subscription/allocation/assign",
-		`{"addOnCodes":["efb_bridge"],"targetId":"`+member+`","targetType":"USER"}`)
+		`{"addOnCodes":["business_pro"],"targetId":"`+member+`","targetType":"USER"}`)
 	if code != 200 {
 		t.Fatalf("assign = %d %v", code, body)
 	}
@@ -166,7 +166,7 @@ func TestAllocationThroughTheStack(t *testing.T) {
 		t.Errorf("anonymous report = %d, want 401", code)
 	}
 	if code, _ := call(t, s, memberSession, "POST", "/account/api/subscription/allocation/assign",
-		`{"addOnCodes":["efb_bridge"],"targetId":"N500AC","targetType":"TAIL"}`); code != 403 {
+		`{"addOnCodes":["runway_tp_pilatus"],"targetId":"N500AC","targetType":"TAIL"}`); code != 403 {
 		t.Errorf("member assign = %d, want 403", code)
 	}
 	code, own := call(t, s, memberSession, "GET", "/account/api/subscription/allocations/?users=", "")
@@ -179,7 +179,7 @@ func TestAllocationThroughTheStack(t *testing.T) {
 		t.Errorf("user admin assigning a tail = %d, want 403", code)
 	}
 
-	// Bulk beyond the pool (1 runway licence left, 2 tails): 400 naming the code; nothing changes.
+	// Bulk beyond the pool (the one runway licence is N412AC's): 400 naming the code; nothing changes.
 	code, body = call(t, s, owner, "POST", "/account/api/subscription/allocation/bulk-assign/"+org,
 		`{"allocations":[{"addOnCodes":["runway_tp_pilatus"],"targetId":"N500AC","targetType":"TAIL"},{"addOnCodes":["runway_tp_pilatus"],"targetId":"N612AC","targetType":"TAIL"}]}`)
 	if code != 400 || !strings.Contains(body["message"].(string), "Insufficient addOn quantity for runway_tp_pilatus") {

@@ -25,18 +25,20 @@ const (
 // SeedTails are the demo organization's aircraft; N412AC holds the Pilatus runway analysis.
 var SeedTails = []string{"N412AC", "N500AC", "N612AC", "N734AC", "N801AC"}
 
-// SeedEvent is the subscription-changed event that gives the organization (its account
-// org) its pools: Business Pro for 5 users, EFB Bridge for 5 users, and the Pilatus runway
-// analysis for 2 aircraft. Version 1, so any real change checkout publishes supersedes it.
+// SeedEvent is the subscription-changed event checkout publishes for its seeded business
+// subscription (services/checkout/internal/app/subscription_order.go addOnsOf), filed under
+// the organization's account org: Business Pro for 5 users (USER_ALLOCATION), the Pilatus
+// runway analysis for 1 aircraft (the catalogue's TAIL_ALLOCATION); the region and the EFB
+// Bridge feature are not seats. Version 1, so any real change checkout publishes supersedes it.
 func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
 	return &eventsv1.SubscriptionChanged{
 		SubscriptionId: SeedSubscriptionID, AccountId: org, OrganizationId: org, PlanCode: "business_pro",
 		AddOns: []*eventsv1.SubscriptionAddOn{
 			{AddOnCode: "business_pro", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
-			{AddOnCode: "included_geo_us"},
-			{AddOnCode: "efb_bridge", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
-			{AddOnCode: "runway_tp_pilatus", LicensingMethod: string(domain.TailAllocation), Quantity: 2},
+			{AddOnCode: "included_geo_us", Quantity: 5},
+			{AddOnCode: "efb_bridge", Quantity: 1},
+			{AddOnCode: "runway_tp_pilatus", LicensingMethod: string(domain.TailAllocation), Quantity: 1},
 		},
 		Quantity: 5, TermStart: timestamppb.New(day(-222)), TermEnd: timestamppb.New(day(143)),
 		Status: "active", Change: "new", Version: 1, ChangedAt: timestamppb.New(day(-222)),

@@ -2,9 +2,9 @@ import { expect, test, type APIRequestContext, type Page } from '@playwright/tes
 import { expectAccessible, keepScreenshot } from '../support/helpers';
 
 // The Acme owner (identity's demo organization, with the licence pools allocation's dev
-// seed files for it) assigns a licence to a member and to an aircraft, then a bulk
-// assignment beyond the runway-analysis pool is refused with the message and changes
-// nothing. Repeatable on one database: the test takes back what it assigned, before and
+// seed files for it) assigns a licence to a member and moves the runway-analysis licence
+// to another aircraft, then a bulk assignment beyond that pool is refused with the message
+// and changes nothing. Repeatable on one database: the test takes back what it assigned, before and
 // after.
 const OWNER = 'owner@acme.hangar.test';
 const MEMBER = 'member@acme.hangar.test';
@@ -29,12 +29,16 @@ async function post(page: Page, request: APIRequestContext, path: string, data: 
   expect(res.status(), `${path}: ${await res.text()}`).toBe(200);
 }
 
-/** Takes back what this test assigns, whatever an earlier run left. */
+/**
+ * Takes back what this test assigns, whatever an earlier run left, and gives the seeded
+ * N412AC its runway analysis again (the seed's one tail licence).
+ */
 async function reset(page: Page, memberId: string) {
-  await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['efb_bridge'], targetId: memberId, targetType: 'USER' });
-  for (const tail of ['N500AC', 'N612AC', 'N734AC']) {
+  await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['business_pro'], targetId: memberId, targetType: 'USER' });
+  for (const tail of ['N500AC', 'N612AC', 'N734AC', 'N801AC']) {
     await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['runway_tp_pilatus'], targetId: tail, targetType: 'TAIL' });
   }
+  await post(page, page.request, '/account/api/subscription/allocation/assign', { addOnCodes: ['runway_tp_pilatus'], targetId: 'N412AC', targetType: 'TAIL' });
 }
 
 test('the Acme owner assigns licences to a member and an aircraft, and a bulk beyond the pool is refused', async ({ page }) => {
@@ -49,23 +53,26 @@ test('the Acme owner assigns licences to a member and an aircraft, and a bulk be
   await expect(report.getByTestId('pool-business_pro')).toBeVisible();
 
   // One licence to the member.
-  await page.getByLabel(`Licence for ${MEMBER}`).selectOption('efb_bridge');
+  await page.getByLabel(`Licence for ${MEMBER}`).selectOption('business_pro');
   await page.getByRole('button', { name: `Assign to ${MEMBER}` }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned efb_bridge to ${MEMBER}.`);
-  await expect(page.getByTestId(`licences-${MEMBER}`)).toContainText('efb_bridge');
+  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned business_pro to ${MEMBER}.`);
+  await expect(page.getByTestId(`licences-${MEMBER}`)).toContainText('business_pro');
 
-  // One to an aircraft: the runway pool (2) is then full (N412AC holds the other).
+  // One to an aircraft: the runway licence moves from N412AC to N500AC.
   await page.getByRole('tab', { name: 'Aircraft' }).click();
+  await page.getByRole('button', { name: 'Unassign runway_tp_pilatus from N412AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned runway_tp_pilatus from N412AC.');
   await page.getByLabel('Licence for N500AC').selectOption('runway_tp_pilatus');
   await page.getByRole('button', { name: 'Assign to N500AC' }).click();
   await expect(page.getByTestId('allocation-ok')).toHaveText('Assigned runway_tp_pilatus to N500AC.');
   await expect(page.getByTestId('licences-N500AC')).toContainText('runway_tp_pilatus');
   const free = await report.getByTestId('free-runway_tp_pilatus').textContent();
 
-  // Bulk beyond the pool: two more aircraft.
+  // Bulk beyond the pool: three more aircraft.
   await page.getByRole('checkbox', { name: 'Select N612AC' }).check();
   await page.getByRole('checkbox', { name: 'Select N734AC' }).check();
-  await expect(page.getByTestId('sidebar-cart')).toContainText('Selected (2)');
+  await page.getByRole('checkbox', { name: 'Select N801AC' }).check();
+  await expect(page.getByTestId('sidebar-cart')).toContainText('Selected (3)');
   await page.getByLabel('Licence to assign').selectOption('runway_tp_pilatus');
   await page.getByRole('button', { name: 'Assign to selected' }).click();
   await expect(page.getByTestId('allocation-error')).toHaveText('Insufficient licenses for assignment. runway_tp_pilatus');
