@@ -281,7 +281,8 @@ func TestAPI(t *testing.T) {
 		_, a := call(t, "POST", base+"/buy/api/invoice/preview", `{"cartId":"c1","counter":5}`)
 		_, b := call(t, "POST", base+"/buy/api/invoice/preview", `{"cartId":"c1","counter":1}`)
 		ca, cb := a["invoice"].(map[string]any)["counter"], b["invoice"].(map[string]any)["counter"]
-		if ca != "6" || cb != "7" {
+		// JSON numbers on the public wire (int32), not the strings int64 would be.
+		if ca != 6.0 || cb != 7.0 {
 			t.Errorf("counters %v %v", ca, cb)
 		}
 	})

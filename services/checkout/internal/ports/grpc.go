@@ -86,7 +86,7 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 		status = "fail"
 	}
 	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
-		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: &v.Preview.Invoice.Counter,
+		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: ptr(c32(v.Preview.Invoice.Counter)),
 		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.Preview.Cart.Existing != nil && v.Preview.Cart.Existing.OrganizationID != ""),
 		Allocations: allocations(v.Allocations), ErrorCodes: v.Preview.Cart.ErrorCodes}, nil
 }
@@ -182,7 +182,7 @@ func input(c *checkoutv1.Configuration) (domain.Input, error) {
 		JeppCustomerNo: c.GetJeppCustomerNo(), Zip: c.GetBillingInfo().GetZipcode(), Country: c.GetBillingInfo().GetCountry(),
 		CardholderName: c.GetCardholderName(), GiftCodes: c.GetGiftCertificateCode(), PromoCodes: c.GetDiscountPromoCode(),
 		Upgrade: c.GetUpgrade(), Extras: c.GetExtras(), BusinessDowngrade: c.GetBusinessDowngrade(), PaymentMethod: c.GetPaymentMethod(),
-		ViewedPromos: c.GetViewedPromoCodes(), CartID: c.GetCartId(), Counter: c.GetCounter(),
+		ViewedPromos: c.GetViewedPromoCodes(), CartID: c.GetCartId(), Counter: int64(c.GetCounter()),
 		IsBYOP: c.GetIsByop(), EuCustomer: c.GetIsEuCustomer(), GdprCompliant: c.GetIsGdprCompliant(), DisableEmail: c.GetDisableEmail(),
 		JeppAccountActive: c.GetJeppAccountActive(), RecaptchaValue: c.GetRecaptchaValue(), RunwayAircraft: c.GetRunwayAircraft(),
 		KeepExpiredAllocations: c.GetKeepExpiredAllocations(),
@@ -255,7 +255,7 @@ func day(t time.Time) string {
 
 func invoice(inv *domain.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(inv.Counter),
+		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
 		Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors}
 	var err error
 	set := func(dst **int32, v int64) {
@@ -325,3 +325,7 @@ func previewResponse(pv *domain.Preview) (*checkoutv1.PreviewInvoiceResponse, er
 	}
 	return out, nil
 }
+
+// c32 answers a counter as the int32 of the wire (JSON numbers, not the strings int64
+// becomes), clamped: counters grow by one per request and never come near 2^31.
+func c32(v int64) int32 { return int32(max(min(v, 1<<31-1), -1<<31)) }

@@ -51,7 +51,7 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 		return nil, err
 	}
 	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency()}
-	v, err := p.ValidateGift(ctx, o, sessionCaller(ctx), req.GetCounter())
+	v, err := p.ValidateGift(ctx, o, sessionCaller(ctx), int64(req.GetCounter()))
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 	if err != nil {
 		return nil, err
 	}
-	inv.Counter = ptr(v.Counter)
+	inv.Counter = ptr(c32(v.Counter))
 	inv.Errors = v.Checked.Errors
 	status := "ok"
 	if len(v.Checked.Errors) > 0 {
@@ -146,7 +146,7 @@ func oneOffInput(c *checkoutv1.OneOffConfiguration) app.OneOffInput {
 	for _, it := range c.GetItems() {
 		o.Items = append(o.Items, oneoff.Item{Code: it.GetCode(), Quantity: quantity(it.GetQuantity())})
 	}
-	return app.OneOffInput{CartID: c.GetCartId(), Order: o, AccountID: c.GetAccountId(), Counter: c.GetCounter()}
+	return app.OneOffInput{CartID: c.GetCartId(), Order: o, AccountID: c.GetAccountId(), Counter: int64(c.GetCounter())}
 }
 
 func (s *GRPC) PreviewOneOff(ctx context.Context, req *checkoutv1.PreviewOneOffRequest) (*checkoutv1.PreviewOneOffResponse, error) {
@@ -168,7 +168,7 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 	if err != nil {
 		return nil, err
 	}
-	inv.Counter = ptr(pv.Counter)
+	inv.Counter = ptr(c32(pv.Counter))
 	out := &checkoutv1.PreviewOneOffResponse{Invoice: inv, Errors: pv.Invoice.Errors, Currency: pv.Cart.Currency.Code,
 		BusinessIdAllowed: ptr(pv.BusinessIDAllowed), BusinessIdentificationNo: pv.Cart.BusinessID,
 		Country: pv.Cart.Country, Counter: counter32(pv.Counter), Email: pv.Email, AccountId: pv.AccountID, LoggedIn: ptr(pv.LoggedIn),
@@ -178,7 +178,7 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 	}
 	for _, l := range pv.Cart.Lines {
 		out.Items = append(out.Items, &checkoutv1.OneOffItem{Code: l.Entry.Code, Quantity: structpb.NewNumberValue(float64(l.Quantity)),
-			Name: l.Entry.Title, PriceInCents: l.Entry.Prices[pv.Cart.Currency.Code].AmountInCents})
+			Name: l.Entry.Title, PriceInCents: c32(l.Entry.Prices[pv.Cart.Currency.Code].AmountInCents)})
 	}
 	return out, nil
 }

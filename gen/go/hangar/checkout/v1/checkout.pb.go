@@ -201,7 +201,7 @@ type Configuration struct {
 	IsLicenseAgreementChecked bool `protobuf:"varint,33,opt,name=is_license_agreement_checked,json=isLicenseAgreementChecked,proto3" json:"is_license_agreement_checked,omitempty"`
 	// The client's cart key and the counter of its latest request (answers carry a higher one).
 	CartId  string `protobuf:"bytes,34,opt,name=cart_id,json=cartId,proto3" json:"cart_id,omitempty"`
-	Counter int64  `protobuf:"varint,35,opt,name=counter,proto3" json:"counter,omitempty"`
+	Counter int32  `protobuf:"varint,35,opt,name=counter,proto3" json:"counter,omitempty"`
 	// CREDIT_CARD, PAYPAL, INVOICE (sent as CHECK) or COMPLIMENTARY (set by sales).
 	PaymentMethod string       `protobuf:"bytes,36,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
 	ChartChoice   *ChartChoice `protobuf:"bytes,37,opt,name=chart_choice,json=chartChoice,proto3" json:"chart_choice,omitempty"`
@@ -490,7 +490,7 @@ func (x *Configuration) GetCartId() string {
 	return ""
 }
 
-func (x *Configuration) GetCounter() int64 {
+func (x *Configuration) GetCounter() int32 {
 	if x != nil {
 		return x.Counter
 	}
@@ -824,7 +824,7 @@ type Invoice struct {
 	TaxJurisdiction string   `protobuf:"bytes,13,opt,name=tax_jurisdiction,json=taxJurisdiction,proto3" json:"tax_jurisdiction,omitempty"`
 	TaxRatesDate    string   `protobuf:"bytes,14,opt,name=tax_rates_date,json=taxRatesDate,proto3" json:"tax_rates_date,omitempty"`
 	ReverseCharge   *bool    `protobuf:"varint,15,opt,name=reverse_charge,json=reverseCharge,proto3,oneof" json:"reverse_charge,omitempty"`
-	Counter         *int64   `protobuf:"varint,16,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
+	Counter         *int32   `protobuf:"varint,16,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
 	Errors          []string `protobuf:"bytes,17,rep,name=errors,proto3" json:"errors,omitempty"`
 	PlanErrors      []string `protobuf:"bytes,18,rep,name=plan_errors,json=planErrors,proto3" json:"plan_errors,omitempty"`
 	SelectionErrors []string `protobuf:"bytes,19,rep,name=selection_errors,json=selectionErrors,proto3" json:"selection_errors,omitempty"`
@@ -967,7 +967,7 @@ func (x *Invoice) GetReverseCharge() bool {
 	return false
 }
 
-func (x *Invoice) GetCounter() int64 {
+func (x *Invoice) GetCounter() int32 {
 	if x != nil && x.Counter != nil {
 		return *x.Counter
 	}
@@ -1725,7 +1725,7 @@ type ValidateInvoiceResponse struct {
 	RequireLogin          *bool                   `protobuf:"varint,3,opt,name=require_login,json=requireLogin,proto3,oneof" json:"require_login,omitempty"`
 	Invoice               *Invoice                `protobuf:"bytes,4,opt,name=invoice,proto3" json:"invoice,omitempty"`
 	PromoInfoRequirements []*PromoInfoRequirement `protobuf:"bytes,5,rep,name=promo_info_requirements,json=promoInfoRequirements,proto3" json:"promo_info_requirements,omitempty"`
-	Counter               *int64                  `protobuf:"varint,6,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
+	Counter               *int32                  `protobuf:"varint,6,opt,name=counter,proto3,oneof" json:"counter,omitempty"`
 	Account               string                  `protobuf:"bytes,7,opt,name=account,proto3" json:"account,omitempty"`
 	SubscriptionAccount   string                  `protobuf:"bytes,8,opt,name=subscription_account,json=subscriptionAccount,proto3" json:"subscription_account,omitempty"`
 	IsOrgMember           *bool                   `protobuf:"varint,9,opt,name=is_org_member,json=isOrgMember,proto3,oneof" json:"is_org_member,omitempty"`
@@ -1802,7 +1802,7 @@ func (x *ValidateInvoiceResponse) GetPromoInfoRequirements() []*PromoInfoRequire
 	return nil
 }
 
-func (x *ValidateInvoiceResponse) GetCounter() int64 {
+func (x *ValidateInvoiceResponse) GetCounter() int32 {
 	if x != nil && x.Counter != nil {
 		return *x.Counter
 	}
@@ -2396,7 +2396,7 @@ type ValidateGiftRequest struct {
 	Currency      string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
 	Country       string `protobuf:"bytes,6,opt,name=country,proto3" json:"country,omitempty"`
 	AccountId     string `protobuf:"bytes,7,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	Counter       int64  `protobuf:"varint,8,opt,name=counter,proto3" json:"counter,omitempty"`
+	Counter       int32  `protobuf:"varint,8,opt,name=counter,proto3" json:"counter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2480,7 +2480,7 @@ func (x *ValidateGiftRequest) GetAccountId() string {
 	return ""
 }
 
-func (x *ValidateGiftRequest) GetCounter() int64 {
+func (x *ValidateGiftRequest) GetCounter() int32 {
 	if x != nil {
 		return x.Counter
 	}
@@ -3542,7 +3542,7 @@ type OneOffItem struct {
 	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	Quantity      *structpb.Value        `protobuf:"bytes,2,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	PriceInCents  int64                  `protobuf:"varint,4,opt,name=price_in_cents,json=priceInCents,proto3" json:"price_in_cents,omitempty"`
+	PriceInCents  int32                  `protobuf:"varint,4,opt,name=price_in_cents,json=priceInCents,proto3" json:"price_in_cents,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3598,7 +3598,7 @@ func (x *OneOffItem) GetName() string {
 	return ""
 }
 
-func (x *OneOffItem) GetPriceInCents() int64 {
+func (x *OneOffItem) GetPriceInCents() int32 {
 	if x != nil {
 		return x.PriceInCents
 	}
@@ -3627,7 +3627,7 @@ type OneOffConfiguration struct {
 	// Ignored: tax follows the preconfigured cart.
 	ApplyTax                 bool   `protobuf:"varint,17,opt,name=apply_tax,json=applyTax,proto3" json:"apply_tax,omitempty"`
 	BusinessIdentificationNo string `protobuf:"bytes,18,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
-	Counter                  int64  `protobuf:"varint,19,opt,name=counter,proto3" json:"counter,omitempty"`
+	Counter                  int32  `protobuf:"varint,19,opt,name=counter,proto3" json:"counter,omitempty"`
 	unknownFields            protoimpl.UnknownFields
 	sizeCache                protoimpl.SizeCache
 }
@@ -3788,7 +3788,7 @@ func (x *OneOffConfiguration) GetBusinessIdentificationNo() string {
 	return ""
 }
 
-func (x *OneOffConfiguration) GetCounter() int64 {
+func (x *OneOffConfiguration) GetCounter() int32 {
 	if x != nil {
 		return x.Counter
 	}
@@ -5976,7 +5976,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x12business_downgrade\x18  \x01(\bR\x11businessDowngrade\x12?\n" +
 	"\x1cis_license_agreement_checked\x18! \x01(\bR\x19isLicenseAgreementChecked\x12\x17\n" +
 	"\acart_id\x18\" \x01(\tR\x06cartId\x12\x18\n" +
-	"\acounter\x18# \x01(\x03R\acounter\x12%\n" +
+	"\acounter\x18# \x01(\x05R\acounter\x12%\n" +
 	"\x0epayment_method\x18$ \x01(\tR\rpaymentMethod\x12B\n" +
 	"\fchart_choice\x18% \x01(\v2\x1f.hangar.checkout.v1.ChartChoiceR\vchartChoice\x12,\n" +
 	"\x12viewed_promo_codes\x18& \x03(\tR\x10viewedPromoCodes\x12 \n" +
@@ -6033,7 +6033,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x10tax_jurisdiction\x18\r \x01(\tR\x0ftaxJurisdiction\x12$\n" +
 	"\x0etax_rates_date\x18\x0e \x01(\tR\ftaxRatesDate\x12*\n" +
 	"\x0ereverse_charge\x18\x0f \x01(\bH\tR\rreverseCharge\x88\x01\x01\x12\x1d\n" +
-	"\acounter\x18\x10 \x01(\x03H\n" +
+	"\acounter\x18\x10 \x01(\x05H\n" +
 	"R\acounter\x88\x01\x01\x12\x16\n" +
 	"\x06errors\x18\x11 \x03(\tR\x06errors\x12\x1f\n" +
 	"\vplan_errors\x18\x12 \x03(\tR\n" +
@@ -6168,7 +6168,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\rrequire_login\x18\x03 \x01(\bH\x00R\frequireLogin\x88\x01\x01\x125\n" +
 	"\ainvoice\x18\x04 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12`\n" +
 	"\x17promo_info_requirements\x18\x05 \x03(\v2(.hangar.checkout.v1.PromoInfoRequirementR\x15promoInfoRequirements\x12\x1d\n" +
-	"\acounter\x18\x06 \x01(\x03H\x01R\acounter\x88\x01\x01\x12\x18\n" +
+	"\acounter\x18\x06 \x01(\x05H\x01R\acounter\x88\x01\x01\x12\x18\n" +
 	"\aaccount\x18\a \x01(\tR\aaccount\x121\n" +
 	"\x14subscription_account\x18\b \x01(\tR\x13subscriptionAccount\x12'\n" +
 	"\ris_org_member\x18\t \x01(\bH\x02R\visOrgMember\x88\x01\x01\x12@\n" +
@@ -6238,7 +6238,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acountry\x18\x06 \x01(\tR\acountry\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\a \x01(\tR\taccountId\x12\x18\n" +
-	"\acounter\x18\b \x01(\x03R\acounter\"\x93\x01\n" +
+	"\acounter\x18\b \x01(\x05R\acounter\"\x93\x01\n" +
 	"\tGiftBuyer\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -6346,7 +6346,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x122\n" +
 	"\bquantity\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\bquantity\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12$\n" +
-	"\x0eprice_in_cents\x18\x04 \x01(\x03R\fpriceInCents\"\x99\x06\n" +
+	"\x0eprice_in_cents\x18\x04 \x01(\x05R\fpriceInCents\"\x99\x06\n" +
 	"\x13OneOffConfiguration\x12H\n" +
 	"\fbilling_info\x18\x01 \x01(\v2%.hangar.checkout.v1.OneOffBillingInfoR\vbillingInfo\x12-\n" +
 	"\x13check_email_in_cart\x18\x02 \x01(\bR\x10checkEmailInCart\x12\x1a\n" +
@@ -6369,7 +6369,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acart_id\x18\x10 \x01(\tR\x06cartId\x12\x1b\n" +
 	"\tapply_tax\x18\x11 \x01(\bR\bapplyTax\x12<\n" +
 	"\x1abusiness_identification_no\x18\x12 \x01(\tR\x18businessIdentificationNo\x12\x18\n" +
-	"\acounter\x18\x13 \x01(\x03R\acounter\"e\n" +
+	"\acounter\x18\x13 \x01(\x05R\acounter\"e\n" +
 	"\x14PreviewOneOffRequest\x12M\n" +
 	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\"\xdd\x04\n" +
 	"\x15PreviewOneOffResponse\x125\n" +

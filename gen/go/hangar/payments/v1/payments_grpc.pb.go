@@ -46,7 +46,9 @@ const (
 // payment method. A full card number or CVV is only ever in a TokenizeRequest; it is never
 // logged, stored or put in an event.
 //
-// Money is int64 minor units (JSON strings through the gateway) with an ISO 4217 currency.
+// Money is int64 minor units with an ISO 4217 currency in the gRPC-only messages (Charge,
+// Refund, ...); no public (gateway) message carries an int64, so every number on the public
+// wire is a JSON number.
 // Charge, Capture, Void, Refund and the billing profile are gRPC only (called by checkout).
 type PaymentsServiceClient interface {
 	// GetClientToken answers the client authorization the hosted fields start with.
@@ -258,7 +260,9 @@ func (c *paymentsServiceClient) GetReaderVaultResult(ctx context.Context, in *Ge
 // payment method. A full card number or CVV is only ever in a TokenizeRequest; it is never
 // logged, stored or put in an event.
 //
-// Money is int64 minor units (JSON strings through the gateway) with an ISO 4217 currency.
+// Money is int64 minor units with an ISO 4217 currency in the gRPC-only messages (Charge,
+// Refund, ...); no public (gateway) message carries an int64, so every number on the public
+// wire is a JSON number.
 // Charge, Capture, Void, Refund and the billing profile are gRPC only (called by checkout).
 type PaymentsServiceServer interface {
 	// GetClientToken answers the client authorization the hosted fields start with.
