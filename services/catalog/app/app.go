@@ -68,6 +68,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, plans: &ports.AvailablePlans{}}
 	a.cats = iapp.NewCatalogs(adapters.NewStore(pool), log)
 	a.cats.OnChange(a.plans.Prepare)

@@ -96,6 +96,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	conn, err := grpc.NewClient(cfg.CatalogAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(telemetry.Propagator()))))
 	if err != nil {

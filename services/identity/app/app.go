@@ -106,6 +106,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{

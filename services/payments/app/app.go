@@ -125,6 +125,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 
 	resolver := o.resolver
@@ -145,6 +148,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	// in PostgreSQL (the sandbox_* tables), reached through a pool of its own.
 	a.sandboxPool, err = db.Open(ctx, cfg.URL, cfg.SandboxMaxConns)
 	if err != nil {
+		return nil, err
+	}
+	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
 	gw := gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now)

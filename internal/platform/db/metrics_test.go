@@ -1,0 +1,81 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+)
+
+// The collector reports the pool as it is at scrape time: a held connection is acquired,
+// the pool's size is its configured maximum, and acquisitions are counted.
+func TestPoolCollector(t *testing.T) {
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	reg := prometheus.NewPedanticRegistry()
+	if err := db.RegisterPool(reg, pool, "main"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP hangar_db_pool_connections Connections of the database pool by state: acquired (in use), idle, constructing.
+# TYPE hangar_db_pool_connections gauge
+hangar_db_pool_connections{pool="main",state="acquired"} 1
+hangar_db_pool_connections{pool="main",state="constructing"} 0
+hangar_db_pool_connections{pool="main",state="idle"} 0
+# HELP hangar_db_pool_max_connections Maximum size of the database pool.
+# TYPE hangar_db_pool_max_connections gauge
+hangar_db_pool_max_connections{pool="main"} 3
+# HELP hangar_db_pool_acquires_total Successful connection acquisitions from the database pool.
+# TYPE hangar_db_pool_acquires_total counter
+hangar_db_pool_acquires_total{pool="main"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
+		"hangar_db_pool_connections", "hangar_db_pool_max_connections", "hangar_db_pool_acquires_total"); err != nil {
+		t.Error(err)
+	}
+	conn.Release()
+	if got := testutil.ToFloat64(gaugeOf(t, reg, "hangar_db_pool_connections", "idle")); got != 1 {
+		t.Errorf("idle after release = %v, want 1", got)
+	}
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 8 {
+		t.Errorf("series = %d (%v), want 8", n, err)
+	}
+}
+
+// gaugeOf returns a collector answering one series of the registry, for ToFloat64.
+func gaugeOf(t *testing.T, reg *prometheus.Registry, name, state string) prometheus.Collector {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "state" && l.GetValue() == state {
+					g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
+					g.Set(m.GetGauge().GetValue())
+					return g
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s{state=%q}", name, state)
+	return nil
+}
