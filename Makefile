@@ -80,12 +80,13 @@ dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
 
 # ---------------------------------------------------------------------------- test
 .PHONY: test
-test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, web
+test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, web
 	scripts/ensure-postgres.sh
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-go
 	$(MAKE) --no-print-directory helm-check
+	$(MAKE) --no-print-directory test-rules
 	$(MAKE) --no-print-directory test-web
 
 .PHONY: test-go
@@ -103,6 +104,10 @@ test-web: ## Web unit tests and browser tests against the real stack
 .PHONY: helm-check
 helm-check: ## Lint and render the chart, strictly validate every object offline
 	@if [[ -x scripts/helm-check.sh ]]; then scripts/helm-check.sh; else echo "helm-check: no chart check yet"; exit 1; fi
+
+.PHONY: test-rules
+test-rules: ## promtool check + unit tests of the chart's SLO and alert rules (Debian's prometheus via apt)
+	scripts/test-rules.sh
 
 # ---------------------------------------------------------------------------- load
 .PHONY: loadtest-smoke

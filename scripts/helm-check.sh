@@ -11,7 +11,9 @@
 #   7. self-check: copies of the rendering with a misspelled field (containerPortt,
 #      readinessProbee, honorLabelz) must fail both validators, for that field
 #
-# Usage: scripts/helm-check.sh [--regenerate-schemas]
+# Usage: scripts/helm-check.sh [--regenerate-schemas | --tools]
+#   --tools               only install the pinned helm and kubeconform (step 1), e.g. for
+#                         scripts/test-cluster.sh
 #   --regenerate-schemas  rewrite deploy/helm/schemas/*.json from the swagger.json of
 #                         k8s.io/kubernetes@$K8S_VERSION (downloaded through the Go module
 #                         proxy), then run the checks. Commit the result.
@@ -35,11 +37,13 @@ export GOWORK=off
 export CGO_ENABLED=0
 
 regenerate=false
+tools_only=false
 for arg in "$@"; do
   case "$arg" in
     --regenerate-schemas) regenerate=true ;;
+    --tools) tools_only=true ;;
     -h | --help)
-      sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -84,6 +88,7 @@ fi
 HELM="$BIN/helm"
 KUBECONFORM="$BIN/kubeconform"
 echo "helm $(module_version "$HELM" helm.sh/helm/v3), kubeconform $(module_version "$KUBECONFORM" github.com/yannh/kubeconform)"
+$tools_only && exit 0
 
 if $regenerate; then
   step "regenerate schemas from k8s.io/kubernetes@v$K8S_VERSION"

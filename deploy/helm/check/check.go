@@ -11,6 +11,7 @@ package check
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,7 @@ type Rendering struct {
 	Ingresses       []*networkingv1.Ingress
 	ServiceMonitors []*ServiceMonitor
 	PrometheusRules []*PrometheusRule
+	ConfigMaps      []*corev1.ConfigMap
 }
 
 // ServiceMonitor is the part of monitoring.coreos.com/v1 ServiceMonitor the chart renders;
@@ -171,6 +173,8 @@ func (r *Rendering) add(doc []byte) error {
 		r.ServiceMonitors, err = decodeInto(doc, r.ServiceMonitors)
 	case "monitoring.coreos.com/v1 PrometheusRule":
 		r.PrometheusRules, err = decodeInto(doc, r.PrometheusRules)
+	case "v1 ConfigMap":
+		r.ConfigMaps, err = decodeInto(doc, r.ConfigMaps)
 	default:
 		return fmt.Errorf("unexpected kind %q", gvk)
 	}
@@ -227,6 +231,9 @@ func Check(r *Rendering, routes []Route) []error {
 	for _, pr := range r.PrometheusRules {
 		c.prometheusRule(pr)
 	}
+	for _, cm := range r.ConfigMaps {
+		c.configMap(cm)
+	}
 	return c.errs
 }
 
@@ -276,6 +283,9 @@ func (c *checker) names() {
 	}
 	for _, o := range c.r.PrometheusRules {
 		note("PrometheusRule", o.Name)
+	}
+	for _, o := range c.r.ConfigMaps {
+		note("ConfigMap", o.Name)
 	}
 }
 
@@ -721,6 +731,9 @@ func (c *checker) prometheusRule(pr *PrometheusRule) {
 				if r.Annotations["summary"] == "" {
 					c.errorf("%s: alert %s has no summary", where, r.Alert)
 				}
+				if !runbookRE.MatchString(r.Annotations["runbook_url"]) {
+					c.errorf("%s: alert %s has no runbook_url to a page of docs/runbooks/ (got %q)", where, r.Alert, r.Annotations["runbook_url"])
+				}
 			}
 		}
 	}
@@ -728,3 +741,68 @@ func (c *checker) prometheusRule(pr *PrometheusRule) {
 		c.errorf("%s: no alerts", where)
 	}
 }
+
+// runbookRE: every alert links a runbook page of the repository's docs/runbooks/.
+var runbookRE = regexp.MustCompile(`^https?://\S+/docs/runbooks/[a-z0-9-]+\.md(#[a-z0-9-]+)?$`)
+
+// DashboardLabel marks the ConfigMaps Grafana's sidecar loads as dashboards.
+const DashboardLabel = "grafana_dashboard"
+
+// configMap checks the dashboards: every data entry is a Grafana dashboard (JSON with a
+// uid, a title and panels whose queries are set), with no placeholder left unfilled.
+func (c *checker) configMap(cm *corev1.ConfigMap) {
+	where := "ConfigMap " + cm.Name
+	if _, ok := cm.Labels[DashboardLabel]; !ok {
+		c.errorf("%s: not labelled %s (the chart renders ConfigMaps only for dashboards)", where, DashboardLabel)
+		return
+	}
+	if len(cm.Data) == 0 {
+		c.errorf("%s: no dashboard in data", where)
+	}
+	for key, body := range cm.Data {
+		if !strings.HasSuffix(key, ".json") {
+			c.errorf("%s: key %s is not a .json file", where, key)
+		}
+		if strings.Contains(body, "__") && placeholderRE.MatchString(body) {
+			c.errorf("%s %s: unfilled placeholder %s", where, key, placeholderRE.FindString(body))
+		}
+		var d struct {
+			UID    string `json:"uid"`
+			Title  string `json:"title"`
+			Panels []struct {
+				Type    string `json:"type"`
+				Title   string `json:"title"`
+				Targets []struct {
+					Expr string `json:"expr"`
+				} `json:"targets"`
+			} `json:"panels"`
+		}
+		if err := json.Unmarshal([]byte(body), &d); err != nil {
+			c.errorf("%s %s: not JSON: %v", where, key, err)
+			continue
+		}
+		if d.UID == "" || d.Title == "" || len(d.UID) > 40 {
+			c.errorf("%s %s: a dashboard needs a title and a uid of at most 40 characters", where, key)
+		}
+		graphs := 0
+		for _, p := range d.Panels {
+			if p.Type == "row" {
+				continue
+			}
+			graphs++
+			if len(p.Targets) == 0 {
+				c.errorf("%s %s: panel %q has no query", where, key, p.Title)
+			}
+			for _, t := range p.Targets {
+				if strings.TrimSpace(t.Expr) == "" || strings.Count(t.Expr, "(") != strings.Count(t.Expr, ")") {
+					c.errorf("%s %s: panel %q has an empty or unbalanced query %q", where, key, p.Title, t.Expr)
+				}
+			}
+		}
+		if graphs == 0 {
+			c.errorf("%s %s: no panels", where, key)
+		}
+	}
+}
+
+var placeholderRE = regexp.MustCompile(`__[A-Z]+__`)

@@ -54,8 +54,8 @@ func TestRendered(t *testing.T) {
 			for _, err := range Check(r, routes) {
 				t.Error(err)
 			}
-			t.Logf("%d Deployments, %d Services, %d HPAs, %d PDBs, %d NetworkPolicies, %d Ingresses, %d ServiceMonitors, %d PrometheusRules",
-				len(r.Deployments), len(r.Services), len(r.HPAs), len(r.PDBs), len(r.NetworkPolicies), len(r.Ingresses), len(r.ServiceMonitors), len(r.PrometheusRules))
+			t.Logf("%d Deployments, %d Services, %d HPAs, %d PDBs, %d NetworkPolicies, %d Ingresses, %d ServiceMonitors, %d PrometheusRules, %d dashboards",
+				len(r.Deployments), len(r.Services), len(r.HPAs), len(r.PDBs), len(r.NetworkPolicies), len(r.Ingresses), len(r.ServiceMonitors), len(r.PrometheusRules), len(r.ConfigMaps))
 		})
 	}
 }
@@ -215,7 +215,15 @@ spec:
         - alert: Down
           expr: absent(up{job="h-catalog"} == 1)
           labels: {severity: critical}
-          annotations: {summary: down}
+          annotations: {summary: down, runbook_url: "https://example.com/docs/runbooks/service-alerts.md#down"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: h-catalog-dashboard, labels: {grafana_dashboard: "1"}}
+data:
+  hangar-catalog.json: |-
+    {"uid": "hangar-catalog", "title": "Hangar / catalog", "panels": [{"type": "row", "title": "HTTP"},
+      {"type": "timeseries", "title": "Requests", "targets": [{"expr": "sum(rate(hangar_http_requests_total{job=\"h-catalog\"}[5m]))"}]}]}
 `
 
 var fixtureRoutes = []Route{
@@ -271,6 +279,10 @@ func TestCatchesMistakes(t *testing.T) {
 		{"route with wrong pathType", "{path: /a, pathType: Exact", "{path: /a, pathType: Prefix", false, "is not a route"},
 		{"networkpolicy port unknown", "ports: [{port: grpc}]", "ports: [{port: grcp}]", false, "is not a port"},
 		{"servicemonitor port unknown", "endpoints: [{port: admin,", "endpoints: [{port: metrics,", false, "has no port"},
+		{"alert without runbook", `runbook_url: "https://example.com/docs/runbooks/service-alerts.md#down"`, `runbook_url: ""`, false, "no runbook_url"},
+		{"dashboard placeholder left", `"title": "Hangar / catalog"`, `"title": "Hangar / __COMPONENT__"`, false, "unfilled placeholder"},
+		{"dashboard not JSON", `"uid": "hangar-catalog",`, `"uid": "hangar-catalog"`, false, "not JSON"},
+		{"dashboard panel without query", `"targets": [{"expr"`, `"targetz": [{"expr"`, false, "has no query"},
 		{"service account token mounted", "serviceAccountName: h-web\n      automountServiceAccountToken: false", "serviceAccountName: h-web\n      automountServiceAccountToken: true", false, "automountServiceAccountToken"},
 	}
 	for _, tc := range cases {

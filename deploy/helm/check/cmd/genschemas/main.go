@@ -34,6 +34,7 @@ var kinds = []gvk{
 	{"policy", "v1", "PodDisruptionBudget"},
 	{"networking.k8s.io", "v1", "NetworkPolicy"},
 	{"networking.k8s.io", "v1", "Ingress"},
+	{"", "v1", "ConfigMap"},
 }
 
 type gvk struct{ Group, Version, Kind string }
