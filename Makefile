@@ -80,13 +80,14 @@ dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
 
 # ---------------------------------------------------------------------------- test
 .PHONY: test
-test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, web
+test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, Prometheus, web
 	scripts/ensure-postgres.sh
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory test-go
 	$(MAKE) --no-print-directory helm-check
 	$(MAKE) --no-print-directory test-rules
+	$(MAKE) --no-print-directory test-prometheus
 	$(MAKE) --no-print-directory test-web
 
 .PHONY: test-go
@@ -108,6 +109,10 @@ helm-check: ## Lint and render the chart, strictly validate every object offline
 .PHONY: test-rules
 test-rules: ## promtool check + unit tests of the chart's SLO and alert rules (Debian's prometheus via apt)
 	scripts/test-rules.sh
+
+.PHONY: test-prometheus
+test-prometheus: ## Debian's prometheus scrapes a dev stack with the chart's rules: all targets up, all rules evaluate
+	scripts/test-prometheus.sh
 
 # ---------------------------------------------------------------------------- load
 .PHONY: loadtest-smoke

@@ -106,6 +106,7 @@ func run(ctx context.Context) error {
 
 	g, gctx := errgroup.WithContext(ctx)
 	var backends []edge.Backend
+	var targets scrapeTargets
 	// launch binds a built service's listeners, hands it to the edge and runs it; it
 	// answers the service's gRPC address for the services that call it.
 	launch := func(name string, svc service, err error) (string, error) {
@@ -117,6 +118,7 @@ func run(ctx context.Context) error {
 		}
 		grpcAddr, httpAddr, adminAddr := svc.Addrs()
 		backends = append(backends, edge.Backend{Name: name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: svc.Handler(), Ready: svc.Ready})
+		targets.add(name, adminAddr)
 		g.Go(func() error { return svc.Run(gctx) })
 		log.Info("service started", "name", name, "grpc", grpcAddr, "http", httpAddr, "admin", adminAddr)
 		return grpcAddr, nil
@@ -252,6 +254,7 @@ func run(ctx context.Context) error {
 	if sink != nil {
 		mux.Handle("GET /-/mail", sink)
 	}
+	mux.Handle("GET /-/prometheus/targets", &targets)
 	mux.Handle("/", e)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	g.Go(func() error {
