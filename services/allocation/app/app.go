@@ -88,6 +88,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, log: deps.Logger, pool: pool, deps: deps, shutdown: shutdown, now: time.Now}
 	a.store = adapters.NewStore(pool)
 
