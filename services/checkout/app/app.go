@@ -118,7 +118,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		pool.Close()
 		return nil, err
 	}
-	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge})
+	orderMetrics, err := order.NewMetrics(deps.Registry)
+	if err != nil {
+		return nil, err
+	}
+	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: domain.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,

@@ -394,6 +394,41 @@ func TestSubmit(t *testing.T) {
 			t.Errorf("another account: %d", code)
 		}
 	})
+
+	// The business counters (docs/reliability.md) reconcile with the tables: one count per
+	// order written (the 100-request burst and replays count once), its total as revenue,
+	// one decline per declined key.
+	t.Run("business metrics match the orders and submissions tables", func(t *testing.T) {
+		_, _, admin := st.app.Addrs()
+		resp, err := http.Get("http://" + admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		sum := func(name string) (total float64) {
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(line, name+"{") {
+					var v float64
+					fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &v)
+					total += v
+				}
+			}
+			return total
+		}
+		orders := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`)
+		revenue := st.count(t, st.checkoutDB, `SELECT coalesce(sum(total_in_cents), 0)::int FROM orders`)
+		declined := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE status = 'declined'`)
+		if got := sum("hangar_orders_total"); got != float64(orders) || orders == 0 {
+			t.Errorf("hangar_orders_total = %v, orders table has %d", got, orders)
+		}
+		if got := sum("hangar_order_revenue_minor_units_total"); got != float64(revenue) {
+			t.Errorf("hangar_order_revenue_minor_units_total = %v, orders total %d", got, revenue)
+		}
+		if got := sum("hangar_payment_declines_total"); got != float64(declined) || declined == 0 {
+			t.Errorf("hangar_payment_declines_total = %v, declined submissions %d", got, declined)
+		}
+	})
 }
 
 // The process dies between the charge and the write: the reconciler finds the captured

@@ -31,6 +31,7 @@ type Pipeline struct {
 	flight     singleflight.Group
 	// afterCharge, when set, runs between the charge and the write: tests inject a crash.
 	afterCharge func(key string) error
+	metrics     *Metrics
 }
 
 // Options configure a Pipeline.
@@ -41,6 +42,8 @@ type Options struct {
 	Lease time.Duration
 	// AfterCharge runs between the charge and the write (tests: crash injection).
 	AfterCharge func(key string) error
+	// Metrics, when set, counts completed orders, revenue, declines and gift certificates.
+	Metrics *Metrics
 }
 
 // NewPipeline builds a pipeline writing to pool's checkout database.
@@ -52,7 +55,7 @@ func NewPipeline(pool *pgxpool.Pool, payments Payments, prop propagation.TextMap
 		o.Lease = 2 * time.Minute
 	}
 	return &Pipeline{pool: pool, payments: payments, fulfillers: map[string]Fulfiller{}, prop: prop, log: log,
-		now: o.Now, lease: o.Lease, afterCharge: o.AfterCharge}
+		now: o.Now, lease: o.Lease, afterCharge: o.AfterCharge, metrics: o.Metrics}
 }
 
 // Register installs the Fulfiller of a kind of order (once, before serving).
@@ -225,9 +228,12 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 }
 
 func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {
-	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
-		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message); err != nil {
+	tag, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
+		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message)
+	if err != nil {
 		p.log.ErrorContext(ctx, "record declined submission", "err", err.Error())
+	} else if tag.RowsAffected() == 1 {
+		p.metrics.declined(d) // once per key, however often the decline is answered
 	}
 	return d
 }

@@ -26,6 +26,7 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 	placed := &Placed{Purchase: *pu, InvoiceID: newInvoiceID(), ChargeID: ch.ID, CardBrand: ch.CardBrand, CardLast4: ch.CardLast4,
 		CreatedAt: p.now().UTC().Truncate(time.Second)}
 	var done string
+	var fulfilled []kafka.Event
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE submissions SET status = 'completed', invoice_id = $2, charge_id = $3, updated_at = $4
 			WHERE key = $1 AND status = 'pending'`, key, placed.InvoiceID, ch.ID, placed.CreatedAt)
@@ -55,6 +56,7 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 		if err != nil {
 			return err
 		}
+		fulfilled = evs
 		return kafka.Enqueue(ctx, tx, p.prop, append([]kafka.Event{completed}, evs...)...)
 	})
 	if err != nil {
@@ -70,6 +72,7 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 		}
 		return out, err
 	}
+	p.metrics.completed(placed, fulfilled)
 	return placed, nil
 }
 
