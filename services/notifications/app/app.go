@@ -105,6 +105,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err != nil {
 		return nil, err
 	}
+	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg, log: deps.Logger, pool: pool, deps: deps, shutdown: shutdown, mailer: mailer}
 	a.store = adapters.NewStore(pool)
 	a.svc = napp.New(render, a.store, deps.Propagator, deps.Tracer, deps.Registry, deps.Logger)
