@@ -46,6 +46,10 @@ type Config struct {
 	SMTPAddr    string   `env:"SMTP_ADDR" default:"" doc:"SMTP relay for the notifications service; unset starts the in-process dev mail sink (listed at /-/mail)"`
 	LogFormat   string   `env:"LOG_FORMAT" default:"text" doc:"json or text"`
 	LogLevel    string   `env:"LOG_LEVEL" default:"info" doc:"debug, info, warn or error"`
+	// Multi-process mode (processes.go): each service its own process behind the edge.
+	Processes    bool          `env:"HANGAR_DEV_PROCESSES" default:"false" doc:"run each service binary as its own process, the edge proxying over HTTP (kill one to test faults)"`
+	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
+	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
 }
 
 func main() {
@@ -77,6 +81,10 @@ func run(ctx context.Context) error {
 		defer b.Close()
 		brokers = b.Addrs()
 		log.Info("in-process Kafka-protocol broker started", "brokers", strings.Join(brokers, ","))
+	}
+
+	if cfg.Processes {
+		return runProcesses(ctx, cfg, table, brokers, log)
 	}
 
 	// Every service gets loopback ports picked by the kernel, so a stale process or a second
