@@ -17,6 +17,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/order"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
 // SubscriptionDetail is what a subscription order writes: the subscription after the
@@ -147,50 +148,13 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 	return []kafka.Event{{Topic: events.TopicSubscriptionChanged, Key: o.AccountID, Payload: b}}, nil
 }
 
-// addOnsOf lists a subscription's add-ons with their licensing method, which the
-// allocation service pools by: per-licence entries carry the subscription's (allocated to
-// users when it is) or the catalogue's; per-organisation ones one each, with the
-// catalogue's method when it has one (a runway package: one tail); regions none.
+// addOnsOf lists a subscription's add-ons with their licensing method (subscription.AddOns).
 func addOnsOf(codes []string, qty int, licensing string, cat func() (*domain.Catalog, error)) []*eventsv1.SubscriptionAddOn {
 	var c *domain.Catalog
 	if cat != nil {
 		c, _ = cat()
 	}
-	out := make([]*eventsv1.SubscriptionAddOn, 0, len(codes))
-	for _, code := range codes {
-		a := &eventsv1.SubscriptionAddOn{AddOnCode: code, LicensingMethod: licensing, Quantity: int32(qty)}
-		if c != nil {
-			if e, ok := c.Entry(code); ok {
-				switch {
-				case domain.PerOrganization(e):
-					// Bought once per organisation: a runway package goes to one tail (the
-					// catalogue's TAIL_ALLOCATION); features and markers (runway_not_purchased)
-					// are not seats at all.
-					a.Quantity, a.LicensingMethod = 1, ""
-					if seatPricing(e.PricingType) {
-						a.LicensingMethod = e.PricingType
-					}
-				case e.PlanType == "region" || strings.HasPrefix(code, "included_geo_") || strings.HasPrefix(code, "add_geo_"):
-					// A region is coverage of every licence, not a licence to hand out.
-					a.LicensingMethod = ""
-				case licensing == "" && seatPricing(e.PricingType):
-					// Per licence: the subscription's method when it has one, else the catalogue's.
-					a.LicensingMethod = e.PricingType
-				}
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// seatPricing reports whether a catalogue pricing type is a per-seat licensing method.
-func seatPricing(t string) bool {
-	switch t {
-	case "USER_ALLOCATION", "TAIL_ALLOCATION", "ANY_ALLOCATION", "PER_USER", "PER_TAIL", "PER_DEVICE":
-		return true
-	}
-	return false
+	return subscription.AddOns(codes, qty, licensing, c)
 }
 
 func nullable(v string) any {

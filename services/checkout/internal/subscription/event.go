@@ -44,22 +44,48 @@ func (c Changed) Event() (kafka.Event, error) {
 	return kafka.Event{Topic: events.TopicSubscriptionChanged, Key: s.AccountID, Payload: b}, nil
 }
 
-// AddOns lists a subscription's add-ons with their licensing method: per-licence entries
-// carry the subscription's (USER_ALLOCATION when its licences are allocated to users) and
-// its quantity; per-organisation ones one each (runway packages PER_TAIL).
+// AddOns lists a subscription's add-ons with their licensing method, which the allocation
+// service pools by: per-licence entries carry the subscription's method (USER_ALLOCATION
+// when its licences are allocated to users), or else the catalogue's, and its quantity;
+// per-organisation ones one each, with the catalogue's method when it has one (a runway
+// package: TAIL_ALLOCATION, one tail); regions, features and not-purchased markers none.
+// Without a catalogue (the dev seed) the names decide: regions and markers carry none,
+// runway packages go to one tail.
 func AddOns(codes []string, qty int, licensing string, cat *domain.Catalog) []*eventsv1.SubscriptionAddOn {
 	out := make([]*eventsv1.SubscriptionAddOn, 0, len(codes))
 	for _, code := range codes {
 		a := &eventsv1.SubscriptionAddOn{AddOnCode: code, LicensingMethod: licensing, Quantity: int32(qty)}
+		region := strings.HasPrefix(code, "included_geo_") || strings.HasPrefix(code, "add_geo_")
+		marker := strings.HasSuffix(code, "_not_purchased")
+		var e *domain.Entry
 		if cat != nil {
-			if e, ok := cat.Entry(code); ok && domain.PerOrganization(e) {
-				a.Quantity, a.LicensingMethod = 1, ""
-				if strings.HasPrefix(code, "runway_") {
-					a.LicensingMethod = "PER_TAIL"
-				}
+			e, _ = cat.Entry(code)
+		}
+		switch {
+		case marker:
+			a.Quantity, a.LicensingMethod = 1, ""
+		case e != nil && domain.PerOrganization(e):
+			a.Quantity, a.LicensingMethod = 1, ""
+			if seatPricing(e.PricingType) {
+				a.LicensingMethod = e.PricingType
 			}
+		case e == nil && strings.HasPrefix(code, "runway_"):
+			a.Quantity, a.LicensingMethod = 1, "TAIL_ALLOCATION"
+		case region || (e != nil && e.PlanType == "region"):
+			a.LicensingMethod = ""
+		case e != nil && licensing == "" && seatPricing(e.PricingType):
+			a.LicensingMethod = e.PricingType
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// seatPricing reports whether a catalogue pricing type is a per-seat licensing method.
+func seatPricing(t string) bool {
+	switch t {
+	case "USER_ALLOCATION", "TAIL_ALLOCATION", "ANY_ALLOCATION", "PER_USER", "PER_TAIL", "PER_DEVICE":
+		return true
+	}
+	return false
 }
