@@ -25,11 +25,12 @@ const (
 // SeedTails are the demo organization's aircraft; N412AC holds the Pilatus runway analysis.
 var SeedTails = []string{"N412AC", "N500AC", "N612AC", "N734AC", "N801AC"}
 
-// SeedEvent is the subscription-changed event checkout publishes for its seeded business
-// subscription (services/checkout/internal/app/subscription_order.go addOnsOf), filed under
-// the organization's account org: Business Pro for 5 users (USER_ALLOCATION), the Pilatus
-// runway analysis for 1 aircraft (the catalogue's TAIL_ALLOCATION); the region and the EFB
-// Bridge feature are not seats. Version 1, so any real change checkout publishes supersedes it.
+// SeedEvent is the subscription-changed event checkout's dev seed publishes for its seeded
+// business subscription (services/checkout/internal/subscription AddOns), filed under the
+// organization's account org: Business Pro and EFB Bridge for 5 users (USER_ALLOCATION),
+// the Pilatus runway analysis for 1 aircraft (TAIL_ALLOCATION); the region is not a seat.
+// Version 1 and an old change time, so checkout's own seed event and any real change
+// supersede it; it only makes the pools exist before the first event arrives.
 func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
 	return &eventsv1.SubscriptionChanged{
@@ -37,7 +38,7 @@ func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 		AddOns: []*eventsv1.SubscriptionAddOn{
 			{AddOnCode: "business_pro", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
 			{AddOnCode: "included_geo_us", Quantity: 5},
-			{AddOnCode: "efb_bridge", Quantity: 1},
+			{AddOnCode: "efb_bridge", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
 			{AddOnCode: "runway_tp_pilatus", LicensingMethod: string(domain.TailAllocation), Quantity: 1},
 		},
 		Quantity: 5, TermStart: timestamppb.New(day(-222)), TermEnd: timestamppb.New(day(143)),
