@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"errors"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -259,14 +261,18 @@ func NormalizeCountry(v string) string {
 	return v
 }
 
-// ParseQuantity reads a typed quantity: ok is false when it is not a number.
+// ParseQuantity reads a typed quantity: ok is false when it is not a number. A number
+// beyond ±1e9 (2147483647, 1e300) is still a number: it is answered as ±1e9, so the
+// quantity rules clamp it to the maximum with the contact-sales message (spec 000 §5,
+// "above maximum is clamped") instead of taking it for text and using the minimum.
 func ParseQuantity(raw string) (int, bool) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return 0, false
 	}
-	if f, err := strconv.ParseFloat(raw, 64); err == nil && f >= -1e9 && f <= 1e9 {
-		return int(f), true
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f) {
+		return 0, false
 	}
-	return 0, false
+	return int(max(min(f, 1e9), -1e9)), true
 }
