@@ -114,6 +114,10 @@ test-rules: ## promtool check + unit tests of the chart's SLO and alert rules (D
 test-prometheus: ## Debian's prometheus scrapes a dev stack with the chart's rules: all targets up, all rules evaluate
 	scripts/test-prometheus.sh
 
+.PHONY: test-cluster
+test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a loopback kube-apiserver with kwok nodes
+	scripts/test-cluster.sh
+
 # ---------------------------------------------------------------------------- load
 .PHONY: loadtest-smoke
 loadtest-smoke: $(K6) ## k6 smoke run of loadtest/catalog.js against make dev (BASE_URL=http://localhost:8080)

@@ -329,7 +329,7 @@ current-context: local
 		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", etcdPeer),
 		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", etcdPeer),
 		fmt.Sprintf("--initial-cluster=hangar=http://127.0.0.1:%d", etcdPeer),
-		"--listen-metrics-urls=", "--log-level=warn",
+		"--log-level=warn",
 		// Test data: no fsync per write keeps the shared machine's disk out of the timings.
 		"--unsafe-no-fsync")
 	if err != nil {
@@ -342,7 +342,7 @@ current-context: local
 	logf("starting kube-apiserver on %s", cp.server)
 	api, err := cp.start("kube-apiserver", bin("kube-apiserver"),
 		"--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", apiPort),
 		"--cert-dir="+filepath.Join(o.work, "certs"),
 		"--service-account-issuer=https://kubernetes.default.svc",
