@@ -119,6 +119,13 @@ test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a
 	scripts/test-cluster.sh
 
 # ---------------------------------------------------------------------------- load
+.PHONY: k6
+k6: $(K6) ## Build k6 into bin/ (pinned version; once)
+
+.PHONY: loadtest-checkout
+loadtest-checkout: $(K6) ## k6 purchase journey (preview, tokenize, submit, receipt) against make dev (SHAPE=smoke|rate)
+	$(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/checkout.js
+
 .PHONY: loadtest-smoke
 loadtest-smoke: $(K6) ## k6 smoke run of loadtest/catalog.js against make dev (BASE_URL=http://localhost:8080)
 	$(K6) run -e SHAPE=smoke -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/catalog.js

@@ -61,7 +61,13 @@ const mix = [
 ];
 const total = mix.reduce((s, m) => s + m[0], 0);
 const bodies = mix.map((m) => [m[0], JSON.stringify(m[1]), m[2]]);
-const params = { headers: { 'Content-Type': 'application/json' }, tags: { name: 'preview' } };
+// Non-safe requests need the XSRF pair, as a browser sends it (cookie echoed in the header);
+// without it every preview is refused with 403.
+const XSRF = 'k6-xsrf-token';
+const params = {
+  headers: { 'Content-Type': 'application/json', 'X-XSRF-TOKEN': XSRF, Cookie: `XSRF-TOKEN=${XSRF}` },
+  tags: { name: 'preview' },
+};
 
 export default function () {
   let r = Math.random() * total;
