@@ -1,4 +1,7 @@
-import { expect, type Page, type APIRequestContext } from '@playwright/test';
+import { expect as baseExpect, type Page, type APIRequestContext } from '@playwright/test';
+
+/** A shared 2-core machine under load answers slowly: the checkout journeys wait longer than the default. */
+export const expect = baseExpect.configure({ timeout: 30_000 });
 import { expectAccessible } from './helpers';
 
 /** A fresh e-mail per test and run: tests never depend on each other or on earlier runs. */
@@ -51,6 +54,7 @@ export async function purchase(page: Page): Promise<void> {
 
 /** Creates an account through identity's public route, as the page would at checkout. */
 export async function createAccount(request: APIRequestContext, email: string): Promise<void> {
+  // page.request shares the browser context's cookies: the new session logs the page in.
   await request.get('/buy/api/me');
   const state = await request.storageState();
   const xsrf = state.cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
@@ -68,4 +72,43 @@ export async function loginOnPage(page: Page, email: string, password = PASSWORD
   await form.getByLabel('Password').fill(password);
   await form.getByRole('button', { name: 'LOGIN' }).click();
   await expect(page.getByTestId('signed-in-user')).toHaveText(email);
+}
+
+/** An account with a password that bought a plan with a card (so the card is on file). */
+export async function subscriber(page: Page, tag: string, plan: RegExp, extra?: (page: Page) => Promise<void>): Promise<string> {
+  const email = freshEmail(tag);
+  await createAccount(page.request, email);
+  await openBuy(page);
+  await expect(page.getByTestId('signed-in-user')).toHaveText(email);
+  await choosePlan(page, plan);
+  if (extra) await extra(page);
+  await fillCard(page, '4111111111111111');
+  await purchase(page);
+  await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
+  await expect(page.getByTestId('receipt-total')).toBeVisible();
+  return email;
+}
+
+export function errorsBox(page: Page) {
+  return page.getByTestId('errors');
+}
+
+/**
+ * Puts a card on file for the logged-in account through payments' payment-method update
+ * (what the account page does). A purchase's charge vaults its card but does not make it
+ * the method on file yet, so the renewal test sets it this way.
+ */
+export async function putCardOnFile(page: Page, number = '4111111111111111'): Promise<void> {
+  const state = await page.context().storageState();
+  const xsrf = state.cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+  const me = await (await page.request.get('/buy/api/me')).json();
+  const tok = await page.request.post('/buy/api/payments/tokenize', { headers: { 'X-XSRF-TOKEN': xsrf }, data: { number, cvv: '123', expirationDate: '12/2031' } });
+  expect(tok.ok(), await tok.text()).toBeTruthy();
+  const { nonce } = await tok.json();
+  const r = await page.request.post('/buy/api/subscription/update-payment-method', {
+    headers: { 'X-XSRF-TOKEN': xsrf },
+    data: { accountId: me.accountUuid, nonce, zipcode: '97201', cardholderName: 'Amelia Earhart', country: 'US', paymentMethod: 'CREDIT_CARD' },
+  });
+  expect(r.ok(), await r.text()).toBeTruthy();
+  expect((await r.json()).status).toBe('succeeded');
 }

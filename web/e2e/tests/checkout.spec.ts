@@ -1,6 +1,6 @@
-import { expect, test } from '@playwright/test';
+import { test } from '@playwright/test';
 import { expectAccessible, keepScreenshot } from '../support/helpers';
-import { choosePlan, fillCard, freshEmail, openBuy, purchase, step, total } from '../support/buy';
+import { choosePlan, createAccount, expect, putCardOnFile, errorsBox, fillCard, freshEmail, openBuy, purchase, step, subscriber, total } from '../support/buy';
 
 // The whole checkout of spec 000 in Chromium against the real stack: preview, hosted card
 // fields (payments), submit (checkout), receipt.
@@ -29,5 +29,135 @@ test.describe('checkout on /buy', () => {
     await expect(page.getByTestId('receipt')).toContainText(email);
     await expectAccessible(page, 'buy: receipt');
     await keepScreenshot(page, 'buy-receipt');
+  });
+});
+
+test.describe('checkout on /buy: messages, codes and currencies', () => {
+  test.setTimeout(120_000);
+
+  test('a declined card shows the processor message under "Please correct the following:"', async ({ page }) => {
+    await openBuy(page);
+    await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(freshEmail('declined'));
+    await fillCard(page, '4000000000000002');
+    await purchase(page);
+    await expect(errorsBox(page)).toContainText('Please correct the following:');
+    await expect(errorsBox(page)).toContainText(/Do Not Honor|declined/i);
+    await expect(page).toHaveURL(/\/buy(\?|$)/);
+    await step(page, 'buy: declined');
+  });
+
+  test('a currency change keeps the choices', async ({ page }) => {
+    await openBuy(page);
+    await choosePlan(page, /^Premium/);
+    await page.locator('#section-regions').getByRole('checkbox', { name: /^Europe/ }).check();
+    await page.locator('#section-addOns').getByRole('checkbox', { name: /^FLARM/ }).check();
+    await total(page, '$520');
+    await page.getByLabel('Currency', { exact: true }).selectOption('EUR');
+    await expect(page).toHaveURL(/[?&]currency=EUR/);
+    await expect(page.getByTestId('invoice-total')).toHaveText(/^€/);
+    await expect(page.locator('#section-plans').getByRole('radio', { name: /^Premium/ })).toBeChecked();
+    await expect(page.locator('#section-regions').getByRole('checkbox', { name: /^Europe/ })).toBeChecked();
+    await expect(page.locator('#section-addOns').getByRole('checkbox', { name: /^FLARM/ })).toBeChecked();
+    await expect(page.getByTestId('invoice')).toContainText('FLARM');
+    await step(page, 'buy: EUR');
+  });
+
+  test('EAA2020 shows its notice to a first-time customer and discounts the order', async ({ page }) => {
+    await openBuy(page);
+    await choosePlan(page, /^Premium/);
+    await total(page, '$370');
+    await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(freshEmail('eaa'));
+    await page.getByLabel('Promo or gift certificate code').fill('EAA2020');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const dialog = page.getByRole('dialog', { name: /EAA2020/ });
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('first-time customers');
+    await expectAccessible(page, 'buy: EAA2020 notice');
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId('invoice')).toContainText('EAA2020');
+    await total(page, '$296');
+  });
+
+  test('an EUR business buyer with a VAT id pays no VAT (reverse charge)', async ({ page }) => {
+    await openBuy(page, '/buy?currency=EUR');
+    await choosePlan(page, /^Premium/);
+    const email = freshEmail('vat');
+    await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(email);
+    await fillCard(page, '5555555555554444', { zip: '10115', country: 'DE' });
+    await page.getByLabel('VAT ID (business identification number)').fill('DE123456789');
+    await expect(page.getByTestId('invoice')).toContainText('Reverse charge');
+    await expect(page.getByTestId('invoice-tax')).toHaveText('€0');
+    await page.getByRole('checkbox', { name: /consent to the processing of my personal data/ }).check();
+    await step(page, 'buy: VAT');
+    await purchase(page);
+    await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
+    await expect(page.getByTestId('receipt')).toContainText(email);
+    await expect(page.getByTestId('receipt-total')).toHaveText(/^€/);
+  });
+});
+
+test.describe('checkout on /buy: accounts', () => {
+  test.setTimeout(180_000);
+
+  test('a business buyer buys 5 licences with organization name, licence agreement and EULA', async ({ page }) => {
+    const email = freshEmail('biz');
+    await createAccount(page.request, email);
+    await openBuy(page);
+    await expect(page.getByTestId('signed-in-user')).toHaveText(email);
+    await choosePlan(page, /^Business Pro/);
+    await page.getByRole('textbox', { name: 'Number of licenses', exact: true }).fill('5');
+    await expect(page.getByTestId('invoice')).toContainText('× 5');
+    await page.getByRole('textbox', { name: 'Organization Name' }).fill('E2E Flight Dept');
+    await fillCard(page, '4111111111111111');
+    // The purchase button stays disabled until the licence agreement is ticked.
+    await expect(page.getByRole('button', { name: /^Purchase/ })).toBeDisabled();
+    await page.getByRole('checkbox', { name: /license agreement/ }).check();
+    await purchase(page);
+    await expect(errorsBox(page)).toContainText('Please agree to our terms of use.');
+    await page.getByRole('checkbox', { name: /terms of use/ }).check();
+    await step(page, 'buy: business');
+    await purchase(page);
+    await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
+    await expect(page.getByTestId('receipt')).toContainText('Business Pro');
+  });
+
+  test('a logged-in subscriber renews with the stored card, and a downgrade asks for confirmation', async ({ page }) => {
+    await subscriber(page, 'renew', /^Premium/);
+    await putCardOnFile(page);
+    await openBuy(page);
+    await expect(page.getByTestId('renewal-box')).toBeVisible();
+    await expect(page.getByTestId('stored-card')).toContainText('1111');
+    await step(page, 'buy: renewal');
+    // A downgrade blocks payment until confirmed: keep editing first, then proceed.
+    await choosePlan(page, /^Essential/);
+    await purchase(page);
+    const dialog = page.getByRole('dialog', { name: 'Confirm your subscription change' });
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('restarts today');
+    await expectAccessible(page, 'buy: downgrade confirmation');
+    await dialog.getByRole('button', { name: 'Keep editing' }).click();
+    await expect(dialog).toBeHidden();
+    await purchase(page);
+    await page.getByRole('dialog', { name: 'Confirm your subscription change' }).getByRole('button', { name: 'Proceed to checkout' }).click();
+    await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
+    await expect(page.getByTestId('receipt')).toContainText('Essential');
+  });
+
+  test('BUNDLE2020 tells a customer with chart coverage it does not apply, and removes the code', async ({ page }) => {
+    await subscriber(page, 'bundle', /^Essential/, async (p) => {
+      await p.getByRole('button', { name: 'Jeppesen IFR Charts' }).click();
+      await p.locator('#section-jeppesen').getByRole('radio', { name: 'Jeppesen United States: App' }).check();
+      await expect(p.getByTestId('invoice')).toContainText('Jeppesen');
+    });
+    await openBuy(page);
+    await page.getByLabel('Promo or gift certificate code').fill('BUNDLE2020');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    const dialog = page.getByRole('dialog', { name: /BUNDLE2020/ });
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('not valid for customers who already have chart coverage');
+    await dialog.getByRole('button', { name: 'OK' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByTestId('applied-code')).toHaveCount(0);
   });
 });

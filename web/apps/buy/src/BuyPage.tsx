@@ -317,9 +317,6 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     // A plan change that needs confirmation blocks payment until confirmed.
     if (p.planChange?.needsConfirmation && !confirmed && confirmedChange !== quote) {
       setPlanChangeErrors([]);
-      if (isBusiness === false && p.isRenewal && config.businessDowngrade) {
-        /* a business downgrade is checked below */
-      }
       setPlanChangeOpen(true);
       return;
     }
@@ -406,7 +403,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   };
 
   const onProceedChange = async () => {
-    if (config.businessDowngrade || (p?.isRenewal && !isBusiness && p?.planChange?.isDowngraded)) {
+    // Only a business subscription becoming individual asks whether the business may downgrade.
+    if (config.businessDowngrade) {
       try {
         const r = await unwrap(apiClient().checkout.GET('/buy/api/business/can-downgrade', { params: { query: { accountId: config.accountId || me.accountUuid || '' } } }));
         if (r.canDowngrade === false) {

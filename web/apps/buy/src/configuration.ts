@@ -107,8 +107,13 @@ export function reduce(s: Configuration, a: Action): Configuration {
       return { ...s, addOns: s.addOns.includes(a.code) ? without(s.addOns, a.code) : [...s.addOns, a.code] };
     case 'pick':
       return { ...s, addOns: [...s.addOns.filter((c) => !a.group.includes(c)), a.code] };
-    case 'chart':
-      return { ...s, chartChoice: { addOnCode: a.addOnCode, type: a.platform, checked: a.checked } };
+    case 'chart': {
+      // The radio shows the choice at once; checkout applies the overlaps and answers the cart.
+      const web = `${a.addOnCode}_web`;
+      const rest = s.addOns.filter((c) => c !== a.addOnCode && c !== web);
+      const add = !a.checked ? [] : a.platform === 'App' ? [a.addOnCode] : a.platform === 'Web' ? [web] : [a.addOnCode, web];
+      return { ...s, addOns: [...rest, ...add], chartChoice: { addOnCode: a.addOnCode, type: a.platform, checked: a.checked } };
+    }
     case 'addCode': {
       const field = a.kind === 'gift' ? 'giftCertificateCode' : 'discountPromoCode';
       if (s[field].some((c) => c.toLowerCase() === a.code.toLowerCase())) return s;
