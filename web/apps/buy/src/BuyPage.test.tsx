@@ -11,7 +11,7 @@ const json = (body: unknown, status = 200) => new Response(JSON.stringify(body),
 interface Sent {
   currency: string;
   addOns: string[];
-  counter: string;
+  counter: number;
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */

@@ -215,6 +215,6 @@ export function toWire(c: Configuration, extra: { cartId: string; counter: numbe
     upgrade: c.upgrade,
     extras: c.extras,
     cartId: extra.cartId,
-    counter: String(extra.counter),
+    counter: extra.counter,
   } as WireConfiguration;
 }
