@@ -27,6 +27,7 @@ export const aliases = [
   { find: /^@hangar\/api-client\/testing$/, replacement: lib('api-client/src/testing.ts') },
   { find: /^@hangar\/money$/, replacement: lib('money/src/index.ts') },
   { find: /^@hangar\/analytics$/, replacement: lib('analytics/src/index.ts') },
+  { find: /^@hangar\/storefront$/, replacement: lib('storefront/src/index.ts') },
 ];
 
 /**

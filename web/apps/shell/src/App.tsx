@@ -4,6 +4,7 @@ import { analytics } from '@hangar/analytics';
 import { NAV_LINKS, ROUTES, SITE_NAME, type ShellRoute } from './routes';
 import { RemoteSlot } from './RemoteSlot';
 import { ensureShellStyles } from './styles';
+import { CookieBanner, SalesModeBanner, useKioskMode } from './StoreBanners';
 
 ensureShellStyles();
 
@@ -60,9 +61,11 @@ export function Header() {
 }
 
 export function App() {
+  useKioskMode();
   return (
     <>
       <Header />
+      <SalesModeBanner />
       <main id="main" className="shell-main" tabIndex={-1}>
         <Routes>
           {ROUTES.map((r) => (
@@ -74,6 +77,7 @@ export function App() {
       <footer className="shell-footer">
         <p>© {SITE_NAME}. Prices are per year unless stated otherwise.</p>
       </footer>
+      <CookieBanner />
     </>
   );
 }

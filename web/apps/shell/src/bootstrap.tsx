@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
+import { fanOut, installAnalytics, segmentSink, tagManagerSink } from '@hangar/analytics';
 import { App } from './App';
 import { RemoteLoaderContext } from './RemoteSlot';
 import { createFederationLoader } from './remotes';
@@ -8,6 +9,10 @@ import { loadRuntimeConfig } from './runtime-config';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('#root element not found');
+
+// Analytics hooks (spec 001 §7): the customer-data queue and the tag manager's data layer.
+// Every remote reads the same page-wide instance.
+installAnalytics({ sink: fanOut(segmentSink(window as never), tagManagerSink(window as never)) });
 
 // The header renders at once; remotes wait for /config.json.
 const loader = createFederationLoader(loadRuntimeConfig());

@@ -18,6 +18,13 @@ body { margin: 0; font-family: var(--h-font); color: var(--h-fg); background: va
 .shell-main:focus { outline: none; }
 .shell-footer { border-top: 1px solid var(--h-border); color: var(--h-muted); font-size: 14px; }
 .shell-footer p { max-width: 1100px; margin: 0 auto; padding: 16px; }
+.shell-cookies { position: fixed; left: 0; right: 0; bottom: 0; z-index: 90; background: #0d2a4a; color: #fff; display: flex; align-items: center; justify-content: center; gap: 12px 24px; flex-wrap: wrap; padding: 12px 16px; box-shadow: 0 -2px 8px rgba(0,0,0,.25); }
+.shell-cookies p { margin: 0; max-width: 760px; font-size: 14px; }
+.shell-cookies a { color: #9fd3ff; }
+.shell-cookies__close { background: #fff; color: #0d2a4a; border: 0; border-radius: 4px; padding: 8px 18px; font: inherit; font-weight: 700; cursor: pointer; min-height: 40px; }
+.shell-cookies a:focus-visible, .shell-cookies__close:focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
+.shell-sales { background: #f0a500; color: #1b1300; display: flex; flex-wrap: wrap; gap: 4px 16px; justify-content: center; align-items: center; padding: 8px 16px; font-size: 15px; }
+.shell-sales a { color: #1b1300; font-weight: 700; }
 `,
   );
 }

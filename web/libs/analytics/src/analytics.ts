@@ -89,11 +89,18 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
 /** The page-wide instance; a no-op until the host installs a real sink. */
 let current: Analytics = createAnalytics();
 
+/**
+ * Each federated remote bundles its own copy of this library, so the instance the shell
+ * installs is also kept on the page (globalThis) where every copy finds it.
+ */
+const GLOBAL_KEY = '__hangarAnalytics';
+
 export function analytics(): Analytics {
-  return current;
+  return ((globalThis as Record<string, unknown>)[GLOBAL_KEY] as Analytics | undefined) ?? current;
 }
 
 export function installAnalytics(options: AnalyticsOptions): Analytics {
   current = createAnalytics(options);
+  (globalThis as Record<string, unknown>)[GLOBAL_KEY] = current;
   return current;
 }

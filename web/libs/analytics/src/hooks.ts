@@ -1,0 +1,111 @@
+import type { AnalyticsEvent, AnalyticsSink } from './events';
+
+/** Spec 001 §8: logged, never thrown. */
+export const SEGMENT_TWICE = 'Segment snippet included twice.';
+export const TAG_MANAGER_MISSING = 'Google Analytics Tag is not setup correctly';
+
+/** The customer-data (segment-style) library's page-global queue. */
+export interface SegmentLike {
+  invoked?: boolean;
+  initialize?: boolean;
+  page?: (name?: string) => void;
+  identify?: (id: string, traits?: object) => void;
+  track?: (event: string, props?: object) => void;
+  trackLink?: (el: unknown, event: string) => void;
+  [k: string]: unknown;
+}
+
+interface HookWindow {
+  analytics?: SegmentLike | unknown[];
+  dataLayer?: unknown[];
+}
+
+/**
+ * The customer-data hook: identify, track, page and link events go to the segment-style
+ * queue on window.analytics. Installing it where a snippet already ran logs 'Segment
+ * snippet included twice.' and reuses the existing queue, as the snippet itself does.
+ */
+export function segmentSink(win: HookWindow, logError: (m: string) => void = (m) => console.error(m)): AnalyticsSink {
+  const existing = win.analytics as SegmentLike | undefined;
+  if (existing && (existing.invoked || existing.initialize)) logError(SEGMENT_TWICE);
+  else {
+    // The snippet's stub: calls queue until the real library replaces it.
+    const queue: unknown[] = [];
+    const stub = queue as unknown as Record<string, unknown>;
+    for (const m of ['page', 'identify', 'track', 'trackLink']) stub[m] = (...args: unknown[]) => queue.push([m, ...args]);
+    stub.invoked = true;
+    win.analytics = queue;
+  }
+  const call = (method: string, ...args: unknown[]) => {
+    const a = win.analytics as Record<string, unknown> | undefined;
+    const fn = a?.[method];
+    if (typeof fn === 'function') (fn as (...x: unknown[]) => void)(...args);
+  };
+  return {
+    send(e: AnalyticsEvent) {
+      switch (e.type) {
+        case 'page':
+          return call('page', e.name);
+        case 'identify':
+          return call('identify', e.accountId, e.traits);
+        case 'track':
+          return call('track', e.event, e.properties);
+        case 'link':
+          return call('track', e.event, { href: e.href });
+        case 'order_completed':
+          return call('track', 'Order Completed', { currency: e.currency, value: e.value, products: e.items, order_id: e.invoiceId });
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+/**
+ * The tag-manager hook: add_to_cart, begin_checkout, purchase and Pageview go to
+ * window.dataLayer. When the tag manager's data layer is not on the page the event is
+ * dropped and 'Google Analytics Tag is not setup correctly' is logged.
+ */
+export function tagManagerSink(win: HookWindow, logError: (m: string) => void = (m) => console.error(m)): AnalyticsSink {
+  let warned = false;
+  const push = (entry: object) => {
+    if (!Array.isArray(win.dataLayer)) {
+      // Once per page: the missing tag is a set-up problem, not one per event.
+      if (!warned) logError(TAG_MANAGER_MISSING);
+      warned = true;
+      return;
+    }
+    win.dataLayer.push(entry);
+  };
+  return {
+    send(e: AnalyticsEvent) {
+      switch (e.type) {
+        case 'page':
+          return push({ event: 'Pageview', pageTitle: e.name });
+        case 'add_to_cart':
+        case 'purchase':
+          return push({ event: e.type, ecommerce: { currency: e.currency, value: e.value, items: e.items, transaction_id: 'invoiceId' in e ? e.invoiceId : undefined } });
+        case 'track':
+          if (e.event === 'begin_checkout') return push({ event: 'begin_checkout', ...(e.properties ?? {}) });
+          return undefined;
+        default:
+          return undefined;
+      }
+    },
+  };
+}
+
+/** Sends every event to each sink; one failing sink does not stop the others. */
+export function fanOut(...sinks: AnalyticsSink[]): AnalyticsSink {
+  return {
+    send(e) {
+      for (const s of sinks) {
+        try {
+          s.send(e);
+        } catch (err) {
+          console.error(`analytics: ${(err as Error).message}`);
+        }
+      }
+    },
+  };
+}

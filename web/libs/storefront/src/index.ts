@@ -1,0 +1,5 @@
+export * from './cookies';
+export * from './location';
+export * from './salesMode';
+export * from './kiosk';
+export * from './http';
