@@ -1,23 +1,18 @@
-// Exposed as 'buy/Module': the buy page (/buy and its routes) and the success page.
-// Sales mode and the military pages' eligibility parts belong to the geo helper's issue;
-// /buy/military and /buy/military_intl configure military plans here.
+// Exposed as 'buy/Module': the buy page (/buy and its routes), the success page, sales mode
+// (/buy/sales-mode), the association-member form (/buy/association) and the military
+// pages: /buy/military and /buy/military_intl verify eligibility first (no e-mail in the
+// query), then configure military plans on the buy page (?email=…, identity's invoice URL).
 import { useEffect } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { RemoteModuleProps } from '@hangar/ui';
 import { BuyPage } from './BuyPage';
 import { SuccessPage } from './success/SuccessPage';
+import { SalesModePage } from './salesmode/SalesModePage';
+import { MilitaryPage } from './eligibility/MilitaryPage';
+import { AssociationForm } from './eligibility/AssociationForm';
 
 /** Server state lives in one TanStack Query client per page. */
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
-
-function Placeholder({ title, children }: { title: string; children: string }) {
-  return (
-    <section className="buy" data-remote="buy">
-      <h1>{title}</h1>
-      <p>{children}</p>
-    </section>
-  );
-}
 
 export default function BuyModule({ route }: RemoteModuleProps) {
   // The military-international path is rewritten in the address bar to the military path.
@@ -33,7 +28,14 @@ export default function BuyModule({ route }: RemoteModuleProps) {
       page = <SuccessPage />;
       break;
     case '/buy/sales-mode':
-      page = <Placeholder title="Sales mode">Sales mode for card readers will be configured here.</Placeholder>;
+      page = <SalesModePage />;
+      break;
+    case '/buy/association':
+      page = <AssociationForm />;
+      break;
+    case '/buy/military':
+    case '/buy/military_intl':
+      page = <MilitaryPage route={route} configure={<BuyPage />} />;
       break;
     default:
       page = <BuyPage />;
