@@ -1,4 +1,7 @@
 import { Link } from './Link';
+import { SiteHeader } from './SiteHeader';
+import { BackgroundVideo, FeatureToggles, Slider, Tabs, ZoomImage } from './widgets';
+import { ROUTE_MAP, WEATHER_MAP } from './art';
 
 const DESTINATIONS = [
   { href: '/pricing', title: 'Compare plans', text: 'Starter, Essential and Premium side by side.' },
@@ -7,13 +10,34 @@ const DESTINATIONS = [
   { href: '/account/allocation', title: 'Licence allocation', text: 'Assign licences across your organization.' },
 ];
 
+export const SLIDES = [
+  { title: 'Plan, brief and file in minutes', text: 'Routes, weather, NOTAMs and performance in one place.' },
+  { title: 'Charts for every region', text: 'Add regions and chart coverages as you fly further.' },
+  { title: 'Built for flight departments', text: 'Licences, aircraft and dispatch tools for the whole team.' },
+];
+
+const FEATURES = [
+  { title: 'Weight and balance', text: 'Load your aircraft and see the envelope before every flight.' },
+  { title: 'Runway analysis', text: 'Take-off and landing performance for the runway you will use.' },
+  { title: 'Flight tracking', text: 'Follow your fleet live, on the web and in the app.' },
+];
+
+/**
+ * The background video's file is published with the marketing site's media, not kept in
+ * this repository; with no file configured the home page simply has no video.
+ */
+export const HOME_VIDEO_SRC = '';
+
 export function HomePage({ navigate }: { navigate?: (to: string) => void }) {
   return (
     <div className="mk" data-remote="marketing">
+      <SiteHeader navigate={navigate} />
       <section className="mk-hero">
+        <BackgroundVideo src={HOME_VIDEO_SRC} path="/" />
         <h1>Flight planning for every pilot</h1>
         <p>Plans for individual pilots, flight departments, organizations and military crews.</p>
       </section>
+      <Slider slides={SLIDES} label="Highlights" />
       <nav aria-label="Store">
         <ul className="mk-cards">
           {DESTINATIONS.map((d) => (
@@ -28,6 +52,22 @@ export function HomePage({ navigate }: { navigate?: (to: string) => void }) {
           ))}
         </ul>
       </nav>
+      <h2>Who it is for</h2>
+      <Tabs
+        label="Who it is for"
+        tabs={[
+          { id: 'pilots', label: 'Pilots', content: <p>One licence covers two iPads and an iPhone, with the regions you fly.</p> },
+          { id: 'departments', label: 'Flight departments', content: <p>Business plans priced by licence count, with dispatch and runway analysis.</p> },
+          { id: 'military', label: 'Military', content: <p>Military plans for verified military e-mail addresses.</p> },
+        ]}
+      />
+      <h2>See it</h2>
+      <div className="mk-gallery">
+        <ZoomImage src={ROUTE_MAP} alt="A route drawn across a map" caption="Route planning" />
+        <ZoomImage src={WEATHER_MAP} alt="Weather areas on a map" caption="Weather briefing" />
+      </div>
+      <h2>Features</h2>
+      <FeatureToggles features={FEATURES} />
     </div>
   );
 }

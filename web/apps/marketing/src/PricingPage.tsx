@@ -1,9 +1,10 @@
-import { useMemo } from 'react';
-import { ErrorState, LoadingState } from '@hangar/ui';
+import { useCallback, useMemo, useState } from 'react';
+import { ErrorState, LoadingState, Modal } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, VAT_NOTE, formatPrice, parseCurrency, resolveCurrency, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { GROUPS, INDIVIDUAL_PLAN_CODES, featureStatus, priceIn, useResource, visibleEntries, type Catalog, type CatalogEntry } from '@hangar/api-client';
 import { apiClient } from './api';
 import { Link } from './Link';
+import { SiteHeader } from './SiteHeader';
 
 export const CONNECT_ERROR = 'There was a problem connecting.';
 
@@ -17,6 +18,7 @@ export function PricingPage({ search = typeof window === 'undefined' ? '' : wind
   const catalog = useResource((signal) => apiClient().catalog.availablePlans({}, signal), 'catalog');
   return (
     <div className="mk" data-remote="marketing">
+      <SiteHeader navigate={navigate} />
       <h1>Compare plans</h1>
       {catalog.status === 'loading' ? (
         <LoadingState label="Loading plans…" />
@@ -35,9 +37,76 @@ export function individualPlans(catalog: Catalog, currency: CurrencyCode): Catal
   return visibleEntries(catalog, GROUPS.INDIVIDUAL, currency).filter((e) => codes.includes(e.addOnCode));
 }
 
+/**
+ * The info modal of the comparison (spec 001 §2): one feature at a time, stepped with the
+ * Previous and Next buttons or the arrow keys (wrapping around); Escape closes it.
+ */
+export interface InfoTopic {
+  title: string;
+  text: string;
+}
+
+export function FeatureInfo({ topics, index, onIndex, onClose }: { topics: InfoTopic[]; index: number | null; onIndex: (i: number) => void; onClose: () => void }) {
+  const n = topics.length;
+  const step = useCallback((d: number) => index !== null && onIndex((index + d + n) % n), [index, n, onIndex]);
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent) => {
+      if (e.key === 'ArrowRight') {
+        e.preventDefault();
+        step(1);
+      } else if (e.key === 'ArrowLeft') {
+        e.preventDefault();
+        step(-1);
+      }
+    },
+    [step],
+  );
+  const f = index === null ? undefined : topics[index];
+  return (
+    <Modal
+      open={!!f}
+      title={f?.title ?? ''}
+      onClose={onClose}
+      onKeyDown={onKeyDown}
+      footer={
+        <div className="mk-info__nav">
+          <button type="button" onClick={() => step(-1)}>
+            Previous
+          </button>
+          <span aria-live="polite">
+            {(index ?? 0) + 1} of {n}
+          </span>
+          <button type="button" onClick={() => step(1)}>
+            Next
+          </button>
+        </div>
+      }
+    >
+      <p data-testid="feature-info-text">{f?.text}</p>
+    </Modal>
+  );
+}
+
 function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currency: CurrencyCode; navigate?: (to: string) => void }) {
   const plans = individualPlans(catalog, currency);
   const features = visibleEntries(catalog, GROUPS.FEATURES, currency);
+  const [info, setInfo] = useState<number | null>(null);
+  const closeInfo = useCallback(() => setInfo(null), []);
+  // The info icons of every row, in table order; the modal steps through them.
+  const topics: InfoTopic[] = [
+    { title: 'What you get', text: 'What each plan is for, in a sentence.' },
+    { title: 'Regions', text: 'Every plan includes one region of charts and data; more regions can be added to any plan for a yearly price.' },
+    {
+      title: 'Devices per licence',
+      text: 'One licence runs on up to three devices of one pilot: two iPads and one iPhone, or one iPad and two iPhones.',
+    },
+    ...features.map((f) => ({ title: f.title, text: f.description || `${f.title}: included or available as an add-on as the table shows.` })),
+  ];
+  const infoButton = (i: number) => (
+    <button type="button" className="mk-info" aria-label={`About ${topics[i]!.title}`} onClick={() => setInfo(i)}>
+      i
+    </button>
+  );
   const extraRegion = visibleEntries(catalog, GROUPS.REGIONS, currency)
     .map((r) => priceIn(r, currency))
     .filter((p) => p && !p.included)
@@ -80,13 +149,13 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
           </thead>
           <tbody>
             <tr>
-              <th scope="row">What you get</th>
+              <th scope="row">What you get {infoButton(0)}</th>
               {plans.map((p) => (
                 <td key={p.addOnCode}>{p.description ?? ''}</td>
               ))}
             </tr>
             <tr>
-              <th scope="row">Regions</th>
+              <th scope="row">Regions {infoButton(1)}</th>
               {plans.map((p) => (
                 <td key={p.addOnCode}>
                   1 included{extraRegion !== undefined ? `; more from ${formatPrice(extraRegion, currency, 'year')} each` : ''}
@@ -94,14 +163,16 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
               ))}
             </tr>
             <tr>
-              <th scope="row">Devices per licence</th>
+              <th scope="row">Devices per licence {infoButton(2)}</th>
               {plans.map((p) => (
                 <td key={p.addOnCode}>2 iPads and 1 iPhone, or 1 iPad and 2 iPhones</td>
               ))}
             </tr>
-            {features.map((f) => (
+            {features.map((f, i) => (
               <tr key={f.addOnCode}>
-                <th scope="row">{f.title}</th>
+                <th scope="row">
+                  {f.title} {infoButton(3 + i)}
+                </th>
                 {plans.map((p) => (
                   <td key={p.addOnCode}>{cell(f, p.addOnCode)}</td>
                 ))}
@@ -110,6 +181,7 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
           </tbody>
         </table>
       </div>
+      <FeatureInfo topics={topics} index={info} onIndex={setInfo} onClose={closeInfo} />
     </>
   );
 }

@@ -1,11 +1,15 @@
-// Exposed as 'marketing/Module': the home page ('/') and the plan comparison ('/pricing').
+// Exposed as 'marketing/Module': the home page ('/'), the plan comparison ('/pricing') and
+// the privacy policy ('/privacy-policy', '/about/privacy/').
 import type { RemoteModuleProps } from '@hangar/ui';
 import { HomePage } from './HomePage';
 import { PricingPage } from './PricingPage';
+import { PrivacyPage } from './PrivacyPage';
 import { ensureMarketingStyles } from './styles';
 
 ensureMarketingStyles();
 
 export default function MarketingModule({ route, navigate }: RemoteModuleProps) {
-  return route === '/pricing' ? <PricingPage navigate={navigate} /> : <HomePage navigate={navigate} />;
+  if (route === '/pricing') return <PricingPage navigate={navigate} />;
+  if (route === '/privacy-policy' || route === '/about/privacy') return <PrivacyPage navigate={navigate} />;
+  return <HomePage navigate={navigate} />;
 }

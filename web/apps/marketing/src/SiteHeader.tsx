@@ -1,0 +1,265 @@
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
+import { currentUser, storeRequest, type CurrentUser } from '@hangar/storefront';
+import { DROPDOWN_CLOSE_MS, MOBILE_PX, stickyClasses } from './behaviour';
+import { Link } from './Link';
+
+export interface NavEntry {
+  label: string;
+  href: string;
+}
+export interface NavGroup {
+  label: string;
+  items: NavEntry[];
+}
+
+/** The marketing navigation: each group is a drop-down; the site map lists them all. */
+export const NAV: NavGroup[] = [
+  {
+    label: 'Plans',
+    items: [
+      { label: 'Compare plans', href: '/pricing' },
+      { label: 'Buy a subscription', href: '/buy' },
+      { label: 'Military plans', href: '/buy/military' },
+      { label: 'International military plans', href: '/buy/military_intl' },
+      { label: 'Association members', href: '/buy/association' },
+    ],
+  },
+  { label: 'Gifts', items: [{ label: 'Gift certificates', href: '/gift' }] },
+  {
+    label: 'Organizations',
+    items: [
+      { label: 'Licence allocation', href: '/account/allocation' },
+      { label: 'Sales mode (staff)', href: '/buy/sales-mode' },
+    ],
+  },
+  { label: 'About', items: [{ label: 'Privacy policy', href: '/privacy-policy' }] },
+];
+
+/** Touch screens and narrow windows open drop-downs by click; others by hover too. */
+function hoverCapable(): boolean {
+  return typeof window !== 'undefined' && window.innerWidth > MOBILE_PX && (window.matchMedia?.('(hover: hover)').matches ?? true);
+}
+
+function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: boolean; setOpen: (open: boolean) => void; navigate?: (to: string) => void }) {
+  const listId = useId();
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const button = useRef<HTMLButtonElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  const overList = useRef(false);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const cancelClose = () => clearTimeout(timer.current);
+  // Closes 300 ms after the pointer leaves, unless it is over the list by then.
+  const scheduleClose = () => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      if (!overList.current) setOpen(false);
+    }, DROPDOWN_CLOSE_MS);
+  };
+  const focusItem = (i: number) => {
+    const links = list.current?.querySelectorAll('a');
+    if (links && links.length) (links[(i + links.length) % links.length] as HTMLElement).focus();
+  };
+  const onKey = (e: ReactKeyboardEvent) => {
+    if (e.key === 'Escape' && open) {
+      e.preventDefault();
+      setOpen(false);
+      button.current?.focus();
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      if (!open) setOpen(true);
+      const links = [...(list.current?.querySelectorAll('a') ?? [])];
+      const at = links.indexOf(document.activeElement as HTMLAnchorElement);
+      requestAnimationFrame(() => focusItem(at + 1));
+    } else if (e.key === 'ArrowUp' && open) {
+      e.preventDefault();
+      const links = [...(list.current?.querySelectorAll('a') ?? [])];
+      focusItem(links.indexOf(document.activeElement as HTMLAnchorElement) - 1);
+    }
+  };
+
+  return (
+    <li
+      className={`mk-dd${open ? ' mk-dd--open' : ''}`}
+      onMouseEnter={() => {
+        if (!hoverCapable()) return;
+        cancelClose();
+        setOpen(true);
+      }}
+      onMouseLeave={() => {
+        if (hoverCapable()) scheduleClose();
+      }}
+      onKeyDown={onKey}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setOpen(false);
+      }}
+    >
+      <button type="button" ref={button} className="mk-dd__button" aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
+        {group.label}
+      </button>
+      <ul
+        id={listId}
+        ref={list}
+        className="mk-dd__list"
+        hidden={!open}
+        onMouseEnter={() => {
+          overList.current = true;
+          cancelClose();
+        }}
+        onMouseLeave={() => {
+          overList.current = false;
+          if (hoverCapable()) scheduleClose();
+        }}
+      >
+        {group.items.map((item) => (
+          <li key={item.href}>
+            <Link href={item.href} navigate={(to) => (setOpen(false), navigate?.(to))}>
+              {item.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
+
+function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
+  const [user, setUser] = useState<CurrentUser | null>(null);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const menuId = useId();
+  useEffect(() => {
+    const ctl = new AbortController();
+    currentUser(ctl.signal).then(setUser, () => setUser({ loggedIn: false }));
+    return () => ctl.abort();
+  }, []);
+  if (!user) return <div className="mk-user" aria-hidden="true" />;
+  if (!user.loggedIn) {
+    return (
+      <div className="mk-user">
+        <Link className="mk-user__login" href="/buy?prompt=login" navigate={navigate}>
+          Log in
+        </Link>
+      </div>
+    );
+  }
+  const name = user.username || user.email || 'Account';
+  return (
+    <div
+      className="mk-user"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') setOpen(false);
+      }}
+      onBlur={(e) => {
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setOpen(false);
+      }}
+    >
+      <button type="button" className="mk-dd__button" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen(!open)}>
+        <span className="mk-user__name">{name}</span>
+      </button>
+      <ul id={menuId} className="mk-dd__list mk-dd__list--right" hidden={!open}>
+        <li>
+          <Link href="/account/allocation" navigate={navigate}>
+            Licence allocation
+          </Link>
+        </li>
+        <li>
+          <button
+            type="button"
+            className="mk-user__logout"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              try {
+                await storeRequest('POST', '/pricing/api/logout', {});
+              } finally {
+                window.location.reload();
+              }
+            }}
+          >
+            Log out
+          </button>
+        </li>
+      </ul>
+    </div>
+  );
+}
+
+/** The mobile site map: open, close, toggle; closes when the window is resized. */
+function SiteMap({ open, setOpen, navigate }: { open: boolean; setOpen: (o: boolean) => void; navigate?: (to: string) => void }) {
+  useEffect(() => {
+    if (!open) return;
+    const close = () => setOpen(false);
+    const esc = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    window.addEventListener('resize', close);
+    document.addEventListener('keydown', esc);
+    return () => {
+      window.removeEventListener('resize', close);
+      document.removeEventListener('keydown', esc);
+    };
+  }, [open, setOpen]);
+  if (!open) return null;
+  return (
+    <nav id="mk-sitemap" className="mk-sitemap" aria-label="Site map">
+      {NAV.map((g) => (
+        <div key={g.label}>
+          <h2>{g.label}</h2>
+          <ul>
+            {g.items.map((i) => (
+              <li key={i.href}>
+                <Link href={i.href} navigate={(to) => (setOpen(false), navigate?.(to))}>
+                  {i.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </nav>
+  );
+}
+
+/** The marketing site's header: drop-down navigation, user menu, mobile site map, sticky on scroll. */
+export function SiteHeader({ navigate }: { navigate?: (to: string) => void }) {
+  const [openGroup, setOpenGroup] = useState<string | null>(null);
+  const [mapOpen, setMapOpen] = useState(false);
+  const [sticky, setSticky] = useState({ ready: false, show: false });
+  const setMap = useCallback((o: boolean) => setMapOpen(o), []);
+
+  useEffect(() => {
+    const main = document.getElementById('main') ?? document.body;
+    let frame = 0;
+    const update = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        const next = stickyClasses(main.getBoundingClientRect().top);
+        setSticky((old) => (old.ready === next.ready && old.show === next.show ? old : next));
+      });
+    };
+    update();
+    window.addEventListener('scroll', update, { passive: true });
+    return () => {
+      cancelAnimationFrame(frame);
+      window.removeEventListener('scroll', update);
+    };
+  }, []);
+
+  return (
+    <div className={`mk-site${sticky.ready ? ' sticky-ready' : ''}${sticky.show ? ' sticky-show' : ''}`} data-testid="marketing-header">
+      <div className="mk-site__bar">
+        <nav aria-label="Site" className="mk-site__nav">
+          <ul className="mk-dds">
+            {NAV.map((g) => (
+              <Dropdown key={g.label} group={g} open={openGroup === g.label} setOpen={(o) => setOpenGroup(o ? g.label : null)} navigate={navigate} />
+            ))}
+          </ul>
+        </nav>
+        <UserMenu navigate={navigate} />
+        <button type="button" className="mk-site__menu" aria-expanded={mapOpen} aria-controls="mk-sitemap" onClick={() => setMapOpen(!mapOpen)}>
+          {mapOpen ? 'Close menu' : 'Menu'}
+        </button>
+      </div>
+      <SiteMap open={mapOpen} setOpen={setMap} navigate={navigate} />
+    </div>
+  );
+}
