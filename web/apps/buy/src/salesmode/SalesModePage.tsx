@@ -32,8 +32,7 @@ function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, attempt: number): L
       },
     );
     return () => ctl.abort();
-    // fn is a module-level caller; attempt re-runs it.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // fn is a module-level caller (stable); attempt re-runs it.
   }, [attempt]);
   return state;
 }
