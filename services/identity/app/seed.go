@@ -117,8 +117,25 @@ func (a *App) Seed(ctx context.Context) error {
 	if err := a.store.AddAssociationMember(ctx, DemoAssociationMember.Number, DemoAssociationMember.LastName); err != nil {
 		return err
 	}
+	// The individual demo pilot has two avionics partner accounts, neither linked yet.
+	if id := ids[DemoLinkedAccountOwner]; id != "" {
+		for _, l := range DemoLinkedAccounts {
+			if err := a.store.AddLinkedAccount(ctx, id, l.JeppAccountID, l.Username); err != nil {
+				return err
+			}
+		}
+	}
 	if created > 0 {
 		a.log.InfoContext(ctx, "demo accounts seeded", "created", created)
 	}
 	return nil
+}
+
+// DemoLinkedAccountOwner is the demo account with avionics partner accounts (dev only).
+const DemoLinkedAccountOwner = "pilot@demo.hangar.test"
+
+// DemoLinkedAccounts are its partner accounts.
+var DemoLinkedAccounts = []domain.LinkedAccount{
+	{JeppAccountID: "JP-100234", Username: "pilot.demo"},
+	{JeppAccountID: "JP-100987", Username: "pilot.demo.hangar"},
 }

@@ -2773,6 +2773,258 @@ func (x *ProvisionAccountResponse) GetPasswordless() bool {
 	return false
 }
 
+type LinkedAccount struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	JeppAccountId  string                 `protobuf:"bytes,1,opt,name=jepp_account_id,json=jeppAccountId,proto3" json:"jepp_account_id,omitempty"`
+	Username       string                 `protobuf:"bytes,2,opt,name=username,proto3" json:"username,omitempty"`
+	LinkedAvionics *bool                  `protobuf:"varint,3,opt,name=linked_avionics,json=linkedAvionics,proto3,oneof" json:"linked_avionics,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *LinkedAccount) Reset() {
+	*x = LinkedAccount{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkedAccount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkedAccount) ProtoMessage() {}
+
+func (x *LinkedAccount) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkedAccount.ProtoReflect.Descriptor instead.
+func (*LinkedAccount) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *LinkedAccount) GetJeppAccountId() string {
+	if x != nil {
+		return x.JeppAccountId
+	}
+	return ""
+}
+
+func (x *LinkedAccount) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *LinkedAccount) GetLinkedAvionics() bool {
+	if x != nil && x.LinkedAvionics != nil {
+		return *x.LinkedAvionics
+	}
+	return false
+}
+
+type ListLinkedAccountsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid   string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLinkedAccountsRequest) Reset() {
+	*x = ListLinkedAccountsRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLinkedAccountsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLinkedAccountsRequest) ProtoMessage() {}
+
+func (x *ListLinkedAccountsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLinkedAccountsRequest.ProtoReflect.Descriptor instead.
+func (*ListLinkedAccountsRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ListLinkedAccountsRequest) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+type ListLinkedAccountsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Accounts      []*LinkedAccount       `protobuf:"bytes,1,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLinkedAccountsResponse) Reset() {
+	*x = ListLinkedAccountsResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLinkedAccountsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLinkedAccountsResponse) ProtoMessage() {}
+
+func (x *ListLinkedAccountsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLinkedAccountsResponse.ProtoReflect.Descriptor instead.
+func (*ListLinkedAccountsResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListLinkedAccountsResponse) GetAccounts() []*LinkedAccount {
+	if x != nil {
+		return x.Accounts
+	}
+	return nil
+}
+
+type LinkAvionicsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid   string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	JeppAccountId string                 `protobuf:"bytes,2,opt,name=jepp_account_id,json=jeppAccountId,proto3" json:"jepp_account_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkAvionicsRequest) Reset() {
+	*x = LinkAvionicsRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkAvionicsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkAvionicsRequest) ProtoMessage() {}
+
+func (x *LinkAvionicsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkAvionicsRequest.ProtoReflect.Descriptor instead.
+func (*LinkAvionicsRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *LinkAvionicsRequest) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *LinkAvionicsRequest) GetJeppAccountId() string {
+	if x != nil {
+		return x.JeppAccountId
+	}
+	return ""
+}
+
+type LinkAvionicsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Account       *LinkedAccount         `protobuf:"bytes,2,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkAvionicsResponse) Reset() {
+	*x = LinkAvionicsResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkAvionicsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkAvionicsResponse) ProtoMessage() {}
+
+func (x *LinkAvionicsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkAvionicsResponse.ProtoReflect.Descriptor instead.
+func (*LinkAvionicsResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *LinkAvionicsResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *LinkAvionicsResponse) GetAccount() *LinkedAccount {
+	if x != nil {
+		return x.Account
+	}
+	return nil
+}
+
 var File_hangar_identity_v1_identity_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_identity_proto_rawDesc = "" +
@@ -3080,7 +3332,22 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x18ProvisionAccountResponse\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\x12\"\n" +
-	"\fpasswordless\x18\x03 \x01(\bR\fpasswordless2\xdb\x10\n" +
+	"\fpasswordless\x18\x03 \x01(\bR\fpasswordless\"\x95\x01\n" +
+	"\rLinkedAccount\x12&\n" +
+	"\x0fjepp_account_id\x18\x01 \x01(\tR\rjeppAccountId\x12\x1a\n" +
+	"\busername\x18\x02 \x01(\tR\busername\x12,\n" +
+	"\x0flinked_avionics\x18\x03 \x01(\bH\x00R\x0elinkedAvionics\x88\x01\x01B\x12\n" +
+	"\x10_linked_avionics\">\n" +
+	"\x19ListLinkedAccountsRequest\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\"[\n" +
+	"\x1aListLinkedAccountsResponse\x12=\n" +
+	"\baccounts\x18\x01 \x03(\v2!.hangar.identity.v1.LinkedAccountR\baccounts\"`\n" +
+	"\x13LinkAvionicsRequest\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12&\n" +
+	"\x0fjepp_account_id\x18\x02 \x01(\tR\rjeppAccountId\"k\n" +
+	"\x14LinkAvionicsResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12;\n" +
+	"\aaccount\x18\x02 \x01(\v2!.hangar.identity.v1.LinkedAccountR\aaccount2\xae\x13\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +
@@ -3097,7 +3364,9 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\fGetEuConsent\x12'.hangar.identity.v1.GetEuConsentRequest\x1a(.hangar.identity.v1.GetEuConsentResponse\"-\x82\xd3\xe4\x93\x02'\x12%/buy/api/subscription/eu_consent/{id}\x12\xa5\x01\n" +
 	"\x17VerifyAssociationMember\x122.hangar.identity.v1.VerifyAssociationMemberRequest\x1a3.hangar.identity.v1.VerifyAssociationMemberResponse\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/buy/eligibility/iaopa\x12\x9c\x01\n" +
 	"\x13RequestMilitaryCode\x12..hangar.identity.v1.RequestMilitaryCodeRequest\x1a/.hangar.identity.v1.RequestMilitaryCodeResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/buy/eligibility/military\x12\x9e\x01\n" +
-	"\x12VerifyMilitaryCode\x12-.hangar.identity.v1.VerifyMilitaryCodeRequest\x1a..hangar.identity.v1.VerifyMilitaryCodeResponse\")\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/buy/eligibility/military/code\x12a\n" +
+	"\x12VerifyMilitaryCode\x12-.hangar.identity.v1.VerifyMilitaryCodeRequest\x1a..hangar.identity.v1.VerifyMilitaryCodeResponse\")\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/buy/eligibility/military/code\x12\xa5\x01\n" +
+	"\x12ListLinkedAccounts\x12-.hangar.identity.v1.ListLinkedAccountsRequest\x1a..hangar.identity.v1.ListLinkedAccountsResponse\"0\x82\xd3\xe4\x93\x02*\x12(/buy/jepp/linked-accounts/{account_uuid}\x12\xa8\x01\n" +
+	"\fLinkAvionics\x12'.hangar.identity.v1.LinkAvionicsRequest\x1a(.hangar.identity.v1.LinkAvionicsResponse\"E\x82\xd3\xe4\x93\x02?:\x01*\":/buy/jepp/linked-avionics/{account_uuid}/{jepp_account_id}\x12a\n" +
 	"\fAuthenticate\x12'.hangar.identity.v1.AuthenticateRequest\x1a(.hangar.identity.v1.AuthenticateResponse\x12m\n" +
 	"\x10ProvisionAccount\x12+.hangar.identity.v1.ProvisionAccountRequest\x1a,.hangar.identity.v1.ProvisionAccountResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
 
@@ -3113,7 +3382,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3154,60 +3423,71 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*AuthenticateResponse)(nil),            // 36: hangar.identity.v1.AuthenticateResponse
 	(*ProvisionAccountRequest)(nil),         // 37: hangar.identity.v1.ProvisionAccountRequest
 	(*ProvisionAccountResponse)(nil),        // 38: hangar.identity.v1.ProvisionAccountResponse
-	(*timestamppb.Timestamp)(nil),           // 39: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 40: google.protobuf.Struct
+	(*LinkedAccount)(nil),                   // 39: hangar.identity.v1.LinkedAccount
+	(*ListLinkedAccountsRequest)(nil),       // 40: hangar.identity.v1.ListLinkedAccountsRequest
+	(*ListLinkedAccountsResponse)(nil),      // 41: hangar.identity.v1.ListLinkedAccountsResponse
+	(*LinkAvionicsRequest)(nil),             // 42: hangar.identity.v1.LinkAvionicsRequest
+	(*LinkAvionicsResponse)(nil),            // 43: hangar.identity.v1.LinkAvionicsResponse
+	(*timestamppb.Timestamp)(nil),           // 44: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 45: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	39, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	44, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	40, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	40, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	40, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	45, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	45, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	45, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
 	35, // 12: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
-	1,  // 13: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
-	3,  // 14: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
-	5,  // 15: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
-	7,  // 16: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
-	9,  // 17: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
-	11, // 18: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
-	14, // 19: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
-	16, // 20: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
-	19, // 21: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
-	21, // 22: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
-	23, // 23: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
-	26, // 24: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
-	28, // 25: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
-	31, // 26: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
-	34, // 27: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
-	37, // 28: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
-	2,  // 29: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 30: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 31: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 32: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 33: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 34: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 35: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 36: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 37: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 38: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 39: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 40: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 41: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 42: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	36, // 43: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	38, // 44: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
-	29, // [29:45] is the sub-list for method output_type
-	13, // [13:29] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	39, // 13: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
+	39, // 14: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
+	1,  // 15: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
+	3,  // 16: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
+	5,  // 17: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
+	7,  // 18: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
+	9,  // 19: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
+	11, // 20: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
+	14, // 21: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
+	16, // 22: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
+	19, // 23: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
+	21, // 24: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
+	23, // 25: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
+	26, // 26: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
+	28, // 27: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
+	31, // 28: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
+	40, // 29: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
+	42, // 30: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
+	34, // 31: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
+	37, // 32: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
+	2,  // 33: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 34: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 35: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 36: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 37: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 38: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 39: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 40: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 41: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 42: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 43: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 44: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 45: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 46: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	41, // 47: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
+	43, // 48: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
+	36, // 49: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	38, // 50: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
+	33, // [33:51] is the sub-list for method output_type
+	15, // [15:33] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hangar_identity_v1_identity_proto_init() }
@@ -3222,13 +3502,14 @@ func file_hangar_identity_v1_identity_proto_init() {
 	file_hangar_identity_v1_identity_proto_msgTypes[24].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[27].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[29].OneofWrappers = []any{}
+	file_hangar_identity_v1_identity_proto_msgTypes[39].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   39,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

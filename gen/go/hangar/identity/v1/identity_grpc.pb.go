@@ -33,6 +33,8 @@ const (
 	IdentityService_VerifyAssociationMember_FullMethodName = "/hangar.identity.v1.IdentityService/VerifyAssociationMember"
 	IdentityService_RequestMilitaryCode_FullMethodName     = "/hangar.identity.v1.IdentityService/RequestMilitaryCode"
 	IdentityService_VerifyMilitaryCode_FullMethodName      = "/hangar.identity.v1.IdentityService/VerifyMilitaryCode"
+	IdentityService_ListLinkedAccounts_FullMethodName      = "/hangar.identity.v1.IdentityService/ListLinkedAccounts"
+	IdentityService_LinkAvionics_FullMethodName            = "/hangar.identity.v1.IdentityService/LinkAvionics"
 	IdentityService_Authenticate_FullMethodName            = "/hangar.identity.v1.IdentityService/Authenticate"
 	IdentityService_ProvisionAccount_FullMethodName        = "/hangar.identity.v1.IdentityService/ProvisionAccount"
 )
@@ -88,6 +90,13 @@ type IdentityServiceClient interface {
 	RequestMilitaryCode(ctx context.Context, in *RequestMilitaryCodeRequest, opts ...grpc.CallOption) (*RequestMilitaryCodeResponse, error)
 	// VerifyMilitaryCode checks the code and answers the invoice URL of the military buy page.
 	VerifyMilitaryCode(ctx context.Context, in *VerifyMilitaryCodeRequest, opts ...grpc.CallOption) (*VerifyMilitaryCodeResponse, error)
+	// ListLinkedAccounts answers the avionics partner's accounts linked to a store account
+	// (spec 001 §3 "Linked partner account"): the account itself, or a member of an
+	// organization the caller administers; anyone else is NOT_FOUND.
+	ListLinkedAccounts(ctx context.Context, in *ListLinkedAccountsRequest, opts ...grpc.CallOption) (*ListLinkedAccountsResponse, error)
+	// LinkAvionics links the avionics databases of the store account to one of its partner
+	// accounts. Idempotent: linking again answers the same account.
+	LinkAvionics(ctx context.Context, in *LinkAvionicsRequest, opts ...grpc.CallOption) (*LinkAvionicsResponse, error)
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(ctx context.Context, in *AuthenticateRequest, opts ...grpc.CallOption) (*AuthenticateResponse, error)
@@ -245,6 +254,26 @@ func (c *identityServiceClient) VerifyMilitaryCode(ctx context.Context, in *Veri
 	return out, nil
 }
 
+func (c *identityServiceClient) ListLinkedAccounts(ctx context.Context, in *ListLinkedAccountsRequest, opts ...grpc.CallOption) (*ListLinkedAccountsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListLinkedAccountsResponse)
+	err := c.cc.Invoke(ctx, IdentityService_ListLinkedAccounts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) LinkAvionics(ctx context.Context, in *LinkAvionicsRequest, opts ...grpc.CallOption) (*LinkAvionicsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LinkAvionicsResponse)
+	err := c.cc.Invoke(ctx, IdentityService_LinkAvionics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *identityServiceClient) Authenticate(ctx context.Context, in *AuthenticateRequest, opts ...grpc.CallOption) (*AuthenticateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthenticateResponse)
@@ -316,6 +345,13 @@ type IdentityServiceServer interface {
 	RequestMilitaryCode(context.Context, *RequestMilitaryCodeRequest) (*RequestMilitaryCodeResponse, error)
 	// VerifyMilitaryCode checks the code and answers the invoice URL of the military buy page.
 	VerifyMilitaryCode(context.Context, *VerifyMilitaryCodeRequest) (*VerifyMilitaryCodeResponse, error)
+	// ListLinkedAccounts answers the avionics partner's accounts linked to a store account
+	// (spec 001 §3 "Linked partner account"): the account itself, or a member of an
+	// organization the caller administers; anyone else is NOT_FOUND.
+	ListLinkedAccounts(context.Context, *ListLinkedAccountsRequest) (*ListLinkedAccountsResponse, error)
+	// LinkAvionics links the avionics databases of the store account to one of its partner
+	// accounts. Idempotent: linking again answers the same account.
+	LinkAvionics(context.Context, *LinkAvionicsRequest) (*LinkAvionicsResponse, error)
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error)
@@ -374,6 +410,12 @@ func (UnimplementedIdentityServiceServer) RequestMilitaryCode(context.Context, *
 }
 func (UnimplementedIdentityServiceServer) VerifyMilitaryCode(context.Context, *VerifyMilitaryCodeRequest) (*VerifyMilitaryCodeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyMilitaryCode not implemented")
+}
+func (UnimplementedIdentityServiceServer) ListLinkedAccounts(context.Context, *ListLinkedAccountsRequest) (*ListLinkedAccountsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListLinkedAccounts not implemented")
+}
+func (UnimplementedIdentityServiceServer) LinkAvionics(context.Context, *LinkAvionicsRequest) (*LinkAvionicsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LinkAvionics not implemented")
 }
 func (UnimplementedIdentityServiceServer) Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Authenticate not implemented")
@@ -654,6 +696,42 @@ func _IdentityService_VerifyMilitaryCode_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_ListLinkedAccounts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListLinkedAccountsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).ListLinkedAccounts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_ListLinkedAccounts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).ListLinkedAccounts(ctx, req.(*ListLinkedAccountsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_LinkAvionics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LinkAvionicsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).LinkAvionics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_LinkAvionics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).LinkAvionics(ctx, req.(*LinkAvionicsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _IdentityService_Authenticate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AuthenticateRequest)
 	if err := dec(in); err != nil {
@@ -752,6 +830,14 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyMilitaryCode",
 			Handler:    _IdentityService_VerifyMilitaryCode_Handler,
+		},
+		{
+			MethodName: "ListLinkedAccounts",
+			Handler:    _IdentityService_ListLinkedAccounts_Handler,
+		},
+		{
+			MethodName: "LinkAvionics",
+			Handler:    _IdentityService_LinkAvionics_Handler,
 		},
 		{
 			MethodName: "Authenticate",
