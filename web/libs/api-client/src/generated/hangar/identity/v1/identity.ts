@@ -187,6 +187,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/jepp/linked-accounts/{accountUuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListLinkedAccounts answers the avionics partner's accounts linked to a store account
+         *     (spec 001 §3 "Linked partner account"): the account itself, or a member of an
+         *     organization the caller administers; anyone else is NOT_FOUND.
+         */
+        get: operations["IdentityService_ListLinkedAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/jepp/linked-avionics/{accountUuid}/{jeppAccountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * LinkAvionics links the avionics databases of the store account to one of its partner
+         *     accounts. Idempotent: linking again answers the same account.
+         */
+        post: operations["IdentityService_LinkAvionics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org/api/groups": {
         parameters: {
             query?: never;
@@ -266,6 +307,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        IdentityServiceLinkAvionicsBody: Record<string, never>;
         protobufAny: {
             "@type"?: string;
         } & {
@@ -413,8 +455,20 @@ export interface components {
             isbiz?: boolean;
             status?: string;
         };
+        v1LinkAvionicsResponse: {
+            account?: components["schemas"]["v1LinkedAccount"];
+            status?: string;
+        };
+        v1LinkedAccount: {
+            jeppAccountId?: string;
+            linkedAvionics?: boolean;
+            username?: string;
+        };
         v1ListGroupsResponse: {
             groups?: components["schemas"]["v1Group"][];
+        };
+        v1ListLinkedAccountsResponse: {
+            accounts?: components["schemas"]["v1LinkedAccount"][];
         };
         v1ListUsersResponse: {
             /** Format: int32 */
@@ -829,6 +883,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1VerifyMilitaryCodeResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    IdentityService_ListLinkedAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountUuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListLinkedAccountsResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    IdentityService_LinkAvionics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountUuid: string;
+                jeppAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityServiceLinkAvionicsBody"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1LinkAvionicsResponse"];
                 };
             };
             /** @description An unexpected error response. */
