@@ -3,3 +3,4 @@ export * from './location';
 export * from './salesMode';
 export * from './kiosk';
 export * from './http';
+export * from './cardReader';

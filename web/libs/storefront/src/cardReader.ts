@@ -1,0 +1,48 @@
+import { storeRequest, StoreError } from './http';
+
+/** The card reader is polled every 1000 ms (spec 001 §4, §9). */
+export const CARD_READER_POLL_MS = 1000;
+
+export interface ReaderResult {
+  /** The vaulted payment method to pay with (the existing payment method of the checkout). */
+  paymentMethod: string;
+  /** Set on the checkout's cardholder name. */
+  cardholderName: string;
+}
+
+interface VaultResult {
+  status?: string;
+  paymentMethod?: string;
+  cardholderName?: string;
+}
+
+export interface CardReaderDeps {
+  signal?: AbortSignal;
+  /** Waits between polls; injectable for tests. */
+  wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const defaultWait = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
+    });
+  });
+
+/**
+ * The card-present payment of sales mode (spec 001 §4 "Card reader", payments README):
+ * ask for a vault for the e-mail on the chosen reader, then poll the result every 1000 ms
+ * until a payment method is present. A declined card, a timeout or a superseded request is
+ * a StoreError carrying the server's message, shown as it is.
+ */
+export async function payWithCardReader(email: string, readerSerialNumber: string, { signal, wait = defaultWait }: CardReaderDeps = {}): Promise<ReaderResult> {
+  const { contextId } = await storeRequest<{ contextId?: string }>('POST', '/buy/api/card-reader/vault', { email, readerSerialNumber }, signal);
+  if (!contextId) throw new StoreError(502, 'The card reader did not start.');
+  for (;;) {
+    await wait(CARD_READER_POLL_MS, signal);
+    const r = await storeRequest<VaultResult>('GET', `/buy/api/card-reader/vault-result?contextId=${encodeURIComponent(contextId)}`, undefined, signal);
+    if (r?.paymentMethod) return { paymentMethod: r.paymentMethod, cardholderName: r.cardholderName ?? '' };
+  }
+}
