@@ -68,7 +68,7 @@ test.describe('marketing site', () => {
 
   test('the pricing info modal steps with the arrow keys and closes with Escape', async ({ page }) => {
     await page.goto('/pricing');
-    const infos = page.getByRole('button', { name: /^About / });
+    const infos = page.getByTestId('comparison').getByRole('button', { name: /^About / });
     await expect(infos.first()).toBeVisible();
     const count = await infos.count();
     expect(count).toBeGreaterThan(1);
