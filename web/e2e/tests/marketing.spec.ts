@@ -68,6 +68,8 @@ test.describe('marketing site', () => {
 
   test('the pricing info modal steps with the arrow keys and closes with Escape', async ({ page }) => {
     await page.goto('/pricing');
+    // The remote and the catalogue load first; a busy machine can take a while for both.
+    await expect(page.getByTestId('comparison')).toBeVisible({ timeout: 30_000 });
     const infos = page.getByTestId('comparison').getByRole('button', { name: /^About / });
     await expect(infos.first()).toBeVisible();
     const count = await infos.count();
