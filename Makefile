@@ -80,7 +80,7 @@ dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
 
 # ---------------------------------------------------------------------------- test
 .PHONY: test
-test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, Prometheus, web
+test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, Prometheus, cluster, web
 	scripts/ensure-postgres.sh
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
@@ -88,6 +88,7 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 	$(MAKE) --no-print-directory helm-check
 	$(MAKE) --no-print-directory test-rules
 	$(MAKE) --no-print-directory test-prometheus
+	$(MAKE) --no-print-directory test-cluster
 	$(MAKE) --no-print-directory test-web
 
 .PHONY: test-go

@@ -811,11 +811,13 @@ type readyWatch struct {
 func (w *readyWatch) observe(p *corev1.Pod, deleted bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.events++
-	if deleted {
-		delete(w.pods, p.Name)
-	} else {
-		w.pods[p.Name] = p
+	if p != nil {
+		w.events++
+		if deleted {
+			delete(w.pods, p.Name)
+		} else {
+			w.pods[p.Name] = p
+		}
 	}
 	counts := map[string]int{}
 	for _, q := range w.pods {
@@ -844,9 +846,12 @@ func (t *tester) upgrade(ctx context.Context) error {
 		return err
 	}
 	w := &readyWatch{pods: map[string]*corev1.Pod{}, minimum: map[string]int{}}
+	// The listed pods are the starting state: load them all before counting, or the first
+	// pod of each component would look like a component with one ready pod.
 	for i := range list.Items {
-		w.observe(&list.Items[i], false)
+		w.pods[list.Items[i].Name] = &list.Items[i]
 	}
+	w.observe(nil, false)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan error, 1)
 	wi, err := t.kube.CoreV1().Pods(namespace).Watch(wctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
