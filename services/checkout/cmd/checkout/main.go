@@ -2,6 +2,7 @@
 //
 //	checkout       serve (configuration from the environment, see `checkout env`)
 //	checkout env   list the environment variables and their defaults
+//	checkout renew [-as-of 2026-12-01] [-window 168h] [-dry-run]   the renewal pass (issue 17)
 package main
 
 import (
@@ -33,7 +34,10 @@ func run(ctx context.Context, args []string) error {
 			app.PrintEnv(os.Stdout)
 			return nil
 		}
-		return fmt.Errorf("unknown command %q (want env)", args[0])
+		if args[0] == "renew" {
+			return app.Renew(ctx, cfg, args[1:], os.Stdout)
+		}
+		return fmt.Errorf("unknown command %q (want env or renew)", args[0])
 	}
 	a, err := app.New(ctx, cfg, os.Stdout)
 	if err != nil {

@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	iapp "github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// Renew is the operator command `checkout renew [-as-of 2026-12-01] [-window 168h]
+// [-dry-run]`: runs (or, with -dry-run, lists with amounts) the renewal pass as of a date
+// against DATABASE_URL, pricing with the catalogue from CATALOG_ADDR and charging through
+// PAYMENTS_ADDR. The pass's events go to the outbox; a running checkout publishes them.
+func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("renew", flag.ContinueOnError)
+	fs.SetOutput(out)
+	asOf := fs.String("as-of", "", "the pass's date and time (2006-01-02 or RFC 3339; default now)")
+	window := fs.Duration("window", 7*24*time.Hour, "renew terms ending before as-of + window")
+	dry := fs.Bool("dry-run", false, "list what would renew, with amounts; charge and write nothing")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	if *asOf != "" {
+		t, err := time.Parse("2006-01-02", *asOf)
+		if err != nil {
+			if t, err = time.Parse(time.RFC3339, *asOf); err != nil {
+				return fmt.Errorf("-as-of: want 2006-01-02 or RFC 3339: %w", err)
+			}
+		}
+		now = t.UTC()
+	}
+	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
+		return err
+	}
+	catConn, err := grpc.NewClient(cfg.CatalogAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer catConn.Close()
+	payConn, err := grpc.NewClient(cfg.PaymentsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer payConn.Close()
+	clock := func() time.Time { return now }
+	store := adapters.NewStore(pool)
+	prop := propagation.TraceContext{}
+	orders := order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), prop, log, order.Options{Now: clock, Lease: cfg.SubmitLease})
+	svc := iapp.New(store, adapters.NewCatalogClient(catConn), log, iapp.Options{Now: clock, QuoteKey: []byte(cfg.QuoteKey),
+		Rules: domain.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})
+	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
+	if ok, err := svc.RefreshCatalog(ctx); !ok {
+		return fmt.Errorf("load the catalogue from %s: %w", cfg.CatalogAddr, err)
+	}
+	if err := svc.RefreshPromotions(ctx); err != nil {
+		return err
+	}
+	r := iapp.NewRenewer(svc, pool, prop, log, iapp.RenewalOptions{Window: *window})
+	if *dry {
+		due, err := r.DryRun(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "as of %s, terms ending before %s: %d\n", now.Format(time.RFC3339), now.Add(*window).Format(time.RFC3339), len(due))
+		totals := map[string]int64{}
+		for _, d := range due {
+			what := "renew"
+			if !d.AutoRenew {
+				what = "ends (auto-renew off)"
+			}
+			fmt.Fprintf(out, "%s  %s  %-28s %-20s attempt %d  %s %d.%02d  %s\n", d.TermEnd.Format("2006-01-02"), d.SubscriptionID, d.Email,
+				d.PlanCode, d.Attempt, d.Currency, d.TotalInCents/100, d.TotalInCents%100, what)
+			totals[d.Currency] += d.TotalInCents
+		}
+		for cur, v := range totals {
+			fmt.Fprintf(out, "total %s %d.%02d\n", cur, v/100, v%100)
+		}
+		return nil
+	}
+	res, err := r.Run(ctx)
+	fmt.Fprintf(out, "as of %s: due %d, renewed %d, declined %d, lapsed %d, auto-renew off %d, failed %d\n", now.Format(time.RFC3339),
+		res.Due, res.Renewed, res.Declined, res.Lapsed, res.Ending, res.Failed)
+	return err
+}
