@@ -136,6 +136,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, opts)
 	a.svc = svc
 	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
+	a.orders.Register(order.KindGift, iapp.GiftFulfiller{Issue: adapters.IssueGifts})
+	a.orders.Register(order.KindOneOff, iapp.OneOffFulfiller{})
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")

@@ -100,3 +100,17 @@ func DebitGift(ctx context.Context, tx pgx.Tx, code, currency string, amount int
 
 // MsgGiftBalanceChanged: the certificate was spent elsewhere between preview and payment.
 const MsgGiftBalanceChanged = "The balance of your gift certificate has changed. Please review your order and try again."
+
+// GiftsOfOrder answers the certificates an order (its invoice id) issued, oldest first.
+func (s *Store) GiftsOfOrder(ctx context.Context, orderID string) ([]gift.Certificate, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id::text, code, currency, initial_in_cents, buyer_email, buyer_account_id, recipient_email,
+		recipient_name, message, order_id FROM gift_certificates WHERE order_id = $1 ORDER BY created_at, code`, orderID)
+	if err != nil {
+		return nil, fmt.Errorf("read gift certificates of %s: %w", orderID, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (gift.Certificate, error) {
+		var c gift.Certificate
+		err := r.Scan(&c.ID, &c.Code, &c.Currency, &c.AmountInCents, &c.BuyerEmail, &c.BuyerAccountID, &c.RecipientEmail, &c.RecipientName, &c.Message, &c.OrderID)
+		return c, err
+	})
+}

@@ -11,8 +11,10 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
 )
 
-// CartStore keeps preconfigured one-off carts.
+// CartStore keeps preconfigured one-off carts and reads issued gift certificates.
 type CartStore interface {
+	// GiftsOfOrder answers the certificates an order issued.
+	GiftsOfOrder(ctx context.Context, orderID string) ([]gift.Certificate, error)
 	CreateCart(ctx context.Context, c oneoff.PresetCart) (oneoff.PresetCart, error)
 	// Cart answers nil when there is no cart with that id.
 	Cart(ctx context.Context, id string) (*oneoff.PresetCart, error)

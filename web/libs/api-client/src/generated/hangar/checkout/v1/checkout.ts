@@ -893,14 +893,20 @@ export interface components {
             accountId?: string;
             /** @description Gift purchases: the certificates issued (codes masked; the full code is mailed). */
             certificates?: components["schemas"]["v1IssuedCertificate"][];
+            /** @description Failures only (HTTP 400 errors, 401 requireLogin, 402 declined, 409 key reused). */
+            code?: string;
             errors?: string[];
             extension?: string;
+            fieldErrors?: components["schemas"]["v1FieldError"][];
             googleConversionCodes?: string[];
             invoice?: components["schemas"]["v1Invoice"];
             invoiceId?: string;
+            invoiceNumber?: string;
+            message?: string;
             mobileDeeplink?: string;
             orderId?: string;
             redirectUrl?: string;
+            requireLogin?: boolean;
             /** @description ok or fail. */
             status?: string;
         };
@@ -940,7 +946,10 @@ export interface components {
             currency?: string;
             email?: string;
             giftCertValues?: unknown[];
-            /** @description One key per purchase attempt: a retry with the same key answers the first result. */
+            /**
+             * @description One key per purchase attempt (or the Idempotency-Key header, which wins): a retry with
+             *     the same key answers the first result.
+             */
             idempotencyKey?: string;
             kioskMode?: boolean;
             /** @description The hosted fields' card nonce. */
@@ -976,10 +985,15 @@ export interface components {
         };
         v1SubmitOneOffRequest: {
             configuration?: components["schemas"]["v1OneOffConfiguration"];
+            /** @description Or the Idempotency-Key header, which wins. */
             idempotencyKey?: string;
             /** @description The hosted fields' card nonce; empty with use_saved_card. */
             nonce?: string;
-            /** @description Pay with the logged-in buyer's saved card (needs the billing ZIP). */
+            paymentMethodToken?: string;
+            /**
+             * @description Pay with the logged-in buyer's saved card (needs the billing ZIP): the stored method's
+             *     token, as GET /buy/api/subscription/payment-method/{accountId} answers it.
+             */
             useSavedCard?: boolean;
         };
         v1SubmitOneOffResponse: {

@@ -1,0 +1,259 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
+	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// GiftIssuer writes issued certificates in the order's transaction (adapters.IssueGifts).
+type GiftIssuer func(ctx context.Context, tx pgx.Tx, certs []gift.Certificate) error
+
+// GiftDetail is a gift order's own data, handed to GiftFulfiller.
+type GiftDetail struct {
+	AmountsInCents []int64 `json:"amountsInCents"`
+	RecipientEmail string  `json:"recipientEmail,omitempty"`
+	RecipientName  string  `json:"recipientName,omitempty"`
+	Message        string  `json:"message,omitempty"`
+}
+
+// GiftFulfiller issues a gift order's certificates (one per amount, a fresh code each) and
+// answers one gift-certificate-issued event per certificate, which notifications mails.
+type GiftFulfiller struct {
+	Issue GiftIssuer
+	// NewCode draws a code; gift.MustNewCode unless a test sets it.
+	NewCode func() string
+}
+
+// Fulfil implements order.Fulfiller.
+func (f GiftFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
+	var d GiftDetail
+	if err := json.Unmarshal(o.Detail, &d); err != nil {
+		return nil, fmt.Errorf("decode gift order: %w", err)
+	}
+	newCode := f.NewCode
+	if newCode == nil {
+		newCode = gift.MustNewCode
+	}
+	var certs []gift.Certificate
+	var evs []kafka.Event
+	for _, amount := range d.AmountsInCents {
+		c := gift.Certificate{ID: uuid.NewString(), Code: newCode(), Currency: o.Currency, AmountInCents: amount, BuyerEmail: o.Email,
+			BuyerAccountID: o.AccountID, RecipientEmail: d.RecipientEmail, RecipientName: d.RecipientName, Message: d.Message, OrderID: o.InvoiceID}
+		certs = append(certs, c)
+		b, err := proto.Marshal(&eventsv1.GiftCertificateIssued{CertificateId: c.ID, Code: c.Code,
+			Balance: &eventsv1.Money{AmountInCents: amount, Currency: o.Currency}, BuyerEmail: o.Email, BuyerAccountId: o.AccountID,
+			RecipientEmail: d.RecipientEmail, RecipientName: d.RecipientName, Message: d.Message, OrderId: o.InvoiceID,
+			IssuedAt: timestamppb.New(o.CreatedAt)})
+		if err != nil {
+			return nil, fmt.Errorf("encode gift certificate issued: %w", err)
+		}
+		evs = append(evs, kafka.Event{Topic: events.TopicGiftCertificateIssued, Key: c.ID, Payload: b})
+	}
+	if err := f.Issue(ctx, tx, certs); err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// OneOffDetail is a one-off order's own data (the preset cart it came from).
+type OneOffDetail struct {
+	CartID string `json:"cartId"`
+}
+
+// OneOffFulfiller has nothing of its own to write: the order and its invoice lines are the
+// purchase (order-completed tells fulfilment what to ship).
+type OneOffFulfiller struct{}
+
+// Fulfil implements order.Fulfiller.
+func (OneOffFulfiller) Fulfil(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }
+
+// PurchaseSubmit is a gift or one-off submit besides its order.
+type PurchaseSubmit struct {
+	Key, RequestHash string
+	Payment          order.Payment
+	Caller           domain.Caller
+	Client           string
+	RecaptchaValue   string
+}
+
+// Messages of purchase submits that the spec does not word.
+const (
+	MsgOneOffLogin = "Please log in to complete your order."
+)
+
+func (p *Purchases) begin(ctx context.Context, sub PurchaseSubmit) (*order.Placed, bool, error) {
+	if strings.TrimSpace(sub.Key) == "" || len(sub.Key) > 200 {
+		return nil, false, errs.Field("Idempotency-Key", "an Idempotency-Key header of 1 to 200 characters is required")
+	}
+	if p.svc.orders == nil {
+		return nil, false, errs.E(errs.Unavailable, "orders are not configured")
+	}
+	seen, err := p.svc.orders.Lookup(ctx, sub.Key)
+	if err != nil || seen == nil {
+		return nil, false, err
+	}
+	// A key seen before answers its first outcome (or finishes its pending order).
+	placed, err := p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, &order.Purchase{Kind: seen.Kind}, sub.Payment)
+	return placed, true, err
+}
+
+func (p *Purchases) human(ctx context.Context, value, client string) []string {
+	if p.svc.verifier == nil {
+		return nil
+	}
+	ok, err := p.svc.verifier.Verify(ctx, value, client)
+	switch {
+	case err != nil:
+		return []string{MsgCaptchaError}
+	case !ok:
+		return []string{MsgHuman}
+	}
+	return nil
+}
+
+// invalid is a refused submit with its messages (400).
+func invalid(problems []string) error {
+	return &SubmitError{Status: 400, Code: string(errs.Invalid), Message: problems[0], Errors: problems}
+}
+
+// SubmitGift buys gift certificates: the form checked as at validate (the e-mail always),
+// the card fields, then the order pipeline (charge, one write, events). No login is
+// needed: the order belongs to the e-mail's account, created at identity when new.
+func (p *Purchases) SubmitGift(ctx context.Context, o gift.Order, recipient GiftDetail, sub PurchaseSubmit) (*order.Placed, error) {
+	if placed, seen, err := p.begin(ctx, sub); seen || err != nil {
+		return placed, err
+	}
+	cat, err := p.svc.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	if sub.Caller.LoggedIn {
+		o.Email = sub.Caller.Email
+	}
+	c := gift.Check(cat, o, true)
+	problems := append(append([]string(nil), c.Errors...), gift.CheckPayment(sub.Payment.Nonce, sub.Payment.CardholderName, c.Zip, c.Country)...)
+	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Client)...)
+	if recipient.RecipientEmail = domain.NormalizeEmail(recipient.RecipientEmail); recipient.RecipientEmail != "" && !domain.ValidEmail(recipient.RecipientEmail) {
+		problems = append(problems, "Please enter the recipient's email address")
+	}
+	if len(problems) > 0 {
+		return nil, invalid(problems)
+	}
+	accountID, err := p.account(ctx, sub.Caller, c.Email)
+	if err != nil {
+		return nil, err
+	}
+	inv := gift.Price(c)
+	recipient.AmountsInCents = c.Amounts
+	detail, err := json.Marshal(recipient)
+	if err != nil {
+		return nil, fmt.Errorf("encode gift order: %w", err)
+	}
+	pu := &order.Purchase{Kind: order.KindGift, AccountID: accountID, Email: c.Email, Currency: inv.Currency,
+		SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
+		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, PaymentMethod: "CREDIT_CARD",
+		BillingName: sub.Payment.CardholderName, BillingCountry: c.Country, BillingZip: c.Zip, Detail: detail}
+	for _, l := range inv.Lines {
+		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
+			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
+	}
+	return p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+}
+
+// account answers the buyer's account: the session's, or the e-mail's (created at
+// identity when new). A gift buyer need not log in: paying for certificates changes
+// nothing of the account, and the receipt goes to the e-mail and to the browser that paid.
+func (p *Purchases) account(ctx context.Context, who domain.Caller, email string) (string, error) {
+	if who.LoggedIn {
+		return domain.ExtractAccountID(who.AccountID), nil
+	}
+	if p.svc.accounts == nil {
+		return "", errs.E(errs.Unavailable, "accounts cannot be created: identity is not configured")
+	}
+	id, _, err := p.svc.accounts.ProvisionAccount(ctx, email, false)
+	return id, err
+}
+
+// SubmitOneOff pays a one-off configuration of a preset cart: priced as at preview, the
+// buyer logged in (the page's login modal cannot be closed on a cart), then the order
+// pipeline. With a nonce the card fields are required; with the saved card (sub.Payment
+// carries its token) the billing ZIP is.
+func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub PurchaseSubmit, savedCard bool) (*order.Placed, error) {
+	if placed, seen, err := p.begin(ctx, sub); seen || err != nil {
+		return placed, err
+	}
+	if !sub.Caller.LoggedIn {
+		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
+	}
+	in.Caller = sub.Caller
+	pv, err := p.PreviewOneOff(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	problems := append([]string(nil), pv.Invoice.Errors...)
+	if !domain.ValidEmail(pv.Email) {
+		problems = append(problems, oneoff.MsgEmail)
+	}
+	if savedCard {
+		if pv.Cart.Zip == "" {
+			problems = append(problems, oneoff.MsgZipcode)
+		}
+		if sub.Payment.Token == "" {
+			problems = append(problems, MsgCardBlank)
+		}
+	} else {
+		problems = append(problems, gift.CheckPayment(sub.Payment.Nonce, sub.Payment.CardholderName, pv.Cart.Zip, pv.Cart.Country)...)
+	}
+	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Client)...)
+	if len(problems) > 0 {
+		return nil, invalid(problems)
+	}
+	inv := pv.Invoice
+	detail, _ := json.Marshal(OneOffDetail{CartID: pv.Preset.UUID})
+	pu := &order.Purchase{Kind: order.KindOneOff, AccountID: pv.AccountID, Email: pv.Email, Currency: inv.Currency,
+		SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
+		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: "CREDIT_CARD",
+		BillingName: sub.Payment.CardholderName, BillingCountry: pv.Cart.Country, BillingZip: pv.Cart.Zip, BusinessID: pv.Cart.BusinessID,
+		PromoCodes: promoCodesOf(inv), Detail: detail}
+	for _, l := range inv.Lines {
+		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
+			Reason: "one-off purchase", UnitAmountInCents: l.UnitAmountInCents, Quantity: l.Quantity, AmountInCents: l.AmountInCents, Key: l.Key})
+	}
+	return p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+}
+
+// promoCodesOf answers the promotions that took something off (redeemed with the order).
+func promoCodesOf(inv oneoff.Invoice) []string {
+	var out []string
+	for _, l := range inv.Lines {
+		if l.Type == domain.ItemPlanDiscount {
+			out = append(out, strings.TrimPrefix(l.Key, domain.ItemPlanDiscount+":"))
+		}
+	}
+	return out
+}
+
+// GiftsOfOrder answers the certificates a gift order issued.
+func (p *Purchases) GiftsOfOrder(ctx context.Context, invoiceID string) ([]gift.Certificate, error) {
+	certs, err := p.carts.GiftsOfOrder(ctx, invoiceID)
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
+	}
+	return certs, nil
+}

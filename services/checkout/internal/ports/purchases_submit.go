@@ -1,0 +1,136 @@
+package ports
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// idempotencyKey answers the Idempotency-Key header, or else the body's key.
+func idempotencyKey(ctx context.Context, body string) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get(mdIdempotencyKey); len(v) > 0 && strings.TrimSpace(v[0]) != "" {
+		return strings.TrimSpace(v[0])
+	}
+	return strings.TrimSpace(body)
+}
+
+// hashOf identifies a submit's body (without its key) and caller, so that a key is only
+// reused for the same request.
+func hashOf(m proto.Message, caller string) string {
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	h := sha256.Sum256(append(b, []byte("|"+strings.ToLower(caller))...))
+	return hex.EncodeToString(h[:])
+}
+
+func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest) (*checkoutv1.SubmitGiftResponse, error) {
+	p, err := s.purchasesOrUnimplemented()
+	if err != nil {
+		return nil, err
+	}
+	who := sessionCaller(ctx)
+	body := proto.Clone(req).(*checkoutv1.SubmitGiftRequest)
+	body.IdempotencyKey = ""
+	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: hashOf(body, who.AccountID),
+		Payment: order.Payment{Nonce: req.GetNonce(), CardholderName: req.GetCardholderName()}, Caller: who,
+		Client: s.caller(ctx).Client, RecaptchaValue: req.GetRecaptchaValue()}
+	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency()}
+	r := req.GetRecipient()
+	placed, err := p.SubmitGift(ctx, o, app.GiftDetail{RecipientEmail: r.GetEmail(), RecipientName: r.GetName(), Message: r.GetMessage()}, sub)
+	if err != nil {
+		out, err := s.purchaseFailure(ctx, err)
+		return &checkoutv1.SubmitGiftResponse{Purchase: out}, err
+	}
+	out, err := s.purchaseSuccess(ctx, placed)
+	if err != nil {
+		return nil, err
+	}
+	certs, err := p.GiftsOfOrder(ctx, placed.InvoiceID)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range certs {
+		out.Certificates = append(out.Certificates, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: gift.Masked(c.Code),
+			BalanceInCents: ptr(int32(c.AmountInCents)), Currency: c.Currency, RecipientEmail: c.RecipientEmail})
+	}
+	return &checkoutv1.SubmitGiftResponse{Purchase: out}, nil
+}
+
+func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffRequest) (*checkoutv1.SubmitOneOffResponse, error) {
+	p, err := s.purchasesOrUnimplemented()
+	if err != nil {
+		return nil, err
+	}
+	who := sessionCaller(ctx)
+	body := proto.Clone(req).(*checkoutv1.SubmitOneOffRequest)
+	body.IdempotencyKey = ""
+	if c := body.GetConfiguration(); c != nil {
+		c.Counter = 0
+	}
+	c := req.GetConfiguration()
+	pay := order.Payment{Nonce: req.GetNonce(), CardholderName: c.GetCardholderName()}
+	if req.GetUseSavedCard() {
+		pay = order.Payment{Token: req.GetPaymentMethodToken(), CardholderName: c.GetCardholderName()}
+	}
+	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: hashOf(body, who.AccountID),
+		Payment: pay, Caller: who, Client: s.caller(ctx).Client, RecaptchaValue: c.GetRecaptchaValue()}
+	in := oneOffInput(c)
+	in.ClientAddr = sub.Client
+	placed, err := p.SubmitOneOff(ctx, in, sub, req.GetUseSavedCard())
+	if err != nil {
+		out, err := s.purchaseFailure(ctx, err)
+		return &checkoutv1.SubmitOneOffResponse{Purchase: out}, err
+	}
+	out, err := s.purchaseSuccess(ctx, placed)
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.SubmitOneOffResponse{Purchase: out}, nil
+}
+
+// purchaseSuccess answers a placed order as the payment success of spec 001 §7, and gives
+// the paying browser its receipt cookie.
+func (s *GRPC) purchaseSuccess(ctx context.Context, o *order.Placed) (*checkoutv1.Purchase, error) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs(mdReceipt, o.InvoiceID+"="+s.svc.ReceiptToken(o.InvoiceID)))
+	inv, err := placedInvoice(o)
+	if err != nil {
+		return nil, err
+	}
+	return &checkoutv1.Purchase{Status: "ok", AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), Invoice: inv,
+		InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, OrderId: o.InvoiceID, GoogleConversionCodes: []string{}}, nil
+}
+
+// purchaseFailure answers a refused purchase in the error shape with its HTTP status
+// (400 errors, 401 requireLogin, 402 declined, 409 key reused), like the subscription
+// submit; other errors stay errors.
+func (s *GRPC) purchaseFailure(ctx context.Context, err error) (*checkoutv1.Purchase, error) {
+	out := &checkoutv1.Purchase{Status: "fail", FieldErrors: []*checkoutv1.FieldError{}}
+	status := 0
+	if d, ok := order.AsDeclined(err); ok {
+		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, "Your payment was declined."), "tokenize", "process")
+		status, out.Code, out.Message, out.Errors = http.StatusPaymentRequired, "PAYMENT_DECLINED", msg, []string{msg}
+	} else if se, ok := err.(*app.SubmitError); ok {
+		status, out.Code, out.Message, out.Errors, out.RequireLogin = se.Status, se.Code, se.Message, se.Errors, ptr(se.RequireLogin)
+	} else if err == order.ErrKeyReused {
+		status, out.Code, out.Message, out.Errors = http.StatusConflict, "IDEMPOTENCY_KEY_REUSED", order.ErrKeyReused.Message, []string{order.ErrKeyReused.Message}
+	} else {
+		return nil, err
+	}
+	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "internal error")
+	}
+	return out, nil
+}
