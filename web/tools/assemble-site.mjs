@@ -2,7 +2,8 @@
 // Assembles ONE static tree from the apps' production builds:
 //   dist/site/                      the shell (index.html, assets/)
 //   dist/site/remotes/<name>/       each remote (remoteEntry.js, assets/)
-//   dist/site/config.json           runtime config: where the shell finds the remotes
+//   dist/site/config.json           runtime config: where the shell finds the remotes, and the
+//                                   feature flags (HANGAR_FEATURES, default one-off-purchases)
 // The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
 // so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)
 // overrides the location of the remotes without rebuilding.
@@ -35,7 +36,16 @@ for (const r of REMOTES) {
 }
 
 const base = (process.env.HANGAR_REMOTE_BASE ?? '/remotes').replace(/\/$/, '');
-const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])) };
+// Feature flags of this deployment (the pages' global flag map; a flag not listed is off).
+// HANGAR_FEATURES is a comma list; one-off purchases are on unless it says otherwise.
+const features = Object.fromEntries(
+  (process.env.HANGAR_FEATURES ?? 'one-off-purchases')
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '')
+    .map((f) => [f, true]),
+);
+const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features };
 await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
 // Swap in atomically enough for a dev server reading the directory.

@@ -106,7 +106,7 @@ function devRuntimeConfig(): Plugin {
           Object.entries(REMOTES).map(([n, port]) => [n, `http://127.0.0.1:${port}/remoteEntry.js`]),
         );
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ remotes }));
+        res.end(JSON.stringify({ remotes, features: { 'one-off-purchases': true } }));
       });
     },
   };

@@ -1,14 +1,10 @@
-// Exposed as 'oneoff/Module'. First cut: a placeholder that shows which cart
-// was asked for; the one-off purchase (spec 001 §2) comes in a later issue.
+// Exposed as 'oneoff/Module': /product/cart/{cartId} (spec 001 §2) and the staff cart
+// builder at /product/cart-create.
 import type { RemoteModuleProps } from '@hangar/ui';
+import { CartCreator } from './CartCreator';
+import { OneOffPage } from './OneOffPage';
 
-export default function OneOffModule({ params }: RemoteModuleProps) {
-  return (
-    <section data-remote="oneoff" aria-labelledby="oneoff-title">
-      <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
-      <p>
-        Cart <code data-testid="cart-id">{params.cartId ?? ''}</code>. One-off purchases will be completed here soon.
-      </p>
-    </section>
-  );
+export default function OneOffModule({ route, params, navigate }: RemoteModuleProps) {
+  if (route === '/product/cart-create') return <CartCreator />;
+  return <OneOffPage cartId={params.cartId ?? ''} go={(u) => (navigate ? navigate(u) : window.location.assign(u))} />;
 }

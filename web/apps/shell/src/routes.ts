@@ -22,6 +22,7 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/gift', remote: 'gift', title: 'Gift certificates' },
   { path: '/gift/*', remote: 'gift', title: 'Gift certificates' },
   { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },
+  { path: '/product/cart-create', remote: 'oneoff', title: 'Create a one-off cart' },
   { path: '/account/allocation', remote: 'allocation', title: 'Licence allocation' },
 ];
 

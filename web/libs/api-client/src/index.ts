@@ -21,3 +21,4 @@ export function createApiClient(options: ClientOptions = {}) {
   return { http, ...typed, catalog: catalogApi(typed.catalog), raw: typed };
 }
 export type ApiClient = ReturnType<typeof createApiClient>;
+export * from './purchase';

@@ -12,3 +12,5 @@ export * from './fields';
 export * from './states';
 export * from './media';
 export * from './remote';
+export * from './HostedCardFields';
+export * from './countries';

@@ -1,0 +1,122 @@
+import { useEffect, useState } from 'react';
+import { Button, CheckboxField, ErrorState, LoadingState, SelectField, TextField, injectStyles } from '@hangar/ui';
+import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
+import { ApiError, createApiClient, priceIn, visibleEntries, type Catalog, type Me, type PresetCart } from '@hangar/api-client';
+import { clampQuantity, typedQuantity } from './oneoff';
+
+const CSS = `
+.cart-create { max-width: 760px; margin: 0 auto; padding: 16px; }
+.cart-create__row { display: flex; justify-content: space-between; align-items: center; gap: 12px; padding: 8px 0; border-bottom: 1px solid var(--h-border); }
+.cart-create__row input[type=text] { width: 5em; }
+.cart-create__link { display: flex; gap: 8px; align-items: center; background: var(--h-info-bg); padding: 12px; border-radius: var(--h-radius); word-break: break-all; }
+`;
+
+const api = createApiClient();
+export const ONE_OFF_GROUP = 'ONE_OFF_PRODUCTS';
+
+/** Cart creation failure: the server message or 'failed to create cart', with the status (spec 001 §8). */
+export function createError(err: unknown): string {
+  if (err instanceof ApiError) return `${err.message && !err.message.startsWith('request failed') ? err.message : 'failed to create cart'} (${err.status})`;
+  return 'failed to create cart';
+}
+
+/** Staff page: choose one-off products and quantities, create a preset cart, copy its link. */
+export function CartCreator({ origin = typeof window === 'undefined' ? '' : window.location.origin }: { origin?: string }) {
+  injectStyles('cart-create', CSS);
+  const [me, setMe] = useState<Me>();
+  const [catalog, setCatalog] = useState<Catalog>();
+  const [loadError, setLoadError] = useState('');
+  const [currency, setCurrency] = useState<CurrencyCode>('USD');
+  const [quantities, setQuantities] = useState<Record<string, string>>({});
+  const [applyTax, setApplyTax] = useState(true);
+  const [discountCode, setDiscountCode] = useState('');
+  const [created, setCreated] = useState<PresetCart>();
+  const [error, setError] = useState('');
+  const [copied, setCopied] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    api.http.request<Me>('GET', '/buy/api/me').then(setMe, () => setMe({ loggedIn: false }));
+    api.catalog.availablePlans().then(setCatalog, (e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
+  }, []);
+
+  if (!me || (!catalog && !loadError)) return <LoadingState label="Loading the cart builder…" />;
+  if (!me.loggedIn || !(me.isEmployee || me.isCreditCardAdmin)) {
+    return <ErrorState message="Only staff (employees and credit-card admins) can create carts. Please log in with a staff account." />;
+  }
+  if (loadError || !catalog) return <ErrorState message={`There was a problem connecting. ${loadError}`} />;
+  const products = visibleEntries(catalog, ONE_OFF_GROUP, currency);
+
+  async function create() {
+    setBusy(true);
+    setError('');
+    setCreated(undefined);
+    setCopied(false);
+    const selectedProducts = Object.entries(quantities)
+      .filter(([, q]) => q !== '' && Number(q) > 0)
+      .map(([code, q]) => ({ code, quantity: clampQuantity(q) }));
+    try {
+      const c = await api.http.request<PresetCart>('POST', '/buy/api/cart-create', {
+        body: { requestJson: { selectedProducts, applyTax, currency, discountCode }, commerceCartType: 'ONE_OFF' },
+      });
+      setCreated(c);
+    } catch (err) {
+      setError(createError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const link = created ? `${origin}${created.cartUrl ?? `/product/cart/${created.uuid}`}` : '';
+  return (
+    <section className="cart-create" data-remote="oneoff" aria-labelledby="cart-create-title">
+      <h1 id="cart-create-title">CREATE A ONE-OFF CART</h1>
+      <p>Choose products and quantities; the link opens a cart the customer can pay.</p>
+      <SelectField label="Currency" value={currency} onChange={(e) => setCurrency(parseCurrency(e.target.value))} options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))} />
+      {products.map((p) => {
+        const price = priceIn(p, currency);
+        return (
+          <div className="cart-create__row" key={p.addOnCode}>
+            <span>
+              {p.title} {price ? `(${formatMoney(price.amountInCents, currency)})` : ''}
+            </span>
+            <TextField
+              label={`Quantity of ${p.title}`}
+              type="text"
+              inputMode="numeric"
+              value={quantities[p.addOnCode] ?? ''}
+              placeholder="0"
+              onChange={(e) => setQuantities((m) => ({ ...m, [p.addOnCode]: typedQuantity(e.target.value) }))}
+            />
+          </div>
+        );
+      })}
+      <CheckboxField label="Apply tax" checked={applyTax} onChange={(e) => setApplyTax(e.target.checked)} />
+      <TextField label="Discount code (optional)" value={discountCode} onChange={(e) => setDiscountCode(e.target.value)} />
+      <p>
+        <Button onClick={() => void create()} disabled={busy}>
+          Create Cart
+        </Button>
+      </p>
+      {error && (
+        <p role="alert" className="oneoff__errors">
+          {error}
+        </p>
+      )}
+      {created && (
+        <div className="cart-create__link" data-testid="cart-link">
+          <a href={link}>{link}</a>
+          <Button
+            variant="secondary"
+            size="small"
+            onClick={() => {
+              void navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false));
+            }}
+          >
+            {copied ? 'Copied' : 'Copy link'}
+          </Button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+/** One-off page rules (spec 001 §5, §9), free of React. */
+export const MIN_QUANTITY = 1;
+export const MAX_QUANTITY = 9999;
+/** The stepper commits a typed quantity after this much idle time. */
+export const QUANTITY_DEBOUNCE_MS = 1000;
+/** A zipcode previews once it has this many characters. */
+export const ZIP_PREVIEW_CHARS = 4;
+export const FLAG = 'one-off-purchases';
+
+export const MSG_EMAIL = 'Please enter your email address';
+export const MSG_ZIPCODE = 'Please enter your zipcode';
+export const MSG_NAME = 'Name cannot be blank';
+export const MSG_POSTAL = 'Postal Code cannot be blank';
+export const MSG_COUNTRY = 'Please select a country';
+
+/** What the quantity input accepts: digits only, at most 4. */
+export function typedQuantity(raw: string): string {
+  return raw.replace(/\D/g, '').slice(0, 4);
+}
+
+/** The committed quantity: clamped to 1..9999, empty or zero is 1. */
+export function clampQuantity(raw: string | number): number {
+  const n = typeof raw === 'number' ? raw : parseInt(raw, 10);
+  if (!Number.isFinite(n)) return MIN_QUANTITY;
+  return Math.min(Math.max(Math.trunc(n), MIN_QUANTITY), MAX_QUANTITY);
+}
+
+/** The tax label: 'Tax' for US and CA, otherwise 'VAT'. */
+export function taxLabel(country: string): string {
+  return country === 'US' || country === 'CA' ? 'Tax' : 'VAT';
+}
+
+export function fetchError(message: string): string {
+  return `Error when fetching pre-configured cart: ${message}`;
+}
+
+/** The card path's messages before tokenising (spec 001 §5). */
+export function validatePayment(f: { email: string; cardholderName: string; zipcode: string; country: string }, savedCard: boolean): string[] {
+  const out: string[] = [];
+  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(f.email.trim().replace(/ /g, '+'))) out.push(MSG_EMAIL);
+  if (savedCard) {
+    if (f.zipcode.trim() === '') out.push(MSG_ZIPCODE);
+    return out;
+  }
+  if (f.cardholderName.trim() === '') out.push(MSG_NAME);
+  if (f.zipcode.trim() === '') out.push(MSG_POSTAL);
+  if (f.country.trim() === '') out.push(MSG_COUNTRY);
+  return out;
+}

@@ -1,0 +1,164 @@
+/**
+ * Gift-certificate and one-off purchases (checkout, issue 12): the wire shapes the pages
+ * read, the feature flags of the runtime config, and the submit call, which needs more than
+ * the one error shape (every message of a 400, requireLogin of a 401) and an
+ * Idempotency-Key header.
+ */
+import { ApiError, parseErrorBody } from './http';
+
+export interface PurchaseLine {
+  type?: string;
+  addOnCode?: string;
+  planType?: string;
+  description?: string;
+  unitAmountInCents?: number;
+  quantity?: number;
+  amountInCents?: number;
+  key?: string;
+}
+
+export interface PurchaseInvoice {
+  currency?: string;
+  invoiceItems?: PurchaseLine[];
+  subtotalInCents?: number;
+  taxInCents?: number;
+  totalInCents?: number;
+  discountInCents?: number;
+  taxVatText?: string;
+  taxJurisdiction?: string;
+  reverseCharge?: boolean;
+  errors?: string[];
+}
+
+/** POST /buy/api/gift/validate. */
+export interface GiftValidation {
+  status?: 'ok' | 'fail';
+  errors?: string[];
+  invoice?: PurchaseInvoice;
+  accountId?: string;
+  counter?: number;
+  possibleCertValues?: number[];
+  customMin?: number;
+  customMax?: number;
+  defaultCustom?: number;
+  currency?: string;
+}
+
+export interface CartProduct {
+  code: string;
+  quantity: number;
+}
+
+/** A preconfigured one-off cart (GET /buy/api/cart/{id}, POST /buy/api/cart-create). */
+export interface PresetCart {
+  uuid: string;
+  requestJson: { selectedProducts?: CartProduct[]; applyTax?: boolean; currency?: string; discountCode?: string };
+  commerceCartType?: string;
+  cartUrl?: string;
+}
+
+/** POST /buy/api/oneoff/preview. */
+export interface OneOffPreview {
+  invoice?: PurchaseInvoice;
+  errors?: string[];
+  codeErrors?: { code?: string; errorCode?: string; message?: string }[];
+  items?: { code: string; quantity?: number; name?: string; priceInCents?: number }[];
+  currency?: string;
+  country?: string;
+  businessIdAllowed?: boolean;
+  counter?: number;
+  email?: string;
+  accountId?: string;
+  loggedIn?: boolean;
+}
+
+/** The answer of a purchase submit: success, or status fail with the messages. */
+export interface PurchaseResult {
+  status?: 'ok' | 'fail';
+  errors?: string[];
+  code?: string;
+  message?: string;
+  requireLogin?: boolean;
+  redirectUrl?: string;
+  invoiceId?: string;
+  invoiceNumber?: string;
+  invoice?: PurchaseInvoice;
+  certificates?: { certificateId?: string; maskedCode?: string; balanceInCents?: number; currency?: string }[];
+}
+
+function xsrf(): string {
+  if (typeof document === 'undefined') return '';
+  for (const part of document.cookie.split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === 'XSRF-TOKEN') return decodeURIComponent(v.join('='));
+  }
+  return '';
+}
+
+/** A fresh idempotency key for one purchase attempt. */
+export function newIdempotencyKey(): string {
+  const c = globalThis.crypto as Crypto | undefined;
+  if (c?.randomUUID) return c.randomUUID();
+  return `k-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Posts a purchase submit. A refusal the page shows (400 messages, 401 login, 402
+ * declined, 409 key reused) resolves with status 'fail'; anything else throws ApiError.
+ */
+export async function submitPurchase(path: string, body: unknown, key: string, fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<PurchaseResult> {
+  let res: Response;
+  try {
+    res = await fetchImpl(path, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'Idempotency-Key': key, 'X-XSRF-TOKEN': xsrf() },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, 'unavailable', `POST ${path} could not be reached: ${(err as Error).message}`);
+  }
+  const text = await res.text().catch(() => '');
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : {};
+  } catch {
+    throw new ApiError(res.status, 'internal', `POST ${path} answered with a body that is not JSON`);
+  }
+  const r = (data ?? {}) as PurchaseResult;
+  if (res.ok) return { ...r, status: r.status ?? 'ok' };
+  if ([400, 401, 402, 409].includes(res.status) && (r.errors?.length || r.message)) {
+    return { ...r, status: 'fail', errors: r.errors?.length ? r.errors : [r.message ?? ''] };
+  }
+  throw parseErrorBody(res.status, data);
+}
+
+/** Feature flags: the runtime config's "features" map (/config.json); a flag not there is off. */
+export type FeatureFlags = Readonly<Record<string, boolean>>;
+
+export async function loadFeatureFlags(fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<FeatureFlags> {
+  try {
+    const res = await fetchImpl('/config.json', { cache: 'no-cache', headers: { accept: 'application/json' } });
+    if (!res.ok) return {};
+    const doc = (await res.json()) as { features?: unknown };
+    const f = doc?.features;
+    if (!f || typeof f !== 'object') return {};
+    return Object.fromEntries(Object.entries(f as Record<string, unknown>).map(([k, v]) => [k, v === true]));
+  } catch {
+    return {};
+  }
+}
+
+export function featureOn(flags: FeatureFlags, name: string): boolean {
+  return flags[name] === true;
+}
+
+/** The logged-in user as GET /buy/api/me answers it. */
+export interface Me {
+  loggedIn?: boolean;
+  accountUuid?: string;
+  username?: string;
+  email?: string;
+  isEmployee?: boolean;
+  isCreditCardAdmin?: boolean;
+}
