@@ -195,9 +195,14 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     }
   }
 
-  if (!flagChecked) return <LoadingState label="Loading your order…" />;
-  if (loadError) return <ErrorState message={loadError} />;
-  if (!cart) return <LoadingState label="Loading your order…" />;
+  if (!flagChecked || loadError || !cart) {
+    return (
+      <section className="oneoff" data-remote="oneoff" aria-labelledby="oneoff-title">
+        <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
+        {loadError ? <ErrorState message={loadError} /> : <LoadingState label="Loading your order…" />}
+      </section>
+    );
+  }
 
   const inv = preview?.invoice;
   const names = Object.fromEntries((preview?.items ?? []).map((i) => [i.code, i]));
