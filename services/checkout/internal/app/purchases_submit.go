@@ -81,7 +81,9 @@ type OneOffDetail struct {
 type OneOffFulfiller struct{}
 
 // Fulfil implements order.Fulfiller.
-func (OneOffFulfiller) Fulfil(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }
+func (OneOffFulfiller) Fulfil(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) {
+	return nil, nil
+}
 
 // PurchaseSubmit is a gift or one-off submit besides its order.
 type PurchaseSubmit struct {
