@@ -219,7 +219,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           <div className="oneoff__product" key={code} data-testid={`product-${code}`}>
             <div>
               <strong>{names[code]?.name ?? code}</strong>
-              <div>{names[code]?.priceInCents !== undefined ? formatMoney(names[code].priceInCents!, currency) : ''}</div>
+              <div>{names[code]?.priceInCents !== undefined ? formatMoney(Number(names[code].priceInCents), currency) : ''}</div>
             </div>
             <QuantityStepper label={names[code]?.name ?? code} value={q} onCommit={(n) => setQuantities((m) => ({ ...m, [code]: n }))} />
           </div>
@@ -268,19 +268,19 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
                   {l.description}
                   {l.quantity ? ` × ${l.quantity}` : ''}
                 </td>
-                <td>{formatMoney(l.amountInCents ?? 0, currency)}</td>
+                <td>{formatMoney(Number(l.amountInCents ?? 0), currency)}</td>
               </tr>
             ))}
             <tr>
               <td>{inv?.taxVatText || taxLabel(preview?.country ?? country)}</td>
-              <td data-testid="oneoff-tax">{formatMoney(inv?.taxInCents ?? 0, currency)}</td>
+              <td data-testid="oneoff-tax">{formatMoney(Number(inv?.taxInCents ?? 0), currency)}</td>
             </tr>
             <tr>
               <td>
                 <strong>Total</strong>
               </td>
               <td>
-                <strong data-testid="oneoff-total">{formatMoney(inv?.totalInCents ?? 0, currency)}</strong>
+                <strong data-testid="oneoff-total">{formatMoney(Number(inv?.totalInCents ?? 0), currency)}</strong>
               </td>
             </tr>
           </tbody>
