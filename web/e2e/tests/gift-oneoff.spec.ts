@@ -29,6 +29,7 @@ async function receipt(page: Page, invoiceId: string) {
 }
 
 test('buy two gift certificates (370 and a custom 40) with a test card and see the receipt', async ({ page }) => {
+  test.setTimeout(90_000); // a whole purchase on a shared, busy machine
   await page.goto('/gift');
   await expect(page.getByRole('heading', { level: 1, name: 'BUY A GIFT CERTIFICATE' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'gift certificate terms' })).toBeVisible();
@@ -60,6 +61,7 @@ test('buy two gift certificates (370 and a custom 40) with a test card and see t
 });
 
 test('staff create a preset cart; a buyer opens its link, changes a quantity, pays and sees the receipt', async ({ page, browser }) => {
+  test.setTimeout(120_000); // two sessions and a whole purchase on a shared, busy machine
   // Staff: the cart builder, logged in as the demo employee (the API sets the session cookie).
   const staff = await browser.newContext();
   const sp = await staff.newPage();
