@@ -2,6 +2,47 @@
 // Regenerate with: make generate (repository root)
 
 export interface paths {
+    "/buy/api/account/{accountUuid}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetAccountSubscription answers an account's subscription with its billing contact
+         *     (spec 001 §7): the account itself or its organization's admins; 403 without a
+         *     session (the page then asks to log in), 401 for anyone else (spec 001 §8).
+         */
+        get: operations["CheckoutService_GetAccountSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/account/subscription/contact/update/{accountUuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * UpdateBillingContact saves an account's billing contact (same access as
+         *     GetAccountSubscription) and answers it.
+         */
+        post: operations["CheckoutService_UpdateBillingContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/business/can-downgrade": {
         parameters: {
             query?: never;
@@ -48,6 +89,23 @@ export interface paths {
         };
         /** GetCart answers a preconfigured cart by id; an unknown id is NOT_FOUND (JSON 404). */
         get: operations["CheckoutService_GetCart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/currency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetCurrency answers the customer's currency: the subscription's, by e-mail or account. */
+        get: operations["CheckoutService_GetCurrency"];
         put?: never;
         post?: never;
         delete?: never;
@@ -250,6 +308,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GetSubscription answers the caller's subscription (unauthenticated without a session). */
+        get: operations["CheckoutService_GetSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/subscription/auto-renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew). */
+        post: operations["CheckoutService_SetAutoRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/subscription/renewal-price": {
         parameters: {
             query?: never;
@@ -259,6 +351,26 @@ export interface paths {
         };
         /** GetRenewalPrice prices renewing a subscription as it stands. */
         get: operations["CheckoutService_GetRenewalPrice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/subscription/simple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetSubscriptionSimple is GetSubscription, with the stored payment method when
+         *     includePaymentInfo=1.
+         */
+        get: operations["CheckoutService_GetSubscriptionSimple"];
         put?: never;
         post?: never;
         delete?: never;
@@ -297,6 +409,11 @@ export interface components {
             code?: number;
             details?: components["schemas"]["protobufAny"][];
             message?: string;
+        };
+        /** @description AddOnObject is an add-on of a subscription with its licensing method. */
+        v1AddOnObject: {
+            addOnCode?: string;
+            licensingMethod?: string;
         };
         /** @description Adjustment is a change the rules made to the configuration, with its reason. */
         v1Adjustment: {
@@ -446,8 +563,21 @@ export interface components {
             field?: string;
             message?: string;
         };
+        /** @description GetAccountSubscriptionResponse has the fields of GetSubscriptionResponse. */
+        v1GetAccountSubscriptionResponse: {
+            status?: string;
+            subscription?: components["schemas"]["v1Subscription"];
+        };
         v1GetCartResponse: {
             cart?: components["schemas"]["v1PreconfiguredCart"];
+        };
+        v1GetCurrencyResponse: {
+            /** @description The customer's currency (their subscription's), else USD. */
+            currency?: string;
+            /** @description True when the currency is the customer's own (an existing subscription). */
+            fromSubscription?: boolean;
+            status?: string;
+            symbol?: string;
         };
         /**
          * @description GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
@@ -500,6 +630,17 @@ export interface components {
             renewalAmountInCents?: number;
             renewalDate?: string;
             subscriptionId?: string;
+        };
+        v1GetSubscriptionResponse: {
+            paymentInfo?: components["schemas"]["v1PaymentInfo"];
+            status?: string;
+            subscription?: components["schemas"]["v1Subscription"];
+        };
+        /** @description GetSubscriptionSimpleResponse has the fields of GetSubscriptionResponse. */
+        v1GetSubscriptionSimpleResponse: {
+            paymentInfo?: components["schemas"]["v1PaymentInfo"];
+            status?: string;
+            subscription?: components["schemas"]["v1Subscription"];
         };
         /** @description GiftBuyer is the account of the e-mail given, when there is one. */
         v1GiftBuyer: {
@@ -631,6 +772,17 @@ export interface components {
             /** Format: int32 */
             priceInCents?: number;
             quantity?: unknown;
+        };
+        /** @description PaymentInfo is the stored payment method (spec 000 §3 Stored card). */
+        v1PaymentInfo: {
+            braintreeEmail?: string;
+            cardholder_name?: string;
+            expirationDate?: string;
+            imageUrl?: string;
+            isCreditCard?: boolean;
+            last4?: string;
+            token?: string;
+            type?: string;
         };
         /** @description PlanChange compares the configuration with the current subscription (spec 000 §4). */
         v1PlanChange: {
@@ -776,6 +928,17 @@ export interface components {
             /** Format: int32 */
             unitAmountInCents?: number;
         };
+        v1SetAutoRenewRequest: {
+            /** @description "true" or "false" (form data). */
+            isAutoRenew?: string;
+            productCode?: string;
+        };
+        v1SetAutoRenewResponse: {
+            autoRenew?: boolean;
+            errors?: string[];
+            /** @description succeeded or failed. */
+            status?: string;
+        };
         v1SubmitGiftRequest: {
             accountId?: string;
             cardholderName?: string;
@@ -835,6 +998,40 @@ export interface components {
         };
         v1SubmitOneOffResponse: {
             purchase?: components["schemas"]["v1Purchase"];
+        };
+        /** @description Subscription is the Subscription of spec 000 §3 / spec 001 §3. */
+        v1Subscription: {
+            accountId?: string;
+            addOnObjects?: components["schemas"]["v1AddOnObject"][];
+            addOns?: string[];
+            autoRenew?: boolean;
+            billingContact?: components["schemas"]["v1BillingContact"];
+            billingMethod?: string;
+            businessIdentificationNo?: string;
+            currency?: string;
+            /** Format: int32 */
+            daysRemaining?: number;
+            /** @description "annual" or "three_month". */
+            durationType?: string;
+            email?: string;
+            id?: string;
+            isMilitary?: boolean;
+            isValidSubscription?: boolean;
+            name?: string;
+            organizationId?: string;
+            paymentMethod?: string;
+            planCode?: string;
+            /** Format: int32 */
+            planQuantity?: number;
+            /** Format: int32 */
+            priceInCents?: number;
+            /** Format: int32 */
+            quantity?: number;
+            termEndDate?: string;
+            termStartDate?: string;
+        };
+        v1UpdateBillingContactResponse: {
+            contact?: components["schemas"]["v1BillingContact"];
         };
         v1ValidateCurrencyRequest: {
             accountId?: string;
@@ -939,6 +1136,73 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    CheckoutService_GetAccountSubscription: {
+        parameters: {
+            query?: {
+                subscriptionOnly?: string;
+            };
+            header?: never;
+            path: {
+                accountUuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetAccountSubscriptionResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_UpdateBillingContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountUuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1BillingContact"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1BillingContact"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
     CheckoutService_CanDowngradeBusiness: {
         parameters: {
             query?: {
@@ -1020,6 +1284,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1PreconfiguredCart"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_GetCurrency: {
+        parameters: {
+            query?: {
+                accountId?: string;
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetCurrencyResponse"];
                 };
             };
             /** @description An unexpected error response. */
@@ -1348,6 +1644,71 @@ export interface operations {
             };
         };
     };
+    CheckoutService_GetSubscription: {
+        parameters: {
+            query?: {
+                /** @description 1 (or true): include the payment method on file. */
+                includePaymentInfo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetSubscriptionResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_SetAutoRenew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1SetAutoRenewRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SetAutoRenewResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
     CheckoutService_GetRenewalPrice: {
         parameters: {
             query?: {
@@ -1366,6 +1727,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1GetRenewalPriceResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_GetSubscriptionSimple: {
+        parameters: {
+            query?: {
+                includePaymentInfo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetSubscriptionSimpleResponse"];
                 };
             };
             /** @description An unexpected error response. */
