@@ -21,8 +21,9 @@ func post(t *testing.T, url, key, body, cookie string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN=test-xsrf; "+cookie, "; "))
-	req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+	xsrf := xsrfFor(cookie) // a session's own token when the cookie carries one
+	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
+	req.Header.Set("X-XSRF-TOKEN", xsrf)
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
