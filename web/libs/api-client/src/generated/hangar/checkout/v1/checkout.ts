@@ -494,8 +494,8 @@ export interface components {
             /** @description The client's cart key and the counter of its latest request (answers carry a higher one). */
             cartId?: string;
             chartChoice?: components["schemas"]["v1ChartChoice"];
-            /** Format: int64 */
-            counter?: string;
+            /** Format: int32 */
+            counter?: number;
             currency?: string;
             /** @description Submit only: where a mobile app asked to return after success. */
             deeplinkOnSuccess?: string;
@@ -656,8 +656,8 @@ export interface components {
         };
         /** @description Invoice is the priced configuration. */
         v1Invoice: {
-            /** Format: int64 */
-            counter?: string;
+            /** Format: int32 */
+            counter?: number;
             /**
              * Format: int32
              * @description Subscription credit applied to this invoice (positive).
@@ -748,8 +748,8 @@ export interface components {
             cardholderName?: string;
             cartId?: string;
             checkEmailInCart?: boolean;
-            /** Format: int64 */
-            counter?: string;
+            /** Format: int32 */
+            counter?: number;
             currency?: string;
             discountPromoCode?: string[];
             email?: string;
@@ -1049,8 +1049,8 @@ export interface components {
         /** @description ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7). */
         v1ValidateGiftRequest: {
             accountId?: string;
-            /** Format: int64 */
-            counter?: string;
+            /** Format: int32 */
+            counter?: number;
             country?: string;
             currency?: string;
             /** @description Sent only when the e-mail-in-cart check applies; checked when present. */
@@ -1089,8 +1089,8 @@ export interface components {
              *     (or set keepExpiredAllocations) and validate again.
              */
             allocations?: components["schemas"]["v1Allocation"][];
-            /** Format: int64 */
-            counter?: string;
+            /** Format: int32 */
+            counter?: number;
             errorCodes?: string[];
             errors?: string[];
             invoice?: components["schemas"]["v1Invoice"];
