@@ -234,6 +234,11 @@ func TestSubmit(t *testing.T) {
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1`, invoices[0]); n != 1 {
 			t.Errorf("%d subscriptions written", n)
 		}
+		// The card payments vaulted from the nonce is the one the renewal charges.
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1
+			AND payment_method_token <> ''`, invoices[0]); n != 1 {
+			t.Errorf("%d subscriptions carry the vaulted payment method token, want 1", n)
+		}
 		// (The dev seed published the seeded subscriptions too: count the buyer's events.)
 		for topic, want := range map[string]int{events.TopicOrderCompleted: 1, events.TopicSubscriptionChanged: 1} {
 			if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1

@@ -100,7 +100,10 @@ type Placed struct {
 	ChargeID      string
 	CardBrand     string
 	CardLast4     string
-	CreatedAt     time.Time
+	// PaymentMethodToken is payments' vaulted method the order was paid with (the stored
+	// token, or the one payments vaulted from the nonce): what a renewal charges.
+	PaymentMethodToken string
+	CreatedAt          time.Time
 	// Replayed: the answer of an earlier request with the same key.
 	Replayed bool
 }
@@ -130,6 +133,8 @@ type Charge struct {
 	CardBrand      string
 	CardLast4      string
 	MethodType     string
+	// MethodToken is the vaulted method's token (never card data).
+	MethodToken string
 }
 
 // Paid reports whether the charge took the buyer's money.

@@ -191,6 +191,10 @@ func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *P
 	if err != nil {
 		return nil, err
 	}
+	if ch.MethodToken == "" {
+		// A zero total is not charged, but the stored method it named pays the renewal.
+		ch.MethodToken = pay.Token
+	}
 	if p.afterCharge != nil {
 		if err := p.afterCharge(key); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "Your order is being completed. Please check your receipt in a moment.")
