@@ -17,6 +17,7 @@ import (
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
@@ -45,7 +46,7 @@ func GatewayOptions() []runtime.ServeMuxOption {
 		}),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithForwardResponseOption(forwardResponse),
-		runtime.WithMarshalerOption("application/x-www-form-urlencoded", newFormMarshaler()),
+		server.FormMarshalerOption(),
 		// The auto-renew form posts isAutoRenew in the body and productCode in the query,
 		// which the gateway does not read for a body "*" route.
 		runtime.WithMetadata(func(_ context.Context, r *http.Request) metadata.MD {

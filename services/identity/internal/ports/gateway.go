@@ -1,20 +1,16 @@
 package ports
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/server"
 )
 
 // GatewayOptions are identity's grpc-gateway settings.
@@ -31,10 +27,7 @@ func GatewayOptions() []runtime.ServeMuxOption {
 	return []runtime.ServeMuxOption{
 		runtime.WithForwardResponseOption(forwardResponse),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithMarshalerOption("application/x-www-form-urlencoded", &formMarshaler{JSONPb: &runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: false},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		server.FormMarshalerOption(),
 	}
 }
 
@@ -79,34 +72,6 @@ func first(v []string) string {
 func sessionCookie(token string, maxAge int) *http.Cookie {
 	return &http.Cookie{Name: auth.SessionCookie, Value: token, Path: "/", MaxAge: maxAge,
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode}
-}
-
-// formMarshaler decodes application/x-www-form-urlencoded bodies into the request
-// message (field names as in JSON or proto) and answers JSON.
-type formMarshaler struct{ *runtime.JSONPb }
-
-func (m *formMarshaler) ContentType(any) string { return "application/json" }
-
-func (m *formMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
-	return runtime.DecoderFunc(func(v any) error {
-		msg, ok := v.(proto.Message)
-		if !ok {
-			return m.JSONPb.NewDecoder(r).Decode(v)
-		}
-		b, err := io.ReadAll(io.LimitReader(r, 64<<10))
-		if err != nil {
-			return err
-		}
-		// Clients that post JSON without a JSON content type (curl -d) still mean JSON.
-		if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
-			return m.JSONPb.Unmarshal(t, v)
-		}
-		vals, err := url.ParseQuery(string(b))
-		if err != nil {
-			return err
-		}
-		return runtime.PopulateQueryParameters(msg, vals, utilities.NewDoubleArray(nil))
-	})
 }
 
 // slashRoutes are the spec's paths that end in a slash; grpc-gateway path templates

@@ -1,4 +1,4 @@
-package ports
+package server
 
 import (
 	"bytes"
@@ -11,14 +11,16 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// formMarshaler decodes application/x-www-form-urlencoded bodies (the auto-renew form
-// posts isAutoRenew) into the request message and answers JSON. The same pattern as
-// identity's eligibility forms.
-type formMarshaler struct{ *runtime.JSONPb }
-
-func newFormMarshaler() *formMarshaler {
-	return &formMarshaler{JSONPb: &runtime.JSONPb{MarshalOptions: protojson.MarshalOptions{EmitUnpopulated: false}}}
+// FormMarshalerOption lets a gateway route take application/x-www-form-urlencoded bodies
+// (the spec's form posts: eligibility forms, the auto-renew toggle) as well as JSON, and
+// answer JSON. Form field names are the JSON or proto names of the request message.
+func FormMarshalerOption() runtime.ServeMuxOption {
+	return runtime.WithMarshalerOption("application/x-www-form-urlencoded", &formMarshaler{JSONPb: &runtime.JSONPb{
+		MarshalOptions: protojson.MarshalOptions{EmitUnpopulated: false},
+	}})
 }
+
+type formMarshaler struct{ *runtime.JSONPb }
 
 func (m *formMarshaler) ContentType(any) string { return "application/json" }
 
@@ -32,6 +34,7 @@ func (m *formMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		if err != nil {
 			return err
 		}
+		// Clients that post JSON without a JSON content type (curl -d) still mean JSON.
 		if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
 			return m.JSONPb.Unmarshal(t, v)
 		}
