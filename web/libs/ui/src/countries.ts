@@ -1,18 +1,31 @@
 import type { SelectOption } from './fields';
 
-/** Billing countries offered first by the purchase forms (ISO codes); the rest of the world
- * follows, named by the browser (Intl.DisplayNames), so the list needs no data file. */
-const FIRST = ['US', 'CA', 'GB', 'DE', 'FR', 'AU', 'NZ', 'IE', 'NL', 'CH', 'AT', 'BE', 'ES', 'IT', 'SE', 'NO', 'DK', 'FI', 'PL', 'PT'];
-const MORE = ['AR', 'BR', 'CL', 'CN', 'CZ', 'GR', 'HK', 'HU', 'IL', 'IN', 'IS', 'JP', 'KR', 'LU', 'MX', 'MY', 'PH', 'RO', 'SG', 'SI', 'SK', 'TH', 'TR', 'UA', 'ZA'];
+/** ISO 3166-1 alpha-2 codes (249); names come from the browser's Intl.DisplayNames, so the
+ * list needs no data file. Every purchase form (buy, gift, one-off) offers this one list. */
+const CODES =
+  'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'.split(' ');
 
-function nameOf(code: string): string {
-  try {
-    return new Intl.DisplayNames(['en'], { type: 'region' }).of(code) ?? code;
-  } catch {
-    return code;
-  }
+export interface Country {
+  code: string;
+  name: string;
 }
 
+let cached: Country[] | undefined;
+
+/** Every country, sorted by its English name. */
+export function countries(): Country[] {
+  if (cached) return cached;
+  let names: Intl.DisplayNames | undefined;
+  try {
+    names = new Intl.DisplayNames(['en'], { type: 'region' });
+  } catch {
+    names = undefined;
+  }
+  cached = CODES.map((code) => ({ code, name: names?.of(code) ?? code })).sort((a, b) => a.name.localeCompare(b.name));
+  return cached;
+}
+
+/** The country list as select options, after a 'Select a country' placeholder. */
 export function countryOptions(): SelectOption[] {
-  return [{ value: '', label: 'Select a country' }, ...[...FIRST, ...MORE.sort()].map((c) => ({ value: c, label: nameOf(c) }))];
+  return [{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))];
 }
