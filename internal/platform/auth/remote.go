@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/hangar/hangar/internal/platform/kitclient"
 )
 
 // Anonymous resolves no session: every caller is anonymous. It is what a service runs with
@@ -17,15 +17,23 @@ var Anonymous Resolver = ResolverFunc(func(context.Context, string) (Caller, err
 	return Caller{}, ErrLoginRequired
 })
 
+// IdentityClient is the outbound chain (kitclient) of calls to identity: its reads and
+// ProvisionAccount (one account per e-mail however often it is asked) may be retried.
+// While identity is down the breaker makes every service answer at once instead of holding
+// requests for the deadline, and identity is not hammered on recovery.
+func IdentityClient(reg prometheus.Registerer) kitclient.Config {
+	return kitclient.Config{Client: "identity", Registry: reg,
+		Idempotent: []string{"Authenticate", "ProvisionAccount", "ListUsers", "IsBusiness", "GetMe", "GetUserInfo"}}
+}
+
 // DialIdentity answers the resolver a service other than identity uses: identity's
-// Authenticate over a traced gRPC connection, behind the configured cache; Anonymous when
-// cfg names no identity address. Call closeConn on exit.
-func DialIdentity(cfg Config, tp trace.TracerProvider, prop propagation.TextMapPropagator) (r Resolver, closeConn func() error, err error) {
+// Authenticate over a traced gRPC connection through the outbound chain, behind the
+// configured cache; Anonymous when cfg names no identity address. Call closeConn on exit.
+func DialIdentity(cfg Config, tp trace.TracerProvider, prop propagation.TextMapPropagator, reg prometheus.Registerer) (r Resolver, closeConn func() error, err error) {
 	if cfg.IdentityAddr == "" {
 		return Anonymous, func() error { return nil }, nil
 	}
-	conn, err := grpc.NewClient(cfg.IdentityAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(prop))))
+	conn, err := kitclient.Dial(cfg.IdentityAddr, IdentityClient(reg), tp, prop)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial identity %s: %w", cfg.IdentityAddr, err)
 	}

@@ -234,8 +234,9 @@ type Config struct {
 	CacheSize      int           `env:"SESSION_CACHE_SIZE" default:"10000" doc:"sessions kept in the resolver cache"`
 }
 
-// RemoteResolver resolves sessions through identity over conn with the configured cache,
-// behind a circuit breaker (Breaker) so an identity outage fails requests fast.
+// RemoteResolver resolves sessions through identity over conn with the configured cache.
+// conn should come from kitclient.Dial with IdentityClient: its circuit breaker makes an
+// identity outage fail requests fast.
 func RemoteResolver(cfg Config, conn grpc.ClientConnInterface) Resolver {
-	return NewCache(Breaker(NewIdentityResolver(conn), 5, 5*time.Second), cfg.CacheTTL, max(cfg.CacheSize, 16), time.Now)
+	return NewCache(NewIdentityResolver(conn), cfg.CacheTTL, max(cfg.CacheSize, 16), time.Now)
 }

@@ -15,9 +15,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	allocationv1 "github.com/hangar/hangar/gen/go/hangar/allocation/v1"
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
@@ -27,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/allocation/internal/adapters"
 	iapp "github.com/hangar/hangar/services/allocation/internal/app"
@@ -98,8 +97,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	var resolver auth.Resolver = auth.Anonymous
 	var dir iapp.Directory
 	if cfg.Auth.IdentityAddr != "" {
-		conn, err := grpc.NewClient(cfg.Auth.IdentityAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))))
+		conn, err := kitclient.Dial(cfg.Auth.IdentityAddr, auth.IdentityClient(deps.Registry), deps.Tracer, deps.Propagator)
 		if err != nil {
 			pool.Close()
 			return nil, fmt.Errorf("dial identity %s: %w", cfg.Auth.IdentityAddr, err)

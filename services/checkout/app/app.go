@@ -13,10 +13,8 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
@@ -24,8 +22,8 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/server"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -99,14 +97,14 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
 		return nil, err
 	}
-	conn, err := grpc.NewClient(cfg.CatalogAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(telemetry.Propagator()))))
+	// Every outbound client goes through the kit chain: deadline, breaker, retries of
+	// idempotent calls, metrics.
+	conn, err := kitclient.Dial(cfg.CatalogAddr, adapters.CatalogKit(deps.Registry), tp, deps.Propagator)
 	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	payConn, err := grpc.NewClient(cfg.PaymentsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(telemetry.Propagator()))))
+	payConn, err := kitclient.Dial(cfg.PaymentsAddr, adapters.PaymentsKit(deps.Registry), tp, deps.Propagator)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -157,8 +155,7 @@ func (a *App) installAuth(tp trace.TracerProvider) error {
 		return auth.Caller{}, errs.E(errs.Unauthorized, "sessions are not resolved: IDENTITY_ADDR is unset")
 	})
 	if a.cfg.Auth.IdentityAddr != "" {
-		conn, err := grpc.NewClient(a.cfg.Auth.IdentityAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(telemetry.Propagator()))))
+		conn, err := kitclient.Dial(a.cfg.Auth.IdentityAddr, adapters.IdentityKit(a.deps.Registry), tp, a.deps.Propagator)
 		if err != nil {
 			return fmt.Errorf("dial identity %s: %w", a.cfg.Auth.IdentityAddr, err)
 		}

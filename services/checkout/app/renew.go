@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -53,19 +53,19 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
 		return err
 	}
-	catConn, err := grpc.NewClient(cfg.CatalogAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	tp, prop := noop.NewTracerProvider(), propagation.TraceContext{}
+	catConn, err := kitclient.Dial(cfg.CatalogAddr, adapters.CatalogKit(nil), tp, prop)
 	if err != nil {
 		return err
 	}
 	defer catConn.Close()
-	payConn, err := grpc.NewClient(cfg.PaymentsAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	payConn, err := kitclient.Dial(cfg.PaymentsAddr, adapters.PaymentsKit(nil), tp, prop)
 	if err != nil {
 		return err
 	}
 	defer payConn.Close()
 	clock := func() time.Time { return now }
 	store := adapters.NewStore(pool)
-	prop := propagation.TraceContext{}
 	orders := order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), prop, log, order.Options{Now: clock, Lease: cfg.SubmitLease})
 	svc := iapp.New(store, adapters.NewCatalogClient(catConn), log, iapp.Options{Now: clock, QuoteKey: []byte(cfg.QuoteKey),
 		Rules: domain.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})

@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 		if cfg.IdentityAddr == "" {
 			log.WarnContext(ctx, "no IDENTITY_ADDR: every caller is anonymous")
 		}
-		resolver, a.closeIdentity, err = auth.DialIdentity(cfg.Config, deps.Tracer, deps.Propagator)
+		resolver, a.closeIdentity, err = auth.DialIdentity(cfg.Config, deps.Tracer, deps.Propagator, deps.Registry)
 		if err != nil {
 			return nil, err
 		}

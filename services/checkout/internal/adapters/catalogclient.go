@@ -3,12 +3,22 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"google.golang.org/grpc"
 
 	catalogv1 "github.com/hangar/hangar/gen/go/hangar/catalog/v1"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
+
+// CatalogKit is the outbound chain of calls to the catalog service: GetCatalog is a read,
+// retried; it answers the whole catalogue, so it gets more time than a small call.
+func CatalogKit(reg prometheus.Registerer) kitclient.Config {
+	return kitclient.Config{Client: "catalog", Registry: reg, Timeout: 5 * time.Second, Idempotent: []string{"GetCatalog"}}
+}
 
 // CatalogClient reads the whole catalogue from the catalog service.
 type CatalogClient struct {

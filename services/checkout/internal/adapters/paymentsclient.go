@@ -3,15 +3,33 @@ package adapters
 import (
 	"context"
 	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
+
+// PaymentsKit is the outbound chain of calls to payments. Charge and Refund always carry
+// an idempotency key (so they are retried); reads and SetBillingProfile (a put) are
+// idempotent. A charge may wait on the card processor: it gets longer than the rest.
+func PaymentsKit(reg prometheus.Registerer) kitclient.Config {
+	return kitclient.Config{Client: "payments", Registry: reg, Timeout: 3 * time.Second,
+		Timeouts:   map[string]time.Duration{"Charge": 15 * time.Second, "Refund": 15 * time.Second},
+		Idempotent: []string{"GetCharge", "GetPaymentMethod", "GetBillingProfile", "SetBillingProfile"}}
+}
+
+// IdentityKit is the outbound chain of calls to identity (the platform's, shared with
+// session resolution).
+func IdentityKit(reg prometheus.Registerer) kitclient.Config { return auth.IdentityClient(reg) }
 
 // PaymentsClient is the payments service as the order pipeline uses it.
 type PaymentsClient struct {
