@@ -16,7 +16,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
-	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -68,7 +68,7 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	store := adapters.NewStore(pool)
 	orders := order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), prop, log, order.Options{Now: clock, Lease: cfg.SubmitLease})
 	svc := iapp.New(store, adapters.NewCatalogClient(catConn), log, iapp.Options{Now: clock, QuoteKey: []byte(cfg.QuoteKey),
-		Rules: domain.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})
+		Rules: rules.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	if ok, err := svc.RefreshCatalog(ctx); !ok {
 		return fmt.Errorf("load the catalogue from %s: %w", cfg.CatalogAddr, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
@@ -221,7 +222,7 @@ func (s *Store) SetBalance(ctx context.Context, accountID, currency string, cent
 
 // Promotions answers every promotion with its redemption count, keyed by lower-case code.
 // They are few and change rarely; the service keeps them in memory and reloads them.
-func (s *Store) Promotions(ctx context.Context) (map[string]*domain.Promotion, error) {
+func (s *Store) Promotions(ctx context.Context) (map[string]*promotion.Promotion, error) {
 	rows, err := s.pool.Query(ctx, `SELECT p.code, kind, percent_bp, amount_in_cents, coalesce(currency, ''), eligible_plans,
 		first_time_only, applies_new, applies_renewal, applies_upgrade, business_allowed, min_amount_cents,
 		valid_from, valid_until, max_redemptions, (SELECT count(*) FROM promotion_redemptions r WHERE r.code = p.code),
@@ -230,9 +231,9 @@ func (s *Store) Promotions(ctx context.Context) (map[string]*domain.Promotion, e
 		return nil, fmt.Errorf("read promotions: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]*domain.Promotion{}
+	out := map[string]*promotion.Promotion{}
 	for rows.Next() {
-		var p domain.Promotion
+		var p promotion.Promotion
 		var from, until *time.Time
 		if err := rows.Scan(&p.Code, &p.Kind, &p.PercentBP, &p.AmountInCents, &p.Currency, &p.EligiblePlans, &p.FirstTimeOnly,
 			&p.AppliesNew, &p.AppliesRenewal, &p.AppliesUpgrade, &p.BusinessAllowed, &p.MinAmountInCents, &from, &until,
@@ -251,7 +252,7 @@ func (s *Store) Promotions(ctx context.Context) (map[string]*domain.Promotion, e
 }
 
 // PutPromotion inserts or replaces a promotion.
-func (s *Store) PutPromotion(ctx context.Context, p *domain.Promotion) error {
+func (s *Store) PutPromotion(ctx context.Context, p *promotion.Promotion) error {
 	ts := func(t time.Time) any {
 		if t.IsZero() {
 			return nil
@@ -296,8 +297,8 @@ func (s *Store) Redeem(ctx context.Context, code, accountID string) error {
 }
 
 // Gifts answers the named gift certificates, keyed by lower-case code; unknown codes are absent.
-func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*domain.GiftCertificate, error) {
-	out := map[string]*domain.GiftCertificate{}
+func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error) {
+	out := map[string]*promotion.GiftCertificate{}
 	if len(codes) == 0 {
 		return out, nil
 	}
@@ -311,7 +312,7 @@ func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*domain.G
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var g domain.GiftCertificate
+		var g promotion.GiftCertificate
 		if err := rows.Scan(&g.Code, &g.Currency, &g.BalanceInCents); err != nil {
 			return nil, fmt.Errorf("read gift certificate: %w", err)
 		}
@@ -321,7 +322,7 @@ func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*domain.G
 }
 
 // PutGift inserts or replaces a gift certificate.
-func (s *Store) PutGift(ctx context.Context, g *domain.GiftCertificate) error {
+func (s *Store) PutGift(ctx context.Context, g *promotion.GiftCertificate) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO gift_certificates (code, currency, balance_in_cents) VALUES ($1, $2, $3)
 		ON CONFLICT (code) DO UPDATE SET currency = EXCLUDED.currency, balance_in_cents = EXCLUDED.balance_in_cents`,
 		strings.ToUpper(g.Code), g.Currency, g.BalanceInCents)

@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 // CreateCart stores a preconfigured cart under a new random id and answers it.
@@ -89,11 +89,11 @@ func DebitGift(ctx context.Context, tx pgx.Tx, code, currency string, amount int
 	err = tx.QueryRow(ctx, `SELECT currency, balance_in_cents FROM gift_certificates WHERE code = $1`, norm).Scan(&cur, &bal)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return 0, errs.E(errs.NotFound, "%s", domain.MsgGiftNotFound)
+		return 0, errs.E(errs.NotFound, "%s", promotion.MsgGiftNotFound)
 	case err != nil:
 		return 0, fmt.Errorf("read gift certificate: %w", err)
 	case cur != currency:
-		return 0, errs.E(errs.Precondition, "%s", domain.MsgGiftCurrency)
+		return 0, errs.E(errs.Precondition, "%s", promotion.MsgGiftCurrency)
 	}
 	return 0, errs.E(errs.Conflict, "%s", MsgGiftBalanceChanged)
 }

@@ -16,9 +16,9 @@ import (
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
-	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 func migrated(t *testing.T, maxConns int) *pgxpool.Pool {
@@ -98,10 +98,10 @@ func TestIssueAndDebitGift(t *testing.T) {
 		t.Errorf("debit of an empty certificate = %v, want conflict", err)
 	}
 	eur := issue(t, pool, "USD", 5000)
-	if _, err := debit(eur, "EUR", 100); errs.CodeOf(err) != errs.Precondition || !strings.Contains(err.Error(), domain.MsgGiftCurrency) {
+	if _, err := debit(eur, "EUR", 100); errs.CodeOf(err) != errs.Precondition || !strings.Contains(err.Error(), promotion.MsgGiftCurrency) {
 		t.Errorf("debit in EUR = %v, want the currency mismatch", err)
 	}
-	if _, err := debit("0000-0000-0000-0000", "USD", 100); errs.CodeOf(err) != errs.NotFound || !strings.Contains(err.Error(), domain.MsgGiftNotFound) {
+	if _, err := debit("0000-0000-0000-0000", "USD", 100); errs.CodeOf(err) != errs.NotFound || !strings.Contains(err.Error(), promotion.MsgGiftNotFound) {
 		t.Errorf("debit of an unknown code = %v, want not found", err)
 	}
 }

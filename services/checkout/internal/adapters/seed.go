@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 // Development accounts (services/checkout/README.md lists them). Account N has id
@@ -78,7 +79,7 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 	if err := s.Redeem(ctx, "WELCOME5", SeedPilot); err != nil {
 		return err
 	}
-	for _, g := range []*domain.GiftCertificate{
+	for _, g := range []*promotion.GiftCertificate{
 		{Code: "GIFT-USD-100", Currency: "USD", BalanceInCents: 10000},
 		{Code: "GIFT-EUR-50", Currency: "EUR", BalanceInCents: 5000},
 	} {
@@ -90,8 +91,8 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 }
 
 // DevPromotions are the development promotions (README lists them).
-func DevPromotions() []*domain.Promotion {
-	return []*domain.Promotion{
+func DevPromotions() []*promotion.Promotion {
+	return []*promotion.Promotion{
 		{Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true, AppliesUpgrade: true},
 		{Code: "SAVE25", Kind: "fixed", AmountInCents: 2500, Currency: "USD", AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true, MinAmountInCents: 30000, BusinessAllowed: true},
 		{Code: "WELCOME5", Kind: "percent", PercentBP: 500, AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true},

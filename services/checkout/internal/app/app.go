@@ -16,6 +16,9 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -24,8 +27,8 @@ type Store interface {
 	Subscription(ctx context.Context, id string) (*domain.Subscription, error)
 	SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error)
 	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
-	Promotions(ctx context.Context) (map[string]*domain.Promotion, error)
-	Gifts(ctx context.Context, codes []string) (map[string]*domain.GiftCertificate, error)
+	Promotions(ctx context.Context) (map[string]*promotion.Promotion, error)
+	Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error)
 	AttemptStore
 }
 
@@ -37,14 +40,14 @@ type CatalogSource interface {
 // Service is checkout's use cases. The catalogue and promotions are held in memory and
 // refreshed in the background, so a preview of a new cart touches no database.
 type Service struct {
-	rules    domain.Rules
+	rules    rules.Rules
 	store    Store
 	source   CatalogSource
 	log      *slog.Logger
 	now      func() time.Time
 	quoteKey []byte
 	cat      atomic.Pointer[domain.Catalog]
-	promos   atomic.Pointer[map[string]*domain.Promotion]
+	promos   atomic.Pointer[map[string]*promotion.Promotion]
 	counters *Counters
 	limiter  *Limiter
 	orders   *order.Pipeline
@@ -56,7 +59,7 @@ type Service struct {
 
 // Options configure a Service.
 type Options struct {
-	Rules    domain.Rules
+	Rules    rules.Rules
 	Now      func() time.Time
 	QuoteKey []byte
 	// CodeAttempts per CodeWindow are allowed per client and per account.
@@ -78,7 +81,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier}
-	empty := map[string]*domain.Promotion{}
+	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
 }
@@ -159,7 +162,7 @@ func who(in domain.Input) (accountID, sessionEmail string) {
 // Caller identifies who asks, for rate limits.
 type Caller struct{ Client string }
 
-func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, count bool) (*domain.Preview, error) {
+func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, count bool) (*pricing.Preview, error) {
 	cat, err := s.Catalog()
 	if err != nil {
 		return nil, err
@@ -187,7 +190,7 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 			return nil, err
 		}
 	}
-	p := domain.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil}}
+	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil}}
 	if accountID != "" {
 		if p.Account, err = s.store.Account(ctx, accountID, sub); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
@@ -201,17 +204,17 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 	if count {
 		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
 	}
-	return domain.PriceCart(cat, cart, p), nil
+	return pricing.PriceCart(cat, cart, p), nil
 }
 
 // Preview prices a configuration.
-func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (*domain.Preview, error) {
+func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (*pricing.Preview, error) {
 	return s.price(ctx, in, caller, true)
 }
 
 // Validation is the server validation's answer.
 type Validation struct {
-	Preview      *domain.Preview
+	Preview      *pricing.Preview
 	Errors       []string
 	RequireLogin bool
 	// Allocations are the tail allocations that end with this configuration.
@@ -314,7 +317,7 @@ type PromoCheck struct {
 	Code, Kind, ErrorCode, Message, Currency string
 	OK                                       bool
 	DiscountInCents, BalanceInCents          int64
-	PromoInfo                                []domain.PromoInfo
+	PromoInfo                                []promotion.Info
 }
 
 // ValidatePromo checks one code against a configuration: a gift certificate if one has
@@ -356,7 +359,7 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 	return out, nil
 }
 
-func (s *Service) priceUnlimited(ctx context.Context, in domain.Input) (*domain.Preview, error) {
+func (s *Service) priceUnlimited(ctx context.Context, in domain.Input) (*pricing.Preview, error) {
 	return s.price(ctx, in, Caller{Client: unlimited}, false)
 }
 
@@ -388,14 +391,14 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 	if sub != nil {
 		out.AccountCurr = sub.Currency
 		if !military && !strings.EqualFold(sub.Currency, cur.Code) {
-			out.OK, out.ErrorCode, out.Message = false, domain.CodeCurrencyNotAllowed, domain.MsgCurrencyNotAllowd
+			out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
 		}
 	}
 	return out, nil
 }
 
 // RenewalPrice prices renewing a subscription as it stands (legacy plans replaced).
-func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*domain.Preview, error) {
+func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pricing.Preview, error) {
 	id := domain.ExtractAccountID(subscriptionID)
 	if id == "" {
 		return nil, errs.Field("subscriptionId", "subscriptionId must be a subscription id")
@@ -430,10 +433,10 @@ func (s *Service) CanDowngrade(ctx context.Context, subscriptionID, accountID st
 		problems = append(problems, "This subscription is not a business subscription.")
 	}
 	if sub.ChildAccount() {
-		problems = append(problems, domain.MsgChildAccount)
+		problems = append(problems, rules.MsgChildAccount)
 	}
 	if sub.ThirdParty() {
-		problems = append(problems, domain.MsgThirdParty)
+		problems = append(problems, rules.MsgThirdParty)
 	}
 	if sub.BillingMethod == "QUARTERLY" && sub.PaymentMethod == "CHECK" {
 		problems = append(problems, "Quarterly-billed subscriptions paid by check are changed by sales. Please contact "+s.rules.SalesContact+".")

@@ -18,6 +18,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -244,8 +245,8 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 func promoCodesOf(inv oneoff.Invoice) []string {
 	var out []string
 	for _, l := range inv.Lines {
-		if l.Type == domain.ItemPlanDiscount {
-			out = append(out, strings.TrimPrefix(l.Key, domain.ItemPlanDiscount+":"))
+		if l.Type == pricing.ItemPlanDiscount {
+			out = append(out, strings.TrimPrefix(l.Key, pricing.ItemPlanDiscount+":"))
 		}
 	}
 	return out

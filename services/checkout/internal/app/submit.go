@@ -11,6 +11,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -60,7 +61,7 @@ type SubmitError struct {
 	Message      string
 	Errors       []string
 	RequireLogin bool
-	Preview      *domain.Preview
+	Preview      *pricing.Preview
 }
 
 func (e *SubmitError) Error() string { return e.Code + ": " + e.Message }
@@ -159,7 +160,7 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 
 // quoteValid reports whether quoteID is the quote of this very price, issued here and not
 // expired.
-func (s *Service) quoteValid(quoteID string, pv *domain.Preview) bool {
+func (s *Service) quoteValid(quoteID string, pv *pricing.Preview) bool {
 	parts := strings.Split(quoteID, "_")
 	if len(parts) != 3 || parts[0] != "q" {
 		return false
@@ -172,14 +173,14 @@ func (s *Service) quoteValid(quoteID string, pv *domain.Preview) bool {
 	if !s.now().Before(expires) {
 		return false
 	}
-	want := domain.QuoteID(s.quoteKey, pv.QuoteHash, expires)
+	want := pricing.QuoteID(s.quoteKey, pv.QuoteHash, expires)
 	return hmac.Equal([]byte(want), []byte(quoteID))
 }
 
 // buyerAccount answers the account the order is for: the session's, the subscription's,
 // or a new buyer's account created through identity. An e-mail that already has an
 // account at identity must log in first.
-func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *domain.Preview) (string, error) {
+func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *pricing.Preview) (string, error) {
 	if in.Caller.LoggedIn {
 		if pv.Cart.Existing != nil {
 			return pv.Cart.Existing.AccountID, nil

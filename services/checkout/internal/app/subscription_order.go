@@ -16,6 +16,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
@@ -41,7 +42,7 @@ type SubscriptionDetail struct {
 }
 
 // subscriptionPurchase turns a validated, quoted preview into the order to place.
-func (s *Service) subscriptionPurchase(pv *domain.Preview, accountID string, in domain.Input) (*order.Purchase, error) {
+func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in domain.Input) (*order.Purchase, error) {
 	c, inv := pv.Cart, &pv.Invoice
 	d := SubscriptionDetail{SubscriptionID: uuid.NewString(), Change: pv.Change, AddOns: c.AddOns, Quantity: c.Quantity,
 		PriceInCents: inv.ChargesInCents - inv.DiscountInCents, TermStart: pv.TermStart, TermEnd: pv.RenewalDate, Military: c.Military}
@@ -91,10 +92,10 @@ func (s *Service) subscriptionPurchase(pv *domain.Preview, accountID string, in 
 			Reason: l.Reason, UnitAmountInCents: l.UnitAmountInCents, Quantity: l.Quantity, AmountInCents: l.AmountInCents, Key: l.Key,
 			BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType, PostTax: l.PostTax})
 		switch {
-		case l.Type == domain.ItemGiftDiscount:
-			pu.Gifts = append(pu.Gifts, order.GiftDebit{Code: strings.TrimPrefix(l.Key, domain.ItemGiftDiscount+":"), AmountInCents: -l.AmountInCents})
-		case l.Type == domain.ItemPlanDiscount && strings.HasPrefix(l.Key, domain.ItemPlanDiscount+":"):
-			pu.PromoCodes = append(pu.PromoCodes, strings.TrimPrefix(l.Key, domain.ItemPlanDiscount+":"))
+		case l.Type == pricing.ItemGiftDiscount:
+			pu.Gifts = append(pu.Gifts, order.GiftDebit{Code: strings.TrimPrefix(l.Key, pricing.ItemGiftDiscount+":"), AmountInCents: -l.AmountInCents})
+		case l.Type == pricing.ItemPlanDiscount && strings.HasPrefix(l.Key, pricing.ItemPlanDiscount+":"):
+			pu.PromoCodes = append(pu.PromoCodes, strings.TrimPrefix(l.Key, pricing.ItemPlanDiscount+":"))
 		}
 	}
 	return pu, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 )
 
 // Viewer is the session asking for subscription data.
@@ -50,7 +51,7 @@ func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string
 		return nil, errs.Field("productCode", "This product is not part of your subscription.")
 	}
 	if sub.ThirdParty() {
-		return nil, errs.E(errs.Forbidden, domain.MsgThirdParty)
+		return nil, errs.E(errs.Forbidden, rules.MsgThirdParty)
 	}
 	cat, _ := s.Catalog()
 	return s.subs.SetAutoRenew(ctx, sub.ID, on, cat)

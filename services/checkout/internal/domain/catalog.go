@@ -1,8 +1,10 @@
-// Package domain is checkout's pricing core in plain Go: the configuration and its rules
-// (spec 000 §4), validation (spec 000 §5, spec 001 §5), the invoice preview with promotions,
-// gift certificates, subscription credit, account balance and tax, and plan-change
-// detection. It knows nothing of SQL, protobuf or HTTP; the catalogue it prices from is
-// checkout's own view, filled by an adapter from the catalog service.
+// Package domain is checkout's shared vocabulary in plain Go: its view of the catalogue,
+// the configuration as the page sends it (Input), the cart the rules make of it, the
+// subscription it prices against and the buyer's account. The work is done in the
+// subpackages: rules (configuration rules and validation), pricing (the invoice preview,
+// plan change and quote), tax, promotion (promo codes and gift certificates), gift and
+// oneoff (gift-certificate and one-off purchases). It knows nothing of SQL, protobuf or
+// HTTP; the catalogue is filled by an adapter from the catalog service.
 package domain
 
 import (

@@ -16,7 +16,13 @@ const (
 	MilitaryIntlStartPlan = "mfb_pro_intl"
 	BundlePlan            = "honda_jet_bundle"
 	DowngradePlan         = "basic_plus"
+	// BYOPStartPlan is the start plan of the bring-your-own-panel page.
+	BYOPStartPlan = "pro"
 )
+
+// PlanTypeHidden is the plan type of the "not purchased" halves of the dispatch and
+// runway pairs: in the cart, never on the invoice.
+const PlanTypeHidden = "hiddenPlan"
 
 // Licence limits (spec 000 §5, §9).
 const (
@@ -36,6 +42,21 @@ const (
 	PaymentComplimentary = "COMPLIMENTARY"
 	PaymentThirdParty    = "THIRD_PARTY"
 )
+
+// Chart-provider platform types (spec 000 §3).
+const (
+	PlatformApp  = "App"
+	PlatformWeb  = "Web"
+	PlatformBoth = "Both"
+)
+
+// ChartChoice is a platform choice for one coverage: Code names either variant; Type is
+// App, Web or Both; Checked false removes the coverage.
+type ChartChoice struct {
+	Code    string
+	Type    string
+	Checked bool
+}
 
 // Input is a configuration as sent by the page (spec 000 §3), before the rules.
 type Input struct {
@@ -170,6 +191,25 @@ func (s *Subscription) ThirdParty() bool { return s.PaymentSource == PaymentThir
 // ChildAccount reports whether the subscription belongs to a group's child account.
 func (s *Subscription) ChildAccount() bool { return s.ParentAccountID != "" }
 
+// Account is what pricing and promotions need to know about the buyer's account.
+type Account struct {
+	FirstTime        bool
+	UsedCodes        []string // promo codes already redeemed (any case)
+	BalanceInCents   int64
+	BalanceCurrency  string
+	HasChartCoverage bool
+}
+
+// Used reports whether the account already redeemed a promo code (any case).
+func (a Account) Used(code string) bool {
+	for _, c := range a.UsedCodes {
+		if strings.EqualFold(c, code) {
+			return true
+		}
+	}
+	return false
+}
+
 // Adjustment is a change the rules made, with its reason for people.
 type Adjustment struct {
 	Code   string
@@ -251,6 +291,11 @@ func NormalizeEmail(v string) string {
 	}
 	return v
 }
+
+var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+
+// ValidEmail reports whether v looks like an e-mail address.
+func ValidEmail(v string) bool { return emailRe.MatchString(v) }
 
 // NormalizeCountry upper-cases a country and maps 'eu' to DE (spec 000 §5, spec 001 §5).
 func NormalizeCountry(v string) string {

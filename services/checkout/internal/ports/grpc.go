@@ -16,6 +16,9 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // GRPC implements checkoutv1.CheckoutServiceServer.
@@ -253,9 +256,9 @@ func day(t time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
-func invoice(inv *domain.Invoice) (*checkoutv1.Invoice, error) {
+func invoice(inv *pricing.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
+		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
 		Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors}
 	var err error
 	set := func(dst **int32, v int64) {
@@ -283,7 +286,7 @@ func invoice(inv *domain.Invoice) (*checkoutv1.Invoice, error) {
 	return out, err
 }
 
-func promoInfo(list []domain.PromoInfo) []*checkoutv1.PromoInfoRequirement {
+func promoInfo(list []promotion.Info) []*checkoutv1.PromoInfoRequirement {
 	var out []*checkoutv1.PromoInfoRequirement
 	for _, p := range list {
 		out = append(out, &checkoutv1.PromoInfoRequirement{Code: p.Code, Notice: p.Notice, Message: p.Message, AlwaysView: ptr(p.AlwaysView), RemoveCode: ptr(p.RemoveCode)})
@@ -291,7 +294,7 @@ func promoInfo(list []domain.PromoInfo) []*checkoutv1.PromoInfoRequirement {
 	return out
 }
 
-func previewResponse(pv *domain.Preview) (*checkoutv1.PreviewInvoiceResponse, error) {
+func previewResponse(pv *pricing.Preview) (*checkoutv1.PreviewInvoiceResponse, error) {
 	inv, err := invoice(&pv.Invoice)
 	if err != nil {
 		return nil, err

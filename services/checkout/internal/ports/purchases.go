@@ -13,6 +13,8 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // WithPurchases serves the gift-certificate and one-off routes with p.
@@ -77,7 +79,7 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 
 func giftInvoice(g gift.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: g.Currency, TaxVatText: g.Tax.Label, TaxJurisdiction: g.Tax.Jurisdiction,
-		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(false), TaxRatePpm: ptr(int32(0))}
+		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(false), TaxRatePpm: ptr(int32(0))}
 	var err error
 	set := func(dst **int32, v int64) {
 		if err == nil {
@@ -185,7 +187,7 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 
 func oneOffInvoice(inv oneoff.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: domain.TaxRatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Errors: inv.Errors}
+		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Errors: inv.Errors}
 	var err error
 	set := func(dst **int32, v int64) {
 		if err == nil {
@@ -203,7 +205,7 @@ func oneOffInvoice(inv oneoff.Invoice) (*checkoutv1.Invoice, error) {
 		set(&it.Quantity, l.Quantity)
 		set(&it.AmountInCents, l.AmountInCents)
 		it.Reason = "product in your cart"
-		if l.Type == domain.ItemPlanDiscount {
+		if l.Type == pricing.ItemPlanDiscount {
 			it.Reason = "promotion code"
 		}
 		out.InvoiceItems = append(out.InvoiceItems, it)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
-	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -38,7 +38,7 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 	}
 	// Printing an invoice is offered for an EU subscription, a business id or an EU account;
 	// never on a refund.
-	out.CanPrintInvoice = ptr(o.IsEU || o.BusinessID != "" || domain.IsEUCountry(o.BillingCountry))
+	out.CanPrintInvoice = ptr(o.IsEU || o.BusinessID != "" || tax.IsEUCountry(o.BillingCountry))
 	var err error
 	for _, l := range o.Lines {
 		if receiptHiddenCodes[l.AddOnCode] {

@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 )
 
 // Changed is one subscription-changed event.
@@ -64,7 +65,7 @@ func AddOns(codes []string, qty int, licensing string, cat *domain.Catalog) []*e
 		switch {
 		case marker:
 			a.Quantity, a.LicensingMethod = 1, ""
-		case e != nil && domain.PerOrganization(e):
+		case e != nil && pricing.PerOrganization(e):
 			a.Quantity, a.LicensingMethod = 1, ""
 			if seatPricing(e.PricingType) {
 				a.LicensingMethod = e.PricingType

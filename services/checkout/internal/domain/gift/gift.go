@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // Amounts in whole currency units (spec 001 §9).
@@ -162,7 +163,7 @@ type Invoice struct {
 	SubtotalInCents int64
 	TaxInCents      int64
 	TotalInCents    int64
-	Tax             domain.TaxRule
+	Tax             tax.Rule
 }
 
 // Price prices a checked order: one GIFT_CERTIFICATE line per certificate (no add-on code,
@@ -175,7 +176,7 @@ type Invoice struct {
 // same purchase twice. The ZIP still re-prices: the answer names the jurisdiction and its
 // label ('Tax' or 'VAT') with a zero amount.
 func Price(c Checked) Invoice {
-	inv := Invoice{Currency: c.Currency.Code, Tax: domain.TaxFor(c.Country, c.Zip, "", c.Currency)}
+	inv := Invoice{Currency: c.Currency.Code, Tax: tax.For(c.Country, c.Zip, "", c.Currency)}
 	for i, a := range c.Amounts {
 		inv.Lines = append(inv.Lines, Line{Type: ItemGiftCertificate, UnitAmountInCents: a,
 			Description: "Gift certificate " + Format(a, c.Currency), Key: fmt.Sprintf("%s:%d", ItemGiftCertificate, i+1)})

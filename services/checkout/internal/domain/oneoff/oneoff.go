@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // Quantity bounds (spec 001 §9).
@@ -133,7 +137,7 @@ func Normalize(cat *domain.Catalog, o Order) *Cart {
 			continue
 		}
 		if p, ok := e.Prices[cur.Code]; !ok || p.Included {
-			add(domain.MsgUnavailableIn(e.Title, cur))
+			add(rules.MsgUnavailableIn(e.Title, cur))
 			continue
 		}
 		q := ClampQuantity(it.Quantity)
@@ -191,14 +195,14 @@ type Invoice struct {
 	SubtotalInCents int64
 	TaxInCents      int64
 	TotalInCents    int64
-	Tax             domain.TaxRule
-	CodeErrors      []domain.CodeError
+	Tax             tax.Rule
+	CodeErrors      []promotion.CodeError
 	Errors          []string
 }
 
 // Price prices a normalised cart: NON_RECURRING_ITEM lines, promo codes in the order
 // entered, then tax on what remains (when the cart applies tax). Problems are in Errors.
-func Price(c *Cart, promos map[string]*domain.Promotion, b Buyer, now time.Time) Invoice {
+func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Time) Invoice {
 	inv := Invoice{Currency: c.Currency.Code, Errors: append([]string(nil), c.Errors...)}
 	for _, l := range c.Lines {
 		unit := l.Entry.Prices[c.Currency.Code].AmountInCents
@@ -209,7 +213,7 @@ func Price(c *Cart, promos map[string]*domain.Promotion, b Buyer, now time.Time)
 	}
 	due := inv.ChargesInCents
 	fail := func(code, errCode, msg string) {
-		inv.CodeErrors = append(inv.CodeErrors, domain.CodeError{Code: code, ErrorCode: errCode, Message: msg})
+		inv.CodeErrors = append(inv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: errCode, Message: msg})
 		if !contains(inv.Errors, msg) {
 			inv.Errors = append(inv.Errors, msg)
 		}
@@ -217,14 +221,14 @@ func Price(c *Cart, promos map[string]*domain.Promotion, b Buyer, now time.Time)
 	var seen []string
 	for _, code := range c.PromoCodes {
 		if containsFold(seen, code) || containsFold(b.UsedCodes, code) {
-			fail(code, domain.CodeAlreadyUsed, domain.MsgCodeUsed)
+			fail(code, promotion.CodeAlreadyUsed, promotion.MsgCodeUsed)
 			continue
 		}
 		seen = append(seen, code)
 		p := promos[strings.ToLower(code)]
 		d, ok := discount(p, b, c.Currency.Code, due, now)
 		if !ok {
-			fail(code, domain.CodeNotValid, domain.MsgNotValid)
+			fail(code, promotion.CodeNotValid, promotion.MsgNotValid)
 			continue
 		}
 		if d == 0 {
@@ -233,15 +237,15 @@ func Price(c *Cart, promos map[string]*domain.Promotion, b Buyer, now time.Time)
 		due -= d
 		inv.DiscountInCents += d
 		up := strings.ToUpper(p.Code)
-		inv.Lines = append(inv.Lines, InvoiceLine{Type: domain.ItemPlanDiscount, Description: "Promotion " + up,
-			UnitAmountInCents: -d, AmountInCents: -d, Key: domain.ItemPlanDiscount + ":" + up})
+		inv.Lines = append(inv.Lines, InvoiceLine{Type: pricing.ItemPlanDiscount, Description: "Promotion " + up,
+			UnitAmountInCents: -d, AmountInCents: -d, Key: pricing.ItemPlanDiscount + ":" + up})
 	}
 	inv.SubtotalInCents = due
-	inv.Tax = domain.TaxFor(c.Country, c.Zip, c.BusinessID, c.Currency)
+	inv.Tax = tax.For(c.Country, c.Zip, c.BusinessID, c.Currency)
 	if !c.ApplyTax {
 		// The cart was created without tax (e.g. staff selling to a tax-exempt buyer): the
 		// label stays, nothing is charged.
-		inv.Tax = domain.TaxRule{Label: inv.Tax.Label}
+		inv.Tax = tax.Rule{Label: inv.Tax.Label}
 	}
 	inv.TaxInCents = inv.Tax.Amount(due)
 	inv.TotalInCents = due + inv.TaxInCents
@@ -252,7 +256,7 @@ func Price(c *Cart, promos map[string]*domain.Promotion, b Buyer, now time.Time)
 // new purchases without a plan: a code limited to plans, or not valid for new purchases,
 // does not apply; nor does one outside its dates, used up, in another currency, below its
 // minimum, or for first-time customers only when the buyer is not one.
-func discount(p *domain.Promotion, b Buyer, currency string, charges int64, now time.Time) (int64, bool) {
+func discount(p *promotion.Promotion, b Buyer, currency string, charges int64, now time.Time) (int64, bool) {
 	switch {
 	case p == nil,
 		!p.ValidFrom.IsZero() && now.Before(p.ValidFrom),

@@ -9,6 +9,8 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -92,7 +94,7 @@ func TestNormalize(t *testing.T) {
 
 func TestPrice(t *testing.T) {
 	cat := catalog(t)
-	promos := map[string]*domain.Promotion{
+	promos := map[string]*promotion.Promotion{
 		"spring10": {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true},
 		"save25":   {Code: "SAVE25", Kind: "fixed", AmountInCents: 2500, Currency: "USD", AppliesNew: true, MinAmountInCents: 30000},
 		"welcome5": {Code: "WELCOME5", Kind: "percent", PercentBP: 500, AppliesNew: true},
@@ -125,19 +127,19 @@ func TestPrice(t *testing.T) {
 		{name: "fixed promo above its minimum", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"SAVE25"}},
 			sub: 75299, total: 75299, label: "Tax", discountLine: true},
 		{name: "fixed promo in another currency", order: oneoff.Order{Items: items, Currency: "EUR", PromoCodes: []string{"SAVE25"}},
-			sub: 72399, total: 72399, label: "VAT", errs: []string{domain.MsgNotValid}},
+			sub: 72399, total: 72399, label: "VAT", errs: []string{promotion.MsgNotValid}},
 		{name: "the same code twice, any case", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"spring10", "SPRING10"}},
-			sub: 70019, total: 70019, label: "Tax", errs: []string{domain.MsgCodeUsed}, discountLine: true},
+			sub: 70019, total: 70019, label: "Tax", errs: []string{promotion.MsgCodeUsed}, discountLine: true},
 		{name: "a code the buyer used before", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"welcome5"}}, buyer: oneoff.Buyer{UsedCodes: []string{"WELCOME5"}},
-			sub: 77799, total: 77799, label: "Tax", errs: []string{domain.MsgCodeUsed}},
+			sub: 77799, total: 77799, label: "Tax", errs: []string{promotion.MsgCodeUsed}},
 		{name: "a plan-only code", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"plans"}},
-			sub: 77799, total: 77799, label: "Tax", errs: []string{domain.MsgNotValid}},
+			sub: 77799, total: 77799, label: "Tax", errs: []string{promotion.MsgNotValid}},
 		{name: "an expired code", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"expired"}},
-			sub: 77799, total: 77799, label: "Tax", errs: []string{domain.MsgNotValid}},
+			sub: 77799, total: 77799, label: "Tax", errs: []string{promotion.MsgNotValid}},
 		{name: "an unknown code", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"NOPE"}},
-			sub: 77799, total: 77799, label: "Tax", errs: []string{domain.MsgNotValid}},
+			sub: 77799, total: 77799, label: "Tax", errs: []string{promotion.MsgNotValid}},
 		{name: "first-time code for a returning buyer", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"first"}},
-			sub: 77799, total: 77799, label: "Tax", errs: []string{domain.MsgNotValid}},
+			sub: 77799, total: 77799, label: "Tax", errs: []string{promotion.MsgNotValid}},
 		{name: "first-time code for a first-time buyer", order: oneoff.Order{Items: items, Currency: "USD", PromoCodes: []string{"first"}}, buyer: oneoff.Buyer{FirstTime: true},
 			sub: 62239, total: 62239, label: "Tax", discountLine: true},
 		{name: "gift certificate refused, the rest priced", order: oneoff.Order{Items: items, Currency: "USD", GiftCodes: []string{"GIFT-USD-100"}},
@@ -164,7 +166,7 @@ func TestPrice(t *testing.T) {
 					if l.AmountInCents != l.UnitAmountInCents*l.Quantity || l.PlanType != "oneOff" || l.AddOnCode == "" {
 						t.Errorf("line %+v", l)
 					}
-				case domain.ItemPlanDiscount:
+				case pricing.ItemPlanDiscount:
 					discounts++
 					if l.Quantity != 0 || l.AmountInCents >= 0 {
 						t.Errorf("discount line %+v", l)

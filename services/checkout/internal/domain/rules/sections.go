@@ -1,15 +1,17 @@
-package domain
+package rules
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
 
 // isPlusPlan reports whether a plan is of the current ("Plus") generation: sold, not
 // military, and not an upsell plan that has a Plus successor (the bring-your-own-panel and
 // legacy plans).
-func isPlusPlan(e *Entry) bool {
+func isPlusPlan(e *domain.Entry) bool {
 	return e.IsPlan() && e.PlanType != "military" && !e.Military && e.ReplacedBy == "" && !e.Deprecated
 }
 
@@ -45,7 +47,7 @@ func (b *builder) applyUpsell() {
 // toggled here and stay; while licences are allocated to users the regions follow the
 // subscription (the region checkboxes are disabled); and tail allocations the buyer chose
 // to keep keep their add-ons.
-func (b *builder) keepAllocated(in Input) {
+func (b *builder) keepAllocated(in domain.Input) {
 	c, ex := b.cart, b.cart.Existing
 	if ex == nil || !ex.Valid {
 		return
@@ -69,7 +71,7 @@ func (b *builder) keepAllocated(in Input) {
 				want = append(want, code)
 			}
 		}
-		b.remove(func(e *Entry) string {
+		b.remove(func(e *domain.Entry) string {
 			if e.IsRegion() && !slices.Contains(want, e.Code) {
 				return MsgRegionsAllocated
 			}
@@ -96,7 +98,7 @@ func (b *builder) keepAllocated(in Input) {
 
 // checkAllocated reports allocated products the other rules still removed, and lists the
 // tail allocations whose add-ons the cart drops (validate asks the buyer about them).
-func (b *builder) checkAllocated(Input) {
+func (b *builder) checkAllocated(domain.Input) {
 	c := b.cart
 	for _, code := range c.LockedAddOns {
 		if !slices.Contains(b.codes, code) {
@@ -119,7 +121,7 @@ func (b *builder) checkAllocated(Input) {
 // bundleAircraft answers the aircraft model of a jet-maker bundle option: option
 // honda_jet_bundle_{x} covers aircraft hondajet_{x} (the catalogue's naming).
 func bundleAircraft(option string) string {
-	return "hondajet_" + strings.TrimPrefix(option, BundlePlan+"_")
+	return "hondajet_" + strings.TrimPrefix(option, domain.BundlePlan+"_")
 }
 
 // checkRunwayAircraft: runway analysis covers only aircraft of the purchased model (the
@@ -155,9 +157,9 @@ func (b *builder) checkRunwayAircraft(models []string) {
 
 // allocationsAcknowledged reports whether every expiring allocation was shown to the
 // buyer (echoed back in expiredAllocations).
-func allocationsAcknowledged(expiring, echoed []Allocation) bool {
+func allocationsAcknowledged(expiring, echoed []domain.Allocation) bool {
 	for _, a := range expiring {
-		if !slices.ContainsFunc(echoed, func(x Allocation) bool {
+		if !slices.ContainsFunc(echoed, func(x domain.Allocation) bool {
 			return x.TargetID == a.TargetID && strings.EqualFold(x.TargetType, a.TargetType)
 		}) {
 			return false

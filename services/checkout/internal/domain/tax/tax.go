@@ -1,32 +1,37 @@
-package domain
+// Package tax answers the tax that applies to an invoice: US statewide sales tax by ZIP,
+// Canadian GST/HST/PST by postal code, EU VAT with the business reverse charge, UK VAT and
+// Australian GST.
+package tax
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
 
-// TaxRatesDate is the date the rates table below was taken from its sources: US statewide
+// RatesDate is the date the rates table below was taken from its sources: US statewide
 // base sales-tax rates (local rates not included), Canadian GST/HST/PST, EU standard VAT
 // rates, UK VAT and Australian GST in force on that date. A rate change is a code change
 // with a new date, reviewed like any price change.
-const TaxRatesDate = "2025-01-01"
+const RatesDate = "2025-01-01"
 
-// TaxComponent is one tax of a jurisdiction; Rate is in parts per million of the base.
-type TaxComponent struct {
+// Component is one tax of a jurisdiction; Rate is in parts per million of the base.
+type Component struct {
 	Name string
 	PPM  int64
 }
 
-// TaxRule is what applies to an invoice.
-type TaxRule struct {
+// Rule is what applies to an invoice.
+type Rule struct {
 	Jurisdiction  string // "US-CA", "CA-ON", "DE", "GB", "AU", "" when none applies
 	Label         string // 'Tax' for US and CA, otherwise 'VAT'
-	Components    []TaxComponent
+	Components    []Component
 	ReverseCharge bool
 }
 
 // PPM answers the combined rate.
-func (t TaxRule) PPM() int64 {
+func (t Rule) PPM() int64 {
 	var n int64
 	for _, c := range t.Components {
 		n += c.PPM
@@ -36,22 +41,20 @@ func (t TaxRule) PPM() int64 {
 
 // Amount is the tax on base: each component rounded half up once per invoice on the
 // taxable base (never per line), so the total tax never drifts with the number of lines.
-func (t TaxRule) Amount(base int64) int64 {
+func (t Rule) Amount(base int64) int64 {
 	if base <= 0 || t.ReverseCharge {
 		return 0
 	}
 	var sum int64
 	for _, c := range t.Components {
-		sum += roundHalfUp(base*c.PPM, 1_000_000)
+		sum += domain.RoundHalfUp(base*c.PPM, 1_000_000)
 	}
 	return sum
 }
 
-func roundHalfUp(num, den int64) int64 { return (num + den/2) / den }
-
 func pct(p float64) int64 { return int64(p*10_000 + 0.5) }
 
-// usStateRates are statewide base sales-tax rates (TaxRatesDate).
+// usStateRates are statewide base sales-tax rates (RatesDate).
 var usStateRates = map[string]int64{
 	"AL": pct(4), "AK": 0, "AZ": pct(5.6), "AR": pct(6.5), "CA": pct(7.25), "CO": pct(2.9), "CT": pct(6.35),
 	"DE": 0, "DC": pct(6), "FL": pct(6), "GA": pct(4), "HI": pct(4), "ID": pct(6), "IL": pct(6.25), "IN": pct(7),
@@ -138,12 +141,12 @@ func ProvinceFromPostal(postal string) string {
 }
 
 var (
-	caGST = TaxComponent{"GST", pct(5)}
+	caGST = Component{"GST", pct(5)}
 	caHST = map[string]int64{"ON": pct(13), "NB": pct(15), "NL": pct(15), "NS": pct(15), "PE": pct(15)}
-	caPST = map[string]TaxComponent{"BC": {"PST", pct(7)}, "MB": {"RST", pct(7)}, "SK": {"PST", pct(6)}, "QC": {"QST", pct(9.975)}}
+	caPST = map[string]Component{"BC": {"PST", pct(7)}, "MB": {"RST", pct(7)}, "SK": {"PST", pct(6)}, "QC": {"QST", pct(9.975)}}
 )
 
-// euVAT are the EU standard VAT rates (TaxRatesDate).
+// euVAT are the EU standard VAT rates (RatesDate).
 var euVAT = map[string]int64{
 	"AT": pct(20), "BE": pct(21), "BG": pct(20), "HR": pct(25), "CY": pct(19), "CZ": pct(21), "DK": pct(25),
 	"EE": pct(22), "FI": pct(25.5), "FR": pct(20), "DE": pct(19), "GR": pct(24), "HU": pct(27), "IE": pct(23),
@@ -172,9 +175,9 @@ func ValidBusinessIDFormat(id, country string) bool {
 	return true
 }
 
-// TaxFor answers the tax rule for a billing country, postal code and business id. The
+// For answers the tax rule for a billing country, postal code and business id. The
 // country falls back to the currency's default country.
-func TaxFor(country, postal, businessID string, cur Currency) TaxRule {
+func For(country, postal, businessID string, cur domain.Currency) Rule {
 	if country == "" {
 		country = cur.DefaultCountry
 	}
@@ -182,37 +185,37 @@ func TaxFor(country, postal, businessID string, cur Currency) TaxRule {
 	case country == "US":
 		st := StateFromZIP(postal)
 		if st == "" {
-			return TaxRule{Label: "Tax"}
+			return Rule{Label: "Tax"}
 		}
-		return TaxRule{Jurisdiction: "US-" + st, Label: "Tax", Components: []TaxComponent{{"Sales tax", usStateRates[st]}}}
+		return Rule{Jurisdiction: "US-" + st, Label: "Tax", Components: []Component{{"Sales tax", usStateRates[st]}}}
 	case country == "CA":
 		pr := ProvinceFromPostal(postal)
 		if pr == "" {
-			return TaxRule{Label: "Tax"}
+			return Rule{Label: "Tax"}
 		}
-		t := TaxRule{Jurisdiction: "CA-" + pr, Label: "Tax"}
+		t := Rule{Jurisdiction: "CA-" + pr, Label: "Tax"}
 		if h, ok := caHST[pr]; ok {
-			t.Components = []TaxComponent{{"HST", h}}
+			t.Components = []Component{{"HST", h}}
 			return t
 		}
-		t.Components = []TaxComponent{caGST}
+		t.Components = []Component{caGST}
 		if p, ok := caPST[pr]; ok {
 			t.Components = append(t.Components, p)
 		}
 		return t
 	case country == "GB":
-		return TaxRule{Jurisdiction: "GB", Label: "VAT", Components: []TaxComponent{{"VAT", pct(20)}}}
+		return Rule{Jurisdiction: "GB", Label: "VAT", Components: []Component{{"VAT", pct(20)}}}
 	case country == "AU":
-		return TaxRule{Jurisdiction: "AU", Label: "VAT", Components: []TaxComponent{{"GST", pct(10)}}}
+		return Rule{Jurisdiction: "AU", Label: "VAT", Components: []Component{{"GST", pct(10)}}}
 	}
 	if r, ok := euVAT[country]; ok {
-		t := TaxRule{Jurisdiction: country, Label: "VAT", Components: []TaxComponent{{"VAT", r}}}
+		t := Rule{Jurisdiction: country, Label: "VAT", Components: []Component{{"VAT", r}}}
 		if businessID != "" && ValidBusinessIDFormat(businessID, country) {
 			t.ReverseCharge = true // the business customer accounts for the VAT
 		}
 		return t
 	}
-	return TaxRule{Label: "VAT"}
+	return Rule{Label: "VAT"}
 }
 
 // IsEUCountry reports whether an ISO country code is an EU member state.

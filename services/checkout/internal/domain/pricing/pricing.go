@@ -1,4 +1,8 @@
-package domain
+// Package pricing prices a cart the configuration rules normalised: invoice lines per
+// licence or per organisation, business tier prices, promotions, credit for the unused days
+// of a changed subscription, tax, gift certificates and account balance; it detects the
+// plan change and signs the quote that submit checks.
+package pricing
 
 import (
 	"crypto/hmac"
@@ -9,6 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // Invoice item types (spec 000 §3).
@@ -19,7 +27,6 @@ const (
 	ItemGiftDiscount   = "GIFT_CERTIFICATE_DISCOUNT"
 	ItemSubscriptionCr = "SUBSCRIPTION_CREDIT"
 	ItemAccountBalance = "ACCOUNT_BALANCE"
-	PlanTypeHidden     = "hiddenPlan"
 	BundleItemBundle   = "BUNDLE"
 	BundleItemOption   = "BUNDLE_OPTION"
 	BundleItemAddOn    = "BUNDLE_ADD_ON"
@@ -67,7 +74,7 @@ type Invoice struct {
 	CreditToAccountInCents int64 // subscription credit left over, to the account balance
 	GiftCreditInCents      int64
 	AccountBalanceInCents  int64
-	Tax                    TaxRule
+	Tax                    tax.Rule
 	Counter                int64
 	Errors                 []string
 	PlanErrors             []string
@@ -86,20 +93,20 @@ type PlanChange struct {
 // it (promotions, gift certificates and the account are data) before calling Preview.
 type Pricing struct {
 	Now        time.Time
-	Promotions map[string]*Promotion       // by lower-case code
-	Gifts      map[string]*GiftCertificate // by lower-case code
-	Account    Account
+	Promotions map[string]*promotion.Promotion       // by lower-case code
+	Gifts      map[string]*promotion.GiftCertificate // by lower-case code
+	Account    domain.Account
 	Counter    int64
 	QuoteKey   []byte
 }
 
 // Preview is the answer of the invoice preview.
 type Preview struct {
-	Cart          *Cart
+	Cart          *domain.Cart
 	Invoice       Invoice
 	PlanChange    PlanChange
-	PromoInfo     []PromoInfo
-	CodeErrors    []CodeError
+	PromoInfo     []promotion.Info
+	CodeErrors    []promotion.CodeError
 	QuoteID       string
 	QuoteExpires  time.Time
 	QuoteHash     string
@@ -116,11 +123,11 @@ type Preview struct {
 // licence: business features (dispatch, runway tools, EFB bridge, flight tracking) and
 // runway-analysis packages (priced per aircraft tail). Everything else — the plan, regions,
 // feature add-ons, chart coverages and VFR packages — is per licence.
-func PerOrganization(e *Entry) bool {
+func PerOrganization(e *domain.Entry) bool {
 	return e.FeatureGroup != "" || e.RunwayKind == "jet" || e.RunwayKind == "turboprop" || e.PricingType == "TAIL_ALLOCATION"
 }
 
-func termLabel(e *Entry) string {
+func termLabel(e *domain.Entry) string {
 	if e.Months() == 3 {
 		return "3 months"
 	}
@@ -131,7 +138,7 @@ func termLabel(e *Entry) string {
 }
 
 // PriceCart prices a normalised cart. It never fails: problems are in the error lists.
-func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
+func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 	pv := &Preview{Cart: cart, CatalogVer: cat.Version()}
 	inv := &pv.Invoice
 	inv.Currency = cart.Currency.Code
@@ -206,7 +213,7 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 		}
 		l.Description = fmt.Sprintf("%s — %s", e.Title, termLabel(term))
 		l.Reason = reason
-		if e.PlanType == PlanTypeHidden {
+		if e.PlanType == domain.PlanTypeHidden {
 			continue // spec 000 §3: hiddenPlan lines are dropped
 		}
 		inv.Lines = append(inv.Lines, l)
@@ -237,37 +244,37 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 	due := inv.ChargesInCents
 
 	// Promotions, in the order entered.
-	pu := purchase{business: cart.Business, renewal: cart.Renewal, upgrade: pv.PlanChange.Upgraded,
-		currency: cart.Currency.Code, charges: inv.ChargesInCents, now: p.Now}
+	pu := promotion.Purchase{Business: cart.Business, Renewal: cart.Renewal, Upgrade: pv.PlanChange.Upgraded,
+		Currency: cart.Currency.Code, Charges: inv.ChargesInCents, Now: p.Now}
 	if cart.Plan != nil {
-		pu.plan = cart.Plan.Code
+		pu.Plan = cart.Plan.Code
 	}
 	var seen []string
 	for _, code := range cart.PromoCodes {
 		if containsFold(seen, code) {
-			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeAlreadyUsed, Message: MsgCodeUsed})
-			inv.Errors = append(inv.Errors, MsgCodeUsed)
+			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeAlreadyUsed, Message: promotion.MsgCodeUsed})
+			inv.Errors = append(inv.Errors, promotion.MsgCodeUsed)
 			continue
 		}
 		seen = append(seen, code)
 		promo := p.Promotions[strings.ToLower(code)]
 		if promo == nil {
-			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeNotValid, Message: MsgNotValid})
-			inv.Errors = append(inv.Errors, MsgNotValid)
+			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeNotValid, Message: promotion.MsgNotValid})
+			inv.Errors = append(inv.Errors, promotion.MsgNotValid)
 			continue
 		}
-		if n := promo.notice(p.Account); n != nil {
+		if n := promo.NoticeFor(p.Account); n != nil {
 			// A notice already viewed is not asked again, unless it must always be viewed.
 			if n.AlwaysView || !containsFold(cart.ViewedPromos, promo.Code) {
 				pv.PromoInfo = append(pv.PromoInfo, *n)
 			}
 			if n.RemoveCode {
-				pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: promo.Code, ErrorCode: CodePromoPop})
+				pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: promo.Code, ErrorCode: promotion.CodePromoPop})
 				continue
 			}
 		}
-		pu.charges = due
-		d, cerr := promo.evaluate(p.Account, pu)
+		pu.Charges = due
+		d, cerr := promo.Evaluate(p.Account, pu)
 		if cerr != nil {
 			pv.CodeErrors = append(pv.CodeErrors, *cerr)
 			inv.Errors = append(inv.Errors, cerr.Message)
@@ -278,8 +285,8 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 		}
 		due -= d
 		inv.DiscountInCents += d
-		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "Promotion " + promo.Code,
-			Reason: promoReason(promo), UnitAmountInCents: -d, AmountInCents: -d, Key: ItemPlanDiscount + ":" + strings.ToUpper(promo.Code)})
+		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "promotion.Promotion " + promo.Code,
+			Reason: promo.Reason(), UnitAmountInCents: -d, AmountInCents: -d, Key: ItemPlanDiscount + ":" + strings.ToUpper(promo.Code)})
 	}
 
 	// Credit for the unused days of the current term: a change restarts the term today.
@@ -296,7 +303,7 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 			}
 			reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
 			if inv.CreditToAccountInCents > 0 {
-				reason += fmt.Sprintf("; %s goes to your account balance", formatMoney(inv.CreditToAccountInCents, cart.Currency))
+				reason += fmt.Sprintf("; %s goes to your account balance", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
 			}
 			inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
 				Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + cart.Existing.ID})
@@ -305,7 +312,7 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 
 	// Tax on what remains due before payment instruments.
 	inv.SubtotalInCents = due
-	inv.Tax = TaxFor(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
+	inv.Tax = tax.For(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
 	inv.TaxInCents = inv.Tax.Amount(due)
 	total := due + inv.TaxInCents
 
@@ -314,12 +321,12 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 		g := p.Gifts[strings.ToLower(code)]
 		switch {
 		case g == nil:
-			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeGiftNotFound, Message: MsgGiftNotFound})
-			inv.Errors = append(inv.Errors, MsgGiftNotFound)
+			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftNotFound, Message: promotion.MsgGiftNotFound})
+			inv.Errors = append(inv.Errors, promotion.MsgGiftNotFound)
 			continue
 		case !strings.EqualFold(g.Currency, cart.Currency.Code):
-			pv.CodeErrors = append(pv.CodeErrors, CodeError{Code: code, ErrorCode: CodeGiftCurrency, Message: MsgGiftCurrency})
-			inv.Errors = append(inv.Errors, MsgGiftCurrency)
+			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftCurrency, Message: promotion.MsgGiftCurrency})
+			inv.Errors = append(inv.Errors, promotion.MsgGiftCurrency)
 			continue
 		}
 		use := min(max(g.BalanceInCents, 0), total)
@@ -329,15 +336,15 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 		total -= use
 		inv.GiftCreditInCents += use
 		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + g.Code,
-			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", g.Code, formatMoney(g.BalanceInCents-use, cart.Currency)),
+			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", g.Code, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + strings.ToUpper(g.Code), PostTax: true})
 	}
 	if b := p.Account.BalanceInCents; b > 0 && total > 0 && strings.EqualFold(p.Account.BalanceCurrency, cart.Currency.Code) {
 		use := min(b, total)
 		total -= use
 		inv.AccountBalanceInCents = use
-		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Account balance",
-			Reason:            fmt.Sprintf("paid from your account balance (%s available)", formatMoney(b, cart.Currency)),
+		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "domain.Account balance",
+			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}
 	inv.TotalInCents = total
@@ -348,15 +355,8 @@ func PriceCart(cat *Catalog, cart *Cart, p Pricing) *Preview {
 	return pv
 }
 
-func promoReason(p *Promotion) string {
-	if p.Kind == promoKindPercent {
-		return fmt.Sprintf("promotion %s: %s%% off", strings.ToUpper(p.Code), strconv.FormatFloat(float64(p.PercentBP)/100, 'f', -1, 64))
-	}
-	return fmt.Sprintf("promotion %s", strings.ToUpper(p.Code))
-}
-
-func tierPrice(e *Entry, qty int, cur string) (int, *Price) {
-	var out *Price
+func tierPrice(e *domain.Entry, qty int, cur string) (int, *domain.Price) {
+	var out *domain.Price
 	tier := 0
 	for i := range e.Tiers {
 		t := &e.Tiers[i]
@@ -371,7 +371,7 @@ func tierPrice(e *Entry, qty int, cur string) (int, *Price) {
 
 // unusedCredit answers the whole unused days of the current term and their value: the
 // price paid times unused/term days, rounded down so a credit never exceeds what was paid.
-func unusedCredit(s *Subscription, today time.Time) (int64, int64) {
+func unusedCredit(s *domain.Subscription, today time.Time) (int64, int64) {
 	start, end := startOfDay(s.TermStart), startOfDay(s.TermEnd)
 	termDays := int64(end.Sub(start).Hours() / 24)
 	unused := int64(end.Sub(today).Hours() / 24)
@@ -384,7 +384,7 @@ func unusedCredit(s *Subscription, today time.Time) (int64, int64) {
 
 // changed reports whether the cart differs from the current subscription (add-ons or
 // quantity); a renewal of the same configuration is not a change.
-func changed(c *Cart) bool {
+func changed(c *domain.Cart) bool {
 	ex := c.Existing
 	if ex.Quantity != c.Quantity {
 		return true
@@ -409,7 +409,7 @@ func sameSet(a, b []string) bool {
 }
 
 // detectChange compares the subscription's add-ons with the cart (spec 000 §4).
-func detectChange(cat *Catalog, c *Cart) PlanChange {
+func detectChange(cat *domain.Catalog, c *domain.Cart) PlanChange {
 	ex := c.Existing
 	var pc PlanChange
 	oldPlan, _ := cat.Entry(ex.PlanCode)
@@ -422,7 +422,7 @@ func detectChange(cat *Catalog, c *Cart) PlanChange {
 			pc.Downgraded = true
 		}
 	}
-	kind := func(codes []string, pred func(*Entry) bool) []string {
+	kind := func(codes []string, pred func(*domain.Entry) bool) []string {
 		var out []string
 		for _, code := range codes {
 			if e, ok := cat.Entry(code); ok && pred(e) {
@@ -431,10 +431,10 @@ func detectChange(cat *Catalog, c *Cart) PlanChange {
 		}
 		return out
 	}
-	isFeature := func(e *Entry) bool { return e.PlanType == "feature" && !e.IsRunway() }
-	isRunway := func(e *Entry) bool { return e.IsRunway() && e.PlanType != PlanTypeHidden }
-	isJepp := func(e *Entry) bool { return e.PlanType == "jeppesen" }
-	pc.RegionChange = !sameSet(kind(ex.AddOns, (*Entry).IsRegion), kind(c.AddOns, (*Entry).IsRegion)) && c.RegionMode != "none"
+	isFeature := func(e *domain.Entry) bool { return e.PlanType == "feature" && !e.IsRunway() }
+	isRunway := func(e *domain.Entry) bool { return e.IsRunway() && e.PlanType != domain.PlanTypeHidden }
+	isJepp := func(e *domain.Entry) bool { return e.PlanType == "jeppesen" }
+	pc.RegionChange = !sameSet(kind(ex.AddOns, (*domain.Entry).IsRegion), kind(c.AddOns, (*domain.Entry).IsRegion)) && c.RegionMode != "none"
 	pc.JeppChange = !sameSet(kind(ex.AddOns, isJepp), kind(c.AddOns, isJepp))
 	pc.FeatureChange = !pc.Upgraded && !sameSet(kind(ex.AddOns, isFeature), kind(c.AddOns, isFeature))
 	pc.RunwayChange = !sameSet(kind(ex.AddOns, isRunway), kind(c.AddOns, isRunway))
@@ -467,10 +467,10 @@ func detectChange(cat *Catalog, c *Cart) PlanChange {
 
 // quoteHash is the SHA-256 of what was priced: catalogue and tax-table versions, the cart
 // and every line and total. Submit recomputes it and refuses a different one.
-func quoteHash(version string, c *Cart, inv *Invoice) string {
+func quoteHash(version string, c *domain.Cart, inv *Invoice) string {
 	h := sha256.New()
 	w := func(parts ...any) { fmt.Fprintln(h, parts...) }
-	w("catalog", version, "tax", TaxRatesDate, inv.Tax.Jurisdiction, inv.Tax.ReverseCharge)
+	w("catalog", version, "tax", tax.RatesDate, inv.Tax.Jurisdiction, inv.Tax.ReverseCharge)
 	w("cart", c.Currency.Code, c.Quantity, strings.Join(c.AddOns, ","), c.AccountID, c.Email)
 	w("codes", strings.Join(c.PromoCodes, ","), strings.Join(c.GiftCodes, ","))
 	for _, l := range inv.Lines {
@@ -493,10 +493,11 @@ func startOfDay(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-func formatMoney(cents int64, cur Currency) string {
-	sign := ""
-	if cents < 0 {
-		sign, cents = "-", -cents
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
 	}
-	return fmt.Sprintf("%s%s%d.%02d", sign, cur.Symbol, cents/100, cents%100)
+	return false
 }

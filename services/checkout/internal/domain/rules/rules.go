@@ -1,9 +1,16 @@
-package domain
+// Package rules holds checkout's configuration rules (spec 000 §4, §6): Normalize turns a
+// configuration as the page sent it into the cart that pricing prices (start plan,
+// renewal, upgrade, legacy replacement, quantity, regions, chart-provider platforms, every
+// mutual exclusion, allocations, sections and runway aircraft), and the validation of
+// spec 000 §5 and spec 001 §5 with the spec's exact messages.
+package rules
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
 
 // Rules holds the settings of the configuration rules that are not catalogue data.
@@ -13,9 +20,6 @@ type Rules struct {
 	// RecaptchaRequired: validation needs the human-verification value.
 	RecaptchaRequired bool
 }
-
-// BYOPStartPlan is the start plan of the bring-your-own-panel page.
-const BYOPStartPlan = "pro"
 
 // Messages of spec 000 §5 (exact wording).
 const (
@@ -32,7 +36,6 @@ const (
 	MsgPostalBlank       = "Postal Code cannot be blank"
 	MsgSelectCountry     = "Please select a country"
 	MsgHuman             = "Please verify you are a human."
-	MsgCodeUsed          = "Code already used."
 	MsgChildAccount      = "Your subscription is managed by your group account. Please contact your account administrator to make changes."
 	MsgThirdParty        = "This subscription is controlled by a third party (Military Flight Bag for a national agency) and cannot be changed here."
 	MsgCurrencyNotAllowd = "Sorry, that currency is not allowed for your account."
@@ -42,6 +45,9 @@ const (
 	MsgAllocationsExpire  = "Some of your aircraft allocations end with this change. Choose whether to keep them."
 	CodeAllocatedProduct  = "ALLOCATED_PRODUCT"
 	CodeAllocationsExpire = "ALLOCATIONS_EXPIRE"
+	// Codes of spec 000 §8.
+	CodeChildAccount       = "CHILD_ACCOUNT_PURCHASE"
+	CodeCurrencyNotAllowed = "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT"
 )
 
 // MsgAllocatedProduct says an allocated product cannot be toggled here (spec 000 §6).
@@ -70,19 +76,19 @@ func (r Rules) MsgContactSales(max int) string {
 }
 
 // MsgUnavailableIn is spec 000 §5's 'Unavailable in {symbol}{currency}'.
-func MsgUnavailableIn(title string, cur Currency) string {
+func MsgUnavailableIn(title string, cur domain.Currency) string {
 	return fmt.Sprintf("%s: Unavailable in %s%s", title, cur.Symbol, cur.Code)
 }
 
 type builder struct {
-	cat   *Catalog
+	cat   *domain.Catalog
 	rules Rules
-	cart  *Cart
+	cart  *domain.Cart
 	codes []string
 }
 
 func (b *builder) adjust(code, action, format string, args ...any) {
-	b.cart.Adjustments = append(b.cart.Adjustments, Adjustment{Code: code, Action: action, Reason: fmt.Sprintf(format, args...)})
+	b.cart.Adjustments = append(b.cart.Adjustments, domain.Adjustment{Code: code, Action: action, Reason: fmt.Sprintf(format, args...)})
 }
 
 func (b *builder) title(code string) string {
@@ -93,7 +99,7 @@ func (b *builder) title(code string) string {
 }
 
 // remove drops the codes for which drop answers a reason.
-func (b *builder) remove(drop func(e *Entry) string) {
+func (b *builder) remove(drop func(e *domain.Entry) string) {
 	out := b.codes[:0]
 	for _, code := range b.codes {
 		e, _ := b.cat.Entry(code)
@@ -119,16 +125,16 @@ func (b *builder) add(code, reason string) {
 // the existing subscription, upgrade and extras, business downgrade, legacy replacement,
 // quantity rules, regions, chart-provider choices and every mutual exclusion. Problems the
 // buyer must fix are in the cart's error lists; changes the rules made are Adjustments.
-func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
-	cart := &Cart{RegionMode: "checkbox", PaymentMethod: strings.ToUpper(strings.TrimSpace(in.PaymentMethod))}
+func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.Subscription) *domain.Cart {
+	cart := &domain.Cart{RegionMode: "checkbox", PaymentMethod: strings.ToUpper(strings.TrimSpace(in.PaymentMethod))}
 	b := &builder{cat: cat, rules: r, cart: cart}
 
 	// Who: e-mail and account id (the account id may arrive inside any UUID-shaped value).
 	// A logged-in caller's account and e-mail win: the e-mail is locked to the session.
-	cart.Email = NormalizeEmail(in.Email)
-	cart.AccountID = ExtractAccountID(in.AccountID)
+	cart.Email = domain.NormalizeEmail(in.Email)
+	cart.AccountID = domain.ExtractAccountID(in.AccountID)
 	if cart.AccountID == "" && cart.Email != "" && !strings.Contains(cart.Email, "@") {
-		cart.AccountID = ExtractAccountID(cart.Email)
+		cart.AccountID = domain.ExtractAccountID(cart.Email)
 		if cart.AccountID != "" {
 			cart.Email = ""
 		}
@@ -136,10 +142,10 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	cart.EmailLocked = in.DisableEmail
 	if in.Caller.LoggedIn {
 		cart.LoggedIn, cart.EmailLocked = true, true
-		cart.AccountID = ExtractAccountID(in.Caller.AccountID)
-		cart.Email = NormalizeEmail(in.Caller.Email)
+		cart.AccountID = domain.ExtractAccountID(in.Caller.AccountID)
+		cart.Email = domain.NormalizeEmail(in.Caller.Email)
 	}
-	cart.Country = NormalizeCountry(in.Country)
+	cart.Country = domain.NormalizeCountry(in.Country)
 	cart.Zip = strings.TrimSpace(in.Zip)
 	cart.BusinessID = strings.TrimSpace(in.BusinessID)
 	if cart.BusinessID != "" && cart.Country != "" && !cat.AllowsBusinessID(cart.Country) {
@@ -167,13 +173,13 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 		cart.Existing = existing
 		cart.Renewal = true
 		if cart.AccountID == "" {
-			cart.AccountID = ExtractAccountID(existing.AccountID) // the subscription's account buys
+			cart.AccountID = domain.ExtractAccountID(existing.AccountID) // the subscription's account buys
 		}
 		if existing.PaymentMethod != "" && cart.PaymentMethod == "" {
 			cart.PaymentMethod = existing.PaymentMethod
 		}
-		if existing.PaymentSource == PaymentComplimentary && cart.PaymentMethod == "" {
-			cart.PaymentMethod = PaymentComplimentary
+		if existing.PaymentSource == domain.PaymentComplimentary && cart.PaymentMethod == "" {
+			cart.PaymentMethod = domain.PaymentComplimentary
 		}
 		if len(b.codes) == 0 && !in.BusinessDowngrade {
 			b.codes = dedupe(existing.AddOns)
@@ -200,9 +206,9 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	case cart.Bundle:
 		b.startBundle(existing)
 	case cart.Military:
-		start := MilitaryStartPlan
+		start := domain.MilitaryStartPlan
 		if cart.MilitaryIntl {
-			start = MilitaryIntlStartPlan
+			start = domain.MilitaryIntlStartPlan
 		}
 		if p := b.findPlan(); p == nil || p.PlanType != "military" {
 			b.setPlan(start, "military carts start from "+b.title(start))
@@ -211,18 +217,18 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 			}
 		}
 	case len(b.codes) == 0:
-		start := StartPlan
-		if _, ok := cat.Entry(BYOPStartPlan); ok && in.IsBYOP {
-			start = BYOPStartPlan
+		start := domain.StartPlan
+		if _, ok := cat.Entry(domain.BYOPStartPlan); ok && in.IsBYOP {
+			start = domain.BYOPStartPlan
 		}
 		b.codes = []string{start, cur.DefaultRegion}
 	}
 
 	// Business downgrade: individual Starter with the default region, one licence.
 	if in.BusinessDowngrade {
-		b.codes = []string{DowngradePlan, cur.DefaultRegion}
+		b.codes = []string{domain.DowngradePlan, cur.DefaultRegion}
 		qtyRaw = "1"
-		b.adjust(DowngradePlan, "replaced", "business downgrade to %s", b.title(DowngradePlan))
+		b.adjust(domain.DowngradePlan, "replaced", "business downgrade to %s", b.title(domain.DowngradePlan))
 	}
 
 	// Upgrade: a plan of the same type replaces the current one; extras are added.
@@ -251,7 +257,7 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	if existing != nil {
 		preset = existing.Quantity
 	}
-	qty, numeric := ParseQuantity(qtyRaw)
+	qty, numeric := domain.ParseQuantity(qtyRaw)
 
 	// Legacy replacement.
 	if plan != nil && plan.ReplacedBy != "" {
@@ -289,22 +295,22 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	}
 
 	// Quantity rules.
-	max := MaxQuantity
-	if preset > MaxQuantity {
-		max = preset + MaxQuantity
+	max := domain.MaxQuantity
+	if preset > domain.MaxQuantity {
+		max = preset + domain.MaxQuantity
 	}
 	switch {
 	case cart.Bundle:
-		cart.Quantity = BundleQuantity
+		cart.Quantity = domain.BundleQuantity
 	case cart.Business:
 		switch {
 		case qtyRaw == "":
-			cart.Quantity = SliderDefaultQuantity
+			cart.Quantity = domain.SliderDefaultQuantity
 		case !numeric:
-			cart.Quantity = BusinessMinQuantity
-		case qty < BusinessMinQuantity:
+			cart.Quantity = domain.BusinessMinQuantity
+		case qty < domain.BusinessMinQuantity:
 			cart.Errors = append(cart.Errors, MsgBusinessMinimum)
-			cart.Quantity = BusinessMinQuantity
+			cart.Quantity = domain.BusinessMinQuantity
 		default:
 			cart.Quantity = qty
 		}
@@ -364,8 +370,8 @@ func (r Rules) Normalize(cat *Catalog, in Input, existing *Subscription) *Cart {
 	return cart
 }
 
-func (b *builder) startBundle(existing *Subscription) {
-	codes := []string{BundlePlan}
+func (b *builder) startBundle(existing *domain.Subscription) {
+	codes := []string{domain.BundlePlan}
 	src := b.codes
 	if len(src) == 0 && existing != nil {
 		src = existing.AddOns // the bundle starts from the subscription's geography and options
@@ -390,8 +396,8 @@ func (b *builder) startBundle(existing *Subscription) {
 }
 
 // findPlan answers the last plan in the codes and removes every other plan.
-func (b *builder) findPlan() *Entry {
-	var plan *Entry
+func (b *builder) findPlan() *domain.Entry {
+	var plan *domain.Entry
 	for _, code := range b.codes {
 		if e, _ := b.cat.Entry(code); e != nil && e.IsPlan() {
 			plan = e
@@ -426,7 +432,7 @@ func (b *builder) setPlan(code, reason string) {
 // applyPlanRules removes add-ons the plan or cart cannot have: forPlans, not_allowed_with
 // groups and multi-quantity, commercial charts in military carts, BYOP-only, and every
 // chart-provider plan while a chart-provider account number is typed.
-func (b *builder) applyPlanRules(in Input) {
+func (b *builder) applyPlanRules(in domain.Input) {
 	cart, plan := b.cart, b.cart.Plan
 	planCodes := append([]string{plan.Code}, plan.BundleIncludes...)
 	planGroups := []string{plan.Group}
@@ -441,7 +447,7 @@ func (b *builder) applyPlanRules(in Input) {
 	if cart.Military {
 		planGroups = append(planGroups, "MILITARY")
 	}
-	b.remove(func(e *Entry) string {
+	b.remove(func(e *domain.Entry) string {
 		if e.IsPlan() {
 			return ""
 		}
@@ -472,7 +478,7 @@ func (b *builder) applyPlanRules(in Input) {
 	plus := isPlusPlan(plan)
 	cart.ChartIfrVisible = (plus && !cart.Military) || (cart.Military && cart.Quantity == 1)
 	cart.MilitarySuppVisible = plus && !cart.Military && !cart.Business && plan.PlanType == "individual"
-	b.remove(func(e *Entry) string {
+	b.remove(func(e *domain.Entry) string {
 		switch {
 		case e.Chart == nil || !e.IsChart():
 			return ""
@@ -492,7 +498,7 @@ func (b *builder) applyPlanRules(in Input) {
 	if cart.ChartsDisabled {
 		// An existing chart-provider account: its coverages are bought there, so chart-provider
 		// plans are removed and the coverage choices are disabled while a number is present.
-		b.remove(func(e *Entry) string {
+		b.remove(func(e *domain.Entry) string {
 			if e.IsChart() && !e.MilitarySupp {
 				return fmt.Sprintf("%s comes with your chart-provider account", e.Title)
 			}
@@ -568,7 +574,7 @@ func (b *builder) applyRegions() {
 		if _, ok := b.cat.Entry(keep); !ok {
 			keep = last
 		}
-		b.remove(func(e *Entry) string {
+		b.remove(func(e *domain.Entry) string {
 			if e.IsRegion() && e.Code != keep {
 				return fmt.Sprintf("the %s includes one region", plan.Title)
 			}
@@ -580,7 +586,7 @@ func (b *builder) applyRegions() {
 		}
 	case plan.NoRegionSelection:
 		cart.RegionMode = "none"
-		b.remove(func(e *Entry) string {
+		b.remove(func(e *domain.Entry) string {
 			if e.IsRegion() {
 				return fmt.Sprintf("%s is not available for region selection", plan.Title)
 			}
@@ -608,7 +614,7 @@ func (b *builder) applyRegions() {
 		}
 		if included != "" {
 			dup := "add_" + strings.TrimPrefix(included, "included_")
-			b.remove(func(e *Entry) string {
+			b.remove(func(e *domain.Entry) string {
 				if e.Code == dup {
 					return fmt.Sprintf("%s is already included with the plan", e.Title)
 				}
@@ -658,7 +664,7 @@ func (b *builder) applyBusinessPairs() {
 // Canada/Alaska and the Africa coverage keeps only those two chart coverages.
 func (b *builder) applyComplimentary() {
 	c := b.cart
-	if c.PaymentMethod != PaymentComplimentary || (c.Plan.Code != "performance" && c.Plan.Code != "business_performance") {
+	if c.PaymentMethod != domain.PaymentComplimentary || (c.Plan.Code != "performance" && c.Plan.Code != "business_performance") {
 		return
 	}
 	region := func(name string) bool {
@@ -672,7 +678,7 @@ func (b *builder) applyComplimentary() {
 	if !region("Canada/Alaska") || !region("Africa") {
 		return
 	}
-	b.remove(func(e *Entry) string {
+	b.remove(func(e *domain.Entry) string {
 		if e.IsChart() && e.Chart.Region != "Canada/Alaska" && e.Chart.Region != "Africa" {
 			return "complimentary subscriptions with Canada/Alaska and Africa coverage include no other chart coverage"
 		}

@@ -1,8 +1,15 @@
-package domain
+// Package promotion evaluates promo codes (data-driven promotions with their notices) and
+// holds the gift certificates that pay an invoice, with the codes and messages of spec 000
+// §8 for refused codes.
+package promotion
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
 
 // Error codes of spec 000 §8 for promo and gift codes.
@@ -14,18 +21,21 @@ const (
 	CodeRenewalBusiness     = "SUBSCRIPTION_UPGRADE_OR_NEW_BUSINESS"
 	CodePromoPop            = "PROMO_POP"
 	CodeAlreadyUsed         = "CODE_ALREADY_USED"
-	CodeCurrencyNotAllowed  = "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT"
-	CodeChildAccount        = "CHILD_ACCOUNT_PURCHASE"
 	MsgNotValid             = "Not a valid code."
+	MsgCodeUsed             = "Code already used."
 	MsgGiftCurrency         = "The currency for that gift card does not match the currency you have selected."
 	MsgGiftNotFound         = "Could not find gift certificate."
 	MsgRenewalIndividual    = "This promotion is not valid for a renewal, but will apply if you upgrade your plan."
 	MsgRenewalBusiness      = "This promotion is not available for Business plans."
 	promoAudienceFirstTime  = "first_time"
 	promoAudienceHasCharts  = "has_chart_coverage"
-	promoKindPercent        = "percent"
-	promoKindFixed          = "fixed"
 	promoRateDenominatorBPS = 10_000
+)
+
+// Promotion kinds.
+const (
+	KindPercent = "percent"
+	KindFixed   = "fixed"
 )
 
 // Promotion is a data-driven promo code. Zero values mean "no restriction".
@@ -64,26 +74,8 @@ type GiftCertificate struct {
 	BalanceInCents int64
 }
 
-// Account is what pricing needs to know about the buyer's account.
-type Account struct {
-	FirstTime        bool
-	UsedCodes        []string // promo codes already redeemed (any case)
-	BalanceInCents   int64
-	BalanceCurrency  string
-	HasChartCoverage bool
-}
-
-func (a Account) used(code string) bool {
-	for _, c := range a.UsedCodes {
-		if strings.EqualFold(c, code) {
-			return true
-		}
-	}
-	return false
-}
-
-// PromoInfo asks the page to show a promotion's notice (promoInfoRequirements).
-type PromoInfo struct {
+// Info asks the page to show a promotion's notice (promoInfoRequirements).
+type Info struct {
 	Code, Notice, Message  string
 	AlwaysView, RemoveCode bool
 }
@@ -93,52 +85,52 @@ type CodeError struct {
 	Code, ErrorCode, Message string
 }
 
-// purchase says what kind of purchase a promotion is checked against.
-type purchase struct {
-	business, renewal, upgrade bool
-	plan                       string
-	currency                   string
-	charges                    int64
-	now                        time.Time
+// Purchase says what kind of purchase a promotion is checked against.
+type Purchase struct {
+	Business, Renewal, Upgrade bool
+	Plan                       string
+	Currency                   string
+	Charges                    int64
+	Now                        time.Time
 }
 
-// evaluate answers the discount a promotion gives, or why it does not apply.
-func (p *Promotion) evaluate(acct Account, pu purchase) (int64, *CodeError) {
+// Evaluate answers the discount a promotion gives, or why it does not apply.
+func (p *Promotion) Evaluate(acct domain.Account, pu Purchase) (int64, *CodeError) {
 	bad := func(code, msg string) (int64, *CodeError) {
 		return 0, &CodeError{Code: p.Code, ErrorCode: code, Message: msg}
 	}
 	switch {
-	case !p.ValidFrom.IsZero() && pu.now.Before(p.ValidFrom),
-		!p.ValidUntil.IsZero() && !pu.now.Before(p.ValidUntil),
+	case !p.ValidFrom.IsZero() && pu.Now.Before(p.ValidFrom),
+		!p.ValidUntil.IsZero() && !pu.Now.Before(p.ValidUntil),
 		p.MaxRedemptions > 0 && p.Redemptions >= p.MaxRedemptions,
-		p.Kind == promoKindFixed && !strings.EqualFold(p.Currency, pu.currency),
+		p.Kind == KindFixed && !strings.EqualFold(p.Currency, pu.Currency),
 		p.FirstTimeOnly && !acct.FirstTime:
 		return bad(CodeNotValid, MsgNotValid)
-	case acct.used(p.Code):
+	case acct.Used(p.Code):
 		return bad(CodeAlreadyUsed, MsgCodeUsed)
-	case pu.business && !p.BusinessAllowed:
+	case pu.Business && !p.BusinessAllowed:
 		return bad(CodeRenewalBusiness, MsgRenewalBusiness)
-	case pu.renewal && !pu.upgrade && !p.AppliesRenewal:
+	case pu.Renewal && !pu.Upgrade && !p.AppliesRenewal:
 		return bad(CodeRenewalIndividual, MsgRenewalIndividual)
-	case pu.upgrade && !p.AppliesUpgrade, !pu.renewal && !p.AppliesNew:
+	case pu.Upgrade && !p.AppliesUpgrade, !pu.Renewal && !p.AppliesNew:
 		return bad(CodeNotValid, MsgNotValid)
-	case len(p.EligiblePlans) > 0 && !containsFold(p.EligiblePlans, pu.plan):
+	case len(p.EligiblePlans) > 0 && !containsFold(p.EligiblePlans, pu.Plan):
 		return bad(CodeNotValid, MsgNotValid)
-	case pu.charges < p.MinAmountInCents:
+	case pu.Charges < p.MinAmountInCents:
 		return bad(CodeNotValid, MsgNotValid)
 	}
 	var d int64
 	switch p.Kind {
-	case promoKindPercent:
-		d = roundHalfUp(pu.charges*p.PercentBP, promoRateDenominatorBPS)
-	case promoKindFixed:
+	case KindPercent:
+		d = domain.RoundHalfUp(pu.Charges*p.PercentBP, promoRateDenominatorBPS)
+	case KindFixed:
 		d = p.AmountInCents
 	}
-	return min(max(d, 0), pu.charges), nil
+	return min(max(d, 0), pu.Charges), nil
 }
 
-// notice answers the promotion's notice for this account, if it applies.
-func (p *Promotion) notice(acct Account) *PromoInfo {
+// NoticeFor answers the promotion's notice for this account, if it applies.
+func (p *Promotion) NoticeFor(acct domain.Account) *Info {
 	if p.Notice == "" {
 		return nil
 	}
@@ -152,7 +144,15 @@ func (p *Promotion) notice(acct Account) *PromoInfo {
 			return nil
 		}
 	}
-	return &PromoInfo{Code: p.Code, Notice: p.Notice, Message: p.NoticeMessage, AlwaysView: p.AlwaysView, RemoveCode: p.RemoveOnNotice}
+	return &Info{Code: p.Code, Notice: p.Notice, Message: p.NoticeMessage, AlwaysView: p.AlwaysView, RemoveCode: p.RemoveOnNotice}
+}
+
+// Reason says on the invoice line why the discount is there.
+func (p *Promotion) Reason() string {
+	if p.Kind == KindPercent {
+		return fmt.Sprintf("promotion %s: %s%% off", strings.ToUpper(p.Code), strconv.FormatFloat(float64(p.PercentBP)/100, 'f', -1, 64))
+	}
+	return fmt.Sprintf("promotion %s", strings.ToUpper(p.Code))
 }
 
 func containsFold(list []string, s string) bool {

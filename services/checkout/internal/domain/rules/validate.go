@@ -1,18 +1,14 @@
-package domain
+package rules
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
-
-var emailRe = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
-
-// ValidEmail reports whether v looks like an e-mail address.
-func ValidEmail(v string) bool { return emailRe.MatchString(v) }
 
 // ValidateConfiguration is the server validation before payment (spec 000 §5): the cart's
 // own errors plus the licence agreement, EULA, e-mail and organization-name rules.
-func ValidateConfiguration(c *Cart, in Input) []string {
+func ValidateConfiguration(c *domain.Cart, in domain.Input) []string {
 	errs := append(append(append([]string{}, c.Errors...), c.PlanErrors...), c.SelectionErrors...)
 	if (c.Business || c.Military) && c.Quantity > 1 && !in.LicenseChecked {
 		errs = append(errs, MsgPleaseConfirm)
@@ -20,7 +16,7 @@ func ValidateConfiguration(c *Cart, in Input) []string {
 	if c.Business && !in.EulaChecked {
 		errs = append(errs, MsgEula)
 	}
-	if c.AccountID == "" && (c.Email == "" || !ValidEmail(c.Email)) {
+	if c.AccountID == "" && (c.Email == "" || !domain.ValidEmail(c.Email)) {
 		errs = append(errs, MsgEmail)
 	}
 	if c.Business && !c.Renewal && !c.LoggedIn && strings.TrimSpace(in.OrganizationName) == "" {
@@ -37,7 +33,7 @@ func ValidateConfiguration(c *Cart, in Input) []string {
 
 // Validate is ValidateConfiguration plus the settings of the rules: the human
 // verification value when it is required (spec 000 §5).
-func (r Rules) Validate(c *Cart, in Input) []string {
+func (r Rules) Validate(c *domain.Cart, in domain.Input) []string {
 	errs := ValidateConfiguration(c, in)
 	if r.RecaptchaRequired && strings.TrimSpace(in.RecaptchaValue) == "" {
 		errs = append(errs, MsgHuman)

@@ -1,4 +1,4 @@
-package domain_test
+package pricing_test
 
 import (
 	"reflect"
@@ -7,15 +7,18 @@ import (
 	"time"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
-var fuzzPricing = domain.Pricing{
-	Promotions: map[string]*domain.Promotion{
+var fuzzPricing = pricing.Pricing{
+	Promotions: map[string]*promotion.Promotion{
 		"spring10": {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true, AppliesRenewal: true, AppliesUpgrade: true, BusinessAllowed: true},
 		"save25":   {Code: "SAVE25", Kind: "fixed", AmountInCents: 2500, Currency: "USD", AppliesNew: true, AppliesRenewal: true},
 		"all":      {Code: "ALL", Kind: "percent", PercentBP: 10000, AppliesNew: true, AppliesRenewal: true, BusinessAllowed: true},
 	},
-	Gifts:    map[string]*domain.GiftCertificate{"gift": {Code: "GIFT", Currency: "USD", BalanceInCents: 5000}},
+	Gifts:    map[string]*promotion.GiftCertificate{"gift": {Code: "GIFT", Currency: "USD", BalanceInCents: 5000}},
 	Account:  domain.Account{FirstTime: true, BalanceInCents: 1234, BalanceCurrency: "USD"},
 	QuoteKey: []byte("fuzz"),
 }
@@ -49,8 +52,8 @@ func FuzzPreview(f *testing.F) {
 		}
 		p := fuzzPricing
 		p.Now = now
-		a := domain.PriceCart(c, rules.Normalize(c, in, ex), p)
-		b := domain.PriceCart(c, rules.Normalize(c, in, ex), p)
+		a := pricing.PriceCart(c, domaintest.Rules.Normalize(c, in, ex), p)
+		b := pricing.PriceCart(c, domaintest.Rules.Normalize(c, in, ex), p)
 		inv := a.Invoice
 		if inv.TotalInCents < 0 || inv.SubtotalInCents < 0 || inv.TaxInCents < 0 {
 			t.Fatalf("negative amounts: %+v", inv)
@@ -96,7 +99,7 @@ func BenchmarkPreview(b *testing.B) {
 	ex := pilot()
 	b.ReportAllocs()
 	for b.Loop() {
-		pv := domain.PriceCart(c, rules.Normalize(c, in, ex), p)
+		pv := pricing.PriceCart(c, domaintest.Rules.Normalize(c, in, ex), p)
 		if pv.Invoice.TotalInCents <= 0 {
 			b.Fatal("no total")
 		}

@@ -1,24 +1,11 @@
-package domain
+package rules
 
 import (
 	"slices"
 	"strings"
-)
 
-// Chart-provider platform types (spec 000 §3).
-const (
-	PlatformApp  = "App"
-	PlatformWeb  = "Web"
-	PlatformBoth = "Both"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
-
-// ChartChoice is a platform choice for one coverage: Code names either variant; Type is
-// App, Web or Both; Checked false removes the coverage.
-type ChartChoice struct {
-	Code    string
-	Type    string
-	Checked bool
-}
 
 // chartVariants answers the app and web codes of a coverage ("" when there is none).
 func (b *builder) chartVariants(code string) (app, web string) {
@@ -38,21 +25,21 @@ func (b *builder) platformOf(app, web string) string {
 	w := web != "" && slices.Contains(b.codes, web)
 	switch {
 	case a && w:
-		return PlatformBoth
+		return domain.PlatformBoth
 	case a:
-		return PlatformApp
+		return domain.PlatformApp
 	case w:
-		return PlatformWeb
+		return domain.PlatformWeb
 	}
 	return ""
 }
 
 func (b *builder) setPlatform(app, web, platform string) {
 	b.codes = slices.DeleteFunc(b.codes, func(c string) bool { return c != "" && (c == app || c == web) })
-	if (platform == PlatformApp || platform == PlatformBoth) && app != "" {
+	if (platform == domain.PlatformApp || platform == domain.PlatformBoth) && app != "" {
 		b.codes = append(b.codes, app)
 	}
-	if (platform == PlatformWeb || platform == PlatformBoth) && web != "" {
+	if (platform == domain.PlatformWeb || platform == domain.PlatformBoth) && web != "" {
 		b.codes = append(b.codes, web)
 	}
 }
@@ -75,7 +62,7 @@ func (b *builder) overlaps(a1, w1, a2, w2 string) bool {
 // the other to the opposite platform. Choosing a platform adds or removes the matching
 // add-ons (so Both is priced twice). Military plans have no platform choice: the app
 // variant is used.
-func (b *builder) applyChartChoice(ch *ChartChoice) {
+func (b *builder) applyChartChoice(ch *domain.ChartChoice) {
 	if ch == nil || strings.TrimSpace(ch.Code) == "" || b.cart.ChartsDisabled {
 		return
 	}
@@ -90,9 +77,9 @@ func (b *builder) applyChartChoice(ch *ChartChoice) {
 	platform := ch.Type
 	switch {
 	case b.cart.Military:
-		platform = PlatformApp
-	case platform != PlatformApp && platform != PlatformWeb && platform != PlatformBoth:
-		platform = PlatformApp
+		platform = domain.PlatformApp
+	case platform != domain.PlatformApp && platform != domain.PlatformWeb && platform != domain.PlatformBoth:
+		platform = domain.PlatformApp
 	}
 	// Walk the other selected coverages once, each by its app/web pair.
 	seen := map[string]bool{app: true, web: true}
@@ -111,16 +98,16 @@ func (b *builder) applyChartChoice(ch *ChartChoice) {
 		other := b.platformOf(oa, ow)
 		next := other
 		switch {
-		case platform == PlatformBoth && other == PlatformBoth:
+		case platform == domain.PlatformBoth && other == domain.PlatformBoth:
 			next = ""
-		case platform == PlatformBoth && other == PlatformApp:
-			next = PlatformWeb
-		case platform == PlatformBoth && other == PlatformWeb:
-			next = PlatformApp
-		case platform == PlatformApp && other == PlatformBoth:
-			next = PlatformWeb
-		case platform == PlatformWeb && other == PlatformBoth:
-			next = PlatformApp
+		case platform == domain.PlatformBoth && other == domain.PlatformApp:
+			next = domain.PlatformWeb
+		case platform == domain.PlatformBoth && other == domain.PlatformWeb:
+			next = domain.PlatformApp
+		case platform == domain.PlatformApp && other == domain.PlatformBoth:
+			next = domain.PlatformWeb
+		case platform == domain.PlatformWeb && other == domain.PlatformBoth:
+			next = domain.PlatformApp
 		}
 		if next != other {
 			b.setPlatform(oa, ow, next)

@@ -1,10 +1,12 @@
-package domain_test
+package rules_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 )
 
 // business is a Business Pro subscriber with five licences allocated to users, EFB Bridge
@@ -44,7 +46,7 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 			}},
 		{name: "a child account of a group gets CHILD_ACCOUNT_PURCHASE", in: domain.Input{Caller: domain.Caller{LoggedIn: true, AccountID: me, Email: "c@d.co", Child: true}},
 			check: func(t *testing.T, c *domain.Cart) {
-				if !has(c.PlanErrors, domain.MsgChildAccount) || !has(c.ErrorCodes, domain.CodeChildAccount) || len(c.PlanErrors) != 1 {
+				if !has(c.PlanErrors, rules.MsgChildAccount) || !has(c.ErrorCodes, rules.CodeChildAccount) || len(c.PlanErrors) != 1 {
 					t.Errorf("%v %v", c.PlanErrors, c.ErrorCodes)
 				}
 			}},
@@ -54,7 +56,7 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 				if !c.RegionsDisabled || !c.Has("included_geo_us") || c.Has("included_geo_eu") || c.Has("add_geo_au") {
 					t.Errorf("%v disabled=%v", c.AddOns, c.RegionsDisabled)
 				}
-				if !slices.ContainsFunc(c.Adjustments, func(a domain.Adjustment) bool { return a.Reason == domain.MsgRegionsAllocated }) {
+				if !slices.ContainsFunc(c.Adjustments, func(a domain.Adjustment) bool { return a.Reason == rules.MsgRegionsAllocated }) {
 					t.Errorf("%v", c.Adjustments)
 				}
 			}},
@@ -129,13 +131,13 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 			}},
 		{name: "runway analysis covers only aircraft of the purchased model", in: domain.Input{AddOns: []string{"performance", "included_geo_us", "runway_tp_pilatus"}, RunwayAircraft: []string{"pilatus_pc12_ngx", "pilatus_pc24"}},
 			check: func(t *testing.T, c *domain.Cart) {
-				if !has(c.Errors, domain.MsgRunwayNotCovered("PC-24")) || len(c.Errors) != 1 {
+				if !has(c.Errors, rules.MsgRunwayNotCovered("PC-24")) || len(c.Errors) != 1 {
 					t.Errorf("%v", c.Errors)
 				}
 			}},
 		{name: "runway analysis in AUD only for the AUD-priced aircraft", in: domain.Input{Currency: "AUD", AddOns: []string{"performance", "included_geo_us", "runway_tp_pilatus"}, RunwayAircraft: []string{"pilatus_pc12_ngx", "pilatus_pc6_porter"}},
 			check: func(t *testing.T, c *domain.Cart) {
-				if want := "PC-6 Porter: Unavailable in AU$AUD"; !has(c.Errors, want) || len(c.Errors) != 1 || domain.MsgUnavailableIn("PC-6 Porter", aud) != want {
+				if want := "PC-6 Porter: Unavailable in AU$AUD"; !has(c.Errors, want) || len(c.Errors) != 1 || rules.MsgUnavailableIn("PC-6 Porter", aud) != want {
 					t.Errorf("%v", c.Errors)
 				}
 			}},
@@ -153,13 +155,13 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 			}},
 		{name: "HondaJet bundle covers only the chosen model", in: domain.Input{Bundle: true, AddOns: []string{"honda_jet_bundle_elite"}, RunwayAircraft: []string{"hondajet_elite_s"}},
 			check: func(t *testing.T, c *domain.Cart) {
-				if !has(c.Errors, domain.MsgRunwayNotCovered("HondaJet Elite S")) {
+				if !has(c.Errors, rules.MsgRunwayNotCovered("HondaJet Elite S")) {
 					t.Errorf("%v", c.Errors)
 				}
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.check(t, rules.Normalize(catalog(t), tc.in, tc.ex))
+			tc.check(t, domaintest.Rules.Normalize(catalog(t), tc.in, tc.ex))
 		})
 	}
 }
@@ -169,18 +171,18 @@ func TestValidationOfConsentCaptchaAndAllocations(t *testing.T) {
 	with := func(f func(in *domain.Input)) domain.Input { in := base; f(&in); return in }
 	for _, tc := range []struct {
 		name  string
-		r     domain.Rules
+		r     rules.Rules
 		in    domain.Input
 		ex    *domain.Subscription
 		want  string
 		clean bool
 	}{
-		{name: "an EU billing country needs the EU consent", in: with(func(in *domain.Input) { in.Country = "DE" }), want: domain.MsgEuConsent},
-		{name: "an EU customer elsewhere needs it too", in: with(func(in *domain.Input) { in.Country = "US"; in.EuCustomer = true }), want: domain.MsgEuConsent},
+		{name: "an EU billing country needs the EU consent", in: with(func(in *domain.Input) { in.Country = "DE" }), want: rules.MsgEuConsent},
+		{name: "an EU customer elsewhere needs it too", in: with(func(in *domain.Input) { in.Country = "US"; in.EuCustomer = true }), want: rules.MsgEuConsent},
 		{name: "consent given", in: with(func(in *domain.Input) { in.Country = "FR"; in.GdprCompliant = true }), clean: true},
-		{name: "captcha required and missing", r: domain.Rules{RecaptchaRequired: true}, in: base, want: "Please verify you are a human."},
-		{name: "captcha required and given", r: domain.Rules{RecaptchaRequired: true}, in: with(func(in *domain.Input) { in.RecaptchaValue = "tok" }), clean: true},
-		{name: "ending allocations must be acknowledged", ex: business(), want: domain.MsgAllocationsExpire,
+		{name: "captcha required and missing", r: rules.Rules{RecaptchaRequired: true}, in: base, want: "Please verify you are a human."},
+		{name: "captcha required and given", r: rules.Rules{RecaptchaRequired: true}, in: with(func(in *domain.Input) { in.RecaptchaValue = "tok" }), clean: true},
+		{name: "ending allocations must be acknowledged", ex: business(), want: rules.MsgAllocationsExpire,
 			in: domain.Input{AddOns: []string{"business_pro", "included_geo_us", "efb_bridge"}, Quantity: "5", LicenseChecked: true, EulaChecked: true}},
 		{name: "acknowledged allocations expire", ex: business(), clean: true,
 			in: domain.Input{AddOns: []string{"business_pro", "included_geo_us", "efb_bridge"}, Quantity: "5", LicenseChecked: true, EulaChecked: true,
