@@ -285,7 +285,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		}
 		due -= d
 		inv.DiscountInCents += d
-		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "promotion.Promotion " + promo.Code,
+		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "Promotion " + promo.Code,
 			Reason: promo.Reason(), UnitAmountInCents: -d, AmountInCents: -d, Key: ItemPlanDiscount + ":" + strings.ToUpper(promo.Code)})
 	}
 
@@ -343,7 +343,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		use := min(b, total)
 		total -= use
 		inv.AccountBalanceInCents = use
-		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "domain.Account balance",
+		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Account balance",
 			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 var now = domaintest.Now
@@ -200,5 +201,28 @@ func TestQuote(t *testing.T) {
 	}
 	if hasPrefix(nil, "x") {
 		t.Error("hasPrefix")
+	}
+}
+
+// The descriptions of the payment lines are what the invoice and the receipt print.
+func TestDiscountAndBalanceLineDescriptions(t *testing.T) {
+	promos := map[string]*promotion.Promotion{"spring10": {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true}}
+	gifts := map[string]*promotion.GiftCertificate{"gift-5": {Code: "GIFT-5", Currency: "USD", BalanceInCents: 500}}
+	pv := price(t, domain.Input{AddOns: []string{"performance", "included_geo_us"}, PromoCodes: []string{"spring10"}, GiftCodes: []string{"gift-5"}}, nil,
+		pricing.Pricing{Promotions: promos, Gifts: gifts, Account: domain.Account{FirstTime: true, BalanceInCents: 1000, BalanceCurrency: "USD"}})
+	want := map[string]string{
+		pricing.ItemPlanDiscount + ":SPRING10": "Promotion SPRING10",
+		pricing.ItemGiftDiscount + ":GIFT-5":   "Gift certificate GIFT-5",
+		pricing.ItemAccountBalance:             "Account balance",
+		pricing.ItemPlan + ":performance":      "Premium — 1 year",
+	}
+	got := map[string]string{}
+	for _, l := range pv.Invoice.Lines {
+		got[l.Key] = l.Description
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("line %s description %q, want %q (lines %v)", k, got[k], v, got)
+		}
 	}
 }
