@@ -148,8 +148,28 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 	inv.SelectionErrors = slices.Clone(cart.SelectionErrors)
 	today := startOfDay(p.Now)
 
-	// Charges.
-	qty := int64(max(cart.Quantity, 1))
+	addCharges(cat, cart, inv)
+	change := setTerms(cat, pv, today)
+	due := applyPromotions(pv, p, inv.ChargesInCents)
+	if change {
+		due = applyCredit(cat, pv, today, due)
+	}
+
+	// Tax on what remains due before payment instruments.
+	inv.SubtotalInCents = due
+	inv.Tax = tax.For(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
+	inv.TaxInCents = inv.Tax.Amount(due)
+	inv.TotalInCents = applyPayments(pv, p, due+inv.TaxInCents)
+
+	pv.QuoteHash = quoteHash(cat.Version(), cart, inv)
+	pv.QuoteExpires = p.Now.Add(QuoteTTL).UTC().Truncate(time.Second)
+	pv.QuoteID = QuoteID(p.QuoteKey, pv.QuoteHash, pv.QuoteExpires)
+	return pv
+}
+
+// addCharges adds a line for every add-on of the cart priced in its currency (hiddenPlan
+// entries excepted) and sums them into the charges.
+func addCharges(cat *domain.Catalog, cart *domain.Cart, inv *Invoice) {
 	for _, code := range cart.AddOns {
 		e, ok := cat.Entry(code)
 		if !ok {
@@ -159,68 +179,95 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		if !ok {
 			continue // reported by the rules as 'Unavailable in ...'
 		}
-		unit := price.AmountInCents
-		if price.Included {
-			unit = 0
-		}
-		lineQty := qty
-		if PerOrganization(e) || cart.Bundle {
-			lineQty = 1
-		}
-		reason := ""
-		l := Line{Type: ItemPlanAddOn, AddOnCode: code, PlanType: e.PlanType, Key: ItemPlanAddOn + ":" + code}
-		switch {
-		case e == cart.Plan:
-			l.Type, l.Key = ItemPlan, ItemPlan+":"+code
-			if cart.Business && len(e.Tiers) > 0 {
-				tier, tp := tierPrice(e, cart.Quantity, cart.Currency.Code)
-				if tp != nil {
-					unit = tp.AmountInCents
-					reason = fmt.Sprintf("%s for %d licences (price for %d or more)", e.Title, cart.Quantity, tier)
-				}
-			}
-			if reason == "" {
-				reason = "the plan you chose"
-				if cart.LegacyReplaced {
-					reason = "replaces your legacy plan " + cart.ReplacedPlan
-				}
-			}
-			if cart.Bundle {
-				l.BundleItemType = BundleItemBundle
-				reason = fmt.Sprintf("bundle with %d licences", cart.Quantity)
-			}
-		case cart.Bundle && e.RunwayKind == "bundle":
-			l.BundleItemType, l.BundleAddOnCode = BundleItemOption, cart.Plan.Code
-			reason = "runway analysis model included with the bundle"
-		case price.Included:
-			reason = "included with your plan"
-		case e.IsRegion():
-			reason = "region added to your plan"
-		case e.IsChart() && e.Chart.Platform == "web":
-			reason = "chart coverage on the web (App and Web are priced separately)"
-		case PerOrganization(e):
-			reason = "bought once for the organisation"
-		default:
-			reason = "add-on you chose"
-		}
-		if lineQty > 1 && e != cart.Plan && !PerOrganization(e) {
-			reason += fmt.Sprintf(", for each of %d licences", lineQty)
-		}
-		l.UnitAmountInCents, l.Quantity, l.AmountInCents = unit, lineQty, unit*lineQty
-		term := cart.Plan
-		if term == nil {
-			term = e
-		}
-		l.Description = fmt.Sprintf("%s — %s", e.Title, termLabel(term))
-		l.Reason = reason
 		if e.PlanType == domain.PlanTypeHidden {
 			continue // spec 000 §3: hiddenPlan lines are dropped
 		}
+		l := chargeLine(cart, e, price)
 		inv.Lines = append(inv.Lines, l)
 		inv.ChargesInCents += l.AmountInCents
 	}
+}
 
-	// Plan change, credit for the unused days, renewal terms.
+// chargeLine prices one entry of the cart: per licence or once, the business tier price
+// for the plan, and the reason for people.
+func chargeLine(cart *domain.Cart, e *domain.Entry, price domain.Price) Line {
+	unit := price.AmountInCents
+	if price.Included {
+		unit = 0
+	}
+	lineQty := int64(max(cart.Quantity, 1))
+	if PerOrganization(e) || cart.Bundle {
+		lineQty = 1
+	}
+	reason := ""
+	l := Line{Type: ItemPlanAddOn, AddOnCode: e.Code, PlanType: e.PlanType, Key: ItemPlanAddOn + ":" + e.Code}
+	switch {
+	case e == cart.Plan:
+		l.Type, l.Key = ItemPlan, ItemPlan+":"+e.Code
+		unit, reason = planPrice(cart, e, unit)
+		if cart.Bundle {
+			l.BundleItemType = BundleItemBundle
+		}
+	case cart.Bundle && e.RunwayKind == "bundle":
+		l.BundleItemType, l.BundleAddOnCode = BundleItemOption, cart.Plan.Code
+		reason = "runway analysis model included with the bundle"
+	default:
+		reason = addOnReason(e, price)
+	}
+	if lineQty > 1 && e != cart.Plan && !PerOrganization(e) {
+		reason += fmt.Sprintf(", for each of %d licences", lineQty)
+	}
+	l.UnitAmountInCents, l.Quantity, l.AmountInCents = unit, lineQty, unit*lineQty
+	term := cart.Plan
+	if term == nil {
+		term = e
+	}
+	l.Description = fmt.Sprintf("%s — %s", e.Title, termLabel(term))
+	l.Reason = reason
+	return l
+}
+
+// planPrice answers the plan's unit price (the scheduled tier price for a business
+// quantity) and the reason of its line.
+func planPrice(cart *domain.Cart, e *domain.Entry, unit int64) (int64, string) {
+	reason := ""
+	if cart.Business && len(e.Tiers) > 0 {
+		tier, tp := tierPrice(e, cart.Quantity, cart.Currency.Code)
+		if tp != nil {
+			unit = tp.AmountInCents
+			reason = fmt.Sprintf("%s for %d licences (price for %d or more)", e.Title, cart.Quantity, tier)
+		}
+	}
+	if reason == "" {
+		reason = "the plan you chose"
+		if cart.LegacyReplaced {
+			reason = "replaces your legacy plan " + cart.ReplacedPlan
+		}
+	}
+	if cart.Bundle {
+		reason = fmt.Sprintf("bundle with %d licences", cart.Quantity)
+	}
+	return unit, reason
+}
+
+func addOnReason(e *domain.Entry, price domain.Price) string {
+	switch {
+	case price.Included:
+		return "included with your plan"
+	case e.IsRegion():
+		return "region added to your plan"
+	case e.IsChart() && e.Chart.Platform == "web":
+		return "chart coverage on the web (App and Web are priced separately)"
+	case PerOrganization(e):
+		return "bought once for the organisation"
+	}
+	return "add-on you chose"
+}
+
+// setTerms sets what submitting does to the subscription, the plan change, the term and
+// the renewal; it reports whether the cart changes the subscription.
+func setTerms(cat *domain.Catalog, pv *Preview, today time.Time) bool {
+	cart := pv.Cart
 	pv.TermStart = today
 	change := cart.Existing != nil && changed(cart)
 	pv.Change = ChangeNew
@@ -239,11 +286,14 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		months = cart.Plan.Months()
 	}
 	pv.RenewalDate = pv.TermStart.AddDate(0, months, 0)
-	pv.RenewalAmount = inv.ChargesInCents
+	pv.RenewalAmount = pv.Invoice.ChargesInCents
+	return change
+}
 
-	due := inv.ChargesInCents
-
-	// Promotions, in the order entered.
+// applyPromotions applies the promo codes in the order entered and answers what remains
+// due.
+func applyPromotions(pv *Preview, p Pricing, due int64) int64 {
+	cart, inv := pv.Cart, &pv.Invoice
 	pu := promotion.Purchase{Business: cart.Business, Renewal: cart.Renewal, Upgrade: pv.PlanChange.Upgraded,
 		Currency: cart.Currency.Code, Charges: inv.ChargesInCents, Now: p.Now}
 	if cart.Plan != nil {
@@ -252,15 +302,13 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 	var seen []string
 	for _, code := range cart.PromoCodes {
 		if containsFold(seen, code) {
-			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeAlreadyUsed, Message: promotion.MsgCodeUsed})
-			inv.Errors = append(inv.Errors, promotion.MsgCodeUsed)
+			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeAlreadyUsed, Message: promotion.MsgCodeUsed})
 			continue
 		}
 		seen = append(seen, code)
 		promo := p.Promotions[strings.ToLower(code)]
 		if promo == nil {
-			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeNotValid, Message: promotion.MsgNotValid})
-			inv.Errors = append(inv.Errors, promotion.MsgNotValid)
+			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeNotValid, Message: promotion.MsgNotValid})
 			continue
 		}
 		if n := promo.NoticeFor(p.Account); n != nil {
@@ -276,8 +324,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		pu.Charges = due
 		d, cerr := promo.Evaluate(p.Account, pu)
 		if cerr != nil {
-			pv.CodeErrors = append(pv.CodeErrors, *cerr)
-			inv.Errors = append(inv.Errors, cerr.Message)
+			pv.refuse(*cerr)
 			continue
 		}
 		if d == 0 {
@@ -288,45 +335,56 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 		inv.Lines = append(inv.Lines, Line{Type: ItemPlanDiscount, Description: "Promotion " + promo.Code,
 			Reason: promo.Reason(), UnitAmountInCents: -d, AmountInCents: -d, Key: ItemPlanDiscount + ":" + strings.ToUpper(promo.Code)})
 	}
+	return due
+}
 
-	// Credit for the unused days of the current term: a change restarts the term today.
-	if change && cart.Existing.TermEnd.After(today) && strings.EqualFold(cart.Existing.Currency, cart.Currency.Code) {
-		days, credit := unusedCredit(cart.Existing, today)
-		if credit > 0 {
-			used := min(credit, due)
-			inv.CreditToAccountInCents = credit - used
-			inv.CreditInCents = used
-			due -= used
-			name := cart.Existing.Name
-			if e, ok := cat.Entry(cart.Existing.PlanCode); ok && name == "" {
-				name = e.Title
-			}
-			reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
-			if inv.CreditToAccountInCents > 0 {
-				reason += fmt.Sprintf("; %s goes to your account balance", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
-			}
-			inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
-				Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + cart.Existing.ID})
-		}
+// refuse reports a refused code both as a code error and in the invoice's errors.
+func (pv *Preview) refuse(ce promotion.CodeError) {
+	pv.CodeErrors = append(pv.CodeErrors, ce)
+	pv.Invoice.Errors = append(pv.Invoice.Errors, ce.Message)
+}
+
+// applyCredit credits the unused days of the current term (a change restarts the term
+// today) and answers what remains due; credit above it goes to the account balance.
+func applyCredit(cat *domain.Catalog, pv *Preview, today time.Time, due int64) int64 {
+	cart, inv := pv.Cart, &pv.Invoice
+	ex := cart.Existing
+	if !ex.TermEnd.After(today) || !strings.EqualFold(ex.Currency, cart.Currency.Code) {
+		return due
 	}
+	days, credit := unusedCredit(ex, today)
+	if credit <= 0 {
+		return due
+	}
+	used := min(credit, due)
+	inv.CreditToAccountInCents = credit - used
+	inv.CreditInCents = used
+	due -= used
+	name := ex.Name
+	if e, ok := cat.Entry(ex.PlanCode); ok && name == "" {
+		name = e.Title
+	}
+	reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
+	if inv.CreditToAccountInCents > 0 {
+		reason += fmt.Sprintf("; %s goes to your account balance", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
+	}
+	inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
+		Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + ex.ID})
+	return due
+}
 
-	// Tax on what remains due before payment instruments.
-	inv.SubtotalInCents = due
-	inv.Tax = tax.For(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
-	inv.TaxInCents = inv.Tax.Amount(due)
-	total := due + inv.TaxInCents
-
-	// Gift certificates and account balance pay the invoice.
+// applyPayments lets the gift certificates, then the account balance, pay the total after
+// tax, and answers what remains to charge.
+func applyPayments(pv *Preview, p Pricing, total int64) int64 {
+	cart, inv := pv.Cart, &pv.Invoice
 	for _, code := range cart.GiftCodes {
 		g := p.Gifts[strings.ToLower(code)]
 		switch {
 		case g == nil:
-			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftNotFound, Message: promotion.MsgGiftNotFound})
-			inv.Errors = append(inv.Errors, promotion.MsgGiftNotFound)
+			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftNotFound, Message: promotion.MsgGiftNotFound})
 			continue
 		case !strings.EqualFold(g.Currency, cart.Currency.Code):
-			pv.CodeErrors = append(pv.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftCurrency, Message: promotion.MsgGiftCurrency})
-			inv.Errors = append(inv.Errors, promotion.MsgGiftCurrency)
+			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftCurrency, Message: promotion.MsgGiftCurrency})
 			continue
 		}
 		use := min(max(g.BalanceInCents, 0), total)
@@ -347,12 +405,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}
-	inv.TotalInCents = total
-
-	pv.QuoteHash = quoteHash(cat.Version(), cart, inv)
-	pv.QuoteExpires = p.Now.Add(QuoteTTL).UTC().Truncate(time.Second)
-	pv.QuoteID = QuoteID(p.QuoteKey, pv.QuoteHash, pv.QuoteExpires)
-	return pv
+	return total
 }
 
 func tierPrice(e *domain.Entry, qty int, cur string) (int, *domain.Price) {

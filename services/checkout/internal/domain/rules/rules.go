@@ -85,6 +85,11 @@ type builder struct {
 	rules Rules
 	cart  *domain.Cart
 	codes []string
+	// qtyRaw is the quantity as typed (or the subscription's); qty and numeric are what
+	// domain.ParseQuantity made of it.
+	qtyRaw  string
+	qty     int
+	numeric bool
 }
 
 func (b *builder) adjust(code, action, format string, args ...any) {
@@ -128,9 +133,60 @@ func (b *builder) add(code, reason string) {
 func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.Subscription) *domain.Cart {
 	cart := &domain.Cart{RegionMode: "checkbox", PaymentMethod: strings.ToUpper(strings.TrimSpace(in.PaymentMethod))}
 	b := &builder{cat: cat, rules: r, cart: cart}
+	b.setBuyer(in)
+	b.setCurrency(in)
 
-	// Who: e-mail and account id (the account id may arrive inside any UUID-shaped value).
-	// A logged-in caller's account and e-mail win: the e-mail is locked to the session.
+	// New versus renewal.
+	b.codes = dedupe(in.AddOns)
+	b.qtyRaw = strings.TrimSpace(in.Quantity)
+	if existing != nil && existing.Valid {
+		b.renew(in, existing)
+	}
+	b.dropUnknown()
+	b.start(in, existing)
+	b.applyRequest(in)
+
+	// One plan: the last plan selected wins (plans are radio buttons).
+	cart.Plan = b.findPlan()
+	if cart.Plan == nil {
+		cart.PlanErrors = append(cart.PlanErrors, MsgSelectPlan)
+	}
+	// Quantity, first pass (legacy replacement depends on it).
+	b.qty, b.numeric = domain.ParseQuantity(b.qtyRaw)
+	b.replaceLegacy(existing)
+	b.setKind(existing)
+	b.applyQuantity(existing)
+	if existing != nil && existing.Valid {
+		b.checkExisting(in, existing)
+	}
+	if in.Caller.Child {
+		// A child account of a group cannot change the subscription (spec 000 §6, §8).
+		cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
+		cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
+	}
+	if cart.Plan != nil {
+		b.applyChartChoice(in.ChartChoice)
+		b.applyUpsell()
+		b.keepAllocated(in)
+		b.applyPlanRules(in)
+		b.applyExclusions()
+		b.applyRegions()
+		b.applyBusinessPairs()
+		b.applyComplimentary()
+		b.checkAllocated(in)
+		b.checkSelections()
+		b.checkRunwayAircraft(in.RunwayAircraft)
+	}
+	cart.EuConsentRequired = in.EuCustomer || cat.IsEuropean(cart.Country)
+	cart.AddOns = b.codes
+	return cart
+}
+
+// setBuyer fills who buys: e-mail and account id (the account id may arrive inside any
+// UUID-shaped value; a logged-in caller's account and e-mail win, the e-mail is locked to
+// the session), billing country, postal code, business id and the codes entered.
+func (b *builder) setBuyer(in domain.Input) {
+	cart := b.cart
 	cart.Email = domain.NormalizeEmail(in.Email)
 	cart.AccountID = domain.ExtractAccountID(in.AccountID)
 	if cart.AccountID == "" && cart.Email != "" && !strings.Contains(cart.Email, "@") {
@@ -148,60 +204,68 @@ func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.
 	cart.Country = domain.NormalizeCountry(in.Country)
 	cart.Zip = strings.TrimSpace(in.Zip)
 	cart.BusinessID = strings.TrimSpace(in.BusinessID)
-	if cart.BusinessID != "" && cart.Country != "" && !cat.AllowsBusinessID(cart.Country) {
+	if cart.BusinessID != "" && cart.Country != "" && !b.cat.AllowsBusinessID(cart.Country) {
 		cart.BusinessID = "" // spec 000 §5: cleared outside the business-id country list
 	}
 	cart.ChartsDisabled = strings.TrimSpace(in.JeppCustomerNo) != "" || in.JeppAccountActive
 	cart.PromoCodes = cleanCodes(in.PromoCodes)
 	cart.GiftCodes = cleanCodes(in.GiftCodes)
 	cart.ViewedPromos = cleanCodes(in.ViewedPromos)
+}
 
-	// Currency: USD for unknown; military carts use the fixed default currency.
-	cur, ok := cat.Currency(in.Currency)
+// setCurrency: USD for unknown; military carts use the fixed default currency.
+func (b *builder) setCurrency(in domain.Input) {
+	cur, ok := b.cat.Currency(in.Currency)
 	if !ok || in.Military || in.MilitaryIntl {
-		cur = cat.DefaultCurrency()
+		cur = b.cat.DefaultCurrency()
 	}
-	cart.Currency = cur
-	cart.Military = in.Military || in.MilitaryIntl
-	cart.MilitaryIntl = in.MilitaryIntl
-	cart.Bundle = in.Bundle
+	b.cart.Currency = cur
+	b.cart.Military = in.Military || in.MilitaryIntl
+	b.cart.MilitaryIntl = in.MilitaryIntl
+	b.cart.Bundle = in.Bundle
+}
 
-	// New versus renewal.
-	b.codes = dedupe(in.AddOns)
-	qtyRaw := strings.TrimSpace(in.Quantity)
-	if existing != nil && existing.Valid {
-		cart.Existing = existing
-		cart.Renewal = true
-		if cart.AccountID == "" {
-			cart.AccountID = domain.ExtractAccountID(existing.AccountID) // the subscription's account buys
-		}
-		if existing.PaymentMethod != "" && cart.PaymentMethod == "" {
-			cart.PaymentMethod = existing.PaymentMethod
-		}
-		if existing.PaymentSource == domain.PaymentComplimentary && cart.PaymentMethod == "" {
-			cart.PaymentMethod = domain.PaymentComplimentary
-		}
-		if len(b.codes) == 0 && !in.BusinessDowngrade {
-			b.codes = dedupe(existing.AddOns)
-		}
-		if qtyRaw == "" && existing.Quantity > 0 {
-			qtyRaw = fmt.Sprint(existing.Quantity)
-		}
-		if existing.Military {
-			cart.Military = true
-		}
+// renew starts from the valid existing subscription: its account buys, its payment
+// method, add-ons (unless others are asked for) and quantity (unless typed) carry over.
+func (b *builder) renew(in domain.Input, existing *domain.Subscription) {
+	cart := b.cart
+	cart.Existing = existing
+	cart.Renewal = true
+	if cart.AccountID == "" {
+		cart.AccountID = domain.ExtractAccountID(existing.AccountID) // the subscription's account buys
 	}
+	if existing.PaymentMethod != "" && cart.PaymentMethod == "" {
+		cart.PaymentMethod = existing.PaymentMethod
+	}
+	if existing.PaymentSource == domain.PaymentComplimentary && cart.PaymentMethod == "" {
+		cart.PaymentMethod = domain.PaymentComplimentary
+	}
+	if len(b.codes) == 0 && !in.BusinessDowngrade {
+		b.codes = dedupe(existing.AddOns)
+	}
+	if b.qtyRaw == "" && existing.Quantity > 0 {
+		b.qtyRaw = fmt.Sprint(existing.Quantity)
+	}
+	if existing.Military {
+		cart.Military = true
+	}
+}
 
-	// Unknown codes are reported and dropped.
+// dropUnknown reports and drops codes the catalogue does not know.
+func (b *builder) dropUnknown() {
 	b.codes = slices.DeleteFunc(b.codes, func(code string) bool {
-		if _, ok := cat.Entry(code); !ok {
-			cart.Errors = append(cart.Errors, fmt.Sprintf("Unknown add-on code %q.", code))
+		if _, ok := b.cat.Entry(code); !ok {
+			b.cart.Errors = append(b.cart.Errors, fmt.Sprintf("Unknown add-on code %q.", code))
 			return true
 		}
 		return false
 	})
+}
 
-	// Start plan, military and bundle.
+// start picks the start plan: the bundle, the military plan, or for an empty cart the
+// start plan (BYOP's on that page) with the currency's default region.
+func (b *builder) start(in domain.Input, existing *domain.Subscription) {
+	cart, cur := b.cart, b.cart.Currency
 	switch {
 	case cart.Bundle:
 		b.startBundle(existing)
@@ -212,78 +276,76 @@ func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.
 		}
 		if p := b.findPlan(); p == nil || p.PlanType != "military" {
 			b.setPlan(start, "military carts start from "+b.title(start))
-			if se, _ := cat.Entry(start); se != nil && !se.NoRegionSelection {
+			if se, _ := b.cat.Entry(start); se != nil && !se.NoRegionSelection {
 				b.add(cur.DefaultRegion, "each plan includes one region")
 			}
 		}
 	case len(b.codes) == 0:
 		start := domain.StartPlan
-		if _, ok := cat.Entry(domain.BYOPStartPlan); ok && in.IsBYOP {
+		if _, ok := b.cat.Entry(domain.BYOPStartPlan); ok && in.IsBYOP {
 			start = domain.BYOPStartPlan
 		}
 		b.codes = []string{start, cur.DefaultRegion}
 	}
+}
 
-	// Business downgrade: individual Starter with the default region, one licence.
+// applyRequest applies the business downgrade (individual Starter with the default
+// region, one licence), an upgrade (a plan of the same type replaces the current one) and
+// the extras asked for.
+func (b *builder) applyRequest(in domain.Input) {
 	if in.BusinessDowngrade {
-		b.codes = []string{domain.DowngradePlan, cur.DefaultRegion}
-		qtyRaw = "1"
+		b.codes = []string{domain.DowngradePlan, b.cart.Currency.DefaultRegion}
+		b.qtyRaw = "1"
 		b.adjust(domain.DowngradePlan, "replaced", "business downgrade to %s", b.title(domain.DowngradePlan))
 	}
-
-	// Upgrade: a plan of the same type replaces the current one; extras are added.
 	if up := strings.TrimSpace(in.Upgrade); up != "" {
-		if ue, ok := cat.Entry(up); ok && ue.IsPlan() {
+		if ue, ok := b.cat.Entry(up); ok && ue.IsPlan() {
 			if p := b.findPlan(); p == nil || p.PlanType == ue.PlanType {
 				b.setPlan(up, "upgrade to "+ue.Title)
 			}
 		}
 	}
 	for _, x := range dedupe(in.Extras) {
-		if _, ok := cat.Entry(x); ok {
+		if _, ok := b.cat.Entry(x); ok {
 			b.add(x, "requested as an extra")
 		}
 	}
+}
 
-	// One plan: the last plan selected wins (plans are radio buttons).
-	plan := b.findPlan()
-	if plan == nil {
-		cart.PlanErrors = append(cart.PlanErrors, MsgSelectPlan)
+// replaceLegacy replaces a deprecated plan, or the renewal of a plan that has a
+// replacement, by its successor (the business one for several licences).
+func (b *builder) replaceLegacy(existing *domain.Subscription) {
+	cart, plan := b.cart, b.cart.Plan
+	if plan == nil || plan.ReplacedBy == "" {
+		return
 	}
-	cart.Plan = plan
-
-	// Quantity, first pass (legacy replacement depends on it).
-	preset := 0
-	if existing != nil {
-		preset = existing.Quantity
+	legacy := plan.Deprecated || (cart.Renewal && existing != nil && existing.PlanCode == plan.Code)
+	businessQty := b.numeric && b.qty > 1
+	if plan.Code == "basic_us" && businessQty {
+		legacy = false // still sold as a business plan; only single-licence holders move to Starter
 	}
-	qty, numeric := domain.ParseQuantity(qtyRaw)
-
-	// Legacy replacement.
-	if plan != nil && plan.ReplacedBy != "" {
-		legacy := plan.Deprecated || (cart.Renewal && existing != nil && existing.PlanCode == plan.Code)
-		businessQty := numeric && qty > 1
-		if plan.Code == "basic_us" && businessQty {
-			legacy = false // still sold as a business plan; only single-licence holders move to Starter
-		}
-		if legacy {
-			to := plan.ReplacedBy
-			if businessQty && plan.BusinessReplaced != "" {
-				to = plan.BusinessReplaced
-			}
-			if te, ok := cat.Entry(to); ok {
-				cart.LegacyReplaced, cart.ReplacedPlan = true, plan.Code
-				b.setPlan(to, fmt.Sprintf("%s is no longer sold; replaced by %s", plan.Title, te.Title))
-				if plan.NoRegionSelection && !te.NoRegionSelection && !slices.ContainsFunc(b.codes, func(c string) bool { e, _ := cat.Entry(c); return e != nil && e.IsRegion() }) {
-					b.add(cur.DefaultRegion, te.Title+" includes one region")
-				}
-				plan = te
-				cart.Plan = te
-			}
-		}
+	if !legacy {
+		return
 	}
+	to := plan.ReplacedBy
+	if businessQty && plan.BusinessReplaced != "" {
+		to = plan.BusinessReplaced
+	}
+	te, ok := b.cat.Entry(to)
+	if !ok {
+		return
+	}
+	cart.LegacyReplaced, cart.ReplacedPlan = true, plan.Code
+	b.setPlan(to, fmt.Sprintf("%s is no longer sold; replaced by %s", plan.Title, te.Title))
+	if plan.NoRegionSelection && !te.NoRegionSelection && !slices.ContainsFunc(b.codes, func(c string) bool { e, _ := b.cat.Entry(c); return e != nil && e.IsRegion() }) {
+		b.add(cart.Currency.DefaultRegion, te.Title+" includes one region")
+	}
+	cart.Plan = te
+}
 
-	// Kind of purchase.
+// setKind sets the kind of purchase from the plan: business, military, bundle.
+func (b *builder) setKind(existing *domain.Subscription) {
+	cart, plan := b.cart, b.cart.Plan
 	if plan != nil {
 		cart.Business = plan.PlanType == "business"
 		cart.Military = cart.Military || plan.PlanType == "military"
@@ -293,18 +355,23 @@ func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.
 	if existing != nil && existing.Valid && existing.Quantity > 1 && !cart.Military && plan != nil && plan.PlanType != "individual" {
 		cart.Business = true
 	}
+}
 
-	// Quantity rules.
+// applyQuantity applies the quantity rules: the bundle's licences, the business minimum
+// and slider default, military at least one, individual one, and the maximum (the
+// preset plus the maximum for larger subscriptions).
+func (b *builder) applyQuantity(existing *domain.Subscription) {
+	cart, qty, numeric := b.cart, b.qty, b.numeric
 	max := domain.MaxQuantity
-	if preset > domain.MaxQuantity {
-		max = preset + domain.MaxQuantity
+	if existing != nil && existing.Quantity > domain.MaxQuantity {
+		max = existing.Quantity + domain.MaxQuantity
 	}
 	switch {
 	case cart.Bundle:
 		cart.Quantity = domain.BundleQuantity
 	case cart.Business:
 		switch {
-		case qtyRaw == "":
+		case b.qtyRaw == "":
 			cart.Quantity = domain.SliderDefaultQuantity
 		case !numeric:
 			cart.Quantity = domain.BusinessMinQuantity
@@ -323,51 +390,33 @@ func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.
 		cart.Quantity = 1
 	}
 	if cart.Quantity > max {
-		cart.Errors = append(cart.Errors, r.MsgContactSales(max))
+		cart.Errors = append(cart.Errors, b.rules.MsgContactSales(max))
 		cart.Quantity = max
 	}
-	if existing != nil && existing.Valid {
-		newQty := cart.Quantity
-		if numeric {
-			newQty = qty
-		}
-		if existing.Quantity > 1 && !existing.Military && newQty <= 1 {
-			cart.Errors = append(cart.Errors, r.MsgAlreadyBusiness())
-		}
-		if existing.Military && existing.Quantity < 2 && newQty > 1 {
-			cart.Errors = append(cart.Errors, r.MsgMilitaryLicenses())
-		}
-		if existing.ChildAccount() && !in.Caller.Child {
-			cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
-			cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
-		}
-		if existing.ThirdParty() {
-			cart.PlanErrors = append(cart.PlanErrors, MsgThirdParty)
-		}
-	}
+}
 
-	if in.Caller.Child {
-		// A child account of a group cannot change the subscription (spec 000 §6, §8).
+// checkExisting reports what the valid existing subscription does not allow: an
+// individual quantity for a business subscriber, more military licences, a change by
+// someone other than the group's child account, a third-party controlled subscription.
+func (b *builder) checkExisting(in domain.Input, existing *domain.Subscription) {
+	cart := b.cart
+	newQty := cart.Quantity
+	if b.numeric {
+		newQty = b.qty
+	}
+	if existing.Quantity > 1 && !existing.Military && newQty <= 1 {
+		cart.Errors = append(cart.Errors, b.rules.MsgAlreadyBusiness())
+	}
+	if existing.Military && existing.Quantity < 2 && newQty > 1 {
+		cart.Errors = append(cart.Errors, b.rules.MsgMilitaryLicenses())
+	}
+	if existing.ChildAccount() && !in.Caller.Child {
 		cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
 	}
-
-	if plan != nil {
-		b.applyChartChoice(in.ChartChoice)
-		b.applyUpsell()
-		b.keepAllocated(in)
-		b.applyPlanRules(in)
-		b.applyExclusions()
-		b.applyRegions()
-		b.applyBusinessPairs()
-		b.applyComplimentary()
-		b.checkAllocated(in)
-		b.checkSelections()
-		b.checkRunwayAircraft(in.RunwayAircraft)
+	if existing.ThirdParty() {
+		cart.PlanErrors = append(cart.PlanErrors, MsgThirdParty)
 	}
-	cart.EuConsentRequired = in.EuCustomer || cat.IsEuropean(cart.Country)
-	cart.AddOns = b.codes
-	return cart
 }
 
 func (b *builder) startBundle(existing *domain.Subscription) {
