@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -56,9 +59,15 @@ func (l Limits) limitFor(field string) int {
 // must be well-formed. What passes is handed on unchanged (the body re-readable).
 func guard(l Limits, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := checkText("path", r.URL.Path, 8192); err != nil {
+		switch err := checkText("path", r.URL.Path, 8192); {
+		case err != nil && utf8.RuneCountInString(r.URL.Path) > 8192:
 			WriteError(w, err)
 			return
+		case err != nil:
+			// Bad bytes in the path: the route knows which parameter holds them, so the
+			// refusal is left to it (gateway middleware, Handle wrapper, routing error),
+			// which names the parameter. Nothing downstream acts on a marked request.
+			r = r.WithContext(context.WithValue(r.Context(), badPathKey{}, true))
 		}
 		if r.URL.RawQuery != "" {
 			q, err := url.ParseQuery(r.URL.RawQuery)
@@ -96,6 +105,71 @@ func guard(l Limits, next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
+	})
+}
+
+type badPathKey struct{}
+
+// hasBadPath reports whether guard found bad bytes in the request's path.
+func hasBadPath(r *http.Request) bool { return r.Context().Value(badPathKey{}) != nil }
+
+// badPathError names the path parameter holding bad bytes (its JSON name, as the client's
+// API documentation calls it, e.g. ownerAccountId), or "path" when the bad bytes are in no
+// parameter (a literal segment of a path no route serves).
+func badPathError(params map[string]string) error {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		name := jsonFieldName(k)
+		if err := checkText(name, params[k], 0); err != nil {
+			return err
+		}
+	}
+	return errs.Field("path", "The path contains bytes that are not valid UTF-8 text or a NUL character.")
+}
+
+// jsonFieldName answers protojson's name of a proto field path: lowerCamelCase per
+// element ("owner_account_id" is "ownerAccountId", "a.b_c" is "a.bC").
+func jsonFieldName(protoPath string) string {
+	parts := strings.Split(protoPath, ".")
+	for i, p := range parts {
+		var b strings.Builder
+		up := false
+		for _, c := range p {
+			switch {
+			case c == '_':
+				up = true
+			case up:
+				b.WriteString(strings.ToUpper(string(c)))
+				up = false
+			default:
+				b.WriteRune(c)
+			}
+		}
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, ".")
+}
+
+// reWildcard finds the wildcards of a net/http ServeMux pattern ("{id}", "{rest...}").
+var reWildcard = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)(?:\.\.\.)?\}`)
+
+// refuseBadPath wraps a Handle route: a path guard marked is refused naming the wildcard
+// that holds the bad bytes.
+func refuseBadPath(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hasBadPath(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		params := map[string]string{}
+		for _, m := range reWildcard.FindAllStringSubmatch(r.Pattern, -1) {
+			params[m[1]] = r.PathValue(m[1])
+		}
+		WriteError(w, badPathError(params))
 	})
 }
 

@@ -47,6 +47,9 @@ func startWithIdentity(t *testing.T) (string, *fakeIdentity) {
 		s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 			return identityv1.RegisterIdentityServiceHandler(ctx, mux, conn)
 		})
+		s.Handle("GET /plain/{code}", http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			id.reached <- r.PathValue("code")
+		}))
 	})
 	_, httpAddr, _ := s.Addrs()
 	return "http://" + httpAddr, id
@@ -103,7 +106,13 @@ func TestBadBytesAndSizesAreClientErrors(t *testing.T) {
 		{"broken JSON", "POST", "/pricing/api/login", js, `{"username":`, 400, "body"},
 		{"NUL in a query parameter", "GET", "/account/api/subscription/available/add-ons?currency=US%00D", "", "", 400, "currency"},
 		{"invalid UTF-8 in a query parameter", "GET", "/account/api/subscription/available/add-ons?currency=%ff", "", "", 400, "currency"},
-		{"invalid UTF-8 in a path parameter", "GET", "/buy/api/jeppesen/avionics/add-on/%ff/x", "", "", 400, "path"},
+		{"invalid UTF-8 in an unrouted path", "GET", "/nowhere/%ff", "", "", 400, "path"},
+		// A path parameter is named as the API documents it, not as "path".
+		{"invalid UTF-8 in a catalog path parameter", "GET", "/buy/api/jeppesen/avionics/add-on/%ff/x", "", "", 400, "manufacturer"},
+		{"invalid UTF-8 in a path parameter", "GET", "/buy/jepp/linked-accounts/%ff", "", "", 400, "accountUuid"},
+		{"NUL in a path parameter", "GET", "/buy/jepp/linked-accounts/a%00b", "", "", 400, "accountUuid"},
+		{"invalid UTF-8 in the second path parameter", "POST", "/buy/jepp/linked-avionics/a/b%fe", js, `{}`, 400, "jeppAccountId"},
+		{"invalid UTF-8 in a Handle route's wildcard", "GET", "/plain/%ff", "", "", 400, "code"},
 		{"NUL in a form field", "POST", "/pricing/api/login", "application/x-www-form-urlencoded", "username=a%00b", 400, "username"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

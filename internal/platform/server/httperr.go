@@ -129,6 +129,10 @@ func fieldf(field, format string, args ...any) *errs.Error {
 }
 
 func (s *Server) routingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+	if hasBadPath(r) {
+		WriteError(w, badPathError(nil))
+		return
+	}
 	switch httpStatus {
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Content-Type", "application/json")

@@ -103,7 +103,9 @@ func (s *Server) Gateway(r GatewayRegistrar) { s.gateways = append(s.gateways, r
 
 // Handle adds a public route served directly (not through the gateway), for the few hot
 // reads that serve precomputed bytes. pattern is a net/http ServeMux pattern.
-func (s *Server) Handle(pattern string, h http.Handler) { s.public.Handle(pattern, h) }
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.public.Handle(pattern, refuseBadPath(h))
+}
 
 // UseHTTP wraps the public HTTP handler (gateway and Handle routes) in middlewares, the
 // first outermost, inside telemetry and panic recovery. Call before Run.
@@ -193,6 +195,10 @@ func (s *Server) Run(ctx context.Context) error {
 		}),
 		runtime.WithMiddlewares(func(next runtime.HandlerFunc) runtime.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request, p map[string]string) {
+				if hasBadPath(r) {
+					WriteError(w, badPathError(p))
+					return
+				}
 				if pat, ok := runtime.HTTPPattern(r.Context()); ok {
 					metrics.SetRoute(r, pat.String())
 				}
