@@ -15,7 +15,9 @@ import (
 // APIPrefixes are the public API trees. A path under one of them that no route serves is
 // an API call to something that does not exist: it answers a JSON 404, never the page
 // (a client reading the page's 200 as success would take a failed purchase for a done one).
-var APIPrefixes = []string{"/buy/api/", "/account/api/", "/pricing/api/", "/org/api/"}
+// The partner-account (/buy/jepp/) and eligibility (/buy/eligibility/) calls are API trees
+// outside /api/, with no page below them.
+var APIPrefixes = []string{"/buy/api/", "/account/api/", "/pricing/api/", "/org/api/", "/buy/jepp/", "/buy/eligibility/"}
 
 func isAPIPath(p string) bool {
 	for _, pre := range APIPrefixes {

@@ -138,7 +138,8 @@ func TestCommittedRouteTableSendsUnroutedAPIPathsToAService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/buy/api/nope", "/buy/api/invoice/submitx", "/account/api/x/y", "/pricing/api/nope", "/org/api/nope", "/buy/api"} {
+	for _, p := range []string{"/buy/api/nope", "/buy/api/invoice/submitx", "/account/api/x/y", "/pricing/api/nope", "/org/api/nope", "/buy/api",
+		"/buy/jepp/nope", "/buy/jepp/linked-accountsx", "/buy/eligibility/nope", "/buy/eligibility/military/codex"} {
 		if got, _ := tab.Match(p); got.Service == "web" {
 			t.Errorf("Match(%q) = web; an API path must go to a service", p)
 		}
@@ -169,6 +170,9 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 		{"POST", "/org/api/x", 404, `"code":"not_found"`},
 		{"GET", "/pricing/api/x", 404, `"code":"not_found"`},
 		{"GET", "/account/api/x", 404, `"code":"not_found"`},
+		{"GET", "/buy/jepp/nope", 404, `"code":"not_found"`},
+		{"POST", "/buy/jepp/linked-avionicsx/a/b", 404, `"code":"not_found"`},
+		{"POST", "/buy/eligibility/nope", 404, `"code":"not_found"`},
 		{"GET", "/no-such-page", 404, "shell"},
 		{"GET", "/buy/nope", 404, "shell"},
 		{"GET", "/buy", 200, "shell"},
@@ -187,7 +191,7 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 		if resp.StatusCode != c.code || !strings.Contains(string(b), c.body) {
 			t.Errorf("%s %s = %d %q; want %d with %q", c.method, c.path, resp.StatusCode, b, c.code, c.body)
 		}
-		if strings.Contains(c.path, "/api/") && resp.Header.Get("Content-Type") != "application/json" {
+		if isAPIPath(c.path) && resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s %s: Content-Type %q, want JSON", c.method, c.path, resp.Header.Get("Content-Type"))
 		}
 	}
