@@ -36,11 +36,15 @@ const (
 
 // Caller is who a request is made by: the account of a live session.
 type Caller struct {
-	AccountUUID         string
-	Username            string
-	AccountKind         string
+	AccountUUID string
+	Username    string
+	AccountKind string
+	// OrganizationAccount is the organization the store acts for (the first membership)
+	// and Roles every role in any organization: for display and defaults. Authorization
+	// reads Memberships, where each role belongs to one organization.
 	OrganizationAccount string
 	Roles               []string
+	Memberships         []Membership
 	IsCreditCardAdmin   bool
 	IsEmployee          bool
 	IsMilitary          bool
@@ -48,7 +52,36 @@ type Caller struct {
 	SessionID           string
 }
 
-// HasRole reports whether the caller holds role in their organization.
+// Membership is the caller's place in one organization.
+type Membership struct {
+	OrganizationAccount string // the organization's own (business) account
+	Roles               []string
+}
+
+// HasRole reports whether the membership carries role.
+func (m Membership) HasRole(role string) bool {
+	for _, r := range m.Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// RolesIn answers the roles the caller holds in the organization whose account is
+// orgAccount (none when not a member): what a service checking roles over that
+// organization's data must use instead of the union in Roles.
+func (c Caller) RolesIn(orgAccount string) []string {
+	for _, m := range c.Memberships {
+		if orgAccount != "" && m.OrganizationAccount == orgAccount {
+			return m.Roles
+		}
+	}
+	return nil
+}
+
+// HasRole reports whether the caller holds role in any of their organizations (display
+// and feature flags; authorization asks the membership of the organization concerned).
 func (c Caller) HasRole(role string) bool {
 	for _, r := range c.Roles {
 		if r == role {

@@ -41,7 +41,8 @@ var ErrNotAuthorized = errs.E(errs.Forbidden, "You are not authorized.")
 
 // MayActOn answers nil when c may exercise right on accountID's data, else
 // ErrNotAuthorized: the account itself; the organization's owner (and for Members its user
-// admins) when accountID is the caller's organization account; staff (employees; for
+// admins) when accountID is the account of an organization in which the caller holds that
+// role (Caller.Memberships, never the union Caller.Roles); staff (employees; for
 // Billing also credit-card admins, who take card payments in sales mode).
 func MayActOn(c Caller, accountID string, right Right) error {
 	if c.AccountUUID == "" {
@@ -56,9 +57,14 @@ func MayActOn(c Caller, accountID string, right Right) error {
 	if c.IsEmployee || (right == Billing && c.IsCreditCardAdmin) {
 		return nil
 	}
-	if c.OrganizationAccount != "" && c.OrganizationAccount == accountID {
+	// Only the roles held in the organization whose account this is count: an owner of
+	// organization B who is a plain member of A holds no right over A's account.
+	for _, m := range c.Memberships {
+		if m.OrganizationAccount == "" || m.OrganizationAccount != accountID {
+			continue
+		}
 		for _, r := range rolesFor[right] {
-			if c.HasRole(r) {
+			if m.HasRole(r) {
 				return nil
 			}
 		}

@@ -54,7 +54,11 @@ func (r *IdentityResolver) Resolve(ctx context.Context, token string) (Caller, e
 		return Caller{}, errs.Wrap(errs.Unavailable, err, "identity is unavailable")
 	}
 	c := resp.GetCaller()
-	return Caller{
+	var ms []Membership
+	for _, m := range c.GetMemberships() {
+		ms = append(ms, Membership{OrganizationAccount: m.GetOrganizationAccount(), Roles: m.GetRoles()})
+	}
+	return Caller{Memberships: ms,
 		AccountUUID: c.GetAccountUuid(), Username: c.GetUsername(), AccountKind: c.GetAccountKind(),
 		OrganizationAccount: c.GetOrganizationAccount(), Roles: c.GetRoles(),
 		IsCreditCardAdmin: c.GetIsCreditCardAdmin(), IsEmployee: c.GetIsEmployee(), IsMilitary: c.GetIsMilitary(),

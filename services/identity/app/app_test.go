@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/auth"
@@ -331,5 +334,34 @@ func TestAnonymousDoorsAreRateLimited(t *testing.T) {
 				t.Errorf("another address is throttled too: %d", resp.StatusCode)
 			}
 		})
+	}
+}
+
+// Authenticate carries each organization with the roles held there (what auth.MayActOn
+// reads), besides the display union in roles; other services decode it through
+// auth.IdentityResolver.
+func TestAuthenticateCarriesMembershipsWithTheirRoles(t *testing.T) {
+	r := start(t)
+	b := newBrowser(t, r.base)
+	b.login("admin@acme.hangar.test")
+	grpcAddr, _, _ := r.a.Addrs()
+	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	res := &auth.IdentityResolver{Client: identityv1.NewIdentityServiceClient(conn)}
+	c, err := res.Resolve(context.Background(), b.cookies[auth.SessionCookie])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const acme = "00000000-0000-4000-8000-000000000002" // the owner's business account
+	if len(c.Memberships) != 1 || c.Memberships[0].OrganizationAccount != acme ||
+		strings.Join(c.Memberships[0].Roles, ",") != "user_admin,member" {
+		t.Fatalf("memberships = %+v, want acme with user_admin,member", c.Memberships)
+	}
+	if auth.MayActOn(c, acme, auth.Members) != nil || auth.MayActOn(c, acme, auth.Billing) == nil {
+		t.Errorf("the user admin's rights over acme's account: members %v, billing %v",
+			auth.MayActOn(c, acme, auth.Members), auth.MayActOn(c, acme, auth.Billing))
 	}
 }

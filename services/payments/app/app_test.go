@@ -72,9 +72,9 @@ var callers = map[string]auth.Caller{
 	"pilot-token": {AccountUUID: "acct-pilot", Username: "pilot@demo.hangar.test"},
 	"other-token": {AccountUUID: "acct-other", Username: "other@demo.hangar.test"},
 	// Acme: the owner's business account is the organization's account.
-	"acme-owner-token":  {AccountUUID: "acct-acme", OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}},
-	"acme-admin-token":  {AccountUUID: "acct-acme-admin", OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}},
-	"acme-member-token": {AccountUUID: "acct-acme-member", OrganizationAccount: "acct-acme", Roles: []string{"member"}},
+	"acme-owner-token":  {AccountUUID: "acct-acme", OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}}}},
+	"acme-admin-token":  {AccountUUID: "acct-acme-admin", OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}}}},
+	"acme-member-token": {AccountUUID: "acct-acme-member", OrganizationAccount: "acct-acme", Roles: []string{"member"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"member"}}}},
 }
 
 func start(t *testing.T, extra map[string]string) *running {

@@ -188,7 +188,7 @@ func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {
 func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest) (*checkoutv1.GetReceiptResponse, error) {
 	r := app.Reader{ReceiptToken: receiptCookie(ctx, req.GetInvoiceId())}
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		r.AccountID, r.Email, r.Organization, r.Roles = who.AccountUUID, who.Username, who.OrganizationAccount, who.Roles
+		r.AccountID, r.Email, r.Organization, r.Roles = who.AccountUUID, who.Username, who.OrganizationAccount, who.RolesIn(who.OrganizationAccount)
 	}
 	o, err := s.svc.Receipt(ctx, req.GetInvoiceId(), r)
 	if err != nil {

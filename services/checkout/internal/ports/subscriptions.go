@@ -26,7 +26,7 @@ func (s *GRPC) WithPaymentMethods(p PaymentMethods) *GRPC { s.methods = p; retur
 func viewer(ctx context.Context) app.Viewer {
 	var v app.Viewer
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		v = app.Viewer{AccountID: who.AccountUUID, Email: who.Username, Organization: who.OrganizationAccount, Roles: who.Roles}
+		v = app.Viewer{AccountID: who.AccountUUID, Email: who.Username, Organization: who.OrganizationAccount, Roles: who.RolesIn(who.OrganizationAccount)}
 	}
 	return v
 }

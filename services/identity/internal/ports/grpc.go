@@ -57,6 +57,13 @@ func callerOf(a iapp.Authenticated) auth.Caller {
 	if m, ok := p.Primary(); ok {
 		c.OrganizationAccount = m.Org.AccountUUID
 	}
+	for _, m := range p.Memberships {
+		am := auth.Membership{OrganizationAccount: m.Org.AccountUUID}
+		for _, r := range m.Roles {
+			am.Roles = append(am.Roles, string(r))
+		}
+		c.Memberships = append(c.Memberships, am)
+	}
 	return c
 }
 
@@ -302,10 +309,14 @@ func (s *GRPC) Authenticate(ctx context.Context, req *identityv1.AuthenticateReq
 		return nil, err
 	}
 	c := callerOf(a)
+	var ms []*identityv1.CallerMembership
+	for _, m := range c.Memberships {
+		ms = append(ms, &identityv1.CallerMembership{OrganizationAccount: m.OrganizationAccount, Roles: m.Roles})
+	}
 	return &identityv1.AuthenticateResponse{Caller: &identityv1.Caller{AccountUuid: c.AccountUUID, Username: c.Username,
 		AccountKind: c.AccountKind, OrganizationAccount: c.OrganizationAccount, Roles: c.Roles,
 		IsCreditCardAdmin: c.IsCreditCardAdmin, IsEmployee: c.IsEmployee, IsMilitary: c.IsMilitary, IsChild: c.IsChild,
-		SessionId: c.SessionID}}, nil
+		SessionId: c.SessionID, Memberships: ms}}, nil
 }
 
 // ProvisionAccount answers (creating when needed) the account of an e-mail, for checkout.

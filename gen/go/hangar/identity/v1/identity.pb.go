@@ -2491,19 +2491,24 @@ func (x *AuthenticateRequest) GetSessionToken() string {
 
 // Caller is who a session belongs to, as the other services see it.
 type Caller struct {
-	state               protoimpl.MessageState `protogen:"open.v1"`
-	AccountUuid         string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
-	Username            string                 `protobuf:"bytes,2,opt,name=username,proto3" json:"username,omitempty"`
-	AccountKind         string                 `protobuf:"bytes,3,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
-	OrganizationAccount string                 `protobuf:"bytes,4,opt,name=organization_account,json=organizationAccount,proto3" json:"organization_account,omitempty"`
-	Roles               []string               `protobuf:"bytes,5,rep,name=roles,proto3" json:"roles,omitempty"`
-	IsCreditCardAdmin   bool                   `protobuf:"varint,6,opt,name=is_credit_card_admin,json=isCreditCardAdmin,proto3" json:"is_credit_card_admin,omitempty"`
-	IsEmployee          bool                   `protobuf:"varint,7,opt,name=is_employee,json=isEmployee,proto3" json:"is_employee,omitempty"`
-	IsMilitary          bool                   `protobuf:"varint,8,opt,name=is_military,json=isMilitary,proto3" json:"is_military,omitempty"`
-	IsChild             bool                   `protobuf:"varint,9,opt,name=is_child,json=isChild,proto3" json:"is_child,omitempty"`
-	SessionId           string                 `protobuf:"bytes,10,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	Username    string                 `protobuf:"bytes,2,opt,name=username,proto3" json:"username,omitempty"`
+	AccountKind string                 `protobuf:"bytes,3,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
+	// The organization the store acts for (the first membership), for display and defaults.
+	OrganizationAccount string `protobuf:"bytes,4,opt,name=organization_account,json=organizationAccount,proto3" json:"organization_account,omitempty"`
+	// Every role in any organization (a union): for display only, never for authorization.
+	Roles             []string `protobuf:"bytes,5,rep,name=roles,proto3" json:"roles,omitempty"`
+	IsCreditCardAdmin bool     `protobuf:"varint,6,opt,name=is_credit_card_admin,json=isCreditCardAdmin,proto3" json:"is_credit_card_admin,omitempty"`
+	IsEmployee        bool     `protobuf:"varint,7,opt,name=is_employee,json=isEmployee,proto3" json:"is_employee,omitempty"`
+	IsMilitary        bool     `protobuf:"varint,8,opt,name=is_military,json=isMilitary,proto3" json:"is_military,omitempty"`
+	IsChild           bool     `protobuf:"varint,9,opt,name=is_child,json=isChild,proto3" json:"is_child,omitempty"`
+	SessionId         string   `protobuf:"bytes,10,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Every organization the account belongs to with its roles there: what authorization
+	// (auth.MayActOn) reads, so an admin of one organization holds no right over another's.
+	Memberships   []*CallerMembership `protobuf:"bytes,11,rep,name=memberships,proto3" json:"memberships,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Caller) Reset() {
@@ -2606,6 +2611,67 @@ func (x *Caller) GetSessionId() string {
 	return ""
 }
 
+func (x *Caller) GetMemberships() []*CallerMembership {
+	if x != nil {
+		return x.Memberships
+	}
+	return nil
+}
+
+// CallerMembership is the caller's place in one organization.
+type CallerMembership struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The organization's own (business) account.
+	OrganizationAccount string   `protobuf:"bytes,1,opt,name=organization_account,json=organizationAccount,proto3" json:"organization_account,omitempty"`
+	Roles               []string `protobuf:"bytes,2,rep,name=roles,proto3" json:"roles,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *CallerMembership) Reset() {
+	*x = CallerMembership{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallerMembership) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallerMembership) ProtoMessage() {}
+
+func (x *CallerMembership) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallerMembership.ProtoReflect.Descriptor instead.
+func (*CallerMembership) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *CallerMembership) GetOrganizationAccount() string {
+	if x != nil {
+		return x.OrganizationAccount
+	}
+	return ""
+}
+
+func (x *CallerMembership) GetRoles() []string {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
 type AuthenticateResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Caller        *Caller                `protobuf:"bytes,1,opt,name=caller,proto3" json:"caller,omitempty"`
@@ -2615,7 +2681,7 @@ type AuthenticateResponse struct {
 
 func (x *AuthenticateResponse) Reset() {
 	*x = AuthenticateResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[36]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2627,7 +2693,7 @@ func (x *AuthenticateResponse) String() string {
 func (*AuthenticateResponse) ProtoMessage() {}
 
 func (x *AuthenticateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[36]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2640,7 +2706,7 @@ func (x *AuthenticateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuthenticateResponse.ProtoReflect.Descriptor instead.
 func (*AuthenticateResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{36}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AuthenticateResponse) GetCaller() *Caller {
@@ -2661,7 +2727,7 @@ type ProvisionAccountRequest struct {
 
 func (x *ProvisionAccountRequest) Reset() {
 	*x = ProvisionAccountRequest{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2673,7 +2739,7 @@ func (x *ProvisionAccountRequest) String() string {
 func (*ProvisionAccountRequest) ProtoMessage() {}
 
 func (x *ProvisionAccountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[37]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2686,7 +2752,7 @@ func (x *ProvisionAccountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionAccountRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionAccountRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{37}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ProvisionAccountRequest) GetEmail() string {
@@ -2724,7 +2790,7 @@ type ProvisionAccountResponse struct {
 
 func (x *ProvisionAccountResponse) Reset() {
 	*x = ProvisionAccountResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2802,7 @@ func (x *ProvisionAccountResponse) String() string {
 func (*ProvisionAccountResponse) ProtoMessage() {}
 
 func (x *ProvisionAccountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[38]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2815,7 @@ func (x *ProvisionAccountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionAccountResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionAccountResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{38}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ProvisionAccountResponse) GetAccountUuid() string {
@@ -2784,7 +2850,7 @@ type LinkedAccount struct {
 
 func (x *LinkedAccount) Reset() {
 	*x = LinkedAccount{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2796,7 +2862,7 @@ func (x *LinkedAccount) String() string {
 func (*LinkedAccount) ProtoMessage() {}
 
 func (x *LinkedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[39]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2809,7 +2875,7 @@ func (x *LinkedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkedAccount.ProtoReflect.Descriptor instead.
 func (*LinkedAccount) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{39}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *LinkedAccount) GetJeppAccountId() string {
@@ -2842,7 +2908,7 @@ type ListLinkedAccountsRequest struct {
 
 func (x *ListLinkedAccountsRequest) Reset() {
 	*x = ListLinkedAccountsRequest{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2854,7 +2920,7 @@ func (x *ListLinkedAccountsRequest) String() string {
 func (*ListLinkedAccountsRequest) ProtoMessage() {}
 
 func (x *ListLinkedAccountsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2867,7 +2933,7 @@ func (x *ListLinkedAccountsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLinkedAccountsRequest.ProtoReflect.Descriptor instead.
 func (*ListLinkedAccountsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{40}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListLinkedAccountsRequest) GetAccountUuid() string {
@@ -2886,7 +2952,7 @@ type ListLinkedAccountsResponse struct {
 
 func (x *ListLinkedAccountsResponse) Reset() {
 	*x = ListLinkedAccountsResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2898,7 +2964,7 @@ func (x *ListLinkedAccountsResponse) String() string {
 func (*ListLinkedAccountsResponse) ProtoMessage() {}
 
 func (x *ListLinkedAccountsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2911,7 +2977,7 @@ func (x *ListLinkedAccountsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLinkedAccountsResponse.ProtoReflect.Descriptor instead.
 func (*ListLinkedAccountsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{41}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListLinkedAccountsResponse) GetAccounts() []*LinkedAccount {
@@ -2931,7 +2997,7 @@ type LinkAvionicsRequest struct {
 
 func (x *LinkAvionicsRequest) Reset() {
 	*x = LinkAvionicsRequest{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2943,7 +3009,7 @@ func (x *LinkAvionicsRequest) String() string {
 func (*LinkAvionicsRequest) ProtoMessage() {}
 
 func (x *LinkAvionicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2956,7 +3022,7 @@ func (x *LinkAvionicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkAvionicsRequest.ProtoReflect.Descriptor instead.
 func (*LinkAvionicsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{42}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *LinkAvionicsRequest) GetAccountUuid() string {
@@ -2983,7 +3049,7 @@ type LinkAvionicsResponse struct {
 
 func (x *LinkAvionicsResponse) Reset() {
 	*x = LinkAvionicsResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2995,7 +3061,7 @@ func (x *LinkAvionicsResponse) String() string {
 func (*LinkAvionicsResponse) ProtoMessage() {}
 
 func (x *LinkAvionicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3008,7 +3074,7 @@ func (x *LinkAvionicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkAvionicsResponse.ProtoReflect.Descriptor instead.
 func (*LinkAvionicsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{43}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *LinkAvionicsResponse) GetStatus() string {
@@ -3307,7 +3373,7 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x1aVerifyMilitaryCodeResponse\x12:\n" +
 	"\x06result\x18\x01 \x01(\v2\".hangar.identity.v1.MilitaryResultR\x06result\":\n" +
 	"\x13AuthenticateRequest\x12#\n" +
-	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"\xe0\x02\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\"\xa8\x03\n" +
 	"\x06Caller\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12!\n" +
@@ -3322,7 +3388,11 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\bis_child\x18\t \x01(\bR\aisChild\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\n" +
-	" \x01(\tR\tsessionId\"J\n" +
+	" \x01(\tR\tsessionId\x12F\n" +
+	"\vmemberships\x18\v \x03(\v2$.hangar.identity.v1.CallerMembershipR\vmemberships\"[\n" +
+	"\x10CallerMembership\x121\n" +
+	"\x14organization_account\x18\x01 \x01(\tR\x13organizationAccount\x12\x14\n" +
+	"\x05roles\x18\x02 \x03(\tR\x05roles\"J\n" +
 	"\x14AuthenticateResponse\x122\n" +
 	"\x06caller\x18\x01 \x01(\v2\x1a.hangar.identity.v1.CallerR\x06caller\"q\n" +
 	"\x17ProvisionAccountRequest\x12\x14\n" +
@@ -3382,7 +3452,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3420,74 +3490,76 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*VerifyMilitaryCodeResponse)(nil),      // 33: hangar.identity.v1.VerifyMilitaryCodeResponse
 	(*AuthenticateRequest)(nil),             // 34: hangar.identity.v1.AuthenticateRequest
 	(*Caller)(nil),                          // 35: hangar.identity.v1.Caller
-	(*AuthenticateResponse)(nil),            // 36: hangar.identity.v1.AuthenticateResponse
-	(*ProvisionAccountRequest)(nil),         // 37: hangar.identity.v1.ProvisionAccountRequest
-	(*ProvisionAccountResponse)(nil),        // 38: hangar.identity.v1.ProvisionAccountResponse
-	(*LinkedAccount)(nil),                   // 39: hangar.identity.v1.LinkedAccount
-	(*ListLinkedAccountsRequest)(nil),       // 40: hangar.identity.v1.ListLinkedAccountsRequest
-	(*ListLinkedAccountsResponse)(nil),      // 41: hangar.identity.v1.ListLinkedAccountsResponse
-	(*LinkAvionicsRequest)(nil),             // 42: hangar.identity.v1.LinkAvionicsRequest
-	(*LinkAvionicsResponse)(nil),            // 43: hangar.identity.v1.LinkAvionicsResponse
-	(*timestamppb.Timestamp)(nil),           // 44: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 45: google.protobuf.Struct
+	(*CallerMembership)(nil),                // 36: hangar.identity.v1.CallerMembership
+	(*AuthenticateResponse)(nil),            // 37: hangar.identity.v1.AuthenticateResponse
+	(*ProvisionAccountRequest)(nil),         // 38: hangar.identity.v1.ProvisionAccountRequest
+	(*ProvisionAccountResponse)(nil),        // 39: hangar.identity.v1.ProvisionAccountResponse
+	(*LinkedAccount)(nil),                   // 40: hangar.identity.v1.LinkedAccount
+	(*ListLinkedAccountsRequest)(nil),       // 41: hangar.identity.v1.ListLinkedAccountsRequest
+	(*ListLinkedAccountsResponse)(nil),      // 42: hangar.identity.v1.ListLinkedAccountsResponse
+	(*LinkAvionicsRequest)(nil),             // 43: hangar.identity.v1.LinkAvionicsRequest
+	(*LinkAvionicsResponse)(nil),            // 44: hangar.identity.v1.LinkAvionicsResponse
+	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 46: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	44, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	45, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	45, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	45, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	45, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	46, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	46, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	46, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
-	35, // 12: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
-	39, // 13: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
-	39, // 14: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
-	1,  // 15: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
-	3,  // 16: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
-	5,  // 17: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
-	7,  // 18: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
-	9,  // 19: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
-	11, // 20: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
-	14, // 21: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
-	16, // 22: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
-	19, // 23: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
-	21, // 24: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
-	23, // 25: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
-	26, // 26: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
-	28, // 27: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
-	31, // 28: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
-	40, // 29: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
-	42, // 30: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
-	34, // 31: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
-	37, // 32: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
-	2,  // 33: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 34: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 35: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 36: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 37: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 38: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 39: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 40: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 41: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 42: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 43: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 44: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 45: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 46: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	41, // 47: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
-	43, // 48: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
-	36, // 49: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	38, // 50: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
-	33, // [33:51] is the sub-list for method output_type
-	15, // [15:33] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	36, // 12: hangar.identity.v1.Caller.memberships:type_name -> hangar.identity.v1.CallerMembership
+	35, // 13: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
+	40, // 14: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
+	40, // 15: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
+	1,  // 16: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
+	3,  // 17: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
+	5,  // 18: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
+	7,  // 19: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
+	9,  // 20: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
+	11, // 21: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
+	14, // 22: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
+	16, // 23: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
+	19, // 24: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
+	21, // 25: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
+	23, // 26: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
+	26, // 27: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
+	28, // 28: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
+	31, // 29: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
+	41, // 30: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
+	43, // 31: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
+	34, // 32: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
+	38, // 33: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
+	2,  // 34: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 35: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 36: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 37: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 38: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 39: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 40: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 41: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 42: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 43: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 44: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 45: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 46: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 47: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	42, // 48: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
+	44, // 49: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
+	37, // 50: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	39, // 51: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
+	34, // [34:52] is the sub-list for method output_type
+	16, // [16:34] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_hangar_identity_v1_identity_proto_init() }
@@ -3502,14 +3574,14 @@ func file_hangar_identity_v1_identity_proto_init() {
 	file_hangar_identity_v1_identity_proto_msgTypes[24].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[27].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[29].OneofWrappers = []any{}
-	file_hangar_identity_v1_identity_proto_msgTypes[39].OneofWrappers = []any{}
+	file_hangar_identity_v1_identity_proto_msgTypes[40].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
