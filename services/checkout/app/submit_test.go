@@ -536,6 +536,49 @@ func TestSubscriptionRoutes(t *testing.T) {
 	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
 	member := login(t, st.idBase, "member@acme.hangar.test")
 
+	t.Run("the seed's subscription events carry identity's account, organization and parent ids", func(t *testing.T) {
+		rows, err := st.checkoutDB.Query(context.Background(), `SELECT payload FROM outbox WHERE topic = $1`, events.TopicSubscriptionChanged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeded := map[string]*eventsv1.SubscriptionChanged{}
+		for rows.Next() {
+			var payload []byte
+			ev := &eventsv1.SubscriptionChanged{}
+			if err := rows.Scan(&payload); err != nil || proto.Unmarshal(payload, ev) != nil {
+				t.Fatal(err)
+			}
+			if ev.GetChange() == "seed" {
+				seeded[ev.GetAccountId()] = ev
+			}
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		for _, email := range []string{"pilot@demo.hangar.test", "owner@acme.hangar.test", "pilot@army.mil", "child@demo.hangar.test"} {
+			_, me := call(t, "GET", st.idBase+"/buy/api/me", "", "Cookie", login(t, st.idBase, email))
+			id, _ := me["accountUuid"].(string)
+			org, _ := me["organizationAccount"].(string)
+			parent, _ := me["parentUuid"].(string)
+			ev := seeded[id]
+			if ev == nil {
+				t.Errorf("%s: no seeded subscription event under identity's id %q", email, id)
+				continue
+			}
+			if ev.GetOrganizationId() != org {
+				t.Errorf("%s: event organization %q, identity's %q", email, ev.GetOrganizationId(), org)
+			}
+			var stored string
+			if err := st.checkoutDB.QueryRow(context.Background(), `SELECT coalesce(parent_account_id::text, '') FROM subscriptions
+				WHERE id = $1`, ev.GetSubscriptionId()).Scan(&stored); err != nil || stored != parent {
+				t.Errorf("%s: stored parent %q (%v), identity's %q", email, stored, err, parent)
+			}
+		}
+		if acme := seeded["00000000-0000-4000-8000-000000000002"]; acme == nil || acme.GetOrganizationId() == "" {
+			t.Errorf("the Acme subscription event names no organization: %v", acme)
+		}
+	})
+
 	t.Run("GET /buy/api/subscription: the session's subscription under identity's account id", func(t *testing.T) {
 		if code, _ := call(t, "GET", st.base+"/buy/api/subscription", ""); code != 401 {
 			t.Errorf("anonymous: %d", code)

@@ -56,7 +56,7 @@ var seedAccounts = []seedAccount{
 		roles: []domain.Role{domain.RoleDispatcher, domain.RoleMember}},
 	{email: "member@acme.hangar.test", role: "Acme member", kind: domain.Individual, org: "owner@acme.hangar.test",
 		roles: []domain.Role{domain.RoleMember}},
-	{email: "group@demo.hangar.test", role: "group parent account", kind: domain.GroupParent},
+	{email: "group@demo.hangar.test", uuid: "00000000-0000-4000-8000-000000000008", role: "group parent account", kind: domain.GroupParent},
 	{email: "child@demo.hangar.test", uuid: "00000000-0000-4000-8000-000000000005", role: "child account of the group", kind: domain.Child, parent: "group@demo.hangar.test"},
 	{email: "pilot@army.mil", uuid: "00000000-0000-4000-8000-000000000003", role: "military (verified)", kind: domain.Individual, military: true},
 	{email: "cardadmin@demo.hangar.test", role: "credit-card admin (sales mode)", kind: domain.Individual,

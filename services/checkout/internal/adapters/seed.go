@@ -18,6 +18,9 @@ const (
 	SeedChild    = "00000000-0000-4000-8000-000000000005"
 	SeedLegacy   = "00000000-0000-4000-8000-000000000006"
 	SeedAgency   = "00000000-0000-4000-8000-000000000007"
+	// SeedGroup is identity's group parent of the child (group@demo.hangar.test); it has no
+	// subscription here.
+	SeedGroup = "00000000-0000-4000-8000-000000000008"
 )
 
 // E-mails of the seeded subscribers that are also identity's demo accounts (identity's
@@ -46,7 +49,10 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 	mil := sub(SeedMilitary, SeedMilitaryEmail, "Military Flight Bag Pro", "mfb_pro", []string{"mfb_pro"}, 1, 20000)
 	mil.Military = true
 	child := sub(SeedChild, SeedChildEmail, "Essential", "pro_plus", []string{"pro_plus", "included_geo_us"}, 1, 19999)
-	child.ParentAccountID, child.OrganizationID = SeedBusiness, SeedBusiness
+	// Identity makes the child a member of group@demo's group, not of an organization: its
+	// parent is the group's account and its licence is its own (no organization id, which
+	// would file it in Acme's pools).
+	child.ParentAccountID = SeedGroup
 	agency := sub(SeedAgency, "agency@example.com", "Military Flight Bag One", "mfb_one", []string{"mfb_one", "included_geo_us"}, 1, 0)
 	agency.Military, agency.PaymentSource, agency.PaymentMethod = true, domain.PaymentThirdParty, "CHECK"
 	biz := sub(SeedBusiness, SeedBusinessEmail, "Business Pro", "business_pro", []string{"business_pro", "included_geo_us", "efb_bridge", "runway_tp_pilatus"}, 5, 5*25000+30000+16000)
