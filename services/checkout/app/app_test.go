@@ -247,6 +247,32 @@ func TestAPI(t *testing.T) {
 			t.Errorf("invoice %v", inv)
 		}
 	})
+	t.Run("one-off products are refused in subscription carts, naming the field", func(t *testing.T) {
+		for _, tc := range []struct{ route, body, field string }{
+			{"preview", `{"currency":"USD","addOns":["performance","included_geo_us","oneoff_dbcard_garmin_sd"]}`, "addOns"},
+			{"validate", `{"currency":"USD","addOns":["performance","included_geo_us","oneoff_chartpack_us_vfr"]}`, "addOns"},
+			{"preview", `{"currency":"USD","addOns":["performance","included_geo_us"],"extras":["oneoff_dbcard_avidyne_usb"]}`, "extras"},
+			{"submit", `{"currency":"USD","addOns":["performance","included_geo_us","oneoff_dbcard_garmin_sd"],"nonce":"n","cardholderName":"A B","quoteId":"q"}`, "addOns"},
+		} {
+			var code int
+			var m map[string]any
+			if tc.route == "submit" {
+				code, m, _ = submitRaw(t, base, "oneoff-in-subscription", tc.body, "")
+			} else {
+				code, m = call(t, "POST", base+"/buy/api/invoice/"+tc.route, tc.body)
+			}
+			fe, _ := m["fieldErrors"].([]any)
+			msg, _ := m["message"].(string)
+			if code != 400 || len(fe) != 1 || fe[0].(map[string]any)["field"] != tc.field || !strings.Contains(msg, "one-off product") ||
+				!strings.Contains(msg, "("+tc.field+")") {
+				t.Errorf("%s %s: %d %v", tc.route, tc.body, code, m)
+			}
+		}
+		// Without them the same cart prices.
+		if code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"currency":"USD","addOns":["performance","included_geo_us"]}`); code != 200 {
+			t.Errorf("a subscription cart without one-off products: %d %v", code, m)
+		}
+	})
 	t.Run("business with quantity 1", func(t *testing.T) {
 		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_us"],"quantity":1}`)
 		if errs, _ := m["errors"].([]any); len(errs) != 1 || errs[0] != "business plans require a minimum of two licenses" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
@@ -167,6 +168,9 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseOneOff(cat, in); err != nil {
+		return nil, err
+	}
 	accountID, sessionEmail := who(in)
 	sub, err := s.lookup(ctx, in.SubscriptionID, accountID, sessionEmail)
 	if err != nil {
@@ -205,6 +209,25 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
 	}
 	return pricing.PriceCart(cat, cart, p), nil
+}
+
+// refuseOneOff refuses a subscription cart naming a one-off product (catalogue planType
+// oneOff): those are sold once through a one-off cart, and in a subscription cart they
+// would be priced and renewed as add-ons. The error names the field that carries the code.
+func refuseOneOff(cat *domain.Catalog, in domain.Input) error {
+	fields := []struct {
+		name, words string
+		codes       []string
+	}{{"addOns", "add-ons", in.AddOns}, {"extras", "extras", in.Extras}, {"upgrade", "upgrade", []string{in.Upgrade}}}
+	for _, f := range fields {
+		for _, code := range f.codes {
+			if e, ok := cat.Entry(strings.TrimSpace(code)); ok && e.PlanType == oneoff.PlanTypeOneOff {
+				return errs.Field(f.name, fmt.Sprintf("%s (%s) in the %s (%s) is a one-off product: it is bought on its own, not with a subscription.",
+					e.Title, e.Code, f.words, f.name))
+			}
+		}
+	}
+	return nil
 }
 
 // Preview prices a configuration.
