@@ -14,4 +14,5 @@ const (
 	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
 	TopicPaymentCaptured          = "hangar.payments.payment-captured.v1"
 	TopicPaymentRefunded          = "hangar.payments.payment-refunded.v1"
+	TopicPaymentMethodUpdated     = "hangar.payments.payment-method-updated.v1"
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/server"
@@ -53,6 +54,37 @@ type Config struct {
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
+	Renewal           RenewalConfig
+}
+
+// RenewalConfig configures the renewal engine (issue 17; services/checkout/README.md).
+type RenewalConfig struct {
+	Interval    time.Duration `env:"CHECKOUT_RENEWAL_INTERVAL" default:"1m" doc:"how often every replica runs the renewal scheduler (one at a time holds its advisory lock); 0 disables the scheduler and the renewal workers"`
+	Window      time.Duration `env:"CHECKOUT_RENEWAL_WINDOW" default:"0s" doc:"renew terms ending before now + window (0: at term end)"`
+	Retries     []string      `env:"CHECKOUT_RENEWAL_RETRIES" default:"24h,72h,120h,168h" doc:"retries after a declined renewal, counted from the first decline; after the last one the subscription lapses"`
+	OutageRetry time.Duration `env:"CHECKOUT_RENEWAL_OUTAGE_RETRY" default:"10m" doc:"when a renewal that met a processor outage or timeout is tried again (not a decline)"`
+	Lease       time.Duration `env:"CHECKOUT_RENEWAL_LEASE" default:"5m" doc:"how long a worker owns a renewal it claimed (longer than CHECKOUT_SUBMIT_LEASE)"`
+	JobLease    time.Duration `env:"CHECKOUT_RENEWAL_JOB_LEASE" default:"15m" doc:"how long a published renewal job is in flight before the scheduler publishes it again"`
+	Reminder    time.Duration `env:"CHECKOUT_RENEWAL_REMINDER" default:"720h" doc:"reminder e-mail this long before an annual renewal (negative: none)"`
+	CardNotice  time.Duration `env:"CHECKOUT_RENEWAL_CARD_NOTICE" default:"720h" doc:"notice this long before a renewal when the stored card expires first (negative: none)"`
+	Workers     int           `env:"CHECKOUT_RENEWAL_WORKERS" default:"2" doc:"renewal workers (consumer-group members) per replica"`
+	Partitions  int           `env:"CHECKOUT_RENEWAL_PARTITIONS" default:"12" doc:"partitions of the renewal-due topic when checkout creates it"`
+	Batch       int           `env:"CHECKOUT_RENEWAL_BATCH" default:"1000" doc:"rows per scheduler transaction"`
+	AccountURL  string        `env:"CHECKOUT_ACCOUNT_URL" default:"/account" doc:"the page the dunning e-mails link to (payment-method update, auto-renew)"`
+}
+
+// Options answers the renewal options (Retries parsed).
+func (c RenewalConfig) Options() (iapp.RenewalOptions, error) {
+	o := iapp.RenewalOptions{Window: c.Window, OutageRetry: c.OutageRetry, Lease: c.Lease, JobLease: c.JobLease, ReminderBefore: c.Reminder,
+		CardNoticeBefore: c.CardNotice, Batch: c.Batch, ActionURL: c.AccountURL, Retries: []time.Duration{}}
+	for _, r := range c.Retries {
+		d, err := time.ParseDuration(r)
+		if err != nil || d <= 0 {
+			return o, fmt.Errorf("CHECKOUT_RENEWAL_RETRIES: %q is not a positive duration", r)
+		}
+		o.Retries = append(o.Retries, d)
+	}
+	return o, nil
 }
 
 // LoadConfig reads Config from the environment.
@@ -78,6 +110,7 @@ type App struct {
 	identity *grpc.ClientConn // nil without IDENTITY_ADDR
 	payments *grpc.ClientConn
 	orders   *order.Pipeline
+	renewer  *iapp.Renewer
 	deps     server.Deps
 	shutdown func(context.Context) error
 }
@@ -136,11 +169,20 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	a.orders.Register(order.KindGift, iapp.GiftFulfiller{Issue: adapters.IssueGifts})
 	a.orders.Register(order.KindOneOff, iapp.OneOffFulfiller{})
+	ro, err := cfg.Renewal.Options()
+	if err != nil {
+		return nil, err
+	}
+	if ro.Metrics, err = iapp.NewRenewalMetrics(deps.Registry); err != nil {
+		return nil, err
+	}
+	a.renewer = iapp.NewRenewer(svc, pool, deps.Propagator, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store)
-	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)))
+	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).
+		WithRenewals(a.renewer))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
 		return checkoutv1.RegisterCheckoutServiceHandler(ctx, mux, conn)
 	})
@@ -200,8 +242,56 @@ func (a *App) startData(ctx context.Context) {
 		return // shutting down
 	}
 	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+	go a.runRenewals(ctx)
 	a.orders.RunReconciler(ctx, a.cfg.ReconcileInterval)
 }
+
+// runRenewals runs the renewal engine of this replica: the scheduler (every replica; the
+// advisory lock lets one enqueue at a time), the renewal workers of the shared consumer
+// group, and the consumer of payments' payment-method updates. Without brokers the jobs
+// wait in the outbox; `checkout renew` runs a pass directly.
+func (a *App) runRenewals(ctx context.Context) {
+	rc := a.cfg.Renewal
+	if rc.Interval <= 0 {
+		return
+	}
+	// The catalogue prices the renewals: wait for it.
+	for ctx.Err() == nil {
+		if _, err := a.svc.Catalog(); err == nil {
+			break
+		}
+		sleep(ctx, time.Second)
+	}
+	if len(a.cfg.Brokers) == 0 {
+		a.log.WarnContext(ctx, "KAFKA_BROKERS unset: renewal jobs stay in the outbox")
+		a.renewer.RunScheduler(ctx, rc.Interval)
+		return
+	}
+	if err := kafka.EnsureTopic(ctx, a.cfg.Brokers, events.TopicRenewalDue, rc.Partitions); err != nil {
+		a.log.WarnContext(ctx, "renewal-due topic not created; auto-creation decides its partitions", "err", err.Error())
+	}
+	cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
+		Registry: a.deps.Registry}
+	consumers := a.renewer.Consumers(cc, rc.Workers)
+	pm := cc
+	pm.Group = iapp.PaymentMethodsGroup
+	pmc := kafka.NewInboxConsumer(pm)
+	pmc.Handle(events.TopicPaymentMethodUpdated, a.renewer.HandlePaymentMethodUpdated)
+	for _, c := range append(consumers, pmc) {
+		go func() {
+			for ctx.Err() == nil {
+				if err := c.Run(ctx); err != nil {
+					a.log.ErrorContext(ctx, "renewal consumer stopped; restarting", "err", err.Error())
+					sleep(ctx, 2*time.Second)
+				}
+			}
+		}()
+	}
+	a.renewer.RunScheduler(ctx, rc.Interval)
+}
+
+// Renewer is the renewal engine (tests drive it).
+func (a *App) Renewer() *iapp.Renewer { return a.renewer }
 
 // Orders is the order pipeline (tests reconcile through it).
 func (a *App) Orders() *order.Pipeline { return a.orders }

@@ -72,7 +72,7 @@ func chargeOf(c *paymentsv1.Charge) order.Charge {
 	pm := c.GetPaymentMethod()
 	return order.Charge{ID: c.GetId(), Status: strings.TrimPrefix(c.GetStatus().String(), "CHARGE_STATUS_"),
 		FailureCode: c.GetFailureCode(), FailureMessage: c.GetFailureMessage(), CardBrand: pm.GetType(), CardLast4: pm.GetLast4(),
-		MethodType: pm.GetType(), MethodToken: pm.GetToken()}
+		MethodType: pm.GetType(), MethodToken: pm.GetToken(), CardExpires: pm.GetExpirationDate()}
 }
 
 // remoteErr keeps another service's classified error (its code and public message) and

@@ -13,6 +13,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -333,9 +338,16 @@ func (s *Store) PutGift(ctx context.Context, g *promotion.GiftCertificate) error
 }
 
 // SetAutoRenew turns a subscription's auto-renewal on or off and publishes the change.
+// Turning it off confirms by e-mail (an "auto-renew-disabled" notice: the subscription
+// ends on its date, no charge) and stops a renewal in its grace period; turning it on
+// again puts back a renewal recorded as ending, so the pass charges it.
 func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool, cat *domain.Catalog) (*domain.Subscription, error) {
 	var out *domain.Subscription
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var was bool
+		if err := tx.QueryRow(ctx, `SELECT auto_renew FROM subscriptions WHERE id = $1 FOR UPDATE`, subscriptionID).Scan(&was); err != nil {
+			return fmt.Errorf("set auto-renew: %w", err)
+		}
 		sub, err := scanSub(tx.QueryRow(ctx, `UPDATE subscriptions SET auto_renew = $2, version = version + 1, updated_at = now()
 			WHERE id = $1 RETURNING `+subCols, subscriptionID, on))
 		if err != nil || sub == nil {
@@ -345,8 +357,29 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 		if err != nil {
 			return err
 		}
+		evs := []kafka.Event{ev}
+		switch {
+		case was && !on:
+			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, enqueued_until = NULL, updated_at = now()
+				WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
+				sub.ID, sub.TermEnd); err != nil {
+				return fmt.Errorf("stop renewal: %w", err)
+			}
+			b, err := proto.Marshal(&eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "auto-renew-disabled",
+				SubscriptionId: sub.ID, Amount: &eventsv1.Money{AmountInCents: sub.PriceInCents, Currency: sub.Currency},
+				Date: timestamppb.New(sub.TermEnd), ActionUrl: "/account"})
+			if err != nil {
+				return fmt.Errorf("encode auto-renew confirmation: %w", err)
+			}
+			evs = append(evs, kafka.Event{Topic: events.TopicDunningNotice, Key: sub.AccountID, Payload: b})
+		case !was && on:
+			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()), enqueued_until = NULL,
+				updated_at = now() WHERE subscription_id = $1 AND term_end = $2 AND status = 'ending'`, sub.ID, sub.TermEnd); err != nil {
+				return fmt.Errorf("resume renewal: %w", err)
+			}
+		}
 		out = sub
-		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev)
+		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), evs...)
 	})
 	return out, err
 }

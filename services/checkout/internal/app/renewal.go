@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -31,11 +34,28 @@ type RenewalOptions struct {
 	Window time.Duration
 	// Retries after a decline, from the first decline (default DefaultRetrySchedule).
 	Retries []time.Duration
-	// Lease: how long a claimed renewal belongs to the pass that claimed it; a pass that
-	// dies mid-renewal leaves it to the next pass after that (default 5 minutes).
+	// Lease: how long a claimed renewal belongs to the worker that claimed it; a worker
+	// that dies mid-renewal leaves it to another after that (default 5 minutes). It should
+	// exceed the order pipeline's lease, so the reconciler settles a crashed attempt first.
 	Lease time.Duration
+	// OutageRetry: how long after a processor outage or timeout (not a decline) the same
+	// attempt is tried again (default 10 minutes).
+	OutageRetry time.Duration
+	// JobLease: how long a published renewal job is in flight before the scheduler
+	// publishes it again (default 15 minutes).
+	JobLease time.Duration
+	// ReminderBefore: annual subscriptions get a reminder with the amount and date this
+	// long before they renew (default 30 days; 0 keeps the default, negative disables).
+	ReminderBefore time.Duration
+	// CardNoticeBefore: a stored card expiring before the renewal gets a notice this long
+	// before it (default 30 days; negative disables).
+	CardNoticeBefore time.Duration
+	// Batch: rows per scheduler transaction (default 1000).
+	Batch int
 	// ActionURL is where the dunning e-mails send the subscriber (payment-method update).
 	ActionURL string
+	// Metrics, when set, counts the pass's outcomes.
+	Metrics *RenewalMetrics
 }
 
 // Renewer runs the renewal pass of issue 17 against checkout's database, through the
@@ -48,6 +68,7 @@ type Renewer struct {
 	prop propagation.TextMapPropagator
 	log  *slog.Logger
 	o    RenewalOptions
+	m    *RenewalMetrics
 }
 
 // NewRenewer builds a Renewer; svc must have been built with the order pipeline and its
@@ -59,15 +80,40 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 	if o.Lease == 0 {
 		o.Lease = 5 * time.Minute
 	}
+	if o.OutageRetry == 0 {
+		o.OutageRetry = 10 * time.Minute
+	}
+	if o.JobLease == 0 {
+		o.JobLease = 15 * time.Minute
+	}
+	if o.ReminderBefore == 0 {
+		o.ReminderBefore = 30 * 24 * time.Hour
+	}
+	if o.CardNoticeBefore == 0 {
+		o.CardNoticeBefore = 30 * 24 * time.Hour
+	}
+	if o.Batch <= 0 {
+		o.Batch = 1000
+	}
 	if o.ActionURL == "" {
 		o.ActionURL = "/account"
 	}
-	return &Renewer{svc: svc, pool: pool, prop: prop, log: log, o: o}
+	return &Renewer{svc: svc, pool: pool, prop: prop, log: log, o: o, m: o.Metrics}
 }
 
 // RenewalResult counts what one pass did.
 type RenewalResult struct {
-	Due, Renewed, Declined, Lapsed, Ending, Failed int
+	Due, Renewed, Declined, Lapsed, Ending, Failed, Outages int
+}
+
+func (r *RenewalResult) add(o RenewalResult) {
+	r.Due += o.Due
+	r.Renewed += o.Renewed
+	r.Declined += o.Declined
+	r.Lapsed += o.Lapsed
+	r.Ending += o.Ending
+	r.Failed += o.Failed
+	r.Outages += o.Outages
 }
 
 // DueRenewal is a subscription a pass would renew, with the renewal's price.
@@ -84,8 +130,9 @@ type DueRenewal struct {
 }
 
 // dueFilter selects the subscriptions a pass looks at: card-paid, valid, not lapsed, term
-// ending within the window. Check-paying, third-party and complimentary subscriptions are
-// not charged by card (their payment method is not CREDIT_CARD or the price is zero).
+// ending within the window. Check-paying (INVOICE), third-party and complimentary
+// subscriptions are never charged by card: their payment method or source is not
+// CREDIT_CARD. (The partial index subscriptions_renewable matches this filter.)
 const dueFilter = `s.valid AND s.lapsed_at IS NULL AND s.payment_method = 'CREDIT_CARD' AND s.payment_source = 'CREDIT_CARD'
 	AND s.term_end < $1`
 
@@ -93,7 +140,7 @@ const dueFilter = `s.valid AND s.lapsed_at IS NULL AND s.payment_method = 'CREDI
 // anything (subscriptions with auto-renew off are listed with AutoRenew false, nothing due).
 func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 	now := r.svc.now()
-	rows, err := r.pool.Query(ctx, `SELECT s.id::text, s.auto_renew, s.term_end, coalesce(rn.declines, 0)
+	rows, err := r.pool.Query(ctx, `SELECT s.id::text, s.auto_renew, s.term_end, coalesce(rn.attempt, 1)
 		FROM subscriptions s LEFT JOIN renewals rn ON rn.subscription_id = s.id AND rn.term_end = s.term_end
 		WHERE `+dueFilter+` AND (rn.status IS NULL OR (rn.status = 'due' AND rn.next_attempt_at <= $2))
 		ORDER BY s.term_end, s.id`, now.Add(r.o.Window), now)
@@ -101,14 +148,14 @@ func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 		return nil, fmt.Errorf("list due renewals: %w", err)
 	}
 	type due struct {
-		id       string
-		auto     bool
-		termEnd  time.Time
-		declines int
+		id      string
+		auto    bool
+		termEnd time.Time
+		attempt int
 	}
 	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (due, error) {
 		var d due
-		return d, row.Scan(&d.id, &d.auto, &d.termEnd, &d.declines)
+		return d, row.Scan(&d.id, &d.auto, &d.termEnd, &d.attempt)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list due renewals: %w", err)
@@ -120,7 +167,7 @@ func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 			return nil, fmt.Errorf("price renewal of %s: %w", d.id, err)
 		}
 		x := DueRenewal{SubscriptionID: d.id, TermEnd: d.termEnd, Currency: pv.Invoice.Currency, TotalInCents: pv.Invoice.TotalInCents,
-			Attempt: d.declines + 1, AutoRenew: d.auto}
+			Attempt: d.attempt, AutoRenew: d.auto}
 		if ex := pv.Cart.Existing; ex != nil {
 			x.AccountID, x.Email = ex.AccountID, ex.Email
 		}
@@ -135,92 +182,61 @@ func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 	return out, nil
 }
 
-// Run runs one pass as of the service's clock: records every due term once (auto-renew
-// off: an "auto-renew-off" notice, no charge), then renews the due ones one at a time
-// until none is left. Safe to run from several processes at once.
+// Run runs one whole pass in this process as of the service's clock, without Kafka (the
+// operator command and tests): records every due term once (auto-renew off: an
+// "auto-renew-off" notice, no charge), then renews the due ones one at a time until none
+// is left. Safe to run from several processes at once, and beside the scheduled pass.
 func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 	var res RenewalResult
-	if err := r.enqueue(ctx, &res); err != nil {
+	if _, err := r.record(ctx, &res); err != nil {
+		return res, err
+	}
+	if err := r.expireEnded(ctx, &res); err != nil {
 		return res, err
 	}
 	for {
-		job, err := r.claim(ctx)
+		job, err := r.claim(ctx, nil)
 		if err != nil {
 			return res, err
 		}
 		if job == nil {
 			return res, nil
 		}
-		res.Due++
-		if err := r.renew(ctx, job, &res); err != nil {
-			// Not a decline (payments or the database unavailable): the lease runs out and
-			// a later pass tries the same attempt again with the same key.
-			res.Failed++
-			r.log.ErrorContext(ctx, "renewal failed", "subscription", job.subID, "term_end", job.termEnd, "err", err.Error())
-		}
+		res.add(r.renewClaimed(ctx, job))
 	}
 }
 
-// enqueue records the terms ending within the window, once each; the insert of the
-// auto-renew-off row and its notice share a transaction, so the notice goes out once.
-func (r *Renewer) enqueue(ctx context.Context, res *RenewalResult) error {
-	now := r.svc.now()
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO renewals (subscription_id, term_end, next_attempt_at)
-			SELECT s.id, s.term_end, $2 FROM subscriptions s WHERE `+dueFilter+` AND s.auto_renew
-			ON CONFLICT DO NOTHING`, now.Add(r.o.Window), now); err != nil {
-			return fmt.Errorf("enqueue renewals: %w", err)
-		}
-		rows, err := tx.Query(ctx, `INSERT INTO renewals (subscription_id, term_end, next_attempt_at, status)
-			SELECT s.id, s.term_end, $2, 'ending' FROM subscriptions s WHERE `+dueFilter+` AND NOT s.auto_renew
-			ON CONFLICT DO NOTHING RETURNING subscription_id::text`, now.Add(r.o.Window), now)
-		if err != nil {
-			return fmt.Errorf("enqueue ending subscriptions: %w", err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("enqueue ending subscriptions: %w", err)
-		}
-		for _, id := range ids {
-			var acct, email, cur string
-			var price int64
-			var end time.Time
-			if err := tx.QueryRow(ctx, `SELECT account_id::text, email, currency, price_in_cents, term_end FROM subscriptions WHERE id = $1`, id).
-				Scan(&acct, &email, &cur, &price, &end); err != nil {
-				return fmt.Errorf("read ending subscription: %w", err)
-			}
-			ev, err := dunning(&eventsv1.DunningNotice{AccountId: acct, Email: email, Kind: "auto-renew-off", SubscriptionId: id,
-				Amount: &eventsv1.Money{AmountInCents: price, Currency: cur}, Date: timestamppb.New(end), ActionUrl: r.o.ActionURL})
-			if err != nil {
-				return err
-			}
-			if err := kafka.Enqueue(ctx, tx, r.prop, ev); err != nil {
-				return fmt.Errorf("publish auto-renew-off: %w", err)
-			}
-			res.Ending++
-		}
-		return nil
-	})
-}
-
+// renewalJob is one claimed attempt at renewing a term.
 type renewalJob struct {
 	subID    string
 	termEnd  time.Time
 	declines int
+	attempt  int
 	firstAt  *time.Time
 }
 
-// claim takes one due renewal for this pass: the row lock (SKIP LOCKED) keeps concurrent
-// passes off it while claiming, the lease afterwards.
-func (r *Renewer) claim(ctx context.Context) (*renewalJob, error) {
+// claim takes one due renewal: the given job's row (a Kafka job; nil when it is stale:
+// renewed, declined meanwhile, leased by another worker, not due yet), or with want nil
+// any due row. The row lock (SKIP LOCKED) keeps concurrent claims off it, the lease
+// afterwards.
+func (r *Renewer) claim(ctx context.Context, want *eventsv1.RenewalDue) (*renewalJob, error) {
 	now := r.svc.now()
 	var j renewalJob
-	err := r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+	var row pgx.Row
+	if want == nil {
+		row = r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
 		WHERE (subscription_id, term_end) = (SELECT subscription_id, term_end FROM renewals
 			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
 			ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING subscription_id::text, term_end, declines, first_declined_at`, now, now.Add(r.o.Lease)).
-		Scan(&j.subID, &j.termEnd, &j.declines, &j.firstAt)
+		RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at`, now, now.Add(r.o.Lease))
+	} else {
+		row = r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+		WHERE subscription_id = $3 AND term_end = $4 AND attempt = $5 AND status = 'due' AND next_attempt_at <= $1
+			AND (lease_until IS NULL OR lease_until < $1)
+		RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at`, now, now.Add(r.o.Lease),
+			want.GetSubscriptionId(), want.GetTermEnd().AsTime(), want.GetAttempt())
+	}
+	err := row.Scan(&j.subID, &j.termEnd, &j.declines, &j.attempt, &j.firstAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -230,26 +246,73 @@ func (r *Renewer) claim(ctx context.Context) (*renewalJob, error) {
 	return &j, nil
 }
 
+// renewClaimed renews a claimed job and counts the outcome. Errors other than declines
+// (payments or the database unavailable) leave the attempt to be tried again later.
+func (r *Renewer) renewClaimed(ctx context.Context, j *renewalJob) RenewalResult {
+	res := RenewalResult{Due: 1}
+	r.m.due()
+	if j.declines > 0 {
+		r.m.retried()
+	}
+	if err := r.renew(ctx, j, &res); err != nil {
+		res.Failed++
+		r.log.ErrorContext(ctx, "renewal failed; retried later", "subscription", j.subID, "term_end", j.termEnd, "err", err.Error())
+		if oerr := r.outage(ctx, j, "error", err); oerr != nil {
+			r.log.ErrorContext(ctx, "record renewal outage", "subscription", j.subID, "err", oerr.Error())
+		}
+	}
+	return res
+}
+
 // RenewalKey is the order (and, derived, the payments) idempotency key of one attempt at
-// renewing a subscription's term: the same attempt after a crash reaches the same charge,
-// and a retry only follows a recorded decline, so a term is paid at most once.
+// renewing a subscription's term: subscription + term + attempt. The same attempt after a
+// crash or an outage reaches the same charge; the attempt number moves on only once the
+// previous attempt's key is closed without a payment (declined, or abandoned: no charge
+// was made), so a term is paid at most once. The renewals row, one per subscription and
+// term (its primary key), is the unique record of the term's renewal.
 func RenewalKey(subscriptionID string, termEnd time.Time, attempt int) string {
 	return fmt.Sprintf("renewal:%s:%s:%d", subscriptionID, termEnd.UTC().Format(time.RFC3339), attempt)
 }
 
+// outageCodes are payments' failure codes of a processor that did not answer: retried
+// later, not declines (the subscriber is not told, the retry schedule does not move).
+var outageCodes = map[string]bool{"processor_unavailable": true, "timeout": true, "processor_timeout": true}
+
 func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) error {
+	key := RenewalKey(j.subID, j.termEnd, j.attempt)
+	prev, err := r.svc.orders.Lookup(ctx, key)
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		switch prev.Status {
+		case "completed":
+			// Paid and written before (a crash after the write, or the reconciler finished
+			// an attempt interrupted between the charge and the write): record it, no charge.
+			return r.finish(ctx, j, "renewed", prev.InvoiceID, res)
+		case "abandoned", "refunded":
+			// Closed without a payment: the next attempt gets a fresh key, at once.
+			return r.nextAttempt(ctx, j, "abandoned")
+		}
+	}
 	sub, err := r.svc.store.Subscription(ctx, j.subID)
 	if err != nil {
 		return err
 	}
-	if sub == nil || !sub.TermEnd.Equal(j.termEnd) {
+	if sub == nil || !sub.TermEnd.Equal(j.termEnd) || !sub.Valid {
 		// Renewed or changed meanwhile (a checkout, another pass): nothing to charge.
-		return r.finish(ctx, j, "superseded", "")
+		return r.finish(ctx, j, "superseded", "", res)
+	}
+	if !sub.AutoRenew {
+		// Turned off after the term was recorded: not charged; the subscriber was told when
+		// turning it off, and the term ends on its date.
+		return r.finish(ctx, j, "ending", "", res)
 	}
 	pv, err := r.svc.RenewalPrice(ctx, j.subID)
 	if err != nil {
 		return err
 	}
+	graceDates(pv, sub)
 	pu, err := r.svc.subscriptionPurchase(pv, sub.AccountID, domain.Input{})
 	if err != nil {
 		return err
@@ -259,35 +322,94 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 	if err := r.pool.QueryRow(ctx, `SELECT payment_method_token FROM subscriptions WHERE id = $1`, j.subID).Scan(&token); err != nil {
 		return fmt.Errorf("read stored method: %w", err)
 	}
-	key := RenewalKey(j.subID, j.termEnd, j.declines+1)
 	var placed *order.Placed
 	if token == "" && pu.TotalInCents > 0 {
-		err = &order.DeclinedError{Code: "NO_PAYMENT_METHOD", Message: "No payment method is stored for this subscription."}
+		err = &order.DeclinedError{Code: "no_payment_method", Message: "No payment method is stored for this subscription."}
 	} else {
 		placed, err = r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: token})
 	}
 	if d, ok := order.AsDeclined(err); ok {
+		if outageCodes[d.Code] {
+			res.Outages++
+			return r.nextAttempt(ctx, j, d.Code)
+		}
 		return r.declined(ctx, j, sub, pu, d, res)
 	}
 	if err != nil {
+		if isOutage(err) {
+			res.Outages++
+			return r.outage(ctx, j, "unavailable", err)
+		}
 		return err
 	}
-	res.Renewed++
-	return r.finish(ctx, j, "renewed", placed.InvoiceID)
+	if err := r.finish(ctx, j, "renewed", placed.InvoiceID, res); err != nil {
+		return err
+	}
+	return nil
 }
 
-func (r *Renewer) finish(ctx context.Context, j *renewalJob, status, invoiceID string) error {
-	if _, err := r.pool.Exec(ctx, `UPDATE renewals SET status = $3, invoice_id = $4, lease_until = NULL, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due'`, j.subID, j.termEnd, status, nullable(invoiceID)); err != nil {
+// isOutage: payments (or the processor behind it) did not answer, or another worker holds
+// the attempt's key; the same attempt is tried again later.
+func isOutage(err error) bool {
+	switch errs.CodeOf(err) {
+	case errs.Unavailable, errs.Conflict:
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
+// outage records a failure that is not a decline: the same attempt (same key) is tried
+// again after OutageRetry; the subscriber is not told and the retry schedule is unchanged.
+func (r *Renewer) outage(ctx context.Context, j *renewalJob, reason string, cause error) error {
+	r.m.outage(reason)
+	next := r.svc.now().Add(r.o.OutageRetry)
+	_, err := r.pool.Exec(ctx, `UPDATE renewals SET outages = outages + 1, next_attempt_at = greatest(next_attempt_at, $4), lease_until = NULL,
+		enqueued_until = NULL, last_failure_code = $5, last_failure_msg = $6, updated_at = now()
+		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
+		j.subID, j.termEnd, j.attempt, next, reason, truncate(cause.Error(), 500))
+	if err != nil {
+		return fmt.Errorf("record renewal outage: %w", err)
+	}
+	return nil
+}
+
+// nextAttempt moves to a fresh key at once: the attempt's key was closed without a
+// payment for a reason that is not the subscriber's (an outage answered as a failed
+// charge, a key abandoned by the reconciler).
+func (r *Renewer) nextAttempt(ctx context.Context, j *renewalJob, reason string) error {
+	r.m.outage(reason)
+	_, err := r.pool.Exec(ctx, `UPDATE renewals SET attempt = attempt + 1, outages = outages + 1, next_attempt_at = $4,
+		lease_until = NULL, enqueued_until = NULL, last_failure_code = $5, updated_at = now()
+		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
+		j.subID, j.termEnd, j.attempt, r.svc.now().Add(r.o.OutageRetry), reason)
+	if err != nil {
+		return fmt.Errorf("record renewal attempt: %w", err)
+	}
+	return nil
+}
+
+func (r *Renewer) finish(ctx context.Context, j *renewalJob, status, invoiceID string, res *RenewalResult) error {
+	tag, err := r.pool.Exec(ctx, `UPDATE renewals SET status = $3, invoice_id = $4, lease_until = NULL, enqueued_until = NULL, updated_at = now()
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due'`, j.subID, j.termEnd, status, nullable(invoiceID))
+	if err != nil {
 		return fmt.Errorf("record renewal: %w", err)
+	}
+	if tag.RowsAffected() == 1 && status == "renewed" {
+		// Counted when the term's row turns renewed: once per term, whoever wrote the order.
+		res.Renewed++
+		var cur string
+		var total int64
+		if err := r.pool.QueryRow(ctx, `SELECT currency, total_in_cents FROM orders WHERE invoice_id = $1`, invoiceID).Scan(&cur, &total); err == nil {
+			r.m.renewed(cur, total)
+		}
 	}
 	return nil
 }
 
 // declined records a decline: the next retry of the schedule and a "renewal-declined"
 // notice, or after the last retry the lapse (subscription-changed, status lapsed, and a
-// "subscription-lapsed" notice). Conditional on the decline count, so recording one
-// attempt's decline twice (a pass crashed after recording) changes nothing.
+// "subscription-lapsed" notice). Conditional on the attempt, so recording one attempt's
+// decline twice (a worker crashed after recording) changes nothing.
 func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subscription, pu *order.Purchase, d *order.DeclinedError,
 	res *RenewalResult) error {
 	now := r.svc.now()
@@ -298,38 +420,30 @@ func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subsc
 	amount := &eventsv1.Money{AmountInCents: pu.TotalInCents, Currency: pu.Currency}
 	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
 		if j.declines >= len(r.o.Retries) {
-			tag, err := tx.Exec(ctx, `UPDATE renewals SET status = 'lapsed', declines = declines + 1, lease_until = NULL,
+			tag, err := tx.Exec(ctx, `UPDATE renewals SET status = 'lapsed', declines = declines + 1, lease_until = NULL, enqueued_until = NULL,
 				last_failure_code = $4, last_failure_msg = $5, updated_at = now()
-				WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND declines = $3`, j.subID, j.termEnd, j.declines, d.Code, d.Message)
+				WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`, j.subID, j.termEnd, j.attempt, d.Code, d.Message)
 			if err != nil || tag.RowsAffected() == 0 {
 				return err
-			}
-			var version int64
-			if err := tx.QueryRow(ctx, `UPDATE subscriptions SET valid = false, lapsed_at = $2, version = version + 1, updated_at = now()
-				WHERE id = $1 RETURNING version`, j.subID, now).Scan(&version); err != nil {
-				return fmt.Errorf("lapse subscription: %w", err)
-			}
-			ch := &eventsv1.SubscriptionChanged{SubscriptionId: sub.ID, AccountId: sub.AccountID, OrganizationId: sub.OrganizationID,
-				PlanCode: sub.PlanCode, Quantity: int32(sub.Quantity), TermStart: timestamppb.New(sub.TermStart), TermEnd: timestamppb.New(sub.TermEnd),
-				Status: "lapsed", AutoRenew: sub.AutoRenew, Change: "lapse", Version: version, ChangedAt: timestamppb.New(now)}
-			ch.AddOns = addOnsOf(sub.AddOns, sub.Quantity, sub.LicensingMethod, r.svc.Catalog)
-			b, err := proto.Marshal(ch)
-			if err != nil {
-				return fmt.Errorf("encode subscription changed: %w", err)
 			}
 			notice, err := dunning(&eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "subscription-lapsed",
 				SubscriptionId: sub.ID, Amount: amount, Date: timestamppb.New(sub.TermEnd), Reason: d.Message, ActionUrl: r.o.ActionURL})
 			if err != nil {
 				return err
 			}
+			if err := r.lapse(ctx, tx, sub, now, "lapse"); err != nil {
+				return err
+			}
 			res.Lapsed++
-			return kafka.Enqueue(ctx, tx, r.prop, kafka.Event{Topic: events.TopicSubscriptionChanged, Key: sub.AccountID, Payload: b}, notice)
+			r.m.declined(d.Code)
+			r.m.lapsed("declined")
+			return kafka.Enqueue(ctx, tx, r.prop, notice)
 		}
 		next := first.Add(r.o.Retries[j.declines])
-		tag, err := tx.Exec(ctx, `UPDATE renewals SET declines = declines + 1, next_attempt_at = $4, first_declined_at = $5, lease_until = NULL,
-			last_failure_code = $6, last_failure_msg = $7, updated_at = now()
-			WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND declines = $3`,
-			j.subID, j.termEnd, j.declines, next, first, d.Code, d.Message)
+		tag, err := tx.Exec(ctx, `UPDATE renewals SET declines = declines + 1, attempt = attempt + 1, next_attempt_at = $4, first_declined_at = $5,
+			lease_until = NULL, enqueued_until = NULL, last_failure_code = $6, last_failure_msg = $7, updated_at = now()
+			WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`,
+			j.subID, j.termEnd, j.attempt, next, first, d.Code, d.Message)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -340,8 +454,29 @@ func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subsc
 			return err
 		}
 		res.Declined++
+		r.m.declined(d.Code)
 		return kafka.Enqueue(ctx, tx, r.prop, notice)
 	})
+}
+
+// lapse ends a subscription in tx: no longer valid, lapsed_at set, and subscription-changed
+// (status "lapsed") so that identity and allocation let its entitlements and allocations
+// expire.
+func (r *Renewer) lapse(ctx context.Context, tx pgx.Tx, sub *domain.Subscription, now time.Time, change string) error {
+	var version int64
+	if err := tx.QueryRow(ctx, `UPDATE subscriptions SET valid = false, lapsed_at = $2, version = version + 1, updated_at = now()
+		WHERE id = $1 RETURNING version`, sub.ID, now).Scan(&version); err != nil {
+		return fmt.Errorf("lapse subscription: %w", err)
+	}
+	ch := &eventsv1.SubscriptionChanged{SubscriptionId: sub.ID, AccountId: sub.AccountID, OrganizationId: sub.OrganizationID,
+		PlanCode: sub.PlanCode, Quantity: int32(sub.Quantity), TermStart: timestamppb.New(sub.TermStart), TermEnd: timestamppb.New(sub.TermEnd),
+		Status: "lapsed", AutoRenew: sub.AutoRenew, Change: change, Version: version, ChangedAt: timestamppb.New(now)}
+	ch.AddOns = addOnsOf(sub.AddOns, sub.Quantity, sub.LicensingMethod, r.svc.Catalog)
+	b, err := proto.Marshal(ch)
+	if err != nil {
+		return fmt.Errorf("encode subscription changed: %w", err)
+	}
+	return kafka.Enqueue(ctx, tx, r.prop, kafka.Event{Topic: events.TopicSubscriptionChanged, Key: sub.AccountID, Payload: b})
 }
 
 func dunning(n *eventsv1.DunningNotice) (kafka.Event, error) {
@@ -350,4 +485,46 @@ func dunning(n *eventsv1.DunningNotice) (kafka.Event, error) {
 		return kafka.Event{}, fmt.Errorf("encode dunning notice: %w", err)
 	}
 	return kafka.Event{Topic: events.TopicDunningNotice, Key: n.AccountId, Payload: b}, nil
+}
+
+// CardExpiry reads payments' MM/YYYY (or MM/YY) card expiry as the first instant the card
+// no longer works (the first day of the following month, UTC); nil when s is not one.
+func CardExpiry(s string) *time.Time {
+	m, y, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return nil
+	}
+	month, err1 := strconv.Atoi(m)
+	year, err2 := strconv.Atoi(y)
+	if err1 != nil || err2 != nil || month < 1 || month > 12 || year < 0 {
+		return nil
+	}
+	if year < 100 {
+		year += 2000
+	}
+	t := time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC)
+	return &t
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// graceDates: a renewal paid after its term ended (in the grace period, after declines or
+// outages) still starts at the old term's end, so the renewed term is contiguous: the grace
+// days are part of it, none lost and none given away. (Pricing alone would start a term
+// that has ended today; its unused-days credit is zero then, so only the dates move.)
+func graceDates(pv *domain.Preview, sub *domain.Subscription) {
+	end := sub.TermEnd.UTC()
+	if pv.TermStart.Before(end) {
+		return
+	}
+	months := 12
+	if pv.Cart != nil && pv.Cart.Plan != nil {
+		months = pv.Cart.Plan.Months()
+	}
+	pv.TermStart, pv.RenewalDate = end, end.AddDate(0, months, 0)
 }

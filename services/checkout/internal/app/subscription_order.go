@@ -116,8 +116,8 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 	var version int64
 	err := tx.QueryRow(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 		term_start, term_end, payment_source, payment_method, military, valid, business_id, billing_country, billing_zip, billing_name,
-		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, payment_method_token, version, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,1,now())
+		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, payment_method_token, card_expires_at, version, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,1,now())
 		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons,
 		quantity = EXCLUDED.quantity, currency = EXCLUDED.currency, price_in_cents = EXCLUDED.price_in_cents,
 		term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end, payment_method = EXCLUDED.payment_method,
@@ -125,12 +125,15 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 		billing_zip = EXCLUDED.billing_zip, billing_name = EXCLUDED.billing_name, is_eu = subscriptions.is_eu OR EXCLUDED.is_eu,
 		last_invoice_id = EXCLUDED.last_invoice_id,
 		payment_method_token = coalesce(nullif(EXCLUDED.payment_method_token, ''), subscriptions.payment_method_token),
+		card_expires_at = coalesce(EXCLUDED.card_expires_at, CASE WHEN EXCLUDED.payment_method_token IN ('', subscriptions.payment_method_token)
+			THEN subscriptions.card_expires_at END),
+		lapsed_at = NULL,
 		version = subscriptions.version + 1, updated_at = now()
 		RETURNING version`,
 		d.SubscriptionID, o.AccountID, o.Email, d.Name, d.PlanCode, d.AddOns, d.Quantity, o.Currency, d.PriceInCents, d.TermStart,
 		d.TermEnd, firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), d.Military, o.BusinessID, o.BillingCountry, o.BillingZip,
 		o.BillingName, nullable(o.OrganizationID), nullable(d.ParentAccount), d.Licensing, o.IsEU, o.InvoiceID,
-		o.PaymentMethodToken).Scan(&version)
+		o.PaymentMethodToken, CardExpiry(o.CardExpires)).Scan(&version)
 	if err != nil {
 		return nil, fmt.Errorf("write subscription: %w", err)
 	}

@@ -103,7 +103,9 @@ type Placed struct {
 	// PaymentMethodToken is payments' vaulted method the order was paid with (the stored
 	// token, or the one payments vaulted from the nonce): what a renewal charges.
 	PaymentMethodToken string
-	CreatedAt          time.Time
+	// CardExpires is the paying card's expiry (MM/YYYY; "" when unknown or not a card).
+	CardExpires string
+	CreatedAt   time.Time
 	// Replayed: the answer of an earlier request with the same key.
 	Replayed bool
 }
@@ -135,6 +137,8 @@ type Charge struct {
 	MethodType     string
 	// MethodToken is the vaulted method's token (never card data).
 	MethodToken string
+	// CardExpires is the card's expiry, MM/YYYY ("" for wallets or when unknown).
+	CardExpires string
 }
 
 // Paid reports whether the charge took the buyer's money.

@@ -24,7 +24,7 @@ import (
 // key's pending status is the guard.
 func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charge) (*Placed, error) {
 	placed := &Placed{Purchase: *pu, InvoiceID: newInvoiceID(), ChargeID: ch.ID, CardBrand: ch.CardBrand, CardLast4: ch.CardLast4,
-		PaymentMethodToken: ch.MethodToken, CreatedAt: p.now().UTC().Truncate(time.Second)}
+		PaymentMethodToken: ch.MethodToken, CardExpires: ch.CardExpires, CreatedAt: p.now().UTC().Truncate(time.Second)}
 	var done string
 	var fulfilled []kafka.Event
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {

@@ -28,6 +28,7 @@ type GRPC struct {
 	trustedProxies int
 	purchases      *app.Purchases // gift certificates and one-off carts (purchases.go)
 	methods        PaymentMethods
+	renewals       *app.Renewer // the /account page's renewal state (renewal.go)
 }
 
 // NewGRPC serves svc; trustedProxies is the number of proxies in front of the service that

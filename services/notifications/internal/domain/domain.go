@@ -106,7 +106,7 @@ type Welcome struct {
 // Dunning is a renewal notice.
 type Dunning struct {
 	Email          string
-	Kind           string // renewal-reminder, renewal-declined, card-expiring, auto-renew-off, subscription-lapsed
+	Kind           string // renewal-reminder, renewal-declined, card-expiring, auto-renew-off, auto-renew-disabled, subscription-lapsed
 	SubscriptionID string
 	Amount         int64
 	Currency       string
@@ -117,7 +117,7 @@ type Dunning struct {
 }
 
 // DunningKinds are the renewal notices the service knows.
-var DunningKinds = []string{"renewal-reminder", "renewal-declined", "card-expiring", "auto-renew-off", "subscription-lapsed"}
+var DunningKinds = []string{"renewal-reminder", "renewal-declined", "card-expiring", "auto-renew-off", "auto-renew-disabled", "subscription-lapsed"}
 
 // Receipt renders the buyer's receipt.
 func (r *Renderer) Receipt(eventID string, rc Receipt) ([]Message, error) {

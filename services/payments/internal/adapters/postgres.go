@@ -255,16 +255,22 @@ func (s *Store) BillingProfile(ctx context.Context, account string) (domain.Bill
 	return p, nil
 }
 
-// PutBillingProfile stores a profile.
-func (s *Store) PutBillingProfile(ctx context.Context, p domain.BillingProfile) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO billing_profiles (account_id, payment_method, billing_period, method_token, updated_at)
+// PutBillingProfile stores a profile and, in the same transaction, events (the
+// payment-method-updated of a subscriber's update).
+func (s *Store) PutBillingProfile(ctx context.Context, p domain.BillingProfile, events ...kafka.Event) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO billing_profiles (account_id, payment_method, billing_period, method_token, updated_at)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO UPDATE SET payment_method = EXCLUDED.payment_method,
 		billing_period = EXCLUDED.billing_period, method_token = EXCLUDED.method_token, updated_at = EXCLUDED.updated_at`,
-		p.AccountID, string(p.Payment), string(p.Period), p.Token, p.UpdatedAt)
-	if err != nil {
-		return fmt.Errorf("store billing profile: %w", err)
-	}
-	return nil
+			p.AccountID, string(p.Payment), string(p.Period), p.Token, p.UpdatedAt)
+		if err != nil {
+			return fmt.Errorf("store billing profile: %w", err)
+		}
+		if len(events) == 0 {
+			return nil
+		}
+		return kafka.Enqueue(ctx, tx, s.prop, events...)
+	})
 }
 
 // StartReaderSession cancels the reader's waiting sessions and stores the new one: a

@@ -2,9 +2,16 @@ package app
 
 import (
 	"context"
+	"fmt"
 
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -80,7 +87,11 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 	now := s.now()
 	if pay == domain.PayCheck {
 		p.Payment, p.Token, p.UpdatedAt = domain.PayCheck, "", now
-		if err := s.store.PutBillingProfile(ctx, p); err != nil {
+		ev, err := methodUpdatedEvent(p, nil)
+		if err != nil {
+			return UpdateResult{}, err
+		}
+		if err := s.store.PutBillingProfile(ctx, p, ev); err != nil {
 			return UpdateResult{}, err
 		}
 		return UpdateResult{Succeeded: true, Payment: domain.PayCheck}, nil
@@ -101,7 +112,11 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		p.Payment = domain.PayPal
 	}
 	p.Token, p.UpdatedAt = m.Token, now
-	if err := s.store.PutBillingProfile(ctx, p); err != nil {
+	ev, err := methodUpdatedEvent(p, &m)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	if err := s.store.PutBillingProfile(ctx, p, ev); err != nil {
 		return UpdateResult{}, err
 	}
 	s.log.InfoContext(ctx, "payment method updated", "account", u.AccountID, "payment", string(p.Payment))
@@ -128,4 +143,20 @@ func (s *Service) SetBillingProfile(ctx context.Context, account, payment, perio
 // BillingProfile answers an account's profile (the default when none is stored).
 func (s *Service) BillingProfile(ctx context.Context, account string) (domain.BillingProfile, error) {
 	return s.store.BillingProfile(ctx, account)
+}
+
+// methodUpdatedEvent tells checkout the account's method on file changed: its renewals
+// charge the new token, a renewal in its grace period is retried at once, and the card's
+// expiry drives the expiring-card notice.
+func methodUpdatedEvent(p domain.BillingProfile, m *domain.MethodSummary) (kafka.Event, error) {
+	ev := &eventsv1.PaymentMethodUpdated{AccountId: p.AccountID, PaymentMethod: string(p.Payment), PaymentMethodToken: p.Token,
+		UpdatedAt: timestamppb.New(p.UpdatedAt)}
+	if m != nil {
+		ev.CardType, ev.Last4, ev.ExpirationDate = string(m.Card.Brand), m.Card.Last4, m.Card.ExpirationDate()
+	}
+	b, err := proto.Marshal(ev)
+	if err != nil {
+		return kafka.Event{}, fmt.Errorf("encode payment method updated: %w", err)
+	}
+	return kafka.Event{Topic: events.TopicPaymentMethodUpdated, Key: p.AccountID, Payload: b}, nil
 }

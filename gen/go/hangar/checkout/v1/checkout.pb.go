@@ -5975,6 +5975,379 @@ func (x *UpdateBillingContactRequest) GetContact() *BillingContact {
 	return nil
 }
 
+type GetRenewalStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenewalStatusRequest) Reset() {
+	*x = GetRenewalStatusRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenewalStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenewalStatusRequest) ProtoMessage() {}
+
+func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
+}
+
+type GetRenewalStatusResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	SubscriptionId string                 `protobuf:"bytes,1,opt,name=subscription_id,json=subscriptionId,proto3" json:"subscription_id,omitempty"`
+	AutoRenew      *bool                  `protobuf:"varint,2,opt,name=auto_renew,json=autoRenew,proto3,oneof" json:"auto_renew,omitempty"`
+	// scheduled, retrying, renewed, lapsed, ending, not-charged.
+	State string `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// YYYY-MM-DD (UTC): the current term's end, when the renewal is due.
+	RenewalDate          string `protobuf:"bytes,4,opt,name=renewal_date,json=renewalDate,proto3" json:"renewal_date,omitempty"`
+	RenewalAmountInCents *int32 `protobuf:"varint,5,opt,name=renewal_amount_in_cents,json=renewalAmountInCents,proto3,oneof" json:"renewal_amount_in_cents,omitempty"`
+	Currency             string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// CREDIT_CARD, INVOICE, THIRD_PARTY or COMPLIMENTARY.
+	ChargedBy string `protobuf:"bytes,7,opt,name=charged_by,json=chargedBy,proto3" json:"charged_by,omitempty"`
+	Declines  *int32 `protobuf:"varint,8,opt,name=declines,proto3,oneof" json:"declines,omitempty"`
+	// YYYY-MM-DD of the next retry while retrying.
+	NextAttemptDate    string `protobuf:"bytes,9,opt,name=next_attempt_date,json=nextAttemptDate,proto3" json:"next_attempt_date,omitempty"`
+	LastFailureMessage string `protobuf:"bytes,10,opt,name=last_failure_message,json=lastFailureMessage,proto3" json:"last_failure_message,omitempty"`
+	// YYYY-MM-DD of the last scheduled retry: after it fails the subscription lapses.
+	GraceEndsDate            string `protobuf:"bytes,11,opt,name=grace_ends_date,json=graceEndsDate,proto3" json:"grace_ends_date,omitempty"`
+	CardExpiresBeforeRenewal *bool  `protobuf:"varint,12,opt,name=card_expires_before_renewal,json=cardExpiresBeforeRenewal,proto3,oneof" json:"card_expires_before_renewal,omitempty"`
+	// A sentence for the page.
+	Message       string `protobuf:"bytes,13,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenewalStatusResponse) Reset() {
+	*x = GetRenewalStatusResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenewalStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenewalStatusResponse) ProtoMessage() {}
+
+func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
+	if x != nil {
+		return x.SubscriptionId
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetAutoRenew() bool {
+	if x != nil && x.AutoRenew != nil {
+		return *x.AutoRenew
+	}
+	return false
+}
+
+func (x *GetRenewalStatusResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetRenewalDate() string {
+	if x != nil {
+		return x.RenewalDate
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetRenewalAmountInCents() int32 {
+	if x != nil && x.RenewalAmountInCents != nil {
+		return *x.RenewalAmountInCents
+	}
+	return 0
+}
+
+func (x *GetRenewalStatusResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetChargedBy() string {
+	if x != nil {
+		return x.ChargedBy
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetDeclines() int32 {
+	if x != nil && x.Declines != nil {
+		return *x.Declines
+	}
+	return 0
+}
+
+func (x *GetRenewalStatusResponse) GetNextAttemptDate() string {
+	if x != nil {
+		return x.NextAttemptDate
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetLastFailureMessage() string {
+	if x != nil {
+		return x.LastFailureMessage
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetGraceEndsDate() string {
+	if x != nil {
+		return x.GraceEndsDate
+	}
+	return ""
+}
+
+func (x *GetRenewalStatusResponse) GetCardExpiresBeforeRenewal() bool {
+	if x != nil && x.CardExpiresBeforeRenewal != nil {
+		return *x.CardExpiresBeforeRenewal
+	}
+	return false
+}
+
+func (x *GetRenewalStatusResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type ListInvoicesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInvoicesRequest) Reset() {
+	*x = ListInvoicesRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInvoicesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInvoicesRequest) ProtoMessage() {}
+
+func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
+func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+}
+
+type InvoiceSummary struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InvoiceId     string                 `protobuf:"bytes,1,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
+	InvoiceNumber string                 `protobuf:"bytes,2,opt,name=invoice_number,json=invoiceNumber,proto3" json:"invoice_number,omitempty"`
+	// YYYY-MM-DD (UTC).
+	Created string `protobuf:"bytes,3,opt,name=created,proto3" json:"created,omitempty"`
+	// subscription, gift or oneoff.
+	Kind         string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Renewal      *bool  `protobuf:"varint,5,opt,name=renewal,proto3,oneof" json:"renewal,omitempty"`
+	Currency     string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	TotalInCents *int32 `protobuf:"varint,7,opt,name=total_in_cents,json=totalInCents,proto3,oneof" json:"total_in_cents,omitempty"`
+	// paid or refunded.
+	Status        string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	ReceiptUrl    string `protobuf:"bytes,9,opt,name=receipt_url,json=receiptUrl,proto3" json:"receipt_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvoiceSummary) Reset() {
+	*x = InvoiceSummary{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvoiceSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvoiceSummary) ProtoMessage() {}
+
+func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
+func (*InvoiceSummary) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *InvoiceSummary) GetInvoiceId() string {
+	if x != nil {
+		return x.InvoiceId
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetInvoiceNumber() string {
+	if x != nil {
+		return x.InvoiceNumber
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetCreated() string {
+	if x != nil {
+		return x.Created
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetRenewal() bool {
+	if x != nil && x.Renewal != nil {
+		return *x.Renewal
+	}
+	return false
+}
+
+func (x *InvoiceSummary) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetTotalInCents() int32 {
+	if x != nil && x.TotalInCents != nil {
+		return *x.TotalInCents
+	}
+	return 0
+}
+
+func (x *InvoiceSummary) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *InvoiceSummary) GetReceiptUrl() string {
+	if x != nil {
+		return x.ReceiptUrl
+	}
+	return ""
+}
+
+type ListInvoicesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Invoices      []*InvoiceSummary      `protobuf:"bytes,1,rep,name=invoices,proto3" json:"invoices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInvoicesResponse) Reset() {
+	*x = ListInvoicesResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInvoicesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInvoicesResponse) ProtoMessage() {}
+
+func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
+func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
+	if x != nil {
+		return x.Invoices
+	}
+	return nil
+}
+
 var File_hangar_checkout_v1_checkout_proto protoreflect.FileDescriptor
 
 const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
@@ -6649,7 +7022,47 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x11subscription_only\x18\x02 \x01(\tR\x10subscriptionOnly\"~\n" +
 	"\x1bUpdateBillingContactRequest\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12<\n" +
-	"\acontact\x18\x02 \x01(\v2\".hangar.checkout.v1.BillingContactR\acontact2\xc8\x17\n" +
+	"\acontact\x18\x02 \x01(\v2\".hangar.checkout.v1.BillingContactR\acontact\"\x19\n" +
+	"\x17GetRenewalStatusRequest\"\xf4\x04\n" +
+	"\x18GetRenewalStatusResponse\x12'\n" +
+	"\x0fsubscription_id\x18\x01 \x01(\tR\x0esubscriptionId\x12\"\n" +
+	"\n" +
+	"auto_renew\x18\x02 \x01(\bH\x00R\tautoRenew\x88\x01\x01\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12!\n" +
+	"\frenewal_date\x18\x04 \x01(\tR\vrenewalDate\x12:\n" +
+	"\x17renewal_amount_in_cents\x18\x05 \x01(\x05H\x01R\x14renewalAmountInCents\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12\x1d\n" +
+	"\n" +
+	"charged_by\x18\a \x01(\tR\tchargedBy\x12\x1f\n" +
+	"\bdeclines\x18\b \x01(\x05H\x02R\bdeclines\x88\x01\x01\x12*\n" +
+	"\x11next_attempt_date\x18\t \x01(\tR\x0fnextAttemptDate\x120\n" +
+	"\x14last_failure_message\x18\n" +
+	" \x01(\tR\x12lastFailureMessage\x12&\n" +
+	"\x0fgrace_ends_date\x18\v \x01(\tR\rgraceEndsDate\x12B\n" +
+	"\x1bcard_expires_before_renewal\x18\f \x01(\bH\x03R\x18cardExpiresBeforeRenewal\x88\x01\x01\x12\x18\n" +
+	"\amessage\x18\r \x01(\tR\amessageB\r\n" +
+	"\v_auto_renewB\x1a\n" +
+	"\x18_renewal_amount_in_centsB\v\n" +
+	"\t_declinesB\x1e\n" +
+	"\x1c_card_expires_before_renewal\"\x15\n" +
+	"\x13ListInvoicesRequest\"\xc2\x02\n" +
+	"\x0eInvoiceSummary\x12\x1d\n" +
+	"\n" +
+	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
+	"\x0einvoice_number\x18\x02 \x01(\tR\rinvoiceNumber\x12\x18\n" +
+	"\acreated\x18\x03 \x01(\tR\acreated\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x1d\n" +
+	"\arenewal\x18\x05 \x01(\bH\x00R\arenewal\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12)\n" +
+	"\x0etotal_in_cents\x18\a \x01(\x05H\x01R\ftotalInCents\x88\x01\x01\x12\x16\n" +
+	"\x06status\x18\b \x01(\tR\x06status\x12\x1f\n" +
+	"\vreceipt_url\x18\t \x01(\tR\n" +
+	"receiptUrlB\n" +
+	"\n" +
+	"\b_renewalB\x11\n" +
+	"\x0f_total_in_cents\"V\n" +
+	"\x14ListInvoicesResponse\x12>\n" +
+	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\xe1\x19\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
@@ -6668,7 +7081,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submit\x12\x89\x01\n" +
 	"\x0fGetSubscription\x12*.hangar.checkout.v1.GetSubscriptionRequest\x1a+.hangar.checkout.v1.GetSubscriptionResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/buy/api/subscription\x12\xa2\x01\n" +
 	"\x15GetSubscriptionSimple\x120.hangar.checkout.v1.GetSubscriptionSimpleRequest\x1a1.hangar.checkout.v1.GetSubscriptionSimpleResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/buy/api/subscription/simple\x12\x8e\x01\n" +
-	"\fSetAutoRenew\x12'.hangar.checkout.v1.SetAutoRenewRequest\x1a(.hangar.checkout.v1.SetAutoRenewResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /buy/api/subscription/auto-renew\x12y\n" +
+	"\fSetAutoRenew\x12'.hangar.checkout.v1.SetAutoRenewRequest\x1a(.hangar.checkout.v1.SetAutoRenewResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /buy/api/subscription/auto-renew\x12\x8f\x01\n" +
+	"\x10GetRenewalStatus\x12+.hangar.checkout.v1.GetRenewalStatusRequest\x1a,.hangar.checkout.v1.GetRenewalStatusResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/buy/api/account/renewal\x12\x84\x01\n" +
+	"\fListInvoices\x12'.hangar.checkout.v1.ListInvoicesRequest\x1a(.hangar.checkout.v1.ListInvoicesResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/buy/api/account/invoices\x12y\n" +
 	"\vGetCurrency\x12&.hangar.checkout.v1.GetCurrencyRequest\x1a'.hangar.checkout.v1.GetCurrencyResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/buy/api/currency\x12\xb5\x01\n" +
 	"\x16GetAccountSubscription\x121.hangar.checkout.v1.GetAccountSubscriptionRequest\x1a2.hangar.checkout.v1.GetAccountSubscriptionResponse\"4\x82\xd3\xe4\x93\x02.\x12,/buy/api/account/{account_uuid}/subscription\x12\xd0\x01\n" +
 	"\x14UpdateBillingContact\x12/.hangar.checkout.v1.UpdateBillingContactRequest\x1a0.hangar.checkout.v1.UpdateBillingContactResponse\"U\x82\xd3\xe4\x93\x02O:\acontactb\acontact\";/buy/api/account/subscription/contact/update/{account_uuid}\x12\x82\x01\n" +
@@ -6687,7 +7102,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                    // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                    // 1: hangar.checkout.v1.ChartChoice
@@ -6755,13 +7170,18 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*GetCurrencyResponse)(nil),            // 63: hangar.checkout.v1.GetCurrencyResponse
 	(*GetAccountSubscriptionRequest)(nil),  // 64: hangar.checkout.v1.GetAccountSubscriptionRequest
 	(*UpdateBillingContactRequest)(nil),    // 65: hangar.checkout.v1.UpdateBillingContactRequest
-	(*structpb.Value)(nil),                 // 66: google.protobuf.Value
+	(*GetRenewalStatusRequest)(nil),        // 66: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),       // 67: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),            // 68: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                 // 69: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),           // 70: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                 // 71: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	66, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	71, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	66, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	66, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	71, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	71, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -6778,10 +7198,10 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	66, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	71, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	6,  // 21: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 22: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	66, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	71, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 24: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 25: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 26: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -6791,7 +7211,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 30: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 31: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 32: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	66, // 33: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	71, // 33: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 34: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 35: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 36: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -6816,51 +7236,56 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	57, // 55: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
 	58, // 56: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
 	48, // 57: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	4,  // 58: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 59: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 60: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 61: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 62: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 63: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 64: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 65: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 66: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 67: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 68: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 69: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 70: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	51, // 71: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	52, // 72: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	60, // 73: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	62, // 74: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	64, // 75: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	65, // 76: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 77: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	11, // 78: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 79: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 80: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 81: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 82: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 83: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 84: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 85: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 86: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 87: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 88: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 89: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 90: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	59, // 91: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	53, // 92: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	61, // 93: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	63, // 94: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	54, // 95: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	55, // 96: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 97: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	78, // [78:98] is the sub-list for method output_type
-	58, // [58:78] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	69, // 58: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 59: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 60: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 61: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 62: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 63: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 64: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 65: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 66: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 67: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 68: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 69: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 70: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 71: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	51, // 72: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	52, // 73: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	60, // 74: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	66, // 75: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	68, // 76: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	62, // 77: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	64, // 78: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	65, // 79: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 80: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	11, // 81: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 82: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 83: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 84: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 85: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 86: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 87: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 88: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 89: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 90: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 91: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 92: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 93: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	59, // 94: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	53, // 95: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	61, // 96: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	67, // 97: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	70, // 98: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	63, // 99: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	54, // 100: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	55, // 101: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 102: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	81, // [81:103] is the sub-list for method output_type
+	59, // [59:81] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -6891,13 +7316,15 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[61].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[63].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[67].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[69].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   66,
+			NumMessages:   71,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

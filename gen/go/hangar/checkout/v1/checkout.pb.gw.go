@@ -511,6 +511,48 @@ func local_request_CheckoutService_SetAutoRenew_0(ctx context.Context, marshaler
 	return msg, metadata, err
 }
 
+func request_CheckoutService_GetRenewalStatus_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetRenewalStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetRenewalStatus(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CheckoutService_GetRenewalStatus_0(ctx context.Context, marshaler runtime.Marshaler, server CheckoutServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetRenewalStatusRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetRenewalStatus(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_CheckoutService_ListInvoices_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListInvoicesRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListInvoices(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CheckoutService_ListInvoices_0(ctx context.Context, marshaler runtime.Marshaler, server CheckoutServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListInvoicesRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListInvoices(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_CheckoutService_GetCurrency_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_CheckoutService_GetCurrency_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -1009,6 +1051,46 @@ func RegisterCheckoutServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_SetAutoRenew_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetRenewalStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetRenewalStatus", runtime.WithHTTPPathPattern("/buy/api/account/renewal"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CheckoutService_GetRenewalStatus_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetRenewalStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_ListInvoices_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/ListInvoices", runtime.WithHTTPPathPattern("/buy/api/account/invoices"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CheckoutService_ListInvoices_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_ListInvoices_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_CheckoutService_GetCurrency_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1401,6 +1483,40 @@ func RegisterCheckoutServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_SetAutoRenew_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetRenewalStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetRenewalStatus", runtime.WithHTTPPathPattern("/buy/api/account/renewal"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CheckoutService_GetRenewalStatus_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetRenewalStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_ListInvoices_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/ListInvoices", runtime.WithHTTPPathPattern("/buy/api/account/invoices"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CheckoutService_ListInvoices_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_ListInvoices_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_CheckoutService_GetCurrency_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1534,6 +1650,8 @@ var (
 	pattern_CheckoutService_GetSubscription_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "subscription"}, ""))
 	pattern_CheckoutService_GetSubscriptionSimple_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "simple"}, ""))
 	pattern_CheckoutService_SetAutoRenew_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "auto-renew"}, ""))
+	pattern_CheckoutService_GetRenewalStatus_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "renewal"}, ""))
+	pattern_CheckoutService_ListInvoices_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "invoices"}, ""))
 	pattern_CheckoutService_GetCurrency_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "currency"}, ""))
 	pattern_CheckoutService_GetAccountSubscription_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"buy", "api", "account", "account_uuid", "subscription"}, ""))
 	pattern_CheckoutService_UpdateBillingContact_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"buy", "api", "account", "subscription", "contact", "update", "account_uuid"}, ""))
@@ -1557,6 +1675,8 @@ var (
 	forward_CheckoutService_GetSubscription_0        = runtime.ForwardResponseMessage
 	forward_CheckoutService_GetSubscriptionSimple_0  = runtime.ForwardResponseMessage
 	forward_CheckoutService_SetAutoRenew_0           = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetRenewalStatus_0       = runtime.ForwardResponseMessage
+	forward_CheckoutService_ListInvoices_0           = runtime.ForwardResponseMessage
 	forward_CheckoutService_GetCurrency_0            = runtime.ForwardResponseMessage
 	forward_CheckoutService_GetAccountSubscription_0 = runtime.ForwardResponseMessage
 	forward_CheckoutService_UpdateBillingContact_0   = runtime.ForwardResponseMessage

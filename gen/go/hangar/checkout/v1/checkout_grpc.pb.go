@@ -35,6 +35,8 @@ const (
 	CheckoutService_GetSubscription_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetSubscription"
 	CheckoutService_GetSubscriptionSimple_FullMethodName  = "/hangar.checkout.v1.CheckoutService/GetSubscriptionSimple"
 	CheckoutService_SetAutoRenew_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SetAutoRenew"
+	CheckoutService_GetRenewalStatus_FullMethodName       = "/hangar.checkout.v1.CheckoutService/GetRenewalStatus"
+	CheckoutService_ListInvoices_FullMethodName           = "/hangar.checkout.v1.CheckoutService/ListInvoices"
 	CheckoutService_GetCurrency_FullMethodName            = "/hangar.checkout.v1.CheckoutService/GetCurrency"
 	CheckoutService_GetAccountSubscription_FullMethodName = "/hangar.checkout.v1.CheckoutService/GetAccountSubscription"
 	CheckoutService_UpdateBillingContact_FullMethodName   = "/hangar.checkout.v1.CheckoutService/UpdateBillingContact"
@@ -98,6 +100,12 @@ type CheckoutServiceClient interface {
 	GetSubscriptionSimple(ctx context.Context, in *GetSubscriptionSimpleRequest, opts ...grpc.CallOption) (*GetSubscriptionSimpleResponse, error)
 	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
 	SetAutoRenew(ctx context.Context, in *SetAutoRenewRequest, opts ...grpc.CallOption) (*SetAutoRenewResponse, error)
+	// GetRenewalStatus answers the session's subscription's renewal: its date and amount,
+	// the auto-renew flag, and the retry state after a decline (the /account page).
+	GetRenewalStatus(ctx context.Context, in *GetRenewalStatusRequest, opts ...grpc.CallOption) (*GetRenewalStatusResponse, error)
+	// ListInvoices answers the session's account's invoices, newest first (at most 100),
+	// each with its receipt route.
+	ListInvoices(ctx context.Context, in *ListInvoicesRequest, opts ...grpc.CallOption) (*ListInvoicesResponse, error)
 	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
 	GetCurrency(ctx context.Context, in *GetCurrencyRequest, opts ...grpc.CallOption) (*GetCurrencyResponse, error)
 	// GetAccountSubscription answers an account's subscription with its billing contact
@@ -280,6 +288,26 @@ func (c *checkoutServiceClient) SetAutoRenew(ctx context.Context, in *SetAutoRen
 	return out, nil
 }
 
+func (c *checkoutServiceClient) GetRenewalStatus(ctx context.Context, in *GetRenewalStatusRequest, opts ...grpc.CallOption) (*GetRenewalStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRenewalStatusResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetRenewalStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *checkoutServiceClient) ListInvoices(ctx context.Context, in *ListInvoicesRequest, opts ...grpc.CallOption) (*ListInvoicesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListInvoicesResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_ListInvoices_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *checkoutServiceClient) GetCurrency(ctx context.Context, in *GetCurrencyRequest, opts ...grpc.CallOption) (*GetCurrencyResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetCurrencyResponse)
@@ -377,6 +405,12 @@ type CheckoutServiceServer interface {
 	GetSubscriptionSimple(context.Context, *GetSubscriptionSimpleRequest) (*GetSubscriptionSimpleResponse, error)
 	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
 	SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error)
+	// GetRenewalStatus answers the session's subscription's renewal: its date and amount,
+	// the auto-renew flag, and the retry state after a decline (the /account page).
+	GetRenewalStatus(context.Context, *GetRenewalStatusRequest) (*GetRenewalStatusResponse, error)
+	// ListInvoices answers the session's account's invoices, newest first (at most 100),
+	// each with its receipt route.
+	ListInvoices(context.Context, *ListInvoicesRequest) (*ListInvoicesResponse, error)
 	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
 	GetCurrency(context.Context, *GetCurrencyRequest) (*GetCurrencyResponse, error)
 	// GetAccountSubscription answers an account's subscription with its billing contact
@@ -446,6 +480,12 @@ func (UnimplementedCheckoutServiceServer) GetSubscriptionSimple(context.Context,
 }
 func (UnimplementedCheckoutServiceServer) SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetAutoRenew not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetRenewalStatus(context.Context, *GetRenewalStatusRequest) (*GetRenewalStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRenewalStatus not implemented")
+}
+func (UnimplementedCheckoutServiceServer) ListInvoices(context.Context, *ListInvoicesRequest) (*ListInvoicesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListInvoices not implemented")
 }
 func (UnimplementedCheckoutServiceServer) GetCurrency(context.Context, *GetCurrencyRequest) (*GetCurrencyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCurrency not implemented")
@@ -768,6 +808,42 @@ func _CheckoutService_SetAutoRenew_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_GetRenewalStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRenewalStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetRenewalStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetRenewalStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetRenewalStatus(ctx, req.(*GetRenewalStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CheckoutService_ListInvoices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListInvoicesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).ListInvoices(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_ListInvoices_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).ListInvoices(ctx, req.(*ListInvoicesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CheckoutService_GetCurrency_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetCurrencyRequest)
 	if err := dec(in); err != nil {
@@ -910,6 +986,14 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetAutoRenew",
 			Handler:    _CheckoutService_SetAutoRenew_Handler,
+		},
+		{
+			MethodName: "GetRenewalStatus",
+			Handler:    _CheckoutService_GetRenewalStatus_Handler,
+		},
+		{
+			MethodName: "ListInvoices",
+			Handler:    _CheckoutService_ListInvoices_Handler,
 		},
 		{
 			MethodName: "GetCurrency",

@@ -1170,6 +1170,103 @@ func (x *PaymentRefunded) GetRefundedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// PaymentMethodUpdated: topic hangar.payments.payment-method-updated.v1, key account id.
+// The account's payment method on file changed (the subscriber updated it). No card data
+// beyond what the page shows: the vaulted token, brand, last four digits and expiry.
+type PaymentMethodUpdated struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// CREDIT_CARD, PAYPAL or CHECK (check billing: no token).
+	PaymentMethod      string `protobuf:"bytes,2,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	PaymentMethodToken string `protobuf:"bytes,3,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
+	CardType           string `protobuf:"bytes,4,opt,name=card_type,json=cardType,proto3" json:"card_type,omitempty"`
+	Last4              string `protobuf:"bytes,5,opt,name=last4,proto3" json:"last4,omitempty"`
+	// MM/YYYY; empty for wallets.
+	ExpirationDate string                 `protobuf:"bytes,6,opt,name=expiration_date,json=expirationDate,proto3" json:"expiration_date,omitempty"`
+	UpdatedAt      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PaymentMethodUpdated) Reset() {
+	*x = PaymentMethodUpdated{}
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PaymentMethodUpdated) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PaymentMethodUpdated) ProtoMessage() {}
+
+func (x *PaymentMethodUpdated) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PaymentMethodUpdated.ProtoReflect.Descriptor instead.
+func (*PaymentMethodUpdated) Descriptor() ([]byte, []int) {
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PaymentMethodUpdated) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetPaymentMethod() string {
+	if x != nil {
+		return x.PaymentMethod
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetPaymentMethodToken() string {
+	if x != nil {
+		return x.PaymentMethodToken
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetCardType() string {
+	if x != nil {
+		return x.CardType
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetLast4() string {
+	if x != nil {
+		return x.Last4
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetExpirationDate() string {
+	if x != nil {
+		return x.ExpirationDate
+	}
+	return ""
+}
+
+func (x *PaymentMethodUpdated) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 // RenewalDue: topic hangar.checkout.renewal-due.v1, key subscription id. A job for the
 // renewal workers: renew this subscription for the term ending at term_end.
 type RenewalDue struct {
@@ -1183,7 +1280,7 @@ type RenewalDue struct {
 
 func (x *RenewalDue) Reset() {
 	*x = RenewalDue{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1292,7 @@ func (x *RenewalDue) String() string {
 func (*RenewalDue) ProtoMessage() {}
 
 func (x *RenewalDue) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1305,7 @@ func (x *RenewalDue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewalDue.ProtoReflect.Descriptor instead.
 func (*RenewalDue) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RenewalDue) GetSubscriptionId() string {
@@ -1253,7 +1350,7 @@ type DunningNotice struct {
 
 func (x *DunningNotice) Reset() {
 	*x = DunningNotice{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1362,7 @@ func (x *DunningNotice) String() string {
 func (*DunningNotice) ProtoMessage() {}
 
 func (x *DunningNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1375,7 @@ func (x *DunningNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DunningNotice.ProtoReflect.Descriptor instead.
 func (*DunningNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DunningNotice) GetAccountId() string {
@@ -1472,7 +1569,17 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x06status\x18\a \x01(\tR\x06status\x12\x1c\n" +
 	"\treference\x18\b \x01(\tR\treference\x12;\n" +
 	"\vrefunded_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"refundedAt\"\x86\x01\n" +
+	"refundedAt\"\xa5\x02\n" +
+	"\x14PaymentMethodUpdated\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12%\n" +
+	"\x0epayment_method\x18\x02 \x01(\tR\rpaymentMethod\x120\n" +
+	"\x14payment_method_token\x18\x03 \x01(\tR\x12paymentMethodToken\x12\x1b\n" +
+	"\tcard_type\x18\x04 \x01(\tR\bcardType\x12\x14\n" +
+	"\x05last4\x18\x05 \x01(\tR\x05last4\x12'\n" +
+	"\x0fexpiration_date\x18\x06 \x01(\tR\x0eexpirationDate\x129\n" +
+	"\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x86\x01\n" +
 	"\n" +
 	"RenewalDue\x12'\n" +
 	"\x0fsubscription_id\x18\x01 \x01(\tR\x0esubscriptionId\x125\n" +
@@ -1503,7 +1610,7 @@ func file_hangar_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_hangar_events_v1_events_proto_rawDescData
 }
 
-var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_hangar_events_v1_events_proto_goTypes = []any{
 	(*Money)(nil),                    // 0: hangar.events.v1.Money
 	(*InvoiceLine)(nil),              // 1: hangar.events.v1.InvoiceLine
@@ -1516,33 +1623,35 @@ var file_hangar_events_v1_events_proto_goTypes = []any{
 	(*EligibilityCodeRequested)(nil), // 8: hangar.events.v1.EligibilityCodeRequested
 	(*PaymentCaptured)(nil),          // 9: hangar.events.v1.PaymentCaptured
 	(*PaymentRefunded)(nil),          // 10: hangar.events.v1.PaymentRefunded
-	(*RenewalDue)(nil),               // 11: hangar.events.v1.RenewalDue
-	(*DunningNotice)(nil),            // 12: hangar.events.v1.DunningNotice
-	(*timestamppb.Timestamp)(nil),    // 13: google.protobuf.Timestamp
+	(*PaymentMethodUpdated)(nil),     // 11: hangar.events.v1.PaymentMethodUpdated
+	(*RenewalDue)(nil),               // 12: hangar.events.v1.RenewalDue
+	(*DunningNotice)(nil),            // 13: hangar.events.v1.DunningNotice
+	(*timestamppb.Timestamp)(nil),    // 14: google.protobuf.Timestamp
 }
 var file_hangar_events_v1_events_proto_depIdxs = []int32{
 	1,  // 0: hangar.events.v1.OrderCompleted.lines:type_name -> hangar.events.v1.InvoiceLine
-	13, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
+	14, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
 	3,  // 2: hangar.events.v1.SubscriptionChanged.add_ons:type_name -> hangar.events.v1.SubscriptionAddOn
-	13, // 3: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
-	13, // 4: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
-	13, // 5: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
+	14, // 3: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
+	14, // 4: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
+	14, // 5: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
 	0,  // 6: hangar.events.v1.GiftCertificateIssued.balance:type_name -> hangar.events.v1.Money
-	13, // 7: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
-	13, // 8: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
-	13, // 9: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
-	13, // 10: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
-	13, // 11: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
-	13, // 12: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	13, // 13: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
-	0,  // 14: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
-	13, // 15: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
-	13, // 16: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 7: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
+	14, // 8: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
+	14, // 9: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
+	14, // 10: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
+	14, // 11: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
+	14, // 12: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
+	14, // 13: hangar.events.v1.PaymentMethodUpdated.updated_at:type_name -> google.protobuf.Timestamp
+	14, // 14: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
+	0,  // 15: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
+	14, // 16: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
+	14, // 17: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_hangar_events_v1_events_proto_init() }
@@ -1556,7 +1665,7 @@ func file_hangar_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_events_v1_events_proto_rawDesc), len(file_hangar_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -23,6 +23,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/account/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListInvoices answers the session's account's invoices, newest first (at most 100),
+         *     each with its receipt route.
+         */
+        get: operations["CheckoutService_ListInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/account/renewal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetRenewalStatus answers the session's subscription's renewal: its date and amount,
+         *     the auto-renew flag, and the retry state after a decline (the /account page).
+         */
+        get: operations["CheckoutService_GetRenewalStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/account/subscription/contact/update/{accountUuid}": {
         parameters: {
             query?: never;
@@ -631,6 +671,29 @@ export interface components {
             renewalDate?: string;
             subscriptionId?: string;
         };
+        v1GetRenewalStatusResponse: {
+            autoRenew?: boolean;
+            cardExpiresBeforeRenewal?: boolean;
+            /** @description CREDIT_CARD, INVOICE, THIRD_PARTY or COMPLIMENTARY. */
+            chargedBy?: string;
+            currency?: string;
+            /** Format: int32 */
+            declines?: number;
+            /** @description YYYY-MM-DD of the last scheduled retry: after it fails the subscription lapses. */
+            graceEndsDate?: string;
+            lastFailureMessage?: string;
+            /** @description A sentence for the page. */
+            message?: string;
+            /** @description YYYY-MM-DD of the next retry while retrying. */
+            nextAttemptDate?: string;
+            /** Format: int32 */
+            renewalAmountInCents?: number;
+            /** @description YYYY-MM-DD (UTC): the current term's end, when the renewal is due. */
+            renewalDate?: string;
+            /** @description scheduled, retrying, renewed, lapsed, ending, not-charged. */
+            state?: string;
+            subscriptionId?: string;
+        };
         v1GetSubscriptionResponse: {
             paymentInfo?: components["schemas"]["v1PaymentInfo"];
             status?: string;
@@ -720,6 +783,21 @@ export interface components {
             /** Format: int32 */
             unitAmountInCents?: number;
         };
+        v1InvoiceSummary: {
+            /** @description YYYY-MM-DD (UTC). */
+            created?: string;
+            currency?: string;
+            invoiceId?: string;
+            invoiceNumber?: string;
+            /** @description subscription, gift or oneoff. */
+            kind?: string;
+            receiptUrl?: string;
+            renewal?: boolean;
+            /** @description paid or refunded. */
+            status?: string;
+            /** Format: int32 */
+            totalInCents?: number;
+        };
         v1IssuedCertificate: {
             /** Format: int32 */
             balanceInCents?: number;
@@ -728,6 +806,9 @@ export interface components {
             /** @description The last group only, e.g. "••••-••••-••••-7KQ2". */
             maskedCode?: string;
             recipientEmail?: string;
+        };
+        v1ListInvoicesResponse: {
+            invoices?: components["schemas"]["v1InvoiceSummary"][];
         };
         /** @description OneOffBillingInfo is the one-off billing info (spec 001 §3). */
         v1OneOffBillingInfo: {
@@ -1156,6 +1237,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1GetAccountSubscriptionResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_ListInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListInvoicesResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_GetRenewalStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetRenewalStatusResponse"];
                 };
             };
             /** @description An unexpected error response. */

@@ -1,0 +1,318 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/propagation"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// A crash between the charge and the write: the order reconciler writes the order from
+// the stored purchase, and the next renewal attempt finds the attempt's key completed and
+// records the renewal without charging again.
+func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
+	var crash atomic.Bool
+	crash.Store(true)
+	e := newRenewalEnvWith(t, func(o *order.Options) {
+		o.AfterCharge = func(string) error {
+			if crash.Swap(false) {
+				return errors.New("process killed after the charge")
+			}
+			return nil
+		}
+	})
+	id := e.onlyPilot(t)
+	r := e.renewer()
+	start := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(start)
+	if res, err := r.Run(context.Background()); err != nil || res.Renewed != 0 || res.Outages != 1 {
+		t.Fatalf("crashed pass %+v %v", res, err)
+	}
+	if e.pay.paid[adapters.SeedPilot] != 1 {
+		t.Fatalf("charged %d times before the crash", e.pay.paid[adapters.SeedPilot])
+	}
+	// After the order's lease the reconciler finishes the order (the term moves on).
+	e.clock.Set(start.Add(3 * time.Minute))
+	if n, err := e.pipe.Reconcile(context.Background()); err != nil || n != 1 {
+		t.Fatalf("reconcile %d %v", n, err)
+	}
+	if end, _ := e.termEndOf(t, id); !end.Equal(e.termEnd.AddDate(1, 0, 0)) {
+		t.Fatalf("term end after reconcile %v", end)
+	}
+	// The renewal's retry after the outage delay records it, charging nothing more.
+	e.clock.Set(start.Add(11 * time.Minute))
+	if res := e.run(t, r); res.Renewed != 1 || res.Declined != 0 {
+		t.Fatalf("recovery pass %+v", res)
+	}
+	e.clock.Set(start.Add(2 * time.Hour))
+	e.run(t, r)
+	var status string
+	var orders int
+	if err := e.pool.QueryRow(context.Background(), `SELECT rn.status, (SELECT count(*) FROM orders) FROM renewals rn
+		JOIN orders o ON o.invoice_id = rn.invoice_id WHERE rn.subscription_id = $1`, id).Scan(&status, &orders); err != nil {
+		t.Fatal(err)
+	}
+	if status != "renewed" || orders != 1 || e.pay.paid[adapters.SeedPilot] != 1 {
+		t.Errorf("status %s, orders %d, charged %d", status, orders, e.pay.paid[adapters.SeedPilot])
+	}
+}
+
+// A processor outage is retried with the same key after the outage delay, without a
+// decline, a dunning notice or a move of the retry schedule.
+func TestRenewalOutageIsNotADecline(t *testing.T) {
+	e := newRenewalEnv(t)
+	e.onlyPilot(t)
+	down := true
+	e.pay.outage = func(string) error {
+		if down {
+			return errs.E(errs.Unavailable, "processor unavailable")
+		}
+		return nil
+	}
+	r := e.renewer()
+	start := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(start)
+	if res, err := r.Run(context.Background()); err != nil || res.Outages != 1 || res.Declined != 0 {
+		t.Fatalf("outage pass %+v %v", res, err)
+	}
+	if len(e.notices(t)) != 0 {
+		t.Error("an outage sent a dunning notice")
+	}
+	// Not before the outage delay: the payments lease and the reconciler settle first.
+	e.clock.Set(start.Add(5 * time.Minute))
+	if res := e.run(t, r); res.Due != 0 {
+		t.Fatalf("retried early %+v", res)
+	}
+	down = false
+	e.clock.Set(start.Add(11 * time.Minute))
+	if res := e.run(t, r); res.Renewed != 1 {
+		t.Fatalf("after the outage %+v", res)
+	}
+	var declines, outages int
+	if err := e.pool.QueryRow(context.Background(), `SELECT declines, outages FROM renewals`).Scan(&declines, &outages); err != nil {
+		t.Fatal(err)
+	}
+	if declines != 0 || outages != 1 || e.pay.paid[adapters.SeedPilot] != 1 {
+		t.Errorf("declines %d outages %d paid %d", declines, outages, e.pay.paid[adapters.SeedPilot])
+	}
+}
+
+// The legacy plan is replaced at renewal, as the renewal price shows it.
+func TestRenewalReplacesLegacyPlan(t *testing.T) {
+	e := newRenewalEnv(t)
+	id := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	pv, err := e.svc.RenewalPrice(context.Background(), id)
+	if err != nil || !pv.Cart.LegacyReplaced {
+		t.Fatalf("renewal price %+v %v", pv, err)
+	}
+	if res := e.run(t, e.renewer()); res.Renewed != 1 {
+		t.Fatalf("%+v", res)
+	}
+	var plan string
+	var total int64
+	if err := e.pool.QueryRow(context.Background(), `SELECT s.plan_code, o.total_in_cents FROM subscriptions s JOIN orders o ON o.invoice_id = s.last_invoice_id
+		WHERE s.id = $1`, id).Scan(&plan, &total); err != nil {
+		t.Fatal(err)
+	}
+	if plan == "pro_us" || plan != pv.Cart.Plan.Code || total != pv.Invoice.TotalInCents {
+		t.Errorf("renewed as %s for %d; the renewal price said %s for %d", plan, total, pv.Cart.Plan.Code, pv.Invoice.TotalInCents)
+	}
+}
+
+// A payment-method update during the grace period retries the renewal at once (a job is
+// published), before the next scheduled retry; the new token is charged.
+func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
+	e := newRenewalEnv(t)
+	id := e.onlyPilot(t)
+	e.pay.decline = func(string) bool { return true }
+	r := e.renewer()
+	start := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(start)
+	if res := e.run(t, r); res.Declined != 1 {
+		t.Fatalf("%+v", res)
+	}
+	st, err := r.Status(context.Background(), app.Viewer{AccountID: adapters.SeedPilot})
+	if err != nil || st.State != "retrying" || st.Declines != 1 || !st.NextAttempt.Equal(start.Add(24*time.Hour)) ||
+		!st.GraceEnds.Equal(start.Add(7*24*time.Hour)) || !strings.Contains(st.Message, "Your card was declined.") {
+		t.Fatalf("status %+v %v", st, err)
+	}
+	e.pay.decline = nil
+	e.clock.Set(start.Add(2 * time.Hour))
+	b, _ := proto.Marshal(&eventsv1.PaymentMethodUpdated{AccountId: adapters.SeedPilot, PaymentMethod: "CREDIT_CARD",
+		PaymentMethodToken: "tok-new", ExpirationDate: "01/2031", UpdatedAt: timestamppb.New(e.clock.Now())})
+	if err := pgx.BeginFunc(context.Background(), e.pool, func(tx pgx.Tx) error {
+		return r.HandlePaymentMethodUpdated(context.Background(), tx, kafka.Envelope{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if tp := e.topics(t); tp[events.TopicRenewalDue] != 1 {
+		t.Fatalf("no renewal job published: %v", tp)
+	}
+	if res := e.run(t, r); res.Renewed != 1 {
+		t.Fatalf("not retried at once: %+v", res)
+	}
+	var tok string
+	var exp time.Time
+	if err := e.pool.QueryRow(context.Background(), `SELECT payment_method_token, card_expires_at FROM subscriptions WHERE id = $1`, id).
+		Scan(&tok, &exp); err != nil || tok != "tok-new" || !exp.Equal(time.Date(2031, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("stored method %s %v %v", tok, exp, err)
+	}
+}
+
+// The scheduler sends the annual reminder (amount and date) and the expiring-card notice
+// once per term, ReminderBefore/CardNoticeBefore ahead; auto-renew off gets neither.
+func TestRenewalReminderAndCardNotice(t *testing.T) {
+	e := newRenewalEnv(t)
+	id := e.onlyPilot(t)
+	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET card_expires_at = term_end - interval '10 days' WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	r := e.renewer()
+	e.clock.Set(e.termEnd.Add(-31 * 24 * time.Hour))
+	if res, err := r.Schedule(context.Background()); err != nil || res.Reminders != 0 || res.CardNotices != 0 {
+		t.Fatalf("early %+v %v", res, err)
+	}
+	e.clock.Set(e.termEnd.Add(-29 * 24 * time.Hour))
+	for range 2 {
+		if _, err := r.Schedule(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pv, err := e.svc.RenewalPrice(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := e.notices(t)
+	if len(ns) != 2 || ns[0].Kind != "renewal-reminder" || ns[0].Amount.GetAmountInCents() != pv.Invoice.TotalInCents ||
+		!ns[0].Date.AsTime().Equal(e.termEnd) || ns[1].Kind != "card-expiring" || ns[1].ActionUrl != "/account" {
+		t.Errorf("notices %v", ns)
+	}
+}
+
+// Turning auto-renew off confirms by e-mail; the term is not charged, and at its end the
+// subscription lapses with subscription-changed (its allocations expire through it).
+func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
+	e := newRenewalEnv(t)
+	id := e.onlyPilot(t)
+	store := adapters.NewStore(e.pool)
+	if _, err := store.SetAutoRenew(context.Background(), id, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	ns := e.notices(t)
+	if len(ns) != 1 || ns[0].Kind != "auto-renew-disabled" || !ns[0].Date.AsTime().Equal(e.termEnd) {
+		t.Fatalf("confirmation %v", ns)
+	}
+	r := e.renewer()
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	if res, err := r.Schedule(context.Background()); err != nil || res.Ending != 1 || res.Jobs != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	e.clock.Set(e.termEnd.Add(time.Minute))
+	if res, err := r.Schedule(context.Background()); err != nil || res.Ended != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, valid := e.termEndOf(t, id); valid || e.pay.calls != 0 {
+		t.Errorf("valid %v after its term, charges %d", valid, e.pay.calls)
+	}
+	if tp := e.topics(t); tp[events.TopicSubscriptionChanged] != 2 { // the auto-renew change, then the end
+		t.Errorf("events %v", tp)
+	}
+}
+
+// The scheduled pass over the broker: two replicas each run the scheduler (the advisory
+// lock lets one enqueue at a time) and two renewal workers in the shared consumer group;
+// every due subscription is renewed once, and no term is charged twice.
+func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("broker test")
+	}
+	e := newRenewalEnv(t)
+	broker, err := kafka.StartBroker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := kafka.EnsureTopic(ctx, broker.Addrs(), events.TopicRenewalDue, 6); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	var due int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM subscriptions WHERE payment_method = 'CREDIT_CARD' AND payment_source = 'CREDIT_CARD' AND auto_renew`).
+		Scan(&due); err != nil || due < 4 {
+		t.Fatalf("due %d %v", due, err)
+	}
+	var wg sync.WaitGroup
+	var handled [2]atomic.Int32
+	for replica := range 2 {
+		r := app.NewRenewer(e.svc, e.pool, propagation.TraceContext{}, log, app.RenewalOptions{Window: 48 * time.Hour})
+		for _, c := range r.Consumers(kafka.ConsumerConfig{Brokers: broker.Addrs(), Pool: e.pool, Log: log, InitialBackoff: 10 * time.Millisecond}, 2) {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = c.Run(ctx) }()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := r.Schedule(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			handled[replica].Store(int32(res.Jobs))
+		}()
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); kafka.RunRelay(ctx, broker.Addrs(), e.pool, propagation.TraceContext{}, log) }()
+	// Wait for the outcome (every due term renewed), not for a time.
+	deadline := time.Now().Add(60 * time.Second)
+	var renewed int
+	for time.Now().Before(deadline) {
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM renewals WHERE status = 'renewed'`).Scan(&renewed); err != nil {
+			t.Fatal(err)
+		}
+		if renewed == due {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	if renewed != due {
+		t.Fatalf("renewed %d of %d", renewed, due)
+	}
+	if jobs := handled[0].Load() + handled[1].Load(); int(jobs) != due {
+		t.Errorf("jobs published %d (replicas %d + %d), want %d", jobs, handled[0].Load(), handled[1].Load(), due)
+	}
+	for acct, n := range e.pay.paid {
+		if n != 1 {
+			t.Errorf("%s charged %d times", acct, n)
+		}
+	}
+	var orders int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM orders`).Scan(&orders); err != nil || orders != due {
+		t.Errorf("orders %d, due %d (%v)", orders, due, err)
+	}
+}
