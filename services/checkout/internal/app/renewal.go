@@ -20,6 +20,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -517,7 +518,7 @@ func truncate(s string, n int) string {
 // outages) still starts at the old term's end, so the renewed term is contiguous: the grace
 // days are part of it, none lost and none given away. (Pricing alone would start a term
 // that has ended today; its unused-days credit is zero then, so only the dates move.)
-func graceDates(pv *domain.Preview, sub *domain.Subscription) {
+func graceDates(pv *pricing.Preview, sub *domain.Subscription) {
 	end := sub.TermEnd.UTC()
 	if pv.TermStart.Before(end) {
 		return
