@@ -1,9 +1,9 @@
 // Package ratelimit throttles the anonymous doors of a service (look-ups, sign-ups,
-// eligibility checks) per client address with token buckets (golang.org/x/time/rate).
-// The buckets live in the process: with N replicas a client gets at most N times the
-// rate, which is what these limits are for (blunting bursts and enumeration); a limit
-// that must hold exactly across replicas (failed logins) counts in PostgreSQL instead.
-// A refused call is errs.Exhausted with the time to wait, so it answers 429 with
+// eligibility checks) per client address with token buckets. Limiter keeps them in the
+// process (golang.org/x/time/rate): with N replicas a client would get N times the rate.
+// UnaryShared adds a bucket every replica shares (Store; PostgreSQL in the owning service's
+// database), so the limit holds for the service, with the local bucket as a cheap first
+// filter. A refused call is errs.Exhausted with the time to wait, so it answers 429 with
 // Retry-After through the platform's error mapping.
 package ratelimit
 

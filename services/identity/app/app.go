@@ -127,13 +127,16 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.UseHTTP(ports.TrailingSlash)
 	auth.Install(a.srv, auth.Options{Resolver: ports.Resolver(a.svc), CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
-	a.srv.UseUnary(ratelimit.Unary(AnonymousLimits, func(ctx context.Context) string { return auth.ClientIP(ctx, cfg.TrustedProxies) }, time.Now))
+	// The buckets are shared by every replica in identity's database (rate_limits), so a
+	// burst spread over replicas meets the same limit as one replica would.
+	a.srv.UseUnary(ratelimit.UnaryShared(AnonymousLimits, func(ctx context.Context) string { return auth.ClientIP(ctx, cfg.TrustedProxies) },
+		time.Now, ratelimit.NewPostgreSQL(pool), log))
 	return a, nil
 }
 
-// AnonymousLimits throttle identity's anonymous doors per client address: the e-mail
-// look-up (it answers account ids), account creation, and the eligibility checks (member
-// numbers and military codes are guessable). Bursts a person needs pass; a script is
+// AnonymousLimits throttle identity's anonymous doors per client address, across replicas
+// (ratelimit.UnaryShared): the e-mail look-up (it answers account ids), account creation,
+// and the eligibility checks (member numbers and military codes are guessable). Bursts a person needs pass; a script is
 // refused with 429 and Retry-After. Failed logins have their own, exact limit (PostgreSQL).
 var AnonymousLimits = map[string]ratelimit.Rule{
 	identityv1.IdentityService_IsBusiness_FullMethodName:              {Every: 2 * time.Second, Burst: 30},

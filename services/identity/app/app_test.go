@@ -21,6 +21,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/identity/app"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
@@ -28,6 +29,7 @@ import (
 )
 
 type running struct {
+	dbURL   string
 	base    string
 	a       *app.App
 	brokers []string
@@ -40,9 +42,15 @@ func start(t *testing.T) *running {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
+	return startOn(t, dbtest.New(t), broker.Addrs())
+}
+
+// startOn runs an identity replica on database dbURL and brokers.
+func startOn(t *testing.T, dbURL string, brokers []string) *running {
+	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","),
+		"DATABASE_URL": dbURL, "KAFKA_BROKERS": strings.Join(brokers, ","),
 		"IDENTITY_DEV_SEED": "true", "TRUSTED_PROXIES": "0",
 		"IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
 	}
@@ -57,7 +65,7 @@ func start(t *testing.T) *running {
 	}
 	servicetest.Run(t, ctx, cancel, a)
 	_, httpAddr, _ := a.Addrs()
-	return &running{base: "http://" + httpAddr, a: a, brokers: broker.Addrs()}
+	return &running{dbURL: dbURL, base: "http://" + httpAddr, a: a, brokers: brokers}
 }
 
 // browser is a client with a cookie jar that echoes the XSRF cookie like the page does.
@@ -256,6 +264,16 @@ func TestOutboxSchemaIsThePlatforms(t *testing.T) {
 	}
 }
 
+func TestRateLimitSchemaIsThePlatforms(t *testing.T) {
+	b, err := fs.ReadFile(adapters.Migrations, "migrations/0003_rate_limits.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), strings.TrimSpace(ratelimit.Schema)) {
+		t.Error("migration 0003 does not contain ratelimit.Schema verbatim")
+	}
+}
+
 // startNotifications runs the notifications service on brokers, mailing to a dev mail sink.
 func startNotifications(t *testing.T, brokers []string) *devmail.Sink {
 	t.Helper()
@@ -334,6 +352,57 @@ func TestAnonymousDoorsAreRateLimited(t *testing.T) {
 				t.Errorf("another address is throttled too: %d", resp.StatusCode)
 			}
 		})
+	}
+}
+
+// Two replicas on one database: a burst from one address spread over both passes no more
+// than one limit (before: each replica kept its own buckets, so twice as many passed), and
+// the refusal is 429 with Retry-After. Failed logins are counted in PostgreSQL as well: a
+// burst of wrong passwords over both replicas is refused after the per-account limit.
+func TestAnonymousLimitsHoldAcrossReplicas(t *testing.T) {
+	first := start(t)
+	second := startOn(t, first.dbURL, first.brokers)
+	replicas := []*running{first, second}
+	const rpc = identityv1.IdentityService_IsBusiness_FullMethodName
+	burst := app.AnonymousLimits[rpc].Burst
+	client := fromAddr("127.0.0.4")
+	passed, refused := 0, 0
+	var retryAfter string
+	for i := range 2 * burst { // each replica alone sees only its local burst
+		resp, err := client.Get(replicas[i%2].base + "/buy/api/isbusiness?email=owner@acme.hangar.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+			passed++
+		case http.StatusTooManyRequests:
+			refused++
+			retryAfter = resp.Header.Get("Retry-After")
+		default:
+			t.Fatalf("look-up %d = %d", i+1, resp.StatusCode)
+		}
+	}
+	if passed != burst || refused != burst || retryAfter == "" {
+		t.Errorf("over two replicas: %d passed, %d refused (Retry-After %q); want %d each way and a Retry-After",
+			passed, refused, retryAfter, burst)
+	}
+
+	wrong := 0
+	for i := range 12 {
+		b := newBrowser(t, replicas[i%2].base)
+		b.do("GET", "/buy/api/me", "", false)
+		code, _ := b.do("POST", "/pricing/api/login", `{"username":"member@acme.hangar.test","password":"wrong password"}`, true)
+		if code == http.StatusUnauthorized {
+			wrong++
+		} else if code != http.StatusTooManyRequests {
+			t.Fatalf("login %d = %d", i+1, code)
+		}
+	}
+	if wrong == 0 || wrong > 5 {
+		t.Errorf("%d wrong passwords verified over two replicas; want at most the per-account limit (5)", wrong)
 	}
 }
 
