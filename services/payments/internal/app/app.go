@@ -6,6 +6,8 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -61,6 +63,13 @@ func NewID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
+// ProcessorKey is the card processor's idempotency key of a charge's idempotency key:
+// fixed length, and the same for every attempt at the charge.
+func ProcessorKey(chargeKey string) string {
+	sum := sha256.Sum256([]byte("hangar payments charge\x00" + chargeKey))
+	return "chg_" + hex.EncodeToString(sum[:16])
+}
+
 // ClientToken answers the hosted fields' client authorization.
 func (s *Service) ClientToken(ctx context.Context) (string, error) {
 	c, _ := auth.CallerFrom(ctx)
@@ -107,8 +116,12 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 	now := s.now()
 	var vaulted *domain.MethodSummary
 	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, now), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error) {
-		// The processor's idempotency key is the charge id: stable across retries of the key.
-		tx, err := s.gw.Authorize(ctx, gateway.AuthRequest{IdempotencyKey: c.ID, Amount: c.Amount, Currency: c.Currency,
+		// The processor's idempotency key comes from the charge's key, not its row id: the row
+		// is written in the same transaction as the processor's answer, so when payments dies
+		// (or loses the connection) after the processor captured, the row is gone and a retry
+		// of the key makes a new one. With the row id the processor saw a new request and
+		// captured again (or refused the spent nonce while keeping the first capture).
+		tx, err := s.gw.Authorize(ctx, gateway.AuthRequest{IdempotencyKey: ProcessorKey(c.IdempotencyKey), Amount: c.Amount, Currency: c.Currency,
 			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault})
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {

@@ -1,0 +1,97 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/payments/internal/adapters"
+	"github.com/hangar/hangar/services/payments/internal/app"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+)
+
+// crashAfterCapture is the processor answering, then payments dying before its own
+// transaction commits (the chaos run's kill -9 of payments mid-charge): the processor has
+// captured, payments has no record of it.
+type crashAfterCapture struct {
+	gateway.Gateway
+	crashes int
+}
+
+func (g *crashAfterCapture) Authorize(ctx context.Context, r gateway.AuthRequest) (gateway.Transaction, error) {
+	t, err := g.Gateway.Authorize(ctx, r)
+	if err == nil && g.crashes > 0 {
+		g.crashes--
+		return gateway.Transaction{}, errors.New("connection reset by peer")
+	}
+	return t, err
+}
+
+// A charge retried with its key after payments lost the processor's answer reaches the
+// same processor transaction: the card is captured once and the charge records that
+// capture. (The processor's idempotency key was the charge's fresh row id, so the retry
+// asked the processor again: the spent nonce was refused, or a stored card charged twice.)
+func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
+		t.Fatal(err)
+	}
+	sandbox := gateway.NewSandbox(pool, []byte("k"), 3*time.Hour, time.Now)
+	gw := &crashAfterCapture{Gateway: sandbox, crashes: 1}
+	svc := app.New(adapters.NewStore(pool, propagation.TraceContext{}), gw, app.Policies{}, time.Now, log)
+
+	for _, source := range []string{"nonce", "stored card"} {
+		t.Run(source, func(t *testing.T) {
+			gw.crashes = 1
+			req := domain.ChargeRequest{IdempotencyKey: "checkout:subscription:" + source, Amount: 47000, Currency: "USD",
+				CustomerID: "00000000-0000-4000-8000-0000000000aa", Reference: "key-" + source}
+			if source == "nonce" {
+				n, err := sandbox.Tokenize(ctx, domain.CardInput{Number: "4111111111111111", CVV: "123", ExpirationDate: "12/2030"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Nonce = n.Nonce
+			} else {
+				n, err := sandbox.Tokenize(ctx, domain.CardInput{Number: "5555555555554444", CVV: "123", ExpirationDate: "12/2030"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := sandbox.Vault(ctx, gateway.VaultRequest{Nonce: n.Nonce, CustomerID: req.CustomerID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Token = m.Token
+			}
+			if _, _, err := svc.Charge(ctx, req); err == nil {
+				t.Fatal("the lost answer was not an error")
+			}
+			c, _, err := svc.Charge(ctx, req)
+			if err != nil || c.Status != domain.Captured {
+				t.Fatalf("retry: %v %+v", err, c)
+			}
+			var captures int
+			var txID string
+			if err := pool.QueryRow(ctx, `SELECT count(*), max(id) FROM sandbox_transactions WHERE status = 'captured' AND amount = 47000
+				AND (method_token = $1 OR $1 = '') AND card_last4 = $2`, req.Token, map[string]string{"nonce": "1111", "stored card": "4444"}[source]).Scan(&captures, &txID); err != nil {
+				t.Fatal(err)
+			}
+			if captures != 1 || c.ProcessorTxID != txID {
+				t.Errorf("%d processor captures (want 1); the charge records %q, the processor %q", captures, c.ProcessorTxID, txID)
+			}
+		})
+	}
+}
