@@ -50,12 +50,17 @@ type Config struct {
 	Processes    bool          `env:"HANGAR_DEV_PROCESSES" default:"false" doc:"run each service binary as its own process, the edge proxying over HTTP (kill one to test faults)"`
 	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
+	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"multi-process mode: messages the dev mail sink keeps (the chaos run reconciles every one)"`
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx); err != nil {
+	runner := run
+	if len(os.Args) > 1 && os.Args[1] == "broker" {
+		runner = runBroker
+	}
+	if err := runner(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "hangar-dev:", err)
 		os.Exit(1)
 	}

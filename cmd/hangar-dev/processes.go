@@ -80,7 +80,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, brokers []
 	var sink *devmail.Sink
 	smtp := map[string]string{"STORE_BASE_URL": "http://" + devHost(cfg.EdgeAddr)}
 	if cfg.SMTPAddr == "" {
-		if sink, err = devmail.Listen("127.0.0.1:0", 10000); err != nil {
+		if sink, err = devmail.Listen("127.0.0.1:0", cfg.MailMax); err != nil {
 			return err
 		}
 		defer sink.Close()

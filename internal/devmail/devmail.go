@@ -266,7 +266,7 @@ func containsFold(list []string, s string) bool {
 }
 
 // ServeHTTP answers GET /-/mail: {"mails": [...]} newest first, ?to= filtering by
-// recipient; the HTML page for browsers (Accept: text/html) or ?format=html.
+// recipient, ?brief=1 leaving out the bodies; the HTML page for browsers (Accept: text/html) or ?format=html.
 func (s *Sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mails := s.Mails(r.URL.Query().Get("to"))
 	w.Header().Set("Cache-Control", "no-store")
@@ -274,6 +274,12 @@ func (s *Sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_ = page.Execute(w, map[string]any{"Mails": mails, "To": r.URL.Query().Get("to")})
 		return
+	}
+	if r.URL.Query().Get("brief") == "1" {
+		// Headers only: a reconciliation of thousands of mails needs no bodies.
+		for i := range mails {
+			mails[i].Text, mails[i].HTML, mails[i].Body = "", "", ""
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"mails": mails})

@@ -65,6 +65,19 @@ func TestSinkReceivesOverSMTP(t *testing.T) {
 	if m := sink.Mails("b@example.com"); len(m) != 1 || m[0].Subject != "Prix: 25 €" {
 		t.Errorf("encoded subject = %+v", m)
 	}
+	// brief=1: headers without bodies (the chaos reconciliation reads thousands).
+	rec = httptest.NewRecorder()
+	sink.ServeHTTP(rec, httptest.NewRequest("GET", "/-/mail?brief=1", nil))
+	box.Mails = nil
+	if err := json.Unmarshal(rec.Body.Bytes(), &box); err != nil || len(box.Mails) != 3 {
+		t.Fatalf("brief: %v %d mails", err, len(box.Mails))
+	}
+	if b := box.Mails[2]; b.Text != "" || b.HTML != "" || b.Body != "" || b.Subject != "Your verification code" || b.Headers["X-Hangar-Template"][0] != "eligibility-code" {
+		t.Errorf("brief mail = %+v", b)
+	}
+	if m := sink.Mails("a@example.com"); m[1].Text == "" {
+		t.Error("brief=1 emptied the stored mail")
+	}
 	rec = httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/-/mail", nil)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml")

@@ -1,8 +1,10 @@
 package kafka
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -13,7 +15,41 @@ type Broker struct{ c *kfake.Cluster }
 // StartBroker starts a one-node cluster on loopback that creates topics on first use.
 // port 0 picks a free port.
 func StartBroker(port int) (*Broker, error) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(3))
+	return startBroker(port)
+}
+
+// StartDurableBroker is StartBroker keeping its log, topics and committed group offsets in
+// dir, every produce synced to disk before it is acknowledged (acks=all then means on
+// disk, as with a replicated cluster). Started again on the same dir it reloads them, so a
+// broker process can be killed and restarted without losing acknowledged events — what
+// the chaos run (scripts/chaos.sh) restarts. Without it kfake keeps everything in memory
+// and a restart loses every event not yet consumed.
+//
+// kfake persists the topics it is asked to create, not the ones it creates on first use
+// (a produce or metadata request): after a restart those would be gone with their events.
+// So topics (each with its dead-letter topic, <topic>.dlq) are created up front.
+func StartDurableBroker(port int, dir string, topics ...string) (*Broker, error) {
+	b, err := startBroker(port, kfake.DataDir(dir), kfake.SyncWrites())
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range topics {
+		for _, name := range []string{t, t + ".dlq"} {
+			if err := b.c.CreateTopic(name, partitions, nil); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+				b.Close()
+				return nil, fmt.Errorf("create topic %s: %w", name, err)
+			}
+		}
+	}
+	return b, nil
+}
+
+// partitions is every topic's partition count in dev and tests.
+const partitions = 3
+
+func startBroker(port int, extra ...kfake.Opt) (*Broker, error) {
+	opts := append([]kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(partitions)}, extra...)
+	c, err := kfake.NewCluster(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("start in-process kafka: %w", err)
 	}
@@ -23,5 +59,5 @@ func StartBroker(port int) (*Broker, error) {
 // Addrs are the bootstrap addresses.
 func (b *Broker) Addrs() []string { return b.c.ListenAddrs() }
 
-// Close stops the cluster.
+// Close stops the cluster (a durable one saves its state first).
 func (b *Broker) Close() { b.c.Close() }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+)
+
+// BrokerConfig configures `hangar-dev broker`.
+type BrokerConfig struct {
+	Port    int    `env:"BROKER_PORT" default:"9092" doc:"loopback port of the broker"`
+	DataDir string `env:"BROKER_DATA_DIR" default:"" doc:"where the broker keeps its log and group offsets (each produce synced before it is acknowledged); empty: in memory only"`
+}
+
+// runBroker is `hangar-dev broker`: the Kafka-protocol broker (kfake) as a process of its
+// own, so it can be killed and restarted while the stack runs against it
+// (KAFKA_BROKERS=127.0.0.1:<port> hangar-dev). With BROKER_DATA_DIR a restart reloads every
+// acknowledged event and committed offset; without it a restart is the loss of the whole
+// log (every event published and not yet consumed is gone), which the outbox cannot
+// repair because it marked those events published.
+func runBroker(ctx context.Context) error {
+	var cfg BrokerConfig
+	if err := config.Load(&cfg); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev-broker")
+	var b *kafka.Broker
+	var err error
+	if cfg.DataDir != "" {
+		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir, storeTopics...)
+	} else {
+		b, err = kafka.StartBroker(cfg.Port)
+	}
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	log.Info("Kafka-protocol broker started", "brokers", strings.Join(b.Addrs(), ","), "data_dir", cfg.DataDir)
+	<-ctx.Done()
+	b.Close()
+	log.Info("broker stopped")
+	return nil
+}
+
+// storeTopics are every topic the services publish or consume (internal/platform/events).
+var storeTopics = []string{
+	events.TopicOrderCompleted, events.TopicSubscriptionChanged, events.TopicGiftCertificateIssued,
+	events.TopicRenewalDue, events.TopicDunningNotice, events.TopicAllocationChanged, events.TopicAccountCreated,
+	events.TopicEligibilityCodeRequested, events.TopicPaymentCaptured, events.TopicPaymentRefunded,
+}

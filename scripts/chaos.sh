@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Renewal-season load with faults (issue 16): the store in multi-process mode under the
+# season's traffic (loadtest/renewal-season.js, CHAOS=1) while, one at a time,
+#   - each of the seven services is killed with SIGKILL (hangar-dev restarts it, as the
+#     kubelet would),
+#   - the Kafka-protocol broker is killed with SIGKILL and started again on its data dir,
+#   - PostgreSQL is stopped in immediate mode (a crash: recovery replays the WAL) and
+#     started again;
+# after each fault `hangar-chaos probe` measures the recovery: seconds until the service's
+# /readyz answers, a purchase made as a browser makes it succeeds, and its receipt e-mail
+# arrives. When the load ends, `hangar-chaos reconcile` waits for the store to settle and
+# reconciles exactly: orders in checkout against captured charges in payments, the orders
+# buyers were told about against the orders written, receipt and gift e-mails against
+# orders and certificates. It exits 1 on any lost or doubled order, charge or e-mail, or a
+# recovery of 10 s or more.
+#
+# Everything runs on its own: a PostgreSQL cluster of its own (initdb into a temporary
+# directory, port CHAOS_PG_PORT; the machine's shared PostgreSQL is never touched), its own
+# broker process (`hangar-dev broker`, port CHAOS_BROKER_PORT, log on disk), the edge on
+# CHAOS_EDGE_PORT. Every process it starts is stopped on exit; logs stay in the work
+# directory it prints.
+#
+#   scripts/chaos.sh           the full run (~8 minutes of load; 15 s between faults)
+#   scripts/chaos.sh --short   a quick run (~3 minutes; half the load, 5 s between faults)
+#
+# Not part of `make test` (too long). The figures are in docs/reliability.md.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export GOWORK=off GOFLAGS=-buildvcs=false
+
+SHORT=0
+[[ "${1:-}" == "--short" ]] && SHORT=1
+EDGE_PORT=${CHAOS_EDGE_PORT:-18180}
+K6_API_PORT=${CHAOS_K6_PORT:-18181}
+BROKER_PORT=${CHAOS_BROKER_PORT:-18198}
+PG_PORT=${CHAOS_PG_PORT:-18199}
+PREFIX=${HANGAR_DB_PREFIX:-hangar_chaos_}
+RECOVERY_LIMIT=${CHAOS_RECOVERY_LIMIT:-10}
+if ((SHORT)); then GAP=5 WARMUP=10 SCALE=0.5; else GAP=15 WARMUP=20 SCALE=1; fi
+BASE="http://127.0.0.1:$EDGE_PORT"
+
+WORK="$(mktemp -d /tmp/hangar-chaos.XXXXXX)"
+PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+# PostgreSQL refuses to run as root: then its directory belongs to, and it runs as, the
+# postgres user.
+PGROOT="$(mktemp -d /tmp/hangar-chaos-pg.XXXXXX)"
+PGDATA="$PGROOT/data"
+pgrun() { if ((EUID == 0)); then runuser -u postgres -- "$@"; else "$@"; fi; }
+((EUID == 0)) && chown postgres "$PGROOT"
+PGURL="postgres://postgres@127.0.0.1:$PG_PORT/postgres?sslmode=disable"
+log() { printf '%s chaos: %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$WORK/chaos.log" >&2; }
+
+stack_pgid="" broker_pid="" k6_pid=""
+cleanup() {
+  local rc=$?
+  [[ -n "$k6_pid" ]] && kill "$k6_pid" 2>/dev/null || true
+  [[ -n "$stack_pgid" ]] && kill -TERM -- "-$stack_pgid" 2>/dev/null || true
+  [[ -n "$broker_pid" ]] && kill "$broker_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  pgrun "$PGBIN/pg_ctl" -D "$PGDATA" -m fast stop >/dev/null 2>&1 || true
+  cp "$PGROOT/postgres.log" "$WORK/" 2>/dev/null || true
+  rm -rf "$PGROOT" "$WORK/kafka" "$WORK/bin"
+  if ((rc != 0)); then log "FAILED (exit $rc); logs in $WORK"; else log "logs in $WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for p in "$EDGE_PORT" "$K6_API_PORT" "$BROKER_PORT" "$PG_PORT"; do
+  port_free "$p" || { echo "chaos: port $p is in use" >&2; exit 1; }
+done
+
+log "building hangar-dev, hangar-chaos and k6 (work dir $WORK)"
+mkdir -p "$WORK/bin"
+go build -o "$WORK/bin/hangar-dev" ./cmd/hangar-dev
+go build -o "$WORK/bin/hangar-chaos" ./cmd/hangar-chaos
+make --no-print-directory k6 >/dev/null
+
+# ------------------------------------------------------------------ our own PostgreSQL
+log "PostgreSQL of its own on port $PG_PORT ($PGBIN)"
+pgrun "$PGBIN/initdb" -D "$PGDATA" -U postgres -A trust --no-sync >"$WORK/initdb.log" 2>&1
+# Crash recovery time is set by two settings: syncfs instead of an fsync of every file of
+# the data directory before replaying the WAL (PostgreSQL >= 14; seconds on this shared
+# disk), and a checkpoint every 30 s, so little WAL is replayed and few dirty buffers are
+# written by the end-of-recovery checkpoint. fsync stays on: the crash is honest.
+pg_start() {
+  pgrun "$PGBIN/pg_ctl" -D "$PGDATA" -l "$PGROOT/postgres.log" -w -t 60 start \
+    -o "-p $PG_PORT -k $PGROOT -c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=64MB \
+        -c recovery_init_sync_method=syncfs -c checkpoint_timeout=30s" >/dev/null
+}
+pg_start
+
+# ------------------------------------------------------------------ our own broker
+broker_start() {
+  BROKER_PORT="$BROKER_PORT" BROKER_DATA_DIR="$WORK/kafka" "$WORK/bin/hangar-dev" broker >>"$WORK/broker.log" 2>&1 &
+  broker_pid=$!
+  for _ in $(seq 100); do
+    port_free "$BROKER_PORT" || return 0
+    sleep 0.1
+  done
+  echo "chaos: broker did not listen on $BROKER_PORT" >&2
+  return 1
+}
+log "Kafka-protocol broker of its own on port $BROKER_PORT (log in $WORK/kafka)"
+broker_start
+
+# ------------------------------------------------------------------ the stack
+# Shorter reconciler timings than production (30 s / 2 min) so interrupted submits settle
+# within the run; the lease is still far above a submit's duration.
+log "hangar-dev in multi-process mode on $BASE"
+setsid env HANGAR_DEV_PROCESSES=true EDGE_ADDR="127.0.0.1:$EDGE_PORT" KAFKA_BROKERS="127.0.0.1:$BROKER_PORT" \
+  DATABASE_URL="$PGURL" HANGAR_DB_PREFIX="$PREFIX" HANGAR_DEV_BIN="$WORK/bin/dev" HANGAR_DEV_MAIL_MAX=200000 \
+  CHECKOUT_RECONCILE_INTERVAL=5s CHECKOUT_SUBMIT_LEASE=30s LOG_LEVEL=warn \
+  "$WORK/bin/hangar-dev" >"$WORK/stack.log" 2>&1 &
+stack_pgid=$!
+deadline=$((SECONDS + 600))
+until curl -fsS "$BASE/-/ready" >/dev/null 2>&1; do
+  kill -0 "$stack_pgid" 2>/dev/null || { echo "chaos: hangar-dev exited; see $WORK/stack.log" >&2; tail -n 20 "$WORK/stack.log" >&2; exit 1; }
+  ((SECONDS < deadline)) || { echo "chaos: stack not ready after 600 s" >&2; exit 1; }
+  sleep 1
+done
+log "stack up; baseline probe: $("$WORK/bin/hangar-chaos" probe -base "$BASE" -orders "$WORK/probe-orders.log" -timeout 60s)"
+
+processes() { curl -fsS "$BASE/-/processes"; }
+
+# ------------------------------------------------------------------ load
+log "renewal-season load (CHAOS=1, SCALE=$SCALE)"
+K6_NO_USAGE_REPORT=true "$ROOT/bin/k6" run --quiet --address "127.0.0.1:$K6_API_PORT" \
+  -e BASE_URL="$BASE" -e CHAOS=1 -e SCALE="$SCALE" -e DURATION=60m \
+  --log-output="file=$WORK/k6-orders.log" --summary-export="$WORK/k6-summary.json" \
+  loadtest/renewal-season.js >"$WORK/k6.out" 2>&1 &
+k6_pid=$!
+sleep "$WARMUP"
+
+# ------------------------------------------------------------------ faults
+results=()
+fail=0
+record() { # name, probe output
+  local name=$1 out=$2
+  results+=("$(printf '%-14s %s' "$name" "$out")")
+  log "$name: $out"
+  local p
+  p=$(sed -n 's/.*purchase_s=\([0-9.]*\).*/\1/p' <<<"$out")
+  if [[ -z "$p" ]] || awk -v p="$p" -v l="$RECOVERY_LIMIT" 'BEGIN { exit !(p >= l) }'; then
+    fail=1
+  fi
+  # The receipt must arrive too (its time is reported, not held to the limit: it includes
+  # the consumer group's rebalance after a consumer died, up to the session timeout).
+  grep -q 'receipt_mail_s=-1' <<<"$out" && fail=1
+  return 0
+}
+probe() { "$WORK/bin/hangar-chaos" probe -base "$BASE" -orders "$WORK/probe-orders.log" -timeout 120s "$@" 2>&1 || true; }
+
+for svc in catalog identity payments checkout allocation geo notifications; do
+  kill -0 "$k6_pid" 2>/dev/null || { echo "chaos: k6 exited early; see $WORK/k6.out" >&2; exit 1; }
+  info=$(processes | jq -c --arg s "$svc" '.[$s]')
+  pid=$(jq -r .pid <<<"$info") admin=$(jq -r .admin <<<"$info")
+  log "kill -9 $svc (pid $pid)"
+  t0=$(date +%s.%N)
+  kill -9 "$pid"
+  record "$svc" "$(probe -since "$t0" -ready "http://$admin/readyz")"
+  sleep "$GAP"
+done
+
+log "kill -9 the broker (pid $broker_pid), start it again on its data dir"
+t0=$(date +%s.%N)
+kill -9 "$broker_pid"
+wait "$broker_pid" 2>/dev/null || true
+broker_start
+log "broker listening again after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+record broker "$(probe -since "$t0")"
+sleep "$GAP"
+
+log "PostgreSQL: immediate stop (a crash), start again"
+t0=$(date +%s.%N)
+pgrun "$PGBIN/pg_ctl" -D "$PGDATA" -m immediate stop >/dev/null
+pg_start
+log "PostgreSQL accepting connections again after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+record postgresql "$(probe -since "$t0" -ready "http://$(processes | jq -r .checkout.admin)/readyz")"
+sleep "$GAP"
+
+log "stopping the load"
+kill -INT "$k6_pid"
+wait "$k6_pid" || true
+k6_pid=""
+tail -n 60 "$WORK/k6.out" >"$WORK/k6-tail.txt" || true
+
+# ------------------------------------------------------------------ reconcile
+log "reconciling (waits for the store to settle)"
+rc=0
+"$WORK/bin/hangar-chaos" reconcile -db "$PGURL" -prefix "$PREFIX" -mail "$BASE/-/mail" \
+  -orders "$WORK/k6-orders.log,$WORK/probe-orders.log" -wait 5m | tee "$WORK/reconcile.txt" || rc=$?
+
+restarts=$(processes | jq -r 'to_entries | map("\(.key) \(.value.restarts)") | join(", ")')
+{
+  echo
+  echo "== chaos run $(date -u +%FT%TZ) ($([[ $SHORT == 1 ]] && echo short || echo full); load average $(cut -d' ' -f1-3 /proc/loadavg)) =="
+  echo "recovery after each fault (seconds from the fault; limit $RECOVERY_LIMIT s for the purchase):"
+  printf '  %s\n' "${results[@]}"
+  echo "restarts: $restarts"
+  echo "load (k6): $(jq -r '"\(.metrics.iterations.count) journeys, \(.metrics.http_reqs.count) requests, failed \(.metrics.http_req_failed.value * 10000 | round / 100)%, orders \(.metrics.orders.count), submit retries \(.metrics.submit_retries.count // 0)"' "$WORK/k6-summary.json" 2>/dev/null || echo 'no summary')"
+  cat "$WORK/reconcile.txt"
+} | tee "$WORK/summary.txt"
+
+((rc == 0)) || { echo "chaos: reconciliation FAILED" >&2; exit 1; }
+((fail == 0)) || { echo "chaos: a recovery took $RECOVERY_LIMIT s or more (or never happened)" >&2; exit 1; }
+echo "chaos: PASS"
