@@ -127,6 +127,14 @@ k6: $(K6) ## Build k6 into bin/ (pinned version; once)
 loadtest-checkout: $(K6) ## k6 purchase journey (preview, tokenize, submit, receipt) against make dev (SHAPE=smoke|rate)
 	$(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/checkout.js
 
+.PHONY: loadtest-season
+loadtest-season: $(K6) ## k6 renewal-season traffic mix, the journeys' SLOs as thresholds, against make dev (DURATION=60s SCALE=1)
+	$(K6) run -e BASE_URL=$${BASE_URL:-http://localhost:8080} -e DURATION=$${DURATION:-60s} -e SCALE=$${SCALE:-1} loadtest/renewal-season.js
+
+.PHONY: chaos
+chaos: ## Season load while each service, the broker and PostgreSQL crash; reconcile orders, charges, e-mails (ARGS=--short)
+	scripts/chaos.sh $${ARGS:-}
+
 .PHONY: loadtest-smoke
 loadtest-smoke: $(K6) ## k6 smoke run of loadtest/catalog.js against make dev (BASE_URL=http://localhost:8080)
 	$(K6) run -e SHAPE=smoke -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/catalog.js
