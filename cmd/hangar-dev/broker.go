@@ -33,7 +33,7 @@ func runBroker(ctx context.Context) error {
 	var b *kafka.Broker
 	var err error
 	if cfg.DataDir != "" {
-		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir, storeTopics...)
+		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir, events.All...)
 	} else {
 		b, err = kafka.StartBroker(cfg.Port)
 	}
@@ -45,11 +45,4 @@ func runBroker(ctx context.Context) error {
 	b.Close()
 	log.Info("broker stopped")
 	return nil
-}
-
-// storeTopics are every topic the services publish or consume (internal/platform/events).
-var storeTopics = []string{
-	events.TopicOrderCompleted, events.TopicSubscriptionChanged, events.TopicGiftCertificateIssued,
-	events.TopicRenewalDue, events.TopicDunningNotice, events.TopicAllocationChanged, events.TopicAccountCreated,
-	events.TopicEligibilityCodeRequested, events.TopicPaymentCaptured, events.TopicPaymentRefunded,
 }

@@ -16,3 +16,11 @@ const (
 	TopicPaymentRefunded          = "hangar.payments.payment-refunded.v1"
 	TopicPaymentMethodUpdated     = "hangar.payments.payment-method-updated.v1"
 )
+
+// All is every topic above. A broker that must keep its topics across restarts creates
+// them up front (hangar-dev broker); TestAllListsEveryTopic keeps this list complete.
+var All = []string{
+	TopicOrderCompleted, TopicSubscriptionChanged, TopicGiftCertificateIssued, TopicRenewalDue, TopicDunningNotice,
+	TopicAllocationChanged, TopicAccountCreated, TopicEligibilityCodeRequested, TopicPaymentCaptured,
+	TopicPaymentRefunded, TopicPaymentMethodUpdated,
+}
