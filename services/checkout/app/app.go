@@ -130,6 +130,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err := db.RegisterPool(deps.Registry, pool, "main"); err != nil {
 		return nil, err
 	}
+	if err := announceTaxRates(log, deps.Registry); err != nil {
+		return nil, err
+	}
 	// Every outbound client goes through the kit chain: deadline, breaker, retries of
 	// idempotent calls, metrics.
 	conn, err := kitclient.Dial(cfg.CatalogAddr, adapters.CatalogKit(deps.Registry), tp, deps.Propagator)

@@ -259,7 +259,7 @@ func day(t time.Time) string {
 
 func invoice(inv *pricing.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
+		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
 		Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors}
 	var err error
 	set := func(dst **int32, v int64) {

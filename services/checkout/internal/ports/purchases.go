@@ -79,7 +79,7 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 
 func giftInvoice(g gift.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: g.Currency, TaxVatText: g.Tax.Label, TaxJurisdiction: g.Tax.Jurisdiction,
-		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(false), TaxRatePpm: ptr(int32(0))}
+		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(false), TaxRatePpm: ptr(int32(0))}
 	var err error
 	set := func(dst **int32, v int64) {
 		if err == nil {
@@ -187,7 +187,7 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 
 func oneOffInvoice(inv oneoff.Invoice) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: tax.RatesDate, ReverseCharge: ptr(inv.Tax.ReverseCharge), Errors: inv.Errors}
+		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(inv.Tax.ReverseCharge), Errors: inv.Errors}
 	var err error
 	set := func(dst **int32, v int64) {
 		if err == nil {

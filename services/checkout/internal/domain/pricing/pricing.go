@@ -523,7 +523,7 @@ func detectChange(cat *domain.Catalog, c *domain.Cart) PlanChange {
 func quoteHash(version string, c *domain.Cart, inv *Invoice) string {
 	h := sha256.New()
 	w := func(parts ...any) { fmt.Fprintln(h, parts...) }
-	w("catalog", version, "tax", tax.RatesDate, inv.Tax.Jurisdiction, inv.Tax.ReverseCharge)
+	w("catalog", version, "tax", tax.Rates().Version, inv.Tax.Jurisdiction, inv.Tax.ReverseCharge)
 	w("cart", c.Currency.Code, c.Quantity, strings.Join(c.AddOns, ","), c.AccountID, c.Email)
 	w("codes", strings.Join(c.PromoCodes, ","), strings.Join(c.GiftCodes, ","))
 	for _, l := range inv.Lines {
