@@ -319,6 +319,9 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 		return err
 	}
 	pu.BillingName = sub.BillingName
+	if pu.Email == "" {
+		pu.Email = sub.Email // the receipt goes to the subscriber (the pass has no session)
+	}
 	var token string
 	if err := r.pool.QueryRow(ctx, `SELECT payment_method_token FROM subscriptions WHERE id = $1`, j.subID).Scan(&token); err != nil {
 		return fmt.Errorf("read stored method: %w", err)
@@ -343,10 +346,7 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 		}
 		return err
 	}
-	if err := r.finish(ctx, j, "renewed", placed.InvoiceID, res); err != nil {
-		return err
-	}
-	return nil
+	return r.finish(ctx, j, "renewed", placed.InvoiceID, res)
 }
 
 // isOutage: payments (or the processor behind it) did not answer, or another worker holds

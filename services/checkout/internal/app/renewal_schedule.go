@@ -129,13 +129,13 @@ func (r *Renewer) expireEnded(ctx context.Context, res *RenewalResult) error {
 }
 
 // recordDue records the auto-renewing terms ending within the window, once each (the
-// renewals primary key).
+// renewals primary key). One statement, not batches: the anti-join over the due set is
+// one hash join, where LIMIT batches would scan the recorded rows again each time.
 func (r *Renewer) recordDue(ctx context.Context, tx pgx.Tx, now time.Time) (int, error) {
 	tag, err := tx.Exec(ctx, `INSERT INTO renewals (subscription_id, term_end, next_attempt_at)
 		SELECT s.id, s.term_end, $2 FROM subscriptions s WHERE `+dueFilter+` AND s.auto_renew
 			AND NOT EXISTS (SELECT 1 FROM renewals rn WHERE rn.subscription_id = s.id AND rn.term_end = s.term_end)
-		LIMIT $3
-		ON CONFLICT DO NOTHING`, now.Add(r.o.Window), now, r.o.Batch)
+		ON CONFLICT DO NOTHING`, now.Add(r.o.Window), now)
 	if err != nil {
 		return 0, fmt.Errorf("record due renewals: %w", err)
 	}
