@@ -599,6 +599,11 @@ func page[T any](all []T, q Query) []T {
 	return all[from:to]
 }
 
+// Pools answers an owner's pools, for other services (no caller: gRPC only, in the cluster).
+func (s *Service) Pools(ctx context.Context, owner string) (map[string]*domain.Pool, error) {
+	return s.store.ReadPools(ctx, owner, s.now())
+}
+
 // OwnerAllocations answers the allocations of the given owners, for other services.
 func (s *Service) OwnerAllocations(ctx context.Context, owners []string, t domain.TargetType) ([]Allocation, []string, error) {
 	byOwner, err := s.store.AssignmentsOf(ctx, owners, t)

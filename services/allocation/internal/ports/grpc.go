@@ -5,6 +5,7 @@ package ports
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -96,17 +97,21 @@ func (g *GRPC) GetAllocationReport(ctx context.Context, _ *allocationv1.GetAlloc
 	}
 	resp := &allocationv1.GetAllocationReportResponse{OwnerId: owner, AddOnAllocationReports: map[string]*allocationv1.AddOnAllocationReport{}}
 	for code, p := range pools {
-		r := &allocationv1.AddOnAllocationReport{AddOnCode: code, LicensingMethod: string(p.Method), Bought: i32(p.Bought),
-			Assigned: i32(p.Assigned), Free: i32(p.Free()), Expired: i32(p.Expired), IsPlan: &p.IsPlan}
-		if !p.TermEnd.IsZero() {
-			r.TermEnd = timestamppb.New(p.TermEnd)
-		}
-		for _, t := range p.Method.Targets() {
-			r.TargetTypes = append(r.TargetTypes, string(t))
-		}
-		resp.AddOnAllocationReports[code] = r
+		resp.AddOnAllocationReports[code] = poolReport(code, p)
 	}
 	return resp, nil
+}
+
+func poolReport(code string, p *domain.Pool) *allocationv1.AddOnAllocationReport {
+	r := &allocationv1.AddOnAllocationReport{AddOnCode: code, LicensingMethod: string(p.Method), Bought: i32(p.Bought),
+		Assigned: i32(p.Assigned), Free: i32(p.Free()), Expired: i32(p.Expired), IsPlan: &p.IsPlan}
+	if !p.TermEnd.IsZero() {
+		r.TermEnd = timestamppb.New(p.TermEnd)
+	}
+	for _, t := range p.Method.Targets() {
+		r.TargetTypes = append(r.TargetTypes, string(t))
+	}
+	return r
 }
 
 func i32(n int) *int32 { v := int32(n); return &v }
@@ -269,6 +274,20 @@ func (g *GRPC) GetOwnerAllocations(ctx context.Context, req *allocationv1.GetOwn
 	resp := &allocationv1.GetOwnerAllocationsResponse{UserAllocatedAddOnCodes: userAllocated}
 	for _, x := range list {
 		resp.Allocations = append(resp.Allocations, toProto(x))
+	}
+	for _, o := range owners {
+		pools, err := g.svc.Pools(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		codes := make([]string, 0, len(pools))
+		for code := range pools {
+			codes = append(codes, code)
+		}
+		slices.Sort(codes)
+		for _, code := range codes {
+			resp.Pools = append(resp.Pools, &allocationv1.OwnerPool{OwnerId: o, Pool: poolReport(code, pools[code])})
+		}
 	}
 	return resp, nil
 }

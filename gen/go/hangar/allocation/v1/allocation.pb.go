@@ -1266,10 +1266,13 @@ func (x *GetOwnerAllocationsRequest) GetTargetType() string {
 type GetOwnerAllocationsResponse struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Allocations []*Allocation          `protobuf:"bytes,1,rep,name=allocations,proto3" json:"allocations,omitempty"`
-	// Add-on codes whose pools are licensed per user allocation and have users assigned.
+	// Add-on codes that users hold (current assignments to targets of type USER).
 	UserAllocatedAddOnCodes []string `protobuf:"bytes,2,rep,name=user_allocated_add_on_codes,json=userAllocatedAddOnCodes,proto3" json:"user_allocated_add_on_codes,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	// The owners' pools, one per owner and add-on code (add_on_code, licensing_method,
+	// bought, assigned, free, expired, is_plan, term_end, target_types).
+	Pools         []*OwnerPool `protobuf:"bytes,3,rep,name=pools,proto3" json:"pools,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetOwnerAllocationsResponse) Reset() {
@@ -1312,6 +1315,66 @@ func (x *GetOwnerAllocationsResponse) GetAllocations() []*Allocation {
 func (x *GetOwnerAllocationsResponse) GetUserAllocatedAddOnCodes() []string {
 	if x != nil {
 		return x.UserAllocatedAddOnCodes
+	}
+	return nil
+}
+
+func (x *GetOwnerAllocationsResponse) GetPools() []*OwnerPool {
+	if x != nil {
+		return x.Pools
+	}
+	return nil
+}
+
+// OwnerPool is one owner's pool of one add-on.
+type OwnerPool struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OwnerId       string                 `protobuf:"bytes,1,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
+	Pool          *AddOnAllocationReport `protobuf:"bytes,2,opt,name=pool,proto3" json:"pool,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OwnerPool) Reset() {
+	*x = OwnerPool{}
+	mi := &file_hangar_allocation_v1_allocation_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OwnerPool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OwnerPool) ProtoMessage() {}
+
+func (x *OwnerPool) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_allocation_v1_allocation_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OwnerPool.ProtoReflect.Descriptor instead.
+func (*OwnerPool) Descriptor() ([]byte, []int) {
+	return file_hangar_allocation_v1_allocation_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *OwnerPool) GetOwnerId() string {
+	if x != nil {
+		return x.OwnerId
+	}
+	return ""
+}
+
+func (x *OwnerPool) GetPool() *AddOnAllocationReport {
+	if x != nil {
+		return x.Pool
 	}
 	return nil
 }
@@ -1435,10 +1498,14 @@ const file_hangar_allocation_v1_allocation_proto_rawDesc = "" +
 	"\x1aGetOwnerAllocationsRequest\x12\x1b\n" +
 	"\towner_ids\x18\x01 \x03(\tR\bownerIds\x12\x1f\n" +
 	"\vtarget_type\x18\x02 \x01(\tR\n" +
-	"targetType\"\x9f\x01\n" +
+	"targetType\"\xd6\x01\n" +
 	"\x1bGetOwnerAllocationsResponse\x12B\n" +
 	"\vallocations\x18\x01 \x03(\v2 .hangar.allocation.v1.AllocationR\vallocations\x12<\n" +
-	"\x1buser_allocated_add_on_codes\x18\x02 \x03(\tR\x17userAllocatedAddOnCodes2\xf6\t\n" +
+	"\x1buser_allocated_add_on_codes\x18\x02 \x03(\tR\x17userAllocatedAddOnCodes\x125\n" +
+	"\x05pools\x18\x03 \x03(\v2\x1f.hangar.allocation.v1.OwnerPoolR\x05pools\"g\n" +
+	"\tOwnerPool\x12\x19\n" +
+	"\bowner_id\x18\x01 \x01(\tR\aownerId\x12?\n" +
+	"\x04pool\x18\x02 \x01(\v2+.hangar.allocation.v1.AddOnAllocationReportR\x04pool2\xf6\t\n" +
 	"\x11AllocationService\x12\x9d\x01\n" +
 	"\x0fListAllocations\x12,.hangar.allocation.v1.ListAllocationsRequest\x1a-.hangar.allocation.v1.ListAllocationsResponse\"-\x82\xd3\xe4\x93\x02'\x12%/account/api/subscription/allocations\x12\xaf\x01\n" +
 	"\x13GetAllocationReport\x120.hangar.allocation.v1.GetAllocationReportRequest\x1a1.hangar.allocation.v1.GetAllocationReportResponse\"3\x82\xd3\xe4\x93\x02-\x12+/account/api/subscription/allocation/report\x12\x8b\x01\n" +
@@ -1462,7 +1529,7 @@ func file_hangar_allocation_v1_allocation_proto_rawDescGZIP() []byte {
 	return file_hangar_allocation_v1_allocation_proto_rawDescData
 }
 
-var file_hangar_allocation_v1_allocation_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_hangar_allocation_v1_allocation_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_hangar_allocation_v1_allocation_proto_goTypes = []any{
 	(*Allocation)(nil),                    // 0: hangar.allocation.v1.Allocation
 	(*ListAllocationsRequest)(nil),        // 1: hangar.allocation.v1.ListAllocationsRequest
@@ -1484,16 +1551,17 @@ var file_hangar_allocation_v1_allocation_proto_goTypes = []any{
 	(*ListTailsResponse)(nil),             // 17: hangar.allocation.v1.ListTailsResponse
 	(*GetOwnerAllocationsRequest)(nil),    // 18: hangar.allocation.v1.GetOwnerAllocationsRequest
 	(*GetOwnerAllocationsResponse)(nil),   // 19: hangar.allocation.v1.GetOwnerAllocationsResponse
-	nil,                                   // 20: hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry
-	(*timestamppb.Timestamp)(nil),         // 21: google.protobuf.Timestamp
+	(*OwnerPool)(nil),                     // 20: hangar.allocation.v1.OwnerPool
+	nil,                                   // 21: hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry
+	(*timestamppb.Timestamp)(nil),         // 22: google.protobuf.Timestamp
 }
 var file_hangar_allocation_v1_allocation_proto_depIdxs = []int32{
 	0,  // 0: hangar.allocation.v1.ListAllocationsResponse.allocations:type_name -> hangar.allocation.v1.Allocation
 	0,  // 1: hangar.allocation.v1.ListAllocationsResponse.all_assignments:type_name -> hangar.allocation.v1.Allocation
 	0,  // 2: hangar.allocation.v1.ListAllocationsResponse.plan_assignments:type_name -> hangar.allocation.v1.Allocation
 	0,  // 3: hangar.allocation.v1.ListAllocationsResponse.non_plan_assignments:type_name -> hangar.allocation.v1.Allocation
-	21, // 4: hangar.allocation.v1.AddOnAllocationReport.term_end:type_name -> google.protobuf.Timestamp
-	20, // 5: hangar.allocation.v1.GetAllocationReportResponse.add_on_allocation_reports:type_name -> hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry
+	22, // 4: hangar.allocation.v1.AddOnAllocationReport.term_end:type_name -> google.protobuf.Timestamp
+	21, // 5: hangar.allocation.v1.GetAllocationReportResponse.add_on_allocation_reports:type_name -> hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry
 	0,  // 6: hangar.allocation.v1.AssignResponse.allocation:type_name -> hangar.allocation.v1.Allocation
 	0,  // 7: hangar.allocation.v1.UnassignResponse.allocation:type_name -> hangar.allocation.v1.Allocation
 	0,  // 8: hangar.allocation.v1.BulkAssignRequest.allocations:type_name -> hangar.allocation.v1.Allocation
@@ -1502,28 +1570,30 @@ var file_hangar_allocation_v1_allocation_proto_depIdxs = []int32{
 	13, // 11: hangar.allocation.v1.ListUsersByAllocationResponse.users:type_name -> hangar.allocation.v1.AllocatedUser
 	16, // 12: hangar.allocation.v1.ListTailsResponse.tails:type_name -> hangar.allocation.v1.AllocatedTail
 	0,  // 13: hangar.allocation.v1.GetOwnerAllocationsResponse.allocations:type_name -> hangar.allocation.v1.Allocation
-	4,  // 14: hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry.value:type_name -> hangar.allocation.v1.AddOnAllocationReport
-	1,  // 15: hangar.allocation.v1.AllocationService.ListAllocations:input_type -> hangar.allocation.v1.ListAllocationsRequest
-	3,  // 16: hangar.allocation.v1.AllocationService.GetAllocationReport:input_type -> hangar.allocation.v1.GetAllocationReportRequest
-	6,  // 17: hangar.allocation.v1.AllocationService.Assign:input_type -> hangar.allocation.v1.AssignRequest
-	8,  // 18: hangar.allocation.v1.AllocationService.Unassign:input_type -> hangar.allocation.v1.UnassignRequest
-	10, // 19: hangar.allocation.v1.AllocationService.BulkAssign:input_type -> hangar.allocation.v1.BulkAssignRequest
-	12, // 20: hangar.allocation.v1.AllocationService.ListUsersByAllocation:input_type -> hangar.allocation.v1.ListUsersByAllocationRequest
-	15, // 21: hangar.allocation.v1.AllocationService.ListTails:input_type -> hangar.allocation.v1.ListTailsRequest
-	18, // 22: hangar.allocation.v1.AllocationService.GetOwnerAllocations:input_type -> hangar.allocation.v1.GetOwnerAllocationsRequest
-	2,  // 23: hangar.allocation.v1.AllocationService.ListAllocations:output_type -> hangar.allocation.v1.ListAllocationsResponse
-	5,  // 24: hangar.allocation.v1.AllocationService.GetAllocationReport:output_type -> hangar.allocation.v1.GetAllocationReportResponse
-	7,  // 25: hangar.allocation.v1.AllocationService.Assign:output_type -> hangar.allocation.v1.AssignResponse
-	9,  // 26: hangar.allocation.v1.AllocationService.Unassign:output_type -> hangar.allocation.v1.UnassignResponse
-	11, // 27: hangar.allocation.v1.AllocationService.BulkAssign:output_type -> hangar.allocation.v1.BulkAssignResponse
-	14, // 28: hangar.allocation.v1.AllocationService.ListUsersByAllocation:output_type -> hangar.allocation.v1.ListUsersByAllocationResponse
-	17, // 29: hangar.allocation.v1.AllocationService.ListTails:output_type -> hangar.allocation.v1.ListTailsResponse
-	19, // 30: hangar.allocation.v1.AllocationService.GetOwnerAllocations:output_type -> hangar.allocation.v1.GetOwnerAllocationsResponse
-	23, // [23:31] is the sub-list for method output_type
-	15, // [15:23] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	20, // 14: hangar.allocation.v1.GetOwnerAllocationsResponse.pools:type_name -> hangar.allocation.v1.OwnerPool
+	4,  // 15: hangar.allocation.v1.OwnerPool.pool:type_name -> hangar.allocation.v1.AddOnAllocationReport
+	4,  // 16: hangar.allocation.v1.GetAllocationReportResponse.AddOnAllocationReportsEntry.value:type_name -> hangar.allocation.v1.AddOnAllocationReport
+	1,  // 17: hangar.allocation.v1.AllocationService.ListAllocations:input_type -> hangar.allocation.v1.ListAllocationsRequest
+	3,  // 18: hangar.allocation.v1.AllocationService.GetAllocationReport:input_type -> hangar.allocation.v1.GetAllocationReportRequest
+	6,  // 19: hangar.allocation.v1.AllocationService.Assign:input_type -> hangar.allocation.v1.AssignRequest
+	8,  // 20: hangar.allocation.v1.AllocationService.Unassign:input_type -> hangar.allocation.v1.UnassignRequest
+	10, // 21: hangar.allocation.v1.AllocationService.BulkAssign:input_type -> hangar.allocation.v1.BulkAssignRequest
+	12, // 22: hangar.allocation.v1.AllocationService.ListUsersByAllocation:input_type -> hangar.allocation.v1.ListUsersByAllocationRequest
+	15, // 23: hangar.allocation.v1.AllocationService.ListTails:input_type -> hangar.allocation.v1.ListTailsRequest
+	18, // 24: hangar.allocation.v1.AllocationService.GetOwnerAllocations:input_type -> hangar.allocation.v1.GetOwnerAllocationsRequest
+	2,  // 25: hangar.allocation.v1.AllocationService.ListAllocations:output_type -> hangar.allocation.v1.ListAllocationsResponse
+	5,  // 26: hangar.allocation.v1.AllocationService.GetAllocationReport:output_type -> hangar.allocation.v1.GetAllocationReportResponse
+	7,  // 27: hangar.allocation.v1.AllocationService.Assign:output_type -> hangar.allocation.v1.AssignResponse
+	9,  // 28: hangar.allocation.v1.AllocationService.Unassign:output_type -> hangar.allocation.v1.UnassignResponse
+	11, // 29: hangar.allocation.v1.AllocationService.BulkAssign:output_type -> hangar.allocation.v1.BulkAssignResponse
+	14, // 30: hangar.allocation.v1.AllocationService.ListUsersByAllocation:output_type -> hangar.allocation.v1.ListUsersByAllocationResponse
+	17, // 31: hangar.allocation.v1.AllocationService.ListTails:output_type -> hangar.allocation.v1.ListTailsResponse
+	19, // 32: hangar.allocation.v1.AllocationService.GetOwnerAllocations:output_type -> hangar.allocation.v1.GetOwnerAllocationsResponse
+	25, // [25:33] is the sub-list for method output_type
+	17, // [17:25] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hangar_allocation_v1_allocation_proto_init() }
@@ -1541,7 +1611,7 @@ func file_hangar_allocation_v1_allocation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_allocation_v1_allocation_proto_rawDesc), len(file_hangar_allocation_v1_allocation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

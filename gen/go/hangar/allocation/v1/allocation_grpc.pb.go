@@ -69,8 +69,11 @@ type AllocationServiceClient interface {
 	// ListTails lists the organization's aircraft tails with their allocations, filtered,
 	// paged and sorted by tail number.
 	ListTails(ctx context.Context, in *ListTailsRequest, opts ...grpc.CallOption) (*ListTailsResponse, error)
-	// GetOwnerAllocations answers the add-ons assigned to targets of an owner, for other
-	// services (checkout). gRPC only; callers are trusted services.
+	// GetOwnerAllocations answers the add-ons assigned to targets of an owner, and the
+	// owner's pools, for other services: checkout reads a subscription's tail allocations
+	// (validate's expiring allocations, keepExpiredAllocations), the add-ons allocated to
+	// users (locked in the store) and whether the plan is licensed by user allocation
+	// (regions disabled) here. gRPC only; callers are trusted services.
 	GetOwnerAllocations(ctx context.Context, in *GetOwnerAllocationsRequest, opts ...grpc.CallOption) (*GetOwnerAllocationsResponse, error)
 }
 
@@ -202,8 +205,11 @@ type AllocationServiceServer interface {
 	// ListTails lists the organization's aircraft tails with their allocations, filtered,
 	// paged and sorted by tail number.
 	ListTails(context.Context, *ListTailsRequest) (*ListTailsResponse, error)
-	// GetOwnerAllocations answers the add-ons assigned to targets of an owner, for other
-	// services (checkout). gRPC only; callers are trusted services.
+	// GetOwnerAllocations answers the add-ons assigned to targets of an owner, and the
+	// owner's pools, for other services: checkout reads a subscription's tail allocations
+	// (validate's expiring allocations, keepExpiredAllocations), the add-ons allocated to
+	// users (locked in the store) and whether the plan is licensed by user allocation
+	// (regions disabled) here. gRPC only; callers are trusted services.
 	GetOwnerAllocations(context.Context, *GetOwnerAllocationsRequest) (*GetOwnerAllocationsResponse, error)
 	mustEmbedUnimplementedAllocationServiceServer()
 }
