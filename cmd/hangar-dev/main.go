@@ -175,22 +175,6 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
-	// through identity, and seeds the development subscriptions, promotions and gift
-	// certificates (services/checkout/README.md); submit charges through payments.
-	var kcfg checkout.Config
-	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
-		return err
-	}
-	kcfg.CatalogAddr = catalogAddr
-	kcfg.Auth.IdentityAddr = identityAddr
-	kcfg.PaymentsAddr = paymentsAddr
-	kcfg.DevSeed = true
-	ck, err := checkout.New(gctx, kcfg, os.Stdout)
-	if _, err := launch(checkout.Name, ck, err); err != nil {
-		return err
-	}
-
 	// allocation resolves sessions and lists the organization's users through identity,
 	// consumes subscription-changed events, and seeds the demo organization's licence pools
 	// (services/allocation/README.md).
@@ -201,7 +185,26 @@ func run(ctx context.Context) error {
 	acfg.Auth.IdentityAddr = identityAddr
 	acfg.DevSeed = true
 	alloc, err := allocation.New(gctx, acfg, os.Stdout)
-	if _, err := launch(allocation.Name, alloc, err); err != nil {
+	allocationAddr, err := launch(allocation.Name, alloc, err)
+	if err != nil {
+		return err
+	}
+
+	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
+	// through identity, reads who holds which licence from allocation, and seeds the
+	// development subscriptions, promotions and gift certificates
+	// (services/checkout/README.md); submit charges through payments.
+	var kcfg checkout.Config
+	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
+		return err
+	}
+	kcfg.CatalogAddr = catalogAddr
+	kcfg.Auth.IdentityAddr = identityAddr
+	kcfg.PaymentsAddr = paymentsAddr
+	kcfg.AllocationAddr = allocationAddr
+	kcfg.DevSeed = true
+	ck, err := checkout.New(gctx, kcfg, os.Stdout)
+	if _, err := launch(checkout.Name, ck, err); err != nil {
 		return err
 	}
 

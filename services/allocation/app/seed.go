@@ -26,11 +26,14 @@ const (
 var SeedTails = []string{"N412AC", "N500AC", "N612AC", "N734AC", "N801AC"}
 
 // SeedEvent is the subscription-changed event checkout's dev seed publishes for its seeded
-// business subscription (services/checkout/internal/subscription AddOns), filed under the
-// organization's account org: Business Pro and EFB Bridge for 5 users (USER_ALLOCATION),
-// the Pilatus runway analysis for 1 aircraft (TAIL_ALLOCATION); the region is not a seat.
-// Version 1 and an old change time, so checkout's own seed event and any real change
-// supersede it; it only makes the pools exist before the first event arrives.
+// business subscription, filed under the organization's account org. Its add-ons are what a
+// real order of that subscription carries (checkout builds both with the catalogue:
+// services/checkout/internal/subscription AddOns; checkout's tests compare the three):
+// Business Pro and Logbook for 5 users (USER_ALLOCATION), the Pilatus runway analysis for 1
+// aircraft (TAIL_ALLOCATION); the region and EFB Bridge (a feature of the whole organization, priced
+// once) are not seats and have no pool. Version 1 and an old change time, so checkout's own
+// seed event and any real change supersede it; it only makes the pools exist before the
+// first event arrives.
 func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
 	return &eventsv1.SubscriptionChanged{
@@ -38,7 +41,8 @@ func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 		AddOns: []*eventsv1.SubscriptionAddOn{
 			{AddOnCode: "business_pro", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
 			{AddOnCode: "included_geo_us", Quantity: 5},
-			{AddOnCode: "efb_bridge", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
+			{AddOnCode: "logbook", LicensingMethod: string(domain.UserAllocation), Quantity: 5},
+			{AddOnCode: "efb_bridge", Quantity: 1},
 			{AddOnCode: "runway_tp_pilatus", LicensingMethod: string(domain.TailAllocation), Quantity: 1},
 		},
 		Quantity: 5, TermStart: timestamppb.New(day(-222)), TermEnd: timestamppb.New(day(143)),

@@ -54,6 +54,9 @@ type Config struct {
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
+	// AllocationAddr is the allocation service, which owns who holds which licence.
+	AllocationAddr    string        `env:"ALLOCATION_ADDR" default:"" doc:"gRPC address of the allocation service (tail allocations, add-ons allocated to users); unset: subscriptions have no allocations (checkout alone)"`
+	AllocationTimeout time.Duration `env:"CHECKOUT_ALLOCATION_TIMEOUT" default:"2s" doc:"how long a preview waits for the allocation service before pricing without it (pooled add-ons locked, notice ALLOCATIONS_UNAVAILABLE)"`
 	Renewal           RenewalConfig
 }
 
@@ -109,10 +112,13 @@ type App struct {
 	conn     *grpc.ClientConn
 	identity *grpc.ClientConn // nil without IDENTITY_ADDR
 	payments *grpc.ClientConn
+	alloc    *grpc.ClientConn // nil without ALLOCATION_ADDR
 	orders   *order.Pipeline
 	renewer  *iapp.Renewer
 	deps     server.Deps
 	shutdown func(context.Context) error
+	// catalogLoaded is closed once the first catalogue is in memory.
+	catalogLoaded chan struct{}
 }
 
 // New builds the service; logs go to logOut.
@@ -146,7 +152,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return nil, err
 	}
 	store := adapters.NewStore(pool)
-	a := &App{cfg: cfg, log: log, pool: pool, conn: conn, payments: payConn, store: store, deps: deps, shutdown: shutdown}
+	a := &App{cfg: cfg, log: log, pool: pool, conn: conn, payments: payConn, store: store, deps: deps, shutdown: shutdown, catalogLoaded: make(chan struct{})}
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	if err := a.installAuth(tp); err != nil {
 		pool.Close()
@@ -163,6 +169,16 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	if a.identity != nil {
 		opts.Accounts = adapters.NewIdentityClient(a.identity)
+	}
+	if cfg.AllocationAddr != "" {
+		a.alloc, err = kitclient.Dial(cfg.AllocationAddr, adapters.AllocationKit(deps.Registry, cfg.AllocationTimeout), tp, deps.Propagator)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("dial allocation %s: %w", cfg.AllocationAddr, err)
+		}
+		opts.Allocations = adapters.NewAllocationClient(a.alloc, cfg.AllocationTimeout)
+	} else {
+		log.WarnContext(ctx, "ALLOCATION_ADDR is unset: subscriptions are priced without allocations")
 	}
 	if cfg.RecaptchaRequired {
 		opts.Verifier = iapp.DevVerifier{}
@@ -231,6 +247,9 @@ func (a *App) Run(ctx context.Context) error {
 	defer a.payments.Close()
 	if a.identity != nil {
 		defer a.identity.Close()
+	}
+	if a.alloc != nil {
+		defer a.alloc.Close()
 	}
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
 	go a.startData(ctx)
@@ -311,7 +330,18 @@ func (a *App) prepareData(ctx context.Context) error {
 		return err
 	}
 	if a.cfg.DevSeed {
-		if err := adapters.Seed(ctx, a.store, time.Now()); err != nil {
+		// The seed's subscription-changed events are built with the catalogue, as an order's
+		// are, so the allocation service files the same pools for both.
+		select {
+		case <-a.catalogLoaded:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cat, err := a.svc.Catalog()
+		if err != nil {
+			return err
+		}
+		if err := adapters.Seed(ctx, a.store, time.Now(), cat); err != nil {
 			return err
 		}
 		a.log.InfoContext(ctx, "development data seeded (see services/checkout/README.md)")
@@ -328,6 +358,7 @@ func (a *App) startCatalogue(ctx context.Context) {
 		cancel()
 		if ok {
 			ready.Set("catalogue", "")
+			close(a.catalogLoaded)
 			break
 		}
 		ready.Set("catalogue", "waiting for the catalog service")

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
 	identity "github.com/hangar/hangar/services/identity/app"
@@ -86,6 +89,41 @@ func startIdentity(t *testing.T) (grpcAddr, base string) {
 	return g, "http://" + h
 }
 
+// startAllocation runs the real allocation service with its dev seed (Acme's tails, the
+// runway analysis on N412AC), consuming subscription-changed from brokers, and answers its
+// gRPC address (checkout's ALLOCATION_ADDR) and REST base URL.
+func startAllocation(t *testing.T, identityAddr string, brokers []string) (grpcAddr, base string) {
+	t.Helper()
+	vars := map[string]string{
+		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
+		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(brokers, ","), "IDENTITY_ADDR": identityAddr,
+		"ALLOCATION_DEV_SEED": "true", "TRUSTED_PROXIES": "0", "LOG_LEVEL": "warn",
+	}
+	var cfg allocation.Config
+	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := allocation.New(ctx, cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servicetest.Run(t, ctx, cancel, a)
+	g, h, _ := a.Addrs()
+	return g, "http://" + h
+}
+
+// eventually polls cond until it holds or 20 s pass (events are consumed asynchronously).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 20 s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // login logs a demo account in at identity and answers the session cookie to send along.
 func login(t *testing.T, identityBase, email string) string {
 	t.Helper()
@@ -149,7 +187,16 @@ func items(m map[string]any) []map[string]any {
 
 func TestAPI(t *testing.T) {
 	idGRPC, idBase := startIdentity(t)
-	base := start(t, map[string]string{"CHECKOUT_CODE_ATTEMPTS": "3", "CHECKOUT_CODE_WINDOW": "1h", "IDENTITY_ADDR": idGRPC})
+	broker, err := kafka.StartBroker(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+	// The real allocation service: checkout's seed events reach it through the broker, and
+	// checkout reads who holds what from it over gRPC.
+	allocGRPC, allocBase := startAllocation(t, idGRPC, broker.Addrs())
+	base := start(t, map[string]string{"CHECKOUT_CODE_ATTEMPTS": "3", "CHECKOUT_CODE_WINDOW": "1h", "IDENTITY_ADDR": idGRPC,
+		"ALLOCATION_ADDR": allocGRPC, "KAFKA_BROKERS": strings.Join(broker.Addrs(), ",")})
 	pilot := "00000000-0000-4000-8000-000000000001"
 	pilotSession := login(t, idBase, "pilot@demo.hangar.test")
 	strs := func(v any) []string {
@@ -213,13 +260,42 @@ func TestAPI(t *testing.T) {
 			t.Errorf("%v", m)
 		}
 	})
-	t.Run("business owner: regions disabled, allocated products locked, allocations asked about", func(t *testing.T) {
+	t.Run("business owner: regions disabled, allocated products locked, allocations asked about, all from the allocation service", func(t *testing.T) {
 		owner := login(t, idBase, "owner@acme.hangar.test")
-		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_eu","runway_tp_pilatus"],"quantity":5}`, "Cookie", owner)
-		if m["regionsDisabled"] != true || !has(m["lockedAddOns"], "efb_bridge") || !has(m["addOns"], "efb_bridge") || !has(m["addOns"], "included_geo_us") || has(m["addOns"], "included_geo_eu") {
-			t.Errorf("%v", m)
+		report := func() map[string]any {
+			_, r := call(t, "GET", allocBase+"/account/api/subscription/allocation/report", "", "Cookie", owner)
+			m, _ := r["addOnAllocationReports"].(map[string]any)
+			return m
 		}
-		drop := `"addOns":["business_pro","included_geo_us","efb_bridge"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true`
+		// The pools come from checkout's seed event (and allocation's own seed); the dev seed
+		// gives N412AC the one runway licence.
+		eventually(t, "Acme's pools and the N412AC runway licence", func() bool {
+			r := report()
+			lb, _ := r["logbook"].(map[string]any)
+			rw, _ := r["runway_tp_pilatus"].(map[string]any)
+			return lb != nil && rw != nil && rw["assigned"] == 1.0
+		})
+		assign := func(path, code, target, typ string) {
+			t.Helper()
+			status, m := call(t, "POST", allocBase+"/account/api/subscription/allocation/"+path,
+				`{"addOnCodes":["`+code+`"],"targetId":"`+target+`","targetType":"`+typ+`"}`, "Cookie", owner)
+			if status != 200 {
+				t.Fatalf("%s %s to %s: %d %v", path, code, target, status, m)
+			}
+		}
+		// Nobody holds Logbook yet: it may be toggled.
+		cart := `{"addOns":["business_pro","included_geo_eu","runway_tp_pilatus"],"quantity":5}`
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", cart, "Cookie", owner)
+		if m["regionsDisabled"] != true || has(m["lockedAddOns"], "logbook") || has(m["addOns"], "logbook") || has(m["errorCodes"], "ALLOCATIONS_UNAVAILABLE") {
+			t.Errorf("before assigning: %v", m)
+		}
+		// The owner takes a Logbook licence at the allocation service: now it is locked.
+		assign("assign", "logbook", "00000000-0000-4000-8000-000000000002", "USER")
+		_, m = call(t, "POST", base+"/buy/api/invoice/preview", cart, "Cookie", owner)
+		if m["regionsDisabled"] != true || !has(m["lockedAddOns"], "logbook") || !has(m["addOns"], "logbook") || !has(m["addOns"], "included_geo_us") || has(m["addOns"], "included_geo_eu") {
+			t.Errorf("after assigning: %v", m)
+		}
+		drop := `"addOns":["business_pro","included_geo_us","logbook","efb_bridge"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true`
 		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+drop+`}`, "Cookie", owner)
 		allocs, _ := m["allocations"].([]any)
 		if m["status"] != "fail" || len(allocs) != 1 || allocs[0].(map[string]any)["targetId"] != "N412AC" {
@@ -233,6 +309,14 @@ func TestAPI(t *testing.T) {
 		_, m = call(t, "POST", base+"/buy/api/invoice/preview", `{`+drop+`,"keepExpiredAllocations":true}`, "Cookie", owner)
 		if !has(m["addOns"], "runway_tp_pilatus") {
 			t.Errorf("kept: %v", m)
+		}
+		// Read live, not cached: the runway licence moves to N500AC at the allocation service,
+		// and the next validate names N500AC.
+		assign("unassign", "runway_tp_pilatus", "N412AC", "TAIL")
+		assign("assign", "runway_tp_pilatus", "N500AC", "TAIL")
+		_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+drop+`}`, "Cookie", owner)
+		if allocs, _ := m["allocations"].([]any); len(allocs) != 1 || allocs[0].(map[string]any)["targetId"] != "N500AC" {
+			t.Errorf("after moving the licence: %v", m)
 		}
 	})
 
@@ -386,5 +470,47 @@ func TestPreviewNeedsXSRF(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), `"code":"permission_denied"`) {
 		t.Errorf("POST without XSRF = %d %s; want 403 permission_denied", resp.StatusCode, b)
+	}
+}
+
+// While the allocation service does not answer, a preview is still priced (200), says so
+// (ALLOCATIONS_UNAVAILABLE and a notice among the adjustments) and keeps every pooled
+// add-on of the subscription as it is, so no allocation can end without the buyer being
+// asked; validate does not ask about tail allocations it cannot see.
+func TestPreviewWithoutTheAllocationService(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := l.Addr().String()
+	l.Close() // nothing listens there: every call is refused
+	base := start(t, map[string]string{"ALLOCATION_ADDR": down})
+	acme := `"accountId":"00000000-0000-4000-8000-000000000002"`
+	code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{`+acme+`,"addOns":["business_pro","included_geo_eu"],"quantity":5}`)
+	if code != 200 {
+		t.Fatalf("preview with allocation down: %d %v", code, m)
+	}
+	var notices []string
+	list, _ := m["adjustments"].([]any)
+	for _, x := range list {
+		if a, _ := x.(map[string]any); a["action"] == "notice" {
+			notices = append(notices, a["reason"].(string))
+		}
+	}
+	codes, _ := m["errorCodes"].([]any)
+	locked, _ := m["lockedAddOns"].([]any)
+	addOns, _ := json.Marshal(m["addOns"])
+	if len(notices) != 1 || !strings.Contains(notices[0], "cannot be checked right now") || len(codes) != 1 || codes[0] != "ALLOCATIONS_UNAVAILABLE" {
+		t.Errorf("no clear notice: notices %v, error codes %v", notices, codes)
+	}
+	// Pooled: Business Pro (the plan: never locked), Logbook (per user) and the runway
+	// analysis (per tail); the region and EFB Bridge have no pool and stay free.
+	if m["regionsDisabled"] != true || len(locked) != 2 || locked[0] != "logbook" || locked[1] != "runway_tp_pilatus" ||
+		!strings.Contains(string(addOns), `"logbook"`) || !strings.Contains(string(addOns), `"runway_tp_pilatus"`) || strings.Contains(string(addOns), `"efb_bridge"`) {
+		t.Errorf("locked %v, regions disabled %v, add-ons %s", locked, m["regionsDisabled"], addOns)
+	}
+	_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+acme+`,"addOns":["business_pro","included_geo_us","logbook"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true}`)
+	if allocs, _ := m["allocations"].([]any); code != 200 || len(allocs) != 0 {
+		t.Errorf("validate with allocation down: %v", m)
 	}
 }

@@ -24,8 +24,10 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/internal/platform/telemetry"
+	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
+	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
 
@@ -204,6 +206,8 @@ func newBuyer(tag string) string {
 
 func TestSubmit(t *testing.T) {
 	st := startStack(t, nil)
+	// Read before a subtest relays (and so deletes) the outbox.
+	seedEvents := st.subscriptionEvents(t, adapters.SeedSubscriptionID(adapters.SeedBusiness), "seed")
 
 	t.Run("100 concurrent submits with one key: one charge, one order, one subscription change, one event", func(t *testing.T) {
 		body := quoted(t, st.base, newBuyer("burst"), st.tokenize(t, "4111111111111111"), "")
@@ -267,6 +271,47 @@ func TestSubmit(t *testing.T) {
 		}
 		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != 1 {
 			t.Errorf("%d charges after the replays", n)
+		}
+	})
+
+	t.Run("the seeded Acme subscription files the same pools as a real order of it", func(t *testing.T) {
+		owner := login(t, st.idBase, "owner@acme.hangar.test")
+		_, me := call(t, "GET", st.idBase+"/buy/api/me", "", "Cookie", owner)
+		org, _ := me["organizationAccount"].(string)
+		// The pools an event files: its add-ons with a licensing method (the others, such as
+		// regions and the not-purchased markers an order adds, have none).
+		pools := func(ev *eventsv1.SubscriptionChanged) map[string]string {
+			out := map[string]string{}
+			for _, a := range ev.GetAddOns() {
+				if a.GetLicensingMethod() != "" {
+					out[a.GetAddOnCode()] = fmt.Sprintf("%s/%d", a.GetLicensingMethod(), a.GetQuantity())
+				}
+			}
+			return out
+		}
+		seed := seedEvents
+		if len(seed) == 0 {
+			t.Fatal("no seed event for the business subscription")
+		}
+		// The same subscription bought for real: its add-ons at the same quantity.
+		add, _ := json.Marshal(adapters.SeedBusinessAddOns)
+		cfg := `{"currency":"USD","addOns":` + string(add) + `,"quantity":5,` +
+			`"isLicenseAgreementChecked":true,"isEulaChecked":true,"billingInfo":{"zipcode":"94105","country":"US"}}`
+		code, m, _ := submitRaw(t, st.base, "acme-same-licences", quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), owner), owner)
+		bought := st.subscriptionEvents(t, adapters.SeedSubscriptionID(adapters.SeedBusiness), "renewal")
+		if code != 200 || len(bought) != 1 {
+			t.Fatalf("submit: %d %v (%d renewal events)", code, m, len(bought))
+		}
+		want := pools(bought[0])
+		// EFB Bridge is one per organization with no pool (the seed once filed 5 per user).
+		if len(want) != 3 || want["business_pro"] != "USER_ALLOCATION/5" || want["logbook"] != "USER_ALLOCATION/5" || want["runway_tp_pilatus"] != "TAIL_ALLOCATION/1" {
+			t.Errorf("a real order's add-ons: %v", want)
+		}
+		for name, got := range map[string]map[string]string{"checkout's seed event": pools(seed[0]),
+			"allocation's dev seed event": pools(allocation.SeedEvent(org, time.Now()))} {
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s files %v; a real order files %v", name, got, want)
+			}
 		}
 	})
 
@@ -482,6 +527,35 @@ func TestSubmitCrashBetweenChargeAndWrite(t *testing.T) {
 	if code != 200 || m["invoiceId"] == "" {
 		t.Errorf("the key after reconciling: %d %v", code, m)
 	}
+}
+
+// subscriptionEvents answers the subscription-changed events of one subscription and kind
+// of change still in checkout's outbox, oldest first.
+func (st *stack) subscriptionEvents(t *testing.T, subscriptionID, change string) []*eventsv1.SubscriptionChanged {
+	t.Helper()
+	rows, err := st.checkoutDB.Query(context.Background(), `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id`, events.TopicSubscriptionChanged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []*eventsv1.SubscriptionChanged
+	for rows.Next() {
+		var b []byte
+		var ev eventsv1.SubscriptionChanged
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := proto.Unmarshal(b, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetSubscriptionId() == subscriptionID && ev.GetChange() == change {
+			out = append(out, &ev)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // relayAndRead publishes the outbox to the in-process broker and reads topic's first message.

@@ -38,14 +38,14 @@ func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
-	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip, allocated_add_ons,
+	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip,
 	auto_renew, billing_name, billing_address, billing_address2, billing_city, billing_state, version`
 
 func scanSub(row pgx.Row) (*domain.Subscription, error) {
 	var s domain.Subscription
 	err := row.Scan(&s.ID, &s.AccountID, &s.Email, &s.Name, &s.PlanCode, &s.AddOns, &s.Quantity, &s.Currency, &s.PriceInCents,
 		&s.TermStart, &s.TermEnd, &s.PaymentSource, &s.PaymentMethod, &s.BillingMethod, &s.LicensingMethod,
-		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip, &s.AllocatedAddOns,
+		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip,
 		&s.AutoRenew, &s.BillingName, &s.BillingAddress, &s.BillingAddress2, &s.BillingCity, &s.BillingState, &s.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -56,62 +56,39 @@ func scanSub(row pgx.Row) (*domain.Subscription, error) {
 	return &s, nil
 }
 
-// Subscription answers a subscription by id, or nil.
+// Subscription answers a subscription by id, or nil. Its allocations are not here: the
+// allocation service owns them (the app layer asks it).
 func (s *Store) Subscription(ctx context.Context, id string) (*domain.Subscription, error) {
-	return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id)))
-}
-
-// withAllocations completes a subscription with its tail allocations.
-func (s *Store) withAllocations(ctx context.Context) func(*domain.Subscription, error) (*domain.Subscription, error) {
-	return func(sub *domain.Subscription, err error) (*domain.Subscription, error) {
-		if err != nil || sub == nil {
-			return sub, err
-		}
-		rows, err := s.pool.Query(ctx, `SELECT add_on_codes, target_id, target_owner_id, target_type FROM allocations
-			WHERE subscription_id = $1 ORDER BY target_type, target_id`, sub.ID)
-		if err != nil {
-			return nil, fmt.Errorf("read allocations: %w", err)
-		}
-		sub.Allocations, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (domain.Allocation, error) {
-			var a domain.Allocation
-			err := r.Scan(&a.AddOnCodes, &a.TargetID, &a.TargetOwnerID, &a.TargetType)
-			return a, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read allocations: %w", err)
-		}
-		return sub, nil
-	}
+	return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id))
 }
 
 // SubscriptionOf answers the latest subscription of an account (by id, or else by e-mail), or nil.
 func (s *Store) SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error) {
 	if accountID != "" {
-		return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE account_id = $1 ORDER BY term_end DESC LIMIT 1`, accountID)))
+		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE account_id = $1 ORDER BY term_end DESC LIMIT 1`, accountID))
 	}
 	if email != "" {
-		return s.withAllocations(ctx)(scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE lower(email) = lower($1) ORDER BY term_end DESC LIMIT 1`, email)))
+		return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE lower(email) = lower($1) ORDER BY term_end DESC LIMIT 1`, email))
 	}
 	return nil, nil
 }
 
-// PutSubscription inserts or replaces a subscription.
-func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) error {
+// PutSubscription inserts or replaces a subscription (the dev seed) and publishes its
+// subscription-changed event. cat tells the licensing method of each add-on, exactly as an
+// order's event does (subscription.AddOns), so the allocation service files the same pools
+// for a seeded subscription as for a real purchase of it.
+func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription, cat *domain.Catalog) error {
 	nullable := func(v string) any {
 		if v == "" {
 			return nil
 		}
 		return v
 	}
-	allocated := sub.AllocatedAddOns
-	if allocated == nil {
-		allocated = []string{}
-	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency,
 		price_in_cents, term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
-		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip, allocated_add_ons)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)
+		parent_account_id, organization_id, military, valid, business_id, billing_country, billing_zip)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)
 		ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, email = EXCLUDED.email, name = EXCLUDED.name,
 		plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons, quantity = EXCLUDED.quantity, currency = EXCLUDED.currency,
 		price_in_cents = EXCLUDED.price_in_cents, term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end,
@@ -119,33 +96,21 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription) e
 		licensing_method = EXCLUDED.licensing_method, parent_account_id = EXCLUDED.parent_account_id,
 		organization_id = EXCLUDED.organization_id, military = EXCLUDED.military, valid = EXCLUDED.valid,
 		business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country, billing_zip = EXCLUDED.billing_zip,
-		allocated_add_ons = EXCLUDED.allocated_add_ons, auto_renew = true, version = subscriptions.version + 1, updated_at = now()
+		auto_renew = true, version = subscriptions.version + 1, updated_at = now()
 		RETURNING version`,
 			sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
 			sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,
-			nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip, allocated).Scan(&sub.Version)
+			nullable(sub.ParentAccountID), nullable(sub.OrganizationID), sub.Military, sub.Valid, sub.BusinessID, sub.BillingCountry, sub.BillingZip).Scan(&sub.Version)
 		if err != nil {
 			return fmt.Errorf("store subscription %s: %w", sub.ID, err)
 		}
 		// Consumers (identity's plan flags, allocation's licence pools) learn the state.
 		sub.AutoRenew = true
-		ev, err := subscription.Changed{Sub: sub, Change: "seed", At: time.Now()}.Event()
+		ev, err := subscription.Changed{Sub: sub, Change: "seed", At: time.Now(), Catalog: cat}.Event()
 		if err != nil {
 			return err
 		}
-		if err := kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM allocations WHERE subscription_id = $1`, sub.ID); err != nil {
-			return fmt.Errorf("store allocations of %s: %w", sub.ID, err)
-		}
-		for _, a := range sub.Allocations {
-			if _, err := tx.Exec(ctx, `INSERT INTO allocations (subscription_id, target_type, target_id, target_owner_id, add_on_codes)
-			VALUES ($1, $2, $3, $4, $5)`, sub.ID, a.TargetType, a.TargetID, a.TargetOwnerID, a.AddOnCodes); err != nil {
-				return fmt.Errorf("store allocation %s of %s: %w", a.TargetID, sub.ID, err)
-			}
-		}
-		return nil
+		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev)
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
 )
 
 func TestStore(t *testing.T) {
@@ -28,7 +29,7 @@ func TestStore(t *testing.T) {
 	s := adapters.NewStore(pool)
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	for range 2 { // the seed is idempotent
-		if err := adapters.Seed(ctx, s, now); err != nil {
+		if err := adapters.Seed(ctx, s, now, domaintest.MustCatalog(t)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -36,10 +36,20 @@ const (
 // SeedSubscriptionID answers the subscription id of a seeded account.
 func SeedSubscriptionID(account string) string { return "1" + account[1:] }
 
+// SeedBusinessAddOns are the seeded business subscription's add-ons: 5 licences of Business
+// Pro allocated to users, with Logbook for each (a per-licence add-on: a USER_ALLOCATION pool
+// of 5 that, once assigned to a user, is locked in the store), EFB Bridge for the whole
+// organization (no pool) and one Pilatus runway analysis (a TAIL_ALLOCATION pool of 1).
+// Their pools at the allocation service are what a real order of them files: the seed's
+// subscription-changed event is built with the catalogue like an order's (PutSubscription),
+// and allocation's own dev seed repeats it (checkout's tests compare them).
+var SeedBusinessAddOns = []string{"business_pro", "included_geo_us", "logbook", "efb_bridge", "runway_tp_pilatus"}
+
 // Seed writes the development data: one subscription per path of the store, promotions and
 // gift certificates. It is idempotent: every run resets the rows to the same shape relative
 // to now (e.g. the pilot always has 143 unused days), so dev and browser tests can rely on it.
-func Seed(ctx context.Context, s *Store, now time.Time) error {
+// cat is the catalogue the subscription-changed events are built with (as an order's are).
+func Seed(ctx context.Context, s *Store, now time.Time, cat *domain.Catalog) error {
 	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
 	sub := func(account, email, name, plan string, addOns []string, qty int, price int64) *domain.Subscription {
 		return &domain.Subscription{ID: SeedSubscriptionID(account), AccountID: account, Email: email, Name: name, PlanCode: plan,
@@ -55,12 +65,11 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 	child.ParentAccountID = SeedGroup
 	agency := sub(SeedAgency, "agency@example.com", "Military Flight Bag One", "mfb_one", []string{"mfb_one", "included_geo_us"}, 1, 0)
 	agency.Military, agency.PaymentSource, agency.PaymentMethod = true, domain.PaymentThirdParty, "CHECK"
-	biz := sub(SeedBusiness, SeedBusinessEmail, "Business Pro", "business_pro", []string{"business_pro", "included_geo_us", "efb_bridge", "runway_tp_pilatus"}, 5, 5*25000+30000+16000)
+	biz := sub(SeedBusiness, SeedBusinessEmail, "Business Pro", "business_pro", SeedBusinessAddOns, 5, 5*25000+5*5000+30000+16000)
+	// The organization's account is identity's Acme owner: the owner of the licence pools.
+	// Which licences are assigned to whom (the Pilatus runway analysis to N412AC) is the
+	// allocation service's (its dev seed); checkout asks it.
 	biz.OrganizationID, biz.LicensingMethod = SeedBusiness, domain.LicensingUserAllocation
-	// EFB Bridge is allocated to users (cannot be toggled here); the Pilatus runway analysis
-	// is allocated to one tail (dropping it asks whether to keep the allocation).
-	biz.AllocatedAddOns = []string{"efb_bridge"}
-	biz.Allocations = []domain.Allocation{{AddOnCodes: []string{"runway_tp_pilatus"}, TargetID: "N412AC", TargetOwnerID: SeedBusiness, TargetType: "TAIL"}}
 	subs := []*domain.Subscription{
 		sub(SeedPilot, SeedPilotEmail, "Premium", "performance", []string{"performance", "included_geo_us", "add_geo_eu"}, 1, 47000),
 		biz, mil,
@@ -70,7 +79,7 @@ func Seed(ctx context.Context, s *Store, now time.Time) error {
 		agency,
 	}
 	for _, x := range subs {
-		if err := s.PutSubscription(ctx, x); err != nil {
+		if err := s.PutSubscription(ctx, x, cat); err != nil {
 			return err
 		}
 	}

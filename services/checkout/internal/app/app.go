@@ -56,6 +56,8 @@ type Service struct {
 	accounts Accounts
 	verifier HumanVerifier
 	submits  singleflight.Group
+	// allocations is the allocation service; nil: no allocations (checkout alone).
+	allocations Allocations
 }
 
 // Options configure a Service.
@@ -72,6 +74,8 @@ type Options struct {
 	Subs     SubscriptionStore
 	Accounts Accounts
 	Verifier HumanVerifier
+	// Allocations reads the allocation service (nil: subscriptions have no allocations).
+	Allocations Allocations
 }
 
 // New builds the service.
@@ -81,7 +85,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -188,7 +192,12 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 			in.BusinessID = sub.BusinessID
 		}
 	}
+	allocated := s.withAllocations(ctx, sub, cat)
 	cart := s.rules.Normalize(cat, in, sub)
+	if !allocated {
+		cart.ErrorCodes = append(cart.ErrorCodes, CodeAllocationsUnavailable)
+		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable})
+	}
 	if len(cart.PromoCodes)+len(cart.GiftCodes) > 0 {
 		if err := s.limiter.Allow(ctx, caller.Client, firstNonEmpty(accountID, strings.ToLower(cart.Email))); err != nil {
 			return nil, err

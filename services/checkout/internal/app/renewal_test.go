@@ -109,7 +109,7 @@ func newRenewalEnvWith(t *testing.T, pipeOpts func(*order.Options)) *renewalEnv 
 	}
 	store := adapters.NewStore(pool)
 	seeded := time.Date(2026, 7, 10, 12, 0, 0, 0, time.UTC)
-	if err := adapters.Seed(ctx, store, seeded); err != nil {
+	if err := adapters.Seed(ctx, store, seeded, domaintest.MustCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	e := &renewalEnv{pool: pool, clock: &clock{t: seeded}, pay: &fakePayments{byKey: map[string]order.Charge{}, paid: map[string]int{}}}

@@ -37,7 +37,9 @@ type SubscriptionDetail struct {
 	Military       bool      `json:"military,omitempty"`
 	ParentAccount  string    `json:"parentAccountId,omitempty"`
 	Licensing      string    `json:"licensingMethod,omitempty"`
-	// ExpireAllocations are the tail allocations the buyer acknowledged as ending.
+	// ExpireAllocations are the tail allocations the buyer acknowledged as ending (a record
+	// of the order: the allocation service expires them when the subscription-changed event
+	// without their add-ons arrives).
 	ExpireAllocations []string `json:"expireAllocations,omitempty"`
 }
 
@@ -136,13 +138,6 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 		o.PaymentMethodToken, CardExpiry(o.CardExpires)).Scan(&version)
 	if err != nil {
 		return nil, fmt.Errorf("write subscription: %w", err)
-	}
-	for _, a := range d.ExpireAllocations {
-		typ, id, _ := strings.Cut(a, "|")
-		if _, err := tx.Exec(ctx, `DELETE FROM allocations WHERE subscription_id = $1 AND target_type = $2 AND target_id = $3`,
-			d.SubscriptionID, typ, id); err != nil {
-			return nil, fmt.Errorf("expire allocation: %w", err)
-		}
 	}
 	ev := &eventsv1.SubscriptionChanged{SubscriptionId: d.SubscriptionID, AccountId: o.AccountID, OrganizationId: o.OrganizationID,
 		PlanCode: d.PlanCode, Quantity: int32(d.Quantity), TermStart: timestamppb.New(d.TermStart), TermEnd: timestamppb.New(d.TermEnd),

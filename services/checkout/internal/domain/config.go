@@ -157,11 +157,14 @@ type Subscription struct {
 	BusinessID      string
 	BillingCountry  string
 	BillingZip      string
-	// AllocatedAddOns are add-ons allocated to users (addOnObjects with licensing method
-	// USER_ALLOCATION): they cannot be toggled here, only on the product's users page.
+	// What the allocation service reports about the owner's licences, filled per request
+	// (never stored here). AllocatedAddOns are add-ons users hold: they cannot be toggled
+	// here, only on the product's users page. Allocations are the tail allocations.
+	// UsersAllocated: the plan's licences are pooled for user allocation (regions follow
+	// the subscription).
 	AllocatedAddOns []string
-	// Allocations are the subscription's tail allocations.
-	Allocations []Allocation
+	Allocations     []Allocation
+	UsersAllocated  bool
 	// AutoRenew, the billing contact (spec 001 §3) and the version of the last change.
 	AutoRenew                                                               bool
 	BillingName, BillingAddress, BillingAddress2, BillingCity, BillingState string
@@ -180,7 +183,7 @@ func (s *Subscription) Contact() BillingContact {
 }
 
 // UserAllocation reports whether the subscription's licences are allocated to users.
-func (s *Subscription) UserAllocation() bool { return s.LicensingMethod == LicensingUserAllocation }
+func (s *Subscription) UserAllocation() bool { return s.UsersAllocated }
 
 // LicensingUserAllocation is the licensing method of licences allocated to users.
 const LicensingUserAllocation = "USER_ALLOCATION"

@@ -50,8 +50,9 @@ func (c Changed) Event() (kafka.Event, error) {
 // when its licences are allocated to users), or else the catalogue's, and its quantity;
 // per-organisation ones one each, with the catalogue's method when it has one (a runway
 // package: TAIL_ALLOCATION, one tail); regions, features and not-purchased markers none.
-// Without a catalogue (the dev seed) the names decide: regions and markers carry none,
-// runway packages go to one tail.
+// Without a catalogue (an order fulfilled before one was loaded) the names decide: regions
+// and markers carry none, runway packages go to one tail. The dev seed waits for the
+// catalogue, so seeded subscriptions file the pools a real order files.
 func AddOns(codes []string, qty int, licensing string, cat *domain.Catalog) []*eventsv1.SubscriptionAddOn {
 	out := make([]*eventsv1.SubscriptionAddOn, 0, len(codes))
 	for _, code := range codes {

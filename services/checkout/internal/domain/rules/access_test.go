@@ -15,7 +15,7 @@ func business() *domain.Subscription {
 	s := pilot()
 	s.ID, s.AccountID, s.Email, s.PlanCode, s.Quantity = "sub-2", "00000000-0000-4000-8000-000000000002", "owner@acme.hangar.test", "business_pro", 5
 	s.AddOns = []string{"business_pro", "included_geo_us", "efb_bridge", "runway_tp_pilatus"}
-	s.LicensingMethod = domain.LicensingUserAllocation
+	s.LicensingMethod, s.UsersAllocated = domain.LicensingUserAllocation, true
 	s.AllocatedAddOns = []string{"efb_bridge"}
 	s.Allocations = []domain.Allocation{{AddOnCodes: []string{"runway_tp_pilatus"}, TargetID: "N412AC", TargetType: "TAIL"}}
 	return s

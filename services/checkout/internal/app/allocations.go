@@ -1,0 +1,83 @@
+package app
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
+)
+
+// Allocations is the allocation service as checkout reads it (issue 13): it owns the
+// licence pools and who holds what; checkout keeps no copy.
+type Allocations interface {
+	OwnerAllocations(ctx context.Context, owners []string) (*OwnerAllocations, error)
+}
+
+// OwnerAllocations is what the allocation service answers about the owners of a
+// subscription's licences (its organization and its account).
+type OwnerAllocations struct {
+	// Tails are the tail allocations with current add-ons.
+	Tails []domain.Allocation
+	// UserAllocated are the add-on codes users hold.
+	UserAllocated []string
+	Pools         []Pool
+}
+
+// Pool is one owner's pool of one add-on.
+type Pool struct {
+	Owner, Code, Method string
+	IsPlan              bool
+	Bought, Assigned    int
+}
+
+// Messages and codes of a preview priced without the allocation service (its answer
+// failed or timed out): the preview is still priced, conservatively.
+const (
+	CodeAllocationsUnavailable = "ALLOCATIONS_UNAVAILABLE"
+	MsgAllocationsUnavailable  = "Your licence allocations cannot be checked right now, so products that may be allocated to users or aircraft are kept as they are. Please try again in a few minutes to change them."
+)
+
+// withAllocations completes sub with what the allocation service says about its owners'
+// licences. It answers false when the service could not answer: then, so that no
+// assignment ends without the buyer being asked, every add-on of the subscription that is
+// pooled (has a licensing method, as its subscription-changed event says) is locked like an
+// allocated product, regions follow the subscription when it is licensed by user
+// allocation, and no tail allocations are listed (their add-ons are locked instead).
+func (s *Service) withAllocations(ctx context.Context, sub *domain.Subscription, cat *domain.Catalog) bool {
+	if s.allocations == nil || sub == nil {
+		return true
+	}
+	var owners []string
+	for _, o := range []string{sub.OrganizationID, sub.AccountID} {
+		if o != "" && !slices.Contains(owners, o) {
+			owners = append(owners, o)
+		}
+	}
+	if len(owners) == 0 {
+		return true
+	}
+	got, err := s.allocations.OwnerAllocations(ctx, owners)
+	if err != nil {
+		s.log.WarnContext(ctx, "allocation service unavailable: pricing with pooled add-ons locked", "subscription", sub.ID, "err", err.Error())
+		sub.Allocations, sub.AllocatedAddOns = nil, nil
+		for _, a := range subscription.AddOns(sub.AddOns, sub.Quantity, sub.LicensingMethod, cat) {
+			if a.GetLicensingMethod() != "" {
+				sub.AllocatedAddOns = append(sub.AllocatedAddOns, a.GetAddOnCode())
+			}
+		}
+		sub.UsersAllocated = sub.LicensingMethod == domain.LicensingUserAllocation
+		return false
+	}
+	sub.Allocations = got.Tails
+	sub.AllocatedAddOns = nil
+	for _, code := range got.UserAllocated {
+		if slices.Contains(sub.AddOns, code) {
+			sub.AllocatedAddOns = append(sub.AllocatedAddOns, code)
+		}
+	}
+	sub.UsersAllocated = slices.ContainsFunc(got.Pools, func(p Pool) bool {
+		return p.Code == sub.PlanCode && p.Method == domain.LicensingUserAllocation
+	})
+	return true
+}
