@@ -609,6 +609,7 @@ func TestSubscriptionRoutes(t *testing.T) {
 	const pilotID = "00000000-0000-4000-8000-000000000001"
 	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
 	member := login(t, st.idBase, "member@acme.hangar.test")
+	var pilotInvoice string
 
 	t.Run("the seed's subscription events carry identity's account, organization and parent ids", func(t *testing.T) {
 		rows, err := st.checkoutDB.Query(context.Background(), `SELECT payload FROM outbox WHERE topic = $1`, events.TopicSubscriptionChanged)
@@ -684,6 +685,7 @@ func TestSubscriptionRoutes(t *testing.T) {
 		if want := b.AddDate(1, 0, 0).Format("2006-01-02"); end != want {
 			t.Errorf("term end %s, want %s (extended from the current end)", end, want)
 		}
+		pilotInvoice, _ = m["invoiceId"].(string)
 		// His session reads the receipt.
 		if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+m["invoiceId"].(string), "", "Cookie", pilot); code != 200 {
 			t.Errorf("receipt by the account: %d", code)
@@ -709,8 +711,51 @@ func TestSubscriptionRoutes(t *testing.T) {
 		if code != 200 || m["currency"] != "USD" || m["fromSubscription"] != true || m["symbol"] != "$" {
 			t.Errorf("%d %v", code, m)
 		}
-		if _, m := call(t, "GET", st.base+"/buy/api/currency?accountId=00000000-0000-4000-8000-0000000000ff", ""); m["fromSubscription"] != false {
-			t.Errorf("unknown account: %v", m)
+		if _, m := call(t, "GET", st.base+"/buy/api/currency?accountId=00000000-0000-4000-8000-0000000000ff", "", "Cookie", login(t, st.idBase, "employee@demo.hangar.test")); m["fromSubscription"] != false {
+			t.Errorf("unknown account, asked by staff: %v", m)
+		}
+	})
+
+	t.Run("account routes decide with auth.MayActOn's Billing right", func(t *testing.T) {
+		if pilotInvoice == "" {
+			t.Skip("the renewal subtest made no receipt")
+		}
+		const acmeID = "00000000-0000-4000-8000-000000000002"
+		sessions := map[string]string{"anonymous": "", "pilot": pilot, "member": member}
+		for name, email := range map[string]string{"owner": "owner@acme.hangar.test", "user admin": "admin@acme.hangar.test",
+			"dispatcher": "dispatcher@acme.hangar.test", "employee": "employee@demo.hangar.test", "card admin": "cardadmin@demo.hangar.test"} {
+			sessions[name] = login(t, st.idBase, email)
+		}
+		routes := []string{
+			"/buy/api/account/" + pilotID + "/subscription?subscriptionOnly=true",
+			"/buy/api/account/" + acmeID + "/subscription?subscriptionOnly=true",
+			"/buy/api/currency?accountId=" + pilotID,
+			"/buy/api/receipt/" + pilotInvoice,
+		}
+		// Spec 001 §8 answers the account subscription route's refusals 403 (no session) and
+		// 401 (not yours); a receipt is 404 to anyone who may not read it.
+		for _, tc := range []struct {
+			caller string
+			want   [4]int
+		}{
+			{"anonymous", [4]int{403, 403, 401, 404}},
+			{"pilot", [4]int{200, 401, 200, 200}},
+			{"owner", [4]int{401, 200, 403, 404}},
+			{"user admin", [4]int{401, 401, 403, 404}},
+			{"dispatcher", [4]int{401, 401, 403, 404}},
+			{"member", [4]int{401, 401, 403, 404}},
+			{"employee", [4]int{200, 200, 200, 200}},
+			{"card admin", [4]int{200, 200, 200, 200}},
+		} {
+			for i, route := range routes {
+				var hdr []string
+				if c := sessions[tc.caller]; c != "" {
+					hdr = []string{"Cookie", c}
+				}
+				if code, m := call(t, "GET", st.base+route, "", hdr...); code != tc.want[i] {
+					t.Errorf("%s GET %s: %d, want %d (%v)", tc.caller, route, code, tc.want[i], m)
+				}
+			}
 		}
 	})
 

@@ -101,13 +101,13 @@ type InvoiceSummary struct {
 // Invoices answers the session's account's invoices (by account id, else e-mail), newest
 // first, at most 100.
 func (r *Renewer) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, error) {
-	if !v.LoggedIn() {
+	if v.AccountUUID == "" {
 		return nil, errs.E(errs.Unauthorized, "Please log in to see your invoices.")
 	}
 	rows, err := r.pool.Query(ctx, `SELECT invoice_id::text, invoice_number, kind, currency, status, created_at,
 			submission_key LIKE 'renewal:%', total_in_cents
 		FROM orders WHERE account_id = $1::uuid OR ($2 <> '' AND lower(email) = lower($2))
-		ORDER BY created_at DESC, invoice_number DESC LIMIT 100`, nullable(domain.ExtractAccountID(v.AccountID)), domain.NormalizeEmail(v.Email))
+		ORDER BY created_at DESC, invoice_number DESC LIMIT 100`, nullable(domain.ExtractAccountID(v.AccountUUID)), domain.NormalizeEmail(v.Username))
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("list invoices: %w", err), "invoices are unavailable; try again")
 	}

@@ -153,7 +153,7 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 	if res := e.run(t, r); res.Declined != 1 {
 		t.Fatalf("%+v", res)
 	}
-	st, err := r.Status(context.Background(), app.Viewer{AccountID: adapters.SeedPilot})
+	st, err := r.Status(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot})
 	if err != nil || st.State != "retrying" || st.Declines != 1 || !st.NextAttempt.Equal(start.Add(24*time.Hour)) ||
 		!st.GraceEnds.Equal(start.Add(7*24*time.Hour)) || !strings.Contains(st.Message, "Your card was declined.") {
 		t.Fatalf("status %+v %v", st, err)

@@ -4,19 +4,15 @@ import (
 	"context"
 	"strings"
 
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 )
 
-// Viewer is the session asking for subscription data.
-type Viewer struct {
-	AccountID, Email, Organization string
-	Roles                          []string
-}
-
-// LoggedIn reports whether there is a session.
-func (v Viewer) LoggedIn() bool { return v.AccountID != "" }
+// Viewer is the session asking for subscription data: the platform's caller (the zero
+// Caller without a session), so the rights are auth.MayActOn's (docs/authorization.md).
+type Viewer = auth.Caller
 
 // SubscriptionStore is the storage of the subscription settings.
 type SubscriptionStore interface {
@@ -27,10 +23,10 @@ type SubscriptionStore interface {
 // MySubscription answers the session's subscription (by its account id, else by its
 // e-mail, which identity proved); 401 without a session, 404 without a subscription.
 func (s *Service) MySubscription(ctx context.Context, v Viewer) (*domain.Subscription, error) {
-	if !v.LoggedIn() {
+	if v.AccountUUID == "" {
 		return nil, errs.E(errs.Unauthorized, "Please log in to see your subscription.")
 	}
-	sub, err := s.lookup(ctx, "", domain.ExtractAccountID(v.AccountID), domain.NormalizeEmail(v.Email))
+	sub, err := s.lookup(ctx, "", domain.ExtractAccountID(v.AccountUUID), domain.NormalizeEmail(v.Username))
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +54,16 @@ func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string
 }
 
 // Currency answers a customer's currency: their subscription's (by account id or e-mail),
-// else the store's default, USD.
+// else the store's default, USD. By account id it is account data: the Billing right.
 func (s *Service) Currency(ctx context.Context, email, accountID string) (string, bool, error) {
 	acct, mail := domain.ExtractAccountID(accountID), domain.NormalizeEmail(email)
 	if acct == "" && mail == "" {
 		return "", false, errs.Field("email", "Please give an e-mail or an account id.")
+	}
+	if acct != "" {
+		if _, err := auth.RequireRight(ctx, acct, auth.Billing); err != nil {
+			return "", false, err
+		}
 	}
 	sub, err := s.store.SubscriptionOf(ctx, acct, "")
 	if err == nil && sub == nil && mail != "" {
@@ -77,26 +78,27 @@ func (s *Service) Currency(ctx context.Context, email, accountID string) (string
 	return sub.Currency, true, nil
 }
 
-// AccountSubscription answers an account's subscription to the account itself or an admin
-// of its organization. Spec 001 §8: without a session 403 (the page asks to log in), for
+// AccountSubscription answers an account's subscription to whoever holds the Billing right
+// on it (auth.MayActOn: the account itself, its organization's owner, staff). Spec 001 §8
+// words the refusals its own way: without a session 403 (the page asks to log in), for
 // anyone else 401 ('You are not authorized.').
 func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID string) (*domain.Subscription, error) {
-	if !v.LoggedIn() {
+	if v.AccountUUID == "" {
 		return nil, errs.E(errs.Forbidden, "Please log in.")
 	}
 	acct := domain.ExtractAccountID(accountUUID)
+	if err := auth.MayActOn(v, acct, auth.Billing); err != nil {
+		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
+	}
 	sub, err := s.lookup(ctx, "", acct, "")
 	if err != nil {
 		return nil, err
 	}
-	if sub == nil && strings.EqualFold(acct, domain.ExtractAccountID(v.AccountID)) {
-		sub, err = s.MySubscription(ctx, v)
-		if err != nil {
-			return nil, err
-		}
+	if sub == nil && acct == v.AccountUUID {
+		return s.MySubscription(ctx, v)
 	}
-	if sub == nil || !mayManage(sub, v) {
-		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
+	if sub == nil {
+		return nil, errs.E(errs.NotFound, "This account has no subscription.")
 	}
 	return sub, nil
 }
@@ -115,18 +117,4 @@ func (s *Service) UpdateBillingContact(ctx context.Context, v Viewer, accountUUI
 		return c, err
 	}
 	return c, nil
-}
-
-func mayManage(sub *domain.Subscription, v Viewer) bool {
-	if strings.EqualFold(sub.AccountID, domain.ExtractAccountID(v.AccountID)) || strings.EqualFold(sub.Email, domain.NormalizeEmail(v.Email)) {
-		return true
-	}
-	if sub.OrganizationID != "" && strings.EqualFold(sub.OrganizationID, v.Organization) {
-		for _, r := range v.Roles {
-			if orgAdminRoles[r] {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -186,10 +186,8 @@ func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {
 
 // GetReceipt answers a receipt to whoever may read it (app.Service.Receipt).
 func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest) (*checkoutv1.GetReceiptResponse, error) {
-	r := app.Reader{ReceiptToken: receiptCookie(ctx, req.GetInvoiceId())}
-	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		r.AccountID, r.Email, r.Organization, r.Roles = who.AccountUUID, who.Username, who.OrganizationAccount, who.RolesIn(who.OrganizationAccount)
-	}
+	who, _ := auth.CallerFrom(ctx)
+	r := app.Reader{Caller: who, ReceiptToken: receiptCookie(ctx, req.GetInvoiceId())}
 	o, err := s.svc.Receipt(ctx, req.GetInvoiceId(), r)
 	if err != nil {
 		return nil, err
