@@ -50,7 +50,13 @@ type Config struct {
 	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// RecaptchaRequired makes validate ask for the human-verification value.
-	RecaptchaRequired bool          `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
+	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
+	// RecaptchaSecret, when set, verifies the value with Google's siteverify; unset, a
+	// development verifier takes any non-empty value.
+	RecaptchaSecret   string        `env:"CHECKOUT_RECAPTCHA_SECRET" default:"" doc:"Google reCAPTCHA secret key; empty: a development verifier accepts any non-empty value (never set it on the command line of a shared host)"`
+	RecaptchaURL      string        `env:"CHECKOUT_RECAPTCHA_URL" default:"https://www.google.com/recaptcha/api/siteverify" doc:"Google reCAPTCHA siteverify endpoint"`
+	RecaptchaTimeout  time.Duration `env:"CHECKOUT_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
+	RecaptchaMinScore float64       `env:"CHECKOUT_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
@@ -182,6 +188,12 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	if cfg.RecaptchaRequired {
 		opts.Verifier = iapp.DevVerifier{}
+		if cfg.RecaptchaSecret != "" {
+			opts.Verifier = adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
+				Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})
+		} else {
+			log.WarnContext(ctx, "CHECKOUT_RECAPTCHA_REQUIRED without CHECKOUT_RECAPTCHA_SECRET: the development verifier accepts any value")
+		}
 	}
 	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, opts)
 	a.svc = svc

@@ -136,6 +136,8 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 	if s.verifier != nil && !contains(problems, MsgHuman) {
 		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Client)
 		if err != nil {
+			// The verifier's errors never carry its secret.
+			s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())
 			problems = append(problems, MsgCaptchaError)
 		} else if !ok {
 			problems = append(problems, MsgHuman)
