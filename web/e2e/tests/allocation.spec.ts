@@ -93,3 +93,62 @@ test('a member of the organization sees the allocations panel refuse the report'
   await page.goto('/account/allocation');
   await expect(page.getByTestId('allocation-error')).toContainText('You are not allowed');
 });
+
+// Checkout reads who holds what from the allocation service (issue 13 item 4): on the Acme
+// owner's buy page the regions follow the subscription (its plan is pooled for user
+// allocation), Logbook is locked once a user holds it, and dropping the runway analysis
+// that N412AC holds asks first (the expired-allocations modal); keeping it puts it back.
+test('the Acme owner buys against the allocation service: regions follow, an allocated product is locked, a tail allocation asks first', async ({ page }) => {
+  test.setTimeout(120_000);
+  const OWNER_ID = '00000000-0000-4000-8000-000000000002';
+  await login(page, OWNER);
+  const users = await (await page.request.get(`/account/api/users/by-allocation/?userFilters=${encodeURIComponent(MEMBER)}`)).json();
+  await reset(page, users.users[0].accountUuid);
+  await post(page, page.request, '/account/api/subscription/allocation/assign', { addOnCodes: ['logbook'], targetId: OWNER_ID, targetType: 'USER' });
+  try {
+    await page.goto('/buy?addOns=business_pro,included_geo_us,logbook,efb_bridge,runway_tp_pilatus&quantity=5&currency=USD');
+    await expect(page.getByTestId('invoice-total')).toBeVisible({ timeout: 30_000 });
+
+    // Regions: disabled, with the reason in a popover.
+    const regions = page.locator('#section-regions');
+    await expect(regions.getByRole('checkbox', { name: /^Europe/ })).toBeDisabled();
+    await regions.getByRole('button', { name: /^Why Europe/ }).click();
+    await expect(regions.getByRole('note')).toContainText('Your licenses are allocated to users');
+
+    // Logbook, which the owner holds: checked and locked.
+    const logbook = page.getByRole('checkbox', { name: /^Logbook/ });
+    await expect(logbook).toBeChecked();
+    await expect(logbook).toBeDisabled();
+    await page.getByRole('button', { name: /^Why Logbook/ }).click();
+    await expect(page.getByRole('note').filter({ hasText: 'allocated to users' }).first()).toBeVisible();
+
+    // Dropping the Pilatus runway analysis: the purchase asks about N412AC first.
+    const turboprop = page.getByRole('region', { name: 'Turboprop Runway Analysis' });
+    await turboprop.getByRole('button', { name: 'Turboprop Runway Analysis' }).click();
+    const runway = turboprop.getByRole('checkbox', { name: /Pilatus/ }).first();
+    await expect(runway).toBeChecked();
+    await runway.uncheck();
+    await expect(runway).not.toBeChecked();
+    const agreements = page.getByRole('region', { name: 'Agreements' });
+    await agreements.getByRole('checkbox', { name: /license agreement/ }).check();
+    await agreements.getByRole('checkbox', { name: /terms of use/ }).check();
+    const pay = page.getByTestId('payment');
+    await pay.getByLabel('Cardholder name').fill('Amelia Earhart');
+    await pay.getByLabel('ZIP / Postal code').fill('94105');
+    await pay.getByLabel('Country').selectOption('US');
+    await page.getByRole('button', { name: /^Purchase/ }).click();
+    // A change of runway-analysis aircraft is confirmed first (spec 000 §8).
+    const confirm = page.getByTestId('plan-change-modal');
+    await expect(confirm).toContainText('a change of runway-analysis aircraft');
+    await confirm.getByRole('button', { name: 'Proceed to checkout' }).click();
+    const modal = page.getByTestId('allocations-modal');
+    await expect(modal).toBeVisible({ timeout: 30_000 });
+    await expect(modal).toContainText('N412AC: runway_tp_pilatus');
+    await keepScreenshot(page, 'buy-expired-allocations');
+    await modal.getByRole('button', { name: 'Keep them' }).click();
+    await expect(modal).toBeHidden();
+    await expect(runway).toBeChecked();
+  } finally {
+    await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['logbook'], targetId: OWNER_ID, targetType: 'USER' });
+  }
+});
