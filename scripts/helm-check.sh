@@ -7,7 +7,8 @@
 #      values with the web component disabled
 #   5. kubeconform -strict against the committed schemas in deploy/helm/schemas/ (generated
 #      from the Kubernetes swagger.json, plus hand-written ServiceMonitor/PrometheusRule)
-#   6. the Go checks in deploy/helm/check/: strict decoding into k8s.io/api types + policy
+#   6. the Go checks in deploy/helm/check/: strict decoding into k8s.io/api types + policy,
+#      and the pages' security headers the Ingress sets against headers.yaml
 #   7. self-check: copies of the rendering with a misspelled field (containerPortt,
 #      readinessProbee, honorLabelz) must fail both validators, for that field
 #
@@ -144,7 +145,7 @@ step "Go checks (strict k8s.io/api decoding + policy)"
 run_check() { # run_check RENDERED_LIST [test args]: the Go checks against renderings
   local files="$1"
   shift
-  (cd "$CHECK_MODULE" && HANGAR_RENDERED="$files" HANGAR_ROUTES="$CHART/routes.yaml" "$WORK/check.test" "$@")
+  (cd "$CHECK_MODULE" && HANGAR_RENDERED="$files" HANGAR_ROUTES="$CHART/routes.yaml" HANGAR_HEADERS="$CHART/headers.yaml" "$WORK/check.test" "$@")
 }
 if ! run_check "$RENDERED" -test.count=1 -test.v >"$WORK/check.out" 2>&1; then
   cat "$WORK/check.out"

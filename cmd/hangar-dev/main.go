@@ -38,6 +38,7 @@ import (
 type Config struct {
 	EdgeAddr    string   `env:"EDGE_ADDR" default:":8080" doc:"where the edge listens (the store's URL)"`
 	RoutesFile  string   `env:"EDGE_ROUTES" default:"deploy/helm/hangar/routes.yaml" doc:"the public route table (shared with the Helm Ingress)"`
+	HeadersFile string   `env:"EDGE_HEADERS" default:"deploy/helm/hangar/headers.yaml" doc:"the pages' security headers (shared with the Helm Ingress)"`
 	WebDir      string   `env:"WEB_DIST_DIR" default:"web/dist/site" doc:"the web production build served for page routes"`
 	PagesFile   string   `env:"WEB_PAGES_FILE" default:"web/apps/shell/src/routes.ts" doc:"the shell's route table: page paths it does not list answer 404"`
 	DatabaseURL string   `env:"DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" doc:"PostgreSQL server; each service gets its own database hangar_<service> on it"`
@@ -76,6 +77,10 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	headers, err := edge.LoadHeaders(cfg.HeadersFile)
+	if err != nil {
+		return err
+	}
 
 	brokers := cfg.KafkaBroker
 	if len(brokers) == 0 {
@@ -89,7 +94,7 @@ func run(ctx context.Context) error {
 	}
 
 	if cfg.Processes {
-		return runProcesses(ctx, cfg, table, brokers, log)
+		return runProcesses(ctx, cfg, table, headers, brokers, log)
 	}
 
 	// Every service gets loopback ports picked by the kernel, so a stale process or a second
@@ -260,7 +265,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e := edge.New(table, backends, cfg.WebDir, log).WithPages(pages)
+	e := edge.New(table, headers, backends, cfg.WebDir, log).WithPages(pages)
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)

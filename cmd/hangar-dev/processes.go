@@ -67,7 +67,7 @@ type child struct {
 // Host kept; the services trust one proxy hop, TRUSTED_PROXIES=1, as in the chart), so one
 // service can be killed (kill -9 <pid from /-/processes>) while the rest keep serving. A
 // service that exits is restarted after RestartDelay, as the kubelet would.
-func runProcesses(ctx context.Context, cfg Config, table *edge.Table, brokers []string, log *slog.Logger) error {
+func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *edge.Headers, brokers []string, log *slog.Logger) error {
 	binDir, err := filepath.Abs(cfg.ProcessBin)
 	if err != nil {
 		return err
@@ -166,7 +166,11 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, brokers []
 		}
 	}
 
-	e := edge.New(table, backends, cfg.WebDir, log)
+	pages, err := edge.LoadPages(cfg.PagesFile)
+	if err != nil {
+		return err
+	}
+	e := edge.New(table, headers, backends, cfg.WebDir, log).WithPages(pages)
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)

@@ -37,9 +37,10 @@ type Edge struct {
 	log      *slog.Logger
 }
 
-// New builds an edge. webDir is the web production build (index.html at its root); when
-// it does not exist a placeholder page is served instead.
-func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edge {
+// New builds an edge. headers are the pages' security headers (LoadHeaders of the chart's
+// headers.yaml). webDir is the web production build (index.html at its root); when it does
+// not exist a placeholder page is served instead.
+func New(table *Table, headers *Headers, backends []Backend, webDir string, log *slog.Logger) *Edge {
 	transport := &http.Transport{
 		Proxy:               nil,
 		MaxIdleConns:        512,
@@ -47,7 +48,7 @@ func New(table *Table, backends []Backend, webDir string, log *slog.Logger) *Edg
 		IdleConnTimeout:     90 * time.Second,
 	}
 	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
-		webDir: webDir, headers: PageHeaders(RemoteOrigins(webDir))}
+		webDir: webDir, headers: headers.Page(RemoteOrigins(webDir))}
 	for _, b := range backends {
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler

@@ -98,40 +98,6 @@ func matchPage(pat, p string) bool {
 	return true
 }
 
-// PageHeaders are the security headers of every page and static file of the store:
-//   - a CSP: scripts only from the store and the origins its runtime config loads remotes
-//     from, no inline script; styles inline too (the micro-frontends inject <style>
-//     elements); frames only from the store (the hosted card fields at /buy/payments/);
-//     and frame-ancestors 'none': no other site may frame a page (clickjacking of the
-//     checkout). The hosted fields page is served by payments with its own CSP that lets
-//     the store frame it.
-//   - X-Frame-Options DENY for browsers without frame-ancestors; nosniff; a Referer that
-//     never carries a path to another site; no camera, microphone, geolocation or payment
-//     request APIs; HSTS is set where TLS ends (the Ingress), not here on plain http.
-func PageHeaders(remoteOrigins []string) http.Header {
-	src := strings.TrimSpace("'self' " + strings.Join(remoteOrigins, " "))
-	h := http.Header{}
-	h.Set("Content-Security-Policy", strings.Join([]string{
-		"default-src 'self'",
-		"script-src " + src,
-		"style-src 'self' 'unsafe-inline'",
-		"img-src 'self' data:",
-		"font-src 'self' data:",
-		"connect-src " + src,
-		"frame-src 'self'",
-		"frame-ancestors 'none'",
-		"form-action 'self'",
-		"base-uri 'self'",
-		"object-src 'none'",
-	}, "; "))
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	return h
-}
-
 // RemoteOrigins answers the origins other than the store's that the web build's runtime
 // config (config.json) loads remotes from, for the CSP.
 func RemoteOrigins(webDir string) []string {

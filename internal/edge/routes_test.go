@@ -94,7 +94,7 @@ func TestEdgeProxiesAndServesPages(t *testing.T) {
 	tab, _ := ParseTable([]byte(table))
 	u, _ := url.Parse(api.URL)
 	ready := false
-	e := New(tab, []Backend{{Name: "catalog", URL: u, Ready: func() bool { return ready }}}, dir, nil)
+	e := New(tab, committedHeaders(t), []Backend{{Name: "catalog", URL: u, Ready: func() bool { return ready }}}, dir, nil)
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 
@@ -158,7 +158,7 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 	if err != nil || pages == nil {
 		t.Fatalf("LoadPages = %v, %v", pages, err)
 	}
-	srv := httptest.NewServer(New(tab, nil, dir, nil).WithPages(pages))
+	srv := httptest.NewServer(New(tab, committedHeaders(t), nil, dir, nil).WithPages(pages))
 	defer srv.Close()
 	for _, c := range []struct {
 		method, path string
@@ -197,6 +197,15 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 	}
 }
 
+func committedHeaders(t *testing.T) *Headers {
+	t.Helper()
+	h, err := LoadHeaders(filepath.Join("..", "..", "deploy", "helm", "hangar", "headers.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // Every page carries the security headers; the CSP lets the shell load its remotes from
 // the origins of its runtime config and frame the hosted fields, and nobody frame it.
 func TestPagesCarrySecurityHeaders(t *testing.T) {
@@ -204,7 +213,7 @@ func TestPagesCarrySecurityHeaders(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"remotes":{"buy":"https://cdn.example.com/buy/remoteEntry.js"}}`), 0o644)
 	tab, _ := ParseTable([]byte(table))
-	srv := httptest.NewServer(New(tab, nil, dir, nil))
+	srv := httptest.NewServer(New(tab, committedHeaders(t), nil, dir, nil))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/buy")
 	if err != nil {
@@ -225,5 +234,24 @@ func TestPagesCarrySecurityHeaders(t *testing.T) {
 	}
 	if resp.Header.Get("Permissions-Policy") == "" {
 		t.Error("no Permissions-Policy")
+	}
+}
+
+// The committed headers file parses; a misspelled key, a CSP without frame-ancestors and a
+// CSP hidden among the other headers are refused.
+func TestParseHeadersRejectsMistakes(t *testing.T) {
+	h := committedHeaders(t)
+	if h.StrictTransportSecurity == "" || h.Headers["X-Content-Type-Options"] != "nosniff" {
+		t.Errorf("committed headers = %+v", h)
+	}
+	for name, doc := range map[string]string{
+		"typo":               "contentSecurityPolicy: [\"frame-ancestors 'none'\"]\nheaderz: {}",
+		"no frame-ancestors": "contentSecurityPolicy: [\"default-src 'self'\"]",
+		"CSP among headers":  "contentSecurityPolicy: [\"frame-ancestors 'none'\"]\nheaders: {content-security-policy: x}",
+		"HSTS among headers": "contentSecurityPolicy: [\"frame-ancestors 'none'\"]\nheaders: {Strict-Transport-Security: x}",
+	} {
+		if _, err := ParseHeaders([]byte(doc)); err == nil {
+			t.Errorf("%s: ParseHeaders accepted %s", name, doc)
+		}
 	}
 }

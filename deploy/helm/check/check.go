@@ -216,13 +216,21 @@ func Check(r *Rendering, routes []Route) []error {
 	for _, np := range r.NetworkPolicies {
 		c.networkPolicy(np)
 	}
-	if len(r.Ingresses) > 1 {
-		c.errorf("want at most one Ingress, got %d", len(r.Ingresses))
-	}
+	// The routes may be split over several Ingresses (pages and APIs get different
+	// response headers): per host, their paths together are the routes, each once.
+	byHost := map[string]map[ingressPath]string{}
 	for _, ing := range r.Ingresses {
-		c.ingress(ing, routes)
+		c.ingress(ing, routes, byHost)
 	}
-	if len(r.Ingresses) == 0 && len(c.expectedRoutes(routes)) > 0 {
+	want := c.expectedRoutes(routes)
+	for host, got := range byHost {
+		for ip := range want {
+			if got[ip] == "" {
+				c.errorf("Ingress host %q: route %s %s -> %s from routes.yaml is missing", host, ip.pathType, ip.path, ip.service)
+			}
+		}
+	}
+	if len(r.Ingresses) == 0 && len(want) > 0 {
 		c.errorf("no Ingress, but routes.yaml has routes for rendered components")
 	}
 	for _, sm := range r.ServiceMonitors {
@@ -614,7 +622,7 @@ func (c *checker) expectedRoutes(routes []Route) map[ingressPath]bool {
 	return want
 }
 
-func (c *checker) ingress(ing *networkingv1.Ingress, routes []Route) {
+func (c *checker) ingress(ing *networkingv1.Ingress, routes []Route, byHost map[string]map[ingressPath]string) {
 	where := "Ingress " + ing.Name
 	services := map[string]*corev1.Service{}
 	for _, s := range c.r.Services {
@@ -635,7 +643,11 @@ func (c *checker) ingress(ing *networkingv1.Ingress, routes []Route) {
 			c.errorf("%s: no http paths", rw)
 			continue
 		}
-		got := map[ingressPath]bool{}
+		got := byHost[rule.Host]
+		if got == nil {
+			got = map[ingressPath]string{}
+			byHost[rule.Host] = got
+		}
 		for _, p := range rule.HTTP.Paths {
 			pt := ""
 			if p.PathType != nil {
@@ -660,17 +672,12 @@ func (c *checker) ingress(ing *networkingv1.Ingress, routes []Route) {
 				c.errorf("%s path %s: backend port must be the Service port named http", rw, p.Path)
 			}
 			ip := ingressPath{p.Path, pt, b.Name}
-			if got[ip] {
-				c.errorf("%s: path %s %s listed twice", rw, pt, p.Path)
+			if other := got[ip]; other != "" {
+				c.errorf("%s: path %s %s listed twice (also in Ingress %s)", rw, pt, p.Path, other)
 			}
-			got[ip] = true
+			got[ip] = ing.Name
 			if !want[ip] {
 				c.errorf("%s: path %s %s -> %s is not a route of routes.yaml for a rendered component", rw, pt, p.Path, b.Name)
-			}
-		}
-		for ip := range want {
-			if !got[ip] {
-				c.errorf("%s: route %s %s -> %s from routes.yaml is missing", rw, ip.pathType, ip.path, ip.service)
 			}
 		}
 	}
@@ -752,8 +759,13 @@ const DashboardLabel = "grafana_dashboard"
 // uid, a title and panels whose queries are set), with no placeholder left unfilled.
 func (c *checker) configMap(cm *corev1.ConfigMap) {
 	where := "ConfigMap " + cm.Name
+	if cm.Labels[ComponentLabel] == HeadersComponent {
+		c.headersConfigMap(cm)
+		return
+	}
 	if _, ok := cm.Labels[DashboardLabel]; !ok {
-		c.errorf("%s: not labelled %s (the chart renders ConfigMaps only for dashboards)", where, DashboardLabel)
+		c.errorf("%s: not labelled %s or %s=%s (the chart renders ConfigMaps only for dashboards and Ingress headers)",
+			where, DashboardLabel, ComponentLabel, HeadersComponent)
 		return
 	}
 	if len(cm.Data) == 0 {

@@ -2,8 +2,10 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,6 +16,23 @@ func routesPath() string {
 		return p
 	}
 	return filepath.Join("..", "hangar", "routes.yaml")
+}
+
+// headersPath is headers.yaml of the chart; HANGAR_HEADERS overrides it.
+func headersPath() string {
+	if p := os.Getenv("HANGAR_HEADERS"); p != "" {
+		return p
+	}
+	return filepath.Join("..", "hangar", "headers.yaml")
+}
+
+func loadHeaders(t *testing.T) Headers {
+	t.Helper()
+	h, err := ParseHeaders(mustRead(t, headersPath()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func loadRoutes(t *testing.T) []Route {
@@ -52,6 +71,9 @@ func TestRendered(t *testing.T) {
 				t.Fatal("no Deployment rendered")
 			}
 			for _, err := range Check(r, routes) {
+				t.Error(err)
+			}
+			for _, err := range CheckHeaders(r, routes, loadHeaders(t)) {
 				t.Error(err)
 			}
 			t.Logf("%d Deployments, %d Services, %d HPAs, %d PDBs, %d NetworkPolicies, %d Ingresses, %d ServiceMonitors, %d PrometheusRules, %d dashboards",
@@ -336,4 +358,128 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// fixtureIngress is the single Ingress of fixture; headersFixture splits it as the chart
+// does: the APIs' Ingress and the pages' with the security headers, over TLS.
+const fixtureIngress = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: h}
+spec:
+  rules:
+    - http:
+        paths:
+          - {path: /a, pathType: Exact, backend: {service: {name: h-catalog, port: {name: http}}}}
+          - {path: /, pathType: Prefix, backend: {service: {name: h-web, port: {name: http}}}}
+`
+
+const headersIngresses = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: h-api-headers, namespace: s, labels: {app.kubernetes.io/component: ingress-headers}}
+data:
+  Strict-Transport-Security: "max-age=31536000; includeSubDomains"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: h-page-headers, namespace: s, labels: {app.kubernetes.io/component: ingress-headers}}
+data:
+  Content-Security-Policy: "default-src 'self'; script-src 'self' https://cdn.example.com; frame-ancestors 'none'"
+  X-Content-Type-Options: "nosniff"
+  X-Frame-Options: "DENY"
+  Strict-Transport-Security: "max-age=31536000; includeSubDomains"
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: h, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-api-headers}}
+spec:
+  tls: [{secretName: tls}]
+  rules:
+    - http:
+        paths:
+          - {path: /a, pathType: Exact, backend: {service: {name: h-catalog, port: {name: http}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: h-pages, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers}}
+spec:
+  tls: [{secretName: tls}]
+  rules:
+    - http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: h-web, port: {name: http}}}}
+`
+
+var fixtureHeaders = Headers{
+	ContentSecurityPolicy:   []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'"},
+	RemoteOriginDirectives:  []string{"script-src"},
+	Headers:                 map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"},
+	StrictTransportSecurity: "max-age=31536000; includeSubDomains",
+}
+
+func headersFixture(t *testing.T) string {
+	t.Helper()
+	if !strings.Contains(fixture, fixtureIngress) {
+		t.Fatal("fixture lost its Ingress")
+	}
+	return strings.Replace(fixture, fixtureIngress, headersIngresses, 1)
+}
+
+// The page headers the Ingress sets are checked against headers.yaml: each mistake below
+// (headers missing, weakened, sent to the APIs, HSTS missing over TLS) is caught, and the
+// split into two Ingresses is itself valid.
+func TestCheckHeaders(t *testing.T) {
+	valid := headersFixture(t)
+	for _, tc := range []struct{ name, old, new, want string }{
+		{"valid", "", "", ""},
+		{"no headers annotation on the pages", "annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers}", "annotations: {}", "sets no security headers"},
+		{"frame-ancestors weakened", "frame-ancestors 'none'\"", "frame-ancestors *\"", "frame-ancestors *"},
+		{"remote origin on a directive not meant for it", "default-src 'self';", "default-src 'self' https://evil.example;", "default-src"},
+		{"nosniff missing", "  X-Content-Type-Options: \"nosniff\"\n", "", "X-Content-Type-Options"},
+		{"CSP on the APIs", "data:\n  Strict-Transport-Security", "data:\n  Content-Security-Policy: \"frame-ancestors 'none'\"\n  Strict-Transport-Security", "APIs get the pages'"},
+		{"no HSTS where TLS ends", "metadata: {name: h-api-headers, namespace: s, labels: {app.kubernetes.io/component: ingress-headers}}\ndata:\n  Strict-Transport-Security: \"max-age=31536000; includeSubDomains\"", "metadata: {name: h-api-headers, namespace: s, labels: {app.kubernetes.io/component: ingress-headers}}\ndata:\n  X-Other: \"1\"", "Strict-Transport-Security"},
+		{"ConfigMap not rendered", "custom-headers: s/h-page-headers", "custom-headers: s/h-page-headerz", "not rendered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := valid
+			if tc.old != "" {
+				if !strings.Contains(doc, tc.old) {
+					t.Fatalf("fixture does not contain %q", tc.old)
+				}
+				doc = strings.Replace(doc, tc.old, tc.new, 1)
+			}
+			r, err := Decode(strings.NewReader(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			policy := append(Check(r, fixtureRoutes), CheckHeaders(r, fixtureRoutes, fixtureHeaders)...)
+			if tc.want == "" {
+				for _, err := range policy {
+					t.Error(err)
+				}
+				return
+			}
+			for _, err := range policy {
+				if strings.Contains(err.Error(), tc.want) {
+					return
+				}
+			}
+			t.Fatalf("no policy error containing %q; got %v", tc.want, policy)
+		})
+	}
+	// The unsplit fixture serves pages and APIs through one Ingress without headers.
+	r, _ := Decode(strings.NewReader(fixture))
+	errs := fmt.Sprint(CheckHeaders(r, fixtureRoutes, fixtureHeaders))
+	if !strings.Contains(errs, "pages (h-web) and APIs together") || !strings.Contains(errs, "sets no security headers") {
+		t.Errorf("one Ingress for pages and APIs without headers: %s", errs)
+	}
+}
+
+func TestHeadersFileParses(t *testing.T) {
+	h := loadHeaders(t)
+	if !slices.Contains(h.ContentSecurityPolicy, "frame-ancestors 'none'") || h.Headers["X-Content-Type-Options"] != "nosniff" {
+		t.Errorf("headers.yaml = %+v", h)
+	}
+	if _, err := ParseHeaders(bytes.ReplaceAll(mustRead(t, headersPath()), []byte("headers:"), []byte("headerz:"))); err == nil {
+		t.Error("ParseHeaders accepted a misspelled key")
+	}
 }
