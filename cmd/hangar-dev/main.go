@@ -180,6 +180,26 @@ func run(ctx context.Context) error {
 		return err
 	}
 
+	// geo (started before checkout, which asks it for a visitor's default currency)
+	// believes X-Forwarded-For from loopback: the edge calls it in-process, so the peer
+	// is whoever called the edge, and browser tests present a visitor's address that way
+	// (curl -H 'X-Forwarded-For: 193.99.144.80' .../freegeoip/api/json/).
+	var gcfg geo.Config
+	genv := env("geo")
+	if err := config.LoadFrom(&gcfg, func(name string) (string, bool) {
+		if name == "TRUSTED_PROXIES" {
+			return "127.0.0.0/8,::1", true
+		}
+		return genv(name)
+	}); err != nil {
+		return err
+	}
+	gs, err := geo.New(gctx, gcfg, os.Stdout)
+	geoAddr, err := launch(geo.Name, gs, err)
+	if err != nil {
+		return err
+	}
+
 	// allocation resolves sessions and lists the organization's users through identity,
 	// consumes subscription-changed events, and seeds the demo organization's licence pools
 	// (services/allocation/README.md).
@@ -207,27 +227,10 @@ func run(ctx context.Context) error {
 	kcfg.Auth.IdentityAddr = identityAddr
 	kcfg.PaymentsAddr = paymentsAddr
 	kcfg.AllocationAddr = allocationAddr
+	kcfg.GeoAddr = geoAddr
 	kcfg.DevSeed = true
 	ck, err := checkout.New(gctx, kcfg, os.Stdout)
 	if _, err := launch(checkout.Name, ck, err); err != nil {
-		return err
-	}
-
-	// geo believes X-Forwarded-For from loopback: the edge calls it in-process, so the peer
-	// is whoever called the edge, and browser tests present a visitor's address that way
-	// (curl -H 'X-Forwarded-For: 193.99.144.80' .../freegeoip/api/json/).
-	var gcfg geo.Config
-	genv := env("geo")
-	if err := config.LoadFrom(&gcfg, func(name string) (string, bool) {
-		if name == "TRUSTED_PROXIES" {
-			return "127.0.0.0/8,::1", true
-		}
-		return genv(name)
-	}); err != nil {
-		return err
-	}
-	gs, err := geo.New(gctx, gcfg, os.Stdout)
-	if _, err := launch(geo.Name, gs, err); err != nil {
 		return err
 	}
 

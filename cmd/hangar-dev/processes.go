@@ -41,11 +41,12 @@ var procServices = []procService{
 	{name: "identity", env: map[string]string{"IDENTITY_DEV_SEED": "true", "IDENTITY_DEV_MAIL": "true"}},
 	{name: "payments", calls: map[string]string{"IDENTITY_ADDR": "identity"},
 		env: map[string]string{"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001,RDR-0002"}},
-	{name: "allocation", calls: map[string]string{"IDENTITY_ADDR": "identity"}, env: map[string]string{"ALLOCATION_DEV_SEED": "true"}},
-	{name: "checkout", calls: map[string]string{"CATALOG_ADDR": "catalog", "IDENTITY_ADDR": "identity", "PAYMENTS_ADDR": "payments", "ALLOCATION_ADDR": "allocation"},
-		env: map[string]string{"CHECKOUT_DEV_SEED": "true"}},
 	// geo takes its trusted proxies as address ranges: the edge on loopback.
 	{name: "geo", env: map[string]string{"TRUSTED_PROXIES": "127.0.0.0/8,::1"}},
+	{name: "allocation", calls: map[string]string{"IDENTITY_ADDR": "identity"}, env: map[string]string{"ALLOCATION_DEV_SEED": "true"}},
+	{name: "checkout", calls: map[string]string{"CATALOG_ADDR": "catalog", "IDENTITY_ADDR": "identity", "PAYMENTS_ADDR": "payments",
+		"ALLOCATION_ADDR": "allocation", "GEO_ADDR": "geo"},
+		env: map[string]string{"CHECKOUT_DEV_SEED": "true"}},
 	// notifications: SMTP_ADDR, SMTP_TLS and STORE_BASE_URL are set by runProcesses.
 	{name: "notifications"},
 }

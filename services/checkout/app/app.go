@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -58,12 +59,16 @@ type Config struct {
 	RecaptchaTimeout  time.Duration `env:"CHECKOUT_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
 	RecaptchaMinScore float64       `env:"CHECKOUT_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
+	GeoAddr           string        `env:"GEO_ADDR" default:"" doc:"gRPC address of the geo service: the default currency of a visitor without one (cookie, then location); unset: USD"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
 	// AllocationAddr is the allocation service, which owns who holds which licence.
 	AllocationAddr    string        `env:"ALLOCATION_ADDR" default:"" doc:"gRPC address of the allocation service (tail allocations, add-ons allocated to users); unset: subscriptions have no allocations (checkout alone)"`
 	AllocationTimeout time.Duration `env:"CHECKOUT_ALLOCATION_TIMEOUT" default:"2s" doc:"how long a preview waits for the allocation service before pricing without it (pooled add-ons locked, notice ALLOCATIONS_UNAVAILABLE)"`
 	Renewal           RenewalConfig
+	// Features is the deployment's feature flags, the same list the pages get in
+	// /config.json (web/tools/assemble-site.mjs reads the same variable).
+	Features []string `env:"HANGAR_FEATURES" default:"one-off-purchases" doc:"feature flags on (comma list); without one-off-purchases the one-off cart routes answer 404"`
 }
 
 // RenewalConfig configures the renewal engine (issue 17; services/checkout/README.md).
@@ -119,6 +124,7 @@ type App struct {
 	identity *grpc.ClientConn // nil without IDENTITY_ADDR
 	payments *grpc.ClientConn
 	alloc    *grpc.ClientConn // nil without ALLOCATION_ADDR
+	geo      *grpc.ClientConn // nil without GEO_ADDR
 	orders   *order.Pipeline
 	renewer  *iapp.Renewer
 	deps     server.Deps
@@ -195,6 +201,15 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 			log.WarnContext(ctx, "CHECKOUT_RECAPTCHA_REQUIRED without CHECKOUT_RECAPTCHA_SECRET: the development verifier accepts any value")
 		}
 	}
+	if cfg.GeoAddr != "" {
+		geoConn, err := kitclient.Dial(cfg.GeoAddr, adapters.GeoKit(deps.Registry), tp, deps.Propagator)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("dial geo %s: %w", cfg.GeoAddr, err)
+		}
+		a.geo = geoConn
+		opts.Geo = adapters.NewGeoClient(geoConn)
+	}
 	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, opts)
 	a.svc = svc
 	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
@@ -211,7 +226,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
-	purchases := iapp.NewPurchases(svc, store)
+	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	checkoutv1.RegisterCheckoutServiceServer(a.srv.GRPC(), ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).
 		WithRenewals(a.renewer))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
@@ -262,6 +277,9 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	if a.alloc != nil {
 		defer a.alloc.Close()
+	}
+	if a.geo != nil {
+		defer a.geo.Close()
 	}
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
 	go a.startData(ctx)

@@ -49,7 +49,7 @@ func TestGiftSubmitIssuesCertificates(t *testing.T) {
 	buyer := fmt.Sprintf("gift-%d@buyer.test", time.Now().UnixNano())
 	body := func(nonce string) string {
 		return `{"giftCertValues":[370,"40"],"email":"` + buyer + `","zipcode":"97201","country":"US","currency":"USD",
-			"cardholderName":"Amelia Earhart","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie","message":"Happy flying"}}`
+			"cardholderName":"Amelia Earhart","nonce":"` + nonce + `","recipient":{"email":" friend@example.com","name":"  Bessie   Coleman ","message":"Happy flying"}}`
 	}
 	// The form's messages first: nothing is charged.
 	code, m := post(t, st.base+"/buy/api/gift/submit", "gift-bad", `{"giftCertValues":[],"email":"x"}`, "")
@@ -85,8 +85,16 @@ func TestGiftSubmitIssuesCertificates(t *testing.T) {
 	if len(certs) != 2 {
 		t.Fatalf("certificates %v", m["certificates"])
 	}
-	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM gift_certificates WHERE order_id = $1`, m["invoiceId"]); n != 2 {
-		t.Errorf("%d certificates stored, want 2", n)
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM gift_certificates WHERE order_id = $1 AND recipient_name = 'Bessie Coleman'
+		AND recipient_email = 'friend@example.com'`, m["invoiceId"]); n != 2 {
+		t.Errorf("%d certificates stored for the recipient, want 2", n)
+	}
+	if c := certs[0].(map[string]any); c["recipientName"] != "Bessie Coleman" || c["recipientEmail"] != "friend@example.com" {
+		t.Errorf("certificate answer %v", c)
+	}
+	long := strings.Replace(body("n"), "  Bessie   Coleman ", strings.Repeat("B", 101), 1)
+	if code, m := post(t, st.base+"/buy/api/gift/submit", "gift-long-name", long, ""); code != 400 || !contains(strs(m["errors"]), "The recipient's name must be at most 100 characters.") {
+		t.Errorf("a 101-character recipient name: %d %v", code, m)
 	}
 	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges WHERE amount = 41000`); n != 1 {
 		t.Errorf("%d charges of 410.00, want 1", n)
@@ -105,6 +113,7 @@ func TestGiftSubmitIssuesCertificates(t *testing.T) {
 	msg := st.relayAndRead(t, events.TopicGiftCertificateIssued)
 	var ev eventsv1.GiftCertificateIssued
 	if err := proto.Unmarshal(msg.Value, &ev); err != nil || ev.GetBuyerEmail() != buyer || ev.GetRecipientEmail() != "friend@example.com" ||
+		ev.GetRecipientName() != "Bessie Coleman" || ev.GetMessage() != "Happy flying" ||
 		(ev.GetCode() != codes[0] && ev.GetCode() != codes[1]) || ev.GetBalance().GetCurrency() != "USD" {
 		t.Errorf("event %v %v (codes %v)", &ev, err, codes)
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,9 @@ func TestGiftValidateThroughTheGateway(t *testing.T) {
 		{"not whole", `{"giftCertValues":["40.5"]}`, "fail", []string{"Gift certificate amounts must be whole numbers."}, 0},
 		{"bad e-mail", `{"giftCertValues":[125],"email":"nope"}`, "fail", []string{"Please enter your email address"}, 12500},
 		{"ZIP re-prices: named, untaxed", `{"giftCertValues":[125],"zipcode":"94105","country":"US"}`, "ok", nil, 12500},
+		{"a recipient by name only", `{"giftCertValues":[125],"recipient":{"name":"Bessie Coleman"}}`, "ok", nil, 12500},
+		{"a bad recipient e-mail", `{"giftCertValues":[125],"recipient":{"email":"friend@","name":"Bessie"}}`, "fail", []string{"Please enter the recipient's email address"}, 12500},
+		{"a recipient name too long", `{"giftCertValues":[125],"recipient":{"name":"` + strings.Repeat("x", 101) + `"}}`, "fail", []string{"The recipient's name must be at most 100 characters."}, 12500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, m := call(t, "POST", base+"/buy/api/gift/validate", tc.body)
@@ -131,4 +135,33 @@ func strs(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// With the one-off-purchases flag off (HANGAR_FEATURES without it) the page redirects to /
+// and the API refuses as well: creating, opening, previewing and paying a cart are 404.
+func TestOneOffRoutesRefuseWhileTheFlagIsOff(t *testing.T) {
+	idGRPC, idBase := startIdentity(t)
+	base := start(t, map[string]string{"IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "HANGAR_FEATURES": "honda_jet_bundle"})
+	employee := login(t, idBase, "employee@demo.hangar.test")
+	pilot := login(t, idBase, "pilot@demo.hangar.test")
+	const cartID = "00000000-0000-4000-8000-00000000ffff"
+	for _, r := range []struct{ method, path, body, cookie string }{
+		{"POST", "/buy/api/cart-create", `{"requestJson":{"selectedProducts":[{"code":"oneoff_adsb_receiver","quantity":1}]}}`, employee},
+		{"GET", "/buy/api/cart/" + cartID, "", ""},
+		{"POST", "/buy/api/oneoff/preview", `{"cartId":"` + cartID + `"}`, ""},
+		{"POST", "/buy/api/oneoff/submit", `{"configuration":{"cartId":"` + cartID + `"},"nonce":"n","idempotencyKey":"flag-off"}`, pilot},
+	} {
+		var hdr []string
+		if r.cookie != "" {
+			hdr = []string{"Cookie", r.cookie}
+		}
+		code, m := call(t, r.method, base+r.path, r.body, hdr...)
+		if code != http.StatusNotFound || m["message"] != "One-off purchases are not available." {
+			t.Errorf("%s %s with the flag off: %d %v", r.method, r.path, code, m)
+		}
+	}
+	// Gift certificates are not behind the flag.
+	if code, m := call(t, "POST", base+"/buy/api/gift/validate", `{"giftCertValues":[125]}`); code != http.StatusOK || m["status"] != "ok" {
+		t.Errorf("gift validate: %d %v", code, m)
+	}
 }

@@ -72,7 +72,7 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0",
-		"PAYMENTS_DEV_SEED": "true"})); err != nil {
+		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001"})); err != nil {
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())

@@ -151,6 +151,37 @@ func TestLocateOverGRPC(t *testing.T) {
 	}
 }
 
+// A service that received a browser's request through the proxies (checkout's default
+// currency) hands geo the chain it saw: geo believes only its own trusted proxies.
+func TestLocateClientChainOverGRPC(t *testing.T) {
+	_, loopback := start(t, "127.0.0.0/8,::1")
+	_, oneHop := start(t, "1")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		client  geov1.GeoServiceClient
+		chain   []string
+		country string
+		cur     string
+	}{
+		{"make dev: the visitor's address behind loopback hops", loopback, []string{"193.99.144.80, 127.0.0.1", "127.0.0.1"}, "DE", "EUR"},
+		{"one comma list with the peer last", loopback, []string{"81.2.69.142, 127.0.0.1"}, "GB", "GBP"},
+		{"an untrusted peer is the client", loopback, []string{"193.99.144.80", "8.8.8.8"}, "US", "USD"},
+		{"garbage before a trusted peer: the peer", loopback, []string{"garbage", "127.0.0.1"}, "", "USD"},
+		{"a garbage peer: nothing is located", loopback, []string{"193.99.144.80", "garbage"}, "", "USD"},
+		{"cluster: the Ingress's report", oneHop, []string{"8.8.8.8, 24.48.0.1", "10.0.0.7"}, "CA", "CAD"},
+	} {
+		res, err := tc.client.Locate(ctx, &geov1.LocateRequest{ClientChain: tc.chain})
+		if err != nil || res.GetLocation().GetCountryCode() != tc.country || res.GetCurrency().GetCode() != tc.cur {
+			t.Errorf("%s: Locate(%q) = %v, %v; want %s %s", tc.name, tc.chain, res, err, tc.country, tc.cur)
+		}
+	}
+	// ip wins over the chain.
+	if res, err := oneHop.Locate(ctx, &geov1.LocateRequest{Ip: "1.128.0.1", ClientChain: []string{"193.99.144.80", "10.0.0.7"}}); err != nil || res.GetCurrency().GetCode() != "AUD" {
+		t.Errorf("ip and chain: %v, %v", res, err)
+	}
+}
+
 func BenchmarkCountryIPv4(b *testing.B) {
 	a := netip.MustParseAddr("193.99.144.80")
 	for b.Loop() {

@@ -55,6 +55,7 @@ type Service struct {
 	subs     SubscriptionStore
 	accounts Accounts
 	verifier HumanVerifier
+	geo      Geo
 	submits  singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
 	allocations Allocations
@@ -76,6 +77,8 @@ type Options struct {
 	Verifier HumanVerifier
 	// Allocations reads the allocation service (nil: subscriptions have no allocations).
 	Allocations Allocations
+	// Geo locates a buyer without a currency (nil: such buyers get USD).
+	Geo Geo
 }
 
 // New builds the service.
@@ -85,7 +88,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -143,6 +146,9 @@ func (s *Service) lookup(ctx context.Context, subscriptionID, accountID, session
 		if err == nil && sub == nil && sessionEmail != "" {
 			sub, err = s.store.SubscriptionOf(ctx, "", sessionEmail)
 		}
+	} else if sessionEmail != "" {
+		// Sales mode: the customer at the counter named by e-mail only.
+		sub, err = s.store.SubscriptionOf(ctx, "", sessionEmail)
 	}
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
@@ -156,16 +162,27 @@ func (s *Service) lookup(ctx context.Context, subscriptionID, accountID, session
 
 // who answers the account and the proven e-mail of a configuration: the session's when
 // the caller is logged in (they win over the configuration's), else the configuration's
-// account id and no proven e-mail.
+// account id and no proven e-mail. In sales mode the configuration names the customer at
+// the counter, whom the credit-card admin vouches for: its account id and e-mail.
 func who(in domain.Input) (accountID, sessionEmail string) {
+	if in.SalesMode() {
+		return domain.ExtractAccountID(in.AccountID), domain.NormalizeEmail(in.Email)
+	}
 	if in.Caller.LoggedIn {
 		return domain.ExtractAccountID(in.Caller.AccountID), domain.NormalizeEmail(in.Caller.Email)
 	}
 	return domain.ExtractAccountID(in.AccountID), ""
 }
 
-// Caller identifies who asks, for rate limits.
-type Caller struct{ Client string }
+// Caller identifies who asks: the client address for rate limits; the proxy chain and the
+// currency cookie for the default currency.
+type Caller struct {
+	Client string
+	// Chain is the X-Forwarded-For values received, then the peer (geo walks it).
+	Chain []string
+	// CurrencyCookie is ff_currency_choice, the currency the shell stored for the visitor.
+	CurrencyCookie string
+}
 
 func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, count bool) (*pricing.Preview, error) {
 	cat, err := s.Catalog()
@@ -176,6 +193,7 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 		return nil, err
 	}
 	accountID, sessionEmail := who(in)
+	in = forCustomer(in)
 	sub, err := s.lookup(ctx, in.SubscriptionID, accountID, sessionEmail)
 	if err != nil {
 		return nil, err
@@ -184,6 +202,15 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 		// Balances and redemptions are kept under the subscription's account (the same
 		// account, found by the session's e-mail when identity's id differs from checkout's).
 		accountID = sub.AccountID
+	}
+	if strings.TrimSpace(in.Currency) == "" && !in.Military && !in.MilitaryIntl {
+		// No currency sent: the subscription's, else the visitor's default (cookie,
+		// location). Military carts keep their fixed currency.
+		if sub != nil && sub.Currency != "" {
+			in.Currency = sub.Currency
+		} else {
+			in.Currency, _ = s.DefaultCurrency(ctx, caller)
+		}
 	}
 	if sub != nil && in.Country == "" && in.Zip == "" {
 		// Tax follows the subscription's billing contact until the page sends another one.
@@ -286,9 +313,12 @@ func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) 
 // loginRequired answers why the buyer must log in first, or "" (spec 000 §4, §6): the
 // configuration names an existing account (by e-mail, account id or subscription) and the
 // caller is not logged in as that account; or a multi-licence purchase by a buyer who is
-// not logged in. TODO(sales/kiosk mode): staff selling on a customer's behalf are exempt;
-// the mode is not modelled yet.
+// not logged in. A credit-card admin selling in sales mode is exempt (docs/storefront.md);
+// kiosk mode is not.
 func (s *Service) loginRequired(ctx context.Context, in domain.Input, cart *domain.Cart) (string, error) {
+	if in.SalesMode() {
+		return "", nil
+	}
 	c := in.Caller
 	named, err := s.namedSubscription(ctx, in)
 	if err != nil {
@@ -335,6 +365,16 @@ func (s *Service) namedSubscription(ctx context.Context, in domain.Input) (*doma
 		return sub, wrapIf(err, wrap)
 	}
 	return nil, nil
+}
+
+// forCustomer is the configuration as the customer's own: in sales mode the session is
+// the staff member's, whose account, e-mail and organization must not shape the customer's
+// cart or order, so the caller is dropped (who already took the customer's identity).
+func forCustomer(in domain.Input) domain.Input {
+	if in.SalesMode() {
+		in.Caller = domain.Caller{}
+	}
+	return in
 }
 
 func wrapIf(err error, wrap func(error) error) error {

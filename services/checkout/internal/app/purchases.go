@@ -24,13 +24,31 @@ type CartStore interface {
 // certificates and one-off carts (issue 12). They share the Service's catalogue,
 // promotions, accounts, counters and code rate limit.
 type Purchases struct {
-	svc   *Service
-	carts CartStore
+	svc    *Service
+	carts  CartStore
+	oneOff bool
 }
 
-// NewPurchases builds the gift and one-off use cases over svc.
-func NewPurchases(svc *Service, carts CartStore) *Purchases {
-	return &Purchases{svc: svc, carts: carts}
+// FlagOneOff is the feature flag of one-off purchases (spec 001 §2), the same name as in
+// the pages' flag map (HANGAR_FEATURES).
+const FlagOneOff = "one-off-purchases"
+
+// MsgOneOffOff answers every one-off route while the flag is off (the page goes to /).
+const MsgOneOffOff = "One-off purchases are not available."
+
+// NewPurchases builds the gift and one-off use cases over svc. oneOff is the
+// one-off-purchases flag: off, the one-off routes answer NotFound.
+func NewPurchases(svc *Service, carts CartStore, oneOff bool) *Purchases {
+	return &Purchases{svc: svc, carts: carts, oneOff: oneOff}
+}
+
+// oneOffOn refuses the one-off use cases while the flag is off: the page is not offered
+// then, and the API must not sell what the page hides.
+func (p *Purchases) oneOffOn() error {
+	if !p.oneOff {
+		return errs.E(errs.NotFound, MsgOneOffOff)
+	}
+	return nil
 }
 
 // Staff is the caller of a staff-only use case, from the session.
@@ -60,6 +78,8 @@ func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain
 		return nil, err
 	}
 	v := &GiftValidation{Checked: gift.Check(cat, o, false)}
+	_, problems := gift.CheckRecipient(gift.Recipient{Email: o.RecipientEmail, Name: o.RecipientName, Message: o.Message})
+	v.Checked.Errors = append(v.Checked.Errors, problems...)
 	v.Invoice = gift.Price(v.Checked)
 	v.Email = v.Checked.Email
 	if buyer.LoggedIn {
@@ -84,6 +104,9 @@ func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain
 // CreateCart stores a preconfigured one-off cart: staff only (employees and credit-card
 // admins); an anonymous caller is Unauthorized, anyone else Forbidden.
 func (p *Purchases) CreateCart(ctx context.Context, who Staff, r oneoff.Request, cartType string) (oneoff.PresetCart, error) {
+	if err := p.oneOffOn(); err != nil {
+		return oneoff.PresetCart{}, err
+	}
 	switch {
 	case !who.LoggedIn:
 		return oneoff.PresetCart{}, errs.E(errs.Unauthorized, "Please log in to create a cart.")
@@ -109,6 +132,9 @@ func (p *Purchases) CreateCart(ctx context.Context, who Staff, r oneoff.Request,
 
 // Cart answers a preconfigured cart; NotFound for an unknown id.
 func (p *Purchases) Cart(ctx context.Context, id string) (*oneoff.PresetCart, error) {
+	if err := p.oneOffOn(); err != nil {
+		return nil, err
+	}
 	c, err := p.carts.Cart(ctx, strings.TrimSpace(id))
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "carts are unavailable; try again")
@@ -127,6 +153,14 @@ type OneOffInput struct {
 	Counter    int64
 	Caller     domain.Caller
 	ClientAddr string
+	// ReaderSerialNumber: the page is in sales mode (see SubmitOneOff).
+	ReaderSerialNumber string
+}
+
+// salesMode reports staff selling a cart in sales mode: a credit-card admin's session and
+// the sales-mode reader (docs/storefront.md); the cart is then the e-mail's customer's.
+func (in OneOffInput) salesMode(who domain.Caller) bool {
+	return domain.Input{Caller: who, ReaderSerialNumber: in.ReaderSerialNumber}.SalesMode()
 }
 
 // OneOffPreview is the priced one-off configuration.

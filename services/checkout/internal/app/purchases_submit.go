@@ -152,9 +152,9 @@ func (p *Purchases) SubmitGift(ctx context.Context, o gift.Order, recipient Gift
 	c := gift.Check(cat, o, true)
 	problems := append(append([]string(nil), c.Errors...), gift.CheckPayment(sub.Payment.Nonce, sub.Payment.CardholderName, c.Zip, c.Country)...)
 	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Client)...)
-	if recipient.RecipientEmail = domain.NormalizeEmail(recipient.RecipientEmail); recipient.RecipientEmail != "" && !domain.ValidEmail(recipient.RecipientEmail) {
-		problems = append(problems, "Please enter the recipient's email address")
-	}
+	r, bad := gift.CheckRecipient(gift.Recipient{Email: recipient.RecipientEmail, Name: recipient.RecipientName, Message: recipient.Message})
+	recipient.RecipientEmail, recipient.RecipientName, recipient.Message = r.Email, r.Name, r.Message
+	problems = append(problems, bad...)
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
@@ -198,13 +198,20 @@ func (p *Purchases) account(ctx context.Context, who domain.Caller, email string
 // pipeline. With a nonce the card fields are required; with the saved card (sub.Payment
 // carries its token) the billing ZIP is.
 func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub PurchaseSubmit, savedCard bool) (*order.Placed, error) {
+	if err := p.oneOffOn(); err != nil {
+		return nil, err
+	}
 	if placed, seen, err := p.begin(ctx, sub); seen || err != nil {
 		return placed, err
 	}
 	if !sub.Caller.LoggedIn {
 		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
 	}
+	sales := in.salesMode(sub.Caller)
 	in.Caller = sub.Caller
+	if sales {
+		in.Caller = domain.Caller{} // the customer's cart: the configuration's e-mail, not the staff's
+	}
 	pv, err := p.PreviewOneOff(ctx, in)
 	if err != nil {
 		return nil, err
@@ -212,6 +219,9 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	problems := append([]string(nil), pv.Invoice.Errors...)
 	if !domain.ValidEmail(pv.Email) {
 		problems = append(problems, oneoff.MsgEmail)
+	}
+	if sales && sub.Payment.Token == "" {
+		problems = append(problems, MsgSalesModeReader)
 	}
 	if savedCard {
 		if pv.Cart.Zip == "" {
@@ -227,9 +237,15 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
+	accountID := pv.AccountID
+	if sales {
+		if accountID, err = p.account(ctx, domain.Caller{}, pv.Email); err != nil {
+			return nil, err
+		}
+	}
 	inv := pv.Invoice
 	detail, _ := json.Marshal(OneOffDetail{CartID: pv.Preset.UUID})
-	pu := &order.Purchase{Kind: order.KindOneOff, AccountID: pv.AccountID, Email: pv.Email, Currency: inv.Currency,
+	pu := &order.Purchase{Kind: order.KindOneOff, AccountID: accountID, Email: pv.Email, Currency: inv.Currency,
 		SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
 		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: "CREDIT_CARD",
 		BillingName: sub.Payment.CardholderName, BillingCountry: pv.Cart.Country, BillingZip: pv.Cart.Zip, BusinessID: pv.Cart.BusinessID,
@@ -237,6 +253,10 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	for _, l := range inv.Lines {
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
 			Reason: "one-off purchase", UnitAmountInCents: l.UnitAmountInCents, Quantity: l.Quantity, AmountInCents: l.AmountInCents, Key: l.Key})
+	}
+	if sales {
+		pu.SellerAccountID = domain.ExtractAccountID(sub.Caller.AccountID)
+		p.svc.log.InfoContext(ctx, "sales-mode purchase", "seller", pu.SellerAccountID, "account", accountID, "reader", in.ReaderSerialNumber)
 	}
 	return p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
 }

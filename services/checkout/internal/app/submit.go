@@ -51,6 +51,8 @@ const (
 	MsgHuman        = "Please verify you are a human."
 	MsgCaptchaError = "We are having problems validating your form."
 	MsgQuoteChanged = "The price of your order changed. Please review the new total and submit again."
+	// MsgSalesModeReader: a sales-mode purchase is paid with the card reader's method.
+	MsgSalesModeReader = "In sales mode the customer's card is read by the card reader."
 )
 
 // SubmitError is a refused submit that carries more than the error shape: the validation
@@ -133,6 +135,10 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 	if strings.TrimSpace(in.CardholderName) == "" && sub.Payment.Token == "" {
 		problems = append(problems, MsgNameBlank)
 	}
+	if in.SalesMode() && sub.Payment.Token == "" && !contains(problems, MsgCardBlank) {
+		// Staff pay for the customer with the card the reader collected, never a typed one.
+		problems = append(problems, MsgSalesModeReader)
+	}
 	if s.verifier != nil && !contains(problems, MsgHuman) {
 		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Client)
 		if err != nil {
@@ -157,7 +163,13 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 	if err != nil {
 		return nil, err
 	}
-	return s.subscriptionPurchase(pv, accountID, in)
+	pu, err := s.subscriptionPurchase(pv, accountID, forCustomer(in))
+	if err == nil && in.SalesMode() {
+		// The seller is kept with the purchase (the submission's stored purchase) and logged.
+		pu.SellerAccountID = domain.ExtractAccountID(in.Caller.AccountID)
+		s.log.InfoContext(ctx, "sales-mode purchase", "seller", pu.SellerAccountID, "account", accountID, "reader", in.ReaderSerialNumber)
+	}
+	return pu, err
 }
 
 // quoteValid reports whether quoteID is the quote of this very price, issued here and not
@@ -183,6 +195,9 @@ func (s *Service) quoteValid(quoteID string, pv *pricing.Preview) bool {
 // or a new buyer's account created through identity. An e-mail that already has an
 // account at identity must log in first.
 func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *pricing.Preview) (string, error) {
+	if in.SalesMode() {
+		return s.customerAccount(ctx, in, pv)
+	}
 	if in.Caller.LoggedIn {
 		if pv.Cart.Existing != nil {
 			return pv.Cart.Existing.AccountID, nil
@@ -200,6 +215,20 @@ func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *pricing
 		return "", &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
 	}
 	return id, nil
+}
+
+// customerAccount is the account of the customer a credit-card admin sells to in sales
+// mode: the priced subscription's, else the e-mail's (created when there is none; an
+// existing account needs no log-in, the exemption's point).
+func (s *Service) customerAccount(ctx context.Context, in domain.Input, pv *pricing.Preview) (string, error) {
+	if pv.Cart.Existing != nil {
+		return pv.Cart.Existing.AccountID, nil
+	}
+	if s.accounts == nil {
+		return "", errs.E(errs.Unavailable, "accounts cannot be created: identity is not configured")
+	}
+	id, _, err := s.accounts.ProvisionAccount(ctx, pv.Cart.Email, in.EuCustomer || pv.Cart.EuConsentRequired)
+	return id, err
 }
 
 // ReceiptToken is the value of the receipt cookie given to the browser that paid: an

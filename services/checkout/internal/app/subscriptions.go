@@ -53,16 +53,18 @@ func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string
 	return s.subs.SetAutoRenew(ctx, sub.ID, on, cat)
 }
 
-// Currency answers a customer's currency: their subscription's (by account id or e-mail),
-// else the store's default, USD. By account id it is account data: the Billing right.
-func (s *Service) Currency(ctx context.Context, email, accountID string) (string, bool, error) {
+// Currency answers a customer's currency and where it came from: their subscription's (by
+// account id or e-mail); else, for a visitor without one, DefaultCurrency (the currency
+// cookie, the location, USD). By account id it is account data: the Billing right.
+func (s *Service) Currency(ctx context.Context, email, accountID string, caller Caller) (string, string, error) {
 	acct, mail := domain.ExtractAccountID(accountID), domain.NormalizeEmail(email)
 	if acct == "" && mail == "" {
-		return "", false, errs.Field("email", "Please give an e-mail or an account id.")
+		cur, src := s.DefaultCurrency(ctx, caller)
+		return cur, src, nil
 	}
 	if acct != "" {
 		if _, err := auth.RequireRight(ctx, acct, auth.Billing); err != nil {
-			return "", false, err
+			return "", "", err
 		}
 	}
 	sub, err := s.store.SubscriptionOf(ctx, acct, "")
@@ -70,12 +72,13 @@ func (s *Service) Currency(ctx context.Context, email, accountID string) (string
 		sub, err = s.store.SubscriptionOf(ctx, "", mail)
 	}
 	if err != nil {
-		return "", false, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+		return "", "", errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
 	if sub == nil {
-		return "USD", false, nil
+		cur, src := s.DefaultCurrency(ctx, caller)
+		return cur, src, nil
 	}
-	return sub.Currency, true, nil
+	return sub.Currency, CurrencyFromSubscription, nil
 }
 
 // AccountSubscription answers an account's subscription to whoever holds the Billing right

@@ -111,6 +111,16 @@ type Input struct {
 	// allocations, echoed back); KeepExpiredAllocations keeps their add-ons instead.
 	ExpiredAllocations     []Allocation
 	KeepExpiredAllocations bool
+	// ReaderSerialNumber is the card reader of the page's sales mode (docs/storefront.md).
+	ReaderSerialNumber string
+}
+
+// SalesMode reports a purchase made by staff in sales mode: a credit-card admin's session
+// (never the body) and the sales-mode reader. Such a purchase is for the customer the
+// configuration names, who is at the counter, so it is exempt from requireLogin.
+// Kiosk mode alone is not: anyone can add kiosk=true to an address.
+func (in Input) SalesMode() bool {
+	return in.Caller.LoggedIn && in.Caller.CreditCardAdmin && strings.TrimSpace(in.ReaderSerialNumber) != ""
 }
 
 // Caller is the buyer of a live session, as the session middleware resolved it.
@@ -123,6 +133,8 @@ type Caller struct {
 	// Organization is the account of the identity organization the buyer belongs to: the
 	// owner of a business subscription's licences (the allocation service's pools).
 	Organization string
+	// CreditCardAdmin: staff who may use the card reader (sales mode).
+	CreditCardAdmin bool
 }
 
 // Allocation is an add-on allocated to a target (an aircraft tail) of a subscription.

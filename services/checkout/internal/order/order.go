@@ -83,6 +83,8 @@ type Purchase struct {
 	IsEU           bool   `json:"isEu,omitempty"`
 
 	Detail json.RawMessage `json:"detail,omitempty"`
+	// SellerAccountID is the credit-card admin who sold the purchase in sales mode (audit).
+	SellerAccountID string `json:"sellerAccountId,omitempty"`
 }
 
 // Payment is how the buyer pays: a nonce (card or wallet, single use) or a stored method.

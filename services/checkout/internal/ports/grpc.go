@@ -5,9 +5,13 @@ package ports
 import (
 	"context"
 	"math"
+	"net"
+	"net/http"
 	"strconv"
 	"time"
 
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -44,7 +48,43 @@ func (s *GRPC) caller(ctx context.Context) app.Caller {
 	if ip == "" {
 		ip = "unknown"
 	}
-	return app.Caller{Client: ip}
+	return app.Caller{Client: ip, Chain: proxyChain(ctx), CurrencyCookie: cookie(ctx, currencyCookie)}
+}
+
+// currencyCookie is the visitor's currency as the shell stored it (docs/storefront.md).
+const currencyCookie = "ff_currency_choice"
+
+// proxyChain answers the X-Forwarded-For values of the request with the peer last: through
+// grpc-gateway the header already ends with the HTTP peer; a direct gRPC call has only its
+// peer. Geo decides which hops to believe.
+func proxyChain(ctx context.Context) []string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get("x-forwarded-for"); len(v) > 0 {
+		return v
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		if host, _, err := net.SplitHostPort(p.Addr.String()); err == nil {
+			return []string{host}
+		}
+	}
+	return nil
+}
+
+// cookie answers a cookie of the browser's request (grpc-gateway forwards the header).
+func cookie(ctx context.Context, name string) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, h := range md.Get("grpcgateway-cookie") {
+		cs, err := http.ParseCookie(h)
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+	}
+	return ""
 }
 
 // input converts the configuration and adds who is asking, from the session.
@@ -55,7 +95,7 @@ func (s *GRPC) input(ctx context.Context, c *checkoutv1.Configuration) (domain.I
 	}
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
 		in.Caller = domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
-			Organization: who.OrganizationAccount}
+			Organization: who.OrganizationAccount, CreditCardAdmin: who.IsCreditCardAdmin}
 	}
 	return in, nil
 }
@@ -189,7 +229,7 @@ func input(c *checkoutv1.Configuration) (domain.Input, error) {
 		ViewedPromos: c.GetViewedPromoCodes(), CartID: c.GetCartId(), Counter: int64(c.GetCounter()),
 		IsBYOP: c.GetIsByop(), EuCustomer: c.GetIsEuCustomer(), GdprCompliant: c.GetIsGdprCompliant(), DisableEmail: c.GetDisableEmail(),
 		JeppAccountActive: c.GetJeppAccountActive(), RecaptchaValue: c.GetRecaptchaValue(), RunwayAircraft: c.GetRunwayAircraft(),
-		KeepExpiredAllocations: c.GetKeepExpiredAllocations(),
+		KeepExpiredAllocations: c.GetKeepExpiredAllocations(), ReaderSerialNumber: c.GetReaderSerialNumber(),
 	}
 	if ch := c.GetChartChoice(); ch != nil {
 		in.ChartChoice = &domain.ChartChoice{Code: ch.GetAddOnCode(), Type: ch.GetType(), Checked: ch.GetChecked()}

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"math"
+	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -34,7 +35,7 @@ func (s *GRPC) purchasesOrUnimplemented() (*app.Purchases, error) {
 func sessionCaller(ctx context.Context) domain.Caller {
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
 		return domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
-			Organization: who.OrganizationAccount}
+			Organization: who.OrganizationAccount, CreditCardAdmin: who.IsCreditCardAdmin}
 	}
 	return domain.Caller{}
 }
@@ -52,7 +53,11 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 	if err != nil {
 		return nil, err
 	}
-	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency()}
+	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency(),
+		RecipientEmail: req.GetRecipient().GetEmail(), RecipientName: req.GetRecipient().GetName(), Message: req.GetRecipient().GetMessage()}
+	if strings.TrimSpace(o.Currency) == "" {
+		o.Currency, _ = s.svc.DefaultCurrency(ctx, s.caller(ctx)) // no currency chosen yet: the visitor's
+	}
 	v, err := p.ValidateGift(ctx, o, sessionCaller(ctx), int64(req.GetCounter()))
 	if err != nil {
 		return nil, err
@@ -148,7 +153,8 @@ func oneOffInput(c *checkoutv1.OneOffConfiguration) app.OneOffInput {
 	for _, it := range c.GetItems() {
 		o.Items = append(o.Items, oneoff.Item{Code: it.GetCode(), Quantity: quantity(it.GetQuantity())})
 	}
-	return app.OneOffInput{CartID: c.GetCartId(), Order: o, AccountID: c.GetAccountId(), Counter: int64(c.GetCounter())}
+	return app.OneOffInput{CartID: c.GetCartId(), Order: o, AccountID: c.GetAccountId(), Counter: int64(c.GetCounter()),
+		ReaderSerialNumber: c.GetReaderSerialNumber()}
 }
 
 func (s *GRPC) PreviewOneOff(ctx context.Context, req *checkoutv1.PreviewOneOffRequest) (*checkoutv1.PreviewOneOffResponse, error) {

@@ -64,7 +64,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 	}
 	for _, c := range certs {
 		out.Certificates = append(out.Certificates, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: gift.Masked(c.Code),
-			BalanceInCents: ptr(int32(c.AmountInCents)), Currency: c.Currency, RecipientEmail: c.RecipientEmail})
+			BalanceInCents: ptr(int32(c.AmountInCents)), Currency: c.Currency, RecipientEmail: c.RecipientEmail, RecipientName: c.RecipientName})
 	}
 	return &checkoutv1.SubmitGiftResponse{Purchase: out}, nil
 }

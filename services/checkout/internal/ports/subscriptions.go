@@ -75,11 +75,12 @@ func (s *GRPC) SetAutoRenew(ctx context.Context, req *checkoutv1.SetAutoRenewReq
 }
 
 func (s *GRPC) GetCurrency(ctx context.Context, req *checkoutv1.GetCurrencyRequest) (*checkoutv1.GetCurrencyResponse, error) {
-	cur, own, err := s.svc.Currency(ctx, req.GetEmail(), req.GetAccountId())
+	cur, src, err := s.svc.Currency(ctx, req.GetEmail(), req.GetAccountId(), s.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
-	out := &checkoutv1.GetCurrencyResponse{Status: "ok", Currency: cur, FromSubscription: &own}
+	own := src == app.CurrencyFromSubscription
+	out := &checkoutv1.GetCurrencyResponse{Status: "ok", Currency: cur, FromSubscription: &own, Source: src}
 	if cat, err := s.svc.Catalog(); err == nil {
 		if c, ok := cat.Currency(cur); ok {
 			out.Symbol = c.Symbol

@@ -37,3 +37,25 @@ func (l *Locator) Locate(ip string) (domain.Location, error) {
 func (l *Locator) LocateClient(peer netip.Addr, forwardedFor []string) domain.Location {
 	return domain.Locate(l.proxies.ClientAddr(peer, forwardedFor), l.country)
 }
+
+// LocateChain answers the location of the client behind a proxy chain as another service
+// received it: X-Forwarded-For entries (each value may be a comma list) with that
+// service's peer last. A last entry that is not an address trusts nothing before it.
+func (l *Locator) LocateChain(chain []string) domain.Location {
+	var hops []string
+	for _, v := range chain {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hops = append(hops, h)
+			}
+		}
+	}
+	if len(hops) == 0 {
+		return domain.Locate(netip.Addr{}, l.country)
+	}
+	peer, err := netip.ParseAddr(hops[len(hops)-1])
+	if err != nil {
+		return domain.Locate(netip.Addr{}, l.country)
+	}
+	return l.LocateClient(peer, hops[:len(hops)-1])
+}

@@ -24,9 +24,13 @@ type GRPC struct {
 // NewGRPC serves loc over gRPC.
 func NewGRPC(loc *app.Locator) *GRPC { return &GRPC{loc: loc} }
 
-// Locate answers the location of req.ip, or of the calling peer when it is empty. Service
-// callers pass the address they want located; the peer fallback is for tools.
+// Locate answers the location of req.ip; else of the browser behind req.client_chain (a
+// service's X-Forwarded-For values and its peer, walked with geo's trusted proxies as its
+// own route does); else of the calling peer (tools).
 func (g *GRPC) Locate(ctx context.Context, req *geov1.LocateRequest) (*geov1.LocateResponse, error) {
+	if chain := req.GetClientChain(); req.GetIp() == "" && len(chain) > 0 {
+		return toProto(g.loc.LocateChain(chain)), nil
+	}
 	if req.GetIp() == "" {
 		p, _ := peer.FromContext(ctx)
 		return toProto(g.loc.LocateClient(peerAddr(p), nil)), nil

@@ -73,6 +73,10 @@ func TestGoldenMessages(t *testing.T) {
 		"gift-no-recipient": func() ([]domain.Message, error) {
 			return r.GiftCertificate("evt-4", domain.GiftCertificate{Code: "GC2A-BBBB-CCCC", Amount: 25_00, Currency: "GBP", BuyerEmail: "buyer@example.com", IssuedAt: at})
 		},
+		"gift-recipient-name-only": func() ([]domain.Message, error) {
+			return r.GiftCertificate("evt-7", domain.GiftCertificate{Code: "GC3D-EEEE-FFFF", Amount: 125_00, Currency: "USD", BuyerEmail: "buyer@example.com",
+				RecipientName: "Sam <Pilot>", IssuedAt: at})
+		},
 		"eligibility-code": func() ([]domain.Message, error) {
 			return r.VerificationCode("evt-5", domain.VerificationCode{Email: "jane@navy.mil", Code: "482913", Program: "military_intl", ExpiresAt: at})
 		},

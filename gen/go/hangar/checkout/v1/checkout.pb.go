@@ -218,8 +218,12 @@ type Configuration struct {
 	PaymentMethodToken string `protobuf:"bytes,43,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
 	// Submit only: where a mobile app asked to return after success.
 	DeeplinkOnSuccess string `protobuf:"bytes,44,opt,name=deeplink_on_success,json=deeplinkOnSuccess,proto3" json:"deeplink_on_success,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Sales mode: the card reader the page's sales mode uses (docs/storefront.md). With a
+	// credit-card admin's session it exempts the purchase from requireLogin (staff selling
+	// at the counter to the customer named here); the payment is then the reader's method.
+	ReaderSerialNumber string `protobuf:"bytes,45,opt,name=reader_serial_number,json=readerSerialNumber,proto3" json:"reader_serial_number,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Configuration) Reset() {
@@ -556,6 +560,13 @@ func (x *Configuration) GetPaymentMethodToken() string {
 func (x *Configuration) GetDeeplinkOnSuccess() string {
 	if x != nil {
 		return x.DeeplinkOnSuccess
+	}
+	return ""
+}
+
+func (x *Configuration) GetReaderSerialNumber() string {
+	if x != nil {
+		return x.ReaderSerialNumber
 	}
 	return ""
 }
@@ -2390,13 +2401,15 @@ type ValidateGiftRequest struct {
 	// The amounts in whole currency units: numbers or strings, as typed.
 	GiftCertValues []*structpb.Value `protobuf:"bytes,1,rep,name=gift_cert_values,json=giftCertValues,proto3" json:"gift_cert_values,omitempty"`
 	// Sent only when the e-mail-in-cart check applies; checked when present.
-	Email         string `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	Zipcode       string `protobuf:"bytes,3,opt,name=zipcode,proto3" json:"zipcode,omitempty"`
-	KioskMode     bool   `protobuf:"varint,4,opt,name=kiosk_mode,json=kioskMode,proto3" json:"kiosk_mode,omitempty"`
-	Currency      string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
-	Country       string `protobuf:"bytes,6,opt,name=country,proto3" json:"country,omitempty"`
-	AccountId     string `protobuf:"bytes,7,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	Counter       int32  `protobuf:"varint,8,opt,name=counter,proto3" json:"counter,omitempty"`
+	Email     string `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	Zipcode   string `protobuf:"bytes,3,opt,name=zipcode,proto3" json:"zipcode,omitempty"`
+	KioskMode bool   `protobuf:"varint,4,opt,name=kiosk_mode,json=kioskMode,proto3" json:"kiosk_mode,omitempty"`
+	Currency  string `protobuf:"bytes,5,opt,name=currency,proto3" json:"currency,omitempty"`
+	Country   string `protobuf:"bytes,6,opt,name=country,proto3" json:"country,omitempty"`
+	AccountId string `protobuf:"bytes,7,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Counter   int32  `protobuf:"varint,8,opt,name=counter,proto3" json:"counter,omitempty"`
+	// Who the certificates are for (optional): checked like at submit.
+	Recipient     *GiftRecipient `protobuf:"bytes,9,opt,name=recipient,proto3" json:"recipient,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2485,6 +2498,13 @@ func (x *ValidateGiftRequest) GetCounter() int32 {
 		return x.Counter
 	}
 	return 0
+}
+
+func (x *ValidateGiftRequest) GetRecipient() *GiftRecipient {
+	if x != nil {
+		return x.Recipient
+	}
+	return nil
 }
 
 // GiftBuyer is the account of the e-mail given, when there is one.
@@ -3047,6 +3067,7 @@ type IssuedCertificate struct {
 	BalanceInCents *int32 `protobuf:"varint,3,opt,name=balance_in_cents,json=balanceInCents,proto3,oneof" json:"balance_in_cents,omitempty"`
 	Currency       string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
 	RecipientEmail string `protobuf:"bytes,5,opt,name=recipient_email,json=recipientEmail,proto3" json:"recipient_email,omitempty"`
+	RecipientName  string `protobuf:"bytes,6,opt,name=recipient_name,json=recipientName,proto3" json:"recipient_name,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -3112,6 +3133,13 @@ func (x *IssuedCertificate) GetCurrency() string {
 func (x *IssuedCertificate) GetRecipientEmail() string {
 	if x != nil {
 		return x.RecipientEmail
+	}
+	return ""
+}
+
+func (x *IssuedCertificate) GetRecipientName() string {
+	if x != nil {
+		return x.RecipientName
 	}
 	return ""
 }
@@ -3670,8 +3698,11 @@ type OneOffConfiguration struct {
 	ApplyTax                 bool   `protobuf:"varint,17,opt,name=apply_tax,json=applyTax,proto3" json:"apply_tax,omitempty"`
 	BusinessIdentificationNo string `protobuf:"bytes,18,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
 	Counter                  int32  `protobuf:"varint,19,opt,name=counter,proto3" json:"counter,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// Sales mode (docs/storefront.md): the card reader in use. With a credit-card admin's
+	// session the order is the customer's of `email`, paid with the reader's method.
+	ReaderSerialNumber string `protobuf:"bytes,20,opt,name=reader_serial_number,json=readerSerialNumber,proto3" json:"reader_serial_number,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *OneOffConfiguration) Reset() {
@@ -3835,6 +3866,13 @@ func (x *OneOffConfiguration) GetCounter() int32 {
 		return x.Counter
 	}
 	return 0
+}
+
+func (x *OneOffConfiguration) GetReaderSerialNumber() string {
+	if x != nil {
+		return x.ReaderSerialNumber
+	}
+	return ""
 }
 
 type PreviewOneOffRequest struct {
@@ -5804,13 +5842,16 @@ func (x *GetCurrencyRequest) GetAccountId() string {
 type GetCurrencyResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	// The customer's currency (their subscription's), else USD.
+	// The customer's currency (their subscription's); else the visitor's default: the
+	// ff_currency_choice cookie, the location of the client address (geo), USD.
 	Currency string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
 	Symbol   string `protobuf:"bytes,3,opt,name=symbol,proto3" json:"symbol,omitempty"`
 	// True when the currency is the customer's own (an existing subscription).
 	FromSubscription *bool `protobuf:"varint,4,opt,name=from_subscription,json=fromSubscription,proto3,oneof" json:"from_subscription,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Where the currency came from: subscription, cookie, location or default.
+	Source        string `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetCurrencyResponse) Reset() {
@@ -5869,6 +5910,13 @@ func (x *GetCurrencyResponse) GetFromSubscription() bool {
 		return *x.FromSubscription
 	}
 	return false
+}
+
+func (x *GetCurrencyResponse) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
 }
 
 type GetAccountSubscriptionRequest struct {
@@ -6361,7 +6409,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vChartChoice\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\bR\achecked\"\xb7\x0e\n" +
+	"\achecked\x18\x03 \x01(\bR\achecked\"\xe9\x0e\n" +
 	"\rConfiguration\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12+\n" +
 	"\x11organization_name\x18\x02 \x01(\tR\x10organizationName\x12<\n" +
@@ -6411,7 +6459,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\bquote_id\x18) \x01(\tR\aquoteId\x12\x14\n" +
 	"\x05nonce\x18* \x01(\tR\x05nonce\x120\n" +
 	"\x14payment_method_token\x18+ \x01(\tR\x12paymentMethodToken\x12.\n" +
-	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\"\x94\x01\n" +
+	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\x120\n" +
+	"\x14reader_serial_number\x18- \x01(\tR\x12readerSerialNumber\"\x94\x01\n" +
 	"\n" +
 	"Allocation\x12 \n" +
 	"\fadd_on_codes\x18\x01 \x03(\tR\n" +
@@ -6652,7 +6701,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x1cCanDowngradeBusinessResponse\x12(\n" +
 	"\rcan_downgrade\x18\x01 \x01(\bH\x00R\fcanDowngrade\x88\x01\x01\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errorsB\x10\n" +
-	"\x0e_can_downgrade\"\x95\x02\n" +
+	"\x0e_can_downgrade\"\xd6\x02\n" +
 	"\x13ValidateGiftRequest\x12@\n" +
 	"\x10gift_cert_values\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\x0egiftCertValues\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
@@ -6663,7 +6712,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acountry\x18\x06 \x01(\tR\acountry\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\a \x01(\tR\taccountId\x12\x18\n" +
-	"\acounter\x18\b \x01(\x05R\acounter\"\x93\x01\n" +
+	"\acounter\x18\b \x01(\x05R\acounter\x12?\n" +
+	"\trecipient\x18\t \x01(\v2!.hangar.checkout.v1.GiftRecipientR\trecipient\"\x93\x01\n" +
 	"\tGiftBuyer\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -6731,14 +6781,15 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\amessage\x18\x15 \x01(\tR\amessage\x12A\n" +
 	"\ffield_errors\x18\x16 \x03(\v2\x1e.hangar.checkout.v1.FieldErrorR\vfieldErrors\x12(\n" +
 	"\rrequire_login\x18\x17 \x01(\bH\x00R\frequireLogin\x88\x01\x01B\x10\n" +
-	"\x0e_require_login\"\xe4\x01\n" +
+	"\x0e_require_login\"\x8b\x02\n" +
 	"\x11IssuedCertificate\x12%\n" +
 	"\x0ecertificate_id\x18\x01 \x01(\tR\rcertificateId\x12\x1f\n" +
 	"\vmasked_code\x18\x02 \x01(\tR\n" +
 	"maskedCode\x12-\n" +
 	"\x10balance_in_cents\x18\x03 \x01(\x05H\x00R\x0ebalanceInCents\x88\x01\x01\x12\x1a\n" +
 	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12'\n" +
-	"\x0frecipient_email\x18\x05 \x01(\tR\x0erecipientEmailB\x13\n" +
+	"\x0frecipient_email\x18\x05 \x01(\tR\x0erecipientEmail\x12%\n" +
+	"\x0erecipient_name\x18\x06 \x01(\tR\rrecipientNameB\x13\n" +
 	"\x11_balance_in_cents\"O\n" +
 	"\vCartProduct\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1f\n" +
@@ -6777,7 +6828,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x122\n" +
 	"\bquantity\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\bquantity\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12$\n" +
-	"\x0eprice_in_cents\x18\x04 \x01(\x05R\fpriceInCents\"\x99\x06\n" +
+	"\x0eprice_in_cents\x18\x04 \x01(\x05R\fpriceInCents\"\xcb\x06\n" +
 	"\x13OneOffConfiguration\x12H\n" +
 	"\fbilling_info\x18\x01 \x01(\v2%.hangar.checkout.v1.OneOffBillingInfoR\vbillingInfo\x12-\n" +
 	"\x13check_email_in_cart\x18\x02 \x01(\bR\x10checkEmailInCart\x12\x1a\n" +
@@ -6800,7 +6851,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acart_id\x18\x10 \x01(\tR\x06cartId\x12\x1b\n" +
 	"\tapply_tax\x18\x11 \x01(\bR\bapplyTax\x12<\n" +
 	"\x1abusiness_identification_no\x18\x12 \x01(\tR\x18businessIdentificationNo\x12\x18\n" +
-	"\acounter\x18\x13 \x01(\x05R\acounter\"e\n" +
+	"\acounter\x18\x13 \x01(\x05R\acounter\x120\n" +
+	"\x14reader_serial_number\x18\x14 \x01(\tR\x12readerSerialNumber\"e\n" +
 	"\x14PreviewOneOffRequest\x12M\n" +
 	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\"\xdd\x04\n" +
 	"\x15PreviewOneOffResponse\x125\n" +
@@ -7010,12 +7062,13 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x12GetCurrencyRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1d\n" +
 	"\n" +
-	"account_id\x18\x02 \x01(\tR\taccountId\"\xa9\x01\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\"\xc1\x01\n" +
 	"\x13GetCurrencyResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n" +
 	"\bcurrency\x18\x02 \x01(\tR\bcurrency\x12\x16\n" +
 	"\x06symbol\x18\x03 \x01(\tR\x06symbol\x120\n" +
-	"\x11from_subscription\x18\x04 \x01(\bH\x00R\x10fromSubscription\x88\x01\x01B\x14\n" +
+	"\x11from_subscription\x18\x04 \x01(\bH\x00R\x10fromSubscription\x88\x01\x01\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06sourceB\x14\n" +
 	"\x12_from_subscription\"o\n" +
 	"\x1dGetAccountSubscriptionRequest\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12+\n" +
@@ -7199,93 +7252,94 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	71, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	6,  // 21: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	23, // 22: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	71, // 23: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 24: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 25: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
-	28, // 26: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
-	45, // 27: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
-	29, // 28: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
-	30, // 29: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
-	34, // 30: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	34, // 31: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	30, // 32: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	71, // 33: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
-	36, // 34: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
-	37, // 35: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 36: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	6,  // 37: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	10, // 38: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
-	37, // 39: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 40: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	27, // 41: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	27, // 42: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	2,  // 43: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 44: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	45, // 45: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
-	11, // 46: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
-	48, // 47: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	49, // 48: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	57, // 49: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	58, // 50: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	57, // 51: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	48, // 52: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	56, // 53: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	48, // 54: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	57, // 55: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	58, // 56: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	48, // 57: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	69, // 58: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 59: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 60: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 61: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 62: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 63: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 64: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 65: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 66: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 67: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 68: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 69: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 70: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 71: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	51, // 72: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	52, // 73: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	60, // 74: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	66, // 75: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	68, // 76: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	62, // 77: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	64, // 78: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	65, // 79: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 80: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	11, // 81: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 82: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 83: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 84: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 85: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 86: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 87: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 88: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 89: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 90: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 91: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 92: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 93: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	59, // 94: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	53, // 95: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	61, // 96: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	67, // 97: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	70, // 98: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	63, // 99: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	54, // 100: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	55, // 101: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 102: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	81, // [81:103] is the sub-list for method output_type
-	59, // [59:81] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
+	71, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
+	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	45, // 28: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
+	29, // 29: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
+	30, // 30: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
+	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
+	71, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
+	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	6,  // 38: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	10, // 39: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	37, // 40: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 41: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	27, // 42: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	27, // 43: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	2,  // 44: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 45: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	45, // 46: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 47: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	48, // 48: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	49, // 49: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	57, // 50: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	58, // 51: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	57, // 52: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	48, // 53: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	56, // 54: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	48, // 55: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	57, // 56: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	48, // 58: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	69, // 59: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 60: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 61: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 62: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 63: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 64: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 65: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 66: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 67: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 68: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 69: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 70: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 71: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 72: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	51, // 73: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	52, // 74: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	60, // 75: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	66, // 76: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	68, // 77: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	62, // 78: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	64, // 79: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	65, // 80: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 81: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	11, // 82: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 83: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 84: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 85: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 86: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 87: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 88: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 89: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 90: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 91: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 92: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 93: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 94: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	59, // 95: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	53, // 96: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	61, // 97: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	67, // 98: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	70, // 99: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	63, // 100: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	54, // 101: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	55, // 102: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 103: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	82, // [82:104] is the sub-list for method output_type
+	60, // [60:82] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }

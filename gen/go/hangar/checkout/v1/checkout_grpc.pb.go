@@ -106,7 +106,8 @@ type CheckoutServiceClient interface {
 	// ListInvoices answers the session's account's invoices, newest first (at most 100),
 	// each with its receipt route.
 	ListInvoices(ctx context.Context, in *ListInvoicesRequest, opts ...grpc.CallOption) (*ListInvoicesResponse, error)
-	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
+	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account;
+	// without either (or without a subscription), the visitor's default currency.
 	GetCurrency(ctx context.Context, in *GetCurrencyRequest, opts ...grpc.CallOption) (*GetCurrencyResponse, error)
 	// GetAccountSubscription answers an account's subscription with its billing contact
 	// (spec 001 §7): the account itself or its organization's admins; 403 without a
@@ -411,7 +412,8 @@ type CheckoutServiceServer interface {
 	// ListInvoices answers the session's account's invoices, newest first (at most 100),
 	// each with its receipt route.
 	ListInvoices(context.Context, *ListInvoicesRequest) (*ListInvoicesResponse, error)
-	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account.
+	// GetCurrency answers the customer's currency: the subscription's, by e-mail or account;
+	// without either (or without a subscription), the visitor's default currency.
 	GetCurrency(context.Context, *GetCurrencyRequest) (*GetCurrencyResponse, error)
 	// GetAccountSubscription answers an account's subscription with its billing contact
 	// (spec 001 §7): the account itself or its organization's admins; 403 without a

@@ -22,8 +22,14 @@ const (
 )
 
 type LocateRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ip            string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Ip    string                 `protobuf:"bytes,1,opt,name=ip,proto3" json:"ip,omitempty"`
+	// client_chain locates a browser's client for a service that received its request
+	// through the proxies (e.g. checkout's default currency): the X-Forwarded-For values that
+	// service received followed by its peer address, nearest hop last, as grpc-gateway
+	// forwards them. Geo believes the hops its TRUSTED_PROXIES trust, exactly as for its own
+	// route; ip, when set, wins.
+	ClientChain   []string `protobuf:"bytes,2,rep,name=client_chain,json=clientChain,proto3" json:"client_chain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -63,6 +69,13 @@ func (x *LocateRequest) GetIp() string {
 		return x.Ip
 	}
 	return ""
+}
+
+func (x *LocateRequest) GetClientChain() []string {
+	if x != nil {
+		return x.ClientChain
+	}
+	return nil
 }
 
 type LocateResponse struct {
@@ -231,9 +244,10 @@ var File_hangar_geo_v1_geo_proto protoreflect.FileDescriptor
 
 const file_hangar_geo_v1_geo_proto_rawDesc = "" +
 	"\n" +
-	"\x17hangar/geo/v1/geo.proto\x12\rhangar.geo.v1\"\x1f\n" +
+	"\x17hangar/geo/v1/geo.proto\x12\rhangar.geo.v1\"B\n" +
 	"\rLocateRequest\x12\x0e\n" +
-	"\x02ip\x18\x01 \x01(\tR\x02ip\"\x8a\x01\n" +
+	"\x02ip\x18\x01 \x01(\tR\x02ip\x12!\n" +
+	"\fclient_chain\x18\x02 \x03(\tR\vclientChain\"\x8a\x01\n" +
 	"\x0eLocateResponse\x12\x0e\n" +
 	"\x02ip\x18\x01 \x01(\tR\x02ip\x123\n" +
 	"\blocation\x18\x02 \x01(\v2\x17.hangar.geo.v1.LocationR\blocation\x123\n" +

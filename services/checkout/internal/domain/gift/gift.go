@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
@@ -231,4 +232,39 @@ func Masked(code string) string {
 		return code
 	}
 	return "••••-••••-••••-" + code[len(code)-4:]
+}
+
+// Recipient limits and messages (the spec names the recipient optional and says no more).
+const (
+	MaxRecipientName    = 100
+	MaxMessage          = 500
+	MsgRecipientEmail   = "Please enter the recipient's email address"
+	MsgRecipientNameLen = "The recipient's name must be at most 100 characters."
+	MsgMessageLen       = "The message to the recipient must be at most 500 characters."
+)
+
+// Recipient is who the certificates are for: all optional. A name alone is printed in the
+// buyer's e-mail ("for Sam"); with an e-mail the recipient gets the code too.
+type Recipient struct {
+	Email, Name, Message string
+}
+
+// CheckRecipient normalises a recipient (e-mail as domain.NormalizeEmail, name and message trimmed,
+// runs of spaces in the name folded) and answers its messages; validate and submit check
+// it alike.
+func CheckRecipient(r Recipient) (Recipient, []string) {
+	r.Email = domain.NormalizeEmail(r.Email)
+	r.Name = strings.Join(strings.Fields(r.Name), " ")
+	r.Message = strings.TrimSpace(r.Message)
+	var problems []string
+	if r.Email != "" && !domain.ValidEmail(r.Email) {
+		problems = append(problems, MsgRecipientEmail)
+	}
+	if utf8.RuneCountInString(r.Name) > MaxRecipientName {
+		problems = append(problems, MsgRecipientNameLen)
+	}
+	if utf8.RuneCountInString(r.Message) > MaxMessage {
+		problems = append(problems, MsgMessageLen)
+	}
+	return r, problems
 }

@@ -144,7 +144,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GetCurrency answers the customer's currency: the subscription's, by e-mail or account. */
+        /**
+         * GetCurrency answers the customer's currency: the subscription's, by e-mail or account;
+         *     without either (or without a subscription), the visitor's default currency.
+         */
         get: operations["CheckoutService_GetCurrency"];
         put?: never;
         post?: never;
@@ -581,6 +584,12 @@ export interface components {
              *     payment_method_token (a stored method, e.g. the card reader's).
              */
             quoteId?: string;
+            /**
+             * @description Sales mode: the card reader the page's sales mode uses (docs/storefront.md). With a
+             *     credit-card admin's session it exempts the purchase from requireLogin (staff selling
+             *     at the counter to the customer named here); the payment is then the reader's method.
+             */
+            readerSerialNumber?: string;
             recaptchaValue?: string;
             /** @description Aircraft models (catalogue aircraft codes) the buyer wants runway analysis for. */
             runwayAircraft?: string[];
@@ -612,10 +621,15 @@ export interface components {
             cart?: components["schemas"]["v1PreconfiguredCart"];
         };
         v1GetCurrencyResponse: {
-            /** @description The customer's currency (their subscription's), else USD. */
+            /**
+             * @description The customer's currency (their subscription's); else the visitor's default: the
+             *     ff_currency_choice cookie, the location of the client address (geo), USD.
+             */
             currency?: string;
             /** @description True when the currency is the customer's own (an existing subscription). */
             fromSubscription?: boolean;
+            /** @description Where the currency came from: subscription, cookie, location or default. */
+            source?: string;
             status?: string;
             symbol?: string;
         };
@@ -806,6 +820,7 @@ export interface components {
             /** @description The last group only, e.g. "••••-••••-••••-7KQ2". */
             maskedCode?: string;
             recipientEmail?: string;
+            recipientName?: string;
         };
         v1ListInvoicesResponse: {
             invoices?: components["schemas"]["v1InvoiceSummary"][];
@@ -840,6 +855,11 @@ export interface components {
             isEuCustomer?: boolean;
             isGdprCompliant?: boolean;
             items?: components["schemas"]["v1OneOffItem"][];
+            /**
+             * @description Sales mode (docs/storefront.md): the card reader in use. With a credit-card admin's
+             *     session the order is the customer's of `email`, paid with the reader's method.
+             */
+            readerSerialNumber?: string;
             recaptchaValue?: string;
             userNotes?: string;
         };
@@ -1139,6 +1159,7 @@ export interface components {
             /** @description The amounts in whole currency units: numbers or strings, as typed. */
             giftCertValues?: unknown[];
             kioskMode?: boolean;
+            recipient?: components["schemas"]["v1GiftRecipient"];
             zipcode?: string;
         };
         v1ValidateGiftResponse: {
