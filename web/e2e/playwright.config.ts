@@ -2,6 +2,7 @@ import { defineConfig } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 
+const slowdown = Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1);
 const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -15,8 +16,9 @@ export default defineConfig({
   fullyParallel: false,
   workers: 1,
   retries: process.env.CI ? 1 : 0,
-  timeout: 30_000,
-  expect: { timeout: 10_000 },
+  // A shared machine under load renders slower: HANGAR_E2E_SLOWDOWN=3 triples both limits.
+  timeout: 30_000 * slowdown,
+  expect: { timeout: 10_000 * slowdown },
   reporter: [['list'], ['json', { outputFile: resolve(webRoot, 'test-results/e2e-report.json') }]],
   use: {
     baseURL: process.env.HANGAR_BASE_URL ?? 'http://127.0.0.1:18080',

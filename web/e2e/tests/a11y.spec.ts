@@ -20,3 +20,14 @@ test.describe('no serious or critical accessibility violations (axe-core)', () =
     });
   }
 });
+
+test('the axe check runs under the store CSP and finds a planted violation', async ({ page }) => {
+  await page.goto('/buy');
+  await expect(page.locator('#section-plans input[type=radio]').first()).toBeVisible();
+  await page.evaluate(() => {
+    const b = document.createElement('button');
+    b.setAttribute('data-testid', 'planted');
+    document.querySelector('main')?.appendChild(b);
+  });
+  await expect(expectAccessible(page, 'planted')).rejects.toThrow(/button-name/);
+});
