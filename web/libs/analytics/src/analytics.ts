@@ -20,6 +20,10 @@ export interface Analytics {
   link(event: string, href: string): void;
   /** Add-to-cart and purchase fire when an invoice is received. */
   invoiceReceived(details: PurchaseDetails): void;
+  /** The cart as priced (a preview invoice arrived). Throws MISSING_PURCHASE_PARAMS like purchase. */
+  addToCart(details: PurchaseDetails): void;
+  /** The buyer pressed Purchase. Throws MISSING_PURCHASE_PARAMS like purchase. */
+  beginCheckout(details: PurchaseDetails): void;
   /** Throws MISSING_PURCHASE_PARAMS when currency, value or items are missing. */
   purchase(details: PurchaseDetails): void;
   orderCompleted(details: PurchaseDetails): void;
@@ -54,7 +58,7 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
     }
   };
 
-  const purchaseEvent = (type: 'purchase' | 'order_completed' | 'add_to_cart', d: PurchaseDetails) => {
+  const purchaseEvent = (type: 'purchase' | 'order_completed' | 'add_to_cart' | 'begin_checkout', d: PurchaseDetails) => {
     if (!hasPurchaseParams(d)) throw new Error(MISSING_PURCHASE_PARAMS);
     send({ ...d, type, items: d.items.map(normalizeItem) });
   };
@@ -68,6 +72,8 @@ export function createAnalytics(options: AnalyticsOptions = {}): Analytics {
       purchaseEvent('add_to_cart', d);
       purchaseEvent('purchase', d);
     },
+    addToCart: (d) => purchaseEvent('add_to_cart', d),
+    beginCheckout: (d) => purchaseEvent('begin_checkout', d),
     purchase: (d) => purchaseEvent('purchase', d),
     orderCompleted: (d) => purchaseEvent('order_completed', d),
     socialPurchase(currency, value) {

@@ -35,6 +35,7 @@ export type AnalyticsEvent =
   | { type: 'track'; event: string; properties?: Record<string, unknown> }
   | { type: 'link'; event: string; href: string }
   | { type: 'add_to_cart'; currency: string; value: number; items: AnalyticsLineItem[]; accountId?: string; source?: string }
+  | { type: 'begin_checkout'; currency: string; value: number; items: AnalyticsLineItem[]; accountId?: string; source?: string }
   | { type: 'purchase'; currency: string; value: number; items: AnalyticsLineItem[]; invoiceId?: string; accountId?: string; source?: string }
   | { type: 'order_completed'; currency: string; value: number; items: AnalyticsLineItem[]; invoiceId?: string; accountId?: string; source?: string }
   | { type: 'social_purchase'; currency: string; value: number }

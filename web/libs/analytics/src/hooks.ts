@@ -61,10 +61,22 @@ export function segmentSink(win: HookWindow, logError: (m: string) => void = (m)
   };
 }
 
+/** The event names on window.dataLayer. */
+export const DATA_LAYER_EVENTS = {
+  page: 'Pageview',
+  add_to_cart: 'add_to_cart',
+  begin_checkout: 'begin_checkout',
+  purchase: 'purchase',
+  order_completed: 'Order Completed',
+  social_add_payment_info: 'add_payment_info',
+} as const;
+
 /**
- * The tag-manager hook: add_to_cart, begin_checkout, purchase and Pageview go to
- * window.dataLayer. When the tag manager's data layer is not on the page the event is
- * dropped and 'Google Analytics Tag is not setup correctly' is logged.
+ * The tag-manager hook: Pageview, add_to_cart, begin_checkout, purchase, 'Order Completed'
+ * and add_payment_info (already throttled by the analytics instance) go to
+ * window.dataLayer, commerce events in the tag manager's `ecommerce` shape with the
+ * account id and source. When the tag manager's data layer is not on the page the event
+ * is dropped and 'Google Analytics Tag is not setup correctly' is logged (once).
  */
 export function tagManagerSink(win: HookWindow, logError: (m: string) => void = (m) => console.error(m)): AnalyticsSink {
   let warned = false;
@@ -81,13 +93,19 @@ export function tagManagerSink(win: HookWindow, logError: (m: string) => void = 
     send(e: AnalyticsEvent) {
       switch (e.type) {
         case 'page':
-          return push({ event: 'Pageview', pageTitle: e.name });
+          return push({ event: DATA_LAYER_EVENTS.page, pageTitle: e.name });
         case 'add_to_cart':
+        case 'begin_checkout':
         case 'purchase':
-          return push({ event: e.type, ecommerce: { currency: e.currency, value: e.value, items: e.items, transaction_id: 'invoiceId' in e ? e.invoiceId : undefined } });
-        case 'track':
-          if (e.event === 'begin_checkout') return push({ event: 'begin_checkout', ...(e.properties ?? {}) });
-          return undefined;
+        case 'order_completed':
+          return push({
+            event: DATA_LAYER_EVENTS[e.type],
+            accountId: e.accountId,
+            source: e.source,
+            ecommerce: { currency: e.currency, value: e.value, items: e.items, transaction_id: 'invoiceId' in e ? e.invoiceId : undefined },
+          });
+        case 'social_add_payment_info':
+          return push({ event: DATA_LAYER_EVENTS.social_add_payment_info });
         default:
           return undefined;
       }
