@@ -174,7 +174,10 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 		{"POST", "/buy/jepp/linked-avionicsx/a/b", 404, `"code":"not_found"`},
 		{"POST", "/buy/eligibility/nope", 404, `"code":"not_found"`},
 		{"GET", "/no-such-page", 404, "shell"},
-		{"GET", "/buy/nope", 404, "shell"},
+		// /buy/{addOns} and /buy/{addOns}/{quantity} are pages (spec 000 §2); deeper is not.
+		{"GET", "/buy/flarm_decode", 200, "shell"},
+		{"GET", "/buy/business_pro/5", 200, "shell"},
+		{"GET", "/buy/a/b/c", 404, "shell"},
 		{"GET", "/buy", 200, "shell"},
 		{"GET", "/buy/", 200, "shell"},
 		{"GET", "/gift/redeem/x", 200, "shell"},
@@ -221,10 +224,13 @@ func TestPagesCarrySecurityHeaders(t *testing.T) {
 	}
 	resp.Body.Close()
 	csp := resp.Header.Get("Content-Security-Policy")
-	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self' https://cdn.example.com", "frame-src 'self'", "object-src 'none'"} {
+	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self' https://cdn.example.com", "style-src 'self' https://cdn.example.com", "frame-src 'self'", "object-src 'none'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
+	}
+	if strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP %q allows inline code or styles", csp)
 	}
 	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
 		"Referrer-Policy": "strict-origin-when-cross-origin"} {

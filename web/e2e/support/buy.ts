@@ -112,3 +112,31 @@ export async function putCardOnFile(page: Page, number = '4111111111111111'): Pr
   expect(r.ok(), await r.text()).toBeTruthy();
   expect((await r.json()).status).toBe('succeeded');
 }
+
+export interface DataLayerEntry {
+  event: string;
+  accountId?: string;
+  source?: string;
+  ecommerce?: { currency?: string; value?: number; transaction_id?: string; items?: unknown[] };
+}
+
+/**
+ * Puts the tag manager's data layer on the page before its scripts run, as the tag's
+ * snippet does. The test keeps a copy of every entry in the tab's session storage, so the
+ * entries survive the page loads of one journey (the success page is a new document).
+ */
+export async function withDataLayer(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const layer: unknown[] = [];
+    layer.push = (...entries: unknown[]) => {
+      const kept = JSON.parse(sessionStorage.getItem('e2e.dataLayer') ?? '[]') as unknown[];
+      sessionStorage.setItem('e2e.dataLayer', JSON.stringify([...kept, ...entries]));
+      return Array.prototype.push.apply(layer, entries);
+    };
+    (window as unknown as { dataLayer: unknown[] }).dataLayer = layer;
+  });
+}
+
+export async function dataLayer(page: Page): Promise<DataLayerEntry[]> {
+  return page.evaluate(() => JSON.parse(sessionStorage.getItem('e2e.dataLayer') ?? '[]') as DataLayerEntry[]);
+}

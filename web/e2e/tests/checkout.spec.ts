@@ -1,6 +1,6 @@
 import { test } from '@playwright/test';
 import { expectAccessible, keepScreenshot } from '../support/helpers';
-import { choosePlan, createAccount, expect, putCardOnFile, errorsBox, fillCard, freshEmail, openBuy, purchase, step, subscriber, total } from '../support/buy';
+import { dataLayer, withDataLayer, choosePlan, createAccount, expect, putCardOnFile, errorsBox, fillCard, freshEmail, openBuy, purchase, step, subscriber, total } from '../support/buy';
 
 // The whole checkout of spec 000 in Chromium against the real stack: preview, hosted card
 // fields (payments), submit (checkout), receipt.
@@ -8,6 +8,7 @@ test.describe('checkout on /buy', () => {
   test.setTimeout(120_000);
 
   test('a new buyer picks Premium and Europe, pays with a test card and sees a receipt of $470.00', async ({ page }) => {
+    await withDataLayer(page);
     await openBuy(page);
     await total(page, '$199.99');
     await step(page, 'buy: start');
@@ -29,6 +30,20 @@ test.describe('checkout on /buy', () => {
     await expect(page.getByTestId('receipt')).toContainText(email);
     await expectAccessible(page, 'buy: receipt');
     await keepScreenshot(page, 'buy-receipt');
+    // The tag manager's data layer saw the funnel: page view, priced carts, checkout,
+    // payment info once, the purchase with its invoice id, and 'Order Completed'.
+    const layer = await dataLayer(page);
+    const names = layer.map((e) => e.event);
+    expect(names[0]).toBe('Pageview');
+    expect(names).toContain('add_to_cart');
+    const paid = names.slice(names.indexOf('begin_checkout'), names.indexOf('Order Completed') + 1);
+    expect(paid).toEqual(['begin_checkout', 'add_payment_info', 'purchase', 'Order Completed']);
+    expect(names.at(-1)).toBe('Pageview'); // the success page's
+    const bought = layer.find((e) => e.event === 'purchase')!;
+    expect(bought.ecommerce).toMatchObject({ currency: 'USD', value: 470 });
+    expect(bought.ecommerce?.transaction_id).toEqual(new URL(page.url()).searchParams.get('invoiceId'));
+    expect(bought.source).toBe('buy');
+    expect(bought.accountId).toBeTruthy();
   });
 });
 
@@ -36,6 +51,7 @@ test.describe('checkout on /buy: messages, codes and currencies', () => {
   test.setTimeout(120_000);
 
   test('a declined card shows the processor message under "Please correct the following:"', async ({ page }) => {
+    await withDataLayer(page);
     await openBuy(page);
     await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(freshEmail('declined'));
     await fillCard(page, '4000000000000002');
@@ -44,6 +60,14 @@ test.describe('checkout on /buy: messages, codes and currencies', () => {
     await expect(errorsBox(page)).toContainText(/Do Not Honor|declined/i);
     await expect(page).toHaveURL(/\/buy(\?|$)/);
     await step(page, 'buy: declined');
+    // A second attempt within 300000 ms: begin_checkout again, add_payment_info not again.
+    const before = (await dataLayer(page)).filter((e) => e.event === 'begin_checkout').length;
+    await fillCard(page, '4000000000000002');
+    await purchase(page);
+    await expect.poll(async () => (await dataLayer(page)).filter((e) => e.event === 'begin_checkout').length).toBe(before + 1);
+    await expect(errorsBox(page)).toContainText(/Do Not Honor|declined/i);
+    expect((await dataLayer(page)).filter((e) => e.event === 'add_payment_info')).toHaveLength(1);
+    expect((await dataLayer(page)).filter((e) => e.event === 'purchase')).toHaveLength(0);
   });
 
   test('a currency change keeps the choices', async ({ page }) => {

@@ -47,6 +47,16 @@ function apiProxy(): Record<string, ProxyOptions> {
   return Object.fromEntries(API_PREFIXES.map((p) => [p, { target, changeOrigin: true }]));
 }
 
+/**
+ * CSS Modules: every component's styles live in a `.module.css` beside it, scoped by the
+ * build. Class names keep their source name as a prefix (readable in the DOM and in test
+ * failures); code reads them camel-cased (`.buy-option--selected` is `s.buyOptionSelected`).
+ */
+export const cssModules = {
+  localsConvention: 'camelCaseOnly' as const,
+  generateScopedName: '[local]_[hash:base64:5]',
+};
+
 const build = (name: string): UserConfig['build'] => ({
   target: 'chrome100',
   outDir: resolve(workspaceRoot, 'dist/apps', name),
@@ -67,6 +77,7 @@ export function remoteConfig(name: RemoteName): UserConfig {
     cacheDir: resolve(workspaceRoot, 'node_modules/.vite', name),
     base: './',
     resolve: { alias: aliases },
+    css: { modules: cssModules },
     server: {
       port,
       strictPort: true,
@@ -86,6 +97,9 @@ export function remoteConfig(name: RemoteName): UserConfig {
         shared: sharedDeps,
         dts: false,
         manifest: false,
+        // The remote's CSS (its own modules and @hangar/ui's) is loaded with <link> tags
+        // when the shell loads ./Module: no <style> injected from JavaScript.
+        bundleAllCSS: true,
       }),
       react(),
     ],
@@ -118,6 +132,7 @@ export function shellConfig(): UserConfig {
     cacheDir: resolve(workspaceRoot, 'node_modules/.vite/shell'),
     base: '/',
     resolve: { alias: aliases },
+    css: { modules: cssModules },
     server: {
       port: SHELL_PORT,
       strictPort: true,
@@ -141,8 +156,12 @@ export function vitestConfig(projectDir: string): UserConfig & { test: Record<st
   return {
     root: projectDir,
     resolve: { alias: aliases },
+    css: { modules: cssModules },
     plugins: [react()],
     test: {
+      // CSS Modules answer their source class names in tests (`h-btn--small`), so a test can
+      // name a class without knowing the build's hash.
+      css: { include: /\.module\.css$/, modules: { classNameStrategy: 'non-scoped' } },
       environment: 'jsdom',
       include: ['src/**/*.test.{ts,tsx}', 'scripts/**/*.test.{ts,mjs}'],
       setupFiles: [resolve(workspaceRoot, 'tools/vite/vitest.setup.ts')],

@@ -4,7 +4,7 @@
 // selected) over the products (what was bought).
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { ApiError, useResource } from '@hangar/api-client';
-import { Button, ErrorState, LoadingState, SelectField, TextField, injectStyles } from '@hangar/ui';
+import { Button, ErrorState, LoadingState, SelectField, TextField, cx, ui } from '@hangar/ui';
 import {
   assignmentError,
   reportError,
@@ -17,30 +17,7 @@ import {
   type TargetType,
 } from './api';
 import { css, sectionHeights } from './sidebar';
-
-const PANEL_CSS = `
-.alloc { display: grid; grid-template-columns: minmax(0, 1fr) 360px; gap: 24px; align-items: start; }
-@media (max-width: 880px) { .alloc { grid-template-columns: minmax(0, 1fr); } }
-.alloc-tabs { display: flex; gap: 8px; margin: 12px 0; }
-.alloc-tabs [aria-selected="true"] { text-decoration: underline; }
-.alloc-filters { display: flex; flex-wrap: wrap; gap: 12px; align-items: end; margin-bottom: 12px; }
-.alloc-table { width: 100%; border-collapse: collapse; }
-.alloc-table th, .alloc-table td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--h-border); vertical-align: middle; }
-.alloc-chip { display: inline-flex; align-items: center; gap: 4px; border: 1px solid var(--h-border); border-radius: 12px; padding: 0 4px 0 8px; margin: 2px; font-size: 13px; }
-.alloc-chip--expired { color: var(--h-danger); border-color: var(--h-danger); padding-right: 8px; }
-.alloc-row-assign { display: flex; gap: 6px; align-items: center; }
-.alloc-row-assign select { height: 28px; }
-.alloc-pager { display: flex; gap: 12px; align-items: center; margin-top: 12px; }
-.alloc-side { position: sticky; top: 8px; display: flex; flex-direction: column; gap: 8px; }
-.alloc-side section { border: 1px solid var(--h-border); border-radius: var(--h-radius); overflow: auto; background: var(--h-surface); }
-.alloc-side h2 { font-size: 15px; margin: 0; padding: 6px 10px; display: flex; justify-content: space-between; align-items: center; }
-.alloc-side .alloc-side__body { padding: 0 10px 10px; }
-.alloc-msg { padding: 8px 12px; border-radius: var(--h-radius); margin: 8px 0; }
-.alloc-msg--error { background: var(--h-danger-bg); color: var(--h-danger); }
-.alloc-msg--ok { background: var(--h-info-bg); }
-.alloc-report td, .alloc-report th { padding: 2px 4px; font-size: 13px; text-align: right; }
-.alloc-report td:first-child, .alloc-report th:first-child { text-align: left; }
-`;
+import s from './allocation.module.css';
 
 type Kind = 'users' | 'tails';
 interface Row {
@@ -84,7 +61,6 @@ function useWindowHeight(): number {
 }
 
 export function AllocationPanel({ api }: { api: AllocationApi }) {
-  injectStyles('allocation-panel', PANEL_CSS);
   const [reload, setReload] = useState(0);
   const report = useResource<Report>((signal) => api.report(signal), `report-${reload}`);
   const [kind, setKind] = useState<Kind>('users');
@@ -172,23 +148,23 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
     <Frame>
       {message ? (
         <div
-          className={`alloc-msg alloc-msg--${message.kind}`}
+          className={cx(s.allocMsg, message.kind === 'error' ? s.allocMsgError : s.allocMsgOk)}
           role={message.kind === 'error' ? 'alert' : 'status'}
           data-testid={message.kind === 'error' ? 'allocation-error' : 'allocation-ok'}
         >
           {message.text}
         </div>
       ) : null}
-      <div className="alloc" ref={panel}>
+      <div className={s.alloc} ref={panel}>
         <div>
-          <div className="alloc-tabs" role="tablist" aria-label="Assign to">
+          <div className={s.allocTabs} role="tablist" aria-label="Assign to">
             {(['users', 'tails'] as Kind[]).map((k) => (
               <Button key={k} role="tab" variant="secondary" aria-selected={kind === k} onClick={() => setKind(k)}>
                 {k === 'users' ? 'Users' : 'Aircraft'}
               </Button>
             ))}
           </div>
-          <div className="alloc-filters">
+          <div className={s.allocFilters}>
             <TextField
               label={kind === 'users' ? 'Filter by e-mail' : 'Filter by tail number'}
               value={q.filter ?? ''}
@@ -223,7 +199,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
             />
           </div>
           {kind === 'tails' ? (
-            <div className="alloc-filters">
+            <div className={s.allocFilters}>
               <TextField label="Tail number" value={newTail} onChange={(e) => setNewTail(e.target.value)} placeholder="N123AB" />
               <Button
                 disabled={busy || newTail.trim() === '' || !rowCode['__new'] && poolsFor('tails').length === 0}
@@ -239,11 +215,11 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
           {listing.status === 'error' ? (
             <ErrorState message={reportError(listing.error)} onRetry={listing.retry} />
           ) : (
-            <table className="alloc-table" aria-label={kind === 'users' ? 'Users' : 'Aircraft'} aria-busy={listing.status === 'loading'}>
+            <table className={s.allocTable} aria-label={kind === 'users' ? 'Users' : 'Aircraft'} aria-busy={listing.status === 'loading'}>
               <thead>
                 <tr>
                   <th scope="col">
-                    <span className="h-visually-hidden">Select</span>
+                    <span className={ui.hVisuallyHidden}>Select</span>
                   </th>
                   <th scope="col" aria-sort={q.sortDirection === 'asc' ? 'ascending' : 'descending'}>
                     <Button variant="link" onClick={() => setQ({ sortDirection: q.sortDirection === 'asc' ? 'desc' : 'asc', page: q.page })}>
@@ -263,7 +239,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                     <td>{r.label}</td>
                     <td data-testid={`licences-${r.label}`}>
                       {r.assigned.map((c) => (
-                        <span className="alloc-chip" key={c}>
+                        <span className={s.allocChip} key={c}>
                           {c}
                           <Button
                             size="small"
@@ -277,13 +253,13 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                         </span>
                       ))}
                       {r.expired.map((c) => (
-                        <span className="alloc-chip alloc-chip--expired" key={`x-${c}`} title="Expired allocation">
+                        <span className={`${s.allocChip} ${s.allocChipExpired}`} key={`x-${c}`} title="Expired allocation">
                           {c} (expired)
                         </span>
                       ))}
                     </td>
                     <td>
-                      <div className="alloc-row-assign">
+                      <div className={s.allocRowAssign}>
                         <select
                           aria-label={`Licence for ${r.label}`}
                           value={rowCode[r.id] ?? ''}
@@ -323,7 +299,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
               </tbody>
             </table>
           )}
-          <div className="alloc-pager">
+          <div className={s.allocPager}>
             <Button variant="secondary" disabled={q.page <= 0} onClick={() => setQ({ page: q.page - 1 })}>
               Previous
             </Button>
@@ -336,7 +312,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
           </div>
         </div>
 
-        <aside className="alloc-side" aria-label="Allocation sidebar">
+        <aside className={s.allocSide} aria-label="Allocation sidebar">
           <section aria-labelledby="alloc-cart-title" style={{ height: css(heights.cart) }} data-testid="sidebar-cart">
             <h2 id="alloc-cart-title">
               Selected ({sel.length})
@@ -345,7 +321,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
               </Button>
             </h2>
             {showCart && sel.length > 0 ? (
-              <div className="alloc-side__body">
+              <div className={s.allocSideBody}>
                 <ul>
                   {sel.map((id) => (
                     <li key={id}>{label(id)}</li>
@@ -357,7 +333,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                   options={codeOptions(kind)}
                   onChange={(e) => setBulkCode(e.target.value)}
                 />
-                <div className="alloc-row-assign">
+                <div className={s.allocRowAssign}>
                   <Button
                     disabled={busy || !bulk}
                     onClick={() =>
@@ -390,7 +366,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
               </Button>
             </h2>
             {showProduct ? (
-              <div className="alloc-side__body">
+              <div className={s.allocSideBody}>
                 <ReportTable pools={pools} />
               </div>
             ) : null}
@@ -404,7 +380,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
 function ReportTable({ pools }: { pools: PoolReport[] }) {
   if (pools.length === 0) return <p>Your subscription has no licences to allocate.</p>;
   return (
-    <table className="alloc-report" aria-label="Allocation report">
+    <table className={s.allocReport} aria-label="Allocation report">
       <thead>
         <tr>
           <th scope="col">Licence</th>

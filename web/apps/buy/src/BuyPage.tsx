@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, ErrorState, LoadingState, NotificationBanner, SectionBlock, TextField, useTapOrClick } from '@hangar/ui';
+import { Button, CheckboxField, ErrorState, LoadingState, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
+import { syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
-import { kioskHref, parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
+import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useMe, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
@@ -15,13 +16,11 @@ import { QuantitySection } from './sections/Quantity';
 import { CurrencySelector } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection, type PayWith } from './payment/PaymentSection';
-import type { HostedFieldsHandle } from './payment/HostedFields';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
-import { newIdempotencyKey, submit, successUrl, validate } from './submit';
-import { ensureBuyStyles } from './styles';
+import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
+import s from './buy.module.css';
 
-ensureBuyStyles();
 
 /** Spec 000 §8: the available-plans failure message. */
 export const CONNECT_ERROR = 'There was a problem connecting.';
@@ -52,7 +51,7 @@ export function BuyPage({ location, navigate = (u) => window.location.assign(u),
   // follows when identity answers (the largest paint must not wait for two services).
   if (catalog.isPending) {
     return (
-      <div className="buy" data-remote="buy">
+      <div className={s.buy} data-remote="buy">
         <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
         <LoadingState label="Loading plans…" />
       </div>
@@ -60,7 +59,7 @@ export function BuyPage({ location, navigate = (u) => window.location.assign(u),
   }
   if (catalog.isError) {
     return (
-      <div className="buy" data-remote="buy">
+      <div className={s.buy} data-remote="buy">
         <h1>Your Plan</h1>
         <ErrorState
           message={CONNECT_ERROR}
@@ -109,11 +108,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const loggedIn = me.loggedIn === true;
   const verb = useTapOrClick();
   const note = showsVatNote(currency) ? VAT_NOTE : undefined;
-  const kiosk = useMemo(() => query.kiosk || (typeof sessionStorage !== 'undefined' && sessionStorage.getItem('hangar.kiosk') === 'true'), [query.kiosk]);
-  useEffect(() => {
-    if (query.kiosk && typeof sessionStorage !== 'undefined') sessionStorage.setItem('hangar.kiosk', 'true');
-  }, [query.kiosk]);
-  const href = (h: string) => kioskHref(h, kiosk);
+  // Kiosk mode is the storefront's, shared with the shell (one session-storage flag).
+  const kiosk = useMemo(() => syncKiosk(query.kiosk ? '?kiosk=true' : ''), [query.kiosk]);
+  const href = (h: string) => (kiosk ? withKiosk(h) : h);
 
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
@@ -162,10 +159,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     setPromo(req);
   }, [p, promo]);
 
-  // ---- analytics: a page view, and add-to-cart when an invoice arrives
-  useEffect(() => {
-    analytics().page(document.title || 'Buy');
-  }, []);
+  // ---- analytics: add-to-cart when a changed invoice arrives (the shell logs the page view)
   const lastTotal = useRef<string>('');
   useEffect(() => {
     const inv = p?.invoice;
@@ -174,11 +168,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (sig === lastTotal.current) return;
     lastTotal.current = sig;
     try {
-      analytics().track('add_to_cart', { currency: inv.currency, value: num(inv.totalInCents) / 100, items: analyticsItems(p) });
-    } catch {
-      /* analytics never breaks the page */
+      analytics().addToCart({ currency: inv.currency ?? '', value: num(inv.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' });
+    } catch (e) {
+      // Analytics never breaks the page; a missing parameter is reported, not thrown.
+      console.error((e as Error).message);
     }
-  }, [p]);
+  }, [p, me.accountUuid]);
 
   // ---- payment
   const storedMethod = usePaymentMethod(loggedIn ? me.accountUuid : undefined);
@@ -188,7 +183,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));
   }, [storedMethod.data]);
   const [reader, setReader] = useState('');
-  const hosted = useRef<HostedFieldsHandle>(null);
+  const hosted = useRef<HostedCardFieldsHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
@@ -327,7 +322,11 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     }
     setSubmitting(true);
     try {
-      analytics().track('begin_checkout', { currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p) });
+      try {
+        analytics().beginCheckout({ currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' });
+      } catch (e) {
+        console.error((e as Error).message);
+      }
       const wire = toWire(config, { cartId: '', counter: 0 });
       const v = await validate(wire);
       if (v.status !== 'ok') {
@@ -353,7 +352,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           setSubmitErrors([r && !r.ok ? r.message : 'Credit Card cannot be blank']);
           return;
         }
-        nonce = r.nonce.nonce;
+        nonce = r.nonce;
       }
       analytics().addPaymentInfo();
       // One idempotency key per attempt: the same order retried keeps it.
@@ -427,8 +426,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const showGdpr = p?.euConsentRequired === true || query.gdprShow;
 
   return (
-    <div className="buy" data-remote="buy" data-kiosk={kiosk || undefined}>
-      <nav className="buy-crumbs" aria-label="Breadcrumbs">
+    <div className={s.buy} data-remote="buy" data-kiosk={kiosk || undefined}>
+      <nav className={s.buyCrumbs} aria-label="Breadcrumbs">
         <ol>
           <li>
             <a href={href('/pricing')}>{family === 'Bundle' ? 'Business Plans' : family}</a>
@@ -436,13 +435,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           <li aria-current="page">{bundleName ?? 'Your Plan'}</li>
         </ol>
       </nav>
-      <div className="buy-layout">
-        <div className="buy-main">
+      <div className={s.buyLayout}>
+        <div className={s.buyMain}>
           {/* 1. notification banner */}
           <NotificationBanner onClose={() => undefined}>
             Plans are billed yearly. {p?.invoice?.taxVatText === 'VAT' ? 'VAT' : 'Tax'} is calculated at checkout; account credit is applied after purchase.
           </NotificationBanner>
-          <div className="buy-head">
+          <div className={s.buyHead}>
             <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
             {/* 3. currency */}
             <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => void onCurrency(c)} />
@@ -462,10 +461,10 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             onLogin={onLogin}
             onLogout={onLogout}
             childMessage={childMessage}
-          /> : <div className="buy-account" aria-busy="true" />}
+          /> : <div className={s.buyAccount} aria-busy="true" />}
           {/* 4. renewal box */}
           {p?.isRenewal && !config.businessDowngrade ? (
-            <section className="buy-box" aria-labelledby="buy-renewal-title" data-testid="renewal-box">
+            <section className={s.buyBox} aria-labelledby="buy-renewal-title" data-testid="renewal-box">
               <h2 id="buy-renewal-title">Renew your subscription</h2>
               <p>
                 You are renewing your current subscription. It renews at {formatMoney(num(p.renewalAmountInCents), currency)}/yr
@@ -480,18 +479,18 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           ) : null}
           {/* 5. legacy replacement */}
           {p?.legacyPlanReplaced ? (
-            <p className="buy-notice" role="status" data-testid="legacy-notice">
+            <p className={s.buyNotice} role="status" data-testid="legacy-notice">
               Your plan {p.replacedPlan ? `(${p.replacedPlan}) ` : ''}is no longer sold; it has been replaced by its current equivalent below.
             </p>
           ) : null}
           {/* 6. plans */}
           <SectionBlock id="plans" title="Plans" note={note} expanded={expanded.includes('plans')} onToggle={shell('plans').onExpandedChange}>
-            <p className="buy-hint">
+            <p className={s.buyHint}>
               {verb} a plan to select it. Each plan includes one region.
             </p>
-            {selectionErrors.length > 0 && childMessage ? <p className="buy-error-inline">{childMessage}</p> : null}
+            {selectionErrors.length > 0 && childMessage ? <p className={s.buyErrorInline}>{childMessage}</p> : null}
             {planFamilies.map((f) => (
-              <div key={f.id} className="buy-subblock" data-family={f.id}>
+              <div key={f.id} className={s.buySubblock} data-family={f.id}>
                 {planFamilies.length > 1 ? <h3>{f.title}</h3> : null}
                 <OptionList
                   name="plan"
@@ -578,7 +577,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             />
           ) : null}
           {needsLicense || isBusiness ? (
-            <section className="buy-box" aria-labelledby="buy-agreement-title">
+            <section className={s.buyBox} aria-labelledby="buy-agreement-title">
               <h2 id="buy-agreement-title">Agreements</h2>
               {needsLicense ? (
                 <CheckboxField
@@ -610,11 +609,24 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           ) : null}
           <PromoBox
             codes={[...config.discountPromoCode, ...config.giftCertificateCode]}
-            onAdd={(code) => {
+            onAdd={async (code) => {
               const c = code.trim();
               if (!c || /^x+$/i.test(c) || c.toUpperCase() === 'PROMO CODE') return undefined;
               if ([...config.discountPromoCode, ...config.giftCertificateCode].some((x) => x.toLowerCase() === c.toLowerCase())) return 'Code already used.';
-              dispatch({ type: 'addCode', code: c, kind: /^GIFT-/i.test(c) ? 'gift' : 'promo' });
+              // Checkout says whether the code applies here and whether it is a gift certificate.
+              let check;
+              try {
+                check = await validatePromo(c, toWire(config, { cartId: '', counter: 0 }));
+              } catch (e) {
+                return e instanceof Error && e.message ? e.message : 'The code could not be checked; try again.';
+              }
+              if (check.status !== 'ok') {
+                const notice = check.promoInfoRequirements?.[0];
+                if (notice) setPromo(notice);
+                return check.message || 'This code is not valid.';
+              }
+              // The preview that follows shows the code's line and any notice it asks for.
+              dispatch({ type: 'addCode', code: check.code || c, kind: check.kind === 'gift' ? 'gift' : 'promo' });
               return undefined;
             }}
             onRemove={(code) => dispatch({ type: 'removeCode', code })}
@@ -641,9 +653,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching}>
           {shownErrors.length > 0 ? (
-            <div className="buy-errors" role="alert" data-testid="errors">
-              <p className="buy-errors__title">{CORRECT_FOLLOWING}</p>
-              <ul className="buy-errors__list">
+            <div className={s.buyErrors} role="alert" data-testid="errors">
+              <p className={s.buyErrorsTitle}>{CORRECT_FOLLOWING}</p>
+              <ul className={s.buyErrorsList}>
                 {shownErrors.map((e) => (
                   <li key={e}>{e}</li>
                 ))}
@@ -651,13 +663,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             </div>
           ) : null}
           {(p?.adjustments ?? []).length > 0 ? (
-            <ul className="buy-adjustments" aria-label="Changes made to your selection">
+            <ul className={s.buyAdjustments} aria-label="Changes made to your selection">
               {p!.adjustments!.map((a) => (
                 <li key={`${a.addOnCode}-${a.action}`}>{a.reason}</li>
               ))}
             </ul>
           ) : null}
-          <Button size="large" className="buy-purchase" disabled={submitting || !p || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+          <Button size="large" className={s.buyPurchase} disabled={submitting || !p || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
             {submitting ? 'Processing…' : `Purchase${p?.invoice ? ` ${formatMoney(num(p.invoice.totalInCents), (p.invoice.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>
@@ -713,28 +725,34 @@ async function readCard(serial: string, email: string): Promise<string> {
   }
 }
 
-function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => string | undefined; onRemove: (c: string) => void; errors: string[] }) {
+function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[] }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
+  const [checking, setChecking] = useState(false);
   return (
-    <section className="buy-box" aria-labelledby="buy-promo-title">
+    <section className={s.buyBox} aria-labelledby="buy-promo-title">
       <h2 id="buy-promo-title">Promo or gift code</h2>
       <form
-        className="buy-promo"
+        className={s.buyPromo}
         onSubmit={(e) => {
           e.preventDefault();
-          const err = onAdd(value);
-          setError(err);
-          if (!err) setValue('');
+          if (checking) return;
+          setChecking(true);
+          void onAdd(value)
+            .then((err) => {
+              setError(err);
+              if (!err) setValue('');
+            })
+            .finally(() => setChecking(false));
         }}
       >
-        <TextField label="Promo or gift certificate code" name="code" value={value} errors={error ? [error] : errors} onChange={(e) => setValue(e.target.value)} />
-        <Button type="submit" variant="secondary">
+        <TextField className={s.buyPromoField} label="Promo or gift certificate code" name="code" value={value} errors={error ? [error] : errors} onChange={(e) => setValue(e.target.value)} />
+        <Button type="submit" variant="secondary" disabled={checking}>
           Apply
         </Button>
       </form>
       {codes.length > 0 ? (
-        <ul className="buy-codes">
+        <ul className={s.buyCodes}>
           {codes.map((c) => (
             <li key={c}>
               <span data-testid="applied-code">{c}</span>{' '}

@@ -2,6 +2,8 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { formatMoney, type CurrencyCode } from '@hangar/money';
 import { num, type WireInvoiceItem } from '@hangar/api-client';
 import type { Preview } from './hooks';
+import { ui } from '@hangar/ui';
+import s from './buy.module.css';
 
 /** The cart sticks when the window is wider than 1053 px and scrolled past 145 px (spec 001 §9). */
 export const STICKY_MIN_WIDTH = 1053;
@@ -50,12 +52,12 @@ export function InvoicePanel({ preview, currency, updating, children }: InvoiceP
     <aside className={`buy-invoice${sticky ? ' buy-invoice--sticky' : ''}`} aria-labelledby="buy-invoice-title" data-testid="invoice" aria-busy={updating || undefined}>
       <h2 id="buy-invoice-title">Your invoice</h2>
       {!inv ? (
-        <p className="buy-hint">Calculating…</p>
+        <p className={s.buyHint}>Calculating…</p>
       ) : (
         <>
-          <table className="buy-invoice__table">
-            <caption className="h-visually-hidden">Invoice lines</caption>
-            <thead className="h-visually-hidden">
+          <table className={s.buyInvoiceTable}>
+            <caption className={ui.hVisuallyHidden}>Invoice lines</caption>
+            <thead className={ui.hVisuallyHidden}>
               <tr>
                 <th scope="col">Item</th>
                 <th scope="col">Amount</th>
@@ -65,11 +67,11 @@ export function InvoicePanel({ preview, currency, updating, children }: InvoiceP
               {lines.map((l) => (
                 <tr key={l.key ?? `${l.type}:${l.addOnCode}:${l.description}`} data-line={l.addOnCode || l.type} data-type={l.type}>
                   <th scope="row">
-                    <span className="buy-invoice__desc">
+                    <span className={s.buyInvoiceDesc}>
                       {l.description}
                       {num(l.quantity) > 1 ? ` × ${num(l.quantity)}` : ''}
                     </span>
-                    {l.reason ? <span className="buy-invoice__reason">{l.reason}</span> : null}
+                    {l.reason ? <span className={s.buyInvoiceReason}>{l.reason}</span> : null}
                   </th>
                   <td>{money(l.amountInCents)}</td>
                 </tr>
@@ -83,8 +85,8 @@ export function InvoicePanel({ preview, currency, updating, children }: InvoiceP
               <tr>
                 <th scope="row">
                   {inv.taxVatText || 'Tax'}
-                  {inv.reverseCharge ? <span className="buy-invoice__reason">Reverse charge: VAT to be accounted for by the recipient</span> : null}
-                  {!inv.taxJurisdiction && !inv.reverseCharge ? <span className="buy-invoice__reason">Calculated at checkout from your billing address</span> : null}
+                  {inv.reverseCharge ? <span className={s.buyInvoiceReason}>Reverse charge: VAT to be accounted for by the recipient</span> : null}
+                  {!inv.taxJurisdiction && !inv.reverseCharge ? <span className={s.buyInvoiceReason}>Calculated at checkout from your billing address</span> : null}
                 </th>
                 <td data-testid="invoice-tax">{money(inv.taxInCents)}</td>
               </tr>
@@ -94,23 +96,23 @@ export function InvoicePanel({ preview, currency, updating, children }: InvoiceP
                   <td>-{money(inv.giftCertificateCreditInCents)}</td>
                 </tr>
               ) : null}
-              <tr className="buy-invoice__total">
+              <tr className={s.buyInvoiceTotal}>
                 <th scope="row">Total</th>
                 <td data-testid="invoice-total">{money(inv.totalInCents)}</td>
               </tr>
             </tfoot>
           </table>
           {num(inv.creditToAccountInCents) > 0 ? (
-            <p className="buy-hint">{money(inv.creditToAccountInCents)} of credit goes to your account balance after purchase.</p>
+            <p className={s.buyHint}>{money(inv.creditToAccountInCents)} of credit goes to your account balance after purchase.</p>
           ) : null}
           {preview?.renewalDate ? (
-            <p className="buy-hint" data-testid="invoice-renewal">
+            <p className={s.buyHint} data-testid="invoice-renewal">
               Renews at {money(preview.renewalAmountInCents)}/yr on {renewalDateText(preview.renewalDate)}.
             </p>
           ) : null}
         </>
       )}
-      <p className="h-visually-hidden" role="status" aria-live="polite">
+      <p className={ui.hVisuallyHidden} role="status" aria-live="polite">
         {updating ? 'Updating your invoice' : inv ? `Total ${money(inv.totalInCents)}` : ''}
       </p>
       {children}

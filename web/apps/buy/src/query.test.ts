@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kioskHref, parseBuyLocation, parseBuyQuery, withCurrency } from './query';
+import { parseBuyLocation, parseBuyQuery, withCurrency } from './query';
 import { standaloneProps } from './standalone';
 
 describe('parseBuyQuery', () => {
@@ -57,9 +57,5 @@ describe('parseBuyLocation (routes of spec 000 §2 and 001 §2)', () => {
   it('reads upgrade, extras, jepp, zipcode, deeplinkOnSuccess, enableDime', () => {
     const q = parseBuyQuery('?upgrade=performance&extras=syn_vis,logbook&jepp=12345&zipcode=97201&deeplinkOnSuccess=app://x&enableDime=true');
     expect(q).toMatchObject({ upgrade: 'performance', extras: ['syn_vis', 'logbook'], jepp: '12345', zipcode: '97201', deeplinkOnSuccess: 'app://x', enableDime: true });
-  });
-  it('appends kiosk=true to links while kiosk mode is on', () => {
-    expect(kioskHref('/pricing?a=1', true)).toBe('/pricing?a=1&kiosk=true');
-    expect(kioskHref('/pricing', false)).toBe('/pricing');
   });
 });

@@ -121,10 +121,3 @@ export function withCurrency(href: string, currency: CurrencyCode): string {
   return url.pathname + url.search + url.hash;
 }
 
-/** While kiosk mode is active, kiosk=true is appended to links. */
-export function kioskHref(href: string, kiosk: boolean): string {
-  if (!kiosk) return href;
-  const url = new URL(href, 'http://x');
-  url.searchParams.set('kiosk', 'true');
-  return href.startsWith('http') ? url.toString() : url.pathname + url.search + url.hash;
-}

@@ -7,6 +7,16 @@ export async function validate(configuration: WireConfiguration): Promise<WireVa
   return unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
 }
 
+export type WirePromoCheck = CheckoutComponents['schemas']['v1ValidatePromoResponse'];
+
+/**
+ * Asks checkout whether a code applies to this configuration, and whether it is a promo
+ * or a gift certificate: the page does not guess from the code's shape.
+ */
+export async function validatePromo(code: string, configuration: WireConfiguration): Promise<WirePromoCheck> {
+  return unwrap(apiClient().checkout.POST('/buy/api/promo/validate', { body: { code, configuration } }));
+}
+
 export interface SubmitRequest {
   configuration: WireConfiguration;
   nonce?: string;

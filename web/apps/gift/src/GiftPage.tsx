@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Button, HostedCardFields, SelectField, TextField, countryOptions, injectStyles, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, HostedCardFields, SelectField, TextField, countryOptions, type HostedCardFieldsHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, newIdempotencyKey, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
 import {
@@ -15,18 +15,7 @@ import {
   validateForm,
   type Certificate,
 } from './gift';
-
-const CSS = `
-.gift { max-width: 960px; margin: 0 auto; padding: 16px; display: grid; gap: 24px; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
-@media (max-width: 880px) { .gift { grid-template-columns: 1fr; } }
-.gift h1 { grid-column: 1 / -1; margin: 0; letter-spacing: .04em; }
-.gift__cert { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; border: 1px solid var(--h-border); border-radius: var(--h-radius); padding: 12px; margin-bottom: 12px; }
-.gift__summary { background: var(--h-surface); border-radius: var(--h-radius); padding: 16px; align-self: start; }
-.gift__summary table { width: 100%; border-collapse: collapse; }
-.gift__summary td { padding: 4px 0; } .gift__summary td:last-child { text-align: right; }
-.gift__errors { color: var(--h-danger); background: var(--h-danger-bg); padding: 8px 12px; border-radius: var(--h-radius); }
-.gift__errors ul { margin: 4px 0 0; padding-left: 20px; }
-`;
+import s from './gift.module.css';
 
 const api = createApiClient();
 
@@ -45,7 +34,6 @@ export interface GiftPageProps {
 }
 
 export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : window.location.search, go = (u) => window.location.assign(u) }: GiftPageProps) {
-  injectStyles('gift', CSS);
   const route = parseRoute(rest, search);
   const saved = rest || search ? {} : load();
   const [certificates, setCertificates] = useState<Certificate[]>(saved.certificates ?? route.certificates);
@@ -173,7 +161,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const amountOptions = [...PRESETS.map((p) => ({ value: String(p), label: formatMoney(p * 100, currency) })), { value: 'custom', label: 'Custom amount' }];
 
   return (
-    <section className="gift" data-remote="gift" aria-labelledby="gift-title">
+    <section className={s.gift} data-remote="gift" aria-labelledby="gift-title">
       <h1 id="gift-title">BUY A GIFT CERTIFICATE</h1>
       <div>
         <p>
@@ -192,7 +180,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         />
         <h2>Certificates</h2>
         {certificates.map((c, i) => (
-          <div className="gift__cert" key={i} data-testid="gift-certificate">
+          <div className={s.giftCert} key={i} data-testid="gift-certificate">
             <SelectField
               label={`Certificate ${i + 1} amount`}
               value={c.kind === 'preset' ? c.value : 'custom'}
@@ -228,7 +216,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <SelectField label="Country" value={country} onChange={(e) => setCountry(e.target.value)} options={countryOptions()} />
         <HostedCardFields handle={card} />
         {errors.length > 0 && (
-          <div className="gift__errors" role="alert">
+          <div className={s.giftErrors} role="alert">
             Please correct the following:
             <ul>
               {errors.map((e) => (
@@ -243,7 +231,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
           </Button>
         </p>
       </div>
-      <aside className="gift__summary" aria-label="Order summary">
+      <aside className={s.giftSummary} aria-label="Order summary">
         <h2>Order summary</h2>
         <table>
           <tbody>
@@ -268,7 +256,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
           </tbody>
         </table>
         {validation?.status === 'fail' && (validation.errors ?? []).length > 0 && (
-          <ul className="gift__errors">
+          <ul className={s.giftErrors}>
             {validation.errors!.map((e) => (
               <li key={e}>{e}</li>
             ))}

@@ -2,6 +2,7 @@ import { Link } from './Link';
 import { SiteHeader } from './SiteHeader';
 import { BackgroundVideo, FeatureToggles, Slider, Tabs, ZoomImage } from './widgets';
 import { ROUTE_MAP, WEATHER_MAP } from './art';
+import s from './marketing.module.css';
 
 const DESTINATIONS = [
   { href: '/pricing', title: 'Compare plans', text: 'Starter, Essential and Premium side by side.' },
@@ -30,18 +31,18 @@ export const HOME_VIDEO_SRC = '';
 
 export function HomePage({ navigate }: { navigate?: (to: string) => void }) {
   return (
-    <div className="mk" data-remote="marketing">
+    <div className={s.mk} data-remote="marketing">
       <SiteHeader navigate={navigate} />
-      <section className="mk-hero">
+      <section className={s.mkHero}>
         <BackgroundVideo src={HOME_VIDEO_SRC} path="/" />
         <h1>Flight planning for every pilot</h1>
         <p>Plans for individual pilots, flight departments, organizations and military crews.</p>
       </section>
       <Slider slides={SLIDES} label="Highlights" />
       <nav aria-label="Store">
-        <ul className="mk-cards">
+        <ul className={s.mkCards}>
           {DESTINATIONS.map((d) => (
-            <li className="mk-card" key={d.href}>
+            <li className={s.mkCard} key={d.href}>
               <h2>
                 <Link href={d.href} navigate={navigate}>
                   {d.title}
@@ -62,7 +63,7 @@ export function HomePage({ navigate }: { navigate?: (to: string) => void }) {
         ]}
       />
       <h2>See it</h2>
-      <div className="mk-gallery">
+      <div className={s.mkGallery}>
         <ZoomImage src={ROUTE_MAP} alt="A route drawn across a map" caption="Route planning" />
         <ZoomImage src={WEATHER_MAP} alt="Weather areas on a map" caption="Weather briefing" />
       </div>

@@ -1,10 +1,11 @@
 import { useCallback, useMemo, useState } from 'react';
-import { ErrorState, LoadingState, Modal } from '@hangar/ui';
+import { ErrorState, LoadingState, Modal, ui } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, VAT_NOTE, formatPrice, parseCurrency, resolveCurrency, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { GROUPS, INDIVIDUAL_PLAN_CODES, featureStatus, priceIn, useResource, visibleEntries, type Catalog, type CatalogEntry } from '@hangar/api-client';
 import { apiClient } from './api';
 import { Link } from './Link';
 import { SiteHeader } from './SiteHeader';
+import s from './marketing.module.css';
 
 export const CONNECT_ERROR = 'There was a problem connecting.';
 
@@ -17,7 +18,7 @@ export function PricingPage({ search = typeof window === 'undefined' ? '' : wind
   const requested = useMemo(() => parseCurrency(new URLSearchParams(search).get('currency')), [search]);
   const catalog = useResource((signal) => apiClient().catalog.availablePlans({}, signal), 'catalog');
   return (
-    <div className="mk" data-remote="marketing">
+    <div className={s.mk} data-remote="marketing">
       <SiteHeader navigate={navigate} />
       <h1>Compare plans</h1>
       {catalog.status === 'loading' ? (
@@ -69,7 +70,7 @@ export function FeatureInfo({ topics, index, onIndex, onClose }: { topics: InfoT
       onClose={onClose}
       onKeyDown={onKeyDown}
       footer={
-        <div className="mk-info__nav">
+        <div className={s.mkInfoNav}>
           <button type="button" onClick={() => step(-1)}>
             Previous
           </button>
@@ -103,7 +104,7 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
     ...features.map((f) => ({ title: f.title, text: f.description || `${f.title}: included or available as an add-on as the table shows.` })),
   ];
   const infoButton = (i: number) => (
-    <button type="button" className="mk-info" aria-label={`About ${topics[i]!.title}`} onClick={() => setInfo(i)}>
+    <button type="button" className={s.mkInfo} aria-label={`About ${topics[i]!.title}`} onClick={() => setInfo(i)}>
       i
     </button>
   );
@@ -116,20 +117,20 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
   if (plans.length === 0) return <p>No plans are sold in {currency}.</p>;
   const cell = (f: CatalogEntry, plan: string) => {
     const status = featureStatus(f, plan, plans);
-    if (status === 'included') return <span className="mk-yes">Included</span>;
-    if (status === 'unavailable') return <span className="mk-no">Not available</span>;
+    if (status === 'included') return <span className={s.mkYes}>Included</span>;
+    if (status === 'unavailable') return <span className={s.mkNo}>Not available</span>;
     const fp = priceIn(f, currency);
-    return <span className="mk-no">Add-on{fp && !fp.included ? `, ${formatPrice(fp.amountInCents, currency, 'year')}` : ''}</span>;
+    return <span className={s.mkNo}>Add-on{fp && !fp.included ? `, ${formatPrice(fp.amountInCents, currency, 'year')}` : ''}</span>;
   };
 
   return (
     <>
-      <p className="mk-note">
+      <p className={s.mkNote}>
         Prices per year in {currency} ({CURRENCY_SYMBOLS[currency]}).{showsVatNote(currency) ? ` ${VAT_NOTE}.` : ''}
       </p>
-      <div className="mk-table-wrap">
-        <table className="mk-table" data-testid="comparison">
-          <caption className="h-visually-hidden">Individual plans compared</caption>
+      <div className={s.mkTableWrap}>
+        <table className={s.mkTable} data-testid="comparison">
+          <caption className={ui.hVisuallyHidden}>Individual plans compared</caption>
           <thead>
             <tr>
               <th scope="col">Plan</th>
@@ -138,8 +139,8 @@ function Comparison({ catalog, currency, navigate }: { catalog: Catalog; currenc
                 return (
                   <th scope="col" key={p.addOnCode} data-plan={p.addOnCode}>
                     {p.title}
-                    <span className="mk-plan-price">{price ? formatPrice(price.amountInCents, currency, 'year') : ''}</span>
-                    <Link className="mk-buy" href={`/buy?addOns=${p.addOnCode}&currency=${currency}`} navigate={navigate} aria-label={`Buy ${p.title}`}>
+                    <span className={s.mkPlanPrice}>{price ? formatPrice(price.amountInCents, currency, 'year') : ''}</span>
+                    <Link className={s.mkBuy} href={`/buy?addOns=${p.addOnCode}&currency=${currency}`} navigate={navigate} aria-label={`Buy ${p.title}`}>
                       Buy
                     </Link>
                   </th>

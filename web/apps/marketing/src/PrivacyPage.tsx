@@ -1,9 +1,10 @@
 import { SiteHeader } from './SiteHeader';
+import s from './marketing.module.css';
 
 /** /privacy-policy and /about/privacy/: the cookie notice's privacy link. */
 export function PrivacyPage({ navigate }: { navigate?: (to: string) => void }) {
   return (
-    <div className="mk" data-remote="marketing">
+    <div className={s.mk} data-remote="marketing">
       <SiteHeader navigate={navigate} />
       <h1>Privacy policy</h1>
       <h2>Cookies</h2>

@@ -2,6 +2,8 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent as 
 import { currentUser, storeRequest, type CurrentUser } from '@hangar/storefront';
 import { DROPDOWN_CLOSE_MS, MOBILE_PX, stickyClasses } from './behaviour';
 import { Link } from './Link';
+import { cx } from '@hangar/ui';
+import s from './marketing.module.css';
 
 export interface NavEntry {
   label: string;
@@ -80,7 +82,7 @@ function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: b
 
   return (
     <li
-      className={`mk-dd${open ? ' mk-dd--open' : ''}`}
+      className={s.mkDd}
       onMouseEnter={() => {
         if (!hoverCapable()) return;
         cancelClose();
@@ -94,13 +96,13 @@ function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: b
         if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setOpen(false);
       }}
     >
-      <button type="button" ref={button} className="mk-dd__button" aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
+      <button type="button" ref={button} className={s.mkDdButton} aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
         {group.label}
       </button>
       <ul
         id={listId}
         ref={list}
-        className="mk-dd__list"
+        className={s.mkDdList}
         hidden={!open}
         onMouseEnter={() => {
           overList.current = true;
@@ -133,11 +135,11 @@ function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
     currentUser(ctl.signal).then(setUser, () => setUser({ loggedIn: false }));
     return () => ctl.abort();
   }, []);
-  if (!user) return <div className="mk-user" aria-hidden="true" />;
+  if (!user) return <div className={s.mkUser} aria-hidden="true" />;
   if (!user.loggedIn) {
     return (
-      <div className="mk-user">
-        <Link className="mk-user__login" href="/buy?prompt=login" navigate={navigate}>
+      <div className={s.mkUser}>
+        <Link className={s.mkUserLogin} href="/buy?prompt=login" navigate={navigate}>
           Log in
         </Link>
       </div>
@@ -146,7 +148,7 @@ function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
   const name = user.username || user.email || 'Account';
   return (
     <div
-      className="mk-user"
+      className={s.mkUser}
       onKeyDown={(e) => {
         if (e.key === 'Escape') setOpen(false);
       }}
@@ -154,10 +156,10 @@ function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
         if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setOpen(false);
       }}
     >
-      <button type="button" className="mk-dd__button" aria-expanded={open} aria-controls={menuId} onClick={() => setOpen(!open)}>
-        <span className="mk-user__name">{name}</span>
+      <button type="button" className={s.mkDdButton} aria-expanded={open} aria-controls={menuId} onClick={() => setOpen(!open)}>
+        <span className={s.mkUserName}>{name}</span>
       </button>
-      <ul id={menuId} className="mk-dd__list mk-dd__list--right" hidden={!open}>
+      <ul id={menuId} className={`${s.mkDdList} ${s.mkDdListRight}`} hidden={!open}>
         <li>
           <Link href="/account/allocation" navigate={navigate}>
             Licence allocation
@@ -166,7 +168,7 @@ function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
         <li>
           <button
             type="button"
-            className="mk-user__logout"
+            className={s.mkUserLogout}
             disabled={busy}
             onClick={async () => {
               setBusy(true);
@@ -200,7 +202,7 @@ function SiteMap({ open, setOpen, navigate }: { open: boolean; setOpen: (o: bool
   }, [open, setOpen]);
   if (!open) return null;
   return (
-    <nav id="mk-sitemap" className="mk-sitemap" aria-label="Site map">
+    <nav id="mk-sitemap" className={s.mkSitemap} aria-label="Site map">
       {NAV.map((g) => (
         <div key={g.label}>
           <h2>{g.label}</h2>
@@ -245,17 +247,17 @@ export function SiteHeader({ navigate }: { navigate?: (to: string) => void }) {
   }, []);
 
   return (
-    <div className={`mk-site${sticky.ready ? ' sticky-ready' : ''}${sticky.show ? ' sticky-show' : ''}`} data-testid="marketing-header">
-      <div className="mk-site__bar">
-        <nav aria-label="Site" className="mk-site__nav">
-          <ul className="mk-dds">
+    <div className={cx(s.mkSite, sticky.ready && s.stickyReady, sticky.show && s.stickyShow)} data-testid="marketing-header">
+      <div className={s.mkSiteBar}>
+        <nav aria-label="Site" className={s.mkSiteNav}>
+          <ul className={s.mkDds}>
             {NAV.map((g) => (
               <Dropdown key={g.label} group={g} open={openGroup === g.label} setOpen={(o) => setOpenGroup(o ? g.label : null)} navigate={navigate} />
             ))}
           </ul>
         </nav>
         <UserMenu navigate={navigate} />
-        <button type="button" className="mk-site__menu" aria-expanded={mapOpen} aria-controls="mk-sitemap" onClick={() => setMapOpen(!mapOpen)}>
+        <button type="button" className={s.mkSiteMenu} aria-expanded={mapOpen} aria-controls="mk-sitemap" onClick={() => setMapOpen(!mapOpen)}>
           {mapOpen ? 'Close menu' : 'Menu'}
         </button>
       </div>

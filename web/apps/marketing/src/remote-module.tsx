@@ -4,9 +4,6 @@ import type { RemoteModuleProps } from '@hangar/ui';
 import { HomePage } from './HomePage';
 import { PricingPage } from './PricingPage';
 import { PrivacyPage } from './PrivacyPage';
-import { ensureMarketingStyles } from './styles';
-
-ensureMarketingStyles();
 
 export default function MarketingModule({ route, navigate }: RemoteModuleProps) {
   if (route === '/pricing') return <PricingPage navigate={navigate} />;

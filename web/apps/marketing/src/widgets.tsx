@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { Modal } from '@hangar/ui';
+import { Modal, cx } from '@hangar/ui';
 import { nextAdvanceDelay, showsHomeVideo, stepSlide, videoVisible } from './behaviour';
+import s from './marketing.module.css';
 
 export interface Slide {
   title: string;
@@ -32,7 +33,7 @@ export function Slider({ slides, label }: { slides: Slide[]; label: string }) {
   const slide = slides[index]!;
   return (
     <section
-      className="mk-slider"
+      className={s.mkSlider}
       aria-roledescription="carousel"
       aria-label={label}
       onMouseEnter={() => setHeld(true)}
@@ -41,7 +42,7 @@ export function Slider({ slides, label }: { slides: Slide[]; label: string }) {
       onBlur={(e) => !e.currentTarget.contains(e.relatedTarget as Node | null) && setHeld(false)}
     >
       <div
-        className="mk-slide"
+        className={s.mkSlide}
         id={id}
         role="group"
         aria-roledescription="slide"
@@ -52,7 +53,7 @@ export function Slider({ slides, label }: { slides: Slide[]; label: string }) {
         <h2>{slide.title}</h2>
         <p>{slide.text}</p>
       </div>
-      <div className="mk-slider__controls">
+      <div className={s.mkSliderControls}>
         <button type="button" aria-controls={id} aria-label="Previous slide" onClick={() => go(-1)}>
           ‹
         </button>
@@ -91,7 +92,7 @@ export function Tabs({ tabs, label }: { tabs: Tab[]; label: string }) {
     }
   };
   return (
-    <div className="mk-tabs">
+    <div className={s.mkTabs}>
       <div role="tablist" aria-label={label} onKeyDown={onKey}>
         {tabs.map((t, i) => (
           <button
@@ -124,13 +125,13 @@ export function Tabs({ tabs, label }: { tabs: Tab[]; label: string }) {
 export function ZoomImage({ src, alt, caption }: { src: string; alt: string; caption: string }) {
   const [open, setOpen] = useState(false);
   return (
-    <figure className="mk-zoom">
-      <button type="button" className="mk-zoom__button" onClick={() => setOpen(true)} aria-label={`Zoom: ${alt}`}>
+    <figure className={s.mkZoom}>
+      <button type="button" className={s.mkZoomButton} onClick={() => setOpen(true)} aria-label={`Zoom: ${alt}`}>
         <img src={src} alt={alt} width={320} height={200} />
       </button>
       <figcaption>{caption}</figcaption>
       <Modal open={open} title={caption} onClose={() => setOpen(false)}>
-        <img className="mk-zoom__full" src={src} alt={alt} />
+        <img className={s.mkZoomFull} src={src} alt={alt} />
       </Modal>
     </figure>
   );
@@ -146,7 +147,7 @@ export function FeatureToggles({ features }: { features: Feature[] }) {
   const [open, setOpen] = useState<Record<string, boolean>>({});
   const base = useId();
   return (
-    <ul className="mk-features">
+    <ul className={s.mkFeatures}>
       {features.map((f, i) => (
         <li key={f.title}>
           <h3>
@@ -180,7 +181,7 @@ export function BackgroundVideo({ src, path }: { src: string; path: string }) {
   if (!wide || !src) return null;
   return (
     <video
-      className={`mk-video${visible ? ' mk-video--visible' : ''}`}
+      className={cx(s.mkVideo, visible && s.mkVideoVisible)}
       src={src}
       autoPlay
       muted

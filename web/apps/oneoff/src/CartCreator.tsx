@@ -1,15 +1,9 @@
 import { useEffect, useState } from 'react';
-import { Button, CheckboxField, ErrorState, LoadingState, SelectField, TextField, injectStyles } from '@hangar/ui';
+import { Button, CheckboxField, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, priceIn, visibleEntries, type Catalog, type Me, type PresetCart } from '@hangar/api-client';
 import { clampQuantity, typedQuantity } from './oneoff';
-
-const CSS = `
-.cart-create { max-width: 760px; margin: 0 auto; padding: 16px; }
-.cart-create__row { display: flex; justify-content: space-between; align-items: center; gap: 12px; padding: 8px 0; border-bottom: 1px solid var(--h-border); }
-.cart-create__row input[type=text] { width: 5em; }
-.cart-create__link { display: flex; gap: 8px; align-items: center; background: var(--h-info-bg); padding: 12px; border-radius: var(--h-radius); word-break: break-all; }
-`;
+import s from './oneoff.module.css';
 
 const api = createApiClient();
 export const ONE_OFF_GROUP = 'ONE_OFF_PRODUCTS';
@@ -22,7 +16,6 @@ export function createError(err: unknown): string {
 
 /** Staff page: choose one-off products and quantities, create a preset cart, copy its link. */
 export function CartCreator({ origin = typeof window === 'undefined' ? '' : window.location.origin }: { origin?: string }) {
-  injectStyles('cart-create', CSS);
   const [me, setMe] = useState<Me>();
   const [catalog, setCatalog] = useState<Catalog>();
   const [loadError, setLoadError] = useState('');
@@ -69,14 +62,14 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
 
   const link = created ? `${origin}${created.cartUrl ?? `/product/cart/${created.uuid}`}` : '';
   return (
-    <section className="cart-create" data-remote="oneoff" aria-labelledby="cart-create-title">
+    <section className={s.cartCreate} data-remote="oneoff" aria-labelledby="cart-create-title">
       <h1 id="cart-create-title">CREATE A ONE-OFF CART</h1>
       <p>Choose products and quantities; the link opens a cart the customer can pay.</p>
       <SelectField label="Currency" value={currency} onChange={(e) => setCurrency(parseCurrency(e.target.value))} options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))} />
       {products.map((p) => {
         const price = priceIn(p, currency);
         return (
-          <div className="cart-create__row" key={p.addOnCode}>
+          <div className={s.cartCreateRow} key={p.addOnCode}>
             <span>
               {p.title} {price ? `(${formatMoney(price.amountInCents, currency)})` : ''}
             </span>
@@ -99,12 +92,12 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
         </Button>
       </p>
       {error && (
-        <p role="alert" className="oneoff__errors">
+        <p role="alert" className={s.oneoffErrors}>
           {error}
         </p>
       )}
       {created && (
-        <div className="cart-create__link" data-testid="cart-link">
+        <div className={s.cartCreateLink} data-testid="cart-link">
           <a href={link}>{link}</a>
           <Button
             variant="secondary"

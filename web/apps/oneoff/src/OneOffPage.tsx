@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Button, ErrorState, HostedCardFields, LoadingState, SelectField, TextField, countryOptions, injectStyles, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, ErrorState, HostedCardFields, LoadingState, SelectField, TextField, countryOptions, type HostedCardFieldsHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import {
   ApiError,
@@ -14,21 +14,7 @@ import {
 } from '@hangar/api-client';
 import { QuantityStepper } from './QuantityStepper';
 import { FLAG, ZIP_PREVIEW_CHARS, fetchError, taxLabel, validatePayment } from './oneoff';
-
-const CSS = `
-.oneoff { max-width: 1000px; margin: 0 auto; padding: 16px; display: grid; gap: 24px; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
-@media (max-width: 880px) { .oneoff { grid-template-columns: 1fr; } }
-.oneoff h1 { grid-column: 1 / -1; margin: 0; letter-spacing: .04em; }
-.oneoff__product { display: flex; justify-content: space-between; align-items: center; gap: 12px; padding: 10px 0; border-bottom: 1px solid var(--h-border); }
-.oneoff__stepper { display: inline-flex; gap: 4px; align-items: center; }
-.oneoff__stepper input { width: 4.5em; text-align: center; height: 24px; }
-.oneoff__summary { background: var(--h-surface); border-radius: var(--h-radius); padding: 16px; align-self: start; }
-.oneoff__summary table { width: 100%; border-collapse: collapse; } .oneoff__summary td { padding: 4px 0; } .oneoff__summary td:last-child { text-align: right; }
-.oneoff__errors { color: var(--h-danger); background: var(--h-danger-bg); padding: 8px 12px; border-radius: var(--h-radius); }
-.oneoff__errors ul { margin: 4px 0 0; padding-left: 20px; }
-.oneoff__login-backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.45); display: flex; align-items: center; justify-content: center; z-index: 50; }
-.oneoff__login { background: var(--h-bg); border-radius: var(--h-radius); padding: 24px; width: min(420px, 92vw); }
-`;
+import s from './oneoff.module.css';
 
 const api = createApiClient();
 
@@ -58,8 +44,8 @@ function LoginModal({ onDone }: { onDone: () => void }) {
     }
   }
   return (
-    <div className="oneoff__login-backdrop">
-      <div className="oneoff__login" role="dialog" aria-modal="true" aria-labelledby="oneoff-login-title">
+    <div className={s.oneoffLoginBackdrop}>
+      <div className={s.oneoffLogin} role="dialog" aria-modal="true" aria-labelledby="oneoff-login-title">
         <h2 id="oneoff-login-title">Login Required</h2>
         <p>Log in to complete your order.</p>
         <TextField label="Email Address" type="email" value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" />
@@ -79,7 +65,6 @@ export interface OneOffPageProps {
 }
 
 export function OneOffPage({ cartId, go = (u) => window.location.assign(u), reload = () => window.location.reload() }: OneOffPageProps) {
-  injectStyles('oneoff', CSS);
   const [flagChecked, setFlagChecked] = useState(false);
   const [cart, setCart] = useState<PresetCart>();
   const [loadError, setLoadError] = useState('');
@@ -197,7 +182,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   if (!flagChecked || loadError || !cart) {
     return (
-      <section className="oneoff" data-remote="oneoff" aria-labelledby="oneoff-title">
+      <section className={s.oneoff} data-remote="oneoff" aria-labelledby="oneoff-title">
         <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
         {loadError ? <ErrorState message={loadError} /> : <LoadingState label="Loading your order…" />}
       </section>
@@ -209,14 +194,14 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const previewErrors = preview?.errors ?? [];
 
   return (
-    <section className="oneoff" data-remote="oneoff" aria-labelledby="oneoff-title">
+    <section className={s.oneoff} data-remote="oneoff" aria-labelledby="oneoff-title">
       {me && !me.loggedIn && <LoginModal onDone={reload} />}
       <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
       <div>
         <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn} onChange={(e) => setEmail(e.target.value)} />
         <h2>Products</h2>
         {Object.entries(quantities).map(([code, q]) => (
-          <div className="oneoff__product" key={code} data-testid={`product-${code}`}>
+          <div className={s.oneoffProduct} key={code} data-testid={`product-${code}`}>
             <div>
               <strong>{names[code]?.name ?? code}</strong>
               <div>{names[code]?.priceInCents !== undefined ? formatMoney(Number(names[code].priceInCents), currency) : ''}</div>
@@ -243,7 +228,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         {preview?.businessIdAllowed && <TextField label="Business ID (VAT number)" value={businessId} onChange={(e) => setBusinessId(e.target.value)} />}
         {!useSaved && <HostedCardFields handle={card} />}
         {errors.length > 0 && (
-          <div className="oneoff__errors" role="alert">
+          <div className={s.oneoffErrors} role="alert">
             Please correct the following:
             <ul>
               {errors.map((e) => (
@@ -258,7 +243,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           </Button>
         </p>
       </div>
-      <aside className="oneoff__summary" aria-label="Order summary">
+      <aside className={s.oneoffSummary} aria-label="Order summary">
         <h2>Order summary</h2>
         <table>
           <tbody>
@@ -285,7 +270,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             </tr>
           </tbody>
         </table>
-        <div className="oneoff__promo">
+        <div>
           <TextField label="Promo code" value={promoInput} onChange={(e) => setPromoInput(e.target.value)} />
           <Button
             variant="secondary"
@@ -307,7 +292,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           ))}
         </div>
         {previewErrors.length > 0 && (
-          <ul className="oneoff__errors">
+          <ul className={s.oneoffErrors}>
             {previewErrors.map((e) => (
               <li key={e}>{e}</li>
             ))}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Button } from '@hangar/ui';
 import { MAX_QUANTITY, MIN_QUANTITY, QUANTITY_DEBOUNCE_MS, clampQuantity, typedQuantity } from './oneoff';
+import s from './oneoff.module.css';
 
 /** A quantity stepper: digits only, at most 4; a typed value commits after 1 s idle, the
  * buttons at once (spec 001 §5). */
@@ -16,7 +17,7 @@ export function QuantityStepper({ label, value, onCommit }: { label: string; val
     if (q !== value) onCommit(q);
   };
   return (
-    <div className="oneoff__stepper" role="group" aria-label={label}>
+    <div className={s.oneoffStepper} role="group" aria-label={label}>
       <Button variant="secondary" size="small" aria-label={`Fewer: ${label}`} disabled={value <= MIN_QUANTITY} onClick={() => commit(value - 1)}>
         −
       </Button>

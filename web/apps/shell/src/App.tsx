@@ -3,10 +3,8 @@ import { NavLink, Route, Routes, useLocation, useNavigate, useParams, Link } fro
 import { analytics } from '@hangar/analytics';
 import { NAV_LINKS, ROUTES, SITE_NAME, type ShellRoute } from './routes';
 import { RemoteSlot } from './RemoteSlot';
-import { ensureShellStyles } from './styles';
+import s from './shell.module.css';
 import { CookieBanner, SalesModeBanner, useKioskMode } from './StoreBanners';
-
-ensureShellStyles();
 
 function RoutePage({ route }: { route: ShellRoute }) {
   const params = useParams();
@@ -25,7 +23,7 @@ function NotFound() {
     document.title = `Page not found · ${SITE_NAME}`;
   }, []);
   return (
-    <section className="shell-notfound">
+    <section>
       <h1>Page not found</h1>
       <p>
         There is no page here. Go to the <Link to="/">home page</Link> or <Link to="/pricing">compare plans</Link>.
@@ -36,16 +34,16 @@ function NotFound() {
 
 export function Header() {
   return (
-    <header className="shell-header">
-      <a className="shell-skip" href="#main">
+    <header className={s.shellHeader}>
+      <a className={s.shellSkip} href="#main">
         Skip to content
       </a>
-      <div className="shell-header__inner">
-        <Link to="/" className="shell-brand">
+      <div className={s.shellHeaderInner}>
+        <Link to="/" className={s.shellBrand}>
           {SITE_NAME}
         </Link>
         <nav aria-label="Main">
-          <ul className="shell-nav">
+          <ul className={s.shellNav}>
             {NAV_LINKS.map((l) => (
               <li key={l.to}>
                 <NavLink to={l.to} end={l.to !== '/buy'}>
@@ -66,7 +64,7 @@ export function App() {
     <>
       <Header />
       <SalesModeBanner />
-      <main id="main" className="shell-main" tabIndex={-1}>
+      <main id="main" className={s.shellMain} tabIndex={-1}>
         <Routes>
           {ROUTES.map((r) => (
             <Route key={r.path} path={r.path} element={<RoutePage route={r} />} />
@@ -74,7 +72,7 @@ export function App() {
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>
-      <footer className="shell-footer">
+      <footer className={s.shellFooter}>
         <p>© {SITE_NAME}. Prices are per year unless stated otherwise.</p>
       </footer>
       <CookieBanner />

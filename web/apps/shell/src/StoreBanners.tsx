@@ -12,6 +12,7 @@ import {
   type Lookup,
   type SalesModeSetting,
 } from '@hangar/storefront';
+import s from './shell.module.css';
 
 /** The privacy policy: /about/privacy/ on the marketing host (www.), /privacy-policy elsewhere (spec 001 §2). */
 export function privacyHref(hostname: string): string {
@@ -31,14 +32,14 @@ export function CookieBanner({ lookup }: { lookup?: Lookup }) {
   }, [lookup]);
   if (!show) return null;
   return (
-    <section className="shell-cookies" role="region" aria-label="Cookie notice" data-testid="cookie-banner">
+    <section className={s.shellCookies} role="region" aria-label="Cookie notice" data-testid="cookie-banner">
       <p>
         We use cookies to run this store and to understand how it is used. By continuing you agree to our use of cookies, described in our{' '}
         <a href={privacyHref(window.location.hostname)}>privacy policy</a>.
       </p>
       <button
         type="button"
-        className="shell-cookies__close"
+        className={s.shellCookiesClose}
         onClick={() => {
           closeCookieBanner();
           setShow(false);
@@ -72,7 +73,7 @@ export function SalesModeBanner() {
   const { setting, now } = useSalesMode();
   if (!setting) return null;
   return (
-    <div className="shell-sales" role="status" data-testid="sales-mode-banner">
+    <div className={s.shellSales} role="status" data-testid="sales-mode-banner">
       <strong>Sales mode is on</strong>
       <span>
         Card reader {setting.readerSerialNumber} · <span data-testid="sales-mode-banner-clock">{formatRemaining(remainingMs(setting, now))}</span> left

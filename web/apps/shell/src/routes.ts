@@ -19,6 +19,10 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/buy/military', remote: 'buy', title: 'Military plans' },
   { path: '/buy/military_intl', remote: 'buy', title: 'Military plans' },
   { path: '/buy/association', remote: 'buy', title: 'Association members' },
+  // Add-ons (and a licence quantity) in the path, spec 000 §2: /buy/flarm,synthetic_vision/3.
+  // The named routes above rank first, so /buy/success is never read as an add-on.
+  { path: '/buy/:addOns', remote: 'buy', title: 'Buy a subscription' },
+  { path: '/buy/:addOns/:quantity', remote: 'buy', title: 'Buy a subscription' },
   { path: '/gift', remote: 'gift', title: 'Gift certificates' },
   { path: '/gift/*', remote: 'gift', title: 'Gift certificates' },
   { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },

@@ -38,6 +38,8 @@ describe('shell routes', () => {
     ['/buy/sales-mode', 'buy /buy/sales-mode'],
     ['/buy/military', 'buy /buy/military'],
     ['/buy/military_intl', 'buy /buy/military_intl'],
+    ['/buy/flarm,synthetic_vision', 'buy /buy/:addOns {"addOns":"flarm,synthetic_vision"}'],
+    ['/buy/flarm/3', 'buy /buy/:addOns/:quantity {"addOns":"flarm","quantity":"3"}'],
     ['/gift', 'gift /gift'],
     ['/product/cart/abc-123', 'oneoff /product/cart/:cartId {"cartId":"abc-123"}'],
     ['/account/allocation', 'allocation /account/allocation'],

@@ -1,3 +1,5 @@
+import { cx } from './cx';
+import ui from './ui.module.css';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Button } from './Button';
 
@@ -43,7 +45,7 @@ export function Dialog({ open, title, onClose, children, footer, dismissable = t
   return (
     <dialog
       ref={ref}
-      className={`h-dialog${className ? ` ${className}` : ''}`}
+      className={cx(ui.hDialog, className)}
       aria-labelledby={titleId}
       data-testid={testId}
       onCancel={(e) => {
@@ -52,8 +54,8 @@ export function Dialog({ open, title, onClose, children, footer, dismissable = t
         if (dismissable) onCloseRef.current();
       }}
     >
-      <div className="h-modal__header">
-        <h2 className="h-modal__title" id={titleId}>
+      <div className={ui.hModalHeader}>
+        <h2 className={ui.hModalTitle} id={titleId}>
           {title}
         </h2>
         {dismissable ? (
@@ -62,8 +64,8 @@ export function Dialog({ open, title, onClose, children, footer, dismissable = t
           </Button>
         ) : null}
       </div>
-      <div className="h-dialog__body">{children}</div>
-      {footer ? <div className="h-dialog__footer">{footer}</div> : null}
+      <div>{children}</div>
+      {footer ? <div className={ui.hDialogFooter}>{footer}</div> : null}
     </dialog>
   );
 }

@@ -1,21 +1,35 @@
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
-import { injectStyles } from './styles';
+import ui from './ui.module.css';
 
-export type CardTokenizeResult = { ok: true; nonce: string; details?: { cardType?: string; lastFour?: string } } | { ok: false; message: string };
+export type CardTokenizeResult =
+  | { ok: true; nonce: string; details?: { cardType?: string; lastFour?: string } }
+  /** customer: the processor refused the card data (a CUSTOMER error), not a failure of ours. */
+  | { ok: false; message: string; customer?: boolean };
 
 export interface HostedCardFieldsHandle {
   tokenize(cardholderName: string, postalCode: string): Promise<CardTokenizeResult>;
 }
 
-const CSS = `.h-hosted__frame { width: 100%; min-height: 190px; border: 1px solid var(--h-border); border-radius: var(--h-radius); background: var(--h-bg); }`;
+/** A CUSTOMER error is shown with 'tokenize' changed to 'process' (spec 000 §8). */
+export function customerMessage(msg: string): string {
+  return msg.replace(/tokeni[sz]e/g, 'process').replace(/Tokeni[sz]e/g, 'Process');
+}
+
+export interface HostedCardFieldsProps {
+  handle: Ref<HostedCardFieldsHandle>;
+  /** Called once the frame says it is ready to take card data. */
+  onReady?: () => void;
+  /** Replaces the frame's default size and border (the buy page's frame is taller). */
+  frameClassName?: string;
+}
 
 /**
  * The payments service's hosted card fields (/buy/payments/) in an iframe: card number,
  * expiry and CVV are typed there and never reach this page. tokenize() asks the frame for
- * a single-use nonce, answered by postMessage from that frame and this origin only.
+ * a single-use nonce, answered by postMessage from that frame and this origin only. The
+ * one implementation for the buy page, gift certificates and one-off carts.
  */
-export function HostedCardFields({ handle }: { handle: Ref<HostedCardFieldsHandle> }) {
-  injectStyles('hosted-card-fields', CSS);
+export function HostedCardFields({ handle, onReady, frameClassName }: HostedCardFieldsProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const pending = useRef<((r: CardTokenizeResult) => void) | undefined>(undefined);
   const [ready, setReady] = useState(false);
@@ -24,21 +38,22 @@ export function HostedCardFields({ handle }: { handle: Ref<HostedCardFieldsHandl
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
       if (e.origin !== origin || e.source !== frame.current?.contentWindow) return;
-      const m = (e.data ?? {}) as { type?: string; nonce?: string; details?: { cardType?: string; lastFour?: string }; message?: string };
-      if (m.type === 'hangar:ready') setReady(true);
-      else if (m.type === 'hangar:nonce' && m.nonce) {
+      const m = (e.data ?? {}) as { type?: string; nonce?: string; details?: { cardType?: string; lastFour?: string }; message?: string; errorType?: string };
+      if (m.type === 'hangar:ready') {
+        setReady(true);
+        onReady?.();
+      } else if (m.type === 'hangar:nonce' && m.nonce) {
         pending.current?.({ ok: true, nonce: m.nonce, details: m.details });
         pending.current = undefined;
       } else if (m.type === 'hangar:error') {
-        // Customer errors are shown with 'tokenize' changed to 'process' (spec 000 §8).
-        const msg = (m.message || 'The payment service did not answer.').replace(/tokeni[sz]e/g, 'process');
-        pending.current?.({ ok: false, message: msg });
+        const customer = m.errorType === 'CUSTOMER';
+        pending.current?.({ ok: false, customer, message: customer ? customerMessage(m.message ?? '') : m.message || 'The payment service did not answer.' });
         pending.current = undefined;
       }
     };
     window.addEventListener('message', onMessage);
     return () => window.removeEventListener('message', onMessage);
-  }, [origin]);
+  }, [origin, onReady]);
 
   useImperativeHandle(handle, () => ({
     tokenize(cardholderName, postalCode) {
@@ -56,12 +71,12 @@ export function HostedCardFields({ handle }: { handle: Ref<HostedCardFieldsHandl
   }));
 
   return (
-    <div className="h-hosted" data-ready={ready || undefined}>
+    <div data-ready={ready || undefined}>
       <iframe
         ref={frame}
         title="Card details (card number, expiration date and security code)"
         src={`/buy/payments/?parentOrigin=${encodeURIComponent(origin)}`}
-        className="h-hosted__frame"
+        className={frameClassName ?? ui.hHostedFrame}
         data-testid="hosted-fields"
       />
     </div>

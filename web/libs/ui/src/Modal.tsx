@@ -1,3 +1,4 @@
+import ui from './ui.module.css';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { Button } from './Button';
@@ -34,10 +35,10 @@ export function Modal({ open, title, onClose, children, footer, onKeyDown }: Mod
 
   if (!open) return null;
   return createPortal(
-    <div className="h-modal__backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="h-modal" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} ref={dialogRef}>
-        <div className="h-modal__header">
-          <h2 className="h-modal__title" id={titleId}>{title}</h2>
+    <div className={ui.hModalBackdrop} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
+      <div className={ui.hModal} role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} ref={dialogRef}>
+        <div className={ui.hModalHeader}>
+          <h2 className={ui.hModalTitle} id={titleId}>{title}</h2>
           <Button variant="link" size="small" onClick={onClose} aria-label="Close">×</Button>
         </div>
         <div>{children}</div>

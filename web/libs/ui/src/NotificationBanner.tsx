@@ -1,3 +1,5 @@
+import { cx } from './cx';
+import ui from './ui.module.css';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Button } from './Button';
 
@@ -27,11 +29,11 @@ export function NotificationBanner({ children, kind = 'info', onClose }: Notific
   };
   return (
     <div
-      className={`h-banner h-banner--${kind}${closing ? ' h-banner--closing' : ''}`}
+      className={cx(ui.hBanner, kind === 'error' && ui.hBannerError, closing && ui.hBannerClosing)}
       role={kind === 'error' ? 'alert' : 'status'}
       data-closing={closing || undefined}
     >
-      <div className="h-banner__inner">
+      <div className={ui.hBannerInner}>
         <div>{children}</div>
         {onClose ? (
           <Button variant="link" size="small" onClick={close} aria-label="Close notification">×</Button>

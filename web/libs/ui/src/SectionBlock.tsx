@@ -1,3 +1,4 @@
+import ui from './ui.module.css';
 import { useId, useState, type ReactNode } from 'react';
 
 export interface SectionBlockProps {
@@ -25,17 +26,17 @@ export function SectionBlock({ id, title, defaultExpanded = true, expanded, onTo
     onToggle?.(next);
   };
   return (
-    <section className="h-section" id={`section-${id}`} data-section={id} aria-labelledby={`${bodyId}-title`}>
-      <div className="h-section__header">
-        <h2 className="h-section__title" id={`${bodyId}-title`}>
-          <button type="button" className="h-section__toggle" aria-expanded={isOpen} aria-controls={bodyId} onClick={toggle}>
+    <section className={ui.hSection} id={`section-${id}`} data-section={id} aria-labelledby={`${bodyId}-title`}>
+      <div className={ui.hSectionHeader}>
+        <h2 className={ui.hSectionTitle} id={`${bodyId}-title`}>
+          <button type="button" className={ui.hSectionToggle} aria-expanded={isOpen} aria-controls={bodyId} onClick={toggle}>
             <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span>
             {title}
           </button>
         </h2>
-        {note ? <p className="h-section__note">{note}</p> : null}
+        {note ? <p className={ui.hSectionNote}>{note}</p> : null}
       </div>
-      <div className="h-section__body" id={bodyId} hidden={!isOpen}>
+      <div className={ui.hSectionBody} id={bodyId} hidden={!isOpen}>
         {children}
       </div>
     </section>

@@ -1,3 +1,5 @@
+import { cx } from './cx';
+import ui from './ui.module.css';
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 
 /** A string is blank if missing or empty after trimming. */
@@ -8,7 +10,7 @@ export function isBlank(value: string | null | undefined): boolean {
 function FieldErrors({ id, errors }: { id: string; errors: readonly string[] }) {
   if (errors.length === 0) return null;
   return (
-    <ul className="h-field__errors" id={id}>
+    <ul className={ui.hFieldErrors} id={id}>
       {errors.map((e) => (
         <li key={e}>{e}</li>
       ))}
@@ -30,7 +32,7 @@ export function TextField({ label, errors = [], id, className, ...input }: TextF
   const errId = `${inputId}-errors`;
   const invalid = errors.length > 0;
   return (
-    <div className={`h-field${invalid ? ' h-field--error' : ''}${className ? ` ${className}` : ''}`}>
+    <div className={cx(ui.hField, invalid && ui.hFieldError, className)}>
       <label htmlFor={inputId}>{label}</label>
       <input id={inputId} aria-invalid={invalid || undefined} aria-describedby={invalid ? errId : undefined} {...input} />
       <FieldErrors id={errId} errors={errors} />
@@ -51,7 +53,7 @@ export function SelectField({ label, errors = [], id, options, className, ...sel
   const errId = `${selectId}-errors`;
   const invalid = errors.length > 0;
   return (
-    <div className={`h-field${invalid ? ' h-field--error' : ''}${className ? ` ${className}` : ''}`}>
+    <div className={cx(ui.hField, invalid && ui.hFieldError, className)}>
       <label htmlFor={selectId}>{label}</label>
       <select id={selectId} aria-invalid={invalid || undefined} aria-describedby={invalid ? errId : undefined} {...select}>
         {options.map((o) => (
@@ -74,7 +76,7 @@ export function CheckboxField({ label, errors = [], id, type = 'checkbox', class
   const errId = `${inputId}-errors`;
   const invalid = errors.length > 0;
   return (
-    <div className={`h-check${invalid ? ' h-field--error' : ''}${className ? ` ${className}` : ''}`}>
+    <div className={cx(ui.hCheck, invalid && ui.hFieldError, className)}>
       <input id={inputId} type={type} aria-invalid={invalid || undefined} aria-describedby={invalid ? errId : undefined} {...input} />
       <label htmlFor={inputId}>{label}</label>
       <FieldErrors id={errId} errors={errors} />

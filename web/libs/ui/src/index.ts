@@ -1,8 +1,11 @@
-import { ensureBaseStyles } from './styles';
+import ui from './ui.module.css';
 
-ensureBaseStyles();
-
-export * from './styles';
+/**
+ * The shared classes of ui.module.css (design tokens, `visuallyHidden`, `hFieldErrors`, …)
+ * for apps that style their own markup like the shared components.
+ */
+export { ui };
+export * from './cx';
 export * from './Button';
 export * from './SectionBlock';
 export * from './Modal';

@@ -1,10 +1,11 @@
+import ui from './ui.module.css';
 import type { ReactNode } from 'react';
 import { Button } from './Button';
 
 export function LoadingState({ label = 'Loading…' }: { label?: string }) {
   return (
-    <div className="h-state" role="status" aria-live="polite">
-      <span className="h-spinner" aria-hidden="true" />
+    <div className={ui.hState} role="status" aria-live="polite">
+      <span className={ui.hSpinner} aria-hidden="true" />
       {label}
     </div>
   );
@@ -20,8 +21,8 @@ export interface ErrorStateProps {
 /** An error with an optional Retry button; never a blank screen. */
 export function ErrorState({ message, detail, onRetry, retryLabel = 'Retry' }: ErrorStateProps) {
   return (
-    <div className="h-state h-state--error" role="alert">
-      <p className="h-state__message">{message}</p>
+    <div className={`${ui.hState} ${ui.hStateError}`} role="alert">
+      <p className={ui.hStateMessage}>{message}</p>
       {detail ? <p>{detail}</p> : null}
       {onRetry ? (
         <Button size="large" onClick={onRetry}>

@@ -12,6 +12,7 @@ import {
   SelectField,
   TextField,
   isBlank,
+  customerMessage,
 } from './index';
 
 describe('Button', () => {
@@ -27,11 +28,13 @@ describe('Button', () => {
     render(<Button>Go</Button>);
     expect(screen.getByRole('button')).toHaveProperty('type', 'button');
   });
-  it('styles 24/32/40 px heights', () => {
-    const css = document.getElementById('hangar-style-base')?.textContent ?? '';
-    expect(css).toContain('.h-btn--small { height: 24px');
-    expect(css).toContain('.h-btn--medium { height: 32px');
-    expect(css).toContain('.h-btn--large { height: 40px');
+  it.each([
+    ['small', '24px'],
+    ['medium', '32px'],
+    ['large', '40px'],
+  ] as const)('%s is %s high (the module stylesheet applies)', (size, height) => {
+    render(<Button size={size}>Go</Button>);
+    expect(getComputedStyle(screen.getByRole('button', { name: 'Go' })).height).toBe(height);
   });
 });
 
@@ -152,5 +155,11 @@ describe('states', () => {
     render(<ErrorState message="There was a problem connecting." onRetry={retry} />);
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect(retry).toHaveBeenCalled();
+  });
+});
+
+describe('customerMessage', () => {
+  it("says 'process' where the processor says 'tokenize' (spec 000 §8)", () => {
+    expect(customerMessage('Unable to tokenize the card. Tokenize again.')).toBe('Unable to process the card. Process again.');
   });
 });

@@ -40,7 +40,7 @@ export function AvionicsLinker({ accountUuid }: { accountUuid?: string }) {
   }, [accountUuid]);
   if (!accountUuid || !accounts || accounts.length === 0) return null;
   return (
-    <div className="av-linker" data-testid="avionics-linker">
+    <div data-testid="avionics-linker">
       <h3>Partner accounts</h3>
       <p>Link your avionics databases to a partner account to load them on your panel.</p>
       <ul>

@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { storeRequest, StoreError } from '@hangar/storefront';
-import { ensureEligibilityStyles } from './styles';
+import s from './eligibility.module.css';
+import buy from '../buy.module.css';
 
-ensureEligibilityStyles();
 
 /** Spec 001 §5, §8, §9. */
 export const PASSWORDS_DIFFER = 'Passwords do not match';
@@ -66,22 +66,22 @@ export function AssociationForm({ redirect = (url) => window.location.assign(url
   };
 
   return (
-    <section className="buy el" data-remote="buy" aria-labelledby={`${id}-title`}>
+    <section className={`${buy.buy} ${s.el}`} data-remote="buy" aria-labelledby={`${id}-title`}>
       <h1 id={`${id}-title`}>Aircraft owners association members</h1>
       <p>Members get association pricing. Verify your membership with your member number and last name.</p>
       {verified ? (
-        <p className="el-success" role="status" data-testid="association-success">
+        <p className={s.elSuccess} role="status" data-testid="association-success">
           Your membership is verified. Taking you to the buy page… <a href={buyUrl()}>Continue now</a>
         </p>
       ) : (
-        <form className="el-form" onSubmit={submit} noValidate>
+        <form className={s.elForm} onSubmit={submit} noValidate>
           <label htmlFor={`${id}-email`}>Email Address</label>
           <input id={`${id}-email`} type="email" autoComplete="email" value={f.email} onChange={set('email')} />
           <label htmlFor={`${id}-member`}>Member number</label>
           <input id={`${id}-member`} type="text" inputMode="numeric" value={f.memberNumber} onChange={set('memberNumber')} />
           <label htmlFor={`${id}-last`}>Last name</label>
           <input id={`${id}-last`} type="text" autoComplete="family-name" value={f.lastName} onChange={set('lastName')} />
-          <label className="el-check">
+          <label className={s.elCheck}>
             <input type="checkbox" checked={f.createUser} onChange={set('createUser')} /> Create an account with this e-mail address
           </label>
           {f.createUser ? (
@@ -92,14 +92,14 @@ export function AssociationForm({ redirect = (url) => window.location.assign(url
               <input id={`${id}-pw2`} type="password" autoComplete="new-password" value={f.verifyPassword} onChange={set('verifyPassword')} />
             </>
           ) : null}
-          <label className="el-check">
+          <label className={s.elCheck}>
             <input type="checkbox" checked={f.consent} onChange={set('consent')} /> I agree that my membership is checked with the association.
           </label>
-          <button type="submit" className="el-button" disabled={!f.consent || loading}>
+          <button type="submit" className={s.elButton} disabled={!f.consent || loading}>
             {loading ? 'Verifying…' : 'Verify membership'}
           </button>
           {error ? (
-            <p className="el-error" role="alert">
+            <p className={s.elError} role="alert">
               {error}
             </p>
           ) : null}

@@ -1,8 +1,8 @@
 import { useId, useState, type FormEvent } from 'react';
 import { storeRequest, StoreError } from '@hangar/storefront';
-import { ensureEligibilityStyles } from './styles';
+import s from './eligibility.module.css';
+import buy from '../buy.module.css';
 
-ensureEligibilityStyles();
 
 /** Spec 001 §5, §8. */
 export const EMAIL_INVALID = 'Email address is invalid, please try again.';
@@ -81,14 +81,14 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
   };
 
   return (
-    <section className="buy el" data-remote="buy" aria-labelledby="el-title">
+    <section className={`${buy.buy} ${s.el}`} data-remote="buy" aria-labelledby="el-title">
       <h1 id="el-title">{intl ? 'International Military Plans' : 'Military Plans'}</h1>
       <p>
         Military flight-bag plans are for {intl ? 'allied international military' : 'military'} personnel. Verify a military e-mail address to see
         them: we send a 6-digit code to it.
       </p>
       {step === 'code' ? (
-        <form className="el-form" onSubmit={verify} noValidate aria-describedby={error ? errId : undefined}>
+        <form className={s.elForm} onSubmit={verify} noValidate aria-describedby={error ? errId : undefined}>
           <p role="status">
             We sent a verification code to <strong>{email.trim()}</strong>. It is valid for 15 minutes.
           </p>
@@ -103,12 +103,12 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
             onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))}
             aria-invalid={error ? true : undefined}
           />
-          <button type="submit" className="el-button" disabled={busy || code.length !== 6}>
+          <button type="submit" className={s.elButton} disabled={busy || code.length !== 6}>
             Verify code
           </button>
           <button
             type="button"
-            className="el-link"
+            className={s.elLink}
             onClick={() => {
               setStep('email');
               setCode('');
@@ -119,7 +119,7 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
           </button>
         </form>
       ) : (
-        <form className="el-form" onSubmit={requestCode} noValidate aria-describedby={error ? errId : undefined}>
+        <form className={s.elForm} onSubmit={requestCode} noValidate aria-describedby={error ? errId : undefined}>
           <label htmlFor={emailId}>Military e-mail address</label>
           <input
             id={emailId}
@@ -133,18 +133,18 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
             }}
             aria-invalid={error ? true : undefined}
           />
-          <button type="submit" className="el-button" disabled={busy}>
+          <button type="submit" className={s.elButton} disabled={busy}>
             Send verification code
           </button>
           {step === 'not-eligible' ? (
-            <p className="el-warning" role="alert" data-testid="not-eligible">
+            <p className={s.elWarning} role="alert" data-testid="not-eligible">
               {NOT_ELIGIBLE}
             </p>
           ) : null}
         </form>
       )}
       {error ? (
-        <p id={errId} className="el-error" role="alert">
+        <p id={errId} className={s.elError} role="alert">
           {error}
         </p>
       ) : null}

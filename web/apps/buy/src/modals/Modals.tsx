@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button, Dialog, TextField } from '@hangar/ui';
 import type { WireAllocation, WirePlanChange, WirePromoInfoRequirement } from '@hangar/api-client';
+import s from '../buy.module.css';
 
 export function LoginModal({ open, heading, onClose, onLogin, initialEmail }: {
   open: boolean;
@@ -91,7 +92,7 @@ export function PlanChangeModal({ change, open, onProceed, onKeepEditing, errors
       <p>Your subscription restarts today and the remaining time of your current subscription is credited to this order.</p>
       {change?.sunsetMessage ? <p>{change.sunsetMessage}</p> : null}
       {errors.length > 0 ? (
-        <ul className="buy-errors__list" role="alert">
+        <ul className={s.buyErrorsList} role="alert">
           {errors.map((e) => (
             <li key={e}>{e}</li>
           ))}

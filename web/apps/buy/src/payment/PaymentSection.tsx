@@ -1,8 +1,8 @@
 import { useId, type Ref } from 'react';
-import { Button, CheckboxField, SelectField, TextField } from '@hangar/ui';
+import { Button, CheckboxField, HostedCardFields, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
 import type { WirePaymentMethod } from '@hangar/api-client';
-import { HostedFields, type HostedFieldsHandle } from './HostedFields';
 import { countries, takesBusinessId } from './countries';
+import s from '../buy.module.css';
 
 export type PayWith = 'card' | 'stored' | 'wallet' | 'reader';
 
@@ -13,7 +13,7 @@ export interface PaymentSectionProps {
   readers: string[];
   reader: string;
   onReader: (serial: string) => void;
-  hosted: Ref<HostedFieldsHandle>;
+  hosted: Ref<HostedCardFieldsHandle>;
   cardholderName: string;
   zipcode: string;
   country: string;
@@ -35,9 +35,9 @@ export function PaymentSection(p: PaymentSectionProps) {
   ];
   const tabOf = (w: PayWith) => (w === 'stored' || w === 'reader' ? 'card' : w);
   return (
-    <section className="buy-payment" aria-labelledby={`${tabsId}-title`} data-testid="payment">
+    <section className={s.buyPayment} aria-labelledby={`${tabsId}-title`} data-testid="payment">
       <h2 id={`${tabsId}-title`}>Payment</h2>
-      <div role="tablist" aria-label="Payment method" className="buy-tabs">
+      <div role="tablist" aria-label="Payment method" className={s.buyTabs}>
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -46,18 +46,18 @@ export function PaymentSection(p: PaymentSectionProps) {
             id={`${tabsId}-${t.id}`}
             aria-selected={tabOf(p.payWith) === t.id}
             aria-controls={`${tabsId}-panel`}
-            className={`buy-tabs__tab${tabOf(p.payWith) === t.id ? ' buy-tabs__tab--on' : ''}`}
+            className={cx(s.buyTabsTab, tabOf(p.payWith) === t.id && s.buyTabsTabOn)}
             onClick={() => p.onPayWith(t.id === 'card' && canUseStored ? 'stored' : t.id)}
           >
             {t.label}
           </button>
         ))}
       </div>
-      <div role="tabpanel" id={`${tabsId}-panel`} aria-labelledby={`${tabsId}-${tabOf(p.payWith)}`} className="buy-tabs__panel">
+      <div role="tabpanel" id={`${tabsId}-panel`} aria-labelledby={`${tabsId}-${tabOf(p.payWith)}`}>
         {tabOf(p.payWith) === 'card' ? (
           <>
             {canUseStored ? (
-              <fieldset className="buy-options">
+              <fieldset className={s.buyOptions}>
                 <legend>Card</legend>
                 <CheckboxField
                   type="radio"
@@ -82,12 +82,12 @@ export function PaymentSection(p: PaymentSectionProps) {
             ) : null}
             {p.payWith === 'card' ? (
               <>
-                <HostedFields handle={p.hosted} />
+                <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} />
                 <Button variant="link" size="small" onClick={p.onCardHelp}>
                   Which cards do you accept?
                 </Button>
                 {p.fieldErrors.card?.length ? (
-                  <ul className="h-field__errors" role="alert">
+                  <ul className={ui.hFieldErrors} role="alert">
                     {p.fieldErrors.card.map((e) => (
                       <li key={e}>{e}</li>
                     ))}
@@ -97,10 +97,10 @@ export function PaymentSection(p: PaymentSectionProps) {
             ) : null}
           </>
         ) : (
-          <p className="buy-hint">You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
+          <p className={s.buyHint}>You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
         )}
         {p.payWith !== 'stored' ? (
-          <div className="buy-billing">
+          <div className={s.buyBilling}>
             <TextField label="Cardholder name" name="cardholderName" autoComplete="cc-name" value={p.cardholderName} errors={p.fieldErrors.cardholderName} onChange={(e) => p.onChange({ cardholderName: e.target.value })} />
             <TextField label="ZIP / Postal code" name="zipcode" autoComplete="postal-code" value={p.zipcode} errors={p.fieldErrors.zipcode} onChange={(e) => p.onChange({ zipcode: e.target.value })} />
             <SelectField

@@ -11,9 +11,9 @@ import {
   type CurrentUser,
   type SalesModeSetting,
 } from '@hangar/storefront';
-import { ensureSalesModeStyles } from './styles';
+import s from './salesmode.module.css';
+import buy from '../buy.module.css';
 
-ensureSalesModeStyles();
 
 export const NOT_ADMIN = 'Only staff with the credit-card-admin right can enable sales mode. Log in with such an account to continue.';
 export const READERS_ERROR = 'The card readers could not be loaded.';
@@ -71,18 +71,18 @@ export function SalesModePage() {
   const serials = readers.status === 'ok' ? readers.data : [];
 
   return (
-    <section className="buy sm" data-remote="buy" aria-labelledby="sm-title">
+    <section className={`${buy.buy} ${s.sm}`} data-remote="buy" aria-labelledby="sm-title">
       <h1 id="sm-title">Sales mode</h1>
       <p>
         Sales mode lets staff take a customer's card on a card reader at the point of sale. It stays on in this browser for 24 hours, or until you
         disable it.
       </p>
       {setting ? (
-        <div className="sm-active" data-testid="sales-mode-active">
+        <div data-testid="sales-mode-active">
           <p>
             Sales mode is on with card reader <strong>{setting.readerSerialNumber}</strong>.
           </p>
-          <p className="sm-clock">
+          <p className={s.smClock}>
             Time left:{' '}
             <span role="timer" aria-live="off" data-testid="sales-mode-clock">
               {formatRemaining(remainingMs(setting, now))}
@@ -90,7 +90,7 @@ export function SalesModePage() {
           </p>
           <button
             type="button"
-            className="sm-button sm-button--secondary"
+            className={`${s.smButton} ${s.smButtonSecondary}`}
             onClick={() => {
               disableSalesMode();
               setSetting(null);
@@ -101,7 +101,7 @@ export function SalesModePage() {
         </div>
       ) : (
         <form
-          className="sm-form"
+          className={s.smForm}
           onSubmit={(e) => {
             e.preventDefault();
             if (!isAdmin || !reader) return;
@@ -120,17 +120,17 @@ export function SalesModePage() {
             ))}
           </select>
           {readers.status === 'error' ? (
-            <p className="sm-error" role="alert">
+            <p className={s.smError} role="alert">
               {READERS_ERROR} {readers.message}{' '}
-              <button type="button" className="sm-link" onClick={() => setAttempt((n) => n + 1)}>
+              <button type="button" className={s.smLink} onClick={() => setAttempt((n) => n + 1)}>
                 Try again
               </button>
             </p>
           ) : null}
-          <button type="submit" className="sm-button" disabled={!isAdmin || !reader}>
+          <button type="submit" className={s.smButton} disabled={!isAdmin || !reader}>
             Enable
           </button>
-          {user.status === 'ok' && !isAdmin ? <p className="sm-note">{NOT_ADMIN}</p> : null}
+          {user.status === 'ok' && !isAdmin ? <p className={s.smNote}>{NOT_ADMIN}</p> : null}
         </form>
       )}
     </section>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, TextField } from '@hangar/ui';
+import { Button, TextField, ui } from '@hangar/ui';
+import s from '../buy.module.css';
 
 export interface AccountBlockProps {
   loggedIn: boolean;
@@ -30,11 +31,11 @@ export function AccountBlock(p: AccountBlockProps) {
 
   if (p.loggedIn) {
     return (
-      <section className="buy-account" aria-labelledby="buy-account-title" data-testid="account">
-        <h2 id="buy-account-title" className="h-visually-hidden">
+      <section className={s.buyAccount} aria-labelledby="buy-account-title" data-testid="account">
+        <h2 id="buy-account-title" className={ui.hVisuallyHidden}>
           Your account
         </h2>
-        <div className="buy-badge">
+        <div className={s.buyBadge}>
           <span>
             Signed in as <strong data-testid="signed-in-user">{p.username}</strong>
           </span>
@@ -54,20 +55,20 @@ export function AccountBlock(p: AccountBlockProps) {
         {p.business ? (
           <TextField label="Organization Name" name="organizationName" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
         ) : null}
-        {p.childMessage ? <p className="buy-error-inline">{p.childMessage}</p> : null}
+        {p.childMessage ? <p className={s.buyErrorInline}>{p.childMessage}</p> : null}
       </section>
     );
   }
 
   return (
-    <section className="buy-account" aria-labelledby="buy-account-title" data-testid="account">
-      <h2 id="buy-account-title" className="h-visually-hidden">
+    <section className={s.buyAccount} aria-labelledby="buy-account-title" data-testid="account">
+      <h2 id="buy-account-title" className={ui.hVisuallyHidden}>
         Your account
       </h2>
-      <div className="buy-account__panels">
-        <div className="buy-account__panel">
+      <div className={s.buyAccountPanels}>
+        <div className={s.buyAccountPanel}>
           <h3>CREATE NEW ACCOUNT</h3>
-          <p className="buy-hint">{p.business ? 'These fields are required.' : 'This field is required.'}</p>
+          <p className={s.buyHint}>{p.business ? 'These fields are required.' : 'This field is required.'}</p>
           <TextField
             label="Email Address"
             name="email"
@@ -81,10 +82,10 @@ export function AccountBlock(p: AccountBlockProps) {
           {p.business ? (
             <TextField label="Organization Name" name="organizationName" autoComplete="organization" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
           ) : null}
-          <p className="buy-hint">Your account will be created at checkout.</p>
+          <p className={s.buyHint}>Your account will be created at checkout.</p>
         </div>
         <form
-          className="buy-account__panel"
+          className={s.buyAccountPanel}
           aria-labelledby="buy-login-title"
           onSubmit={async (e) => {
             e.preventDefault();

@@ -1,7 +1,8 @@
-import { SectionBlock, TextField } from '@hangar/ui';
+import { SectionBlock, TextField, cx } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
 import type { SectionShell } from './Choices';
+import s from '../buy.module.css';
 
 export type Platform = 'None' | 'App' | 'Web' | 'Both';
 const LEGACY = ['jepp_northern_europe', 'jepp_trans_atlantic'];
@@ -32,13 +33,13 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
     const value = platformOf(c.addOnCode, addOns);
     const platforms: Platform[] = military ? ['None', 'App'] : ['None', 'App', 'Web', 'Both'];
     return (
-      <div className={`buy-option${value !== 'None' ? ' buy-option--selected' : ''}`} key={c.addOnCode} data-addon={c.addOnCode}>
-        <span className="buy-option__title" id={`chart-${c.addOnCode}-title`}>
+      <div className={cx(s.buyOption, value !== 'None' && s.buyOptionSelected)} key={c.addOnCode} data-addon={c.addOnCode}>
+        <span className={s.buyOptionTitle} id={`chart-${c.addOnCode}-title`}>
           {c.title}
         </span>
-        <div role="radiogroup" aria-labelledby={`chart-${c.addOnCode}-title`} className="buy-segmented">
+        <div role="radiogroup" aria-labelledby={`chart-${c.addOnCode}-title`} className={s.buySegmented}>
           {platforms.map((pl) => (
-            <label key={pl} className={`buy-segmented__item${value === pl ? ' buy-segmented__item--on' : ''}`}>
+            <label key={pl} className={cx(s.buySegmentedItem, value === pl && s.buySegmentedItemOn)}>
               <input
                 type="radio"
                 name={`chart-${c.addOnCode}`}
@@ -52,7 +53,7 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
             </label>
           ))}
         </div>
-        <span className="buy-option__price">{p ? formatPrice(value === 'Both' ? p.amountInCents * 2 : p.amountInCents, currency) : `Unavailable in ${currency}`}</span>
+        <span className={s.buyOptionPrice}>{p ? formatPrice(value === 'Both' ? p.amountInCents * 2 : p.amountInCents, currency) : `Unavailable in ${currency}`}</span>
       </div>
     );
   };
@@ -64,14 +65,14 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
         value={accountNumber}
         onChange={(e) => onAccountNumber(e.target.value)}
       />
-      {disabled ? <p className="buy-hint">Your charts come with your Jeppesen account; coverages are disabled while a number is entered.</p> : null}
+      {disabled ? <p className={s.buyHint}>Your charts come with your Jeppesen account; coverages are disabled while a number is entered.</p> : null}
       {legacy.length > 0 ? (
-        <div className="buy-subblock">
+        <div className={s.buySubblock}>
           <h3>Your current coverages</h3>
           {legacy.map(row)}
         </div>
       ) : null}
-      <div className="buy-subblock">
+      <div className={s.buySubblock}>
         <h3>Coverages (App, Web or Both)</h3>
         {current.map(row)}
       </div>

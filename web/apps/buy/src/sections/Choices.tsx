@@ -1,7 +1,8 @@
 import { useId, useState, type ReactNode } from 'react';
-import { SectionBlock } from '@hangar/ui';
+import { SectionBlock, cx, ui } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
+import s from '../buy.module.css';
 
 export interface SectionShell {
   expanded: boolean;
@@ -22,12 +23,12 @@ export function InfoPopover({ label, children }: { label: string; children: Reac
   const [open, setOpen] = useState(false);
   const id = useId();
   return (
-    <span className="buy-popover">
-      <button type="button" className="buy-popover__btn" aria-expanded={open} aria-controls={id} aria-label={label} onClick={() => setOpen((o) => !o)}>
+    <span className={s.buyPopover}>
+      <button type="button" className={s.buyPopoverBtn} aria-expanded={open} aria-controls={id} aria-label={label} onClick={() => setOpen((o) => !o)}>
         i
       </button>
       {open ? (
-        <span role="note" id={id} className="buy-popover__body">
+        <span role="note" id={id} className={s.buyPopoverBody}>
           {children}
         </span>
       ) : null}
@@ -57,12 +58,12 @@ export interface OptionListProps {
 /** Checkboxes (or radios) with a title, description, note and price each. */
 export function OptionList({ name, legend, type, options, currency, onChange }: OptionListProps) {
   return (
-    <fieldset className="buy-options">
-      <legend className="h-visually-hidden">{legend}</legend>
+    <fieldset className={s.buyOptions}>
+      <legend className={ui.hVisuallyHidden}>{legend}</legend>
       {options.map(({ entry: e, checked, disabled, note, popover, priceLabel }) => {
         const inputId = `${name}-${e.addOnCode}`;
         return (
-          <div className={`buy-option${checked ? ' buy-option--selected' : ''}${disabled ? ' buy-option--disabled' : ''}`} key={e.addOnCode} data-addon={e.addOnCode}>
+          <div className={cx(s.buyOption, checked && s.buyOptionSelected, disabled && s.buyOptionDisabled)} key={e.addOnCode} data-addon={e.addOnCode}>
             <input
               type={type}
               id={inputId}
@@ -73,11 +74,11 @@ export function OptionList({ name, legend, type, options, currency, onChange }: 
               onChange={(ev) => onChange(e.addOnCode, ev.target.checked)}
             />
             <label htmlFor={inputId}>
-              <span className="buy-option__title">{e.title}</span>
-              {e.description ? <span className="buy-option__desc">{e.description}</span> : null}
-              {note ? <span className="buy-option__note">{note}</span> : null}
+              <span className={s.buyOptionTitle}>{e.title}</span>
+              {e.description ? <span className={s.buyOptionDesc}>{e.description}</span> : null}
+              {note ? <span className={s.buyOptionNote}>{note}</span> : null}
             </label>
-            <span className="buy-option__price" data-testid={`price-${e.addOnCode}`}>
+            <span className={s.buyOptionPrice} data-testid={`price-${e.addOnCode}`}>
               {popover ? <InfoPopover label={`Why ${e.title} cannot be changed here`}>{popover}</InfoPopover> : null}
               {priceLabel ?? priceText(e, currency)}
             </span>
@@ -102,7 +103,7 @@ export interface ChoiceSectionProps extends SectionShell {
 export function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, children }: ChoiceSectionProps) {
   return (
     <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange}>
-      {intro ? <p className="buy-hint">{intro}</p> : null}
+      {intro ? <p className={s.buyHint}>{intro}</p> : null}
       {children}
       <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} />
       {options.length === 0 ? <p>Nothing to add in {currency}.</p> : null}

@@ -1,6 +1,7 @@
 import { SelectField } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, isCurrencyCode, type CurrencyCode } from '@hangar/money';
 import type { Currency } from '@hangar/api-client';
+import s from '../buy.module.css';
 
 export interface CurrencySelectorProps {
   currencies: readonly Currency[];
@@ -13,8 +14,9 @@ export function CurrencySelector({ currencies, value, onChange }: CurrencySelect
   const codes = currencies.map((c) => c.code).filter(isCurrencyCode);
   if (codes.length < 2) return null;
   return (
-    <div className="buy-currency">
+    <div className={s.buyCurrency}>
       <SelectField
+        className={s.buyCurrencyField}
         label="Currency"
         name="currency"
         value={value}

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { SectionBlock } from '@hangar/ui';
 import type { SectionShell } from './Choices';
+import s from '../buy.module.css';
 
 export const QUANTITY_MAX = 100;
 export const SLIDER_DEFAULT = 2;
@@ -23,15 +24,15 @@ export function QuantitySection({ value, priced, min, max, salesContact, onChang
   const n = Number(shown);
   return (
     <SectionBlock id="quantity" title="Licenses" note={note} expanded={expanded} onToggle={onExpandedChange}>
-      <p className="buy-hint">Each license covers 2 devices (two iPads, or one iPad and one iPhone).</p>
-      <div className="buy-quantity">
+      <p className={s.buyHint}>Each license covers 2 devices (two iPads, or one iPad and one iPhone).</p>
+      <div className={s.buyQuantity}>
         <label htmlFor={`${id}-range`}>Number of licenses (slider)</label>
         <input id={`${id}-range`} type="range" min={min} max={max} value={Number.isFinite(n) ? Math.min(Math.max(n, min), max) : min} onChange={(e) => onChange(e.target.value)} />
         <label htmlFor={`${id}-num`}>Number of licenses</label>
         <input id={`${id}-num`} name="quantity" inputMode="numeric" value={shown} onChange={(e) => onChange(e.target.value)} size={5} />
       </div>
       {Number.isFinite(n) && n > QUANTITY_MAX ? (
-        <p className="buy-hint">
+        <p className={s.buyHint}>
           For more than {QUANTITY_MAX} licenses, please <a href={`mailto:${salesContact}`}>contact sales</a>.
         </p>
       ) : null}

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
+import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField, ui } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
 import { ApiError, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
 import { apiClient } from '../api';
 import { countries } from '../payment/countries';
+import s from '../buy.module.css';
 
 /** GET /buy/api/receipt/{invoiceId} (checkout). */
 export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
@@ -54,7 +55,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
 
   if (invoiceId === '') {
     return (
-      <section className="buy buy-success" data-remote="buy">
+      <section className={s.buy} data-remote="buy">
         <h1>Thank you for your purchase</h1>
         <p>Your receipt has been sent to your e-mail address.</p>
       </section>
@@ -63,7 +64,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
   if (receipt.isPending) return <LoadingState label="Loading your receipt…" />;
   if (receipt.isError) {
     return (
-      <section className="buy buy-success" data-remote="buy">
+      <section className={s.buy} data-remote="buy">
         <h1>Thank you for your purchase</h1>
         <ErrorState message="Your receipt could not be loaded." detail={receipt.error.message} onRetry={() => void receipt.refetch()} />
       </section>
@@ -80,11 +81,11 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
   const lines = (r.invoiceItems ?? []).filter((l) => l.planType !== 'hiddenPlan');
   const contact = r.billingContact;
   return (
-    <section className={`buy buy-success buy-success--${mode}`} data-remote="buy" aria-labelledby="buy-success-title">
+    <section className={s.buy} data-remote="buy" aria-labelledby="buy-success-title">
       <h1 id="buy-success-title">Thank you for your purchase</h1>
-      <div className="buy-receipt" data-testid="receipt">
+      <div className={s.buyReceipt} data-testid="receipt">
         <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
-        <dl className="buy-receipt__meta">
+        <dl className={s.buyReceiptMeta}>
           <dt>{mode === 'invoice' ? 'Invoice' : 'Order'}</dt>
           <dd data-testid="receipt-id">{r.invoiceNumber || r.invoiceId || invoiceId}</dd>
           {r.created ? (
@@ -124,8 +125,8 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
             </>
           ) : null}
         </dl>
-        <table className="buy-invoice__table">
-          <caption className="h-visually-hidden">Purchased items</caption>
+        <table className={s.buyInvoiceTable}>
+          <caption className={ui.hVisuallyHidden}>Purchased items</caption>
           <thead>
             <tr>
               <th scope="col">Item</th>
@@ -152,7 +153,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
               <th scope="row">{r.taxVatText || 'Tax'}</th>
               <td>{shown(r.tax, r.taxInCents)}</td>
             </tr>
-            <tr className="buy-invoice__total">
+            <tr className={s.buyInvoiceTotal}>
               <th scope="row">Total</th>
               <td data-testid="receipt-total">{shown(r.total, r.totalInCents)}</td>
             </tr>
@@ -160,7 +161,7 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
         </table>
         {r.reverseCharge && r.reverseChargeNote ? <p>{r.reverseChargeNote}</p> : null}
       </div>
-      <div className="buy-success__actions">
+      <div className={s.buySuccessActions}>
         <Button
           onClick={() => {
             setMode('receipt');
@@ -240,7 +241,7 @@ function BillingContactModal({ open, accountId, initial, onClose, onSaved }: { o
         <TextField label="Postal code" name="postalCode" value={contact.postalCode} onChange={set('postalCode')} />
         <SelectField label="Country" name="country" value={contact.country} onChange={set('country')} options={[{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))]} />
         {error ? (
-          <p className="buy-error-inline" role="alert">
+          <p className={s.buyErrorInline} role="alert">
             {error}
           </p>
         ) : null}

@@ -1,0 +1,34 @@
+import { expect, test } from '@playwright/test';
+
+// 390 px phones (spec 001 §9): every page fits the width, with no sideways scrolling.
+// The marketing pages, sales mode and the eligibility forms are checked in marketing.spec.ts.
+const PAGES = [
+  { path: '/buy', ready: '[data-testid="invoice-total"]' },
+  { path: '/buy?currency=EUR', ready: '[data-testid="invoice-total"]' },
+  { path: '/buy/business_pro/5', ready: '[data-testid="invoice-total"]' },
+  { path: '/buy/success?invoiceId=unknown', ready: '[data-remote="buy"]' },
+  { path: '/gift', ready: '[data-remote="gift"] h1' },
+  { path: '/product/cart/e2e-cart', ready: '[data-remote="oneoff"] h1' },
+  { path: '/product/cart-create', ready: '[data-remote="oneoff"] h1' },
+  { path: '/account/allocation', ready: '[data-remote="allocation"] h1' },
+];
+
+test.describe('390 px phone: no horizontal overflow', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  for (const p of PAGES) {
+    test(p.path, async ({ page }) => {
+      await page.goto(p.path);
+      await expect(page.locator(p.ready).first()).toBeVisible();
+      const overflow = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const wide = [...document.querySelectorAll('body *')]
+          .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== 'fixed')
+          .filter((el) => !el.closest('[hidden], .h-visually-hidden, [class*="visually-hidden"]'))
+          .slice(0, 5)
+          .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`);
+        return { scrollWidth: document.documentElement.scrollWidth, width, wide };
+      });
+      expect(overflow.scrollWidth, `${p.path} is wider than the phone: ${overflow.wide.join(', ')}`).toBeLessThanOrEqual(overflow.width);
+    });
+  }
+});
