@@ -45,7 +45,17 @@ const features = Object.fromEntries(
     .filter((f) => f !== '')
     .map((f) => [f, true]),
 );
-const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features };
+// Notices: the text of a page's closable notification banner, from HANGAR_NOTICE_<PAGE>
+// (e.g. HANGAR_NOTICE_BUY; set it empty for no banner). /buy has a default.
+const notices = {
+  buy: 'Plans are billed yearly. Tax or VAT is calculated at checkout; account credit is applied after purchase.',
+  ...Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([k]) => k.startsWith('HANGAR_NOTICE_'))
+      .map(([k, v]) => [k.slice('HANGAR_NOTICE_'.length).toLowerCase(), (v ?? '').trim()]),
+  ),
+};
+const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features, notices };
 await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
 // Swap in atomically enough for a dev server reading the directory.

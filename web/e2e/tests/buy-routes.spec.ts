@@ -44,3 +44,21 @@ test.describe('/buy routes and query parameters', () => {
     await expect(page.getByTestId('invoice-total')).toHaveText(/^€/);
   });
 });
+
+test.describe('/buy default currency', () => {
+  test('without a currency in the address the currency cookie decides (storefront default)', async ({ page, baseURL }) => {
+    await page.context().addCookies([{ name: 'ff_currency_choice', value: 'EUR', url: baseURL! }]);
+    await openBuy(page);
+    await expect(page.getByTestId('invoice-total')).toHaveText(/^€/);
+    await expect(page.getByLabel('Currency', { exact: true })).toHaveValue('EUR');
+  });
+});
+
+test('the notification banner shows the notice of the runtime config and slides closed', async ({ page }) => {
+  const notes = (await (await page.request.get('/config.json')).json()).notices as Record<string, string>;
+  await openBuy(page);
+  const banner = page.getByRole('status').filter({ hasText: notes.buy! });
+  await expect(banner).toBeVisible();
+  await banner.getByRole('button', { name: 'Close notification' }).click();
+  await expect(banner).toHaveCount(0);
+});

@@ -1,17 +1,18 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, ErrorState, LoadingState, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
-import { VAT_NOTE, formatMoney, showsVatNote, type CurrencyCode } from '@hangar/money';
+import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
-import { syncKiosk, withKiosk } from '@hangar/storefront';
+import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
-import { useCardReaders, useCatalog, useMe, usePaymentMethod, usePreview, type Preview } from './hooks';
+import { useCardReaders, useCatalog, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
 import { ChoiceSection, OptionList, type Option } from './sections/Choices';
 import { ChartsSection, type Platform } from './sections/Charts';
+import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { QuantitySection } from './sections/Quantity';
 import { CurrencySelector } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
@@ -114,6 +115,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
 
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
+  const notice = useNotice('buy').data;
   const quantity = num(p?.quantity, 1);
 
   // ---- sections expanded
@@ -271,8 +273,28 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     reload();
   };
 
+  // No currency in the address: the storefront's default (the currency cookie, then the
+  // visitor's location, USD when that fails). A buyer who already picked one keeps it.
+  const currencyPicked = useRef(false);
+  useEffect(() => {
+    if (query.requestedCurrency || query.military) return;
+    const ac = new AbortController();
+    void defaultCurrency(null, { signal: ac.signal }).then((c) => {
+      if (ac.signal.aborted || currencyPicked.current || c === config.currency) return;
+      dispatch({ type: 'set', patch: { currency: c } });
+    });
+    return () => ac.abort();
+    // Once per page: later currency changes are the buyer's.
+  }, []);
+  // A military cart is priced in its fixed currency: follow the server's invoice.
+  const serverCurrency = p?.invoice?.currency;
+  useEffect(() => {
+    if (isMilitary && isCurrencyCode(serverCurrency) && serverCurrency !== config.currency) dispatch({ type: 'set', patch: { currency: serverCurrency } });
+  }, [isMilitary, serverCurrency, config.currency]);
+
   const onCurrency = async (c: CurrencyCode) => {
     if (c === currency) return;
+    currencyPicked.current = true;
     if (!isMilitary && (loggedIn || config.email || config.accountId)) {
       try {
         const r = await unwrap(apiClient().checkout.POST('/buy/api/currency/validate', { body: { currency: c, email: config.email, accountId: config.accountId, military: isMilitary } }));
@@ -345,7 +367,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         const t = await unwrap(apiClient().payments.POST('/buy/api/payments/tokenize', { body: { flow: 'vault', walletEmail: config.email || me.email || '' } as never }));
         nonce = (t as { nonce?: string }).nonce;
       } else if (payWith === 'reader') {
-        token = await readCard(reader, config.email || me.email || '');
+        // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
+        token = (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod;
       } else {
         const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
         if (!r || !r.ok) {
@@ -438,9 +461,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       <div className={s.buyLayout}>
         <div className={s.buyMain}>
           {/* 1. notification banner */}
-          <NotificationBanner onClose={() => undefined}>
-            Plans are billed yearly. {p?.invoice?.taxVatText === 'VAT' ? 'VAT' : 'Tax'} is calculated at checkout; account credit is applied after purchase.
-          </NotificationBanner>
+          {notice ? <NotificationBanner onClose={() => undefined}>{notice}</NotificationBanner> : null}
           <div className={s.buyHead}>
             <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
             {/* 3. currency */}
@@ -536,7 +557,10 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               onAccountNumber={(v) => dispatch({ type: 'set', patch: { jeppCustomerNo: v } })}
               onChoose={onChart}
               {...shell('jeppesen')}
-            />
+            >
+              {/* Links the avionics databases to a partner account; nothing without one. */}
+              <AvionicsLinker accountUuid={loggedIn ? me.accountUuid : undefined} />
+            </ChartsSection>
           ) : null}
           {/* 10. military supplements */}
           {p?.militarySupplementsVisible && milSupp.length > 0 ? (
@@ -712,17 +736,6 @@ function analyticsItems(p: { invoice?: Preview['invoice'] }) {
     quantity: num(l.quantity, 1),
     planType: l.planType,
   }));
-}
-
-/** Card reader: request a vault, poll every 1000 ms until a payment method arrives. */
-async function readCard(serial: string, email: string): Promise<string> {
-  const v = await unwrap(apiClient().payments.POST('/buy/api/card-reader/vault', { body: { email, readerSerialNumber: serial } }));
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const r = await unwrap(apiClient().payments.GET('/buy/api/card-reader/vault-result', { params: { query: { contextId: v.contextId } } }));
-    const pm = (r as { paymentMethod?: { token?: string } }).paymentMethod;
-    if (pm?.token) return pm.token;
-  }
 }
 
 function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[] }) {

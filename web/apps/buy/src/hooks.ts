@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
+import { loadNotices, num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
 import { apiClient } from './api';
 import { reduce, toWire, type Configuration } from './configuration';
 
@@ -128,4 +128,9 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
   }, [data, query.isPlaceholderData, query.isFetching, config, adopt, needsAdopt, client]);
 
   return { preview: shown, query, cartId: cartId.current, nextCounter: () => ++counter.current };
+}
+
+/** The page's notification-banner text from the runtime config (none: no banner). */
+export function useNotice(page: string) {
+  return useQuery({ queryKey: ['notices'], queryFn: () => loadNotices(), staleTime: Infinity, select: (n) => n[page] });
 }

@@ -12,6 +12,7 @@ import {
   unwrap,
   num,
 } from './index';
+import { loadNotices } from './purchase';
 import { catalogFixture } from './testing';
 
 const json = (status: number, body: unknown) =>
@@ -149,5 +150,16 @@ describe('typed clients (openapi-fetch)', () => {
     expect(num(47000)).toBe(47000);
     expect(num(undefined)).toBe(0);
     expect(num('x', -1)).toBe(-1);
+  });
+});
+
+describe('loadNotices', () => {
+  const answer = (body: unknown, status = 200) => (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof fetch;
+  it("reads the runtime config's notices, dropping blank ones", async () => {
+    expect(await loadNotices(answer({ notices: { buy: 'Prices rise on 1 March.', gift: '  ' } }))).toEqual({ buy: 'Prices rise on 1 March.' });
+  });
+  it('answers none when the config has no notices or does not load', async () => {
+    expect(await loadNotices(answer({ remotes: {} }))).toEqual({});
+    expect(await loadNotices(answer({}, 500))).toEqual({});
   });
 });

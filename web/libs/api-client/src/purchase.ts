@@ -149,6 +149,25 @@ export async function loadFeatureFlags(fetchImpl: typeof fetch = (...a) => fetch
   }
 }
 
+/**
+ * The store's notices: the runtime config's "notices" map (/config.json), page name to the
+ * text of its closable notification banner (spec 000 §2.1). A page without one shows no
+ * banner; the deployment sets them (HANGAR_NOTICE_BUY when the site is assembled).
+ */
+export type StoreNotices = Readonly<Record<string, string>>;
+
+export async function loadNotices(fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<StoreNotices> {
+  try {
+    const res = await fetchImpl('/config.json', { cache: 'no-cache', headers: { accept: 'application/json' } });
+    if (!res.ok) return {};
+    const n = ((await res.json()) as { notices?: unknown })?.notices;
+    if (!n || typeof n !== 'object') return {};
+    return Object.fromEntries(Object.entries(n as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].trim() !== ''));
+  } catch {
+    return {};
+  }
+}
+
 export function featureOn(flags: FeatureFlags, name: string): boolean {
   return flags[name] === true;
 }

@@ -18,7 +18,7 @@ describe('card reader payment', () => {
           return json(200, { contextId: 'ctx-1' });
         }
         polls.push(url);
-        return json(200, ++n < 3 ? { status: 'waiting' } : { status: 'completed', paymentMethod: 'pm-9', cardholderName: 'Ada Lovelace' });
+        return json(200, ++n < 3 ? { status: 'waiting' } : { status: 'completed', paymentMethod: { token: 'pm-9', cardType: 'Visa', lastFour: '1111' }, cardholderName: 'Ada Lovelace' });
       }),
     );
     const waits: number[] = [];

@@ -4,15 +4,16 @@ import { storeRequest, StoreError } from './http';
 export const CARD_READER_POLL_MS = 1000;
 
 export interface ReaderResult {
-  /** The vaulted payment method to pay with (the existing payment method of the checkout). */
+  /** The vaulted payment method's token, paid with as the checkout's existing payment method. */
   paymentMethod: string;
   /** Set on the checkout's cardholder name. */
   cardholderName: string;
 }
 
+/** payments' GetReaderVaultResultResponse: paymentMethod is the vaulted method, with its token. */
 interface VaultResult {
   status?: string;
-  paymentMethod?: string;
+  paymentMethod?: { token?: string };
   cardholderName?: string;
 }
 
@@ -43,6 +44,6 @@ export async function payWithCardReader(email: string, readerSerialNumber: strin
   for (;;) {
     await wait(CARD_READER_POLL_MS, signal);
     const r = await storeRequest<VaultResult>('GET', `/buy/api/card-reader/vault-result?contextId=${encodeURIComponent(contextId)}`, undefined, signal);
-    if (r?.paymentMethod) return { paymentMethod: r.paymentMethod, cardholderName: r.cardholderName ?? '' };
+    if (r?.paymentMethod?.token) return { paymentMethod: r.paymentMethod.token, cardholderName: r.cardholderName ?? '' };
   }
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { SectionBlock, TextField, cx } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
@@ -14,6 +15,8 @@ export function platformOf(code: string, addOns: readonly string[]): Platform {
 }
 
 export interface ChartsSectionProps extends SectionShell {
+  /** Shown at the end of the section (the avionics partner-account linker). */
+  children?: ReactNode;
   coverages: readonly CatalogEntry[];
   addOns: readonly string[];
   currency: CurrencyCode;
@@ -25,7 +28,7 @@ export interface ChartsSectionProps extends SectionShell {
 }
 
 /** Chart-provider IFR charts: per coverage App, Web or Both (Both is priced twice). */
-export function ChartsSection({ coverages, addOns, currency, disabled, military, accountNumber, onAccountNumber, onChoose, note, expanded, onExpandedChange }: ChartsSectionProps) {
+export function ChartsSection({ coverages, addOns, currency, disabled, military, accountNumber, onAccountNumber, onChoose, note, expanded, onExpandedChange, children }: ChartsSectionProps) {
   const legacy = coverages.filter((c) => LEGACY.includes(c.addOnCode) && (addOns.includes(c.addOnCode) || addOns.includes(`${c.addOnCode}_web`)));
   const current = coverages.filter((c) => !LEGACY.includes(c.addOnCode));
   const row = (c: CatalogEntry) => {
@@ -76,6 +79,7 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
         <h3>Coverages (App, Web or Both)</h3>
         {current.map(row)}
       </div>
+      {children}
     </SectionBlock>
   );
 }
