@@ -189,6 +189,17 @@ func (replayErr) Error() string { return "replay" }
 func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (*Placed, error) {
 	ch, err := p.charge(ctx, key, chargeKey, pu, pay)
 	if err != nil {
+		if _, declined := AsDeclined(err); !declined && ch.Status != "PENDING" {
+			// Payments failed or could not be reached (restarting, circuit open): this request
+			// is over, so it gives up its lease and the buyer's retry with the key takes it over
+			// and charges again with the same charge key (payments answers a charge that did
+			// happen instead of making a second), rather than being told 'being processed' until
+			// the lease runs out and then 'not completed' by the reconciler. (Should the
+			// reconciler run first, it finds no charge and closes the key: the buyer is told
+			// nothing was charged. Reviving abandoned keys would let a renewal attempt be paid
+			// after the renewer moved on to the next attempt's key.)
+			p.release(key)
+		}
 		return nil, err
 	}
 	if ch.MethodToken == "" {
@@ -240,6 +251,17 @@ func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) er
 		p.metrics.declined(d) // once per key, however often the decline is answered
 	}
 	return d
+}
+
+// release ends this request's lease of a pending submission.
+func (p *Pipeline) release(key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	// Already run out: a retry at the same instant (a frozen test clock) may take it over.
+	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2, updated_at = now() WHERE key = $1 AND status = 'pending'`,
+		key, p.now().Add(-time.Millisecond)); err != nil {
+		p.log.WarnContext(ctx, "release submission lease", "key", key, "err", err.Error())
+	}
 }
 
 // refund gives the money back for an order that could not be written, and closes the key.
