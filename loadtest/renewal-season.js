@@ -31,6 +31,8 @@ const BASE_URL = __ENV.BASE_URL || 'http://localhost:8080';
 const DURATION = __ENV.DURATION || '60s';
 const SCALE = Number(__ENV.SCALE || 1);
 const CHAOS = __ENV.CHAOS === '1';
+// Log every confirmed order ("order <kind> <invoiceId>") for a reconciliation; on in CHAOS.
+const LOG_ORDERS = CHAOS || __ENV.LOG_ORDERS === '1';
 
 const orders = new Counter('orders');
 const retries = new Counter('submit_retries');
@@ -172,7 +174,7 @@ function tokenize(v, number) {
 function receipt(v, kind, sub, expectTotalInCents) {
   const invoiceId = sub.json('invoiceId');
   orders.add(1, { kind });
-  if (CHAOS) console.log(`order ${kind} ${invoiceId}`);
+  if (LOG_ORDERS) console.log(`order ${kind} ${invoiceId}`);
   const name = `hangar_receipt_${invoiceId.replace(/-/g, '')}`;
   const c = sub.cookies[name] && sub.cookies[name][0];
   const rc = get(v, `/buy/api/receipt/${invoiceId}`, { name: 'receipt', slo: 'receipt' }, c ? `${name}=${c.value}` : '');

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Renewal-season load with faults (issue 16): the store in multi-process mode under the
-# season's traffic (loadtest/renewal-season.js, CHAOS=1) while, one at a time,
+# Renewal-season load with faults (issue 16): the store in multi-process mode, first under
+# the season's traffic with its SLO thresholds (loadtest/renewal-season.js, no faults), then
+# under the same traffic (CHAOS=1) while, one at a time,
 #   - each of the seven services is killed with SIGKILL (hangar-dev restarts it, as the
 #     kubelet would),
 #   - the Kafka-protocol broker is killed with SIGKILL and started again on its data dir,
@@ -40,7 +41,7 @@ BROKER_PORT=${CHAOS_BROKER_PORT:-18198}
 PG_PORT=${CHAOS_PG_PORT:-18199}
 PREFIX=${HANGAR_DB_PREFIX:-hangar_chaos_}
 RECOVERY_LIMIT=${CHAOS_RECOVERY_LIMIT:-10}
-if ((SHORT)); then GAP=5 WARMUP=10 SCALE=0.5; else GAP=15 WARMUP=20 SCALE=1; fi
+if ((SHORT)); then GAP=5 WARMUP=10 SCALE=0.5 SLO_DURATION=15; else GAP=15 WARMUP=20 SCALE=1 SLO_DURATION=30; fi
 BASE="http://127.0.0.1:$EDGE_PORT"
 
 WORK="$(mktemp -d /tmp/hangar-chaos.XXXXXX)"
@@ -127,6 +128,18 @@ log "stack up; baseline probe: $("$WORK/bin/hangar-chaos" probe -base "$BASE" -o
 
 processes() { curl -fsS "$BASE/-/processes"; }
 
+# ------------------------------------------------------------------ SLOs, no faults
+# The same load with its thresholds (the journeys' SLOs) on the healthy stack first: the
+# faults are judged against a stack that meets them.
+log "renewal-season load with the SLO thresholds, no faults (${SLO_DURATION}s)"
+slo=PASS
+K6_NO_USAGE_REPORT=true "$ROOT/bin/k6" run --quiet --address "127.0.0.1:$K6_API_PORT" \
+  -e BASE_URL="$BASE" -e SCALE="$SCALE" -e DURATION="${SLO_DURATION}s" -e LOG_ORDERS=1 \
+  --log-output="file=$WORK/k6-slo-orders.log" --summary-export="$WORK/k6-slo-summary.json" \
+  loadtest/renewal-season.js >"$WORK/k6-slo.out" 2>&1 || slo=FAIL
+slo_line="SLO thresholds $slo: $(jq -r '[.metrics | to_entries[] | select(.key | startswith("http_req_duration{slo:") or startswith("http_req_duration{journey:")) | "\(.key | sub("http_req_duration\\{(slo|journey):"; "") | sub("\\}"; "")) p99 \(.value["p(99)"] | . * 10 | round / 10) ms"] | join(", ")' "$WORK/k6-slo-summary.json" 2>/dev/null), failed requests $(jq -r '.metrics.http_req_failed.value * 10000 | round / 100' "$WORK/k6-slo-summary.json" 2>/dev/null)%"
+log "$slo_line"
+
 # ------------------------------------------------------------------ load
 log "renewal-season load (CHAOS=1, SCALE=$SCALE)"
 K6_NO_USAGE_REPORT=true "$ROOT/bin/k6" run --quiet --address "127.0.0.1:$K6_API_PORT" \
@@ -193,12 +206,13 @@ tail -n 60 "$WORK/k6.out" >"$WORK/k6-tail.txt" || true
 log "reconciling (waits for the store to settle)"
 rc=0
 "$WORK/bin/hangar-chaos" reconcile -db "$PGURL" -prefix "$PREFIX" -mail "$BASE/-/mail" \
-  -orders "$WORK/k6-orders.log,$WORK/probe-orders.log" -wait 5m >"$WORK/reconcile.txt" 2>&1 || rc=$?
+  -orders "$WORK/k6-slo-orders.log,$WORK/k6-orders.log,$WORK/probe-orders.log" -wait 5m >"$WORK/reconcile.txt" 2>&1 || rc=$?
 
 restarts=$(processes | jq -r 'to_entries | map("\(.key) \(.value.restarts)") | join(", ")')
 {
   echo
   echo "== chaos run $(date -u +%FT%TZ) ($([[ $SHORT == 1 ]] && echo short || echo full); load average $(cut -d' ' -f1-3 /proc/loadavg)) =="
+  echo "$slo_line"
   echo "recovery after each fault (seconds from the fault; limit $RECOVERY_LIMIT s for the purchase):"
   printf '  %s\n' "${results[@]}"
   echo "restarts: $restarts"
@@ -207,5 +221,12 @@ restarts=$(processes | jq -r 'to_entries | map("\(.key) \(.value.restarts)") | j
 } | tee "$WORK/summary.txt"
 
 ((rc == 0)) || { echo "chaos: reconciliation FAILED" >&2; exit 1; }
+# The SLO phase is reported, not held against the run: on the shared 2-core machine the
+# login bound (argon2id, p99 < 500 ms over a few dozen logins) is met or missed by the
+# neighbours' load (docs/reliability.md). CHAOS_SLO_STRICT=1 fails the run on it.
+if [[ $slo != PASS ]]; then
+  echo "chaos: the load missed an SLO threshold without faults (see $WORK/k6-slo.out)" >&2
+  [[ ${CHAOS_SLO_STRICT:-0} == 1 ]] && exit 1
+fi
 ((fail == 0)) || { echo "chaos: a recovery took $RECOVERY_LIMIT s or more (or never happened)" >&2; exit 1; }
 echo "chaos: PASS"
