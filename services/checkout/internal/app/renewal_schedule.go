@@ -230,11 +230,17 @@ func (r *Renewer) endTerms(ctx context.Context, tx pgx.Tx, now time.Time) (int, 
 // that is not in flight, through the outbox in the transaction that marks it in flight.
 // The consumer group spreads the jobs over the replicas by partition.
 func (r *Renewer) publishJobs(ctx context.Context, tx pgx.Tx, now time.Time) (int, error) {
-	rows, err := tx.Query(ctx, `UPDATE renewals SET enqueued_until = $2
-		WHERE (subscription_id, term_end) IN (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND next_attempt_at <= $1 AND (enqueued_until IS NULL OR enqueued_until < $1)
+	// Two index scans (renewals_unpublished, renewals_in_flight): never-published rows by
+	// due time, then jobs whose flight expired; a published row leaves the first index.
+	rows, err := tx.Query(ctx, `WITH fresh AS (SELECT subscription_id, term_end FROM renewals
+			WHERE status = 'due' AND enqueued_until IS NULL AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
+		expired AS (SELECT subscription_id, term_end FROM renewals
+			WHERE status = 'due' AND enqueued_until IS NOT NULL AND enqueued_until < $1 AND next_attempt_at <= $1
 				AND (lease_until IS NULL OR lease_until < $1)
-			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+			ORDER BY enqueued_until LIMIT $3 FOR UPDATE SKIP LOCKED)
+		UPDATE renewals SET enqueued_until = $2
+		WHERE (subscription_id, term_end) IN (SELECT * FROM fresh UNION ALL SELECT * FROM expired)
 		RETURNING subscription_id::text, term_end, attempt`, now, now.Add(r.o.JobLease), r.o.Batch)
 	if err != nil {
 		return 0, fmt.Errorf("claim renewal jobs: %w", err)
