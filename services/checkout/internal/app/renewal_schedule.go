@@ -245,24 +245,8 @@ func (r *Renewer) publishJobs(ctx context.Context, tx pgx.Tx, now time.Time) (in
 	if err != nil {
 		return 0, fmt.Errorf("claim renewal jobs: %w", err)
 	}
-	var evs []kafka.Event
-	for rows.Next() {
-		var id string
-		var end time.Time
-		var attempt int32
-		if err := rows.Scan(&id, &end, &attempt); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read renewal job: %w", err)
-		}
-		ev, err := renewalDue(id, end, attempt)
-		if err != nil {
-			rows.Close()
-			return 0, err
-		}
-		evs = append(evs, ev)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	evs, err := renewalDueEvents(rows)
+	if err != nil {
 		return 0, fmt.Errorf("read renewal jobs: %w", err)
 	}
 	if len(evs) > 0 {
@@ -446,25 +430,9 @@ func (r *Renewer) RetryNow(ctx context.Context, tx pgx.Tx, accountID string) (in
 	if err != nil {
 		return 0, fmt.Errorf("retry renewals now: %w", err)
 	}
-	var evs []kafka.Event
-	for rows.Next() {
-		var id string
-		var end time.Time
-		var attempt int32
-		if err := rows.Scan(&id, &end, &attempt); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read renewal to retry: %w", err)
-		}
-		ev, err := renewalDue(id, end, attempt)
-		if err != nil {
-			rows.Close()
-			return 0, err
-		}
-		evs = append(evs, ev)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
+	evs, err := renewalDueEvents(rows)
+	if err != nil {
+		return 0, fmt.Errorf("read renewals to retry: %w", err)
 	}
 	if len(evs) > 0 {
 		if err := kafka.Enqueue(ctx, tx, r.prop, evs...); err != nil {
@@ -498,4 +466,18 @@ func (r *Renewer) HandlePaymentMethodUpdated(ctx context.Context, tx pgx.Tx, env
 		r.log.InfoContext(ctx, "payment method updated in grace period: renewal retried now", "account", ev.GetAccountId(), "renewals", n)
 	}
 	return err
+}
+
+// renewalDueEvents turns rows of (subscription id, term end, attempt) into renewal-due jobs;
+// the scheduler's claim and RetryNow both publish what their UPDATE ... RETURNING gave back.
+func renewalDueEvents(rows pgx.Rows) ([]kafka.Event, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (kafka.Event, error) {
+		var id string
+		var end time.Time
+		var attempt int32
+		if err := row.Scan(&id, &end, &attempt); err != nil {
+			return kafka.Event{}, err
+		}
+		return renewalDue(id, end, attempt)
+	})
 }
