@@ -325,18 +325,11 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 		evs := []kafka.Event{ev}
 		switch {
 		case was && !on:
-			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, enqueued_until = NULL, updated_at = now()
-				WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
-				sub.ID, sub.TermEnd); err != nil {
-				return fmt.Errorf("stop renewal: %w", err)
-			}
-			b, err := proto.Marshal(&eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "auto-renew-disabled",
-				SubscriptionId: sub.ID, Amount: &eventsv1.Money{AmountInCents: sub.PriceInCents, Currency: sub.Currency},
-				Date: timestamppb.New(sub.TermEnd), ActionUrl: "/account"})
+			ev, err := stopRenewal(ctx, tx, sub)
 			if err != nil {
-				return fmt.Errorf("encode auto-renew confirmation: %w", err)
+				return err
 			}
-			evs = append(evs, kafka.Event{Topic: events.TopicDunningNotice, Key: sub.AccountID, Payload: b})
+			evs = append(evs, ev)
 		case !was && on:
 			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()), enqueued_until = NULL,
 				updated_at = now() WHERE subscription_id = $1 AND term_end = $2 AND status = 'ending'`, sub.ID, sub.TermEnd); err != nil {
@@ -347,6 +340,39 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), evs...)
 	})
 	return out, err
+}
+
+// stopRenewal is auto-renew turned off in tx: the term's due renewal becomes 'ending' (no
+// charge; the pass ends the term) and the subscriber gets the confirmation. Two cases, two
+// e-mails: before the term ends, "auto-renew-disabled" (active until its end date, not
+// charged); in the grace period (the renewal was declined and is being retried, the term
+// has already ended), "auto-renew-disabled-grace": the retries stop and the subscription
+// ends now, with the decline's reason. A retry in flight (leased) is not taken over: it
+// reads auto-renew off before charging, and a later attempt ends the term.
+func stopRenewal(ctx context.Context, tx pgx.Tx, sub *domain.Subscription) (kafka.Event, error) {
+	var declines int
+	var reason string
+	err := tx.QueryRow(ctx, `SELECT declines, coalesce(last_failure_msg, '') FROM renewals
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' FOR UPDATE`, sub.ID, sub.TermEnd).Scan(&declines, &reason)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return kafka.Event{}, fmt.Errorf("read renewal: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, enqueued_until = NULL, updated_at = now()
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
+		sub.ID, sub.TermEnd); err != nil {
+		return kafka.Event{}, fmt.Errorf("stop renewal: %w", err)
+	}
+	n := &eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "auto-renew-disabled",
+		SubscriptionId: sub.ID, Amount: &eventsv1.Money{AmountInCents: sub.PriceInCents, Currency: sub.Currency},
+		Date: timestamppb.New(sub.TermEnd), ActionUrl: "/account"}
+	if declines > 0 {
+		n.Kind, n.Reason = "auto-renew-disabled-grace", reason
+	}
+	b, err := proto.Marshal(n)
+	if err != nil {
+		return kafka.Event{}, fmt.Errorf("encode auto-renew confirmation: %w", err)
+	}
+	return kafka.Event{Topic: events.TopicDunningNotice, Key: sub.AccountID, Payload: b}, nil
 }
 
 // SetBillingContact saves a subscription's billing contact.

@@ -75,6 +75,10 @@ func (r *Renewer) Status(ctx context.Context, v Viewer) (*RenewalStatus, error) 
 		st.State, st.Message = "lapsed", "Your subscription ended on "+date+". Renew it to get your charts and features back."
 	case st.ChargedBy != "CREDIT_CARD":
 		st.State, st.Message = "not-charged", "Your subscription is not renewed by card. Please contact sales to renew it."
+	case (!sub.AutoRenew || status == "ending") && declines > 0:
+		// Turned off in the grace period: the retries stop and the ended term is not renewed.
+		st.State, st.LastFailure = "ending", failure
+		st.Message = "Automatic renewal is off: your renewal payment was not made, so your subscription ends now (its term ended on " + date + ")."
 	case !sub.AutoRenew || status == "ending":
 		st.State, st.Message = "ending", "Automatic renewal is off: your subscription ends on "+date+"."
 	case status == "due" && declines > 0:

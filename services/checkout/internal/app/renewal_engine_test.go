@@ -241,6 +241,55 @@ func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	}
 }
 
+// Turned off in the grace period (the renewal was declined and is being retried, the term
+// has ended): its own confirmation, naming the decline, says the retries stop and the
+// subscription ends now (not "active until" a date already past); no retry charges it, and
+// the next pass ends the term.
+func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
+	e := newRenewalEnv(t)
+	id := e.onlyPilot(t)
+	e.pay.decline = func(string) bool { return true }
+	r := e.renewer()
+	start := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(start)
+	if res := e.run(t, r); res.Declined != 1 {
+		t.Fatalf("%+v", res)
+	}
+	e.clock.Set(e.termEnd.Add(2 * time.Hour)) // in the grace period, before the first retry
+	pilot := app.Viewer{AccountUUID: adapters.SeedPilot}
+	if sub, err := e.svc.SetAutoRenew(context.Background(), pilot, "", false); err != nil || sub.AutoRenew {
+		t.Fatalf("set auto-renew: %v %v", sub, err)
+	}
+	ns := e.notices(t)
+	if len(ns) != 2 || ns[0].Kind != "renewal-declined" {
+		t.Fatalf("notices %v", ns)
+	}
+	if n := ns[1]; n.Kind != "auto-renew-disabled-grace" || n.Reason != "Your card was declined." || n.SubscriptionId != id ||
+		!n.Date.AsTime().Equal(e.termEnd) || n.ActionUrl != "/account" || n.Email != adapters.SeedPilotEmail {
+		t.Errorf("confirmation %v", n)
+	}
+	st, err := r.Status(context.Background(), pilot)
+	if err != nil || st.State != "ending" || st.AutoRenew || !strings.Contains(st.Message, "ends now") {
+		t.Errorf("status %+v %v", st, err)
+	}
+	// Past every retry date: nothing is charged again, the term ends once.
+	e.clock.Set(start.Add(8 * 24 * time.Hour))
+	if res := e.run(t, r); res.Due != 0 || res.Lapsed != 1 {
+		t.Errorf("after turning it off: %+v", res)
+	}
+	if _, valid := e.termEndOf(t, id); valid || e.pay.calls != 1 {
+		t.Errorf("valid %v, charge attempts %d (want the first only)", valid, e.pay.calls)
+	}
+	// Turned off before any decline, the confirmation stays the ordinary one.
+	legacy := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	if _, err := adapters.NewStore(e.pool).SetAutoRenew(context.Background(), legacy, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ns := e.notices(t); len(ns) != 3 || ns[2].Kind != "auto-renew-disabled" || ns[2].Reason != "" {
+		t.Errorf("ordinary confirmation %v", ns)
+	}
+}
+
 // The scheduled pass over the broker: two replicas each run the scheduler (the advisory
 // lock lets one enqueue at a time) and two renewal workers in the shared consumer group;
 // every due subscription is renewed once, and no term is charged twice.

@@ -15,6 +15,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 	notifications "github.com/hangar/hangar/services/notifications/app"
 )
 
@@ -72,15 +73,19 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 	producer := kafka.NewProducer(broker.Addrs(), telemetry.Propagator())
 	defer func() { _ = producer.Close() }()
 	relay := &kafka.Relay{Pool: e.pool, Producer: producer, Log: slog.New(slog.DiscardHandler)}
-	for {
-		k, err := relay.RelayOnce(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == 0 {
-			break
+	relayAll := func() {
+		t.Helper()
+		for {
+			k, err := relay.RelayOnce(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == 0 {
+				break
+			}
 		}
 	}
+	relayAll()
 	wait := func(to string) devmail.Mail {
 		t.Helper()
 		m, err := sink.Wait(ctx, to, 1)
@@ -96,5 +101,22 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 	dun := wait("legacy@example.com")
 	if !strings.Contains(dun.Text, "Your card was declined.") || !strings.Contains(dun.Text, "https://store.test/account") {
 		t.Errorf("decline notice %q\n%s", dun.Subject, dun.Text)
+	}
+
+	// The declined subscriber, in the grace period, turns auto-renew off: the confirmation
+	// of that case reaches them too (notifications knows the kind; an unknown kind would be
+	// dead-lettered), saying the retries stop and the subscription ends now.
+	e.clock.Set(e.termEnd.Add(time.Hour))
+	if _, err := e.svc.SetAutoRenew(ctx, app.Viewer{AccountUUID: adapters.SeedLegacy}, "", false); err != nil {
+		t.Fatal(err)
+	}
+	relayAll()
+	got, err := sink.Wait(ctx, "legacy@example.com", 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("mails to legacy: %v %v", got, err)
+	}
+	if off := got[0]; !strings.Contains(off.Subject, "ends now") || !strings.Contains(off.Text, "We will not try to charge you again") ||
+		!strings.Contains(off.Text, "Your card was declined.") || !strings.Contains(off.Text, "https://store.test/account") {
+		t.Errorf("grace-period confirmation %q\n%s", off.Subject, off.Text)
 	}
 }

@@ -106,7 +106,7 @@ type Welcome struct {
 // Dunning is a renewal notice.
 type Dunning struct {
 	Email          string
-	Kind           string // renewal-reminder, renewal-declined, card-expiring, auto-renew-off, auto-renew-disabled, subscription-lapsed
+	Kind           string // renewal-reminder, renewal-declined, card-expiring, auto-renew-off, auto-renew-disabled, auto-renew-disabled-grace, subscription-lapsed
 	SubscriptionID string
 	Amount         int64
 	Currency       string
@@ -117,7 +117,10 @@ type Dunning struct {
 }
 
 // DunningKinds are the renewal notices the service knows.
-var DunningKinds = []string{"renewal-reminder", "renewal-declined", "card-expiring", "auto-renew-off", "auto-renew-disabled", "subscription-lapsed"}
+// auto-renew-disabled-grace is auto-renew turned off while a declined renewal was being
+// retried: the term has already ended, so the retries stop and the subscription ends now.
+var DunningKinds = []string{"renewal-reminder", "renewal-declined", "card-expiring", "auto-renew-off", "auto-renew-disabled",
+	"auto-renew-disabled-grace", "subscription-lapsed"}
 
 // Receipt renders the buyer's receipt.
 func (r *Renderer) Receipt(eventID string, rc Receipt) ([]Message, error) {

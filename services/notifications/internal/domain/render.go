@@ -37,6 +37,13 @@ var funcs = map[string]any{
 	"utctime": func(t time.Time) string { return t.UTC().Format("15:04") + " UTC" },
 	"title":   func(s string) string { return strings.ToUpper(s[:min(1, len(s))]) + s[min(1, len(s)):] },
 	"url":     func(base, path string) string { return base + path },
+	// sentence ends a processor's message with a full stop unless it has one.
+	"sentence": func(s string) string {
+		if s = strings.TrimSpace(s); s != "" && !strings.ContainsAny(s[len(s)-1:], ".!?") {
+			s += "."
+		}
+		return s
+	},
 }
 
 // NewRenderer parses every template.
