@@ -141,6 +141,44 @@ func TestRenewalReplacesLegacyPlan(t *testing.T) {
 	}
 }
 
+// Issue 17: a legacy plan renewed inside a non-zero renewal window (40 hours before its
+// term ends, window 48 hours) is a renewal at the renewal price (the successor's price,
+// the term extended from its end), not a plan change restarting the term today with a
+// credit for the unused day.
+func TestRenewalOfLegacyPlanInsideTheWindowIsARenewal(t *testing.T) {
+	e := newRenewalEnv(t)
+	ctx := context.Background()
+	id := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	if _, err := e.pool.Exec(ctx, `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(e.termEnd.Add(-40 * time.Hour))
+	pv, err := e.svc.RenewalPrice(ctx, id)
+	if err != nil || !pv.Cart.LegacyReplaced {
+		t.Fatalf("renewal price %+v %v", pv, err)
+	}
+	if pv.Change != "renewal" || pv.Invoice.CreditInCents != 0 || pv.PlanChange.NeedsConfirmation {
+		t.Errorf("renewal price is a %q with credit %d, plan change %+v", pv.Change, pv.Invoice.CreditInCents, pv.PlanChange)
+	}
+	if res := e.run(t, e.renewer()); res.Renewed != 1 {
+		t.Fatalf("%+v", res)
+	}
+	var termStart, termEnd time.Time
+	var total, credit int64
+	if err := e.pool.QueryRow(ctx, `SELECT s.term_start, s.term_end, o.total_in_cents,
+			(SELECT coalesce(sum(amount_in_cents), 0) FROM invoice_lines l WHERE l.invoice_id = o.invoice_id AND l.type = 'SUBSCRIPTION_CREDIT')
+		FROM subscriptions s JOIN orders o ON o.invoice_id = s.last_invoice_id WHERE s.id = $1`, id).Scan(&termStart, &termEnd, &total, &credit); err != nil {
+		t.Fatal(err)
+	}
+	months := pv.Cart.Plan.Months()
+	if !termStart.Equal(e.termEnd) || !termEnd.Equal(e.termEnd.AddDate(0, months, 0)) {
+		t.Errorf("renewed term %v..%v, want %v..%v", termStart, termEnd, e.termEnd, e.termEnd.AddDate(0, months, 0))
+	}
+	if credit != 0 || total != pv.Invoice.TotalInCents {
+		t.Errorf("charged %d with credit %d; the renewal price said %d", total, credit, pv.Invoice.TotalInCents)
+	}
+}
+
 // A payment-method update during the grace period retries the renewal at once (a job is
 // published), before the next scheduled retry; the new token is charged.
 func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {

@@ -269,7 +269,7 @@ func addOnReason(e *domain.Entry, price domain.Price) string {
 func setTerms(cat *domain.Catalog, pv *Preview, today time.Time) bool {
 	cart := pv.Cart
 	pv.TermStart = today
-	change := cart.Existing != nil && changed(cart)
+	change := cart.Existing != nil && changed(cat, cart)
 	pv.Change = ChangeNew
 	if cart.Existing != nil {
 		pv.Change = ChangeRenewal
@@ -437,12 +437,39 @@ func unusedCredit(s *domain.Subscription, today time.Time) (int64, int64) {
 
 // changed reports whether the cart differs from the current subscription (add-ons or
 // quantity); a renewal of the same configuration is not a change.
-func changed(c *domain.Cart) bool {
+func changed(cat *domain.Catalog, c *domain.Cart) bool {
 	ex := c.Existing
 	if ex.Quantity != c.Quantity {
 		return true
 	}
-	return !sameSet(visible(c.AddOns), visible(ex.AddOns))
+	return !sameSet(visible(c.AddOns), visible(asRenewed(cat, c)))
+}
+
+// asRenewed answers the subscription's add-ons as renewing it gives them: a legacy plan
+// replaced by its successor, with the region the successor includes when the legacy plan
+// had none (rules.replaceLegacy). The store makes that replacement, not the subscriber, so
+// it is no change: renewing a legacy plan before its term ends (a renewal window) extends
+// the term at the renewal price, without a credit or a restart today (issue 17).
+func asRenewed(cat *domain.Catalog, c *domain.Cart) []string {
+	ex := c.Existing
+	if !c.LegacyReplaced || c.Plan == nil || c.ReplacedPlan != ex.PlanCode {
+		return ex.AddOns
+	}
+	out := make([]string, 0, len(ex.AddOns)+1)
+	region := false
+	for _, code := range ex.AddOns {
+		if code == c.ReplacedPlan {
+			code = c.Plan.Code
+		}
+		if e, ok := cat.Entry(code); ok && e.IsRegion() {
+			region = true
+		}
+		out = append(out, code)
+	}
+	if def := c.Currency.DefaultRegion; !region && def != "" && slices.Contains(c.AddOns, def) {
+		out = append(out, def)
+	}
+	return out
 }
 
 func visible(codes []string) []string {
@@ -464,6 +491,7 @@ func sameSet(a, b []string) bool {
 // detectChange compares the subscription's add-ons with the cart (spec 000 §4).
 func detectChange(cat *domain.Catalog, c *domain.Cart) PlanChange {
 	ex := c.Existing
+	renewed := asRenewed(cat, c)
 	var pc PlanChange
 	oldPlan, _ := cat.Entry(ex.PlanCode)
 	if c.Plan != nil && oldPlan != nil && c.Plan.Code != oldPlan.Code && !(c.LegacyReplaced && c.ReplacedPlan == oldPlan.Code) {
@@ -487,10 +515,10 @@ func detectChange(cat *domain.Catalog, c *domain.Cart) PlanChange {
 	isFeature := func(e *domain.Entry) bool { return e.PlanType == "feature" && !e.IsRunway() }
 	isRunway := func(e *domain.Entry) bool { return e.IsRunway() && e.PlanType != domain.PlanTypeHidden }
 	isJepp := func(e *domain.Entry) bool { return e.PlanType == "jeppesen" }
-	pc.RegionChange = !sameSet(kind(ex.AddOns, (*domain.Entry).IsRegion), kind(c.AddOns, (*domain.Entry).IsRegion)) && c.RegionMode != "none"
-	pc.JeppChange = !sameSet(kind(ex.AddOns, isJepp), kind(c.AddOns, isJepp))
-	pc.FeatureChange = !pc.Upgraded && !sameSet(kind(ex.AddOns, isFeature), kind(c.AddOns, isFeature))
-	pc.RunwayChange = !sameSet(kind(ex.AddOns, isRunway), kind(c.AddOns, isRunway))
+	pc.RegionChange = !sameSet(kind(renewed, (*domain.Entry).IsRegion), kind(c.AddOns, (*domain.Entry).IsRegion)) && c.RegionMode != "none"
+	pc.JeppChange = !sameSet(kind(renewed, isJepp), kind(c.AddOns, isJepp))
+	pc.FeatureChange = !pc.Upgraded && !sameSet(kind(renewed, isFeature), kind(c.AddOns, isFeature))
+	pc.RunwayChange = !sameSet(kind(renewed, isRunway), kind(c.AddOns, isRunway))
 	for _, code := range ex.AddOns {
 		if e, ok := cat.Entry(code); ok && e.Deprecated && !slices.Contains(c.AddOns, code) && code != ex.PlanCode {
 			pc.SunsettingAddOns = append(pc.SunsettingAddOns, code)

@@ -173,6 +173,29 @@ func TestPlanChangeAndCredit(t *testing.T) {
 				t.Errorf("term start %v renewal %d", pv.TermStart, pv.RenewalAmount)
 			}
 		}},
+		// Issue 17: renewing a legacy plan inside the renewal window (before its term ends)
+		// is the renewal the renewal price shows (the successor plan from the current term's
+		// end, no credit), not a plan change restarting the term today with a credit.
+		{name: "legacy plan renewed before its term ends is a renewal, not a change",
+			ex: &domain.Subscription{ID: "s", Name: "Pro (US)", PlanCode: "pro_us", AddOns: []string{"pro_us"}, Quantity: 1, Currency: "USD", PriceInCents: 14999,
+				TermStart: now.AddDate(-1, 0, 2), TermEnd: now.AddDate(0, 0, 2), PaymentSource: "CREDIT_CARD", Valid: true},
+			check: func(t *testing.T, pv *pricing.Preview) {
+				if !pv.Cart.LegacyReplaced || pv.Cart.Plan.Code == "pro_us" {
+					t.Fatalf("legacy plan not replaced: %s", pv.Cart.Plan.Code)
+				}
+				pc := pv.PlanChange
+				if pv.Change != pricing.ChangeRenewal || pv.Invoice.CreditInCents != 0 || pv.Invoice.CreditToAccountInCents != 0 ||
+					pc.NeedsConfirmation || pc.RegionChange || pc.Upgraded || pc.Downgraded {
+					t.Errorf("change %q credit %d/%d plan change %+v", pv.Change, pv.Invoice.CreditInCents, pv.Invoice.CreditToAccountInCents, pc)
+				}
+				start := time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC)
+				if !pv.TermStart.Equal(start) || !pv.RenewalDate.Equal(start.AddDate(0, pv.Cart.Plan.Months(), 0)) {
+					t.Errorf("term %v..%v, want from the current term's end %v", pv.TermStart, pv.RenewalDate, start)
+				}
+				if pv.Invoice.SubtotalInCents != pv.Invoice.ChargesInCents || pv.RenewalAmount != pv.Invoice.ChargesInCents {
+					t.Errorf("subtotal %d charges %d renewal %d", pv.Invoice.SubtotalInCents, pv.Invoice.ChargesInCents, pv.RenewalAmount)
+				}
+			}},
 		{name: "credit above the new price goes to the account", in: domain.Input{AddOns: []string{"hangar_basic_plus_three_month", "included_geo_us"}},
 			ex: &domain.Subscription{ID: "s", Name: "Premium", PlanCode: "performance", AddOns: []string{"performance", "included_geo_us"}, Quantity: 1, Currency: "USD", PriceInCents: 37000, TermStart: now.AddDate(0, 0, -10), TermEnd: now.AddDate(0, 0, 355), Valid: true},
 			check: func(t *testing.T, pv *pricing.Preview) {
