@@ -61,6 +61,7 @@ func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator,
 	carrier := propagation.MapCarrier{}
 	prop.Inject(ctx, carrier)
 	now := time.Now()
+	rows := make([][]any, 0, len(events))
 	for _, e := range events {
 		h, err := ceHeaders(e, now)
 		if err != nil {
@@ -73,13 +74,25 @@ func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator,
 		if err != nil {
 			return fmt.Errorf("encode event headers: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`,
-			e.Topic, []byte(e.Key), e.Payload, hdr); err != nil {
-			return fmt.Errorf("enqueue %s event: %w", e.Topic, err)
+		rows = append(rows, []any{e.Topic, []byte(e.Key), e.Payload, hdr})
+	}
+	if len(rows) < copyFrom {
+		for _, r := range rows {
+			if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`, r...); err != nil {
+				return fmt.Errorf("enqueue %s event: %w", r[0], err)
+			}
 		}
+		return nil
+	}
+	// Many events (a batch of renewals): one COPY; ids (the relay's order) follow the rows.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"outbox"}, []string{"topic", "key", "payload", "headers"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("enqueue %d events: %w", len(rows), err)
 	}
 	return nil
 }
+
+// copyFrom is the number of events from which Enqueue copies them in one statement.
+const copyFrom = 8
 
 // Key slots: every row belongs to one of relaySlots slots by a hash of its key, and a relay
 // publishes a slot only while it holds that slot's advisory lock. So several replicas relay

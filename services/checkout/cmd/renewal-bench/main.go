@@ -62,6 +62,7 @@ func run() error {
 	keep := flag.Bool("keep", false, "keep the databases afterwards")
 	reuse := flag.Bool("reuse", false, "reuse seeded databases of an earlier -keep run (no seeding)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the renewal phase here")
+	port := flag.Int("port", 18171, "first of the three loopback ports in-process payments listens on (gRPC, HTTP, admin)")
 	flag.Parse()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -95,8 +96,8 @@ func run() error {
 	// Payments with its sandbox processor, in process on loopback; its dev seed vaults the
 	// pilot's Visa, whose token every seeded subscription renews with.
 	var pcfg payments.Config
-	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:18171", "HTTP_ADDR": "127.0.0.1:18172",
-		"ADMIN_ADDR": "127.0.0.1:18173", "DATABASE_URL": paymentsURL, "LOG_LEVEL": "error", "PAYMENTS_DEV_SEED": "true",
+	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": addr(*port), "HTTP_ADDR": addr(*port + 1),
+		"ADMIN_ADDR": addr(*port + 2), "DATABASE_URL": paymentsURL, "LOG_LEVEL": "error", "PAYMENTS_DEV_SEED": "true",
 		"DATABASE_MAX_CONNS": "24", "TRUSTED_PROXIES": "0"})); err != nil {
 		return err
 	}
@@ -354,6 +355,8 @@ func maxRSS() string {
 	}
 	return "unknown"
 }
+
+func addr(port int) string { return fmt.Sprintf("127.0.0.1:%d", port) }
 
 func lookup(m map[string]string) config.Lookup {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }

@@ -62,6 +62,29 @@ func (s *Store) Subscription(ctx context.Context, id string) (*domain.Subscripti
 	return scanSub(s.pool.QueryRow(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = $1`, id))
 }
 
+// Subscriptions answers the subscriptions of ids that exist, by id, in one statement (the
+// renewal pass reads a claimed batch's subscriptions with it).
+func (s *Store) Subscriptions(ctx context.Context, ids []string) (map[string]*domain.Subscription, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+subCols+` FROM subscriptions WHERE id = ANY($1::text[]::uuid[])`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	out := make(map[string]*domain.Subscription, len(ids))
+	for rows.Next() {
+		sub, err := scanSub(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[sub.ID] = sub
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
+	}
+	return out, nil
+}
+
 // SubscriptionOf answers the latest subscription of an account (by id, or else by e-mail), or nil.
 func (s *Store) SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error) {
 	if accountID != "" {
@@ -178,6 +201,52 @@ func (s *Store) Account(ctx context.Context, accountID string, sub *domain.Subsc
 		return a, fmt.Errorf("read redemptions: %w", err)
 	}
 	return a, nil
+}
+
+// Accounts is Account for the subscriptions of a batch (the renewal pass), keyed by
+// account id, in two statements.
+func (s *Store) Accounts(ctx context.Context, subs []*domain.Subscription) (map[string]domain.Account, error) {
+	out := make(map[string]domain.Account, len(subs))
+	ids := make([]string, 0, len(subs))
+	for _, sub := range subs {
+		if sub.AccountID == "" {
+			continue
+		}
+		a, _ := s.Account(ctx, "", sub) // without an account id: what the subscription alone tells, no query
+		out[sub.AccountID] = a
+		ids = append(ids, sub.AccountID)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT account_id::text, currency, balance_in_cents FROM account_balances WHERE account_id = ANY($1::text[]::uuid[])`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read account balances: %w", err)
+	}
+	var id, cur string
+	var bal int64
+	if _, err := pgx.ForEachRow(rows, []any{&id, &cur, &bal}, func() error {
+		a := out[id]
+		a.BalanceCurrency, a.BalanceInCents = cur, bal
+		out[id] = a
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read account balances: %w", err)
+	}
+	rows, err = s.pool.Query(ctx, `SELECT account_id::text, code FROM promotion_redemptions WHERE account_id = ANY($1::text[]::uuid[])`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read redemptions: %w", err)
+	}
+	var code string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &code}, func() error {
+		a := out[id]
+		a.UsedCodes = append(a.UsedCodes, code)
+		out[id] = a
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read redemptions: %w", err)
+	}
+	return out, nil
 }
 
 // SetBalance sets an account's balance.

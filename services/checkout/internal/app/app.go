@@ -185,6 +185,17 @@ type Caller struct {
 }
 
 func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, count bool) (*pricing.Preview, error) {
+	return s.priceWith(ctx, in, caller, count, nil)
+}
+
+// preloaded is what the renewal pass read for a batch before pricing it: the subscription
+// and, when known, its account (price reads them itself otherwise).
+type preloaded struct {
+	sub  *domain.Subscription
+	acct *domain.Account
+}
+
+func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller, count bool, pre *preloaded) (*pricing.Preview, error) {
 	cat, err := s.Catalog()
 	if err != nil {
 		return nil, err
@@ -194,8 +205,10 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 	}
 	accountID, sessionEmail := who(in)
 	in = forCustomer(in)
-	sub, err := s.lookup(ctx, in.SubscriptionID, accountID, sessionEmail)
-	if err != nil {
+	var sub *domain.Subscription
+	if pre != nil {
+		sub = pre.sub
+	} else if sub, err = s.lookup(ctx, in.SubscriptionID, accountID, sessionEmail); err != nil {
 		return nil, err
 	}
 	if sub != nil {
@@ -231,7 +244,9 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 		}
 	}
 	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil}}
-	if accountID != "" {
+	if pre != nil && pre.acct != nil && accountID != "" {
+		p.Account = *pre.acct
+	} else if accountID != "" {
 		if p.Account, err = s.store.Account(ctx, accountID, sub); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
@@ -482,8 +497,14 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pri
 	if sub == nil {
 		return nil, errs.E(errs.NotFound, "no subscription %s", id)
 	}
-	return s.priceUnlimited(ctx, domain.Input{SubscriptionID: id, Currency: sub.Currency, Country: sub.BillingCountry, Zip: sub.BillingZip,
-		BusinessID: sub.BusinessID, Military: sub.Military})
+	return s.renewalPriceOf(ctx, sub, nil)
+}
+
+// renewalPriceOf is RenewalPrice of a subscription already read (with its account when
+// acct is not nil): the renewal pass prices a claimed batch without reading each again.
+func (s *Service) renewalPriceOf(ctx context.Context, sub *domain.Subscription, acct *domain.Account) (*pricing.Preview, error) {
+	return s.priceWith(ctx, domain.Input{SubscriptionID: sub.ID, Currency: sub.Currency, Country: sub.BillingCountry, Zip: sub.BillingZip,
+		BusinessID: sub.BusinessID, Military: sub.Military}, Caller{Client: unlimited}, false, &preloaded{sub: sub, acct: acct})
 }
 
 // CanDowngrade says whether a business subscription may become an individual one: not a

@@ -53,6 +53,10 @@ type RenewalOptions struct {
 	CardNoticeBefore time.Duration
 	// Batch: rows per scheduler transaction (default 1000).
 	Batch int
+	// ClaimBatch: renewals a worker of the direct pass claims, charges and writes together
+	// (default 100): one claim, one read of their subscriptions and accounts, one order
+	// transaction (order.PlaceBatch); the charges run concurrently.
+	ClaimBatch int
 	// ActionURL is where the dunning e-mails send the subscriber (payment-method update).
 	ActionURL string
 	// Metrics, when set, counts the pass's outcomes.
@@ -95,6 +99,9 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 	}
 	if o.Batch <= 0 {
 		o.Batch = 1000
+	}
+	if o.ClaimBatch <= 0 {
+		o.ClaimBatch = 100
 	}
 	if o.ActionURL == "" {
 		o.ActionURL = "/account"
@@ -185,8 +192,8 @@ func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 
 // Run runs one whole pass in this process as of the service's clock, without Kafka (the
 // operator command and tests): records every due term once (auto-renew off: an
-// "auto-renew-off" notice, no charge), then renews the due ones one at a time until none
-// is left. Safe to run from several processes at once, and beside the scheduled pass.
+// "auto-renew-off" notice, no charge), then renews the due ones ClaimBatch at a time until
+// none is left. Safe to run from several processes at once, and beside the scheduled pass.
 func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 	var res RenewalResult
 	if _, err := r.record(ctx, &res); err != nil {
@@ -196,14 +203,14 @@ func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 		return res, err
 	}
 	for {
-		job, err := r.claim(ctx, nil)
+		jobs, err := r.claimBatch(ctx, r.o.ClaimBatch)
 		if err != nil {
 			return res, err
 		}
-		if job == nil {
+		if len(jobs) == 0 {
 			return res, nil
 		}
-		res.add(r.renewClaimed(ctx, job))
+		res.add(r.renewBatch(ctx, jobs))
 	}
 }
 
@@ -214,55 +221,63 @@ type renewalJob struct {
 	declines int
 	attempt  int
 	firstAt  *time.Time
+	// token is the subscription's stored payments method, read with the claim.
+	token string
 }
 
-// claim takes one due renewal: the given job's row (a Kafka job; nil when it is stale:
-// renewed, declined meanwhile, leased by another worker, not due yet), or with want nil
-// any due row. The row lock (SKIP LOCKED) keeps concurrent claims off it, the lease
-// afterwards.
+// claimReturning is what a claim answers of each renewals row it took, with the stored
+// method (read in the same statement).
+const claimReturning = `RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at,
+	coalesce((SELECT s.payment_method_token FROM subscriptions s WHERE s.id = renewals.subscription_id), '')`
+
+func scanJob(row pgx.Row) (*renewalJob, error) {
+	var j renewalJob
+	return &j, row.Scan(&j.subID, &j.termEnd, &j.declines, &j.attempt, &j.firstAt, &j.token)
+}
+
+// claim takes the given job's row (a Kafka job; nil when it is stale: renewed, declined
+// meanwhile, leased by another worker, not due yet) for the lease.
 func (r *Renewer) claim(ctx context.Context, want *eventsv1.RenewalDue) (*renewalJob, error) {
 	now := r.svc.now()
-	var j renewalJob
-	var row pgx.Row
-	if want == nil {
-		row = r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
-		WHERE (subscription_id, term_end) = (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-			ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at`, now, now.Add(r.o.Lease))
-	} else {
-		row = r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+	j, err := scanJob(r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
 		WHERE subscription_id = $3 AND term_end = $4 AND attempt = $5 AND status = 'due' AND next_attempt_at <= $1
-			AND (lease_until IS NULL OR lease_until < $1)
-		RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at`, now, now.Add(r.o.Lease),
-			want.GetSubscriptionId(), want.GetTermEnd().AsTime(), want.GetAttempt())
-	}
-	err := row.Scan(&j.subID, &j.termEnd, &j.declines, &j.attempt, &j.firstAt)
+			AND (lease_until IS NULL OR lease_until < $1) `+claimReturning, now, now.Add(r.o.Lease),
+		want.GetSubscriptionId(), want.GetTermEnd().AsTime(), want.GetAttempt()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim renewal: %w", err)
 	}
-	return &j, nil
+	return j, nil
 }
 
-// renewClaimed renews a claimed job and counts the outcome. Errors other than declines
-// (payments or the database unavailable) leave the attempt to be tried again later.
-func (r *Renewer) renewClaimed(ctx context.Context, j *renewalJob) RenewalResult {
-	res := RenewalResult{Due: 1}
-	r.m.due()
-	if j.declines > 0 {
-		r.m.retried()
+// claimBatch takes up to n due renewals (the direct pass) in one statement. The row locks
+// (SKIP LOCKED) keep concurrent claims off them, the lease afterwards.
+func (r *Renewer) claimBatch(ctx context.Context, n int) ([]*renewalJob, error) {
+	now := r.svc.now()
+	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+		WHERE (subscription_id, term_end) IN (SELECT subscription_id, term_end FROM renewals
+			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) `+claimReturning, now, now.Add(r.o.Lease), n)
+	if err != nil {
+		return nil, fmt.Errorf("claim renewals: %w", err)
 	}
-	if err := r.renew(ctx, j, &res); err != nil {
-		res.Failed++
-		r.log.ErrorContext(ctx, "renewal failed; retried later", "subscription", j.subID, "term_end", j.termEnd, "err", err.Error())
-		if oerr := r.outage(ctx, j, "error", err); oerr != nil {
-			r.log.ErrorContext(ctx, "record renewal outage", "subscription", j.subID, "err", oerr.Error())
-		}
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*renewalJob, error) { return scanJob(row) })
+	if err != nil {
+		return nil, fmt.Errorf("claim renewals: %w", err)
 	}
-	return res
+	return jobs, nil
+}
+
+// failed records a renewal that failed for a reason other than a decline (payments or the
+// database unavailable): the attempt is tried again later.
+func (r *Renewer) failed(ctx context.Context, j *renewalJob, err error, res *RenewalResult) {
+	res.Failed++
+	r.log.ErrorContext(ctx, "renewal failed; retried later", "subscription", j.subID, "term_end", j.termEnd, "err", err.Error())
+	if oerr := r.outage(ctx, j, "error", err); oerr != nil {
+		r.log.ErrorContext(ctx, "record renewal outage", "subscription", j.subID, "err", oerr.Error())
+	}
 }
 
 // RenewalKey is the order (and, derived, the payments) idempotency key of one attempt at
@@ -300,38 +315,52 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 	if err != nil {
 		return err
 	}
+	pu, settled, err := r.prepare(ctx, j, sub, nil, res)
+	if err != nil || settled {
+		return err
+	}
+	placed, err := r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: j.token})
+	return r.outcome(ctx, j, sub, pu, placed, err, res)
+}
+
+// prepare checks a claimed job's subscription (read with the job; acct, when not nil, its
+// account) and prices its renewal as the renewal price shows it. settled: the job needed
+// no charge and was recorded here (superseded, auto-renew off, no stored method).
+func (r *Renewer) prepare(ctx context.Context, j *renewalJob, sub *domain.Subscription, acct *domain.Account,
+	res *RenewalResult) (*order.Purchase, bool, error) {
 	if sub == nil || !sub.TermEnd.Equal(j.termEnd) || !sub.Valid {
 		// Renewed or changed meanwhile (a checkout, another pass): nothing to charge.
-		return r.finish(ctx, j, "superseded", "", res)
+		return nil, true, r.finish(ctx, j, "superseded", "", res)
 	}
 	if !sub.AutoRenew {
 		// Turned off after the term was recorded: not charged; the subscriber was told when
 		// turning it off, and the term ends on its date.
-		return r.finish(ctx, j, "ending", "", res)
+		return nil, true, r.finish(ctx, j, "ending", "", res)
 	}
-	pv, err := r.svc.RenewalPrice(ctx, j.subID)
+	pv, err := r.svc.renewalPriceOf(ctx, sub, acct)
 	if err != nil {
-		return err
+		return nil, true, err
 	}
 	graceDates(pv, sub)
 	pu, err := r.svc.subscriptionPurchase(pv, sub.AccountID, domain.Input{})
 	if err != nil {
-		return err
+		return nil, true, err
 	}
 	pu.BillingName = sub.BillingName
 	if pu.Email == "" {
 		pu.Email = sub.Email // the receipt goes to the subscriber (the pass has no session)
 	}
-	var token string
-	if err := r.pool.QueryRow(ctx, `SELECT payment_method_token FROM subscriptions WHERE id = $1`, j.subID).Scan(&token); err != nil {
-		return fmt.Errorf("read stored method: %w", err)
+	if j.token == "" && pu.TotalInCents > 0 {
+		d := &order.DeclinedError{Code: "no_payment_method", Message: "No payment method is stored for this subscription."}
+		return nil, true, r.declined(ctx, j, sub, pu, d, res)
 	}
-	var placed *order.Placed
-	if token == "" && pu.TotalInCents > 0 {
-		err = &order.DeclinedError{Code: "no_payment_method", Message: "No payment method is stored for this subscription."}
-	} else {
-		placed, err = r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: token})
-	}
+	return pu, false, nil
+}
+
+// outcome records the order pipeline's answer for a claimed job: renewed, declined (the
+// retry schedule), or an outage (the same attempt later).
+func (r *Renewer) outcome(ctx context.Context, j *renewalJob, sub *domain.Subscription, pu *order.Purchase, placed *order.Placed,
+	err error, res *RenewalResult) error {
 	if d, ok := order.AsDeclined(err); ok {
 		if outageCodes[d.Code] {
 			res.Outages++

@@ -402,7 +402,7 @@ func (r *Renewer) HandleJob(ctx context.Context, _ pgx.Tx, env kafka.Envelope) e
 	if err != nil || j == nil {
 		return err
 	}
-	r.renewClaimed(ctx, j)
+	r.renewBatch(ctx, []*renewalJob{j})
 	return nil
 }
 

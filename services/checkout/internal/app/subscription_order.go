@@ -111,12 +111,51 @@ type SubscriptionFulfiller struct {
 
 // Fulfil implements order.Fulfiller.
 func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
-	var d SubscriptionDetail
-	if err := json.Unmarshal(o.Detail, &d); err != nil {
-		return nil, fmt.Errorf("decode subscription order: %w", err)
+	d, args, err := upsertOf(o)
+	if err != nil {
+		return nil, err
 	}
 	var version int64
-	err := tx.QueryRow(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
+	if err := tx.QueryRow(ctx, upsertSubscription, args...).Scan(&version); err != nil {
+		return nil, fmt.Errorf("write subscription: %w", err)
+	}
+	ev, err := f.changed(d, o, version)
+	if err != nil {
+		return nil, err
+	}
+	return []kafka.Event{ev}, nil
+}
+
+// FulfilBatch implements order.BatchFulfiller: the subscriptions of a batch of orders (the
+// renewal pass's) written in one round trip, each exactly as Fulfil writes it.
+func (f SubscriptionFulfiller) FulfilBatch(ctx context.Context, tx pgx.Tx, os []*order.Placed) ([][]kafka.Event, error) {
+	details := make([]SubscriptionDetail, len(os))
+	versions := make([]int64, len(os))
+	b := &pgx.Batch{}
+	for n, o := range os {
+		d, args, err := upsertOf(o)
+		if err != nil {
+			return nil, err
+		}
+		details[n] = d
+		b.Queue(upsertSubscription, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&versions[n]) })
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("write subscriptions: %w", err)
+	}
+	out := make([][]kafka.Event, len(os))
+	for n, o := range os {
+		ev, err := f.changed(details[n], o, versions[n])
+		if err != nil {
+			return nil, err
+		}
+		out[n] = []kafka.Event{ev}
+	}
+	return out, nil
+}
+
+// upsertSubscription writes the subscription of an order (new, changed or renewed).
+const upsertSubscription = `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 		term_start, term_end, payment_source, payment_method, military, valid, business_id, billing_country, billing_zip, billing_name,
 		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, payment_method_token, card_expires_at, version, updated_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,1,now())
@@ -131,23 +170,31 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 			THEN subscriptions.card_expires_at END),
 		lapsed_at = NULL,
 		version = subscriptions.version + 1, updated_at = now()
-		RETURNING version`,
-		d.SubscriptionID, o.AccountID, o.Email, d.Name, d.PlanCode, d.AddOns, d.Quantity, o.Currency, d.PriceInCents, d.TermStart,
+		RETURNING version`
+
+// upsertOf answers an order's subscription detail and the arguments of upsertSubscription.
+func upsertOf(o *order.Placed) (SubscriptionDetail, []any, error) {
+	var d SubscriptionDetail
+	if err := json.Unmarshal(o.Detail, &d); err != nil {
+		return d, nil, fmt.Errorf("decode subscription order: %w", err)
+	}
+	return d, []any{d.SubscriptionID, o.AccountID, o.Email, d.Name, d.PlanCode, d.AddOns, d.Quantity, o.Currency, d.PriceInCents, d.TermStart,
 		d.TermEnd, firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), d.Military, o.BusinessID, o.BillingCountry, o.BillingZip,
 		o.BillingName, nullable(o.OrganizationID), nullable(d.ParentAccount), d.Licensing, o.IsEU, o.InvoiceID,
-		o.PaymentMethodToken, CardExpiry(o.CardExpires)).Scan(&version)
-	if err != nil {
-		return nil, fmt.Errorf("write subscription: %w", err)
-	}
+		o.PaymentMethodToken, CardExpiry(o.CardExpires)}, nil
+}
+
+// changed is the subscription-changed event of an order's subscription at version.
+func (f SubscriptionFulfiller) changed(d SubscriptionDetail, o *order.Placed, version int64) (kafka.Event, error) {
 	ev := &eventsv1.SubscriptionChanged{SubscriptionId: d.SubscriptionID, AccountId: o.AccountID, OrganizationId: o.OrganizationID,
 		PlanCode: d.PlanCode, Quantity: int32(d.Quantity), TermStart: timestamppb.New(d.TermStart), TermEnd: timestamppb.New(d.TermEnd),
 		Status: "active", AutoRenew: true, Change: d.Change, OrderId: o.InvoiceID, Version: version, ChangedAt: timestamppb.New(o.CreatedAt)}
 	ev.AddOns = addOnsOf(d.AddOns, d.Quantity, d.Licensing, f.Catalog)
 	b, err := proto.Marshal(ev)
 	if err != nil {
-		return nil, fmt.Errorf("encode subscription changed: %w", err)
+		return kafka.Event{}, fmt.Errorf("encode subscription changed: %w", err)
 	}
-	return []kafka.Event{{Topic: events.TopicSubscriptionChanged, Key: o.AccountID, Payload: b}}, nil
+	return kafka.Event{Topic: events.TopicSubscriptionChanged, Key: o.AccountID, Payload: b}, nil
 }
 
 // addOnsOf lists a subscription's add-ons with their licensing method (subscription.AddOns).
