@@ -24,4 +24,4 @@ web_nx() {
   (cd "$WEB_DIR" && node_modules/.bin/nx "$@")
 }
 
-WEB_APPS="shell,buy,gift,oneoff,allocation,marketing"
+WEB_APPS="shell,buy,gift,oneoff,allocation,marketing,account"

@@ -182,6 +182,10 @@ func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 		{"GET", "/buy/", 200, "shell"},
 		{"GET", "/gift/redeem/x", 200, "shell"},
 		{"GET", "/product/cart/abc", 200, "shell"},
+		// The subscriber's account page (issue 17); its API tree stays JSON.
+		{"GET", "/account", 200, "shell"},
+		{"GET", "/account/", 200, "shell"},
+		{"GET", "/account/nope", 404, "shell"},
 		{"GET", "/", 200, "shell"},
 	} {
 		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader("{}"))

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = join(root, 'dist/apps');
 const site = join(root, 'dist/site');
-const REMOTES = ['buy', 'gift', 'oneoff', 'allocation', 'marketing'];
+const REMOTES = ['buy', 'gift', 'oneoff', 'allocation', 'marketing', 'account'];
 
 async function mustExist(p, what) {
   try {

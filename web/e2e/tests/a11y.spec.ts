@@ -9,6 +9,7 @@ const PAGES = [
   { path: '/gift', ready: '[data-remote="gift"] h1' },
   { path: '/product/cart/e2e-cart', ready: '[data-remote="oneoff"] h1' },
   { path: '/account/allocation', ready: '[data-remote="allocation"] h1' },
+  { path: '/account', ready: '[data-testid="login-modal"] h2' },
 ];
 
 test.describe('no serious or critical accessibility violations (axe-core)', () => {

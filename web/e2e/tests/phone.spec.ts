@@ -12,6 +12,7 @@ const PAGES: Array<{ path: string; ready: string; staff?: boolean }> = [
   { path: '/product/cart/e2e-cart', ready: '[data-remote="oneoff"] h1' },
   { path: '/product/cart-create', ready: '[data-remote="oneoff"] h1', staff: true },
   { path: '/account/allocation', ready: '[data-remote="allocation"] h1' },
+  { path: '/account', ready: '[data-remote="account"] h1', staff: true },
 ];
 
 test.describe('390 px phone: no horizontal overflow', () => {

@@ -11,6 +11,7 @@ const PAGES = [
   { path: '/gift', remote: 'gift', heading: 'BUY A GIFT CERTIFICATE' },
   { path: '/product/cart/e2e-cart', remote: 'oneoff', heading: 'COMPLETE YOUR ORDER' },
   { path: '/account/allocation', remote: 'allocation', heading: 'Licence allocation' },
+  { path: '/account', remote: 'account', heading: 'Your account' },
 ] as const;
 
 test.describe('each remote renders inside the shell', () => {

@@ -16,6 +16,7 @@ export const REMOTES = {
   oneoff: 4203,
   allocation: 4204,
   marketing: 4205,
+  account: 4206,
 } as const;
 export type RemoteName = keyof typeof REMOTES;
 export const SHELL_PORT = 4200;

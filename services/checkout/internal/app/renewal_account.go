@@ -10,6 +10,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // RenewalStatus is a subscription's renewal as the /account page shows it.
@@ -100,6 +101,8 @@ type InvoiceSummary struct {
 	Created                                          time.Time
 	Renewal                                          bool
 	TotalInCents                                     int64
+	// CanPrintInvoice: the receipt's rule (spec 001 §6), never on a refund.
+	CanPrintInvoice bool
 }
 
 // Invoices answers the session's account's invoices (by account id, else e-mail), newest
@@ -109,7 +112,7 @@ func (r *Renewer) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, err
 		return nil, errs.E(errs.Unauthorized, "Please log in to see your invoices.")
 	}
 	rows, err := r.pool.Query(ctx, `SELECT invoice_id::text, invoice_number, kind, currency, status, created_at,
-			submission_key LIKE 'renewal:%', total_in_cents
+			submission_key LIKE 'renewal:%', total_in_cents, is_eu, business_id <> '', billing_country
 		FROM orders WHERE account_id = $1::uuid OR ($2 <> '' AND lower(email) = lower($2))
 		ORDER BY created_at DESC, invoice_number DESC LIMIT 100`, nullable(domain.ExtractAccountID(v.AccountUUID)), domain.NormalizeEmail(v.Username))
 	if err != nil {
@@ -117,7 +120,11 @@ func (r *Renewer) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, err
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (InvoiceSummary, error) {
 		var i InvoiceSummary
-		return i, row.Scan(&i.InvoiceID, &i.InvoiceNumber, &i.Kind, &i.Currency, &i.Status, &i.Created, &i.Renewal, &i.TotalInCents)
+		var eu, business bool
+		var country string
+		err := row.Scan(&i.InvoiceID, &i.InvoiceNumber, &i.Kind, &i.Currency, &i.Status, &i.Created, &i.Renewal, &i.TotalInCents, &eu, &business, &country)
+		i.CanPrintInvoice = (eu || business || tax.IsEUCountry(country)) && i.Status != "refunded"
+		return i, err
 	})
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("list invoices: %w", err), "invoices are unavailable; try again")

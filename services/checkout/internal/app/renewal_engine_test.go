@@ -403,3 +403,43 @@ func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
 		t.Errorf("orders %d, due %d (%v)", orders, due, err)
 	}
 }
+
+// The /account invoice history lists the renewal's invoice, and says where printing an
+// invoice is offered: the receipt's rule (EU billing country, business id, EU
+// subscription), never on a refund.
+func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
+	e := newRenewalEnv(t)
+	e.onlyPilot(t)
+	r := e.renewer()
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	if res := e.run(t, r); res.Renewed != 1 {
+		t.Fatalf("%+v", res)
+	}
+	pilot := app.Viewer{AccountUUID: adapters.SeedPilot, Username: adapters.SeedPilotEmail}
+	list := func() []app.InvoiceSummary {
+		t.Helper()
+		l, err := r.Invoices(context.Background(), pilot)
+		if err != nil || len(l) != 1 {
+			t.Fatalf("invoices %v %v", l, err)
+		}
+		return l
+	}
+	if i := list()[0]; !i.Renewal || i.Status != "paid" || i.TotalInCents <= 0 || i.CanPrintInvoice {
+		t.Errorf("US renewal invoice %+v", i)
+	}
+	if _, err := e.pool.Exec(context.Background(), `UPDATE orders SET billing_country = 'DE'`); err != nil {
+		t.Fatal(err)
+	}
+	if i := list()[0]; !i.CanPrintInvoice {
+		t.Errorf("EU invoice not printable: %+v", i)
+	}
+	if _, err := e.pool.Exec(context.Background(), `UPDATE orders SET status = 'refunded'`); err != nil {
+		t.Fatal(err)
+	}
+	if i := list()[0]; i.CanPrintInvoice {
+		t.Errorf("refunded invoice printable: %+v", i)
+	}
+	if _, err := r.Invoices(context.Background(), app.Viewer{}); errs.CodeOf(err) != errs.Unauthorized {
+		t.Errorf("anonymous: %v", err)
+	}
+}

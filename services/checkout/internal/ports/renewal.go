@@ -38,10 +38,10 @@ func (s *GRPC) ListInvoices(ctx context.Context, _ *checkoutv1.ListInvoicesReque
 	}
 	out := &checkoutv1.ListInvoicesResponse{Invoices: make([]*checkoutv1.InvoiceSummary, 0, len(list))}
 	for _, i := range list {
-		total, renewal := clamp32(i.TotalInCents), i.Renewal
+		total, renewal, printable := clamp32(i.TotalInCents), i.Renewal, i.CanPrintInvoice
 		out.Invoices = append(out.Invoices, &checkoutv1.InvoiceSummary{InvoiceId: i.InvoiceID, InvoiceNumber: i.InvoiceNumber,
 			Created: day(i.Created), Kind: i.Kind, Renewal: &renewal, Currency: i.Currency, TotalInCents: &total,
-			Status: i.Status, ReceiptUrl: "/buy/api/receipt/" + i.InvoiceID})
+			Status: i.Status, ReceiptUrl: "/buy/api/receipt/" + i.InvoiceID, CanPrintInvoice: &printable})
 	}
 	return out, nil
 }

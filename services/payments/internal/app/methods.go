@@ -21,6 +21,8 @@ type MethodOnFile struct {
 	Profile   domain.BillingProfile
 	Method    *domain.MethodSummary
 	CanUpdate bool
+	// Locked says why it cannot be updated (a quarterly check payer: contact sales).
+	Locked string
 }
 
 // UpdateResult is the outcome of a payment-method update: succeeded, or failed with the
@@ -49,7 +51,8 @@ func (s *Service) PaymentMethod(ctx context.Context, account string) (MethodOnFi
 	if err != nil {
 		return MethodOnFile{}, err
 	}
-	out := MethodOnFile{Profile: p, CanUpdate: p.ChangeLocked(s.pol.SalesContact) == ""}
+	locked := p.ChangeLocked(s.pol.SalesContact)
+	out := MethodOnFile{Profile: p, CanUpdate: locked == "", Locked: locked}
 	if p.Token != "" {
 		m, err := s.store.Method(ctx, p.Token)
 		if err != nil && errs.CodeOf(err) != errs.NotFound {

@@ -115,8 +115,13 @@ func (g *GRPC) GetPaymentMethod(ctx context.Context, r *paymentsv1.GetPaymentMet
 		return nil, err
 	}
 	can := m.CanUpdate
-	return &paymentsv1.GetPaymentMethodResponse{Status: "ok", PaymentMethod: methodProto(m.Method),
-		PaymentMethodType: string(m.Profile.Payment), BillingPeriod: string(m.Profile.Period), CanUpdate: &can}, nil
+	out := &paymentsv1.GetPaymentMethodResponse{Status: "ok", PaymentMethod: methodProto(m.Method),
+		PaymentMethodType: string(m.Profile.Payment), BillingPeriod: string(m.Profile.Period), CanUpdate: &can}
+	if m.Locked != "" {
+		// The account page shows why before anyone types a card (contact sales).
+		out.Errors = []string{m.Locked}
+	}
+	return out, nil
 }
 
 func (g *GRPC) UpdatePaymentMethod(ctx context.Context, r *paymentsv1.UpdatePaymentMethodRequest) (*paymentsv1.UpdatePaymentMethodResponse, error) {

@@ -28,6 +28,7 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },
   { path: '/product/cart-create', remote: 'oneoff', title: 'Create a one-off cart' },
   { path: '/account/allocation', remote: 'allocation', title: 'Licence allocation' },
+  { path: '/account', remote: 'account', title: 'Your account' },
 ];
 
 /** What each remote is called in loading and error messages. */
@@ -37,6 +38,7 @@ export const REMOTE_LABELS: Readonly<Record<RemoteName, string>> = {
   oneoff: 'order page',
   allocation: 'licence allocation',
   marketing: 'page',
+  account: 'account page',
 };
 
 export const NAV_LINKS = [
@@ -44,6 +46,7 @@ export const NAV_LINKS = [
   { to: '/buy', label: 'Buy' },
   { to: '/gift', label: 'Gift certificates' },
   { to: '/account/allocation', label: 'Licence allocation' },
+  { to: '/account', label: 'Account' },
 ] as const;
 
 export const SITE_NAME = 'Hangar';

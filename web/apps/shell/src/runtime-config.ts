@@ -4,7 +4,7 @@
  * production the file holds relative URLs (same origin through the edge or
  * the Ingress); the dev server answers with the remotes' dev-server URLs.
  */
-export const REMOTE_NAMES = ['buy', 'gift', 'oneoff', 'allocation', 'marketing'] as const;
+export const REMOTE_NAMES = ['buy', 'gift', 'oneoff', 'allocation', 'marketing', 'account'] as const;
 export type RemoteName = (typeof REMOTE_NAMES)[number];
 
 export interface RuntimeConfig {

@@ -6253,10 +6253,13 @@ type InvoiceSummary struct {
 	Currency     string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
 	TotalInCents *int32 `protobuf:"varint,7,opt,name=total_in_cents,json=totalInCents,proto3,oneof" json:"total_in_cents,omitempty"`
 	// paid or refunded.
-	Status        string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
-	ReceiptUrl    string `protobuf:"bytes,9,opt,name=receipt_url,json=receiptUrl,proto3" json:"receipt_url,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Status     string `protobuf:"bytes,8,opt,name=status,proto3" json:"status,omitempty"`
+	ReceiptUrl string `protobuf:"bytes,9,opt,name=receipt_url,json=receiptUrl,proto3" json:"receipt_url,omitempty"`
+	// Whether printing an invoice is offered (as on the receipt: an EU subscription, a
+	// business id or an EU billing country; never on a refund).
+	CanPrintInvoice *bool `protobuf:"varint,10,opt,name=can_print_invoice,json=canPrintInvoice,proto3,oneof" json:"can_print_invoice,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *InvoiceSummary) Reset() {
@@ -6350,6 +6353,13 @@ func (x *InvoiceSummary) GetReceiptUrl() string {
 		return x.ReceiptUrl
 	}
 	return ""
+}
+
+func (x *InvoiceSummary) GetCanPrintInvoice() bool {
+	if x != nil && x.CanPrintInvoice != nil {
+		return *x.CanPrintInvoice
+	}
+	return false
 }
 
 type ListInvoicesResponse struct {
@@ -7098,7 +7108,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x18_renewal_amount_in_centsB\v\n" +
 	"\t_declinesB\x1e\n" +
 	"\x1c_card_expires_before_renewal\"\x15\n" +
-	"\x13ListInvoicesRequest\"\xc2\x02\n" +
+	"\x13ListInvoicesRequest\"\x89\x03\n" +
 	"\x0eInvoiceSummary\x12\x1d\n" +
 	"\n" +
 	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
@@ -7110,10 +7120,13 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x0etotal_in_cents\x18\a \x01(\x05H\x01R\ftotalInCents\x88\x01\x01\x12\x16\n" +
 	"\x06status\x18\b \x01(\tR\x06status\x12\x1f\n" +
 	"\vreceipt_url\x18\t \x01(\tR\n" +
-	"receiptUrlB\n" +
+	"receiptUrl\x12/\n" +
+	"\x11can_print_invoice\x18\n" +
+	" \x01(\bH\x02R\x0fcanPrintInvoice\x88\x01\x01B\n" +
 	"\n" +
 	"\b_renewalB\x11\n" +
-	"\x0f_total_in_cents\"V\n" +
+	"\x0f_total_in_centsB\x14\n" +
+	"\x12_can_print_invoice\"V\n" +
 	"\x14ListInvoicesResponse\x12>\n" +
 	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\xe1\x19\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +

@@ -1348,7 +1348,8 @@ type GetPaymentMethodResponse struct {
 	// CREDIT_CARD, PAYPAL or CHECK.
 	PaymentMethodType string `protobuf:"bytes,3,opt,name=payment_method_type,json=paymentMethodType,proto3" json:"payment_method_type,omitempty"`
 	BillingPeriod     string `protobuf:"bytes,4,opt,name=billing_period,json=billingPeriod,proto3" json:"billing_period,omitempty"`
-	// False when the account may not change its payment method (quarterly check payers).
+	// False when the account may not change its payment method (quarterly check payers);
+	// errors then says why (contact sales).
 	CanUpdate     *bool    `protobuf:"varint,5,opt,name=can_update,json=canUpdate,proto3,oneof" json:"can_update,omitempty"`
 	Errors        []string `protobuf:"bytes,6,rep,name=errors,proto3" json:"errors,omitempty"`
 	unknownFields protoimpl.UnknownFields

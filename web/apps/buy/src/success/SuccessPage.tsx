@@ -47,6 +47,14 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
   const [mode, setMode] = useState<'receipt' | 'invoice'>('receipt');
   const [contactOpen, setContactOpen] = useState(false);
   const [printNow, setPrintNow] = useState(false);
+  // The account page's "Print invoice" comes here with print=invoice: choosing the invoice
+  // opens the billing-contact modal (spec 001 §4), where the server offers printing.
+  const [askedInvoice, setAskedInvoice] = useState(() => typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('print') === 'invoice');
+  useEffect(() => {
+    if (!askedInvoice || !receipt.data) return;
+    setAskedInvoice(false);
+    if (receipt.data.canPrintInvoice) setContactOpen(true);
+  }, [askedInvoice, receipt.data]);
   useEffect(() => {
     if (!printNow) return;
     setPrintNow(false);

@@ -798,6 +798,11 @@ export interface components {
             unitAmountInCents?: number;
         };
         v1InvoiceSummary: {
+            /**
+             * @description Whether printing an invoice is offered (as on the receipt: an EU subscription, a
+             *     business id or an EU billing country; never on a refund).
+             */
+            canPrintInvoice?: boolean;
             /** @description YYYY-MM-DD (UTC). */
             created?: string;
             currency?: string;

@@ -174,7 +174,10 @@ export interface components {
         };
         v1GetPaymentMethodResponse: {
             billingPeriod?: string;
-            /** @description False when the account may not change its payment method (quarterly check payers). */
+            /**
+             * @description False when the account may not change its payment method (quarterly check payers);
+             *     errors then says why (contact sales).
+             */
             canUpdate?: boolean;
             errors?: string[];
             paymentMethod?: components["schemas"]["v1PaymentMethod"];

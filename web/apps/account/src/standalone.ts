@@ -1,0 +1,5 @@
+import type { RemoteModuleProps } from '@hangar/ui';
+
+export function standaloneProps(_pathname: string): RemoteModuleProps {
+  return { route: '/account', params: {} };
+}
