@@ -225,30 +225,51 @@ func (a *App) Seed(ctx context.Context) error {
 	if err != nil && errs.CodeOf(err) != errs.Conflict {
 		return err
 	}
-	return a.seedPilotCard(ctx)
+	return a.seedCards(ctx)
 }
 
 // DevPilotAccount is the demo pilot (identity's and checkout's seeds use the same id): a
 // Visa ending 1111 is on file, so he renews with his stored card.
 const DevPilotAccount = "00000000-0000-4000-8000-000000000001"
 
-func (a *App) seedPilotCard(ctx context.Context) error {
-	ctx = auth.WithCaller(ctx, auth.Caller{AccountUUID: DevPilotAccount, Username: "pilot@demo.hangar.test"})
-	if m, err := a.svc.PaymentMethod(ctx, DevPilotAccount); err == nil && m.Profile.Token != "" {
+// DevCardHolders are the development accounts whose seeded subscriptions (checkout's dev
+// seed) are paid by card: each has a Visa ending 1111 on file, so a renewal pass over the
+// seed charges every one of them (the agency is paid by a third party and has none).
+var DevCardHolders = []struct{ Account, Email, Name string }{
+	{DevPilotAccount, "pilot@demo.hangar.test", "Pat Pilot"},
+	{"00000000-0000-4000-8000-000000000002", "owner@acme.hangar.test", "Avery Owner"},
+	{"00000000-0000-4000-8000-000000000003", "pilot@army.mil", "Sam Soldier"},
+	{"00000000-0000-4000-8000-000000000004", "hondajet@example.com", "Hana Jet"},
+	{"00000000-0000-4000-8000-000000000005", "child@demo.hangar.test", "Chris Child"},
+	{"00000000-0000-4000-8000-000000000006", "legacy@example.com", "Lee Legacy"},
+}
+
+func (a *App) seedCards(ctx context.Context) error {
+	for _, h := range DevCardHolders {
+		if err := a.seedCard(ctx, h.Account, h.Email, h.Name); err != nil {
+			return fmt.Errorf("seed card of %s: %w", h.Email, err)
+		}
+	}
+	return nil
+}
+
+func (a *App) seedCard(ctx context.Context, account, email, name string) error {
+	ctx = auth.WithCaller(ctx, auth.Caller{AccountUUID: account, Username: email})
+	if m, err := a.svc.PaymentMethod(ctx, account); err == nil && m.Profile.Token != "" {
 		return nil
 	}
 	n, err := a.svc.Tokenize(ctx, domain.CardInput{Number: "4111111111111111", CVV: "123", ExpirationDate: "12/2030",
-		CardholderName: "Pat Pilot", PostalCode: "94105"})
+		CardholderName: name, PostalCode: "94105"})
 	if err != nil {
-		return fmt.Errorf("seed pilot card: %w", err)
+		return err
 	}
-	res, err := a.svc.UpdatePaymentMethod(ctx, domain.MethodUpdate{AccountID: DevPilotAccount, Nonce: n.Nonce, Zipcode: "94105",
-		CardholderName: "Pat Pilot", Country: "US"}, "CREDIT_CARD")
+	res, err := a.svc.UpdatePaymentMethod(ctx, domain.MethodUpdate{AccountID: account, Nonce: n.Nonce, Zipcode: "94105",
+		CardholderName: name, Country: "US"}, "CREDIT_CARD")
 	if err != nil {
-		return fmt.Errorf("seed pilot card: %w", err)
+		return err
 	}
 	if !res.Succeeded {
-		return fmt.Errorf("seed pilot card: %v", res.Errors)
+		return fmt.Errorf("%v", res.Errors)
 	}
 	return nil
 }

@@ -314,7 +314,14 @@ func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
 			"cardholderName": "Amelia Earhart", "country": "US", "paymentMethod": "CREDIT_CARD"}); code != 200 || body["status"] != "succeeded" {
 			t.Fatalf("vault = %d %v", code, body)
 		}
-		for _, tb := range []string{"sandbox_nonces", "sandbox_methods", "sandbox_transactions", "sandbox_refunds"} {
+		// And vault a card without a charge (VaultPaymentMethod), a declined verification too.
+		for i, number := range []string{gateway.CardDiscoverOK, gateway.CardDecline} {
+			if _, err := r.rpc.VaultPaymentMethod(ctx, &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: fmt.Sprintf("scan-vault-%d", i),
+				CustomerId: "acct-scan", Nonce: r.tokenize(t, number), CardholderName: "Amelia Earhart", PostalCode: "94105"}); err != nil {
+				t.Fatalf("vault: %v", err)
+			}
+		}
+		for _, tb := range []string{"sandbox_nonces", "sandbox_methods", "sandbox_transactions", "sandbox_refunds", "sandbox_vaults", "vaults"} {
 			if n := pgxQuery(t, r.dbURL, `SELECT count(*) FROM `+tb, nil)[0][0].(int64); n == 0 {
 				t.Fatalf("%s is empty; the scan would prove nothing for it", tb)
 			}
@@ -592,6 +599,22 @@ func TestPaymentMethodUpdate(t *testing.T) {
 			t.Errorf("seeded quarterly check account = %v", body)
 		}
 	})
+}
+
+// The dev seed puts a card on file for every seeded card-paying subscriber, so a renewal
+// pass over checkout's seed charges each of them (before, only the pilot had one and the
+// others were dunned for 'No payment method is stored').
+func TestDevSeedCardsOnFile(t *testing.T) {
+	r := start(t, nil)
+	for _, h := range app.DevCardHolders {
+		res, err := r.rpc.GetBillingProfile(context.Background(), &paymentsv1.GetBillingProfileRequest{AccountId: h.Account})
+		if err != nil {
+			t.Fatalf("%s: %v", h.Email, err)
+		}
+		if p := res.GetProfile(); p.GetPaymentMethodToken() == "" || p.GetPaymentMethod() != "CREDIT_CARD" {
+			t.Errorf("%s: profile %v, want a stored card", h.Email, p)
+		}
+	}
 }
 
 // Only the account itself, its organization's owner and staff see or replace the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/propagation"
 
@@ -211,7 +212,16 @@ func (s *Store) CountCharges(ctx context.Context, key string) (int, error) {
 
 // PutMethod stores (or refreshes) a vaulted method's display data for a customer.
 func (s *Store) PutMethod(ctx context.Context, customer string, m domain.MethodSummary, postal, country string, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
+	return putMethod(ctx, s.pool, customer, m, postal, country, now)
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func putMethod(ctx context.Context, q execer, customer string, m domain.MethodSummary, postal, country string, now time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
 		card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
 		ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
@@ -259,18 +269,25 @@ func (s *Store) BillingProfile(ctx context.Context, account string) (domain.Bill
 // payment-method-updated of a subscriber's update).
 func (s *Store) PutBillingProfile(ctx context.Context, p domain.BillingProfile, events ...kafka.Event) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO billing_profiles (account_id, payment_method, billing_period, method_token, updated_at)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO UPDATE SET payment_method = EXCLUDED.payment_method,
-		billing_period = EXCLUDED.billing_period, method_token = EXCLUDED.method_token, updated_at = EXCLUDED.updated_at`,
-			p.AccountID, string(p.Payment), string(p.Period), p.Token, p.UpdatedAt)
-		if err != nil {
-			return fmt.Errorf("store billing profile: %w", err)
+		if err := putProfile(ctx, tx, p); err != nil {
+			return err
 		}
 		if len(events) == 0 {
 			return nil
 		}
 		return kafka.Enqueue(ctx, tx, s.prop, events...)
 	})
+}
+
+func putProfile(ctx context.Context, q execer, p domain.BillingProfile) error {
+	_, err := q.Exec(ctx, `INSERT INTO billing_profiles (account_id, payment_method, billing_period, method_token, updated_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account_id) DO UPDATE SET payment_method = EXCLUDED.payment_method,
+		billing_period = EXCLUDED.billing_period, method_token = EXCLUDED.method_token, updated_at = EXCLUDED.updated_at`,
+		p.AccountID, string(p.Payment), string(p.Period), p.Token, p.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("store billing profile: %w", err)
+	}
+	return nil
 }
 
 // StartReaderSession cancels the reader's waiting sessions and stores the new one: a

@@ -150,7 +150,10 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		return c, false, err
 	}
 	if vaulted != nil {
-		if err := s.store.PutMethod(ctx, r.CustomerID, *vaulted, "", "", now); err != nil {
+		// The card that paid becomes the customer's method on file when none is (a new
+		// buyer) or when asked: /account and the renewals then use the card just used.
+		if err := s.store.Adopt(ctx, adapters.Adoption{Customer: r.CustomerID, Method: *vaulted, MakeDefault: r.MakeDefault,
+			Now: now, Event: methodUpdatedEvent}); err != nil {
 			s.log.ErrorContext(ctx, "store vaulted method of a charge", "charge", c.ID, "err", err.Error())
 		}
 	}

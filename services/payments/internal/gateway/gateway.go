@@ -70,10 +70,13 @@ type MethodDetails struct {
 
 // VaultRequest asks to store a nonce's method.
 type VaultRequest struct {
-	Nonce      string
-	CustomerID string
-	Verify     bool
-	Details    MethodDetails
+	// IdempotencyKey, when set, makes the request once-only at the processor: a retry
+	// answers the first outcome (payments sends a key derived from its vault's).
+	IdempotencyKey string
+	Nonce          string
+	CustomerID     string
+	Verify         bool
+	Details        MethodDetails
 }
 
 // AuthRequest asks to authorize (and maybe capture) an amount.

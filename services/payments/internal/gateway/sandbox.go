@@ -312,11 +312,20 @@ func merge(a, b MethodDetails) MethodDetails {
 }
 
 // Vault stores a nonce's method; with Verify a card whose test number declines fails
-// verification like a $0 authorization would (the nonce is spent either way).
+// verification like a $0 authorization would (the nonce is spent either way). With an
+// idempotency key the outcome is kept under the key: a retry replays it (the spent nonce
+// is not asked for again), and concurrent requests with one key wait for the first.
 func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSummary, error) {
 	var m domain.MethodSummary
 	var refused *Declined
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if r.IdempotencyKey != "" {
+			var done bool
+			var err error
+			if m, refused, done, err = s.replayVault(ctx, tx, r.IdempotencyKey); err != nil || done {
+				return err
+			}
+		}
 		n, err := s.consume(ctx, tx, r.Nonce)
 		if err != nil {
 			return err
@@ -325,11 +334,14 @@ func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSumma
 			if d := n.outcome.refusal(); d != nil {
 				d.Message = "Processor declined the verification: " + d.Message
 				refused = d
-				return nil // commit: the nonce is spent
+				// commit: the nonce is spent
+				return s.recordVault(ctx, tx, r.IdempotencyKey, "refused", n.outcome, d, "")
 			}
 		}
-		m, err = s.vault(ctx, tx, n, r.CustomerID, r.Details)
-		return err
+		if m, err = s.vault(ctx, tx, n, r.CustomerID, r.Details); err != nil {
+			return err
+		}
+		return s.recordVault(ctx, tx, r.IdempotencyKey, "vaulted", n.outcome, nil, m.Token)
 	})
 	if err != nil {
 		return domain.MethodSummary{}, err
@@ -338,6 +350,42 @@ func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSumma
 		return domain.MethodSummary{}, refused
 	}
 	return m, nil
+}
+
+// replayVault locks key (for the transaction) and answers its recorded outcome, if any.
+func (s *Sandbox) replayVault(ctx context.Context, tx pgx.Tx, key string) (domain.MethodSummary, *Declined, bool, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "sandbox-vault:"+key); err != nil {
+		return domain.MethodSummary{}, nil, false, fmt.Errorf("lock vault key: %w", err)
+	}
+	var status, code, msg, token string
+	err := tx.QueryRow(ctx, `SELECT status, failure_code, failure_message, method_token FROM sandbox_vaults WHERE idempotency_key = $1`,
+		key).Scan(&status, &code, &msg, &token)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return domain.MethodSummary{}, nil, false, nil
+	case err != nil:
+		return domain.MethodSummary{}, nil, false, fmt.Errorf("read vault by key: %w", err)
+	case status == "refused":
+		return domain.MethodSummary{}, &Declined{Code: code, Message: msg}, true, nil
+	}
+	m, err := scanMethod(tx.QueryRow(ctx, `SELECT `+methodCols+` FROM sandbox_methods WHERE token = $1`, token))
+	return m, nil, true, err
+}
+
+// recordVault keeps a keyed vault request's outcome (nothing without a key).
+func (s *Sandbox) recordVault(ctx context.Context, tx pgx.Tx, key, status string, oc outcome, d *Declined, token string) error {
+	if key == "" {
+		return nil
+	}
+	var code, msg string
+	if d != nil {
+		code, msg = d.Code, d.Message
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO sandbox_vaults (idempotency_key, status, outcome, failure_code, failure_message,
+		method_token, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, key, status, string(oc), code, msg, token, s.now()); err != nil {
+		return fmt.Errorf("record vault: %w", err)
+	}
+	return nil
 }
 
 const txCols = `id, status, outcome, method_token, method_kind, card_brand, card_last4, card_exp_month, card_exp_year,

@@ -253,3 +253,40 @@ func isDeclined(err error, code string) bool {
 	d, ok := gateway.AsDeclined(err)
 	return ok && d.Code == code
 }
+
+// A keyed vault is once-only at the processor: when payments lost the first answer (it
+// died after the sandbox committed) and asks again with the key, the sandbox answers the
+// same method, or the same declined verification, instead of refusing the spent nonce.
+func TestKeyedVaultReplays(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	s := newSandbox(t, clk.now)
+	n, err := s.Tokenize(ctx, card(gateway.CardVisaOK))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := gateway.VaultRequest{IdempotencyKey: "vlt_1", Nonce: n.Nonce, CustomerID: "c1", Verify: true}
+	first, err := s.Vault(ctx, req)
+	if err != nil || first.Token == "" {
+		t.Fatalf("vault = %v, %v", first, err)
+	}
+	again, err := s.Vault(ctx, req)
+	if err != nil || again.Token != first.Token || again.Card.Last4 != "1111" {
+		t.Fatalf("keyed retry = %v, %v; want %s", again, err, first.Token)
+	}
+	if _, err := s.Vault(ctx, gateway.VaultRequest{Nonce: n.Nonce, CustomerID: "c1", Verify: true}); !isDeclined(err, domain.FailInvalidNonce) {
+		t.Errorf("the spent nonce without the key = %v, want invalid_nonce", err)
+	}
+
+	d, err := s.Tokenize(ctx, card(gateway.CardDecline))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dreq := gateway.VaultRequest{IdempotencyKey: "vlt_2", Nonce: d.Nonce, CustomerID: "c1", Verify: true}
+	for i := range 2 {
+		_, err := s.Vault(ctx, dreq)
+		if dd, ok := gateway.AsDeclined(err); !ok || dd.Code != domain.FailDeclined || dd.Message != "Processor declined the verification: Do Not Honor" {
+			t.Errorf("declined verification, attempt %d = %v", i+1, err)
+		}
+	}
+}

@@ -64,11 +64,28 @@ func nonceProto(nonce string, kind domain.MethodKind, c domain.Summary, bin, ema
 func (g *GRPC) Charge(ctx context.Context, r *paymentsv1.ChargeRequest) (*paymentsv1.ChargeResponse, error) {
 	c, replayed, err := g.svc.Charge(ctx, domain.ChargeRequest{IdempotencyKey: r.GetIdempotencyKey(), Amount: r.GetAmount(),
 		Currency: r.GetCurrency(), Nonce: r.GetNonce(), Token: r.GetPaymentMethodToken(), CustomerID: r.GetCustomerId(),
-		Description: r.GetDescription(), Reference: r.GetReference(), AuthorizeOnly: r.GetAuthorizeOnly(), StoreInVault: r.GetStoreInVault()})
+		Description: r.GetDescription(), Reference: r.GetReference(), AuthorizeOnly: r.GetAuthorizeOnly(), StoreInVault: r.GetStoreInVault(),
+		MakeDefault: r.GetMakeDefault()})
 	if err != nil {
 		return nil, err
 	}
 	return &paymentsv1.ChargeResponse{Charge: chargeProto(c), Replayed: replayed}, nil
+}
+
+func (g *GRPC) VaultPaymentMethod(ctx context.Context, r *paymentsv1.VaultPaymentMethodRequest) (*paymentsv1.VaultPaymentMethodResponse, error) {
+	v, replayed, err := g.svc.VaultPaymentMethod(ctx, domain.VaultRequest{IdempotencyKey: r.GetIdempotencyKey(),
+		CustomerID: r.GetCustomerId(), Nonce: r.GetNonce(), CardholderName: r.GetCardholderName(), PostalCode: r.GetPostalCode(),
+		Country: r.GetCountry(), MakeDefault: r.GetMakeDefault(), Reference: r.GetReference()})
+	if err != nil {
+		return nil, err
+	}
+	out := &paymentsv1.VaultPaymentMethodResponse{Status: paymentsv1.VaultStatus_VAULT_STATUS_DECLINED, FailureCode: v.FailureCode,
+		FailureMessage: v.FailureMessage, Replayed: replayed}
+	if v.Status == domain.VaultVaulted {
+		m := v.Method
+		out.Status, out.PaymentMethod = paymentsv1.VaultStatus_VAULT_STATUS_VAULTED, methodProto(&m)
+	}
+	return out, nil
 }
 
 func (g *GRPC) Capture(ctx context.Context, r *paymentsv1.CaptureRequest) (*paymentsv1.CaptureResponse, error) {

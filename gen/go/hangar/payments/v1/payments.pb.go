@@ -89,6 +89,57 @@ func (ChargeStatus) EnumDescriptor() ([]byte, []int) {
 	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{0}
 }
 
+// VaultStatus is the outcome of a vault request: VAULTED (payment_method carries the
+// token) or DECLINED (the verification or the nonce was refused; failure_* say why).
+type VaultStatus int32
+
+const (
+	VaultStatus_VAULT_STATUS_UNSPECIFIED VaultStatus = 0
+	VaultStatus_VAULT_STATUS_VAULTED     VaultStatus = 1
+	VaultStatus_VAULT_STATUS_DECLINED    VaultStatus = 2
+)
+
+// Enum value maps for VaultStatus.
+var (
+	VaultStatus_name = map[int32]string{
+		0: "VAULT_STATUS_UNSPECIFIED",
+		1: "VAULT_STATUS_VAULTED",
+		2: "VAULT_STATUS_DECLINED",
+	}
+	VaultStatus_value = map[string]int32{
+		"VAULT_STATUS_UNSPECIFIED": 0,
+		"VAULT_STATUS_VAULTED":     1,
+		"VAULT_STATUS_DECLINED":    2,
+	}
+)
+
+func (x VaultStatus) Enum() *VaultStatus {
+	p := new(VaultStatus)
+	*p = x
+	return p
+}
+
+func (x VaultStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (VaultStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_hangar_payments_v1_payments_proto_enumTypes[1].Descriptor()
+}
+
+func (VaultStatus) Type() protoreflect.EnumType {
+	return &file_hangar_payments_v1_payments_proto_enumTypes[1]
+}
+
+func (x VaultStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use VaultStatus.Descriptor instead.
+func (VaultStatus) EnumDescriptor() ([]byte, []int) {
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{1}
+}
+
 type GetClientTokenRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -471,10 +522,14 @@ type ChargeRequest struct {
 	Description string `protobuf:"bytes,7,opt,name=description,proto3" json:"description,omitempty"`
 	// Authorize only (capture later with Capture); default: authorize and capture.
 	AuthorizeOnly bool `protobuf:"varint,8,opt,name=authorize_only,json=authorizeOnly,proto3" json:"authorize_only,omitempty"`
-	// Vault the nonce's method for the customer (the answer carries its token).
+	// Vault the nonce's method for the customer (the answer carries its token). The vaulted
+	// method becomes the customer's method on file when none is, or with make_default
+	// (never for a customer whose payment method is locked: quarterly check payers).
 	StoreInVault bool `protobuf:"varint,9,opt,name=store_in_vault,json=storeInVault,proto3" json:"store_in_vault,omitempty"`
 	// Reference of the caller (order or invoice id), for reports and events.
-	Reference     string `protobuf:"bytes,10,opt,name=reference,proto3" json:"reference,omitempty"`
+	Reference string `protobuf:"bytes,10,opt,name=reference,proto3" json:"reference,omitempty"`
+	// With store_in_vault: the vaulted method becomes the method on file even when one is.
+	MakeDefault   bool `protobuf:"varint,11,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -577,6 +632,13 @@ func (x *ChargeRequest) GetReference() string {
 		return x.Reference
 	}
 	return ""
+}
+
+func (x *ChargeRequest) GetMakeDefault() bool {
+	if x != nil {
+		return x.MakeDefault
+	}
+	return false
 }
 
 type ChargeResponse struct {
@@ -1193,6 +1255,189 @@ func (x *GetChargeResponse) GetCharge() *Charge {
 	return nil
 }
 
+type VaultPaymentMethodRequest struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	IdempotencyKey string                 `protobuf:"bytes,1,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	// The customer (account id) the method is stored for.
+	CustomerId     string `protobuf:"bytes,2,opt,name=customer_id,json=customerId,proto3" json:"customer_id,omitempty"`
+	Nonce          string `protobuf:"bytes,3,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	CardholderName string `protobuf:"bytes,4,opt,name=cardholder_name,json=cardholderName,proto3" json:"cardholder_name,omitempty"`
+	PostalCode     string `protobuf:"bytes,5,opt,name=postal_code,json=postalCode,proto3" json:"postal_code,omitempty"`
+	Country        string `protobuf:"bytes,6,opt,name=country,proto3" json:"country,omitempty"`
+	// The stored method becomes the customer's method on file (billing profile) even when
+	// one is on file already; without it, only when none is (a new customer). Never for a
+	// customer whose payment method is locked (quarterly check payers).
+	MakeDefault bool `protobuf:"varint,7,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
+	// Reference of the caller (order or invoice id), for reports.
+	Reference     string `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VaultPaymentMethodRequest) Reset() {
+	*x = VaultPaymentMethodRequest{}
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VaultPaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VaultPaymentMethodRequest) ProtoMessage() {}
+
+func (x *VaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VaultPaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*VaultPaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *VaultPaymentMethodRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetCustomerId() string {
+	if x != nil {
+		return x.CustomerId
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetCardholderName() string {
+	if x != nil {
+		return x.CardholderName
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetPostalCode() string {
+	if x != nil {
+		return x.PostalCode
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetCountry() string {
+	if x != nil {
+		return x.Country
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetMakeDefault() bool {
+	if x != nil {
+		return x.MakeDefault
+	}
+	return false
+}
+
+func (x *VaultPaymentMethodRequest) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
+type VaultPaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        VaultStatus            `protobuf:"varint,1,opt,name=status,proto3,enum=hangar.payments.v1.VaultStatus" json:"status,omitempty"`
+	PaymentMethod *PaymentMethod         `protobuf:"bytes,2,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	// As Charge.failure_code / failure_message.
+	FailureCode    string `protobuf:"bytes,3,opt,name=failure_code,json=failureCode,proto3" json:"failure_code,omitempty"`
+	FailureMessage string `protobuf:"bytes,4,opt,name=failure_message,json=failureMessage,proto3" json:"failure_message,omitempty"`
+	// True when this answer replays the first result of the idempotency key.
+	Replayed      bool `protobuf:"varint,5,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VaultPaymentMethodResponse) Reset() {
+	*x = VaultPaymentMethodResponse{}
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VaultPaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VaultPaymentMethodResponse) ProtoMessage() {}
+
+func (x *VaultPaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VaultPaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*VaultPaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *VaultPaymentMethodResponse) GetStatus() VaultStatus {
+	if x != nil {
+		return x.Status
+	}
+	return VaultStatus_VAULT_STATUS_UNSPECIFIED
+}
+
+func (x *VaultPaymentMethodResponse) GetPaymentMethod() *PaymentMethod {
+	if x != nil {
+		return x.PaymentMethod
+	}
+	return nil
+}
+
+func (x *VaultPaymentMethodResponse) GetFailureCode() string {
+	if x != nil {
+		return x.FailureCode
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodResponse) GetFailureMessage() string {
+	if x != nil {
+		return x.FailureMessage
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
+}
+
 // PaymentMethod is a stored card or wallet account (spec 000 §3 "Stored card").
 type PaymentMethod struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
@@ -1212,7 +1457,7 @@ type PaymentMethod struct {
 
 func (x *PaymentMethod) Reset() {
 	*x = PaymentMethod{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[16]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1469,7 @@ func (x *PaymentMethod) String() string {
 func (*PaymentMethod) ProtoMessage() {}
 
 func (x *PaymentMethod) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[16]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1482,7 @@ func (x *PaymentMethod) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethod.ProtoReflect.Descriptor instead.
 func (*PaymentMethod) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{16}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PaymentMethod) GetToken() string {
@@ -1306,7 +1551,7 @@ type GetPaymentMethodRequest struct {
 
 func (x *GetPaymentMethodRequest) Reset() {
 	*x = GetPaymentMethodRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[17]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1563,7 @@ func (x *GetPaymentMethodRequest) String() string {
 func (*GetPaymentMethodRequest) ProtoMessage() {}
 
 func (x *GetPaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[17]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1576,7 @@ func (x *GetPaymentMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*GetPaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{17}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetPaymentMethodRequest) GetId() string {
@@ -1358,7 +1603,7 @@ type GetPaymentMethodResponse struct {
 
 func (x *GetPaymentMethodResponse) Reset() {
 	*x = GetPaymentMethodResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[18]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1370,7 +1615,7 @@ func (x *GetPaymentMethodResponse) String() string {
 func (*GetPaymentMethodResponse) ProtoMessage() {}
 
 func (x *GetPaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[18]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1383,7 +1628,7 @@ func (x *GetPaymentMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*GetPaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{18}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetPaymentMethodResponse) GetStatus() string {
@@ -1443,7 +1688,7 @@ type UpdatePaymentMethodRequest struct {
 
 func (x *UpdatePaymentMethodRequest) Reset() {
 	*x = UpdatePaymentMethodRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[19]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1455,7 +1700,7 @@ func (x *UpdatePaymentMethodRequest) String() string {
 func (*UpdatePaymentMethodRequest) ProtoMessage() {}
 
 func (x *UpdatePaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[19]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1468,7 +1713,7 @@ func (x *UpdatePaymentMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{19}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpdatePaymentMethodRequest) GetAccountId() string {
@@ -1528,7 +1773,7 @@ type UpdateAccountPaymentMethodRequest struct {
 
 func (x *UpdateAccountPaymentMethodRequest) Reset() {
 	*x = UpdateAccountPaymentMethodRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[20]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1540,7 +1785,7 @@ func (x *UpdateAccountPaymentMethodRequest) String() string {
 func (*UpdateAccountPaymentMethodRequest) ProtoMessage() {}
 
 func (x *UpdateAccountPaymentMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[20]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1553,7 +1798,7 @@ func (x *UpdateAccountPaymentMethodRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use UpdateAccountPaymentMethodRequest.ProtoReflect.Descriptor instead.
 func (*UpdateAccountPaymentMethodRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{20}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpdateAccountPaymentMethodRequest) GetAccountId() string {
@@ -1611,7 +1856,7 @@ type UpdateAccountPaymentMethodResponse struct {
 
 func (x *UpdateAccountPaymentMethodResponse) Reset() {
 	*x = UpdateAccountPaymentMethodResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[21]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1623,7 +1868,7 @@ func (x *UpdateAccountPaymentMethodResponse) String() string {
 func (*UpdateAccountPaymentMethodResponse) ProtoMessage() {}
 
 func (x *UpdateAccountPaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[21]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1636,7 +1881,7 @@ func (x *UpdateAccountPaymentMethodResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use UpdateAccountPaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*UpdateAccountPaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{21}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateAccountPaymentMethodResponse) GetStatus() string {
@@ -1680,7 +1925,7 @@ type UpdatePaymentMethodResponse struct {
 
 func (x *UpdatePaymentMethodResponse) Reset() {
 	*x = UpdatePaymentMethodResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[22]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1937,7 @@ func (x *UpdatePaymentMethodResponse) String() string {
 func (*UpdatePaymentMethodResponse) ProtoMessage() {}
 
 func (x *UpdatePaymentMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[22]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1950,7 @@ func (x *UpdatePaymentMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePaymentMethodResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePaymentMethodResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{22}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UpdatePaymentMethodResponse) GetStatus() string {
@@ -1751,7 +1996,7 @@ type SetBillingProfileRequest struct {
 
 func (x *SetBillingProfileRequest) Reset() {
 	*x = SetBillingProfileRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[23]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +2008,7 @@ func (x *SetBillingProfileRequest) String() string {
 func (*SetBillingProfileRequest) ProtoMessage() {}
 
 func (x *SetBillingProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[23]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +2021,7 @@ func (x *SetBillingProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBillingProfileRequest.ProtoReflect.Descriptor instead.
 func (*SetBillingProfileRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{23}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SetBillingProfileRequest) GetAccountId() string {
@@ -1816,7 +2061,7 @@ type SetBillingProfileResponse struct {
 
 func (x *SetBillingProfileResponse) Reset() {
 	*x = SetBillingProfileResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[24]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +2073,7 @@ func (x *SetBillingProfileResponse) String() string {
 func (*SetBillingProfileResponse) ProtoMessage() {}
 
 func (x *SetBillingProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[24]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1841,7 +2086,7 @@ func (x *SetBillingProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBillingProfileResponse.ProtoReflect.Descriptor instead.
 func (*SetBillingProfileResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{24}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SetBillingProfileResponse) GetProfile() *BillingProfile {
@@ -1860,7 +2105,7 @@ type GetBillingProfileRequest struct {
 
 func (x *GetBillingProfileRequest) Reset() {
 	*x = GetBillingProfileRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[25]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1872,7 +2117,7 @@ func (x *GetBillingProfileRequest) String() string {
 func (*GetBillingProfileRequest) ProtoMessage() {}
 
 func (x *GetBillingProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[25]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1885,7 +2130,7 @@ func (x *GetBillingProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBillingProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetBillingProfileRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{25}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetBillingProfileRequest) GetAccountId() string {
@@ -1904,7 +2149,7 @@ type GetBillingProfileResponse struct {
 
 func (x *GetBillingProfileResponse) Reset() {
 	*x = GetBillingProfileResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[26]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1916,7 +2161,7 @@ func (x *GetBillingProfileResponse) String() string {
 func (*GetBillingProfileResponse) ProtoMessage() {}
 
 func (x *GetBillingProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[26]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1929,7 +2174,7 @@ func (x *GetBillingProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBillingProfileResponse.ProtoReflect.Descriptor instead.
 func (*GetBillingProfileResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{26}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetBillingProfileResponse) GetProfile() *BillingProfile {
@@ -1952,7 +2197,7 @@ type BillingProfile struct {
 
 func (x *BillingProfile) Reset() {
 	*x = BillingProfile{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[27]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1964,7 +2209,7 @@ func (x *BillingProfile) String() string {
 func (*BillingProfile) ProtoMessage() {}
 
 func (x *BillingProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[27]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1977,7 +2222,7 @@ func (x *BillingProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BillingProfile.ProtoReflect.Descriptor instead.
 func (*BillingProfile) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{27}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *BillingProfile) GetAccountId() string {
@@ -2023,7 +2268,7 @@ type ListCardReadersRequest struct {
 
 func (x *ListCardReadersRequest) Reset() {
 	*x = ListCardReadersRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[28]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2035,7 +2280,7 @@ func (x *ListCardReadersRequest) String() string {
 func (*ListCardReadersRequest) ProtoMessage() {}
 
 func (x *ListCardReadersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[28]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2048,7 +2293,7 @@ func (x *ListCardReadersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardReadersRequest.ProtoReflect.Descriptor instead.
 func (*ListCardReadersRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{28}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{30}
 }
 
 type ListCardReadersResponse struct {
@@ -2060,7 +2305,7 @@ type ListCardReadersResponse struct {
 
 func (x *ListCardReadersResponse) Reset() {
 	*x = ListCardReadersResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2317,7 @@ func (x *ListCardReadersResponse) String() string {
 func (*ListCardReadersResponse) ProtoMessage() {}
 
 func (x *ListCardReadersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2330,7 @@ func (x *ListCardReadersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardReadersResponse.ProtoReflect.Descriptor instead.
 func (*ListCardReadersResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{29}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListCardReadersResponse) GetSerialNumbers() []string {
@@ -2105,7 +2350,7 @@ type RequestReaderVaultRequest struct {
 
 func (x *RequestReaderVaultRequest) Reset() {
 	*x = RequestReaderVaultRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2362,7 @@ func (x *RequestReaderVaultRequest) String() string {
 func (*RequestReaderVaultRequest) ProtoMessage() {}
 
 func (x *RequestReaderVaultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2375,7 @@ func (x *RequestReaderVaultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReaderVaultRequest.ProtoReflect.Descriptor instead.
 func (*RequestReaderVaultRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{30}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RequestReaderVaultRequest) GetEmail() string {
@@ -2156,7 +2401,7 @@ type RequestReaderVaultResponse struct {
 
 func (x *RequestReaderVaultResponse) Reset() {
 	*x = RequestReaderVaultResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2413,7 @@ func (x *RequestReaderVaultResponse) String() string {
 func (*RequestReaderVaultResponse) ProtoMessage() {}
 
 func (x *RequestReaderVaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2426,7 @@ func (x *RequestReaderVaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReaderVaultResponse.ProtoReflect.Descriptor instead.
 func (*RequestReaderVaultResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{31}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RequestReaderVaultResponse) GetContextId() string {
@@ -2200,7 +2445,7 @@ type GetReaderVaultResultRequest struct {
 
 func (x *GetReaderVaultResultRequest) Reset() {
 	*x = GetReaderVaultResultRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2457,7 @@ func (x *GetReaderVaultResultRequest) String() string {
 func (*GetReaderVaultResultRequest) ProtoMessage() {}
 
 func (x *GetReaderVaultResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2470,7 @@ func (x *GetReaderVaultResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReaderVaultResultRequest.ProtoReflect.Descriptor instead.
 func (*GetReaderVaultResultRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{32}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetReaderVaultResultRequest) GetContextId() string {
@@ -2247,7 +2492,7 @@ type GetReaderVaultResultResponse struct {
 
 func (x *GetReaderVaultResultResponse) Reset() {
 	*x = GetReaderVaultResultResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2259,7 +2504,7 @@ func (x *GetReaderVaultResultResponse) String() string {
 func (*GetReaderVaultResultResponse) ProtoMessage() {}
 
 func (x *GetReaderVaultResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2272,7 +2517,7 @@ func (x *GetReaderVaultResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReaderVaultResultResponse.ProtoReflect.Descriptor instead.
 func (*GetReaderVaultResultResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{33}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetReaderVaultResultResponse) GetStatus() string {
@@ -2330,7 +2575,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x10expiration_month\x18\x04 \x01(\tR\x0fexpirationMonth\x12'\n" +
 	"\x0fexpiration_year\x18\x05 \x01(\tR\x0eexpirationYear\x12\x14\n" +
 	"\x05email\x18\x06 \x01(\tR\x05email\x12\x10\n" +
-	"\x03bin\x18\a \x01(\tR\x03bin\"\xe2\x02\n" +
+	"\x03bin\x18\a \x01(\tR\x03bin\"\x85\x03\n" +
 	"\rChargeRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1a\n" +
@@ -2343,7 +2588,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x0eauthorize_only\x18\b \x01(\bR\rauthorizeOnly\x12$\n" +
 	"\x0estore_in_vault\x18\t \x01(\bR\fstoreInVault\x12\x1c\n" +
 	"\treference\x18\n" +
-	" \x01(\tR\treference\"`\n" +
+	" \x01(\tR\treference\x12!\n" +
+	"\fmake_default\x18\v \x01(\bR\vmakeDefault\"`\n" +
 	"\x0eChargeResponse\x122\n" +
 	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\x12\x1a\n" +
 	"\breplayed\x18\x02 \x01(\bR\breplayed\"\xdd\x04\n" +
@@ -2388,7 +2634,24 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\"G\n" +
 	"\x11GetChargeResponse\x122\n" +
-	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xa6\x02\n" +
+	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xa0\x02\n" +
+	"\x19VaultPaymentMethodRequest\x12'\n" +
+	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x1f\n" +
+	"\vcustomer_id\x18\x02 \x01(\tR\n" +
+	"customerId\x12\x14\n" +
+	"\x05nonce\x18\x03 \x01(\tR\x05nonce\x12'\n" +
+	"\x0fcardholder_name\x18\x04 \x01(\tR\x0ecardholderName\x12\x1f\n" +
+	"\vpostal_code\x18\x05 \x01(\tR\n" +
+	"postalCode\x12\x18\n" +
+	"\acountry\x18\x06 \x01(\tR\acountry\x12!\n" +
+	"\fmake_default\x18\a \x01(\bR\vmakeDefault\x12\x1c\n" +
+	"\treference\x18\b \x01(\tR\treference\"\x87\x02\n" +
+	"\x1aVaultPaymentMethodResponse\x127\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1f.hangar.payments.v1.VaultStatusR\x06status\x12H\n" +
+	"\x0epayment_method\x18\x02 \x01(\v2!.hangar.payments.v1.PaymentMethodR\rpaymentMethod\x12!\n" +
+	"\ffailure_code\x18\x03 \x01(\tR\vfailureCode\x12'\n" +
+	"\x0ffailure_message\x18\x04 \x01(\tR\x0efailureMessage\x12\x1a\n" +
+	"\breplayed\x18\x05 \x01(\bR\breplayed\"\xa6\x02\n" +
 	"\rPaymentMethod\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12)\n" +
 	"\x0eis_credit_card\x18\x02 \x01(\bH\x00R\fisCreditCard\x88\x01\x01\x12\x14\n" +
@@ -2481,7 +2744,11 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x14CHARGE_STATUS_FAILED\x10\x04\x12\x18\n" +
 	"\x14CHARGE_STATUS_VOIDED\x10\x05\x12\x1a\n" +
 	"\x16CHARGE_STATUS_REFUNDED\x10\x06\x12$\n" +
-	" CHARGE_STATUS_PARTIALLY_REFUNDED\x10\a2\x8b\x0f\n" +
+	" CHARGE_STATUS_PARTIALLY_REFUNDED\x10\a*`\n" +
+	"\vVaultStatus\x12\x1c\n" +
+	"\x18VAULT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14VAULT_STATUS_VAULTED\x10\x01\x12\x19\n" +
+	"\x15VAULT_STATUS_DECLINED\x10\x022\x80\x10\n" +
 	"\x0fPaymentsService\x12\x8f\x01\n" +
 	"\x0eGetClientToken\x12).hangar.payments.v1.GetClientTokenRequest\x1a*.hangar.payments.v1.GetClientTokenResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/buy/api/payments/client-token\x12|\n" +
 	"\bTokenize\x12#.hangar.payments.v1.TokenizeRequest\x1a$.hangar.payments.v1.TokenizeResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/buy/api/payments/tokenize\x12O\n" +
@@ -2489,7 +2756,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\aCapture\x12\".hangar.payments.v1.CaptureRequest\x1a#.hangar.payments.v1.CaptureResponse\x12I\n" +
 	"\x04Void\x12\x1f.hangar.payments.v1.VoidRequest\x1a .hangar.payments.v1.VoidResponse\x12O\n" +
 	"\x06Refund\x12!.hangar.payments.v1.RefundRequest\x1a\".hangar.payments.v1.RefundResponse\x12X\n" +
-	"\tGetCharge\x12$.hangar.payments.v1.GetChargeRequest\x1a%.hangar.payments.v1.GetChargeResponse\x12\xa0\x01\n" +
+	"\tGetCharge\x12$.hangar.payments.v1.GetChargeRequest\x1a%.hangar.payments.v1.GetChargeResponse\x12s\n" +
+	"\x12VaultPaymentMethod\x12-.hangar.payments.v1.VaultPaymentMethodRequest\x1a..hangar.payments.v1.VaultPaymentMethodResponse\x12\xa0\x01\n" +
 	"\x10GetPaymentMethod\x12+.hangar.payments.v1.GetPaymentMethodRequest\x1a,.hangar.payments.v1.GetPaymentMethodResponse\"1\x82\xd3\xe4\x93\x02+\x12)/buy/api/subscription/payment-method/{id}\x12\xae\x01\n" +
 	"\x13UpdatePaymentMethod\x12..hangar.payments.v1.UpdatePaymentMethodRequest\x1a/.hangar.payments.v1.UpdatePaymentMethodResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/buy/api/subscription/update-payment-method\x12\xc0\x01\n" +
 	"\x1aUpdateAccountPaymentMethod\x125.hangar.payments.v1.UpdateAccountPaymentMethodRequest\x1a6.hangar.payments.v1.UpdateAccountPaymentMethodResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/account/api/subscription/payment-method\x12p\n" +
@@ -2511,100 +2779,107 @@ func file_hangar_payments_v1_payments_proto_rawDescGZIP() []byte {
 	return file_hangar_payments_v1_payments_proto_rawDescData
 }
 
-var file_hangar_payments_v1_payments_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_hangar_payments_v1_payments_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_hangar_payments_v1_payments_proto_goTypes = []any{
 	(ChargeStatus)(0),                          // 0: hangar.payments.v1.ChargeStatus
-	(*GetClientTokenRequest)(nil),              // 1: hangar.payments.v1.GetClientTokenRequest
-	(*GetClientTokenResponse)(nil),             // 2: hangar.payments.v1.GetClientTokenResponse
-	(*TokenizeRequest)(nil),                    // 3: hangar.payments.v1.TokenizeRequest
-	(*TokenizeResponse)(nil),                   // 4: hangar.payments.v1.TokenizeResponse
-	(*NonceDetails)(nil),                       // 5: hangar.payments.v1.NonceDetails
-	(*ChargeRequest)(nil),                      // 6: hangar.payments.v1.ChargeRequest
-	(*ChargeResponse)(nil),                     // 7: hangar.payments.v1.ChargeResponse
-	(*Charge)(nil),                             // 8: hangar.payments.v1.Charge
-	(*CaptureRequest)(nil),                     // 9: hangar.payments.v1.CaptureRequest
-	(*CaptureResponse)(nil),                    // 10: hangar.payments.v1.CaptureResponse
-	(*VoidRequest)(nil),                        // 11: hangar.payments.v1.VoidRequest
-	(*VoidResponse)(nil),                       // 12: hangar.payments.v1.VoidResponse
-	(*RefundRequest)(nil),                      // 13: hangar.payments.v1.RefundRequest
-	(*RefundResponse)(nil),                     // 14: hangar.payments.v1.RefundResponse
-	(*GetChargeRequest)(nil),                   // 15: hangar.payments.v1.GetChargeRequest
-	(*GetChargeResponse)(nil),                  // 16: hangar.payments.v1.GetChargeResponse
-	(*PaymentMethod)(nil),                      // 17: hangar.payments.v1.PaymentMethod
-	(*GetPaymentMethodRequest)(nil),            // 18: hangar.payments.v1.GetPaymentMethodRequest
-	(*GetPaymentMethodResponse)(nil),           // 19: hangar.payments.v1.GetPaymentMethodResponse
-	(*UpdatePaymentMethodRequest)(nil),         // 20: hangar.payments.v1.UpdatePaymentMethodRequest
-	(*UpdateAccountPaymentMethodRequest)(nil),  // 21: hangar.payments.v1.UpdateAccountPaymentMethodRequest
-	(*UpdateAccountPaymentMethodResponse)(nil), // 22: hangar.payments.v1.UpdateAccountPaymentMethodResponse
-	(*UpdatePaymentMethodResponse)(nil),        // 23: hangar.payments.v1.UpdatePaymentMethodResponse
-	(*SetBillingProfileRequest)(nil),           // 24: hangar.payments.v1.SetBillingProfileRequest
-	(*SetBillingProfileResponse)(nil),          // 25: hangar.payments.v1.SetBillingProfileResponse
-	(*GetBillingProfileRequest)(nil),           // 26: hangar.payments.v1.GetBillingProfileRequest
-	(*GetBillingProfileResponse)(nil),          // 27: hangar.payments.v1.GetBillingProfileResponse
-	(*BillingProfile)(nil),                     // 28: hangar.payments.v1.BillingProfile
-	(*ListCardReadersRequest)(nil),             // 29: hangar.payments.v1.ListCardReadersRequest
-	(*ListCardReadersResponse)(nil),            // 30: hangar.payments.v1.ListCardReadersResponse
-	(*RequestReaderVaultRequest)(nil),          // 31: hangar.payments.v1.RequestReaderVaultRequest
-	(*RequestReaderVaultResponse)(nil),         // 32: hangar.payments.v1.RequestReaderVaultResponse
-	(*GetReaderVaultResultRequest)(nil),        // 33: hangar.payments.v1.GetReaderVaultResultRequest
-	(*GetReaderVaultResultResponse)(nil),       // 34: hangar.payments.v1.GetReaderVaultResultResponse
-	(*timestamppb.Timestamp)(nil),              // 35: google.protobuf.Timestamp
+	(VaultStatus)(0),                           // 1: hangar.payments.v1.VaultStatus
+	(*GetClientTokenRequest)(nil),              // 2: hangar.payments.v1.GetClientTokenRequest
+	(*GetClientTokenResponse)(nil),             // 3: hangar.payments.v1.GetClientTokenResponse
+	(*TokenizeRequest)(nil),                    // 4: hangar.payments.v1.TokenizeRequest
+	(*TokenizeResponse)(nil),                   // 5: hangar.payments.v1.TokenizeResponse
+	(*NonceDetails)(nil),                       // 6: hangar.payments.v1.NonceDetails
+	(*ChargeRequest)(nil),                      // 7: hangar.payments.v1.ChargeRequest
+	(*ChargeResponse)(nil),                     // 8: hangar.payments.v1.ChargeResponse
+	(*Charge)(nil),                             // 9: hangar.payments.v1.Charge
+	(*CaptureRequest)(nil),                     // 10: hangar.payments.v1.CaptureRequest
+	(*CaptureResponse)(nil),                    // 11: hangar.payments.v1.CaptureResponse
+	(*VoidRequest)(nil),                        // 12: hangar.payments.v1.VoidRequest
+	(*VoidResponse)(nil),                       // 13: hangar.payments.v1.VoidResponse
+	(*RefundRequest)(nil),                      // 14: hangar.payments.v1.RefundRequest
+	(*RefundResponse)(nil),                     // 15: hangar.payments.v1.RefundResponse
+	(*GetChargeRequest)(nil),                   // 16: hangar.payments.v1.GetChargeRequest
+	(*GetChargeResponse)(nil),                  // 17: hangar.payments.v1.GetChargeResponse
+	(*VaultPaymentMethodRequest)(nil),          // 18: hangar.payments.v1.VaultPaymentMethodRequest
+	(*VaultPaymentMethodResponse)(nil),         // 19: hangar.payments.v1.VaultPaymentMethodResponse
+	(*PaymentMethod)(nil),                      // 20: hangar.payments.v1.PaymentMethod
+	(*GetPaymentMethodRequest)(nil),            // 21: hangar.payments.v1.GetPaymentMethodRequest
+	(*GetPaymentMethodResponse)(nil),           // 22: hangar.payments.v1.GetPaymentMethodResponse
+	(*UpdatePaymentMethodRequest)(nil),         // 23: hangar.payments.v1.UpdatePaymentMethodRequest
+	(*UpdateAccountPaymentMethodRequest)(nil),  // 24: hangar.payments.v1.UpdateAccountPaymentMethodRequest
+	(*UpdateAccountPaymentMethodResponse)(nil), // 25: hangar.payments.v1.UpdateAccountPaymentMethodResponse
+	(*UpdatePaymentMethodResponse)(nil),        // 26: hangar.payments.v1.UpdatePaymentMethodResponse
+	(*SetBillingProfileRequest)(nil),           // 27: hangar.payments.v1.SetBillingProfileRequest
+	(*SetBillingProfileResponse)(nil),          // 28: hangar.payments.v1.SetBillingProfileResponse
+	(*GetBillingProfileRequest)(nil),           // 29: hangar.payments.v1.GetBillingProfileRequest
+	(*GetBillingProfileResponse)(nil),          // 30: hangar.payments.v1.GetBillingProfileResponse
+	(*BillingProfile)(nil),                     // 31: hangar.payments.v1.BillingProfile
+	(*ListCardReadersRequest)(nil),             // 32: hangar.payments.v1.ListCardReadersRequest
+	(*ListCardReadersResponse)(nil),            // 33: hangar.payments.v1.ListCardReadersResponse
+	(*RequestReaderVaultRequest)(nil),          // 34: hangar.payments.v1.RequestReaderVaultRequest
+	(*RequestReaderVaultResponse)(nil),         // 35: hangar.payments.v1.RequestReaderVaultResponse
+	(*GetReaderVaultResultRequest)(nil),        // 36: hangar.payments.v1.GetReaderVaultResultRequest
+	(*GetReaderVaultResultResponse)(nil),       // 37: hangar.payments.v1.GetReaderVaultResultResponse
+	(*timestamppb.Timestamp)(nil),              // 38: google.protobuf.Timestamp
 }
 var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
-	5,  // 0: hangar.payments.v1.TokenizeResponse.details:type_name -> hangar.payments.v1.NonceDetails
-	35, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
-	8,  // 2: hangar.payments.v1.ChargeResponse.charge:type_name -> hangar.payments.v1.Charge
+	6,  // 0: hangar.payments.v1.TokenizeResponse.details:type_name -> hangar.payments.v1.NonceDetails
+	38, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
+	9,  // 2: hangar.payments.v1.ChargeResponse.charge:type_name -> hangar.payments.v1.Charge
 	0,  // 3: hangar.payments.v1.Charge.status:type_name -> hangar.payments.v1.ChargeStatus
-	17, // 4: hangar.payments.v1.Charge.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	35, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
-	35, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
-	8,  // 7: hangar.payments.v1.CaptureResponse.charge:type_name -> hangar.payments.v1.Charge
-	8,  // 8: hangar.payments.v1.VoidResponse.charge:type_name -> hangar.payments.v1.Charge
-	8,  // 9: hangar.payments.v1.RefundResponse.charge:type_name -> hangar.payments.v1.Charge
-	8,  // 10: hangar.payments.v1.GetChargeResponse.charge:type_name -> hangar.payments.v1.Charge
-	17, // 11: hangar.payments.v1.GetPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	17, // 12: hangar.payments.v1.UpdateAccountPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	17, // 13: hangar.payments.v1.UpdatePaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	28, // 14: hangar.payments.v1.SetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
-	28, // 15: hangar.payments.v1.GetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
-	35, // 16: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
-	17, // 17: hangar.payments.v1.GetReaderVaultResultResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	1,  // 18: hangar.payments.v1.PaymentsService.GetClientToken:input_type -> hangar.payments.v1.GetClientTokenRequest
-	3,  // 19: hangar.payments.v1.PaymentsService.Tokenize:input_type -> hangar.payments.v1.TokenizeRequest
-	6,  // 20: hangar.payments.v1.PaymentsService.Charge:input_type -> hangar.payments.v1.ChargeRequest
-	9,  // 21: hangar.payments.v1.PaymentsService.Capture:input_type -> hangar.payments.v1.CaptureRequest
-	11, // 22: hangar.payments.v1.PaymentsService.Void:input_type -> hangar.payments.v1.VoidRequest
-	13, // 23: hangar.payments.v1.PaymentsService.Refund:input_type -> hangar.payments.v1.RefundRequest
-	15, // 24: hangar.payments.v1.PaymentsService.GetCharge:input_type -> hangar.payments.v1.GetChargeRequest
-	18, // 25: hangar.payments.v1.PaymentsService.GetPaymentMethod:input_type -> hangar.payments.v1.GetPaymentMethodRequest
-	20, // 26: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:input_type -> hangar.payments.v1.UpdatePaymentMethodRequest
-	21, // 27: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:input_type -> hangar.payments.v1.UpdateAccountPaymentMethodRequest
-	24, // 28: hangar.payments.v1.PaymentsService.SetBillingProfile:input_type -> hangar.payments.v1.SetBillingProfileRequest
-	26, // 29: hangar.payments.v1.PaymentsService.GetBillingProfile:input_type -> hangar.payments.v1.GetBillingProfileRequest
-	29, // 30: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
-	31, // 31: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
-	33, // 32: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
-	2,  // 33: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
-	4,  // 34: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
-	7,  // 35: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
-	10, // 36: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
-	12, // 37: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
-	14, // 38: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
-	16, // 39: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
-	19, // 40: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
-	23, // 41: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
-	22, // 42: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
-	25, // 43: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
-	27, // 44: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
-	30, // 45: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
-	32, // 46: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
-	34, // 47: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
-	33, // [33:48] is the sub-list for method output_type
-	18, // [18:33] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	20, // 4: hangar.payments.v1.Charge.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	38, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
+	38, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
+	9,  // 7: hangar.payments.v1.CaptureResponse.charge:type_name -> hangar.payments.v1.Charge
+	9,  // 8: hangar.payments.v1.VoidResponse.charge:type_name -> hangar.payments.v1.Charge
+	9,  // 9: hangar.payments.v1.RefundResponse.charge:type_name -> hangar.payments.v1.Charge
+	9,  // 10: hangar.payments.v1.GetChargeResponse.charge:type_name -> hangar.payments.v1.Charge
+	1,  // 11: hangar.payments.v1.VaultPaymentMethodResponse.status:type_name -> hangar.payments.v1.VaultStatus
+	20, // 12: hangar.payments.v1.VaultPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	20, // 13: hangar.payments.v1.GetPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	20, // 14: hangar.payments.v1.UpdateAccountPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	20, // 15: hangar.payments.v1.UpdatePaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	31, // 16: hangar.payments.v1.SetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
+	31, // 17: hangar.payments.v1.GetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
+	38, // 18: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 19: hangar.payments.v1.GetReaderVaultResultResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
+	2,  // 20: hangar.payments.v1.PaymentsService.GetClientToken:input_type -> hangar.payments.v1.GetClientTokenRequest
+	4,  // 21: hangar.payments.v1.PaymentsService.Tokenize:input_type -> hangar.payments.v1.TokenizeRequest
+	7,  // 22: hangar.payments.v1.PaymentsService.Charge:input_type -> hangar.payments.v1.ChargeRequest
+	10, // 23: hangar.payments.v1.PaymentsService.Capture:input_type -> hangar.payments.v1.CaptureRequest
+	12, // 24: hangar.payments.v1.PaymentsService.Void:input_type -> hangar.payments.v1.VoidRequest
+	14, // 25: hangar.payments.v1.PaymentsService.Refund:input_type -> hangar.payments.v1.RefundRequest
+	16, // 26: hangar.payments.v1.PaymentsService.GetCharge:input_type -> hangar.payments.v1.GetChargeRequest
+	18, // 27: hangar.payments.v1.PaymentsService.VaultPaymentMethod:input_type -> hangar.payments.v1.VaultPaymentMethodRequest
+	21, // 28: hangar.payments.v1.PaymentsService.GetPaymentMethod:input_type -> hangar.payments.v1.GetPaymentMethodRequest
+	23, // 29: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:input_type -> hangar.payments.v1.UpdatePaymentMethodRequest
+	24, // 30: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:input_type -> hangar.payments.v1.UpdateAccountPaymentMethodRequest
+	27, // 31: hangar.payments.v1.PaymentsService.SetBillingProfile:input_type -> hangar.payments.v1.SetBillingProfileRequest
+	29, // 32: hangar.payments.v1.PaymentsService.GetBillingProfile:input_type -> hangar.payments.v1.GetBillingProfileRequest
+	32, // 33: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
+	34, // 34: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
+	36, // 35: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
+	3,  // 36: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
+	5,  // 37: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
+	8,  // 38: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
+	11, // 39: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
+	13, // 40: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
+	15, // 41: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
+	17, // 42: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
+	19, // 43: hangar.payments.v1.PaymentsService.VaultPaymentMethod:output_type -> hangar.payments.v1.VaultPaymentMethodResponse
+	22, // 44: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
+	26, // 45: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
+	25, // 46: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
+	28, // 47: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
+	30, // 48: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
+	33, // 49: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
+	35, // 50: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
+	37, // 51: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
+	36, // [36:52] is the sub-list for method output_type
+	20, // [20:36] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_hangar_payments_v1_payments_proto_init() }
@@ -2612,15 +2887,15 @@ func file_hangar_payments_v1_payments_proto_init() {
 	if File_hangar_payments_v1_payments_proto != nil {
 		return
 	}
-	file_hangar_payments_v1_payments_proto_msgTypes[16].OneofWrappers = []any{}
 	file_hangar_payments_v1_payments_proto_msgTypes[18].OneofWrappers = []any{}
+	file_hangar_payments_v1_payments_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_payments_v1_payments_proto_rawDesc), len(file_hangar_payments_v1_payments_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   34,
+			NumEnums:      2,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

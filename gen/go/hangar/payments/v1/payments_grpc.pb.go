@@ -26,6 +26,7 @@ const (
 	PaymentsService_Void_FullMethodName                       = "/hangar.payments.v1.PaymentsService/Void"
 	PaymentsService_Refund_FullMethodName                     = "/hangar.payments.v1.PaymentsService/Refund"
 	PaymentsService_GetCharge_FullMethodName                  = "/hangar.payments.v1.PaymentsService/GetCharge"
+	PaymentsService_VaultPaymentMethod_FullMethodName         = "/hangar.payments.v1.PaymentsService/VaultPaymentMethod"
 	PaymentsService_GetPaymentMethod_FullMethodName           = "/hangar.payments.v1.PaymentsService/GetPaymentMethod"
 	PaymentsService_UpdatePaymentMethod_FullMethodName        = "/hangar.payments.v1.PaymentsService/UpdatePaymentMethod"
 	PaymentsService_UpdateAccountPaymentMethod_FullMethodName = "/hangar.payments.v1.PaymentsService/UpdateAccountPaymentMethod"
@@ -70,6 +71,13 @@ type PaymentsServiceClient interface {
 	Refund(ctx context.Context, in *RefundRequest, opts ...grpc.CallOption) (*RefundResponse, error)
 	// GetCharge answers a charge by id.
 	GetCharge(ctx context.Context, in *GetChargeRequest, opts ...grpc.CallOption) (*GetChargeResponse, error)
+	// VaultPaymentMethod stores a single-use nonce's card or wallet for a customer without
+	// charging it (a card is verified first, as a processor's zero-amount authorization
+	// would), and answers the reusable token a later charge (a renewal) uses. Idempotent
+	// like Charge: the same key with the same request answers the first result, a declined
+	// verification included; the same key with another request is a conflict (aborted / 409).
+	// A declined verification is a response with status DECLINED, not an error. gRPC only.
+	VaultPaymentMethod(ctx context.Context, in *VaultPaymentMethodRequest, opts ...grpc.CallOption) (*VaultPaymentMethodResponse, error)
 	// GetPaymentMethod answers the payment method on file of an account.
 	GetPaymentMethod(ctx context.Context, in *GetPaymentMethodRequest, opts ...grpc.CallOption) (*GetPaymentMethodResponse, error)
 	// UpdatePaymentMethod replaces an account's payment method (buy page).
@@ -164,6 +172,16 @@ func (c *paymentsServiceClient) GetCharge(ctx context.Context, in *GetChargeRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetChargeResponse)
 	err := c.cc.Invoke(ctx, PaymentsService_GetCharge_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *paymentsServiceClient) VaultPaymentMethod(ctx context.Context, in *VaultPaymentMethodRequest, opts ...grpc.CallOption) (*VaultPaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VaultPaymentMethodResponse)
+	err := c.cc.Invoke(ctx, PaymentsService_VaultPaymentMethod_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -284,6 +302,13 @@ type PaymentsServiceServer interface {
 	Refund(context.Context, *RefundRequest) (*RefundResponse, error)
 	// GetCharge answers a charge by id.
 	GetCharge(context.Context, *GetChargeRequest) (*GetChargeResponse, error)
+	// VaultPaymentMethod stores a single-use nonce's card or wallet for a customer without
+	// charging it (a card is verified first, as a processor's zero-amount authorization
+	// would), and answers the reusable token a later charge (a renewal) uses. Idempotent
+	// like Charge: the same key with the same request answers the first result, a declined
+	// verification included; the same key with another request is a conflict (aborted / 409).
+	// A declined verification is a response with status DECLINED, not an error. gRPC only.
+	VaultPaymentMethod(context.Context, *VaultPaymentMethodRequest) (*VaultPaymentMethodResponse, error)
 	// GetPaymentMethod answers the payment method on file of an account.
 	GetPaymentMethod(context.Context, *GetPaymentMethodRequest) (*GetPaymentMethodResponse, error)
 	// UpdatePaymentMethod replaces an account's payment method (buy page).
@@ -334,6 +359,9 @@ func (UnimplementedPaymentsServiceServer) Refund(context.Context, *RefundRequest
 }
 func (UnimplementedPaymentsServiceServer) GetCharge(context.Context, *GetChargeRequest) (*GetChargeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCharge not implemented")
+}
+func (UnimplementedPaymentsServiceServer) VaultPaymentMethod(context.Context, *VaultPaymentMethodRequest) (*VaultPaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VaultPaymentMethod not implemented")
 }
 func (UnimplementedPaymentsServiceServer) GetPaymentMethod(context.Context, *GetPaymentMethodRequest) (*GetPaymentMethodResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPaymentMethod not implemented")
@@ -502,6 +530,24 @@ func _PaymentsService_GetCharge_Handler(srv interface{}, ctx context.Context, de
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(PaymentsServiceServer).GetCharge(ctx, req.(*GetChargeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PaymentsService_VaultPaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VaultPaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PaymentsServiceServer).VaultPaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PaymentsService_VaultPaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PaymentsServiceServer).VaultPaymentMethod(ctx, req.(*VaultPaymentMethodRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -684,6 +730,10 @@ var PaymentsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCharge",
 			Handler:    _PaymentsService_GetCharge_Handler,
+		},
+		{
+			MethodName: "VaultPaymentMethod",
+			Handler:    _PaymentsService_VaultPaymentMethod_Handler,
 		},
 		{
 			MethodName: "GetPaymentMethod",

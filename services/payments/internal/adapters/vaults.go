@@ -1,0 +1,140 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+)
+
+const vaultCols = `id, idempotency_key, request_hash, status, customer_id, method_token, method_kind, card_brand, card_last4,
+	card_exp_month, card_exp_year, wallet_email, cardholder_name, failure_code, failure_message, reference, created_at, updated_at`
+
+func scanVault(row pgx.Row) (domain.Vault, error) {
+	var v domain.Vault
+	var status, kind, brand string
+	err := row.Scan(&v.ID, &v.IdempotencyKey, &v.RequestHash, &status, &v.CustomerID, &v.Method.Token, &kind, &brand,
+		&v.Method.Card.Last4, &v.Method.Card.ExpMonth, &v.Method.Card.ExpYear, &v.Method.Email, &v.Method.CardholderName,
+		&v.FailureCode, &v.FailureMessage, &v.Reference, &v.CreatedAt, &v.UpdatedAt)
+	v.Status, v.Method.Kind, v.Method.Card.Brand = domain.VaultStatus(status), domain.MethodKind(kind), domain.Brand(brand)
+	return v, err
+}
+
+// VaultStep asks the processor for a pending vault and records its answer in v; on a
+// vaulted method it answers how the method becomes the customer's (nil: it does not).
+type VaultStep func(ctx context.Context, v *domain.Vault) (*Adoption, error)
+
+// Vault runs the idempotent vault protocol in one transaction, as Charge does: the key's
+// row is locked first (a concurrent request with the key waits on the unique index, then
+// replays); a different request under the key is a Conflict; a stored outcome (vaulted or
+// declined) is answered as stored (replayed); otherwise step asks the processor, and the
+// outcome, the method on file it makes and its event are committed together. An error of
+// step (the processor unreachable) leaves nothing behind: the key may be retried.
+func (s *Store) Vault(ctx context.Context, v domain.Vault, step VaultStep) (out domain.Vault, replayed bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The row is inserted pending and only ever committed decided: the insert is what
+		// makes concurrent duplicates wait.
+		tag, err := tx.Exec(ctx, `INSERT INTO vaults (id, idempotency_key, request_hash, status, customer_id, reference,
+			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (idempotency_key) DO NOTHING`,
+			v.ID, v.IdempotencyKey, v.RequestHash, string(domain.VaultPending), v.CustomerID, v.Reference, v.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("insert vault: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			cur, err := scanVault(tx.QueryRow(ctx, `SELECT `+vaultCols+` FROM vaults WHERE idempotency_key = $1`, v.IdempotencyKey))
+			if err != nil {
+				return fmt.Errorf("read vault by key: %w", err)
+			}
+			if string(cur.RequestHash) != string(v.RequestHash) {
+				return domain.ErrKeyReused
+			}
+			out, replayed = cur, true
+			return nil
+		}
+		adopt, err := step(ctx, &v)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE vaults SET status = $2, method_token = $3, method_kind = $4, card_brand = $5,
+			card_last4 = $6, card_exp_month = $7, card_exp_year = $8, wallet_email = $9, cardholder_name = $10,
+			failure_code = $11, failure_message = $12, updated_at = $13 WHERE id = $1`,
+			v.ID, string(v.Status), v.Method.Token, string(v.Method.Kind), string(v.Method.Card.Brand), v.Method.Card.Last4,
+			v.Method.Card.ExpMonth, v.Method.Card.ExpYear, v.Method.Email, v.Method.CardholderName, v.FailureCode,
+			v.FailureMessage, v.UpdatedAt); err != nil {
+			return fmt.Errorf("save vault %s: %w", v.ID, err)
+		}
+		if adopt != nil {
+			if err := s.adopt(ctx, tx, *adopt); err != nil {
+				return err
+			}
+		}
+		out = v
+		return nil
+	})
+	return out, replayed, err
+}
+
+// CountVaults answers how many vault rows hold key (tests of the exactly-once rule).
+func (s *Store) CountVaults(ctx context.Context, key string) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM vaults WHERE idempotency_key = $1`, key).Scan(&n)
+	return n, err
+}
+
+// Adoption is a method vaulted for a customer: its display data is stored, and it becomes
+// the customer's method on file (billing profile) when MakeDefault or when none is on
+// file — never for a customer whose payment method is locked (quarterly check payers:
+// sales bills them). Event announces a changed profile (payment-method-updated).
+type Adoption struct {
+	Customer        string
+	Method          domain.MethodSummary
+	Postal, Country string
+	MakeDefault     bool
+	Now             time.Time
+	Event           func(domain.BillingProfile, *domain.MethodSummary) (kafka.Event, error)
+}
+
+// Adopt stores an Adoption in a transaction of its own (a charge that vaulted the card).
+func (s *Store) Adopt(ctx context.Context, a Adoption) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.adopt(ctx, tx, a) })
+}
+
+func (s *Store) adopt(ctx context.Context, tx pgx.Tx, a Adoption) error {
+	if err := putMethod(ctx, tx, a.Customer, a.Method, a.Postal, a.Country, a.Now); err != nil {
+		return err
+	}
+	p := domain.DefaultProfile(a.Customer)
+	var pay, period string
+	err := tx.QueryRow(ctx, `SELECT payment_method, billing_period, method_token FROM billing_profiles WHERE account_id = $1
+		FOR UPDATE`, a.Customer).Scan(&pay, &period, &p.Token)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("lock billing profile: %w", err)
+	default:
+		p.Payment, p.Period = domain.PaymentType(pay), domain.BillingPeriod(period)
+	}
+	if p.ChangeLocked("-") != "" || (p.Token != "" && !a.MakeDefault) || p.Token == a.Method.Token {
+		return nil
+	}
+	p.Payment, p.Token, p.UpdatedAt = domain.PayCard, a.Method.Token, a.Now
+	if a.Method.Kind == domain.KindWallet {
+		p.Payment = domain.PayPal
+	}
+	if err := putProfile(ctx, tx, p); err != nil {
+		return err
+	}
+	if a.Event == nil {
+		return nil
+	}
+	ev, err := a.Event(p, &a.Method)
+	if err != nil {
+		return err
+	}
+	return kafka.Enqueue(ctx, tx, s.prop, ev)
+}

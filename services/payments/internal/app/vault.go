@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/hangar/hangar/services/payments/internal/adapters"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+	"github.com/hangar/hangar/services/payments/internal/gateway"
+)
+
+// ProcessorVaultKey is the card processor's idempotency key of a vault's idempotency key
+// (see ProcessorKey): a vault retried after payments lost the processor's answer reaches
+// the same processor request instead of spending the nonce twice.
+func ProcessorVaultKey(vaultKey string) string {
+	sum := sha256.Sum256([]byte("hangar payments vault\x00" + vaultKey))
+	return "vlt_" + hex.EncodeToString(sum[:16])
+}
+
+// VaultPaymentMethod stores a nonce's method for a customer without charging it, once per
+// idempotency key: a card is verified first (a declined verification is a declined vault,
+// replayed as such); the vaulted method becomes the customer's method on file when none
+// is, or when asked (adapters.Adoption). It answers the vault and whether it is a replay.
+func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest) (domain.Vault, bool, error) {
+	if err := r.Validate(); err != nil {
+		return domain.Vault{}, false, err
+	}
+	v, replayed, err := s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(ctx context.Context, v *domain.Vault) (*adapters.Adoption, error) {
+		m, err := s.gw.Vault(ctx, gateway.VaultRequest{IdempotencyKey: ProcessorVaultKey(v.IdempotencyKey), Nonce: r.Nonce,
+			CustomerID: r.CustomerID, Verify: true,
+			Details: gateway.MethodDetails{CardholderName: r.CardholderName, PostalCode: r.PostalCode, Country: r.Country}})
+		now := s.now()
+		if d, ok := gateway.AsDeclined(err); ok {
+			v.Decline(d.Code, d.Message, now)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, s.gatewayErr(ctx, "vault", err)
+		}
+		v.Stored(m, now)
+		return &adapters.Adoption{Customer: r.CustomerID, Method: m, Postal: r.PostalCode, Country: r.Country,
+			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
+	})
+	if err != nil {
+		return v, false, err
+	}
+	if !replayed {
+		s.log.InfoContext(ctx, "vault", "vault", v.ID, "status", string(v.Status), "failure", v.FailureCode)
+	}
+	return v, replayed, nil
+}
