@@ -29,6 +29,9 @@ func Open(ctx context.Context, dbURL string, maxConns int) (*pgxpool.Pool, error
 	if maxConns > 0 {
 		cfg.MaxConns = int32(maxConns)
 	}
+	// Counted per pool, read by PoolCollector: statements per request are the first thing a
+	// profile of a write path asks for, and pg_stat_statements is not always loaded.
+	cfg.ConnConfig.Tracer = &statementCounter{}
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 

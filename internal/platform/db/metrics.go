@@ -1,6 +1,10 @@
 package db
 
 import (
+	"context"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -14,11 +18,14 @@ import (
 //	hangar_db_pool_acquires_total{pool}, hangar_db_pool_acquire_wait_seconds_total{pool}
 //	hangar_db_pool_empty_acquires_total{pool} (had to wait for a connection)
 //	hangar_db_pool_canceled_acquires_total{pool}
+//	hangar_db_statements_total{pool,kind="query|batched|copy"} (pools made by Open: BEGIN and
+//	COMMIT count as queries; a batch's statements share one round trip)
 type PoolCollector struct {
 	pool                                  *pgxpool.Pool
 	name                                  string
 	conns, maxConns                       *prometheus.Desc
 	acquires, acquireWait, empty, cancels *prometheus.Desc
+	statements                            *prometheus.Desc
 }
 
 // NewPoolCollector describes pool under the given name.
@@ -38,6 +45,8 @@ func NewPoolCollector(pool *pgxpool.Pool, name string) *PoolCollector {
 			"Acquisitions that had to wait because the database pool had no idle connection.", nil, l),
 		cancels: prometheus.NewDesc("hangar_db_pool_canceled_acquires_total",
 			"Acquisitions given up because the caller's context ended first.", nil, l),
+		statements: prometheus.NewDesc("hangar_db_statements_total",
+			"Statements sent through the pool: query (its own round trip), batched (pipelined), copy.", []string{"kind"}, l),
 	}
 }
 
@@ -48,7 +57,7 @@ func RegisterPool(reg prometheus.Registerer, pool *pgxpool.Pool, name string) er
 
 // Describe implements prometheus.Collector.
 func (c *PoolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.conns, c.maxConns, c.acquires, c.acquireWait, c.empty, c.cancels} {
+	for _, d := range []*prometheus.Desc{c.conns, c.maxConns, c.acquires, c.acquireWait, c.empty, c.cancels, c.statements} {
 		ch <- d
 	}
 }
@@ -64,4 +73,40 @@ func (c *PoolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.acquireWait, prometheus.CounterValue, s.AcquireDuration().Seconds())
 	ch <- prometheus.MustNewConstMetric(c.empty, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
 	ch <- prometheus.MustNewConstMetric(c.cancels, prometheus.CounterValue, float64(s.CanceledAcquireCount()))
+	if sc, ok := c.pool.Config().ConnConfig.Tracer.(*statementCounter); ok {
+		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.query.Load()), "query")
+		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.batched.Load()), "batched")
+		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.copy.Load()), "copy")
+	}
 }
+
+// statementCounter is the pgx tracer Open installs: it counts what each pool sends, by
+// kind (a statement on its own, a statement in a pipelined batch, a COPY), with one atomic
+// add per statement.
+type statementCounter struct {
+	query, batched, copy atomic.Int64
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.query.Add(1)
+	return ctx
+}
+
+func (*statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (*statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+	c.batched.Add(1)
+}
+
+func (*statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+func (c *statementCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+	c.copy.Add(1)
+	return ctx
+}
+
+func (*statementCounter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -50,8 +51,45 @@ hangar_db_pool_acquires_total{pool="main"} 1
 	if got := testutil.ToFloat64(gaugeOf(t, reg, "hangar_db_pool_connections", "idle")); got != 1 {
 		t.Errorf("idle after release = %v, want 1", got)
 	}
-	if n, err := testutil.GatherAndCount(reg); err != nil || n != 8 {
-		t.Errorf("series = %d (%v), want 8", n, err)
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 11 {
+		t.Errorf("series = %d (%v), want 11", n, err)
+	}
+}
+
+// Every statement sent through the pool is counted by how it went: on its own, in a
+// pipelined batch, or as a COPY.
+func TestPoolCollectorCountsStatements(t *testing.T) {
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	reg := prometheus.NewPedanticRegistry()
+	if err := db.RegisterPool(reg, pool, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "CREATE TABLE t (n int)"); err != nil {
+		t.Fatal(err)
+	}
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO t VALUES (1)")
+	b.Queue("INSERT INTO t VALUES (2)")
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"n"}, pgx.CopyFromRows([][]any{{3}, {4}})); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+# HELP hangar_db_statements_total Statements sent through the pool: query (its own round trip), batched (pipelined), copy.
+# TYPE hangar_db_statements_total counter
+hangar_db_statements_total{kind="batched",pool="main"} 2
+hangar_db_statements_total{kind="copy",pool="main"} 1
+hangar_db_statements_total{kind="query",pool="main"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hangar_db_statements_total"); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -136,14 +136,7 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 		topics = append(topics, t)
 	}
 	slices.Sort(topics)
-	r := kafkago.NewReader(kafkago.ReaderConfig{
-		Brokers:        c.cfg.Brokers,
-		GroupID:        c.cfg.Group,
-		GroupTopics:    topics,
-		SessionTimeout: 10 * time.Second, // kfake's minimum is 6 s
-		StartOffset:    kafkago.FirstOffset,
-		MaxWait:        250 * time.Millisecond,
-	})
+	r := newGroupReader(c.cfg.Brokers, c.cfg.Group, topics, c.cfg.Log)
 	defer r.Close()
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
@@ -152,7 +145,7 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 	defer dlq.Close()
 	go c.prune(ctx)
 	for {
-		msg, err := r.FetchMessage(ctx)
+		msg, err := r.Fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -169,7 +162,7 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 		// A handled message's offset is committed even when shutdown began meanwhile, so a
 		// clean stop does not redeliver it (a crash does; the inbox absorbs that).
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		err = r.CommitMessages(cctx, msg)
+		err = r.Commit(cctx, msg)
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {

@@ -30,6 +30,11 @@
 // -help), built on ReadDeadLetters and ReplayDeadLetters: a replay republishes the original
 // message to its topic with the same event id, so groups that handled it skip it.
 //
+// Every consumer (inbox, batch, plain) shares the group's timing (SessionTimeout 6 s, HeartbeatInterval 1 s: a
+// crashed consumer's partitions move after 6 s) and its offset policy: a partition without
+// a committed offset, and one whose committed offset is past its end (the broker came back
+// with a shorter log), are read from their first offset (groupReader).
+//
 // The older NewConsumer (fetch, handle, commit, retry forever) remains for consumers without
 // a database. StartBroker runs the in-process kfake broker for dev and tests.
 package kafka
@@ -115,32 +120,22 @@ type Handler func(ctx context.Context, msg kafkago.Message) error
 // Consumer reads a topic in a consumer group: fetch, handle, then commit, so a crash between
 // handling and commit redelivers rather than loses.
 type Consumer struct {
-	r      *kafkago.Reader
+	r      *groupReader
 	prop   propagation.TextMapPropagator
 	tracer trace.Tracer
 	log    *slog.Logger
 }
 
-// NewConsumer joins group on topic. kfake (dev/tests) needs session timeouts of at least 6 s.
+// NewConsumer joins group on topic (timing and offset policy: groupReader).
 func NewConsumer(brokers []string, group, topic string, prop propagation.TextMapPropagator, tp trace.TracerProvider, log *slog.Logger) *Consumer {
-	return &Consumer{
-		prop: prop, tracer: tp.Tracer(tracerName), log: log,
-		r: kafkago.NewReader(kafkago.ReaderConfig{
-			Brokers:        brokers,
-			GroupID:        group,
-			Topic:          topic,
-			SessionTimeout: 10 * time.Second,
-			StartOffset:    kafkago.FirstOffset,
-			MaxWait:        250 * time.Millisecond,
-		}),
-	}
+	return &Consumer{prop: prop, tracer: tp.Tracer(tracerName), log: log, r: newGroupReader(brokers, group, []string{topic}, log)}
 }
 
 // Run handles messages until ctx ends. A failed handler is retried with backoff before the
 // offset moves on, so events are neither lost nor reordered within a partition.
 func (c *Consumer) Run(ctx context.Context, h Handler) error {
 	for {
-		msg, err := c.r.FetchMessage(ctx)
+		msg, err := c.r.Fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -168,7 +163,7 @@ func (c *Consumer) Run(ctx context.Context, h Handler) error {
 		// A handled message's offset is committed even when shutdown began meanwhile, so a
 		// clean stop does not redeliver it.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		err = c.r.CommitMessages(cctx, msg)
+		err = c.r.Commit(cctx, msg)
 		cancel()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("commit offset %d: %w", msg.Offset, err)

@@ -58,6 +58,30 @@ type Event struct {
 // type) and the W3C trace context as the Kafka headers the relay will send: the event id
 // is fixed here, so a re-sent row is recognisably the same event.
 func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator, events ...Event) error {
+	rows, err := outboxRows(ctx, prop, events)
+	if err != nil {
+		return err
+	}
+	return enqueueRows(ctx, tx, rows)
+}
+
+// QueueEnqueue queues the events' outbox rows on b, as Enqueue writes them: for a write sent
+// as one pipelined batch, which PostgreSQL runs as one implicit transaction (the rows are
+// written if and only if every statement of the batch succeeds).
+func QueueEnqueue(ctx context.Context, b *pgx.Batch, prop propagation.TextMapPropagator, events ...Event) error {
+	rows, err := outboxRows(ctx, prop, events)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		b.Queue(`INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`, r...)
+	}
+	return nil
+}
+
+// outboxRows are the events' outbox columns: topic, key, payload and the headers (the
+// CloudEvents attributes and ctx's trace context).
+func outboxRows(ctx context.Context, prop propagation.TextMapPropagator, events []Event) ([][]any, error) {
 	carrier := propagation.MapCarrier{}
 	prop.Inject(ctx, carrier)
 	now := time.Now()
@@ -65,17 +89,21 @@ func Enqueue(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator,
 	for _, e := range events {
 		h, err := ceHeaders(e, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for k, v := range carrier {
 			h[k] = v
 		}
 		hdr, err := json.Marshal(h)
 		if err != nil {
-			return fmt.Errorf("encode event headers: %w", err)
+			return nil, fmt.Errorf("encode event headers: %w", err)
 		}
 		rows = append(rows, []any{e.Topic, []byte(e.Key), e.Payload, hdr})
 	}
+	return rows, nil
+}
+
+func enqueueRows(ctx context.Context, tx pgx.Tx, rows [][]any) error {
 	if len(rows) < copyFrom {
 		for _, r := range rows {
 			if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`, r...); err != nil {
@@ -146,57 +174,55 @@ func (r *Relay) Run(ctx context.Context) error {
 }
 
 // RelayOnce publishes at most one batch of every key slot it can claim and answers how
-// many rows it published.
+// many rows it published. A round costs the same few statements and one produce however
+// many slots have rows: the slots are claimed in one statement, their rows read in one,
+// published in one write, deleted in one and released in one (a round per slot made an
+// event's relay cost four statements and a produce of its own at a checkout's rate).
 func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	conn, err := r.Pool.Acquire(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("outbox connection: %w", err)
 	}
 	defer conn.Release()
-	// Which slots have rows, looking at the oldest rows only (the partial index serves it).
-	rows, err := conn.Query(ctx, `SELECT DISTINCT `+slotExpr+` FROM (SELECT key FROM outbox
-		WHERE published_at IS NULL ORDER BY id LIMIT 1000) o`)
+	// The slots that have rows, looking at the oldest rows only (the partial index serves
+	// it), each claimed unless another replica holds it. The lock call stays out of the
+	// DISTINCT subquery (a volatile function is not pushed into it): one call per slot.
+	rows, err := conn.Query(ctx, `SELECT s FROM (SELECT DISTINCT `+slotExpr+` AS s FROM (SELECT key FROM outbox
+		WHERE published_at IS NULL ORDER BY id LIMIT 1000) o) d WHERE pg_try_advisory_lock($1, s)`, relayLockClass)
 	if err != nil {
-		return 0, fmt.Errorf("find pending outbox slots: %w", err)
+		return 0, fmt.Errorf("claim outbox slots: %w", err)
 	}
 	slots, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return 0, fmt.Errorf("find pending outbox slots: %w", err)
+		return 0, fmt.Errorf("claim outbox slots: %w", err)
 	}
-	total := 0
-	for _, slot := range slots {
-		var mine bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, relayLockClass, slot).Scan(&mine); err != nil {
-			return total, fmt.Errorf("claim outbox slot %d: %w", slot, err)
-		}
-		if !mine {
-			continue // another replica is relaying this slot
-		}
-		n, err := r.relaySlot(ctx, conn.Conn(), slot)
-		total += n
-		var unlocked bool
-		if uerr := conn.QueryRow(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, $2)`, relayLockClass, slot).Scan(&unlocked); uerr != nil || !unlocked {
-			// A session lock must not go back to the pool with the connection: close it.
-			_ = conn.Hijack().Close(context.WithoutCancel(ctx))
-			return total, errors.Join(err, fmt.Errorf("release outbox slot %d: %v", slot, uerr))
-		}
-		if err != nil {
-			return total, err
-		}
+	if len(slots) == 0 {
+		return 0, nil
 	}
-	return total, nil
+	n, err := r.relaySlots(ctx, conn.Conn(), slots)
+	var released int
+	uerr := conn.QueryRow(context.WithoutCancel(ctx), `SELECT count(*) FILTER (WHERE pg_advisory_unlock($1, s)) FROM unnest($2::int4[]) s`,
+		relayLockClass, slots).Scan(&released)
+	if uerr != nil || released != len(slots) {
+		// A session lock must not go back to the pool with the connection: close it.
+		_ = conn.Hijack().Close(context.WithoutCancel(ctx))
+		return n, errors.Join(err, fmt.Errorf("release outbox slots %v: released %d, %v", slots, released, uerr))
+	}
+	return n, err
 }
 
-// relaySlot publishes the oldest batch of one claimed slot, then deletes it.
-func (r *Relay) relaySlot(ctx context.Context, conn *pgx.Conn, slot int32) (int, error) {
+// relaySlots publishes the oldest rows of the claimed slots (up to a batch per slot), then
+// deletes them. Rows are read and written in id order, so one key's events (one slot, one
+// partition) leave in the order they were written.
+func (r *Relay) relaySlots(ctx context.Context, conn *pgx.Conn, slots []int32) (int, error) {
 	batch := r.BatchSize
 	if batch == 0 {
 		batch = 100
 	}
 	rows, err := conn.Query(ctx, `SELECT id, topic, key, payload, headers FROM outbox
-		WHERE published_at IS NULL AND `+slotExpr+` = $1 ORDER BY id LIMIT $2`, slot, batch)
+		WHERE published_at IS NULL AND `+slotExpr+` = ANY($1) ORDER BY id LIMIT $2`, slots, batch*len(slots))
 	if err != nil {
-		return 0, fmt.Errorf("read outbox slot %d: %w", slot, err)
+		return 0, fmt.Errorf("read outbox slots %v: %w", slots, err)
 	}
 	var ids []int64
 	var msgs []kafkago.Message
@@ -215,7 +241,7 @@ func (r *Relay) relaySlot(ctx context.Context, conn *pgx.Conn, slot int32) (int,
 		msgs = append(msgs, m)
 	}
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read outbox slot %d: %w", slot, err)
+		return 0, fmt.Errorf("read outbox slots %v: %w", slots, err)
 	}
 	if len(msgs) == 0 {
 		return 0, nil

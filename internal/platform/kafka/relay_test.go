@@ -93,3 +93,64 @@ func TestOutboxMetrics(t *testing.T) {
 		t.Errorf("oldest age = %v, want about 90 s", age)
 	}
 }
+
+// A relay round publishes every slot it can claim in one go and leaves alone a slot another
+// replica holds; once that replica lets go, the slot's events leave too.
+func TestRelayRoundSkipsSlotsHeldElsewhere(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.slots.v1"
+	keys := []string{}
+	for k := 0; len(keys) < 12; k++ {
+		keys = append(keys, "slot-key-"+strconv.Itoa(k))
+	}
+	for _, k := range keys {
+		if err := pgx.BeginFunc(r.ctx, r.pool, func(tx pgx.Tx) error {
+			return kafka.Enqueue(r.ctx, tx, telemetry.Propagator(), kafka.Event{Topic: topic, Key: k, Payload: []byte(k)})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Another replica holds the slot of the first key.
+	held, err := r.pool.Acquire(r.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slot int32
+	if err := held.QueryRow(r.ctx, `SELECT (get_byte(decode(md5($1::bytea), 'hex'), 0) % 16)::int4`, []byte(keys[0])).Scan(&slot); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := held.Exec(r.ctx, `SELECT pg_advisory_lock($1, $2)`, int32(0x6f757462), slot); err != nil {
+		t.Fatal(err)
+	}
+	producer := kafka.NewProducer(r.broker.Addrs(), telemetry.Propagator())
+	defer producer.Close()
+	relay := &kafka.Relay{Pool: r.pool, Producer: producer, Log: slog.New(slog.DiscardHandler)}
+	var inHeldSlot int
+	if err := r.pool.QueryRow(r.ctx, `SELECT count(*) FROM outbox WHERE (get_byte(decode(md5(key), 'hex'), 0) % 16) = $1`, slot).Scan(&inHeldSlot); err != nil {
+		t.Fatal(err)
+	}
+	n, err := relay.RelayOnce(r.ctx)
+	if err != nil || n != len(keys)-inHeldSlot {
+		t.Fatalf("round published %d (%v), want the %d events outside the held slot", n, err, len(keys)-inHeldSlot)
+	}
+	r.eventually(t, `SELECT count(*) FROM outbox`, inHeldSlot)
+	if _, err := held.Exec(r.ctx, `SELECT pg_advisory_unlock($1, $2)`, int32(0x6f757462), slot); err != nil {
+		t.Fatal(err)
+	}
+	held.Release()
+	if n, err := relay.RelayOnce(r.ctx); err != nil || n != inHeldSlot {
+		t.Fatalf("after release the round published %d (%v), want %d", n, err, inHeldSlot)
+	}
+	// The round's slot locks were all released: another session can take every slot.
+	other, err := pgx.Connect(r.ctx, r.pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(r.ctx)
+	var free int
+	if err := other.QueryRow(r.ctx, `SELECT count(*) FILTER (WHERE pg_try_advisory_lock($1, s)) FROM generate_series(0, 15) s`, int32(0x6f757462)).Scan(&free); err != nil || free != 16 {
+		t.Fatalf("free slots %d (%v), want 16", free, err)
+	}
+	r.consume(t, "slots", nil, r.record, topic)
+	r.await(t, len(keys))
+}

@@ -1,0 +1,126 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+// Consumer-group timing. A consumer that dies (kill -9, a lost node) holds its partitions
+// until the coordinator has not heard from it for SessionTimeout; only then are they
+// handed to the survivors or to its replacement, so this is how long a crashed consumer's
+// events wait. 6 s is the least a broker accepts by default (group.min.session.timeout.ms,
+// kfake's too); heartbeats every 1 s leave five missed beats before a live but busy member
+// (a loaded host, a GC pause) is taken for dead, which the handlers' work does not affect:
+// kafka-go heartbeats from its own goroutine.
+const (
+	SessionTimeout    = 6 * time.Second
+	HeartbeatInterval = 1 * time.Second
+)
+
+// groupReader reads topics in a consumer group and applies the offset policy: where the
+// group has no committed offset a partition is read from its first offset, and where the
+// committed offset is past the partition's end (the broker came back with a shorter log:
+// a restart that lost it, a topic deleted and created again) the partition is also read
+// again from its first offset. The events there are all newer than the lost log, none of
+// them handled yet, so skipping to the end would lose them; re-reading can only repeat,
+// which the inbox (or an idempotent handler) absorbs. kafka-go alone waits forever in that
+// case, hoping the log grows back past the committed offset.
+type groupReader struct {
+	cfg kafkago.ReaderConfig
+	r   *kafkago.Reader
+	log *slog.Logger
+}
+
+func newGroupReader(brokers []string, group string, topics []string, log *slog.Logger) *groupReader {
+	cfg := kafkago.ReaderConfig{
+		Brokers:           brokers,
+		GroupID:           group,
+		GroupTopics:       topics,
+		SessionTimeout:    SessionTimeout,
+		HeartbeatInterval: HeartbeatInterval,
+		StartOffset:       kafkago.FirstOffset,
+		MaxWait:           250 * time.Millisecond,
+		// Report a committed offset past the end instead of waiting for the log to grow.
+		OffsetOutOfRangeError: true,
+	}
+	return &groupReader{cfg: cfg, r: kafkago.NewReader(cfg), log: log}
+}
+
+// Fetch answers the next message, first moving any committed offset that is past its
+// partition's end back to the partition's start.
+func (g *groupReader) Fetch(ctx context.Context) (kafkago.Message, error) {
+	for {
+		msg, err := g.r.FetchMessage(ctx)
+		if err == nil || ctx.Err() != nil || !errors.Is(err, kafkago.OffsetOutOfRange) {
+			return msg, err
+		}
+		if err := g.resetPastEnd(ctx); err != nil {
+			return kafkago.Message{}, err
+		}
+	}
+}
+
+// Commit commits handled messages' offsets (the highest of each partition).
+func (g *groupReader) Commit(ctx context.Context, msgs ...kafkago.Message) error {
+	return g.r.CommitMessages(ctx, msgs...)
+}
+
+// Close leaves the group.
+func (g *groupReader) Close() error { return g.r.Close() }
+
+// resetPastEnd commits, through the group member g still is, the first offset of every
+// partition whose committed offset is past its end, then joins again: the reader of such
+// a partition has stopped, and a new member reads the committed offsets afresh. Messages
+// fetched and not yet committed are fetched again.
+func (g *groupReader) resetPastEnd(ctx context.Context) error {
+	c := &kafkago.Client{Addr: kafkago.TCP(g.cfg.Brokers...), Timeout: 10 * time.Second}
+	meta, err := c.Metadata(ctx, &kafkago.MetadataRequest{Topics: g.cfg.GroupTopics})
+	if err != nil {
+		return fmt.Errorf("offset reset: metadata: %w", err)
+	}
+	parts := map[string][]int{}
+	ends := map[string][]kafkago.OffsetRequest{}
+	for _, t := range meta.Topics {
+		for _, p := range t.Partitions {
+			parts[t.Name] = append(parts[t.Name], p.ID)
+			ends[t.Name] = append(ends[t.Name], kafkago.FirstOffsetOf(p.ID), kafkago.LastOffsetOf(p.ID))
+		}
+	}
+	committed, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: g.cfg.GroupID, Topics: parts})
+	if err == nil {
+		err = committed.Error
+	}
+	if err != nil {
+		return fmt.Errorf("offset reset: committed offsets of %s: %w", g.cfg.GroupID, err)
+	}
+	logs, err := c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: ends})
+	if err != nil {
+		return fmt.Errorf("offset reset: partition ends: %w", err)
+	}
+	var resets []kafkago.Message
+	for topic, ps := range committed.Topics {
+		for _, p := range ps {
+			for _, l := range logs.Topics[topic] {
+				if l.Partition == p.Partition && l.Error == nil && p.CommittedOffset > l.LastOffset {
+					g.log.WarnContext(ctx, "committed offset past the end of the partition (the broker lost its log); reading it again from its first offset",
+						"group", g.cfg.GroupID, "topic", topic, "partition", p.Partition, "committed", p.CommittedOffset, "end", l.LastOffset, "first", l.FirstOffset)
+					// CommitMessages commits a message's offset + 1.
+					resets = append(resets, kafkago.Message{Topic: topic, Partition: p.Partition, Offset: l.FirstOffset - 1})
+				}
+			}
+		}
+	}
+	if len(resets) > 0 {
+		if err := g.r.CommitMessages(ctx, resets...); err != nil {
+			return fmt.Errorf("offset reset: commit: %w", err)
+		}
+	}
+	_ = g.r.Close()
+	g.r = kafkago.NewReader(g.cfg)
+	return nil
+}

@@ -1,0 +1,296 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/jackc/pgx/v5"
+	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// InboxBatchHandler applies many events' effects in tx, the transaction that records their
+// ids in the inbox (the contract of InboxHandler, for a batch): envs are the fetched events
+// not handled before, each once, in fetch order. An error rolls the batch back; its events
+// are then handled one at a time (a batch of one each), retried and dead-lettered as
+// InboxConsumer does, so one bad event holds no other back. With
+// BatchOptions.EffectsOutsideTx, tx is nil (see there).
+type InboxBatchHandler func(ctx context.Context, tx pgx.Tx, envs []Envelope) error
+
+// BatchOptions size an InboxBatchConsumer's batches.
+type BatchOptions struct {
+	// Max is the most messages of one batch (default 100).
+	Max int
+	// Linger is how long a batch waits for more messages after its first (default 5 ms).
+	// Messages already fetched from the partitions join at once, so under load a batch
+	// fills without waiting, and a lone event waits at most Linger.
+	Linger time.Duration
+	// EffectsOutsideTx: the handler's effects are not in a transaction of the consumer's
+	// but guarded by their own (a renewal claims its row, calls payments and writes through
+	// the order pipeline, each on connections of its own), so the handler gets a nil tx and
+	// the consumer holds no connection while it runs: a handler that held one open while
+	// waiting for others could, with every worker doing so, empty the pool and wait forever.
+	// The inbox then skips events handled before, and the batch's ids are recorded once
+	// the handler succeeded; a crash in between hands the events over again, so such a
+	// handler must be idempotent per event.
+	EffectsOutsideTx bool
+}
+
+// InboxBatchConsumer is an InboxConsumer of one topic whose handler takes the events in
+// batches: it fetches up to Max messages of its partitions, records their ids in the inbox
+// in one statement, hands the new ones to the handler in that transaction, and then
+// commits the batch's offsets. Work whose cost is per statement or per round trip (a
+// renewal: claim, read, charge, write) is then paid once per batch. The guarantees are
+// InboxConsumer's: an event's effects commit with its inbox row, a redelivered batch is
+// skipped event by event, offsets move only past handled (or dead-lettered) events.
+type InboxBatchConsumer struct {
+	c     *InboxConsumer
+	topic string
+	h     InboxBatchHandler
+	o     BatchOptions
+}
+
+// NewInboxBatchConsumer builds a consumer of topic in cfg's group whose events go to h in
+// batches.
+func NewInboxBatchConsumer(cfg ConsumerConfig, topic string, h InboxBatchHandler, o BatchOptions) *InboxBatchConsumer {
+	if o.Max <= 0 {
+		o.Max = 100
+	}
+	if o.Linger <= 0 {
+		o.Linger = 5 * time.Millisecond
+	}
+	return &InboxBatchConsumer{c: NewInboxConsumer(cfg), topic: topic, h: h, o: o}
+}
+
+// Run consumes until ctx ends (answering nil) or the group cannot be read.
+func (b *InboxBatchConsumer) Run(ctx context.Context) error {
+	r := newGroupReader(b.c.cfg.Brokers, b.c.cfg.Group, []string{b.topic}, b.c.cfg.Log)
+	defer r.Close()
+	dlq := &kafkago.Writer{
+		Addr: kafkago.TCP(b.c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
+		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,
+	}
+	defer dlq.Close()
+	go b.c.prune(ctx)
+	for {
+		msgs, ferr := b.fetch(ctx, r)
+		if len(msgs) > 0 {
+			if err := b.process(ctx, dlq, msgs); err != nil {
+				if ctx.Err() != nil {
+					return nil // shutting down: the uncommitted offsets are redelivered
+				}
+				return err
+			}
+			// Handled offsets are committed even when shutdown began meanwhile (see Run of
+			// InboxConsumer); the highest of each partition is committed.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			err := r.Commit(cctx, msgs...)
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return fmt.Errorf("commit offsets of %d %s messages: %w", len(msgs), b.topic, err)
+			}
+		}
+		if ferr != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("fetch: %w", ferr)
+		}
+	}
+}
+
+// fetch waits for one message, then takes whatever else arrives within Linger, up to Max.
+// An error after the first message is answered with the messages fetched before it.
+func (b *InboxBatchConsumer) fetch(ctx context.Context, r *groupReader) ([]kafkago.Message, error) {
+	first, err := r.Fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := append(make([]kafkago.Message, 0, b.o.Max), first)
+	lctx, cancel := context.WithTimeout(ctx, b.o.Linger)
+	defer cancel()
+	for len(msgs) < b.o.Max {
+		m, err := r.Fetch(lctx)
+		if err != nil {
+			if lctx.Err() != nil {
+				return msgs, nil // lingered long enough (or shutting down: Run sees ctx)
+			}
+			return msgs, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// process handles a batch; when the batch fails, each message on its own (retried, then
+// dead-lettered). It answers an error only when ctx ended first.
+func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, msgs []kafkago.Message) error {
+	envs := make([]Envelope, len(msgs))
+	links := make([]trace.Link, 0, len(msgs))
+	for i, msg := range msgs {
+		envs[i] = EnvelopeOf(msg)
+		hdr := Headers(msg.Headers)
+		if sc := trace.SpanContextFromContext(b.c.cfg.Propagator.Extract(ctx, &hdr)); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+		b.c.m.lag.WithLabelValues(b.c.cfg.Group, msg.Topic, strconv.Itoa(msg.Partition)).Set(float64(max(msg.HighWaterMark-msg.Offset-1, 0)))
+	}
+	// A batch's span links the producers' spans (a consumer span has one parent).
+	sctx, span := b.c.tracer.Start(ctx, "process "+b.topic, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.destination.name", b.topic),
+			attribute.String("messaging.consumer.group.name", b.c.cfg.Group), attribute.Int("messaging.batch.message_count", len(msgs))))
+	defer span.End()
+	start := time.Now()
+	handled, err := b.handleOnce(sctx, envs)
+	b.c.m.duration.WithLabelValues(b.c.cfg.Group, b.topic).Observe(time.Since(start).Seconds())
+	if err == nil {
+		b.c.m.events.WithLabelValues(b.c.cfg.Group, b.topic, "handled").Add(float64(handled))
+		b.c.m.events.WithLabelValues(b.c.cfg.Group, b.topic, "duplicate").Add(float64(len(msgs) - handled))
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	span.RecordError(err)
+	span.SetStatus(codes.Error, err.Error())
+	b.c.cfg.Log.WarnContext(sctx, "event batch failed; handling its events one at a time", "topic", b.topic, "events", len(msgs),
+		"group", b.c.cfg.Group, "err", err.Error())
+	for i, msg := range msgs {
+		if err := b.processOne(ctx, dlq, msg, envs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// processOne handles one message of a failed batch as a batch of one, retrying with
+// backoff, and dead-letters it when it keeps failing (InboxConsumer's process).
+func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer, msg kafkago.Message, env Envelope) error {
+	log := b.c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", b.c.cfg.Group)
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval, bo.MaxInterval = b.c.cfg.InitialBackoff, b.c.cfg.MaxBackoff
+	for attempt := 1; ; attempt++ {
+		handled, err := b.handleOnce(ctx, []Envelope{env})
+		if err == nil {
+			outcome := "handled"
+			if handled == 0 {
+				outcome = "duplicate"
+			}
+			b.c.m.events.WithLabelValues(b.c.cfg.Group, msg.Topic, outcome).Inc()
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if IsPermanent(err) || attempt >= b.c.cfg.MaxAttempts {
+			log.ErrorContext(ctx, "event handler failed; dead-lettering", "attempts", attempt, "err", err.Error())
+			return b.c.deadLetter(ctx, dlq, msg, err, attempt)
+		}
+		b.c.m.retries.WithLabelValues(b.c.cfg.Group, msg.Topic).Inc()
+		next := bo.NextBackOff()
+		log.WarnContext(ctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(next):
+		}
+	}
+}
+
+// handleOnce records the batch's event ids in the inbox in one statement and runs the
+// handler on the new ones in that transaction; it answers how many were new.
+func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (handled int, err error) {
+	ids := make([]string, 0, len(envs))
+	for _, e := range envs {
+		ids = append(ids, e.ID)
+	}
+	// Sorted: two members inserting the same ids (a rebalance redelivered a batch still in
+	// flight elsewhere) take their locks in one order, so one waits instead of deadlocking.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if b.o.EffectsOutsideTx {
+		return b.handleOutside(ctx, envs, ids)
+	}
+	err = pgx.BeginFunc(ctx, b.c.cfg.Pool, func(tx pgx.Tx) (err error) {
+		rows, err := tx.Query(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, $3 FROM unnest($2::text[]) AS u(id)
+			ON CONFLICT DO NOTHING RETURNING event_id`, b.c.cfg.Inbox, ids, b.topic)
+		if err != nil {
+			return fmt.Errorf("record events in inbox: %w", err)
+		}
+		fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("record events in inbox: %w", err)
+		}
+		todo := pick(envs, fresh)
+		handled = len(todo)
+		if handled == 0 {
+			return nil
+		}
+		return b.call(ctx, tx, todo)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return handled, nil
+}
+
+// handleOutside is handleOnce with EffectsOutsideTx: the ids not in the inbox yet are
+// handled with no transaction open, then recorded.
+func (b *InboxBatchConsumer) handleOutside(ctx context.Context, envs []Envelope, ids []string) (int, error) {
+	rows, err := b.c.cfg.Pool.Query(ctx, `SELECT id FROM unnest($2::text[]) AS u(id)
+		WHERE NOT EXISTS (SELECT 1 FROM inbox WHERE consumer = $1 AND event_id = u.id)`, b.c.cfg.Inbox, ids)
+	if err != nil {
+		return 0, fmt.Errorf("look events up in inbox: %w", err)
+	}
+	fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("look events up in inbox: %w", err)
+	}
+	todo := pick(envs, fresh)
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	if err := b.call(ctx, nil, todo); err != nil {
+		return 0, err
+	}
+	if _, err := b.c.cfg.Pool.Exec(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, $3 FROM unnest($2::text[]) AS u(id)
+		ON CONFLICT DO NOTHING`, b.c.cfg.Inbox, fresh, b.topic); err != nil {
+		return 0, fmt.Errorf("record events in inbox: %w", err)
+	}
+	return len(todo), nil
+}
+
+// call runs the handler, a panic answered as an error.
+func (b *InboxBatchConsumer) call(ctx context.Context, tx pgx.Tx, envs []Envelope) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panic: %v", p)
+		}
+	}()
+	return b.h(ctx, tx, envs)
+}
+
+// pick answers the envelopes whose ids are in fresh, each id once, in fetch order.
+func pick(envs []Envelope, fresh []string) []Envelope {
+	isNew := make(map[string]bool, len(fresh))
+	for _, id := range fresh {
+		isNew[id] = true
+	}
+	todo := make([]Envelope, 0, len(fresh))
+	for _, e := range envs {
+		if isNew[e.ID] {
+			todo = append(todo, e)
+			delete(isNew, e.ID) // an id fetched twice is handled once
+		}
+	}
+	return todo
+}

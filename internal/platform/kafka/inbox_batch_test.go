@@ -1,0 +1,242 @@
+package kafka_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/telemetry"
+)
+
+// consumeBatches runs a batch consumer of topic until the returned stop.
+func (r *rig) consumeBatches(t *testing.T, cfg kafka.ConsumerConfig, topic string, h kafka.InboxBatchHandler, o kafka.BatchOptions) (stop func()) {
+	t.Helper()
+	cfg.Brokers, cfg.Pool, cfg.Tracer, cfg.Propagator = r.broker.Addrs(), r.pool, r.tp, telemetry.Propagator()
+	cfg.MaxAttempts, cfg.InitialBackoff, cfg.Log = 3, 10*time.Millisecond, slog.New(slog.DiscardHandler)
+	c := kafka.NewInboxBatchConsumer(cfg, topic, h, o)
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("batch consumer Run = %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// recordBatch is a batch handler whose effects are rows in effects, in the inbox
+// transaction; it notes each batch's size.
+func (r *rig) recordBatch(sizes chan<- int) kafka.InboxBatchHandler {
+	return func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		sizes <- len(envs)
+		for _, env := range envs {
+			if err := r.record(ctx, tx, env); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Events waiting on a partition are handed over in batches of at most Max, each event
+// once: an event the relay sent twice (same id) is handled once, and a redelivery of every
+// batch (a new group with the same inbox: a crash before the offset commits) changes
+// nothing.
+func TestBatchConsumerHandlesEachEventOnceInBatches(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.batch.v1"
+	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
+		t.Fatal(err)
+	}
+	var evs []kafka.Event
+	for i := range 45 {
+		evs = append(evs, kafka.Event{Topic: topic, Key: fmt.Sprint("k", i%7), Payload: []byte(fmt.Sprint(i)), ID: fmt.Sprintf("id-%02d", i)})
+	}
+	evs = append(evs, evs[3], evs[30]) // re-sent rows: same event ids
+	r.publish(t, evs...)
+
+	sizes := make(chan int, 100)
+	reg := prometheus.NewRegistry()
+	// A linger of seconds: with every event already on the partition, batches fill to Max
+	// (the last one, of 7, waits it out).
+	stop := r.consumeBatches(t, kafka.ConsumerConfig{Group: "batch", Registry: reg}, topic, r.recordBatch(sizes),
+		kafka.BatchOptions{Max: 10, Linger: 3 * time.Second})
+	got := r.await(t, 45)
+	r.eventually(t, `SELECT count(*) FROM effects`, 45)
+	stop()
+	slices.Sort(got)
+	if got = slices.Compact(got); len(got) != 45 {
+		t.Errorf("handled %d distinct events, want 45", len(got))
+	}
+	close(sizes)
+	largest, total := 0, 0
+	for n := range sizes {
+		largest, total = max(largest, n), total+n
+	}
+	if largest != 10 || total != 45 {
+		t.Errorf("largest batch %d (want Max, 10), events handed over %d (want 45)", largest, total)
+	}
+	if n := r.count(t, `SELECT count(*) FROM inbox WHERE consumer = 'batch'`); n != 45 {
+		t.Errorf("inbox rows %d, want 45", n)
+	}
+	if n := testutil.ToFloat64(duplicates(reg, "batch")); n != 2 {
+		t.Errorf("duplicates %v, want the 2 re-sent", n)
+	}
+
+	again := make(chan int, 100)
+	reg2 := prometheus.NewRegistry()
+	stop2 := r.consumeBatches(t, kafka.ConsumerConfig{Group: "batch-restarted", Inbox: "batch", Registry: reg2}, topic, r.recordBatch(again),
+		kafka.BatchOptions{Max: 10, Linger: time.Millisecond})
+	for deadline := time.Now().Add(60 * time.Second); testutil.ToFloat64(duplicates(reg2, "batch-restarted")) < 47; {
+		if time.Now().After(deadline) {
+			t.Fatal("redelivery not seen")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop2()
+	if len(again) != 0 || r.count(t, `SELECT count(*) FROM effects`) != 45 {
+		t.Errorf("handler ran again for %d redelivered batches", len(again))
+	}
+}
+
+// A batch whose handler fails is rolled back and its events handled one at a time: the
+// good ones commit, the poison one is retried and dead-lettered alone, and the partition
+// moves on.
+func TestBatchConsumerFailedBatchFallsBackToOneAtATime(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.batch-poison.v1"
+	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
+		t.Fatal(err)
+	}
+	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("a")}, kafka.Event{Topic: topic, Key: "k", Payload: []byte("poison")},
+		kafka.Event{Topic: topic, Key: "k", Payload: []byte("b")})
+	var mu sync.Mutex
+	var batches [][]string
+	h := func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		var data []string
+		for _, env := range envs {
+			data = append(data, string(env.Data))
+		}
+		mu.Lock()
+		batches = append(batches, data)
+		mu.Unlock()
+		for _, env := range envs {
+			if string(env.Data) == "poison" {
+				return errors.New("cannot handle poison")
+			}
+			// The effect only (r.record also tells r.effects, which a rollback cannot take back).
+			if _, err := tx.Exec(ctx, `INSERT INTO effects VALUES ($1, $2)`, env.ID, string(env.Data)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	reg := prometheus.NewRegistry()
+	stop := r.consumeBatches(t, kafka.ConsumerConfig{Group: "bp", Registry: reg}, topic, h, kafka.BatchOptions{Max: 3, Linger: time.Minute})
+	for deadline := time.Now().Add(60 * time.Second); testutil.ToFloat64(
+		collectorFor(reg, "hangar_kafka_consumer_dead_letters_total", map[string]string{"group": "bp"})) < 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("poison not dead-lettered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	dead, err := kafka.ReadDeadLetters(r.ctx, r.broker.Addrs(), topic, kafka.ReplayFilter{})
+	if err != nil || len(dead) != 1 || string(dead[0].Data) != "poison" || dead[0].Attempts != 3 {
+		t.Fatalf("dead letters %+v %v", dead, err)
+	}
+	// The batch, a (rolled back with it), then one at a time: a, poison three times, b.
+	if fmt.Sprint(batches) != "[[a poison b] [a] [poison] [poison] [poison] [b]]" {
+		t.Errorf("batches %v", batches)
+	}
+	if n := r.count(t, `SELECT count(*) FROM effects WHERE body IN ('a', 'b')`); n != 2 || r.count(t, `SELECT count(*) FROM effects`) != 2 {
+		t.Errorf("effects of a and b %d, want 2, and nothing else (the failed batch's rolled back)", n)
+	}
+	// Offsets moved past all three: a consumer of the same group finds nothing to do.
+	later := make(chan int, 10)
+	stop2 := r.consumeBatches(t, kafka.ConsumerConfig{Group: "bp"}, topic, r.recordBatch(later), kafka.BatchOptions{Max: 3})
+	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("c")})
+	if got := r.await(t, 1); got[0] != "c" {
+		t.Errorf("next consumer of the group handled %v first, want c", got)
+	}
+	stop2()
+}
+
+// With EffectsOutsideTx the consumer holds no connection while the handler runs: on a pool
+// of one connection, a handler writing its effects through that pool is not starved; each
+// event is handled once, and a redelivery is skipped.
+func TestBatchConsumerEffectsOutsideTxHoldNoConnection(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.batch-outside.v1"
+	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
+		t.Fatal(err)
+	}
+	cfg := r.pool.Config()
+	cfg.MaxConns = 1
+	one, err := pgxpool.NewWithConfig(r.ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(one.Close)
+	var evs []kafka.Event
+	for i := range 12 {
+		evs = append(evs, kafka.Event{Topic: topic, Key: "k", Payload: []byte(fmt.Sprint(i))})
+	}
+	r.publish(t, evs...)
+	h := func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		if tx != nil {
+			return errors.New("a transaction was held open")
+		}
+		for _, env := range envs {
+			if _, err := one.Exec(ctx, `INSERT INTO effects VALUES ($1, $2)`, env.ID, string(env.Data)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	run := func(group string) func() {
+		cfg := kafka.ConsumerConfig{Group: group, Inbox: "outside", Brokers: r.broker.Addrs(), Pool: one, Log: slog.New(slog.DiscardHandler),
+			MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond}
+		c := kafka.NewInboxBatchConsumer(cfg, topic, h, kafka.BatchOptions{Max: 5, EffectsOutsideTx: true})
+		ctx, cancel := context.WithCancel(r.ctx)
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx) }()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run = %v", err)
+			}
+		}
+	}
+	stop := run("outside")
+	r.eventually(t, `SELECT count(*) FROM inbox WHERE consumer = 'outside'`, 12)
+	stop()
+	if n := r.count(t, `SELECT count(*) FROM effects`); n != 12 {
+		t.Errorf("effects %d, want 12", n)
+	}
+	// Every event again (a new group, the same inbox): nothing is handled twice.
+	stop = run("outside-again")
+	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("new")})
+	r.eventually(t, `SELECT count(*) FROM effects`, 13)
+	stop()
+	if n := r.count(t, `SELECT count(DISTINCT event_id) FROM effects`); n != 13 {
+		t.Errorf("distinct effects %d of 13 rows", n)
+	}
+}
