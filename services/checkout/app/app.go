@@ -329,7 +329,11 @@ func (a *App) runRenewals(ctx context.Context) {
 	pm.Group = iapp.PaymentMethodsGroup
 	pmc := kafka.NewInboxConsumer(pm)
 	pmc.Handle(events.TopicPaymentMethodUpdated, a.renewer.HandlePaymentMethodUpdated)
-	for _, c := range append(consumers, pmc) {
+	runners := []interface{ Run(context.Context) error }{pmc}
+	for _, c := range consumers {
+		runners = append(runners, c)
+	}
+	for _, c := range runners {
 		go func() {
 			for ctx.Err() == nil {
 				if err := c.Run(ctx); err != nil {

@@ -63,7 +63,7 @@ func start(t *testing.T, env map[string]string) string {
 
 // startIdentity runs the real identity service with its demo accounts and answers its gRPC
 // address (for checkout's IDENTITY_ADDR) and REST base URL (to log in).
-func startIdentity(t *testing.T) (grpcAddr, base string) {
+func startIdentity(t testing.TB) (grpcAddr, base string) {
 	t.Helper()
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
@@ -146,7 +146,7 @@ func login(t *testing.T, identityBase, email string) string {
 	return ""
 }
 
-func call(t *testing.T, method, url, body string, hdr ...string) (int, map[string]any) {
+func call(t testing.TB, method, url, body string, hdr ...string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -413,25 +413,44 @@ func TestAPI(t *testing.T) {
 		}
 	})
 	t.Run("currency not allowed for the account", func(t *testing.T) {
-		_, m := call(t, "POST", base+"/buy/api/currency/validate", `{"currency":"EUR","accountId":"`+pilot+`"}`)
+		_, m := call(t, "POST", base+"/buy/api/currency/validate", `{"currency":"EUR","accountId":"`+pilot+`"}`, "Cookie", pilotSession)
 		if m["errorCode"] != "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT" || m["message"] != "Sorry, that currency is not allowed for your account." {
 			t.Errorf("%v", m)
 		}
 	})
 	t.Run("renewal price of the legacy subscriber", func(t *testing.T) {
-		code, m := call(t, "GET", base+"/buy/api/subscription/renewal-price?subscriptionId=10000000-0000-4000-8000-000000000006", "")
+		url := base + "/buy/api/subscription/renewal-price?subscriptionId=10000000-0000-4000-8000-000000000006"
+		code, m := call(t, "GET", url, "", "Cookie", login(t, idBase, "employee@demo.hangar.test"))
 		if code != 200 || m["legacyPlanReplaced"] != true || m["renewalAmountInCents"] != 19999.0 {
 			t.Errorf("%d %v", code, m)
 		}
-	})
-	t.Run("business can downgrade, child account cannot", func(t *testing.T) {
-		_, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId=00000000-0000-4000-8000-000000000002", "")
-		if m["canDowngrade"] != true {
-			t.Errorf("%v", m)
+		// An account's renewal price is its billing data: not for anyone else.
+		if code, m := call(t, "GET", url, ""); code != 401 {
+			t.Errorf("anonymous: %d %v", code, m)
 		}
-		_, m = call(t, "GET", base+"/buy/api/business/can-downgrade?accountId=00000000-0000-4000-8000-000000000005", "")
+		if code, m := call(t, "GET", url, "", "Cookie", pilotSession); code != 403 {
+			t.Errorf("another account: %d %v", code, m)
+		}
+	})
+	t.Run("business can downgrade, child account cannot; asked by who holds Billing on it", func(t *testing.T) {
+		const acme, child = "00000000-0000-4000-8000-000000000002", "00000000-0000-4000-8000-000000000005"
+		_, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId="+acme, "", "Cookie", login(t, idBase, "owner@acme.hangar.test"))
+		if m["canDowngrade"] != true {
+			t.Errorf("the organization's owner: %v", m)
+		}
+		_, m = call(t, "GET", base+"/buy/api/business/can-downgrade?accountId="+child, "", "Cookie", login(t, idBase, "employee@demo.hangar.test"))
 		if m["canDowngrade"] != false {
-			t.Errorf("%v", m)
+			t.Errorf("staff on the child account: %v", m)
+		}
+		// The answer describes the account's subscription: not for anyone else.
+		if code, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId="+acme, ""); code != 401 {
+			t.Errorf("anonymous: %d %v", code, m)
+		}
+		if code, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId="+acme, "", "Cookie", pilotSession); code != 403 {
+			t.Errorf("another account: %d %v", code, m)
+		}
+		if code, m := call(t, "GET", base+"/buy/api/business/can-downgrade?accountId="+acme, "", "Cookie", login(t, idBase, "member@acme.hangar.test")); code != 403 {
+			t.Errorf("a plain member of the organization: %d %v", code, m)
 		}
 	})
 	t.Run("promo code already used and gift in another currency", func(t *testing.T) {

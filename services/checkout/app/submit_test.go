@@ -44,7 +44,7 @@ type stack struct {
 	checkoutDBURL string
 }
 
-func startStack(t *testing.T, env map[string]string) *stack {
+func startStack(t testing.TB, env map[string]string) *stack {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &stack{}
@@ -118,7 +118,7 @@ func startStack(t *testing.T, env map[string]string) *stack {
 	return st
 }
 
-func (st *stack) count(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
+func (st *stack) count(t testing.TB, pool *pgxpool.Pool, q string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := pool.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
@@ -128,7 +128,7 @@ func (st *stack) count(t *testing.T, pool *pgxpool.Pool, q string, args ...any) 
 }
 
 // tokenize answers a nonce for a test card.
-func (st *stack) tokenize(t *testing.T, number string) string {
+func (st *stack) tokenize(t testing.TB, number string) string {
 	t.Helper()
 	code, m := call(t, "POST", st.payBase+"/buy/api/payments/tokenize",
 		`{"number":"`+number+`","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`)
@@ -152,7 +152,7 @@ func xsrfFor(cookies string) string {
 }
 
 // submitRaw posts a submit and answers status, body and the cookies set.
-func submitRaw(t *testing.T, base, key, body string, cookie string) (int, map[string]any, []*http.Cookie) {
+func submitRaw(t testing.TB, base, key, body string, cookie string) (int, map[string]any, []*http.Cookie) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", base+"/buy/api/invoice/submit", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -177,7 +177,7 @@ func submitRaw(t *testing.T, base, key, body string, cookie string) (int, map[st
 }
 
 // quoted previews cfg and answers the submit body: cfg plus the quote, nonce and name.
-func quoted(t *testing.T, base, cfg, nonce, cookie string) string {
+func quoted(t testing.TB, base, cfg, nonce, cookie string) string {
 	t.Helper()
 	var hdr []string
 	if cookie != "" {
@@ -242,6 +242,19 @@ func TestSubmit(t *testing.T) {
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1
 			AND payment_method_token <> ''`, invoices[0]); n != 1 {
 			t.Errorf("%d subscriptions carry the vaulted payment method token, want 1", n)
+		}
+		// The new buyer's card is the account's card on file in payments: /account and the
+		// payment-method routes show the card the renewal charges.
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM subscriptions WHERE last_invoice_id = $1`, invoices[0]); n == 1 {
+			var account, token, onFile string
+			if err := st.checkoutDB.QueryRow(context.Background(), `SELECT account_id::text, payment_method_token FROM subscriptions
+				WHERE last_invoice_id = $1`, invoices[0]).Scan(&account, &token); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.paymentsDB.QueryRow(context.Background(), `SELECT method_token FROM billing_profiles WHERE account_id = $1`,
+				account).Scan(&onFile); err != nil || onFile != token {
+				t.Errorf("card on file of the new buyer = %q (%v), want the subscription's %q", onFile, err, token)
+			}
 		}
 		// (The dev seed published the seeded subscriptions too: count the buyer's events.)
 		for topic, want := range map[string]int{events.TopicOrderCompleted: 1, events.TopicSubscriptionChanged: 1} {
@@ -718,7 +731,7 @@ func TestSubscriptionRoutes(t *testing.T) {
 
 	t.Run("account routes decide with auth.MayActOn's Billing right", func(t *testing.T) {
 		if pilotInvoice == "" {
-			t.Skip("the renewal subtest made no receipt")
+			t.Fatal("the renewal subtest made no receipt, so the receipt route cannot be checked")
 		}
 		const acmeID = "00000000-0000-4000-8000-000000000002"
 		sessions := map[string]string{"anonymous": "", "pilot": pilot, "member": member}
@@ -726,36 +739,42 @@ func TestSubscriptionRoutes(t *testing.T) {
 			"dispatcher": "dispatcher@acme.hangar.test", "employee": "employee@demo.hangar.test", "card admin": "cardadmin@demo.hangar.test"} {
 			sessions[name] = login(t, st.idBase, email)
 		}
-		routes := []string{
-			"/buy/api/account/" + pilotID + "/subscription?subscriptionOnly=true",
-			"/buy/api/account/" + acmeID + "/subscription?subscriptionOnly=true",
-			"/buy/api/currency?accountId=" + pilotID,
-			"/buy/api/receipt/" + pilotInvoice,
+		routes := []struct{ method, path, body string }{
+			{"GET", "/buy/api/account/" + pilotID + "/subscription?subscriptionOnly=true", ""},
+			{"GET", "/buy/api/account/" + acmeID + "/subscription?subscriptionOnly=true", ""},
+			{"GET", "/buy/api/currency?accountId=" + pilotID, ""},
+			{"GET", "/buy/api/receipt/" + pilotInvoice, ""},
+			// The account's subscription currency is read for the check: Billing, as above.
+			{"POST", "/buy/api/currency/validate", `{"currency":"USD","accountId":"` + pilotID + `"}`},
 		}
 		// Spec 001 §8 answers the account subscription route's refusals 403 (no session) and
 		// 401 (not yours); a receipt is 404 to anyone who may not read it.
 		for _, tc := range []struct {
 			caller string
-			want   [4]int
+			want   [5]int
 		}{
-			{"anonymous", [4]int{403, 403, 401, 404}},
-			{"pilot", [4]int{200, 401, 200, 200}},
-			{"owner", [4]int{401, 200, 403, 404}},
-			{"user admin", [4]int{401, 401, 403, 404}},
-			{"dispatcher", [4]int{401, 401, 403, 404}},
-			{"member", [4]int{401, 401, 403, 404}},
-			{"employee", [4]int{200, 200, 200, 200}},
-			{"card admin", [4]int{200, 200, 200, 200}},
+			{"anonymous", [5]int{403, 403, 401, 404, 401}},
+			{"pilot", [5]int{200, 401, 200, 200, 200}},
+			{"owner", [5]int{401, 200, 403, 404, 403}},
+			{"user admin", [5]int{401, 401, 403, 404, 403}},
+			{"dispatcher", [5]int{401, 401, 403, 404, 403}},
+			{"member", [5]int{401, 401, 403, 404, 403}},
+			{"employee", [5]int{200, 200, 200, 200, 200}},
+			{"card admin", [5]int{200, 200, 200, 200, 200}},
 		} {
-			for i, route := range routes {
+			for i, r := range routes {
 				var hdr []string
 				if c := sessions[tc.caller]; c != "" {
 					hdr = []string{"Cookie", c}
 				}
-				if code, m := call(t, "GET", st.base+route, "", hdr...); code != tc.want[i] {
-					t.Errorf("%s GET %s: %d, want %d (%v)", tc.caller, route, code, tc.want[i], m)
+				if code, m := call(t, r.method, st.base+r.path, r.body, hdr...); code != tc.want[i] {
+					t.Errorf("%s %s %s: %d, want %d (%v)", tc.caller, r.method, r.path, code, tc.want[i], m)
 				}
 			}
+		}
+		// An e-mail alone stays anonymous, as GET /buy/api/currency?email= does.
+		if code, m := call(t, "POST", st.base+"/buy/api/currency/validate", `{"currency":"EUR","email":"pilot@demo.hangar.test"}`); code != 200 || m["errorCode"] != "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT" {
+			t.Errorf("anonymous by e-mail: %d %v", code, m)
 		}
 	})
 

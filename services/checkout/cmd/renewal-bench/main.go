@@ -8,6 +8,9 @@
 // It prints renewals per second and memory, sampled while it runs. Not part of make test;
 // results are recorded in docs/performance.md.
 //
+// With -replicas R (kafka mode) the process holds R replicas' schedulers and workers, which
+// share the one database as separate checkout processes would.
+//
 //	go run ./services/checkout/cmd/renewal-bench -n 1000000 -mode kafka -workers 8 -limit 10m
 package main
 
@@ -52,7 +55,8 @@ func main() {
 func run() error {
 	n := flag.Int("n", 1_000_000, "subscriptions to seed (terms ending within one simulated day)")
 	mode := flag.String("mode", "kafka", "direct (in-process pass) or kafka (scheduler, outbox, broker, consumer group)")
-	workers := flag.Int("workers", 8, "renewal workers (goroutines or consumer-group members)")
+	workers := flag.Int("workers", 8, "renewal workers (goroutines or consumer-group members), per replica")
+	replicas := flag.Int("replicas", 1, "checkout replicas in this process (kafka mode): each runs the scheduler and -workers members of the renewal group")
 	partitions := flag.Int("partitions", 12, "partitions of the renewal-due topic (kafka mode)")
 	limit := flag.Duration("limit", 10*time.Minute, "stop renewing after this long and report what was done")
 	server := flag.String("server", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server (throwaway databases are created on it)")
@@ -162,8 +166,8 @@ func run() error {
 	}
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	// The reminders and card notices of this season went out a month earlier.
-	r := iapp.NewRenewer(svc, pool, prop, log, iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1,
-		Lease: time.Hour, JobLease: 24 * time.Hour})
+	ropts := iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1, Lease: time.Hour, JobLease: 24 * time.Hour}
+	r := iapp.NewRenewer(svc, pool, prop, log, ropts)
 
 	mem := sampleMemory(ctx)
 	if *cpuProfile != "" {
@@ -198,14 +202,41 @@ func run() error {
 			return err
 		}
 		go kafka.RunRelay(rctx, broker.Addrs(), pool, prop, log)
-		for _, c := range r.Consumers(kafka.ConsumerConfig{Brokers: broker.Addrs(), Pool: pool, Log: log}, *workers) {
-			go func() { _ = c.Run(rctx) }()
+		// Every replica: its renewal workers, and its scheduler (the advisory lock lets one
+		// enqueue at a time; a replica that finds it held skips that tick, as in production).
+		var res iapp.ScheduleResult
+		var swg sync.WaitGroup
+		var smu sync.Mutex
+		for i := range max(*replicas, 1) {
+			ri := r
+			if i > 0 {
+				ri = iapp.NewRenewer(svc, pool, prop, log, ropts)
+			}
+			for _, c := range ri.Consumers(kafka.ConsumerConfig{Brokers: broker.Addrs(), Pool: pool, Log: log}, *workers) {
+				go func() { _ = c.Run(rctx) }()
+			}
+			swg.Add(1)
+			go func() {
+				defer swg.Done()
+				// Ticks until one was not skipped (a tick that finds the lock held returns;
+				// production's next tick is a minute later, here a second).
+				for rctx.Err() == nil {
+					rs, err := ri.Schedule(rctx)
+					if err != nil && rctx.Err() == nil {
+						fmt.Fprintln(os.Stderr, "renewal-bench: scheduler:", err)
+					}
+					smu.Lock()
+					res.Recorded, res.Jobs = res.Recorded+rs.Recorded, res.Jobs+rs.Jobs
+					smu.Unlock()
+					if err == nil && !rs.Skipped {
+						return
+					}
+					time.Sleep(time.Second)
+				}
+			}()
 		}
-		res, err := r.Schedule(rctx)
+		swg.Wait()
 		schedDur = time.Since(start)
-		if err != nil && rctx.Err() == nil {
-			return err
-		}
 		fmt.Printf("scheduler: recorded %d, published %d jobs in %s\n", res.Recorded, res.Jobs, schedDur.Round(time.Millisecond))
 		waitDone(rctx, pool, *n)
 	default:
@@ -225,7 +256,8 @@ func run() error {
 	m := mem()
 	self := cpuOf("self")
 	pg := pgBackendCPU(ctx, pool, []string{*prefix + "checkout", *prefix + "payments"})
-	fmt.Printf("mode %s, workers %d, partitions %d, async commit %v, GOMAXPROCS %d\n", *mode, *workers, *partitions, *asyncCommit, runtime.GOMAXPROCS(0))
+	fmt.Printf("mode %s, replicas %d, workers %d, partitions %d, async commit %v, GOMAXPROCS %d, load average %s\n", *mode, *replicas, *workers,
+		*partitions, *asyncCommit, runtime.GOMAXPROCS(0), loadAverage())
 	fmt.Printf("renewed %d of %d seeded (%d recorded due) in %s: %.0f renewals/s end to end", renewed, *n, due, elapsed.Round(time.Second),
 		float64(renewed)/elapsed.Seconds())
 	if schedDur > 0 && elapsed > schedDur {
@@ -354,6 +386,16 @@ func maxRSS() string {
 		}
 	}
 	return "unknown"
+}
+
+// loadAverage answers the machine's 1, 5 and 15 minute load averages (the CPU the other
+// processes of a shared machine took from the run).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func addr(port int) string { return fmt.Sprintf("127.0.0.1:%d", port) }

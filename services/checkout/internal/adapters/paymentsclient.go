@@ -18,12 +18,13 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// PaymentsKit is the outbound chain of calls to payments. Charge and Refund always carry
+// PaymentsKit is the outbound chain of calls to payments. Charge, Refund and
+// VaultPaymentMethod always carry
 // an idempotency key (so they are retried); reads and SetBillingProfile (a put) are
 // idempotent. A charge may wait on the card processor: it gets longer than the rest.
 func PaymentsKit(reg prometheus.Registerer) kitclient.Config {
 	return kitclient.Config{Client: "payments", Registry: reg, Timeout: 3 * time.Second,
-		Timeouts:   map[string]time.Duration{"Charge": 15 * time.Second, "Refund": 15 * time.Second},
+		Timeouts:   map[string]time.Duration{"Charge": 15 * time.Second, "Refund": 15 * time.Second, "VaultPaymentMethod": 15 * time.Second},
 		Idempotent: []string{"GetCharge", "GetPaymentMethod", "GetBillingProfile", "SetBillingProfile"}}
 }
 
@@ -46,11 +47,27 @@ func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
 func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
 	resp, err := p.c.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
 		Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerId: r.CustomerID, Reference: r.Reference,
-		StoreInVault: r.Payment.Nonce != "", Description: "Hangar order"})
+		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order"})
 	if err != nil {
 		return order.Charge{}, remoteErr(err, "payments")
 	}
 	return chargeOf(resp.GetCharge()), nil
+}
+
+// Vault stores a nonce's method for the customer without a charge, once per key (the
+// card verified first). A declined verification is a *order.DeclinedError.
+func (p *PaymentsClient) Vault(ctx context.Context, r order.VaultRequest) (order.Charge, error) {
+	resp, err := p.c.VaultPaymentMethod(ctx, &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: r.Key, CustomerId: r.CustomerID,
+		Nonce: r.Payment.Nonce, CardholderName: r.Payment.CardholderName, MakeDefault: r.MakeDefault, Reference: r.Reference})
+	if err != nil {
+		return order.Charge{}, remoteErr(err, "payments")
+	}
+	if resp.GetStatus() != paymentsv1.VaultStatus_VAULT_STATUS_VAULTED {
+		return order.Charge{}, &order.DeclinedError{Code: resp.GetFailureCode(), Message: resp.GetFailureMessage()}
+	}
+	pm := resp.GetPaymentMethod()
+	return order.Charge{CardBrand: pm.GetType(), CardLast4: pm.GetLast4(), MethodType: pm.GetType(), MethodToken: pm.GetToken(),
+		CardExpires: pm.GetExpirationDate()}, nil
 }
 
 // ChargeByKey answers the charge made with key.

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
@@ -460,8 +461,17 @@ type CurrencyCheck struct {
 
 // ValidateCurrency says whether an account may buy in a currency: an account with a
 // subscription buys in its subscription's currency. Military buyers are not asked (the
-// modal is suppressed for them, spec 000 §8): their currency is fixed anyway.
+// modal is suppressed for them, spec 000 §8): their currency is fixed anyway. An account id
+// names whose subscription is read, so it needs the Billing right on that account, like
+// GET /buy/api/currency?accountId= (docs/authorization.md); an e-mail alone stays
+// anonymous, as the spec's currency lookup by e-mail is.
 func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool) (*CurrencyCheck, error) {
+	acct := domain.ExtractAccountID(accountID)
+	if acct != "" {
+		if _, err := auth.RequireRight(ctx, acct, auth.Billing); err != nil {
+			return nil, err
+		}
+	}
 	cat, err := s.Catalog()
 	if err != nil {
 		return nil, err
@@ -470,7 +480,7 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 	if !ok {
 		return nil, errs.Field("currency", fmt.Sprintf("unknown currency %q", currency))
 	}
-	sub, err := s.store.SubscriptionOf(ctx, domain.ExtractAccountID(accountID), domain.NormalizeEmail(email))
+	sub, err := s.store.SubscriptionOf(ctx, acct, domain.NormalizeEmail(email))
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
@@ -486,6 +496,34 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 
 // RenewalPrice prices renewing a subscription as it stands (legacy plans replaced).
 func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pricing.Preview, error) {
+	sub, err := s.subscriptionByID(ctx, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	return s.renewalPriceOf(ctx, sub, nil)
+}
+
+// RenewalPriceFor is RenewalPrice asked on the session's behalf (GET
+// /buy/api/subscription/renewal-price): the price, add-ons and date of an account's
+// renewal are its billing data, so the caller needs the Billing right on the subscription's
+// account (docs/authorization.md). The renewal engine asks RenewalPrice itself.
+func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*pricing.Preview, error) {
+	who, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.subscriptionByID(ctx, subscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil {
+		return nil, err
+	}
+	return s.renewalPriceOf(ctx, sub, nil)
+}
+
+// subscriptionByID reads a subscription that must exist.
+func (s *Service) subscriptionByID(ctx context.Context, subscriptionID string) (*domain.Subscription, error) {
 	id := domain.ExtractAccountID(subscriptionID)
 	if id == "" {
 		return nil, errs.Field("subscriptionId", "subscriptionId must be a subscription id")
@@ -497,7 +535,7 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pri
 	if sub == nil {
 		return nil, errs.E(errs.NotFound, "no subscription %s", id)
 	}
-	return s.renewalPriceOf(ctx, sub, nil)
+	return sub, nil
 }
 
 // renewalPriceOf is RenewalPrice of a subscription already read (with its account when
@@ -509,13 +547,28 @@ func (s *Service) renewalPriceOf(ctx context.Context, sub *domain.Subscription, 
 
 // CanDowngrade says whether a business subscription may become an individual one: not a
 // group's child account, not third-party controlled, and a business subscription at all.
+// It reads the account's subscription, so it needs the Billing right on that account
+// (docs/authorization.md): the account named, and the subscription's own.
 func (s *Service) CanDowngrade(ctx context.Context, subscriptionID, accountID string) (bool, []string, error) {
-	sub, err := s.lookup(ctx, subscriptionID, domain.ExtractAccountID(accountID), "")
+	who, err := auth.Require(ctx)
+	if err != nil {
+		return false, nil, err
+	}
+	acct := domain.ExtractAccountID(accountID)
+	if acct != "" {
+		if err := auth.MayActOn(who, acct, auth.Billing); err != nil {
+			return false, nil, err
+		}
+	}
+	sub, err := s.lookup(ctx, subscriptionID, acct, "")
 	if err != nil {
 		return false, nil, err
 	}
 	if sub == nil {
 		return false, nil, errs.E(errs.NotFound, "no subscription for that account")
+	}
+	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil {
+		return false, nil, err
 	}
 	cat, err := s.Catalog()
 	if err != nil {

@@ -220,6 +220,7 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if !domain.ValidEmail(pv.Email) {
 		problems = append(problems, oneoff.MsgEmail)
 	}
+	problems = append(problems, oneoff.CheckConsent(pv.Cart, in.Order.GdprCompliant)...)
 	if sales && sub.Payment.Token == "" {
 		problems = append(problems, MsgSalesModeReader)
 	}

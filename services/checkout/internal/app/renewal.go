@@ -53,9 +53,10 @@ type RenewalOptions struct {
 	CardNoticeBefore time.Duration
 	// Batch: rows per scheduler transaction (default 1000).
 	Batch int
-	// ClaimBatch: renewals a worker of the direct pass claims, charges and writes together
-	// (default 100): one claim, one read of their subscriptions and accounts, one order
-	// transaction (order.PlaceBatch); the charges run concurrently.
+	// ClaimBatch: renewals a worker claims, charges and writes together (default 100): a
+	// worker of the direct pass claims that many, a renewal worker on Kafka takes up to that
+	// many jobs from its partitions; one claim, one read of their subscriptions and
+	// accounts, one order transaction (order.PlaceBatch); the charges run concurrently.
 	ClaimBatch int
 	// ActionURL is where the dunning e-mails send the subscriber (payment-method update).
 	ActionURL string
@@ -235,21 +236,31 @@ func scanJob(row pgx.Row) (*renewalJob, error) {
 	return &j, row.Scan(&j.subID, &j.termEnd, &j.declines, &j.attempt, &j.firstAt, &j.token)
 }
 
-// claim takes the given job's row (a Kafka job; nil when it is stale: renewed, declined
-// meanwhile, leased by another worker, not due yet) for the lease.
-func (r *Renewer) claim(ctx context.Context, want *eventsv1.RenewalDue) (*renewalJob, error) {
+// claimJobs takes the rows of the given jobs (Kafka jobs) that are still what the jobs say
+// (due, this attempt, due now, not leased) for the lease, in one statement; a stale job
+// (renewed, declined meanwhile, leased by another worker, not due yet) is left out. A row
+// another claim holds locked is skipped too: that claim's lease makes the job stale, and
+// should it roll back, the scheduler publishes the job again after JobLease.
+func (r *Renewer) claimJobs(ctx context.Context, want []*eventsv1.RenewalDue) ([]*renewalJob, error) {
 	now := r.svc.now()
-	j, err := scanJob(r.pool.QueryRow(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
-		WHERE subscription_id = $3 AND term_end = $4 AND attempt = $5 AND status = 'due' AND next_attempt_at <= $1
-			AND (lease_until IS NULL OR lease_until < $1) `+claimReturning, now, now.Add(r.o.Lease),
-		want.GetSubscriptionId(), want.GetTermEnd().AsTime(), want.GetAttempt()))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+	ids, ends, attempts := make([]string, len(want)), make([]time.Time, len(want)), make([]int32, len(want))
+	for i, w := range want {
+		ids[i], ends[i], attempts[i] = w.GetSubscriptionId(), w.GetTermEnd().AsTime(), w.GetAttempt()
 	}
+	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+		WHERE (subscription_id, term_end) IN (SELECT rn.subscription_id, rn.term_end
+			FROM renewals rn JOIN unnest($3::text[], $4::timestamptz[], $5::int[]) AS u(id, te, at)
+				ON rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.attempt = u.at
+			WHERE rn.status = 'due' AND rn.next_attempt_at <= $1 AND (rn.lease_until IS NULL OR rn.lease_until < $1)
+			FOR UPDATE OF rn SKIP LOCKED) `+claimReturning, now, now.Add(r.o.Lease), ids, ends, attempts)
 	if err != nil {
-		return nil, fmt.Errorf("claim renewal: %w", err)
+		return nil, fmt.Errorf("claim renewal jobs: %w", err)
 	}
-	return j, nil
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*renewalJob, error) { return scanJob(row) })
+	if err != nil {
+		return nil, fmt.Errorf("claim renewal jobs: %w", err)
+	}
+	return jobs, nil
 }
 
 // claimBatch takes up to n due renewals (the direct pass) in one statement. The row locks

@@ -3,8 +3,10 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -401,6 +403,74 @@ func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
 	var orders int
 	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM orders`).Scan(&orders); err != nil || orders != due {
 		t.Errorf("orders %d, due %d (%v)", orders, due, err)
+	}
+}
+
+// Renewal workers take their jobs in batches: two workers handed overlapping batches (a
+// rebalance moved a partition while its batch was in flight), each with every job twice
+// (re-published after the job lease) and a job of an attempt that is not due, charge every
+// term once; a batch redelivered after the renewals changes nothing.
+func TestRenewalJobBatchesChargeEachTermOnce(t *testing.T) {
+	e := newRenewalEnv(t)
+	ctx := context.Background()
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	r := e.renewer()
+	res, err := r.Schedule(ctx)
+	if err != nil || res.Jobs < 4 {
+		t.Fatalf("schedule %+v %v", res, err)
+	}
+	rows, err := e.pool.Query(ctx, `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id`, events.TopicRenewalDue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payloads, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil || len(payloads) != res.Jobs {
+		t.Fatalf("jobs %d of %d (%v)", len(payloads), res.Jobs, err)
+	}
+	var batch []kafka.Envelope
+	for n, p := range payloads {
+		var job eventsv1.RenewalDue
+		if err := proto.Unmarshal(p, &job); err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, kafka.Envelope{ID: fmt.Sprint("job-", n), Topic: events.TopicRenewalDue, Data: p},
+			kafka.Envelope{ID: fmt.Sprint("again-", n), Topic: events.TopicRenewalDue, Data: p})
+		job.Attempt++
+		later, err := proto.Marshal(&job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, kafka.Envelope{ID: fmt.Sprint("later-", n), Topic: events.TopicRenewalDue, Data: later})
+	}
+	reversed := slices.Clone(batch)
+	slices.Reverse(reversed)
+	var wg sync.WaitGroup
+	for _, b := range [][]kafka.Envelope{batch, reversed} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.HandleJobs(ctx, nil, b); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var renewed, orders int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'renewed'), (SELECT count(*) FROM orders) FROM renewals`).
+		Scan(&renewed, &orders); err != nil {
+		t.Fatal(err)
+	}
+	if renewed != res.Jobs || orders != res.Jobs || len(e.pay.paid) != res.Jobs {
+		t.Fatalf("renewed %d, orders %d, accounts charged %d, of %d jobs", renewed, orders, len(e.pay.paid), res.Jobs)
+	}
+	for acct, n := range e.pay.paid {
+		if n != 1 {
+			t.Errorf("%s charged %d times", acct, n)
+		}
+	}
+	calls := e.pay.calls
+	if err := r.HandleJobs(ctx, nil, batch); err != nil || e.pay.calls != calls {
+		t.Errorf("redelivered batch: %v, %d more charge calls", err, e.pay.calls-calls)
 	}
 }
 

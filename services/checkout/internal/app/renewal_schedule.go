@@ -387,34 +387,41 @@ func (r *Renewer) RunScheduler(ctx context.Context, interval time.Duration) {
 // the renewal-due partitions (and a dead replica's) are shared among the live ones.
 const RenewalGroup = "checkout-renewals"
 
-// HandleJob is the renewal worker's handler of a renewal-due job (an InboxHandler). The
-// renewal runs outside tx (it calls payments; its own guards make it exactly once per
-// term: the renewals row's lease and attempt, the order key); a stale job (renewed,
-// declined meanwhile, in another worker's hands) is acknowledged and nothing done.
-// Failures other than the database's are recorded on the row and retried by the
-// scheduler, so only those make the inbox retry the event.
-func (r *Renewer) HandleJob(ctx context.Context, _ pgx.Tx, env kafka.Envelope) error {
-	var job eventsv1.RenewalDue
-	if err := env.Decode(&job); err != nil {
+// HandleJobs is the renewal workers' handler of renewal-due jobs (an InboxBatchHandler):
+// the batch's jobs are claimed in one statement and renewed together as the direct pass
+// renews a claimed batch (renewBatch: one read of their subscriptions and accounts,
+// order.PlaceBatch, one statement recording them renewed). The renewals run outside tx
+// (they call payments; their own guards make them exactly once per term: the renewals
+// row's lease and attempt, the order key); a stale job (renewed, declined meanwhile, in
+// another worker's hands) is acknowledged and nothing done. Failures other than the
+// database's are recorded on the rows and retried by the scheduler, so only those make
+// the inbox retry the events. The workers run it with EffectsOutsideTx (tx is nil): a
+// worker holds no connection while its batch takes the ones it needs.
+func (r *Renewer) HandleJobs(ctx context.Context, _ pgx.Tx, envs []kafka.Envelope) error {
+	want := make([]*eventsv1.RenewalDue, 0, len(envs))
+	for _, env := range envs {
+		var job eventsv1.RenewalDue
+		if err := env.Decode(&job); err != nil {
+			return err
+		}
+		want = append(want, &job)
+	}
+	jobs, err := r.claimJobs(ctx, want)
+	if err != nil || len(jobs) == 0 {
 		return err
 	}
-	j, err := r.claim(ctx, &job)
-	if err != nil || j == nil {
-		return err
-	}
-	r.renewBatch(ctx, []*renewalJob{j})
+	r.renewBatch(ctx, jobs)
 	return nil
 }
 
 // Consumers builds n renewal workers (members of RenewalGroup; n > 1 works several
-// partitions of this replica at once). cfg's Group and Inbox are set here.
-func (r *Renewer) Consumers(cfg kafka.ConsumerConfig, n int) []*kafka.InboxConsumer {
+// partitions of this replica at once), each taking its jobs ClaimBatch at a time. cfg's
+// Group and Inbox are set here.
+func (r *Renewer) Consumers(cfg kafka.ConsumerConfig, n int) []*kafka.InboxBatchConsumer {
 	cfg.Group, cfg.Inbox = RenewalGroup, RenewalGroup
-	out := make([]*kafka.InboxConsumer, 0, max(n, 1))
+	out := make([]*kafka.InboxBatchConsumer, 0, max(n, 1))
 	for range max(n, 1) {
-		c := kafka.NewInboxConsumer(cfg)
-		c.Handle(events.TopicRenewalDue, r.HandleJob)
-		out = append(out, c)
+		out = append(out, kafka.NewInboxBatchConsumer(cfg, events.TopicRenewalDue, r.HandleJobs, kafka.BatchOptions{Max: r.o.ClaimBatch, EffectsOutsideTx: true}))
 	}
 	return out
 }

@@ -433,3 +433,8 @@ func TestConcurrentRenewalPassesChargeEachTermOnce(t *testing.T) {
 		t.Errorf("orders %d, renewed %d (%v)", orders, renewed, err)
 	}
 }
+
+// Vault is never called by renewals (they charge a stored method).
+func (f *fakePayments) Vault(context.Context, order.VaultRequest) (order.Charge, error) {
+	return order.Charge{}, errs.E(errs.Invalid, "renewals charge a stored method; nothing is vaulted")
+}

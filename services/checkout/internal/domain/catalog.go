@@ -205,6 +205,15 @@ func (c *Catalog) Currency(code string) (Currency, bool) {
 	return cur, ok
 }
 
+// CurrencyOrDefault answers a supported currency, or the default currency for an unknown
+// or empty code (spec 000 §9): the buyer's pages fall back rather than refuse.
+func (c *Catalog) CurrencyOrDefault(code string) Currency {
+	if cur, ok := c.Currency(code); ok {
+		return cur
+	}
+	return c.DefaultCurrency()
+}
+
 // DefaultCurrency answers USD (the fallback for unknown currencies, spec 000 §9).
 func (c *Catalog) DefaultCurrency() Currency {
 	for _, cur := range c.currencies {

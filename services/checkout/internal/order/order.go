@@ -154,6 +154,19 @@ type ChargeRequest struct {
 	Payment    Payment
 	CustomerID string
 	Reference  string
+	// MakeDefault: a nonce's card becomes the customer's card on file even when one is
+	// (a subscription order: its renewals charge it). Without it only when none is.
+	MakeDefault bool
+}
+
+// VaultRequest asks payments to store a nonce's card for the customer without charging
+// it (a zero total: the renewal charges the card), once per key.
+type VaultRequest struct {
+	Key         string
+	Payment     Payment
+	CustomerID  string
+	Reference   string
+	MakeDefault bool
 }
 
 // Payments is the payments service as the pipeline uses it.
@@ -162,6 +175,9 @@ type Payments interface {
 	// ChargeByKey answers the charge made with key; errs.NotFound when none was.
 	ChargeByKey(ctx context.Context, key string) (Charge, error)
 	Refund(ctx context.Context, chargeID, key, reason string) error
+	// Vault stores the nonce's method: a Charge of nothing (no id, no status) carrying the
+	// method's token and card; a declined verification is a *DeclinedError.
+	Vault(ctx context.Context, r VaultRequest) (Charge, error)
 }
 
 // DeclinedError is a failed charge: HTTP 402 with the processor's message.

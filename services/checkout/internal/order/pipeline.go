@@ -202,10 +202,6 @@ func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *P
 		}
 		return nil, err
 	}
-	if ch.MethodToken == "" {
-		// A zero total is not charged, but the stored method it named pays the renewal.
-		ch.MethodToken = pay.Token
-	}
 	if p.afterCharge != nil {
 		if err := p.afterCharge(key); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "Your order is being completed. Please check your receipt in a moment.")
@@ -218,14 +214,15 @@ func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *P
 	return placed, err
 }
 
-// charge charges the total (nothing for a zero total: the payment method is still
-// required by the caller, for the renewal). A decline is recorded and answered.
+// charge charges the total; a zero total is not charged, but its nonce is vaulted (the
+// renewal charges the stored card: the nonce is single-use). A decline, of the charge or
+// of the vault's verification, is recorded and answered.
 func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
 	if pu.TotalInCents == 0 {
-		return Charge{}, nil
+		return p.vault(ctx, key, chargeKey, pu, pay)
 	}
 	ch, err := p.payments.Charge(ctx, ChargeRequest{Key: chargeKey, Amount: pu.TotalInCents, Currency: pu.Currency, Payment: pay,
-		CustomerID: pu.AccountID, Reference: key})
+		CustomerID: pu.AccountID, Reference: key, MakeDefault: pu.Kind == KindSubscription})
 	if err != nil {
 		if d, ok := AsDeclined(err); ok {
 			return Charge{}, p.decline(ctx, key, d)
@@ -240,6 +237,22 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 		return ch, errs.E(errs.Unavailable, "The payment processor did not answer. Please check your receipt in a moment before trying again.")
 	}
 	return ch, nil
+}
+
+// vault stores a zero total's nonce for the account under the submission's charge key
+// (payments keeps vaults and charges apart; the key is the one the reconciler knows). A
+// stored method needs nothing. The card becomes the account's card on file for a
+// subscription order, whose renewal charges it.
+func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
+	if pay.Nonce == "" {
+		return Charge{MethodToken: pay.Token}, nil
+	}
+	ch, err := p.payments.Vault(ctx, VaultRequest{Key: chargeKey, Payment: pay, CustomerID: pu.AccountID, Reference: key,
+		MakeDefault: pu.Kind == KindSubscription})
+	if d, ok := AsDeclined(err); ok {
+		return Charge{}, p.decline(ctx, key, d)
+	}
+	return ch, err
 }
 
 func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {

@@ -59,7 +59,19 @@ func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 
 func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *stored) error {
 	var ch Charge
-	if st.Purchase.TotalInCents > 0 {
+	if st.Purchase.TotalInCents == 0 {
+		// Nothing was charged; the vault is keyed, so asking again answers the vault the
+		// request made (or makes it, with the buyer's still-valid nonce): the order is then
+		// written with the stored card, or the key declined. Either way no subscription is
+		// left without the card its renewal charges.
+		var err error
+		if ch, err = p.vault(ctx, key, chargeKey, &st.Purchase, st.Payment); err != nil {
+			if _, declined := AsDeclined(err); declined {
+				return nil
+			}
+			return err
+		}
+	} else {
 		var err error
 		ch, err = p.payments.ChargeByKey(ctx, chargeKey)
 		switch {

@@ -28,18 +28,17 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 	var done string
 	var fulfilled []kafka.Event
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `UPDATE submissions SET status = 'completed', invoice_id = $2, charge_id = $3, updated_at = $4
-			WHERE key = $1 AND status = 'pending'`, key, placed.InvoiceID, ch.ID, placed.CreatedAt)
-		if err != nil {
-			return fmt.Errorf("close submission: %w", err)
-		}
-		if tag.RowsAffected() == 0 {
+		// The invoice number is drawn by the statement that closes the key (one round trip),
+		// and only when it does close it.
+		var seq int64
+		err := tx.QueryRow(ctx, `UPDATE submissions SET status = 'completed', invoice_id = $2, charge_id = $3, updated_at = $4
+			WHERE key = $1 AND status = 'pending' RETURNING nextval('invoice_numbers')`, key, placed.InvoiceID, ch.ID, placed.CreatedAt).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
 			// Someone else (the reconciler, a retry) finished this key meanwhile.
 			return tx.QueryRow(ctx, `SELECT coalesce(invoice_id::text, '') FROM submissions WHERE key = $1`, key).Scan(&done)
 		}
-		var seq int64
-		if err := tx.QueryRow(ctx, `SELECT nextval('invoice_numbers')`).Scan(&seq); err != nil {
-			return fmt.Errorf("invoice number: %w", err)
+		if err != nil {
+			return fmt.Errorf("close submission and number the invoice: %w", err)
 		}
 		placed.InvoiceNumber = fmt.Sprintf("HGR-%d-%06d", placed.CreatedAt.Year(), seq)
 		if err := insertOrder(ctx, tx, key, placed); err != nil {

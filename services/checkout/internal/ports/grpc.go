@@ -93,10 +93,7 @@ func (s *GRPC) input(ctx context.Context, c *checkoutv1.Configuration) (domain.I
 	if err != nil {
 		return in, err
 	}
-	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
-		in.Caller = domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
-			Organization: who.OrganizationAccount, CreditCardAdmin: who.IsCreditCardAdmin}
-	}
+	in.Caller = sessionCaller(ctx)
 	return in, nil
 }
 
@@ -188,7 +185,7 @@ func (s *GRPC) ValidateCurrency(ctx context.Context, req *checkoutv1.ValidateCur
 }
 
 func (s *GRPC) GetRenewalPrice(ctx context.Context, req *checkoutv1.GetRenewalPriceRequest) (*checkoutv1.GetRenewalPriceResponse, error) {
-	pv, err := s.svc.RenewalPrice(ctx, req.GetSubscriptionId())
+	pv, err := s.svc.RenewalPriceFor(ctx, req.GetSubscriptionId())
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +287,37 @@ func i32(v int64) (*int32, error) {
 	return &n, nil
 }
 
+// narrow converts the int64 amounts of one answer to the wire's int32, keeping the first
+// that does not fit (i32's error) so that a converter can set every field and check once.
+type narrow struct{ err error }
+
+func (n *narrow) set(dst **int32, v int64) {
+	if n.err == nil {
+		*dst, n.err = i32(v)
+	}
+}
+
+// item sets an invoice line's unit amount, quantity and amount.
+func (n *narrow) item(it *checkoutv1.InvoiceItem, unit, quantity, amount int64) *checkoutv1.InvoiceItem {
+	n.set(&it.UnitAmountInCents, unit)
+	n.set(&it.Quantity, quantity)
+	n.set(&it.AmountInCents, amount)
+	return it
+}
+
+// totals sets the subtotal, tax and total every invoice answer carries.
+func (n *narrow) totals(out *checkoutv1.Invoice, subtotal, tax, total int64) {
+	n.set(&out.SubtotalInCents, subtotal)
+	n.set(&out.TaxInCents, tax)
+	n.set(&out.TotalInCents, total)
+}
+
+// taxHead starts a priced invoice answer: its currency and the tax rule that priced it.
+func taxHead(currency string, r tax.Rule) *checkoutv1.Invoice {
+	return &checkoutv1.Invoice{Currency: currency, TaxVatText: r.Label, TaxJurisdiction: r.Jurisdiction,
+		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(r.ReverseCharge)}
+}
+
 func day(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -298,33 +326,22 @@ func day(t time.Time) string {
 }
 
 func invoice(inv *pricing.Invoice) (*checkoutv1.Invoice, error) {
-	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(inv.Tax.ReverseCharge), Counter: ptr(c32(inv.Counter)),
-		Errors: inv.Errors, PlanErrors: inv.PlanErrors, SelectionErrors: inv.SelectionErrors}
-	var err error
-	set := func(dst **int32, v int64) {
-		if err == nil {
-			*dst, err = i32(v)
-		}
-	}
-	set(&out.SubtotalInCents, inv.SubtotalInCents)
-	set(&out.TaxInCents, inv.TaxInCents)
-	set(&out.TotalInCents, inv.TotalInCents)
-	set(&out.CreditInCents, inv.CreditInCents)
-	set(&out.CreditToAccountInCents, inv.CreditToAccountInCents)
-	set(&out.GiftCertificateCreditInCents, inv.GiftCreditInCents)
-	set(&out.GiftCertificateCreditFromAccountInCents, inv.AccountBalanceInCents)
-	set(&out.DiscountInCents, inv.DiscountInCents)
-	set(&out.TaxRatePpm, inv.Tax.PPM())
+	out := taxHead(inv.Currency, inv.Tax)
+	out.Counter, out.Errors, out.PlanErrors, out.SelectionErrors = ptr(c32(inv.Counter)), inv.Errors, inv.PlanErrors, inv.SelectionErrors
+	var n narrow
+	n.totals(out, inv.SubtotalInCents, inv.TaxInCents, inv.TotalInCents)
+	n.set(&out.CreditInCents, inv.CreditInCents)
+	n.set(&out.CreditToAccountInCents, inv.CreditToAccountInCents)
+	n.set(&out.GiftCertificateCreditInCents, inv.GiftCreditInCents)
+	n.set(&out.GiftCertificateCreditFromAccountInCents, inv.AccountBalanceInCents)
+	n.set(&out.DiscountInCents, inv.DiscountInCents)
+	n.set(&out.TaxRatePpm, inv.Tax.PPM())
 	for _, l := range inv.Lines {
-		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description, Reason: l.Reason,
-			Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType}
-		set(&it.UnitAmountInCents, l.UnitAmountInCents)
-		set(&it.Quantity, l.Quantity)
-		set(&it.AmountInCents, l.AmountInCents)
-		out.InvoiceItems = append(out.InvoiceItems, it)
+		out.InvoiceItems = append(out.InvoiceItems, n.item(&checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType,
+			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType},
+			l.UnitAmountInCents, l.Quantity, l.AmountInCents))
 	}
-	return out, err
+	return out, n.err
 }
 
 func promoInfo(list []promotion.Info) []*checkoutv1.PromoInfoRequirement {

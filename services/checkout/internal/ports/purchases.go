@@ -15,7 +15,6 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
-	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
 // WithPurchases serves the gift-certificate and one-off routes with p.
@@ -82,25 +81,18 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 		DefaultCustom: ptr(int32(gift.DefaultCustom)), Currency: v.Checked.Currency.Code}, nil
 }
 
+// giftInvoice answers a gift invoice: no tax on a certificate (gift.Price), and its lines
+// have no add-on code, so quantity 0 and the unit amount as the amount (spec 000 §3).
 func giftInvoice(g gift.Invoice) (*checkoutv1.Invoice, error) {
-	out := &checkoutv1.Invoice{Currency: g.Currency, TaxVatText: g.Tax.Label, TaxJurisdiction: g.Tax.Jurisdiction,
-		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(false), TaxRatePpm: ptr(int32(0))}
-	var err error
-	set := func(dst **int32, v int64) {
-		if err == nil {
-			*dst, err = i32(v)
-		}
-	}
-	set(&out.SubtotalInCents, g.SubtotalInCents)
-	set(&out.TaxInCents, g.TaxInCents)
-	set(&out.TotalInCents, g.TotalInCents)
+	out := taxHead(g.Currency, g.Tax)
+	out.ReverseCharge, out.TaxRatePpm = ptr(false), ptr(int32(0))
+	var n narrow
+	n.totals(out, g.SubtotalInCents, g.TaxInCents, g.TotalInCents)
 	for _, l := range g.Lines {
-		it := &checkoutv1.InvoiceItem{Type: l.Type, Description: l.Description, Key: l.Key, Reason: "gift certificate you chose", Quantity: ptr(int32(0))}
-		set(&it.UnitAmountInCents, l.UnitAmountInCents)
-		set(&it.AmountInCents, l.UnitAmountInCents)
-		out.InvoiceItems = append(out.InvoiceItems, it)
+		it := &checkoutv1.InvoiceItem{Type: l.Type, Description: l.Description, Key: l.Key, Reason: "gift certificate you chose"}
+		out.InvoiceItems = append(out.InvoiceItems, n.item(it, l.UnitAmountInCents, 0, l.UnitAmountInCents))
 	}
-	return out, err
+	return out, n.err
 }
 
 func (s *GRPC) CreateCart(ctx context.Context, req *checkoutv1.CreateCartRequest) (*checkoutv1.CreateCartResponse, error) {
@@ -149,7 +141,8 @@ func presetCart(c *oneoff.PresetCart) *checkoutv1.PreconfiguredCart {
 
 func oneOffInput(c *checkoutv1.OneOffConfiguration) app.OneOffInput {
 	o := oneoff.Order{Currency: c.GetCurrency(), Country: c.GetBillingInfo().GetCountry(), Zip: c.GetBillingInfo().GetZipcode(),
-		BusinessID: c.GetBusinessIdentificationNo(), Email: c.GetEmail(), GiftCodes: c.GetGiftCertificateCode(), PromoCodes: c.GetDiscountPromoCode()}
+		BusinessID: c.GetBusinessIdentificationNo(), Email: c.GetEmail(), GiftCodes: c.GetGiftCertificateCode(), PromoCodes: c.GetDiscountPromoCode(),
+		EuCustomer: c.GetIsEuCustomer(), GdprCompliant: c.GetIsGdprCompliant()}
 	for _, it := range c.GetItems() {
 		o.Items = append(o.Items, oneoff.Item{Code: it.GetCode(), Quantity: quantity(it.GetQuantity())})
 	}
@@ -180,7 +173,7 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 	out := &checkoutv1.PreviewOneOffResponse{Invoice: inv, Errors: pv.Invoice.Errors, Currency: pv.Cart.Currency.Code,
 		BusinessIdAllowed: ptr(pv.BusinessIDAllowed), BusinessIdentificationNo: pv.Cart.BusinessID,
 		Country: pv.Cart.Country, Counter: counter32(pv.Counter), Email: pv.Email, AccountId: pv.AccountID, LoggedIn: ptr(pv.LoggedIn),
-		ApplyTax: ptr(pv.Cart.ApplyTax)}
+		ApplyTax: ptr(pv.Cart.ApplyTax), EuConsentRequired: ptr(pv.Cart.EuConsentRequired)}
 	for _, ce := range pv.Invoice.CodeErrors {
 		out.CodeErrors = append(out.CodeErrors, &checkoutv1.CodeError{Code: ce.Code, ErrorCode: ce.ErrorCode, Message: ce.Message})
 	}
@@ -192,31 +185,21 @@ func oneOffPreviewResponse(pv *app.OneOffPreview) (*checkoutv1.PreviewOneOffResp
 }
 
 func oneOffInvoice(inv oneoff.Invoice) (*checkoutv1.Invoice, error) {
-	out := &checkoutv1.Invoice{Currency: inv.Currency, TaxVatText: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction,
-		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(inv.Tax.ReverseCharge), Errors: inv.Errors}
-	var err error
-	set := func(dst **int32, v int64) {
-		if err == nil {
-			*dst, err = i32(v)
-		}
-	}
-	set(&out.SubtotalInCents, inv.SubtotalInCents)
-	set(&out.TaxInCents, inv.TaxInCents)
-	set(&out.TotalInCents, inv.TotalInCents)
-	set(&out.DiscountInCents, inv.DiscountInCents)
-	set(&out.TaxRatePpm, inv.Tax.PPM())
+	out := taxHead(inv.Currency, inv.Tax)
+	out.Errors = inv.Errors
+	var n narrow
+	n.totals(out, inv.SubtotalInCents, inv.TaxInCents, inv.TotalInCents)
+	n.set(&out.DiscountInCents, inv.DiscountInCents)
+	n.set(&out.TaxRatePpm, inv.Tax.PPM())
 	for _, l := range inv.Lines {
-		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description, Key: l.Key}
-		set(&it.UnitAmountInCents, l.UnitAmountInCents)
-		set(&it.Quantity, l.Quantity)
-		set(&it.AmountInCents, l.AmountInCents)
-		it.Reason = "product in your cart"
+		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description, Key: l.Key,
+			Reason: "product in your cart"}
 		if l.Type == pricing.ItemPlanDiscount {
 			it.Reason = "promotion code"
 		}
-		out.InvoiceItems = append(out.InvoiceItems, it)
+		out.InvoiceItems = append(out.InvoiceItems, n.item(it, l.UnitAmountInCents, l.Quantity, l.AmountInCents))
 	}
-	return out, err
+	return out, n.err
 }
 
 // counter32 narrows a counter for the wire, where it is a JSON number; counters start near

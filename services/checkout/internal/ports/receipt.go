@@ -39,32 +39,24 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 	// Printing an invoice is offered for an EU subscription, a business id or an EU account;
 	// never on a refund.
 	out.CanPrintInvoice = ptr(o.IsEU || o.BusinessID != "" || tax.IsEUCountry(o.BillingCountry))
-	var err error
+	var n narrow
 	for _, l := range o.Lines {
 		if receiptHiddenCodes[l.AddOnCode] {
 			continue
 		}
 		rl := &checkoutv1.ReceiptLine{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
 			UnitAmount: money(l.UnitAmountInCents), Amount: money(l.AmountInCents)}
-		if rl.Quantity, err = i32(l.Quantity); err != nil {
-			return nil, err
-		}
-		if rl.UnitAmountInCents, err = i32(l.UnitAmountInCents); err != nil {
-			return nil, err
-		}
-		if rl.AmountInCents, err = i32(l.AmountInCents); err != nil {
-			return nil, err
-		}
+		n.set(&rl.Quantity, l.Quantity)
+		n.set(&rl.UnitAmountInCents, l.UnitAmountInCents)
+		n.set(&rl.AmountInCents, l.AmountInCents)
 		out.InvoiceItems = append(out.InvoiceItems, rl)
 	}
-	for _, f := range []struct {
-		dst **int32
-		v   int64
-	}{{&out.SubtotalInCents, o.SubtotalInCents}, {&out.TaxInCents, o.TaxInCents}, {&out.TotalInCents, o.TotalInCents},
-		{&out.CreditToAccountInCents, o.CreditToAccountInCents}} {
-		if *f.dst, err = i32(f.v); err != nil {
-			return nil, err
-		}
+	n.set(&out.SubtotalInCents, o.SubtotalInCents)
+	n.set(&out.TaxInCents, o.TaxInCents)
+	n.set(&out.TotalInCents, o.TotalInCents)
+	n.set(&out.CreditToAccountInCents, o.CreditToAccountInCents)
+	if n.err != nil {
+		return nil, n.err
 	}
 	return out, nil
 }

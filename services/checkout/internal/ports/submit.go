@@ -157,31 +157,15 @@ func requestHash(c *checkoutv1.Configuration, caller string) string {
 
 func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {
 	out := &checkoutv1.Invoice{Currency: o.Currency, TaxVatText: o.TaxLabel, TaxJurisdiction: o.TaxJurisdiction, ReverseCharge: &o.ReverseCharge}
-	var err error
+	var n narrow
+	n.totals(out, o.SubtotalInCents, o.TaxInCents, o.TotalInCents)
+	n.set(&out.CreditToAccountInCents, o.CreditToAccountInCents)
 	for _, l := range o.Lines {
-		it := &checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
-			Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType}
-		if it.UnitAmountInCents, err = i32(l.UnitAmountInCents); err != nil {
-			return nil, err
-		}
-		if it.Quantity, err = i32(l.Quantity); err != nil {
-			return nil, err
-		}
-		if it.AmountInCents, err = i32(l.AmountInCents); err != nil {
-			return nil, err
-		}
-		out.InvoiceItems = append(out.InvoiceItems, it)
+		out.InvoiceItems = append(out.InvoiceItems, n.item(&checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType,
+			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType},
+			l.UnitAmountInCents, l.Quantity, l.AmountInCents))
 	}
-	for _, f := range []struct {
-		dst **int32
-		v   int64
-	}{{&out.SubtotalInCents, o.SubtotalInCents}, {&out.TaxInCents, o.TaxInCents}, {&out.TotalInCents, o.TotalInCents},
-		{&out.CreditToAccountInCents, o.CreditToAccountInCents}} {
-		if *f.dst, err = i32(f.v); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, n.err
 }
 
 // GetReceipt answers a receipt to whoever may read it (app.Service.Receipt).
@@ -195,22 +179,9 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 	return receipt(o)
 }
 
-// receiptCookie reads the receipt cookie the gateway forwarded.
+// receiptCookie reads the receipt cookie of the browser that paid for the invoice.
 func receiptCookie(ctx context.Context, invoiceID string) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	name := ReceiptCookiePrefix + strings.ReplaceAll(invoiceID, "-", "")
-	for _, h := range md.Get("grpcgateway-cookie") {
-		cs, err := http.ParseCookie(h)
-		if err != nil {
-			continue
-		}
-		for _, c := range cs {
-			if c.Name == name {
-				return c.Value
-			}
-		}
-	}
-	return ""
+	return cookie(ctx, ReceiptCookiePrefix+strings.ReplaceAll(invoiceID, "-", ""))
 }
 
 func firstNonEmptyStr(v ...string) string {

@@ -3202,10 +3202,12 @@ type CartRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	SelectedProducts []*CartProduct         `protobuf:"bytes,1,rep,name=selected_products,json=selectedProducts,proto3" json:"selected_products,omitempty"`
 	ApplyTax         *bool                  `protobuf:"varint,2,opt,name=apply_tax,json=applyTax,proto3,oneof" json:"apply_tax,omitempty"`
-	Currency         string                 `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
-	DiscountCode     string                 `protobuf:"bytes,4,opt,name=discount_code,json=discountCode,proto3" json:"discount_code,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The staff's currency; empty when none was chosen (the page then follows the buyer's
+	// location), so an explicit choice, USD too, can be told apart and wins on the page.
+	Currency      string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
+	DiscountCode  string `protobuf:"bytes,4,opt,name=discount_code,json=discountCode,proto3" json:"discount_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CartRequest) Reset() {
@@ -3936,8 +3938,11 @@ type PreviewOneOffResponse struct {
 	AccountId                string `protobuf:"bytes,11,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	LoggedIn                 *bool  `protobuf:"varint,12,opt,name=logged_in,json=loggedIn,proto3,oneof" json:"logged_in,omitempty"`
 	ApplyTax                 *bool  `protobuf:"varint,13,opt,name=apply_tax,json=applyTax,proto3,oneof" json:"apply_tax,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The EU consent checkbox is shown and must be ticked (the rule of the invoice preview's
+	// eu_consent_required); submit refuses the order without it.
+	EuConsentRequired *bool `protobuf:"varint,14,opt,name=eu_consent_required,json=euConsentRequired,proto3,oneof" json:"eu_consent_required,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PreviewOneOffResponse) Reset() {
@@ -4057,6 +4062,13 @@ func (x *PreviewOneOffResponse) GetLoggedIn() bool {
 func (x *PreviewOneOffResponse) GetApplyTax() bool {
 	if x != nil && x.ApplyTax != nil {
 		return *x.ApplyTax
+	}
+	return false
+}
+
+func (x *PreviewOneOffResponse) GetEuConsentRequired() bool {
+	if x != nil && x.EuConsentRequired != nil {
+		return *x.EuConsentRequired
 	}
 	return false
 }
@@ -6864,7 +6876,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\acounter\x18\x13 \x01(\x05R\acounter\x120\n" +
 	"\x14reader_serial_number\x18\x14 \x01(\tR\x12readerSerialNumber\"e\n" +
 	"\x14PreviewOneOffRequest\x12M\n" +
-	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\"\xdd\x04\n" +
+	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\"\xaa\x05\n" +
 	"\x15PreviewOneOffResponse\x125\n" +
 	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12>\n" +
@@ -6881,14 +6893,16 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\v \x01(\tR\taccountId\x12 \n" +
 	"\tlogged_in\x18\f \x01(\bH\x02R\bloggedIn\x88\x01\x01\x12 \n" +
-	"\tapply_tax\x18\r \x01(\bH\x03R\bapplyTax\x88\x01\x01B\x16\n" +
+	"\tapply_tax\x18\r \x01(\bH\x03R\bapplyTax\x88\x01\x01\x123\n" +
+	"\x13eu_consent_required\x18\x0e \x01(\bH\x04R\x11euConsentRequired\x88\x01\x01B\x16\n" +
 	"\x14_business_id_allowedB\n" +
 	"\n" +
 	"\b_counterB\f\n" +
 	"\n" +
 	"_logged_inB\f\n" +
 	"\n" +
-	"_apply_tax\"\xfb\x01\n" +
+	"_apply_taxB\x16\n" +
+	"\x14_eu_consent_required\"\xfb\x01\n" +
 	"\x13SubmitOneOffRequest\x12M\n" +
 	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\x12\x14\n" +
 	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12$\n" +

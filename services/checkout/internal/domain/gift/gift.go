@@ -113,10 +113,7 @@ type Checked struct {
 // applies, and submit always needs it. An unknown currency is the default currency.
 func Check(cat *domain.Catalog, o Order, requireEmail bool) Checked {
 	c := Checked{Email: domain.NormalizeEmail(o.Email), Country: domain.NormalizeCountry(o.Country), Zip: strings.TrimSpace(o.Zip)}
-	cur, ok := cat.Currency(o.Currency)
-	if !ok {
-		cur = cat.DefaultCurrency()
-	}
+	cur := cat.CurrencyOrDefault(o.Currency)
 	c.Currency = cur
 	add := func(msg string) {
 		for _, e := range c.Errors {
@@ -180,7 +177,7 @@ func Price(c Checked) Invoice {
 	inv := Invoice{Currency: c.Currency.Code, Tax: tax.For(c.Country, c.Zip, "", c.Currency)}
 	for i, a := range c.Amounts {
 		inv.Lines = append(inv.Lines, Line{Type: ItemGiftCertificate, UnitAmountInCents: a,
-			Description: "Gift certificate " + Format(a, c.Currency), Key: fmt.Sprintf("%s:%d", ItemGiftCertificate, i+1)})
+			Description: "Gift certificate " + domain.FormatMoney(a, c.Currency), Key: fmt.Sprintf("%s:%d", ItemGiftCertificate, i+1)})
 		inv.SubtotalInCents += a
 	}
 	inv.TotalInCents = inv.SubtotalInCents + inv.TaxInCents
@@ -204,11 +201,6 @@ func CheckPayment(nonce, cardholder, zip, country string) []string {
 		out = append(out, MsgCountryBlank)
 	}
 	return out
-}
-
-// Format writes minor units with the currency symbol: "$370.00", "€40.00".
-func Format(cents int64, cur domain.Currency) string {
-	return fmt.Sprintf("%s%d.%02d", cur.Symbol, cents/100, cents%100)
 }
 
 // Certificate is an issued gift certificate: a code with a balance in one currency.

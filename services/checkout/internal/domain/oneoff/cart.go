@@ -38,7 +38,11 @@ func Staff(employee, creditCardAdmin bool) bool { return employee || creditCardA
 // is refused here, not defaulted: staff should see their mistake). The id is set by the
 // store.
 func NewPresetCart(cat *domain.Catalog, r Request, createdBy string) (PresetCart, error) {
+	// No currency chosen is stored as none (not the default), so the page can tell it from
+	// a staff choice and follow the buyer's location instead; the products are checked in
+	// the default currency then.
 	cur, ok := cat.Currency(r.Currency)
+	chosen := ok
 	if !ok {
 		if strings.TrimSpace(r.Currency) != "" {
 			return PresetCart{}, errs.Field("currency", "Currency "+r.Currency+" is not available")
@@ -53,8 +57,11 @@ func NewPresetCart(cat *domain.Catalog, r Request, createdBy string) (PresetCart
 	if len(c.Errors) > 0 {
 		return PresetCart{}, errs.Field("selectedProducts", strings.Join(c.Errors, " "))
 	}
-	out := PresetCart{CartType: CartType, CreatedBy: createdBy, Request: Request{ApplyTax: r.ApplyTax, Currency: cur.Code,
+	out := PresetCart{CartType: CartType, CreatedBy: createdBy, Request: Request{ApplyTax: r.ApplyTax,
 		DiscountCode: strings.ToUpper(strings.TrimSpace(r.DiscountCode))}}
+	if chosen {
+		out.Request.Currency = cur.Code
+	}
 	for _, l := range c.Lines {
 		out.Request.SelectedProducts = append(out.Request.SelectedProducts, Product{Code: l.Entry.Code, Quantity: l.Quantity})
 	}

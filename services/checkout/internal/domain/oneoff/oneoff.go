@@ -69,6 +69,10 @@ type Order struct {
 	ApplyTax   bool
 	GiftCodes  []string
 	PromoCodes []string
+	// EuCustomer: the page knows the buyer to be an EU customer; GdprCompliant: the EU
+	// consent checkbox is ticked.
+	EuCustomer    bool
+	GdprCompliant bool
 }
 
 // Line is a product with its clamped quantity.
@@ -88,6 +92,8 @@ type Cart struct {
 	ApplyTax   bool
 	PromoCodes []string
 	Errors     []string
+	// EuConsentRequired: the EU consent checkbox is shown and must be ticked, by /buy's rule.
+	EuConsentRequired bool
 }
 
 // ClampQuantity reads a typed quantity and clamps it to 1..9999; text that is not a number
@@ -105,11 +111,9 @@ func ClampQuantity(raw string) int64 {
 // business id kept only for the countries where one may be entered.
 func Normalize(cat *domain.Catalog, o Order) *Cart {
 	c := &Cart{Country: domain.NormalizeCountry(o.Country), Zip: strings.TrimSpace(o.Zip), Email: domain.NormalizeEmail(o.Email), ApplyTax: o.ApplyTax}
-	cur, ok := cat.Currency(o.Currency)
-	if !ok {
-		cur = cat.DefaultCurrency()
-	}
+	cur := cat.CurrencyOrDefault(o.Currency)
 	c.Currency = cur
+	c.EuConsentRequired = rules.EuConsentRequired(cat, o.EuCustomer, c.Country)
 	add := func(msg string) {
 		for _, e := range c.Errors {
 			if e == msg {
@@ -165,6 +169,15 @@ func Normalize(cat *domain.Catalog, o Order) *Cart {
 		}
 	}
 	return c
+}
+
+// CheckConsent answers the EU consent message when the cart needs the consent and the
+// buyer has not given it; submit refuses the order with it, as /buy's submit does.
+func CheckConsent(c *Cart, gdprCompliant bool) []string {
+	if c.EuConsentRequired && !gdprCompliant {
+		return []string{rules.MsgEuConsent}
+	}
+	return nil
 }
 
 // Buyer is what pricing needs to know about the buyer (for promo codes).
@@ -226,9 +239,14 @@ func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Ti
 		}
 		seen = append(seen, code)
 		p := promos[strings.ToLower(code)]
-		d, ok := discount(p, b, c.Currency.Code, due, now)
-		if !ok {
+		if p == nil {
 			fail(code, promotion.CodeNotValid, promotion.MsgNotValid)
+			continue
+		}
+		// A one-off purchase is a new purchase without a plan, by the promotion's own rules.
+		d, ce := p.Evaluate(domain.Account{FirstTime: b.FirstTime}, promotion.Purchase{Currency: c.Currency.Code, Charges: due, Now: now})
+		if ce != nil {
+			fail(code, ce.ErrorCode, ce.Message)
 			continue
 		}
 		if d == 0 {
@@ -250,33 +268,6 @@ func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Ti
 	inv.TaxInCents = inv.Tax.Amount(due)
 	inv.TotalInCents = due + inv.TaxInCents
 	return inv
-}
-
-// discount answers what a promotion takes off a one-off purchase. One-off purchases are
-// new purchases without a plan: a code limited to plans, or not valid for new purchases,
-// does not apply; nor does one outside its dates, used up, in another currency, below its
-// minimum, or for first-time customers only when the buyer is not one.
-func discount(p *promotion.Promotion, b Buyer, currency string, charges int64, now time.Time) (int64, bool) {
-	switch {
-	case p == nil,
-		!p.ValidFrom.IsZero() && now.Before(p.ValidFrom),
-		!p.ValidUntil.IsZero() && !now.Before(p.ValidUntil),
-		p.MaxRedemptions > 0 && p.Redemptions >= p.MaxRedemptions,
-		p.Kind == "fixed" && !strings.EqualFold(p.Currency, currency),
-		p.FirstTimeOnly && !b.FirstTime,
-		len(p.EligiblePlans) > 0,
-		!p.AppliesNew,
-		charges < p.MinAmountInCents:
-		return 0, false
-	}
-	var d int64
-	switch p.Kind {
-	case "percent":
-		d = (charges*p.PercentBP + 5_000) / 10_000 // half up, like the subscription invoice
-	case "fixed":
-		d = p.AmountInCents
-	}
-	return min(max(d, 0), charges), true
 }
 
 func contains(list []string, s string) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 )
 
 var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -202,5 +203,45 @@ func TestPresetCart(t *testing.T) {
 	}
 	if !oneoff.Staff(true, false) || !oneoff.Staff(false, true) || oneoff.Staff(false, false) {
 		t.Error("Staff: employees and credit-card admins only")
+	}
+}
+
+// A cart created without a currency keeps none (the page follows the buyer's location);
+// an explicit one is kept, USD too, so the two can be told apart.
+func TestPresetCartCurrencyChosenOrNone(t *testing.T) {
+	cat := catalog(t)
+	products := []oneoff.Product{{Code: "oneoff_course_instrument", Quantity: 1}}
+	for sent, want := range map[string]string{"": "", "  ": "", "usd": "USD", "USD": "USD", "gbp": "GBP"} {
+		c, err := oneoff.NewPresetCart(cat, oneoff.Request{Currency: sent, SelectedProducts: products}, "staff")
+		if err != nil || c.Request.Currency != want {
+			t.Errorf("currency %q: stored %q (%v), want %q", sent, c.Request.Currency, err, want)
+		}
+	}
+}
+
+// The one-off purchase asks for the EU consent by /buy's rule and refuses without it.
+func TestConsent(t *testing.T) {
+	cat := catalog(t)
+	items := []oneoff.Item{{Code: "oneoff_course_instrument", Quantity: "1"}}
+	for _, tc := range []struct {
+		name       string
+		order      oneoff.Order
+		required   bool
+		wantErrors []string
+	}{
+		{"US buyer", oneoff.Order{Items: items, Country: "US"}, false, nil},
+		{"no country yet", oneoff.Order{Items: items}, false, nil},
+		{"German buyer without consent", oneoff.Order{Items: items, Country: "DE"}, true, []string{rules.MsgEuConsent}},
+		{"'eu' is Germany", oneoff.Order{Items: items, Country: "eu"}, true, []string{rules.MsgEuConsent}},
+		{"German buyer with consent", oneoff.Order{Items: items, Country: "DE", GdprCompliant: true}, true, nil},
+		{"EU customer billed in the US", oneoff.Order{Items: items, Country: "US", EuCustomer: true}, true, []string{rules.MsgEuConsent}},
+	} {
+		c := oneoff.Normalize(cat, tc.order)
+		if c.EuConsentRequired != tc.required || c.EuConsentRequired != rules.EuConsentRequired(cat, tc.order.EuCustomer, c.Country) {
+			t.Errorf("%s: required %v, want %v", tc.name, c.EuConsentRequired, tc.required)
+		}
+		if got := oneoff.CheckConsent(c, tc.order.GdprCompliant); !slices.Equal(got, tc.wantErrors) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.wantErrors)
+		}
 	}
 }

@@ -88,10 +88,12 @@ type CodeError struct {
 // Purchase says what kind of purchase a promotion is checked against.
 type Purchase struct {
 	Business, Renewal, Upgrade bool
-	Plan                       string
-	Currency                   string
-	Charges                    int64
-	Now                        time.Time
+	// Plan is the plan bought; empty for a purchase without one (a one-off purchase), which
+	// a code limited to plans does not apply to.
+	Plan     string
+	Currency string
+	Charges  int64
+	Now      time.Time
 }
 
 // Evaluate answers the discount a promotion gives, or why it does not apply.
@@ -114,7 +116,7 @@ func (p *Promotion) Evaluate(acct domain.Account, pu Purchase) (int64, *CodeErro
 		return bad(CodeRenewalIndividual, MsgRenewalIndividual)
 	case pu.Upgrade && !p.AppliesUpgrade, !pu.Renewal && !p.AppliesNew:
 		return bad(CodeNotValid, MsgNotValid)
-	case len(p.EligiblePlans) > 0 && !containsFold(p.EligiblePlans, pu.Plan):
+	case len(p.EligiblePlans) > 0 && (pu.Plan == "" || !containsFold(p.EligiblePlans, pu.Plan)):
 		return bad(CodeNotValid, MsgNotValid)
 	case pu.Charges < p.MinAmountInCents:
 		return bad(CodeNotValid, MsgNotValid)

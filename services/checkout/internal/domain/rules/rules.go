@@ -177,7 +177,7 @@ func (r Rules) Normalize(cat *domain.Catalog, in domain.Input, existing *domain.
 		b.checkSelections()
 		b.checkRunwayAircraft(in.RunwayAircraft)
 	}
-	cart.EuConsentRequired = in.EuCustomer || cat.IsEuropean(cart.Country)
+	cart.EuConsentRequired = EuConsentRequired(cat, in.EuCustomer, cart.Country)
 	cart.AddOns = b.codes
 	return cart
 }

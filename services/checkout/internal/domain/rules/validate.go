@@ -6,6 +6,13 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 )
 
+// EuConsentRequired reports whether the EU consent checkbox is shown and must be ticked
+// (spec 001 §5): for a buyer the page knows to be an EU customer, or whose billing
+// country (normalised, 'eu' read as DE) is European. /buy and the one-off purchase share it.
+func EuConsentRequired(cat *domain.Catalog, euCustomer bool, country string) bool {
+	return euCustomer || cat.IsEuropean(country)
+}
+
 // ValidateConfiguration is the server validation before payment (spec 000 §5): the cart's
 // own errors plus the licence agreement, EULA, e-mail and organization-name rules.
 func ValidateConfiguration(c *domain.Cart, in domain.Input) []string {

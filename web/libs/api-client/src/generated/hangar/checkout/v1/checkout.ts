@@ -503,6 +503,10 @@ export interface components {
         /** @description CartRequest is a preconfigured cart's requestJson (spec 001 §3). */
         v1CartRequest: {
             applyTax?: boolean;
+            /**
+             * @description The staff's currency; empty when none was chosen (the page then follows the buyer's
+             *     location), so an explicit choice, USD too, can be told apart and wins on the page.
+             */
             currency?: string;
             discountCode?: string;
             selectedProducts?: components["schemas"]["v1CartProduct"][];
@@ -981,6 +985,11 @@ export interface components {
             currency?: string;
             email?: string;
             errors?: string[];
+            /**
+             * @description The EU consent checkbox is shown and must be ticked (the rule of the invoice preview's
+             *     eu_consent_required); submit refuses the order without it.
+             */
+            euConsentRequired?: boolean;
             invoice?: components["schemas"]["v1Invoice"];
             /** @description The products as priced (quantities clamped), with name and unit price. */
             items?: components["schemas"]["v1OneOffItem"][];
