@@ -145,7 +145,7 @@ func (a *App) startData(ctx context.Context) {
 	}) {
 		return
 	}
-	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff}
+	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff, Lease: napp.LeaseFor(a.mailer.MaxSendTime())}
 	for range max(a.cfg.SendWorkers, 1) {
 		go a.svc.RunSender(ctx, a.mailer, policy)
 	}

@@ -27,6 +27,9 @@ type SMTPConfig struct {
 	Timeout         time.Duration
 }
 
+// DefaultSMTPTimeout bounds each of a send's two phases (SMTPConfig.Timeout).
+const DefaultSMTPTimeout = 15 * time.Second
+
 // SMTP sends messages through an SMTP relay with github.com/wneessen/go-mail.
 type SMTP struct {
 	cfg  SMTPConfig
@@ -48,7 +51,7 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 		return nil, fmt.Errorf("SMTP_ADDR %q: %w", cfg.Addr, err)
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 15 * time.Second
+		cfg.Timeout = DefaultSMTPTimeout
 	}
 	opts := []mail.Option{mail.WithPort(port), mail.WithTimeout(cfg.Timeout), mail.WithHELO("notifications")}
 	switch cfg.TLS {
@@ -66,6 +69,11 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 	}
 	return &SMTP{cfg: cfg, opts: opts, host: host}, nil
 }
+
+// MaxSendTime is the longest a Send can take: go-mail sets the connection's deadline to
+// Timeout when it dials (connecting, greeting, STARTTLS, AUTH) and again before the message
+// (MAIL, RCPT, DATA), and nothing else waits.
+func (s *SMTP) MaxSendTime() time.Duration { return 2 * s.cfg.Timeout }
 
 // Send delivers m. The Message-ID is derived from m.ID (its event id), and the event id
 // travels in X-Hangar-Event-Id, so a receiver can drop a duplicate. Errors wrapping

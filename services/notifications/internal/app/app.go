@@ -29,11 +29,19 @@ type Mailer interface {
 // SenderPolicy tunes delivery.
 type SenderPolicy struct {
 	Interval    time.Duration // idle poll; default 250 ms
-	Lease       time.Duration // how long a claimed message is reserved; default 2 min
+	Lease       time.Duration // how long a claimed message is reserved; default LeaseFor(30 s)
 	MaxAttempts int           // then the message is given up; default 12
 	BaseBackoff time.Duration // first retry delay, doubling; default 2 s
 	MaxBackoff  time.Duration // default 15 min
 }
+
+// LeaseFor answers the send lease for a mailer whose Send takes at most maxSend. The lease
+// is how long a claimed message is held from other senders, so it must outlast a live
+// send and the write that records it (a margin of 10 s for that write on a loaded
+// database), or a second sender could send the message again while the first still
+// works. It is also how long a message waits after its sender died mid-send (kill -9,
+// a lost node) before another sends it: so no longer than that.
+func LeaseFor(maxSend time.Duration) time.Duration { return maxSend + 10*time.Second }
 
 // Service is the notifications use cases.
 type Service struct {
@@ -108,7 +116,7 @@ func (s *Service) RunSender(ctx context.Context, m Mailer, p SenderPolicy) {
 		p.Interval = 250 * time.Millisecond
 	}
 	if p.Lease <= 0 {
-		p.Lease = 2 * time.Minute
+		p.Lease = LeaseFor(30 * time.Second)
 	}
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = 12

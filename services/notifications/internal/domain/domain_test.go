@@ -166,3 +166,23 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("%s differs from the rendering (go test -update rewrites it):\n%s", path, got)
 	}
 }
+
+// A processor's reason that is already a sentence is not given a second full stop.
+func TestDunningReasonEndsWithOneFullStop(t *testing.T) {
+	r, err := domain.NewRenderer(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := r.Dunning("evt-reason", domain.Dunning{Email: "pilot@example.com", Kind: "renewal-declined", SubscriptionID: "sub-1",
+		Amount: 199_00, Currency: "USD", Date: at, Reason: "No payment method is stored for this subscription.", NextAttempt: at.AddDate(0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		for part, body := range map[string]string{"text": m.Text, "html": m.HTML} {
+			if !strings.Contains(body, "The reason given: No payment method is stored for this subscription. We will try again") {
+				t.Errorf("%s part: reason not rendered as one sentence:\n%s", part, body)
+			}
+		}
+	}
+}
