@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,13 +26,7 @@ import (
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	allocation "github.com/hangar/hangar/services/allocation/app"
-	catalog "github.com/hangar/hangar/services/catalog/app"
-	checkout "github.com/hangar/hangar/services/checkout/app"
-	geo "github.com/hangar/hangar/services/geo/app"
 	identity "github.com/hangar/hangar/services/identity/app"
-	notifications "github.com/hangar/hangar/services/notifications/app"
-	payments "github.com/hangar/hangar/services/payments/app"
 )
 
 // Config is the dev runner's own configuration.
@@ -51,10 +46,19 @@ type Config struct {
 	Processes    bool          `env:"HANGAR_DEV_PROCESSES" default:"false" doc:"run each service binary as its own process, the edge proxying over HTTP (kill one to test faults)"`
 	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
-	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"multi-process mode: messages the dev mail sink keeps (the chaos run reconciles every one)"`
+	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the dev mail sink keeps (the chaos run reconciles every one)"`
 }
 
+// devGCPercent is the runner's garbage-collection target unless GOGC is set: one process
+// hosts seven services, the broker and the edge on a live heap of a few tens of MiB, which
+// the default (100) collects so often that the collector was a tenth of a checkout order's
+// CPU (docs/performance.md); 400 trades a larger heap for it.
+const devGCPercent = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(devGCPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner := run
@@ -97,173 +101,57 @@ func run(ctx context.Context) error {
 		return runProcesses(ctx, cfg, table, headers, brokers, log)
 	}
 
-	// Every service gets loopback ports picked by the kernel, so a stale process or a second
-	// checkout never collides; the edge learns the addresses directly.
-	env := func(service string) config.Lookup {
-		dbURL, _ := url.Parse(cfg.DatabaseURL)
-		dbURL.Path = "/" + cfg.DBPrefix + service
-		over := map[string]string{
-			"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
-			"DATABASE_URL": dbURL.String(), "DATABASE_CREATE": "true",
-			"KAFKA_BROKERS": strings.Join(brokers, ","),
-			"LOG_FORMAT":    cfg.LogFormat, "LOG_LEVEL": cfg.LogLevel,
-			"SHUTDOWN_TIMEOUT": "5s",
-			// Shared request security: the edge calls services in-process (no proxy hop), and
-			// the store's origin is the edge's.
-			"TRUSTED_PROXIES": "0", "ALLOWED_ORIGINS": devOrigins(cfg.EdgeAddr),
-			// identity's dev-only part: the demo accounts.
-			"IDENTITY_DEV_SEED": "true",
-		}
-		return func(name string) (string, bool) {
-			if v, ok := over[name]; ok {
-				return v, true
-			}
-			return os.LookupEnv(name)
-		}
+	sink, mail, err := startMail(cfg, log)
+	if err != nil {
+		return err
+	}
+	if sink != nil {
+		defer sink.Close()
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	var backends []edge.Backend
 	var targets scrapeTargets
-	// launch binds a built service's listeners, hands it to the edge and runs it; it
-	// answers the service's gRPC address for the services that call it.
-	launch := func(name string, svc service, err error) (string, error) {
+	// Every service gets loopback ports picked by the kernel, so a stale process or a second
+	// checkout never collides; the edge learns the addresses directly and calls the
+	// services' handlers in-process (no proxy hop).
+	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "0", mail: mail, grpc: map[string]string{}}
+	listen := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0"}
+	for _, s := range devServices {
+		env, err := dr.env(s, listen)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		if err := svc.Listen(); err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
-		}
-		grpcAddr, httpAddr, adminAddr := svc.Addrs()
-		backends = append(backends, edge.Backend{Name: name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: svc.Handler(), Ready: svc.Ready})
-		targets.add(name, adminAddr)
-		g.Go(func() error { return svc.Run(gctx) })
-		log.Info("service started", "name", name, "grpc", grpcAddr, "http", httpAddr, "admin", adminAddr)
-		return grpcAddr, nil
-	}
-
-	var ccfg catalog.Config
-	if err := config.LoadFrom(&ccfg, env("catalog")); err != nil {
-		return err
-	}
-	cat, err := catalog.New(gctx, ccfg, os.Stdout)
-	catalogAddr, err := launch(catalog.Name, cat, err)
-	if err != nil {
-		return err
-	}
-
-	var icfg identity.Config
-	if err := config.LoadFrom(&icfg, env("identity")); err != nil {
-		return err
-	}
-	id, err := identity.New(gctx, icfg, os.Stdout)
-	identityAddr, err := launch(identity.Name, id, err)
-	if err != nil {
-		return err
-	}
-
-	// payments resolves sessions through identity, runs the sandbox card processor with two
-	// development card readers and their simulator, and seeds a quarterly check-paying
-	// account (services/payments/README.md).
-	var pcfg payments.Config
-	if err := config.LoadFrom(&pcfg, env("payments")); err != nil {
-		return err
-	}
-	pcfg.IdentityAddr = identityAddr
-	pcfg.DevSeed, pcfg.ReaderSimulator = true, true
-	if len(pcfg.CardReaders) == 0 {
-		pcfg.CardReaders = []string{"RDR-0001", "RDR-0002"}
-	}
-	pay, err := payments.New(gctx, pcfg, os.Stdout)
-	paymentsAddr, err := launch(payments.Name, pay, err)
-	if err != nil {
-		return err
-	}
-
-	// geo (started before checkout, which asks it for a visitor's default currency)
-	// believes X-Forwarded-For from loopback: the edge calls it in-process, so the peer
-	// is whoever called the edge, and browser tests present a visitor's address that way
-	// (curl -H 'X-Forwarded-For: 193.99.144.80' .../freegeoip/api/json/).
-	var gcfg geo.Config
-	genv := env("geo")
-	if err := config.LoadFrom(&gcfg, func(name string) (string, bool) {
-		if name == "TRUSTED_PROXIES" {
-			return "127.0.0.0/8,::1", true
-		}
-		return genv(name)
-	}); err != nil {
-		return err
-	}
-	gs, err := geo.New(gctx, gcfg, os.Stdout)
-	geoAddr, err := launch(geo.Name, gs, err)
-	if err != nil {
-		return err
-	}
-
-	// allocation resolves sessions and lists the organization's users through identity,
-	// consumes subscription-changed events, and seeds the demo organization's licence pools
-	// (services/allocation/README.md).
-	var acfg allocation.Config
-	if err := config.LoadFrom(&acfg, env("allocation")); err != nil {
-		return err
-	}
-	acfg.Auth.IdentityAddr = identityAddr
-	acfg.DevSeed = true
-	alloc, err := allocation.New(gctx, acfg, os.Stdout)
-	allocationAddr, err := launch(allocation.Name, alloc, err)
-	if err != nil {
-		return err
-	}
-
-	// checkout reads the catalogue from the in-process catalog over gRPC, resolves sessions
-	// through identity, reads who holds which licence from allocation, and seeds the
-	// development subscriptions, promotions and gift certificates
-	// (services/checkout/README.md); submit charges through payments.
-	var kcfg checkout.Config
-	if err := config.LoadFrom(&kcfg, env("checkout")); err != nil {
-		return err
-	}
-	kcfg.CatalogAddr = catalogAddr
-	kcfg.Auth.IdentityAddr = identityAddr
-	kcfg.PaymentsAddr = paymentsAddr
-	kcfg.AllocationAddr = allocationAddr
-	kcfg.GeoAddr = geoAddr
-	kcfg.DevSeed = true
-	ck, err := checkout.New(gctx, kcfg, os.Stdout)
-	if _, err := launch(checkout.Name, ck, err); err != nil {
-		return err
-	}
-
-	// notifications mails what the store's events ask for: to the in-process dev mail sink
-	// (a real SMTP server; what it receives is at /-/mail) unless SMTP_ADDR names a relay.
-	var sink *devmail.Sink
-	var ncfg notifications.Config
-	if err := config.LoadFrom(&ncfg, env("notifications")); err != nil {
-		return err
-	}
-	if cfg.SMTPAddr == "" {
-		if sink, err = devmail.Listen("127.0.0.1:0", 200); err != nil {
 			return err
 		}
-		defer sink.Close()
-		ncfg.SMTPAddr, ncfg.SMTPTLS = sink.Addr(), "none"
-		log.Info("dev mail sink started", "smtp", sink.Addr())
-	}
-	ncfg.StoreURL = "http://" + devHost(cfg.EdgeAddr)
-	ns, err := notifications.New(gctx, ncfg, os.Stdout)
-	if _, err := launch(notifications.Name, ns, err); err != nil {
-		return err
+		svc, err := s.build(gctx, lookup(env))
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		if err := svc.Listen(); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		grpcAddr, httpAddr, adminAddr := svc.Addrs()
+		backends = append(backends, edge.Backend{Name: s.name, URL: &url.URL{Scheme: "http", Host: httpAddr}, Handler: svc.Handler(), Ready: svc.Ready})
+		targets.add(s.name, adminAddr)
+		g.Go(func() error { return svc.Run(gctx) })
+		log.Info("service started", "name", s.name, "grpc", grpcAddr, "http", httpAddr, "admin", adminAddr)
+		dr.grpc[s.name] = grpcAddr
 	}
 
+	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, nil, log)
+	log.Info("stopped")
+	return err
+}
+
+// serveEdge serves the store on EDGE_ADDR in g until ctx ends: the edge routing the public
+// route table to backends, the dev mail sink's messages at /-/mail (as JSON with ?to=, or a
+// page), the Prometheus targets, and extra's routes; then waits for g.
+func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.Table, headers *edge.Headers, backends []edge.Backend,
+	sink *devmail.Sink, targets *scrapeTargets, extra func(*http.ServeMux), log *slog.Logger) error {
 	for _, name := range table.Services() {
-		if name == "web" {
-			continue
-		}
-		if !hasBackend(backends, name) {
+		if name != "web" && !hasBackend(backends, name) {
 			log.Warn("route table names a service this runner does not start", "service", name)
 		}
 	}
-
 	pages, err := edge.LoadPages(cfg.PagesFile)
 	if err != nil {
 		return err
@@ -273,12 +161,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
 	}
-	// The mail the dev sink received, as JSON (?to=) or, for a browser, a page.
 	mux := http.NewServeMux()
 	if sink != nil {
 		mux.Handle("GET /-/mail", sink)
 	}
-	mux.Handle("GET /-/prometheus/targets", &targets)
+	mux.Handle("GET /-/prometheus/targets", targets)
+	if extra != nil {
+		extra(mux)
+	}
 	mux.Handle("/", e)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	g.Go(func() error {
@@ -288,15 +178,13 @@ func run(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
-		<-gctx.Done()
+		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	g.Go(func() error { return announce(gctx, ln.Addr().String(), backends, log) })
-	err = g.Wait()
-	log.Info("stopped")
-	return err
+	g.Go(func() error { return announce(ctx, ln.Addr().String(), backends, log) })
+	return g.Wait()
 }
 
 // service is what the runner needs of every service's app.App.

@@ -149,6 +149,12 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 	}
 	fs := http.FileServer(http.Dir(dir))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The machine's MIME tables decide otherwise unknown extensions, and some (the
+		// shared-mime-info globs) say audio/webm for .webm: the marketing home video is
+		// video (the Ingress's nginx table says so too).
+		if strings.HasSuffix(r.URL.Path, ".webm") {
+			w.Header().Set("Content-Type", "video/webm")
+		}
 		clean := path.Clean("/" + r.URL.Path)
 		full := filepath.Join(dir, filepath.FromSlash(clean))
 		if st, err := os.Stat(full); err != nil || st.IsDir() {

@@ -265,3 +265,20 @@ func TestParseHeadersRejectsMistakes(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticServesWebMAsVideo(t *testing.T) {
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "remotes", "marketing", "assets"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "remotes", "marketing", "assets", "home-video-x.webm"), []byte("\x1a\x45\xdf\xa3webm"), 0o644)
+	srv := httptest.NewServer(Static(dir))
+	defer srv.Close()
+	res, err := http.Get(srv.URL + "/remotes/marketing/assets/home-video-x.webm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "video/webm" {
+		t.Fatalf("status %d, Content-Type %q; want 200 video/webm", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# CPU per order of the checkout journey (loadtest/checkout.js) against a running hangar-dev
+# in its default in-process mode (every service, the edge and the broker in one process):
+#   scripts/checkout-cpu.sh [SHAPE] [OUT_DIR]      (SHAPE smoke|rate, default smoke)
+# BASE_URL (default http://localhost:8080) is the edge; HANGAR_DB_PREFIX (default hangar_)
+# names the stack's databases. Before and after the k6 run it reads
+#   - hangar-dev's CPU time (/proc/<pid>/stat of the process listening on BASE_URL's port),
+#   - the CPU time of the PostgreSQL backends connected to the stack's databases,
+#   - each database's committed and rolled-back transactions (pg_stat_database),
+#   - each service pool's statements (hangar_db_statements_total on its admin /metrics),
+# and takes a CPU profile of hangar-dev over the run (admin /debug/pprof/profile, never the
+# public edge). It prints each per order. What it cannot see: PostgreSQL's shared processes
+# (WAL writer, checkpointer) and k6's own CPU, which is not the store's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SHAPE=${1:-smoke}
+OUT=${2:-$(mktemp -d /tmp/checkout-cpu.XXXXXX)}
+BASE_URL=${BASE_URL:-http://localhost:8080}
+PREFIX=${HANGAR_DB_PREFIX:-hangar_}
+PGURL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+K6=${K6:-bin/k6}
+PROFILE_SECONDS=${PROFILE_SECONDS:-8}
+mkdir -p "$OUT"
+
+port=${BASE_URL##*:}
+port=${port%%/*}
+pid=$(ss -Hltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
+[[ -n "$pid" ]] || { echo "nothing listens on $BASE_URL" >&2; exit 1; }
+tck=$(getconf CLK_TCK)
+
+# proc_cpu PID...: the processes' user+system CPU seconds (gone processes count 0).
+proc_cpu() {
+  local t=0 p f
+  for p in "$@"; do
+    f=$(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null) || continue
+    t=$((t + ${f% *} + ${f#* }))
+  done
+  echo "$t"
+}
+pg() { psql "$PGURL" -XAtq -F' ' -c "$1"; }
+backends() { pg "SELECT pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'"; }
+# backend_cpu: each of the stack's databases with its backends' CPU ticks (gone backends: 0).
+backend_cpu() {
+  pg "SELECT datname, pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'" | while read -r db p; do
+    echo "$db $(proc_cpu "$p")"
+  done | awk '{ t[$1] += $2 } END { for (d in t) print d, t[d] }' | sort
+}
+xacts() { pg "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database WHERE datname LIKE '${PREFIX}%' ORDER BY 1"; }
+admins() { curl -fsS "$BASE_URL/-/prometheus/targets" | python3 -c '
+import json, sys
+for g in json.load(sys.stdin):
+    print(g["labels"]["component"], g["targets"][0])'; }
+statements() {
+  local name addr
+  while read -r name addr; do
+    curl -fsS "http://$addr/metrics" | awk -v s="$name" '/^hangar_db_statements_total/ {
+      match($0, /pool="[^"]*"/); pool = substr($0, RSTART + 6, RLENGTH - 7); n[pool] += $NF }
+      END { for (p in n) print s "/" p, n[p] }'
+  done < <(admins) | sort
+}
+
+admin=$(admins | awk 'NR == 1 { print $2 }')
+before_pids=$(backends)
+# The idle stack's own CPU (relays, consumers and the mail sender polling), measured first
+# and subtracted from the run's, so orders at different rates compare.
+IDLE_SECONDS=${IDLE_SECONDS:-5}
+i0=$(proc_cpu "$pid"); ip0=$(proc_cpu $before_pids)
+sleep "$IDLE_SECONDS"
+i1=$(proc_cpu "$pid"); ip1=$(proc_cpu $before_pids)
+cpu0=$(proc_cpu "$pid"); pg0=$(proc_cpu $before_pids); t0=$(date +%s.%N)
+xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"; backend_cpu > "$OUT/pgcpu0"
+
+k0=$(cut -d' ' -f16,17 /proc/$$/stat)  # this shell's waited-for children: k6 (curl, psql: negligible)
+curl -fsS -o "$OUT/cpu.pprof" "http://$admin/debug/pprof/profile?seconds=$PROFILE_SECONDS" &
+prof=$!
+"$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" --summary-export "$OUT/summary.json" loadtest/checkout.js \
+  > "$OUT/k6.txt" 2>&1 || echo "k6: thresholds not met (see $OUT/k6.txt)"
+wait "$prof" || echo "profile failed"
+k1=$(cut -d' ' -f16,17 /proc/$$/stat)
+k6cpu=$(( ${k1% *} + ${k1#* } - ${k0% *} - ${k0#* } ))
+
+after_pids=$(printf '%s\n%s\n' "$before_pids" "$(backends)" | sort -u)
+cpu1=$(proc_cpu "$pid"); pg1=$(proc_cpu $after_pids); t1=$(date +%s.%N)
+xacts > "$OUT/xacts1"; statements > "$OUT/stmts1"; backend_cpu > "$OUT/pgcpu1"
+
+orders=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["orders"]["count"]))' "$OUT/summary.json")
+[[ "$orders" -gt 0 ]] || { echo "no orders completed (see $OUT/k6.txt)" >&2; exit 1; }
+PREFIX=$PREFIX python3 - "$OUT" "$orders" "$cpu0" "$cpu1" "$pg0" "$pg1" "$tck" "$i0" "$i1" "$ip0" "$ip1" "$IDLE_SECONDS" "$t0" "$t1" "$k6cpu" <<'EOF'
+import json, os, sys
+out, n = sys.argv[1], int(sys.argv[2])
+cpu0, cpu1, pg0, pg1, tck, i0, i1, ip0, ip1 = (int(x) for x in sys.argv[3:12])
+idle_s, t0, t1 = (float(x) for x in sys.argv[12:15])
+k6 = int(sys.argv[15])
+def table(name):
+    rows = {}
+    for line in open(os.path.join(out, name)):
+        k, v = line.split()
+        rows[k] = float(v)
+    return rows
+def delta(a, b):
+    x0, x1 = table(a), table(b)
+    return {k: x1[k] - x0.get(k, 0) for k in sorted(x1) if x1[k] - x0.get(k, 0) > 0}
+s = json.load(open(os.path.join(out, "summary.json")))["metrics"]
+dur = s.get("http_req_duration{name:submit}", {})
+load = open("/proc/loadavg").read().split()[:3]
+print(f"orders {n} ({s['orders']['rate']:.1f}/s)  submit p50 {dur.get('med', 0):.1f} ms  p99 {dur.get('p(99)', 0):.1f} ms  load average {' '.join(load)}")
+app, db = (cpu1 - cpu0) / tck / n * 1000, (pg1 - pg0) / tck / n * 1000
+print(f"CPU per order: hangar-dev {app:.2f} ms + PostgreSQL backends {db:.2f} ms = {app + db:.2f} ms")
+# Less what the idle stack would have spent over the run's duration.
+iapp = (i1 - i0) / tck / idle_s * (t1 - t0) / n * 1000
+idb = (ip1 - ip0) / tck / idle_s * (t1 - t0) / n * 1000
+print(f"  less idle ({(i1 - i0 + ip1 - ip0) / tck / idle_s * 1000:.0f} ms/s): hangar-dev {app - iapp:.2f} ms + PostgreSQL {db - idb:.2f} ms = {app + db - iapp - idb:.2f} ms per order")
+print(f"  k6 itself (the load generator, on the same cores): {k6 / tck / n * 1000:.2f} ms per order")
+print("PostgreSQL CPU per order by database (ms):", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / tck / n * 1000:.2f}" for k, v in delta("pgcpu0", "pgcpu1").items()))
+print("transactions per order:", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / n:.1f}" for k, v in delta("xacts0", "xacts1").items()))
+print("statements per order:  ", ", ".join(f"{k} {v / n:.1f}" for k, v in delta("stmts0", "stmts1").items()))
+EOF
+echo "profile: go tool pprof -top $OUT/cpu.pprof   (k6 output: $OUT/k6.txt)"
