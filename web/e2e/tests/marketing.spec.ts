@@ -125,6 +125,57 @@ test.describe('marketing site', () => {
     await expect(map).toHaveCount(0);
   });
 
+  test('the home background video loads, plays and fades at 1 % and 98 %; only on / from 1025 px', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto('/');
+    const video = page.getByTestId('home-video');
+    await expect(video).toHaveCount(1);
+    const src = await video.getAttribute('src');
+    expect(src).toMatch(/\.webm$/);
+    const file = await page.request.get(new URL(src!, page.url()).toString());
+    expect(file.status()).toBe(200);
+    expect(file.headers()['content-type']).toContain('video/webm');
+    expect((await file.body()).length).toBeLessThanOrEqual(300 * 1024);
+    const state = () => video.evaluate((v: HTMLVideoElement) => ({ ready: v.readyState, time: v.currentTime, muted: v.muted, loop: v.loop, paused: v.paused, duration: v.duration }));
+    // Loaded (HAVE_CURRENT_DATA or better) and playing: the time moves on its own.
+    await expect.poll(async () => (await state()).ready).toBeGreaterThanOrEqual(2);
+    const first = (await state()).time;
+    await expect.poll(async () => (await state()).time).toBeGreaterThan(first);
+    const s = await state();
+    expect(s).toMatchObject({ muted: true, loop: true, paused: false });
+    // Visible after 1 % of its length, faded out from 98 % (spec 001 §4): seek and look.
+    await expect(video).toHaveClass(/mk-video--visible/);
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.pause();
+      v.currentTime = v.duration * 0.985;
+    });
+    await expect(video).not.toHaveClass(/mk-video--visible/);
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.currentTime = v.duration * 0.005;
+    });
+    await expect(video).not.toHaveClass(/mk-video--visible/);
+    await video.evaluate((v: HTMLVideoElement) => {
+      v.currentTime = v.duration * 0.5;
+    });
+    await expect(video).toHaveClass(/mk-video--visible/);
+
+    // Narrower than 1025 px it is removed; and it is never on other pages.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await expect(video).toHaveCount(0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(video).toHaveCount(1);
+    await page.goto('/pricing');
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(page.locator('video')).toHaveCount(0);
+  });
+
+  test('a 1024 px wide home page has no video at all', async ({ page }) => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.goto('/');
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(page.locator('video')).toHaveCount(0);
+  });
+
   test('the header becomes sticky on scroll', async ({ page }) => {
     await page.setViewportSize({ width: 1280, height: 600 });
     await page.goto('/');

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, ErrorState, LoadingState, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, CheckboxField, ErrorState, ErrorSummary, LoadingState, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
@@ -25,7 +25,7 @@ import s from './buy.module.css';
 
 /** Spec 000 §8: the available-plans failure message. */
 export const CONNECT_ERROR = 'There was a problem connecting.';
-export const CORRECT_FOLLOWING = 'Please correct the following:';
+export { CORRECT_FOLLOWING } from '@hangar/ui';
 export const SALES_CONTACT = 'sales@hangar.example';
 /** Sections expanded by default (spec 000 §2). */
 const DEFAULT_EXPANDED = ['plans', 'regions', 'addOns'];
@@ -94,7 +94,7 @@ const FIELD_OF: Record<string, string> = {
   'Postal Code cannot be blank': 'zipcode',
   'Please select a country': 'country',
   'Credit Card cannot be blank': 'card',
-  'Please give your consent to the processing of your data to continue.': 'gdpr',
+  [MSG_EU_CONSENT]: 'gdpr',
 };
 
 function groupEntries(catalog: Catalog, group: string, currency: CurrencyCode): CatalogEntry[] {
@@ -676,16 +676,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           />
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching}>
-          {shownErrors.length > 0 ? (
-            <div className={s.buyErrors} role="alert" data-testid="errors">
-              <p className={s.buyErrorsTitle}>{CORRECT_FOLLOWING}</p>
-              <ul className={s.buyErrorsList}>
-                {shownErrors.map((e) => (
-                  <li key={e}>{e}</li>
-                ))}
-              </ul>
-            </div>
-          ) : null}
+          <ErrorSummary errors={shownErrors} />
           {(p?.adjustments ?? []).length > 0 ? (
             <ul className={s.buyAdjustments} aria-label="Changes made to your selection">
               {p!.adjustments!.map((a) => (

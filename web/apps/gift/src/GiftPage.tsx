@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Button, HostedCardFields, SelectField, TextField, countryOptions, type HostedCardFieldsHandle } from '@hangar/ui';
+import { BillingFields, Button, ErrorSummary, HostedCardFields, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, newIdempotencyKey, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
+import { ApiError, createApiClient, newIdempotencyKey, num, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
+import { defaultCurrency, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
   CUSTOM_MIN,
@@ -15,10 +16,12 @@ import {
   validateForm,
   type Certificate,
 } from './gift';
+import type { Billing } from '@hangar/ui';
 import s from './gift.module.css';
 
 const api = createApiClient();
 
+/** What the page keeps between visits; currency only once the buyer chose one. */
 function load(): Partial<{ certificates: Certificate[]; email: string; currency: string }> {
   try {
     return JSON.parse(localStorage.getItem(STORAGE_KEY) ?? '{}');
@@ -37,14 +40,17 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const route = parseRoute(rest, search);
   const saved = rest || search ? {} : load();
   const [certificates, setCertificates] = useState<Certificate[]>(saved.certificates ?? route.certificates);
-  const [currency, setCurrency] = useState<CurrencyCode>(parseCurrency(route.currency || saved.currency || 'USD'));
+  const chosen = route.currency || saved.currency || '';
+  const [currency, setCurrency] = useState<CurrencyCode>(parseCurrency(chosen || 'USD'));
+  // Whether the buyer chose the currency (the address, an earlier visit or the selector);
+  // until then it is the storefront's default, as on /buy.
+  const currencyChosen = useRef(chosen !== '');
   const [email, setEmail] = useState(route.email || saved.email || '');
   const [accountId] = useState(route.accountId);
   const [recipientEmail, setRecipientEmail] = useState('');
   const [message, setMessage] = useState('');
-  const [cardholderName, setCardholderName] = useState('');
-  const [zipcode, setZipcode] = useState('');
-  const [country, setCountry] = useState('');
+  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: '' });
+  const { cardholderName, zipcode, country } = billing;
   const [validation, setValidation] = useState<GiftValidation>();
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -76,9 +82,20 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // No currency chosen: the storefront's default (the currency cookie, then the visitor's
+  // location through checkout's geo lookup, USD when that fails), exactly as /buy does.
+  useEffect(() => {
+    if (currencyChosen.current) return;
+    const ac = new AbortController();
+    void defaultCurrency(null, { signal: ac.signal }).then((c) => {
+      if (!ac.signal.aborted && !currencyChosen.current) setCurrency(c);
+    });
+    return () => ac.abort();
+  }, []);
+
   useEffect(() => {
     try {
-      localStorage.setItem(STORAGE_KEY, JSON.stringify({ certificates, email, currency }));
+      localStorage.setItem(STORAGE_KEY, JSON.stringify({ certificates, email, currency: currencyChosen.current ? currency : undefined }));
     } catch {
       /* storage may be unavailable (private mode) */
     }
@@ -95,7 +112,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
       zipcode: zipKey,
       country,
       currency,
-      kioskMode: new URLSearchParams(search).get('kiosk') === 'true',
+      kioskMode: syncKiosk(search),
       counter: ++counter.current,
     };
     try {
@@ -175,7 +192,10 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <SelectField
           label="Currency"
           value={currency}
-          onChange={(e) => setCurrency(parseCurrency(e.target.value))}
+          onChange={(e) => {
+            currencyChosen.current = true;
+            setCurrency(parseCurrency(e.target.value));
+          }}
           options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))}
         />
         <h2>Certificates</h2>
@@ -211,58 +231,26 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <TextField label="Recipient e-mail (optional)" type="email" value={recipientEmail} onChange={(e) => setRecipientEmail(e.target.value)} />
         <TextField label="Message to the recipient (optional)" value={message} maxLength={500} onChange={(e) => setMessage(e.target.value)} />
         <h2>Payment</h2>
-        <TextField label="Name on card" value={cardholderName} onChange={(e) => setCardholderName(e.target.value)} autoComplete="cc-name" />
-        <TextField label="Postal Code" value={zipcode} onChange={(e) => setZipcode(e.target.value)} autoComplete="postal-code" />
-        <SelectField label="Country" value={country} onChange={(e) => setCountry(e.target.value)} options={countryOptions()} />
+        <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} />
         <HostedCardFields handle={card} />
-        {errors.length > 0 && (
-          <div className={s.giftErrors} role="alert">
-            Please correct the following:
-            <ul>
-              {errors.map((e) => (
-                <li key={e}>{e}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        <ErrorSummary errors={errors} />
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy}>
             {busy ? 'Processing…' : 'Buy Gift Certificate'}
           </Button>
         </p>
       </div>
-      <aside className={s.giftSummary} aria-label="Order summary">
-        <h2>Order summary</h2>
-        <table>
-          <tbody>
-            {lines.map((l) => (
-              <tr key={l.key}>
-                <td>{l.description}</td>
-                <td>{formatMoney(l.amountInCents ?? 0, currency)}</td>
-              </tr>
-            ))}
-            <tr>
-              <td>{inv?.taxVatText || 'Tax'}</td>
-              <td>{formatMoney(inv?.taxInCents ?? 0, currency)}</td>
-            </tr>
-            <tr>
-              <td>
-                <strong>Total</strong>
-              </td>
-              <td>
-                <strong data-testid="gift-total">{formatMoney(inv?.totalInCents ?? 0, currency)}</strong>
-              </td>
-            </tr>
-          </tbody>
-        </table>
-        {validation?.status === 'fail' && (validation.errors ?? []).length > 0 && (
-          <ul className={s.giftErrors}>
-            {validation.errors!.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-        )}
-      </aside>
+      <OrderSummary
+        className={s.giftSummary}
+        lines={lines.map((l, i) => ({ key: l.key ?? String(i), description: l.description, amountInCents: num(l.amountInCents) }))}
+        currency={currency}
+        taxLabel={inv?.taxVatText || 'Tax'}
+        taxInCents={num(inv?.taxInCents)}
+        totalInCents={num(inv?.totalInCents)}
+        testIdPrefix="gift"
+      >
+        {validation?.status === 'fail' ? <ErrorSummary errors={validation.errors ?? []} title="Your certificates:" announce={false} data-testid="gift-validation-errors" /> : null}
+      </OrderSummary>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { SiteHeader } from './SiteHeader';
 import { BackgroundVideo, FeatureToggles, Slider, Tabs, ZoomImage } from './widgets';
 import { ROUTE_MAP, WEATHER_MAP } from './art';
 import s from './marketing.module.css';
+import homeVideo from './media/home-video.webm';
 
 const DESTINATIONS = [
   { href: '/pricing', title: 'Compare plans', text: 'Starter, Essential and Premium side by side.' },
@@ -24,10 +25,12 @@ const FEATURES = [
 ];
 
 /**
- * The background video's file is published with the marketing site's media, not kept in
- * this repository; with no file configured the home page simply has no video.
+ * The background video: a short generated WebM (VP9, no audio, ~60 KB) rendered by
+ * scripts/make-home-video.sh from ffmpeg's own sources (no external media) and committed.
+ * Imported as an asset, so the build copies it beside the remote's other assets and the
+ * URL follows wherever the remote is served from.
  */
-export const HOME_VIDEO_SRC = '';
+export const HOME_VIDEO_SRC: string = homeVideo;
 
 export function HomePage({ navigate }: { navigate?: (to: string) => void }) {
   return (

@@ -19,7 +19,9 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
   const [me, setMe] = useState<Me>();
   const [catalog, setCatalog] = useState<Catalog>();
   const [loadError, setLoadError] = useState('');
-  const [currency, setCurrency] = useState<CurrencyCode>('USD');
+  // '' is no currency chosen: the cart then follows the buyer's location on the page; a
+  // currency chosen here, USD too, wins there.
+  const [currency, setCurrency] = useState<CurrencyCode | ''>('');
   const [quantities, setQuantities] = useState<Record<string, string>>({});
   const [applyTax, setApplyTax] = useState(true);
   const [discountCode, setDiscountCode] = useState('');
@@ -38,7 +40,8 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
     return <ErrorState message="Only staff (employees and credit-card admins) can create carts. Please log in with a staff account." />;
   }
   if (loadError || !catalog) return <ErrorState message={`There was a problem connecting. ${loadError}`} />;
-  const products = visibleEntries(catalog, ONE_OFF_GROUP, currency);
+  const shown: CurrencyCode = currency || 'USD';
+  const products = visibleEntries(catalog, ONE_OFF_GROUP, shown);
 
   async function create() {
     setBusy(true);
@@ -65,13 +68,18 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
     <section className={s.cartCreate} data-remote="oneoff" aria-labelledby="cart-create-title">
       <h1 id="cart-create-title">CREATE A ONE-OFF CART</h1>
       <p>Choose products and quantities; the link opens a cart the customer can pay.</p>
-      <SelectField label="Currency" value={currency} onChange={(e) => setCurrency(parseCurrency(e.target.value))} options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))} />
+      <SelectField
+        label="Currency"
+        value={currency}
+        onChange={(e) => setCurrency(e.target.value ? parseCurrency(e.target.value) : '')}
+        options={[{ value: '', label: "The buyer's (by location)" }, ...CURRENCY_CODES.map((c) => ({ value: c, label: c }))]}
+      />
       {products.map((p) => {
-        const price = priceIn(p, currency);
+        const price = priceIn(p, shown);
         return (
           <div className={s.cartCreateRow} key={p.addOnCode}>
             <span>
-              {p.title} {price ? `(${formatMoney(price.amountInCents, currency)})` : ''}
+              {p.title} {price ? `(${formatMoney(price.amountInCents, shown)})` : ''}
             </span>
             <TextField
               label={`Quantity of ${p.title}`}

@@ -1,5 +1,21 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { Button, ErrorState, HostedCardFields, LoadingState, SelectField, TextField, countryOptions, type HostedCardFieldsHandle } from '@hangar/ui';
+import {
+  BillingFields,
+  Button,
+  CheckboxField,
+  ErrorState,
+  ErrorSummary,
+  EuConsentField,
+  HostedCardFields,
+  LoadingState,
+  MSG_EU_CONSENT,
+  OrderSummary,
+  SelectField,
+  TextField,
+  billingErrors,
+  type Billing,
+  type HostedCardFieldsHandle,
+} from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import {
   ApiError,
@@ -7,13 +23,15 @@ import {
   featureOn,
   loadFeatureFlags,
   newIdempotencyKey,
+  num,
   submitPurchase,
   type Me,
   type OneOffPreview,
   type PresetCart,
 } from '@hangar/api-client';
+import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, type SalesModeSetting } from '@hangar/storefront';
 import { QuantityStepper } from './QuantityStepper';
-import { FLAG, ZIP_PREVIEW_CHARS, fetchError, taxLabel, validatePayment } from './oneoff';
+import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith } from './oneoff';
 import s from './oneoff.module.css';
 
 const api = createApiClient();
@@ -71,20 +89,40 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const [me, setMe] = useState<Me>();
   const [quantities, setQuantities] = useState<Record<string, number>>({});
   const [currency, setCurrency] = useState<CurrencyCode>('USD');
+  // The buyer's own choice of currency wins, then the staff's currency of the cart, then the
+  // storefront's default (the cart stores none when staff chose none).
+  const currencyChosen = useRef(false);
+  const staffCurrency = useRef(false);
+  const [salesMode, setSalesMode] = useState<SalesModeSetting | null>(() => readSalesMode());
   const [email, setEmail] = useState('');
-  const [cardholderName, setCardholderName] = useState('');
-  const [zipcode, setZipcode] = useState('');
-  const [country, setCountry] = useState('');
+  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: '' });
+  const { cardholderName, zipcode, country } = billing;
   const [businessId, setBusinessId] = useState('');
+  const [gdpr, setGdpr] = useState(false);
   const [promoCodes, setPromoCodes] = useState<string[]>([]);
   const [promoInput, setPromoInput] = useState('');
+  const [promoError, setPromoError] = useState('');
   const [preview, setPreview] = useState<OneOffPreview>();
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState<SavedCard>();
-  const [useSaved, setUseSaved] = useState(false);
+  const [payWith, setPayWith] = useState<PayWith>('card');
+  const [readerWaiting, setReaderWaiting] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
   const counter = useRef(0);
+  // gdpr=show in the query forces the EU consent checkbox, as on /buy (spec 001 §2).
+  const [gdprShow] = useState(() => typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('gdpr') === 'show');
+
+  // Sales mode is this device's (local storage): follow it while the page is open.
+  useEffect(() => onSalesModeChange(() => setSalesMode(readSalesMode())), []);
+  // The card reader is offered while sales mode is on, to the credit-card admin who turned
+  // it on (payments and checkout enforce the right; the page mirrors it).
+  const readerOffered = Boolean(salesMode && me?.loggedIn && me.isCreditCardAdmin);
+  const selling = readerOffered && payWith === 'reader';
+  useEffect(() => {
+    if (readerOffered) setPayWith('reader');
+    else setPayWith((w) => (w === 'reader' ? 'card' : w));
+  }, [readerOffered]);
 
   // The page exists only while the one-off-purchases flag is on; otherwise it goes to /.
   useEffect(() => {
@@ -102,23 +140,39 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       .then((c) => {
         setCart(c);
         setQuantities(Object.fromEntries((c.requestJson.selectedProducts ?? []).map((p) => [p.code, p.quantity || 1])));
-        setCurrency(parseCurrency(c.requestJson.currency));
+        if (c.requestJson.currency) {
+          staffCurrency.current = true;
+          if (!currencyChosen.current) setCurrency(parseCurrency(c.requestJson.currency));
+        }
         if (c.requestJson.discountCode) setPromoCodes([c.requestJson.discountCode]);
       })
       .catch((err: unknown) => setLoadError(fetchError(err instanceof Error ? err.message : String(err))));
+    // Without a staff currency the default is the storefront's, as on /buy and /gift: the
+    // currency cookie, then the visitor's location (checkout's geo lookup), USD when that fails.
+    const ac = new AbortController();
+    void defaultCurrency(null, { signal: ac.signal }).then((c) => {
+      if (ac.signal.aborted) return;
+      if (!currencyChosen.current && !staffCurrency.current) setCurrency(c);
+    });
     api.http
       .request<Me>('GET', '/buy/api/me')
       .then((m) => {
         setMe(m);
-        if (m.loggedIn) {
+        // Staff selling in sales mode type the customer's e-mail; a buyer's is the session's.
+        if (m.loggedIn && !(readSalesMode() && m.isCreditCardAdmin)) {
           setEmail(m.username || m.email || '');
           api.http
             .request<{ paymentMethod?: SavedCard }>('GET', `/buy/api/subscription/payment-method/${encodeURIComponent(m.accountUuid ?? '')}`)
-            .then((r) => r.paymentMethod?.token && setSaved(r.paymentMethod))
+            .then((r) => {
+              if (!r.paymentMethod?.token) return;
+              setSaved(r.paymentMethod);
+              setPayWith((w) => (w === 'card' ? 'saved' : w));
+            })
             .catch(() => undefined);
         }
       })
       .catch(() => setMe({ loggedIn: false }));
+    return () => ac.abort();
   }, [flagChecked, cartId]);
 
   const zipKey = zipcode.trim().length >= ZIP_PREVIEW_CHARS ? zipcode.trim() : '';
@@ -132,8 +186,11 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       items: Object.entries(quantities).map(([code, quantity]) => ({ code, quantity })),
       discountPromoCode: promoCodes,
       isCreditCardCheckout: true,
+      isGdprCompliant: gdpr,
+      // Sales mode: the reader in use; with the admin's session the order is the e-mail's customer's.
+      ...(selling && salesMode ? { readerSerialNumber: salesMode.readerSerialNumber } : {}),
     }),
-    [cartId, currency, email, zipKey, country, businessId, quantities, promoCodes],
+    [cartId, currency, email, zipKey, country, businessId, quantities, promoCodes, gdpr, selling, salesMode],
   );
 
   // The invoice is previewed whenever the zipcode (4+ characters), country, currency, a
@@ -149,15 +206,30 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [cart, currency, zipKey, country, businessId, quantities, promoCodes]);
 
+  // The business id is kept only for the countries that take one (the server says which).
+  useEffect(() => {
+    if (preview && !preview.businessIdAllowed && businessId) setBusinessId('');
+  }, [preview, businessId]);
+
   async function pay() {
-    const problems = validatePayment({ email, cardholderName, zipcode, country }, useSaved);
+    const problems = validatePayment({ email, cardholderName, zipcode, country }, payWith !== 'card');
     setErrors(problems);
     if (problems.length > 0) return;
     setBusy(true);
     try {
       let body: Record<string, unknown>;
       const config = { ...configuration(), billingInfo: { zipcode: zipcode.trim(), country }, cardholderName };
-      if (useSaved && saved?.token) {
+      if (payWith === 'reader' && salesMode) {
+        // The storefront's card-present payment (as on /buy): a vault on the sales-mode
+        // reader for the customer's e-mail, polled every 1000 ms; its method pays, and the
+        // reader's cardholder name is set.
+        setReaderWaiting(true);
+        const r = await payWithCardReader(email.trim(), salesMode.readerSerialNumber);
+        setReaderWaiting(false);
+        setErrors([]);
+        if (r.cardholderName) setBilling((b) => ({ ...b, cardholderName: r.cardholderName }));
+        body = { configuration: { ...config, cardholderName: r.cardholderName || cardholderName }, useSavedCard: true, paymentMethodToken: r.paymentMethod };
+      } else if (payWith === 'saved' && saved?.token) {
         body = { configuration: config, useSavedCard: true, paymentMethodToken: saved.token };
       } else {
         const t = await card.current!.tokenize(cardholderName, zipcode);
@@ -172,10 +244,12 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         setErrors(r.errors ?? [r.message ?? 'Your order could not be completed.']);
         return;
       }
-      go(r.redirectUrl);
+      afterPurchase(r, go);
     } catch (err) {
-      setErrors([err instanceof ApiError ? err.message : 'Your order could not be completed. Please try again.']);
+      // Card-reader errors (declined, timed out) are the server's words, shown as they are.
+      setErrors([err instanceof Error && err.message ? err.message : 'Your order could not be completed. Please try again.']);
     } finally {
+      setReaderWaiting(false);
       setBusy(false);
     }
   }
@@ -198,7 +272,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       {me && !me.loggedIn && <LoginModal onDone={reload} />}
       <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
       <div>
-        <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn} onChange={(e) => setEmail(e.target.value)} />
+        <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn && !readerOffered} onChange={(e) => setEmail(e.target.value)} />
         <h2>Products</h2>
         {Object.entries(quantities).map(([code, q]) => (
           <div className={s.oneoffProduct} key={code} data-testid={`product-${code}`}>
@@ -210,72 +284,79 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           </div>
         ))}
         <h2>Payment</h2>
-        <SelectField label="Currency" value={currency} onChange={(e) => setCurrency(parseCurrency(e.target.value))} options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))} />
-        {saved?.token && (
-          <fieldset>
+        <SelectField
+          label="Currency"
+          value={currency}
+          onChange={(e) => {
+            currencyChosen.current = true;
+            setCurrency(parseCurrency(e.target.value));
+          }}
+          options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))}
+        />
+        {saved?.token || readerOffered ? (
+          <fieldset className={s.oneoffPayWith}>
             <legend>Card</legend>
-            <label>
-              <input type="radio" checked={useSaved} onChange={() => setUseSaved(true)} /> Use my saved card {saved.type ?? ''} ending {saved.last4 ?? ''}
-            </label>{' '}
-            <label>
-              <input type="radio" checked={!useSaved} onChange={() => setUseSaved(false)} /> Use a new card
-            </label>
+            {readerOffered ? (
+              <CheckboxField
+                type="radio"
+                name="payWith"
+                checked={payWith === 'reader'}
+                onChange={() => setPayWith('reader')}
+                label={`Use the card reader (${salesMode!.readerSerialNumber})`}
+              />
+            ) : null}
+            {saved?.token && !readerOffered ? (
+              <CheckboxField
+                type="radio"
+                name="payWith"
+                checked={payWith === 'saved'}
+                onChange={() => setPayWith('saved')}
+                label={`Use my saved card ${saved.type ?? ''} ending ${saved.last4 ?? ''}`}
+              />
+            ) : null}
+            <CheckboxField type="radio" name="payWith" checked={payWith === 'card'} onChange={() => setPayWith('card')} label="Use a new card" />
           </fieldset>
-        )}
-        {!useSaved && <TextField label="Name on card" value={cardholderName} onChange={(e) => setCardholderName(e.target.value)} autoComplete="cc-name" />}
-        <TextField label="Postal Code" value={zipcode} onChange={(e) => setZipcode(e.target.value)} autoComplete="postal-code" />
-        <SelectField label="Country" value={country} onChange={(e) => setCountry(e.target.value)} options={countryOptions()} />
+        ) : null}
+        <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} showCardholderName={payWith === 'card'} />
         {preview?.businessIdAllowed && <TextField label="Business ID (VAT number)" value={businessId} onChange={(e) => setBusinessId(e.target.value)} />}
-        {!useSaved && <HostedCardFields handle={card} />}
-        {errors.length > 0 && (
-          <div className={s.oneoffErrors} role="alert">
-            Please correct the following:
-            <ul>
-              {errors.map((e) => (
-                <li key={e}>{e}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        {payWith === 'card' && <HostedCardFields handle={card} />}
+        {/* The server says when the EU consent is needed (and refuses the order without it). */}
+        {preview?.euConsentRequired === true || gdprShow ? (
+          <EuConsentField checked={gdpr} onChange={setGdpr} errors={errors.filter((e) => e === MSG_EU_CONSENT)} />
+        ) : null}
+        {readerWaiting ? (
+          <p role="status" data-testid="reader-waiting">
+            Waiting for the card on reader {salesMode?.readerSerialNumber}…
+          </p>
+        ) : null}
+        <ErrorSummary errors={errors} />
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy || !me?.loggedIn}>
             {busy ? 'Processing…' : 'Complete Order'}
           </Button>
         </p>
       </div>
-      <aside className={s.oneoffSummary} aria-label="Order summary">
-        <h2>Order summary</h2>
-        <table>
-          <tbody>
-            {(inv?.invoiceItems ?? []).map((l) => (
-              <tr key={l.key}>
-                <td>
-                  {l.description}
-                  {l.quantity ? ` × ${l.quantity}` : ''}
-                </td>
-                <td>{formatMoney(Number(l.amountInCents ?? 0), currency)}</td>
-              </tr>
-            ))}
-            <tr>
-              <td>{inv?.taxVatText || taxLabel(preview?.country ?? country)}</td>
-              <td data-testid="oneoff-tax">{formatMoney(Number(inv?.taxInCents ?? 0), currency)}</td>
-            </tr>
-            <tr>
-              <td>
-                <strong>Total</strong>
-              </td>
-              <td>
-                <strong data-testid="oneoff-total">{formatMoney(Number(inv?.totalInCents ?? 0), currency)}</strong>
-              </td>
-            </tr>
-          </tbody>
-        </table>
-        <div>
-          <TextField label="Promo code" value={promoInput} onChange={(e) => setPromoInput(e.target.value)} />
+      <OrderSummary
+        className={s.oneoffSummary}
+        lines={(inv?.invoiceItems ?? []).map((l, i) => ({ key: l.key ?? String(i), description: l.description, quantity: num(l.quantity), amountInCents: num(l.amountInCents) }))}
+        currency={currency}
+        taxLabel={inv?.taxVatText || taxLabel(preview?.country ?? country)}
+        taxInCents={num(inv?.taxInCents)}
+        totalInCents={num(inv?.totalInCents)}
+        testIdPrefix="oneoff"
+      >
+        <div className={s.oneoffPromo}>
+          <TextField label="Promo code" value={promoInput} errors={promoError ? [promoError] : []} onChange={(e) => setPromoInput(e.target.value)} />
           <Button
             variant="secondary"
             onClick={() => {
               const c = promoInput.trim();
+              // A code already in the cart (any case) is not added twice (spec 001 §5).
+              if (promoCodes.some((x) => x.toLowerCase() === c.toLowerCase())) {
+                setPromoError(MSG_CODE_USED);
+                return;
+              }
+              setPromoError('');
               if (c) setPromoCodes((l) => [...l, c]);
               setPromoInput('');
             }}
@@ -291,14 +372,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             </div>
           ))}
         </div>
-        {previewErrors.length > 0 && (
-          <ul className={s.oneoffErrors}>
-            {previewErrors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-        )}
-      </aside>
+        <ErrorSummary errors={previewErrors} title="Your order:" announce={false} data-testid="oneoff-preview-errors" />
+      </OrderSummary>
     </section>
   );
 }

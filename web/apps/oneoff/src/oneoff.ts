@@ -12,6 +12,7 @@ export const MSG_ZIPCODE = 'Please enter your zipcode';
 export const MSG_NAME = 'Name cannot be blank';
 export const MSG_POSTAL = 'Postal Code cannot be blank';
 export const MSG_COUNTRY = 'Please select a country';
+export const MSG_CODE_USED = 'Code already used.';
 
 /** What the quantity input accepts: digits only, at most 4. */
 export function typedQuantity(raw: string): string {
@@ -30,9 +31,34 @@ export function taxLabel(country: string): string {
   return country === 'US' || country === 'CA' ? 'Tax' : 'VAT';
 }
 
+/** With a mobile deeplink the app opens first and the success page follows after 3 s. */
+export const DEEPLINK_DELAY_MS = 3000;
+
+/**
+ * Where a paid order goes (spec 001 §4): the redirect address with its optional extension;
+ * with a mobile deeplink, the deeplink first and the address after 3 s.
+ */
+export function afterPurchase(
+  r: { redirectUrl?: string; extension?: string; mobileDeeplink?: string },
+  go: (url: string) => void,
+  later: (f: () => void, ms: number) => unknown = setTimeout,
+): void {
+  const url = `${r.redirectUrl ?? ''}${r.extension ?? ''}`;
+  if (r.mobileDeeplink) {
+    go(r.mobileDeeplink);
+    later(() => go(url), DEEPLINK_DELAY_MS);
+    return;
+  }
+  go(url);
+}
+
 export function fetchError(message: string): string {
   return `Error when fetching pre-configured cart: ${message}`;
 }
+
+/** How the order is paid: a new card (hosted fields), the buyer's saved card, or, in sales
+ * mode, the card reader (both of the latter pay with a stored method after the ZIP check). */
+export type PayWith = 'card' | 'saved' | 'reader';
 
 /** The card path's messages before tokenising (spec 001 §5). */
 export function validatePayment(f: { email: string; cardholderName: string; zipcode: string; country: string }, savedCard: boolean): string[] {

@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { render, screen, waitFor, fireEvent, act } from '@testing-library/react';
+import { render, screen, waitFor, fireEvent, act, within } from '@testing-library/react';
 import OneOffModule from './remote-module';
 import { standaloneProps } from './standalone';
-import { clampQuantity, fetchError, taxLabel, typedQuantity, validatePayment } from './oneoff';
-import { createError } from './CartCreator';
+import { afterPurchase, clampQuantity, fetchError, taxLabel, typedQuantity, validatePayment } from './oneoff';
+import { CartCreator, ONE_OFF_GROUP, createError } from './CartCreator';
+import { catalogFixture } from '@hangar/api-client/testing';
 import { QuantityStepper } from './QuantityStepper';
 import { ApiError } from '@hangar/api-client';
+import { enableSalesMode } from '@hangar/storefront';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -58,6 +60,18 @@ describe('oneoff rules', () => {
       'Please select a country',
     ]);
   });
+  it('goes to the redirect address with its extension; a mobile deeplink first, the address 3 s later', () => {
+    const go = vi.fn();
+    afterPurchase({ redirectUrl: '/buy/success?invoiceId=1', extension: '&print=receipt' }, go);
+    expect(go.mock.calls).toEqual([['/buy/success?invoiceId=1&print=receipt']]);
+    const later = vi.fn();
+    const go2 = vi.fn();
+    afterPurchase({ redirectUrl: '/buy/success?invoiceId=2', mobileDeeplink: 'hangar://done' }, go2, later);
+    expect(go2.mock.calls).toEqual([['hangar://done']]);
+    expect(later.mock.calls[0]![1]).toBe(3000);
+    later.mock.calls[0]![0]();
+    expect(go2.mock.calls[1]).toEqual(['/buy/success?invoiceId=2']);
+  });
   it('reads routes standalone', () => {
     expect(standaloneProps('/product/cart/a%20b').params.cartId).toBe('a b');
     expect(standaloneProps('/product/cart-create').route).toBe('/product/cart-create');
@@ -99,5 +113,192 @@ describe('oneoff page', () => {
     expect(await screen.findByRole('dialog', { name: 'Login Required' })).toBeTruthy();
     expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
     expect(screen.getByTestId('oneoff-total').textContent).toContain('1,199.98');
+  });
+});
+
+describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
+  afterEach(() => {
+    localStorage.clear();
+    document.cookie = 'ff_currency_choice=; Max-Age=0; path=/';
+  });
+
+  /** The store with a geo answer, a logged-in session and the card reader's vault. */
+  function store(opts: { geo: string; me: Record<string, unknown>; cartCurrency?: string; euConsentRequired?: boolean; savedCard?: boolean; submit?: Record<string, unknown> }) {
+    const calls: Array<{ url: string; body: Record<string, unknown> }> = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      const body = init?.body ? JSON.parse(String(init.body)) : {};
+      calls.push({ url, body });
+      if (url.includes('/config.json')) return json({ features: { 'one-off-purchases': true } });
+      if (url.includes('/freegeoip/api/json/')) return json({ location: { is_eu: true }, currency: { code: opts.geo } });
+      if (url.includes('/buy/api/cart/')) {
+        return json({ uuid: 'c1', requestJson: { selectedProducts: [{ code: 'oneoff_adsb_receiver', quantity: 1 }], currency: opts.cartCurrency ?? 'USD', applyTax: true } });
+      }
+      if (url.includes('/buy/api/me')) return json(opts.me);
+      if (url.includes('/payment-method/')) return json(opts.savedCard ? { paymentMethod: { token: 'saved-token', last4: '4242', type: 'Visa' } } : {});
+      if (url.includes('/buy/api/oneoff/preview')) {
+        return json({
+          items: [{ code: 'oneoff_adsb_receiver', name: 'Portable ADS-B Receiver', priceInCents: 59999 }],
+          invoice: { totalInCents: 59999, invoiceItems: [] },
+          counter: body.counter,
+          euConsentRequired: opts.euConsentRequired ?? false,
+        });
+      }
+      if (url.includes('/buy/api/oneoff/submit') && opts.submit) return json(opts.submit, opts.submit.status === 'fail' ? 400 : 200);
+      if (url.includes('/buy/api/card-reader/vault-result')) return json({ paymentMethod: { token: 'reader-token' }, cardholderName: 'Amelia Earhart' });
+      if (url.includes('/buy/api/card-reader/vault')) return json({ contextId: 'ctx-1' });
+      if (url.includes('/buy/api/oneoff/submit')) return json({ status: 'ok', redirectUrl: '/buy/success?invoiceId=inv-1' });
+      return json({});
+    });
+    return calls;
+  }
+
+  it('prices a cart without a staff currency in the storefront default (the location lookup) unless the buyer chose one', async () => {
+    const calls = store({ geo: 'EUR', cartCurrency: '', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await waitFor(() => expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('EUR'));
+    await waitFor(() => expect(calls.filter((c) => c.url.includes('/oneoff/preview')).at(-1)?.body.currency).toBe('EUR'));
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'GBP' } });
+    await waitFor(() => expect(calls.filter((c) => c.url.includes('/oneoff/preview')).at(-1)?.body.currency).toBe('GBP'));
+  });
+
+  it('prices in the staff\'s currency of the cart, USD too, over the location; the buyer\'s choice wins', async () => {
+    const calls = store({ geo: 'EUR', cartCurrency: 'USD', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await waitFor(() => expect(calls.some((c) => c.url.includes('/freegeoip/api/json/'))).toBe(true));
+    await waitFor(() => expect(calls.filter((c) => c.url.includes('/oneoff/preview')).length).toBeGreaterThan(0));
+    // The location answered EUR: the staff's USD stays.
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('USD');
+    expect(calls.filter((c) => c.url.includes('/oneoff/preview')).every((c) => c.body.currency === 'USD')).toBe(true);
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'GBP' } });
+    await waitFor(() => expect(calls.filter((c) => c.url.includes('/oneoff/preview')).at(-1)?.body.currency).toBe('GBP'));
+  });
+
+  it('shows the EU consent checkbox when the preview requires it and sends the consent', async () => {
+    const calls = store({ geo: 'EUR', euConsentRequired: true, savedCard: true, me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    const navigate = vi.fn();
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} navigate={navigate} />);
+    const consent = (await screen.findByRole('checkbox', { name: /I consent to the processing of my personal data/ })) as HTMLInputElement;
+    expect(consent.checked).toBe(false);
+    fireEvent.click(consent);
+    fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '10115' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'));
+    const submit = calls.find((c) => c.url.includes('/oneoff/submit'))!.body as { configuration: Record<string, unknown> };
+    expect(submit.configuration.isGdprCompliant).toBe(true);
+  });
+
+  it('shows the server\'s refusal without consent at the checkbox', async () => {
+    const msg = 'Please give your consent to the processing of your data to continue.';
+    store({ geo: 'EUR', euConsentRequired: true, savedCard: true, submit: { status: 'fail', errors: [msg], message: msg }, me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await screen.findByRole('checkbox', { name: /I consent/ });
+    fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '10115' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    await waitFor(() => expect(screen.getAllByText(msg).length).toBe(2));
+  });
+
+  it('shows no EU consent checkbox when the preview does not require it', async () => {
+    store({ geo: 'USD', euConsentRequired: false, me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
+    expect(screen.queryByRole('checkbox', { name: /I consent/ })).toBeNull();
+  });
+
+  it('in sales mode the credit-card admin takes the customer\'s card on the reader', async () => {
+    enableSalesMode('RDR-0001');
+    const calls = store({ geo: 'USD', me: { loggedIn: true, username: 'cardadmin@b.co', accountUuid: 'staff', isCreditCardAdmin: true } });
+    const navigate = vi.fn();
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} navigate={navigate} />);
+    const reader = await screen.findByRole('radio', { name: 'Use the card reader (RDR-0001)' });
+    await waitFor(() => expect((reader as HTMLInputElement).checked).toBe(true));
+    // No hosted card fields and no name: the reader reads the card and its holder.
+    expect(screen.queryByLabelText('Cardholder name')).toBeNull();
+    // The customer's e-mail, not the staff member's session.
+    const email = screen.getByLabelText('Email Address') as HTMLInputElement;
+    expect(email.disabled).toBe(false);
+    expect(email.value).toBe('');
+    fireEvent.change(email, { target: { value: 'customer@b.co' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    expect(within(await screen.findByRole('alert')).getByText('Please enter your zipcode')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '97201' } });
+    fireEvent.change(screen.getByLabelText('Country'), { target: { value: 'US' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'), { timeout: 5000 });
+    const vault = calls.find((c) => c.url.endsWith('/buy/api/card-reader/vault'));
+    expect(vault?.body).toEqual({ email: 'customer@b.co', readerSerialNumber: 'RDR-0001' });
+    const submit = calls.find((c) => c.url.includes('/oneoff/submit'))!.body as { configuration: Record<string, unknown>; useSavedCard: boolean; paymentMethodToken: string };
+    expect(submit.useSavedCard).toBe(true);
+    expect(submit.paymentMethodToken).toBe('reader-token');
+    expect(submit.configuration).toMatchObject({ email: 'customer@b.co', readerSerialNumber: 'RDR-0001', cardholderName: 'Amelia Earhart' });
+  });
+
+  it('offers no card reader outside sales mode, nor to a buyer without the right', async () => {
+    enableSalesMode('RDR-0001');
+    store({ geo: 'USD', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    expect(await screen.findByLabelText('Cardholder name')).toBeTruthy();
+    expect(screen.queryByRole('radio', { name: /card reader/ })).toBeNull();
+  });
+});
+
+describe('oneoff promo area', () => {
+  it('refuses a code already in the cart, whatever its case', async () => {
+    stub({ flag: true, loggedIn: true });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    const field = await screen.findByLabelText('Promo code');
+    fireEvent.change(field, { target: { value: 'spring10' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
+    expect(await screen.findByText('spring10')).toBeTruthy();
+    fireEvent.change(field, { target: { value: 'SPRING10' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
+    expect(await screen.findByText('Code already used.')).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: 'Remove' })).toHaveLength(1);
+  });
+});
+
+describe('cart builder currency', () => {
+  /** The staff page's store: an employee, a catalogue with one one-off product, cart-create. */
+  function builder() {
+    const created: Array<Record<string, unknown>> = [];
+    const catalog = {
+      ...catalogFixture,
+      plans: {
+        ...catalogFixture.plans,
+        [ONE_OFF_GROUP]: {
+          title: 'One-off products',
+          entries: [{ addOnCode: 'oneoff_dbcard_garmin_sd', title: 'Garmin Database Card (SD)', group: ONE_OFF_GROUP, planType: 'oneOff', order: 1, price: { USD: { amountInCents: 4900 }, EUR: { amountInCents: 4500 } } }],
+        },
+      },
+    };
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/buy/api/me')) return json({ loggedIn: true, isEmployee: true, username: 'employee@b.co' });
+      if (url.includes('/available/add-ons')) return json(catalog);
+      if (url.includes('/buy/api/cart-create')) {
+        const body = JSON.parse(String(init?.body ?? (input instanceof Request ? await input.text() : '{}')));
+        created.push(body.requestJson);
+        return json({ uuid: 'c1', requestJson: body.requestJson, cartUrl: '/product/cart/c1' });
+      }
+      return json({});
+    });
+    return created;
+  }
+
+  it('sends no currency unless staff choose one, then the one chosen (USD too)', async () => {
+    const created = builder();
+    render(<CartCreator origin="http://store.test" />);
+    fireEvent.change(await screen.findByLabelText('Quantity of Garmin Database Card (SD)'), { target: { value: '2' } });
+    expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('');
+    fireEvent.click(screen.getByRole('button', { name: 'Create Cart' }));
+    await waitFor(() => expect(created).toHaveLength(1));
+    expect(created[0]).toMatchObject({ currency: '', selectedProducts: [{ code: 'oneoff_dbcard_garmin_sd', quantity: 2 }] });
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'USD' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Create Cart' }));
+    await waitFor(() => expect(created).toHaveLength(2));
+    expect(created[1]!.currency).toBe('USD');
   });
 });

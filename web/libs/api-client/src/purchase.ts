@@ -70,6 +70,8 @@ export interface OneOffPreview {
   email?: string;
   accountId?: string;
   loggedIn?: boolean;
+  /** The EU consent checkbox is shown and must be ticked (the invoice preview's rule). */
+  euConsentRequired?: boolean;
 }
 
 /** The answer of a purchase submit: success, or status fail with the messages. */
@@ -80,6 +82,10 @@ export interface PurchaseResult {
   message?: string;
   requireLogin?: boolean;
   redirectUrl?: string;
+  /** Appended to redirectUrl (spec 001 §4 one-off checkout). */
+  extension?: string;
+  /** Opened first; the success page follows after 3 s. */
+  mobileDeeplink?: string;
   invoiceId?: string;
   invoiceNumber?: string;
   invoice?: PurchaseInvoice;

@@ -17,3 +17,4 @@ export * from './media';
 export * from './remote';
 export * from './HostedCardFields';
 export * from './countries';
+export * from './purchase';

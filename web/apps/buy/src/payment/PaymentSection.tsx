@@ -1,7 +1,7 @@
 import { useId, type Ref } from 'react';
-import { Button, CheckboxField, HostedCardFields, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
+import { BillingFields, Button, CheckboxField, EuConsentField, HostedCardFields, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
 import type { WirePaymentMethod } from '@hangar/api-client';
-import { countries, takesBusinessId } from './countries';
+import { takesBusinessId } from './countries';
 import s from '../buy.module.css';
 
 export type PayWith = 'card' | 'stored' | 'wallet' | 'reader';
@@ -100,31 +100,17 @@ export function PaymentSection(p: PaymentSectionProps) {
           <p className={s.buyHint}>You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
         )}
         {p.payWith !== 'stored' ? (
-          <div className={s.buyBilling}>
-            <TextField label="Cardholder name" name="cardholderName" autoComplete="cc-name" value={p.cardholderName} errors={p.fieldErrors.cardholderName} onChange={(e) => p.onChange({ cardholderName: e.target.value })} />
-            <TextField label="ZIP / Postal code" name="zipcode" autoComplete="postal-code" value={p.zipcode} errors={p.fieldErrors.zipcode} onChange={(e) => p.onChange({ zipcode: e.target.value })} />
-            <SelectField
-              label="Country"
-              name="country"
-              autoComplete="country"
-              value={p.country}
-              errors={p.fieldErrors.country}
-              onChange={(e) => p.onChange({ country: e.target.value, ...(takesBusinessId(e.target.value) ? {} : { businessIdentificationNo: '' }) })}
-              options={[{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))]}
-            />
-          </div>
+          <BillingFields
+            value={{ cardholderName: p.cardholderName, zipcode: p.zipcode, country: p.country }}
+            errors={{ cardholderName: p.fieldErrors.cardholderName, zipcode: p.fieldErrors.zipcode, country: p.fieldErrors.country }}
+            onChange={(patch) => p.onChange(patch.country === undefined || takesBusinessId(patch.country) ? patch : { ...patch, businessIdentificationNo: '' })}
+          />
         ) : null}
         {takesBusinessId(p.country) ? (
           <TextField label="VAT ID (business identification number)" name="businessIdentificationNo" value={p.businessId} onChange={(e) => p.onChange({ businessIdentificationNo: e.target.value })} />
         ) : null}
         {p.showGdpr ? (
-          <CheckboxField
-            name="gdpr"
-            checked={p.gdpr}
-            errors={p.fieldErrors.gdpr}
-            onChange={(e) => p.onChange({ isGdprCompliant: e.target.checked })}
-            label="I consent to the processing of my personal data to complete this purchase and manage my subscription."
-          />
+          <EuConsentField checked={p.gdpr} errors={p.fieldErrors.gdpr} onChange={(checked) => p.onChange({ isGdprCompliant: checked })} />
         ) : null}
       </div>
     </section>
