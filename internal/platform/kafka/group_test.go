@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -33,6 +34,23 @@ func (r *rig) commitPastEnd(t *testing.T, group, topic string) {
 		if p.Error != nil {
 			t.Fatalf("commit partition %d: %v", p.Partition, p.Error)
 		}
+	}
+}
+
+// awaitCommitted waits until group has committed offset want (the next offset to read) on
+// partition 0 of topic: the point after which a later member of the group starts.
+func (r *rig) awaitCommitted(t *testing.T, group, topic string, want int64) {
+	t.Helper()
+	c := &kafkago.Client{Addr: kafkago.TCP(r.broker.Addrs()...)}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		res, err := c.OffsetFetch(r.ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0}}})
+		if err == nil && len(res.Topics[topic]) == 1 && res.Topics[topic][0].CommittedOffset == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s never committed offset %d of %s: %+v %v", group, want, topic, res, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
