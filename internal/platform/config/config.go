@@ -168,6 +168,8 @@ type Database struct {
 // Kafka is the configuration of a service that publishes or consumes events.
 type Kafka struct {
 	Brokers []string `env:"KAFKA_BROKERS" default:"" doc:"comma-separated Kafka bootstrap brokers"`
+	// CommitInterval batches consumers' offset commits; see kafka.ConsumerConfig.
+	CommitInterval time.Duration `env:"KAFKA_COMMIT_INTERVAL" default:"1s" doc:"how often event consumers commit handled offsets; a crash redelivers at most this much, which the inbox skips"`
 }
 
 // PrintEnv writes the variables cfg (a pointer to a config struct) reads, as a table.

@@ -22,6 +22,10 @@ const (
 	HeartbeatInterval = 1 * time.Second
 )
 
+// DefaultCommitInterval is how often an inbox consumer commits its handled offsets unless
+// ConsumerConfig.CommitInterval says otherwise (KAFKA_COMMIT_INTERVAL in the services).
+const DefaultCommitInterval = time.Second
+
 // groupReader reads topics in a consumer group and applies the offset policy: where the
 // group has no committed offset a partition is read from its first offset, and where the
 // committed offset is past the partition's end (the broker came back with a shorter log:
@@ -30,14 +34,33 @@ const (
 // them handled yet, so skipping to the end would lose them; re-reading can only repeat,
 // which the inbox (or an idempotent handler) absorbs. kafka-go alone waits forever in that
 // case, hoping the log grows back past the committed offset.
+//
+// Offsets are committed with kafka-go's CommitInterval when commitInterval > 0: Commit
+// only hands kafka-go the offsets of handled messages, and its commit loop sends the
+// highest of each partition once per interval, then once more when the generation ends
+// (Close, a rebalance) with that generation's id. This replaces one synchronous broker
+// round trip per message (the inbox consumers' cost at checkout's rate) with one request
+// per interval per group, whatever the rate, and an idle group sends none. It is safe
+// because the callers commit a message only once its inbox transaction committed (or it
+// was dead-lettered): whatever kafka-go sends was handled, and what a crash loses is at
+// most an interval of commits, whose messages are redelivered and skipped by the inbox.
+// Committing by hand (the highest offset per partition after a batch, or whenever the
+// fetch queue runs dry) would mean our own stash, flush on close and on rebalance, and at
+// low rates still a round trip per message; kafka-go already does the first three. A
+// periodic commit that fails keeps its offsets for the next tick and is logged through
+// ErrorLogger (kafka-go drops it otherwise).
 type groupReader struct {
 	cfg kafkago.ReaderConfig
 	r   *kafkago.Reader
 	log *slog.Logger
 }
 
-func newGroupReader(brokers []string, group string, topics []string, log *slog.Logger) *groupReader {
+func newGroupReader(brokers []string, group string, topics []string, commitInterval time.Duration, log *slog.Logger) *groupReader {
 	cfg := kafkago.ReaderConfig{
+		CommitInterval: commitInterval,
+		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
+			log.Warn("kafka reader: "+fmt.Sprintf(msg, args...), "group", group)
+		}),
 		Brokers:           brokers,
 		GroupID:           group,
 		GroupTopics:       topics,
@@ -65,7 +88,8 @@ func (g *groupReader) Fetch(ctx context.Context) (kafkago.Message, error) {
 	}
 }
 
-// Commit commits handled messages' offsets (the highest of each partition).
+// Commit commits handled messages' offsets (the highest of each partition): at once, or
+// with a commit interval at its next tick (or when the group generation ends).
 func (g *groupReader) Commit(ctx context.Context, msgs ...kafkago.Message) error {
 	return g.r.CommitMessages(ctx, msgs...)
 }
@@ -120,6 +144,8 @@ func (g *groupReader) resetPastEnd(ctx context.Context) error {
 			return fmt.Errorf("offset reset: commit: %w", err)
 		}
 	}
+	// With a commit interval, Close sends the resets (the generation's last commit). Were
+	// that commit lost, the new reader finds the offsets still past the end and resets again.
 	_ = g.r.Close()
 	g.r = kafkago.NewReader(g.cfg)
 	return nil

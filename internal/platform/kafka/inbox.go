@@ -76,6 +76,11 @@ type ConsumerConfig struct {
 	MaxAttempts    int           // handler attempts before dead-lettering; default 5
 	InitialBackoff time.Duration // first retry delay; default 200 ms, doubling
 	MaxBackoff     time.Duration // longest retry delay; default 10 s
+	// CommitInterval is how often handled offsets are committed (the highest of each
+	// partition, in the background; pending ones when the consumer stops or the group
+	// rebalances); default DefaultCommitInterval. A crash redelivers at most this much,
+	// which the inbox skips.
+	CommitInterval time.Duration
 	// Retention: inbox rows older than this are deleted, hourly. It must exceed the topics'
 	// retention, so that no redelivery can outlive its inbox row; default 30 days.
 	Retention time.Duration
@@ -104,6 +109,9 @@ func NewInboxConsumer(cfg ConsumerConfig) *InboxConsumer {
 	}
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = 10 * time.Second
+	}
+	if cfg.CommitInterval <= 0 {
+		cfg.CommitInterval = DefaultCommitInterval
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = 30 * 24 * time.Hour
@@ -136,8 +144,8 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 		topics = append(topics, t)
 	}
 	slices.Sort(topics)
-	r := newGroupReader(c.cfg.Brokers, c.cfg.Group, topics, c.cfg.Log)
-	defer r.Close()
+	r := newGroupReader(c.cfg.Brokers, c.cfg.Group, topics, c.cfg.CommitInterval, c.cfg.Log)
+	defer r.Close() // commits the offsets still pending
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
 		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,
@@ -159,8 +167,10 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 			}
 			return err
 		}
-		// A handled message's offset is committed even when shutdown began meanwhile, so a
-		// clean stop does not redeliver it (a crash does; the inbox absorbs that).
+		// Only now, with the message handled, may its offset be committed: at the next tick
+		// of the commit interval, or by Close. That happens even when shutdown began
+		// meanwhile, so a clean stop does not redeliver it (a crash does; the inbox absorbs
+		// that).
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		err = r.Commit(cctx, msg)
 		cancel()

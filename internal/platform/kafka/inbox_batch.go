@@ -70,8 +70,8 @@ func NewInboxBatchConsumer(cfg ConsumerConfig, topic string, h InboxBatchHandler
 
 // Run consumes until ctx ends (answering nil) or the group cannot be read.
 func (b *InboxBatchConsumer) Run(ctx context.Context) error {
-	r := newGroupReader(b.c.cfg.Brokers, b.c.cfg.Group, []string{b.topic}, b.c.cfg.Log)
-	defer r.Close()
+	r := newGroupReader(b.c.cfg.Brokers, b.c.cfg.Group, []string{b.topic}, b.c.cfg.CommitInterval, b.c.cfg.Log)
+	defer r.Close() // commits the offsets still pending
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(b.c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
 		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,

@@ -34,7 +34,7 @@ type rig struct {
 	effects chan string
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -59,7 +59,7 @@ func newRig(t *testing.T) *rig {
 		relay: &kafka.Relay{Pool: pool, Producer: producer, Log: slog.New(slog.DiscardHandler), Tracer: tp}}
 }
 
-func (r *rig) publish(t *testing.T, evs ...kafka.Event) {
+func (r *rig) publish(t testing.TB, evs ...kafka.Event) {
 	t.Helper()
 	if err := pgx.BeginFunc(r.ctx, r.pool, func(tx pgx.Tx) error { return kafka.Enqueue(r.ctx, tx, telemetry.Propagator(), evs...) }); err != nil {
 		t.Fatal(err)

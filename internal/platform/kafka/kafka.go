@@ -24,7 +24,10 @@
 // <topic>.dlq with its original headers plus dlq_error, dlq_topic, dlq_partition,
 // dlq_offset, dlq_group, dlq_attempts and dlq_time, and the partition moves on. Metrics:
 // hangar_kafka_consumer_events_total{outcome}, _retries_total, _dead_letters_total, _lag,
-// _handle_seconds.
+// _handle_seconds. Handled offsets are committed in the background, the highest of each
+// partition once per CommitInterval (default 1 s) and when the consumer stops or the group
+// rebalances, instead of one broker round trip per message: a crash redelivers at most an
+// interval's events, which the inbox skips.
 //
 // Dead letters are listed and replayed with `go run ./cmd/hangar-events dlq` (see its
 // -help), built on ReadDeadLetters and ReplayDeadLetters: a replay republishes the original
@@ -128,7 +131,9 @@ type Consumer struct {
 
 // NewConsumer joins group on topic (timing and offset policy: groupReader).
 func NewConsumer(brokers []string, group, topic string, prop propagation.TextMapPropagator, tp trace.TracerProvider, log *slog.Logger) *Consumer {
-	return &Consumer{prop: prop, tracer: tp.Tracer(tracerName), log: log, r: newGroupReader(brokers, group, []string{topic}, log)}
+	// Commits stay synchronous: with no inbox in front of its handlers, every lost commit
+	// would be a real repeat of their effects.
+	return &Consumer{prop: prop, tracer: tp.Tracer(tracerName), log: log, r: newGroupReader(brokers, group, []string{topic}, 0, log)}
 }
 
 // Run handles messages until ctx ends. A failed handler is retried with backoff before the

@@ -323,7 +323,7 @@ func (a *App) runRenewals(ctx context.Context) {
 		a.log.WarnContext(ctx, "renewal-due topic not created; auto-creation decides its partitions", "err", err.Error())
 	}
 	cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
-		Registry: a.deps.Registry}
+		Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval}
 	consumers := a.renewer.Consumers(cc, rc.Workers)
 	pm := cc
 	pm.Group = iapp.PaymentMethodsGroup

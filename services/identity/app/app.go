@@ -221,7 +221,7 @@ const SubscriptionsGroup = "identity-subscriptions"
 // consumer (a redelivered event changes nothing; a poison one is dead-lettered).
 func (a *App) consumeSubscriptions(ctx context.Context) {
 	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry})
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
 	c.Handle(events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
 		var ev eventsv1.SubscriptionChanged
 		if err := env.Decode(&ev); err != nil {

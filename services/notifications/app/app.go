@@ -154,7 +154,7 @@ func (a *App) startData(ctx context.Context) {
 		return
 	}
 	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: a.cfg.Group, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts})
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts, CommitInterval: a.cfg.CommitInterval})
 	ports.Subscribe(c, a.svc)
 	// A consumer that stops on a broker error starts again: the group resumes at its offsets.
 	for ctx.Err() == nil {
