@@ -33,14 +33,15 @@ type Config struct {
 	config.Database
 	config.Kafka
 
-	SMTPAddr        string `env:"SMTP_ADDR" default:"127.0.0.1:25" doc:"SMTP relay host:port (make dev: the in-process dev mail sink)"`
-	SMTPUsername    string `env:"SMTP_USERNAME" default:"" doc:"SMTP user; empty: no authentication"`
-	SMTPPassword    string `env:"SMTP_PASSWORD" default:"" doc:"SMTP password (from a Secret)"`
-	SMTPTLS         string `env:"SMTP_TLS" default:"opportunistic" doc:"none, opportunistic (STARTTLS when offered) or mandatory"`
-	MailFrom        string `env:"MAIL_FROM" default:"Hangar <no-reply@hangar.example>" doc:"sender of every e-mail"`
-	MessageIDDomain string `env:"MAIL_MESSAGE_ID_DOMAIN" default:"notifications.hangar.example" doc:"right-hand side of Message-IDs (<event id>.<template>@domain)"`
-	StoreURL        string `env:"STORE_BASE_URL" default:"http://localhost:8080" doc:"the store's public URL, for links in e-mails"`
-	SupportEmail    string `env:"SUPPORT_EMAIL" default:"support@hangar.example" doc:"contact named in every e-mail"`
+	SMTPAddr        string        `env:"SMTP_ADDR" default:"127.0.0.1:25" doc:"SMTP relay host:port (make dev: the in-process dev mail sink)"`
+	SMTPUsername    string        `env:"SMTP_USERNAME" default:"" doc:"SMTP user; empty: no authentication"`
+	SMTPPassword    string        `env:"SMTP_PASSWORD" default:"" doc:"SMTP password (from a Secret)"`
+	SMTPTLS         string        `env:"SMTP_TLS" default:"opportunistic" doc:"none, opportunistic (STARTTLS when offered) or mandatory"`
+	MailFrom        string        `env:"MAIL_FROM" default:"Hangar <no-reply@hangar.example>" doc:"sender of every e-mail"`
+	MessageIDDomain string        `env:"MAIL_MESSAGE_ID_DOMAIN" default:"notifications.hangar.example" doc:"right-hand side of Message-IDs (<event id>.<template>@domain)"`
+	StoreURL        string        `env:"STORE_BASE_URL" default:"http://localhost:8080" doc:"the store's public URL, for links in e-mails"`
+	SupportEmail    string        `env:"SUPPORT_EMAIL" default:"support@hangar.example" doc:"contact named in every e-mail"`
+	SMTPIdleTimeout time.Duration `env:"SMTP_IDLE_TIMEOUT" default:"30s" doc:"how long an open SMTP connection waits for the next e-mail before it is closed"`
 
 	Group         string        `env:"NOTIFICATIONS_GROUP" default:"notifications" doc:"Kafka consumer group (and inbox name)"`
 	EventAttempts int           `env:"NOTIFICATIONS_EVENT_ATTEMPTS" default:"5" doc:"attempts at handling an event before it goes to <topic>.dlq"`
@@ -93,7 +94,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 		o(&deps)
 	}
 	mailer, err := adapters.NewSMTP(adapters.SMTPConfig{Addr: cfg.SMTPAddr, Username: cfg.SMTPUsername, Password: cfg.SMTPPassword,
-		TLS: cfg.SMTPTLS, From: cfg.MailFrom, MessageIDDomain: cfg.MessageIDDomain})
+		TLS: cfg.SMTPTLS, From: cfg.MailFrom, MessageIDDomain: cfg.MessageIDDomain, IdleTimeout: cfg.SMTPIdleTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +134,7 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
+	defer func() { _ = a.mailer.Close() }() // QUIT the relay's idle sessions
 	go a.startData(ctx)
 	return a.srv.Run(ctx)
 }
