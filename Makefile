@@ -99,10 +99,11 @@ test-go: ## Go unit and integration tests with the race detector
 	go test -race -count=1 -timeout 15m ./...
 
 .PHONY: bench
-bench: ## Go benchmarks (catalogue hot path against a bare handler; checkout's submit against real PostgreSQL; the inbox consumer through kfake)
+bench: ## Go benchmarks (catalogue hot path against a bare handler; checkout's submit and payments' tokenize + charge against real PostgreSQL; the inbox consumer through kfake)
 	go test -run '^$$' -bench . -benchmem ./services/catalog/...
 	go test -run '^$$' -bench InboxConsumer -benchtime 3000x ./internal/platform/kafka/
 	go test -run '^$$' -bench Submit -benchmem -benchtime 200x ./services/checkout/app/
+	go test -run '^$$' -bench Charge -benchmem -benchtime 300x ./services/payments/app/
 
 .PHONY: test-web
 test-web: ## Web unit tests and browser tests against the real stack

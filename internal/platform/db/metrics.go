@@ -20,12 +20,14 @@ import (
 //	hangar_db_pool_canceled_acquires_total{pool}
 //	hangar_db_statements_total{pool,kind="query|batched|copy"} (pools made by Open: BEGIN and
 //	COMMIT count as queries; a batch's statements share one round trip)
+//	hangar_db_transactions_total{pool} (pools made by Open: what is sent outside a transaction
+//	block starts one, implicit or with BEGIN)
 type PoolCollector struct {
 	pool                                  *pgxpool.Pool
 	name                                  string
 	conns, maxConns                       *prometheus.Desc
 	acquires, acquireWait, empty, cancels *prometheus.Desc
-	statements                            *prometheus.Desc
+	statements, transactions              *prometheus.Desc
 }
 
 // NewPoolCollector describes pool under the given name.
@@ -47,6 +49,8 @@ func NewPoolCollector(pool *pgxpool.Pool, name string) *PoolCollector {
 			"Acquisitions given up because the caller's context ended first.", nil, l),
 		statements: prometheus.NewDesc("hangar_db_statements_total",
 			"Statements sent through the pool: query (its own round trip), batched (pipelined), copy.", []string{"kind"}, l),
+		transactions: prometheus.NewDesc("hangar_db_transactions_total",
+			"Transactions begun through the pool: a statement, batch or copy sent outside a transaction block (implicit) or a BEGIN.", nil, l),
 	}
 }
 
@@ -57,7 +61,7 @@ func RegisterPool(reg prometheus.Registerer, pool *pgxpool.Pool, name string) er
 
 // Describe implements prometheus.Collector.
 func (c *PoolCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.conns, c.maxConns, c.acquires, c.acquireWait, c.empty, c.cancels, c.statements} {
+	for _, d := range []*prometheus.Desc{c.conns, c.maxConns, c.acquires, c.acquireWait, c.empty, c.cancels, c.statements, c.transactions} {
 		ch <- d
 	}
 }
@@ -77,24 +81,37 @@ func (c *PoolCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.query.Load()), "query")
 		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.batched.Load()), "batched")
 		ch <- prometheus.MustNewConstMetric(c.statements, prometheus.CounterValue, float64(sc.copy.Load()), "copy")
+		ch <- prometheus.MustNewConstMetric(c.transactions, prometheus.CounterValue, float64(sc.transactions.Load()))
 	}
 }
 
 // statementCounter is the pgx tracer Open installs: it counts what each pool sends, by
 // kind (a statement on its own, a statement in a pipelined batch, a COPY), with one atomic
-// add per statement.
+// add per statement, and the transactions that begins. A connection outside a transaction
+// block (ReadyForQuery said idle) starts one with whatever it sends next: the statement's
+// or batch's implicit transaction, or the block a BEGIN opens; pg_stat_database counts the
+// same per database, but late and for every client of the server at once.
 type statementCounter struct {
-	query, batched, copy atomic.Int64
+	query, batched, copy, transactions atomic.Int64
 }
 
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+// begins counts the transaction that what conn is about to send begins, if any.
+func (c *statementCounter) begins(conn *pgx.Conn) {
+	if conn.PgConn().TxStatus() == 'I' {
+		c.transactions.Add(1)
+	}
+}
+
+func (c *statementCounter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
 	c.query.Add(1)
+	c.begins(conn)
 	return ctx
 }
 
 func (*statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
-func (*statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (c *statementCounter) TraceBatchStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.begins(conn)
 	return ctx
 }
 
@@ -104,8 +121,9 @@ func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.Trace
 
 func (*statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
-func (c *statementCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+func (c *statementCounter) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
 	c.copy.Add(1)
+	c.begins(conn)
 	return ctx
 }
 

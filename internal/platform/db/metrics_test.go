@@ -51,13 +51,13 @@ hangar_db_pool_acquires_total{pool="main"} 1
 	if got := testutil.ToFloat64(gaugeOf(t, reg, "hangar_db_pool_connections", "idle")); got != 1 {
 		t.Errorf("idle after release = %v, want 1", got)
 	}
-	if n, err := testutil.GatherAndCount(reg); err != nil || n != 11 {
-		t.Errorf("series = %d (%v), want 11", n, err)
+	if n, err := testutil.GatherAndCount(reg); err != nil || n != 12 {
+		t.Errorf("series = %d (%v), want 12", n, err)
 	}
 }
 
 // Every statement sent through the pool is counted by how it went: on its own, in a
-// pipelined batch, or as a COPY.
+// pipelined batch, or as a COPY; and every transaction, implicit or begun, once.
 func TestPoolCollectorCountsStatements(t *testing.T) {
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 2)
@@ -81,14 +81,26 @@ func TestPoolCollectorCountsStatements(t *testing.T) {
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"n"}, pgx.CopyFromRows([][]any{{3}, {4}})); err != nil {
 		t.Fatal(err)
 	}
+	// BEGIN, two statements and COMMIT: one transaction.
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (5)"); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, &pgx.Batch{QueuedQueries: []*pgx.QueuedQuery{{SQL: "INSERT INTO t VALUES (6)"}}}).Close()
+	}); err != nil {
+		t.Fatal(err)
+	}
 	want := `
 # HELP hangar_db_statements_total Statements sent through the pool: query (its own round trip), batched (pipelined), copy.
 # TYPE hangar_db_statements_total counter
-hangar_db_statements_total{kind="batched",pool="main"} 2
+hangar_db_statements_total{kind="batched",pool="main"} 3
 hangar_db_statements_total{kind="copy",pool="main"} 1
-hangar_db_statements_total{kind="query",pool="main"} 1
+hangar_db_statements_total{kind="query",pool="main"} 4
+# HELP hangar_db_transactions_total Transactions begun through the pool: a statement, batch or copy sent outside a transaction block (implicit) or a BEGIN.
+# TYPE hangar_db_transactions_total counter
+hangar_db_transactions_total{pool="main"} 4
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hangar_db_statements_total"); err != nil {
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "hangar_db_statements_total", "hangar_db_transactions_total"); err != nil {
 		t.Error(err)
 	}
 }

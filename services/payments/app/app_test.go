@@ -59,6 +59,7 @@ func newClock(t time.Time) *testClock    { c := &testClock{}; c.ns.Store(t.UnixN
 
 type running struct {
 	base  string
+	admin string
 	dbURL string
 	rpc   paymentsv1.PaymentsServiceClient
 	logs  *syncBuffer
@@ -77,7 +78,7 @@ var callers = map[string]auth.Caller{
 	"acme-member-token": {AccountUUID: "acct-acme-member", OrganizationAccount: "acct-acme", Roles: []string{"member"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"member"}}}},
 }
 
-func start(t *testing.T, extra map[string]string) *running {
+func start(t testing.TB, extra map[string]string) *running {
 	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
@@ -109,8 +110,8 @@ func start(t *testing.T, extra map[string]string) *running {
 	}
 	stop := servicetest.Run(t, ctx, cancel, a)
 	r.stop = func() { _ = stop() }
-	grpcAddr, httpAddr, _ := a.Addrs()
-	r.base = "http://" + httpAddr
+	grpcAddr, httpAddr, adminAddr := a.Addrs()
+	r.base, r.admin = "http://"+httpAddr, adminAddr
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +378,7 @@ func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
 // cvvRe finds a CVV of the test cards as a field or a quoted/assigned value.
 var cvvRe = regexp.MustCompile(`(?i)"(cvv|cvc|securityCode)"|[="]7373?["\s,}]`)
 
-func pgxQuery(t *testing.T, url, sql string, args []any) [][]any {
+func pgxQuery(t testing.TB, url, sql string, args []any) [][]any {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
