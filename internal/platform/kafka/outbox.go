@@ -79,6 +79,18 @@ func QueueEnqueue(ctx context.Context, b *pgx.Batch, prop propagation.TextMapPro
 	return nil
 }
 
+// OutboxRow answers e's outbox row as Enqueue writes it (topic, key, payload, headers), for a
+// statement that inserts the row itself: one whose event depends on what another part of
+// the same statement changed (INSERT INTO outbox ... SELECT $1::text, $2::bytea, $3::bytea,
+// $4::jsonb FROM changed), so the decision and the event cost one round trip.
+func OutboxRow(ctx context.Context, prop propagation.TextMapPropagator, e Event) ([]any, error) {
+	rows, err := outboxRows(ctx, prop, []Event{e})
+	if err != nil {
+		return nil, err
+	}
+	return rows[0], nil
+}
+
 // outboxRows are the events' outbox columns: topic, key, payload and the headers (the
 // CloudEvents attributes and ctx's trace context).
 func outboxRows(ctx context.Context, prop propagation.TextMapPropagator, events []Event) ([][]any, error) {

@@ -194,4 +194,26 @@ func TestChargedCardBecomesTheMethodOnFile(t *testing.T) {
 	if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {
 		t.Errorf("renewal with the card on file = %v, %v", resp, err)
 	}
+
+	t.Run("a wallet that paid is a PAYPAL method on file; a quarterly check payer keeps paying by check", func(t *testing.T) {
+		_, w := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})
+		resp, err := r.rpc.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: "wallet-order", Amount: 47000, Currency: "USD",
+			Nonce: w["nonce"].(string), CustomerId: "acct-wallet", StoreInVault: true})
+		if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {
+			t.Fatalf("wallet charge = %v, %v", resp, err)
+		}
+		_, body := r.do(t, "GET", "/buy/api/subscription/payment-method/acct-wallet", "admin-token", nil)
+		if pm, _ := body["paymentMethod"].(map[string]any); body["paymentMethodType"] != "PAYPAL" || pm["braintreeEmail"] != "payer@example.com" {
+			t.Errorf("after a wallet charge = %v", body)
+		}
+		resp, err = r.rpc.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: "check-payer-order", Amount: 47000, Currency: "USD",
+			Nonce: r.tokenize(t, gateway.CardVisaOK), CustomerId: app.DevQuarterlyCheckAccount, StoreInVault: true, MakeDefault: true})
+		if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {
+			t.Fatalf("check payer's charge = %v, %v", resp, err)
+		}
+		_, body = r.do(t, "GET", "/buy/api/subscription/payment-method/"+app.DevQuarterlyCheckAccount, "admin-token", nil)
+		if body["paymentMethodType"] != "CHECK" || body["paymentMethod"] != nil {
+			t.Errorf("quarterly check payer after a charge with make_default = %v", body)
+		}
+	})
 }

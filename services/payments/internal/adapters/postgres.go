@@ -56,61 +56,122 @@ func scanCharge(row pgx.Row) (domain.Charge, error) {
 // the change. It may call the processor.
 type ChargeStep func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error)
 
+// PendingStep advances a pending charge with its key's row locked: it asks the processor
+// and records the answer in c, and answers the events to publish and the method the charge
+// vaulted that becomes the customer's (nil: none), both committed with the charge.
+type PendingStep func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *Adoption, error)
+
+const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
+	authorize_only, reference, description, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`
+
 // Charge runs the idempotent charge protocol in one transaction: insert c unless its key
 // exists (a concurrent insert of the same key waits for the first transaction to end);
 // otherwise lock the stored charge. A different request under the key is a Conflict. A
 // charge past pending is answered as stored (replayed); a pending one (new, or stuck on an
-// unknown processor outcome) is advanced by step and saved with its events.
+// unknown processor outcome) is advanced by step and saved with its events and adoption.
 //
 // The processor is called with the row locked: duplicates wait instead of racing, which
 // costs a connection for the length of the processor call.
-func (s *Store) Charge(ctx context.Context, c domain.Charge, step ChargeStep) (out domain.Charge, replayed bool, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
-			authorize_only, reference, description, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`,
-			c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID, c.AuthorizeOnly,
-			c.Reference, c.Description, c.CreatedAt)
-		if err != nil {
-			return fmt.Errorf("insert charge: %w", err)
+//
+// The transaction's BEGIN travels with the key's insert and its COMMIT with the writes of
+// the outcome (pipelined): a new charge costs two round trips to payments' database.
+func (s *Store) Charge(ctx context.Context, c domain.Charge, step PendingStep) (out domain.Charge, replayed bool, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return out, false, fmt.Errorf("acquire connection: %w", err)
+	}
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			rollback(ctx, conn)
 		}
-		cur := c
-		if tag.RowsAffected() == 0 {
-			cur, err = scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
-			if err != nil {
-				return fmt.Errorf("lock charge by key: %w", err)
-			}
-			if string(cur.RequestHash) != string(c.RequestHash) {
-				return domain.ErrKeyReused
-			}
-			if cur.Status != domain.Pending {
-				out, replayed = cur, true
-				return nil
-			}
-		}
-		events, err := step(ctx, &cur)
-		if err != nil {
-			return err
-		}
-		if err := saveCharge(ctx, tx, cur); err != nil {
-			return err
-		}
-		if err := kafka.Enqueue(ctx, tx, s.prop, events...); err != nil {
-			return err
-		}
-		out = cur
+	}()
+
+	var inserted bool
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(insertChargeSQL, c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
+		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt).Exec(func(tag pgconn.CommandTag) error {
+		inserted = tag.RowsAffected() == 1
 		return nil
 	})
-	return out, replayed, err
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return out, false, fmt.Errorf("insert charge: %w", err)
+	}
+	cur := c
+	if !inserted {
+		cur, err = scanCharge(conn.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
+		if err != nil {
+			return out, false, fmt.Errorf("lock charge by key: %w", err)
+		}
+		if string(cur.RequestHash) != string(c.RequestHash) {
+			return out, false, domain.ErrKeyReused
+		}
+		if cur.Status != domain.Pending {
+			return cur, true, nil // read only: the rollback ends it
+		}
+	}
+	events, adopt, err := step(ctx, &cur)
+	if err != nil {
+		return out, false, err
+	}
+	b = &pgx.Batch{}
+	queueSaveCharge(b, cur)
+	if err := kafka.QueueEnqueue(ctx, b, s.prop, events...); err != nil {
+		return out, false, err
+	}
+	if adopt != nil {
+		if err := s.queueAdopt(ctx, b, *adopt); err != nil {
+			return out, false, err
+		}
+	}
+	queueCommit(b)
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return out, false, fmt.Errorf("save charge %s: %w", cur.ID, err)
+	}
+	committed = true
+	return cur, false, nil
+}
+
+// queueCommit queues the COMMIT of a pipelined transaction. A failed statement before it
+// makes PostgreSQL skip it (the batch answers that statement's error); a COMMIT of a
+// transaction that failed anyway answers ROLLBACK, which is an error here as in pgx.Tx.
+func queueCommit(b *pgx.Batch) {
+	b.Queue(`COMMIT`).Exec(func(tag pgconn.CommandTag) error {
+		if tag.String() != "COMMIT" {
+			return pgx.ErrTxCommitRollback
+		}
+		return nil
+	})
+}
+
+// rollback ends the transaction a pipelined protocol left open on conn. Should it fail
+// (the connection lost, ctx over), Release closes the connection, which still has a
+// transaction open, instead of pooling it, and the server rolls back.
+func rollback(ctx context.Context, conn *pgxpool.Conn) {
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		_, _ = conn.Exec(ctx, `ROLLBACK`)
+	}
+}
+
+const saveChargeSQL = `UPDATE charges SET status = $2, captured_amount = $3, refunded_amount = $4, method_token = $5,
+	method_kind = $6, card_brand = $7, card_last4 = $8, card_exp_month = $9, card_exp_year = $10, wallet_email = $11,
+	cardholder_name = $12, failure_code = $13, failure_message = $14, processor_tx_id = $15, updated_at = $16 WHERE id = $1`
+
+func saveChargeArgs(c domain.Charge) []any {
+	return []any{c.ID, string(c.Status), c.Captured, c.Refunded, c.Method.Token, string(c.Method.Kind), string(c.Method.Card.Brand),
+		c.Method.Card.Last4, c.Method.Card.ExpMonth, c.Method.Card.ExpYear, c.Method.Email, c.Method.CardholderName,
+		c.FailureCode, c.FailureMessage, c.ProcessorTxID, c.UpdatedAt}
+}
+
+func queueSaveCharge(b *pgx.Batch, c domain.Charge) {
+	b.Queue(saveChargeSQL, saveChargeArgs(c)...)
 }
 
 func saveCharge(ctx context.Context, tx pgx.Tx, c domain.Charge) error {
-	_, err := tx.Exec(ctx, `UPDATE charges SET status = $2, captured_amount = $3, refunded_amount = $4, method_token = $5,
-		method_kind = $6, card_brand = $7, card_last4 = $8, card_exp_month = $9, card_exp_year = $10, wallet_email = $11,
-		cardholder_name = $12, failure_code = $13, failure_message = $14, processor_tx_id = $15, updated_at = $16 WHERE id = $1`,
-		c.ID, string(c.Status), c.Captured, c.Refunded, c.Method.Token, string(c.Method.Kind), string(c.Method.Card.Brand),
-		c.Method.Card.Last4, c.Method.Card.ExpMonth, c.Method.Card.ExpYear, c.Method.Email, c.Method.CardholderName,
-		c.FailureCode, c.FailureMessage, c.ProcessorTxID, c.UpdatedAt)
+	_, err := tx.Exec(ctx, saveChargeSQL, saveChargeArgs(c)...)
 	if err != nil {
 		return fmt.Errorf("save charge %s: %w", c.ID, err)
 	}
@@ -220,15 +281,23 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// putMethodSQL stores (or refreshes) a method's display data: $1 token, $2 customer, $3 kind,
+// $4 brand, $5 last4, $6 and $7 expiry, $8 wallet e-mail, $9 cardholder, $10 postal code,
+// $11 country, $12 now.
+const putMethodSQL = `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
+	card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+	ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
+	cardholder_name = EXCLUDED.cardholder_name, postal_code = EXCLUDED.postal_code, country = EXCLUDED.country,
+	updated_at = EXCLUDED.updated_at`
+
+func putMethodArgs(customer string, m domain.MethodSummary, postal, country string, now time.Time) []any {
+	return []any{m.Token, customer, string(m.Kind), string(m.Card.Brand), m.Card.Last4, m.Card.ExpMonth, m.Card.ExpYear, m.Email,
+		m.CardholderName, postal, country, now}
+}
+
 func putMethod(ctx context.Context, q execer, customer string, m domain.MethodSummary, postal, country string, now time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
-		card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-		ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
-		cardholder_name = EXCLUDED.cardholder_name, postal_code = EXCLUDED.postal_code, country = EXCLUDED.country,
-		updated_at = EXCLUDED.updated_at`,
-		m.Token, customer, string(m.Kind), string(m.Card.Brand), m.Card.Last4, m.Card.ExpMonth, m.Card.ExpYear, m.Email,
-		m.CardholderName, postal, country, now)
+	_, err := q.Exec(ctx, putMethodSQL, putMethodArgs(customer, m, postal, country, now)...)
 	if err != nil {
 		return fmt.Errorf("store payment method: %w", err)
 	}

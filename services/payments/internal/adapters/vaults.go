@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -89,7 +88,8 @@ func (s *Store) CountVaults(ctx context.Context, key string) (int, error) {
 // Adoption is a method vaulted for a customer: its display data is stored, and it becomes
 // the customer's method on file (billing profile) when MakeDefault or when none is on
 // file — never for a customer whose payment method is locked (quarterly check payers:
-// sales bills them). Event announces a changed profile (payment-method-updated).
+// sales bills them). Event announces a changed profile (payment-method-updated); it is
+// built before the write, so its profile's Period is not known (the event does not carry it).
 type Adoption struct {
 	Customer        string
 	Method          domain.MethodSummary
@@ -99,42 +99,59 @@ type Adoption struct {
 	Event           func(domain.BillingProfile, *domain.MethodSummary) (kafka.Event, error)
 }
 
-// Adopt stores an Adoption in a transaction of its own (a charge that vaulted the card).
-func (s *Store) Adopt(ctx context.Context, a Adoption) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.adopt(ctx, tx, a) })
+// adoptSQL stores an Adoption in one statement: the method's display data; the profile,
+// when the method becomes the one on file; and, only then, the event. Whether it becomes
+// the one on file is decided on the profile row as the upsert locks it (a concurrent change
+// of the profile is waited for and seen), by the rule of domain.BillingProfile.ChangeLocked
+// ($15, $16: the locked payment and period) and the adoption's: when none is on file or
+// MakeDefault ($17), and not when it is already. A new profile is the default one (billing
+// period $14) with the method. $13 payment type of the method, $18-$21 the event's outbox row.
+const adoptSQL = `WITH method AS (` + putMethodSQL + `), profile AS (
+	INSERT INTO billing_profiles AS p (account_id, payment_method, billing_period, method_token, updated_at)
+	VALUES ($2, $13, $14, $1, $12)
+	ON CONFLICT (account_id) DO UPDATE SET payment_method = EXCLUDED.payment_method, method_token = EXCLUDED.method_token,
+		updated_at = EXCLUDED.updated_at
+	WHERE NOT (p.payment_method = $15 AND p.billing_period = $16) AND (p.method_token = '' OR $17) AND p.method_token <> $1
+	RETURNING 1)
+	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile`
+
+// adoptArgs answers adoptSQL's arguments.
+func (s *Store) adoptArgs(ctx context.Context, a Adoption) ([]any, error) {
+	pay := domain.PayCard
+	if a.Method.Kind == domain.KindWallet {
+		pay = domain.PayPal
+	}
+	def := domain.DefaultProfile(a.Customer)
+	ev, err := a.Event(domain.BillingProfile{AccountID: a.Customer, Payment: pay, Token: a.Method.Token, UpdatedAt: a.Now}, &a.Method)
+	if err != nil {
+		return nil, err
+	}
+	row, err := kafka.OutboxRow(ctx, s.prop, ev)
+	if err != nil {
+		return nil, err
+	}
+	args := append(putMethodArgs(a.Customer, a.Method, a.Postal, a.Country, a.Now), string(pay), string(def.Period),
+		string(domain.PayCheck), string(domain.Quarterly), a.MakeDefault)
+	return append(args, row...), nil
 }
 
-func (s *Store) adopt(ctx context.Context, tx pgx.Tx, a Adoption) error {
-	if err := putMethod(ctx, tx, a.Customer, a.Method, a.Postal, a.Country, a.Now); err != nil {
-		return err
-	}
-	p := domain.DefaultProfile(a.Customer)
-	var pay, period string
-	err := tx.QueryRow(ctx, `SELECT payment_method, billing_period, method_token FROM billing_profiles WHERE account_id = $1
-		FOR UPDATE`, a.Customer).Scan(&pay, &period, &p.Token)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return fmt.Errorf("lock billing profile: %w", err)
-	default:
-		p.Payment, p.Period = domain.PaymentType(pay), domain.BillingPeriod(period)
-	}
-	if p.ChangeLocked("-") != "" || (p.Token != "" && !a.MakeDefault) || p.Token == a.Method.Token {
-		return nil
-	}
-	p.Payment, p.Token, p.UpdatedAt = domain.PayCard, a.Method.Token, a.Now
-	if a.Method.Kind == domain.KindWallet {
-		p.Payment = domain.PayPal
-	}
-	if err := putProfile(ctx, tx, p); err != nil {
-		return err
-	}
-	if a.Event == nil {
-		return nil
-	}
-	ev, err := a.Event(p, &a.Method)
+// queueAdopt queues an Adoption's statement on b.
+func (s *Store) queueAdopt(ctx context.Context, b *pgx.Batch, a Adoption) error {
+	args, err := s.adoptArgs(ctx, a)
 	if err != nil {
 		return err
 	}
-	return kafka.Enqueue(ctx, tx, s.prop, ev)
+	b.Queue(adoptSQL, args...)
+	return nil
+}
+
+func (s *Store) adopt(ctx context.Context, tx pgx.Tx, a Adoption) error {
+	args, err := s.adoptArgs(ctx, a)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, adoptSQL, args...); err != nil {
+		return fmt.Errorf("adopt method: %w", err)
+	}
+	return nil
 }

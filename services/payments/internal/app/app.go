@@ -108,14 +108,16 @@ func (s *Service) gatewayErr(ctx context.Context, what string, err error) error 
 	return errs.Wrap(errs.Unavailable, fmt.Errorf("%s: %w", what, err), "The payment processor is unavailable. Please try again.")
 }
 
-// Charge charges once per idempotency key (see adapters.Store.Charge).
+// Charge charges once per idempotency key (see adapters.Store.Charge). The card that paid,
+// vaulted, becomes the customer's method on file when none is (a new buyer) or when asked:
+// /account and the renewals then use the card just used. It is written with the charge, so
+// a charge is never recorded without it (a retry of the key after a failed write finds the
+// processor's transaction and the vaulted method again).
 func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Charge, bool, error) {
 	if err := r.Validate(); err != nil {
 		return domain.Charge{}, false, err
 	}
-	now := s.now()
-	var vaulted *domain.MethodSummary
-	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, now), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error) {
+	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
 		// The processor's idempotency key comes from the charge's key, not its row id: the row
 		// is written in the same transaction as the processor's answer, so when payments dies
 		// (or loses the connection) after the processor captured, the row is gone and a retry
@@ -125,37 +127,30 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault})
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
-			return nil, c.Fail(d.Code, d.Message, now)
+			return nil, nil, c.Fail(d.Code, d.Message, now)
 		}
 		if err == gateway.ErrTimeout {
 			s.log.WarnContext(ctx, "processor timed out; charge left pending", "charge", c.ID)
-			return nil, c.Unknown(now)
+			return nil, nil, c.Unknown(now)
 		}
 		if err != nil {
-			return nil, s.gatewayErr(ctx, "authorize", err)
+			return nil, nil, s.gatewayErr(ctx, "authorize", err)
 		}
+		var adopt *adapters.Adoption
 		if r.StoreInVault && tx.Method.Token != "" {
-			m := tx.Method
-			vaulted = &m
+			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
 		}
-		if tx.Captured {
-			if err := c.MarkCaptured(tx.ID, tx.Method, now); err != nil {
-				return nil, err
-			}
-			return capturedEvent(*c, now)
+		if !tx.Captured {
+			return nil, adopt, c.Authorized(tx.ID, tx.Method, now)
 		}
-		return nil, c.Authorized(tx.ID, tx.Method, now)
+		if err := c.MarkCaptured(tx.ID, tx.Method, now); err != nil {
+			return nil, nil, err
+		}
+		events, err := capturedEvent(*c, now)
+		return events, adopt, err
 	})
 	if err != nil {
 		return c, false, err
-	}
-	if vaulted != nil {
-		// The card that paid becomes the customer's method on file when none is (a new
-		// buyer) or when asked: /account and the renewals then use the card just used.
-		if err := s.store.Adopt(ctx, adapters.Adoption{Customer: r.CustomerID, Method: *vaulted, MakeDefault: r.MakeDefault,
-			Now: now, Event: methodUpdatedEvent}); err != nil {
-			s.log.ErrorContext(ctx, "store vaulted method of a charge", "charge", c.ID, "err", err.Error())
-		}
 	}
 	if !replayed {
 		s.log.InfoContext(ctx, "charge", "charge", c.ID, "status", string(c.Status), "amount", c.Amount, "currency", c.Currency,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
@@ -54,18 +55,23 @@ func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
 	gw := &crashAfterCapture{Gateway: sandbox, crashes: 1}
 	svc := app.New(adapters.NewStore(pool, propagation.TraceContext{}), gw, app.Policies{}, time.Now, log)
 
-	for _, source := range []string{"nonce", "stored card"} {
+	for _, source := range []string{"nonce", "stored card", "nonce vaulted"} {
 		t.Run(source, func(t *testing.T) {
 			gw.crashes = 1
 			req := domain.ChargeRequest{IdempotencyKey: "checkout:subscription:" + source, Amount: 47000, Currency: "USD",
 				CustomerID: "00000000-0000-4000-8000-0000000000aa", Reference: "key-" + source}
-			if source == "nonce" {
-				n, err := sandbox.Tokenize(ctx, domain.CardInput{Number: "4111111111111111", CVV: "123", ExpirationDate: "12/2030"})
+			switch source {
+			case "nonce", "nonce vaulted":
+				number := "4111111111111111"
+				if source == "nonce vaulted" {
+					number, req.CustomerID, req.StoreInVault = "6011111111111117", "00000000-0000-4000-8000-0000000000bb", true
+				}
+				n, err := sandbox.Tokenize(ctx, domain.CardInput{Number: number, CVV: "123", ExpirationDate: "12/2030"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				req.Nonce = n.Nonce
-			} else {
+			default:
 				n, err := sandbox.Tokenize(ctx, domain.CardInput{Number: "5555555555554444", CVV: "123", ExpirationDate: "12/2030"})
 				if err != nil {
 					t.Fatal(err)
@@ -86,11 +92,27 @@ func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
 			var captures int
 			var txID string
 			if err := pool.QueryRow(ctx, `SELECT count(*), max(id) FROM sandbox_transactions WHERE status = 'captured' AND amount = 47000
-				AND (method_token = $1 OR $1 = '') AND card_last4 = $2`, req.Token, map[string]string{"nonce": "1111", "stored card": "4444"}[source]).Scan(&captures, &txID); err != nil {
+				AND (method_token = $1 OR $1 = '') AND card_last4 = $2`, req.Token, map[string]string{"nonce": "1111", "stored card": "4444", "nonce vaulted": "1117"}[source]).
+				Scan(&captures, &txID); err != nil {
 				t.Fatal(err)
 			}
 			if captures != 1 || c.ProcessorTxID != txID {
 				t.Errorf("%d processor captures (want 1); the charge records %q, the processor %q", captures, c.ProcessorTxID, txID)
+			}
+			if !req.StoreInVault {
+				return
+			}
+			// The card the lost answer vaulted is on file, announced once, with the charge.
+			var methods, onFile, announced int
+			if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM sandbox_methods WHERE customer_id = $1),
+				(SELECT count(*) FROM billing_profiles WHERE account_id = $1 AND method_token = $2 AND $2 <> ''),
+				(SELECT count(*) FROM outbox WHERE topic = $3 AND key = $4)`, req.CustomerID, c.Method.Token,
+				events.TopicPaymentMethodUpdated, []byte(req.CustomerID)).Scan(&methods, &onFile, &announced); err != nil {
+				t.Fatal(err)
+			}
+			if methods != 1 || onFile != 1 || announced != 1 {
+				t.Errorf("%d vaulted methods, %d profiles with the charge's card %q, %d payment-method-updated events; want 1, 1, 1",
+					methods, onFile, c.Method.Token, announced)
 			}
 		})
 	}
