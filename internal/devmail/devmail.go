@@ -91,6 +91,24 @@ func (s *Sink) Mails(to string) []Mail {
 	return out
 }
 
+// WaitReceived blocks until n messages in all have been received since Listen (however many
+// are kept) or ctx ends: a benchmark's many mails need not be kept to be counted.
+func (s *Sink) WaitReceived(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		ch, got := s.notify, s.next
+		s.mu.Unlock()
+		if got >= n {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d mails received: %w", got, n, ctx.Err())
+		case <-ch:
+		}
+	}
+}
+
 // Wait blocks until a message for to arrives (or one is there already) or ctx ends.
 func (s *Sink) Wait(ctx context.Context, to string, n int) ([]Mail, error) {
 	for {

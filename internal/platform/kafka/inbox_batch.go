@@ -3,8 +3,10 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -42,35 +44,45 @@ type BatchOptions struct {
 	EffectsOutsideTx bool
 }
 
-// InboxBatchConsumer is an InboxConsumer of one topic whose handler takes the events in
-// batches: it fetches up to Max messages of its partitions, records their ids in the inbox
+// InboxBatchConsumer is an InboxConsumer whose handler takes the events in batches: it
+// fetches up to Max messages of its partitions, records their ids in the inbox
 // in one statement, hands the new ones to the handler in that transaction, and then
 // commits the batch's offsets. Work whose cost is per statement or per round trip (a
 // renewal: claim, read, charge, write) is then paid once per batch. The guarantees are
 // InboxConsumer's: an event's effects commit with its inbox row, a redelivered batch is
 // skipped event by event, offsets move only past handled (or dead-lettered) events.
 type InboxBatchConsumer struct {
-	c     *InboxConsumer
-	topic string
-	h     InboxBatchHandler
-	o     BatchOptions
+	c      *InboxConsumer
+	topics []string
+	h      InboxBatchHandler
+	o      BatchOptions
 }
 
 // NewInboxBatchConsumer builds a consumer of topic in cfg's group whose events go to h in
 // batches.
 func NewInboxBatchConsumer(cfg ConsumerConfig, topic string, h InboxBatchHandler, o BatchOptions) *InboxBatchConsumer {
+	return NewInboxBatchConsumerOf(cfg, []string{topic}, h, o)
+}
+
+// NewInboxBatchConsumerOf builds a consumer of several topics in cfg's group: a batch holds
+// whatever arrived on any of them, so a service whose events of several kinds each cost a
+// transaction (notifications: an order's account-created and order-completed) pays one per
+// batch. h tells the events apart by Envelope.Topic.
+func NewInboxBatchConsumerOf(cfg ConsumerConfig, topics []string, h InboxBatchHandler, o BatchOptions) *InboxBatchConsumer {
+	topics = slices.Clone(topics)
+	slices.Sort(topics)
 	if o.Max <= 0 {
 		o.Max = 100
 	}
 	if o.Linger <= 0 {
 		o.Linger = 5 * time.Millisecond
 	}
-	return &InboxBatchConsumer{c: NewInboxConsumer(cfg), topic: topic, h: h, o: o}
+	return &InboxBatchConsumer{c: NewInboxConsumer(cfg), topics: slices.Compact(topics), h: h, o: o}
 }
 
 // Run consumes until ctx ends (answering nil) or the group cannot be read.
 func (b *InboxBatchConsumer) Run(ctx context.Context) error {
-	r := newGroupReader(b.c.cfg.Brokers, b.c.cfg.Group, []string{b.topic}, b.c.cfg.CommitInterval, b.c.cfg.Log)
+	r := newGroupReader(b.c.cfg.Brokers, b.c.cfg.Group, b.topics, b.c.cfg.CommitInterval, b.c.cfg.Log)
 	defer r.Close() // commits the offsets still pending
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(b.c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
@@ -96,7 +108,7 @@ func (b *InboxBatchConsumer) Run(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return nil
 				}
-				return fmt.Errorf("commit offsets of %d %s messages: %w", len(msgs), b.topic, err)
+				return fmt.Errorf("commit offsets of %d messages: %w", len(msgs), err)
 			}
 		}
 		if ferr != nil {
@@ -136,25 +148,38 @@ func (b *InboxBatchConsumer) fetch(ctx context.Context, r *groupReader) ([]kafka
 func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, msgs []kafkago.Message) error {
 	envs := make([]Envelope, len(msgs))
 	links := make([]trace.Link, 0, len(msgs))
+	fetched := map[string]int{}
+	pctx := ctx
 	for i, msg := range msgs {
 		envs[i] = EnvelopeOf(msg)
+		fetched[msg.Topic]++
 		hdr := Headers(msg.Headers)
 		if sc := trace.SpanContextFromContext(b.c.cfg.Propagator.Extract(ctx, &hdr)); sc.IsValid() {
 			links = append(links, trace.Link{SpanContext: sc})
+			if len(msgs) == 1 {
+				// A batch of one (a quiet hour) continues its producer's trace, as
+				// InboxConsumer does; a span of many links them (it has one parent).
+				pctx, links = trace.ContextWithRemoteSpanContext(ctx, sc), nil
+			}
 		}
 		b.c.m.lag.WithLabelValues(b.c.cfg.Group, msg.Topic, strconv.Itoa(msg.Partition)).Set(float64(max(msg.HighWaterMark-msg.Offset-1, 0)))
 	}
-	// A batch's span links the producers' spans (a consumer span has one parent).
-	sctx, span := b.c.tracer.Start(ctx, "process "+b.topic, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
-		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.destination.name", b.topic),
+	topics := slices.Sorted(maps.Keys(fetched))
+	name := strings.Join(topics, " ")
+	sctx, span := b.c.tracer.Start(pctx, "process "+name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.destination.name", name),
 			attribute.String("messaging.consumer.group.name", b.c.cfg.Group), attribute.Int("messaging.batch.message_count", len(msgs))))
 	defer span.End()
 	start := time.Now()
 	handled, err := b.handleOnce(sctx, envs)
-	b.c.m.duration.WithLabelValues(b.c.cfg.Group, b.topic).Observe(time.Since(start).Seconds())
+	for _, t := range topics {
+		b.c.m.duration.WithLabelValues(b.c.cfg.Group, t).Observe(time.Since(start).Seconds())
+	}
 	if err == nil {
-		b.c.m.events.WithLabelValues(b.c.cfg.Group, b.topic, "handled").Add(float64(handled))
-		b.c.m.events.WithLabelValues(b.c.cfg.Group, b.topic, "duplicate").Add(float64(len(msgs) - handled))
+		for _, t := range topics {
+			b.c.m.events.WithLabelValues(b.c.cfg.Group, t, "handled").Add(float64(handled[t]))
+			b.c.m.events.WithLabelValues(b.c.cfg.Group, t, "duplicate").Add(float64(fetched[t] - handled[t]))
+		}
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -162,7 +187,7 @@ func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, m
 	}
 	span.RecordError(err)
 	span.SetStatus(codes.Error, err.Error())
-	b.c.cfg.Log.WarnContext(sctx, "event batch failed; handling its events one at a time", "topic", b.topic, "events", len(msgs),
+	b.c.cfg.Log.WarnContext(sctx, "event batch failed; handling its events one at a time", "topic", name, "events", len(msgs),
 		"group", b.c.cfg.Group, "err", err.Error())
 	for i, msg := range msgs {
 		if err := b.processOne(ctx, dlq, msg, envs[i]); err != nil {
@@ -182,7 +207,7 @@ func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer
 		handled, err := b.handleOnce(ctx, []Envelope{env})
 		if err == nil {
 			outcome := "handled"
-			if handled == 0 {
+			if handled[msg.Topic] == 0 {
 				outcome = "duplicate"
 			}
 			b.c.m.events.WithLabelValues(b.c.cfg.Group, msg.Topic, outcome).Inc()
@@ -207,22 +232,24 @@ func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer
 }
 
 // handleOnce records the batch's event ids in the inbox in one statement and runs the
-// handler on the new ones in that transaction; it answers how many were new.
-func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (handled int, err error) {
-	ids := make([]string, 0, len(envs))
-	for _, e := range envs {
-		ids = append(ids, e.ID)
+// handler on the new ones in that transaction; it answers how many were new, by topic.
+func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (handled map[string]int, err error) {
+	// Sorted by id: two members inserting the same ids (a rebalance redelivered a batch
+	// still in flight elsewhere) take their locks in one order, so one waits instead of
+	// deadlocking.
+	byID := slices.Clone(envs)
+	slices.SortStableFunc(byID, func(x, y Envelope) int { return strings.Compare(x.ID, y.ID) })
+	byID = slices.CompactFunc(byID, func(x, y Envelope) bool { return x.ID == y.ID })
+	ids, topics := make([]string, len(byID)), make([]string, len(byID))
+	for i, e := range byID {
+		ids[i], topics[i] = e.ID, e.Topic
 	}
-	// Sorted: two members inserting the same ids (a rebalance redelivered a batch still in
-	// flight elsewhere) take their locks in one order, so one waits instead of deadlocking.
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
 	if b.o.EffectsOutsideTx {
-		return b.handleOutside(ctx, envs, ids)
+		return b.handleOutside(ctx, envs, byID, ids)
 	}
 	err = pgx.BeginFunc(ctx, b.c.cfg.Pool, func(tx pgx.Tx) (err error) {
-		rows, err := tx.Query(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, $3 FROM unnest($2::text[]) AS u(id)
-			ON CONFLICT DO NOTHING RETURNING event_id`, b.c.cfg.Inbox, ids, b.topic)
+		rows, err := tx.Query(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, topic FROM unnest($2::text[], $3::text[]) AS u(id, topic)
+			ON CONFLICT DO NOTHING RETURNING event_id`, b.c.cfg.Inbox, ids, topics)
 		if err != nil {
 			return fmt.Errorf("record events in inbox: %w", err)
 		}
@@ -231,42 +258,60 @@ func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (h
 			return fmt.Errorf("record events in inbox: %w", err)
 		}
 		todo := pick(envs, fresh)
-		handled = len(todo)
-		if handled == 0 {
+		handled = countByTopic(todo)
+		if len(todo) == 0 {
 			return nil
 		}
 		return b.call(ctx, tx, todo)
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	return handled, nil
 }
 
 // handleOutside is handleOnce with EffectsOutsideTx: the ids not in the inbox yet are
 // handled with no transaction open, then recorded.
-func (b *InboxBatchConsumer) handleOutside(ctx context.Context, envs []Envelope, ids []string) (int, error) {
+func (b *InboxBatchConsumer) handleOutside(ctx context.Context, envs, byID []Envelope, ids []string) (map[string]int, error) {
 	rows, err := b.c.cfg.Pool.Query(ctx, `SELECT id FROM unnest($2::text[]) AS u(id)
 		WHERE NOT EXISTS (SELECT 1 FROM inbox WHERE consumer = $1 AND event_id = u.id)`, b.c.cfg.Inbox, ids)
 	if err != nil {
-		return 0, fmt.Errorf("look events up in inbox: %w", err)
+		return nil, fmt.Errorf("look events up in inbox: %w", err)
 	}
 	fresh, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return 0, fmt.Errorf("look events up in inbox: %w", err)
+		return nil, fmt.Errorf("look events up in inbox: %w", err)
 	}
 	todo := pick(envs, fresh)
 	if len(todo) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	if err := b.call(ctx, nil, todo); err != nil {
-		return 0, err
+		return nil, err
 	}
-	if _, err := b.c.cfg.Pool.Exec(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, $3 FROM unnest($2::text[]) AS u(id)
-		ON CONFLICT DO NOTHING`, b.c.cfg.Inbox, fresh, b.topic); err != nil {
-		return 0, fmt.Errorf("record events in inbox: %w", err)
+	isNew := make(map[string]bool, len(fresh))
+	for _, id := range fresh {
+		isNew[id] = true
 	}
-	return len(todo), nil
+	var freshIDs, freshTopics []string
+	for _, e := range byID { // in id order, as handleOnce locks them
+		if isNew[e.ID] {
+			freshIDs, freshTopics = append(freshIDs, e.ID), append(freshTopics, e.Topic)
+		}
+	}
+	if _, err := b.c.cfg.Pool.Exec(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, topic FROM unnest($2::text[], $3::text[]) AS u(id, topic)
+		ON CONFLICT DO NOTHING`, b.c.cfg.Inbox, freshIDs, freshTopics); err != nil {
+		return nil, fmt.Errorf("record events in inbox: %w", err)
+	}
+	return countByTopic(todo), nil
+}
+
+func countByTopic(envs []Envelope) map[string]int {
+	n := map[string]int{}
+	for _, e := range envs {
+		n[e.Topic]++
+	}
+	return n
 }
 
 // call runs the handler, a panic answered as an error.

@@ -22,9 +22,15 @@ import (
 // consumeBatches runs a batch consumer of topic until the returned stop.
 func (r *rig) consumeBatches(t *testing.T, cfg kafka.ConsumerConfig, topic string, h kafka.InboxBatchHandler, o kafka.BatchOptions) (stop func()) {
 	t.Helper()
+	return r.consumeBatchesOf(t, cfg, []string{topic}, h, o)
+}
+
+// consumeBatchesOf runs a batch consumer of topics until the returned stop.
+func (r *rig) consumeBatchesOf(t *testing.T, cfg kafka.ConsumerConfig, topics []string, h kafka.InboxBatchHandler, o kafka.BatchOptions) (stop func()) {
+	t.Helper()
 	cfg.Brokers, cfg.Pool, cfg.Tracer, cfg.Propagator = r.broker.Addrs(), r.pool, r.tp, telemetry.Propagator()
 	cfg.MaxAttempts, cfg.InitialBackoff, cfg.Log = 3, 10*time.Millisecond, slog.New(slog.DiscardHandler)
-	c := kafka.NewInboxBatchConsumer(cfg, topic, h, o)
+	c := kafka.NewInboxBatchConsumerOf(cfg, topics, h, o)
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
@@ -113,6 +119,56 @@ func TestBatchConsumerHandlesEachEventOnceInBatches(t *testing.T) {
 	stop2()
 	if len(again) != 0 || r.count(t, `SELECT count(*) FROM effects`) != 45 {
 		t.Errorf("handler ran again for %d redelivered batches", len(again))
+	}
+}
+
+// A consumer of several topics batches their events together: one handler call (one
+// transaction) can hold events of both, each event once, recorded in the inbox under its
+// own topic and counted under it.
+func TestBatchConsumerOfSeveralTopics(t *testing.T) {
+	r := newRig(t)
+	topics := []string{"hangar.test.batch-a.v1", "hangar.test.batch-b.v1"}
+	var evs []kafka.Event
+	for i := range 12 {
+		evs = append(evs, kafka.Event{Topic: topics[i%2], Key: fmt.Sprint("k", i%3), Payload: []byte(fmt.Sprint(i)), ID: fmt.Sprintf("id-%02d", i)})
+	}
+	evs = append(evs, evs[4]) // re-sent
+	r.publish(t, evs...)
+
+	var mu sync.Mutex
+	var mixed bool
+	reg := prometheus.NewRegistry()
+	record := r.recordBatch(make(chan int, 100))
+	// Every event is on the broker already: a linger of seconds gathers both topics'.
+	stop := r.consumeBatchesOf(t, kafka.ConsumerConfig{Group: "multi", Registry: reg}, topics, func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		seen := map[string]bool{}
+		for _, e := range envs {
+			seen[e.Topic] = true
+		}
+		mu.Lock()
+		mixed = mixed || len(seen) == 2
+		mu.Unlock()
+		return record(ctx, tx, envs)
+	}, kafka.BatchOptions{Max: 100, Linger: 3 * time.Second})
+	r.await(t, 12)
+	r.eventually(t, `SELECT count(*) FROM effects`, 12)
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if !mixed {
+		t.Error("no batch held events of both topics")
+	}
+	for i, topic := range topics {
+		if n := r.count(t, `SELECT count(*) FROM inbox WHERE consumer = 'multi' AND topic = $1 AND right(event_id, 1)::int % 2 = $2`, topic, i); n != 6 {
+			t.Errorf("inbox rows of %s: %d, want its 6 events", topic, n)
+		}
+		handled := testutil.ToFloat64(collectorFor(reg, "hangar_kafka_consumer_events_total", map[string]string{"group": "multi", "topic": topic, "outcome": "handled"}))
+		if handled != 6 {
+			t.Errorf("%s: %v handled, want 6", topic, handled)
+		}
+	}
+	if n := testutil.ToFloat64(collectorFor(reg, "hangar_kafka_consumer_events_total", map[string]string{"group": "multi", "topic": topics[0], "outcome": "duplicate"})); n != 1 {
+		t.Errorf("duplicates of %s: %v, want the re-sent one", topics[0], n)
 	}
 }
 

@@ -48,6 +48,9 @@ type Config struct {
 	SendAttempts  int           `env:"NOTIFICATIONS_SEND_ATTEMPTS" default:"12" doc:"SMTP attempts per e-mail before it is given up"`
 	SendBackoff   time.Duration `env:"NOTIFICATIONS_SEND_BACKOFF" default:"2s" doc:"first retry delay after a temporary SMTP failure (doubling, at most 15m)"`
 	SendWorkers   int           `env:"NOTIFICATIONS_SEND_WORKERS" default:"2" doc:"concurrent SMTP senders per replica"`
+	SendBatch     int           `env:"NOTIFICATIONS_SEND_BATCH" default:"20" doc:"due e-mails a sender claims per statement (and records as sent in one)"`
+	BatchMax      int           `env:"NOTIFICATIONS_BATCH_MAX" default:"100" doc:"most events consumed in one inbox transaction"`
+	BatchLinger   time.Duration `env:"NOTIFICATIONS_BATCH_LINGER" default:"10ms" doc:"how long a batch of events waits for more after its first"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -147,7 +150,8 @@ func (a *App) startData(ctx context.Context) {
 	}) {
 		return
 	}
-	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff, Lease: napp.LeaseFor(a.mailer.MaxSendTime())}
+	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff, Lease: napp.LeaseFor(a.mailer.MaxSendTime()),
+		Batch: a.cfg.SendBatch}
 	for range max(a.cfg.SendWorkers, 1) {
 		go a.svc.RunSender(ctx, a.mailer, policy)
 	}
@@ -155,9 +159,11 @@ func (a *App) startData(ctx context.Context) {
 		a.log.WarnContext(ctx, "no KAFKA_BROKERS: no events are consumed")
 		return
 	}
-	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: a.cfg.Group, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts, CommitInterval: a.cfg.CommitInterval})
-	ports.Subscribe(c, a.svc)
+	// One inbox transaction and one INSERT of mails per batch of events, whatever their
+	// topics: at checkout's rate an order's two mails, and many orders', share them.
+	c := kafka.NewInboxBatchConsumerOf(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: a.cfg.Group, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts, CommitInterval: a.cfg.CommitInterval},
+		ports.Topics, ports.Handler(a.svc), kafka.BatchOptions{Max: a.cfg.BatchMax, Linger: a.cfg.BatchLinger})
 	// A consumer that stops on a broker error starts again: the group resumes at its offsets.
 	for ctx.Err() == nil {
 		if err := c.Run(ctx); err != nil {

@@ -2,11 +2,14 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	kafkago "github.com/segmentio/kafka-go"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -48,6 +52,15 @@ type stack struct {
 
 func start(t *testing.T) *stack {
 	t.Helper()
+	s := newStack(t, 100)
+	s.run(t, nil)
+	return s
+}
+
+// newStack starts the broker, the SMTP sink (keeping keep mails) and the publisher; run
+// starts the service.
+func newStack(t testing.TB, keep int) *stack {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	broker, err := kafka.StartBroker(0)
@@ -55,31 +68,13 @@ func start(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
-	sink, err := devmail.Listen("127.0.0.1:0", 100)
+	sink, err := devmail.Listen("127.0.0.1:0", keep)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sink.Close() })
 	s := &stack{ctx: ctx, broker: broker, sink: sink, dbURL: dbtest.New(t), spans: tracetest.NewInMemoryExporter()}
 	s.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(s.spans))
-	vars := map[string]string{
-		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"DATABASE_URL": s.dbURL, "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","), "LOG_LEVEL": "warn",
-		"SMTP_ADDR": sink.Addr(), "SMTP_TLS": "none", "STORE_BASE_URL": "https://store.test",
-		"NOTIFICATIONS_EVENT_ATTEMPTS": "2",
-	}
-	var cfg app.Config
-	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
-		t.Fatal(err)
-	}
-	actx, acancel := context.WithCancel(context.Background())
-	a, err := app.New(actx, cfg, io.Discard, app.WithTracerProvider(s.tp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	servicetest.Run(t, actx, acancel, a)
-	_, _, s.admin = a.Addrs()
-
 	s.pub, err = pgxpool.New(ctx, dbtest.New(t))
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +89,35 @@ func start(t *testing.T) *stack {
 	return s
 }
 
+// run starts the service (extra overrides its environment); stop ends it gracefully.
+func (s *stack) run(t testing.TB, extra map[string]string, opts ...app.Option) (stop func() error) {
+	t.Helper()
+	vars := map[string]string{
+		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
+		"DATABASE_URL": s.dbURL, "KAFKA_BROKERS": strings.Join(s.broker.Addrs(), ","), "LOG_LEVEL": "warn",
+		"SMTP_ADDR": s.sink.Addr(), "SMTP_TLS": "none", "STORE_BASE_URL": "https://store.test",
+		"NOTIFICATIONS_EVENT_ATTEMPTS": "2",
+	}
+	maps.Copy(vars, extra)
+	var cfg app.Config
+	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	actx, acancel := context.WithCancel(context.Background())
+	if len(opts) == 0 {
+		opts = []app.Option{app.WithTracerProvider(s.tp)}
+	}
+	a, err := app.New(actx, cfg, io.Discard, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop = servicetest.Run(t, actx, acancel, a)
+	_, _, s.admin = a.Addrs()
+	return stop
+}
+
 // publish writes events through the outbox in ctx and relays them.
-func (s *stack) publish(t *testing.T, ctx context.Context, evs ...kafka.Event) {
+func (s *stack) publish(t testing.TB, ctx context.Context, evs ...kafka.Event) {
 	t.Helper()
 	if err := pgx.BeginFunc(ctx, s.pub, func(tx pgx.Tx) error { return kafka.Enqueue(ctx, tx, telemetry.Propagator(), evs...) }); err != nil {
 		t.Fatal(err)
@@ -123,7 +145,7 @@ func (s *stack) mails(t *testing.T, to string, n int) []devmail.Mail {
 }
 
 // metric answers the value of the first /metrics line matching re (0 when absent).
-func (s *stack) metric(t *testing.T, re string) string {
+func (s *stack) metric(t testing.TB, re string) string {
 	t.Helper()
 	resp, err := http.Get("http://" + s.admin + "/metrics")
 	if err != nil {
@@ -159,7 +181,7 @@ func order(email string) *eventsv1.OrderCompleted {
 		ReceiptUrl: "/buy/success?invoiceId=inv-1", TaxLabel: "Sales tax"}
 }
 
-func payload(t *testing.T, m proto.Message) []byte {
+func payload(t testing.TB, m proto.Message) []byte {
 	b, err := proto.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -307,5 +329,172 @@ func TestInboxSchemaIsThePlatforms(t *testing.T) {
 	}
 	if !strings.Contains(string(b), strings.TrimSpace(kafka.InboxSchema)) {
 		t.Error("migration 0001 does not contain kafka.InboxSchema verbatim")
+	}
+}
+
+// record is the Kafka record of an event with id, as a relay writes it.
+func record(t testing.TB, id, topic, key string, m proto.Message) kafkago.Message {
+	var v []byte
+	if m != nil {
+		v = payload(t, m)
+	} else {
+		v = []byte("\xff not protobuf")
+	}
+	r := kafkago.Message{Topic: topic, Key: []byte(key), Value: v}
+	for k, v := range map[string]string{kafka.HeaderID: id, kafka.HeaderSpecVersion: "1.0", kafka.HeaderType: "hangar.test",
+		kafka.HeaderSource: "/hangar/test", kafka.HeaderSubject: key} {
+		r.Headers = append(r.Headers, kafkago.Header{Key: k, Value: []byte(v)})
+	}
+	return r
+}
+
+func (s *stack) write(t testing.TB, recs ...kafkago.Message) {
+	t.Helper()
+	w := &kafkago.Writer{Addr: kafkago.TCP(s.broker.Addrs()...), Balancer: &kafkago.Hash{}, AllowAutoTopicCreation: true, BatchSize: 1000}
+	defer w.Close()
+	if err := w.WriteMessages(s.ctx, recs...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// orders answers n orders' records (a welcome and a receipt each, keyed by account) for
+// buyers prefix0@... to prefix<n-1>@...
+func orders(t testing.TB, prefix string, n int) []kafkago.Message {
+	var recs []kafkago.Message
+	for i := range n {
+		email, acct := fmt.Sprintf("%s%d@example.com", prefix, i), fmt.Sprintf("%s-acct-%d", prefix, i%4)
+		recs = append(recs,
+			record(t, fmt.Sprintf("%s-welcome-%d", prefix, i), events.TopicAccountCreated, acct, &eventsv1.AccountCreated{AccountUuid: acct, Email: email, AccountKind: "individual"}),
+			record(t, fmt.Sprintf("%s-order-%d", prefix, i), events.TopicOrderCompleted, acct, order(email)))
+	}
+	return recs
+}
+
+// everyMailOnce waits until the queue is empty and then checks that the sink received
+// exactly one welcome and one receipt per buyer, each with its own Message-ID.
+func (s *stack) everyMailOnce(t *testing.T, prefix string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, 90*time.Second)
+	defer cancel()
+	if err := s.sink.WaitReceived(ctx, 2*n); err != nil {
+		t.Fatal(err)
+	}
+	s.waitMetric(t, `hangar_notifications_pending`, "0")
+	ids := map[string]int{}
+	for _, m := range s.sink.Mails("") {
+		ids[m.MessageID]++
+	}
+	for i := range n {
+		email := fmt.Sprintf("%s%d@example.com", prefix, i)
+		got := map[string]int{}
+		for _, m := range s.sink.Mails(email) {
+			got[m.Subject]++
+		}
+		if len(got) != 2 || got["Welcome to Hangar"] != 1 || got["Your Hangar receipt H-000001"] != 1 {
+			t.Errorf("%s received %v; want one welcome and one receipt", email, got)
+		}
+	}
+	for id, k := range ids {
+		if k != 1 {
+			t.Errorf("Message-ID %s received %d times", id, k)
+		}
+	}
+	if len(ids) != 2*n {
+		t.Errorf("%d distinct mails, want %d", len(ids), 2*n)
+	}
+}
+
+// Events waiting on the broker are consumed in batches (one inbox transaction each): every
+// mail goes once, redelivered events are skipped, and a poison event fails only itself: its
+// batch is handled again event by event, the poison is dead-lettered and the rest sent.
+func TestBatchesSendEachMailOnceAndDeadLetterOnlyThePoison(t *testing.T) {
+	s := newStack(t, 1000)
+	const n = 150
+	recs := orders(t, "buyer", n)
+	// The poison shares a partition with a receipt (same topic and key), and the same
+	// events come again, in the same write and so in the same or a later batch.
+	recs = append(recs, record(t, "poison-1", events.TopicOrderCompleted, "buyer-acct-0", nil))
+	recs = append(recs, orders(t, "buyer", 10)...)
+	s.write(t, recs...)
+	s.run(t, map[string]string{"NOTIFICATIONS_BATCH_LINGER": "200ms"})
+
+	s.everyMailOnce(t, "buyer", n)
+	topic := regexp.QuoteMeta(events.TopicOrderCompleted)
+	s.waitMetric(t, `hangar_kafka_consumer_events_total\{group="notifications",outcome="dead_lettered",topic="`+topic+`"\}`, "1")
+	s.waitMetric(t, `hangar_kafka_consumer_events_total\{group="notifications",outcome="duplicate",topic="`+topic+`"\}`, "10")
+	s.waitMetric(t, `hangar_kafka_consumer_events_total\{group="notifications",outcome="handled",topic="`+topic+`"\}`, fmt.Sprint(n))
+	dead, err := kafka.ReadDeadLetters(s.ctx, s.broker.Addrs(), events.TopicOrderCompleted, kafka.ReplayFilter{Group: "notifications"})
+	if err != nil || len(dead) != 1 || dead[0].ID != "poison-1" || dead[0].Attempts != 1 {
+		t.Errorf("dead letters = %+v, %v; want poison-1 alone, not retried", dead, err)
+	}
+	// The poison failed a batch of more than itself.
+	var failed []int64
+	for _, sp := range s.spans.GetSpans() {
+		if strings.HasPrefix(sp.Name, "process ") && sp.Status.Code == otelcodes.Error {
+			for _, a := range sp.Attributes {
+				if a.Key == "messaging.batch.message_count" {
+					failed = append(failed, a.Value.AsInt64())
+				}
+			}
+		}
+	}
+	if len(failed) != 1 || failed[0] < 2 {
+		t.Errorf("failed batches of %v events; want one batch with the poison and others", failed)
+	}
+}
+
+// Two replicas share the group and the queue: each mail is sent once, whichever consumed
+// its event and whichever sender claimed it.
+func TestTwoReplicasSendEachMailOnce(t *testing.T) {
+	s := newStack(t, 1000)
+	const n = 200
+	s.write(t, orders(t, "pair", n)...)
+	small := map[string]string{"NOTIFICATIONS_SEND_BATCH": "3", "NOTIFICATIONS_BATCH_MAX": "10"}
+	s.run(t, small)
+	s.run(t, small)
+	s.everyMailOnce(t, "pair", n)
+}
+
+// An event consumed in a batch with others keeps its own trace: its mail's send is a child
+// of the event's process span, a child of the request's publish (the batch's span, with
+// many producers, only links them).
+func TestEventInABatchKeepsItsTrace(t *testing.T) {
+	s := newStack(t, 10)
+	rctx, req := s.tp.Tracer("checkout").Start(s.ctx, "POST /buy/api/invoice/submit", trace.WithSpanKind(trace.SpanKindServer))
+	s.publish(t, rctx,
+		kafka.Event{Topic: events.TopicAccountCreated, Key: "acct-1", Payload: payload(t, &eventsv1.AccountCreated{AccountUuid: "acct-1", Email: "b@example.com", AccountKind: "individual"})},
+		kafka.Event{Topic: events.TopicOrderCompleted, Key: "acct-1", Payload: payload(t, order("b@example.com"))})
+	req.End()
+	// Both events are on the broker before the service starts: a linger of seconds puts
+	// them in one batch.
+	s.run(t, map[string]string{"NOTIFICATIONS_BATCH_LINGER": "2s"})
+	s.mails(t, "b@example.com", 2)
+	s.waitMetric(t, `hangar_notifications_pending`, "0")
+
+	byID := map[trace.SpanID]tracetest.SpanStub{}
+	var batched bool
+	for _, sp := range s.spans.GetSpans() {
+		byID[sp.SpanContext.SpanID()] = sp
+		for _, a := range sp.Attributes {
+			batched = batched || (a.Key == "messaging.batch.message_count" && a.Value.AsInt64() == 2)
+		}
+	}
+	if !batched {
+		t.Fatal("the two events were not consumed in one batch")
+	}
+	for _, c := range []struct{ smtp, topic string }{{"smtp send receipt", events.TopicOrderCompleted}, {"smtp send welcome", events.TopicAccountCreated}} {
+		var chain []string
+		for _, sp := range byID {
+			if sp.Name != c.smtp {
+				continue
+			}
+			for p, ok := sp, true; ok; p, ok = byID[p.Parent.SpanID()] {
+				chain = append(chain, p.Name)
+			}
+		}
+		want := []string{c.smtp, "process " + c.topic, "send " + c.topic, "POST /buy/api/invoice/submit"}
+		if !slices.Equal(chain, want) {
+			t.Errorf("trace of %s: %q, want %q", c.smtp, chain, want)
+		}
 	}
 }

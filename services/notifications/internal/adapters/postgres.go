@@ -5,8 +5,9 @@ package adapters
 import (
 	"context"
 	"embed"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,45 +34,94 @@ type Outgoing struct {
 	Attempts int
 }
 
-// Queue writes msgs in tx, the inbox transaction of their event. A message already queued
-// (same id) is left as it is.
-func (s *Store) Queue(ctx context.Context, tx pgx.Tx, trace map[string]string, msgs ...domain.Message) error {
+// Queue writes msgs in tx, the inbox transaction of their events, in one statement, each
+// with the trace context its send continues (traces, by event id). A message already
+// queued (same id) is left as it is.
+func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[string]string, msgs ...domain.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	cols := make([][]string, 8)
 	for _, m := range msgs {
-		if _, err := tx.Exec(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-			m.ID, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, trace); err != nil {
+		tc := traces[m.EventID]
+		if tc == nil {
+			tc = map[string]string{}
+		}
+		tr, err := json.Marshal(tc)
+		if err != nil {
 			return fmt.Errorf("queue message %s: %w", m.ID, err)
 		}
+		for i, v := range []string{m.ID, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, string(tr)} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace)
+		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+			AS u(id, event_id, template, recipient, subject, text_body, html_body, trace)
+		ON CONFLICT (id) DO NOTHING`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7]); err != nil {
+		return fmt.Errorf("queue %d messages: %w", len(msgs), err)
 	}
 	return nil
 }
 
-// Claim takes the oldest due message and leases it for lease (another worker will not take
-// it meanwhile; a crashed worker's lease runs out). ok is false when none is due.
-func (s *Store) Claim(ctx context.Context, lease time.Duration) (o Outgoing, ok bool, err error) {
-	err = s.pool.QueryRow(ctx, `UPDATE messages SET next_attempt_at = now() + $1::interval, attempts = attempts + 1
-		WHERE id = (SELECT id FROM messages WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
-			ORDER BY next_attempt_at, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts`,
-		fmt.Sprintf("%d milliseconds", lease.Milliseconds())).
-		Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Outgoing{}, false, nil
-	}
+// Claim takes up to n due messages, oldest first, and leases them for lease (no other
+// sender takes them meanwhile; a crashed sender's lease runs out). It answers none when
+// none is due.
+func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) ([]Outgoing, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE messages SET next_attempt_at = now() + $1::interval, attempts = attempts + 1
+		WHERE id = ANY(ARRAY(SELECT id FROM messages WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
+			ORDER BY next_attempt_at, created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, created_at`,
+		fmt.Sprintf("%d milliseconds", lease.Milliseconds()), n)
 	if err != nil {
-		return Outgoing{}, false, fmt.Errorf("claim message: %w", err)
+		return nil, fmt.Errorf("claim messages: %w", err)
 	}
-	return o, true, nil
+	type claimed struct {
+		Outgoing
+		created time.Time
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
+		var o claimed
+		err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts, &o.created)
+		return o, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim messages: %w", err)
+	}
+	// RETURNING has no order: send the oldest first.
+	slices.SortFunc(out, func(a, b claimed) int { return a.created.Compare(b.created) })
+	msgs := make([]Outgoing, len(out))
+	for i, o := range out {
+		msgs[i] = o.Outgoing
+	}
+	return msgs, nil
 }
 
-// Sent records the delivery. A verification code's bodies are blanked then: the code
-// should not linger in a table once delivered.
-func (s *Store) Sent(ctx context.Context, id string) error {
+// Sent records the delivery of the messages ids, in one statement. A verification code's
+// bodies are blanked then: the code should not linger in a table once delivered.
+func (s *Store) Sent(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	_, err := s.pool.Exec(ctx, `UPDATE messages SET sent_at = now(), last_error = '',
 		text_body = CASE WHEN template = 'eligibility-code' THEN '' ELSE text_body END,
-		html_body = CASE WHEN template = 'eligibility-code' THEN '' ELSE html_body END WHERE id = $1`, id)
+		html_body = CASE WHEN template = 'eligibility-code' THEN '' ELSE html_body END WHERE id = ANY($1)`, ids)
 	if err != nil {
-		return fmt.Errorf("mark message %s sent: %w", id, err)
+		return fmt.Errorf("mark %d messages sent: %w", len(ids), err)
+	}
+	return nil
+}
+
+// Release hands claimed messages that were not attempted back to the queue, due now and
+// without the attempt their claim counted.
+func (s *Store) Release(ctx context.Context, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1 WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return fmt.Errorf("release %d messages: %w", len(ids), err)
 	}
 	return nil
 }

@@ -1,11 +1,13 @@
-// Package ports is how events reach the notifications service: one inbox-consumer handler
-// per topic, each converting the event's protobuf payload to the domain and calling the app.
+// Package ports is how events reach the notifications service: one inbox batch handler
+// for its topics, converting the event's protobuf payload to the domain and calling the app.
 package ports
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
@@ -20,34 +22,62 @@ import (
 var Topics = []string{events.TopicOrderCompleted, events.TopicGiftCertificateIssued, events.TopicEligibilityCodeRequested,
 	events.TopicAccountCreated, events.TopicDunningNotice}
 
-// Subscribe registers the service's handlers on c.
-func Subscribe(c *kafka.InboxConsumer, svc *app.Service) {
-	c.Handle(events.TopicOrderCompleted, handle(func(ctx context.Context, tx pgx.Tx, id string, ev *eventsv1.OrderCompleted) error {
-		return svc.Receipt(ctx, tx, id, ReceiptOf(ev))
-	}))
-	c.Handle(events.TopicGiftCertificateIssued, handle(func(ctx context.Context, tx pgx.Tx, id string, ev *eventsv1.GiftCertificateIssued) error {
-		return svc.GiftCertificate(ctx, tx, id, domain.GiftCertificate{Code: ev.GetCode(), Amount: ev.GetBalance().GetAmountInCents(),
-			Currency: ev.GetBalance().GetCurrency(), BuyerEmail: ev.GetBuyerEmail(), RecipientEmail: ev.GetRecipientEmail(),
-			RecipientName: ev.GetRecipientName(), Message: ev.GetMessage(), IssuedAt: ev.GetIssuedAt().AsTime()})
-	}))
-	c.Handle(events.TopicEligibilityCodeRequested, handle(func(ctx context.Context, tx pgx.Tx, id string, ev *eventsv1.EligibilityCodeRequested) error {
-		return svc.VerificationCode(ctx, tx, id, domain.VerificationCode{Email: ev.GetEmail(), Code: ev.GetCode(), Program: ev.GetProgram(),
-			ExpiresAt: ev.GetExpiresAt().AsTime()})
-	}))
-	c.Handle(events.TopicAccountCreated, handle(func(ctx context.Context, tx pgx.Tx, id string, ev *eventsv1.AccountCreated) error {
-		return svc.Welcome(ctx, tx, id, domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind()})
-	}))
-	c.Handle(events.TopicDunningNotice, handle(func(ctx context.Context, tx pgx.Tx, id string, ev *eventsv1.DunningNotice) error {
-		d := domain.Dunning{Email: ev.GetEmail(), Kind: ev.GetKind(), SubscriptionID: ev.GetSubscriptionId(),
-			Amount: ev.GetAmount().GetAmountInCents(), Currency: ev.GetAmount().GetCurrency(), Reason: ev.GetReason(), ActionPath: ev.GetActionUrl()}
-		if ev.GetDate() != nil {
-			d.Date = ev.GetDate().AsTime()
+// Handler is the batch handler of every topic: it renders each event's e-mails and queues
+// them all in the batch's inbox transaction with one statement. An event it cannot render
+// fails the batch, whose events are then handled one at a time, so only that one is
+// retried or dead-lettered.
+func Handler(svc *app.Service) kafka.InboxBatchHandler {
+	render := map[string]func(ctx context.Context, b *app.Mails, env kafka.Envelope) error{
+		events.TopicOrderCompleted: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.OrderCompleted) error {
+			return svc.Receipt(ctx, b, id, ReceiptOf(ev))
+		}),
+		events.TopicGiftCertificateIssued: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.GiftCertificateIssued) error {
+			return svc.GiftCertificate(ctx, b, id, domain.GiftCertificate{Code: ev.GetCode(), Amount: ev.GetBalance().GetAmountInCents(),
+				Currency: ev.GetBalance().GetCurrency(), BuyerEmail: ev.GetBuyerEmail(), RecipientEmail: ev.GetRecipientEmail(),
+				RecipientName: ev.GetRecipientName(), Message: ev.GetMessage(), IssuedAt: ev.GetIssuedAt().AsTime()})
+		}),
+		events.TopicEligibilityCodeRequested: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.EligibilityCodeRequested) error {
+			return svc.VerificationCode(ctx, b, id, domain.VerificationCode{Email: ev.GetEmail(), Code: ev.GetCode(), Program: ev.GetProgram(),
+				ExpiresAt: ev.GetExpiresAt().AsTime()})
+		}),
+		events.TopicAccountCreated: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.AccountCreated) error {
+			return svc.Welcome(ctx, b, id, domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind()})
+		}),
+		events.TopicDunningNotice: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.DunningNotice) error {
+			d := domain.Dunning{Email: ev.GetEmail(), Kind: ev.GetKind(), SubscriptionID: ev.GetSubscriptionId(),
+				Amount: ev.GetAmount().GetAmountInCents(), Currency: ev.GetAmount().GetCurrency(), Reason: ev.GetReason(), ActionPath: ev.GetActionUrl()}
+			if ev.GetDate() != nil {
+				d.Date = ev.GetDate().AsTime()
+			}
+			if ev.GetNextAttempt() != nil {
+				d.NextAttempt = ev.GetNextAttempt().AsTime()
+			}
+			return svc.Dunning(ctx, b, id, d)
+		}),
+	}
+	return func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		var b app.Mails
+		for _, env := range envs {
+			f, ok := render[env.Topic]
+			if !ok {
+				return kafka.Permanent(fmt.Errorf("event %s: no handler for topic %s", env.ID, env.Topic))
+			}
+			if len(envs) == 1 && trace.SpanContextFromContext(ctx).IsValid() { // the consumer's span is the event's
+				if err := f(ctx, &b, env); err != nil {
+					return err
+				}
+				break
+			}
+			hdr := kafka.Headers(env.Headers)
+			ectx, span := svc.EventSpan(ctx, env.Topic, env.ID, &hdr)
+			err := f(ectx, &b, env)
+			span.End()
+			if err != nil {
+				return err
+			}
 		}
-		if ev.GetNextAttempt() != nil {
-			d.NextAttempt = ev.GetNextAttempt().AsTime()
-		}
-		return svc.Dunning(ctx, tx, id, d)
-	}))
+		return svc.Queue(ctx, tx, &b)
+	}
 }
 
 // ReceiptOf is the receipt of an order-completed event.
@@ -66,18 +96,18 @@ func ReceiptOf(ev *eventsv1.OrderCompleted) domain.Receipt {
 	return r
 }
 
-// handle decodes the payload as T and calls f. An undecodable payload or an event the
+// decode decodes the payload as T and calls f. An undecodable payload or an event the
 // domain refuses (no address, say) will not improve on a retry: it is dead-lettered.
-func handle[T any, P interface {
+func decode[T any, P interface {
 	*T
 	proto.Message
-}](f func(ctx context.Context, tx pgx.Tx, eventID string, ev P) error) kafka.InboxHandler {
-	return func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+}](f func(ctx context.Context, b *app.Mails, eventID string, ev P) error) func(ctx context.Context, b *app.Mails, env kafka.Envelope) error {
+	return func(ctx context.Context, b *app.Mails, env kafka.Envelope) error {
 		ev := P(new(T))
 		if err := env.Decode(ev); err != nil {
 			return err
 		}
-		err := f(ctx, tx, env.ID, ev)
+		err := f(ctx, b, env.ID, ev)
 		if errs.CodeOf(err) == errs.Invalid {
 			return kafka.Permanent(err)
 		}
