@@ -164,18 +164,15 @@ func (a *App) prepareData(ctx context.Context) error {
 	return db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log)
 }
 
-// consume applies subscription-changed events until ctx ends, through the platform's
-// inbox consumer (a redelivered event changes nothing; a poison one is dead-lettered).
+// consume applies subscription-changed events until ctx ends, through the platform's batch
+// inbox consumer: the events fetched together are applied in one transaction with their
+// inbox rows (a redelivered event changes nothing); when a batch fails its events are
+// applied one at a time and a poison one is dead-lettered. Events of one account share a
+// partition and are applied in their order.
 func (a *App) consume(ctx context.Context) {
-	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: ConsumerGroup, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
-	c.Handle(events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
-		var ev eventsv1.SubscriptionChanged
-		if err := env.Decode(&ev); err != nil {
-			return err
-		}
-		return a.svc.HandleSubscriptionChanged(ctx, tx, &ev)
-	})
+	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: ConsumerGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
+		events.TopicSubscriptionChanged, a.handleBatch, kafka.BatchOptions{})
 	for ctx.Err() == nil {
 		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
@@ -185,6 +182,17 @@ func (a *App) consume(ctx context.Context) {
 			}
 		}
 	}
+}
+
+func (a *App) handleBatch(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+	evs := make([]*eventsv1.SubscriptionChanged, len(envs))
+	for i, env := range envs {
+		evs[i] = &eventsv1.SubscriptionChanged{}
+		if err := env.Decode(evs[i]); err != nil {
+			return err
+		}
+	}
+	return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
 }
 
 func (a *App) sweep(ctx context.Context) {

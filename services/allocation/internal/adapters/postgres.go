@@ -5,7 +5,6 @@ package adapters
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"time"
 
@@ -50,54 +49,77 @@ func LockOwner(ctx context.Context, tx pgx.Tx, owner string) error {
 	return nil
 }
 
-// StoredOwner answers the owner a subscription's grants were last filed under ("" when the
-// subscription is new), locking its row.
-func StoredOwner(ctx context.Context, tx pgx.Tx, subscriptionID string) (string, error) {
-	var owner string
-	err := tx.QueryRow(ctx, `SELECT owner_id FROM subscriptions WHERE subscription_id = $1`, subscriptionID).Scan(&owner)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("read subscription %s: %w", subscriptionID, err)
-	}
-	return owner, nil
+// Stored is a subscription as the last applied event left it.
+type Stored struct {
+	Owner     string
+	Version   int64
+	ChangedAt time.Time
 }
 
-// PutSubscription replaces a subscription's grants with the state sub carries, unless the
-// stored state is as new or newer; applied says whether it did.
-func PutSubscription(ctx context.Context, tx pgx.Tx, sub domain.Subscription) (applied bool, err error) {
-	var version int64
-	var changedAt time.Time
-	err = tx.QueryRow(ctx, `SELECT version, changed_at FROM subscriptions WHERE subscription_id = $1 FOR UPDATE`, sub.ID).Scan(&version, &changedAt)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-	case err != nil:
-		return false, fmt.Errorf("read subscription %s: %w", sub.ID, err)
-	case !sub.Newer(version, changedAt):
-		return false, nil
+// LockSubscriptions answers the stored state of the given subscriptions (those stored),
+// locking their rows until tx ends, in one statement for a whole batch of events.
+func LockSubscriptions(ctx context.Context, tx pgx.Tx, ids []string) (map[string]Stored, error) {
+	rows, err := tx.Query(ctx, `SELECT subscription_id, owner_id, version, changed_at FROM subscriptions
+		WHERE subscription_id = ANY($1) ORDER BY subscription_id FOR UPDATE`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
+	defer rows.Close()
+	out := make(map[string]Stored, len(ids))
+	for rows.Next() {
+		var id string
+		var st Stored
+		if err := rows.Scan(&id, &st.Owner, &st.Version, &st.ChangedAt); err != nil {
+			return nil, fmt.Errorf("scan subscription: %w", err)
+		}
+		out[id] = st
+	}
+	return out, rows.Err()
+}
+
+// LockOwners is LockOwner for several owners in one statement; owners must be sorted and
+// distinct (unnest keeps the array's order), so that no two transactions take them in
+// opposite orders.
+func LockOwners(ctx context.Context, tx pgx.Tx, owners []string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('allocation-owner:' || o, 7)) FROM unnest($1::text[]) AS o`,
+		owners); err != nil {
+		return fmt.Errorf("lock owners %v: %w", owners, err)
+	}
+	return nil
+}
+
+// QueuePutSubscription queues on b the statements that replace a subscription's grants with
+// the state sub carries: insert it when it was not stored (existed false; an insert racing
+// it fails on the primary key rather than overwriting), else update it and clear its old
+// grants. The caller decided that sub is newer than what is stored.
+func QueuePutSubscription(b *pgx.Batch, sub domain.Subscription, existed bool) {
 	status := sub.Status
 	if status == "" {
 		status = "active"
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO subscriptions (subscription_id, owner_id, version, changed_at, status) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (subscription_id) DO UPDATE SET owner_id = EXCLUDED.owner_id, version = EXCLUDED.version,
-		changed_at = EXCLUDED.changed_at, status = EXCLUDED.status`, sub.ID, sub.Owner(), sub.Version, sub.ChangedAt.UTC(), status); err != nil {
-		return false, fmt.Errorf("store subscription %s: %w", sub.ID, err)
+	if existed {
+		b.Queue(`UPDATE subscriptions SET owner_id = $2, version = $3, changed_at = $4, status = $5 WHERE subscription_id = $1`,
+			sub.ID, sub.Owner(), sub.Version, sub.ChangedAt.UTC(), status)
+		b.Queue(`DELETE FROM grants WHERE subscription_id = $1`, sub.ID)
+	} else {
+		b.Queue(`INSERT INTO subscriptions (subscription_id, owner_id, version, changed_at, status) VALUES ($1, $2, $3, $4, $5)`,
+			sub.ID, sub.Owner(), sub.Version, sub.ChangedAt.UTC(), status)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM grants WHERE subscription_id = $1`, sub.ID); err != nil {
-		return false, fmt.Errorf("clear grants of %s: %w", sub.ID, err)
+	grants := sub.Grants()
+	if len(grants) == 0 {
+		return
 	}
-	for _, g := range sub.Grants() {
-		if _, err := tx.Exec(ctx, `INSERT INTO grants (subscription_id, add_on_code, owner_id, organization_id, account_id,
-			licensing_method, quantity, is_plan, term_start, term_end) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			sub.ID, g.Code, sub.Owner(), sub.OrganizationID, sub.AccountID, string(g.Method), g.Quantity, g.IsPlan,
-			nullTime(sub.TermStart), nullTime(sub.TermEnd)); err != nil {
-			return false, fmt.Errorf("store grant %s of %s: %w", g.Code, sub.ID, err)
-		}
+	codes, methods := make([]string, len(grants)), make([]string, len(grants))
+	quantities, plans := make([]int32, len(grants)), make([]bool, len(grants))
+	for i, g := range grants {
+		codes[i], methods[i], quantities[i], plans[i] = g.Code, string(g.Method), int32(g.Quantity), g.IsPlan
 	}
-	return true, nil
+	b.Queue(`INSERT INTO grants (subscription_id, add_on_code, owner_id, organization_id, account_id,
+		licensing_method, quantity, is_plan, term_start, term_end)
+		SELECT $1, g.code, $2, $3, $4, g.method, g.quantity, g.is_plan, $5, $6
+		FROM unnest($7::text[], $8::text[], $9::int[], $10::bool[]) AS g(code, method, quantity, is_plan)`,
+		sub.ID, sub.Owner(), sub.OrganizationID, sub.AccountID, nullTime(sub.TermStart), nullTime(sub.TermEnd),
+		codes, methods, quantities, plans)
 }
 
 func nullTime(t time.Time) *time.Time {
@@ -143,10 +165,7 @@ FROM g FULL JOIN a ON a.add_on_code = g.add_on_code`
 	return out, rows.Err()
 }
 
-// Expire turns the assignments no live licence covers any more into expired allocations:
-// per add-on, those beyond the owner's live quantity, newest first.
-func Expire(ctx context.Context, tx pgx.Tx, owner string, now time.Time) ([]domain.Change, error) {
-	rows, err := tx.Query(ctx, `
+const expireSQL = `
 WITH cap AS (
 	SELECT add_on_code, sum(quantity) AS q FROM grants
 	WHERE owner_id = $1 AND (term_end IS NULL OR term_end > $2) GROUP BY add_on_code
@@ -160,10 +179,31 @@ UPDATE assignments x SET state = 'expired', expired_at = $2
 FROM ranked r
 WHERE x.owner_id = $1 AND x.add_on_code = r.add_on_code AND x.target_type = r.target_type
 	AND x.target_id = r.target_id AND r.rn > r.q
-RETURNING x.add_on_code, x.target_type, x.target_id`, owner, now.UTC())
+RETURNING x.add_on_code, x.target_type, x.target_id`
+
+// Expire turns the assignments no live licence covers any more into expired allocations:
+// per add-on, those beyond the owner's live quantity, newest first.
+func Expire(ctx context.Context, tx pgx.Tx, owner string, now time.Time) ([]domain.Change, error) {
+	rows, err := tx.Query(ctx, expireSQL, owner, now.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("expire assignments of %s: %w", owner, err)
 	}
+	return scanExpired(rows, owner, now)
+}
+
+// QueueExpire queues Expire on b; done gets the expired allocations when the batch is read.
+func QueueExpire(b *pgx.Batch, owner string, now time.Time, done func([]domain.Change)) {
+	b.Queue(expireSQL, owner, now.UTC()).Query(func(rows pgx.Rows) error {
+		out, err := scanExpired(rows, owner, now)
+		if err != nil {
+			return err
+		}
+		done(out)
+		return nil
+	})
+}
+
+func scanExpired(rows pgx.Rows, owner string, now time.Time) ([]domain.Change, error) {
 	defer rows.Close()
 	var out []domain.Change
 	for rows.Next() {
@@ -175,7 +215,10 @@ RETURNING x.add_on_code, x.target_type, x.target_id`, owner, now.UTC())
 		c.TargetType = domain.TargetType(tt)
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("expire assignments of %s: %w", owner, err)
+	}
+	return out, nil
 }
 
 // OwnersToSweep answers owners holding active assignments (their terms may have ended).

@@ -68,40 +68,80 @@ func SubscriptionFromEvent(ev *eventsv1.SubscriptionChanged) domain.Subscription
 	return s
 }
 
-// HandleSubscriptionChanged applies one event in the caller's transaction: the
-// subscription's grants are replaced by the state it carries (unless a newer state is
-// stored), and assignments its licences no longer cover become expired allocations. It is
-// the handler the inbox consumer calls; applying the same event twice changes nothing.
-func (s *Service) HandleSubscriptionChanged(ctx context.Context, tx pgx.Tx, ev *eventsv1.SubscriptionChanged) error {
-	sub := SubscriptionFromEvent(ev)
-	if sub.ID == "" || sub.Owner() == "" {
-		s.log.WarnContext(ctx, "subscription-changed without subscription or owner ignored", "subscription", sub.ID)
+// HandleSubscriptionChanges applies events, in order, in the caller's transaction (the
+// batch inbox consumer's): each subscription's grants are replaced by the state an event
+// carries unless a newer state is stored, and assignments its licences no longer cover
+// become expired allocations. The effect is that of applying the events one after another;
+// applying the same event twice changes nothing. A batch costs a fixed handful of
+// statements: the stored states read and locked in one, every owner locked in one, then
+// the writes of all events pipelined in one round trip.
+func (s *Service) HandleSubscriptionChanges(ctx context.Context, tx pgx.Tx, evs []*eventsv1.SubscriptionChanged) error {
+	subs := make([]domain.Subscription, 0, len(evs))
+	ids := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		sub := SubscriptionFromEvent(ev)
+		if sub.ID == "" || sub.Owner() == "" {
+			s.log.WarnContext(ctx, "subscription-changed without subscription or owner ignored", "subscription", sub.ID)
+			continue
+		}
+		subs = append(subs, sub)
+		ids = append(ids, sub.ID)
+	}
+	if len(subs) == 0 {
 		return nil
 	}
-	prev, err := adapters.StoredOwner(ctx, tx, sub.ID)
+	stored, err := adapters.LockSubscriptions(ctx, tx, ids)
 	if err != nil {
 		return err
 	}
-	owners := []string{sub.Owner()}
-	if prev != "" && prev != sub.Owner() {
-		owners = append(owners, prev)
+	// Every owner an event of the batch files grants under or takes them from, locked up
+	// front in one order, so two transactions never wait on each other's owners. (A
+	// subscription's previous owner within the batch is its stored one or an earlier event's.)
+	owners := make([]string, 0, len(subs)+len(stored))
+	for _, sub := range subs {
+		owners = append(owners, sub.Owner())
 	}
-	slices.Sort(owners) // one lock order, so two events never wait on each other
-	for _, o := range owners {
-		if err := adapters.LockOwner(ctx, tx, o); err != nil {
-			return err
-		}
+	for _, st := range stored {
+		owners = append(owners, st.Owner)
 	}
-	applied, err := adapters.PutSubscription(ctx, tx, sub)
-	if err != nil || !applied {
+	slices.Sort(owners)
+	if err := adapters.LockOwners(ctx, tx, slices.Compact(owners)); err != nil {
 		return err
 	}
-	for _, o := range owners {
-		if err := s.expire(ctx, tx, o); err != nil {
-			return err
+
+	b := &pgx.Batch{}
+	now := s.now()
+	var changes []domain.Change
+	for _, sub := range subs {
+		st, existed := stored[sub.ID]
+		if existed && !sub.Newer(st.Version, st.ChangedAt) {
+			continue
 		}
+		adapters.QueuePutSubscription(b, sub, existed)
+		// Only a subscription stored before can take licences from an owner: a new one adds
+		// grants and removes none. (Licences whose term ended meanwhile are the sweep's.) A
+		// new buyer's first subscription therefore expires nothing and is not checked.
+		if existed {
+			for _, o := range slices.Compact([]string{sub.Owner(), st.Owner}) {
+				adapters.QueueExpire(b, o, now, func(expired []domain.Change) {
+					if len(expired) > 0 {
+						s.log.InfoContext(ctx, "assignments expired", "owner", o, "count", len(expired))
+					}
+					changes = append(changes, expired...)
+				})
+			}
+		}
+		// What the next event of the same subscription in this batch is compared with: what
+		// PostgreSQL will have stored (microseconds, as pgx sends them).
+		stored[sub.ID] = adapters.Stored{Owner: sub.Owner(), Version: sub.Version, ChangedAt: sub.ChangedAt.Truncate(time.Microsecond)}
 	}
-	return nil
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("apply subscription changes: %w", err)
+	}
+	return s.publish(ctx, tx, changes)
 }
 
 func (s *Service) expire(ctx context.Context, tx pgx.Tx, owner string) error {
@@ -115,9 +155,9 @@ func (s *Service) expire(ctx context.Context, tx pgx.Tx, owner string) error {
 	return s.publish(ctx, tx, changes)
 }
 
-// Apply applies one event in its own transaction (dev seed, tests).
-func (s *Service) Apply(ctx context.Context, ev *eventsv1.SubscriptionChanged) error {
-	return s.store.InTx(ctx, func(tx pgx.Tx) error { return s.HandleSubscriptionChanged(ctx, tx, ev) })
+// Apply applies events in one transaction (dev seed, tests).
+func (s *Service) Apply(ctx context.Context, evs ...*eventsv1.SubscriptionChanged) error {
+	return s.store.InTx(ctx, func(tx pgx.Tx) error { return s.HandleSubscriptionChanges(ctx, tx, evs) })
 }
 
 // Sweep expires the assignments of owners whose terms ended since the last event.

@@ -1,0 +1,153 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/db"
+)
+
+// dbCounts are the pool's statement counters by kind and its transactions.
+type dbCounts struct{ query, batched, transactions float64 }
+
+func counter(t *testing.T, pool *pgxpool.Pool) func() dbCounts {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := db.RegisterPool(reg, pool, "main"); err != nil {
+		t.Fatal(err)
+	}
+	return func() dbCounts {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c dbCounts
+		for _, mf := range mfs {
+			for _, m := range mf.GetMetric() {
+				kind := ""
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						kind = l.GetValue()
+					}
+				}
+				switch {
+				case mf.GetName() == "hangar_db_transactions_total":
+					c.transactions = m.GetCounter().GetValue()
+				case mf.GetName() == "hangar_db_statements_total" && kind == "query":
+					c.query = m.GetCounter().GetValue()
+				case mf.GetName() == "hangar_db_statements_total" && kind == "batched":
+					c.batched = m.GetCounter().GetValue()
+				}
+			}
+		}
+		return c
+	}
+}
+
+// newBuyer is checkout's subscription-changed for a new buyer's first order (Premium with a
+// region): a subscription allocation has never seen, of an account without an organization.
+func newBuyer(i int) *eventsv1.SubscriptionChanged {
+	return &eventsv1.SubscriptionChanged{SubscriptionId: fmt.Sprintf("sub-new-%d", i), AccountId: fmt.Sprintf("acct-%d", i),
+		PlanCode: "premium", Quantity: 1, Status: "active", Version: 1, ChangedAt: timestamppb.New(t0),
+		TermStart: timestamppb.New(t0), TermEnd: timestamppb.New(t0.AddDate(1, 0, 0)),
+		AddOns: []*eventsv1.SubscriptionAddOn{{AddOnCode: "premium", LicensingMethod: "USER_ALLOCATION", Quantity: 1},
+			{AddOnCode: "region_europe", LicensingMethod: "USER_ALLOCATION", Quantity: 1}}}
+}
+
+// What applying subscription-changed events costs allocation's database: a batch is one
+// transaction of four round trips (BEGIN, the stored states read and locked, the owners
+// locked, COMMIT) plus its writes pipelined in one more: a new subscription is inserted
+// with its grants (two statements) and expires nothing; a changed one is updated, its grants
+// replaced and its owner's assignments checked (four). (The inbox consumer adds its inbox
+// insert.) A change that adds a round trip or a statement per event fails here.
+func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
+	ctx := context.Background()
+	s, pool, _ := newService(t)
+	counts := counter(t, pool)
+	step := func(name string, want dbCounts, evs ...*eventsv1.SubscriptionChanged) {
+		t.Helper()
+		before := counts()
+		if err := s.Apply(ctx, evs...); err != nil {
+			t.Fatal(err)
+		}
+		after := counts()
+		if got := (dbCounts{after.query - before.query, after.batched - before.batched, after.transactions - before.transactions}); got != want {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+	step("a new buyer", dbCounts{query: 4, batched: 2, transactions: 1}, newBuyer(0))
+	var batch []*eventsv1.SubscriptionChanged
+	for i := 1; i <= 10; i++ {
+		batch = append(batch, newBuyer(i))
+	}
+	step("ten new buyers in one batch", dbCounts{query: 4, batched: 20, transactions: 1}, batch...)
+	step("a redelivered event", dbCounts{query: 4, transactions: 1}, newBuyer(3))
+	changed := proto.Clone(newBuyer(0)).(*eventsv1.SubscriptionChanged)
+	changed.Version, changed.AddOns = 2, changed.AddOns[:1]
+	step("a changed subscription", dbCounts{query: 4, batched: 4, transactions: 1}, changed)
+}
+
+// A batch has the effect of its events applied one at a time, in order: the same
+// subscription several times in one batch (older versions late, redeliveries), an
+// expiry between two of them, a subscription moving to another owner and back.
+func TestBatchEqualsOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	moved := func(version int64, owner string) *eventsv1.SubscriptionChanged {
+		ev := event(version, "active", t0.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})
+		ev.SubscriptionId, ev.AccountId, ev.OrganizationId = "sub-2", owner, ""
+		return ev
+	}
+	lowered := event(4, "active", t0.AddDate(0, 6, 0), addOn{"efb_bridge", "USER_ALLOCATION", 1})
+	raised := event(5, "active", t0.AddDate(0, 6, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})
+	// Same version, 300 ns earlier than raised; but PostgreSQL keeps microseconds, so what
+	// raised left stored is older and this one applies.
+	raised.ChangedAt = timestamppb.New(raised.GetChangedAt().AsTime().Add(1500 * time.Nanosecond))
+	sameTime := proto.Clone(raised).(*eventsv1.SubscriptionChanged)
+	sameTime.ChangedAt = timestamppb.New(raised.GetChangedAt().AsTime().Add(-300 * time.Nanosecond))
+	sameTime.AddOns[0].Quantity = 2
+	batch := []*eventsv1.SubscriptionChanged{history[1], history[0], lowered, history[1], raised, sameTime,
+		moved(1, "acct-a"), moved(2, "acct-b"), moved(1, "acct-a"), moved(3, "acct-a")}
+
+	var states []string
+	for _, batched := range []bool{false, true} {
+		s, pool, clk := newService(t)
+		if err := s.Apply(ctx, history[0]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Change(ctx, owner(), org, users("u1", "u2", "u3"), nil); err != nil {
+			t.Fatal(err)
+		}
+		clk.Set(t0.Add(time.Hour))
+		if batched {
+			if err := s.Apply(ctx, batch...); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, ev := range batch {
+				if err := s.Apply(ctx, ev); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var outbox int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic = 'hangar.allocation.allocation-changed.v1'`).Scan(&outbox); err != nil {
+			t.Fatal(err)
+		}
+		states = append(states, fmt.Sprintf("%s%d allocation-changed events\n", state(t, pool), outbox))
+		if p := report(t, s)["efb_bridge"]; p.Bought != 2 || p.Assigned != 1 || p.Expired != 2 {
+			t.Errorf("batched %v: efb_bridge = %+v, want 2 bought, 1 assigned, 2 expired (by the lowering)", batched, p)
+		}
+	}
+	if states[0] != states[1] {
+		t.Errorf("one batch:\n%s\nwant (one at a time):\n%s", states[1], states[0])
+	}
+}
