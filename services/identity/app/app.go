@@ -217,18 +217,24 @@ func (a *App) sweepSessions(ctx context.Context) {
 const SubscriptionsGroup = "identity-subscriptions"
 
 // consumeSubscriptions keeps the subscription projection (/buy/api/me's plan flags) from
-// checkout's subscription-changed events until ctx ends, through the platform's inbox
-// consumer (a redelivered event changes nothing; a poison one is dead-lettered).
+// checkout's subscription-changed events until ctx ends, through the platform's batch inbox
+// consumer: the events fetched together are recorded in one transaction with their inbox
+// rows (a redelivered event changes nothing); a failed batch is retried one event at a time
+// and a poison event is dead-lettered. An account's events share a partition and apply in
+// their order.
 func (a *App) consumeSubscriptions(ctx context.Context) {
-	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
-	c.Handle(events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
-		var ev eventsv1.SubscriptionChanged
-		if err := env.Decode(&ev); err != nil {
-			return err
-		}
-		return a.svc.HandleSubscriptionChanged(ctx, tx, &ev)
-	})
+	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
+		events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+			evs := make([]*eventsv1.SubscriptionChanged, len(envs))
+			for i, env := range envs {
+				evs[i] = &eventsv1.SubscriptionChanged{}
+				if err := env.Decode(evs[i]); err != nil {
+					return err
+				}
+			}
+			return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
+		}, kafka.BatchOptions{})
 	for ctx.Err() == nil {
 		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())

@@ -35,7 +35,7 @@ type running struct {
 	brokers []string
 }
 
-func start(t *testing.T) *running {
+func start(t testing.TB) *running {
 	t.Helper()
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
@@ -46,7 +46,7 @@ func start(t *testing.T) *running {
 }
 
 // startOn runs an identity replica on database dbURL and brokers.
-func startOn(t *testing.T, dbURL string, brokers []string) *running {
+func startOn(t testing.TB, dbURL string, brokers []string) *running {
 	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -15,18 +16,56 @@ type Entitlement struct {
 	Version                          int64
 }
 
-// PutEntitlement records a subscription-changed event in tx: the latest version of the
-// account's subscription wins (another subscription of the account replaces it).
-func PutEntitlement(ctx context.Context, tx pgx.Tx, account string, e Entitlement) error {
-	_, err := tx.Exec(ctx, `INSERT INTO subscription_entitlements (account_uuid, subscription_id, plan_code, add_ons, status, version)
-		VALUES ($1, $2, $3, $4, $5, $6)
+// AccountEntitlement is an entitlement as one subscription-changed event reports it.
+type AccountEntitlement struct {
+	Account string
+	Entitlement
+}
+
+// PutEntitlements records subscription-changed events in tx, with the effect of recording
+// them one after another: for each account, the latest version of its subscription wins
+// (another subscription of the account replaces it). The events go in rounds (an account's
+// first event in the first, its second in the second, ...), each round one multi-row
+// statement (one statement cannot update a row twice), all pipelined in one round trip.
+func PutEntitlements(ctx context.Context, tx pgx.Tx, es []AccountEntitlement) error {
+	var rounds [][]AccountEntitlement
+	seen := make(map[string]int, len(es))
+	for _, e := range es {
+		r := seen[e.Account]
+		seen[e.Account]++
+		if r == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[r] = append(rounds[r], e)
+	}
+	b := &pgx.Batch{}
+	for _, round := range rounds {
+		n := len(round)
+		accounts, subs, plans, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		versions, addOns := make([]int64, n), make([][]string, n)
+		for i, e := range round {
+			accounts[i], subs[i], plans[i], statuses[i], versions[i] = e.Account, e.SubscriptionID, e.PlanCode, e.Status, e.Version
+			addOns[i] = e.AddOns
+			if addOns[i] == nil {
+				addOns[i] = []string{}
+			}
+		}
+		// add_ons travel as one JSON array of arrays: unnest cannot take a ragged text[][].
+		addOnsJSON, err := json.Marshal(addOns)
+		if err != nil {
+			return fmt.Errorf("encode add-ons: %w", err)
+		}
+		b.Queue(`INSERT INTO subscription_entitlements (account_uuid, subscription_id, plan_code, add_ons, status, version)
+		SELECT u.account, u.sub, u.plan, ARRAY(SELECT jsonb_array_elements_text($6::jsonb -> (u.n - 1)::int)), u.status, u.version
+		FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS u(account, sub, plan, status, version, n)
 		ON CONFLICT (account_uuid) DO UPDATE SET subscription_id = EXCLUDED.subscription_id, plan_code = EXCLUDED.plan_code,
 		add_ons = EXCLUDED.add_ons, status = EXCLUDED.status, version = EXCLUDED.version, updated_at = now()
 		WHERE subscription_entitlements.subscription_id <> EXCLUDED.subscription_id
 		   OR subscription_entitlements.version < EXCLUDED.version`,
-		account, e.SubscriptionID, e.PlanCode, e.AddOns, e.Status, e.Version)
-	if err != nil {
-		return fmt.Errorf("store entitlement: %w", err)
+			accounts, subs, plans, statuses, versions, addOnsJSON)
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store entitlements: %w", err)
 	}
 	return nil
 }

@@ -286,11 +286,10 @@ func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, cons
 	if !domain.ValidEmail(email) {
 		return "", false, false, errs.Field("email", "Please enter your email address.")
 	}
-	if a, err := s.store.AccountByEmail(ctx, email); err == nil {
-		return a.UUID, false, a.PasswordHash == "", nil
-	} else if errs.CodeOf(err) != errs.NotFound {
-		return "", false, false, err
-	}
+	// The insert goes first and a taken address is read after it: a new buyer (every
+	// first purchase, the common case) then costs one round trip and one transaction, not a
+	// lookup before them; an existing account (the buyer is sent to log in) costs the
+	// refused insert and the lookup.
 	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, "")
 	if err == nil {
 		return a.UUID, true, true, nil

@@ -10,21 +10,28 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// HandleSubscriptionChanged keeps the account's subscription projection (the source of
-// /buy/api/me's plan and entitlement flags) in step with checkout's events. Identity
-// consumes events instead of asking checkout, because checkout already calls identity
-// (sessions, account creation): no call cycle, and /buy/api/me does not depend on
-// checkout being up.
-func (s *Service) HandleSubscriptionChanged(ctx context.Context, tx pgx.Tx, ev *eventsv1.SubscriptionChanged) error {
-	if ev.GetAccountId() == "" {
+// HandleSubscriptionChanges keeps the accounts' subscription projection (the source of
+// /buy/api/me's plan and entitlement flags) in step with checkout's events, applied in
+// order in the caller's transaction (the batch inbox consumer's). Identity consumes events
+// instead of asking checkout, because checkout already calls identity (sessions, account
+// creation): no call cycle, and /buy/api/me does not depend on checkout being up.
+func (s *Service) HandleSubscriptionChanges(ctx context.Context, tx pgx.Tx, evs []*eventsv1.SubscriptionChanged) error {
+	es := make([]adapters.AccountEntitlement, 0, len(evs))
+	for _, ev := range evs {
+		if ev.GetAccountId() == "" {
+			continue
+		}
+		codes := make([]string, 0, len(ev.GetAddOns()))
+		for _, a := range ev.GetAddOns() {
+			codes = append(codes, a.GetAddOnCode())
+		}
+		es = append(es, adapters.AccountEntitlement{Account: ev.GetAccountId(), Entitlement: adapters.Entitlement{
+			SubscriptionID: ev.GetSubscriptionId(), PlanCode: ev.GetPlanCode(), AddOns: codes, Status: ev.GetStatus(), Version: ev.GetVersion()}})
+	}
+	if len(es) == 0 {
 		return nil
 	}
-	codes := make([]string, 0, len(ev.GetAddOns()))
-	for _, a := range ev.GetAddOns() {
-		codes = append(codes, a.GetAddOnCode())
-	}
-	return adapters.PutEntitlement(ctx, tx, ev.GetAccountId(), adapters.Entitlement{SubscriptionID: ev.GetSubscriptionId(),
-		PlanCode: ev.GetPlanCode(), AddOns: codes, Status: ev.GetStatus(), Version: ev.GetVersion()})
+	return adapters.PutEntitlements(ctx, tx, es)
 }
 
 // EntitlementFlags answers the flags the account's subscription grants (none without one).
