@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,20 +29,15 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 	var done string
 	var fulfilled []kafka.Event
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		// The invoice number is drawn by the statement that closes the key (one round trip),
-		// and only when it does close it.
-		var seq int64
-		err := tx.QueryRow(ctx, `UPDATE submissions SET status = 'completed', invoice_id = $2, charge_id = $3, updated_at = $4
-			WHERE key = $1 AND status = 'pending' RETURNING nextval('invoice_numbers')`, key, placed.InvoiceID, ch.ID, placed.CreatedAt).Scan(&seq)
+		// One statement closes the key, draws the invoice number and writes the order and its
+		// lines (one round trip, not four); the number is drawn, and the order written, only
+		// when it does close the key.
+		err := closeAndInsertOrder(ctx, tx, key, placed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Someone else (the reconciler, a retry) finished this key meanwhile.
 			return tx.QueryRow(ctx, `SELECT coalesce(invoice_id::text, '') FROM submissions WHERE key = $1`, key).Scan(&done)
 		}
 		if err != nil {
-			return fmt.Errorf("close submission and number the invoice: %w", err)
-		}
-		placed.InvoiceNumber = fmt.Sprintf("HGR-%d-%06d", placed.CreatedAt.Year(), seq)
-		if err := insertOrder(ctx, tx, key, placed); err != nil {
 			return err
 		}
 		if err := applyBalances(ctx, tx, placed); err != nil {
@@ -56,7 +52,12 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 			return err
 		}
 		fulfilled = evs
-		return kafka.Enqueue(ctx, tx, p.prop, append([]kafka.Event{completed}, evs...)...)
+		// The order's outbox rows in one pipelined round trip.
+		b := &pgx.Batch{}
+		if err := kafka.QueueEnqueue(ctx, b, p.prop, append([]kafka.Event{completed}, evs...)...); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		if errors.Is(err, ErrUnfulfillable) {
@@ -75,7 +76,39 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 	return placed, nil
 }
 
-func insertOrder(ctx context.Context, tx pgx.Tx, key string, o *Placed) error {
+// closeOrderSQL completes a pending key ($1) and, only then, draws the invoice number
+// (HGR-<year>-<number, at least six digits>, as batch.go formats it) and inserts the order
+// and its lines (unnested arrays: one statement, where COPY would be a round trip of its
+// own). It answers the invoice number, or no row when the key was not pending.
+const closeOrderSQL = `WITH closed AS (
+	UPDATE submissions SET status = 'completed', invoice_id = $2::uuid, charge_id = $3::text, updated_at = $4::timestamptz
+	WHERE key = $1::text AND status = 'pending' RETURNING nextval('invoice_numbers') AS seq
+), numbered AS (
+	SELECT 'HGR-' || $5::text || '-' || lpad(seq::text, greatest(6, length(seq::text)), '0') AS invoice_number FROM closed
+), ord AS (
+	INSERT INTO orders (invoice_id, invoice_number, submission_key, kind, account_id, organization_id, email,
+		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, gift_credit_in_cents, tax_label,
+		tax_jurisdiction, reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name,
+		billing_country, billing_zip, business_id, is_eu, created_at)
+	SELECT $2::uuid, invoice_number, $1::text, $6::text, $7::uuid, $8::uuid, $9::text, $10::text, $11::bigint, $12::bigint,
+		$13::bigint, $14::bigint, $15::bigint, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $3::text, $21::text,
+		$22::text, $23::text, $24::text, $25::text, $26::text, $27::boolean, $4::timestamptz
+	FROM numbered RETURNING invoice_id
+), lines AS (
+	INSERT INTO invoice_lines (invoice_id, position, type, add_on_code, plan_type, description, reason, unit_amount_in_cents,
+		quantity, amount_in_cents, line_key, bundle_add_on_code, bundle_item_type, post_tax)
+	SELECT ord.invoice_id, l.n - 1, l.type, l.add_on_code, l.plan_type, l.description, l.reason, l.unit, l.quantity, l.amount,
+		l.line_key, l.bundle_add_on_code, l.bundle_item_type, l.post_tax
+	FROM ord, unnest($28::text[], $29::text[], $30::text[], $31::text[], $32::text[], $33::bigint[], $34::bigint[],
+		$35::bigint[], $36::text[], $37::text[], $38::text[], $39::boolean[])
+		WITH ORDINALITY AS l(type, add_on_code, plan_type, description, reason, unit, quantity, amount, line_key,
+			bundle_add_on_code, bundle_item_type, post_tax, n)
+)
+SELECT invoice_number FROM numbered`
+
+// closeAndInsertOrder runs closeOrderSQL for o and sets its invoice number; pgx.ErrNoRows
+// when the key was not pending.
+func closeAndInsertOrder(ctx context.Context, tx pgx.Tx, key string, o *Placed) error {
 	nullable := func(v string) any {
 		if v == "" {
 			return nil
@@ -86,30 +119,25 @@ func insertOrder(ctx context.Context, tx pgx.Tx, key string, o *Placed) error {
 	for _, g := range o.Gifts {
 		giftTotal += g.AmountInCents
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO orders (invoice_id, invoice_number, submission_key, kind, account_id, organization_id, email,
-		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, gift_credit_in_cents, tax_label,
-		tax_jurisdiction, reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name,
-		billing_country, billing_zip, business_id, is_eu, created_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27)`,
-		o.InvoiceID, o.InvoiceNumber, key, o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email, o.Currency,
-		o.SubtotalInCents, o.TaxInCents, o.TotalInCents, o.CreditToAccountInCents, giftTotal, o.TaxLabel, o.TaxJurisdiction,
-		o.ReverseCharge, o.ThirdParty, firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), o.ChargeID, o.CardBrand, o.CardLast4,
-		o.BillingName, o.BillingCountry, o.BillingZip, o.BusinessID, o.IsEU, o.CreatedAt)
-	if err != nil {
-		return fmt.Errorf("insert order: %w", err)
-	}
-	rows := make([][]any, len(o.Lines))
+	n := len(o.Lines)
+	types, codes, plans, descs, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	units, qtys, amounts := make([]int64, n), make([]int64, n), make([]int64, n)
+	keys, bundleCodes, bundleTypes, postTax := make([]string, n), make([]string, n), make([]string, n), make([]bool, n)
 	for i, l := range o.Lines {
-		rows[i] = []any{o.InvoiceID, i, l.Type, l.AddOnCode, l.PlanType, l.Description, l.Reason, l.UnitAmountInCents, l.Quantity,
-			l.AmountInCents, l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax}
+		types[i], codes[i], plans[i], descs[i], reasons[i] = l.Type, l.AddOnCode, l.PlanType, l.Description, l.Reason
+		units[i], qtys[i], amounts[i] = l.UnitAmountInCents, l.Quantity, l.AmountInCents
+		keys[i], bundleCodes[i], bundleTypes[i], postTax[i] = l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax
 	}
-	_, err = tx.CopyFrom(ctx, pgx.Identifier{"invoice_lines"}, []string{"invoice_id", "position", "type", "add_on_code", "plan_type",
-		"description", "reason", "unit_amount_in_cents", "quantity", "amount_in_cents", "line_key", "bundle_add_on_code",
-		"bundle_item_type", "post_tax"}, pgx.CopyFromRows(rows))
-	if err != nil {
-		return fmt.Errorf("insert invoice lines: %w", err)
+	err := tx.QueryRow(ctx, closeOrderSQL, key, o.InvoiceID, o.ChargeID, o.CreatedAt, strconv.Itoa(o.CreatedAt.Year()),
+		o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email, o.Currency, o.SubtotalInCents, o.TaxInCents,
+		o.TotalInCents, o.CreditToAccountInCents, giftTotal, o.TaxLabel, o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty,
+		firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), o.CardBrand, o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip,
+		o.BusinessID, o.IsEU,
+		types, codes, plans, descs, reasons, units, qtys, amounts, keys, bundleCodes, bundleTypes, postTax).Scan(&o.InvoiceNumber)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("close submission and write the order: %w", err)
 	}
-	return nil
+	return err
 }
 
 // applyBalances redeems promotions and moves gift and account balances.

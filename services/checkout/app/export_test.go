@@ -1,0 +1,11 @@
+package app
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hangar/hangar/internal/platform/db"
+)
+
+// PoolCollector answers the statement and transaction counters of a's pool on their own:
+// an /metrics scrape also reads the database (the outbox's depth) while it counts.
+func PoolCollector(a *App) prometheus.Collector { return db.NewPoolCollector(a.pool, "main") }

@@ -1,0 +1,95 @@
+package app_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hangar/hangar/services/checkout/app"
+)
+
+// dbCounts are the statement and transaction counters of checkout's pool, keyed
+// "query", "batched", "copy" and "transactions".
+type dbCounts map[string]float64
+
+func (st *stack) dbCounts(t *testing.T) dbCounts {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(app.PoolCollector(st.app))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := dbCounts{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			switch mf.GetName() {
+			case "hangar_db_statements_total":
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "kind" {
+						out[l.GetValue()] = m.GetCounter().GetValue()
+					}
+				}
+			case "hangar_db_transactions_total":
+				out["transactions"] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	return out
+}
+
+// What each request of the purchase journey costs checkout's database, in statements and
+// transactions. The counts are the design, so a change that adds a round trip or a
+// transaction fails here: preview reads nothing; submit reads the key, the e-mail's
+// subscription, claims the key, and writes the order in one transaction (BEGIN | the key
+// closed, numbered and the order and its lines written in one statement | the subscription
+// | both outbox rows pipelined | COMMIT); the receipt reads the order and its lines in one
+// pipelined batch. Pipelined statements are "batched"; each "query" is a round trip.
+func TestJourneyStatementsAndTransactions(t *testing.T) {
+	// No background work on the pool while counting: no refresh, reconcile or renewals.
+	st := startStack(t, map[string]string{"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_RENEWAL_INTERVAL": "0"})
+	// step runs f and checks what checkout's pool sent, beyond the counts before it.
+	step := func(name string, want dbCounts, f func(t *testing.T)) {
+		t.Run(name, func(t *testing.T) {
+			before := st.dbCounts(t)
+			f(t)
+			after := st.dbCounts(t)
+			for _, k := range []string{"query", "batched", "copy", "transactions"} {
+				if got := after[k] - before[k]; got != want[k] {
+					t.Errorf("%s: %v, want %v", k, got, want[k])
+				}
+			}
+		})
+	}
+	nonce := st.tokenize(t, "4111111111111111")
+	cfg := newBuyer("statements")
+	var body string
+	step("preview", dbCounts{}, func(t *testing.T) { body = quoted(t, st.base, cfg, nonce, "") })
+	var invoiceID string
+	var jar []string
+	step("submit", dbCounts{"query": 7, "batched": 2, "transactions": 4}, func(t *testing.T) {
+		code, m, cookies := submitRaw(t, st.base, "statements-1", body, "")
+		if code != 200 || m["invoiceId"] == nil {
+			t.Fatalf("submit: %d %v", code, m)
+		}
+		invoiceID = m["invoiceId"].(string)
+		if n, _ := m["invoiceNumber"].(string); !regexp.MustCompile(`^HGR-` + strconv.Itoa(time.Now().UTC().Year()) + `-\d{6,}$`).MatchString(n) {
+			t.Errorf("invoice number %q", n)
+		}
+		for _, c := range cookies {
+			jar = append(jar, c.Name+"="+c.Value)
+		}
+	})
+	step("receipt", dbCounts{"batched": 2, "transactions": 1}, func(t *testing.T) {
+		code, r := call(t, "GET", st.base+"/buy/api/receipt/"+invoiceID, "", "Cookie", strings.Join(jar, "; "))
+		if code != 200 || r["total"] != "470.00" || len(asList(r["invoiceItems"])) == 0 {
+			t.Fatalf("receipt: %d %v", code, r)
+		}
+	})
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
