@@ -9,6 +9,7 @@ const (
 	TopicGiftCertificateIssued    = "hangar.checkout.gift-certificate-issued.v1"
 	TopicRenewalDue               = "hangar.checkout.renewal-due.v1"
 	TopicDunningNotice            = "hangar.checkout.dunning-notice.v1"
+	TopicMarketingConsentGiven    = "hangar.checkout.marketing-consent-given.v1"
 	TopicAllocationChanged        = "hangar.allocation.allocation-changed.v1"
 	TopicAccountCreated           = "hangar.identity.account-created.v1"
 	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
@@ -22,5 +23,5 @@ const (
 var All = []string{
 	TopicOrderCompleted, TopicSubscriptionChanged, TopicGiftCertificateIssued, TopicRenewalDue, TopicDunningNotice,
 	TopicAllocationChanged, TopicAccountCreated, TopicEligibilityCodeRequested, TopicPaymentCaptured,
-	TopicPaymentRefunded, TopicPaymentMethodUpdated,
+	TopicPaymentRefunded, TopicPaymentMethodUpdated, TopicMarketingConsentGiven,
 }

@@ -70,9 +70,16 @@ func startIdentity(t testing.TB) (grpcAddr, base string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
+	return startIdentityOn(t, broker.Addrs())
+}
+
+// startIdentityOn is startIdentity publishing to and consuming from brokers (checkout's
+// subscription-changed and marketing-consent-given events reach it there).
+func startIdentityOn(t testing.TB, brokers []string) (grpcAddr, base string) {
+	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(broker.Addrs(), ","), "IDENTITY_DEV_SEED": "true",
+		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(brokers, ","), "IDENTITY_DEV_SEED": "true",
 		"TRUSTED_PROXIES": "0", "IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
 	}
 	var cfg identity.Config

@@ -33,7 +33,7 @@ import (
 
 // stack is catalog, identity, payments and checkout running for real on throwaway
 // databases; checkout has no Kafka brokers, so its events stay in its outbox to be counted
-// (relayOnce publishes them to the in-process broker).
+// (relay publishes them to the in-process broker, where identity consumes them).
 type stack struct {
 	base, idBase  string
 	payBase       string
@@ -53,7 +53,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.broker.Close)
-	idGRPC, idBase := startIdentity(t)
+	idGRPC, idBase := startIdentityOn(t, st.broker.Addrs())
 	st.idBase = idBase
 
 	var ccfg catalog.Config
@@ -571,8 +571,8 @@ func (st *stack) subscriptionEvents(t *testing.T, subscriptionID, change string)
 	return out
 }
 
-// relayAndRead publishes the outbox to the in-process broker and reads topic's first message.
-func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
+// relay publishes checkout's outbox to the in-process broker.
+func (st *stack) relay(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -585,9 +585,17 @@ func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
 			t.Fatal(err)
 		}
 		if n == 0 {
-			break
+			return
 		}
 	}
+}
+
+// relayAndRead publishes the outbox to the in-process broker and reads topic's first message.
+func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st.relay(t)
 	// A group reader: the topic has several partitions (a plain reader reads only one).
 	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: st.broker.Addrs(), Topic: topic, GroupID: fmt.Sprintf("test-%d", time.Now().UnixNano()),
 		StartOffset: kafkago.FirstOffset, MaxWait: 100 * time.Millisecond})

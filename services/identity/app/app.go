@@ -176,6 +176,7 @@ func (a *App) startData(ctx context.Context) {
 	}
 	if len(a.cfg.Brokers) > 0 {
 		go a.consumeSubscriptions(ctx)
+		go a.consumeMarketingConsents(ctx)
 	}
 	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	a.sweepSessions(ctx)
@@ -238,6 +239,36 @@ func (a *App) consumeSubscriptions(ctx context.Context) {
 	for ctx.Err() == nil {
 		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
 			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// MarketingConsentsGroup is the consumer group that records the marketing consents buyers
+// give with their orders.
+const MarketingConsentsGroup = "identity-marketing-consents"
+
+// consumeMarketingConsents records checkout's marketing-consent-given events on the buyers'
+// accounts until ctx ends, through the platform's inbox consumer (a redelivered event
+// changes nothing; a poison one is dead-lettered). A group of its own: the events are rare
+// (one per ticked checkbox), so one at a time is enough, and the subscription projection's
+// batch consumer takes one topic.
+func (a *App) consumeMarketingConsents(ctx context.Context) {
+	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: MarketingConsentsGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
+	c.Handle(events.TopicMarketingConsentGiven, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+		var ev eventsv1.MarketingConsentGiven
+		if err := env.Decode(&ev); err != nil {
+			return err
+		}
+		return a.svc.HandleMarketingConsentGiven(ctx, tx, &ev)
+	})
+	for ctx.Err() == nil {
+		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+			a.log.ErrorContext(ctx, "marketing-consent-given consumer stopped; restarting", "err", err.Error())
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):

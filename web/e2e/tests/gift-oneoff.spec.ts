@@ -264,6 +264,54 @@ test('a one-off cart asks for the EU consent when the server says so (a German b
   await expectAccessible(page, '/product/cart/{id} (EU consent)');
 });
 
+test('a buyer without marketing consent ticks the marketing box on a one-off cart; once paid, the account has the consent and the box is gone', async ({ page, browser }) => {
+  test.setTimeout(150_000); // two sessions and a whole purchase on a shared, busy machine
+  const staff = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  const sp = await staff.newPage();
+  await login(sp, 'employee@demo.hangar.test');
+  const path = await createCart(sp, { 'Garmin Database Card (SD)': '1' });
+  await staff.close();
+
+  // A new account that did not consent to marketing e-mail (create-account logs it in).
+  const email = unique('marketing');
+  const created = await page.request.post('/pricing/api/create-account/', {
+    headers: { 'X-XSRF-TOKEN': await xsrf(page) },
+    data: { username: email, password: 'e2e-buyer-pass-1', confirmPassword: 'e2e-buyer-pass-1', is_eu: false, consent: false },
+  });
+  expect(created.ok(), await created.text()).toBeTruthy();
+  const account = ((await created.json()) as { user: { account_uuid: string } }).user.account_uuid;
+  const consent = async () => {
+    const r = await page.request.get(`/buy/api/subscription/eu_consent/${account}`);
+    expect(r.ok(), await r.text()).toBeTruthy();
+    return ((await r.json()) as { preference?: { marketingNotificationsEnabled?: boolean } }).preference?.marketingNotificationsEnabled;
+  };
+  expect(await consent()).toBe(false);
+
+  await page.goto(path);
+  await expect(page.getByRole('heading', { level: 1, name: 'COMPLETE YOUR ORDER' })).toBeVisible();
+  const box = page.getByRole('checkbox', { name: /Send me news and offers about Hangar by e-mail/ });
+  await expect(box).toBeVisible();
+  await expect(box).not.toBeChecked();
+  await box.check();
+  await page.getByLabel('Cardholder name').fill('Amelia Earhart');
+  await page.getByLabel('ZIP / Postal code').fill('97201');
+  await page.getByLabel('Country').selectOption('US');
+  await fillCard(page);
+  await expectAccessible(page, '/product/cart/{id} (marketing consent)');
+  await keepScreenshot(page, 'oneoff-marketing-consent');
+  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await page.waitForURL(/\/buy\/success\?invoiceId=/);
+
+  // checkout hands the consent to identity through its outbox after the order commits.
+  await expect.poll(consent, { timeout: 30_000 }).toBe(true);
+  // Back on the cart, the page asks identity again and, told true, offers no box.
+  const asked = page.waitForResponse((r) => r.url().includes(`/buy/api/subscription/eu_consent/${account}`) && r.ok());
+  await page.goto(path);
+  await asked;
+  await expect(page.getByTestId('oneoff-total')).toHaveText('$49');
+  await expect(box).toHaveCount(0);
+});
+
 test('a 125 gift certificate bought at /gift is mailed; its code pays part of a USD subscription and is refused in EUR', async ({ page, browser }) => {
   test.setTimeout(180_000); // two purchases on a shared, busy machine
   const buyer = unique('gift125');

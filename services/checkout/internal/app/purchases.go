@@ -155,6 +155,8 @@ type OneOffInput struct {
 	ClientAddr string
 	// ReaderSerialNumber: the page is in sales mode (see SubmitOneOff).
 	ReaderSerialNumber string
+	// MarketingConsent: the buyer ticked the marketing checkbox (submit only).
+	MarketingConsent bool
 }
 
 // salesMode reports staff selling a cart in sales mode: a credit-card admin's session and

@@ -72,18 +72,37 @@ func (f GiftFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) (
 	return evs, nil
 }
 
-// OneOffDetail is a one-off order's own data (the preset cart it came from).
+// OneOffDetail is a one-off order's own data (the preset cart it came from, and whether
+// the buyer ticked the marketing checkbox).
 type OneOffDetail struct {
-	CartID string `json:"cartId"`
+	CartID           string `json:"cartId"`
+	MarketingConsent bool   `json:"marketingConsent,omitempty"`
 }
 
 // OneOffFulfiller has nothing of its own to write: the order and its invoice lines are the
-// purchase (order-completed tells fulfilment what to ship).
+// purchase (order-completed tells fulfilment what to ship). A ticked marketing checkbox
+// becomes a marketing-consent-given event in the order's transaction: identity owns the
+// preference, and the outbox delivers it (retried until identity has it) only if the order
+// commits, while a slow or failing identity never holds up or fails a paid order.
 type OneOffFulfiller struct{}
 
 // Fulfil implements order.Fulfiller.
-func (OneOffFulfiller) Fulfil(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) {
-	return nil, nil
+func (OneOffFulfiller) Fulfil(_ context.Context, _ pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
+	var d OneOffDetail
+	if len(o.Detail) > 0 {
+		if err := json.Unmarshal(o.Detail, &d); err != nil {
+			return nil, fmt.Errorf("decode one-off order: %w", err)
+		}
+	}
+	if !d.MarketingConsent || o.AccountID == "" {
+		return nil, nil
+	}
+	b, err := proto.Marshal(&eventsv1.MarketingConsentGiven{AccountId: o.AccountID, Email: o.Email, OrderId: o.InvoiceID,
+		Source: order.KindOneOff, GivenAt: timestamppb.New(o.CreatedAt)})
+	if err != nil {
+		return nil, fmt.Errorf("encode marketing consent given: %w", err)
+	}
+	return []kafka.Event{{Topic: events.TopicMarketingConsentGiven, Key: o.AccountID, Payload: b}}, nil
 }
 
 // PurchaseSubmit is a gift or one-off submit besides its order.
@@ -245,7 +264,8 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 		}
 	}
 	inv := pv.Invoice
-	detail, _ := json.Marshal(OneOffDetail{CartID: pv.Preset.UUID})
+	// The consent is the buyer's own to give: staff selling in sales mode cannot give it.
+	detail, _ := json.Marshal(OneOffDetail{CartID: pv.Preset.UUID, MarketingConsent: in.MarketingConsent && !sales})
 	pu := &order.Purchase{Kind: order.KindOneOff, AccountID: accountID, Email: pv.Email, Currency: inv.Currency,
 		SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
 		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: "CREDIT_CARD",

@@ -89,6 +89,7 @@ func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffReq
 		Payment: pay, Caller: who, Client: s.caller(ctx).Client, RecaptchaValue: c.GetRecaptchaValue()}
 	in := oneOffInput(c)
 	in.ClientAddr = sub.Client
+	in.MarketingConsent = req.GetMarketingConsent()
 	placed, err := p.SubmitOneOff(ctx, in, sub, req.GetUseSavedCard())
 	if err != nil {
 		out, err := s.purchaseFailure(ctx, err)

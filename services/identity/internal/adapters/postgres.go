@@ -281,7 +281,8 @@ func (s *Store) MergePreferences(ctx context.Context, accountUUID string, prefs 
 	}
 	var out []byte
 	err = s.pool.QueryRow(ctx, `UPDATE accounts SET preferences = preferences || $2::jsonb,
-			marketing_consent = COALESCE(($2::jsonb ->> 'marketingNotificationsEnabled')::boolean, marketing_consent)
+			marketing_consent = COALESCE(($2::jsonb ->> 'marketingNotificationsEnabled')::boolean, marketing_consent),
+			marketing_consent_at = CASE WHEN $2::jsonb ? 'marketingNotificationsEnabled' THEN now() ELSE marketing_consent_at END
 		WHERE uuid = $1 RETURNING preferences`, accountUUID, raw).Scan(&out)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errNoAccount
@@ -294,6 +295,23 @@ func (s *Store) MergePreferences(ctx context.Context, accountUUID string, prefs 
 		return nil, fmt.Errorf("decode preferences: %w", err)
 	}
 	return res, nil
+}
+
+// GiveMarketingConsent records in tx that the account consented to marketing e-mail at
+// givenAt (a purchase's checkbox): the consent and the marketingNotificationsEnabled
+// preference become true, unless the account set its preference after givenAt. It answers
+// whether the consent was recorded (false also for an unknown account).
+func GiveMarketingConsent(ctx context.Context, tx pgx.Tx, accountUUID string, givenAt time.Time) (bool, error) {
+	if !plausibleUUID(accountUUID) {
+		return false, nil
+	}
+	tag, err := tx.Exec(ctx, `UPDATE accounts SET marketing_consent = true, marketing_consent_at = $2,
+			preferences = preferences || '{"marketingNotificationsEnabled": true}'::jsonb
+		WHERE uuid = $1 AND (marketing_consent_at IS NULL OR marketing_consent_at < $2)`, accountUUID, givenAt)
+	if err != nil {
+		return false, fmt.Errorf("give marketing consent: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // SetPassword replaces an account's password hash.

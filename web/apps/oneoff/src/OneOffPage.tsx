@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import {
   BillingFields,
   Button,
@@ -9,6 +10,7 @@ import {
   HostedCardFields,
   LoadingState,
   MSG_EU_CONSENT,
+  MarketingConsentField,
   OrderSummary,
   SelectField,
   TextField,
@@ -25,6 +27,7 @@ import {
   newIdempotencyKey,
   num,
   submitPurchase,
+  unwrap,
   type Me,
   type OneOffPreview,
   type PresetCart,
@@ -119,6 +122,20 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   // it on (payments and checkout enforce the right; the page mirrors it).
   const readerOffered = Boolean(salesMode && me?.loggedIn && me.isCreditCardAdmin);
   const selling = readerOffered && payWith === 'reader';
+
+  // After login the buyer's marketing preference is fetched (spec 001 §4): the marketing
+  // checkbox is offered only when identity says the buyer has not consented (spec 001 §5).
+  // Never in sales mode: staff at the counter cannot consent for the customer (checkout
+  // ignores it there too). A visitor without a session sees the login modal first.
+  const consentAccount = me?.loggedIn && !readerOffered ? me.accountUuid : undefined;
+  const marketingPref = useQuery({
+    queryKey: ['eu-consent', consentAccount],
+    enabled: Boolean(consentAccount),
+    queryFn: ({ signal }) => unwrap(api.identity.GET('/buy/api/subscription/eu_consent/{id}', { params: { path: { id: consentAccount! } }, signal })),
+    retry: 1,
+  });
+  const askMarketing = marketingPref.data?.preference?.marketingNotificationsEnabled === false;
+  const [marketing, setMarketing] = useState(false);
   useEffect(() => {
     if (readerOffered) setPayWith('reader');
     else setPayWith((w) => (w === 'reader' ? 'card' : w));
@@ -239,6 +256,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         }
         body = { configuration: config, nonce: t.nonce };
       }
+      if (askMarketing && marketing) body.marketingConsent = true;
       const r = await submitPurchase('/buy/api/oneoff/submit', body, newIdempotencyKey());
       if (r.status !== 'ok' || !r.redirectUrl) {
         setErrors(r.errors ?? [r.message ?? 'Your order could not be completed.']);
@@ -324,6 +342,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         {preview?.euConsentRequired === true || gdprShow ? (
           <EuConsentField checked={gdpr} onChange={setGdpr} errors={errors.filter((e) => e === MSG_EU_CONSENT)} />
         ) : null}
+        {askMarketing ? <MarketingConsentField checked={marketing} onChange={setMarketing} /> : null}
         {readerWaiting ? (
           <p role="status" data-testid="reader-waiting">
             Waiting for the card on reader {salesMode?.readerSerialNumber}…

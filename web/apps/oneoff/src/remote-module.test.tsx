@@ -123,7 +123,16 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
   });
 
   /** The store with a geo answer, a logged-in session and the card reader's vault. */
-  function store(opts: { geo: string; me: Record<string, unknown>; cartCurrency?: string; euConsentRequired?: boolean; savedCard?: boolean; submit?: Record<string, unknown> }) {
+  function store(opts: {
+    geo: string;
+    me: Record<string, unknown>;
+    cartCurrency?: string;
+    euConsentRequired?: boolean;
+    savedCard?: boolean;
+    submit?: Record<string, unknown>;
+    /** identity's marketingNotificationsEnabled for the session's account (unset: no answer). */
+    marketing?: boolean;
+  }) {
     const calls: Array<{ url: string; body: Record<string, unknown> }> = [];
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
@@ -135,6 +144,9 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
         return json({ uuid: 'c1', requestJson: { selectedProducts: [{ code: 'oneoff_adsb_receiver', quantity: 1 }], currency: opts.cartCurrency ?? 'USD', applyTax: true } });
       }
       if (url.includes('/buy/api/me')) return json(opts.me);
+      if (url.includes('/buy/api/subscription/eu_consent/') && opts.marketing !== undefined) {
+        return json({ status: 'ok', preference: { marketingNotificationsEnabled: opts.marketing } });
+      }
       if (url.includes('/payment-method/')) return json(opts.savedCard ? { paymentMethod: { token: 'saved-token', last4: '4242', type: 'Visa' } } : {});
       if (url.includes('/buy/api/oneoff/preview')) {
         return json({
@@ -206,6 +218,58 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
     expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
     expect(screen.queryByRole('checkbox', { name: /I consent/ })).toBeNull();
+  });
+
+  const MARKETING = /Send me news and offers about Hangar by e-mail/;
+  const pilot = { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' };
+
+  async function payWithSavedCard(navigate: ReturnType<typeof vi.fn>) {
+    fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '97201' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'));
+  }
+
+  it('offers the marketing checkbox, unticked, to a buyer without marketing consent and sends the tick with the order', async () => {
+    const calls = store({ geo: 'USD', savedCard: true, marketing: false, me: pilot });
+    const navigate = vi.fn();
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} navigate={navigate} />);
+    const box = (await screen.findByRole('checkbox', { name: MARKETING })) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    // The preference asked for is the session's account.
+    expect(calls.some((c) => c.url.endsWith('/buy/api/subscription/eu_consent/acc'))).toBe(true);
+    fireEvent.click(box);
+    await payWithSavedCard(navigate);
+    const submit = calls.find((c) => c.url.includes('/oneoff/submit'))!.body;
+    expect(submit.marketingConsent).toBe(true);
+  });
+
+  it('gives no marketing consent when the buyer leaves the box unticked', async () => {
+    const calls = store({ geo: 'USD', savedCard: true, marketing: false, me: pilot });
+    const navigate = vi.fn();
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} navigate={navigate} />);
+    await screen.findByRole('checkbox', { name: MARKETING });
+    await payWithSavedCard(navigate);
+    expect(calls.find((c) => c.url.includes('/oneoff/submit'))!.body.marketingConsent).toBeUndefined();
+  });
+
+  it('does not offer the marketing checkbox to a buyer who has consented', async () => {
+    const calls = store({ geo: 'USD', savedCard: true, marketing: true, me: pilot });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
+    await waitFor(() => expect(calls.some((c) => c.url.includes('/eu_consent/'))).toBe(true));
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(screen.queryByRole('checkbox', { name: MARKETING })).toBeNull();
+  });
+
+  it('does not ask staff in sales mode for the customer\'s marketing consent', async () => {
+    enableSalesMode('RDR-0001');
+    const calls = store({ geo: 'USD', marketing: false, me: { loggedIn: true, username: 'cardadmin@b.co', accountUuid: 'staff', isCreditCardAdmin: true } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await screen.findByRole('radio', { name: 'Use the card reader (RDR-0001)' });
+    expect(screen.queryByRole('checkbox', { name: MARKETING })).toBeNull();
+    expect(calls.some((c) => c.url.includes('/eu_consent/'))).toBe(false);
   });
 
   it('in sales mode the credit-card admin takes the customer\'s card on the reader', async () => {

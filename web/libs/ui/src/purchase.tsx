@@ -107,6 +107,29 @@ export function EuConsentField({ checked, onChange, errors }: EuConsentFieldProp
   );
 }
 
+export interface MarketingConsentFieldProps {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}
+
+/**
+ * The optional marketing checkbox of the purchase forms (spec 001 §5 "GDPR marketing
+ * checkbox"), not to be confused with the required EU data consent above. The page shows
+ * it, never ticked in advance, when identity says the buyer has not consented
+ * (GET eu_consent: marketingNotificationsEnabled false); ticking it gives the consent with
+ * the order, leaving it unticked changes nothing.
+ */
+export function MarketingConsentField({ checked, onChange }: MarketingConsentFieldProps) {
+  return (
+    <CheckboxField
+      name="marketingConsent"
+      checked={checked}
+      onChange={(e) => onChange(e.target.checked)}
+      label="Send me news and offers about Hangar by e-mail (optional; you can unsubscribe at any time)."
+    />
+  );
+}
+
 /** The field a billing message belongs to, so the field can show it too. */
 export const BILLING_FIELD_OF: Readonly<Record<string, keyof Billing>> = {
   'Name cannot be blank': 'cardholderName',

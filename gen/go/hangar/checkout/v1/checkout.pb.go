@@ -4084,8 +4084,13 @@ type SubmitOneOffRequest struct {
 	// Or the Idempotency-Key header, which wins.
 	IdempotencyKey     string `protobuf:"bytes,4,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	PaymentMethodToken string `protobuf:"bytes,5,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The buyer ticked the optional marketing checkbox (spec 001 §5 "GDPR marketing
+	// checkbox"). Only ever gives consent, never withdraws it; after the order commits,
+	// identity records it on the buyer's account (event marketing-consent-given). Ignored in
+	// sales mode: staff cannot consent for the customer.
+	MarketingConsent bool `protobuf:"varint,6,opt,name=marketing_consent,json=marketingConsent,proto3" json:"marketing_consent,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *SubmitOneOffRequest) Reset() {
@@ -4151,6 +4156,13 @@ func (x *SubmitOneOffRequest) GetPaymentMethodToken() string {
 		return x.PaymentMethodToken
 	}
 	return ""
+}
+
+func (x *SubmitOneOffRequest) GetMarketingConsent() bool {
+	if x != nil {
+		return x.MarketingConsent
+	}
+	return false
 }
 
 type SubmitOneOffResponse struct {
@@ -6902,13 +6914,14 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"_logged_inB\f\n" +
 	"\n" +
 	"_apply_taxB\x16\n" +
-	"\x14_eu_consent_required\"\xfb\x01\n" +
+	"\x14_eu_consent_required\"\xa8\x02\n" +
 	"\x13SubmitOneOffRequest\x12M\n" +
 	"\rconfiguration\x18\x01 \x01(\v2'.hangar.checkout.v1.OneOffConfigurationR\rconfiguration\x12\x14\n" +
 	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12$\n" +
 	"\x0euse_saved_card\x18\x03 \x01(\bR\fuseSavedCard\x12'\n" +
 	"\x0fidempotency_key\x18\x04 \x01(\tR\x0eidempotencyKey\x120\n" +
-	"\x14payment_method_token\x18\x05 \x01(\tR\x12paymentMethodToken\"P\n" +
+	"\x14payment_method_token\x18\x05 \x01(\tR\x12paymentMethodToken\x12+\n" +
+	"\x11marketing_consent\x18\x06 \x01(\bR\x10marketingConsent\"P\n" +
 	"\x14SubmitOneOffResponse\x128\n" +
 	"\bpurchase\x18\x01 \x01(\v2\x1c.hangar.checkout.v1.PurchaseR\bpurchase\"N\n" +
 	"\x12SubmitGiftResponse\x128\n" +

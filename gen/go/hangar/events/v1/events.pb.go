@@ -363,6 +363,89 @@ func (x *OrderCompleted) GetReverseCharge() bool {
 	return false
 }
 
+// MarketingConsentGiven: topic hangar.checkout.marketing-consent-given.v1, key account id.
+// A buyer ticked the marketing checkbox of a purchase; published in the order's
+// transaction, so the consent is recorded exactly when the order is. identity, which owns
+// the preference, sets the account's marketing consent from it unless the account changed
+// its preference after given_at (a later withdrawal wins over a late event).
+type MarketingConsentGiven struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email     string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	// The order that carried the consent (its invoice id).
+	OrderId string `protobuf:"bytes,3,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
+	// "oneoff" (the page the checkbox was on).
+	Source        string                 `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	GivenAt       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=given_at,json=givenAt,proto3" json:"given_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarketingConsentGiven) Reset() {
+	*x = MarketingConsentGiven{}
+	mi := &file_hangar_events_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarketingConsentGiven) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarketingConsentGiven) ProtoMessage() {}
+
+func (x *MarketingConsentGiven) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_events_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarketingConsentGiven.ProtoReflect.Descriptor instead.
+func (*MarketingConsentGiven) Descriptor() ([]byte, []int) {
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *MarketingConsentGiven) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *MarketingConsentGiven) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *MarketingConsentGiven) GetOrderId() string {
+	if x != nil {
+		return x.OrderId
+	}
+	return ""
+}
+
+func (x *MarketingConsentGiven) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *MarketingConsentGiven) GetGivenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.GivenAt
+	}
+	return nil
+}
+
 // SubscriptionAddOn is one add-on held by a subscription.
 type SubscriptionAddOn struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -377,7 +460,7 @@ type SubscriptionAddOn struct {
 
 func (x *SubscriptionAddOn) Reset() {
 	*x = SubscriptionAddOn{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[3]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +472,7 @@ func (x *SubscriptionAddOn) String() string {
 func (*SubscriptionAddOn) ProtoMessage() {}
 
 func (x *SubscriptionAddOn) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[3]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +485,7 @@ func (x *SubscriptionAddOn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAddOn.ProtoReflect.Descriptor instead.
 func (*SubscriptionAddOn) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SubscriptionAddOn) GetAddOnCode() string {
@@ -455,7 +538,7 @@ type SubscriptionChanged struct {
 
 func (x *SubscriptionChanged) Reset() {
 	*x = SubscriptionChanged{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[4]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -467,7 +550,7 @@ func (x *SubscriptionChanged) String() string {
 func (*SubscriptionChanged) ProtoMessage() {}
 
 func (x *SubscriptionChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[4]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -480,7 +563,7 @@ func (x *SubscriptionChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionChanged.ProtoReflect.Descriptor instead.
 func (*SubscriptionChanged) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SubscriptionChanged) GetSubscriptionId() string {
@@ -601,7 +684,7 @@ type GiftCertificateIssued struct {
 
 func (x *GiftCertificateIssued) Reset() {
 	*x = GiftCertificateIssued{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[5]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +696,7 @@ func (x *GiftCertificateIssued) String() string {
 func (*GiftCertificateIssued) ProtoMessage() {}
 
 func (x *GiftCertificateIssued) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[5]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +709,7 @@ func (x *GiftCertificateIssued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GiftCertificateIssued.ProtoReflect.Descriptor instead.
 func (*GiftCertificateIssued) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GiftCertificateIssued) GetCertificateId() string {
@@ -718,7 +801,7 @@ type AllocationChanged struct {
 
 func (x *AllocationChanged) Reset() {
 	*x = AllocationChanged{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[6]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -730,7 +813,7 @@ func (x *AllocationChanged) String() string {
 func (*AllocationChanged) ProtoMessage() {}
 
 func (x *AllocationChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[6]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -743,7 +826,7 @@ func (x *AllocationChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AllocationChanged.ProtoReflect.Descriptor instead.
 func (*AllocationChanged) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AllocationChanged) GetOwnerId() string {
@@ -810,7 +893,7 @@ type AccountCreated struct {
 
 func (x *AccountCreated) Reset() {
 	*x = AccountCreated{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[7]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +905,7 @@ func (x *AccountCreated) String() string {
 func (*AccountCreated) ProtoMessage() {}
 
 func (x *AccountCreated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[7]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +918,7 @@ func (x *AccountCreated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AccountCreated.ProtoReflect.Descriptor instead.
 func (*AccountCreated) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AccountCreated) GetAccountUuid() string {
@@ -894,7 +977,7 @@ type EligibilityCodeRequested struct {
 
 func (x *EligibilityCodeRequested) Reset() {
 	*x = EligibilityCodeRequested{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[8]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +989,7 @@ func (x *EligibilityCodeRequested) String() string {
 func (*EligibilityCodeRequested) ProtoMessage() {}
 
 func (x *EligibilityCodeRequested) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[8]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +1002,7 @@ func (x *EligibilityCodeRequested) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EligibilityCodeRequested.ProtoReflect.Descriptor instead.
 func (*EligibilityCodeRequested) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EligibilityCodeRequested) GetEmail() string {
@@ -969,7 +1052,7 @@ type PaymentCaptured struct {
 
 func (x *PaymentCaptured) Reset() {
 	*x = PaymentCaptured{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1064,7 @@ func (x *PaymentCaptured) String() string {
 func (*PaymentCaptured) ProtoMessage() {}
 
 func (x *PaymentCaptured) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1077,7 @@ func (x *PaymentCaptured) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentCaptured.ProtoReflect.Descriptor instead.
 func (*PaymentCaptured) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PaymentCaptured) GetChargeId() string {
@@ -1079,7 +1162,7 @@ type PaymentRefunded struct {
 
 func (x *PaymentRefunded) Reset() {
 	*x = PaymentRefunded{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1174,7 @@ func (x *PaymentRefunded) String() string {
 func (*PaymentRefunded) ProtoMessage() {}
 
 func (x *PaymentRefunded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1187,7 @@ func (x *PaymentRefunded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentRefunded.ProtoReflect.Descriptor instead.
 func (*PaymentRefunded) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PaymentRefunded) GetChargeId() string {
@@ -1190,7 +1273,7 @@ type PaymentMethodUpdated struct {
 
 func (x *PaymentMethodUpdated) Reset() {
 	*x = PaymentMethodUpdated{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1285,7 @@ func (x *PaymentMethodUpdated) String() string {
 func (*PaymentMethodUpdated) ProtoMessage() {}
 
 func (x *PaymentMethodUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1298,7 @@ func (x *PaymentMethodUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodUpdated.ProtoReflect.Descriptor instead.
 func (*PaymentMethodUpdated) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PaymentMethodUpdated) GetAccountId() string {
@@ -1280,7 +1363,7 @@ type RenewalDue struct {
 
 func (x *RenewalDue) Reset() {
 	*x = RenewalDue{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1292,7 +1375,7 @@ func (x *RenewalDue) String() string {
 func (*RenewalDue) ProtoMessage() {}
 
 func (x *RenewalDue) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1305,7 +1388,7 @@ func (x *RenewalDue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewalDue.ProtoReflect.Descriptor instead.
 func (*RenewalDue) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RenewalDue) GetSubscriptionId() string {
@@ -1350,7 +1433,7 @@ type DunningNotice struct {
 
 func (x *DunningNotice) Reset() {
 	*x = DunningNotice{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1445,7 @@ func (x *DunningNotice) String() string {
 func (*DunningNotice) ProtoMessage() {}
 
 func (x *DunningNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1458,7 @@ func (x *DunningNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DunningNotice.ProtoReflect.Descriptor instead.
 func (*DunningNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DunningNotice) GetAccountId() string {
@@ -1484,7 +1567,14 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\vreceipt_url\x18\x11 \x01(\tR\n" +
 	"receiptUrl\x12\x1b\n" +
 	"\ttax_label\x18\x12 \x01(\tR\btaxLabel\x12%\n" +
-	"\x0ereverse_charge\x18\x13 \x01(\bR\rreverseCharge\"z\n" +
+	"\x0ereverse_charge\x18\x13 \x01(\bR\rreverseCharge\"\xb6\x01\n" +
+	"\x15MarketingConsentGiven\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x19\n" +
+	"\border_id\x18\x03 \x01(\tR\aorderId\x12\x16\n" +
+	"\x06source\x18\x04 \x01(\tR\x06source\x125\n" +
+	"\bgiven_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\agivenAt\"z\n" +
 	"\x11SubscriptionAddOn\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12)\n" +
 	"\x10licensing_method\x18\x02 \x01(\tR\x0flicensingMethod\x12\x1a\n" +
@@ -1610,48 +1700,50 @@ func file_hangar_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_hangar_events_v1_events_proto_rawDescData
 }
 
-var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_hangar_events_v1_events_proto_goTypes = []any{
 	(*Money)(nil),                    // 0: hangar.events.v1.Money
 	(*InvoiceLine)(nil),              // 1: hangar.events.v1.InvoiceLine
 	(*OrderCompleted)(nil),           // 2: hangar.events.v1.OrderCompleted
-	(*SubscriptionAddOn)(nil),        // 3: hangar.events.v1.SubscriptionAddOn
-	(*SubscriptionChanged)(nil),      // 4: hangar.events.v1.SubscriptionChanged
-	(*GiftCertificateIssued)(nil),    // 5: hangar.events.v1.GiftCertificateIssued
-	(*AllocationChanged)(nil),        // 6: hangar.events.v1.AllocationChanged
-	(*AccountCreated)(nil),           // 7: hangar.events.v1.AccountCreated
-	(*EligibilityCodeRequested)(nil), // 8: hangar.events.v1.EligibilityCodeRequested
-	(*PaymentCaptured)(nil),          // 9: hangar.events.v1.PaymentCaptured
-	(*PaymentRefunded)(nil),          // 10: hangar.events.v1.PaymentRefunded
-	(*PaymentMethodUpdated)(nil),     // 11: hangar.events.v1.PaymentMethodUpdated
-	(*RenewalDue)(nil),               // 12: hangar.events.v1.RenewalDue
-	(*DunningNotice)(nil),            // 13: hangar.events.v1.DunningNotice
-	(*timestamppb.Timestamp)(nil),    // 14: google.protobuf.Timestamp
+	(*MarketingConsentGiven)(nil),    // 3: hangar.events.v1.MarketingConsentGiven
+	(*SubscriptionAddOn)(nil),        // 4: hangar.events.v1.SubscriptionAddOn
+	(*SubscriptionChanged)(nil),      // 5: hangar.events.v1.SubscriptionChanged
+	(*GiftCertificateIssued)(nil),    // 6: hangar.events.v1.GiftCertificateIssued
+	(*AllocationChanged)(nil),        // 7: hangar.events.v1.AllocationChanged
+	(*AccountCreated)(nil),           // 8: hangar.events.v1.AccountCreated
+	(*EligibilityCodeRequested)(nil), // 9: hangar.events.v1.EligibilityCodeRequested
+	(*PaymentCaptured)(nil),          // 10: hangar.events.v1.PaymentCaptured
+	(*PaymentRefunded)(nil),          // 11: hangar.events.v1.PaymentRefunded
+	(*PaymentMethodUpdated)(nil),     // 12: hangar.events.v1.PaymentMethodUpdated
+	(*RenewalDue)(nil),               // 13: hangar.events.v1.RenewalDue
+	(*DunningNotice)(nil),            // 14: hangar.events.v1.DunningNotice
+	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
 }
 var file_hangar_events_v1_events_proto_depIdxs = []int32{
 	1,  // 0: hangar.events.v1.OrderCompleted.lines:type_name -> hangar.events.v1.InvoiceLine
-	14, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
-	3,  // 2: hangar.events.v1.SubscriptionChanged.add_ons:type_name -> hangar.events.v1.SubscriptionAddOn
-	14, // 3: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
-	14, // 4: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
-	14, // 5: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
-	0,  // 6: hangar.events.v1.GiftCertificateIssued.balance:type_name -> hangar.events.v1.Money
-	14, // 7: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
-	14, // 8: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
-	14, // 9: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
-	14, // 10: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
-	14, // 11: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
-	14, // 12: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	14, // 13: hangar.events.v1.PaymentMethodUpdated.updated_at:type_name -> google.protobuf.Timestamp
-	14, // 14: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
-	0,  // 15: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
-	14, // 16: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
-	14, // 17: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	15, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
+	15, // 2: hangar.events.v1.MarketingConsentGiven.given_at:type_name -> google.protobuf.Timestamp
+	4,  // 3: hangar.events.v1.SubscriptionChanged.add_ons:type_name -> hangar.events.v1.SubscriptionAddOn
+	15, // 4: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
+	15, // 5: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
+	15, // 6: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
+	0,  // 7: hangar.events.v1.GiftCertificateIssued.balance:type_name -> hangar.events.v1.Money
+	15, // 8: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
+	15, // 9: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
+	15, // 10: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
+	15, // 11: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
+	15, // 12: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
+	15, // 13: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
+	15, // 14: hangar.events.v1.PaymentMethodUpdated.updated_at:type_name -> google.protobuf.Timestamp
+	15, // 15: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
+	0,  // 16: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
+	15, // 17: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
+	15, // 18: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_hangar_events_v1_events_proto_init() }
@@ -1665,7 +1757,7 @@ func file_hangar_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_events_v1_events_proto_rawDesc), len(file_hangar_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1102,6 +1102,13 @@ export interface components {
             configuration?: components["schemas"]["v1OneOffConfiguration"];
             /** @description Or the Idempotency-Key header, which wins. */
             idempotencyKey?: string;
+            /**
+             * @description The buyer ticked the optional marketing checkbox (spec 001 §5 "GDPR marketing
+             *     checkbox"). Only ever gives consent, never withdraws it; after the order commits,
+             *     identity records it on the buyer's account (event marketing-consent-given). Ignored in
+             *     sales mode: staff cannot consent for the customer.
+             */
+            marketingConsent?: boolean;
             /** @description The hosted fields' card nonce; empty with use_saved_card. */
             nonce?: string;
             paymentMethodToken?: string;

@@ -1,0 +1,83 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+)
+
+// give handles a marketing-consent-given event for account at givenAt in its own
+// transaction, as the inbox consumer does.
+func (e *env) give(t *testing.T, account string, givenAt time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		return e.svc.HandleMarketingConsentGiven(ctx, tx, &eventsv1.MarketingConsentGiven{AccountId: account, OrderId: "order-1",
+			Source: "oneoff", GivenAt: timestamppb.New(givenAt)})
+	})
+	if err != nil {
+		t.Fatalf("HandleMarketingConsentGiven(%s) = %v", account, err)
+	}
+}
+
+// consent answers the account's marketing consent as GET eu_consent reads it, and the
+// stored marketingNotificationsEnabled preference.
+func (e *env) consent(t *testing.T, account string) (consent bool, pref any) {
+	t.Helper()
+	p, err := e.svc.Profile(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefs, err := e.svc.Preferences(context.Background(), account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Account.MarketingConsent, prefs["marketingNotificationsEnabled"]
+}
+
+func TestMarketingConsentFromAPurchase(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+
+	t.Run("a purchase's consent is recorded on the buyer's account only", func(t *testing.T) {
+		buyer := e.account(t, "buyer@example.com").Account.UUID
+		other := e.account(t, "other@example.com").Account.UUID
+		if c, _ := e.consent(t, buyer); c {
+			t.Fatal("a new account without the checkbox has marketing consent")
+		}
+		e.give(t, buyer, time.Now())
+		if c, pref := e.consent(t, buyer); !c || pref != true {
+			t.Errorf("buyer after the event: consent %v, preference %v, want true, true", c, pref)
+		}
+		if c, pref := e.consent(t, other); c || pref != nil {
+			t.Errorf("another account after the buyer's event: consent %v, preference %v, want false, unset", c, pref)
+		}
+	})
+
+	t.Run("a withdrawal made after the purchase wins over its late event", func(t *testing.T) {
+		acct := e.account(t, "late@example.com").Account.UUID
+		purchase := time.Now().Add(-time.Minute)
+		if _, err := e.svc.UpdatePreferences(ctx, acct, map[string]any{"marketingNotificationsEnabled": false}); err != nil {
+			t.Fatal(err)
+		}
+		e.give(t, acct, purchase)
+		if c, pref := e.consent(t, acct); c || pref != false {
+			t.Errorf("late event after a withdrawal: consent %v, preference %v, want false, false", c, pref)
+		}
+		// A purchase after the withdrawal gives the consent again.
+		e.give(t, acct, time.Now().Add(time.Minute))
+		if c, pref := e.consent(t, acct); !c || pref != true {
+			t.Errorf("purchase after the withdrawal: consent %v, preference %v, want true, true", c, pref)
+		}
+	})
+
+	t.Run("an unknown or malformed account is skipped, not a poison event", func(t *testing.T) {
+		e.give(t, "00000000-0000-4000-8000-0000000000ff", time.Now())
+		e.give(t, "not-a-uuid", time.Now())
+	})
+}
