@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -85,4 +86,67 @@ func TestOneOffMarketingConsentReachesIdentity(t *testing.T) {
 			t.Errorf("%d marketing-consent-given events after a sales-mode order, want %d", n, before)
 		}
 	})
+}
+
+// consentEventsOf answers the marketing-consent-given events in checkout's outbox.
+func (st *stack) consentEventsOf(t *testing.T) []*eventsv1.MarketingConsentGiven {
+	t.Helper()
+	rows, err := st.checkoutDB.Query(context.Background(), `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id`, events.TopicMarketingConsentGiven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []*eventsv1.MarketingConsentGiven
+	for rows.Next() {
+		var b []byte
+		var ev eventsv1.MarketingConsentGiven
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := proto.Unmarshal(b, &ev); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, &ev)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// /buy's submit carries the marketing checkbox too (marketingConsent in the configuration):
+// a new buyer's consent goes to the account the order created, a signed-in buyer's (the
+// Acme owner adding licences) to their own account, and identity then answers true.
+func TestSubscriptionMarketingConsentReachesIdentity(t *testing.T) {
+	st := startStack(t, nil)
+	withTick := func(cfg string) string { return strings.TrimSuffix(cfg, "}") + `,"marketingConsent":true}` }
+
+	code, m, _ := submitRaw(t, st.base, "new-buyer-tick", quoted(t, st.base, withTick(newBuyer("marketing")), st.tokenize(t, "4111111111111111"), ""), "")
+	account, _ := m["accountId"].(string)
+	if code != http.StatusOK || account == "" {
+		t.Fatalf("new buyer's submit: %d %v", code, m)
+	}
+	evs := st.consentEventsOf(t)
+	if len(evs) != 1 || evs[0].GetAccountId() != account || evs[0].GetSource() != "subscription" {
+		t.Fatalf("after a new buyer's ticked order: %v, want one event for %s from a subscription", evs, account)
+	}
+
+	owner := login(t, st.idBase, "owner@acme.hangar.test")
+	_, me := call(t, "GET", st.idBase+"/buy/api/me", "", "Cookie", owner)
+	self, _ := me["accountUuid"].(string)
+	if got := marketingConsent(t, st, owner, self); got != false {
+		t.Fatalf("the Acme owner starts with marketing consent %v, want false", got)
+	}
+	cfg := `{"currency":"USD","addOns":["business_pro","included_geo_us","efb_bridge","runway_tp_pilatus"],"quantity":8,` +
+		`"isLicenseAgreementChecked":true,"isEulaChecked":true,"billingInfo":{"zipcode":"94105","country":"US"}}`
+	code, m, _ = submitRaw(t, st.base, "acme-tick", quoted(t, st.base, withTick(cfg), st.tokenize(t, "4111111111111111"), owner), owner)
+	if code != http.StatusOK {
+		t.Fatalf("the owner's submit: %d %v", code, m)
+	}
+	evs = st.consentEventsOf(t)
+	if len(evs) != 2 || evs[1].GetAccountId() != self {
+		t.Fatalf("after the owner's ticked order: %v, want a second event for the owner %s (order account %v)", evs, self, m["accountId"])
+	}
+	st.relay(t)
+	eventually(t, "the Acme owner's marketing consent at identity", func() bool { return marketingConsent(t, st, owner, self) == true })
 }

@@ -389,6 +389,8 @@ func (s *Service) namedSubscription(ctx context.Context, in domain.Input) (*doma
 func forCustomer(in domain.Input) domain.Input {
 	if in.SalesMode() {
 		in.Caller = domain.Caller{}
+		// The customer's consent is theirs to give, not the seller's.
+		in.MarketingConsent = false
 	}
 	return in
 }

@@ -97,12 +97,22 @@ func (OneOffFulfiller) Fulfil(_ context.Context, _ pgx.Tx, o *order.Placed) ([]k
 	if !d.MarketingConsent || o.AccountID == "" {
 		return nil, nil
 	}
-	b, err := proto.Marshal(&eventsv1.MarketingConsentGiven{AccountId: o.AccountID, Email: o.Email, OrderId: o.InvoiceID,
-		Source: order.KindOneOff, GivenAt: timestamppb.New(o.CreatedAt)})
+	ev, err := marketingConsentGiven(o.AccountID, o)
 	if err != nil {
-		return nil, fmt.Errorf("encode marketing consent given: %w", err)
+		return nil, err
 	}
-	return []kafka.Event{{Topic: events.TopicMarketingConsentGiven, Key: o.AccountID, Payload: b}}, nil
+	return []kafka.Event{ev}, nil
+}
+
+// marketingConsentGiven is the event that tells identity, the preference's owner, that the
+// buyer's account consented to marketing e-mail with order o (written in o's transaction).
+func marketingConsentGiven(account string, o *order.Placed) (kafka.Event, error) {
+	b, err := proto.Marshal(&eventsv1.MarketingConsentGiven{AccountId: account, Email: o.Email, OrderId: o.InvoiceID,
+		Source: o.Kind, GivenAt: timestamppb.New(o.CreatedAt)})
+	if err != nil {
+		return kafka.Event{}, fmt.Errorf("encode marketing consent given: %w", err)
+	}
+	return kafka.Event{Topic: events.TopicMarketingConsentGiven, Key: account, Payload: b}, nil
 }
 
 // PurchaseSubmit is a gift or one-off submit besides its order.

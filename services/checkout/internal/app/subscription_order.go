@@ -41,6 +41,9 @@ type SubscriptionDetail struct {
 	// of the order: the allocation service expires them when the subscription-changed event
 	// without their add-ons arrives).
 	ExpireAllocations []string `json:"expireAllocations,omitempty"`
+	// MarketingConsentOf is the buyer's account when they ticked the marketing checkbox:
+	// the person buying, not the subscription's (an organization's) account.
+	MarketingConsentOf string `json:"marketingConsentOf,omitempty"`
 }
 
 // subscriptionPurchase turns a validated, quoted preview into the order to place.
@@ -48,6 +51,9 @@ func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in
 	c, inv := pv.Cart, &pv.Invoice
 	d := SubscriptionDetail{SubscriptionID: uuid.NewString(), Change: pv.Change, AddOns: c.AddOns, Quantity: c.Quantity,
 		PriceInCents: inv.ChargesInCents - inv.DiscountInCents, TermStart: pv.TermStart, TermEnd: pv.RenewalDate, Military: c.Military}
+	if in.MarketingConsent {
+		d.MarketingConsentOf = accountID
+	}
 	if c.Plan != nil {
 		d.PlanCode, d.Name = c.Plan.Code, c.Plan.Title
 	}
@@ -119,11 +125,25 @@ func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.P
 	if err := tx.QueryRow(ctx, upsertSubscription, args...).Scan(&version); err != nil {
 		return nil, fmt.Errorf("write subscription: %w", err)
 	}
+	return f.events(d, o, version)
+}
+
+// events answers an order's subscription-changed event and, when the buyer ticked the
+// marketing checkbox, its marketing-consent-given.
+func (f SubscriptionFulfiller) events(d SubscriptionDetail, o *order.Placed, version int64) ([]kafka.Event, error) {
 	ev, err := f.changed(d, o, version)
 	if err != nil {
 		return nil, err
 	}
-	return []kafka.Event{ev}, nil
+	evs := []kafka.Event{ev}
+	if d.MarketingConsentOf != "" {
+		mc, err := marketingConsentGiven(d.MarketingConsentOf, o)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, mc)
+	}
+	return evs, nil
 }
 
 // FulfilBatch implements order.BatchFulfiller: the subscriptions of a batch of orders (the
@@ -145,11 +165,11 @@ func (f SubscriptionFulfiller) FulfilBatch(ctx context.Context, tx pgx.Tx, os []
 	}
 	out := make([][]kafka.Event, len(os))
 	for n, o := range os {
-		ev, err := f.changed(details[n], o, versions[n])
+		evs, err := f.events(details[n], o, versions[n])
 		if err != nil {
 			return nil, err
 		}
-		out[n] = []kafka.Event{ev}
+		out[n] = evs
 	}
 	return out, nil
 }

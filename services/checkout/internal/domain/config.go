@@ -98,6 +98,8 @@ type Input struct {
 	// EuCustomer and GdprCompliant: an EU customer must give the EU consent.
 	EuCustomer    bool
 	GdprCompliant bool
+	// MarketingConsent: the buyer ticked the optional marketing checkbox (submit only).
+	MarketingConsent bool
 	// DisableEmail: the page locked the e-mail field (it came with the link).
 	DisableEmail bool
 	// JeppAccountActive: the buyer's linked chart-provider account is active; like a typed

@@ -227,6 +227,7 @@ func input(c *checkoutv1.Configuration) (domain.Input, error) {
 		IsBYOP: c.GetIsByop(), EuCustomer: c.GetIsEuCustomer(), GdprCompliant: c.GetIsGdprCompliant(), DisableEmail: c.GetDisableEmail(),
 		JeppAccountActive: c.GetJeppAccountActive(), RecaptchaValue: c.GetRecaptchaValue(), RunwayAircraft: c.GetRunwayAircraft(),
 		KeepExpiredAllocations: c.GetKeepExpiredAllocations(), ReaderSerialNumber: c.GetReaderSerialNumber(),
+		MarketingConsent: c.GetMarketingConsent(),
 	}
 	if ch := c.GetChartChoice(); ch != nil {
 		in.ChartChoice = &domain.ChartChoice{Code: ch.GetAddOnCode(), Type: ch.GetType(), Checked: ch.GetChecked()}

@@ -15,12 +15,15 @@ interface Sent {
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
-function fakeEdge(opts: { delay?: (body: Sent) => Promise<void> } = {}) {
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean } = {}) {
   const previews: Sent[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
     if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
-    if (url.pathname === '/buy/api/me') return json({ loggedIn: false });
+    if (url.pathname === '/buy/api/me') return json(opts.me ?? { loggedIn: false });
+    if (url.pathname.startsWith('/buy/api/subscription/eu_consent/') && opts.marketing !== undefined) {
+      return json({ status: 'ok', preference: { marketingNotificationsEnabled: opts.marketing } });
+    }
     if (url.pathname === '/buy/api/invoice/preview') {
       const body = JSON.parse(String(init?.body)) as Sent;
       previews.push(body);
@@ -98,6 +101,33 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
     await waitFor(() => expect(edge.previews.at(-1)!.currency).toBe('EUR'));
     expect(edge.previews.at(-1)!.addOns[0]).toBe('performance');
     await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('€370'));
+  });
+
+  const MARKETING = /Send me news and offers about Hangar by e-mail/;
+  const pilot = { loggedIn: true, username: 'pilot@b.co', email: 'pilot@b.co', accountUuid: 'acc' };
+
+  it('offers a visitor the marketing checkbox, unticked (a new customer has no consent yet)', async () => {
+    fakeEdge();
+    renderPage();
+    const box = (await screen.findByRole('checkbox', { name: MARKETING })) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+  });
+
+  it('offers a signed-in buyer the marketing checkbox only when identity says they have not consented', async () => {
+    const edge = fakeEdge({ me: pilot, marketing: false });
+    renderPage();
+    expect(await screen.findByRole('checkbox', { name: MARKETING })).toBeTruthy();
+    expect(edge.fetch.mock.calls.some(([u]) => String(u) === 'http://edge/buy/api/subscription/eu_consent/acc')).toBe(true);
+    cleanup();
+
+    const consented = fakeEdge({ me: pilot, marketing: true });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    await waitFor(() => expect(consented.fetch.mock.calls.some(([u]) => String(u).includes('/eu_consent/acc'))).toBe(true));
+    await act(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(screen.queryByRole('checkbox', { name: MARKETING })).toBeNull();
   });
 
   it('shows the connection message when the catalogue fails', async () => {

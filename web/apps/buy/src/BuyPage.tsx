@@ -7,7 +7,7 @@ import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hanga
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
-import { useCardReaders, useCatalog, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
+import { useCardReaders, useCatalog, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
 import { ChoiceSection, OptionList, type Option } from './sections/Choices';
@@ -185,6 +185,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));
   }, [storedMethod.data]);
   const [reader, setReader] = useState('');
+  // The optional marketing checkbox (spec 001 §5): for a signed-in buyer whom identity
+  // answers without marketing consent, and for a visitor (a new customer has none yet; an
+  // existing account must log in to buy anyway). Not while the answer is unknown, and not
+  // when staff take the card on a reader: they cannot consent for the customer.
+  const marketingPref = useMarketingConsent(loggedIn ? me.accountUuid : undefined);
+  const [marketing, setMarketing] = useState(false);
+  const askMarketing = meReady && payWith !== 'reader' && (loggedIn ? marketingPref.data === false : true);
   const hosted = useRef<HostedCardFieldsHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
@@ -380,7 +387,15 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       analytics().addPaymentInfo();
       // One idempotency key per attempt: the same order retried keeps it.
       if (!attempt.current || attempt.current.quote !== quote) attempt.current = { key: newIdempotencyKey(), quote };
-      const req = { configuration: wire, nonce, paymentMethodToken: token, idempotencyKey: attempt.current.key, quoteId: p.quoteId, deeplinkOnSuccess: query.deeplinkOnSuccess ?? undefined };
+      const req = {
+        configuration: wire,
+        nonce,
+        paymentMethodToken: token,
+        idempotencyKey: attempt.current.key,
+        quoteId: p.quoteId,
+        deeplinkOnSuccess: query.deeplinkOnSuccess ?? undefined,
+        marketingConsent: askMarketing && marketing ? true : undefined,
+      };
       let outcome = await submit(req);
       // A lost answer is retried once with the same key: the server answers the first outcome.
       if (!outcome.ok && outcome.retryable) outcome = await submit(req);
@@ -670,6 +685,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             businessId={config.businessIdentificationNo}
             showGdpr={showGdpr}
             gdpr={config.isGdprCompliant}
+            showMarketing={askMarketing}
+            marketing={marketing}
+            onMarketing={setMarketing}
             fieldErrors={fieldErrors}
             onChange={(patch) => dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } })}
             onCardHelp={() => setCardHelp(true)}

@@ -41,6 +41,22 @@ export function usePaymentMethod(accountId: string | undefined) {
   });
 }
 
+/**
+ * The signed-in buyer's marketing preference (identity's GET eu_consent, fetched after
+ * login, spec 001 §4): true or false, undefined while unknown.
+ */
+export function useMarketingConsent(accountId: string | undefined) {
+  return useQuery<boolean | undefined, ApiError>({
+    queryKey: ['eu-consent', accountId],
+    enabled: Boolean(accountId),
+    queryFn: async ({ signal }) =>
+      (await unwrap(apiClient().identity.GET('/buy/api/subscription/eu_consent/{id}', { params: { path: { id: accountId! } }, signal }))).preference
+        ?.marketingNotificationsEnabled,
+    staleTime: 60_000,
+    retry: 1,
+  });
+}
+
 /** Card readers exist only for sales staff. */
 export function useCardReaders(loggedIn: boolean) {
   return useQuery<string[], ApiError>({

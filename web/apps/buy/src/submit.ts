@@ -24,6 +24,8 @@ export interface SubmitRequest {
   idempotencyKey: string;
   quoteId?: string;
   deeplinkOnSuccess?: string;
+  /** The buyer ticked the optional marketing checkbox. */
+  marketingConsent?: boolean;
 }
 
 export type SubmitOutcome =
@@ -42,6 +44,7 @@ export async function submit(req: SubmitRequest): Promise<SubmitOutcome> {
     nonce: req.nonce,
     paymentMethodToken: req.paymentMethodToken,
     deeplinkOnSuccess: req.deeplinkOnSuccess,
+    marketingConsent: req.marketingConsent,
   } as WireConfiguration;
   let r;
   try {

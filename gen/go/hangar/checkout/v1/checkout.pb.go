@@ -222,8 +222,13 @@ type Configuration struct {
 	// credit-card admin's session it exempts the purchase from requireLogin (staff selling
 	// at the counter to the customer named here); the payment is then the reader's method.
 	ReaderSerialNumber string `protobuf:"bytes,45,opt,name=reader_serial_number,json=readerSerialNumber,proto3" json:"reader_serial_number,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Submit only: the buyer ticked the optional marketing checkbox (spec 001 §5, not the EU
+	// data consent of is_gdpr_compliant). It only gives consent; identity records it on the
+	// buyer's account once the order commits (event marketing-consent-given). Ignored in
+	// sales mode: staff cannot consent for the customer.
+	MarketingConsent bool `protobuf:"varint,46,opt,name=marketing_consent,json=marketingConsent,proto3" json:"marketing_consent,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Configuration) Reset() {
@@ -569,6 +574,13 @@ func (x *Configuration) GetReaderSerialNumber() string {
 		return x.ReaderSerialNumber
 	}
 	return ""
+}
+
+func (x *Configuration) GetMarketingConsent() bool {
+	if x != nil {
+		return x.MarketingConsent
+	}
+	return false
 }
 
 // Allocation is an add-on allocated to a target (an aircraft tail) of the subscription.
@@ -6443,7 +6455,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vChartChoice\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x18\n" +
-	"\achecked\x18\x03 \x01(\bR\achecked\"\xe9\x0e\n" +
+	"\achecked\x18\x03 \x01(\bR\achecked\"\x96\x0f\n" +
 	"\rConfiguration\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12+\n" +
 	"\x11organization_name\x18\x02 \x01(\tR\x10organizationName\x12<\n" +
@@ -6494,7 +6506,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x05nonce\x18* \x01(\tR\x05nonce\x120\n" +
 	"\x14payment_method_token\x18+ \x01(\tR\x12paymentMethodToken\x12.\n" +
 	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\x120\n" +
-	"\x14reader_serial_number\x18- \x01(\tR\x12readerSerialNumber\"\x94\x01\n" +
+	"\x14reader_serial_number\x18- \x01(\tR\x12readerSerialNumber\x12+\n" +
+	"\x11marketing_consent\x18. \x01(\bR\x10marketingConsent\"\x94\x01\n" +
 	"\n" +
 	"Allocation\x12 \n" +
 	"\fadd_on_codes\x18\x01 \x03(\tR\n" +

@@ -374,7 +374,7 @@ type MarketingConsentGiven struct {
 	Email     string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
 	// The order that carried the consent (its invoice id).
 	OrderId string `protobuf:"bytes,3,opt,name=order_id,json=orderId,proto3" json:"order_id,omitempty"`
-	// "oneoff" (the page the checkbox was on).
+	// The kind of order that carried it: "oneoff" or "subscription".
 	Source        string                 `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
 	GivenAt       *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=given_at,json=givenAt,proto3" json:"given_at,omitempty"`
 	unknownFields protoimpl.UnknownFields

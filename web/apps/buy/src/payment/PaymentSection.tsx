@@ -1,5 +1,5 @@
 import { useId, type Ref } from 'react';
-import { BillingFields, Button, CheckboxField, EuConsentField, HostedCardFields, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
+import { BillingFields, Button, CheckboxField, EuConsentField, HostedCardFields, MarketingConsentField, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
 import type { WirePaymentMethod } from '@hangar/api-client';
 import { takesBusinessId } from './countries';
 import s from '../buy.module.css';
@@ -20,6 +20,10 @@ export interface PaymentSectionProps {
   businessId: string;
   showGdpr: boolean;
   gdpr: boolean;
+  /** The optional marketing checkbox (the page decides from identity's answer). */
+  showMarketing: boolean;
+  marketing: boolean;
+  onMarketing: (checked: boolean) => void;
   fieldErrors: Record<string, string[]>;
   onChange: (patch: { cardholderName?: string; zipcode?: string; country?: string; businessIdentificationNo?: string; isGdprCompliant?: boolean }) => void;
   onCardHelp: () => void;
@@ -112,6 +116,7 @@ export function PaymentSection(p: PaymentSectionProps) {
         {p.showGdpr ? (
           <EuConsentField checked={p.gdpr} errors={p.fieldErrors.gdpr} onChange={(checked) => p.onChange({ isGdprCompliant: checked })} />
         ) : null}
+        {p.showMarketing ? <MarketingConsentField checked={p.marketing} onChange={p.onMarketing} /> : null}
       </div>
     </section>
   );

@@ -574,6 +574,13 @@ export interface components {
             jeppAccountActive?: boolean;
             jeppCustomerNo?: string;
             keepExpiredAllocations?: boolean;
+            /**
+             * @description Submit only: the buyer ticked the optional marketing checkbox (spec 001 §5, not the EU
+             *     data consent of is_gdpr_compliant). It only gives consent; identity records it on the
+             *     buyer's account once the order commits (event marketing-consent-given). Ignored in
+             *     sales mode: staff cannot consent for the customer.
+             */
+            marketingConsent?: boolean;
             military?: boolean;
             militaryInternational?: boolean;
             nonce?: string;

@@ -1,0 +1,22 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createApiClient, type WireConfiguration } from '@hangar/api-client';
+import { setApiClient } from './api';
+import { submit } from './submit';
+
+afterEach(() => setApiClient(undefined));
+
+describe('submit', () => {
+  it('sends the marketing tick with the configuration, and nothing when the box was not ticked', async () => {
+    const bodies: Array<Record<string, unknown>> = [];
+    const fetch = vi.fn(async (_: RequestInfo | URL, init?: RequestInit) => {
+      bodies.push(JSON.parse(String(init?.body)));
+      return new Response(JSON.stringify({ invoiceId: 'inv-1', redirectUrl: '/buy/success?invoiceId=inv-1' }), { headers: { 'content-type': 'application/json' } });
+    });
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
+    expect((await submit({ configuration, nonce: 'n1', idempotencyKey: 'k1', marketingConsent: true })).ok).toBe(true);
+    expect((await submit({ configuration, nonce: 'n2', idempotencyKey: 'k2' })).ok).toBe(true);
+    expect(bodies[0]).toMatchObject({ email: 'new@b.co', nonce: 'n1', marketingConsent: true });
+    expect(bodies[1]!.marketingConsent).toBeUndefined();
+  });
+});
