@@ -364,10 +364,12 @@ func TestAnonymousLimitsHoldAcrossReplicas(t *testing.T) {
 	second := startOn(t, first.dbURL, first.brokers)
 	replicas := []*running{first, second}
 	const rpc = identityv1.IdentityService_IsBusiness_FullMethodName
-	burst := app.AnonymousLimits[rpc].Burst
+	rule := app.AnonymousLimits[rpc]
+	burst := rule.Burst
 	client := fromAddr("127.0.0.4")
 	passed, refused := 0, 0
 	var retryAfter string
+	began := time.Now()
 	for i := range 2 * burst { // each replica alone sees only its local burst
 		resp, err := client.Get(replicas[i%2].base + "/buy/api/isbusiness?email=owner@acme.hangar.test")
 		if err != nil {
@@ -385,9 +387,12 @@ func TestAnonymousLimitsHoldAcrossReplicas(t *testing.T) {
 			t.Fatalf("look-up %d = %d", i+1, resp.StatusCode)
 		}
 	}
-	if passed != burst || refused != burst || retryAfter == "" {
-		t.Errorf("over two replicas: %d passed, %d refused (Retry-After %q); want %d each way and a Retry-After",
-			passed, refused, retryAfter, burst)
+	// The shared bucket refills one token per rule.Every while the look-ups run (slowly, on
+	// a loaded machine): those may pass too. Unshared buckets would pass all 2*burst.
+	refilled := int(time.Since(began)/rule.Every) + 1
+	if passed < burst || passed > burst+refilled || refused < burst-refilled || retryAfter == "" {
+		t.Errorf("over two replicas: %d passed, %d refused (Retry-After %q); want %d (+%d refilled) to pass, the rest refused with a Retry-After",
+			passed, refused, retryAfter, burst, refilled)
 	}
 
 	wrong := 0
