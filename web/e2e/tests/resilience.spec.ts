@@ -54,6 +54,9 @@ test('a remote that fails to load: a clear message in the shell, and Retry loads
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
   await expect(page.getByTestId('comparison')).toBeVisible();
   await page.goBack();
+  // Back on /gift the shell tries the remote again: let that attempt fail before the route
+  // is lifted (unrouting first raced it, and the page loaded without a Retry to press).
+  await expect(alert).toContainText('could not be loaded');
   await page.unroute(entry);
   await page.getByRole('button', { name: 'Retry' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'BUY A GIFT CERTIFICATE' })).toBeVisible();
