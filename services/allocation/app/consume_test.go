@@ -1,13 +1,10 @@
 package app_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,38 +23,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/allocation/app"
 )
-
-// metric sums the samples of a metric on an admin port's /metrics whose labels contain
-// every one of want.
-func metric(b testing.TB, admin, name string, want ...string) float64 {
-	b.Helper()
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-next:
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		for _, w := range want {
-			if !strings.Contains(line, w) {
-				continue next
-			}
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sum += v
-	}
-	return sum
-}
 
 // consumer runs allocation alone (no identity) on a throwaway database and an in-process
 // broker; it answers the admin address, the brokers and the database URL.
@@ -121,7 +86,7 @@ func TestConsumerDeadLettersAPoisonEventAndAppliesTheRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	outcome := func(o string) float64 {
-		return metric(t, admin, "hangar_kafka_consumer_events_total", `group="allocation"`, `outcome="`+o+`"`)
+		return servicetest.Metric(t, admin, "hangar_kafka_consumer_events_total", `group="allocation"`, `outcome="`+o+`"`)
 	}
 	// Every message gets an outcome: handled, duplicate (the re-sent one) or dead_lettered.
 	eventually(t, "four outcomes", func() bool { return outcome("handled")+outcome("duplicate")+outcome("dead_lettered") == 4 })
@@ -175,18 +140,18 @@ func BenchmarkConsumeSubscriptionChanged(b *testing.B) {
 	defer p.Close()
 
 	const pool = `pool="main"`
-	stmts0, queries0 := metric(b, admin, "hangar_db_statements_total", pool), metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
-	txs0 := metric(b, admin, "hangar_db_transactions_total", pool)
+	stmts0, queries0 := servicetest.Metric(b, admin, "hangar_db_statements_total", pool), servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
+	txs0 := servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)
 	b.ResetTimer()
 	if err := p.Publish(ctx, msgs...); err != nil {
 		b.Fatal(err)
 	}
-	for metric(b, admin, "hangar_kafka_consumer_events_total", `group="allocation"`, `outcome="handled"`) < float64(b.N) {
+	for servicetest.Metric(b, admin, "hangar_kafka_consumer_events_total", `group="allocation"`, `outcome="handled"`) < float64(b.N) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	b.StopTimer()
 	n := float64(b.N)
-	b.ReportMetric((metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/event")
-	b.ReportMetric((metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/event")
-	b.ReportMetric((metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/event")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/event")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/event")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/event")
 }

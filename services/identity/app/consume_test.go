@@ -1,13 +1,9 @@
 package app_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,41 +18,10 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/identity/app"
 )
-
-// metric sums the samples of a metric on an admin port's /metrics whose labels contain
-// every one of want.
-func metric(t testing.TB, admin, name string, want ...string) float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-next:
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		for _, w := range want {
-			if !strings.Contains(line, w) {
-				continue next
-			}
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum += v
-	}
-	return sum
-}
 
 // subscriptionChanged is checkout's event of account's Premium with a region, as message id.
 func subscriptionChanged(t testing.TB, account, id string, version int64) kafkago.Message {
@@ -88,7 +53,7 @@ func TestSubscriptionConsumerDeadLettersPoisonAndAppliesTheRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	outcome := func(o string) float64 {
-		return metric(t, admin, "hangar_kafka_consumer_events_total", `group="`+app.SubscriptionsGroup+`"`, `outcome="`+o+`"`)
+		return servicetest.Metric(t, admin, "hangar_kafka_consumer_events_total", `group="`+app.SubscriptionsGroup+`"`, `outcome="`+o+`"`)
 	}
 	// Every message gets an outcome: handled, duplicate (the re-sent one) or dead_lettered.
 	// (The account id that is not a UUID is retried first: the default backoff.)
@@ -153,8 +118,8 @@ func BenchmarkNewBuyer(b *testing.B) {
 	p := kafka.NewProducer(r.brokers, telemetry.Propagator())
 	defer p.Close()
 	const pool = `pool="main"`
-	stmts0, queries0 := metric(b, admin, "hangar_db_statements_total", pool), metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
-	txs0 := metric(b, admin, "hangar_db_transactions_total", pool)
+	stmts0, queries0 := servicetest.Metric(b, admin, "hangar_db_statements_total", pool), servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
+	txs0 := servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)
 	b.ResetTimer()
 	msgs := make([]kafkago.Message, b.N)
 	for i := range b.N {
@@ -170,12 +135,12 @@ func BenchmarkNewBuyer(b *testing.B) {
 	if err := p.Publish(ctx, msgs...); err != nil {
 		b.Fatal(err)
 	}
-	for metric(b, admin, "hangar_kafka_consumer_events_total", `group="`+app.SubscriptionsGroup+`"`, `outcome="handled"`) < float64(b.N) {
+	for servicetest.Metric(b, admin, "hangar_kafka_consumer_events_total", `group="`+app.SubscriptionsGroup+`"`, `outcome="handled"`) < float64(b.N) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	b.StopTimer()
 	n := float64(b.N)
-	b.ReportMetric((metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/order")
-	b.ReportMetric((metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/order")
-	b.ReportMetric((metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/order")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/order")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/order")
+	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/order")
 }

@@ -6,52 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
-	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 )
-
-// dbCounts are the pool's statement counters by kind and its transactions.
-type dbCounts struct{ query, batched, transactions float64 }
-
-func counter(t *testing.T, pool *pgxpool.Pool) func() dbCounts {
-	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	if err := db.RegisterPool(reg, pool, "main"); err != nil {
-		t.Fatal(err)
-	}
-	return func() dbCounts {
-		t.Helper()
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c dbCounts
-		for _, mf := range mfs {
-			for _, m := range mf.GetMetric() {
-				kind := ""
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "kind" {
-						kind = l.GetValue()
-					}
-				}
-				switch {
-				case mf.GetName() == "hangar_db_transactions_total":
-					c.transactions = m.GetCounter().GetValue()
-				case mf.GetName() == "hangar_db_statements_total" && kind == "query":
-					c.query = m.GetCounter().GetValue()
-				case mf.GetName() == "hangar_db_statements_total" && kind == "batched":
-					c.batched = m.GetCounter().GetValue()
-				}
-			}
-		}
-		return c
-	}
-}
 
 // newBuyer is checkout's subscription-changed for a new buyer's first order (Premium with a
 // region): a subscription allocation has never seen, of an account without an organization.
@@ -72,28 +32,28 @@ func newBuyer(i int) *eventsv1.SubscriptionChanged {
 func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
 	ctx := context.Background()
 	s, pool, _ := newService(t)
-	counts := counter(t, pool)
-	step := func(name string, want dbCounts, evs ...*eventsv1.SubscriptionChanged) {
+	counts := dbtest.Counter(t, pool)
+	step := func(name string, want dbtest.Counts, evs ...*eventsv1.SubscriptionChanged) {
 		t.Helper()
 		before := counts()
 		if err := s.Apply(ctx, evs...); err != nil {
 			t.Fatal(err)
 		}
 		after := counts()
-		if got := (dbCounts{after.query - before.query, after.batched - before.batched, after.transactions - before.transactions}); got != want {
+		if got := after.Minus(before); got != want {
 			t.Errorf("%s: %+v, want %+v", name, got, want)
 		}
 	}
-	step("a new buyer", dbCounts{query: 4, batched: 2, transactions: 1}, newBuyer(0))
+	step("a new buyer", dbtest.Counts{Query: 4, Batched: 2, Transactions: 1}, newBuyer(0))
 	var batch []*eventsv1.SubscriptionChanged
 	for i := 1; i <= 10; i++ {
 		batch = append(batch, newBuyer(i))
 	}
-	step("ten new buyers in one batch", dbCounts{query: 4, batched: 20, transactions: 1}, batch...)
-	step("a redelivered event", dbCounts{query: 4, transactions: 1}, newBuyer(3))
+	step("ten new buyers in one batch", dbtest.Counts{Query: 4, Batched: 20, Transactions: 1}, batch...)
+	step("a redelivered event", dbtest.Counts{Query: 4, Transactions: 1}, newBuyer(3))
 	changed := proto.Clone(newBuyer(0)).(*eventsv1.SubscriptionChanged)
 	changed.Version, changed.AddOns = 2, changed.AddOns[:1]
-	step("a changed subscription", dbCounts{query: 4, batched: 4, transactions: 1}, changed)
+	step("a changed subscription", dbtest.Counts{Query: 4, Batched: 4, Transactions: 1}, changed)
 }
 
 // A batch has the effect of its events applied one at a time, in order: the same

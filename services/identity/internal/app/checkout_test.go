@@ -9,53 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
-	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 )
-
-// dbCounts are the pool's statement counters by kind and its transactions.
-type dbCounts struct{ query, batched, transactions float64 }
-
-func counter(t *testing.T, pool *pgxpool.Pool) func() dbCounts {
-	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	if err := db.RegisterPool(reg, pool, "main"); err != nil {
-		t.Fatal(err)
-	}
-	return func() dbCounts {
-		t.Helper()
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c dbCounts
-		for _, mf := range mfs {
-			for _, m := range mf.GetMetric() {
-				kind := ""
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "kind" {
-						kind = l.GetValue()
-					}
-				}
-				switch {
-				case mf.GetName() == "hangar_db_transactions_total":
-					c.transactions = m.GetCounter().GetValue()
-				case mf.GetName() == "hangar_db_statements_total" && kind == "query":
-					c.query = m.GetCounter().GetValue()
-				case mf.GetName() == "hangar_db_statements_total" && kind == "batched":
-					c.batched = m.GetCounter().GetValue()
-				}
-			}
-		}
-		return c
-	}
-}
-
-func (c dbCounts) minus(o dbCounts) dbCounts {
-	return dbCounts{c.query - o.query, c.batched - o.batched, c.transactions - o.transactions}
-}
 
 // Checkout provisions a new buyer's account at purchase: created, password-less, in one
 // round trip and one transaction (the account with its account-created event); the same
@@ -64,14 +21,14 @@ func (c dbCounts) minus(o dbCounts) dbCounts {
 func TestProvisionAccount(t *testing.T) {
 	ctx := context.Background()
 	e := setup(t)
-	counts := counter(t, e.pool)
+	counts := dbtest.Counter(t, e.pool)
 
 	before := counts()
 	id, created, passwordless, err := e.svc.ProvisionAccount(ctx, " New.Buyer@Example.com ", false, true)
 	if err != nil || !created || !passwordless || id == "" {
 		t.Fatalf("ProvisionAccount(new) = %q, %v, %v, %v; want a new password-less account", id, created, passwordless, err)
 	}
-	if got, want := counts().minus(before), (dbCounts{batched: 2, transactions: 1}); got != want {
+	if got, want := counts().Minus(before), (dbtest.Counts{Batched: 2, Transactions: 1}); got != want {
 		t.Errorf("a new buyer cost %+v, want %+v (account and event pipelined, no lookup first)", got, want)
 	}
 	var events int
@@ -173,11 +130,11 @@ func TestSubscriptionChangesBatchEqualsOneAtATime(t *testing.T) {
 	for _, x := range batch {
 		apply(one, x)
 	}
-	counts := counter(t, batched.pool)
+	counts := dbtest.Counter(t, batched.pool)
 	before := counts()
 	apply(batched, batch...)
 	// Account 1 has four events: four rounds. BEGIN and COMMIT are the queries.
-	if got, want := counts().minus(before), (dbCounts{query: 2, batched: 4, transactions: 1}); got != want {
+	if got, want := counts().Minus(before), (dbtest.Counts{Query: 2, Batched: 4, Transactions: 1}); got != want {
 		t.Errorf("the batch cost %+v, want %+v", got, want)
 	}
 	a, b := entitlements(t, one.pool), entitlements(t, batched.pool)
