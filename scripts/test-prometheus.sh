@@ -38,11 +38,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# free_port prints a loopback port nothing listens on (bash's /dev/tcp probe).
+# free_port prints a loopback port nothing listens on (bash's /dev/tcp probe), below the
+# kernel's ephemeral range: a port inside it can meanwhile become the local end of one of
+# the stack's own outgoing connections (to PostgreSQL, the broker), and then prometheus
+# cannot bind it (a CI run failed so: "bind: address already in use").
 free_port() {
-  local p
+  local p low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  (( low > 21000 )) || low=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 20000))
+    p=$((20000 + RANDOM % (low - 20000)))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
       return 0
