@@ -9,37 +9,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/services/checkout/app"
 )
 
-// dbCounts are the statement and transaction counters of checkout's pool, keyed
-// "query", "batched", "copy" and "transactions".
-type dbCounts map[string]float64
-
-func (st *stack) dbCounts(t *testing.T) dbCounts {
+// dbCounts are the statement and transaction counters of checkout's pool.
+func (st *stack) dbCounts(t *testing.T) dbtest.Counts {
 	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(app.PoolCollector(st.app))
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := dbCounts{}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			switch mf.GetName() {
-			case "hangar_db_statements_total":
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "kind" {
-						out[l.GetValue()] = m.GetCounter().GetValue()
-					}
-				}
-			case "hangar_db_transactions_total":
-				out["transactions"] = m.GetCounter().GetValue()
-			}
-		}
-	}
-	return out
+	return dbtest.Gather(t, reg)["main"]
 }
 
 // What each request of the purchase journey costs checkout's database, in statements and
@@ -54,25 +33,22 @@ func TestJourneyStatementsAndTransactions(t *testing.T) {
 	// No background work on the pool while counting: no refresh, reconcile or renewals.
 	st := startStack(t, map[string]string{"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_RENEWAL_INTERVAL": "0"})
 	// step runs f and checks what checkout's pool sent, beyond the counts before it.
-	step := func(name string, want dbCounts, f func(t *testing.T)) {
+	step := func(name string, want dbtest.Counts, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {
 			before := st.dbCounts(t)
 			f(t)
-			after := st.dbCounts(t)
-			for _, k := range []string{"query", "batched", "copy", "transactions"} {
-				if got := after[k] - before[k]; got != want[k] {
-					t.Errorf("%s: %v, want %v", k, got, want[k])
-				}
+			if got := st.dbCounts(t).Minus(before); got != want {
+				t.Errorf("%+v, want %+v", got, want)
 			}
 		})
 	}
 	nonce := st.tokenize(t, "4111111111111111")
 	cfg := newBuyer("statements")
 	var body string
-	step("preview", dbCounts{}, func(t *testing.T) { body = quoted(t, st.base, cfg, nonce, "") })
+	step("preview", dbtest.Counts{}, func(t *testing.T) { body = quoted(t, st.base, cfg, nonce, "") })
 	var invoiceID string
 	var jar []string
-	step("submit", dbCounts{"query": 4, "batched": 5, "transactions": 4}, func(t *testing.T) {
+	step("submit", dbtest.Counts{Query: 4, Batched: 5, Transactions: 4}, func(t *testing.T) {
 		code, m, cookies := submitRaw(t, st.base, "statements-1", body, "")
 		if code != 200 || m["invoiceId"] == nil {
 			t.Fatalf("submit: %d %v", code, m)
@@ -85,7 +61,7 @@ func TestJourneyStatementsAndTransactions(t *testing.T) {
 			jar = append(jar, c.Name+"="+c.Value)
 		}
 	})
-	step("receipt", dbCounts{"batched": 2, "transactions": 1}, func(t *testing.T) {
+	step("receipt", dbtest.Counts{Batched: 2, Transactions: 1}, func(t *testing.T) {
 		code, r := call(t, "GET", st.base+"/buy/api/receipt/"+invoiceID, "", "Cookie", strings.Join(jar, "; "))
 		if code != 200 || r["total"] != "470.00" || len(asList(r["invoiceItems"])) == 0 {
 			t.Fatalf("receipt: %d %v", code, r)

@@ -19,34 +19,6 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-// dbCounts are the statement and transaction counters of payments' pool ("main") and the
-// processor's ("sandbox"), keyed "<pool> <query|batched|copy|transactions>".
-type dbCounts map[string]float64
-
-func gatherCounts(t *testing.T, reg *prometheus.Registry) dbCounts {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := dbCounts{}
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			switch mf.GetName() {
-			case "hangar_db_statements_total":
-				out[labels["pool"]+" "+labels["kind"]] = m.GetCounter().GetValue()
-			case "hangar_db_transactions_total":
-				out[labels["pool"]+" transactions"] = m.GetCounter().GetValue()
-			}
-		}
-	}
-	return out
-}
-
 // What payments' part of an order costs its database and the card processor's, in
 // statements and transactions: the counts are the design (one transaction whose BEGIN
 // travels with the key's claim and whose COMMIT with the outcome's writes; the processor's
@@ -78,14 +50,14 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 		gateway.NewSandbox(pools["sandbox"], []byte("k"), 3*time.Hour, time.Now), app.Policies{}, time.Now, log)
 
 	// step runs f and checks what it sent, beyond the counts before it.
-	step := func(name string, want dbCounts, f func(t *testing.T)) {
+	step := func(name string, want map[string]dbtest.Counts, f func(t *testing.T)) {
 		t.Run(name, func(t *testing.T) {
-			before := gatherCounts(t, reg)
+			before := dbtest.Gather(t, reg)
 			f(t)
-			after := gatherCounts(t, reg)
-			for k := range after {
-				if got := after[k] - before[k]; got != want[k] {
-					t.Errorf("%s: %v, want %v", k, got, want[k])
+			after := dbtest.Gather(t, reg)
+			for _, pool := range []string{"main", "sandbox"} {
+				if got := after[pool].Minus(before[pool]); got != want[pool] {
+					t.Errorf("%s pool: %+v, want %+v", pool, got, want[pool])
 				}
 			}
 		})
@@ -95,7 +67,7 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 	req := func(key string) domain.ChargeRequest {
 		return domain.ChargeRequest{IdempotencyKey: key, Amount: 47000, Currency: "USD", CustomerID: buyer, Reference: key}
 	}
-	step("tokenize", dbCounts{"sandbox query": 1, "sandbox transactions": 1}, func(t *testing.T) {
+	step("tokenize", map[string]dbtest.Counts{"sandbox": {Query: 1, Transactions: 1}}, func(t *testing.T) {
 		n, err := svc.Tokenize(ctx, domain.CardInput{Number: gateway.CardVisaOK, CVV: "123", ExpirationDate: "12/2030", PostalCode: "94105"})
 		if err != nil {
 			t.Fatal(err)
@@ -103,8 +75,7 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 		nonce = n.Nonce
 	})
 	// BEGIN + claim | processor | charge, captured event, method on file with its event + COMMIT.
-	step("a new buyer's charge that vaults the card", dbCounts{"main batched": 6, "main transactions": 1,
-		"sandbox query": 1, "sandbox transactions": 1}, func(t *testing.T) {
+	step("a new buyer's charge that vaults the card", map[string]dbtest.Counts{"main": {Batched: 6, Transactions: 1}, "sandbox": {Query: 1, Transactions: 1}}, func(t *testing.T) {
 		r := req("order-1")
 		r.Nonce, r.StoreInVault = nonce, true
 		c, _, err := svc.Charge(ctx, r)
@@ -116,8 +87,7 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 	if p, err := svc.BillingProfile(ctx, buyer); err != nil || p.Token != token {
 		t.Fatalf("method on file = %+v, %v; want %s", p, err, token)
 	}
-	step("a renewal charging the card on file", dbCounts{"main batched": 5, "main transactions": 1,
-		"sandbox query": 1, "sandbox transactions": 1}, func(t *testing.T) {
+	step("a renewal charging the card on file", map[string]dbtest.Counts{"main": {Batched: 5, Transactions: 1}, "sandbox": {Query: 1, Transactions: 1}}, func(t *testing.T) {
 		r := req("renewal-1")
 		r.Token = token
 		if c, _, err := svc.Charge(ctx, r); err != nil || c.Status != domain.Captured {
@@ -125,7 +95,7 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 		}
 	})
 	// BEGIN + claim (a conflict) | the stored charge locked | ROLLBACK; the processor is not asked.
-	step("a replay", dbCounts{"main batched": 2, "main query": 2, "main transactions": 1}, func(t *testing.T) {
+	step("a replay", map[string]dbtest.Counts{"main": {Batched: 2, Query: 2, Transactions: 1}}, func(t *testing.T) {
 		r := req("renewal-1")
 		r.Token = token
 		if c, replayed, err := svc.Charge(ctx, r); err != nil || !replayed || c.Status != domain.Captured {
