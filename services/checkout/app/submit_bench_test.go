@@ -1,13 +1,12 @@
 package app_test
 
 import (
-	"bufio"
-	"net/http"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hangar/hangar/internal/platform/servicetest"
 )
 
 // BenchmarkSubmit is the purchase journey's hot path against real PostgreSQL: per
@@ -21,21 +20,7 @@ import (
 func BenchmarkSubmit(b *testing.B) {
 	st := startStack(b, nil)
 	_, _, admin := st.app.Addrs()
-	statements := func() float64 {
-		resp, err := http.Get("http://" + admin + "/metrics")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
-		n := 0.0
-		for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
-			if line := sc.Text(); strings.HasPrefix(line, "hangar_db_statements_total{") {
-				v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-				n += v
-			}
-		}
-		return n
-	}
+	statements := func() float64 { return servicetest.Metric(b, admin, "hangar_db_statements_total") }
 	order := func(i int) {
 		nonce := st.tokenize(b, "4111111111111111")
 		cfg := newBuyer("bench-" + strconv.Itoa(i))

@@ -463,22 +463,7 @@ func TestSubmit(t *testing.T) {
 	// one decline per declined key.
 	t.Run("business metrics match the orders and submissions tables", func(t *testing.T) {
 		_, _, admin := st.app.Addrs()
-		resp, err := http.Get("http://" + admin + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		sum := func(name string) (total float64) {
-			for _, line := range strings.Split(string(b), "\n") {
-				if strings.HasPrefix(line, name+"{") {
-					var v float64
-					fmt.Sscan(line[strings.LastIndex(line, " ")+1:], &v)
-					total += v
-				}
-			}
-			return total
-		}
+		sum := func(name string) float64 { return servicetest.Metric(t, admin, name) }
 		orders := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`)
 		revenue := st.count(t, st.checkoutDB, `SELECT coalesce(sum(total_in_cents), 0)::int FROM orders`)
 		declined := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE status = 'declined'`)

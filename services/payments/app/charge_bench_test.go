@@ -1,10 +1,8 @@
 package app_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
+	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
@@ -64,27 +63,10 @@ func BenchmarkCharge(b *testing.B) {
 // dbCounters scrapes the admin port's statement and transaction counters by pool.
 func (r *running) dbCounters(t testing.TB) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + r.admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	out := map[string]float64{}
-	for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
-		line := sc.Text()
-		var kind string
-		switch {
-		case strings.HasPrefix(line, "hangar_db_statements_total{"):
-			kind = "statements"
-		case strings.HasPrefix(line, "hangar_db_transactions_total{"):
-			kind = "transactions"
-		default:
-			continue
-		}
-		pool := line[strings.Index(line, `pool="`)+6:]
-		pool = pool[:strings.IndexByte(pool, '"')]
-		v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		out[pool+" "+kind] += v
+	for _, pool := range []string{"main", "sandbox"} {
+		out[pool+" statements"] = servicetest.Metric(t, r.admin, "hangar_db_statements_total", `pool="`+pool+`"`)
+		out[pool+" transactions"] = servicetest.Metric(t, r.admin, "hangar_db_transactions_total", `pool="`+pool+`"`)
 	}
 	return out
 }
