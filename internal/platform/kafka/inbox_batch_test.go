@@ -16,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
 // consumeBatches runs a batch consumer of topic until the returned stop.
@@ -28,23 +27,7 @@ func (r *rig) consumeBatches(t *testing.T, cfg kafka.ConsumerConfig, topic strin
 // consumeBatchesOf runs a batch consumer of topics until the returned stop.
 func (r *rig) consumeBatchesOf(t *testing.T, cfg kafka.ConsumerConfig, topics []string, h kafka.InboxBatchHandler, o kafka.BatchOptions) (stop func()) {
 	t.Helper()
-	cfg.Brokers, cfg.Pool, cfg.Tracer, cfg.Propagator = r.broker.Addrs(), r.pool, r.tp, telemetry.Propagator()
-	cfg.MaxAttempts, cfg.InitialBackoff, cfg.Log = 3, 10*time.Millisecond, slog.New(slog.DiscardHandler)
-	c := kafka.NewInboxBatchConsumerOf(cfg, topics, h, o)
-	ctx, cancel := context.WithCancel(r.ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("batch consumer Run = %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return r.runUntilStop(t, "batch consumer", kafka.NewInboxBatchConsumerOf(r.config(cfg), topics, h, o).Run)
 }
 
 // recordBatch is a batch handler whose effects are rows in effects, in the inbox
@@ -274,16 +257,7 @@ func TestBatchConsumerEffectsOutsideTxHoldNoConnection(t *testing.T) {
 	run := func(group string) func() {
 		cfg := kafka.ConsumerConfig{Group: group, Inbox: "outside", Brokers: r.broker.Addrs(), Pool: one, Log: slog.New(slog.DiscardHandler),
 			MaxAttempts: 3, InitialBackoff: 10 * time.Millisecond}
-		c := kafka.NewInboxBatchConsumer(cfg, topic, h, kafka.BatchOptions{Max: 5, EffectsOutsideTx: true})
-		ctx, cancel := context.WithCancel(r.ctx)
-		done := make(chan error, 1)
-		go func() { done <- c.Run(ctx) }()
-		return func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run = %v", err)
-			}
-		}
+		return r.runUntilStop(t, "batch consumer", kafka.NewInboxBatchConsumer(cfg, topic, h, kafka.BatchOptions{Max: 5, EffectsOutsideTx: true}).Run)
 	}
 	stop := run("outside")
 	r.eventually(t, `SELECT count(*) FROM inbox WHERE consumer = 'outside'`, 12)

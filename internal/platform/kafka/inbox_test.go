@@ -83,21 +83,32 @@ func (r *rig) consume(t *testing.T, group string, reg prometheus.Registerer, h k
 
 func (r *rig) consumeWith(t *testing.T, cfg kafka.ConsumerConfig, h kafka.InboxHandler, topics ...string) (stop func()) {
 	t.Helper()
-	cfg.Brokers, cfg.Pool, cfg.Tracer, cfg.Propagator = r.broker.Addrs(), r.pool, r.tp, telemetry.Propagator()
-	cfg.MaxAttempts, cfg.InitialBackoff, cfg.Log = 3, 10*time.Millisecond, slog.New(slog.DiscardHandler)
-	c := kafka.NewInboxConsumer(cfg)
+	c := kafka.NewInboxConsumer(r.config(cfg))
 	for _, topic := range topics {
 		c.Handle(topic, h)
 	}
+	return r.runUntilStop(t, "consumer", c.Run)
+}
+
+// config completes cfg with the rig's broker, inbox pool and tracing, and quick retries.
+func (r *rig) config(cfg kafka.ConsumerConfig) kafka.ConsumerConfig {
+	cfg.Brokers, cfg.Pool, cfg.Tracer, cfg.Propagator = r.broker.Addrs(), r.pool, r.tp, telemetry.Propagator()
+	cfg.MaxAttempts, cfg.InitialBackoff, cfg.Log = 3, 10*time.Millisecond, slog.New(slog.DiscardHandler)
+	return cfg
+}
+
+// runUntilStop runs run until the returned stop or the test's end; stop waits for run to
+// return and fails the test on its error.
+func (r *rig) runUntilStop(t *testing.T, what string, run func(context.Context) error) (stop func()) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	go func() { done <- run(ctx) }()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
-				t.Errorf("consumer Run = %v", err)
+				t.Errorf("%s Run = %v", what, err)
 			}
 		})
 	}
