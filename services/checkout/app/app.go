@@ -325,11 +325,7 @@ func (a *App) runRenewals(ctx context.Context) {
 	cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
 		Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval}
 	consumers := a.renewer.Consumers(cc, rc.Workers)
-	pm := cc
-	pm.Group = iapp.PaymentMethodsGroup
-	pmc := kafka.NewInboxConsumer(pm)
-	pmc.Handle(events.TopicPaymentMethodUpdated, a.renewer.HandlePaymentMethodUpdated)
-	runners := []interface{ Run(context.Context) error }{pmc}
+	runners := []interface{ Run(context.Context) error }{a.renewer.PaymentMethodsConsumer(cc)}
 	for _, c := range consumers {
 		runners = append(runners, c)
 	}

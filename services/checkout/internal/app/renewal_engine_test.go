@@ -203,7 +203,7 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 	b, _ := proto.Marshal(&eventsv1.PaymentMethodUpdated{AccountId: adapters.SeedPilot, PaymentMethod: "CREDIT_CARD",
 		PaymentMethodToken: "tok-new", ExpirationDate: "01/2031", UpdatedAt: timestamppb.New(e.clock.Now())})
 	if err := pgx.BeginFunc(context.Background(), e.pool, func(tx pgx.Tx) error {
-		return r.HandlePaymentMethodUpdated(context.Background(), tx, kafka.Envelope{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b})
+		return r.HandlePaymentMethodUpdates(context.Background(), tx, []kafka.Envelope{{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b}})
 	}); err != nil {
 		t.Fatal(err)
 	}

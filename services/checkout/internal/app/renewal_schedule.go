@@ -426,57 +426,103 @@ func (r *Renewer) Consumers(cfg kafka.ConsumerConfig, n int) []*kafka.InboxBatch
 	return out
 }
 
-// RetryNow makes the due renewals of the account's subscriptions that are in their grace
-// period (declined at least once) be tried at once, in tx: a job is published for each.
-// A payment-method update or auto-renew turned back on calls it.
-func (r *Renewer) RetryNow(ctx context.Context, tx pgx.Tx, accountID string) (int, error) {
-	now := r.svc.now()
-	rows, err := tx.Query(ctx, `UPDATE renewals rn SET next_attempt_at = $2, enqueued_until = $3, updated_at = now()
-		FROM subscriptions s WHERE s.id = rn.subscription_id AND s.account_id = $1 AND rn.status = 'due' AND rn.declines > 0
-		RETURNING rn.subscription_id::text, rn.term_end, rn.attempt`, accountID, now, now.Add(r.o.JobLease))
-	if err != nil {
-		return 0, fmt.Errorf("retry renewals now: %w", err)
-	}
-	evs, err := renewalDueEvents(rows)
-	if err != nil {
-		return 0, fmt.Errorf("read renewals to retry: %w", err)
-	}
-	if len(evs) > 0 {
-		if err := kafka.Enqueue(ctx, tx, r.prop, evs...); err != nil {
-			return 0, fmt.Errorf("publish renewal retries: %w", err)
-		}
-	}
-	return len(evs), nil
-}
-
 // PaymentMethodsGroup is checkout's consumer group of payments' payment-method-updated.
 const PaymentMethodsGroup = "checkout-payment-methods"
 
-// HandlePaymentMethodUpdated keeps the account's card subscriptions' stored method (token
-// and card expiry) in step with payments, and retries at once a renewal in its grace
-// period (an InboxHandler).
-func (r *Renewer) HandlePaymentMethodUpdated(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
-	var ev eventsv1.PaymentMethodUpdated
-	if err := env.Decode(&ev); err != nil {
-		return err
-	}
-	if ev.GetAccountId() == "" || ev.GetPaymentMethodToken() == "" {
-		return nil // check billing (no token): nothing a card renewal can use
-	}
-	if _, err := tx.Exec(ctx, `UPDATE subscriptions SET payment_method_token = $2, card_expires_at = $3, updated_at = now()
-		WHERE account_id = $1 AND payment_method = 'CREDIT_CARD' AND payment_source = 'CREDIT_CARD'`,
-		ev.GetAccountId(), ev.GetPaymentMethodToken(), CardExpiry(ev.GetExpirationDate())); err != nil {
-		return fmt.Errorf("store updated payment method: %w", err)
-	}
-	n, err := r.RetryNow(ctx, tx, ev.GetAccountId())
-	if n > 0 {
-		r.log.InfoContext(ctx, "payment method updated in grace period: renewal retried now", "account", ev.GetAccountId(), "renewals", n)
-	}
-	return err
+// PaymentMethodsConsumer builds the consumer of payments' payment-method-updated (group and
+// inbox PaymentMethodsGroup; cfg's Group and Inbox are set here), which hands the events
+// to HandlePaymentMethodUpdates in batches: every order's card vaulting emits one, so one
+// transaction per batch instead of one per event.
+func (r *Renewer) PaymentMethodsConsumer(cfg kafka.ConsumerConfig) *kafka.InboxBatchConsumer {
+	cfg.Group, cfg.Inbox = PaymentMethodsGroup, PaymentMethodsGroup
+	return kafka.NewInboxBatchConsumer(cfg, events.TopicPaymentMethodUpdated, r.HandlePaymentMethodUpdates, kafka.BatchOptions{})
 }
 
-// renewalDueEvents turns rows of (subscription id, term end, attempt) into renewal-due jobs;
-// the scheduler's claim and RetryNow both publish what their UPDATE ... RETURNING gave back.
+// HandlePaymentMethodUpdates keeps the accounts' card subscriptions' stored method (token
+// and card expiry) in step with payments, and retries at once a renewal in its grace period
+// (a declined renewal still due): a job is published for it (an InboxBatchHandler). The
+// events are payments', keyed by account, so an account's events arrive in their order
+// and its last one in envs is its method on file: applying only that one leaves what
+// applying each in turn would (a check-billing event, with no token, changes nothing and
+// does not count as the last). The whole batch costs two statements in one round trip,
+// plus the outbox insert when a renewal is retried.
+func (r *Renewer) HandlePaymentMethodUpdates(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+	at := map[string]int{}
+	var accounts, tokens []string
+	var expiries []*time.Time
+	for _, env := range envs {
+		var ev eventsv1.PaymentMethodUpdated
+		if err := env.Decode(&ev); err != nil {
+			return err
+		}
+		if ev.GetAccountId() == "" || ev.GetPaymentMethodToken() == "" {
+			continue // check billing (no token): nothing a card renewal can use
+		}
+		exp := CardExpiry(ev.GetExpirationDate())
+		if i, ok := at[ev.GetAccountId()]; ok {
+			tokens[i], expiries[i] = ev.GetPaymentMethodToken(), exp
+			continue
+		}
+		at[ev.GetAccountId()] = len(accounts)
+		accounts, tokens, expiries = append(accounts, ev.GetAccountId()), append(tokens, ev.GetPaymentMethodToken()), append(expiries, exp)
+	}
+	if len(accounts) == 0 {
+		return nil
+	}
+	// The accounts also as ANY($1): the planner then finds their subscriptions by the
+	// account index whatever it guesses of unnest's rows (a join alone, with statistics
+	// older than the table's growth, became a nested loop over every subscription).
+	now := r.svc.now()
+	var retried []retry
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE subscriptions s SET payment_method_token = u.token, card_expires_at = u.expires, updated_at = now()
+		FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(account_id, token, expires)
+		WHERE s.account_id = ANY($1) AND s.account_id = u.account_id AND s.payment_method = 'CREDIT_CARD' AND s.payment_source = 'CREDIT_CARD'`,
+		accounts, tokens, expiries)
+	b.Queue(`UPDATE renewals rn SET next_attempt_at = $2, enqueued_until = $3, updated_at = now()
+		FROM subscriptions s WHERE s.id = rn.subscription_id AND s.account_id = ANY($1::uuid[]) AND rn.status = 'due' AND rn.declines > 0
+		RETURNING s.account_id::text, rn.subscription_id::text, rn.term_end, rn.attempt`, accounts, now, now.Add(r.o.JobLease)).
+		Query(func(rows pgx.Rows) error {
+			var err error
+			retried, err = pgx.CollectRows(rows, pgx.RowToStructByPos[retry])
+			return err
+		})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store updated payment methods and retry renewals now: %w", err)
+	}
+	if len(retried) == 0 {
+		return nil
+	}
+	evs := make([]kafka.Event, len(retried))
+	perAccount := map[string]int{}
+	for i, rt := range retried {
+		ev, err := renewalDue(rt.SubscriptionID, rt.TermEnd, rt.Attempt)
+		if err != nil {
+			return err
+		}
+		evs[i] = ev
+		perAccount[rt.AccountID]++
+	}
+	if err := kafka.Enqueue(ctx, tx, r.prop, evs...); err != nil {
+		return fmt.Errorf("publish renewal retries: %w", err)
+	}
+	for _, acct := range accounts {
+		if n := perAccount[acct]; n > 0 {
+			r.log.InfoContext(ctx, "payment method updated in grace period: renewal retried now", "account", acct, "renewals", n)
+		}
+	}
+	return nil
+}
+
+// retry is a renewal in its grace period that a payment-method update retries now.
+type retry struct {
+	AccountID, SubscriptionID string
+	TermEnd                   time.Time
+	Attempt                   int32
+}
+
+// renewalDueEvents turns rows of (subscription id, term end, attempt) into renewal-due jobs:
+// what the scheduler's claim's UPDATE ... RETURNING gave back.
 func renewalDueEvents(rows pgx.Rows) ([]kafka.Event, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (kafka.Event, error) {
 		var id string

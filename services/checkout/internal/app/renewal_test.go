@@ -95,7 +95,7 @@ type renewalEnv struct {
 func newRenewalEnv(t *testing.T) *renewalEnv { return newRenewalEnvWith(t, nil) }
 
 // newRenewalEnvWith lets a test set the order pipeline's options (crash injection).
-func newRenewalEnvWith(t *testing.T, pipeOpts func(*order.Options)) *renewalEnv {
+func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 0)
