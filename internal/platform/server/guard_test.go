@@ -43,9 +43,9 @@ func startWithIdentity(t *testing.T) (string, *fakeIdentity) {
 	f := &fake{traces: make(chan trace.TraceID, 64)}
 	id := &fakeIdentity{reached: make(chan string, 64)}
 	s, _, _ := startServerWith(t, f, func(s *server.Server) {
-		identityv1.RegisterIdentityServiceServer(s.GRPC(), id)
-		s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-			return identityv1.RegisterIdentityServiceHandler(ctx, mux, conn)
+		identityv1.RegisterIdentityServiceServer(s, id)
+		s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+			return identityv1.RegisterIdentityServiceHandlerClient(ctx, mux, identityv1.NewIdentityServiceClient(conn))
 		})
 		s.Handle("GET /plain/{code}", http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			id.reached <- r.PathValue("code")

@@ -1,8 +1,9 @@
 // Package server runs a service's three listeners: gRPC (with health, reflection, panic
 // recovery, RED metrics, error mapping and the otelgrpc stats handler), the public REST API
-// (grpc-gateway over a gRPC connection to the same server, so REST calls pass the same
-// interceptors), and the admin port (/healthz, /readyz, /metrics). Run blocks until its
-// context ends, then drains every listener within the shutdown timeout.
+// (grpc-gateway over an in-process channel to the same service implementations, through the
+// same interceptors and stats handler as the gRPC server), and the admin port (/healthz,
+// /readyz, /metrics). Run blocks until its context ends, then drains every listener within
+// the shutdown timeout.
 package server
 
 import (
@@ -14,9 +15,11 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -26,10 +29,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/hangar/hangar/internal/platform/config"
@@ -46,8 +52,10 @@ type Deps struct {
 	RED        *metrics.RED
 }
 
-// GatewayRegistrar registers generated gateway handlers over conn (Register<Svc>Handler).
-type GatewayRegistrar func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error
+// GatewayRegistrar registers generated gateway handlers over conn:
+// Register<Svc>HandlerClient(ctx, mux, pb.New<Svc>Client(conn)). conn reaches the services
+// registered on the Server in-process.
+type GatewayRegistrar func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error
 
 // Server is one service's set of listeners.
 type Server struct {
@@ -55,6 +63,7 @@ type Server struct {
 	cfg      config.Platform
 	deps     Deps
 	grpc     *grpc.Server
+	inproc   *inprocgrpc.Channel
 	health   *health.Server
 	ready    *Readiness
 	public   *http.ServeMux
@@ -68,17 +77,30 @@ type Server struct {
 
 	grpcLn, httpLn, adminLn net.Listener
 	handler                 atomic.Pointer[http.Handler]
+	// inprocPeer is the peer a handler saw on the gateway's loopback connection before
+	// the gateway went in-process: the address the loopback dial left from.
+	inprocPeer atomic.Pointer[peer.Peer]
+	stopping   atomic.Bool
 }
 
-// New builds a server for the service name. Register services on GRPC(), gateways with
-// Gateway, extra public routes with Handle, then call Listen and Run.
+// New builds a server for the service name. Register services on the Server itself
+// (pb.Register<Svc>Server(srv, impl)), gateways with Gateway, extra public routes with
+// Handle, then call Listen and Run.
 func New(name string, cfg config.Platform, deps Deps) *Server {
 	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits}
 	s.ready = newReadiness(s.health)
-	s.grpc = grpc.NewServer(
-		grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))),
-		grpc.ChainUnaryInterceptor(deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.errorUnary, s.installedUnary),
-	)
+	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.errorUnary, s.installedUnary}
+	serverStats := otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))
+	s.grpc = grpc.NewServer(grpc.StatsHandler(serverStats), grpc.ChainUnaryInterceptor(interceptors...))
+	// The gateway's channel: what the loopback gRPC connection did minus sockets, HTTP/2 and
+	// marshalling. The client stats handler injects the trace into the metadata the server
+	// stats handler extracts it from (the channel hands the handler none of the caller's
+	// context values, as a transport would not), so REST spans nest as before.
+	s.inproc = new(inprocgrpc.Channel).
+		WithServerUnaryInterceptor(s.inprocUnary(interceptors)).
+		WithServerStatsHandler(serverStats).
+		WithClientStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator)))
+	s.inprocPeer.Store(&peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}})
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
@@ -92,8 +114,13 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 	return s
 }
 
-// GRPC is the gRPC server to register service implementations on.
-func (s *Server) GRPC() *grpc.Server { return s.grpc }
+// RegisterService registers a service implementation on the gRPC server and on the
+// gateway's in-process channel, so generated pb.Register<Svc>Server(srv, impl) serves it to
+// both. Call before Run.
+func (s *Server) RegisterService(desc *grpc.ServiceDesc, impl any) {
+	s.grpc.RegisterService(desc, impl)
+	s.inproc.RegisterService(desc, impl)
+}
 
 // Ready is the readiness state; components report into it.
 func (s *Server) Ready() *Readiness { return s.ready }
@@ -124,16 +151,79 @@ func (s *Server) GatewayOptions(opts ...runtime.ServeMuxOption) {
 	s.gwOptions = append(s.gwOptions, opts...)
 }
 
-func (s *Server) installedUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	return s.chainUnary(0, ctx, req, info, handler)
+// inprocUnary runs the gRPC server's interceptors for a call on the in-process channel, and
+// adds what the loopback connection's transport did: refuse calls once shutdown began,
+// refuse metadata gRPC would not send, present the loopback peer, and turn the handler's
+// error into the status the client would have read off the wire.
+func (s *Server) inprocUnary(interceptors []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if s.stopping.Load() {
+			return nil, status.Error(codes.Unavailable, "the server is shutting down")
+		}
+		if md, ok := metadata.FromIncomingContext(ctx); ok {
+			if err := validMetadata(md); err != nil {
+				return nil, status.Error(codes.Internal, err.Error())
+			}
+		}
+		ctx = peer.NewContext(ctx, s.inprocPeer.Load())
+		resp, err := chainUnary(interceptors, 0, ctx, req, info, handler)
+		if err != nil {
+			return nil, wireStatus(err)
+		}
+		return resp, nil
+	}
 }
 
-func (s *Server) chainUnary(i int, ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if i == len(s.unary) {
+// wireStatus is err as a gRPC client receives it: a status as is, a context error as its
+// code, anything else Unknown with its text; never the handler's own error value.
+func wireStatus(err error) error {
+	st, ok := status.FromError(err)
+	if !ok {
+		st = status.FromContextError(err)
+	}
+	return status.FromProto(st.Proto()).Err()
+}
+
+// validMetadata applies grpc-go's client-side check of outgoing metadata (keys of
+// [0-9a-z-_.], values printable ASCII unless the key ends in -bin): the loopback connection
+// refused such a call with Internal before it left the gateway.
+func validMetadata(md metadata.MD) error {
+	for k, vals := range md {
+		if k == "" {
+			return errors.New("there is an empty key in the header")
+		}
+		if k[0] == ':' {
+			continue
+		}
+		for i := 0; i < len(k); i++ {
+			if c := k[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '.' && c != '-' && c != '_' {
+				return fmt.Errorf("header key %q contains illegal characters not in [0-9a-z-_.]", k)
+			}
+		}
+		if strings.HasSuffix(k, "-bin") {
+			continue
+		}
+		for _, v := range vals {
+			for i := 0; i < len(v); i++ {
+				if v[i] < 0x20 || v[i] > 0x7e {
+					return fmt.Errorf("header key %q contains value with non-printable ASCII characters", k)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Server) installedUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return chainUnary(s.unary, 0, ctx, req, info, handler)
+}
+
+func chainUnary(chain []grpc.UnaryServerInterceptor, i int, ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if i == len(chain) {
 		return handler(ctx, req)
 	}
-	return s.unary[i](ctx, req, info, func(ctx context.Context, req any) (any, error) {
-		return s.chainUnary(i+1, ctx, req, info, handler)
+	return chain[i](ctx, req, info, func(ctx context.Context, req any) (any, error) {
+		return chainUnary(chain, i+1, ctx, req, info, handler)
 	})
 }
 
@@ -178,14 +268,14 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	log := s.deps.Logger
-	conn, err := grpc.NewClient(loopback(s.grpcLn.Addr()),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(s.deps.Tracer), otelgrpc.WithPropagators(s.deps.Propagator))),
-	)
-	if err != nil {
-		return fmt.Errorf("dial own grpc: %w", err)
+	if ta, ok := s.grpcLn.Addr().(*net.TCPAddr); ok {
+		ip := ta.IP
+		if ip == nil || ip.IsUnspecified() {
+			ip = net.IPv4(127, 0, 0, 1)
+		}
+		s.inprocPeer.Store(&peer.Peer{Addr: &net.TCPAddr{IP: ip}, LocalAddr: ta})
 	}
-	defer conn.Close()
+	defer s.stopping.Store(true)
 	gw := runtime.NewServeMux(append([]runtime.ServeMuxOption{
 		runtime.WithErrorHandler(s.gatewayError),
 		runtime.WithRoutingErrorHandler(s.routingError),
@@ -207,7 +297,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}),
 	}, s.gwOptions...)...)
 	for _, reg := range s.gateways {
-		if err := reg(ctx, gw, conn); err != nil {
+		if err := reg(ctx, gw, s.inproc); err != nil {
 			return fmt.Errorf("register gateway: %w", err)
 		}
 	}
@@ -240,6 +330,9 @@ func (s *Server) Run(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 		defer cancel()
 		errHTTP := httpSrv.Shutdown(sctx)
+		// In-process callers of Handler (the dev edge) bypass httpSrv; the loopback
+		// connection refused them once the gRPC server began to stop.
+		s.stopping.Store(true)
 		stopped := make(chan struct{})
 		go func() { s.grpc.GracefulStop(); close(stopped) }()
 		select {
@@ -251,13 +344,6 @@ func (s *Server) Run(ctx context.Context) error {
 		return errors.Join(errHTTP, errAdmin)
 	})
 	return g.Wait()
-}
-
-func loopback(a net.Addr) string {
-	if ta, ok := a.(*net.TCPAddr); ok && (ta.IP == nil || ta.IP.IsUnspecified()) {
-		return fmt.Sprintf("127.0.0.1:%d", ta.Port)
-	}
-	return a.String()
 }
 
 func ignoreClosed(err error) error {

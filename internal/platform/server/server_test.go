@@ -48,7 +48,13 @@ func startServer(t *testing.T, f *fake) (*server.Server, context.CancelFunc, cha
 }
 
 // startServerWith is startServer with more registrations (before Listen).
-func startServerWith(t *testing.T, f *fake, more func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
+func startServerWith(t *testing.T, f catalogv1.CatalogServiceServer, more func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
+	t.Helper()
+	return startServerListening(t, f, more, nil)
+}
+
+// startServerListening is startServerWith with a hook between Listen and Run.
+func startServerListening(t *testing.T, f catalogv1.CatalogServiceServer, more, listening func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
 	t.Helper()
 	cfg := config.Platform{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second}
 	reg := metrics.NewRegistry()
@@ -60,15 +66,18 @@ func startServerWith(t *testing.T, f *fake, more func(*server.Server)) (*server.
 		Logger: slog.New(slog.DiscardHandler), Registry: reg, Tracer: sdktrace.NewTracerProvider(),
 		Propagator: telemetry.Propagator(), RED: red,
 	})
-	catalogv1.RegisterCatalogServiceServer(s.GRPC(), f)
-	s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-		return catalogv1.RegisterCatalogServiceHandler(ctx, mux, conn)
+	catalogv1.RegisterCatalogServiceServer(s, f)
+	s.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return catalogv1.RegisterCatalogServiceHandlerClient(ctx, mux, catalogv1.NewCatalogServiceClient(conn))
 	})
 	if more != nil {
 		more(s)
 	}
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
+	}
+	if listening != nil {
+		listening(s)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -111,9 +111,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	allocationv1.RegisterAllocationServiceServer(a.srv.GRPC(), ports.NewGRPC(a.svc))
-	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-		return allocationv1.RegisterAllocationServiceHandler(ctx, mux, conn)
+	allocationv1.RegisterAllocationServiceServer(a.srv, ports.NewGRPC(a.svc))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return allocationv1.RegisterAllocationServiceHandlerClient(ctx, mux, allocationv1.NewAllocationServiceClient(conn))
 	})
 	a.srv.UseHTTP(ports.TrailingSlash)
 	auth.Install(a.srv, auth.Options{Resolver: resolver, CSRF: auth.CSRFConfig{AllowedOrigins: cfg.Auth.AllowedOrigins}})

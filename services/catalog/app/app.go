@@ -78,9 +78,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
 	a.srv.Ready().Require("catalogue")
-	catalogv1.RegisterCatalogServiceServer(a.srv.GRPC(), ports.NewGRPC(a.cats))
-	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-		return catalogv1.RegisterCatalogServiceHandler(ctx, mux, conn)
+	catalogv1.RegisterCatalogServiceServer(a.srv, ports.NewGRPC(a.cats))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return catalogv1.RegisterCatalogServiceHandlerClient(ctx, mux, catalogv1.NewCatalogServiceClient(conn))
 	})
 	a.srv.Handle("GET "+ports.AvailablePlansPath, a.plans)
 	return a, nil

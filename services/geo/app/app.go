@@ -60,7 +60,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	loc := iapp.NewLocator(Country, proxies)
 	a := &App{shutdown: shutdown, srv: server.New(cfg.ServiceName, cfg.Platform, deps)}
 	a.srv.Ready().Require("ip data")
-	geov1.RegisterGeoServiceServer(a.srv.GRPC(), ports.NewGRPC(loc))
+	geov1.RegisterGeoServiceServer(a.srv, ports.NewGRPC(loc))
 	lookup := ports.Lookup{Loc: loc}
 	a.srv.Handle("GET "+ports.LookupPath, lookup)
 	a.srv.Handle("GET "+ports.LookupPath[:len(ports.LookupPath)-1], lookup)

@@ -120,9 +120,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	identityv1.RegisterIdentityServiceServer(a.srv.GRPC(), ports.NewGRPC(a.svc, cfg.TrustedProxies))
-	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-		return identityv1.RegisterIdentityServiceHandler(ctx, mux, conn)
+	identityv1.RegisterIdentityServiceServer(a.srv, ports.NewGRPC(a.svc, cfg.TrustedProxies))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return identityv1.RegisterIdentityServiceHandlerClient(ctx, mux, identityv1.NewIdentityServiceClient(conn))
 	})
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.UseHTTP(ports.TrailingSlash)

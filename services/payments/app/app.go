@@ -159,9 +159,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	paymentsv1.RegisterPaymentsServiceServer(a.srv.GRPC(), ports.NewGRPC(a.svc))
-	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
-		return paymentsv1.RegisterPaymentsServiceHandler(ctx, mux, conn)
+	paymentsv1.RegisterPaymentsServiceServer(a.srv, ports.NewGRPC(a.svc))
+	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return paymentsv1.RegisterPaymentsServiceHandlerClient(ctx, mux, paymentsv1.NewPaymentsServiceClient(conn))
 	})
 	a.srv.Handle("GET "+ports.HostedFieldsPath, ports.HostedFields{ParentOrigins: cfg.AllowedOrigins})
 	if cfg.ReaderSimulator {
