@@ -173,24 +173,13 @@ func (a *App) consume(ctx context.Context) {
 	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: ConsumerGroup, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
 		events.TopicSubscriptionChanged, a.handleBatch, kafka.BatchOptions{})
-	for ctx.Err() == nil {
-		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
-			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
+	kafka.KeepRunning(ctx, a.log, ConsumerGroup, c)
 }
 
 func (a *App) handleBatch(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
-	evs := make([]*eventsv1.SubscriptionChanged, len(envs))
-	for i, env := range envs {
-		evs[i] = &eventsv1.SubscriptionChanged{}
-		if err := env.Decode(evs[i]); err != nil {
-			return err
-		}
+	evs, err := kafka.DecodeAll[eventsv1.SubscriptionChanged](envs)
+	if err != nil {
+		return err
 	}
 	return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
 }

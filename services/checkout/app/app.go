@@ -330,14 +330,7 @@ func (a *App) runRenewals(ctx context.Context) {
 		runners = append(runners, c)
 	}
 	for _, c := range runners {
-		go func() {
-			for ctx.Err() == nil {
-				if err := c.Run(ctx); err != nil {
-					a.log.ErrorContext(ctx, "renewal consumer stopped; restarting", "err", err.Error())
-					sleep(ctx, 2*time.Second)
-				}
-			}
-		}()
+		go kafka.KeepRunning(ctx, a.log, "renewal", c)
 	}
 	a.renewer.RunScheduler(ctx, rc.Interval)
 }

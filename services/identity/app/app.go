@@ -227,24 +227,13 @@ func (a *App) consumeSubscriptions(ctx context.Context) {
 	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
 		events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
-			evs := make([]*eventsv1.SubscriptionChanged, len(envs))
-			for i, env := range envs {
-				evs[i] = &eventsv1.SubscriptionChanged{}
-				if err := env.Decode(evs[i]); err != nil {
-					return err
-				}
+			evs, err := kafka.DecodeAll[eventsv1.SubscriptionChanged](envs)
+			if err != nil {
+				return err
 			}
 			return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
 		}, kafka.BatchOptions{})
-	for ctx.Err() == nil {
-		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
-			a.log.ErrorContext(ctx, "subscription-changed consumer stopped; restarting", "err", err.Error())
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
+	kafka.KeepRunning(ctx, a.log, SubscriptionsGroup, c)
 }
 
 // MarketingConsentsGroup is the consumer group that records the marketing consents buyers
@@ -266,13 +255,5 @@ func (a *App) consumeMarketingConsents(ctx context.Context) {
 		}
 		return a.svc.HandleMarketingConsentGiven(ctx, tx, &ev)
 	})
-	for ctx.Err() == nil {
-		if err := c.Run(ctx); err != nil && ctx.Err() == nil {
-			a.log.ErrorContext(ctx, "marketing-consent-given consumer stopped; restarting", "err", err.Error())
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
-	}
+	kafka.KeepRunning(ctx, a.log, MarketingConsentsGroup, c)
 }

@@ -164,14 +164,5 @@ func (a *App) startData(ctx context.Context) {
 	c := kafka.NewInboxBatchConsumerOf(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: a.cfg.Group, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts, CommitInterval: a.cfg.CommitInterval},
 		ports.Topics, ports.Handler(a.svc), kafka.BatchOptions{Max: a.cfg.BatchMax, Linger: a.cfg.BatchLinger})
-	// A consumer that stops on a broker error starts again: the group resumes at its offsets.
-	for ctx.Err() == nil {
-		if err := c.Run(ctx); err != nil {
-			a.log.ErrorContext(ctx, "event consumer stopped; restarting", "err", err.Error())
-			select {
-			case <-ctx.Done():
-			case <-time.After(2 * time.Second):
-			}
-		}
-	}
+	kafka.KeepRunning(ctx, a.log, a.cfg.Group, c)
 }
