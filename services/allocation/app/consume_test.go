@@ -139,19 +139,12 @@ func BenchmarkConsumeSubscriptionChanged(b *testing.B) {
 	p := kafka.NewProducer(brokers, telemetry.Propagator())
 	defer p.Close()
 
-	const pool = `pool="main"`
-	stmts0, queries0 := servicetest.Metric(b, admin, "hangar_db_statements_total", pool), servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
-	txs0 := servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)
+	db0 := dbtest.Gather(b, servicetest.Gatherer(admin))["main"]
 	b.ResetTimer()
 	if err := p.Publish(ctx, msgs...); err != nil {
 		b.Fatal(err)
 	}
-	for servicetest.Metric(b, admin, "hangar_kafka_consumer_events_total", `group="allocation"`, `outcome="handled"`) < float64(b.N) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	servicetest.AwaitMetric(b, admin, "hangar_kafka_consumer_events_total", float64(b.N), `group="allocation"`, `outcome="handled"`)
 	b.StopTimer()
-	n := float64(b.N)
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/event")
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/event")
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/event")
+	servicetest.ReportDB(b, dbtest.Gather(b, servicetest.Gatherer(admin))["main"], db0, "event")
 }

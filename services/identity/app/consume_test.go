@@ -16,6 +16,7 @@ import (
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/servicetest"
@@ -117,9 +118,7 @@ func BenchmarkNewBuyer(b *testing.B) {
 	}
 	p := kafka.NewProducer(r.brokers, telemetry.Propagator())
 	defer p.Close()
-	const pool = `pool="main"`
-	stmts0, queries0 := servicetest.Metric(b, admin, "hangar_db_statements_total", pool), servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)
-	txs0 := servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)
+	db0 := dbtest.Gather(b, servicetest.Gatherer(admin))["main"]
 	b.ResetTimer()
 	msgs := make([]kafkago.Message, b.N)
 	for i := range b.N {
@@ -135,12 +134,7 @@ func BenchmarkNewBuyer(b *testing.B) {
 	if err := p.Publish(ctx, msgs...); err != nil {
 		b.Fatal(err)
 	}
-	for servicetest.Metric(b, admin, "hangar_kafka_consumer_events_total", `group="`+app.SubscriptionsGroup+`"`, `outcome="handled"`) < float64(b.N) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	servicetest.AwaitMetric(b, admin, "hangar_kafka_consumer_events_total", float64(b.N), `group="`+app.SubscriptionsGroup+`"`, `outcome="handled"`)
 	b.StopTimer()
-	n := float64(b.N)
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool)-stmts0)/n, "stmts/order")
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_statements_total", pool, `kind="query"`)-queries0)/n, "roundtrips/order")
-	b.ReportMetric((servicetest.Metric(b, admin, "hangar_db_transactions_total", pool)-txs0)/n, "txs/order")
+	servicetest.ReportDB(b, dbtest.Gather(b, servicetest.Gatherer(admin))["main"], db0, "order")
 }

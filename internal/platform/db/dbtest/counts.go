@@ -20,6 +20,9 @@ func (c Counts) Minus(o Counts) Counts {
 	return Counts{c.Query - o.Query, c.Batched - o.Batched, c.Copy - o.Copy, c.Transactions - o.Transactions}
 }
 
+// Statements are every statement sent, in a round trip of its own, a batch or a COPY.
+func (c Counts) Statements() float64 { return c.Query + c.Batched + c.Copy }
+
 // Gather reads the counters of every pool g exposes, by pool name.
 func Gather(t testing.TB, g prometheus.Gatherer) map[string]Counts {
 	t.Helper()
