@@ -249,3 +249,37 @@ func BenchmarkPaymentMethodUpdates(b *testing.B) {
 	b.ReportMetric((got.Query+got.Copy)/n, "roundtrips/event")
 	b.ReportMetric(got.Transactions/n, "txs/event")
 }
+
+// An update naming the method a subscription already holds (every new order's own event:
+// its card was vaulted with the charge, and the order wrote that token and expiry) leaves
+// the row as it is: no new row version, updated_at kept. A different card still writes.
+func TestPaymentMethodUpdateOfTheHeldMethodWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+	version := func() string {
+		t.Helper()
+		var v string
+		if err := e.pool.QueryRow(ctx, `SELECT xmin::text || ' ' || updated_at::text || ' ' || coalesce(payment_method_token, '-') || ' ' || coalesce(card_expires_at::text, '-')
+			FROM subscriptions WHERE account_id = $1`, adapters.SeedPilot).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	handle := func(id, token string) {
+		t.Helper()
+		if err := c.HandleBatch(ctx, []kafka.Envelope{methodUpdated(t, id, adapters.SeedPilot, "CREDIT_CARD", token, "01/2031")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := version()
+	handle("ev-new-card", "tok-new")
+	written := version()
+	if written == before || !strings.Contains(written, " tok-new ") {
+		t.Fatalf("a new card: %q, want the row rewritten with tok-new (was %q)", written, before)
+	}
+	handle("ev-same-card", "tok-new")
+	if got := version(); got != written {
+		t.Errorf("the held card again: %q, want the row untouched %q", got, written)
+	}
+}

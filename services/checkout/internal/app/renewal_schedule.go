@@ -471,13 +471,17 @@ func (r *Renewer) HandlePaymentMethodUpdates(ctx context.Context, tx pgx.Tx, env
 	}
 	// The accounts also as ANY($1): the planner then finds their subscriptions by the
 	// account index whatever it guesses of unnest's rows (a join alone, with statistics
-	// older than the table's growth, became a nested loop over every subscription).
+	// older than the table's growth, became a nested loop over every subscription). A
+	// subscription already holding the method is left alone: an order's own event (its card
+	// vaulted with the charge) names the token and expiry the order wrote, and rewriting
+	// the row would only leave a dead version for every order.
 	now := r.svc.now()
 	var retried []retry
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE subscriptions s SET payment_method_token = u.token, card_expires_at = u.expires, updated_at = now()
 		FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS u(account_id, token, expires)
-		WHERE s.account_id = ANY($1) AND s.account_id = u.account_id AND s.payment_method = 'CREDIT_CARD' AND s.payment_source = 'CREDIT_CARD'`,
+		WHERE s.account_id = ANY($1) AND s.account_id = u.account_id AND s.payment_method = 'CREDIT_CARD' AND s.payment_source = 'CREDIT_CARD'
+		  AND (s.payment_method_token IS DISTINCT FROM u.token OR s.card_expires_at IS DISTINCT FROM u.expires)`,
 		accounts, tokens, expiries)
 	b.Queue(`UPDATE renewals rn SET next_attempt_at = $2, enqueued_until = $3, updated_at = now()
 		FROM subscriptions s WHERE s.id = rn.subscription_id AND s.account_id = ANY($1::uuid[]) AND rn.status = 'due' AND rn.declines > 0
