@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -155,9 +156,18 @@ type Relay struct {
 	Tracer    trace.TracerProvider // default: the global provider
 	Interval  time.Duration        // idle poll interval; default 200 ms
 	BatchSize int                  // default 100
+	// VacuumEvery is how many deleted rows the relay lets pile up before it vacuums the
+	// outbox itself (default 1000; negative: never). Every published row is deleted, and
+	// the relay's scans walk the dead rows and index entries until a vacuum removes them:
+	// autovacuum comes at most once a minute (and not at all where it is off), by which
+	// time a busy outbox holds ten thousand dead rows under a hundred live ones and every
+	// round reads them. A vacuum of a table that small costs about a millisecond.
+	VacuumEvery int
 
 	published prometheus.Counter
 	failures  prometheus.Counter
+	vacuums   prometheus.Counter
+	deleted   atomic.Int64 // rows deleted since the last vacuum
 }
 
 // Run relays until ctx ends.
@@ -220,7 +230,29 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 		_ = conn.Hijack().Close(context.WithoutCancel(ctx))
 		return n, errors.Join(err, fmt.Errorf("release outbox slots %v: released %d, %v", slots, released, uerr))
 	}
+	r.vacuum(ctx, conn.Conn(), n)
 	return n, err
+}
+
+// vacuum counts the rows a round deleted and vacuums the outbox once VacuumEvery have
+// piled up. SKIP_LOCKED: a replica already vacuuming it is enough. A failure is logged,
+// not the round's: the rows were published and deleted, and the next vacuum catches up.
+func (r *Relay) vacuum(ctx context.Context, conn *pgx.Conn, deleted int) {
+	every := r.VacuumEvery
+	if every == 0 {
+		every = 1000
+	}
+	if every < 0 || r.deleted.Add(int64(deleted)) < int64(every) {
+		return
+	}
+	r.deleted.Store(0)
+	if _, err := conn.Exec(ctx, `VACUUM (SKIP_LOCKED) outbox`); err != nil {
+		r.Log.WarnContext(ctx, "outbox vacuum failed", "err", err.Error())
+		return
+	}
+	if r.vacuums != nil {
+		r.vacuums.Inc()
+	}
 }
 
 // relaySlots publishes the oldest rows of the claimed slots (up to a batch per slot), then
@@ -341,6 +373,8 @@ func (r *Relay) register(reg prometheus.Registerer) error {
 		Name: "hangar_outbox_published_total", Help: "Outbox events published to Kafka."}))
 	r.failures = registerOrReuse(reg, prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "hangar_outbox_relay_failures_total", Help: "Outbox relay rounds that failed (and will be retried)."}))
+	r.vacuums = registerOrReuse(reg, prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hangar_outbox_vacuums_total", Help: "Vacuums of the outbox run by its relay (see Relay.VacuumEvery)."}))
 	return reg.Register(&outboxCollector{pool: r.Pool,
 		depth: prometheus.NewDesc("hangar_outbox_depth", "Events in the outbox waiting to be published.", nil, nil),
 		age:   prometheus.NewDesc("hangar_outbox_oldest_age_seconds", "Age of the oldest event waiting in the outbox (0 when empty).", nil, nil),

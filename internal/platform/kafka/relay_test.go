@@ -154,3 +154,31 @@ func TestRelayRoundSkipsSlotsHeldElsewhere(t *testing.T) {
 	r.consume(t, "slots", nil, r.record, topic)
 	r.await(t, len(keys))
 }
+
+// The relay vacuums its outbox every VacuumEvery deleted rows (its scans would otherwise
+// walk every dead row until autovacuum came, if it runs at all), and never when told not to.
+func TestRelayVacuumsTheOutboxEveryVacuumEveryDeletedRows(t *testing.T) {
+	for _, tc := range []struct {
+		every, want int
+	}{{every: 100, want: 2}, {every: -1, want: 0}} {
+		t.Run(strconv.Itoa(tc.every), func(t *testing.T) {
+			r := newRig(t)
+			r.relay.VacuumEvery = tc.every
+			for round := range 5 { // five rounds of 50: a vacuum after the second and the fourth
+				var evs []kafka.Event
+				for i := range 50 {
+					evs = append(evs, kafka.Event{Topic: "hangar.test.vacuum.v1", Key: fmt.Sprint("k-", round, "-", i), Payload: []byte("x")})
+				}
+				r.publish(t, evs...) // relays until the outbox is empty
+			}
+			var vacuums, left int
+			if err := r.pool.QueryRow(r.ctx, `SELECT vacuum_count, (SELECT count(*) FROM outbox) FROM pg_stat_user_tables WHERE relname = 'outbox'`).
+				Scan(&vacuums, &left); err != nil {
+				t.Fatal(err)
+			}
+			if vacuums != tc.want || left != 0 {
+				t.Errorf("vacuums %d with %d rows left, want %d and none left", vacuums, left, tc.want)
+			}
+		})
+	}
+}
