@@ -239,6 +239,7 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 // handled before (nothing was done).
 func (c *InboxConsumer) handleOnce(ctx context.Context, env Envelope) (dup bool, err error) {
 	h := c.handlers[env.Topic]
+	ctx, committed := withAfterCommit(ctx)
 	err = pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) (err error) {
 		tag, err := tx.Exec(ctx, `INSERT INTO inbox (consumer, event_id, topic) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
 			c.cfg.Inbox, env.ID, env.Topic)
@@ -256,6 +257,9 @@ func (c *InboxConsumer) handleOnce(ctx context.Context, env Envelope) (dup bool,
 		}()
 		return h(ctx, tx, env)
 	})
+	if err == nil {
+		committed()
+	}
 	return dup, err
 }
 

@@ -253,8 +253,13 @@ func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (h
 	for i, e := range byID {
 		ids[i], topics[i] = e.ID, e.Topic
 	}
+	ctx, committed := withAfterCommit(ctx)
 	if b.o.EffectsOutsideTx {
-		return b.handleOutside(ctx, envs, byID, ids)
+		handled, err = b.handleOutside(ctx, envs, byID, ids)
+		if err == nil {
+			committed()
+		}
+		return handled, err
 	}
 	err = pgx.BeginFunc(ctx, b.c.cfg.Pool, func(tx pgx.Tx) (err error) {
 		rows, err := tx.Query(ctx, `INSERT INTO inbox (consumer, event_id, topic) SELECT $1, id, topic FROM unnest($2::text[], $3::text[]) AS u(id, topic)
@@ -276,6 +281,7 @@ func (b *InboxBatchConsumer) handleOnce(ctx context.Context, envs []Envelope) (h
 	if err != nil {
 		return nil, err
 	}
+	committed()
 	return handled, nil
 }
 

@@ -274,3 +274,43 @@ func TestBatchConsumerEffectsOutsideTxHoldNoConnection(t *testing.T) {
 		t.Errorf("distinct effects %d of 13 rows", n)
 	}
 }
+
+// What a batch handler registers with AfterCommit runs once its transaction committed
+// (its writes are visible to other connections by then), and never for a batch that
+// failed; outside a handler AfterCommit refuses.
+func TestAfterCommitRunsOnceTheBatchCommitted(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.after-commit.v1"
+	var seen []string
+	c := kafka.NewInboxBatchConsumer(r.config(kafka.ConsumerConfig{Group: "after-commit"}), topic,
+		func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+			for _, env := range envs {
+				if err := r.record(ctx, tx, env); err != nil {
+					return err
+				}
+				id := env.ID
+				if !kafka.AfterCommit(ctx, func() {
+					seen = append(seen, fmt.Sprint(id, " ", r.count(t, `SELECT count(*) FROM effects WHERE event_id = $1`, id)))
+				}) {
+					return errors.New("AfterCommit refused in a handler")
+				}
+				if string(env.Data) == "fail" {
+					return errors.New("refused")
+				}
+			}
+			return nil
+		}, kafka.BatchOptions{})
+	env := func(id, data string) kafka.Envelope { return kafka.Envelope{ID: id, Topic: topic, Data: []byte(data)} }
+	if err := c.HandleBatch(r.ctx, []kafka.Envelope{env("a", "ok"), env("b", "ok")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HandleBatch(r.ctx, []kafka.Envelope{env("c", "ok"), env("d", "fail")}); err == nil {
+		t.Fatal("the failing batch succeeded")
+	}
+	if want := []string{"a 1", "b 1"}; !slices.Equal(seen, want) {
+		t.Errorf("after commit: %q, want %q (the failed batch's none)", seen, want)
+	}
+	if kafka.AfterCommit(r.ctx, func() { t.Error("ran outside a handler") }) {
+		t.Error("AfterCommit accepted outside a handler")
+	}
+}

@@ -411,3 +411,28 @@ type collectorFunc func(ch chan<- prometheus.Metric)
 
 func (f collectorFunc) Describe(chan<- *prometheus.Desc)    {}
 func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
+
+// An InboxHandler's AfterCommit functions run once its transaction committed too.
+func TestInboxConsumerAfterCommit(t *testing.T) {
+	r := newRig(t)
+	const topic = "hangar.test.after-commit-one.v1"
+	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("one")})
+	committed := make(chan int, 1)
+	r.consume(t, "after-commit-one", prometheus.NewRegistry(), func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+		if err := r.record(ctx, tx, env); err != nil {
+			return err
+		}
+		if !kafka.AfterCommit(ctx, func() { committed <- r.count(t, `SELECT count(*) FROM effects`) }) {
+			return errors.New("AfterCommit refused in a handler")
+		}
+		return nil
+	}, topic)
+	select {
+	case n := <-committed:
+		if n != 1 {
+			t.Errorf("after commit: %d effects visible, want 1", n)
+		}
+	case <-r.ctx.Done():
+		t.Fatal("AfterCommit's function never ran")
+	}
+}

@@ -49,6 +49,7 @@ type Config struct {
 	SendBackoff   time.Duration `env:"NOTIFICATIONS_SEND_BACKOFF" default:"2s" doc:"first retry delay after a temporary SMTP failure (doubling, at most 15m)"`
 	SendWorkers   int           `env:"NOTIFICATIONS_SEND_WORKERS" default:"2" doc:"concurrent SMTP senders per replica"`
 	SendBatch     int           `env:"NOTIFICATIONS_SEND_BATCH" default:"20" doc:"due e-mails a sender claims per statement (and records as sent in one)"`
+	SendPoll      time.Duration `env:"NOTIFICATIONS_SEND_POLL_INTERVAL" default:"1s" doc:"how often a sender polls for due e-mails (retries, a dead replica's, overflow); new ones are handed to this replica's senders at once"`
 	BatchMax      int           `env:"NOTIFICATIONS_BATCH_MAX" default:"100" doc:"most events consumed in one inbox transaction"`
 	BatchLinger   time.Duration `env:"NOTIFICATIONS_BATCH_LINGER" default:"10ms" doc:"how long a batch of events waits for more after its first"`
 }
@@ -138,8 +139,16 @@ func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
 	defer func() { _ = a.mailer.Close() }() // QUIT the relay's idle sessions
-	go a.startData(ctx)
-	return a.srv.Run(ctx)
+	dctx, cancel := context.WithCancel(ctx)
+	data := make(chan struct{})
+	go func() { defer close(data); a.startData(dctx) }()
+	err := a.srv.Run(ctx)
+	cancel()
+	// Before the pool closes: the senders record their last sends and put back in the
+	// queue the mails handed to them and not sent, and the consumer puts back what it
+	// handed over too late.
+	<-data
+	return err
 }
 
 func (a *App) startData(ctx context.Context) {
@@ -151,10 +160,10 @@ func (a *App) startData(ctx context.Context) {
 		return
 	}
 	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff, Lease: napp.LeaseFor(a.mailer.MaxSendTime()),
-		Batch: a.cfg.SendBatch}
-	for range max(a.cfg.SendWorkers, 1) {
-		go a.svc.RunSender(ctx, a.mailer, policy)
-	}
+		Batch: a.cfg.SendBatch, Interval: a.cfg.SendPoll}
+	senders := make(chan struct{})
+	go func() { defer close(senders); a.svc.RunSenders(ctx, a.mailer, policy, a.cfg.SendWorkers) }()
+	defer func() { <-senders }()
 	if len(a.cfg.Brokers) == 0 {
 		a.log.WarnContext(ctx, "no KAFKA_BROKERS: no events are consumed")
 		return

@@ -89,7 +89,8 @@ func BenchmarkConsumeAndSend(b *testing.B) {
 }
 
 // BenchmarkConsumeAndSendPaced is BenchmarkConsumeAndSend at a quiet hour: one order's
-// two events at a time, the next published once both its mails arrived.
+// two events at a time, the next published once both its mails arrived (ns/op: an order's
+// delay from its publish to its last mail received).
 func BenchmarkConsumeAndSendPaced(b *testing.B) {
 	s := newStack(b, 8)
 	stop := s.run(b, nil, app.WithTracerProvider(noop.NewTracerProvider()))

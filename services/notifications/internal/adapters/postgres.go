@@ -35,11 +35,17 @@ type Outgoing struct {
 }
 
 // Queue writes msgs in tx, the inbox transaction of their events, in one statement, each
-// with the trace context its send continues (traces, by event id). A message already
-// queued (same id) is left as it is.
-func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[string]string, msgs ...domain.Message) error {
+// with the trace context its send continues (traces, by event id), and answers the ids it
+// wrote. A message already queued (same id) is left as it is, and not answered.
+//
+// With lease 0 the messages are due at once, for any sender's Claim. With a lease they are
+// written claimed, as Claim leaves what it takes (an attempt counted, held from other
+// senders for lease, counted from the statement), for this process's senders to take
+// without a claim; should they not (the process died), Claim takes them once the lease ran
+// out.
+func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error) {
 	if len(msgs) == 0 {
-		return nil
+		return nil, nil
 	}
 	cols := make([][]string, 8)
 	for _, m := range msgs {
@@ -49,21 +55,35 @@ func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[stri
 		}
 		tr, err := json.Marshal(tc)
 		if err != nil {
-			return fmt.Errorf("queue message %s: %w", m.ID, err)
+			return nil, fmt.Errorf("queue message %s: %w", m.ID, err)
 		}
 		for i, v := range []string{m.ID, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, string(tr)} {
 			cols[i] = append(cols[i], v)
 		}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace)
-		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb
+	attempts := 0
+	if lease > 0 {
+		attempts = 1
+	}
+	// clock_timestamp(), not now() (the transaction's start): the lease runs from this
+	// statement, after the caller read its clock for the send window (see SendBatch).
+	rows, err := tx.Query(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, next_attempt_at)
+		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb, $9, clock_timestamp() + $10::interval
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
 			AS u(id, event_id, template, recipient, subject, text_body, html_body, trace)
-		ON CONFLICT (id) DO NOTHING`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7]); err != nil {
-		return fmt.Errorf("queue %d messages: %w", len(msgs), err)
+		ON CONFLICT (id) DO NOTHING RETURNING id`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], attempts, interval(lease))
+	if err != nil {
+		return nil, fmt.Errorf("queue %d messages: %w", len(msgs), err)
 	}
-	return nil
+	written, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("queue %d messages: %w", len(msgs), err)
+	}
+	return written, nil
 }
+
+// interval is d as a PostgreSQL interval parameter.
+func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
 
 // Claim takes up to n due messages, oldest first, and leases them for lease (no other
 // sender takes them meanwhile; a crashed sender's lease runs out). It answers none when
@@ -73,7 +93,7 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) ([]Outgoi
 		WHERE id = ANY(ARRAY(SELECT id FROM messages WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
 			ORDER BY next_attempt_at, created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
 		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, created_at`,
-		fmt.Sprintf("%d milliseconds", lease.Milliseconds()), n)
+		interval(lease), n)
 	if err != nil {
 		return nil, fmt.Errorf("claim messages: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,16 +30,23 @@ type Mailer interface {
 
 // SenderPolicy tunes delivery.
 type SenderPolicy struct {
-	Interval    time.Duration // idle poll; default 250 ms
+	// Interval is how often a sender polls for due mails (default 1 s): retries after
+	// their backoff, what went back to the queue (a handoff queue overflow, a stopping
+	// replica's), a dead process's once its lease ran out, and mails queued where no sender
+	// runs. This process's new mails do not wait for it: they are handed over.
+	Interval    time.Duration
 	Lease       time.Duration // how long one send and its record may take; default LeaseFor(30 s)
 	MaxAttempts int           // then the message is given up; default 12
 	BaseBackoff time.Duration // first retry delay, doubling; default 2 s
 	MaxBackoff  time.Duration // default 15 min
-	Batch       int           // messages claimed per statement; default 20
+	Batch       int           // messages claimed per statement, or handed to a sender together; default 20
 	// Window is how long after its claim a batch's sends may start (default 5 s); the
 	// claim's lease is Window + Lease. Sends take milliseconds, so a batch ends well within
 	// it unless the relay is slow; a sender that dies holds its mails that much longer.
 	Window time.Duration
+	// Handoff is how many new mails may wait in memory for this process's senders (default
+	// 500); what does not fit goes to the poll.
+	Handoff int
 }
 
 // LeaseFor answers the send lease for a mailer whose Send takes at most maxSend. The lease
@@ -59,6 +68,9 @@ type Service struct {
 
 	sent     *prometheus.CounterVec
 	failures *prometheus.CounterVec
+	released prometheus.Counter
+
+	handoff atomic.Pointer[handoff] // nil: no sender runs in this process
 }
 
 // New builds the service; its metrics go to reg.
@@ -68,8 +80,10 @@ func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMa
 			Help: "E-mails handed to the SMTP relay, by template."}, []string{"template"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_notifications_send_failures_total",
 			Help: "Failed SMTP sends, by template and kind (temporary: retried; permanent: given up)."}, []string{"template", "kind"}),
+		released: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_handoff_released_total",
+			Help: "New e-mails this process's senders had no room for (or still waiting for them when they stopped), put back in the queue for the poll."}),
 	}
-	reg.MustRegister(s.sent, s.failures, &pendingCollector{store: store,
+	reg.MustRegister(s.sent, s.failures, s.released, &pendingCollector{store: store,
 		n:   prometheus.NewDesc("hangar_notifications_pending", "E-mails queued and not yet sent.", nil, nil),
 		age: prometheus.NewDesc("hangar_notifications_oldest_pending_seconds", "Age of the oldest queued e-mail (0 when none).", nil, nil)})
 	return s
@@ -146,31 +160,175 @@ func (s *Service) Dunning(ctx context.Context, b *Mails, eventID string, d domai
 
 // Queue writes b's mails in tx, the inbox transaction of their events, in one statement.
 // Their sends continue the trace of the context each was rendered in.
-func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails) error {
-	return s.store.Queue(ctx, tx, b.traces, b.msgs...)
+//
+// When this process runs senders and afterCommit (kafka.AfterCommit) will run a function
+// once tx committed, the mails are written claimed for them and handed over then: sent at
+// once, without the poll's wait nor its claim statement (the costliest of the service:
+// every poll walks the dead index entries that each mail's claim and record leave behind
+// until a vacuum). Otherwise (nil afterCommit, or no sender here) they are written due, for
+// the poll, and so are they when the handoff queue has no room for them as it stands (a
+// backlog: the consumer outruns the senders): claimed only to be put back, they would cost
+// a statement and a row version more each.
+func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit func(context.Context, func()) bool) error {
+	var lease time.Duration
+	var handed []claimed // filled below, before tx commits and the function runs
+	if h := s.handoff.Load(); h != nil && afterCommit != nil && len(b.msgs) > 0 && h.room() >= len(b.msgs) &&
+		afterCommit(ctx, func() { s.handOff(ctx, h, handed) }) {
+		lease = h.lease
+	}
+	at := s.now() // before the claim, as SendBatch's start
+	written, err := s.store.Queue(ctx, tx, b.traces, lease, b.msgs...)
+	if err != nil || lease == 0 {
+		return err
+	}
+	isNew := make(map[string]bool, len(written))
+	for _, id := range written {
+		isNew[id] = true
+	}
+	for _, m := range b.msgs { // in render order: an order's mails go in the order of its events
+		if isNew[m.ID] {
+			handed = append(handed, claimed{Outgoing: adapters.Outgoing{Message: m, Trace: b.traces[m.EventID], Attempts: 1}, at: at})
+			delete(isNew, m.ID)
+		}
+	}
+	return nil
 }
 
-// RunSender sends queued messages through m until ctx ends.
-func (s *Service) RunSender(ctx context.Context, m Mailer, p SenderPolicy) {
+// claimed is a mail this process holds the lease of, and when its claim began: its send
+// may start only within the policy's Window of that (see SendBatch).
+type claimed struct {
+	adapters.Outgoing
+	at time.Time
+}
+
+// handoff is the queue from this process's consumer to its senders. A commit's mails go in
+// chunks of up to a sender's batch, each taken by one sender: they are sent, and recorded
+// in one statement, together.
+type handoff struct {
+	lease   time.Duration // the senders' Window + Lease, written with each mail
+	batch   int
+	max     int            // mails that may wait
+	waiting atomic.Int64   // mails put and not taken yet
+	ch      chan []claimed // capacity max: it has room for every chunk put
+	mu      sync.Mutex     // orders put against close: nothing is put once the senders stopped
+	closed  bool
+}
+
+// room is how many more mails may wait now.
+func (h *handoff) room() int { return h.max - int(h.waiting.Load()) }
+
+// put queues what fits without waiting (the consumer never waits for the senders), and
+// answers the rest.
+func (h *handoff) put(mails []claimed) (rest []claimed) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for len(mails) > 0 {
+		n := min(len(mails), h.batch)
+		if h.closed || h.room() < n {
+			return mails
+		}
+		h.waiting.Add(int64(n))
+		select {
+		case h.ch <- mails[:n]:
+		default: // not reached: fewer chunks wait than mails
+			h.waiting.Add(-int64(n))
+			return mails
+		}
+		mails = mails[n:]
+	}
+	return nil
+}
+
+// took notes that a sender took chunk.
+func (h *handoff) took(chunk []claimed) []claimed {
+	h.waiting.Add(-int64(len(chunk)))
+	return chunk
+}
+
+// close stops put and answers what no sender took.
+func (h *handoff) close() (left []claimed) {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	for {
+		select {
+		case chunk := <-h.ch:
+			left = append(left, h.took(chunk)...)
+		default:
+			return left
+		}
+	}
+}
+
+// handOff gives committed mails to the senders; what they have no room for goes back to
+// the queue at once, due, in one statement, for the next poll (of any replica). Should
+// that fail, their lease runs out and the poll takes them then: late, never lost.
+func (s *Service) handOff(ctx context.Context, h *handoff, mails []claimed) {
+	rest := h.put(mails)
+	if len(rest) == 0 {
+		return
+	}
+	s.released.Add(float64(len(rest)))
+	ids := make([]string, len(rest))
+	for i, o := range rest {
+		ids[i] = o.ID
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.store.Release(wctx, ids...); err != nil {
+		s.log.WarnContext(ctx, "could not put mails back in the queue; they are sent once their lease runs out", "mails", len(ids), "err", err.Error())
+	}
+}
+
+// RunSenders sends mails through m with n senders until ctx ends: the mails this
+// process's consumer hands over as it queues them, and, polling every p.Interval, the
+// others that are due. One call per Service.
+func (s *Service) RunSenders(ctx context.Context, m Mailer, p SenderPolicy, n int) {
 	p = p.withDefaults()
-	for ctx.Err() == nil {
-		n, err := s.SendBatch(ctx, m, p)
-		if err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "mail sender failed; will retry", "err", err.Error())
-		}
-		if n == p.Batch && err == nil {
-			continue // more may be due at once
-		}
+	h := &handoff{lease: p.Window + p.Lease, batch: p.Batch, max: p.Handoff, ch: make(chan []claimed, p.Handoff)}
+	s.handoff.Store(h)
+	var wg sync.WaitGroup
+	for range max(n, 1) {
+		wg.Go(func() { s.runSender(ctx, m, p, h) })
+	}
+	wg.Wait()
+	s.handoff.Store(nil)
+	// Mails handed over and not taken go back to the queue, due at once, rather than wait
+	// for their lease (45 s): in a rolling deploy the other replicas' next polls send them.
+	// A process that dies instead leaves them to the lease. (A sender that took some and
+	// saw shutdown before sending them puts them back too: sendClaimed.)
+	s.handOff(ctx, h, h.close())
+}
+
+// runSender sends what is handed over, and polls.
+func (s *Service) runSender(ctx context.Context, m Mailer, p SenderPolicy, h *handoff) {
+	poll := time.NewTimer(p.Interval)
+	defer poll.Stop()
+	for {
+		var err error
 		select {
 		case <-ctx.Done():
-		case <-time.After(p.Interval):
+			return
+		case chunk := <-h.ch:
+			err = s.sendClaimed(ctx, m, p, h.took(chunk))
+		case <-poll.C:
+			var n int
+			n, err = s.SendBatch(ctx, m, p)
+			next := p.Interval
+			if n == p.Batch && err == nil {
+				next = 0 // more may be due at once
+			}
+			poll.Reset(next)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "mail sender failed; will retry", "err", err.Error())
 		}
 	}
 }
 
 func (p SenderPolicy) withDefaults() SenderPolicy {
 	if p.Interval <= 0 {
-		p.Interval = 250 * time.Millisecond
+		p.Interval = time.Second
 	}
 	if p.Lease <= 0 {
 		p.Lease = LeaseFor(30 * time.Second)
@@ -190,16 +348,18 @@ func (p SenderPolicy) withDefaults() SenderPolicy {
 	if p.Window <= 0 {
 		p.Window = 5 * time.Second
 	}
+	if p.Handoff <= 0 {
+		p.Handoff = 500
+	}
 	return p
 }
 
-// SendBatch claims up to p.Batch due messages in one statement, sends them one after
-// another, and records the delivered ones in one statement; it answers how many it
-// claimed. The claim leases them for p.Window + p.Lease, and a send starts only within
-// p.Window of the claim (measured from before it, so a slow database shortens the window,
-// never the lease): every started send and the write that records it end within the
-// lease, so no other sender can take a message this one is sending. What the window leaves
-// unsent (a slow relay) goes back to the queue at once, and so does what shutdown leaves.
+// SendBatch claims up to p.Batch due messages in one statement and sends them
+// (sendClaimed); it answers how many it claimed. The claim leases them for p.Window +
+// p.Lease, and a send starts only within p.Window of the claim (measured from before it,
+// so a slow database shortens the window, never the lease): every started send and the
+// write that records it end within the lease, so no other sender can take a message this
+// one is sending.
 func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int, error) {
 	p = p.withDefaults()
 	start := s.now()
@@ -207,16 +367,26 @@ func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int,
 	if err != nil || len(batch) == 0 {
 		return 0, err
 	}
+	mails := make([]claimed, len(batch))
+	for i, o := range batch {
+		mails[i] = claimed{Outgoing: o, at: start}
+	}
+	return len(batch), s.sendClaimed(ctx, m, p, mails)
+}
+
+// sendClaimed sends claimed mails one after another, each only within p.Window of its
+// claim, and records the delivered ones in one statement (a failure is recorded as it
+// happens). What the window leaves unsent (a slow relay, a backed-up handoff queue) goes
+// back to the queue at once, uncounted, and so does what shutdown leaves.
+func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, batch []claimed) error {
 	var sent, unsent []string
 	var errs []error
-	for i, o := range batch {
-		if ctx.Err() != nil || s.now().Sub(start) >= p.Window {
-			for _, o := range batch[i:] {
-				unsent = append(unsent, o.ID)
-			}
-			break
+	for _, o := range batch {
+		if ctx.Err() != nil || s.now().Sub(o.at) >= p.Window {
+			unsent = append(unsent, o.ID)
+			continue
 		}
-		ok, err := s.send(ctx, m, p, o)
+		ok, err := s.send(ctx, m, p, o.Outgoing)
 		if ok {
 			sent = append(sent, o.ID)
 		}
@@ -227,7 +397,7 @@ func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int,
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	errs = append(errs, s.store.Sent(wctx, sent...), s.store.Release(wctx, unsent...))
-	return len(batch), errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // send sends o; ok: delivered. A failure is recorded (retry with backoff, or given up).

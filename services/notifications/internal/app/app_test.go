@@ -40,7 +40,7 @@ func (m *mailer) Send(_ context.Context, msg domain.Message) error {
 func newService(t *testing.T, n int) (*Service, *pgxpool.Pool, *time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbtest.New(t))
+	pool, err := db.Open(ctx, dbtest.New(t), 8) // Open's pools count their statements
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func newService(t *testing.T, n int) (*Service, *pgxpool.Pool, *time.Time) {
 			t.Fatal(err)
 		}
 	}
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b) }); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	return s, pool, &clock

@@ -23,9 +23,9 @@ var Topics = []string{events.TopicOrderCompleted, events.TopicGiftCertificateIss
 	events.TopicAccountCreated, events.TopicDunningNotice}
 
 // Handler is the batch handler of every topic: it renders each event's e-mails and queues
-// them all in the batch's inbox transaction with one statement. An event it cannot render
-// fails the batch, whose events are then handled one at a time, so only that one is
-// retried or dead-lettered.
+// them all in the batch's inbox transaction with one statement, to be handed to this
+// process's senders once it committed. An event it cannot render fails the batch, whose
+// events are then handled one at a time, so only that one is retried or dead-lettered.
 func Handler(svc *app.Service) kafka.InboxBatchHandler {
 	render := map[string]func(ctx context.Context, b *app.Mails, env kafka.Envelope) error{
 		events.TopicOrderCompleted: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.OrderCompleted) error {
@@ -76,7 +76,7 @@ func Handler(svc *app.Service) kafka.InboxBatchHandler {
 				return err
 			}
 		}
-		return svc.Queue(ctx, tx, &b)
+		return svc.Queue(ctx, tx, &b, kafka.AfterCommit)
 	}
 }
 

@@ -1,0 +1,251 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/notifications/internal/domain"
+)
+
+// relay is a Mailer for running senders: it reports each mail it is given on got and,
+// while hold is open, waits for it to close.
+type relay struct {
+	got  chan string
+	hold chan struct{}
+}
+
+func newRelay() *relay {
+	r := &relay{got: make(chan string, 100), hold: make(chan struct{})}
+	close(r.hold)
+	return r
+}
+
+func (r *relay) Send(_ context.Context, m domain.Message) error {
+	r.got <- m.ID
+	<-r.hold
+	return nil
+}
+
+// await answers the next n mails the relay is given.
+func (r *relay) await(t *testing.T, n int) []string {
+	t.Helper()
+	var ids []string
+	for len(ids) < n {
+		select {
+		case id := <-r.got:
+			ids = append(ids, id)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("relay given %v, want %d mails", ids, n)
+		}
+	}
+	return ids
+}
+
+// runSenders runs s's senders until the returned stop, which waits for them to end.
+func runSenders(s *Service, m Mailer, p SenderPolicy, n int) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.RunSenders(ctx, m, p, n) }()
+	for s.handoff.Load() == nil { // RunSenders has not begun yet
+		runtime.Gosched()
+	}
+	return func() { cancel(); <-done }
+}
+
+// commit queues the welcomes of events ev-<from> to ev-<to-1> in one transaction, as the
+// consumer does: what Queue registers runs once the transaction committed, unless the
+// process died in between.
+func commit(t *testing.T, s *Service, pool *pgxpool.Pool, from, to int, died bool) {
+	t.Helper()
+	committed := queue(t, s, pool, from, to)
+	if !died {
+		committed()
+	}
+}
+
+// queue queues as commit does and answers what the consumer runs once the transaction
+// committed.
+func queue(t *testing.T, s *Service, pool *pgxpool.Pool, from, to int) (committed func()) {
+	t.Helper()
+	ctx := context.Background()
+	var b Mails
+	for i := from; i < to; i++ {
+		if err := s.Welcome(ctx, &b, fmt.Sprintf("ev-%d", i), domain.Welcome{Email: fmt.Sprintf("u%d@example.com", i), AccountKind: "individual"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var after []func()
+	register := func(_ context.Context, f func()) bool { after = append(after, f); return true }
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b, register) }); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		for _, f := range after {
+			f()
+		}
+	}
+}
+
+func welcomes(from, to int) []string {
+	var ids []string
+	for i := from; i < to; i++ {
+		ids = append(ids, fmt.Sprintf("ev-%d.welcome", i))
+	}
+	return ids
+}
+
+// A mail queued by this process goes straight to its senders: written claimed, sent
+// without a claim statement (the poll's, the costliest of the service) nor waiting for a
+// poll, and recorded sent in one statement with its one attempt.
+func TestHandedOffMailIsSentWithoutAClaim(t *testing.T) {
+	s, pool, _ := newService(t, 0)
+	counts := dbtest.Counter(t, pool)
+	r := newRelay()
+	stop := runSenders(s, r, SenderPolicy{Interval: time.Hour}, 2) // no poll in this test
+	before := counts()
+	commit(t, s, pool, 0, 3, false)
+	got := r.await(t, 3)
+	stop() // waits for the record of the sends
+	// The queue's transaction (BEGIN, INSERT, COMMIT) and one UPDATE recording the sends
+	// (a commit's mails go to one sender); a claim would be one more statement and
+	// transaction.
+	if d := counts().Minus(before); d.Statements() != 4 || d.Transactions != 2 {
+		t.Errorf("%+v: want the queue's transaction and the record of the sends, no claim", d)
+	}
+	if !slices.Equal(got, welcomes(0, 3)) { // in the order of their events
+		t.Errorf("sent %v", got)
+	}
+	for id, row := range rows(t, pool) {
+		if !row.sent || row.attempts != 1 {
+			t.Errorf("%s: %+v, want sent at its first attempt", id, row)
+		}
+	}
+}
+
+// The handoff queue is bounded and the consumer never waits on it: mails it has no room for
+// are written due, and those that found it full once committed (another batch filled it
+// meanwhile) go back to the queue at once, due; the poll sends both. None is lost, none
+// sent twice.
+func TestHandoffOverflowGoesToThePoll(t *testing.T) {
+	s, pool, _ := newService(t, 0)
+	r := newRelay()
+	r.hold = make(chan struct{}) // the first send waits
+	stop := runSenders(s, r, SenderPolicy{Interval: 20 * time.Millisecond, Handoff: 2}, 1)
+	defer stop()
+	commit(t, s, pool, 0, 1, false)
+	r.await(t, 1) // the only sender is busy with ev-0 now
+
+	first, second := queue(t, s, pool, 1, 3), queue(t, s, pool, 3, 5) // each fits, not both
+	first()
+	second()
+	commit(t, s, pool, 5, 10, false) // more than fits
+	if n := testutil.ToFloat64(s.released); n != 2 {
+		t.Errorf("%v mails put back, want the 2 of the second batch", n)
+	}
+	var due []string
+	for id, row := range rows(t, pool) {
+		if row.due && row.attempts == 0 && !row.sent {
+			due = append(due, id)
+		}
+	}
+	slices.Sort(due)
+	if want := append(welcomes(3, 5), welcomes(5, 10)...); !slices.Equal(due, want) {
+		t.Errorf("due for the poll: %v, want %v", due, want)
+	}
+
+	close(r.hold)
+	got := r.await(t, 9)
+	stop()
+	select {
+	case id := <-r.got:
+		t.Errorf("%s sent again", id)
+	default:
+	}
+	slices.Sort(got)
+	if want := welcomes(1, 10); !slices.Equal(got, want) {
+		t.Errorf("sent %v after ev-0, want %v once each", got, want)
+	}
+	for id, row := range rows(t, pool) {
+		if !row.sent || row.attempts != 1 {
+			t.Errorf("%s: %+v, want sent at its first attempt", id, row)
+		}
+	}
+}
+
+// A process that dies between queueing mails for its senders and handing them over
+// leaves them claimed: no other sender takes them until their lease runs out, and then
+// one does (the dead claim counted as an attempt, as for a sender that died mid-send).
+func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
+	dead, pool, _ := newService(t, 0)
+	idle := newRelay()
+	p := SenderPolicy{Interval: time.Hour, Window: time.Second, Lease: 2 * time.Second}
+	stop := runSenders(dead, idle, p, 1)
+	commit(t, dead, pool, 0, 2, true)
+	stop()
+
+	other, _, clock := newService(t, 0)
+	other.store = dead.store // another replica, on the same database
+	m := &mailer{clock: clock}
+	if n, err := other.SendBatch(context.Background(), m, p); err != nil || n != 0 {
+		t.Fatalf("SendBatch within the lease = %d, %v; want none claimed", n, err)
+	}
+	// The lease runs out: the database's clock moves on by it.
+	if _, err := pool.Exec(context.Background(), `UPDATE messages SET next_attempt_at = next_attempt_at - interval '3 seconds'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := other.SendBatch(context.Background(), m, p); err != nil || n != 2 {
+		t.Fatalf("SendBatch after the lease = %d, %v; want both", n, err)
+	}
+	if !slices.Equal(m.sent, welcomes(0, 2)) || len(idle.got) != 0 {
+		t.Errorf("sent %v, the dead process's senders %d; want both by the other", m.sent, len(idle.got))
+	}
+	for id, row := range rows(t, pool) {
+		if !row.sent || row.attempts != 2 {
+			t.Errorf("%s: %+v, want sent at the second attempt", id, row)
+		}
+	}
+}
+
+// Senders stopping with handed-over mails put them back in the queue, due at once, for the
+// other replicas (rather than leave them to their lease); after that the consumer's
+// mails are written due.
+func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
+	s, pool, _ := newService(t, 0)
+	r := newRelay()
+	r.hold = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.RunSenders(ctx, r, SenderPolicy{Interval: time.Hour}, 1) }()
+	for s.handoff.Load() == nil {
+		runtime.Gosched()
+	}
+	commit(t, s, pool, 0, 1, false)
+	r.await(t, 1)
+	commit(t, s, pool, 1, 4, false) // waiting in the handoff queue
+	cancel()                        // shutdown begins while ev-0 is being sent
+	close(r.hold)
+	<-done
+	commit(t, s, pool, 4, 5, false) // no sender runs any more
+	if len(r.got) != 0 {
+		t.Errorf("%d more mails sent after shutdown began", len(r.got))
+	}
+	for id, row := range rows(t, pool) {
+		switch {
+		case id == "ev-0.welcome":
+			if !row.sent {
+				t.Errorf("%s: %+v, want recorded sent", id, row)
+			}
+		case row.sent || !row.due || row.attempts != 0:
+			t.Errorf("%s: %+v, want back in the queue, due", id, row)
+		}
+	}
+}
