@@ -1,7 +1,14 @@
 package server
 
-import "net"
+import (
+	"net"
+
+	"google.golang.org/grpc"
+)
 
 // WrapGRPCListener replaces the gRPC listener with wrap's answer (after Listen, before
 // Run), for a test that watches which connections reach it.
 func WrapGRPCListener(s *Server, wrap func(net.Listener) net.Listener) { s.grpcLn = wrap(s.grpcLn) }
+
+// InProcess is the gateway's in-process connection, for a test that calls it directly.
+func InProcess(s *Server) grpc.ClientConnInterface { return s.inproc }

@@ -1,7 +1,7 @@
 // Package server runs a service's three listeners: gRPC (with health, reflection, panic
 // recovery, RED metrics, error mapping and the otelgrpc stats handler), the public REST API
-// (grpc-gateway over an in-process channel to the same service implementations, through the
-// same interceptors and stats handler as the gRPC server), and the admin port (/healthz,
+// (grpc-gateway over an in-process connection to the same service implementations, through
+// the same interceptors and stats handler as the gRPC server), and the admin port (/healthz,
 // /readyz, /metrics). Run blocks until its context ends, then drains every listener within
 // the shutdown timeout.
 package server
@@ -19,7 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fullstorydev/grpchan/inprocgrpc"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -63,7 +62,7 @@ type Server struct {
 	cfg      config.Platform
 	deps     Deps
 	grpc     *grpc.Server
-	inproc   *inprocgrpc.Channel
+	inproc   *inprocConn
 	health   *health.Server
 	ready    *Readiness
 	public   *http.ServeMux
@@ -99,14 +98,17 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 	// stack on every call (4-5 % of a checkout order's CPU was stack growth). All busy: a new
 	// goroutine as without workers.
 	s.grpc = grpc.NewServer(grpc.StatsHandler(serverStats), grpc.ChainUnaryInterceptor(interceptors...), grpc.NumStreamWorkers(grpcStreamWorkers))
-	// The gateway's channel: what the loopback gRPC connection did minus sockets, HTTP/2 and
-	// marshalling. The client stats handler injects the trace into the metadata the server
-	// stats handler extracts it from (the channel hands the handler none of the caller's
-	// context values, as a transport would not), so REST spans nest as before.
-	s.inproc = new(inprocgrpc.Channel).
-		WithServerUnaryInterceptor(s.inprocUnary(interceptors)).
-		WithServerStatsHandler(serverStats).
-		WithClientStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator)))
+	// The gateway's connection: what the loopback gRPC connection did minus sockets, HTTP/2
+	// and marshalling. The client stats handler injects the trace into the metadata the
+	// server stats handler extracts it from (the handler gets none of the caller's context
+	// values, as a transport would not pass them), so REST spans nest as before.
+	s.inproc = &inprocConn{
+		services:    map[string]*inprocService{},
+		unary:       s.inprocUnary(interceptors),
+		clientStats: otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator)),
+		serverStats: serverStats,
+		peer:        s.inprocPeer.Load,
+	}
 	s.inprocPeer.Store(&peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}})
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
@@ -122,11 +124,11 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 }
 
 // RegisterService registers a service implementation on the gRPC server and on the
-// gateway's in-process channel, so generated pb.Register<Svc>Server(srv, impl) serves it to
-// both. Call before Run.
+// gateway's in-process connection, so generated pb.Register<Svc>Server(srv, impl) serves it
+// to both. Call before Run.
 func (s *Server) RegisterService(desc *grpc.ServiceDesc, impl any) {
 	s.grpc.RegisterService(desc, impl)
-	s.inproc.RegisterService(desc, impl)
+	s.inproc.register(desc, impl)
 }
 
 // Ready is the readiness state; components report into it.
@@ -158,10 +160,10 @@ func (s *Server) GatewayOptions(opts ...runtime.ServeMuxOption) {
 	s.gwOptions = append(s.gwOptions, opts...)
 }
 
-// inprocUnary runs the gRPC server's interceptors for a call on the in-process channel, and
-// adds what the loopback connection's transport did: refuse calls once shutdown began,
-// refuse metadata gRPC would not send, present the loopback peer, and turn the handler's
-// error into the status the client would have read off the wire.
+// inprocUnary runs the gRPC server's interceptors for a call on the in-process connection,
+// and adds what the loopback connection's transport did: refuse calls once shutdown began,
+// refuse metadata gRPC would not send, and turn the handler's error into the status the
+// client would have read off the wire (inprocConn presents the loopback peer).
 func (s *Server) inprocUnary(interceptors []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if s.stopping.Load() {
@@ -172,7 +174,6 @@ func (s *Server) inprocUnary(interceptors []grpc.UnaryServerInterceptor) grpc.Un
 				return nil, status.Error(codes.Internal, err.Error())
 			}
 		}
-		ctx = peer.NewContext(ctx, s.inprocPeer.Load())
 		resp, err := chainUnary(interceptors, 0, ctx, req, info, handler)
 		if err != nil {
 			return nil, wireStatus(err)

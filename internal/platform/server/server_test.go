@@ -48,13 +48,13 @@ func startServer(t *testing.T, f *fake) (*server.Server, context.CancelFunc, cha
 }
 
 // startServerWith is startServer with more registrations (before Listen).
-func startServerWith(t *testing.T, f catalogv1.CatalogServiceServer, more func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
+func startServerWith(t testing.TB, f catalogv1.CatalogServiceServer, more func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
 	t.Helper()
 	return startServerListening(t, f, more, nil)
 }
 
 // startServerListening is startServerWith with a hook between Listen and Run.
-func startServerListening(t *testing.T, f catalogv1.CatalogServiceServer, more, listening func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
+func startServerListening(t testing.TB, f catalogv1.CatalogServiceServer, more, listening func(*server.Server)) (*server.Server, context.CancelFunc, chan error) {
 	t.Helper()
 	cfg := config.Platform{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second}
 	reg := metrics.NewRegistry()
