@@ -133,6 +133,13 @@ type App struct {
 	catalogLoaded chan struct{}
 }
 
+// DefaultMaxConns is checkout's pool size unless DATABASE_MAX_CONNS sets one. An order is
+// about five transactions here, two of them commits that wait for the WAL flush: with
+// pgx's default (4 connections on 2 cores) submits queued for a connection at 200 orders/s
+// (28,616 of 37,081 acquires found the pool empty, 66 ms average wait), and only 4 commits
+// could share a flush. As payments' (32), sized for group commit rather than for the cores.
+const DefaultMaxConns = 16
+
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
@@ -141,6 +148,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return nil, err
 	}
 	log, tp := deps.Logger, deps.Tracer
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
 	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
 	if err != nil {
 		return nil, err

@@ -90,6 +90,12 @@ type App struct {
 	shutdown func(context.Context) error
 }
 
+// DefaultMaxConns is identity's pool size unless DATABASE_MAX_CONNS sets one: every
+// checkout of a new buyer waits on ProvisionAccount, a commit that waits for the WAL flush,
+// beside logins and the event consumers; pgx's default (4 connections on 2 cores) made
+// submits queue for a connection at 200 orders/s.
+const DefaultMaxConns = 16
+
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
@@ -101,6 +107,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	hasher, err := domain.NewHasher(domain.Argon2Params{MemoryKiB: uint32(cfg.Argon2MemoryKiB), Time: uint32(cfg.Argon2Time), Threads: uint8(cfg.Argon2Threads)})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
 	}
 	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
 	if err != nil {
