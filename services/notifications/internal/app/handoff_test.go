@@ -124,11 +124,7 @@ func TestHandedOffMailIsSentWithoutAClaim(t *testing.T) {
 	if !slices.Equal(got, welcomes(0, 3)) { // in the order of their events
 		t.Errorf("sent %v", got)
 	}
-	for id, row := range rows(t, pool) {
-		if !row.sent || row.attempts != 1 {
-			t.Errorf("%s: %+v, want sent at its first attempt", id, row)
-		}
-	}
+	allSentAt(t, pool, 1)
 }
 
 // The handoff queue is bounded and the consumer never waits on it: mails it has no room for
@@ -174,11 +170,7 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 	if want := welcomes(1, 10); !slices.Equal(got, want) {
 		t.Errorf("sent %v after ev-0, want %v once each", got, want)
 	}
-	for id, row := range rows(t, pool) {
-		if !row.sent || row.attempts != 1 {
-			t.Errorf("%s: %+v, want sent at its first attempt", id, row)
-		}
-	}
+	allSentAt(t, pool, 1)
 }
 
 // A process that dies between queueing mails for its senders and handing them over
@@ -208,11 +200,7 @@ func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 	if !slices.Equal(m.sent, welcomes(0, 2)) || len(idle.got) != 0 {
 		t.Errorf("sent %v, the dead process's senders %d; want both by the other", m.sent, len(idle.got))
 	}
-	for id, row := range rows(t, pool) {
-		if !row.sent || row.attempts != 2 {
-			t.Errorf("%s: %+v, want sent at the second attempt", id, row)
-		}
-	}
+	allSentAt(t, pool, 2)
 }
 
 // Senders stopping with handed-over mails put them back in the queue, due at once, for the
@@ -246,6 +234,16 @@ func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
 			}
 		case row.sent || !row.due || row.attempts != 0:
 			t.Errorf("%s: %+v, want back in the queue, due", id, row)
+		}
+	}
+}
+
+// allSentAt fails t unless every mail in pool is recorded sent, at attempt n.
+func allSentAt(t *testing.T, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	for id, row := range rows(t, pool) {
+		if !row.sent || row.attempts != n {
+			t.Errorf("%s: %+v, want sent at attempt %d", id, row, n)
 		}
 	}
 }
