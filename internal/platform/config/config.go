@@ -165,6 +165,15 @@ type Database struct {
 	CreateIfMissing bool `env:"DATABASE_CREATE" default:"false" doc:"create the database if it does not exist (dev only)"`
 }
 
+// DefaultPool sets the pool size a service needs unless DATABASE_MAX_CONNS set one: pgx's
+// own default (max(4, NumCPU)) suits work bound by the CPU, not a service whose requests
+// wait on commits.
+func (d *Database) DefaultPool(n int) {
+	if d.MaxConns == 0 {
+		d.MaxConns = n
+	}
+}
+
 // Kafka is the configuration of a service that publishes or consumes events.
 type Kafka struct {
 	Brokers []string `env:"KAFKA_BROKERS" default:"" doc:"comma-separated Kafka bootstrap brokers"`

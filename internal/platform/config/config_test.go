@@ -68,3 +68,12 @@ func TestServiceDefaultsKeepSetValues(t *testing.T) {
 		t.Errorf("set values overwritten: %q, %q", p.ServiceName, d.URL)
 	}
 }
+
+func TestDefaultPoolKeepsASetSize(t *testing.T) {
+	unset, set := Database{}, Database{MaxConns: 5}
+	unset.DefaultPool(16)
+	set.DefaultPool(16)
+	if unset.MaxConns != 16 || set.MaxConns != 5 {
+		t.Errorf("pool sizes %d and %d, want the service's 16 and the set 5", unset.MaxConns, set.MaxConns)
+	}
+}

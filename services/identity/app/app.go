@@ -108,9 +108,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MaxConns == 0 {
-		cfg.MaxConns = DefaultMaxConns
-	}
+	cfg.Database.DefaultPool(DefaultMaxConns)
 	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
 	if err != nil {
 		return nil, err

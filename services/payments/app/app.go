@@ -115,12 +115,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 		return nil, err
 	}
 	log := deps.Logger
-	if cfg.MaxConns == 0 {
-		// A charge holds its connection for the processor call (duplicates wait on the row
-		// instead of racing), and every commit waits for the WAL flush: more connections
-		// let PostgreSQL's group commit flush many charges at once.
-		cfg.MaxConns = 32
-	}
+	// A charge holds its connection for the processor call (duplicates wait on the row
+	// instead of racing), and every commit waits for the WAL flush: more connections let
+	// PostgreSQL's group commit flush many charges at once.
+	cfg.Database.DefaultPool(32)
 	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
 	if err != nil {
 		return nil, err
