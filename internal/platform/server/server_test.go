@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -40,6 +41,26 @@ func (f *fake) ListAvailablePlans(ctx context.Context, req *catalogv1.ListAvaila
 	}
 	time.Sleep(f.delay)
 	return &catalogv1.ListAvailablePlansResponse{Version: "v1"}, nil
+}
+
+// fetch GETs url with header and answers the response with its body read (and closed).
+func fetch(t testing.TB, url string, header http.Header) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(req.Header, header)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
 }
 
 func startServer(t *testing.T, f *fake) (*server.Server, context.CancelFunc, chan error) {
@@ -113,23 +134,13 @@ func TestErrorsAndPanicsUseTheOneShape(t *testing.T) {
 		"BAD":   {400, `"fieldErrors":[{"field":"currency","message":"unknown currency \"BAD\""}]`},
 		"PANIC": {500, `{"code":"internal","message":"internal error"}`},
 	} {
-		resp, err := http.Get("http://" + httpAddr + "/account/api/subscription/available/add-ons?currency=" + cur)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, b := fetch(t, "http://"+httpAddr+"/account/api/subscription/available/add-ons?currency="+cur, nil)
 		<-f.traces
 		if resp.StatusCode != want.code || !strings.Contains(string(b), want.body) {
 			t.Errorf("%s: %d %s; want %d with %s", cur, resp.StatusCode, b, want.code, want.body)
 		}
 	}
-	resp, err := http.Get("http://" + httpAddr + "/no/such/route")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, b := fetch(t, "http://"+httpAddr+"/no/such/route", nil)
 	if resp.StatusCode != 404 || !strings.Contains(string(b), `"code":"not_found"`) {
 		t.Errorf("unknown route: %d %s", resp.StatusCode, b)
 	}
