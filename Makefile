@@ -130,9 +130,11 @@ test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a
 k6: $(K6) ## Build k6 into bin/ (pinned version; once)
 
 .PHONY: loadtest-checkout
-# k6 shares the store's two cores: GOGC 400 spends ~8% less of its CPU collecting garbage.
+# k6 shares the store's two cores: GOGC 400 spends ~8% less of its CPU collecting garbage,
+# and one P (GOMAXPROCS 1) a fifth to a third less again: with two, an idle P is woken and spins
+# for every response (futex, work stealing). 200 journeys/s keep that one P under a third busy.
 loadtest-checkout: $(K6) ## k6 purchase journey (preview, tokenize, submit, receipt) against make dev (SHAPE=smoke|rate)
-	GOGC=$${GOGC:-400} $(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/checkout.js
+	GOGC=$${GOGC:-400} GOMAXPROCS=$${K6_GOMAXPROCS:-1} $(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/checkout.js
 
 .PHONY: loadtest-season
 loadtest-season: $(K6) ## k6 renewal-season traffic mix, the journeys' SLOs as thresholds, against make dev (DURATION=60s SCALE=1)

@@ -74,8 +74,8 @@ xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"; backend_cpu > "$OUT/pgcpu0"
 k0=$(cut -d' ' -f16,17 /proc/$$/stat)  # this shell's waited-for children: k6 (curl, psql: negligible)
 curl -fsS -o "$OUT/cpu.pprof" "http://$admin/debug/pprof/profile?seconds=$PROFILE_SECONDS" &
 prof=$!
-# k6 runs with the collection target the Makefile gives it (its own CPU shares these cores).
-GOGC=${GOGC:-400} "$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" --summary-export "$OUT/summary.json" loadtest/checkout.js \
+# k6 runs with the collection target and the one P the Makefile gives it (its own CPU shares these cores).
+GOGC=${GOGC:-400} GOMAXPROCS=${K6_GOMAXPROCS:-1} "$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" --summary-export "$OUT/summary.json" loadtest/checkout.js \
   > "$OUT/k6.txt" 2>&1 || echo "k6: thresholds not met (see $OUT/k6.txt)"
 wait "$prof" || echo "profile failed"
 k1=$(cut -d' ' -f16,17 /proc/$$/stat)
