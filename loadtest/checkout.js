@@ -10,15 +10,20 @@
 // p99 under 150 ms, no failed request (any answer but 2xx fails), every check true.
 //
 //   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 loadtest/checkout.js
-//   SHAPE=rate runs RATE journeys/s (default 200) for DURATION (default 30s).
+//   SHAPE=rate ramps from 0 to RATE journeys/s (default 200) over WARMUP (default 10s), then
+//   holds RATE journeys/s for DURATION (default 30s). The SLO thresholds judge the steady
+//   part (journeys started after the ramp, tagged phase=steady); every request of the ramp
+//   must still succeed and no journey may be dropped.
 import http from 'k6/http';
 import { check } from 'k6';
+import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8080';
 const SHAPE = __ENV.SHAPE || 'smoke';
 const RATE = Number(__ENV.RATE || 200);
 const DURATION = __ENV.DURATION || '30s';
+const WARMUP = __ENV.WARMUP || '10s';
 
 // seconds answers a k6 duration of whole seconds or minutes ('30s', '2m') in seconds.
 function seconds(d) {
@@ -33,11 +38,18 @@ const shapes = {
   smoke: { vus: 2, duration: '10s' },
   rate: {
     scenarios: {
+      // Renewal season does not reach 200 orders a second from a standing start: the ramp is
+      // the load arriving. It also takes the load generator's own start-up (each VU's first
+      // iteration and connection, on the store's cores) out of the measured part, which is
+      // why it is one scenario: the steady part runs on the VUs the ramp warmed.
       journey: {
-        executor: 'constant-arrival-rate',
-        rate: RATE,
+        executor: 'ramping-arrival-rate',
+        startRate: 0,
         timeUnit: '1s',
-        duration: DURATION,
+        stages: [
+          { target: RATE, duration: WARMUP },
+          { target: RATE, duration: DURATION },
+        ],
         preAllocatedVUs: 100,
         maxVUs: 400,
       },
@@ -53,16 +65,27 @@ const orders = new Counter('orders');
 export const options = Object.assign(
   {
     thresholds: {
+      // Over the whole run, the ramp included.
       http_req_failed: ['rate<0.001'],
-      'http_req_duration{name:submit}': ['p(99)<150'],
       checks: ['rate>0.999'],
-      // The smoke shape only proves the journey; the rate shape holds the throughput SLO:
-      // every journey the arrival rate schedules starts on time (none dropped for want of a
-      // free VU, which is what a store falling behind causes) and ends in an order. (A
-      // counter's rate divides by the whole run, the last journeys' finish and setup
-      // included, so 'rate>=200' fails at exactly 200 journeys a second by construction.)
-      orders: SHAPE === 'rate' ? [`count>=${RATE * seconds(DURATION)}`] : ['count>0'],
-      ...(SHAPE === 'rate' ? { dropped_iterations: ['count==0'] } : {}),
+      // The smoke shape only proves the journey. The rate shape holds the SLO over its steady
+      // part: submit p99 under 150 ms, and every journey the arrival rate schedules starts on
+      // time (none dropped, over the whole run, for want of a free VU, which is what a store
+      // falling behind causes) and ends in an order. (A counter's rate divides by the whole
+      // run, ramp and the last journeys' finish included, so 'rate>=200' cannot hold at
+      // exactly 200 journeys a second.) A journey belongs to the part it starts in, by the
+      // clock, so the one that starts as the ramp ends may count on either side: one order of
+      // RATE x DURATION is that boundary's.
+      ...(SHAPE === 'rate'
+        ? {
+            'http_req_duration{name:submit,phase:steady}': ['p(99)<150'],
+            'orders{phase:steady}': [`count>=${RATE * seconds(DURATION) - 1}`],
+            dropped_iterations: ['count==0'],
+          }
+        : {
+            'http_req_duration{name:submit}': ['p(99)<150'],
+            orders: ['count>0'],
+          }),
     },
     summaryTrendStats: ['avg', 'med', 'p(90)', 'p(95)', 'p(99)', 'max'],
     // The load generator shares the store's two cores, so it keeps only the tags the
@@ -89,6 +112,10 @@ export function setup() {
 }
 
 export default function (data) {
+  if (SHAPE === 'rate') {
+    // Every metric of this journey carries the part of the run it started in.
+    exec.vu.metrics.tags.phase = Date.now() - exec.scenario.startTime < seconds(WARMUP) * 1000 ? 'warmup' : 'steady';
+  }
   const headers = { 'Content-Type': 'application/json', 'X-XSRF-TOKEN': data.xsrf, Cookie: `XSRF-TOKEN=${data.xsrf}`,
     Origin: BASE_URL, 'Sec-Fetch-Site': 'same-origin' };
   const tok = http.post(`${BASE_URL}/buy/api/payments/tokenize`,

@@ -103,9 +103,11 @@ def delta(a, b):
     x0, x1 = table(a), table(b)
     return {k: x1[k] - x0.get(k, 0) for k in sorted(x1) if x1[k] - x0.get(k, 0) > 0}
 s = json.load(open(os.path.join(out, "summary.json")))["metrics"]
-dur = s.get("http_req_duration{name:submit}", {})
+# The rate shape's SLO is judged on its steady part (phase steady), after the ramp.
+dur = s.get("http_req_duration{name:submit,phase:steady}") or s.get("http_req_duration{name:submit}", {})
+steady = s.get("orders{phase:steady}", {}).get("count")
 load = open("/proc/loadavg").read().split()[:3]
-print(f"orders {n} ({s['orders']['rate']:.1f}/s)  submit p50 {dur.get('med', 0):.1f} ms  p99 {dur.get('p(99)', 0):.1f} ms  load average {' '.join(load)}")
+print(f"orders {n} ({s['orders']['rate']:.1f}/s over the run{f', {steady:.0f} in the steady part' if steady else ''})  submit p50 {dur.get('med', 0):.1f} ms  p99 {dur.get('p(99)', 0):.1f} ms  load average {' '.join(load)}")
 app, db = (cpu1 - cpu0) / tck / n * 1000, (pg1 - pg0) / tck / n * 1000
 print(f"CPU per order: hangar-dev {app:.2f} ms + PostgreSQL backends {db:.2f} ms = {app + db:.2f} ms")
 # Less what the idle stack would have spent over the run's duration.
