@@ -47,9 +47,9 @@ type Config struct {
 	EventAttempts int           `env:"NOTIFICATIONS_EVENT_ATTEMPTS" default:"5" doc:"attempts at handling an event before it goes to <topic>.dlq"`
 	SendAttempts  int           `env:"NOTIFICATIONS_SEND_ATTEMPTS" default:"12" doc:"SMTP attempts per e-mail before it is given up"`
 	SendBackoff   time.Duration `env:"NOTIFICATIONS_SEND_BACKOFF" default:"2s" doc:"first retry delay after a temporary SMTP failure (doubling, at most 15m)"`
-	SendWorkers   int           `env:"NOTIFICATIONS_SEND_WORKERS" default:"2" doc:"concurrent SMTP senders per replica"`
-	SendBatch     int           `env:"NOTIFICATIONS_SEND_BATCH" default:"20" doc:"due e-mails a sender claims per statement (and records as sent in one)"`
-	SendPoll      time.Duration `env:"NOTIFICATIONS_SEND_POLL_INTERVAL" default:"1s" doc:"how often a sender polls for due e-mails (retries, a dead replica's, overflow); new ones are handed to this replica's senders at once"`
+	SendWorkers   int           `env:"NOTIFICATIONS_SEND_WORKERS" default:"8" doc:"concurrent SMTP senders per replica (they wait on the relay, not the CPU; too few and new mails overflow to the poll)"`
+	SendBatch     int           `env:"NOTIFICATIONS_SEND_BATCH" default:"20" doc:"due e-mails the poll claims per statement, and a sender takes and records as sent in one"`
+	SendPoll      time.Duration `env:"NOTIFICATIONS_SEND_POLL_INTERVAL" default:"1s" doc:"how often the replica's poller claims due e-mails (retries, a dead replica's, overflow) for its senders; new ones are handed to them at once"`
 	BatchMax      int           `env:"NOTIFICATIONS_BATCH_MAX" default:"100" doc:"most events consumed in one inbox transaction"`
 	BatchLinger   time.Duration `env:"NOTIFICATIONS_BATCH_LINGER" default:"10ms" doc:"how long a batch of events waits for more after its first"`
 }

@@ -30,10 +30,11 @@ type Mailer interface {
 
 // SenderPolicy tunes delivery.
 type SenderPolicy struct {
-	// Interval is how often a sender polls for due mails (default 1 s): retries after
-	// their backoff, what went back to the queue (a handoff queue overflow, a stopping
-	// replica's), a dead process's once its lease ran out, and mails queued where no sender
-	// runs. This process's new mails do not wait for it: they are handed over.
+	// Interval is how often the process's poller claims due mails for its senders (default
+	// 1 s): retries after their backoff, what went back to the queue (a handoff queue
+	// overflow, a stopping replica's), a dead process's once its lease ran out, and mails
+	// queued where no sender runs. This process's new mails do not wait for it: they are
+	// handed over.
 	Interval    time.Duration
 	Lease       time.Duration // how long one send and its record may take; default LeaseFor(30 s)
 	MaxAttempts int           // then the message is given up; default 12
@@ -65,6 +66,7 @@ type Service struct {
 	tracer trace.Tracer
 	log    *slog.Logger
 	now    func() time.Time
+	after  func(time.Duration) <-chan time.Time // the poll's timer; tests fire it themselves
 
 	sent     *prometheus.CounterVec
 	failures *prometheus.CounterVec
@@ -75,7 +77,7 @@ type Service struct {
 
 // New builds the service; its metrics go to reg.
 func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMapPropagator, tp trace.TracerProvider, reg prometheus.Registerer, log *slog.Logger) *Service {
-	s := &Service{render: render, store: store, prop: prop, tracer: tp.Tracer("github.com/hangar/hangar/services/notifications"), log: log, now: time.Now,
+	s := &Service{render: render, store: store, prop: prop, tracer: tp.Tracer("github.com/hangar/hangar/services/notifications"), log: log, now: time.Now, after: time.After,
 		sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_notifications_sent_total",
 			Help: "E-mails handed to the SMTP relay, by template."}, []string{"template"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_notifications_send_failures_total",
@@ -198,12 +200,13 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 // may start only within the policy's Window of that (see SendBatch).
 type claimed struct {
 	adapters.Outgoing
-	at time.Time
+	at     time.Time
+	polled bool // claimed by the poll, not a new mail of the consumer's
 }
 
-// handoff is the queue from this process's consumer to its senders. A commit's mails go in
-// chunks of up to a sender's batch, each taken by one sender: they are sent, and recorded
-// in one statement, together.
+// handoff is the queue from this process's consumer and its poller to its senders. A
+// commit's mails go in chunks of up to a sender's batch, and a poll's claim in one chunk,
+// each taken by one sender: they are sent, and recorded in one statement, together.
 type handoff struct {
 	lease   time.Duration // the senders' Window + Lease, written with each mail
 	batch   int
@@ -212,6 +215,8 @@ type handoff struct {
 	ch      chan []claimed // capacity max: it has room for every chunk put
 	mu      sync.Mutex     // orders put against close: nothing is put once the senders stopped
 	closed  bool
+	polled  atomic.Bool   // a chunk of the poll's waits in ch (at most one does: runPoller)
+	taken   chan struct{} // a token after each take: wakes the poll, waiting for room or its chunk's take
 }
 
 // room is how many more mails may wait now.
@@ -242,7 +247,48 @@ func (h *handoff) put(mails []claimed) (rest []claimed) {
 // took notes that a sender took chunk.
 func (h *handoff) took(chunk []claimed) []claimed {
 	h.waiting.Add(-int64(len(chunk)))
+	if len(chunk) > 0 && chunk[0].polled {
+		h.polled.Store(false)
+	}
+	select { // after the counts changed: the poll, woken, sees them
+	case h.taken <- struct{}{}:
+	default:
+	}
 	return chunk
+}
+
+// await waits until ready answers true, checking it again after each take; false: ctx
+// ended first.
+func (h *handoff) await(ctx context.Context, ready func() bool) bool {
+	for !ready() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-h.taken:
+		}
+	}
+	return true
+}
+
+// putPolled queues a poll's chunk (at most a batch), waiting for room rather than giving
+// back what was just claimed; false: ctx ended first, and chunk was not queued.
+func (h *handoff) putPolled(ctx context.Context, chunk []claimed) bool {
+	for {
+		if !h.await(ctx, func() bool { return h.room() >= len(chunk) }) {
+			return false
+		}
+		h.mu.Lock()
+		// The consumer may have taken the room meanwhile. (Not closed: that waits for the
+		// poller to end.)
+		if h.room() >= len(chunk) {
+			h.waiting.Add(int64(len(chunk)))
+			h.polled.Store(true) // before a sender can take it and clear it
+			h.ch <- chunk        // never blocks: fewer chunks wait than mails
+			h.mu.Unlock()
+			return true
+		}
+		h.mu.Unlock()
+	}
 }
 
 // close stops put and answers what no sender took.
@@ -261,18 +307,28 @@ func (h *handoff) close() (left []claimed) {
 }
 
 // handOff gives committed mails to the senders; what they have no room for goes back to
-// the queue at once, due, in one statement, for the next poll (of any replica). Should
-// that fail, their lease runs out and the poll takes them then: late, never lost.
+// the queue at once, due, in one statement, for the next poll (of any replica).
 func (s *Service) handOff(ctx context.Context, h *handoff, mails []claimed) {
-	rest := h.put(mails)
-	if len(rest) == 0 {
+	s.putBack(ctx, h.put(mails))
+}
+
+// putBack returns mails this process holds to the queue, due at once and with their claim's
+// attempt given back, in one statement. Should that fail, their lease runs out and a poll
+// takes them then: late, never lost. Only the consumer's count as released (new mails the
+// senders had no room for): the poll's were in the queue already.
+func (s *Service) putBack(ctx context.Context, mails []claimed) {
+	if len(mails) == 0 {
 		return
 	}
-	s.released.Add(float64(len(rest)))
-	ids := make([]string, len(rest))
-	for i, o := range rest {
+	ids := make([]string, len(mails))
+	var fresh int
+	for i, o := range mails {
 		ids[i] = o.ID
+		if !o.polled {
+			fresh++
+		}
 	}
+	s.released.Add(float64(fresh))
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := s.store.Release(wctx, ids...); err != nil {
@@ -281,47 +337,73 @@ func (s *Service) handOff(ctx context.Context, h *handoff, mails []claimed) {
 }
 
 // RunSenders sends mails through m with n senders until ctx ends: the mails this
-// process's consumer hands over as it queues them, and, polling every p.Interval, the
-// others that are due. One call per Service.
+// process's consumer hands over as it queues them, and those its one poller claims every
+// p.Interval. One call per Service.
+//
+// The poll is the service's costliest statement, and it costs the same whether it finds
+// mails or not: one poller per process keeps it at one per interval however many senders
+// run, and hands what it claims to them through the consumer's queue, so a backlog is
+// sent by all of them at once.
 func (s *Service) RunSenders(ctx context.Context, m Mailer, p SenderPolicy, n int) {
 	p = p.withDefaults()
-	h := &handoff{lease: p.Window + p.Lease, batch: p.Batch, max: p.Handoff, ch: make(chan []claimed, p.Handoff)}
+	h := &handoff{lease: p.Window + p.Lease, batch: p.Batch, max: p.Handoff, ch: make(chan []claimed, p.Handoff),
+		taken: make(chan struct{}, 1)}
 	s.handoff.Store(h)
 	var wg sync.WaitGroup
 	for range max(n, 1) {
 		wg.Go(func() { s.runSender(ctx, m, p, h) })
 	}
+	wg.Go(func() { s.runPoller(ctx, p, h) })
 	wg.Wait()
 	s.handoff.Store(nil)
 	// Mails handed over and not taken go back to the queue, due at once, rather than wait
 	// for their lease (45 s): in a rolling deploy the other replicas' next polls send them.
 	// A process that dies instead leaves them to the lease. (A sender that took some and
 	// saw shutdown before sending them puts them back too: sendClaimed.)
-	s.handOff(ctx, h, h.close())
+	s.putBack(ctx, h.close())
 }
 
-// runSender sends what is handed over, and polls.
+// runSender sends what is handed over.
 func (s *Service) runSender(ctx context.Context, m Mailer, p SenderPolicy, h *handoff) {
-	poll := time.NewTimer(p.Interval)
-	defer poll.Stop()
 	for {
-		var err error
 		select {
 		case <-ctx.Done():
 			return
 		case chunk := <-h.ch:
-			err = s.sendClaimed(ctx, m, p, h.took(chunk))
-		case <-poll.C:
-			var n int
-			n, err = s.SendBatch(ctx, m, p)
-			next := p.Interval
-			if n == p.Batch && err == nil {
-				next = 0 // more may be due at once
+			if err := s.sendClaimed(ctx, m, p, h.took(chunk)); err != nil && ctx.Err() == nil {
+				s.log.ErrorContext(ctx, "mail sender failed; will retry", "err", err.Error())
 			}
-			poll.Reset(next)
 		}
+	}
+}
+
+// runPoller claims due mails every p.Interval, and at once again after a full batch (more
+// may be due), and hands them to the senders.
+func (s *Service) runPoller(ctx context.Context, p SenderPolicy, h *handoff) {
+	n := min(p.Batch, h.max) // one chunk, which the queue can hold
+	for full := false; ; {
+		if !full {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.after(p.Interval):
+			}
+		}
+		// Claim only once the last chunk claimed was taken and a chunk fits: a claimed
+		// mail's window runs from its claim, so it should not wait behind a queue of the
+		// poll's own making (a slow relay would see them go late, back to the queue, and be
+		// claimed again, round after round).
+		if !h.await(ctx, func() bool { return !h.polled.Load() && h.room() >= n }) {
+			return
+		}
+		mails, err := s.claim(ctx, p, n)
+		full = len(mails) == n && err == nil
 		if err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "mail sender failed; will retry", "err", err.Error())
+			s.log.ErrorContext(ctx, "mail poll failed; will retry", "err", err.Error())
+		}
+		if len(mails) > 0 && !h.putPolled(ctx, mails) {
+			s.putBack(ctx, mails) // shutdown: no sender will take them
+			return
 		}
 	}
 }
@@ -362,16 +444,25 @@ func (p SenderPolicy) withDefaults() SenderPolicy {
 // one is sending.
 func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int, error) {
 	p = p.withDefaults()
-	start := s.now()
-	batch, err := s.store.Claim(ctx, p.Window+p.Lease, p.Batch)
-	if err != nil || len(batch) == 0 {
+	mails, err := s.claim(ctx, p, p.Batch)
+	if err != nil || len(mails) == 0 {
 		return 0, err
+	}
+	return len(mails), s.sendClaimed(ctx, m, p, mails)
+}
+
+// claim claims up to n due messages for sendClaimed: SendBatch's claim, and the poller's.
+func (s *Service) claim(ctx context.Context, p SenderPolicy, n int) ([]claimed, error) {
+	start := s.now()
+	batch, err := s.store.Claim(ctx, p.Window+p.Lease, n)
+	if err != nil {
+		return nil, err
 	}
 	mails := make([]claimed, len(batch))
 	for i, o := range batch {
-		mails[i] = claimed{Outgoing: o, at: start}
+		mails[i] = claimed{Outgoing: o, at: start, polled: true}
 	}
-	return len(batch), s.sendClaimed(ctx, m, p, mails)
+	return mails, nil
 }
 
 // sendClaimed sends claimed mails one after another, each only within p.Window of its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -235,6 +236,154 @@ func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
 		case row.sent || !row.due || row.attempts != 0:
 			t.Errorf("%s: %+v, want back in the queue, due", id, row)
 		}
+	}
+}
+
+// timers stand in for the poll's timer (Service.after): the interval passes when fire
+// says so.
+type timers struct {
+	mu    sync.Mutex
+	set   []chan time.Time
+	armed chan struct{} // a token per timer set
+}
+
+func newTimers() *timers { return &timers{armed: make(chan struct{}, 1000)} }
+
+func (f *timers) after(time.Duration) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	f.mu.Lock()
+	f.set = append(f.set, c)
+	f.mu.Unlock()
+	f.armed <- struct{}{}
+	return c
+}
+
+// await waits until n more timers were set: a poll waits for its interval.
+func (f *timers) await(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-f.armed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no poll waits for its interval")
+		}
+	}
+}
+
+// fire ends the interval of every timer set, and answers how many there were.
+func (f *timers) fire() int {
+	f.mu.Lock()
+	set := f.set
+	f.set = nil
+	f.mu.Unlock()
+	for _, c := range set {
+		c <- time.Now()
+	}
+	return len(set)
+}
+
+// The poll's claim, the service's costliest statement whether it finds mails or not, runs
+// once per interval in a process however many senders it runs: one poller claims for
+// them all.
+func TestOnePollPerIntervalWhateverTheSenders(t *testing.T) {
+	s, pool, _ := newService(t, 0)
+	clock := newTimers()
+	s.after = clock.after
+	counts := dbtest.Counter(t, pool)
+	stop := runSenders(s, newRelay(), SenderPolicy{}, 8)
+	defer stop()
+	clock.await(t, 1)
+	before := counts()
+	const intervals = 3
+	for range intervals {
+		if n := clock.fire(); n != 1 {
+			t.Fatalf("%d polls waited for the interval, want one", n)
+		}
+		clock.await(t, 1) // the poll ended, and waits for the next interval
+	}
+	if d := counts().Minus(before); d.Statements() != intervals {
+		t.Errorf("%+v in %d intervals: want one claim each", d, intervals)
+	}
+}
+
+// A backlog of due mails larger than a batch is claimed batch after batch without waiting
+// for the next interval, and the batches go to every sender at once; each mail is sent
+// once, each batch claimed and recorded in a statement.
+func TestBacklogIsSentByEverySender(t *testing.T) {
+	const mails, batch, senders = 100, 10, 4
+	s, pool, _ := newService(t, mails) // due, for the poll
+	clock := newTimers()
+	s.after = clock.after
+	counts := dbtest.Counter(t, pool)
+	r := newRelay()
+	r.hold = make(chan struct{})
+	stop := runSenders(s, r, SenderPolicy{Batch: batch}, senders)
+	defer stop()
+	clock.await(t, 1)
+	before := counts()
+	clock.fire() // one interval
+	// Each sender sends its batch's mails one after another: as many sends at once as
+	// senders are busy.
+	got := r.await(t, senders)
+	close(r.hold)
+	got = append(got, r.await(t, mails-senders)...)
+	clock.await(t, 1) // the poll found none due and waits for the next interval
+	stop()            // waits for the record of the sends
+	select {
+	case id := <-r.got:
+		t.Errorf("%s sent again", id)
+	default:
+	}
+	// A claim and a record per batch, and the claim that found none due.
+	if d := counts().Minus(before); d.Statements() != 2*mails/batch+1 {
+		t.Errorf("%+v: want %d claims and %d records", d, mails/batch+1, mails/batch)
+	}
+	want := welcomes(0, mails)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("sent %v, want %v once each", got, want)
+	}
+	allSentAt(t, pool, 1)
+}
+
+// Senders stopping with a batch the poll handed them put it back in the queue too, due at
+// once and with its attempt given back; such mails were due already, so they are not
+// counted as new mails the senders had no room for.
+func TestStoppingSendersPutBackWhatThePollHandedThem(t *testing.T) {
+	s, pool, _ := newService(t, 4)
+	clock := newTimers()
+	s.after = clock.after
+	r := newRelay()
+	r.hold = make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.RunSenders(ctx, r, SenderPolicy{Batch: 2}, 1) }()
+	clock.await(t, 1)
+	clock.fire()
+	r.await(t, 1) // the only sender is busy with the first batch
+	for h := s.handoff.Load(); h.waiting.Load() != 2; {
+		runtime.Gosched() // the poll claims the second batch and queues it
+	}
+	cancel()
+	close(r.hold)
+	<-done
+	var sent, back int
+	for id, row := range rows(t, pool) {
+		switch {
+		case row.sent && row.attempts == 1:
+			sent++
+		case !row.sent && row.due && row.attempts == 0:
+			back++
+		default:
+			t.Errorf("%s: %+v", id, row)
+		}
+	}
+	if sent != 1 || back != 3 {
+		t.Errorf("%d sent, %d back in the queue; want the one being sent, and the rest back", sent, back)
+	}
+	if n := testutil.ToFloat64(s.released); n != 0 {
+		t.Errorf("%v mails counted released, want none", n)
 	}
 }
 
