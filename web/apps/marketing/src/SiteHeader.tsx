@@ -48,6 +48,10 @@ function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: b
   const button = useRef<HTMLButtonElement>(null);
   const list = useRef<HTMLUListElement>(null);
   const overList = useRef(false);
+  // Set when the pointer opened the list: a pointer always reaches the button before it
+  // clicks it, so that click confirms the hover's opening instead of toggling it shut
+  // (which, depending on whether React re-rendered between the two events, it did or not).
+  const hoverOpened = useRef(false);
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const cancelClose = () => clearTimeout(timer.current);
@@ -86,6 +90,7 @@ function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: b
       onMouseEnter={() => {
         if (!hoverCapable()) return;
         cancelClose();
+        if (!open) hoverOpened.current = true;
         setOpen(true);
       }}
       onMouseLeave={() => {
@@ -96,7 +101,18 @@ function Dropdown({ group, open, setOpen, navigate }: { group: NavGroup; open: b
         if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setOpen(false);
       }}
     >
-      <button type="button" ref={button} className={s.mkDdButton} aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)}>
+      <button
+        type="button"
+        ref={button}
+        className={s.mkDdButton}
+        aria-expanded={open}
+        aria-controls={listId}
+        onClick={() => {
+          const byHover = hoverOpened.current;
+          hoverOpened.current = false;
+          setOpen(byHover || !open);
+        }}
+      >
         {group.label}
       </button>
       <ul

@@ -80,3 +80,19 @@ describe('pricing', () => {
     expect(standaloneProps('/').route).toBe('/');
   });
 });
+
+describe('site navigation', () => {
+  it('keeps a drop-down that hovering opened open when its button is then clicked; a second click closes it', () => {
+    render(<MarketingModule route="/" params={{}} />);
+    const plans = within(screen.getByRole('navigation', { name: 'Site' })).getByRole('button', { name: /Plans/ });
+    fireEvent.mouseEnter(plans);
+    expect(plans.getAttribute('aria-expanded')).toBe('true');
+    // A pointer reaches the button (opening it) before it clicks: the click must not undo that.
+    fireEvent.click(plans);
+    expect(plans.getAttribute('aria-expanded')).toBe('true');
+    fireEvent.click(plans);
+    expect(plans.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(plans);
+    expect(plans.getAttribute('aria-expanded')).toBe('true');
+  });
+});
