@@ -178,7 +178,7 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 		afterCommit(ctx, func() { s.handOff(ctx, h, handed) }) {
 		lease = h.lease
 	}
-	at := s.now() // before the claim, as SendBatch's start
+	at := s.now() // before the claim, as the poll's claim takes its start
 	written, err := s.store.Queue(ctx, tx, b.traces, lease, b.msgs...)
 	if err != nil || lease == 0 {
 		return err
@@ -197,7 +197,7 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 }
 
 // claimed is a mail this process holds the lease of, and when its claim began: its send
-// may start only within the policy's Window of that (see SendBatch).
+// may start only within the policy's Window of that (see claim).
 type claimed struct {
 	adapters.Outgoing
 	at     time.Time
@@ -233,12 +233,7 @@ func (h *handoff) put(mails []claimed) (rest []claimed) {
 			return mails
 		}
 		h.waiting.Add(int64(n))
-		select {
-		case h.ch <- mails[:n]:
-		default: // not reached: fewer chunks wait than mails
-			h.waiting.Add(-int64(n))
-			return mails
-		}
+		h.ch <- mails[:n] // never blocks: fewer chunks wait than mails, and ch holds max
 		mails = mails[n:]
 	}
 	return nil
@@ -436,22 +431,11 @@ func (p SenderPolicy) withDefaults() SenderPolicy {
 	return p
 }
 
-// SendBatch claims up to p.Batch due messages in one statement and sends them
-// (sendClaimed); it answers how many it claimed. The claim leases them for p.Window +
+// claim claims up to n due messages for sendClaimed. The claim leases them for p.Window +
 // p.Lease, and a send starts only within p.Window of the claim (measured from before it,
 // so a slow database shortens the window, never the lease): every started send and the
 // write that records it end within the lease, so no other sender can take a message this
 // one is sending.
-func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int, error) {
-	p = p.withDefaults()
-	mails, err := s.claim(ctx, p, p.Batch)
-	if err != nil || len(mails) == 0 {
-		return 0, err
-	}
-	return len(mails), s.sendClaimed(ctx, m, p, mails)
-}
-
-// claim claims up to n due messages for sendClaimed: SendBatch's claim, and the poller's.
 func (s *Service) claim(ctx context.Context, p SenderPolicy, n int) ([]claimed, error) {
 	start := s.now()
 	batch, err := s.store.Claim(ctx, p.Window+p.Lease, n)

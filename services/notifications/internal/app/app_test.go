@@ -73,6 +73,26 @@ type row struct {
 	due         bool
 }
 
+// back: put back in the queue unsent, due at once, its claim's attempt given back.
+func (r row) back() bool { return !r.sent && r.due && r.attempts == 0 }
+
+// sentAndBack counts pool's mails recorded sent at their first attempt and those put back
+// (row.back), and fails t for any other.
+func sentAndBack(t *testing.T, pool *pgxpool.Pool) (sent, back int) {
+	t.Helper()
+	for id, r := range rows(t, pool) {
+		switch {
+		case r.sent && r.attempts == 1:
+			sent++
+		case r.back():
+			back++
+		default:
+			t.Errorf("%s: %+v, want sent at attempt 1 or back in the queue", id, r)
+		}
+	}
+	return sent, back
+}
+
 func rows(t *testing.T, pool *pgxpool.Pool) map[string]row {
 	t.Helper()
 	r, err := pool.Query(context.Background(), `SELECT id, attempts, sent_at IS NOT NULL, failed_at IS NOT NULL, next_attempt_at <= now() FROM messages`)
@@ -104,19 +124,7 @@ func TestBatchSendsWithinItsWindow(t *testing.T) {
 	if len(m.sent) != 2 { // at 0 s and 3 s; at 6 s the window has closed
 		t.Fatalf("sent %v, want two", m.sent)
 	}
-	got := rows(t, pool)
-	var sent, back int
-	for id, r := range got {
-		switch {
-		case r.sent && r.attempts == 1:
-			sent++
-		case !r.sent && r.due && r.attempts == 0:
-			back++
-		default:
-			t.Errorf("%s: %+v", id, r)
-		}
-	}
-	if sent != 2 || back != 3 {
+	if sent, back := sentAndBack(t, pool); sent != 2 || back != 3 {
 		t.Errorf("%d recorded sent, %d back in the queue; want 2 and 3", sent, back)
 	}
 }
@@ -142,4 +150,15 @@ func TestBatchRecordsEachOutcome(t *testing.T) {
 	if r := got["ev-2.welcome"]; r.sent || r.given || r.due || r.attempts != 1 {
 		t.Errorf("ev-2: %+v, want a later retry", r)
 	}
+}
+
+// SendBatch is one poll done by hand, as another replica's poller does it: it claims up to
+// p.Batch due messages and sends them (sendClaimed); it answers how many it claimed.
+func (s *Service) SendBatch(ctx context.Context, m Mailer, p SenderPolicy) (int, error) {
+	p = p.withDefaults()
+	mails, err := s.claim(ctx, p, p.Batch)
+	if err != nil || len(mails) == 0 {
+		return 0, err
+	}
+	return len(mails), s.sendClaimed(ctx, m, p, mails)
 }

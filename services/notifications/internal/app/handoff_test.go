@@ -51,15 +51,32 @@ func (r *relay) await(t *testing.T, n int) []string {
 	return ids
 }
 
-// runSenders runs s's senders until the returned stop, which waits for them to end.
-func runSenders(s *Service, m Mailer, p SenderPolicy, n int) (stop func()) {
+// startSenders runs s's senders until cancel; done closes once they ended.
+func startSenders(t *testing.T, s *Service, m Mailer, p SenderPolicy, n int) (cancel func(), done <-chan struct{}) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.RunSenders(ctx, m, p, n) }()
-	for s.handoff.Load() == nil { // RunSenders has not begun yet
-		runtime.Gosched()
-	}
+	ended := make(chan struct{})
+	go func() { defer close(ended); s.RunSenders(ctx, m, p, n) }()
+	until(t, "RunSenders began", func() bool { return s.handoff.Load() != nil })
+	return cancel, ended
+}
+
+// runSenders runs s's senders until the returned stop, which waits for them to end.
+func runSenders(t *testing.T, s *Service, m Mailer, p SenderPolicy, n int) (stop func()) {
+	t.Helper()
+	cancel, done := startSenders(t, s, m, p, n)
 	return func() { cancel(); <-done }
+}
+
+// until yields until cond holds: for a state the goroutines under test reach without
+// telling anyone. It fails t rather than hang should they never reach it.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reached in 30 s: %s", what)
+		}
+	}
 }
 
 // commit queues the welcomes of events ev-<from> to ev-<to-1> in one transaction, as the
@@ -111,7 +128,7 @@ func TestHandedOffMailIsSentWithoutAClaim(t *testing.T) {
 	s, pool, _ := newService(t, 0)
 	counts := dbtest.Counter(t, pool)
 	r := newRelay()
-	stop := runSenders(s, r, SenderPolicy{Interval: time.Hour}, 2) // no poll in this test
+	stop := runSenders(t, s, r, SenderPolicy{Interval: time.Hour}, 2) // no poll in this test
 	before := counts()
 	commit(t, s, pool, 0, 3, false)
 	got := r.await(t, 3)
@@ -136,7 +153,7 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 	s, pool, _ := newService(t, 0)
 	r := newRelay()
 	r.hold = make(chan struct{}) // the first send waits
-	stop := runSenders(s, r, SenderPolicy{Interval: 20 * time.Millisecond, Handoff: 2}, 1)
+	stop := runSenders(t, s, r, SenderPolicy{Interval: 20 * time.Millisecond, Handoff: 2}, 1)
 	defer stop()
 	commit(t, s, pool, 0, 1, false)
 	r.await(t, 1) // the only sender is busy with ev-0 now
@@ -150,7 +167,7 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 	}
 	var due []string
 	for id, row := range rows(t, pool) {
-		if row.due && row.attempts == 0 && !row.sent {
+		if row.back() {
 			due = append(due, id)
 		}
 	}
@@ -181,7 +198,7 @@ func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 	dead, pool, _ := newService(t, 0)
 	idle := newRelay()
 	p := SenderPolicy{Interval: time.Hour, Window: time.Second, Lease: 2 * time.Second}
-	stop := runSenders(dead, idle, p, 1)
+	stop := runSenders(t, dead, idle, p, 1)
 	commit(t, dead, pool, 0, 2, true)
 	stop()
 
@@ -211,12 +228,7 @@ func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
 	s, pool, _ := newService(t, 0)
 	r := newRelay()
 	r.hold = make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.RunSenders(ctx, r, SenderPolicy{Interval: time.Hour}, 1) }()
-	for s.handoff.Load() == nil {
-		runtime.Gosched()
-	}
+	cancel, done := startSenders(t, s, r, SenderPolicy{Interval: time.Hour}, 1)
 	commit(t, s, pool, 0, 1, false)
 	r.await(t, 1)
 	commit(t, s, pool, 1, 4, false) // waiting in the handoff queue
@@ -233,7 +245,7 @@ func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
 			if !row.sent {
 				t.Errorf("%s: %+v, want recorded sent", id, row)
 			}
-		case row.sent || !row.due || row.attempts != 0:
+		case !row.back():
 			t.Errorf("%s: %+v, want back in the queue, due", id, row)
 		}
 	}
@@ -290,7 +302,7 @@ func TestOnePollPerIntervalWhateverTheSenders(t *testing.T) {
 	clock := newTimers()
 	s.after = clock.after
 	counts := dbtest.Counter(t, pool)
-	stop := runSenders(s, newRelay(), SenderPolicy{}, 8)
+	stop := runSenders(t, s, newRelay(), SenderPolicy{}, 8)
 	defer stop()
 	clock.await(t, 1)
 	before := counts()
@@ -317,7 +329,7 @@ func TestBacklogIsSentByEverySender(t *testing.T) {
 	counts := dbtest.Counter(t, pool)
 	r := newRelay()
 	r.hold = make(chan struct{})
-	stop := runSenders(s, r, SenderPolicy{Batch: batch}, senders)
+	stop := runSenders(t, s, r, SenderPolicy{Batch: batch}, senders)
 	defer stop()
 	clock.await(t, 1)
 	before := counts()
@@ -356,30 +368,16 @@ func TestStoppingSendersPutBackWhatThePollHandedThem(t *testing.T) {
 	s.after = clock.after
 	r := newRelay()
 	r.hold = make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); s.RunSenders(ctx, r, SenderPolicy{Batch: 2}, 1) }()
+	cancel, done := startSenders(t, s, r, SenderPolicy{Batch: 2}, 1)
 	clock.await(t, 1)
 	clock.fire()
 	r.await(t, 1) // the only sender is busy with the first batch
-	for h := s.handoff.Load(); h.waiting.Load() != 2; {
-		runtime.Gosched() // the poll claims the second batch and queues it
-	}
+	h := s.handoff.Load()
+	until(t, "the poll claimed the second batch and queued it", func() bool { return h.waiting.Load() == 2 })
 	cancel()
 	close(r.hold)
 	<-done
-	var sent, back int
-	for id, row := range rows(t, pool) {
-		switch {
-		case row.sent && row.attempts == 1:
-			sent++
-		case !row.sent && row.due && row.attempts == 0:
-			back++
-		default:
-			t.Errorf("%s: %+v", id, row)
-		}
-	}
-	if sent != 1 || back != 3 {
+	if sent, back := sentAndBack(t, pool); sent != 1 || back != 3 {
 		t.Errorf("%d sent, %d back in the queue; want the one being sent, and the rest back", sent, back)
 	}
 	if n := testutil.ToFloat64(s.released); n != 0 {
