@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -30,13 +31,21 @@ type Limits struct {
 	// Fields overrides MaxFieldChars for fields of that name (the last element of the
 	// field's path), e.g. {"username": 320}.
 	Fields map[string]int
+	// MaxDepth: a JSON body nested deeper (arrays and objects) is refused with 400.
+	MaxDepth int
+	// MaxTokens: a JSON body of more values, keys and brackets is refused with 400.
+	MaxTokens int
 }
 
 // DefaultLimits: 256 KiB bodies, 2,000 characters per field, 320 for e-mail addresses
-// (RFC 5321's 64 + 1 + 255) and 1,024 for passwords.
+// (RFC 5321's 64 + 1 + 255) and 1,024 for passwords; JSON nested at most 64 deep (the
+// deepest request of the API is under 10) and at most 20,000 tokens (a full cart is a few
+// hundred).
 var DefaultLimits = Limits{
 	MaxBodyBytes:  256 << 10,
 	MaxFieldChars: 2000,
+	MaxDepth:      64,
+	MaxTokens:     20_000,
 	Fields: map[string]int{
 		"username": 320, "email": 320, "password": 1024, "confirmPassword": 1024, "verifyPassword": 1024,
 	},
@@ -185,15 +194,34 @@ func writeTooLarge(w http.ResponseWriter, l Limits) {
 
 // checkText answers a field error when s is not acceptable text for field.
 func checkText(field, s string, limit int) error {
-	switch {
-	case !utf8.ValidString(s):
-		return errs.Field(field, fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", field))
-	case strings.IndexByte(s, 0) >= 0:
-		return errs.Field(field, fmt.Sprintf("%s contains a NUL character.", field))
-	case limit > 0 && utf8.RuneCountInString(s) > limit:
-		return errs.Field(field, fmt.Sprintf("%s is too long (at most %d characters).", field, limit))
+	if p := textProblem(s, limit); p != "" {
+		return textError(field, p, limit)
 	}
 	return nil
+}
+
+// textProblem says what is wrong with s as text ("" when nothing is), without a field name,
+// so the JSON walk names the field only when there is something to report.
+func textProblem(s string, limit int) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "utf8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "nul"
+	case limit > 0 && utf8.RuneCountInString(s) > limit:
+		return "long"
+	}
+	return ""
+}
+
+func textError(field, problem string, limit int) error {
+	switch problem {
+	case "utf8":
+		return errs.Field(field, fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", field))
+	case "nul":
+		return errs.Field(field, fmt.Sprintf("%s contains a NUL character.", field))
+	}
+	return errs.Field(field, fmt.Sprintf("%s is too long (at most %d characters).", field, limit))
 }
 
 // safeName answers a field name fit to show: a name that is itself bad is "query"/"body".
@@ -241,9 +269,40 @@ func checkBody(l Limits, contentType string, body []byte) error {
 	return nil // other media (the hosted fields' own posts) are their handler's business
 }
 
+// jsonFrame is an open array or object of the JSON walk: what names the value being read.
+type jsonFrame struct {
+	array bool
+	key   string // the current key of an object
+	index int    // the current index of an array
+}
+
+// jsonPath names the value being read ("a.b[2].c"; "body" outside any container). It is
+// built only to report a problem: building it per token made the walk quadratic in depth.
+func jsonPath(stack []jsonFrame) string {
+	if len(stack) == 0 {
+		return "body"
+	}
+	var b strings.Builder
+	for _, f := range stack {
+		if f.array {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(f.index))
+			b.WriteByte(']')
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(f.key)
+	}
+	return b.String()
+}
+
 // checkJSON walks a JSON body token by token, naming the field of the first bad string.
 // encoding/json replaces invalid UTF-8 silently, so the raw bytes are checked first and
-// the offending offset is mapped to the field being read there.
+// the offending offset is mapped to the field being read there. Its cost is linear in the
+// body: the depth and the token count are capped, and a field's path is built only to
+// report it.
 func checkJSON(l Limits, body []byte) error {
 	badAt := -1
 	if !utf8.Valid(body) {
@@ -251,29 +310,13 @@ func checkJSON(l Limits, body []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	type frame struct {
-		array bool
-		key   string // the current key of an object
-		index int
-		field string // the path of the container itself
-	}
-	var stack []frame
-	path := func() string {
-		if len(stack) == 0 {
-			return "body"
-		}
-		f := stack[len(stack)-1]
-		name := f.field
-		if f.array {
-			return fmt.Sprintf("%s[%d]", name, f.index)
-		}
-		if name == "" {
-			return f.key
-		}
-		return name + "." + f.key
-	}
+	var stack []jsonFrame
+	name := func() string { return safeName(jsonPath(stack), "body") }
 	expectKey := false
-	for {
+	for tokens := 1; ; tokens++ {
+		if l.MaxTokens > 0 && tokens > l.MaxTokens {
+			return errs.Field("body", fmt.Sprintf("The request body has too many values (at most %d).", l.MaxTokens))
+		}
 		start := dec.InputOffset()
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -281,13 +324,14 @@ func checkJSON(l Limits, body []byte) error {
 		}
 		if err != nil {
 			if badAt >= 0 {
-				return errs.Field(safeName(path(), "body"), fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", safeName(path(), "body")))
+				f := name()
+				return errs.Field(f, fmt.Sprintf("%s contains bytes that are not valid UTF-8 text.", f))
 			}
 			return errs.Field("body", "The request body is not valid JSON.")
 		}
 		end := dec.InputOffset()
 		if badAt >= 0 && int64(badAt) >= start && int64(badAt) < end {
-			f := safeName(path(), "body")
+			f := name()
 			if expectKey { // the bad bytes are in a key: there is no field name to show
 				f = "body"
 			}
@@ -297,11 +341,10 @@ func checkJSON(l Limits, body []byte) error {
 		case json.Delim:
 			switch t {
 			case '{', '[':
-				field := ""
-				if len(stack) > 0 {
-					field = path()
+				if l.MaxDepth > 0 && len(stack) >= l.MaxDepth {
+					return errs.Field("body", fmt.Sprintf("The request body is nested too deeply (at most %d levels).", l.MaxDepth))
 				}
-				stack = append(stack, frame{array: t == '[', field: field})
+				stack = append(stack, jsonFrame{array: t == '['})
 				expectKey = t == '{'
 				continue
 			case '}', ']':
@@ -310,19 +353,24 @@ func checkJSON(l Limits, body []byte) error {
 		case string:
 			if expectKey {
 				stack[len(stack)-1].key = t
-				if err := checkText(safeName(path(), "body"), t, 200); err != nil {
-					return err
+				if p := textProblem(t, 200); p != "" {
+					return textError(name(), p, 200)
 				}
 				expectKey = false
 				continue
 			}
-			f := safeName(path(), "body")
-			if err := checkText(f, t, l.limitFor(f)); err != nil {
-				return err
+			// The limit goes by the field's own name (the last element of its path).
+			field := ""
+			if n := len(stack); n > 0 && !stack[n-1].array {
+				field = stack[n-1].key
+			}
+			limit := l.limitFor(field)
+			if p := textProblem(t, limit); p != "" {
+				return textError(name(), p, limit)
 			}
 		case json.Number:
 			if len(t) > 40 {
-				f := safeName(path(), "body")
+				f := name()
 				return errs.Field(f, fmt.Sprintf("%s is not a valid number.", f))
 			}
 		}
