@@ -91,6 +91,8 @@ func CodeOf(err error) Code {
 		return ""
 	case errors.As(err, &e):
 		return e.Code
+	case wrappedStatus(err) != nil:
+		return FromGRPCCode(wrappedStatus(err).Code())
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return Unavailable
 	case errors.As(err, &ne), isUnreachable(err):
@@ -183,11 +185,14 @@ func ToStatus(err error) *status.Status {
 	if err == nil {
 		return status.New(codes.OK, "")
 	}
-	if s, ok := status.FromError(err); ok {
-		return s
-	}
+	// An *Error first: its message is the one chosen for clients, even when its cause is a
+	// downstream's status. status.FromError would answer that status with the whole chain's
+	// Error() text as its message ("…: rpc error: code = … desc = …").
 	var e *Error
 	if !errors.As(err, &e) {
+		if st := wrappedStatus(err); st != nil {
+			return st
+		}
 		code := CodeOf(err)
 		return status.New(grpcCodes[code], PublicMessage(code))
 	}
@@ -207,6 +212,16 @@ func ToStatus(err error) *status.Status {
 		}
 	}
 	return st
+}
+
+// wrappedStatus answers the status err is or wraps (a downstream's answer, with its own
+// code, message and details: not the wrapping text), nil when there is none.
+func wrappedStatus(err error) *status.Status {
+	var gs interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &gs) {
+		return gs.GRPCStatus()
+	}
+	return nil
 }
 
 // origin marks a status as made by a Hangar handler (through ToStatus in the server's

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
@@ -88,5 +89,23 @@ func TestRetryAfterTravelsThroughGRPC(t *testing.T) {
 	st := ToStatus(fmt.Errorf("login: %w", Throttled(42*time.Second, "wait")))
 	if got := FromStatus(st).RetryAfter; got != 42*time.Second {
 		t.Errorf("RetryAfter after the round trip = %s, want 42s", got)
+	}
+}
+
+// A downstream's status wrapped with context (fmt.Errorf %w, or as an *Error's cause)
+// keeps its code and its own message; status.FromError answered the whole chain's text,
+// 'provision account: rpc error: code = InvalidArgument desc = …', which reached callers.
+func TestWrappedStatusShowsOnlyItsOwnMessage(t *testing.T) {
+	remote := status.Error(codes.InvalidArgument, "Enter a valid e-mail address.")
+	kept := FromStatus(status.Convert(remote))
+	kept.Cause = remote
+	for _, err := range []error{fmt.Errorf("provision account: %w", remote), kept} {
+		st := ToStatus(err)
+		if st.Code() != codes.InvalidArgument || st.Message() != "Enter a valid e-mail address." {
+			t.Errorf("ToStatus(%v) = %v %q", err, st.Code(), st.Message())
+		}
+		if CodeOf(err) != Invalid {
+			t.Errorf("CodeOf(%v) = %s, want invalid_argument", err, CodeOf(err))
+		}
 	}
 }

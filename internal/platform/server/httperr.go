@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -19,7 +20,34 @@ import (
 // WriteError writes err in the one JSON error shape with the mapped HTTP status.
 // Handlers outside the gateway use it so every route fails the same way.
 func WriteError(w http.ResponseWriter, err error) {
-	writeStatus(w, errs.ToStatus(err))
+	st, _ := publicStatus(err)
+	writeStatus(w, st)
+}
+
+// publicStatus is err as a caller may see it. An *errs.Error or a status a Hangar handler
+// made (marked, e.g. a downstream service's answer, wrapped or not) keeps its code and
+// message; any other status (a client library's "connection error: desc = transport: …",
+// a bare status.Error with driver text) keeps its code and retry hint but says only the
+// code's public message; anything else is internal. replaced reports that words were
+// dropped (they belong in the log).
+func publicStatus(err error) (st *status.Status, replaced bool) {
+	st = errs.ToStatus(err)
+	var e *errs.Error
+	if errors.As(err, &e) || errs.IsMarked(st) || st.Code() == codes.OK {
+		return st, false
+	}
+	from := errs.FromStatus(st)
+	switch st.Code() {
+	case codes.Unimplemented: // no such method: answered as not found
+		return status.New(codes.Unimplemented, errs.PublicMessage(errs.NotFound)), true
+	case codes.Unknown, codes.DataLoss:
+		return status.New(codes.Internal, errs.PublicMessage(errs.Internal)), true
+	}
+	pub := status.New(st.Code(), errs.PublicMessage(from.Code))
+	if from.RetryAfter > 0 {
+		pub = errs.ToStatus(&errs.Error{Code: from.Code, Message: pub.Message(), RetryAfter: from.RetryAfter})
+	}
+	return pub, true
 }
 
 func writeStatus(w http.ResponseWriter, st *status.Status) {

@@ -377,11 +377,14 @@ func (s *Server) errorUnary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err == nil {
 		return resp, nil
 	}
-	switch code := errs.CodeOf(err); code {
-	case errs.Internal, errs.Unavailable:
+	st, replaced := publicStatus(err)
+	switch code := errs.CodeOf(err); {
+	case code == errs.Internal, code == errs.Unavailable:
 		s.deps.Logger.ErrorContext(ctx, "rpc failed", "method", info.FullMethod, "code", string(code), "err", err.Error())
+	case replaced:
+		s.deps.Logger.WarnContext(ctx, "rpc failed; its words replaced", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	}
-	return nil, errs.Mark(errs.ToStatus(err)).Err()
+	return nil, errs.Mark(st).Err()
 }
 
 func recoverHTTP(log *slog.Logger, next http.Handler) http.Handler {
