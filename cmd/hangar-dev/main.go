@@ -26,6 +26,7 @@ import (
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/telemetry"
 	identity "github.com/hangar/hangar/services/identity/app"
 )
 
@@ -170,7 +171,7 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 		extra(mux)
 	}
 	mux.Handle("/", e)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: telemetry.StdLogger(log, slog.LevelWarn, "edge server")}
 	g.Go(func() error {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return err

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
 // Backend is where the edge sends a service's routes.
@@ -65,6 +67,7 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 				r.Out.Host = r.In.Host
 			},
 			Transport: transport,
+			ErrorLog:  telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				log.WarnContext(r.Context(), "edge: backend unreachable", "path", r.URL.Path, "err", err.Error())
 				writeJSON(w, http.StatusBadGateway, map[string]string{"code": "unavailable", "message": "the service is temporarily unavailable, please retry"})

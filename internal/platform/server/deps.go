@@ -27,5 +27,6 @@ func NewDeps(ctx context.Context, cfg config.Platform, logOut io.Writer) (deps D
 		_ = shutdown(ctx)
 		return Deps{}, nil, err
 	}
+	adoptGRPCLogs(log)
 	return Deps{Logger: log, Registry: reg, Tracer: tp, Propagator: telemetry.Propagator(), RED: red}, shutdown, nil
 }

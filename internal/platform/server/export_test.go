@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"net"
 
 	"google.golang.org/grpc"
@@ -12,3 +13,9 @@ func WrapGRPCListener(s *Server, wrap func(net.Listener) net.Listener) { s.grpcL
 
 // InProcess is the gateway's in-process connection, for a test that calls it directly.
 func InProcess(s *Server) grpc.ClientConnInterface { return s.inproc }
+
+// CaptureGRPCLogs sends grpclog's lines to l until restore is called.
+func CaptureGRPCLogs(l *slog.Logger) (restore func()) {
+	prev := grpcLogTarget.Swap(l)
+	return func() { grpcLogTarget.Store(prev) }
+}

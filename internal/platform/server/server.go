@@ -40,6 +40,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/metrics"
+	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
 // Deps are the telemetry parts a server is built with.
@@ -322,8 +323,11 @@ func (s *Server) Run(ctx context.Context) error {
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
 	s.handler.Store(&public)
-	httpSrv := &http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	adminSrv := &http.Server{Handler: s.admin, ReadHeaderTimeout: 5 * time.Second}
+	// net/http's own lines (a handler's superfluous WriteHeader, a broken connection) go
+	// through slog, not the standard logger.
+	httpSrv := &http.Server{Handler: public, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: telemetry.StdLogger(log, slog.LevelWarn, "http server")}
+	adminSrv := &http.Server{Handler: s.admin, ReadHeaderTimeout: 5 * time.Second, ErrorLog: telemetry.StdLogger(log, slog.LevelWarn, "admin server")}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return ignoreClosed(s.grpc.Serve(s.grpcLn)) })
