@@ -94,6 +94,11 @@ func EnsureDatabase(ctx context.Context, dbURL string) error {
 	return nil
 }
 
+// MigrationLockID is the advisory lock Migrate holds while it applies migrations (one id
+// for all services is fine: each has its own database). Whoever holds it holds migrations
+// back: another replica, or a test that calls a service before its schema is there.
+const MigrationLockID = 7461626761 // arbitrary, stable
+
 // Migrate applies the *.sql files of dir in fsys in name order, each once, each in its own
 // transaction, under an advisory lock so replicas starting together do not race. A file that
 // was applied is never edited: add a new one.
@@ -115,8 +120,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, lo
 		return fmt.Errorf("acquire for migrations: %w", err)
 	}
 	defer conn.Release()
-	// One lock id for all services is fine: each service has its own database.
-	const lockID = 7461626761 // arbitrary, stable
+	lockID := MigrationLockID
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
 		return fmt.Errorf("lock migrations: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -14,6 +15,9 @@ import (
 // (migrations applied, dependencies reachable, data loaded). /readyz and the gRPC health
 // service answer SERVING only while every registered condition holds.
 type Readiness struct {
+	// admit is whether every condition holds (shutting down aside): the readiness gate
+	// reads it on every call, without the lock.
+	admit    atomic.Bool
 	mu       sync.Mutex
 	health   *health.Server
 	conds    map[string]string // name -> "" when ok, else why not
@@ -21,7 +25,9 @@ type Readiness struct {
 }
 
 func newReadiness(h *health.Server) *Readiness {
-	return &Readiness{health: h, conds: map[string]string{}}
+	r := &Readiness{health: h, conds: map[string]string{}}
+	r.admit.Store(true)
+	return r
 }
 
 // Require registers a condition that starts unmet.
@@ -55,6 +61,11 @@ func (r *Readiness) ok() bool {
 }
 
 func (r *Readiness) publish() {
+	met := true
+	for _, why := range r.conds {
+		met = met && why == ""
+	}
+	r.admit.Store(met)
 	st := healthpb.HealthCheckResponse_NOT_SERVING
 	if r.ok() {
 		st = healthpb.HealthCheckResponse_SERVING

@@ -16,6 +16,7 @@ import (
 	"net/http/pprof"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +82,13 @@ type Server struct {
 	// the gateway went in-process: the address the loopback dial left from.
 	inprocPeer atomic.Pointer[peer.Peer]
 	stopping   atomic.Bool
+
+	// The service's background workers (Go): Run stops and waits for them before it returns.
+	workCtx  context.Context
+	stopWork context.CancelFunc
+	workMu   sync.Mutex
+	workDone bool
+	workers  sync.WaitGroup
 }
 
 // grpcStreamWorkers is how many goroutines serve gRPC calls before new ones are started.
@@ -92,7 +100,8 @@ const grpcStreamWorkers = 16
 func New(name string, cfg config.Platform, deps Deps) *Server {
 	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits}
 	s.ready = newReadiness(s.health)
-	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.errorUnary, s.installedUnary}
+	s.workCtx, s.stopWork = context.WithCancel(context.Background())
+	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.readyUnary, s.errorUnary, s.installedUnary}
 	serverStats := otelgrpc.NewServerHandler(otelgrpc.WithTracerProvider(deps.Tracer), otelgrpc.WithPropagators(deps.Propagator))
 	// Stream workers: a call is handed to a long-lived goroutine whose stack has grown
 	// through the interceptor chain before, instead of a new goroutine growing (copying) its
@@ -130,6 +139,33 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 func (s *Server) RegisterService(desc *grpc.ServiceDesc, impl any) {
 	s.grpc.RegisterService(desc, impl)
 	s.inproc.register(desc, impl)
+}
+
+// Go runs a background worker of the service (its data start-up, outbox relays, event
+// consumers, schedulers) in the server's run group: ctx ends once the listeners have
+// drained (or Run failed), and Run returns only after every worker has, so a caller that
+// closes its pools when Run returns closes nothing under a worker. A worker may start
+// others. Called after Run returned, Go starts nothing.
+func (s *Server) Go(worker func(ctx context.Context)) {
+	s.workMu.Lock()
+	defer s.workMu.Unlock()
+	if s.workDone {
+		return
+	}
+	s.workers.Add(1)
+	go func() {
+		defer s.workers.Done()
+		worker(s.workCtx)
+	}()
+}
+
+// stopWorkers ends the workers' context and waits for them to return.
+func (s *Server) stopWorkers() {
+	s.stopWork()
+	s.workMu.Lock()
+	s.workDone = true
+	s.workMu.Unlock()
+	s.workers.Wait()
 }
 
 // Ready is the readiness state; components report into it.
@@ -245,7 +281,7 @@ func (s *Server) Handler() http.Handler {
 			(*h).ServeHTTP(w, r)
 			return
 		}
-		WriteError(w, errs.E(errs.Unavailable, "the service is starting"))
+		WriteError(w, errNotReady())
 	})
 }
 
@@ -269,8 +305,11 @@ func (s *Server) Addrs() (grpcAddr, httpAddr, adminAddr string) {
 	return s.grpcLn.Addr().String(), s.httpLn.Addr().String(), s.adminLn.Addr().String()
 }
 
-// Run serves until ctx ends, then shuts every listener down gracefully.
+// Run serves until ctx ends, then shuts every listener down gracefully and stops the
+// workers (Go), in that order: requests in flight drain while the relays and consumers
+// still run, and Run returns once the last worker has.
 func (s *Server) Run(ctx context.Context) error {
+	defer s.stopWorkers()
 	if s.grpcLn == nil {
 		if err := s.Listen(); err != nil {
 			return err
@@ -318,7 +357,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	// Headers and the input guard wrap everything a service installs, so every route of
 	// every service (and the routes a service adds later) gets them without asking.
-	inner = apiHeaders(guard(s.limits, inner))
+	inner = apiHeaders(s.readyGate(guard(s.limits, inner)))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
