@@ -140,7 +140,7 @@ func (a *App) Run(ctx context.Context) error {
 		defer a.identity.Close()
 	}
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
-	go a.startData(ctx)
+	a.srv.Go(a.startData) // with the workers it starts, done before the pool closes
 	return a.srv.Run(ctx)
 }
 
@@ -151,12 +151,12 @@ func (a *App) startData(ctx context.Context) {
 		return // shutting down
 	}
 	if a.cfg.DevSeed {
-		go a.seedWhenIdentityAnswers(ctx)
+		a.srv.Go(a.seedWhenIdentityAnswers)
 	}
 	if len(a.cfg.Brokers) > 0 {
-		go a.consume(ctx)
+		a.srv.Go(a.consume)
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+	a.srv.Go(func(ctx context.Context) { kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer)) })
 	a.sweep(ctx)
 }
 

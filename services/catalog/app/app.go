@@ -104,7 +104,7 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
-	go a.startData(ctx)
+	a.srv.Go(a.startData) // in the server's run group: done before the pool closes
 	return a.srv.Run(ctx)
 }
 

@@ -290,8 +290,10 @@ func (a *App) Run(ctx context.Context) error {
 		defer a.geo.Close()
 	}
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
-	go a.startData(ctx)
-	go a.startCatalogue(ctx)
+	// The data start-up, the catalogue and every worker they start run in the server's
+	// run group: Run returns (and the pools and connections above close) after they have.
+	a.srv.Go(a.startData)
+	a.srv.Go(a.startCatalogue)
 	return a.srv.Run(ctx)
 }
 
@@ -301,8 +303,8 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
-	go a.runRenewals(ctx)
+	a.srv.Go(func(ctx context.Context) { kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer)) })
+	a.srv.Go(a.runRenewals)
 	a.orders.RunReconciler(ctx, a.cfg.ReconcileInterval)
 }
 
@@ -338,7 +340,7 @@ func (a *App) runRenewals(ctx context.Context) {
 		runners = append(runners, c)
 	}
 	for _, c := range runners {
-		go kafka.KeepRunning(ctx, a.log, "renewal", c)
+		a.srv.Go(func(ctx context.Context) { kafka.KeepRunning(ctx, a.log, "renewal", c) })
 	}
 	a.renewer.RunScheduler(ctx, rc.Interval)
 }

@@ -88,10 +88,10 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 // use; it is done here before the service says it is ready, so no visitor waits for it.
 func (a *App) Run(ctx context.Context) error {
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
-	go func() {
+	a.srv.Go(func(context.Context) {
 		Country(netip.MustParseAddr("2001:db8::1"))
 		a.srv.Ready().Set("ip data", "")
-	}()
+	})
 	return a.srv.Run(ctx)
 }
 

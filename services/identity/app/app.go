@@ -171,7 +171,7 @@ func (a *App) Ready() bool { return a.srv.Ready().Ok() }
 func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
-	go a.startData(ctx)
+	a.srv.Go(a.startData) // with the workers it starts, done before the pool closes
 	return a.srv.Run(ctx)
 }
 
@@ -182,10 +182,10 @@ func (a *App) startData(ctx context.Context) {
 		return // shutting down
 	}
 	if len(a.cfg.Brokers) > 0 {
-		go a.consumeSubscriptions(ctx)
-		go a.consumeMarketingConsents(ctx)
+		a.srv.Go(a.consumeSubscriptions)
+		a.srv.Go(a.consumeMarketingConsents)
 	}
-	go kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+	a.srv.Go(func(ctx context.Context) { kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer)) })
 	a.sweepSessions(ctx)
 }
 

@@ -139,16 +139,11 @@ func (a *App) Run(ctx context.Context) error {
 	defer a.pool.Close()
 	defer func() { _ = a.shutdown(context.WithoutCancel(ctx)) }()
 	defer func() { _ = a.mailer.Close() }() // QUIT the relay's idle sessions
-	dctx, cancel := context.WithCancel(ctx)
-	data := make(chan struct{})
-	go func() { defer close(data); a.startData(dctx) }()
-	err := a.srv.Run(ctx)
-	cancel()
-	// Before the pool closes: the senders record their last sends and put back in the
-	// queue the mails handed to them and not sent, and the consumer puts back what it
-	// handed over too late.
-	<-data
-	return err
+	// In the server's run group, so done before the pool closes: the senders record their
+	// last sends and put back in the queue the mails handed to them and not sent, and the
+	// consumer puts back what it handed over too late.
+	a.srv.Go(a.startData)
+	return a.srv.Run(ctx)
 }
 
 func (a *App) startData(ctx context.Context) {

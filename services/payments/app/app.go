@@ -190,7 +190,7 @@ func (a *App) Run(ctx context.Context) error {
 	if a.closeIdentity != nil {
 		defer a.closeIdentity()
 	}
-	go a.startData(ctx)
+	a.srv.Go(a.startData) // in the server's run group: done before the pools close
 	return a.srv.Run(ctx)
 }
 
