@@ -156,7 +156,9 @@ func (a *App) startData(ctx context.Context) {
 	if len(a.cfg.Brokers) > 0 {
 		a.srv.Go(a.consume)
 	}
-	a.srv.Go(func(ctx context.Context) { kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer)) })
+	a.srv.Go(func(ctx context.Context) {
+		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+	})
 	a.sweep(ctx)
 }
 

@@ -185,7 +185,9 @@ func (a *App) startData(ctx context.Context) {
 		a.srv.Go(a.consumeSubscriptions)
 		a.srv.Go(a.consumeMarketingConsents)
 	}
-	a.srv.Go(func(ctx context.Context) { kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer)) })
+	a.srv.Go(func(ctx context.Context) {
+		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+	})
 	a.sweepSessions(ctx)
 }
 
