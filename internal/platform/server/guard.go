@@ -374,7 +374,9 @@ func checkJSON(l Limits, body []byte) error {
 				return errs.Field(f, fmt.Sprintf("%s is not a valid number.", f))
 			}
 		}
-		// A value ended: the next token of an object is a key, of an array the next element.
+		// A value ended: the next token of an object is a key, of an array the next element
+		// (also after an empty object closed: `[{}, "x"]` holds no key "x", `{}""` none at all).
+		expectKey = false
 		if len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.array {

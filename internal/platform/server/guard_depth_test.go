@@ -26,3 +26,16 @@ func TestDeepOrOversizedJSONIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// Found by FuzzGuardJSON: a value after an empty object (`{}""`) made the old guard read it
+// as a key of no object and panic (a 500 for any anonymous caller).
+func TestValueAfterEmptyObjectIsNoServerError(t *testing.T) {
+	s, _, _ := startServer(t, &fake{})
+	_, httpAddr, _ := s.Addrs()
+	for _, body := range []string{`{}""`, `[{},"x"]`, `{"a":{}}"b"`} {
+		a := do(t, "GET", "http://"+httpAddr+"/account/api/subscription/available/fleet-prices", "application/json", body)
+		if a.status >= 500 {
+			t.Errorf("%s = %d %s; want no server error", body, a.status, a.raw)
+		}
+	}
+}
