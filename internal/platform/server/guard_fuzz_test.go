@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -57,11 +59,12 @@ func FuzzGuardJSON(f *testing.F) {
 // well-formed JSON values, its depth and its token count, by encoding/json alone.
 func measure(body []byte) (depth, tokens int, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // a number's range is the gateway's business, not well-formedness
 	d := 0
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return depth, tokens, err.Error() == "EOF"
+			return depth, tokens, errors.Is(err, io.EOF)
 		}
 		tokens++
 		if delim, isDelim := tok.(json.Delim); isDelim {
