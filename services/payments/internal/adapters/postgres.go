@@ -281,13 +281,15 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// putMethodSQL stores (or refreshes) a method's display data: $1 token, $2 customer, $3 kind,
+// putMethodSQL stores (or refreshes) a method's display data and owner: $1 token, $2 customer
+// (a card the sales-mode reader vaulted for an e-mail moves to the account it paid for), $3 kind,
 // $4 brand, $5 last4, $6 and $7 expiry, $8 wallet e-mail, $9 cardholder, $10 postal code,
 // $11 country, $12 now.
 const putMethodSQL = `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
 	card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-	ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
+	ON CONFLICT (token) DO UPDATE SET customer_id = EXCLUDED.customer_id, card_exp_month = EXCLUDED.card_exp_month,
+	card_exp_year = EXCLUDED.card_exp_year,
 	cardholder_name = EXCLUDED.cardholder_name, postal_code = EXCLUDED.postal_code, country = EXCLUDED.country,
 	updated_at = EXCLUDED.updated_at`
 
@@ -316,6 +318,45 @@ func (s *Store) Method(ctx context.Context, token string) (domain.MethodSummary,
 	}
 	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
 	return m, err
+}
+
+// StoredMethod is a stored method with its owner (the customer it was vaulted for: an
+// account id, or the e-mail a sales-mode reader vaulted it for) and billing details.
+type StoredMethod struct {
+	Owner           string
+	Method          domain.MethodSummary
+	Postal, Country string
+}
+
+// StoredMethod answers a stored method by token, with its owner.
+func (s *Store) StoredMethod(ctx context.Context, token string) (StoredMethod, error) {
+	var sm StoredMethod
+	m := &sm.Method
+	var kind, brand string
+	err := s.pool.QueryRow(ctx, `SELECT customer_id, token, kind, card_brand, card_last4, card_exp_month, card_exp_year,
+		wallet_email, cardholder_name, postal_code, country FROM payment_methods WHERE token = $1`, token).
+		Scan(&sm.Owner, &m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear, &m.Email, &m.CardholderName,
+			&sm.Postal, &sm.Country)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sm, errs.E(errs.NotFound, "payment method not found")
+	}
+	if err != nil {
+		return sm, fmt.Errorf("read payment method: %w", err)
+	}
+	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
+	return sm, nil
+}
+
+// ReaderVaulted reports whether a card-reader session that requestedBy asked for, for
+// email, completed with token since the given time.
+func (s *Store) ReaderVaulted(ctx context.Context, token, requestedBy, email string, since time.Time) (bool, error) {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM reader_sessions WHERE method_token = $1 AND requested_by = $2
+		AND lower(email) = lower($3) AND status = 'completed' AND created_at >= $4)`, token, requestedBy, email, since).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("read reader sessions: %w", err)
+	}
+	return ok, nil
 }
 
 // BillingProfile answers an account's profile, or the default one when none is stored.

@@ -117,6 +117,17 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 	if err := r.Validate(); err != nil {
 		return domain.Charge{}, false, err
 	}
+	// A stored method pays only for its owner: decided before anything is written or charged.
+	var reader *adapters.StoredMethod
+	if r.Token != "" {
+		sm, viaReader, err := s.methodFor(ctx, r.Token, r.CustomerID, r.CustomerEmail, r.Reference)
+		if err != nil {
+			return domain.Charge{}, false, err
+		}
+		if viaReader {
+			reader = &sm
+		}
+	}
 	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
 		// The processor's idempotency key comes from the charge's key, not its row id: the row
 		// is written in the same transaction as the processor's answer, so when payments dies
@@ -139,6 +150,12 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		var adopt *adapters.Adoption
 		if r.StoreInVault && tx.Method.Token != "" {
 			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
+		}
+		if reader != nil {
+			// The reader's card, vaulted for the customer's e-mail, becomes the account's: its
+			// renewals charge it as the account's own.
+			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: reader.Method, Postal: reader.Postal, Country: reader.Country,
+				MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
 		}
 		if !tx.Captured {
 			return nil, adopt, c.Authorized(tx.ID, tx.Method, now)
