@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
@@ -55,6 +56,22 @@ func TestInternalDetailIsNotShown(t *testing.T) {
 	}
 	if HTTPStatus(codes.Code(99)) != http.StatusInternalServerError {
 		t.Error("unknown gRPC code should be 500")
+	}
+}
+
+// Another service's error passed on with its code, public message and cause (checkout's
+// remoteErr of a payments refusal) reaches the client with that message only: the
+// status of the wrapped chain quoted "rpc error: code = PermissionDenied desc = ...".
+func TestPassedOnRemoteErrorShowsItsOwnMessage(t *testing.T) {
+	remote := status.Error(codes.PermissionDenied, "This stored payment method cannot be used for this purchase.")
+	e := FromStatus(status.Convert(remote))
+	e.Cause = remote
+	st := ToStatus(fmt.Errorf("place order: %w", e))
+	if st.Code() != codes.PermissionDenied || st.Message() != "This stored payment method cannot be used for this purchase." {
+		t.Errorf("ToStatus = %s %q", st.Code(), st.Message())
+	}
+	if st := ToStatus(fmt.Errorf("call: %w", remote)); st.Code() != codes.PermissionDenied {
+		t.Errorf("a wrapped status alone = %s", st.Code())
 	}
 }
 
