@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -117,18 +118,21 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 	if err := r.Validate(); err != nil {
 		return domain.Charge{}, false, err
 	}
-	// A stored method pays only for its owner: decided before anything is written or charged.
-	var reader *adapters.StoredMethod
+	// A stored method pays only for its owner: the charge's row is claimed only when the
+	// payer may pay with it (in the claim's own statement), before the processor is asked.
+	var payer *adapters.Payer
 	if r.Token != "" {
-		sm, viaReader, err := s.methodFor(ctx, r.Token, r.CustomerID, r.CustomerEmail, r.Reference)
-		if err != nil {
-			return domain.Charge{}, false, err
-		}
-		if viaReader {
-			reader = &sm
-		}
+		p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
+		payer = &p
 	}
-	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
+	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
+		var reader *adapters.StoredMethod
+		if payer != nil {
+			var err error
+			if reader, err = s.readerCard(ctx, *payer); err != nil {
+				return nil, nil, err
+			}
+		}
 		// The processor's idempotency key comes from the charge's key, not its row id: the row
 		// is written in the same transaction as the processor's answer, so when payments dies
 		// (or loses the connection) after the processor captured, the row is gone and a retry
@@ -166,6 +170,9 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		events, err := capturedEvent(*c, now)
 		return events, adopt, err
 	})
+	if errors.Is(err, adapters.ErrRefused) {
+		return c, false, s.refused(ctx, *payer, r.CustomerID, r.Reference)
+	}
 	if err != nil {
 		return c, false, err
 	}

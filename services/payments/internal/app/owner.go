@@ -34,64 +34,67 @@ func ownsBilling(c auth.Caller, account string) bool {
 	return c.AccountUUID != "" && auth.MayActOn(memberView(c), account, auth.Billing) == nil
 }
 
-// mayPayWith is the stored-method rule (docs/authorization.md) for a method of owner paying
-// customer's purchase, asked by caller (nil: no session, the renewal engine or a buyer
-// without one). readerVaulted says whether the sales-mode reader vaulted the method for the
-// buyer's e-mail in the caller's session (only asked when the rest refuses).
-func mayPayWith(caller *auth.Caller, owner, customer string, readerVaulted func() (bool, error)) (viaReader bool, err error) {
-	if owner == "" {
-		return false, errMethodRefused
-	}
+// owners answers whose stored methods may pay customer's purchase when caller asks (nil:
+// no session: the renewal engine, or a buyer without one): the customer's own, when the
+// caller is the customer (or no session), or manages the customer's billing as an
+// organization's owner; and those of every organization whose billing the caller owns.
+// Staff powers count for nothing here. The stored-method rule of docs/authorization.md,
+// besides the sales-mode reader's card (readerBy).
+func owners(caller *auth.Caller, customer string) []string {
 	if caller == nil {
-		// Checkout names the account that is buying; without a session only that account's
-		// own methods pay (a renewal charges the subscriber's card on file).
-		if owner == customer {
-			return false, nil
-		}
-		return false, errMethodRefused
+		return []string{customer}
 	}
-	// The buyer's own method, or one of an organization whose billing the caller owns.
-	if ownsBilling(*caller, owner) && (owner == customer || owner != caller.AccountUUID) {
-		return false, nil
+	var out []string
+	if ownsBilling(*caller, customer) {
+		out = append(out, customer)
 	}
-	if caller.IsCreditCardAdmin {
-		ok, err := readerVaulted()
-		if err != nil {
-			return false, err
-		}
-		if ok {
-			return true, nil
+	for _, m := range caller.Memberships {
+		if m.OrganizationAccount != "" && m.OrganizationAccount != customer && ownsBilling(*caller, m.OrganizationAccount) {
+			out = append(out, m.OrganizationAccount)
 		}
 	}
-	return false, errMethodRefused
+	return out
 }
 
-// methodFor answers the stored method token may pay customer's purchase with, or the
-// refusal (logged with the caller's account, never card data). viaReader: the sales-mode
-// reader's card for this customer, which then becomes the customer's (adapters.Adoption).
-func (s *Service) methodFor(ctx context.Context, token, customer, email, reference string) (adapters.StoredMethod, bool, error) {
-	sm, err := s.store.StoredMethod(ctx, token)
-	if err != nil && errs.CodeOf(err) != errs.NotFound {
-		return sm, false, err
+// payer answers who may pay with a stored method in a charge or vault for customer:
+// the owners above, and with a credit-card admin's session the cards that admin's reader
+// vaulted for the buyer's e-mail during sales mode (SalesModeWindow).
+func (s *Service) payer(ctx context.Context, token, customer, email string) adapters.Payer {
+	p := adapters.Payer{Token: token}
+	c, ok := auth.CallerFrom(ctx)
+	if !ok {
+		p.Owners = owners(nil, customer)
+		return p
 	}
-	var caller *auth.Caller
-	if c, ok := auth.CallerFrom(ctx); ok {
-		caller = &c
+	p.Owners, p.Caller = owners(&c, customer), c.AccountUUID
+	if email = strings.TrimSpace(email); c.IsCreditCardAdmin && email != "" {
+		p.ReaderBy, p.Email, p.Since = c.AccountUUID, email, s.now().Add(-SalesModeWindow)
 	}
-	viaReader, err := mayPayWith(caller, sm.Owner, customer, func() (bool, error) {
-		email = strings.TrimSpace(email)
-		if email == "" {
-			return false, nil
+	return p
+}
+
+// refused logs a refused stored method (the caller's account, never card data or the
+// token) and answers the refusal.
+func (s *Service) refused(ctx context.Context, p adapters.Payer, customer, reference string) error {
+	s.log.WarnContext(ctx, "stored payment method refused", "caller", p.Caller, "customer", customer, "reference", reference)
+	return errMethodRefused
+}
+
+// readerCard answers the stored method of p when it pays only as the sales-mode reader's
+// card (its owner is none of p's owners: the e-mail the reader vaulted it for): it then
+// becomes the customer's (adapters.Adoption). Nil otherwise; asked only in sales mode.
+func (s *Service) readerCard(ctx context.Context, p adapters.Payer) (*adapters.StoredMethod, error) {
+	if p.ReaderBy == "" {
+		return nil, nil
+	}
+	sm, err := s.store.StoredMethod(ctx, p.Token)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range p.Owners {
+		if o == sm.Owner {
+			return nil, nil
 		}
-		return s.store.ReaderVaulted(ctx, token, caller.AccountUUID, email, s.now().Add(-SalesModeWindow))
-	})
-	if errs.CodeOf(err) == errs.Forbidden {
-		by := ""
-		if caller != nil {
-			by = caller.AccountUUID
-		}
-		s.log.WarnContext(ctx, "stored payment method refused", "caller", by, "customer", customer, "reference", reference,
-			"known", sm.Owner != "")
 	}
-	return sm, viaReader, err
+	return &sm, nil
 }

@@ -59,7 +59,15 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 // customer as a vaulted one is. The processor is not asked; the key's row makes a retry
 // a replay like any vault's.
 func (s *Service) vaultStored(ctx context.Context, r domain.VaultRequest) (domain.Vault, bool, error) {
-	sm, _, err := s.methodFor(ctx, r.Token, r.CustomerID, r.CustomerEmail, r.Reference)
+	p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
+	ok, err := s.store.MayPay(ctx, p)
+	if err != nil {
+		return domain.Vault{}, false, err
+	}
+	if !ok {
+		return domain.Vault{}, false, s.refused(ctx, p, r.CustomerID, r.Reference)
+	}
+	sm, err := s.store.StoredMethod(ctx, r.Token)
 	if err != nil {
 		return domain.Vault{}, false, err
 	}
