@@ -181,6 +181,10 @@ func FromGRPCCode(c codes.Code) Code {
 
 // ToStatus converts err to a gRPC status. Internal causes are not included; messages of
 // unclassified errors are replaced, so nothing internal leaks to a caller.
+//
+// An *Error decides even when it wraps another service's status (a remote error passed
+// on with its cause): the status of a wrapped error carries the whole chain's text as its
+// message ("...: rpc error: code = ... desc = ..."), which the client must not see.
 func ToStatus(err error) *status.Status {
 	if err == nil {
 		return status.New(codes.OK, "")

@@ -59,6 +59,22 @@ func TestInternalDetailIsNotShown(t *testing.T) {
 	}
 }
 
+// Another service's error passed on with its code, public message and cause (checkout's
+// remoteErr of a payments refusal) reaches the client with that message only: the
+// status of the wrapped chain quoted "rpc error: code = PermissionDenied desc = ...".
+func TestPassedOnRemoteErrorShowsItsOwnMessage(t *testing.T) {
+	remote := status.Error(codes.PermissionDenied, "This stored payment method cannot be used for this purchase.")
+	e := FromStatus(status.Convert(remote))
+	e.Cause = remote
+	st := ToStatus(fmt.Errorf("place order: %w", e))
+	if st.Code() != codes.PermissionDenied || st.Message() != "This stored payment method cannot be used for this purchase." {
+		t.Errorf("ToStatus = %s %q", st.Code(), st.Message())
+	}
+	if st := ToStatus(fmt.Errorf("call: %w", remote)); st.Code() != codes.PermissionDenied {
+		t.Errorf("a wrapped status alone = %s", st.Code())
+	}
+}
+
 func contains(s, sub string) bool {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if s[i:i+len(sub)] == sub {

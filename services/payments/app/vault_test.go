@@ -27,7 +27,8 @@ func (r *running) vault(t *testing.T, req *paymentsv1.VaultPaymentMethodRequest)
 	return resp
 }
 
-// methodOnFile answers the account's payment-method route as staff see it.
+// methodOnFile answers the account's payment-method route as staff see it (without the
+// token, which only the owner is answered), with the profile's token added to compare.
 func (r *running) methodOnFile(t *testing.T, account string) map[string]any {
 	t.Helper()
 	code, body := r.do(t, "GET", "/buy/api/subscription/payment-method/"+account, "admin-token", nil)
@@ -35,6 +36,17 @@ func (r *running) methodOnFile(t *testing.T, account string) map[string]any {
 		t.Fatalf("payment method of %s = %d %v", account, code, body)
 	}
 	pm, _ := body["paymentMethod"].(map[string]any)
+	if pm == nil {
+		return nil
+	}
+	if pm["token"] != nil {
+		t.Errorf("staff are answered the token of %s's method", account)
+	}
+	p, err := r.rpc.GetBillingProfile(context.Background(), &paymentsv1.GetBillingProfileRequest{AccountId: account})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm["token"] = p.GetProfile().GetPaymentMethodToken()
 	return pm
 }
 

@@ -45,20 +45,32 @@ func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
 // Charge charges once per key and vaults a nonce's method for the customer (renewals
 // charge it). A refused nonce (invalid, used, expired) is a decline whose message is shown.
 func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
-	resp, err := p.c.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
+	resp, err := p.c.Charge(withPayer(ctx, r.Payment), &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
 		Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerId: r.CustomerID, Reference: r.Reference,
-		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order"})
+		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order", CustomerEmail: r.CustomerEmail})
 	if err != nil {
 		return order.Charge{}, remoteErr(err, "payments")
 	}
 	return chargeOf(resp.GetCharge()), nil
 }
 
+// withPayer sends the buyer's session along when a stored method pays: payments decides
+// with it whether the method may pay (its owner, the owner of its organization, or the
+// seller whose sales-mode reader vaulted it). Without a session (a renewal, a buyer not
+// logged in) only the customer's own methods pay. A nonce needs no session.
+func withPayer(ctx context.Context, pay order.Payment) context.Context {
+	if pay.Token == "" {
+		return ctx
+	}
+	return auth.Outgoing(ctx)
+}
+
 // Vault stores a nonce's method for the customer without a charge, once per key (the
 // card verified first). A declined verification is a *order.DeclinedError.
 func (p *PaymentsClient) Vault(ctx context.Context, r order.VaultRequest) (order.Charge, error) {
-	resp, err := p.c.VaultPaymentMethod(ctx, &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: r.Key, CustomerId: r.CustomerID,
-		Nonce: r.Payment.Nonce, CardholderName: r.Payment.CardholderName, MakeDefault: r.MakeDefault, Reference: r.Reference})
+	resp, err := p.c.VaultPaymentMethod(withPayer(ctx, r.Payment), &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: r.Key,
+		CustomerId: r.CustomerID, Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerEmail: r.CustomerEmail,
+		CardholderName: r.Payment.CardholderName, MakeDefault: r.MakeDefault, Reference: r.Reference})
 	if err != nil {
 		return order.Charge{}, remoteErr(err, "payments")
 	}

@@ -289,7 +289,9 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 		pu.SellerAccountID = domain.ExtractAccountID(sub.Caller.AccountID)
 		p.svc.log.InfoContext(ctx, "sales-mode purchase", "seller", pu.SellerAccountID, "account", accountID, "reader", in.ReaderSerialNumber)
 	}
-	return p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+	placed, err := p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+	p.svc.logRefused(ctx, err, sub.Caller, sub.Client, accountID)
+	return placed, err
 }
 
 // promoCodesOf answers the promotions that took something off (redeemed with the order).

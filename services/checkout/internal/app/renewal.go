@@ -379,6 +379,12 @@ func (r *Renewer) outcome(ctx context.Context, j *renewalJob, sub *domain.Subscr
 		}
 		return r.declined(ctx, j, sub, pu, d, res)
 	}
+	if order.IsRefused(err) {
+		// The stored token is not the subscriber's (payments charges a method only for its
+		// owner): nothing was charged; the subscriber is asked for a card like after a decline.
+		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.subID, "account", sub.AccountID)
+		return r.declined(ctx, j, sub, pu, &order.DeclinedError{Code: MethodRefusedCode, Message: MsgRenewalMethodRefused}, res)
+	}
 	if err != nil {
 		if isOutage(err) {
 			res.Outages++
@@ -388,6 +394,13 @@ func (r *Renewer) outcome(ctx context.Context, j *renewalJob, sub *domain.Subscr
 	}
 	return r.finish(ctx, j, "renewed", placed.InvoiceID, res)
 }
+
+// A renewal whose stored method payments refuses (not the subscriber's) is declined with
+// this code and message.
+const (
+	MethodRefusedCode       = "payment_method_refused"
+	MsgRenewalMethodRefused = "The stored payment method cannot pay for this subscription. Please update your payment method."
+)
 
 // isOutage: payments (or the processor behind it) did not answer, or another worker holds
 // the attempt's key; the same attempt is tried again later.

@@ -110,12 +110,21 @@ func (s *Service) submit(ctx context.Context, in domain.Input, sub Submit, calle
 		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, &order.Purchase{Kind: seen.Kind}, sub.Payment)
 		return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, err
 	}
+	if sub.Payment.Token != "" && !in.Caller.LoggedIn {
+		// A stored method pays only for its owner (payments decides, with the buyer's
+		// session); without a session none can be the buyer's, so it is refused before an
+		// account is created for the e-mail.
+		err := errs.E(errs.Forbidden, "%s", MsgMethodRefused)
+		s.logRefused(ctx, err, in.Caller, caller.Client, "")
+		return nil, err
+	}
 	pu, err := s.priceForSubmit(ctx, in, sub, caller)
 	if err != nil {
 		return nil, err
 	}
 	placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
 	if err != nil {
+		s.logRefused(ctx, err, in.Caller, caller.Client, pu.AccountID)
 		return nil, err
 	}
 	return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, nil
@@ -170,6 +179,21 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		s.log.InfoContext(ctx, "sales-mode purchase", "seller", pu.SellerAccountID, "account", accountID, "reader", in.ReaderSerialNumber)
 	}
 	return pu, err
+}
+
+// MsgMethodRefused answers a stored payment method offered for a purchase it may not pay
+// (payments' refusal, in its words).
+const MsgMethodRefused = "This stored payment method cannot be used for this purchase."
+
+// logRefused records a submit whose stored payment method was refused (err from payments
+// or the submit itself): the caller's account and address and the account that was
+// buying, never the method or card data. Other errors are not logged here.
+func (s *Service) logRefused(ctx context.Context, err error, who domain.Caller, client, account string) {
+	if !order.IsRefused(err) {
+		return
+	}
+	s.log.WarnContext(ctx, "stored payment method refused", "caller", domain.ExtractAccountID(who.AccountID), "client", client,
+		"account", account)
 }
 
 // quoteValid reports whether quoteID is the quote of this very price, issued here and not

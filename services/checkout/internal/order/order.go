@@ -157,16 +157,20 @@ type ChargeRequest struct {
 	// MakeDefault: a nonce's card becomes the customer's card on file even when one is
 	// (a subscription order: its renewals charge it). Without it only when none is.
 	MakeDefault bool
+	// CustomerEmail is the buyer's e-mail: payments lets a card the sales-mode reader
+	// vaulted for it pay (with the seller's session).
+	CustomerEmail string
 }
 
 // VaultRequest asks payments to store a nonce's card for the customer without charging
 // it (a zero total: the renewal charges the card), once per key.
 type VaultRequest struct {
-	Key         string
-	Payment     Payment
-	CustomerID  string
-	Reference   string
-	MakeDefault bool
+	Key           string
+	Payment       Payment
+	CustomerID    string
+	CustomerEmail string
+	Reference     string
+	MakeDefault   bool
 }
 
 // Payments is the payments service as the pipeline uses it.
@@ -175,10 +179,18 @@ type Payments interface {
 	// ChargeByKey answers the charge made with key; errs.NotFound when none was.
 	ChargeByKey(ctx context.Context, key string) (Charge, error)
 	Refund(ctx context.Context, chargeID, key, reason string) error
-	// Vault stores the nonce's method: a Charge of nothing (no id, no status) carrying the
-	// method's token and card; a declined verification is a *DeclinedError.
+	// Vault stores the nonce's method (or checks a stored method's, Payment.Token): a
+	// Charge of nothing (no id, no status) carrying the method's token and card; a declined
+	// verification is a *DeclinedError.
 	Vault(ctx context.Context, r VaultRequest) (Charge, error)
 }
+
+// A stored method pays only for its owner (payments decides, in its charge and vault):
+// any other use is refused with errs.Forbidden before anything is charged, and the
+// pipeline then leaves nothing of the submission behind (IsRefused).
+
+// IsRefused reports whether err is payments refusing the stored method offered.
+func IsRefused(err error) bool { return errs.CodeOf(err) == errs.Forbidden }
 
 // DeclinedError is a failed charge: HTTP 402 with the processor's message.
 type DeclinedError struct{ Code, Message string }

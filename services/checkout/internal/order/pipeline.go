@@ -222,10 +222,13 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 		return p.vault(ctx, key, chargeKey, pu, pay)
 	}
 	ch, err := p.payments.Charge(ctx, ChargeRequest{Key: chargeKey, Amount: pu.TotalInCents, Currency: pu.Currency, Payment: pay,
-		CustomerID: pu.AccountID, Reference: key, MakeDefault: pu.Kind == KindSubscription})
+		CustomerID: pu.AccountID, CustomerEmail: pu.Email, Reference: key, MakeDefault: pu.Kind == KindSubscription})
 	if err != nil {
 		if d, ok := AsDeclined(err); ok {
 			return Charge{}, p.decline(ctx, key, d)
+		}
+		if IsRefused(err) {
+			return Charge{}, p.refused(ctx, key, err)
 		}
 		return Charge{}, err
 	}
@@ -241,18 +244,32 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 
 // vault stores a zero total's nonce for the account under the submission's charge key
 // (payments keeps vaults and charges apart; the key is the one the reconciler knows). A
-// stored method needs nothing. The card becomes the account's card on file for a
-// subscription order, whose renewal charges it.
+// stored method is vaulted too: payments checks that it may pay for the account, as a
+// charge's, and the renewal then charges it. The card becomes the account's card on file
+// for a subscription order, whose renewal charges it.
 func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
-	if pay.Nonce == "" {
-		return Charge{MethodToken: pay.Token}, nil
+	if pay.Nonce == "" && pay.Token == "" {
+		return Charge{}, nil
 	}
-	ch, err := p.payments.Vault(ctx, VaultRequest{Key: chargeKey, Payment: pay, CustomerID: pu.AccountID, Reference: key,
-		MakeDefault: pu.Kind == KindSubscription})
+	ch, err := p.payments.Vault(ctx, VaultRequest{Key: chargeKey, Payment: pay, CustomerID: pu.AccountID, CustomerEmail: pu.Email,
+		Reference: key, MakeDefault: pu.Kind == KindSubscription})
 	if d, ok := AsDeclined(err); ok {
 		return Charge{}, p.decline(ctx, key, d)
 	}
+	if IsRefused(err) {
+		return Charge{}, p.refused(ctx, key, err)
+	}
 	return ch, err
+}
+
+// refused forgets the claim of a submission whose stored method payments refused: nothing
+// was charged, so nothing of it is kept (the refusal is logged where the caller is known),
+// and the key answers like a new one.
+func (p *Pipeline) refused(ctx context.Context, key string, cause error) error {
+	if _, err := p.pool.Exec(ctx, `DELETE FROM submissions WHERE key = $1 AND status = 'pending'`, key); err != nil {
+		p.log.ErrorContext(ctx, "forget refused submission", "err", err.Error())
+	}
+	return cause
 }
 
 func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {

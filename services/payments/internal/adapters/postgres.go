@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,9 +66,19 @@ const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash,
 	authorize_only, reference, description, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`
 
+// insertPayerChargeSQL is insertChargeSQL of a stored method's charge: the row is only
+// inserted when the Payer ($12-$16) may pay with the method, in the same statement, so the
+// check costs the charge no round trip.
+var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
+	authorize_only, reference, description, created_at, updated_at)
+	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 WHERE ` + payerAllows(12) + `
+	ON CONFLICT (idempotency_key) DO NOTHING`
+
 // Charge runs the idempotent charge protocol in one transaction: insert c unless its key
 // exists (a concurrent insert of the same key waits for the first transaction to end);
-// otherwise lock the stored charge. A different request under the key is a Conflict. A
+// otherwise lock the stored charge. A stored method's charge (payer not nil) is inserted
+// only when the payer may pay with it; when it may not and the key has no charge, the
+// answer is ErrRefused and nothing is written. A different request under the key is a Conflict. A
 // charge past pending is answered as stored (replayed); a pending one (new, or stuck on an
 // unknown processor outcome) is advanced by step and saved with its events and adoption.
 //
@@ -76,7 +87,7 @@ const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash,
 //
 // The transaction's BEGIN travels with the key's insert and its COMMIT with the writes of
 // the outcome (pipelined): a new charge costs two round trips to payments' database.
-func (s *Store) Charge(ctx context.Context, c domain.Charge, step PendingStep) (out domain.Charge, replayed bool, err error) {
+func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step PendingStep) (out domain.Charge, replayed bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return out, false, fmt.Errorf("acquire connection: %w", err)
@@ -92,8 +103,12 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, step PendingStep) (
 	var inserted bool
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	b.Queue(insertChargeSQL, c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
-		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt).Exec(func(tag pgconn.CommandTag) error {
+	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
+		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
+	if payer != nil {
+		insert, args = insertPayerChargeSQL, append(args, payer.args()...)
+	}
+	b.Queue(insert, args...).Exec(func(tag pgconn.CommandTag) error {
 		inserted = tag.RowsAffected() == 1
 		return nil
 	})
@@ -103,6 +118,9 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, step PendingStep) (
 	cur := c
 	if !inserted {
 		cur, err = scanCharge(conn.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
+		if payer != nil && errors.Is(err, pgx.ErrNoRows) {
+			return out, false, ErrRefused
+		}
 		if err != nil {
 			return out, false, fmt.Errorf("lock charge by key: %w", err)
 		}
@@ -281,13 +299,15 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// putMethodSQL stores (or refreshes) a method's display data: $1 token, $2 customer, $3 kind,
+// putMethodSQL stores (or refreshes) a method's display data and owner: $1 token, $2 customer
+// (a card the sales-mode reader vaulted for an e-mail moves to the account it paid for), $3 kind,
 // $4 brand, $5 last4, $6 and $7 expiry, $8 wallet e-mail, $9 cardholder, $10 postal code,
 // $11 country, $12 now.
 const putMethodSQL = `INSERT INTO payment_methods (token, customer_id, kind, card_brand, card_last4, card_exp_month,
 	card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-	ON CONFLICT (token) DO UPDATE SET card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
+	ON CONFLICT (token) DO UPDATE SET customer_id = EXCLUDED.customer_id, card_exp_month = EXCLUDED.card_exp_month,
+	card_exp_year = EXCLUDED.card_exp_year,
 	cardholder_name = EXCLUDED.cardholder_name, postal_code = EXCLUDED.postal_code, country = EXCLUDED.country,
 	updated_at = EXCLUDED.updated_at`
 
@@ -316,6 +336,74 @@ func (s *Store) Method(ctx context.Context, token string) (domain.MethodSummary,
 	}
 	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
 	return m, err
+}
+
+// StoredMethod is a stored method with its owner (the customer it was vaulted for: an
+// account id, or the e-mail a sales-mode reader vaulted it for) and billing details.
+type StoredMethod struct {
+	Owner           string
+	Method          domain.MethodSummary
+	Postal, Country string
+}
+
+// StoredMethod answers a stored method by token, with its owner.
+func (s *Store) StoredMethod(ctx context.Context, token string) (StoredMethod, error) {
+	var sm StoredMethod
+	m := &sm.Method
+	var kind, brand string
+	err := s.pool.QueryRow(ctx, `SELECT customer_id, token, kind, card_brand, card_last4, card_exp_month, card_exp_year,
+		wallet_email, cardholder_name, postal_code, country FROM payment_methods WHERE token = $1`, token).
+		Scan(&sm.Owner, &m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear, &m.Email, &m.CardholderName,
+			&sm.Postal, &sm.Country)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sm, errs.E(errs.NotFound, "payment method not found")
+	}
+	if err != nil {
+		return sm, fmt.Errorf("read payment method: %w", err)
+	}
+	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
+	return sm, nil
+}
+
+// Payer is who asks a stored method (Token) to pay: it pays when its owner is one of
+// Owners, or when ReaderBy (a credit-card admin) is set and that admin's card reader
+// vaulted it for Email since Since (sales mode). Caller is the session's account, for
+// the log of a refusal.
+type Payer struct {
+	Token           string
+	Owners          []string
+	ReaderBy, Email string
+	Since           time.Time
+	Caller          string
+}
+
+// ErrRefused: the payer may not pay with the stored method (or there is no such method).
+var ErrRefused = errors.New("stored payment method refused")
+
+// payerAllows is the SQL condition of a Payer, its arguments numbered from n: token,
+// owners, reader, e-mail, since.
+func payerAllows(n int) string {
+	t, o, r, e, since := "$"+strconv.Itoa(n), "$"+strconv.Itoa(n+1), "$"+strconv.Itoa(n+2), "$"+strconv.Itoa(n+3), "$"+strconv.Itoa(n+4)
+	return `(EXISTS (SELECT 1 FROM payment_methods WHERE token = ` + t + ` AND customer_id = ANY(` + o + `::text[]))
+	OR (` + r + `::text <> '' AND EXISTS (SELECT 1 FROM reader_sessions WHERE method_token = ` + t + ` AND requested_by = ` + r + `
+		AND lower(email) = lower(` + e + `) AND status = 'completed' AND created_at >= ` + since + `)))`
+}
+
+func (p Payer) args() []any {
+	owners := p.Owners
+	if owners == nil {
+		owners = []string{}
+	}
+	return []any{p.Token, owners, p.ReaderBy, p.Email, p.Since}
+}
+
+// MayPay reports whether p may pay with its stored method.
+func (s *Store) MayPay(ctx context.Context, p Payer) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT `+payerAllows(1), p.args()...).Scan(&ok); err != nil {
+		return false, fmt.Errorf("check stored method: %w", err)
+	}
+	return ok, nil
 }
 
 // BillingProfile answers an account's profile, or the default one when none is stored.

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -117,7 +118,21 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 	if err := r.Validate(); err != nil {
 		return domain.Charge{}, false, err
 	}
-	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
+	// A stored method pays only for its owner: the charge's row is claimed only when the
+	// payer may pay with it (in the claim's own statement), before the processor is asked.
+	var payer *adapters.Payer
+	if r.Token != "" {
+		p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
+		payer = &p
+	}
+	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
+		var reader *adapters.StoredMethod
+		if payer != nil {
+			var err error
+			if reader, err = s.readerCard(ctx, *payer); err != nil {
+				return nil, nil, err
+			}
+		}
 		// The processor's idempotency key comes from the charge's key, not its row id: the row
 		// is written in the same transaction as the processor's answer, so when payments dies
 		// (or loses the connection) after the processor captured, the row is gone and a retry
@@ -140,6 +155,12 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		if r.StoreInVault && tx.Method.Token != "" {
 			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
 		}
+		if reader != nil {
+			// The reader's card, vaulted for the customer's e-mail, becomes the account's: its
+			// renewals charge it as the account's own.
+			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: reader.Method, Postal: reader.Postal, Country: reader.Country,
+				MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
+		}
 		if !tx.Captured {
 			return nil, adopt, c.Authorized(tx.ID, tx.Method, now)
 		}
@@ -149,6 +170,9 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		events, err := capturedEvent(*c, now)
 		return events, adopt, err
 	})
+	if errors.Is(err, adapters.ErrRefused) {
+		return c, false, s.refused(ctx, *payer, r.CustomerID, r.Reference)
+	}
 	if err != nil {
 		return c, false, err
 	}

@@ -53,7 +53,8 @@ func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
 	}
 	sandbox := gateway.NewSandbox(pool, []byte("k"), 3*time.Hour, time.Now)
 	gw := &crashAfterCapture{Gateway: sandbox, crashes: 1}
-	svc := app.New(adapters.NewStore(pool, propagation.TraceContext{}), gw, app.Policies{}, time.Now, log)
+	store := adapters.NewStore(pool, propagation.TraceContext{})
+	svc := app.New(store, gw, app.Policies{}, time.Now, log)
 
 	for _, source := range []string{"nonce", "stored card", "nonce vaulted"} {
 		t.Run(source, func(t *testing.T) {
@@ -78,6 +79,11 @@ func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
 				}
 				m, err := sandbox.Vault(ctx, gateway.VaultRequest{Nonce: n.Nonce, CustomerID: req.CustomerID})
 				if err != nil {
+					t.Fatal(err)
+				}
+				// The customer's card on file, as the payment-method update stores it: a stored
+				// method pays only for its owner.
+				if err := store.PutMethod(ctx, req.CustomerID, m, "", "", time.Now()); err != nil {
 					t.Fatal(err)
 				}
 				req.Token = m.Token

@@ -36,15 +36,29 @@ type UpdateResult struct {
 
 // mayManage reports whether the caller may see and change account's payment method: the
 // Billing right of the platform's authorization table (the account itself, its
-// organization's owner, staff); a plain member of the organization may not.
-func mayManage(ctx context.Context, account string) error {
-	_, err := auth.RequireRight(ctx, account, auth.Billing)
-	return err
+// organization's owner, staff); a plain member of the organization may not. payable says
+// whether the answers may carry the method's token: only for the account itself or its
+// organization's owner, the callers who may pay with it (staff see the card, never a
+// handle they could pay with).
+func mayManage(ctx context.Context, account string) (payable bool, err error) {
+	c, err := auth.RequireRight(ctx, account, auth.Billing)
+	return err == nil && ownsBilling(c, account), err
+}
+
+// forViewer answers m as a viewer who may (payable) or may not pay with it sees it.
+func forViewer(m *domain.MethodSummary, payable bool) *domain.MethodSummary {
+	if m == nil || payable {
+		return m
+	}
+	out := *m
+	out.Token = ""
+	return &out
 }
 
 // PaymentMethod answers the method on file of an account.
 func (s *Service) PaymentMethod(ctx context.Context, account string) (MethodOnFile, error) {
-	if err := mayManage(ctx, account); err != nil {
+	payable, err := mayManage(ctx, account)
+	if err != nil {
 		return MethodOnFile{}, err
 	}
 	p, err := s.store.BillingProfile(ctx, account)
@@ -59,7 +73,7 @@ func (s *Service) PaymentMethod(ctx context.Context, account string) (MethodOnFi
 			return out, err
 		}
 		if err == nil {
-			out.Method = &m
+			out.Method = forViewer(&m, payable)
 		}
 	}
 	return out, nil
@@ -74,7 +88,8 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		return UpdateResult{Errors: []string{err.(*errs.Error).Message}}, nil
 	}
 	u.Payment, u.Country = pay, domain.NormalizeCountry(u.Country)
-	if err := mayManage(ctx, u.AccountID); err != nil {
+	payable, err := mayManage(ctx, u.AccountID)
+	if err != nil {
 		return UpdateResult{}, err
 	}
 	if problems := u.Problems(); len(problems) > 0 {
@@ -123,7 +138,7 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		return UpdateResult{}, err
 	}
 	s.log.InfoContext(ctx, "payment method updated", "account", u.AccountID, "payment", string(p.Payment))
-	return UpdateResult{Succeeded: true, Method: &m, Payment: p.Payment}, nil
+	return UpdateResult{Succeeded: true, Method: forViewer(&m, payable), Payment: p.Payment}, nil
 }
 
 // SetBillingProfile records how an account pays (called by checkout).

@@ -26,6 +26,9 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 	if err := r.Validate(); err != nil {
 		return domain.Vault{}, false, err
 	}
+	if r.Token != "" {
+		return s.vaultStored(ctx, r)
+	}
 	v, replayed, err := s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(ctx context.Context, v *domain.Vault) (*adapters.Adoption, error) {
 		m, err := s.gw.Vault(ctx, gateway.VaultRequest{IdempotencyKey: ProcessorVaultKey(v.IdempotencyKey), Nonce: r.Nonce,
 			CustomerID: r.CustomerID, Verify: true,
@@ -49,4 +52,29 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 		s.log.InfoContext(ctx, "vault", "vault", v.ID, "status", string(v.Status), "failure", v.FailureCode)
 	}
 	return v, replayed, nil
+}
+
+// vaultStored answers a vault of a stored method (a zero total paid with a stored card):
+// the method, under the stored-method rule of a charge (methodFor), adopted by the
+// customer as a vaulted one is. The processor is not asked; the key's row makes a retry
+// a replay like any vault's.
+func (s *Service) vaultStored(ctx context.Context, r domain.VaultRequest) (domain.Vault, bool, error) {
+	p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
+	ok, err := s.store.MayPay(ctx, p)
+	if err != nil {
+		return domain.Vault{}, false, err
+	}
+	if !ok {
+		return domain.Vault{}, false, s.refused(ctx, p, r.CustomerID, r.Reference)
+	}
+	sm, err := s.store.StoredMethod(ctx, r.Token)
+	if err != nil {
+		return domain.Vault{}, false, err
+	}
+	return s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(_ context.Context, v *domain.Vault) (*adapters.Adoption, error) {
+		now := s.now()
+		v.Stored(sm.Method, now)
+		return &adapters.Adoption{Customer: r.CustomerID, Method: sm.Method, Postal: sm.Postal, Country: sm.Country,
+			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
+	})
 }

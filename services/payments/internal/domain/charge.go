@@ -64,6 +64,10 @@ type ChargeRequest struct {
 	StoreInVault   bool
 	// MakeDefault: the vaulted method becomes the method on file even when one is.
 	MakeDefault bool
+	// CustomerEmail is the buyer's e-mail: with a credit-card admin's session, a card the
+	// reader vaulted for it in that admin's sales mode may pay (app: the stored-method rule).
+	// It decides who may pay, not what is charged, so it is not part of the request hash.
+	CustomerEmail string
 }
 
 // Validate checks the request, answering field errors.

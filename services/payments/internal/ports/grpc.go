@@ -65,7 +65,7 @@ func (g *GRPC) Charge(ctx context.Context, r *paymentsv1.ChargeRequest) (*paymen
 	c, replayed, err := g.svc.Charge(ctx, domain.ChargeRequest{IdempotencyKey: r.GetIdempotencyKey(), Amount: r.GetAmount(),
 		Currency: r.GetCurrency(), Nonce: r.GetNonce(), Token: r.GetPaymentMethodToken(), CustomerID: r.GetCustomerId(),
 		Description: r.GetDescription(), Reference: r.GetReference(), AuthorizeOnly: r.GetAuthorizeOnly(), StoreInVault: r.GetStoreInVault(),
-		MakeDefault: r.GetMakeDefault()})
+		MakeDefault: r.GetMakeDefault(), CustomerEmail: r.GetCustomerEmail()})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,8 @@ func (g *GRPC) Charge(ctx context.Context, r *paymentsv1.ChargeRequest) (*paymen
 func (g *GRPC) VaultPaymentMethod(ctx context.Context, r *paymentsv1.VaultPaymentMethodRequest) (*paymentsv1.VaultPaymentMethodResponse, error) {
 	v, replayed, err := g.svc.VaultPaymentMethod(ctx, domain.VaultRequest{IdempotencyKey: r.GetIdempotencyKey(),
 		CustomerID: r.GetCustomerId(), Nonce: r.GetNonce(), CardholderName: r.GetCardholderName(), PostalCode: r.GetPostalCode(),
-		Country: r.GetCountry(), MakeDefault: r.GetMakeDefault(), Reference: r.GetReference()})
+		Country: r.GetCountry(), MakeDefault: r.GetMakeDefault(), Reference: r.GetReference(), Token: r.GetPaymentMethodToken(),
+		CustomerEmail: r.GetCustomerEmail()})
 	if err != nil {
 		return nil, err
 	}

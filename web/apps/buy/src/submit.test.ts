@@ -19,4 +19,13 @@ describe('submit', () => {
     expect(bodies[0]).toMatchObject({ email: 'new@b.co', nonce: 'n1', marketingConsent: true });
     expect(bodies[1]!.marketingConsent).toBeUndefined();
   });
+
+  it('shows the refusal of a stored method that is not the buyer\'s, and may not retry it', async () => {
+    const message = 'This stored payment method cannot be used for this purchase.';
+    const fetch = vi.fn(async () => new Response(JSON.stringify({ code: 'permission_denied', message }), { status: 403, headers: { 'content-type': 'application/json' } }));
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
+    const r = await submit({ configuration, paymentMethodToken: 'pm_someone_else', idempotencyKey: 'k3' });
+    expect(r).toMatchObject({ ok: false, status: 403, code: 'permission_denied', errors: [message], requireLogin: false, retryable: false });
+  });
 });

@@ -529,7 +529,13 @@ type ChargeRequest struct {
 	// Reference of the caller (order or invoice id), for reports and events.
 	Reference string `protobuf:"bytes,10,opt,name=reference,proto3" json:"reference,omitempty"`
 	// With store_in_vault: the vaulted method becomes the method on file even when one is.
-	MakeDefault   bool `protobuf:"varint,11,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
+	MakeDefault bool `protobuf:"varint,11,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
+	// The buyer's e-mail. A payment_method_token pays only for its owner: the customer
+	// itself (its own session, or no session: the renewal engine), an organization whose
+	// billing the caller's session may manage as its owner, or, with a credit-card admin's
+	// session, a card the reader vaulted in that admin's sales-mode session for this e-mail.
+	// Anyone else is refused (permission_denied) before anything is charged or written.
+	CustomerEmail string `protobuf:"bytes,12,opt,name=customer_email,json=customerEmail,proto3" json:"customer_email,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -639,6 +645,13 @@ func (x *ChargeRequest) GetMakeDefault() bool {
 		return x.MakeDefault
 	}
 	return false
+}
+
+func (x *ChargeRequest) GetCustomerEmail() string {
+	if x != nil {
+		return x.CustomerEmail
+	}
+	return ""
 }
 
 type ChargeResponse struct {
@@ -1269,7 +1282,13 @@ type VaultPaymentMethodRequest struct {
 	// customer whose payment method is locked (quarterly check payers).
 	MakeDefault bool `protobuf:"varint,7,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
 	// Reference of the caller (order or invoice id), for reports.
-	Reference     string `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
+	Reference string `protobuf:"bytes,8,opt,name=reference,proto3" json:"reference,omitempty"`
+	// Instead of nonce: a stored method (a zero total paid with the method on file or the
+	// card reader's), accepted only as a ChargeRequest's payment_method_token is, and
+	// answered without asking the processor.
+	PaymentMethodToken string `protobuf:"bytes,9,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
+	// The buyer's e-mail (see ChargeRequest.customer_email).
+	CustomerEmail string `protobuf:"bytes,10,opt,name=customer_email,json=customerEmail,proto3" json:"customer_email,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1356,6 +1375,20 @@ func (x *VaultPaymentMethodRequest) GetMakeDefault() bool {
 func (x *VaultPaymentMethodRequest) GetReference() string {
 	if x != nil {
 		return x.Reference
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetPaymentMethodToken() string {
+	if x != nil {
+		return x.PaymentMethodToken
+	}
+	return ""
+}
+
+func (x *VaultPaymentMethodRequest) GetCustomerEmail() string {
+	if x != nil {
+		return x.CustomerEmail
 	}
 	return ""
 }
@@ -2575,7 +2608,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x10expiration_month\x18\x04 \x01(\tR\x0fexpirationMonth\x12'\n" +
 	"\x0fexpiration_year\x18\x05 \x01(\tR\x0eexpirationYear\x12\x14\n" +
 	"\x05email\x18\x06 \x01(\tR\x05email\x12\x10\n" +
-	"\x03bin\x18\a \x01(\tR\x03bin\"\x85\x03\n" +
+	"\x03bin\x18\a \x01(\tR\x03bin\"\xac\x03\n" +
 	"\rChargeRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1a\n" +
@@ -2589,7 +2622,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x0estore_in_vault\x18\t \x01(\bR\fstoreInVault\x12\x1c\n" +
 	"\treference\x18\n" +
 	" \x01(\tR\treference\x12!\n" +
-	"\fmake_default\x18\v \x01(\bR\vmakeDefault\"`\n" +
+	"\fmake_default\x18\v \x01(\bR\vmakeDefault\x12%\n" +
+	"\x0ecustomer_email\x18\f \x01(\tR\rcustomerEmail\"`\n" +
 	"\x0eChargeResponse\x122\n" +
 	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\x12\x1a\n" +
 	"\breplayed\x18\x02 \x01(\bR\breplayed\"\xdd\x04\n" +
@@ -2634,7 +2668,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\"G\n" +
 	"\x11GetChargeResponse\x122\n" +
-	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xa0\x02\n" +
+	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xf9\x02\n" +
 	"\x19VaultPaymentMethodRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x1f\n" +
 	"\vcustomer_id\x18\x02 \x01(\tR\n" +
@@ -2645,7 +2679,10 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"postalCode\x12\x18\n" +
 	"\acountry\x18\x06 \x01(\tR\acountry\x12!\n" +
 	"\fmake_default\x18\a \x01(\bR\vmakeDefault\x12\x1c\n" +
-	"\treference\x18\b \x01(\tR\treference\"\x87\x02\n" +
+	"\treference\x18\b \x01(\tR\treference\x120\n" +
+	"\x14payment_method_token\x18\t \x01(\tR\x12paymentMethodToken\x12%\n" +
+	"\x0ecustomer_email\x18\n" +
+	" \x01(\tR\rcustomerEmail\"\x87\x02\n" +
 	"\x1aVaultPaymentMethodResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1f.hangar.payments.v1.VaultStatusR\x06status\x12H\n" +
 	"\x0epayment_method\x18\x02 \x01(\v2!.hangar.payments.v1.PaymentMethodR\rpaymentMethod\x12!\n" +

@@ -78,7 +78,9 @@ type PaymentsServiceClient interface {
 	// verification included; the same key with another request is a conflict (aborted / 409).
 	// A declined verification is a response with status DECLINED, not an error. gRPC only.
 	VaultPaymentMethod(ctx context.Context, in *VaultPaymentMethodRequest, opts ...grpc.CallOption) (*VaultPaymentMethodResponse, error)
-	// GetPaymentMethod answers the payment method on file of an account.
+	// GetPaymentMethod answers the payment method on file of an account. Its token is an
+	// opaque handle that pays only for its owner (see ChargeRequest.customer_email); staff
+	// (employees, credit-card admins) see the card without it.
 	GetPaymentMethod(ctx context.Context, in *GetPaymentMethodRequest, opts ...grpc.CallOption) (*GetPaymentMethodResponse, error)
 	// UpdatePaymentMethod replaces an account's payment method (buy page).
 	UpdatePaymentMethod(ctx context.Context, in *UpdatePaymentMethodRequest, opts ...grpc.CallOption) (*UpdatePaymentMethodResponse, error)
@@ -309,7 +311,9 @@ type PaymentsServiceServer interface {
 	// verification included; the same key with another request is a conflict (aborted / 409).
 	// A declined verification is a response with status DECLINED, not an error. gRPC only.
 	VaultPaymentMethod(context.Context, *VaultPaymentMethodRequest) (*VaultPaymentMethodResponse, error)
-	// GetPaymentMethod answers the payment method on file of an account.
+	// GetPaymentMethod answers the payment method on file of an account. Its token is an
+	// opaque handle that pays only for its owner (see ChargeRequest.customer_email); staff
+	// (employees, credit-card admins) see the card without it.
 	GetPaymentMethod(context.Context, *GetPaymentMethodRequest) (*GetPaymentMethodResponse, error)
 	// UpdatePaymentMethod replaces an account's payment method (buy page).
 	UpdatePaymentMethod(context.Context, *UpdatePaymentMethodRequest) (*UpdatePaymentMethodResponse, error)

@@ -124,7 +124,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GetPaymentMethod answers the payment method on file of an account. */
+        /**
+         * GetPaymentMethod answers the payment method on file of an account. Its token is an
+         *     opaque handle that pays only for its owner (see ChargeRequest.customer_email); staff
+         *     (employees, credit-card admins) see the card without it.
+         */
         get: operations["PaymentsService_GetPaymentMethod"];
         put?: never;
         post?: never;
