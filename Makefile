@@ -134,11 +134,11 @@ k6: $(K6) ## Build k6 into bin/ (pinned version; once)
 # and one P (GOMAXPROCS 1) a fifth to a third less again: with two, an idle P is woken and spins
 # for every response (futex, work stealing). 200 journeys/s keep that one P under a third busy.
 loadtest-checkout: $(K6) ## k6 purchase journey (preview, tokenize, submit, receipt) against make dev (SHAPE=smoke|rate)
-	GOGC=$${GOGC:-400} GOMAXPROCS=$${K6_GOMAXPROCS:-1} $(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} loadtest/checkout.js
+	GOGC=$${GOGC:-400} GOMAXPROCS=$${K6_GOMAXPROCS:-1} $(K6) run -e SHAPE=$${SHAPE:-smoke} -e BASE_URL=$${BASE_URL:-http://localhost:8080} -e FIELDS_URL=$${FIELDS_URL:-http://localhost:8081} loadtest/checkout.js
 
 .PHONY: loadtest-season
 loadtest-season: $(K6) ## k6 renewal-season traffic mix, the journeys' SLOs as thresholds, against make dev (DURATION=60s SCALE=1)
-	$(K6) run -e BASE_URL=$${BASE_URL:-http://localhost:8080} -e DURATION=$${DURATION:-60s} -e SCALE=$${SCALE:-1} loadtest/renewal-season.js
+	$(K6) run -e BASE_URL=$${BASE_URL:-http://localhost:8080} -e FIELDS_URL=$${FIELDS_URL:-http://localhost:8081} -e DURATION=$${DURATION:-60s} -e SCALE=$${SCALE:-1} loadtest/renewal-season.js
 
 .PHONY: chaos
 chaos: ## Season load while each service, the broker and PostgreSQL crash; reconcile orders, charges, e-mails (ARGS=--short)

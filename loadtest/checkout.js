@@ -1,7 +1,8 @@
 // k6 load test of the renewal-season purchase journey, as a browser makes it: the XSRF
 // pair as the store issues it (the XSRF-TOKEN cookie of a first GET, echoed in the
 // X-XSRF-TOKEN header, with the page's Origin and Sec-Fetch-Site), then per order
-//   tokenize (POST /buy/api/payments/tokenize, test Visa)
+//   tokenize (POST FIELDS_URL/api/tokenize, test Visa, at payments' card-fields origin,
+//     as the hosted fields do: never the store's origin, docs/pci-saq-a.md)
 //   → preview (POST /buy/api/invoice/preview: Premium + Europe, USD, an Oregon ZIP)
 //   → submit (POST /buy/api/invoice/submit with the quote, the nonce and an Idempotency-Key)
 //   → receipt (GET /buy/api/receipt/{invoiceId} with the receipt cookie the submit set).
@@ -9,7 +10,7 @@
 // once and writes one order. Thresholds are the issue's SLOs: at least 200 orders/s, submit
 // p99 under 150 ms, no failed request (any answer but 2xx fails), every check true.
 //
-//   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 loadtest/checkout.js
+//   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 loadtest/checkout.js
 //   SHAPE=rate ramps from 0 to RATE journeys/s (default 200) over WARMUP (default 10s), then
 //   holds RATE journeys/s for DURATION (default 30s). The SLO thresholds judge the steady
 //   part (journeys started after the ramp, tagged phase=steady); every request of the ramp
@@ -20,6 +21,7 @@ import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8080';
+const FIELDS_URL = __ENV.FIELDS_URL || 'http://localhost:8081';
 const SHAPE = __ENV.SHAPE || 'smoke';
 const RATE = Number(__ENV.RATE || 200);
 const DURATION = __ENV.DURATION || '30s';
@@ -118,9 +120,11 @@ export default function (data) {
   }
   const headers = { 'Content-Type': 'application/json', 'X-XSRF-TOKEN': data.xsrf, Cookie: `XSRF-TOKEN=${data.xsrf}`,
     Origin: BASE_URL, 'Sec-Fetch-Site': 'same-origin' };
-  const tok = http.post(`${BASE_URL}/buy/api/payments/tokenize`,
+  // What the hosted fields page sends from its own origin (no cookies there).
+  const fieldsHeaders = { 'Content-Type': 'application/json', Origin: FIELDS_URL, 'Sec-Fetch-Site': 'same-origin' };
+  const tok = http.post(`${FIELDS_URL}/api/tokenize`,
     JSON.stringify({ number: '4111111111111111', cvv: '123', expirationDate: '12/2030', cardholderName: 'Amelia Earhart', postalCode: '97201' }),
-    { headers, tags: { name: 'tokenize' } });
+    { headers: fieldsHeaders, tags: { name: 'tokenize' } });
   const nonce = tok.status === 200 ? tok.json('nonce') : '';
   if (!check(tok, { 'tokenize: nonce': () => nonce !== '' })) return;
 

@@ -1,11 +1,13 @@
-// k6 load test of the payment path: tokenize card fields through the public route
-// (POST /buy/api/payments/tokenize, through the edge or Ingress, with the XSRF pair), then
+// k6 load test of the payment path: tokenize card fields at payments' card-fields origin
+// (POST FIELDS_URL/api/tokenize, never the store's origin: docs/pci-saq-a.md), then
 // charge the nonce over payments' gRPC (hangar.payments.v1.PaymentsService/Charge, as
 // checkout does), with a fresh idempotency key; 5 % of iterations use the declining test
 // card and 5 % resend the same charge (must replay the first result, not charge twice).
 // Checks assert the business outcome, not just the status.
 //
-//   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 -e GRPC_ADDR=127.0.0.1:PORT loadtest/payments.js
+//   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 -e GRPC_ADDR=127.0.0.1:PORT loadtest/payments.js
+//   FIELDS_URL: the card-fields origin (make dev: FIELDS_ADDR, default :8081; the cluster:
+//   https://<payments.fieldsHost>).
 //   SHAPE=rate runs a constant RATE charges/s (default 500) for DURATION (default 30s).
 //   GRPC_ADDR: payments' gRPC address (hangar-dev logs it: "service started name=payments grpc=...").
 import http from 'k6/http';
@@ -15,6 +17,7 @@ import exec from 'k6/execution';
 import { Trend } from 'k6/metrics';
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8080';
+const FIELDS_URL = __ENV.FIELDS_URL || 'http://localhost:8081';
 const GRPC_ADDR = __ENV.GRPC_ADDR;
 const SHAPE = __ENV.SHAPE || 'smoke';
 const XSRF = 'k6-xsrf-token';
@@ -63,8 +66,9 @@ export function setup() {
   if (r.status !== 200) fail(`payments not ready: ${r.status}`);
 }
 
+// The fields origin has no session and no cookies: JSON from a non-browser is enough.
 const params = {
-  headers: { 'Content-Type': 'application/json', 'X-XSRF-TOKEN': XSRF, Cookie: `XSRF-TOKEN=${XSRF}` },
+  headers: { 'Content-Type': 'application/json' },
   tags: { name: 'tokenize' },
 };
 
@@ -76,7 +80,7 @@ export default function () {
   const roll = Math.random();
   const declining = roll < 0.05;
   const number = declining ? '4000000000000002' : '4111111111111111';
-  const tok = http.post(`${BASE_URL}/buy/api/payments/tokenize`,
+  const tok = http.post(`${FIELDS_URL}/api/tokenize`,
     JSON.stringify({ number, cvv: '123', expirationDate: '12/2030', postalCode: '94105' }), params);
   tokenizeDuration.add(tok.timings.duration);
   if (!check(tok, { 'tokenized': (x) => x.status === 200 && String(x.json('nonce')).startsWith('tokencc_') })) return;

@@ -15,7 +15,10 @@
 // each visitor's cookies itself (k6's jar is one per VU, shared by every visitor the VU
 // plays). Submits carry an Idempotency-Key per purchase.
 //
-//   k6 run -e BASE_URL=http://localhost:8080 [-e DURATION=60s] [-e SCALE=1] loadtest/renewal-season.js
+//   k6 run -e BASE_URL=http://localhost:8080 [-e FIELDS_URL=http://localhost:8081] [-e DURATION=60s] [-e SCALE=1] loadtest/renewal-season.js
+//
+// Cards are tokenised at payments' card-fields origin (FIELDS_URL, make dev's FIELDS_ADDR),
+// as the hosted fields do, never at the store's (docs/pci-saq-a.md).
 //
 // SCALE multiplies every rate (the defaults fit the shared 2-core development machine:
 // about 40 requests/s, 3.5 purchases/s). CHAOS=1 is the mode of scripts/chaos.sh: services
@@ -28,6 +31,7 @@ import { check, sleep } from 'k6';
 import { Counter } from 'k6/metrics';
 
 const BASE_URL = __ENV.BASE_URL || 'http://localhost:8080';
+const FIELDS_URL = __ENV.FIELDS_URL || 'http://localhost:8081';
 const DURATION = __ENV.DURATION || '60s';
 const SCALE = Number(__ENV.SCALE || 1);
 const CHAOS = __ENV.CHAOS === '1';
@@ -162,9 +166,10 @@ function submitWithRetry(v, path, body, key) {
 }
 
 function tokenize(v, number) {
-  const r = post(v, '/buy/api/payments/tokenize',
-    { number: number || '4111111111111111', cvv: '123', expirationDate: '12/2030', cardholderName: 'Amelia Earhart', postalCode: '97201' },
-    { name: 'tokenize' });
+  // The fields origin: no cookies, the page's own Origin.
+  const r = http.post(`${FIELDS_URL}/api/tokenize`,
+    JSON.stringify({ number: number || '4111111111111111', cvv: '123', expirationDate: '12/2030', cardholderName: 'Amelia Earhart', postalCode: '97201' }),
+    { headers: { 'Content-Type': 'application/json', Origin: FIELDS_URL, 'Sec-Fetch-Site': 'same-origin' }, tags: { name: 'tokenize' }, jar: new http.CookieJar() });
   const nonce = r.status === 200 ? r.json('nonce') : '';
   check(r, { 'tokenize: nonce': () => nonce !== '' });
   return nonce;

@@ -37,12 +37,14 @@ SHORT=0
 [[ "${1:-}" == "--short" ]] && SHORT=1
 EDGE_PORT=${CHAOS_EDGE_PORT:-18180}
 K6_API_PORT=${CHAOS_K6_PORT:-18181}
+FIELDS_PORT=${CHAOS_FIELDS_PORT:-18182} # payments' card-fields origin (docs/pci-saq-a.md)
 BROKER_PORT=${CHAOS_BROKER_PORT:-18198}
 PG_PORT=${CHAOS_PG_PORT:-18199}
 PREFIX=${HANGAR_DB_PREFIX:-hangar_chaos_}
 RECOVERY_LIMIT=${CHAOS_RECOVERY_LIMIT:-10}
 if ((SHORT)); then GAP=5 WARMUP=10 SCALE=0.5 SLO_DURATION=15; else GAP=15 WARMUP=20 SCALE=1 SLO_DURATION=30; fi
 BASE="http://127.0.0.1:$EDGE_PORT"
+FIELDS_URL="http://127.0.0.1:$FIELDS_PORT"
 
 WORK="$(mktemp -d /tmp/hangar-chaos.XXXXXX)"
 PGBIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
@@ -113,7 +115,7 @@ broker_start
 # Shorter reconciler timings than production (30 s / 2 min) so interrupted submits settle
 # within the run; the lease is still far above a submit's duration.
 log "hangar-dev in multi-process mode on $BASE"
-setsid env HANGAR_DEV_PROCESSES=true EDGE_ADDR="127.0.0.1:$EDGE_PORT" KAFKA_BROKERS="127.0.0.1:$BROKER_PORT" \
+setsid env HANGAR_DEV_PROCESSES=true EDGE_ADDR="127.0.0.1:$EDGE_PORT" FIELDS_ADDR="127.0.0.1:$FIELDS_PORT" KAFKA_BROKERS="127.0.0.1:$BROKER_PORT" \
   DATABASE_URL="$PGURL" HANGAR_DB_PREFIX="$PREFIX" HANGAR_DEV_BIN="$WORK/bin/dev" HANGAR_DEV_MAIL_MAX=200000 \
   CHECKOUT_RECONCILE_INTERVAL=5s CHECKOUT_SUBMIT_LEASE=30s LOG_LEVEL=warn \
   "$WORK/bin/hangar-dev" >"$WORK/stack.log" 2>&1 &
@@ -134,7 +136,7 @@ processes() { curl -fsS "$BASE/-/processes"; }
 log "renewal-season load with the SLO thresholds, no faults (${SLO_DURATION}s)"
 slo=PASS
 K6_NO_USAGE_REPORT=true "$ROOT/bin/k6" run --quiet --address "127.0.0.1:$K6_API_PORT" \
-  -e BASE_URL="$BASE" -e SCALE="$SCALE" -e DURATION="${SLO_DURATION}s" -e LOG_ORDERS=1 \
+  -e BASE_URL="$BASE" -e FIELDS_URL="$FIELDS_URL" -e SCALE="$SCALE" -e DURATION="${SLO_DURATION}s" -e LOG_ORDERS=1 \
   --log-output="file=$WORK/k6-slo-orders.log" --summary-export="$WORK/k6-slo-summary.json" \
   loadtest/renewal-season.js >"$WORK/k6-slo.out" 2>&1 || slo=FAIL
 slo_line="SLO thresholds $slo: $(jq -r '[.metrics | to_entries[] | select(.key | startswith("http_req_duration{slo:") or startswith("http_req_duration{journey:")) | "\(.key | sub("http_req_duration\\{(slo|journey):"; "") | sub("\\}"; "")) p99 \(.value["p(99)"] | . * 10 | round / 10) ms"] | join(", ")' "$WORK/k6-slo-summary.json" 2>/dev/null), failed requests $(jq -r '.metrics.http_req_failed.value * 10000 | round / 100' "$WORK/k6-slo-summary.json" 2>/dev/null)%"
@@ -143,7 +145,7 @@ log "$slo_line"
 # ------------------------------------------------------------------ load
 log "renewal-season load (CHAOS=1, SCALE=$SCALE)"
 K6_NO_USAGE_REPORT=true "$ROOT/bin/k6" run --quiet --address "127.0.0.1:$K6_API_PORT" \
-  -e BASE_URL="$BASE" -e CHAOS=1 -e SCALE="$SCALE" -e DURATION=60m \
+  -e BASE_URL="$BASE" -e FIELDS_URL="$FIELDS_URL" -e CHAOS=1 -e SCALE="$SCALE" -e DURATION=60m \
   --log-output="file=$WORK/k6-orders.log" --summary-export="$WORK/k6-summary.json" \
   loadtest/renewal-season.js >"$WORK/k6.out" 2>&1 &
 k6_pid=$!

@@ -13,7 +13,7 @@ trap cleanup EXIT
 scripts/ensure-postgres.sh
 go build -o bin/hangar-dev ./cmd/hangar-dev
 go build -o bin/bare ./loadtest/bare
-EDGE_ADDR=$EDGE LOG_LEVEL=warn bin/hangar-dev >/tmp/hangar-perf.log 2>&1 &
+EDGE_ADDR=$EDGE FIELDS_ADDR=127.0.0.1:18091 LOG_LEVEL=warn bin/hangar-dev >/tmp/hangar-perf.log 2>&1 &
 pids+=($!)
 for _ in $(seq 1 120); do curl -fsS "http://$EDGE/-/ready" >/dev/null 2>&1 && break; sleep 0.5; done
 service=$(curl -fsS "http://$EDGE/-/ready" | python3 -c 'import json,sys; print(json.load(sys.stdin)["backends"]["catalog"])')

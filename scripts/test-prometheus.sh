@@ -68,7 +68,7 @@ if [[ -z "${HANGAR_DEV_URL:-}" ]]; then
   port=$(free_port)
   HANGAR_DEV_URL="http://127.0.0.1:$port"
   echo "test-prometheus: starting hangar-dev on $HANGAR_DEV_URL"
-  (cd "$ROOT" && EDGE_ADDR="127.0.0.1:$port" HANGAR_DB_PREFIX="${HANGAR_DB_PREFIX:-hangar_promtest_}" \
+  (cd "$ROOT" && EDGE_ADDR="127.0.0.1:$port" FIELDS_ADDR="127.0.0.1:$(free_port)" HANGAR_DB_PREFIX="${HANGAR_DB_PREFIX:-hangar_promtest_}" \
     exec "$WORK/hangar-dev") >"$WORK/hangar-dev.log" 2>&1 &
   pids+=($!)
   deadline=$((SECONDS + 180))

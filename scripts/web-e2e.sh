@@ -3,11 +3,13 @@
 #   1. installs chromium with apt when /usr/bin/chromium is missing (never `playwright install`);
 #   2. builds the site (scripts/web-build.sh);
 #   3. starts `go run ./cmd/hangar-dev` on HANGAR_E2E_ADDR (default 127.0.0.1:18080) serving
-#      web/dist/site, waits for /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it
-#      on exit, failure included;
+#      web/dist/site, with payments' card-fields origin on HANGAR_E2E_FIELDS_ADDR (default:
+#      the same host, port + 200; exported to the tests as HANGAR_FIELDS_URL), waits for
+#      /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it on exit, failure included;
 #   4. runs the Playwright suite in web/e2e. Screenshots, traces and the JSON report stay
 #      in web/test-results/ (git-ignored); the stack's log is web/test-results/hangar-dev.log.
-# HANGAR_BASE_URL=http://host:port skips starting the stack and tests that URL instead.
+# HANGAR_BASE_URL=http://host:port skips starting the stack and tests that URL instead (the
+# tests then learn the card-fields origin from its client token, or HANGAR_FIELDS_URL).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/web-env.sh"
 
@@ -49,13 +51,19 @@ if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
     echo "web-e2e: $addr is already in use; stop what listens there, or set HANGAR_E2E_ADDR=127.0.0.1:<free port>, or HANGAR_BASE_URL to test a running stack" >&2
     exit 1
   fi
+  fields_addr="${HANGAR_E2E_FIELDS_ADDR:-$host:$((port + 200))}"
+  if (exec 3<>"/dev/tcp/${fields_addr%:*}/${fields_addr##*:}") 2>/dev/null; then
+    echo "web-e2e: $fields_addr (the card-fields origin) is already in use; set HANGAR_E2E_FIELDS_ADDR=127.0.0.1:<free port>" >&2
+    exit 1
+  fi
   log="$results/hangar-dev.log"
-  web_log "starting the stack: EDGE_ADDR=$addr go run ./cmd/hangar-dev (log: ${log#"$WEB_ROOT_DIR"/})"
+  web_log "starting the stack: EDGE_ADDR=$addr FIELDS_ADDR=$fields_addr go run ./cmd/hangar-dev (log: ${log#"$WEB_ROOT_DIR"/})"
   # setsid: the stack gets its own process group, so go run and everything it
   # started stop together.
-  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" WEB_DIST_DIR="$WEB_DIR/dist/site" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
+  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" FIELDS_ADDR="$fields_addr" WEB_DIST_DIR="$WEB_DIR/dist/site" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
   stack_pid=$!
   export HANGAR_BASE_URL="http://$addr"
+  export HANGAR_FIELDS_URL="http://$fields_addr/"
 
   timeout_s="${HANGAR_READY_TIMEOUT:-180}"
   web_log "waiting for $HANGAR_BASE_URL/-/ready (up to ${timeout_s} s)"

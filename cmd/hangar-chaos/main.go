@@ -130,8 +130,19 @@ func purchase(base string) (string, string, error) {
 	if _, err := b.do("GET", "/buy/api/me", nil, nil); err != nil {
 		return "", "", err
 	}
+	// The card goes to the fields origin the client token names, never the store
+	// (docs/pci-saq-a.md); that origin has no cookies.
+	var ct struct{ HostedFieldsURL string }
+	if err := b.json("GET", "/buy/api/payments/client-token", nil, nil, &ct); err != nil {
+		return "", "", fmt.Errorf("client token: %w", err)
+	}
+	fieldsURL, err := url.Parse(ct.HostedFieldsURL)
+	if err != nil || fieldsURL.Host == "" {
+		return "", "", fmt.Errorf("client token: hostedFieldsUrl %q is not a URL", ct.HostedFieldsURL)
+	}
+	fields := &browser{base: fieldsURL.Scheme + "://" + fieldsURL.Host, c: b.c, jar: map[string]string{}}
 	var tok struct{ Nonce string }
-	if err := b.json("POST", "/buy/api/payments/tokenize", map[string]any{"number": "4111111111111111", "cvv": "123",
+	if err := fields.json("POST", "/api/tokenize", map[string]any{"number": "4111111111111111", "cvv": "123",
 		"expirationDate": "12/2030", "cardholderName": "Amelia Earhart", "postalCode": "97201"}, nil, &tok); err != nil {
 		return "", "", fmt.Errorf("tokenize: %w", err)
 	}
@@ -146,7 +157,6 @@ func purchase(base string) (string, string, error) {
 	var sub struct{ InvoiceID string }
 	key := "chaos-probe-" + email
 	// A 5xx is retried with the same key, as the web client does: never a second charge.
-	var err error
 	for range 10 {
 		if err = b.json("POST", "/buy/api/invoice/submit", cfg, map[string]string{"Idempotency-Key": key}, &sub); err == nil {
 			break

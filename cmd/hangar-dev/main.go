@@ -33,6 +33,7 @@ import (
 // Config is the dev runner's own configuration.
 type Config struct {
 	EdgeAddr    string   `env:"EDGE_ADDR" default:":8080" doc:"where the edge listens (the store's URL)"`
+	FieldsAddr  string   `env:"FIELDS_ADDR" default:":8081" doc:"where payments serves the card-fields origin (the hosted card fields and tokenize; another port is another origin: docs/pci-saq-a.md)"`
 	RoutesFile  string   `env:"EDGE_ROUTES" default:"deploy/helm/hangar/routes.yaml" doc:"the public route table (shared with the Helm Ingress)"`
 	HeadersFile string   `env:"EDGE_HEADERS" default:"deploy/helm/hangar/headers.yaml" doc:"the pages' security headers (shared with the Helm Ingress)"`
 	WebDir      string   `env:"WEB_DIST_DIR" default:"web/dist/site" doc:"the web production build served for page routes"`
@@ -157,7 +158,7 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 	if err != nil {
 		return err
 	}
-	e := edge.New(table, headers, backends, cfg.WebDir, log).WithPages(pages)
+	e := edge.New(table, headers, backends, cfg.WebDir, log).WithPages(pages).WithFieldsOrigin(fieldsOrigin(cfg.FieldsAddr))
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
@@ -184,7 +185,7 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	g.Go(func() error { return announce(ctx, ln.Addr().String(), backends, log) })
+	g.Go(func() error { return announce(ctx, ln.Addr().String(), fieldsOrigin(cfg.FieldsAddr), backends, log) })
 	return g.Wait()
 }
 
@@ -206,8 +207,8 @@ func hasBackend(bs []edge.Backend, name string) bool {
 	return false
 }
 
-// announce prints the store's address once every service is ready.
-func announce(ctx context.Context, addr string, backends []edge.Backend, log *slog.Logger) error {
+// announce prints the store's address and the card-fields origin once every service is ready.
+func announce(ctx context.Context, addr, fields string, backends []edge.Backend, log *slog.Logger) error {
 	host := addr
 	if h, p, err := net.SplitHostPort(addr); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
 		host = "localhost:" + p
@@ -218,7 +219,7 @@ func announce(ctx context.Context, addr string, backends []edge.Backend, log *sl
 			ready = ready && b.Ready()
 		}
 		if ready {
-			log.Info("Hangar is up", "url", "http://"+host+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons",
+			log.Info("Hangar is up", "url", "http://"+host+"/", "fields", fields+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons",
 				"mail", "http://"+host+"/-/mail")
 			printDemoAccounts()
 			return nil
@@ -242,6 +243,10 @@ func devHost(edgeAddr string) string {
 	}
 	return net.JoinHostPort(h, p)
 }
+
+// fieldsOrigin answers the card-fields origin as a browser reaches it: payments listens on
+// FIELDS_ADDR itself (in both modes), a port of its own being an origin of its own.
+func fieldsOrigin(fieldsAddr string) string { return "http://" + devHost(fieldsAddr) }
 
 // devOrigins answers the edge's origins for CSRF checks: localhost and 127.0.0.1 on its port.
 func devOrigins(edgeAddr string) string {

@@ -110,6 +110,10 @@ func (r *devRun) env(s devService, listen map[string]string) (map[string]string,
 	if s.name == notifications.Name {
 		maps.Copy(env, r.mail)
 	}
+	if s.name == payments.Name {
+		// The card-fields origin: payments' own listener, framed by the store's pages.
+		env["PAYMENTS_FIELDS_ADDR"], env["PAYMENTS_FIELDS_ORIGIN"] = r.cfg.FieldsAddr, fieldsOrigin(r.cfg.FieldsAddr)
+	}
 	for k, callee := range s.calls {
 		addr, ok := r.grpc[callee]
 		if !ok {

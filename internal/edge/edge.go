@@ -35,6 +35,7 @@ type Edge struct {
 	backends []Backend
 	web      http.Handler
 	webDir   string
+	pageHdrs *Headers
 	headers  http.Header
 	log      *slog.Logger
 }
@@ -50,7 +51,7 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 		IdleConnTimeout:     90 * time.Second,
 	}
 	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
-		webDir: webDir, headers: headers.Page(RemoteOrigins(webDir))}
+		webDir: webDir, pageHdrs: headers, headers: headers.Page(RemoteOrigins(webDir), "")}
 	for _, b := range backends {
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler
@@ -74,6 +75,14 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 			},
 		}
 	}
+	return e
+}
+
+// WithFieldsOrigin lets the pages frame payments' card fields from origin (the fields
+// origin, docs/pci-saq-a.md): the CSP's fieldsOriginDirectives (frame-src) name it and
+// nothing else.
+func (e *Edge) WithFieldsOrigin(origin string) *Edge {
+	e.headers = e.pageHdrs.Page(RemoteOrigins(e.webDir), origin)
 	return e
 }
 

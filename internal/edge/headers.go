@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -15,6 +16,7 @@ import (
 type Headers struct {
 	ContentSecurityPolicy   []string          `json:"contentSecurityPolicy"`
 	RemoteOriginDirectives  []string          `json:"remoteOriginDirectives"`
+	FieldsOriginDirectives  []string          `json:"fieldsOriginDirectives"`
 	Headers                 map[string]string `json:"headers"`
 	StrictTransportSecurity string            `json:"strictTransportSecurity"`
 }
@@ -47,15 +49,17 @@ func ParseHeaders(raw []byte) (*Headers, error) {
 }
 
 // CSP answers the Content-Security-Policy with remoteOrigins added to the directives that
-// name them.
-func (h *Headers) CSP(remoteOrigins []string) string {
+// name them, and fieldsOrigin (payments' card-fields origin, the one frame the store's
+// pages embed; empty: none) to fieldsOriginDirectives.
+func (h *Headers) CSP(remoteOrigins []string, fieldsOrigin string) string {
 	out := make([]string, 0, len(h.ContentSecurityPolicy))
 	for _, d := range h.ContentSecurityPolicy {
 		name, _, _ := strings.Cut(d, " ")
-		for _, r := range h.RemoteOriginDirectives {
-			if r == name && len(remoteOrigins) > 0 {
-				d += " " + strings.Join(remoteOrigins, " ")
-			}
+		if slices.Contains(h.RemoteOriginDirectives, name) && len(remoteOrigins) > 0 {
+			d += " " + strings.Join(remoteOrigins, " ")
+		}
+		if slices.Contains(h.FieldsOriginDirectives, name) && fieldsOrigin != "" {
+			d += " " + fieldsOrigin
 		}
 		out = append(out, d)
 	}
@@ -63,12 +67,12 @@ func (h *Headers) CSP(remoteOrigins []string) string {
 }
 
 // Page answers the headers of a page served over plain http (no HSTS).
-func (h *Headers) Page(remoteOrigins []string) http.Header {
+func (h *Headers) Page(remoteOrigins []string, fieldsOrigin string) http.Header {
 	out := http.Header{}
 	if h == nil {
 		return out
 	}
-	out.Set("Content-Security-Policy", h.CSP(remoteOrigins))
+	out.Set("Content-Security-Policy", h.CSP(remoteOrigins, fieldsOrigin))
 	for k, v := range h.Headers {
 		out.Set(k, v)
 	}

@@ -149,6 +149,29 @@ func TestCommittedRouteTableSendsUnroutedAPIPathsToAService(t *testing.T) {
 	}
 }
 
+// The store's origin takes no card data (docs/pci-saq-a.md): tokenize and the hosted
+// fields page are not routed to payments (tokenize falls to the /buy/api tree's JSON 404,
+// the page to the shell's not-found page); the card images and the client token are.
+func TestCommittedRouteTableKeepsCardDataOffTheStore(t *testing.T) {
+	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/buy/api/payments/tokenize":      "catalog",
+		"/buy/payments/":                  "web",
+		"/buy/payments/hosted-fields.js":  "web",
+		"/buy/payments/cards/visa.svg":    "payments",
+		"/buy/api/payments/client-token":  "payments",
+		"/buy/api/card-reader/vault":      "payments",
+		"/buy/api/payments/tokenize/more": "catalog",
+	} {
+		if got, _ := tab.Match(path); got.Service != want {
+			t.Errorf("Match(%q) = %q, want %q", path, got.Service, want)
+		}
+	}
+}
+
 func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
@@ -228,10 +251,22 @@ func TestPagesCarrySecurityHeaders(t *testing.T) {
 	}
 	resp.Body.Close()
 	csp := resp.Header.Get("Content-Security-Policy")
-	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self' https://cdn.example.com", "style-src 'self' https://cdn.example.com", "frame-src 'self'", "object-src 'none'"} {
+	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self' https://cdn.example.com", "style-src 'self' https://cdn.example.com", "; frame-src;", "object-src 'none'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
+	}
+	// With the card-fields origin, the pages may frame it and nothing else (not even
+	// themselves: the fields are never on the store's origin).
+	fields := httptest.NewServer(New(tab, committedHeaders(t), nil, dir, nil).WithFieldsOrigin("http://127.0.0.1:18341"))
+	defer fields.Close()
+	resp, err = http.Get(fields.URL + "/buy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "; frame-src http://127.0.0.1:18341;") {
+		t.Errorf("CSP %q: frame-src is not the fields origin alone", csp)
 	}
 	if strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("CSP %q allows inline code or styles", csp)

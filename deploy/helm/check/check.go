@@ -219,8 +219,18 @@ func Check(r *Rendering, routes []Route) []error {
 	// The routes may be split over several Ingresses (pages and APIs get different
 	// response headers): per host, their paths together are the routes, each once.
 	byHost := map[string]map[ingressPath]string{}
+	fieldsHosts := map[string]bool{}
 	for _, ing := range r.Ingresses {
+		if ing.Labels[ComponentLabel] == FieldsComponent {
+			fieldsHosts[c.fieldsIngress(ing)] = true
+			continue
+		}
 		c.ingress(ing, routes, byHost)
+	}
+	for host := range byHost {
+		if fieldsHosts[host] {
+			c.errorf("Ingress host %q serves the store's routes and the card fields: the fields need an origin of their own", host)
+		}
 	}
 	want := c.expectedRoutes(routes)
 	for host, got := range byHost {
@@ -620,6 +630,40 @@ func (c *checker) expectedRoutes(routes []Route) map[ingressPath]bool {
 		}
 	}
 	return want
+}
+
+// FieldsComponent labels the Ingress of the card-fields origin (values payments.fieldsHost):
+// payments' hosted card fields and tokenize on a host of their own (docs/pci-saq-a.md).
+const FieldsComponent = "card-fields"
+
+// fieldsIngress checks the card-fields origin's Ingress: one named host, every path of it
+// (Prefix /) to payments' fields port and nothing else; none of the store's routes.
+func (c *checker) fieldsIngress(ing *networkingv1.Ingress) string {
+	where := "Ingress " + ing.Name
+	if len(ing.Spec.Rules) != 1 || ing.Spec.Rules[0].Host == "" || ing.Spec.Rules[0].HTTP == nil || len(ing.Spec.Rules[0].HTTP.Paths) != 1 {
+		c.errorf("%s: the card-fields origin is one named host with one path", where)
+		return ""
+	}
+	rule := ing.Spec.Rules[0]
+	p := rule.HTTP.Paths[0]
+	if p.Path != "/" || p.PathType == nil || *p.PathType != networkingv1.PathTypePrefix || p.Backend.Service == nil || p.Backend.Service.Port.Name != "fields" {
+		c.errorf("%s: the card-fields origin must route Prefix / to a Service port named fields", where)
+		return rule.Host
+	}
+	for _, svc := range c.r.Services {
+		if svc.Name != p.Backend.Service.Name {
+			continue
+		}
+		if svc.Labels[ComponentLabel] != "payments" {
+			c.errorf("%s: the card-fields origin routes to %s, not payments", where, svc.Name)
+		}
+		if !slices.ContainsFunc(svc.Spec.Ports, func(sp corev1.ServicePort) bool { return sp.Name == "fields" }) {
+			c.errorf("%s: Service %s has no port fields", where, svc.Name)
+		}
+		return rule.Host
+	}
+	c.errorf("%s: backend Service %s is not rendered", where, p.Backend.Service.Name)
+	return rule.Host
 }
 
 func (c *checker) ingress(ing *networkingv1.Ingress, routes []Route, byHost map[string]map[ingressPath]string) {

@@ -37,6 +37,7 @@ import (
 type stack struct {
 	base, idBase  string
 	payBase       string
+	payFields     string // payments' fields origin (tokenize)
 	checkoutDB    *pgxpool.Pool
 	paymentsDB    *pgxpool.Pool
 	app           *app.App
@@ -71,7 +72,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	payDB := dbtest.New(t)
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
-		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0",
+		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "PAYMENTS_FIELDS_ADDR": "127.0.0.1:0",
 		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001"})); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	}
 	servicetest.Run(t, pctx, pcancel, pay)
 	payGRPC, payHTTP, _ := pay.Addrs()
-	st.payBase = "http://" + payHTTP
+	st.payBase, st.payFields = "http://"+payHTTP, "http://"+pay.FieldsAddr()
 
 	st.checkoutDBURL = dbtest.New(t)
 	vars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
@@ -127,10 +128,10 @@ func (st *stack) count(t testing.TB, pool *pgxpool.Pool, q string, args ...any) 
 	return n
 }
 
-// tokenize answers a nonce for a test card.
+// tokenize answers a nonce for a test card, tokenised at payments' fields origin.
 func (st *stack) tokenize(t testing.TB, number string) string {
 	t.Helper()
-	code, m := call(t, "POST", st.payBase+"/buy/api/payments/tokenize",
+	code, m := call(t, "POST", st.payFields+"/api/tokenize",
 		`{"number":"`+number+`","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`)
 	nonce, _ := m["nonce"].(string)
 	if code != 200 || nonce == "" {

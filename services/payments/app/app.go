@@ -1,16 +1,23 @@
 // Package app assembles the payments service: configuration, telemetry, its database,
 // the card processor (the built-in sandbox, its state in the same database), the outbox
 // relay, the shared request security (CSRF and sessions through identity) and its gRPC,
-// REST, hosted-page and admin listeners. main, the dev runner and the end-to-end tests build the same App.
+// REST and admin listeners, and the fields origin's listener (the hosted card fields and
+// tokenisation, docs/pci-saq-a.md). main, the dev runner and the end-to-end tests build the same App.
 package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"strings"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -58,7 +65,11 @@ type Config struct {
 	ReaderTimeout   time.Duration `env:"PAYMENTS_READER_TIMEOUT" default:"5m" doc:"how long a card-reader vault request waits for a card"`
 	ReaderSimulator bool          `env:"PAYMENTS_READER_SIMULATOR" default:"false" doc:"serve POST /buy/api/card-reader/simulate, a card reader for development (never in production)"`
 	DevSeed         bool          `env:"PAYMENTS_DEV_SEED" default:"false" doc:"create the development billing profiles on start (dev only)"`
-	SandboxMaxConns int           `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
+	// The fields origin (docs/pci-saq-a.md): the hosted card fields and tokenisation, on a
+	// listener of their own that nothing of the store's is served on.
+	FieldsAddr      string `env:"PAYMENTS_FIELDS_ADDR" default:":8081" doc:"listen address of the fields origin: the hosted card-fields page, its assets and POST /api/tokenize (the store's origin serves none of them)"`
+	FieldsOrigin    string `env:"PAYMENTS_FIELDS_ORIGIN" default:"" doc:"the fields origin's public URL (https://pay.store.example); the client token names it, the store's pages frame it, its tokenize accepts browser requests from it only; empty: the request's own host (tests)"`
+	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -98,6 +109,8 @@ type App struct {
 	deps          server.Deps
 	closeIdentity func() error // the identity connection; nil with an injected resolver
 	shutdown      func(context.Context) error
+	fields        http.Handler // the fields origin's handler (ports.Fields with telemetry)
+	fieldsLn      net.Listener
 }
 
 // New builds the service; logs go to logOut.
@@ -157,11 +170,17 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	paymentsv1.RegisterPaymentsServiceServer(a.srv, ports.NewGRPC(a.svc))
+	rpc := ports.NewGRPC(a.svc)
+	rpc.FieldsURL = strings.TrimRight(cfg.FieldsOrigin, "/") + ports.FieldsPagePath
+	paymentsv1.RegisterPaymentsServiceServer(a.srv, rpc)
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		return paymentsv1.RegisterPaymentsServiceHandlerClient(ctx, mux, paymentsv1.NewPaymentsServiceClient(conn))
 	})
-	a.srv.Handle("GET "+ports.HostedFieldsPath, ports.HostedFields{ParentOrigins: cfg.AllowedOrigins})
+	a.srv.Handle("GET "+ports.CardImagePath, ports.CardImages{})
+	// The fields origin: its own handler, never mounted on the store's (srv's) listener.
+	fields := ports.Fields{Origin: strings.TrimRight(cfg.FieldsOrigin, "/"), ParentOrigins: cfg.AllowedOrigins, Tokenize: rpc.Tokenize, Log: log}
+	a.fields = otelhttp.NewHandler(deps.RED.HTTPMiddleware(fields), Name+"-fields",
+		otelhttp.WithTracerProvider(deps.Tracer), otelhttp.WithPropagators(deps.Propagator))
 	if cfg.ReaderSimulator {
 		a.srv.Handle("POST "+ports.SimulatorPath, ports.Simulator{Svc: a.svc})
 	}
@@ -170,10 +189,26 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 }
 
 // Listen binds the listeners (so callers can read Addrs before Run).
-func (a *App) Listen() error { return a.srv.Listen() }
+func (a *App) Listen() error {
+	if err := a.srv.Listen(); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", a.cfg.FieldsAddr)
+	if err != nil {
+		return fmt.Errorf("listen fields %s: %w", a.cfg.FieldsAddr, err)
+	}
+	a.fieldsLn = ln
+	return nil
+}
 
 // Addrs answers the bound gRPC, HTTP and admin addresses.
 func (a *App) Addrs() (grpcAddr, httpAddr, adminAddr string) { return a.srv.Addrs() }
+
+// FieldsAddr answers the bound address of the fields origin's listener (after Listen).
+func (a *App) FieldsAddr() string { return a.fieldsLn.Addr().String() }
+
+// FieldsHandler is the fields origin's handler (tests; the listener serves it).
+func (a *App) FieldsHandler() http.Handler { return a.fields }
 
 // Handler is the public REST handler, for in-process callers (the dev edge).
 func (a *App) Handler() http.Handler { return a.srv.Handler() }
@@ -190,8 +225,28 @@ func (a *App) Run(ctx context.Context) error {
 	if a.closeIdentity != nil {
 		defer a.closeIdentity()
 	}
+	if a.fieldsLn == nil {
+		if err := a.Listen(); err != nil {
+			return err
+		}
+	}
 	a.srv.Go(a.startData) // in the server's run group: done before the pools close
-	return a.srv.Run(ctx)
+	fields := &http.Server{Handler: a.fields, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := fields.Serve(a.fieldsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("fields listener: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		err := a.srv.Run(gctx)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.ShutdownTimeout)
+		defer cancel()
+		return errors.Join(err, fields.Shutdown(sctx))
+	})
+	a.log.Info("serving the fields origin", "addr", a.fieldsLn.Addr().String(), "origin", a.cfg.FieldsOrigin)
+	return g.Wait()
 }
 
 func (a *App) startData(ctx context.Context) {

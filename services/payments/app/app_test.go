@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,13 +59,16 @@ func (c *testClock) add(d time.Duration) { c.ns.Add(int64(d)) }
 func newClock(t time.Time) *testClock    { c := &testClock{}; c.ns.Store(t.UnixNano()); return c }
 
 type running struct {
-	base  string
-	admin string
-	dbURL string
-	rpc   paymentsv1.PaymentsServiceClient
-	logs  *syncBuffer
-	clock *testClock
-	stop  func() // stops the App (a replica going away); also run at cleanup
+	base   string
+	fields string // the fields origin's listener (the hosted fields and tokenize)
+	// fieldsOrigin is what a browser on the fields page sends as Origin.
+	fieldsOrigin string
+	admin        string
+	dbURL        string
+	rpc          paymentsv1.PaymentsServiceClient
+	logs         *syncBuffer
+	clock        *testClock
+	stop         func() // stops the App (a replica going away); also run at cleanup
 }
 
 // Sessions of the fake identity: a credit-card admin, a pilot and another customer.
@@ -82,7 +86,7 @@ func start(t testing.TB, extra map[string]string) *running {
 	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"TRUSTED_PROXIES": "0", "LOG_LEVEL": "debug",
+		"PAYMENTS_FIELDS_ADDR": "127.0.0.1:0", "TRUSTED_PROXIES": "0", "LOG_LEVEL": "debug",
 		"PAYMENTS_CARD_READERS": "RDR-0001,RDR-0002", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_DEV_SEED": "true",
 		"ALLOWED_ORIGINS": "http://store.test",
 	}
@@ -111,7 +115,8 @@ func start(t testing.TB, extra map[string]string) *running {
 	stop := servicetest.Run(t, ctx, cancel, a)
 	r.stop = func() { _ = stop() }
 	grpcAddr, httpAddr, adminAddr := a.Addrs()
-	r.base, r.admin = "http://"+httpAddr, adminAddr
+	r.base, r.admin, r.fields = "http://"+httpAddr, adminAddr, "http://"+a.FieldsAddr()
+	r.fieldsOrigin = cmp.Or(vars["PAYMENTS_FIELDS_ORIGIN"], r.fields)
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -160,10 +165,28 @@ func cvvOf(number string) string {
 	return "737"
 }
 
-// tokenize posts card fields through the public route and answers the nonce.
+// postFields posts body as JSON to the fields origin's path, as the hosted page does.
+func (r *running) postFields(t *testing.T, path string, body any) (int, map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", r.fields+path, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", r.fieldsOrigin)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := map[string]any{}
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+// tokenize posts card fields to the fields origin's tokenize and answers the nonce.
 func (r *running) tokenize(t *testing.T, number string) string {
 	t.Helper()
-	code, body := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{
+	code, body := r.postFields(t, "/api/tokenize", map[string]string{
 		"number": number, "cvv": cvvOf(number), "expirationDate": "12/2031", "cardholderName": "Amelia Earhart", "postalCode": "94105"})
 	if code != 200 || body["nonce"] == nil {
 		t.Fatalf("tokenize %s = %d %v", number, code, body)
@@ -278,7 +301,7 @@ func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
 	})
 
 	t.Run("invalid card fields are CUSTOMER errors shown with 'process'", func(t *testing.T) {
-		code, body := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{"number": "4111111111111112", "cvv": "12", "expirationDate": "13/2030"})
+		code, body := r.postFields(t, "/api/tokenize", map[string]string{"number": "4111111111111112", "cvv": "12", "expirationDate": "13/2030"})
 		if code != 400 || body["message"] != "Some payment input fields are invalid. Cannot process invalid card fields." {
 			t.Fatalf("tokenize invalid = %d %v", code, body)
 		}
@@ -577,7 +600,7 @@ func TestPaymentMethodUpdate(t *testing.T) {
 		t.Errorf("CVV failure = %v", body)
 	}
 	// The wallet ('vault' flow) becomes PAYPAL with the provider-held e-mail.
-	_, w := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})
+	_, w := r.postFields(t, "/api/tokenize", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})
 	_, body = upd("pilot-token", "/buy/api/subscription/update-payment-method", map[string]string{"accountId": "acct-pilot", "nonce": w["nonce"].(string), "paymentMethod": "PAYPAL"})
 	if pm, _ := body["paymentMethod"].(map[string]any); body["status"] != "succeeded" || body["paymentMethodType"] != "PAYPAL" || pm["braintreeEmail"] != "payer@example.com" || pm["isCreditCard"] != false {
 		t.Errorf("wallet = %v", body)
@@ -659,36 +682,120 @@ func TestOrganizationPaymentMethodByRole(t *testing.T) {
 	}
 }
 
-func TestHostedFieldsPage(t *testing.T) {
-	r := start(t, nil)
-	resp, err := http.Get(r.base + "/buy/payments/?parentOrigin=http://store.test")
-	if err != nil {
-		t.Fatal(err)
+// The fields origin (docs/pci-saq-a.md): its own listener serves the hosted page, its assets
+// and tokenize, with a CSP that only the store may frame it and that lets it connect only
+// to itself; the store's listener serves none of them (tokenize there is a JSON 404, the
+// page is gone), and the client token names the fields origin.
+func TestFieldsOriginServesTheCardFieldsAndTheStoreDoesNot(t *testing.T) {
+	r := start(t, map[string]string{"PAYMENTS_FIELDS_ORIGIN": "https://pay.store.test"})
+	get := func(url string) (*http.Response, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+
+	resp, page := get(r.fields + "/?parentOrigin=http://store.test")
 	csp := resp.Header.Get("Content-Security-Policy")
-	if resp.StatusCode != 200 || !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'self' http://store.test") || strings.Contains(csp, "unsafe") {
-		t.Errorf("page = %d, CSP %q", resp.StatusCode, csp)
+	wantCSP := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+		"form-action 'none'; base-uri 'none'; object-src 'none'; frame-ancestors http://store.test"
+	if resp.StatusCode != 200 || csp != wantCSP {
+		t.Errorf("page = %d, CSP %q, want %q", resp.StatusCode, csp, wantCSP)
 	}
-	if !strings.Contains(string(b), `content="http://store.test"`) || !strings.Contains(string(b), `id="expirationDate"`) {
-		t.Errorf("page body = %s", b)
+	if !strings.Contains(page, `content="http://store.test"`) || !strings.Contains(page, `id="number"`) || !strings.Contains(page, `src="/hosted-fields.js"`) {
+		t.Errorf("page body = %s", page)
 	}
-	resp, _ = http.Get(r.base + "/buy/payments/?parentOrigin=https://evil.example")
-	resp.Body.Close()
-	if resp.StatusCode != 400 {
+	if resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("the fields origin set a cookie: %q", resp.Header.Get("Set-Cookie"))
+	}
+	if resp, _ := get(r.fields + "/?parentOrigin=https://evil.example"); resp.StatusCode != 400 {
 		t.Errorf("foreign parent origin = %d, want 400", resp.StatusCode)
 	}
-	resp, _ = http.Get(r.base + "/buy/payments/hosted-fields.js")
-	js, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{"event.origin !== parentOrigin", "postMessage(message, parentOrigin)", "'MMYYYY' : 'MM/YYYY'", "X-XSRF-TOKEN"} {
-		if !strings.Contains(string(js), want) {
+	resp, js := get(r.fields + "/hosted-fields.js")
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") {
+		t.Errorf("hosted-fields.js = %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	for _, want := range []string{"event.origin !== parentOrigin", "event.source !== window.parent", "postMessage(message, parentOrigin)",
+		"'MMYYYY' : 'MM/YYYY'", "xhr.open('POST', '/api/tokenize')"} {
+		if !strings.Contains(js, want) {
 			t.Errorf("hosted-fields.js lacks %q", want)
 		}
 	}
-	if code, _ := r.do(t, "GET", "/buy/api/payments/client-token", "", nil); code != 200 {
-		t.Errorf("client token = %d", code)
+	if resp, _ := get(r.fields + "/hosted-fields.css"); resp.StatusCode != 200 {
+		t.Errorf("hosted-fields.css = %d", resp.StatusCode)
+	}
+	// Nothing of the store's is on the fields origin.
+	if resp, body := get(r.fields + "/buy/api/subscription/payment-method/acct-pilot"); resp.StatusCode != 404 || !strings.Contains(body, `"not_found"`) {
+		t.Errorf("a store route on the fields origin = %d %s, want a JSON 404", resp.StatusCode, body)
+	}
+
+	card := map[string]string{"number": "4111111111111111", "cvv": "737", "expirationDate": "12/2031"}
+	if code, body := r.postFields(t, "/api/tokenize", card); code != 200 || body["nonce"] == nil {
+		t.Errorf("tokenize on the fields origin = %d %v", code, body)
+	}
+
+	// The store's origin takes no card: tokenize is a JSON 404 (not 403, not 405), the page
+	// and its script are gone; the client token names the fields origin.
+	for _, tok := range []string{"", "pilot-token"} {
+		if code, body := r.do(t, "POST", "/buy/api/payments/tokenize", tok, card); code != 404 || body["code"] != "not_found" || body["nonce"] != nil {
+			t.Errorf("tokenize on the store's origin (session %q) = %d %v, want a JSON 404", tok, code, body)
+		}
+	}
+	for _, path := range []string{"/buy/payments/", "/buy/payments/hosted-fields.js"} {
+		if resp, _ := get(r.base + path); resp.StatusCode != 404 {
+			t.Errorf("GET %s on the store's origin = %d, want 404", path, resp.StatusCode)
+		}
+	}
+	if resp, _ := get(r.base + "/buy/payments/cards/visa.svg"); resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("card image on the store = %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if code, body := r.do(t, "GET", "/buy/api/payments/client-token", "", nil); code != 200 || body["hostedFieldsUrl"] != "https://pay.store.test/" {
+		t.Errorf("client token = %d %v, want hostedFieldsUrl https://pay.store.test/", code, body)
+	}
+}
+
+// Browser requests to the fields origin's tokenize from another origin are refused, and a
+// body that is not JSON is refused without echoing it.
+func TestFieldsTokenizeRefusesOtherOrigins(t *testing.T) {
+	r := start(t, nil)
+	post := func(header map[string]string, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", r.fields+"/api/tokenize", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out := map[string]any{}
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	card := `{"number":"4111111111111111","cvv":"737","expirationDate":"12/2031"}`
+	for _, h := range []map[string]string{
+		{"Origin": "http://store.test"},
+		{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "same-site"},
+	} {
+		if code, body := post(h, card); code != 403 || body["nonce"] != nil {
+			t.Errorf("tokenize with %v = %d %v, want 403", h, code, body)
+		}
+	}
+	if code, body := post(map[string]string{"Content-Type": "text/plain"}, card); code != 400 || body["nonce"] != nil {
+		t.Errorf("tokenize as text/plain = %d %v, want 400", code, body)
+	}
+	if code, body := post(nil, `{"number":"4111111111111111",`); code != 400 || strings.Contains(fmt.Sprint(body), "4111") {
+		t.Errorf("malformed body = %d %v, want 400 without the number", code, body)
+	}
+	if code, body := post(nil, card); code != 200 || body["nonce"] == nil {
+		t.Errorf("tokenize without Origin (curl, k6) = %d %v", code, body)
 	}
 }
 

@@ -40,7 +40,7 @@ func TestTokenizeWithTheDatabaseDownIs503(t *testing.T) {
 	exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '` + name + `'`)
 
 	for i := range 3 { // the pools' dead connections, then refused new ones
-		code, body := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{
+		code, body := r.postFields(t, "/api/tokenize", map[string]string{
 			"number": "4111111111111111", "cvv": "737", "expirationDate": "12/2031", "cardholderName": "Amelia Earhart", "postalCode": "94105"})
 		if code != 503 || body["code"] != "unavailable" || body["message"] == "" || body["nonce"] != nil {
 			t.Errorf("tokenize %d with the database down = %d %v, want 503 unavailable", i+1, code, body)

@@ -208,7 +208,7 @@ func TestChargedCardBecomesTheMethodOnFile(t *testing.T) {
 	}
 
 	t.Run("a wallet that paid is a PAYPAL method on file; a quarterly check payer keeps paying by check", func(t *testing.T) {
-		_, w := r.do(t, "POST", "/buy/api/payments/tokenize", "", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})
+		_, w := r.postFields(t, "/api/tokenize", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})
 		resp, err := r.rpc.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: "wallet-order", Amount: 47000, Currency: "USD",
 			Nonce: w["nonce"].(string), CustomerId: "acct-wallet", StoreInVault: true})
 		if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {

@@ -93,6 +93,12 @@ export function errorsBox(page: Page) {
   return page.getByTestId('errors');
 }
 
+/** A path on payments' card-fields origin (never the store's), as the client token names it. */
+export async function fieldsUrl(page: Page, path: string): Promise<string> {
+  const token = (await (await page.request.get('/buy/api/payments/client-token')).json()) as { hostedFieldsUrl: string };
+  return new URL(path, token.hostedFieldsUrl).toString();
+}
+
 /**
  * Puts a card on file for the logged-in account through payments' payment-method update
  * (what the account page does). A purchase's charge vaults its card but does not make it
@@ -102,7 +108,7 @@ export async function putCardOnFile(page: Page, number = '4111111111111111'): Pr
   const state = await page.context().storageState();
   const xsrf = state.cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
   const me = await (await page.request.get('/buy/api/me')).json();
-  const tok = await page.request.post('/buy/api/payments/tokenize', { headers: { 'X-XSRF-TOKEN': xsrf }, data: { number, cvv: '123', expirationDate: '12/2031' } });
+  const tok = await page.request.post(await fieldsUrl(page, '/api/tokenize'), { data: { number, cvv: '123', expirationDate: '12/2031' } });
   expect(tok.ok(), await tok.text()).toBeTruthy();
   const { nonce } = await tok.json();
   const r = await page.request.post('/buy/api/subscription/update-payment-method', {

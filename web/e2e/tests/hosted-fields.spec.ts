@@ -1,25 +1,26 @@
 import { expect, test } from '@playwright/test';
 import { keepScreenshot } from '../support/helpers';
 
-// The payments service's hosted card fields, framed by a store page of the same origin as in
-// production: a test card is tokenised in the frame and only the nonce reaches the parent.
+// The payments service's hosted card fields, on the fields origin, framed by a store page as
+// in production: a test card is tokenised in the frame and only the nonce reaches the parent.
 test('hosted fields tokenise a test card and hand the nonce to the store page', async ({ page }) => {
   await page.goto('/buy');
-  const frameEl = await page.evaluateHandle(() => {
+  const fieldsUrl = ((await (await page.request.get('/buy/api/payments/client-token')).json()) as { hostedFieldsUrl: string }).hostedFieldsUrl;
+  const frameEl = await page.evaluateHandle((fields) => {
     const messages: unknown[] = [];
     (window as unknown as { hostedMessages: unknown[] }).hostedMessages = messages;
     window.addEventListener('message', (e) => {
-      if (e.origin === window.location.origin) messages.push(e.data);
+      if (e.origin === new URL(fields).origin) messages.push(e.data);
     });
     const f = document.createElement('iframe');
     // The store names its own origin; the page accepts only origins it is configured for.
-    f.src = '/buy/payments/?parentOrigin=' + encodeURIComponent(window.location.origin);
+    f.src = fields + '?parentOrigin=' + encodeURIComponent(window.location.origin);
     f.title = 'Card details';
     f.style.width = '420px';
     f.style.height = '320px';
     document.body.prepend(f);
     return f;
-  });
+  }, fieldsUrl);
   const frame = await (await frameEl.asElement()!.contentFrame())!;
   await frame.waitForSelector('#number');
   await expect(frame.locator('#expirationDate')).toHaveAttribute('placeholder', 'MM/YYYY');

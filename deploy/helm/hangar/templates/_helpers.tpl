@@ -156,6 +156,9 @@ app.kubernetes.io/version: {{ . | trunc 63 | trimSuffix "-" | trimSuffix "." | q
 - {name: http, port: 8080, appProtocol: http}
 - {name: grpc, port: 9090, appProtocol: kubernetes.io/h2c}
 - {name: admin, port: 9464, appProtocol: http}
+{{- if eq .c.name "payments" }}
+- {name: fields, port: 8081, appProtocol: http}
+{{- end }}
 {{- else if eq .c.type "static" -}}
 - {name: http, port: 8080, appProtocol: http}
 {{- else -}}
@@ -267,4 +270,12 @@ app.kubernetes.io/version: {{ . | trunc 63 | trimSuffix "-" | trimSuffix "." | q
       name: {{ $ref.name | quote }}
       key: {{ $ref.key | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The card-fields origin (payments.fieldsHost), https with ingress TLS; empty without a
+host. root context */}}
+{{- define "hangar.fieldsOrigin" -}}
+{{- with .Values.payments.fieldsHost -}}
+{{ if $.Values.ingress.tls.enabled }}https{{ else }}http{{ end }}://{{ . }}
+{{- end -}}
 {{- end -}}

@@ -101,7 +101,7 @@ func run() error {
 	// pilot's Visa, whose token every seeded subscription renews with.
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": addr(*port), "HTTP_ADDR": addr(*port + 1),
-		"ADMIN_ADDR": addr(*port + 2), "DATABASE_URL": paymentsURL, "LOG_LEVEL": "error", "PAYMENTS_DEV_SEED": "true",
+		"ADMIN_ADDR": addr(*port + 2), "PAYMENTS_FIELDS_ADDR": addr(*port + 3), "DATABASE_URL": paymentsURL, "LOG_LEVEL": "error", "PAYMENTS_DEV_SEED": "true",
 		"DATABASE_MAX_CONNS": "24", "TRUSTED_PROXIES": "0"})); err != nil {
 		return err
 	}

@@ -152,8 +152,7 @@ func (s *Sandbox) ClientToken(_ context.Context, customerID string) (string, err
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte("client-token:" + customerID))
 	body, _ := json.Marshal(map[string]any{"version": 2, "environment": "sandbox", "merchantId": "hangar-sandbox",
-		"authorizationFingerprint": hex.EncodeToString(m.Sum(nil))[:32], "expiresAt": exp,
-		"tokenizeUrl": "/buy/api/payments/tokenize", "hostedFieldsUrl": "/buy/payments/"})
+		"authorizationFingerprint": hex.EncodeToString(m.Sum(nil))[:32], "expiresAt": exp})
 	return base64.StdEncoding.EncodeToString(body), nil
 }
 

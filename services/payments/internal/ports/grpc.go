@@ -1,6 +1,7 @@
 // Package ports serves payments over gRPC and, through grpc-gateway, REST; and directly
-// over HTTP the hosted-fields page and the dev card-reader simulator (http.go). A port
-// only converts, calls the use cases and lets errors map through the one table.
+// over HTTP the fields origin (the hosted card fields and tokenisation), the card images
+// and the dev card-reader simulator (http.go). A port only converts, calls the use cases
+// and lets errors map through the one table.
 package ports
 
 import (
@@ -19,6 +20,10 @@ import (
 type GRPC struct {
 	paymentsv1.UnimplementedPaymentsServiceServer
 	svc *iapp.Service
+	// FieldsURL is the hosted card fields' page on the fields origin
+	// (PAYMENTS_FIELDS_ORIGIN + "/"), which the client token names so the store's pages
+	// know what to frame.
+	FieldsURL string
 }
 
 // NewGRPC serves svc.
@@ -29,7 +34,7 @@ func (g *GRPC) GetClientToken(ctx context.Context, _ *paymentsv1.GetClientTokenR
 	if err != nil {
 		return nil, err
 	}
-	return &paymentsv1.GetClientTokenResponse{ClientToken: t, HostedFieldsUrl: HostedFieldsPath, Environment: "sandbox"}, nil
+	return &paymentsv1.GetClientTokenResponse{ClientToken: t, HostedFieldsUrl: g.FieldsURL, Environment: "sandbox"}, nil
 }
 
 func (g *GRPC) Tokenize(ctx context.Context, r *paymentsv1.TokenizeRequest) (*paymentsv1.TokenizeResponse, error) {

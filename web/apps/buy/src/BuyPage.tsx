@@ -371,8 +371,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       if (payWith === 'stored') {
         token = storedMethod.data?.paymentMethod?.token;
       } else if (payWith === 'wallet') {
-        const t = await unwrap(apiClient().payments.POST('/buy/api/payments/tokenize', { body: { flow: 'vault', walletEmail: config.email || me.email || '' } as never }));
-        nonce = (t as { nonce?: string }).nonce;
+        const r = await hosted.current?.tokenizeWallet(config.email || me.email || '');
+        if (!r || !r.ok) {
+          setSubmitErrors([r && !r.ok ? r.message : 'The payment service did not answer.']);
+          return;
+        }
+        nonce = r.nonce;
       } else if (payWith === 'reader') {
         // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
         token = (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod;

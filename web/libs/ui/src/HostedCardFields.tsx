@@ -8,6 +8,29 @@ export type CardTokenizeResult =
 
 export interface HostedCardFieldsHandle {
   tokenize(cardholderName: string, postalCode: string): Promise<CardTokenizeResult>;
+  /** The wallet flow: the frame tokenises the wallet account of email (flow 'wallet' only). */
+  tokenizeWallet(email: string): Promise<CardTokenizeResult>;
+}
+
+let fieldsUrl: Promise<string> | undefined;
+
+/**
+ * The hosted card fields' page, on payments' fields origin (never the store's: the store's
+ * scripts cannot read a frame of another origin, docs/pci-saq-a.md), as the client token
+ * names it. Asked once per page load; a failure is asked again next time.
+ */
+export function hostedFieldsUrl(): Promise<string> {
+  fieldsUrl ??= fetch('/buy/api/payments/client-token', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+    .then(async (r) => {
+      const body = (await r.json()) as { hostedFieldsUrl?: string };
+      if (!r.ok || !body.hostedFieldsUrl) throw new Error('The payment service did not answer.');
+      return new URL(body.hostedFieldsUrl, window.location.href).toString();
+    })
+    .catch((e: unknown) => {
+      fieldsUrl = undefined;
+      throw e;
+    });
+  return fieldsUrl;
 }
 
 /** A CUSTOMER error is shown with 'tokenize' changed to 'process' (spec 000 §8). */
@@ -21,23 +44,48 @@ export interface HostedCardFieldsProps {
   onReady?: () => void;
   /** Replaces the frame's default size and border (the buy page's frame is taller). */
   frameClassName?: string;
+  /** 'wallet': an invisible frame that only tokenises the wallet account (tokenizeWallet). */
+  flow?: 'card' | 'wallet';
 }
 
 /**
- * The payments service's hosted card fields (/buy/payments/) in an iframe: card number,
- * expiry and CVV are typed there and never reach this page. tokenize() asks the frame for
- * a single-use nonce, answered by postMessage from that frame and this origin only. The
- * one implementation for the buy page, gift certificates and one-off carts.
+ * The payments service's hosted card fields in an iframe from the fields origin: card
+ * number, expiry and CVV are typed there and never reach this page (its scripts cannot read
+ * a frame of another origin). tokenize() asks the frame for a single-use nonce, answered by
+ * postMessage; both sides check the other's exact origin and window, so a message from any
+ * other origin or window is ignored. The one implementation for the buy page, gift
+ * certificates, one-off carts and the account page.
  */
-export function HostedCardFields({ handle, onReady, frameClassName }: HostedCardFieldsProps) {
+export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card' }: HostedCardFieldsProps) {
   const frame = useRef<HTMLIFrameElement>(null);
   const pending = useRef<((r: CardTokenizeResult) => void) | undefined>(undefined);
   const [ready, setReady] = useState(false);
+  const [src, setSrc] = useState<{ url: string; origin: string } | null>(null);
+  const [failed, setFailed] = useState(false);
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
+  const fieldsOrigin = src?.origin ?? '';
 
   useEffect(() => {
+    let live = true;
+    hostedFieldsUrl().then(
+      (u) => {
+        if (!live) return;
+        const url = new URL(u);
+        url.searchParams.set('parentOrigin', origin);
+        if (flow === 'wallet') url.searchParams.set('flow', 'wallet');
+        setSrc({ url: url.toString(), origin: url.origin });
+      },
+      () => live && setFailed(true),
+    );
+    return () => {
+      live = false;
+    };
+  }, [origin, flow]);
+
+  useEffect(() => {
+    if (!fieldsOrigin) return;
     const onMessage = (e: MessageEvent) => {
-      if (e.origin !== origin || e.source !== frame.current?.contentWindow) return;
+      if (e.origin !== fieldsOrigin || e.source !== frame.current?.contentWindow) return;
       const m = (e.data ?? {}) as { type?: string; nonce?: string; details?: { cardType?: string; lastFour?: string }; message?: string; errorType?: string };
       if (m.type === 'hangar:ready') {
         setReady(true);
@@ -53,32 +101,38 @@ export function HostedCardFields({ handle, onReady, frameClassName }: HostedCard
     };
     window.addEventListener('message', onMessage);
     return () => window.removeEventListener('message', onMessage);
-  }, [origin, onReady]);
+  }, [fieldsOrigin, onReady]);
 
-  useImperativeHandle(handle, () => ({
-    tokenize(cardholderName, postalCode) {
-      return new Promise<CardTokenizeResult>((resolve) => {
+  useImperativeHandle(handle, () => {
+    const ask = (message: Record<string, string>, blank: string) =>
+      new Promise<CardTokenizeResult>((resolve) => {
         const w = frame.current?.contentWindow;
-        if (!w || !ready) {
-          resolve({ ok: false, message: 'Credit Card cannot be blank' });
+        if (!w || !ready || !fieldsOrigin) {
+          resolve({ ok: false, message: failed ? 'The payment service did not answer.' : blank });
           return;
         }
         pending.current?.({ ok: false, message: 'superseded' });
         pending.current = resolve;
-        w.postMessage({ type: 'hangar:tokenize', cardholderName, postalCode }, origin);
+        w.postMessage(message, fieldsOrigin);
       });
-    },
-  }));
+    return {
+      tokenize: (cardholderName, postalCode) => ask({ type: 'hangar:tokenize', cardholderName, postalCode }, 'Credit Card cannot be blank'),
+      tokenizeWallet: (email) => ask({ type: 'hangar:tokenize', flow: 'vault', walletEmail: email }, 'The payment service did not answer.'),
+    };
+  });
 
+  const title = flow === 'wallet' ? 'PayPal' : 'Card details (card number, expiration date and security code)';
   return (
     <div data-ready={ready || undefined}>
+      {/* No src until the client token names the fields origin: nothing else is framed. */}
       <iframe
         ref={frame}
-        title="Card details (card number, expiration date and security code)"
-        src={`/buy/payments/?parentOrigin=${encodeURIComponent(origin)}`}
-        className={frameClassName ?? ui.hHostedFrame}
-        data-testid="hosted-fields"
+        title={title}
+        src={src?.url}
+        className={flow === 'wallet' ? ui.hHostedFrameWallet : (frameClassName ?? ui.hHostedFrame)}
+        data-testid={flow === 'wallet' ? 'hosted-wallet' : 'hosted-fields'}
       />
+      {failed ? <p role="alert">The payment service did not answer. Please reload the page.</p> : null}
     </div>
   );
 }

@@ -179,7 +179,7 @@ func (*GetClientTokenRequest) Descriptor() ([]byte, []int) {
 type GetClientTokenResponse struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	ClientToken string                 `protobuf:"bytes,1,opt,name=client_token,json=clientToken,proto3" json:"client_token,omitempty"`
-	// Where the hosted fields page is served.
+	// Where the hosted fields page is served: a URL on the fields origin, never the store's.
 	HostedFieldsUrl string `protobuf:"bytes,2,opt,name=hosted_fields_url,json=hostedFieldsUrl,proto3" json:"hosted_fields_url,omitempty"`
 	Environment     string `protobuf:"bytes,3,opt,name=environment,proto3" json:"environment,omitempty"`
 	unknownFields   protoimpl.UnknownFields
@@ -2785,10 +2785,10 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\vVaultStatus\x12\x1c\n" +
 	"\x18VAULT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14VAULT_STATUS_VAULTED\x10\x01\x12\x19\n" +
-	"\x15VAULT_STATUS_DECLINED\x10\x022\x80\x10\n" +
+	"\x15VAULT_STATUS_DECLINED\x10\x022\xdb\x0f\n" +
 	"\x0fPaymentsService\x12\x8f\x01\n" +
-	"\x0eGetClientToken\x12).hangar.payments.v1.GetClientTokenRequest\x1a*.hangar.payments.v1.GetClientTokenResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/buy/api/payments/client-token\x12|\n" +
-	"\bTokenize\x12#.hangar.payments.v1.TokenizeRequest\x1a$.hangar.payments.v1.TokenizeResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/buy/api/payments/tokenize\x12O\n" +
+	"\x0eGetClientToken\x12).hangar.payments.v1.GetClientTokenRequest\x1a*.hangar.payments.v1.GetClientTokenResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/buy/api/payments/client-token\x12W\n" +
+	"\bTokenize\x12#.hangar.payments.v1.TokenizeRequest\x1a$.hangar.payments.v1.TokenizeResponse\"\x00\x12O\n" +
 	"\x06Charge\x12!.hangar.payments.v1.ChargeRequest\x1a\".hangar.payments.v1.ChargeResponse\x12R\n" +
 	"\aCapture\x12\".hangar.payments.v1.CaptureRequest\x1a#.hangar.payments.v1.CaptureResponse\x12I\n" +
 	"\x04Void\x12\x1f.hangar.payments.v1.VoidRequest\x1a .hangar.payments.v1.VoidResponse\x12O\n" +

@@ -56,7 +56,10 @@ type PaymentsServiceClient interface {
 	GetClientToken(ctx context.Context, in *GetClientTokenRequest, opts ...grpc.CallOption) (*GetClientTokenResponse, error)
 	// Tokenize turns card fields (or a wallet 'vault' flow) into a single-use nonce that
 	// expires after 3 hours. Invalid fields are field errors (invalid_argument, the
-	// processor's CUSTOMER error type) with 'tokenize' shown as 'process'.
+	// processor's CUSTOMER error type) with 'tokenize' shown as 'process'. It has no route
+	// on the store's origin: browsers, curl and k6 call it at the fields origin's POST
+	// /api/tokenize (its own listener, PAYMENTS_FIELDS_ADDR; docs/pci-saq-a.md), which
+	// takes and answers this request and response as JSON.
 	Tokenize(ctx context.Context, in *TokenizeRequest, opts ...grpc.CallOption) (*TokenizeResponse, error)
 	// Charge charges a nonce or a vaulted payment method, idempotently: the same key with
 	// the same request answers the first result; the same key with another request is a
@@ -289,7 +292,10 @@ type PaymentsServiceServer interface {
 	GetClientToken(context.Context, *GetClientTokenRequest) (*GetClientTokenResponse, error)
 	// Tokenize turns card fields (or a wallet 'vault' flow) into a single-use nonce that
 	// expires after 3 hours. Invalid fields are field errors (invalid_argument, the
-	// processor's CUSTOMER error type) with 'tokenize' shown as 'process'.
+	// processor's CUSTOMER error type) with 'tokenize' shown as 'process'. It has no route
+	// on the store's origin: browsers, curl and k6 call it at the fields origin's POST
+	// /api/tokenize (its own listener, PAYMENTS_FIELDS_ADDR; docs/pci-saq-a.md), which
+	// takes and answers this request and response as JSON.
 	Tokenize(context.Context, *TokenizeRequest) (*TokenizeResponse, error)
 	// Charge charges a nonce or a vaulted payment method, idempotently: the same key with
 	// the same request answers the first result; the same key with another request is a

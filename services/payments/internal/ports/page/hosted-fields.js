@@ -1,7 +1,8 @@
-// Hosted card fields. The card number and CVV are typed here, posted once to
-// /buy/api/payments/tokenize (same origin, XSRF header from the XSRF-TOKEN cookie) and
+// Hosted card fields, served on the fields origin (never the store's: docs/pci-saq-a.md).
+// The card number and CVV are typed here, posted once to this origin's /api/tokenize and
 // never handed to the parent page: the parent only receives the single-use nonce, by
-// postMessage to its one allowed origin. Messages are only accepted from that origin.
+// postMessage to its one allowed origin. Messages are only accepted from that origin (and
+// from the parent window): any other sender is ignored.
 (function () {
   'use strict';
   var parentOrigin = document.querySelector('meta[name="hangar-parent-origin"]').content;
@@ -19,15 +20,6 @@
   var iOS = /iPad|iPhone|iPod/.test(navigator.userAgent) ||
     (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
   fields.expirationDate.placeholder = iOS ? 'MMYYYY' : 'MM/YYYY';
-
-  function cookie(name) {
-    var parts = document.cookie ? document.cookie.split('; ') : [];
-    for (var i = 0; i < parts.length; i++) {
-      var kv = parts[i].split('=');
-      if (kv[0] === name) return decodeURIComponent(kv.slice(1).join('='));
-    }
-    return '';
-  }
 
   function post(message) {
     if (window.parent && window.parent !== window) window.parent.postMessage(message, parentOrigin);
@@ -51,13 +43,13 @@
     post({ type: 'hangar:error', errorType: body.code === 'invalid_argument' ? 'CUSTOMER' : 'NETWORK', message: text, fieldErrors: body.fieldErrors || [] });
   }
 
-  function tokenize() {
+  // body: the card fields, or the wallet flow's {flow: 'vault', walletEmail}.
+  function tokenize(body) {
     submit.disabled = true;
     errorBox.hidden = true;
     var xhr = new XMLHttpRequest();
-    xhr.open('POST', '/buy/api/payments/tokenize');
+    xhr.open('POST', '/api/tokenize');
     xhr.setRequestHeader('Content-Type', 'application/json');
-    xhr.setRequestHeader('X-XSRF-TOKEN', cookie('XSRF-TOKEN'));
     xhr.onload = function () {
       submit.disabled = false;
       var body = {};
@@ -68,23 +60,29 @@
       post({ type: 'hangar:nonce', nonce: body.nonce, details: body.details, description: body.description, kind: body.type });
     };
     xhr.onerror = function () { submit.disabled = false; showErrors({ message: 'Network error. Please try again.' }); };
-    xhr.send(JSON.stringify({
-      number: fields.number.value, cvv: fields.cvv.value, expirationDate: fields.expirationDate.value,
-      cardholderName: extra.cardholderName, postalCode: extra.postalCode,
-    }));
+    xhr.send(JSON.stringify(body));
   }
 
-  form.addEventListener('submit', function (e) { e.preventDefault(); tokenize(); });
+  function tokenizeCard() {
+    tokenize({
+      number: fields.number.value, cvv: fields.cvv.value, expirationDate: fields.expirationDate.value,
+      cardholderName: extra.cardholderName, postalCode: extra.postalCode,
+    });
+  }
+
+  form.addEventListener('submit', function (e) { e.preventDefault(); tokenizeCard(); });
 
   // The parent may ask for a tokenisation (its own pay button) and pass the billing name
   // and postal code; messages from any other origin are ignored.
   window.addEventListener('message', function (event) {
     if (event.origin !== parentOrigin || event.source !== window.parent) return;
     var m = event.data || {};
-    if (m.type === 'hangar:tokenize') {
+    if (m.type === 'hangar:tokenize' && m.flow === 'vault') {
+      tokenize({ flow: 'vault', walletEmail: String(m.walletEmail || '') });
+    } else if (m.type === 'hangar:tokenize') {
       extra.cardholderName = String(m.cardholderName || '');
       extra.postalCode = String(m.postalCode || '');
-      tokenize();
+      tokenizeCard();
     } else if (m.type === 'hangar:clear') {
       Object.keys(fields).forEach(function (k) { fields[k].value = ''; });
     }

@@ -101,7 +101,11 @@ export function PaymentSection(p: PaymentSectionProps) {
             ) : null}
           </>
         ) : (
-          <p className={s.buyHint}>You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
+          <>
+            <p className={s.buyHint}>You will confirm the payment with PayPal; the e-mail address PayPal holds is kept with your subscription.</p>
+            {/* The wallet is tokenised on the fields origin too: the store takes no payment data. */}
+            <HostedCardFields handle={p.hosted} flow="wallet" />
+          </>
         )}
         {p.payWith !== 'stored' ? (
           <BillingFields

@@ -96,27 +96,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/buy/api/payments/tokenize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Tokenize turns card fields (or a wallet 'vault' flow) into a single-use nonce that
-         *     expires after 3 hours. Invalid fields are field errors (invalid_argument, the
-         *     processor's CUSTOMER error type) with 'tokenize' shown as 'process'.
-         */
-        post: operations["PaymentsService_Tokenize"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/buy/api/subscription/payment-method/{id}": {
         parameters: {
             query?: never;
@@ -173,7 +152,7 @@ export interface components {
         v1GetClientTokenResponse: {
             clientToken?: string;
             environment?: string;
-            /** @description Where the hosted fields page is served. */
+            /** @description Where the hosted fields page is served: a URL on the fields origin, never the store's. */
             hostedFieldsUrl?: string;
         };
         v1GetPaymentMethodResponse: {
@@ -198,15 +177,6 @@ export interface components {
         v1ListCardReadersResponse: {
             serialNumbers?: string[];
         };
-        v1NonceDetails: {
-            bin?: string;
-            cardType?: string;
-            email?: string;
-            expirationMonth?: string;
-            expirationYear?: string;
-            lastFour?: string;
-            lastTwo?: string;
-        };
         /** @description PaymentMethod is a stored card or wallet account (spec 000 §3 "Stored card"). */
         v1PaymentMethod: {
             braintreeEmail?: string;
@@ -226,28 +196,6 @@ export interface components {
         };
         v1RequestReaderVaultResponse: {
             contextId?: string;
-        };
-        v1TokenizeRequest: {
-            cardholderName?: string;
-            clientToken?: string;
-            cvv?: string;
-            /** @description MM/YYYY, MMYYYY or MM/YY. */
-            expirationDate?: string;
-            /** @description Wallet flow: "vault" tokenises the provider-held account of wallet_email instead of a card. */
-            flow?: string;
-            /** @description Card fields (hosted fields). Digits; spaces and dashes are ignored. */
-            number?: string;
-            postalCode?: string;
-            walletEmail?: string;
-        };
-        v1TokenizeResponse: {
-            description?: string;
-            details?: components["schemas"]["v1NonceDetails"];
-            /** Format: date-time */
-            expiresAt?: string;
-            nonce?: string;
-            /** @description "CreditCard" or "PayPalAccount". */
-            type?: string;
         };
         /** @description UpdateAccountPaymentMethodRequest has the fields of UpdatePaymentMethodRequest. */
         v1UpdateAccountPaymentMethodRequest: {
@@ -433,39 +381,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1GetClientTokenResponse"];
-                };
-            };
-            /** @description An unexpected error response. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["rpcStatus"];
-                };
-            };
-        };
-    };
-    PaymentsService_Tokenize: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["v1TokenizeRequest"];
-            };
-        };
-        responses: {
-            /** @description A successful response. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["v1TokenizeResponse"];
                 };
             };
             /** @description An unexpected error response. */

@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import { createRef } from 'react';
+import { HostedCardFields, type HostedCardFieldsHandle } from './HostedCardFields';
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+const FIELDS = 'https://pay.store.test';
+
+function post(data: unknown, origin: string, source: MessageEventSource | null) {
+  act(() => {
+    window.dispatchEvent(new MessageEvent('message', { data, origin, source }));
+  });
+}
+
+// The store's side of the fields' postMessage channel (docs/pci-saq-a.md): it frames the
+// fields origin the client token names, and takes messages only from that origin and that
+// frame's window.
+describe('HostedCardFields', () => {
+  it('frames the fields origin and ignores messages from any other origin or window', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ hostedFieldsUrl: `${FIELDS}/` }), { status: 200 })));
+    const handle = createRef<HostedCardFieldsHandle>();
+    const { container } = render(<HostedCardFields handle={handle} />);
+    const frame = screen.getByTestId('hosted-fields') as HTMLIFrameElement;
+    await waitFor(() => expect(frame.getAttribute('src')).toBe(`${FIELDS}/?parentOrigin=${encodeURIComponent(window.location.origin)}`));
+    const box = container.firstElementChild!;
+
+    post({ type: 'hangar:ready' }, 'https://evil.test', frame.contentWindow);
+    post({ type: 'hangar:ready' }, window.location.origin, frame.contentWindow);
+    post({ type: 'hangar:ready' }, FIELDS, window);
+    expect(box.hasAttribute('data-ready')).toBe(false);
+    const blank = await handle.current!.tokenize('Amelia Earhart', '97201');
+    expect(blank).toEqual({ ok: false, message: 'Credit Card cannot be blank' });
+
+    post({ type: 'hangar:ready' }, FIELDS, frame.contentWindow);
+    expect(box.hasAttribute('data-ready')).toBe(true);
+
+    const sent = vi.spyOn(frame.contentWindow!, 'postMessage');
+    const pending = handle.current!.tokenize('Amelia Earhart', '97201');
+    expect(sent).toHaveBeenCalledWith({ type: 'hangar:tokenize', cardholderName: 'Amelia Earhart', postalCode: '97201' }, FIELDS);
+    post({ type: 'hangar:nonce', nonce: 'tokencc_forged' }, 'https://evil.test', frame.contentWindow);
+    post({ type: 'hangar:nonce', nonce: 'tokencc_forged' }, FIELDS, window);
+    post({ type: 'hangar:nonce', nonce: 'tokencc_real', details: { lastFour: '1111' } }, FIELDS, frame.contentWindow);
+    await expect(pending).resolves.toEqual({ ok: true, nonce: 'tokencc_real', details: { lastFour: '1111' } });
+  });
+});
