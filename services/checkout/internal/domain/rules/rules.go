@@ -23,16 +23,18 @@ type Rules struct {
 
 // Messages of spec 000 §5 (exact wording).
 const (
-	MsgBusinessMinimum   = "business plans require a minimum of two licenses"
-	MsgSelectPlan        = "You must select at least one plan."
-	MsgNoRegion          = "No region(s) selected."
-	MsgSelectHondaJet    = "Please select a HondaJet runway analysis"
-	MsgPleaseConfirm     = "please confirm"
-	MsgEula              = "Please agree to our terms of use."
-	MsgEmail             = "Please enter your email address."
-	MsgOrganization      = "Please enter your organization name."
-	MsgCardBlank         = "Credit Card cannot be blank"
-	MsgNameBlank         = "Name cannot be blank"
+	MsgBusinessMinimum = "business plans require a minimum of two licenses"
+	MsgSelectPlan      = "You must select at least one plan."
+	MsgNoRegion        = "No region(s) selected."
+	MsgSelectHondaJet  = "Please select a HondaJet runway analysis"
+	MsgPleaseConfirm   = "please confirm"
+	MsgEula            = "Please agree to our terms of use."
+	MsgEmail           = "Please enter your email address."
+	MsgOrganization    = "Please enter your organization name."
+	MsgCardBlank       = "Credit Card cannot be blank"
+	MsgNameBlank       = "Name cannot be blank"
+	// MsgNameTwoWords: the spec flags a cardholder name without two words, unworded.
+	MsgNameTwoWords      = "Please enter the cardholder's first and last name."
 	MsgPostalBlank       = "Postal Code cannot be blank"
 	MsgSelectCountry     = "Please select a country"
 	MsgHuman             = "Please verify you are a human."
@@ -659,6 +661,20 @@ func (b *builder) applyRegions() {
 			if _, ok := b.cat.Entry(paid); ok {
 				b.codes[i] = paid
 				b.adjust(paid, "replaced", "each plan includes one region; %s is charged as an added region", e.Title)
+			}
+		}
+		if included == "" {
+			// Every plan includes one region (spec 000 §1): the first added region is it.
+			for i, code := range b.codes {
+				e, _ := b.cat.Entry(code)
+				if e == nil || !e.IsRegion() || !strings.HasPrefix(code, "add_") {
+					continue
+				}
+				if inc, ok := b.cat.Entry("included_" + strings.TrimPrefix(code, "add_")); ok {
+					b.codes[i], included = inc.Code, inc.Code
+					b.adjust(inc.Code, "replaced", "each plan includes one region; %s is the one included with the %s", inc.Title, plan.Title)
+					break
+				}
 			}
 		}
 		if included != "" {
