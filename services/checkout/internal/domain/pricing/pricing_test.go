@@ -51,8 +51,11 @@ func TestPricing(t *testing.T) {
 		sub   int64
 		tax   int64
 	}{
-		{name: "premium with an added Europe region in USD", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "add_geo_eu"}},
-			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:add_geo_eu": 10000}, sub: 47000},
+		{name: "premium with an added Europe region in USD", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "included_geo_us", "add_geo_eu"}},
+			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:included_geo_us": 0, "PLAN_ADD_ON:add_geo_eu": 10000}, sub: 47000},
+		// Every plan includes one region (spec 000 §1): an added one alone is the included one.
+		{name: "premium whose only region is an added one includes it", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "add_geo_eu"}},
+			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:included_geo_eu": 0}, sub: 37000},
 		{name: "premium with two regions in EUR", in: domain.Input{Currency: "EUR", AddOns: []string{"performance", "included_geo_eu", "add_geo_us", "add_geo_ca"}},
 			lines: map[string]int64{"PLAN:performance": 34400, "PLAN_ADD_ON:included_geo_eu": 0, "PLAN_ADD_ON:add_geo_us": 9300, "PLAN_ADD_ON:add_geo_ca": 9300}, sub: 53000},
 		{name: "empty configuration starts from Essential with the currency's region", in: domain.Input{Currency: "CAD"},

@@ -664,18 +664,7 @@ func (b *builder) applyRegions() {
 			}
 		}
 		if included == "" {
-			// Every plan includes one region (spec 000 §1): the first added region is it.
-			for i, code := range b.codes {
-				e, _ := b.cat.Entry(code)
-				if e == nil || !e.IsRegion() || !strings.HasPrefix(code, "add_") {
-					continue
-				}
-				if inc, ok := b.cat.Entry("included_" + strings.TrimPrefix(code, "add_")); ok {
-					b.codes[i], included = inc.Code, inc.Code
-					b.adjust(inc.Code, "replaced", "each plan includes one region; %s is the one included with the %s", inc.Title, plan.Title)
-					break
-				}
-			}
+			included = b.includeAddedRegion()
 		}
 		if included != "" {
 			dup := "add_" + strings.TrimPrefix(included, "included_")
@@ -694,6 +683,24 @@ func (b *builder) applyRegions() {
 		}
 	}
 	cart.Errors = append(cart.Errors, MsgNoRegion)
+}
+
+// includeAddedRegion makes the first added region of a cart without an included one the
+// plan's included region (spec 000 §1: every plan includes one region, so Premium with
+// only add_geo_eu is not charged $100 for it) and answers it, or "".
+func (b *builder) includeAddedRegion() string {
+	for i, code := range b.codes {
+		e, _ := b.cat.Entry(code)
+		if e == nil || !e.IsRegion() || !strings.HasPrefix(code, "add_") {
+			continue
+		}
+		if inc, ok := b.cat.Entry("included_" + strings.TrimPrefix(code, "add_")); ok {
+			b.codes[i] = inc.Code
+			b.adjust(inc.Code, "replaced", "each plan includes one region; %s is the one included with the %s", inc.Title, b.cart.Plan.Title)
+			return inc.Code
+		}
+	}
+	return ""
 }
 
 // applyBusinessPairs keeps each 'purchased vs not purchased' pair complete: a business cart
