@@ -474,7 +474,8 @@ type CurrencyCheck struct {
 }
 
 // ValidateCurrency says whether an account may buy in a currency: an account with a
-// subscription buys in its subscription's currency. Military buyers are not asked (the
+// subscription buys in its subscription's currency, one with a stored balance in the
+// balance's (as preview, validate and submit hold it: lockCurrency). Military buyers are not asked (the
 // modal is suppressed for them, spec 000 §8): their currency is fixed anyway. An account id
 // names whose subscription is read, so it needs the Billing right on that account, like
 // GET /buy/api/currency?accountId= (docs/authorization.md); an e-mail alone stays
@@ -498,12 +499,16 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
-	out := &CurrencyCheck{OK: true}
-	if sub != nil {
-		out.AccountCurr = sub.Currency
-		if !military && !strings.EqualFold(sub.Currency, cur.Code) {
-			out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
+	var held domain.Account
+	if sub == nil && acct != "" {
+		// No subscription: a stored balance holds the account to its currency too.
+		if held, err = s.store.Account(ctx, acct, nil); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
+	}
+	out := &CurrencyCheck{OK: true, AccountCurr: accountCurrency(sub, held)}
+	if out.AccountCurr != "" && !military && !strings.EqualFold(out.AccountCurr, cur.Code) {
+		out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
 	}
 	return out, nil
 }

@@ -128,6 +128,19 @@ func TestPlanChangeAndCredit(t *testing.T) {
 				t.Errorf("term %v renewal %v", pv.TermStart, pv.RenewalDate)
 			}
 		}},
+		{name: "a change after an early renewal credits every paid term not ended", in: domain.Input{AddOns: []string{"performance", "included_geo_us"}},
+			ex: func() *domain.Subscription {
+				// The current term renewed early: a second $470 year stacked after its 143 days.
+				s := pilot()
+				s.EarlierTerms = []domain.Term{{Start: s.TermStart, End: s.TermEnd, PriceInCents: 47000}}
+				s.TermStart, s.TermEnd = s.TermEnd, s.TermEnd.AddDate(1, 0, 0)
+				return s
+			}(), check: func(t *testing.T, pv *pricing.Preview) {
+				// 47000 × 143 / 365 = 18413 (rounded down) + the whole second year, 47000.
+				if got := pv.Invoice.CreditInCents + pv.Invoice.CreditToAccountInCents; got != 18413+47000 {
+					t.Errorf("credit %d + to account %d = %d, want %d", pv.Invoice.CreditInCents, pv.Invoice.CreditToAccountInCents, got, 18413+47000)
+				}
+			}},
 		{name: "upgrade needs no confirmation", in: domain.Input{Upgrade: "performance"}, ex: &domain.Subscription{ID: "s", PlanCode: "pro_plus", AddOns: []string{"pro_plus", "included_geo_us"}, Quantity: 1, Currency: "USD", PriceInCents: 19999, TermStart: now.AddDate(0, -6, 0), TermEnd: now.AddDate(0, 6, 0), Valid: true},
 			check: func(t *testing.T, pv *pricing.Preview) {
 				if !pv.PlanChange.Upgraded || pv.PlanChange.NeedsConfirmation || pv.Invoice.CreditInCents == 0 {
