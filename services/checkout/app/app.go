@@ -188,7 +188,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,
 	}
 	if a.identity != nil {
-		opts.Accounts = adapters.NewIdentityClient(a.identity)
+		ic := adapters.NewIdentityClient(a.identity)
+		opts.Accounts, opts.Eligibility = ic, ic
 	}
 	if cfg.AllocationAddr != "" {
 		a.alloc, err = kitclient.Dial(cfg.AllocationAddr, adapters.AllocationKit(deps.Registry, cfg.AllocationTimeout), tp, deps.Propagator)

@@ -328,9 +328,9 @@ func TestAPI(t *testing.T) {
 	})
 
 	t.Run("premium with an added Europe region in USD", func(t *testing.T) {
-		code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"currency":"USD","addOns":["performance","add_geo_eu"]}`)
+		code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"currency":"USD","addOns":["performance","included_geo_us","add_geo_eu"]}`)
 		it := items(m)
-		if code != 200 || len(it) != 2 || it[0]["amountInCents"] != 37000.0 || it[1]["amountInCents"] != 10000.0 {
+		if code != 200 || len(it) != 3 || it[0]["amountInCents"] != 37000.0 || it[1]["amountInCents"] != 0.0 || it[2]["amountInCents"] != 10000.0 {
 			t.Fatalf("%d %v", code, m)
 		}
 		inv := m["invoice"].(map[string]any)

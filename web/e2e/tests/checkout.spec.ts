@@ -86,6 +86,18 @@ test.describe('checkout on /buy: messages, codes and currencies', () => {
     await step(page, 'buy: EUR');
   });
 
+  test('a subscriber who paid in USD is shown Currency Not Allowed for an EUR cart', async ({ page }) => {
+    await subscriber(page, 'usd-then-eur', /^Premium/);
+    // The preview itself refuses the other currency (issue 27: it used to price and sell it).
+    await page.goto('/buy?currency=EUR');
+    const modal = page.getByTestId('currency-modal');
+    await expect(modal).toBeVisible();
+    await expect(modal).toContainText('Currency Not Allowed');
+    await expect(modal).toContainText('Sorry, that currency is not allowed for your account.');
+    await modal.getByRole('button', { name: 'OK' }).click();
+    await expect(modal).toBeHidden();
+  });
+
   test('EAA2020 shows its notice to a first-time customer and discounts the order', async ({ page }) => {
     await openBuy(page);
     await choosePlan(page, /^Premium/);

@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { uniqueEmail } from '../support/store';
+import { errorsBox, fillCard, purchase } from '../support/buy';
 
 interface Mail {
   to: string;
@@ -41,6 +42,18 @@ test.describe('military eligibility', () => {
     await page.getByRole('button', { name: 'Verify code' }).click();
     // The invoice URL identity answers: the military buy page for this address.
     await expect.poll(() => new URL(page.url()).searchParams.get('email')).toBe(email);
+    expect(new URL(page.url()).pathname).toBe('/buy/military');
+  });
+
+  test('a buyer who has not proven eligibility is refused a military plan and pointed to the eligibility page', async ({ page }) => {
+    test.setTimeout(120_000);
+    const email = uniqueEmail('e2e-civ-buy', 'example.com');
+    await page.goto(`/buy/military?email=${encodeURIComponent(email)}`);
+    await expect(page.getByTestId('invoice-total')).toBeVisible();
+    await fillCard(page, '4111111111111111');
+    await purchase(page);
+    await expect(errorsBox(page)).toContainText('sold only to verified military customers');
+    await expect(page.getByTestId('eligibility-link')).toHaveAttribute('href', '/buy/military');
     expect(new URL(page.url()).pathname).toBe('/buy/military');
   });
 

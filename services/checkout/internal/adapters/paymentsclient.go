@@ -143,6 +143,16 @@ func (i *IdentityClient) ProvisionAccount(ctx context.Context, email string, isE
 	return resp.GetAccountUuid(), resp.GetCreated() || resp.GetPasswordless(), nil
 }
 
+// MilitaryEligible answers whether identity holds the buyer (e-mail, or account) as
+// military-eligible.
+func (i *IdentityClient) MilitaryEligible(ctx context.Context, email, accountID string) (bool, error) {
+	resp, err := i.c.GetMilitaryEligibility(ctx, &identityv1.GetMilitaryEligibilityRequest{Email: email, AccountUuid: accountID})
+	if err != nil {
+		return false, remoteErr(err, "account")
+	}
+	return resp.GetEligible(), nil
+}
+
 // PaymentMethod answers an account's stored payment method (ctx carries the caller's
 // session: payments checks who may see it); nil when there is none.
 func (p *PaymentsClient) PaymentMethod(ctx context.Context, accountID string) (*paymentsv1.PaymentMethod, error) {

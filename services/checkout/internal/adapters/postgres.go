@@ -39,14 +39,14 @@ func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
 	coalesce(parent_account_id::text, ''), coalesce(organization_id::text, ''), military, valid, business_id, billing_country, billing_zip,
-	auto_renew, billing_name, billing_address, billing_address2, billing_city, billing_state, version`
+	auto_renew, billing_name, billing_address, billing_address2, billing_city, billing_state, version, earlier_terms`
 
 func scanSub(row pgx.Row) (*domain.Subscription, error) {
 	var s domain.Subscription
 	err := row.Scan(&s.ID, &s.AccountID, &s.Email, &s.Name, &s.PlanCode, &s.AddOns, &s.Quantity, &s.Currency, &s.PriceInCents,
 		&s.TermStart, &s.TermEnd, &s.PaymentSource, &s.PaymentMethod, &s.BillingMethod, &s.LicensingMethod,
 		&s.ParentAccountID, &s.OrganizationID, &s.Military, &s.Valid, &s.BusinessID, &s.BillingCountry, &s.BillingZip,
-		&s.AutoRenew, &s.BillingName, &s.BillingAddress, &s.BillingAddress2, &s.BillingCity, &s.BillingState, &s.Version)
+		&s.AutoRenew, &s.BillingName, &s.BillingAddress, &s.BillingAddress2, &s.BillingCity, &s.BillingState, &s.Version, &s.EarlierTerms)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -119,7 +119,7 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription, c
 		licensing_method = EXCLUDED.licensing_method, parent_account_id = EXCLUDED.parent_account_id,
 		organization_id = EXCLUDED.organization_id, military = EXCLUDED.military, valid = EXCLUDED.valid,
 		business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country, billing_zip = EXCLUDED.billing_zip,
-		auto_renew = true, version = subscriptions.version + 1, updated_at = now()
+		auto_renew = true, earlier_terms = '[]', version = subscriptions.version + 1, updated_at = now()
 		RETURNING version`,
 			sub.ID, sub.AccountID, sub.Email, sub.Name, sub.PlanCode, sub.AddOns, sub.Quantity, sub.Currency, sub.PriceInCents,
 			sub.TermStart, sub.TermEnd, sub.PaymentSource, sub.PaymentMethod, sub.BillingMethod, sub.LicensingMethod,

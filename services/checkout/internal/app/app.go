@@ -55,6 +55,7 @@ type Service struct {
 	orders   *order.Pipeline
 	subs     SubscriptionStore
 	accounts Accounts
+	eligible Eligibility
 	verifier HumanVerifier
 	geo      Geo
 	submits  singleflight.Group
@@ -76,6 +77,8 @@ type Options struct {
 	Subs     SubscriptionStore
 	Accounts Accounts
 	Verifier HumanVerifier
+	// Eligibility is identity's military eligibility (nil: military plans cannot be sold).
+	Eligibility Eligibility
 	// Allocations reads the allocation service (nil: subscriptions have no allocations).
 	Allocations Allocations
 	// Geo locates a buyer without a currency (nil: such buyers get USD).
@@ -89,7 +92,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -252,6 +255,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
 	}
+	lockCurrency(cart, sub, p.Account)
 	if len(cart.GiftCodes) > 0 {
 		if p.Gifts, err = s.store.Gifts(ctx, cart.GiftCodes); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
@@ -322,6 +326,14 @@ func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) 
 	if msg != "" {
 		v.RequireLogin = true
 		v.Errors = append(v.Errors, msg)
+	}
+	refusal, err := s.militaryRefusal(ctx, pv.Cart)
+	if err != nil {
+		return nil, err
+	}
+	if refusal != "" {
+		v.Errors = append(v.Errors, refusal)
+		pv.Cart.ErrorCodes = append(pv.Cart.ErrorCodes, rules.CodeMilitaryEligibility)
 	}
 	return v, nil
 }
@@ -462,7 +474,8 @@ type CurrencyCheck struct {
 }
 
 // ValidateCurrency says whether an account may buy in a currency: an account with a
-// subscription buys in its subscription's currency. Military buyers are not asked (the
+// subscription buys in its subscription's currency, one with a stored balance in the
+// balance's (as preview, validate and submit hold it: lockCurrency). Military buyers are not asked (the
 // modal is suppressed for them, spec 000 §8): their currency is fixed anyway. An account id
 // names whose subscription is read, so it needs the Billing right on that account, like
 // GET /buy/api/currency?accountId= (docs/authorization.md); an e-mail alone stays
@@ -486,12 +499,16 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
-	out := &CurrencyCheck{OK: true}
-	if sub != nil {
-		out.AccountCurr = sub.Currency
-		if !military && !strings.EqualFold(sub.Currency, cur.Code) {
-			out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
+	var held domain.Account
+	if sub == nil && acct != "" {
+		// No subscription: a stored balance holds the account to its currency too.
+		if held, err = s.store.Account(ctx, acct, nil); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
+	}
+	out := &CurrencyCheck{OK: true, AccountCurr: accountCurrency(sub, held)}
+	if out.AccountCurr != "" && !military && !strings.EqualFold(out.AccountCurr, cur.Code) {
+		out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -46,8 +48,8 @@ type Submit struct {
 
 // Messages of submit (spec 000 §5 for the payment fields).
 const (
-	MsgCardBlank    = "Credit Card cannot be blank"
-	MsgNameBlank    = "Name cannot be blank"
+	MsgCardBlank    = rules.MsgCardBlank
+	MsgNameBlank    = rules.MsgNameBlank
 	MsgHuman        = "Please verify you are a human."
 	MsgCaptchaError = "We are having problems validating your form."
 	MsgQuoteChanged = "The price of your order changed. Please review the new total and submit again."
@@ -138,11 +140,13 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		return nil, err
 	}
 	problems := append([]string(nil), v.Errors...)
-	if sub.Payment.Nonce == "" && sub.Payment.Token == "" {
-		problems = append(problems, MsgCardBlank) // a zero total too: the renewal needs it
-	}
-	if strings.TrimSpace(in.CardholderName) == "" && sub.Payment.Token == "" {
-		problems = append(problems, MsgNameBlank)
+	// The payment form as gift and one-off check it (a card is needed for a zero total
+	// too: the renewal charges it); the tax is computed from this billing address.
+	for _, p := range rules.ValidatePayment(rules.Payment{Nonce: sub.Payment.Nonce, ExistingMethod: sub.Payment.Token != "",
+		CardholderName: in.CardholderName, Zip: v.Preview.Cart.Zip, Country: v.Preview.Cart.Country}) {
+		if !contains(problems, p) {
+			problems = append(problems, p)
+		}
 	}
 	if in.SalesMode() && sub.Payment.Token == "" && !contains(problems, MsgCardBlank) {
 		// Staff pay for the customer with the card the reader collected, never a typed one.
@@ -160,6 +164,9 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 	}
 	if v.RequireLogin {
 		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
+	}
+	if slices.Contains(v.Preview.Cart.ErrorCodes, rules.CodeCurrencyNotAllowed) {
+		return nil, &SubmitError{Status: 400, Code: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowd, Errors: problems}
 	}
 	if len(problems) > 0 {
 		return nil, &SubmitError{Status: 400, Code: string(errs.Invalid), Message: problems[0], Errors: problems}

@@ -189,6 +189,13 @@ const upsertSubscription = `INSERT INTO subscriptions (id, account_id, email, na
 		card_expires_at = coalesce(EXCLUDED.card_expires_at, CASE WHEN EXCLUDED.payment_method_token IN ('', subscriptions.payment_method_token)
 			THEN subscriptions.card_expires_at END),
 		lapsed_at = NULL,
+		-- A term stacked after the current one (an early renewal) keeps the current term's
+		-- unused days paid for; a change restarts the term today (its credit given).
+		earlier_terms = CASE WHEN EXCLUDED.term_start > now() THEN
+			(SELECT coalesce(jsonb_agg(t), '[]') FROM jsonb_array_elements(subscriptions.earlier_terms ||
+				jsonb_build_array(jsonb_build_object('start', subscriptions.term_start, 'end', subscriptions.term_end,
+					'priceInCents', subscriptions.price_in_cents))) t
+			WHERE (t->>'end')::timestamptz > now()) ELSE '[]' END,
 		version = subscriptions.version + 1, updated_at = now()
 		RETURNING version`
 

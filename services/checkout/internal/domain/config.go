@@ -183,6 +183,16 @@ type Subscription struct {
 	AutoRenew                                                               bool
 	BillingName, BillingAddress, BillingAddress2, BillingCity, BillingState string
 	Version                                                                 int64
+	// EarlierTerms are paid terms before the current one that have not ended: an early
+	// renewal starts the new term at the old one's end, whose unused days stay paid for.
+	EarlierTerms []Term
+}
+
+// Term is one paid term of a subscription (stored as JSON in earlier_terms).
+type Term struct {
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end"`
+	PriceInCents int64     `json:"priceInCents"`
 }
 
 // BillingContact is a subscription's billing contact (spec 001 §3).
@@ -201,6 +211,13 @@ func (s *Subscription) UserAllocation() bool { return s.UsersAllocated }
 
 // LicensingUserAllocation is the licensing method of licences allocated to users.
 const LicensingUserAllocation = "USER_ALLOCATION"
+
+// LicensingDefault is the pricing type (spec 000 §3) of an add-on sold as is: not pooled
+// for users or tails.
+const LicensingDefault = "DEFAULT"
+
+// GroupAvionics is the catalogue group of panel-avionics data add-ons.
+const GroupAvionics = "AVIONICS"
 
 // ThirdParty reports whether a third party controls the subscription (spec 000 §6).
 func (s *Subscription) ThirdParty() bool { return s.PaymentSource == PaymentThirdParty }

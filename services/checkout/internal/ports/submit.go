@@ -22,6 +22,13 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
+// The payment success of spec 000 §7 and spec 001 §7 names its fields; the page reads them
+// even when empty (extension, mobileDeeplink, googleConversionCodes).
+func init() {
+	server.EmitDefaults(&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
+		&checkoutv1.GetSubscriptionAvionicsResponse{})
+}
+
 // Metadata between the handlers and the gateway's forward-response hook.
 const (
 	mdIdempotencyKey = "idempotency-key"

@@ -11,8 +11,10 @@ import (
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
 // PaymentMethods answers an account's stored payment method (payments, as the caller).
@@ -33,7 +35,7 @@ func (s *GRPC) GetSubscription(ctx context.Context, req *checkoutv1.GetSubscript
 	if err != nil {
 		return nil, err
 	}
-	out := &checkoutv1.GetSubscriptionResponse{Status: "ok", Subscription: subscriptionProto(sub, time.Now())}
+	out := &checkoutv1.GetSubscriptionResponse{Status: "ok", Subscription: s.subscriptionProto(sub, time.Now())}
 	if truthy(req.GetIncludePaymentInfo()) {
 		out.PaymentInfo = s.paymentInfo(ctx, sub.AccountID)
 	}
@@ -62,7 +64,16 @@ func (s *GRPC) paymentInfo(ctx context.Context, account string) *checkoutv1.Paym
 }
 
 func (s *GRPC) SetAutoRenew(ctx context.Context, req *checkoutv1.SetAutoRenewRequest) (*checkoutv1.SetAutoRenewResponse, error) {
-	on := truthy(req.GetIsAutoRenew())
+	// Only true or false: anything else (empty, 'maybe') once turned renewal off.
+	var on bool
+	switch strings.ToLower(strings.TrimSpace(req.GetIsAutoRenew())) {
+	case "true":
+		on = true
+	case "false":
+		on = false
+	default:
+		return nil, errs.Field("isAutoRenew", "isAutoRenew must be true or false.")
+	}
 	product := req.GetProductCode()
 	if md, _ := metadata.FromIncomingContext(ctx); product == "" && len(md.Get(mdProductCode)) > 0 {
 		product = md.Get(mdProductCode)[0]
@@ -94,7 +105,7 @@ func (s *GRPC) GetAccountSubscription(ctx context.Context, req *checkoutv1.GetAc
 	if err != nil {
 		return nil, err
 	}
-	return &checkoutv1.GetAccountSubscriptionResponse{Status: "ok", Subscription: subscriptionProto(sub, time.Now())}, nil
+	return &checkoutv1.GetAccountSubscriptionResponse{Status: "ok", Subscription: s.subscriptionProto(sub, time.Now())}, nil
 }
 
 func (s *GRPC) UpdateBillingContact(ctx context.Context, req *checkoutv1.UpdateBillingContactRequest) (*checkoutv1.UpdateBillingContactResponse, error) {
@@ -113,7 +124,7 @@ func contactProto(c domain.BillingContact) *checkoutv1.BillingContact {
 		City: c.City, StateProvince: c.StateProvince, PostalCode: c.PostalCode, Country: c.Country}
 }
 
-func subscriptionProto(s *domain.Subscription, now time.Time) *checkoutv1.Subscription {
+func (g *GRPC) subscriptionProto(s *domain.Subscription, now time.Time) *checkoutv1.Subscription {
 	days := int32(max(0, int(s.TermEnd.Sub(now).Hours()/24)))
 	price := int32(min(s.PriceInCents, 1<<31-1))
 	qty := int32(s.Quantity)
@@ -127,14 +138,42 @@ func subscriptionProto(s *domain.Subscription, now time.Time) *checkoutv1.Subscr
 		PaymentMethod: s.PaymentMethod, BillingMethod: s.BillingMethod, BillingContact: contactProto(s.Contact()),
 		BusinessIdentificationNo: s.BusinessID, AutoRenew: ptr(s.AutoRenew), DurationType: duration, IsMilitary: ptr(s.Military),
 		OrganizationId: s.OrganizationID}
-	for _, c := range s.AddOns {
-		lm := ""
-		if contains(s.AllocatedAddOns, c) {
+	cat, _ := g.svc.Catalog()
+	for _, a := range subscription.AddOns(s.AddOns, s.Quantity, s.LicensingMethod, cat) {
+		lm := a.GetLicensingMethod()
+		if contains(s.AllocatedAddOns, a.GetAddOnCode()) {
 			lm = domain.LicensingUserAllocation
 		}
-		out.AddOnObjects = append(out.AddOnObjects, &checkoutv1.AddOnObject{AddOnCode: c, LicensingMethod: lm})
+		if lm == "" {
+			lm = domain.LicensingDefault // spec 000 §3's pricing type of an add-on sold as is
+		}
+		out.AddOnObjects = append(out.AddOnObjects, &checkoutv1.AddOnObject{AddOnCode: a.GetAddOnCode(), LicensingMethod: lm})
 	}
 	return out
+}
+
+// GetSubscriptionAvionics answers the panel-avionics add-ons of the session's
+// subscription (spec 001 §7): its add-ons of the catalogue's AVIONICS group.
+func (s *GRPC) GetSubscriptionAvionics(ctx context.Context, _ *checkoutv1.GetSubscriptionAvionicsRequest) (*checkoutv1.GetSubscriptionAvionicsResponse, error) {
+	sub, err := s.svc.MySubscription(ctx, viewer(ctx))
+	if err != nil {
+		return nil, err
+	}
+	out := &checkoutv1.GetSubscriptionAvionicsResponse{Status: "ok", SubscriptionId: sub.ID, Avionics: []*checkoutv1.SubscriptionAvionics{}}
+	for _, a := range s.subscriptionProto(sub, time.Now()).GetAddOnObjects() {
+		if e, ok := catalogEntry(s.svc, a.GetAddOnCode()); ok && e.Group == domain.GroupAvionics {
+			out.Avionics = append(out.Avionics, &checkoutv1.SubscriptionAvionics{AddOnCode: e.Code, Title: e.Title, LicensingMethod: a.GetLicensingMethod()})
+		}
+	}
+	return out, nil
+}
+
+func catalogEntry(svc *app.Service, code string) (*domain.Entry, bool) {
+	cat, err := svc.Catalog()
+	if err != nil {
+		return nil, false
+	}
+	return cat.Entry(code)
 }
 
 func truthy(v string) bool {

@@ -284,12 +284,19 @@ func TestMilitaryCode(t *testing.T) {
 	}
 
 	t.Run("single use", func(t *testing.T) {
+		if ok, _, err := e.svc.MilitaryEligibility(ctx, addr, ""); err != nil || ok {
+			t.Errorf("MilitaryEligibility before the code = %v, %v; want not eligible (a code sent proves nothing)", ok, err)
+		}
 		if _, err := e.svc.VerifyMilitaryCode(ctx, addr, wrong); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("VerifyMilitaryCode(wrong) = %v", err)
 		}
 		u, err := e.svc.VerifyMilitaryCode(ctx, addr, ev.GetCode())
 		if err != nil || u != "/buy/military?email=jane.doe%40navy.mil" {
 			t.Errorf("VerifyMilitaryCode(right) = %q, %v", u, err)
+		}
+		// What checkout asks before it sells a military plan (issue 27).
+		if ok, program, err := e.svc.MilitaryEligibility(ctx, " Jane.Doe@Navy.mil ", ""); err != nil || !ok || program != "military" {
+			t.Errorf("MilitaryEligibility after the code = %v %q, %v", ok, program, err)
 		}
 		if _, err := e.svc.VerifyMilitaryCode(ctx, addr, ev.GetCode()); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("VerifyMilitaryCode(reused) = %v, want refused", err)

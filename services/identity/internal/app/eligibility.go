@@ -157,3 +157,42 @@ func (s *Service) VerifyAssociationMember(ctx context.Context, in AssociationInp
 	}
 	return out, nil
 }
+
+// MilitaryEligibility answers whether identity holds a buyer as military-eligible (spec 001
+// §4, military eligibility): the e-mail proved it by the code flow, or the account (named,
+// else the e-mail's) is marked military. program is the proven program, "" for an account
+// marked military without one. Checkout asks it before it sells a military plan.
+func (s *Service) MilitaryEligibility(ctx context.Context, email, accountUUID string) (eligible bool, program string, err error) {
+	email = domain.NormalizeEmail(email)
+	var acct domain.Account
+	found := false
+	if accountUUID != "" {
+		p, perr := s.store.Profile(ctx, accountUUID)
+		if perr != nil && errs.CodeOf(perr) != errs.NotFound {
+			return false, "", perr
+		}
+		if perr == nil {
+			acct, found = p.Account, true
+		}
+	}
+	if !found && email != "" {
+		a, aerr := s.store.AccountByEmail(ctx, email)
+		if aerr != nil && errs.CodeOf(aerr) != errs.NotFound {
+			return false, "", aerr
+		}
+		acct, found = a, aerr == nil
+	}
+	for _, addr := range []string{email, acct.Email} {
+		if addr == "" {
+			continue
+		}
+		prog, ok, verr := s.store.MilitaryVerified(ctx, domain.NormalizeEmail(addr))
+		if verr != nil {
+			return false, "", verr
+		}
+		if ok {
+			return true, prog, nil
+		}
+	}
+	return found && acct.Military, "", nil
+}

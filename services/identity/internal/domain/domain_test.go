@@ -159,7 +159,8 @@ func TestThrottle(t *testing.T) {
 }
 
 func TestMilitaryDomains(t *testing.T) {
-	pats := []DomainPattern{{Pattern: "mil"}, {Pattern: "mil.*", International: true}, {Pattern: "mod.uk", International: true}}
+	pats := []DomainPattern{{Pattern: "mil"}, {Pattern: "mil.*", International: true}, {Pattern: "mod.uk", International: true},
+		{Pattern: "forces.gc.ca", International: true}, {Pattern: "defence.gov.au", International: true}}
 	cases := []struct {
 		email   string
 		ok      bool
@@ -169,7 +170,12 @@ func TestMilitaryDomains(t *testing.T) {
 		{"pilot@mail.af.mil", true, ProgramMilitary},
 		{"pilot@mil", false, ""},
 		{"pilot@raf.mil.uk", true, ProgramMilitaryIntl},
-		{"pilot@mod.uk", false, ""},
+		// Allied forces write from these domains themselves (issue 27: they were refused).
+		{"pilot@mod.uk", true, ProgramMilitaryIntl},
+		{"pilot@forces.gc.ca", true, ProgramMilitaryIntl},
+		{"pilot@defence.gov.au", true, ProgramMilitaryIntl},
+		{"pilot@mil.uk", false, ""},
+		{"pilot@gc.ca", false, ""},
 		{"pilot@dstl.mod.uk", true, ProgramMilitaryIntl},
 		{"pilot@family.com", false, ""},
 		{"pilot@mil.com", false, ""},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,7 +20,10 @@ const (
 
 // DomainPattern is one military e-mail domain rule, stored as data. Pattern is a domain
 // suffix matched on whole labels; "*" matches exactly one label: "mil" matches army.mil,
-// "mil.*" matches mod.mil.uk.
+// "mil.*" matches mod.mil.uk. A pattern of two or more fixed labels is a mail domain itself
+// (the allied forces write from forces.gc.ca, defence.gov.au, mod.uk) and matches it as
+// well as its subdomains; a top-level "mil" or a wildcard pattern needs a host label
+// before it.
 type DomainPattern struct {
 	Pattern       string
 	International bool
@@ -30,7 +34,8 @@ func MatchDomain(email string, patterns []DomainPattern) (DomainPattern, bool) {
 	labels := strings.Split(Domain(email), ".")
 	for _, p := range patterns {
 		pl := strings.Split(strings.ToLower(strings.TrimPrefix(p.Pattern, ".")), ".")
-		if len(pl) >= len(labels) {
+		whole := len(pl) >= 2 && !slices.Contains(pl, "*")
+		if len(pl) > len(labels) || len(pl) == len(labels) && !whole {
 			continue // the suffix alone ("mil") is not a mail domain: want a host label before it
 		}
 		tail := labels[len(labels)-len(pl):]

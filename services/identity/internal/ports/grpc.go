@@ -19,9 +19,13 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/server"
 	iapp "github.com/hangar/hangar/services/identity/internal/app"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
+
+// The organization list answers groups even when there are none (spec 001 §7).
+func init() { server.EmitDefaults(&identityv1.ListGroupsResponse{}) }
 
 // GRPC implements identityv1.IdentityServiceServer.
 type GRPC struct {
@@ -373,4 +377,14 @@ func allFlags(m protoreflect.Message) {
 			m.Set(f, protoreflect.ValueOfBool(false))
 		}
 	}
+}
+
+// GetMilitaryEligibility answers whether identity holds an e-mail or account as
+// military-eligible, for checkout (gRPC only).
+func (s *GRPC) GetMilitaryEligibility(ctx context.Context, req *identityv1.GetMilitaryEligibilityRequest) (*identityv1.GetMilitaryEligibilityResponse, error) {
+	ok, program, err := s.svc.MilitaryEligibility(ctx, req.GetEmail(), req.GetAccountUuid())
+	if err != nil {
+		return nil, err
+	}
+	return &identityv1.GetMilitaryEligibilityResponse{Eligible: ok, Program: program}, nil
 }

@@ -15,7 +15,7 @@ interface Sent {
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
-function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean } = {}) {
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; answer?: Record<string, unknown> } = {}) {
   const previews: Sent[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
@@ -32,6 +32,7 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
       const plan = addOns[0]!;
       const price = plan === 'performance' ? 37000 : 19999;
       return json({
+        ...opts.answer,
         addOns,
         currency: body.currency,
         regionMode: 'checkbox',
@@ -128,6 +129,21 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
       await new Promise((r) => setTimeout(r, 0));
     });
     expect(screen.queryByRole('checkbox', { name: MARKETING })).toBeNull();
+  });
+
+  it('opens the Currency Not Allowed modal when the preview refuses the currency', async () => {
+    fakeEdge({ answer: { errorCodes: ['CURRENCY_NOT_ALLOWED_FOR_ACCOUNT'], errors: ['Sorry, that currency is not allowed for your account.'] } });
+    renderPage();
+    const modal = await screen.findByTestId('currency-modal');
+    expect(modal.textContent).toContain('Currency Not Allowed');
+    expect(modal.textContent).toContain('Sorry, that currency is not allowed for your account.');
+  });
+
+  it('keeps the Currency Not Allowed modal shut for a military cart (the server fixes its currency)', async () => {
+    fakeEdge({ answer: { isMilitary: true, errorCodes: ['CURRENCY_NOT_ALLOWED_FOR_ACCOUNT'] } });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    expect(screen.queryByTestId('currency-modal')).toBeNull();
   });
 
   it('shows the connection message when the catalogue fails', async () => {

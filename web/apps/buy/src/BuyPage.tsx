@@ -95,7 +95,19 @@ const FIELD_OF: Record<string, string> = {
   'Please select a country': 'country',
   'Credit Card cannot be blank': 'card',
   [MSG_EU_CONSENT]: 'gdpr',
+  "Please enter the cardholder's first and last name.": 'cardholderName',
 };
+
+/** Spec 000 §8: the account buys in its own currency. */
+const CURRENCY_NOT_ALLOWED = 'CURRENCY_NOT_ALLOWED_FOR_ACCOUNT';
+const MSG_CURRENCY_NOT_ALLOWED = 'Sorry, that currency is not allowed for your account.';
+/** Military plans are sold to buyers who proved eligibility (spec 001 §4). */
+const MILITARY_ELIGIBILITY_REQUIRED = 'MILITARY_ELIGIBILITY_REQUIRED';
+
+/** The eligibility page of a military cart: the international one for _intl plans. */
+export function eligibilityPath(addOns: readonly string[]): string {
+  return addOns.some((c) => c.startsWith('mfb_') && c.endsWith('_intl')) ? '/buy/military_intl' : '/buy/military';
+}
 
 function groupEntries(catalog: Catalog, group: string, currency: CurrencyCode): CatalogEntry[] {
   return visibleEntries(catalog, group, currency);
@@ -146,6 +158,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // ---- modals
   const [loginOpen, setLoginOpen] = useState<string | undefined>(query.loginFailed ? AUTH_FAILED : query.promptLogin ? LOGIN_REQUIRED : undefined);
   const [currencyMessage, setCurrencyMessage] = useState<string | undefined>();
+  // The military buy page to prove eligibility on, when the server asked for it.
+  const [eligibilityPage, setEligibilityPage] = useState<string | undefined>();
   const [planChangeOpen, setPlanChangeOpen] = useState(false);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
@@ -263,6 +277,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (f) (fieldErrors[f] ??= []).push(e);
   }
   const childMessage = (p?.errorCodes ?? []).includes('CHILD_ACCOUNT_PURCHASE') ? p?.planErrors?.[0] : undefined;
+  // The account buys in its own currency: the preview says so and the modal opens (never
+  // for military carts, whose currency the server fixes).
+  const currencyRefused = (p?.errorCodes ?? []).includes(CURRENCY_NOT_ALLOWED);
+  useEffect(() => {
+    if (currencyRefused) setCurrencyMessage(MSG_CURRENCY_NOT_ALLOWED);
+  }, [currencyRefused]);
 
   // ---- actions
   const onLogin = async (u: string, pw: string): Promise<string | undefined> => {
@@ -362,6 +382,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         if ((v.allocations ?? []).length > 0) setAllocations(v.allocations);
         if (v.requireLogin) setLoginOpen(LOGIN_REQUIRED);
         if ((v.promoInfoRequirements ?? []).length > 0) setPromo(v.promoInfoRequirements![0]);
+        const codes = v.errorCodes ?? [];
+        if (codes.includes(CURRENCY_NOT_ALLOWED)) setCurrencyMessage(MSG_CURRENCY_NOT_ALLOWED);
+        setEligibilityPage(codes.includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
         setSubmitErrors(v.errors ?? []);
         return;
       }
@@ -405,6 +428,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       if (!outcome.ok && outcome.retryable) outcome = await submit(req);
       if (!outcome.ok) {
         if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
+        if (outcome.code === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
         if (outcome.code === 'QUOTE_CHANGED') {
           // Nothing was charged: the prices moved; show the fresh invoice and ask again.
           attempt.current = undefined;
@@ -699,6 +723,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching}>
           <ErrorSummary errors={shownErrors} />
+          {eligibilityPage ? (
+            <p>
+              <a href={eligibilityPage} data-testid="eligibility-link">
+                Verify your military eligibility
+              </a>
+            </p>
+          ) : null}
           {(p?.adjustments ?? []).length > 0 ? (
             <ul className={s.buyAdjustments} aria-label="Changes made to your selection">
               {p!.adjustments!.map((a) => (

@@ -5709,6 +5709,163 @@ func (x *GetSubscriptionResponse) GetPaymentInfo() *PaymentInfo {
 	return nil
 }
 
+type GetSubscriptionAvionicsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionAvionicsRequest) Reset() {
+	*x = GetSubscriptionAvionicsRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionAvionicsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionAvionicsRequest) ProtoMessage() {}
+
+func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionAvionicsRequest.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionAvionicsRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+}
+
+// SubscriptionAvionics is one panel-avionics add-on of a subscription.
+type SubscriptionAvionics struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	AddOnCode       string                 `protobuf:"bytes,1,opt,name=add_on_code,json=addOnCode,proto3" json:"add_on_code,omitempty"`
+	Title           string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	LicensingMethod string                 `protobuf:"bytes,3,opt,name=licensing_method,json=licensingMethod,proto3" json:"licensing_method,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SubscriptionAvionics) Reset() {
+	*x = SubscriptionAvionics{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubscriptionAvionics) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubscriptionAvionics) ProtoMessage() {}
+
+func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubscriptionAvionics.ProtoReflect.Descriptor instead.
+func (*SubscriptionAvionics) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *SubscriptionAvionics) GetAddOnCode() string {
+	if x != nil {
+		return x.AddOnCode
+	}
+	return ""
+}
+
+func (x *SubscriptionAvionics) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *SubscriptionAvionics) GetLicensingMethod() string {
+	if x != nil {
+		return x.LicensingMethod
+	}
+	return ""
+}
+
+type GetSubscriptionAvionicsResponse struct {
+	state          protoimpl.MessageState  `protogen:"open.v1"`
+	Status         string                  `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	SubscriptionId string                  `protobuf:"bytes,2,opt,name=subscription_id,json=subscriptionId,proto3" json:"subscription_id,omitempty"`
+	Avionics       []*SubscriptionAvionics `protobuf:"bytes,3,rep,name=avionics,proto3" json:"avionics,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetSubscriptionAvionicsResponse) Reset() {
+	*x = GetSubscriptionAvionicsResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSubscriptionAvionicsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSubscriptionAvionicsResponse) ProtoMessage() {}
+
+func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSubscriptionAvionicsResponse.ProtoReflect.Descriptor instead.
+func (*GetSubscriptionAvionicsResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *GetSubscriptionAvionicsResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *GetSubscriptionAvionicsResponse) GetSubscriptionId() string {
+	if x != nil {
+		return x.SubscriptionId
+	}
+	return ""
+}
+
+func (x *GetSubscriptionAvionicsResponse) GetAvionics() []*SubscriptionAvionics {
+	if x != nil {
+		return x.Avionics
+	}
+	return nil
+}
+
 type SetAutoRenewRequest struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	ProductCode string                 `protobuf:"bytes,1,opt,name=product_code,json=productCode,proto3" json:"product_code,omitempty"`
@@ -5720,7 +5877,7 @@ type SetAutoRenewRequest struct {
 
 func (x *SetAutoRenewRequest) Reset() {
 	*x = SetAutoRenewRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5732,7 +5889,7 @@ func (x *SetAutoRenewRequest) String() string {
 func (*SetAutoRenewRequest) ProtoMessage() {}
 
 func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5745,7 +5902,7 @@ func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SetAutoRenewRequest) GetProductCode() string {
@@ -5774,7 +5931,7 @@ type SetAutoRenewResponse struct {
 
 func (x *SetAutoRenewResponse) Reset() {
 	*x = SetAutoRenewResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5786,7 +5943,7 @@ func (x *SetAutoRenewResponse) String() string {
 func (*SetAutoRenewResponse) ProtoMessage() {}
 
 func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5799,7 +5956,7 @@ func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *SetAutoRenewResponse) GetStatus() string {
@@ -5833,7 +5990,7 @@ type GetCurrencyRequest struct {
 
 func (x *GetCurrencyRequest) Reset() {
 	*x = GetCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5845,7 +6002,7 @@ func (x *GetCurrencyRequest) String() string {
 func (*GetCurrencyRequest) ProtoMessage() {}
 
 func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5858,7 +6015,7 @@ func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*GetCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *GetCurrencyRequest) GetEmail() string {
@@ -5892,7 +6049,7 @@ type GetCurrencyResponse struct {
 
 func (x *GetCurrencyResponse) Reset() {
 	*x = GetCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5904,7 +6061,7 @@ func (x *GetCurrencyResponse) String() string {
 func (*GetCurrencyResponse) ProtoMessage() {}
 
 func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5917,7 +6074,7 @@ func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*GetCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GetCurrencyResponse) GetStatus() string {
@@ -5965,7 +6122,7 @@ type GetAccountSubscriptionRequest struct {
 
 func (x *GetAccountSubscriptionRequest) Reset() {
 	*x = GetAccountSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5977,7 +6134,7 @@ func (x *GetAccountSubscriptionRequest) String() string {
 func (*GetAccountSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5990,7 +6147,7 @@ func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
@@ -6017,7 +6174,7 @@ type UpdateBillingContactRequest struct {
 
 func (x *UpdateBillingContactRequest) Reset() {
 	*x = UpdateBillingContactRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6029,7 +6186,7 @@ func (x *UpdateBillingContactRequest) String() string {
 func (*UpdateBillingContactRequest) ProtoMessage() {}
 
 func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6042,7 +6199,7 @@ func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *UpdateBillingContactRequest) GetAccountUuid() string {
@@ -6067,7 +6224,7 @@ type GetRenewalStatusRequest struct {
 
 func (x *GetRenewalStatusRequest) Reset() {
 	*x = GetRenewalStatusRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6079,7 +6236,7 @@ func (x *GetRenewalStatusRequest) String() string {
 func (*GetRenewalStatusRequest) ProtoMessage() {}
 
 func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6092,7 +6249,7 @@ func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
 }
 
 type GetRenewalStatusResponse struct {
@@ -6122,7 +6279,7 @@ type GetRenewalStatusResponse struct {
 
 func (x *GetRenewalStatusResponse) Reset() {
 	*x = GetRenewalStatusResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6134,7 +6291,7 @@ func (x *GetRenewalStatusResponse) String() string {
 func (*GetRenewalStatusResponse) ProtoMessage() {}
 
 func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6147,7 +6304,7 @@ func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
@@ -6249,7 +6406,7 @@ type ListInvoicesRequest struct {
 
 func (x *ListInvoicesRequest) Reset() {
 	*x = ListInvoicesRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6261,7 +6418,7 @@ func (x *ListInvoicesRequest) String() string {
 func (*ListInvoicesRequest) ProtoMessage() {}
 
 func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6274,7 +6431,7 @@ func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
 }
 
 type InvoiceSummary struct {
@@ -6300,7 +6457,7 @@ type InvoiceSummary struct {
 
 func (x *InvoiceSummary) Reset() {
 	*x = InvoiceSummary{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6312,7 +6469,7 @@ func (x *InvoiceSummary) String() string {
 func (*InvoiceSummary) ProtoMessage() {}
 
 func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6325,7 +6482,7 @@ func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
 func (*InvoiceSummary) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *InvoiceSummary) GetInvoiceId() string {
@@ -6407,7 +6564,7 @@ type ListInvoicesResponse struct {
 
 func (x *ListInvoicesResponse) Reset() {
 	*x = ListInvoicesResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6419,7 +6576,7 @@ func (x *ListInvoicesResponse) String() string {
 func (*ListInvoicesResponse) ProtoMessage() {}
 
 func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6432,7 +6589,7 @@ func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
@@ -7099,7 +7256,16 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x17GetSubscriptionResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12D\n" +
 	"\fsubscription\x18\x02 \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\x12B\n" +
-	"\fpayment_info\x18\x03 \x01(\v2\x1f.hangar.checkout.v1.PaymentInfoR\vpaymentInfo\"\\\n" +
+	"\fpayment_info\x18\x03 \x01(\v2\x1f.hangar.checkout.v1.PaymentInfoR\vpaymentInfo\" \n" +
+	"\x1eGetSubscriptionAvionicsRequest\"w\n" +
+	"\x14SubscriptionAvionics\x12\x1e\n" +
+	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12)\n" +
+	"\x10licensing_method\x18\x03 \x01(\tR\x0flicensingMethod\"\xa8\x01\n" +
+	"\x1fGetSubscriptionAvionicsResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12'\n" +
+	"\x0fsubscription_id\x18\x02 \x01(\tR\x0esubscriptionId\x12D\n" +
+	"\bavionics\x18\x03 \x03(\v2(.hangar.checkout.v1.SubscriptionAvionicsR\bavionics\"\\\n" +
 	"\x13SetAutoRenewRequest\x12!\n" +
 	"\fproduct_code\x18\x01 \x01(\tR\vproductCode\x12\"\n" +
 	"\ris_auto_renew\x18\x02 \x01(\tR\visAutoRenew\"y\n" +
@@ -7168,7 +7334,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x0f_total_in_centsB\x14\n" +
 	"\x12_can_print_invoice\"V\n" +
 	"\x14ListInvoicesResponse\x12>\n" +
-	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\xe1\x19\n" +
+	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\x8e\x1b\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
@@ -7186,7 +7352,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\rSubmitInvoice\x12(.hangar.checkout.v1.SubmitInvoiceRequest\x1a).hangar.checkout.v1.SubmitInvoiceResponse\".\x82\xd3\xe4\x93\x02(:\rconfiguration\"\x17/buy/api/invoice/submit\x12\x8e\x01\n" +
 	"\fSubmitOneOff\x12'.hangar.checkout.v1.SubmitOneOffRequest\x1a(.hangar.checkout.v1.SubmitOneOffResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bpurchase\"\x16/buy/api/oneoff/submit\x12\x89\x01\n" +
 	"\x0fGetSubscription\x12*.hangar.checkout.v1.GetSubscriptionRequest\x1a+.hangar.checkout.v1.GetSubscriptionResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/buy/api/subscription\x12\xa2\x01\n" +
-	"\x15GetSubscriptionSimple\x120.hangar.checkout.v1.GetSubscriptionSimpleRequest\x1a1.hangar.checkout.v1.GetSubscriptionSimpleResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/buy/api/subscription/simple\x12\x8e\x01\n" +
+	"\x15GetSubscriptionSimple\x120.hangar.checkout.v1.GetSubscriptionSimpleRequest\x1a1.hangar.checkout.v1.GetSubscriptionSimpleResponse\"$\x82\xd3\xe4\x93\x02\x1e\x12\x1c/buy/api/subscription/simple\x12\xaa\x01\n" +
+	"\x17GetSubscriptionAvionics\x122.hangar.checkout.v1.GetSubscriptionAvionicsRequest\x1a3.hangar.checkout.v1.GetSubscriptionAvionicsResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/buy/api/subscription/avionics\x12\x8e\x01\n" +
 	"\fSetAutoRenew\x12'.hangar.checkout.v1.SetAutoRenewRequest\x1a(.hangar.checkout.v1.SetAutoRenewResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /buy/api/subscription/auto-renew\x12\x8f\x01\n" +
 	"\x10GetRenewalStatus\x12+.hangar.checkout.v1.GetRenewalStatusRequest\x1a,.hangar.checkout.v1.GetRenewalStatusResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/buy/api/account/renewal\x12\x84\x01\n" +
 	"\fListInvoices\x12'.hangar.checkout.v1.ListInvoicesRequest\x1a(.hangar.checkout.v1.ListInvoicesResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/buy/api/account/invoices\x12y\n" +
@@ -7208,86 +7375,89 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
-	(*BillingInfo)(nil),                    // 0: hangar.checkout.v1.BillingInfo
-	(*ChartChoice)(nil),                    // 1: hangar.checkout.v1.ChartChoice
-	(*Configuration)(nil),                  // 2: hangar.checkout.v1.Configuration
-	(*Allocation)(nil),                     // 3: hangar.checkout.v1.Allocation
-	(*PreviewInvoiceRequest)(nil),          // 4: hangar.checkout.v1.PreviewInvoiceRequest
-	(*InvoiceItem)(nil),                    // 5: hangar.checkout.v1.InvoiceItem
-	(*Invoice)(nil),                        // 6: hangar.checkout.v1.Invoice
-	(*PlanChange)(nil),                     // 7: hangar.checkout.v1.PlanChange
-	(*Adjustment)(nil),                     // 8: hangar.checkout.v1.Adjustment
-	(*PromoInfoRequirement)(nil),           // 9: hangar.checkout.v1.PromoInfoRequirement
-	(*CodeError)(nil),                      // 10: hangar.checkout.v1.CodeError
-	(*PreviewInvoiceResponse)(nil),         // 11: hangar.checkout.v1.PreviewInvoiceResponse
-	(*ValidateInvoiceRequest)(nil),         // 12: hangar.checkout.v1.ValidateInvoiceRequest
-	(*ValidateInvoiceResponse)(nil),        // 13: hangar.checkout.v1.ValidateInvoiceResponse
-	(*ValidatePromoRequest)(nil),           // 14: hangar.checkout.v1.ValidatePromoRequest
-	(*ValidatePromoResponse)(nil),          // 15: hangar.checkout.v1.ValidatePromoResponse
-	(*ValidateCurrencyRequest)(nil),        // 16: hangar.checkout.v1.ValidateCurrencyRequest
-	(*ValidateCurrencyResponse)(nil),       // 17: hangar.checkout.v1.ValidateCurrencyResponse
-	(*GetRenewalPriceRequest)(nil),         // 18: hangar.checkout.v1.GetRenewalPriceRequest
-	(*GetRenewalPriceResponse)(nil),        // 19: hangar.checkout.v1.GetRenewalPriceResponse
-	(*CanDowngradeBusinessRequest)(nil),    // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
-	(*CanDowngradeBusinessResponse)(nil),   // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*ValidateGiftRequest)(nil),            // 22: hangar.checkout.v1.ValidateGiftRequest
-	(*GiftBuyer)(nil),                      // 23: hangar.checkout.v1.GiftBuyer
-	(*ValidateGiftResponse)(nil),           // 24: hangar.checkout.v1.ValidateGiftResponse
-	(*GiftRecipient)(nil),                  // 25: hangar.checkout.v1.GiftRecipient
-	(*SubmitGiftRequest)(nil),              // 26: hangar.checkout.v1.SubmitGiftRequest
-	(*Purchase)(nil),                       // 27: hangar.checkout.v1.Purchase
-	(*IssuedCertificate)(nil),              // 28: hangar.checkout.v1.IssuedCertificate
-	(*CartProduct)(nil),                    // 29: hangar.checkout.v1.CartProduct
-	(*CartRequest)(nil),                    // 30: hangar.checkout.v1.CartRequest
-	(*CreateCartRequest)(nil),              // 31: hangar.checkout.v1.CreateCartRequest
-	(*CreateCartResponse)(nil),             // 32: hangar.checkout.v1.CreateCartResponse
-	(*GetCartResponse)(nil),                // 33: hangar.checkout.v1.GetCartResponse
-	(*PreconfiguredCart)(nil),              // 34: hangar.checkout.v1.PreconfiguredCart
-	(*GetCartRequest)(nil),                 // 35: hangar.checkout.v1.GetCartRequest
-	(*OneOffBillingInfo)(nil),              // 36: hangar.checkout.v1.OneOffBillingInfo
-	(*OneOffItem)(nil),                     // 37: hangar.checkout.v1.OneOffItem
-	(*OneOffConfiguration)(nil),            // 38: hangar.checkout.v1.OneOffConfiguration
-	(*PreviewOneOffRequest)(nil),           // 39: hangar.checkout.v1.PreviewOneOffRequest
-	(*PreviewOneOffResponse)(nil),          // 40: hangar.checkout.v1.PreviewOneOffResponse
-	(*SubmitOneOffRequest)(nil),            // 41: hangar.checkout.v1.SubmitOneOffRequest
-	(*SubmitOneOffResponse)(nil),           // 42: hangar.checkout.v1.SubmitOneOffResponse
-	(*SubmitGiftResponse)(nil),             // 43: hangar.checkout.v1.SubmitGiftResponse
-	(*SubmitInvoiceRequest)(nil),           // 44: hangar.checkout.v1.SubmitInvoiceRequest
-	(*FieldError)(nil),                     // 45: hangar.checkout.v1.FieldError
-	(*SubmitInvoiceResponse)(nil),          // 46: hangar.checkout.v1.SubmitInvoiceResponse
-	(*GetReceiptRequest)(nil),              // 47: hangar.checkout.v1.GetReceiptRequest
-	(*BillingContact)(nil),                 // 48: hangar.checkout.v1.BillingContact
-	(*ReceiptLine)(nil),                    // 49: hangar.checkout.v1.ReceiptLine
-	(*GetReceiptResponse)(nil),             // 50: hangar.checkout.v1.GetReceiptResponse
-	(*GetSubscriptionRequest)(nil),         // 51: hangar.checkout.v1.GetSubscriptionRequest
-	(*GetSubscriptionSimpleRequest)(nil),   // 52: hangar.checkout.v1.GetSubscriptionSimpleRequest
-	(*GetSubscriptionSimpleResponse)(nil),  // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse
-	(*GetAccountSubscriptionResponse)(nil), // 54: hangar.checkout.v1.GetAccountSubscriptionResponse
-	(*UpdateBillingContactResponse)(nil),   // 55: hangar.checkout.v1.UpdateBillingContactResponse
-	(*AddOnObject)(nil),                    // 56: hangar.checkout.v1.AddOnObject
-	(*Subscription)(nil),                   // 57: hangar.checkout.v1.Subscription
-	(*PaymentInfo)(nil),                    // 58: hangar.checkout.v1.PaymentInfo
-	(*GetSubscriptionResponse)(nil),        // 59: hangar.checkout.v1.GetSubscriptionResponse
-	(*SetAutoRenewRequest)(nil),            // 60: hangar.checkout.v1.SetAutoRenewRequest
-	(*SetAutoRenewResponse)(nil),           // 61: hangar.checkout.v1.SetAutoRenewResponse
-	(*GetCurrencyRequest)(nil),             // 62: hangar.checkout.v1.GetCurrencyRequest
-	(*GetCurrencyResponse)(nil),            // 63: hangar.checkout.v1.GetCurrencyResponse
-	(*GetAccountSubscriptionRequest)(nil),  // 64: hangar.checkout.v1.GetAccountSubscriptionRequest
-	(*UpdateBillingContactRequest)(nil),    // 65: hangar.checkout.v1.UpdateBillingContactRequest
-	(*GetRenewalStatusRequest)(nil),        // 66: hangar.checkout.v1.GetRenewalStatusRequest
-	(*GetRenewalStatusResponse)(nil),       // 67: hangar.checkout.v1.GetRenewalStatusResponse
-	(*ListInvoicesRequest)(nil),            // 68: hangar.checkout.v1.ListInvoicesRequest
-	(*InvoiceSummary)(nil),                 // 69: hangar.checkout.v1.InvoiceSummary
-	(*ListInvoicesResponse)(nil),           // 70: hangar.checkout.v1.ListInvoicesResponse
-	(*structpb.Value)(nil),                 // 71: google.protobuf.Value
+	(*BillingInfo)(nil),                     // 0: hangar.checkout.v1.BillingInfo
+	(*ChartChoice)(nil),                     // 1: hangar.checkout.v1.ChartChoice
+	(*Configuration)(nil),                   // 2: hangar.checkout.v1.Configuration
+	(*Allocation)(nil),                      // 3: hangar.checkout.v1.Allocation
+	(*PreviewInvoiceRequest)(nil),           // 4: hangar.checkout.v1.PreviewInvoiceRequest
+	(*InvoiceItem)(nil),                     // 5: hangar.checkout.v1.InvoiceItem
+	(*Invoice)(nil),                         // 6: hangar.checkout.v1.Invoice
+	(*PlanChange)(nil),                      // 7: hangar.checkout.v1.PlanChange
+	(*Adjustment)(nil),                      // 8: hangar.checkout.v1.Adjustment
+	(*PromoInfoRequirement)(nil),            // 9: hangar.checkout.v1.PromoInfoRequirement
+	(*CodeError)(nil),                       // 10: hangar.checkout.v1.CodeError
+	(*PreviewInvoiceResponse)(nil),          // 11: hangar.checkout.v1.PreviewInvoiceResponse
+	(*ValidateInvoiceRequest)(nil),          // 12: hangar.checkout.v1.ValidateInvoiceRequest
+	(*ValidateInvoiceResponse)(nil),         // 13: hangar.checkout.v1.ValidateInvoiceResponse
+	(*ValidatePromoRequest)(nil),            // 14: hangar.checkout.v1.ValidatePromoRequest
+	(*ValidatePromoResponse)(nil),           // 15: hangar.checkout.v1.ValidatePromoResponse
+	(*ValidateCurrencyRequest)(nil),         // 16: hangar.checkout.v1.ValidateCurrencyRequest
+	(*ValidateCurrencyResponse)(nil),        // 17: hangar.checkout.v1.ValidateCurrencyResponse
+	(*GetRenewalPriceRequest)(nil),          // 18: hangar.checkout.v1.GetRenewalPriceRequest
+	(*GetRenewalPriceResponse)(nil),         // 19: hangar.checkout.v1.GetRenewalPriceResponse
+	(*CanDowngradeBusinessRequest)(nil),     // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
+	(*CanDowngradeBusinessResponse)(nil),    // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
+	(*ValidateGiftRequest)(nil),             // 22: hangar.checkout.v1.ValidateGiftRequest
+	(*GiftBuyer)(nil),                       // 23: hangar.checkout.v1.GiftBuyer
+	(*ValidateGiftResponse)(nil),            // 24: hangar.checkout.v1.ValidateGiftResponse
+	(*GiftRecipient)(nil),                   // 25: hangar.checkout.v1.GiftRecipient
+	(*SubmitGiftRequest)(nil),               // 26: hangar.checkout.v1.SubmitGiftRequest
+	(*Purchase)(nil),                        // 27: hangar.checkout.v1.Purchase
+	(*IssuedCertificate)(nil),               // 28: hangar.checkout.v1.IssuedCertificate
+	(*CartProduct)(nil),                     // 29: hangar.checkout.v1.CartProduct
+	(*CartRequest)(nil),                     // 30: hangar.checkout.v1.CartRequest
+	(*CreateCartRequest)(nil),               // 31: hangar.checkout.v1.CreateCartRequest
+	(*CreateCartResponse)(nil),              // 32: hangar.checkout.v1.CreateCartResponse
+	(*GetCartResponse)(nil),                 // 33: hangar.checkout.v1.GetCartResponse
+	(*PreconfiguredCart)(nil),               // 34: hangar.checkout.v1.PreconfiguredCart
+	(*GetCartRequest)(nil),                  // 35: hangar.checkout.v1.GetCartRequest
+	(*OneOffBillingInfo)(nil),               // 36: hangar.checkout.v1.OneOffBillingInfo
+	(*OneOffItem)(nil),                      // 37: hangar.checkout.v1.OneOffItem
+	(*OneOffConfiguration)(nil),             // 38: hangar.checkout.v1.OneOffConfiguration
+	(*PreviewOneOffRequest)(nil),            // 39: hangar.checkout.v1.PreviewOneOffRequest
+	(*PreviewOneOffResponse)(nil),           // 40: hangar.checkout.v1.PreviewOneOffResponse
+	(*SubmitOneOffRequest)(nil),             // 41: hangar.checkout.v1.SubmitOneOffRequest
+	(*SubmitOneOffResponse)(nil),            // 42: hangar.checkout.v1.SubmitOneOffResponse
+	(*SubmitGiftResponse)(nil),              // 43: hangar.checkout.v1.SubmitGiftResponse
+	(*SubmitInvoiceRequest)(nil),            // 44: hangar.checkout.v1.SubmitInvoiceRequest
+	(*FieldError)(nil),                      // 45: hangar.checkout.v1.FieldError
+	(*SubmitInvoiceResponse)(nil),           // 46: hangar.checkout.v1.SubmitInvoiceResponse
+	(*GetReceiptRequest)(nil),               // 47: hangar.checkout.v1.GetReceiptRequest
+	(*BillingContact)(nil),                  // 48: hangar.checkout.v1.BillingContact
+	(*ReceiptLine)(nil),                     // 49: hangar.checkout.v1.ReceiptLine
+	(*GetReceiptResponse)(nil),              // 50: hangar.checkout.v1.GetReceiptResponse
+	(*GetSubscriptionRequest)(nil),          // 51: hangar.checkout.v1.GetSubscriptionRequest
+	(*GetSubscriptionSimpleRequest)(nil),    // 52: hangar.checkout.v1.GetSubscriptionSimpleRequest
+	(*GetSubscriptionSimpleResponse)(nil),   // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse
+	(*GetAccountSubscriptionResponse)(nil),  // 54: hangar.checkout.v1.GetAccountSubscriptionResponse
+	(*UpdateBillingContactResponse)(nil),    // 55: hangar.checkout.v1.UpdateBillingContactResponse
+	(*AddOnObject)(nil),                     // 56: hangar.checkout.v1.AddOnObject
+	(*Subscription)(nil),                    // 57: hangar.checkout.v1.Subscription
+	(*PaymentInfo)(nil),                     // 58: hangar.checkout.v1.PaymentInfo
+	(*GetSubscriptionResponse)(nil),         // 59: hangar.checkout.v1.GetSubscriptionResponse
+	(*GetSubscriptionAvionicsRequest)(nil),  // 60: hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	(*SubscriptionAvionics)(nil),            // 61: hangar.checkout.v1.SubscriptionAvionics
+	(*GetSubscriptionAvionicsResponse)(nil), // 62: hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	(*SetAutoRenewRequest)(nil),             // 63: hangar.checkout.v1.SetAutoRenewRequest
+	(*SetAutoRenewResponse)(nil),            // 64: hangar.checkout.v1.SetAutoRenewResponse
+	(*GetCurrencyRequest)(nil),              // 65: hangar.checkout.v1.GetCurrencyRequest
+	(*GetCurrencyResponse)(nil),             // 66: hangar.checkout.v1.GetCurrencyResponse
+	(*GetAccountSubscriptionRequest)(nil),   // 67: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),     // 68: hangar.checkout.v1.UpdateBillingContactRequest
+	(*GetRenewalStatusRequest)(nil),         // 69: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),        // 70: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),             // 71: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                  // 72: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),            // 73: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                  // 74: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	71, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	74, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	71, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	71, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	74, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	74, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -7304,11 +7474,11 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	71, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	74, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	71, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	74, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -7318,7 +7488,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	71, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	74, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -7342,57 +7512,60 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	48, // 55: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
 	57, // 56: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
 	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	48, // 58: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	69, // 59: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 60: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 61: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 62: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 63: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 64: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 65: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 66: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 67: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 68: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 69: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 70: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 71: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 72: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	51, // 73: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	52, // 74: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	60, // 75: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	66, // 76: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	68, // 77: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	62, // 78: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	64, // 79: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	65, // 80: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 81: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	11, // 82: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 83: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 84: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 85: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 86: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 87: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 88: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 89: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 90: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 91: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 92: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 93: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 94: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	59, // 95: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	53, // 96: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	61, // 97: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	67, // 98: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	70, // 99: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	63, // 100: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	54, // 101: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	55, // 102: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 103: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	82, // [82:104] is the sub-list for method output_type
-	60, // [60:82] is the sub-list for method input_type
-	60, // [60:60] is the sub-list for extension type_name
-	60, // [60:60] is the sub-list for extension extendee
-	0,  // [0:60] is the sub-list for field type_name
+	61, // 58: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	48, // 59: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	72, // 60: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 61: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 62: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 63: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 64: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 65: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 66: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 67: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 68: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 69: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 70: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 71: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 72: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 73: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	51, // 74: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	60, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	63, // 77: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	69, // 78: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	71, // 79: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	65, // 80: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	67, // 81: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	68, // 82: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 83: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	11, // 84: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 85: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 86: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 87: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 88: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 89: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 90: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 91: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 92: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 93: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 94: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 95: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 96: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	59, // 97: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	53, // 98: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	62, // 99: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	64, // 100: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	70, // 101: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	73, // 102: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	66, // 103: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	54, // 104: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	55, // 105: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 106: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	84, // [84:107] is the sub-list for method output_type
+	61, // [61:84] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -7421,17 +7594,17 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[57].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[61].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[63].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[67].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[69].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[64].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[66].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[70].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[72].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   71,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -484,6 +484,27 @@ func local_request_CheckoutService_GetSubscriptionSimple_0(ctx context.Context, 
 	return msg, metadata, err
 }
 
+func request_CheckoutService_GetSubscriptionAvionics_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetSubscriptionAvionicsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetSubscriptionAvionics(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CheckoutService_GetSubscriptionAvionics_0(ctx context.Context, marshaler runtime.Marshaler, server CheckoutServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetSubscriptionAvionicsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.GetSubscriptionAvionics(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CheckoutService_SetAutoRenew_0(ctx context.Context, marshaler runtime.Marshaler, client CheckoutServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq SetAutoRenewRequest
@@ -1031,6 +1052,26 @@ func RegisterCheckoutServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_GetSubscriptionSimple_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetSubscriptionAvionics_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetSubscriptionAvionics", runtime.WithHTTPPathPattern("/buy/api/subscription/avionics"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CheckoutService_GetSubscriptionAvionics_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetSubscriptionAvionics_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CheckoutService_SetAutoRenew_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1466,6 +1507,23 @@ func RegisterCheckoutServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_CheckoutService_GetSubscriptionSimple_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CheckoutService_GetSubscriptionAvionics_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/hangar.checkout.v1.CheckoutService/GetSubscriptionAvionics", runtime.WithHTTPPathPattern("/buy/api/subscription/avionics"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CheckoutService_GetSubscriptionAvionics_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CheckoutService_GetSubscriptionAvionics_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CheckoutService_SetAutoRenew_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1634,51 +1692,53 @@ func (m response_CheckoutService_UpdateBillingContact_0) XXX_ResponseBody() inte
 }
 
 var (
-	pattern_CheckoutService_PreviewInvoice_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "preview"}, ""))
-	pattern_CheckoutService_ValidateInvoice_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "validate"}, ""))
-	pattern_CheckoutService_ValidatePromo_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "promo", "validate"}, ""))
-	pattern_CheckoutService_ValidateCurrency_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "currency", "validate"}, ""))
-	pattern_CheckoutService_GetRenewalPrice_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "renewal-price"}, ""))
-	pattern_CheckoutService_CanDowngradeBusiness_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "business", "can-downgrade"}, ""))
-	pattern_CheckoutService_ValidateGift_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "gift", "validate"}, ""))
-	pattern_CheckoutService_SubmitGift_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "gift", "submit"}, ""))
-	pattern_CheckoutService_CreateCart_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "cart-create"}, ""))
-	pattern_CheckoutService_GetCart_0                = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "cart", "cart_id"}, ""))
-	pattern_CheckoutService_PreviewOneOff_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "preview"}, ""))
-	pattern_CheckoutService_SubmitInvoice_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "submit"}, ""))
-	pattern_CheckoutService_SubmitOneOff_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "submit"}, ""))
-	pattern_CheckoutService_GetSubscription_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "subscription"}, ""))
-	pattern_CheckoutService_GetSubscriptionSimple_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "simple"}, ""))
-	pattern_CheckoutService_SetAutoRenew_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "auto-renew"}, ""))
-	pattern_CheckoutService_GetRenewalStatus_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "renewal"}, ""))
-	pattern_CheckoutService_ListInvoices_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "invoices"}, ""))
-	pattern_CheckoutService_GetCurrency_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "currency"}, ""))
-	pattern_CheckoutService_GetAccountSubscription_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"buy", "api", "account", "account_uuid", "subscription"}, ""))
-	pattern_CheckoutService_UpdateBillingContact_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"buy", "api", "account", "subscription", "contact", "update", "account_uuid"}, ""))
-	pattern_CheckoutService_GetReceipt_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "receipt", "invoice_id"}, ""))
+	pattern_CheckoutService_PreviewInvoice_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "preview"}, ""))
+	pattern_CheckoutService_ValidateInvoice_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "validate"}, ""))
+	pattern_CheckoutService_ValidatePromo_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "promo", "validate"}, ""))
+	pattern_CheckoutService_ValidateCurrency_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "currency", "validate"}, ""))
+	pattern_CheckoutService_GetRenewalPrice_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "renewal-price"}, ""))
+	pattern_CheckoutService_CanDowngradeBusiness_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "business", "can-downgrade"}, ""))
+	pattern_CheckoutService_ValidateGift_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "gift", "validate"}, ""))
+	pattern_CheckoutService_SubmitGift_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "gift", "submit"}, ""))
+	pattern_CheckoutService_CreateCart_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "cart-create"}, ""))
+	pattern_CheckoutService_GetCart_0                 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "cart", "cart_id"}, ""))
+	pattern_CheckoutService_PreviewOneOff_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "preview"}, ""))
+	pattern_CheckoutService_SubmitInvoice_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "invoice", "submit"}, ""))
+	pattern_CheckoutService_SubmitOneOff_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "oneoff", "submit"}, ""))
+	pattern_CheckoutService_GetSubscription_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "subscription"}, ""))
+	pattern_CheckoutService_GetSubscriptionSimple_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "simple"}, ""))
+	pattern_CheckoutService_GetSubscriptionAvionics_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "avionics"}, ""))
+	pattern_CheckoutService_SetAutoRenew_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "subscription", "auto-renew"}, ""))
+	pattern_CheckoutService_GetRenewalStatus_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "renewal"}, ""))
+	pattern_CheckoutService_ListInvoices_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"buy", "api", "account", "invoices"}, ""))
+	pattern_CheckoutService_GetCurrency_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"buy", "api", "currency"}, ""))
+	pattern_CheckoutService_GetAccountSubscription_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"buy", "api", "account", "account_uuid", "subscription"}, ""))
+	pattern_CheckoutService_UpdateBillingContact_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"buy", "api", "account", "subscription", "contact", "update", "account_uuid"}, ""))
+	pattern_CheckoutService_GetReceipt_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"buy", "api", "receipt", "invoice_id"}, ""))
 )
 
 var (
-	forward_CheckoutService_PreviewInvoice_0         = runtime.ForwardResponseMessage
-	forward_CheckoutService_ValidateInvoice_0        = runtime.ForwardResponseMessage
-	forward_CheckoutService_ValidatePromo_0          = runtime.ForwardResponseMessage
-	forward_CheckoutService_ValidateCurrency_0       = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetRenewalPrice_0        = runtime.ForwardResponseMessage
-	forward_CheckoutService_CanDowngradeBusiness_0   = runtime.ForwardResponseMessage
-	forward_CheckoutService_ValidateGift_0           = runtime.ForwardResponseMessage
-	forward_CheckoutService_SubmitGift_0             = runtime.ForwardResponseMessage
-	forward_CheckoutService_CreateCart_0             = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetCart_0                = runtime.ForwardResponseMessage
-	forward_CheckoutService_PreviewOneOff_0          = runtime.ForwardResponseMessage
-	forward_CheckoutService_SubmitInvoice_0          = runtime.ForwardResponseMessage
-	forward_CheckoutService_SubmitOneOff_0           = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetSubscription_0        = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetSubscriptionSimple_0  = runtime.ForwardResponseMessage
-	forward_CheckoutService_SetAutoRenew_0           = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetRenewalStatus_0       = runtime.ForwardResponseMessage
-	forward_CheckoutService_ListInvoices_0           = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetCurrency_0            = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetAccountSubscription_0 = runtime.ForwardResponseMessage
-	forward_CheckoutService_UpdateBillingContact_0   = runtime.ForwardResponseMessage
-	forward_CheckoutService_GetReceipt_0             = runtime.ForwardResponseMessage
+	forward_CheckoutService_PreviewInvoice_0          = runtime.ForwardResponseMessage
+	forward_CheckoutService_ValidateInvoice_0         = runtime.ForwardResponseMessage
+	forward_CheckoutService_ValidatePromo_0           = runtime.ForwardResponseMessage
+	forward_CheckoutService_ValidateCurrency_0        = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetRenewalPrice_0         = runtime.ForwardResponseMessage
+	forward_CheckoutService_CanDowngradeBusiness_0    = runtime.ForwardResponseMessage
+	forward_CheckoutService_ValidateGift_0            = runtime.ForwardResponseMessage
+	forward_CheckoutService_SubmitGift_0              = runtime.ForwardResponseMessage
+	forward_CheckoutService_CreateCart_0              = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetCart_0                 = runtime.ForwardResponseMessage
+	forward_CheckoutService_PreviewOneOff_0           = runtime.ForwardResponseMessage
+	forward_CheckoutService_SubmitInvoice_0           = runtime.ForwardResponseMessage
+	forward_CheckoutService_SubmitOneOff_0            = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetSubscription_0         = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetSubscriptionSimple_0   = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetSubscriptionAvionics_0 = runtime.ForwardResponseMessage
+	forward_CheckoutService_SetAutoRenew_0            = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetRenewalStatus_0        = runtime.ForwardResponseMessage
+	forward_CheckoutService_ListInvoices_0            = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetCurrency_0             = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetAccountSubscription_0  = runtime.ForwardResponseMessage
+	forward_CheckoutService_UpdateBillingContact_0    = runtime.ForwardResponseMessage
+	forward_CheckoutService_GetReceipt_0              = runtime.ForwardResponseMessage
 )

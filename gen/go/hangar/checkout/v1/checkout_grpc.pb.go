@@ -19,28 +19,29 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CheckoutService_PreviewInvoice_FullMethodName         = "/hangar.checkout.v1.CheckoutService/PreviewInvoice"
-	CheckoutService_ValidateInvoice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/ValidateInvoice"
-	CheckoutService_ValidatePromo_FullMethodName          = "/hangar.checkout.v1.CheckoutService/ValidatePromo"
-	CheckoutService_ValidateCurrency_FullMethodName       = "/hangar.checkout.v1.CheckoutService/ValidateCurrency"
-	CheckoutService_GetRenewalPrice_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetRenewalPrice"
-	CheckoutService_CanDowngradeBusiness_FullMethodName   = "/hangar.checkout.v1.CheckoutService/CanDowngradeBusiness"
-	CheckoutService_ValidateGift_FullMethodName           = "/hangar.checkout.v1.CheckoutService/ValidateGift"
-	CheckoutService_SubmitGift_FullMethodName             = "/hangar.checkout.v1.CheckoutService/SubmitGift"
-	CheckoutService_CreateCart_FullMethodName             = "/hangar.checkout.v1.CheckoutService/CreateCart"
-	CheckoutService_GetCart_FullMethodName                = "/hangar.checkout.v1.CheckoutService/GetCart"
-	CheckoutService_PreviewOneOff_FullMethodName          = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
-	CheckoutService_SubmitInvoice_FullMethodName          = "/hangar.checkout.v1.CheckoutService/SubmitInvoice"
-	CheckoutService_SubmitOneOff_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
-	CheckoutService_GetSubscription_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetSubscription"
-	CheckoutService_GetSubscriptionSimple_FullMethodName  = "/hangar.checkout.v1.CheckoutService/GetSubscriptionSimple"
-	CheckoutService_SetAutoRenew_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SetAutoRenew"
-	CheckoutService_GetRenewalStatus_FullMethodName       = "/hangar.checkout.v1.CheckoutService/GetRenewalStatus"
-	CheckoutService_ListInvoices_FullMethodName           = "/hangar.checkout.v1.CheckoutService/ListInvoices"
-	CheckoutService_GetCurrency_FullMethodName            = "/hangar.checkout.v1.CheckoutService/GetCurrency"
-	CheckoutService_GetAccountSubscription_FullMethodName = "/hangar.checkout.v1.CheckoutService/GetAccountSubscription"
-	CheckoutService_UpdateBillingContact_FullMethodName   = "/hangar.checkout.v1.CheckoutService/UpdateBillingContact"
-	CheckoutService_GetReceipt_FullMethodName             = "/hangar.checkout.v1.CheckoutService/GetReceipt"
+	CheckoutService_PreviewInvoice_FullMethodName          = "/hangar.checkout.v1.CheckoutService/PreviewInvoice"
+	CheckoutService_ValidateInvoice_FullMethodName         = "/hangar.checkout.v1.CheckoutService/ValidateInvoice"
+	CheckoutService_ValidatePromo_FullMethodName           = "/hangar.checkout.v1.CheckoutService/ValidatePromo"
+	CheckoutService_ValidateCurrency_FullMethodName        = "/hangar.checkout.v1.CheckoutService/ValidateCurrency"
+	CheckoutService_GetRenewalPrice_FullMethodName         = "/hangar.checkout.v1.CheckoutService/GetRenewalPrice"
+	CheckoutService_CanDowngradeBusiness_FullMethodName    = "/hangar.checkout.v1.CheckoutService/CanDowngradeBusiness"
+	CheckoutService_ValidateGift_FullMethodName            = "/hangar.checkout.v1.CheckoutService/ValidateGift"
+	CheckoutService_SubmitGift_FullMethodName              = "/hangar.checkout.v1.CheckoutService/SubmitGift"
+	CheckoutService_CreateCart_FullMethodName              = "/hangar.checkout.v1.CheckoutService/CreateCart"
+	CheckoutService_GetCart_FullMethodName                 = "/hangar.checkout.v1.CheckoutService/GetCart"
+	CheckoutService_PreviewOneOff_FullMethodName           = "/hangar.checkout.v1.CheckoutService/PreviewOneOff"
+	CheckoutService_SubmitInvoice_FullMethodName           = "/hangar.checkout.v1.CheckoutService/SubmitInvoice"
+	CheckoutService_SubmitOneOff_FullMethodName            = "/hangar.checkout.v1.CheckoutService/SubmitOneOff"
+	CheckoutService_GetSubscription_FullMethodName         = "/hangar.checkout.v1.CheckoutService/GetSubscription"
+	CheckoutService_GetSubscriptionSimple_FullMethodName   = "/hangar.checkout.v1.CheckoutService/GetSubscriptionSimple"
+	CheckoutService_GetSubscriptionAvionics_FullMethodName = "/hangar.checkout.v1.CheckoutService/GetSubscriptionAvionics"
+	CheckoutService_SetAutoRenew_FullMethodName            = "/hangar.checkout.v1.CheckoutService/SetAutoRenew"
+	CheckoutService_GetRenewalStatus_FullMethodName        = "/hangar.checkout.v1.CheckoutService/GetRenewalStatus"
+	CheckoutService_ListInvoices_FullMethodName            = "/hangar.checkout.v1.CheckoutService/ListInvoices"
+	CheckoutService_GetCurrency_FullMethodName             = "/hangar.checkout.v1.CheckoutService/GetCurrency"
+	CheckoutService_GetAccountSubscription_FullMethodName  = "/hangar.checkout.v1.CheckoutService/GetAccountSubscription"
+	CheckoutService_UpdateBillingContact_FullMethodName    = "/hangar.checkout.v1.CheckoutService/UpdateBillingContact"
+	CheckoutService_GetReceipt_FullMethodName              = "/hangar.checkout.v1.CheckoutService/GetReceipt"
 )
 
 // CheckoutServiceClient is the client API for CheckoutService service.
@@ -98,6 +99,9 @@ type CheckoutServiceClient interface {
 	// GetSubscriptionSimple is GetSubscription, with the stored payment method when
 	// includePaymentInfo=1.
 	GetSubscriptionSimple(ctx context.Context, in *GetSubscriptionSimpleRequest, opts ...grpc.CallOption) (*GetSubscriptionSimpleResponse, error)
+	// GetSubscriptionAvionics answers the avionics add-ons of the caller's subscription
+	// (spec 001 §7, /subscription/avionics); unauthenticated without a session.
+	GetSubscriptionAvionics(ctx context.Context, in *GetSubscriptionAvionicsRequest, opts ...grpc.CallOption) (*GetSubscriptionAvionicsResponse, error)
 	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
 	SetAutoRenew(ctx context.Context, in *SetAutoRenewRequest, opts ...grpc.CallOption) (*SetAutoRenewResponse, error)
 	// GetRenewalStatus answers the session's subscription's renewal: its date and amount,
@@ -279,6 +283,16 @@ func (c *checkoutServiceClient) GetSubscriptionSimple(ctx context.Context, in *G
 	return out, nil
 }
 
+func (c *checkoutServiceClient) GetSubscriptionAvionics(ctx context.Context, in *GetSubscriptionAvionicsRequest, opts ...grpc.CallOption) (*GetSubscriptionAvionicsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSubscriptionAvionicsResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetSubscriptionAvionics_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *checkoutServiceClient) SetAutoRenew(ctx context.Context, in *SetAutoRenewRequest, opts ...grpc.CallOption) (*SetAutoRenewResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SetAutoRenewResponse)
@@ -404,6 +418,9 @@ type CheckoutServiceServer interface {
 	// GetSubscriptionSimple is GetSubscription, with the stored payment method when
 	// includePaymentInfo=1.
 	GetSubscriptionSimple(context.Context, *GetSubscriptionSimpleRequest) (*GetSubscriptionSimpleResponse, error)
+	// GetSubscriptionAvionics answers the avionics add-ons of the caller's subscription
+	// (spec 001 §7, /subscription/avionics); unauthenticated without a session.
+	GetSubscriptionAvionics(context.Context, *GetSubscriptionAvionicsRequest) (*GetSubscriptionAvionicsResponse, error)
 	// SetAutoRenew turns the caller's auto-renewal on or off (form data isAutoRenew).
 	SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error)
 	// GetRenewalStatus answers the session's subscription's renewal: its date and amount,
@@ -479,6 +496,9 @@ func (UnimplementedCheckoutServiceServer) GetSubscription(context.Context, *GetS
 }
 func (UnimplementedCheckoutServiceServer) GetSubscriptionSimple(context.Context, *GetSubscriptionSimpleRequest) (*GetSubscriptionSimpleResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSubscriptionSimple not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetSubscriptionAvionics(context.Context, *GetSubscriptionAvionicsRequest) (*GetSubscriptionAvionicsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSubscriptionAvionics not implemented")
 }
 func (UnimplementedCheckoutServiceServer) SetAutoRenew(context.Context, *SetAutoRenewRequest) (*SetAutoRenewResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetAutoRenew not implemented")
@@ -792,6 +812,24 @@ func _CheckoutService_GetSubscriptionSimple_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_GetSubscriptionAvionics_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSubscriptionAvionicsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetSubscriptionAvionics(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetSubscriptionAvionics_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetSubscriptionAvionics(ctx, req.(*GetSubscriptionAvionicsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CheckoutService_SetAutoRenew_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetAutoRenewRequest)
 	if err := dec(in); err != nil {
@@ -984,6 +1022,10 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSubscriptionSimple",
 			Handler:    _CheckoutService_GetSubscriptionSimple_Handler,
+		},
+		{
+			MethodName: "GetSubscriptionAvionics",
+			Handler:    _CheckoutService_GetSubscriptionAvionics_Handler,
 		},
 		{
 			MethodName: "SetAutoRenew",

@@ -2839,6 +2839,113 @@ func (x *ProvisionAccountResponse) GetPasswordless() bool {
 	return false
 }
 
+type GetMilitaryEligibilityRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// Optional: the buyer's account (its e-mail and military flag count too).
+	AccountUuid   string `protobuf:"bytes,2,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMilitaryEligibilityRequest) Reset() {
+	*x = GetMilitaryEligibilityRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMilitaryEligibilityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMilitaryEligibilityRequest) ProtoMessage() {}
+
+func (x *GetMilitaryEligibilityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMilitaryEligibilityRequest.ProtoReflect.Descriptor instead.
+func (*GetMilitaryEligibilityRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *GetMilitaryEligibilityRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GetMilitaryEligibilityRequest) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+type GetMilitaryEligibilityResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Eligible bool                   `protobuf:"varint,1,opt,name=eligible,proto3" json:"eligible,omitempty"`
+	// military or military_intl when the address proved it by the code flow; empty for an
+	// account marked military without a program.
+	Program       string `protobuf:"bytes,2,opt,name=program,proto3" json:"program,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMilitaryEligibilityResponse) Reset() {
+	*x = GetMilitaryEligibilityResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMilitaryEligibilityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMilitaryEligibilityResponse) ProtoMessage() {}
+
+func (x *GetMilitaryEligibilityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMilitaryEligibilityResponse.ProtoReflect.Descriptor instead.
+func (*GetMilitaryEligibilityResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *GetMilitaryEligibilityResponse) GetEligible() bool {
+	if x != nil {
+		return x.Eligible
+	}
+	return false
+}
+
+func (x *GetMilitaryEligibilityResponse) GetProgram() string {
+	if x != nil {
+		return x.Program
+	}
+	return ""
+}
+
 type LinkedAccount struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	JeppAccountId  string                 `protobuf:"bytes,1,opt,name=jepp_account_id,json=jeppAccountId,proto3" json:"jepp_account_id,omitempty"`
@@ -2850,7 +2957,7 @@ type LinkedAccount struct {
 
 func (x *LinkedAccount) Reset() {
 	*x = LinkedAccount{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2862,7 +2969,7 @@ func (x *LinkedAccount) String() string {
 func (*LinkedAccount) ProtoMessage() {}
 
 func (x *LinkedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[40]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2875,7 +2982,7 @@ func (x *LinkedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkedAccount.ProtoReflect.Descriptor instead.
 func (*LinkedAccount) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{40}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *LinkedAccount) GetJeppAccountId() string {
@@ -2908,7 +3015,7 @@ type ListLinkedAccountsRequest struct {
 
 func (x *ListLinkedAccountsRequest) Reset() {
 	*x = ListLinkedAccountsRequest{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2920,7 +3027,7 @@ func (x *ListLinkedAccountsRequest) String() string {
 func (*ListLinkedAccountsRequest) ProtoMessage() {}
 
 func (x *ListLinkedAccountsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[41]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2933,7 +3040,7 @@ func (x *ListLinkedAccountsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLinkedAccountsRequest.ProtoReflect.Descriptor instead.
 func (*ListLinkedAccountsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{41}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ListLinkedAccountsRequest) GetAccountUuid() string {
@@ -2952,7 +3059,7 @@ type ListLinkedAccountsResponse struct {
 
 func (x *ListLinkedAccountsResponse) Reset() {
 	*x = ListLinkedAccountsResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2964,7 +3071,7 @@ func (x *ListLinkedAccountsResponse) String() string {
 func (*ListLinkedAccountsResponse) ProtoMessage() {}
 
 func (x *ListLinkedAccountsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[42]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2977,7 +3084,7 @@ func (x *ListLinkedAccountsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLinkedAccountsResponse.ProtoReflect.Descriptor instead.
 func (*ListLinkedAccountsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{42}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListLinkedAccountsResponse) GetAccounts() []*LinkedAccount {
@@ -2997,7 +3104,7 @@ type LinkAvionicsRequest struct {
 
 func (x *LinkAvionicsRequest) Reset() {
 	*x = LinkAvionicsRequest{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3009,7 +3116,7 @@ func (x *LinkAvionicsRequest) String() string {
 func (*LinkAvionicsRequest) ProtoMessage() {}
 
 func (x *LinkAvionicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[43]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3022,7 +3129,7 @@ func (x *LinkAvionicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkAvionicsRequest.ProtoReflect.Descriptor instead.
 func (*LinkAvionicsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{43}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *LinkAvionicsRequest) GetAccountUuid() string {
@@ -3049,7 +3156,7 @@ type LinkAvionicsResponse struct {
 
 func (x *LinkAvionicsResponse) Reset() {
 	*x = LinkAvionicsResponse{}
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3061,7 +3168,7 @@ func (x *LinkAvionicsResponse) String() string {
 func (*LinkAvionicsResponse) ProtoMessage() {}
 
 func (x *LinkAvionicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_identity_proto_msgTypes[44]
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3074,7 +3181,7 @@ func (x *LinkAvionicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkAvionicsResponse.ProtoReflect.Descriptor instead.
 func (*LinkAvionicsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{44}
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *LinkAvionicsResponse) GetStatus() string {
@@ -3402,7 +3509,13 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x18ProvisionAccountResponse\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\x12\"\n" +
-	"\fpasswordless\x18\x03 \x01(\bR\fpasswordless\"\x95\x01\n" +
+	"\fpasswordless\x18\x03 \x01(\bR\fpasswordless\"X\n" +
+	"\x1dGetMilitaryEligibilityRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12!\n" +
+	"\faccount_uuid\x18\x02 \x01(\tR\vaccountUuid\"V\n" +
+	"\x1eGetMilitaryEligibilityResponse\x12\x1a\n" +
+	"\beligible\x18\x01 \x01(\bR\beligible\x12\x18\n" +
+	"\aprogram\x18\x02 \x01(\tR\aprogram\"\x95\x01\n" +
 	"\rLinkedAccount\x12&\n" +
 	"\x0fjepp_account_id\x18\x01 \x01(\tR\rjeppAccountId\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12,\n" +
@@ -3417,7 +3530,7 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x0fjepp_account_id\x18\x02 \x01(\tR\rjeppAccountId\"k\n" +
 	"\x14LinkAvionicsResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12;\n" +
-	"\aaccount\x18\x02 \x01(\v2!.hangar.identity.v1.LinkedAccountR\aaccount2\xae\x13\n" +
+	"\aaccount\x18\x02 \x01(\v2!.hangar.identity.v1.LinkedAccountR\aaccount2\xaf\x14\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +
@@ -3438,7 +3551,8 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x12ListLinkedAccounts\x12-.hangar.identity.v1.ListLinkedAccountsRequest\x1a..hangar.identity.v1.ListLinkedAccountsResponse\"0\x82\xd3\xe4\x93\x02*\x12(/buy/jepp/linked-accounts/{account_uuid}\x12\xa8\x01\n" +
 	"\fLinkAvionics\x12'.hangar.identity.v1.LinkAvionicsRequest\x1a(.hangar.identity.v1.LinkAvionicsResponse\"E\x82\xd3\xe4\x93\x02?:\x01*\":/buy/jepp/linked-avionics/{account_uuid}/{jepp_account_id}\x12a\n" +
 	"\fAuthenticate\x12'.hangar.identity.v1.AuthenticateRequest\x1a(.hangar.identity.v1.AuthenticateResponse\x12m\n" +
-	"\x10ProvisionAccount\x12+.hangar.identity.v1.ProvisionAccountRequest\x1a,.hangar.identity.v1.ProvisionAccountResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
+	"\x10ProvisionAccount\x12+.hangar.identity.v1.ProvisionAccountRequest\x1a,.hangar.identity.v1.ProvisionAccountResponse\x12\x7f\n" +
+	"\x16GetMilitaryEligibility\x121.hangar.identity.v1.GetMilitaryEligibilityRequest\x1a2.hangar.identity.v1.GetMilitaryEligibilityResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
 
 var (
 	file_hangar_identity_v1_identity_proto_rawDescOnce sync.Once
@@ -3452,7 +3566,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3494,31 +3608,33 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*AuthenticateResponse)(nil),            // 37: hangar.identity.v1.AuthenticateResponse
 	(*ProvisionAccountRequest)(nil),         // 38: hangar.identity.v1.ProvisionAccountRequest
 	(*ProvisionAccountResponse)(nil),        // 39: hangar.identity.v1.ProvisionAccountResponse
-	(*LinkedAccount)(nil),                   // 40: hangar.identity.v1.LinkedAccount
-	(*ListLinkedAccountsRequest)(nil),       // 41: hangar.identity.v1.ListLinkedAccountsRequest
-	(*ListLinkedAccountsResponse)(nil),      // 42: hangar.identity.v1.ListLinkedAccountsResponse
-	(*LinkAvionicsRequest)(nil),             // 43: hangar.identity.v1.LinkAvionicsRequest
-	(*LinkAvionicsResponse)(nil),            // 44: hangar.identity.v1.LinkAvionicsResponse
-	(*timestamppb.Timestamp)(nil),           // 45: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 46: google.protobuf.Struct
+	(*GetMilitaryEligibilityRequest)(nil),   // 40: hangar.identity.v1.GetMilitaryEligibilityRequest
+	(*GetMilitaryEligibilityResponse)(nil),  // 41: hangar.identity.v1.GetMilitaryEligibilityResponse
+	(*LinkedAccount)(nil),                   // 42: hangar.identity.v1.LinkedAccount
+	(*ListLinkedAccountsRequest)(nil),       // 43: hangar.identity.v1.ListLinkedAccountsRequest
+	(*ListLinkedAccountsResponse)(nil),      // 44: hangar.identity.v1.ListLinkedAccountsResponse
+	(*LinkAvionicsRequest)(nil),             // 45: hangar.identity.v1.LinkAvionicsRequest
+	(*LinkAvionicsResponse)(nil),            // 46: hangar.identity.v1.LinkAvionicsResponse
+	(*timestamppb.Timestamp)(nil),           // 47: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 48: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	45, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	47, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	46, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	46, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	46, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	48, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	48, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	48, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
 	36, // 12: hangar.identity.v1.Caller.memberships:type_name -> hangar.identity.v1.CallerMembership
 	35, // 13: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
-	40, // 14: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
-	40, // 15: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
+	42, // 14: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
+	42, // 15: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
 	1,  // 16: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
 	3,  // 17: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
 	5,  // 18: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
@@ -3533,30 +3649,32 @@ var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	26, // 27: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
 	28, // 28: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
 	31, // 29: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
-	41, // 30: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
-	43, // 31: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
+	43, // 30: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
+	45, // 31: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
 	34, // 32: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
 	38, // 33: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
-	2,  // 34: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 35: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 36: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 37: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 38: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 39: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 40: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 41: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 42: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 43: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 44: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 45: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 46: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 47: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	42, // 48: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
-	44, // 49: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
-	37, // 50: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	39, // 51: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
-	34, // [34:52] is the sub-list for method output_type
-	16, // [16:34] is the sub-list for method input_type
+	40, // 34: hangar.identity.v1.IdentityService.GetMilitaryEligibility:input_type -> hangar.identity.v1.GetMilitaryEligibilityRequest
+	2,  // 35: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 36: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 37: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 38: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 39: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 40: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 41: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 42: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 43: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 44: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 45: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 46: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 47: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 48: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	44, // 49: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
+	46, // 50: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
+	37, // 51: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	39, // 52: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
+	41, // 53: hangar.identity.v1.IdentityService.GetMilitaryEligibility:output_type -> hangar.identity.v1.GetMilitaryEligibilityResponse
+	35, // [35:54] is the sub-list for method output_type
+	16, // [16:35] is the sub-list for method input_type
 	16, // [16:16] is the sub-list for extension type_name
 	16, // [16:16] is the sub-list for extension extendee
 	0,  // [0:16] is the sub-list for field type_name
@@ -3574,14 +3692,14 @@ func file_hangar_identity_v1_identity_proto_init() {
 	file_hangar_identity_v1_identity_proto_msgTypes[24].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[27].OneofWrappers = []any{}
 	file_hangar_identity_v1_identity_proto_msgTypes[29].OneofWrappers = []any{}
-	file_hangar_identity_v1_identity_proto_msgTypes[40].OneofWrappers = []any{}
+	file_hangar_identity_v1_identity_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   45,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

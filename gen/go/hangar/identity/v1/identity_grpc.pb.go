@@ -37,6 +37,7 @@ const (
 	IdentityService_LinkAvionics_FullMethodName            = "/hangar.identity.v1.IdentityService/LinkAvionics"
 	IdentityService_Authenticate_FullMethodName            = "/hangar.identity.v1.IdentityService/Authenticate"
 	IdentityService_ProvisionAccount_FullMethodName        = "/hangar.identity.v1.IdentityService/ProvisionAccount"
+	IdentityService_GetMilitaryEligibility_FullMethodName  = "/hangar.identity.v1.IdentityService/GetMilitaryEligibility"
 )
 
 // IdentityServiceClient is the client API for IdentityService service.
@@ -104,6 +105,10 @@ type IdentityServiceClient interface {
 	// account when there is none (a buyer's account is created at checkout; the buyer sets a
 	// password later). Idempotent by e-mail. gRPC only (called by checkout).
 	ProvisionAccount(ctx context.Context, in *ProvisionAccountRequest, opts ...grpc.CallOption) (*ProvisionAccountResponse, error)
+	// GetMilitaryEligibility answers whether identity holds an e-mail (or account) as
+	// military-eligible: the address proved it by the code flow, or the account is marked
+	// military. gRPC only (called by checkout before it sells a military plan).
+	GetMilitaryEligibility(ctx context.Context, in *GetMilitaryEligibilityRequest, opts ...grpc.CallOption) (*GetMilitaryEligibilityResponse, error)
 }
 
 type identityServiceClient struct {
@@ -294,6 +299,16 @@ func (c *identityServiceClient) ProvisionAccount(ctx context.Context, in *Provis
 	return out, nil
 }
 
+func (c *identityServiceClient) GetMilitaryEligibility(ctx context.Context, in *GetMilitaryEligibilityRequest, opts ...grpc.CallOption) (*GetMilitaryEligibilityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetMilitaryEligibilityResponse)
+	err := c.cc.Invoke(ctx, IdentityService_GetMilitaryEligibility_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IdentityServiceServer is the server API for IdentityService service.
 // All implementations must embed UnimplementedIdentityServiceServer
 // for forward compatibility.
@@ -359,6 +374,10 @@ type IdentityServiceServer interface {
 	// account when there is none (a buyer's account is created at checkout; the buyer sets a
 	// password later). Idempotent by e-mail. gRPC only (called by checkout).
 	ProvisionAccount(context.Context, *ProvisionAccountRequest) (*ProvisionAccountResponse, error)
+	// GetMilitaryEligibility answers whether identity holds an e-mail (or account) as
+	// military-eligible: the address proved it by the code flow, or the account is marked
+	// military. gRPC only (called by checkout before it sells a military plan).
+	GetMilitaryEligibility(context.Context, *GetMilitaryEligibilityRequest) (*GetMilitaryEligibilityResponse, error)
 	mustEmbedUnimplementedIdentityServiceServer()
 }
 
@@ -422,6 +441,9 @@ func (UnimplementedIdentityServiceServer) Authenticate(context.Context, *Authent
 }
 func (UnimplementedIdentityServiceServer) ProvisionAccount(context.Context, *ProvisionAccountRequest) (*ProvisionAccountResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ProvisionAccount not implemented")
+}
+func (UnimplementedIdentityServiceServer) GetMilitaryEligibility(context.Context, *GetMilitaryEligibilityRequest) (*GetMilitaryEligibilityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetMilitaryEligibility not implemented")
 }
 func (UnimplementedIdentityServiceServer) mustEmbedUnimplementedIdentityServiceServer() {}
 func (UnimplementedIdentityServiceServer) testEmbeddedByValue()                         {}
@@ -768,6 +790,24 @@ func _IdentityService_ProvisionAccount_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_GetMilitaryEligibility_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetMilitaryEligibilityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).GetMilitaryEligibility(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_GetMilitaryEligibility_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).GetMilitaryEligibility(ctx, req.(*GetMilitaryEligibilityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // IdentityService_ServiceDesc is the grpc.ServiceDesc for IdentityService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -846,6 +886,10 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ProvisionAccount",
 			Handler:    _IdentityService_ProvisionAccount_Handler,
+		},
+		{
+			MethodName: "GetMilitaryEligibility",
+			Handler:    _IdentityService_GetMilitaryEligibility_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

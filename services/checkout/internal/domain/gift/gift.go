@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
 	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
@@ -35,11 +36,11 @@ const (
 	MsgWholeNumber       = "Gift certificate amounts must be whole numbers."
 	MsgCustomRange       = "A custom gift certificate amount must be between 25 and 1000."
 	MsgTooMany           = "At most 20 gift certificates can be bought at once."
-	// The card fields' messages (spec 001 §5, payment form).
-	MsgCardBlank    = "Credit Card cannot be blank"
-	MsgNameBlank    = "Name cannot be blank"
-	MsgPostalBlank  = "Postal Code cannot be blank"
-	MsgCountryBlank = "Please select a country"
+	// The card fields' messages (spec 001 §5, payment form), shared with every submit.
+	MsgCardBlank    = rules.MsgCardBlank
+	MsgNameBlank    = rules.MsgNameBlank
+	MsgPostalBlank  = rules.MsgPostalBlank
+	MsgCountryBlank = rules.MsgSelectCountry
 )
 
 // ItemGiftCertificate is the invoice item type of a certificate bought (spec 000 §3).
@@ -184,23 +185,10 @@ func Price(c Checked) Invoice {
 	return inv
 }
 
-// CheckPayment answers the card fields' messages for a submit (spec 001 §5): a nonce,
-// the cardholder's name, the postal code and the country are required.
+// CheckPayment answers the card fields' messages for a submit (spec 001 §5): the payment
+// check the subscription submit makes too (rules.ValidatePayment).
 func CheckPayment(nonce, cardholder, zip, country string) []string {
-	var out []string
-	if strings.TrimSpace(nonce) == "" {
-		out = append(out, MsgCardBlank)
-	}
-	if strings.TrimSpace(cardholder) == "" {
-		out = append(out, MsgNameBlank)
-	}
-	if strings.TrimSpace(zip) == "" {
-		out = append(out, MsgPostalBlank)
-	}
-	if strings.TrimSpace(country) == "" {
-		out = append(out, MsgCountryBlank)
-	}
-	return out
+	return rules.ValidatePayment(rules.Payment{Nonce: nonce, CardholderName: cardholder, Zip: zip, Country: country})
 }
 
 // Certificate is an issued gift certificate: a code with a balance in one currency.

@@ -422,17 +422,28 @@ func tierPrice(e *domain.Entry, qty int, cur string) (int, *domain.Price) {
 	return tier, out
 }
 
-// unusedCredit answers the whole unused days of the current term and their value: the
-// price paid times unused/term days, rounded down so a credit never exceeds what was paid.
+// unusedCredit answers the whole unused days of every paid term that has not ended (the
+// current one and those an early renewal stacked it after) and their value: each term's
+// price times its unused/term days, rounded down per term so a credit never exceeds what
+// was paid.
 func unusedCredit(s *domain.Subscription, today time.Time) (int64, int64) {
-	start, end := startOfDay(s.TermStart), startOfDay(s.TermEnd)
-	termDays := int64(end.Sub(start).Hours() / 24)
-	unused := int64(end.Sub(today).Hours() / 24)
-	if termDays <= 0 || unused <= 0 || s.PriceInCents <= 0 {
-		return 0, 0
+	var days, credit int64
+	for _, t := range append(append([]domain.Term(nil), s.EarlierTerms...), domain.Term{Start: s.TermStart, End: s.TermEnd, PriceInCents: s.PriceInCents}) {
+		start, end := startOfDay(t.Start), startOfDay(t.End)
+		termDays := int64(end.Sub(start).Hours() / 24)
+		from := today
+		if start.After(today) {
+			from = start // a stacked term not begun: all of it is unused
+		}
+		unused := int64(end.Sub(from).Hours() / 24)
+		if termDays <= 0 || unused <= 0 || t.PriceInCents <= 0 {
+			continue
+		}
+		unused = min(unused, termDays)
+		days += unused
+		credit += t.PriceInCents * unused / termDays
 	}
-	unused = min(unused, termDays)
-	return unused, s.PriceInCents * unused / termDays
+	return days, credit
 }
 
 // changed reports whether the cart differs from the current subscription (add-ons or

@@ -51,8 +51,11 @@ func TestPricing(t *testing.T) {
 		sub   int64
 		tax   int64
 	}{
-		{name: "premium with an added Europe region in USD", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "add_geo_eu"}},
-			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:add_geo_eu": 10000}, sub: 47000},
+		{name: "premium with an added Europe region in USD", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "included_geo_us", "add_geo_eu"}},
+			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:included_geo_us": 0, "PLAN_ADD_ON:add_geo_eu": 10000}, sub: 47000},
+		// Every plan includes one region (spec 000 §1): an added one alone is the included one.
+		{name: "premium whose only region is an added one includes it", in: domain.Input{Currency: "USD", AddOns: []string{"performance", "add_geo_eu"}},
+			lines: map[string]int64{"PLAN:performance": 37000, "PLAN_ADD_ON:included_geo_eu": 0}, sub: 37000},
 		{name: "premium with two regions in EUR", in: domain.Input{Currency: "EUR", AddOns: []string{"performance", "included_geo_eu", "add_geo_us", "add_geo_ca"}},
 			lines: map[string]int64{"PLAN:performance": 34400, "PLAN_ADD_ON:included_geo_eu": 0, "PLAN_ADD_ON:add_geo_us": 9300, "PLAN_ADD_ON:add_geo_ca": 9300}, sub: 53000},
 		{name: "empty configuration starts from Essential with the currency's region", in: domain.Input{Currency: "CAD"},
@@ -125,6 +128,19 @@ func TestPlanChangeAndCredit(t *testing.T) {
 				t.Errorf("term %v renewal %v", pv.TermStart, pv.RenewalDate)
 			}
 		}},
+		{name: "a change after an early renewal credits every paid term not ended", in: domain.Input{AddOns: []string{"performance", "included_geo_us"}},
+			ex: func() *domain.Subscription {
+				// The current term renewed early: a second $470 year stacked after its 143 days.
+				s := pilot()
+				s.EarlierTerms = []domain.Term{{Start: s.TermStart, End: s.TermEnd, PriceInCents: 47000}}
+				s.TermStart, s.TermEnd = s.TermEnd, s.TermEnd.AddDate(1, 0, 0)
+				return s
+			}(), check: func(t *testing.T, pv *pricing.Preview) {
+				// 47000 × 143 / 365 = 18413 (rounded down) + the whole second year, 47000.
+				if got := pv.Invoice.CreditInCents + pv.Invoice.CreditToAccountInCents; got != 18413+47000 {
+					t.Errorf("credit %d + to account %d = %d, want %d", pv.Invoice.CreditInCents, pv.Invoice.CreditToAccountInCents, got, 18413+47000)
+				}
+			}},
 		{name: "upgrade needs no confirmation", in: domain.Input{Upgrade: "performance"}, ex: &domain.Subscription{ID: "s", PlanCode: "pro_plus", AddOns: []string{"pro_plus", "included_geo_us"}, Quantity: 1, Currency: "USD", PriceInCents: 19999, TermStart: now.AddDate(0, -6, 0), TermEnd: now.AddDate(0, 6, 0), Valid: true},
 			check: func(t *testing.T, pv *pricing.Preview) {
 				if !pv.PlanChange.Upgraded || pv.PlanChange.NeedsConfirmation || pv.Invoice.CreditInCents == 0 {

@@ -23,16 +23,18 @@ type Rules struct {
 
 // Messages of spec 000 §5 (exact wording).
 const (
-	MsgBusinessMinimum   = "business plans require a minimum of two licenses"
-	MsgSelectPlan        = "You must select at least one plan."
-	MsgNoRegion          = "No region(s) selected."
-	MsgSelectHondaJet    = "Please select a HondaJet runway analysis"
-	MsgPleaseConfirm     = "please confirm"
-	MsgEula              = "Please agree to our terms of use."
-	MsgEmail             = "Please enter your email address."
-	MsgOrganization      = "Please enter your organization name."
-	MsgCardBlank         = "Credit Card cannot be blank"
-	MsgNameBlank         = "Name cannot be blank"
+	MsgBusinessMinimum = "business plans require a minimum of two licenses"
+	MsgSelectPlan      = "You must select at least one plan."
+	MsgNoRegion        = "No region(s) selected."
+	MsgSelectHondaJet  = "Please select a HondaJet runway analysis"
+	MsgPleaseConfirm   = "please confirm"
+	MsgEula            = "Please agree to our terms of use."
+	MsgEmail           = "Please enter your email address."
+	MsgOrganization    = "Please enter your organization name."
+	MsgCardBlank       = "Credit Card cannot be blank"
+	MsgNameBlank       = "Name cannot be blank"
+	// MsgNameTwoWords: the spec flags a cardholder name without two words, unworded.
+	MsgNameTwoWords      = "Please enter the cardholder's first and last name."
 	MsgPostalBlank       = "Postal Code cannot be blank"
 	MsgSelectCountry     = "Please select a country"
 	MsgHuman             = "Please verify you are a human."
@@ -661,6 +663,9 @@ func (b *builder) applyRegions() {
 				b.adjust(paid, "replaced", "each plan includes one region; %s is charged as an added region", e.Title)
 			}
 		}
+		if included == "" {
+			included = b.includeAddedRegion()
+		}
 		if included != "" {
 			dup := "add_" + strings.TrimPrefix(included, "included_")
 			b.remove(func(e *domain.Entry) string {
@@ -678,6 +683,24 @@ func (b *builder) applyRegions() {
 		}
 	}
 	cart.Errors = append(cart.Errors, MsgNoRegion)
+}
+
+// includeAddedRegion makes the first added region of a cart without an included one the
+// plan's included region (spec 000 §1: every plan includes one region, so Premium with
+// only add_geo_eu is not charged $100 for it) and answers it, or "".
+func (b *builder) includeAddedRegion() string {
+	for i, code := range b.codes {
+		e, _ := b.cat.Entry(code)
+		if e == nil || !e.IsRegion() || !strings.HasPrefix(code, "add_") {
+			continue
+		}
+		if inc, ok := b.cat.Entry("included_" + strings.TrimPrefix(code, "add_")); ok {
+			b.codes[i] = inc.Code
+			b.adjust(inc.Code, "replaced", "each plan includes one region; %s is the one included with the %s", inc.Title, b.cart.Plan.Title)
+			return inc.Code
+		}
+	}
+	return ""
 }
 
 // applyBusinessPairs keeps each 'purchased vs not purchased' pair complete: a business cart

@@ -48,6 +48,34 @@ func (r Rules) Validate(c *domain.Cart, in domain.Input) []string {
 	return errs
 }
 
+// MilitaryCart reports whether a cart buys a military or international-military plan.
+func MilitaryCart(c *domain.Cart) bool {
+	return c.Military || c.Plan != nil && c.Plan.PlanType == "military"
+}
+
+// InternationalPlan reports whether a plan is an international-military one (codes
+// ending _intl).
+func InternationalPlan(e *domain.Entry) bool {
+	return e != nil && strings.HasSuffix(e.Code, "_intl")
+}
+
+// Military eligibility (spec 001 §4): where a buyer proves it, and what a buyer who has
+// not is told (the spec does not word it).
+const (
+	EligibilityPage         = "/buy/military"
+	EligibilityPageIntl     = "/buy/military_intl"
+	CodeMilitaryEligibility = "MILITARY_ELIGIBILITY_REQUIRED"
+)
+
+// MsgMilitaryEligibility tells a buyer who has not proven military eligibility where to.
+func MsgMilitaryEligibility(international bool) string {
+	page := EligibilityPage
+	if international {
+		page = EligibilityPageIntl
+	}
+	return "Military Flight Bag plans are sold only to verified military customers. Please verify your eligibility at " + page + " first."
+}
+
 // Payment is the payment form as submitted.
 type Payment struct {
 	Nonce             string
@@ -59,14 +87,23 @@ type Payment struct {
 	RecaptchaValue    string
 }
 
-// ValidatePayment checks the payment form (spec 000 §5, spec 001 §5).
+// ValidatePayment checks the payment form (spec 000 §5, spec 001 §5): the one check of
+// the subscription, gift and one-off submits. A card needs a nonce and the cardholder's
+// name of two words (spec 000 §5: billing info is missing when the name lacks two words);
+// a stored method needs neither. Every payment needs the billing postal code and country,
+// which the tax is computed from.
 func ValidatePayment(p Payment) []string {
 	var errs []string
 	if strings.TrimSpace(p.Nonce) == "" && !p.ExistingMethod {
 		errs = append(errs, MsgCardBlank)
 	}
-	if strings.TrimSpace(p.CardholderName) == "" && !p.ExistingMethod {
-		errs = append(errs, MsgNameBlank)
+	if !p.ExistingMethod {
+		switch name := strings.Fields(p.CardholderName); {
+		case len(name) == 0:
+			errs = append(errs, MsgNameBlank)
+		case len(name) < 2:
+			errs = append(errs, MsgNameTwoWords)
+		}
 	}
 	if strings.TrimSpace(p.Zip) == "" {
 		errs = append(errs, MsgPostalBlank)

@@ -385,6 +385,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/subscription/avionics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetSubscriptionAvionics answers the avionics add-ons of the caller's subscription
+         *     (spec 001 §7, /subscription/avionics); unauthenticated without a session.
+         */
+        get: operations["CheckoutService_GetSubscriptionAvionics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/subscription/renewal-price": {
         parameters: {
             query?: never;
@@ -717,6 +737,11 @@ export interface components {
             renewalDate?: string;
             /** @description scheduled, retrying, renewed, lapsed, ending, not-charged. */
             state?: string;
+            subscriptionId?: string;
+        };
+        v1GetSubscriptionAvionicsResponse: {
+            avionics?: components["schemas"]["v1SubscriptionAvionics"][];
+            status?: string;
             subscriptionId?: string;
         };
         v1GetSubscriptionResponse: {
@@ -1158,6 +1183,12 @@ export interface components {
             quantity?: number;
             termEndDate?: string;
             termStartDate?: string;
+        };
+        /** @description SubscriptionAvionics is one panel-avionics add-on of a subscription. */
+        v1SubscriptionAvionics: {
+            addOnCode?: string;
+            licensingMethod?: string;
+            title?: string;
         };
         v1UpdateBillingContactResponse: {
             contact?: components["schemas"]["v1BillingContact"];
@@ -1884,6 +1915,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1SetAutoRenewResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    CheckoutService_GetSubscriptionAvionics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetSubscriptionAvionicsResponse"];
                 };
             };
             /** @description An unexpected error response. */

@@ -1,0 +1,29 @@
+package server
+
+import (
+	"encoding/json"
+	"testing"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+func TestEmitDefaultsOnlyForRegisteredAnswers(t *testing.T) {
+	m := newJSONMarshaler()
+	fields := func() map[string]any {
+		b, err := m.Marshal(&healthpb.HealthCheckResponse{})
+		var out map[string]any
+		if err != nil || json.Unmarshal(b, &out) != nil {
+			t.Fatalf("marshal: %s %v", b, err)
+		}
+		return out
+	}
+	// An unregistered answer leaves its empty fields out, as every answer did before.
+	if got := fields(); len(got) != 0 {
+		t.Fatalf("unregistered: %v, want {}", got)
+	}
+	EmitDefaults(&healthpb.HealthCheckResponse{})
+	t.Cleanup(func() { emitDefaults.Delete((&healthpb.HealthCheckResponse{}).ProtoReflect().Descriptor().FullName()) })
+	if got := fields(); got["status"] != "UNKNOWN" {
+		t.Errorf("registered: %v, want the empty field named", got)
+	}
+}
