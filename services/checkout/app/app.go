@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
@@ -133,6 +134,14 @@ type App struct {
 	catalogLoaded chan struct{}
 }
 
+// EmailLookupLimit throttles, per client address, the look-ups that tell a stranger
+// something of an e-mail's account (GET /buy/api/currency?email=, POST
+// /buy/api/currency/validate by e-mail, gift validation with an e-mail, and invoice
+// validation of an anonymous buyer's e-mail): the rule of identity's isbusiness
+// (identity.AnonymousLimits). Bursts a person needs pass; a script is refused with 429
+// and Retry-After.
+var EmailLookupLimit = ratelimit.Rule{Every: 2 * time.Second, Burst: 30}
+
 // DefaultMaxConns is checkout's pool size unless DATABASE_MAX_CONNS sets one. An order is
 // about five transactions here, two of them commits that wait for the WAL flush: with
 // pgx's default (4 connections on 2 cores) submits queued for a connection at 200 orders/s
@@ -186,6 +195,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,
+		// Shared by every replica in checkout's database (rate_limits), as identity's
+		// isbusiness limit is in its own.
+		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, ratelimit.NewPostgreSQL(pool), log),
 	}
 	if a.identity != nil {
 		opts.Accounts = adapters.NewIdentityClient(a.identity)

@@ -60,6 +60,8 @@ type Service struct {
 	submits  singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
 	allocations Allocations
+	// lookups throttles the e-mail look-ups per client address (nil: not throttled).
+	lookups Throttle
 }
 
 // Options configure a Service.
@@ -80,6 +82,9 @@ type Options struct {
 	Allocations Allocations
 	// Geo locates a buyer without a currency (nil: such buyers get USD).
 	Geo Geo
+	// Lookups throttles the e-mail look-ups (currency, gift and invoice validation) per
+	// client address across replicas; nil: not throttled.
+	Lookups Throttle
 }
 
 // New builds the service.
@@ -89,7 +94,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -282,8 +287,12 @@ func refuseOneOff(cat *domain.Catalog, in domain.Input) error {
 	return nil
 }
 
-// Preview prices a configuration.
+// Preview prices a configuration. One naming an account the session may not act on is
+// refused (mayName).
 func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (*pricing.Preview, error) {
+	if err := s.mayName(ctx, in); err != nil {
+		return nil, err
+	}
 	return s.price(ctx, in, caller, true)
 }
 
@@ -303,8 +312,22 @@ const (
 )
 
 // Validate is the validation before payment. Whether the buyer is logged in, and as whom,
-// comes from the session (in.Caller), never from the request body.
+// comes from the session (in.Caller), never from the request body. Asked on its own (POST
+// /buy/api/invoice/validate) it tells whether an e-mail has an account, so an anonymous
+// caller's is throttled as the other e-mail look-ups are; submit validates unthrottled.
 func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
+	if anonymousEmail(in) {
+		if err := s.lookupByEmail(ctx, caller.Client); err != nil {
+			return nil, err
+		}
+	}
+	return s.validate(ctx, in, caller)
+}
+
+func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
+	if err := s.mayName(ctx, in); err != nil {
+		return nil, err
+	}
 	pv, err := s.price(ctx, in, caller, true)
 	if err != nil {
 		return nil, err
@@ -417,6 +440,12 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 	if code == "" {
 		return nil, errs.Field("code", "Please enter a code.")
 	}
+	if err := s.mayName(ctx, in); err != nil {
+		if _, ok := AsLoginFirst(err); ok {
+			return nil, errs.E(errs.Unauthorized, MsgLoginRequired)
+		}
+		return nil, err
+	}
 	accountID, sessionEmail := who(in)
 	acct := firstNonEmpty(accountID, strings.ToLower(firstNonEmpty(sessionEmail, domain.NormalizeEmail(in.Email))))
 	if err := s.limiter.Allow(ctx, caller.Client, acct); err != nil {
@@ -466,11 +495,15 @@ type CurrencyCheck struct {
 // modal is suppressed for them, spec 000 §8): their currency is fixed anyway. An account id
 // names whose subscription is read, so it needs the Billing right on that account, like
 // GET /buy/api/currency?accountId= (docs/authorization.md); an e-mail alone stays
-// anonymous, as the spec's currency lookup by e-mail is.
-func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool) (*CurrencyCheck, error) {
+// anonymous, as the spec's currency lookup by e-mail is, throttled per client address.
+func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool, client string) (*CurrencyCheck, error) {
 	acct := domain.ExtractAccountID(accountID)
 	if acct != "" {
 		if _, err := auth.RequireRight(ctx, acct, auth.Billing); err != nil {
+			return nil, err
+		}
+	} else if domain.NormalizeEmail(email) != "" {
+		if err := s.lookupByEmail(ctx, client); err != nil {
 			return nil, err
 		}
 	}

@@ -70,9 +70,15 @@ type GiftValidation struct {
 	Counter         int64
 }
 
-// ValidateGift checks and prices a gift order. The buyer's account is the session's, or
-// else the account of the e-mail sent (the page's e-mail-in-cart check).
-func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain.Caller, counter int64) (*GiftValidation, error) {
+// ValidateGift checks and prices a gift order. The buyer's account is the session's; the
+// e-mail sent is only checked for a valid subscription (the page's e-mail-in-cart check):
+// its account id is not answered to a caller who is not that account.
+func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain.Caller, counter int64, client string) (*GiftValidation, error) {
+	if !buyer.LoggedIn && strings.Contains(o.Email, "@") {
+		if err := p.svc.lookupByEmail(ctx, client); err != nil {
+			return nil, err
+		}
+	}
 	cat, err := p.svc.Catalog()
 	if err != nil {
 		return nil, err
@@ -91,9 +97,6 @@ func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain
 			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
 		if sub != nil {
-			if v.AccountID == "" {
-				v.AccountID = sub.AccountID
-			}
 			v.HasSubscription = sub.Valid
 		}
 	}

@@ -124,7 +124,7 @@ func (s *Service) submit(ctx context.Context, in domain.Input, sub Submit, calle
 // priceForSubmit validates as Validate does, checks the payment fields and the human
 // verification, re-prices and compares with the quote, and resolves the buyer's account.
 func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
-	v, err := s.Validate(ctx, in, caller)
+	v, err := s.validate(ctx, in, caller)
 	if err != nil {
 		return nil, err
 	}

@@ -146,6 +146,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // ---- modals
   const [loginOpen, setLoginOpen] = useState<string | undefined>(query.loginFailed ? AUTH_FAILED : query.promptLogin ? LOGIN_REQUIRED : undefined);
   const [currencyMessage, setCurrencyMessage] = useState<string | undefined>();
+  // A preview of an account this session may not act on (a /buy#/account/{id} link opened
+  // by someone else, or logged out) answers 401 with requireLogin: log in first (spec 000
+  // §4 Login).
+  const previewError = previewQuery.error;
+  useEffect(() => {
+    if (previewError instanceof ApiError && previewError.status === 401) setLoginOpen(LOGIN_REQUIRED);
+  }, [previewError]);
   const [planChangeOpen, setPlanChangeOpen] = useState(false);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();

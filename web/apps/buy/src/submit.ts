@@ -3,8 +3,17 @@ import { apiClient } from './api';
 
 export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
 
+/**
+ * POST /buy/api/invoice/validate. A configuration naming an account the session may not
+ * act on answers 401 with requireLogin: a failed validation that opens the login modal.
+ */
 export async function validate(configuration: WireConfiguration): Promise<WireValidateInvoice> {
-  return unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
+  try {
+    return await unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return { status: 'fail', requireLogin: true, errors: [e.message] };
+    throw e;
+  }
 }
 
 export type WirePromoCheck = CheckoutComponents['schemas']['v1ValidatePromoResponse'];
