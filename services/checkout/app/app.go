@@ -51,6 +51,10 @@ type Config struct {
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" default:"dev-only-quote-key" doc:"secret signing quote ids; set a random value in production"`
 	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
+	PromotionsPerOrder int `env:"CHECKOUT_PROMOTIONS_PER_ORDER" default:"1" doc:"how many promotions one order takes (the first that apply, in the order entered); 1: promotions do not stack"`
+	// DeeplinkAllow lists where deeplinkOnSuccess may send a buyer after payment.
+	DeeplinkAllow []string `env:"CHECKOUT_DEEPLINK_ALLOW" default:"hangar:" doc:"where deeplinkOnSuccess may go after payment (comma list): an app scheme (hangar:) or an https host (https://app.example); any other link is dropped and logged"`
 	// RecaptchaRequired makes validate ask for the human-verification value.
 	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
 	// RecaptchaSecret, when set, verifies the value with Google's siteverify; unset, a
@@ -194,10 +198,14 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
-		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,
+		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		// Shared by every replica in checkout's database (rate_limits), as identity's
 		// isbusiness limit is in its own.
 		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, ratelimit.NewPostgreSQL(pool), log),
+	}
+	if opts.Deeplinks, err = iapp.ParseDeeplinks(cfg.DeeplinkAllow); err != nil {
+		pool.Close()
+		return nil, err
 	}
 	if a.identity != nil {
 		opts.Accounts = adapters.NewIdentityClient(a.identity)

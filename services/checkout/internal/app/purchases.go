@@ -190,6 +190,9 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCodeCounts(in.Order.PromoCodes, in.Order.GiftCodes); err != nil {
+		return nil, err
+	}
 	preset, err := p.Cart(ctx, in.CartID)
 	if err != nil {
 		return nil, err
@@ -208,15 +211,22 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 		pv.Cart.Email = pv.Email
 	}
 	buyer := oneoff.Buyer{FirstTime: true}
-	if len(pv.Cart.PromoCodes) > 0 {
-		if err := p.svc.limiter.Allow(ctx, in.ClientAddr, firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email))); err != nil {
+	// As in a subscription cart, a code counts when first tried in this cart.
+	codes := codeKeys(pv.Cart.PromoCodes, nil)
+	ck := cartKey(in.ClientAddr, "oneoff:"+preset.UUID, "", firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)))
+	if len(codes) > 0 {
+		if err := p.svc.countCodes(ctx, in.ClientAddr, ck, firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), codes); err != nil {
 			return nil, err
 		}
 		if buyer, err = p.buyer(ctx, pv.AccountID, pv.Email); err != nil {
 			return nil, err
 		}
 	}
+	buyer.PromotionsPerOrder = p.svc.perOrder
 	pv.Invoice = oneoff.Price(pv.Cart, *p.svc.promos.Load(), buyer, p.svc.now())
+	if len(codes) > 0 {
+		p.svc.remember(in.ClientAddr, ck, acceptedKeys(pv.Cart.PromoCodes, nil, pv.Invoice.CodeErrors))
+	}
 	pv.Counter = p.svc.counters.Next("oneoff:"+preset.UUID+":"+firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), in.Counter)
 	return pv, nil
 }

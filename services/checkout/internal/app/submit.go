@@ -83,6 +83,7 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 	if s.orders == nil {
 		return nil, errs.E(errs.Unavailable, "orders are not configured")
 	}
+	sub.Deeplink = s.deeplink(ctx, sub.Deeplink)
 	// Concurrent submits of one key and body in this process share one execution (one
 	// validation, one account creation, one charge); across replicas the key's row decides.
 	v, err, shared := s.submits.Do(sub.Key+"\x00"+sub.RequestHash, func() (any, error) {

@@ -430,7 +430,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         console.error((e as Error).message);
       }
       const url = successUrl(result, kiosk);
-      const deeplink = result.mobileDeeplink || query.deeplinkOnSuccess;
+      // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
+      // schemes and hosts, so the page never follows one it dropped.
+      const deeplink = result.mobileDeeplink;
       if (deeplink) {
         // The app opens first; the success page follows after 3 s.
         navigate(deeplink);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient, type WireConfiguration } from '@hangar/api-client';
 import { setApiClient } from './api';
-import { submit } from './submit';
+import { submit, successUrl } from './submit';
 
 afterEach(() => setApiClient(undefined));
 
@@ -18,5 +18,16 @@ describe('submit', () => {
     expect((await submit({ configuration, nonce: 'n2', idempotencyKey: 'k2' })).ok).toBe(true);
     expect(bodies[0]).toMatchObject({ email: 'new@b.co', nonce: 'n1', marketingConsent: true });
     expect(bodies[1]!.marketingConsent).toBeUndefined();
+  });
+});
+
+describe('successUrl: the page goes only to paths of this site after payment', () => {
+  it('takes the server redirect and its extension', () => {
+    expect(successUrl({ redirectUrl: '/buy/success?invoiceId=1', extension: '&x=1' }, false)).toBe('/buy/success?invoiceId=1&x=1');
+  });
+  it('never another origin', () => {
+    for (const redirectUrl of ['https://evil.example/phish', '//evil.example/phish', '/\\evil.example', 'javascript:alert(1)']) {
+      expect(successUrl({ redirectUrl, invoiceId: 'inv-1' }, false)).toBe('/buy/success?invoiceId=inv-1');
+    }
   });
 });

@@ -82,9 +82,14 @@ export function newIdempotencyKey(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto ? `buy-${crypto.randomUUID()}` : `buy-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
+/** A path of this site: '/x', never '//host' or a URL of another origin. */
+export function samePath(u: string | undefined): string | undefined {
+  return u && u.startsWith('/') && !u.startsWith('//') && !u.startsWith('/\\') ? u : undefined;
+}
+
 /** The success page's URL: the server's redirect (with its extension), or /buy/success?invoiceId=. */
 export function successUrl(r: WireSubmit, kiosk: boolean): string {
-  let url = r.redirectUrl || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
+  let url = samePath(r.redirectUrl) || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
   if (r.extension) url += r.extension;
   if (kiosk) url += `${url.includes('?') ? '&' : '?'}kiosk=true`;
   return url;
