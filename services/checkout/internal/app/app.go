@@ -324,6 +324,9 @@ type Validation struct {
 	RequireLogin bool
 	// Allocations are the tail allocations that end with this configuration.
 	Allocations []domain.Allocation
+	// OrgMember: the buyer belongs to an organization, as /buy/api/me says of the session
+	// (identity's memberships), or the subscription priced is an organization's.
+	OrgMember bool
 }
 
 // Messages of the login requirement (spec 000 §6; the spec does not word them).
@@ -353,7 +356,8 @@ func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) 
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations}
+	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations,
+		OrgMember: (in.Caller.LoggedIn && !in.SalesMode() && in.Caller.Organization != "") || (pv.Cart.Existing != nil && pv.Cart.Existing.OrganizationID != "")}
 	for _, ce := range pv.CodeErrors {
 		if ce.Message != "" && !contains(v.Errors, ce.Message) {
 			v.Errors = append(v.Errors, ce.Message)
