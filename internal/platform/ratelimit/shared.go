@@ -84,33 +84,60 @@ func (p *PostgreSQL) sweep(ctx context.Context, at int64) {
 	_, _ = p.db.Exec(ctx, `DELETE FROM rate_limits WHERE tat < $1`, at) // best effort
 }
 
-// UnaryShared is Unary held across replicas: each call first passes this process's bucket
+// Shared is one rule held across replicas: each Allow first passes this process's bucket
 // (x/time/rate, a cheap filter that keeps a flood on one replica off the database), then
-// takes a token of the bucket shared in store under "<method>|<key>". When the store
-// fails the call is let through on the local bucket alone (logged): an outage of the
-// limit's table must not close the doors it guards.
+// takes a token of the bucket shared in store under "<name>|<key>". When the store fails
+// the call is let through on the local bucket alone (logged): an outage of the limit's
+// table must not close the doors it guards. For a door that is not a whole gRPC method (a
+// look-up only some requests of a method make); UnaryShared is one per method.
+type Shared struct {
+	name  string
+	rule  Rule
+	local *Limiter
+	store Store
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// NewShared holds rule across replicas in store under name.
+func NewShared(name string, rule Rule, now func() time.Time, store Store, log *slog.Logger) *Shared {
+	if now == nil {
+		now = time.Now
+	}
+	return &Shared{name: name, rule: rule, local: New(rule, 100_000, now), store: store, now: now, log: log}
+}
+
+// Allow takes a token for key, or answers Refusal (429 with the wait).
+func (s *Shared) Allow(ctx context.Context, key string) error {
+	if ok, wait := s.local.Allow(key); !ok {
+		return Refusal(wait)
+	}
+	ok, wait, err := s.store.Take(ctx, s.name+"|"+key, s.rule, s.now())
+	switch {
+	case err != nil:
+		if s.log != nil {
+			s.log.WarnContext(ctx, "ratelimit: shared store failed; local limit only", "limit", s.name, "err", err.Error())
+		}
+	case !ok:
+		return Refusal(wait)
+	}
+	return nil
+}
+
+// UnaryShared is Unary held across replicas: every method named in rules is a Shared
+// limit named by its full method name.
 func UnaryShared(rules map[string]Rule, key func(context.Context) string, now func() time.Time, store Store, log *slog.Logger) grpc.UnaryServerInterceptor {
-	local := make(map[string]*Limiter, len(rules))
+	limits := make(map[string]*Shared, len(rules))
 	for m, r := range rules {
-		local[m] = New(r, 100_000, now)
+		limits[m] = NewShared(m, r, now, store, log)
 	}
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		l, ok := local[info.FullMethod]
+		l, ok := limits[info.FullMethod]
 		if !ok {
 			return handler(ctx, req)
 		}
-		k := key(ctx)
-		if ok, wait := l.Allow(k); !ok {
-			return nil, Refusal(wait)
-		}
-		ok, wait, err := store.Take(ctx, info.FullMethod+"|"+k, rules[info.FullMethod], now())
-		switch {
-		case err != nil:
-			if log != nil {
-				log.WarnContext(ctx, "ratelimit: shared store failed; local limit only", "method", info.FullMethod, "err", err.Error())
-			}
-		case !ok:
-			return nil, Refusal(wait)
+		if err := l.Allow(ctx, key(ctx)); err != nil {
+			return nil, err
 		}
 		return handler(ctx, req)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
@@ -50,6 +51,10 @@ type Config struct {
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" default:"dev-only-quote-key" doc:"secret signing quote ids; set a random value in production"`
 	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
+	PromotionsPerOrder int `env:"CHECKOUT_PROMOTIONS_PER_ORDER" default:"1" doc:"how many promotions one order takes (the first that apply, in the order entered); 1: promotions do not stack"`
+	// DeeplinkAllow lists where deeplinkOnSuccess may send a buyer after payment.
+	DeeplinkAllow []string `env:"CHECKOUT_DEEPLINK_ALLOW" default:"hangar:" doc:"where deeplinkOnSuccess may go after payment (comma list): an app scheme (hangar:) or an https host (https://app.example); any other link is dropped and logged"`
 	// RecaptchaRequired makes validate ask for the human-verification value.
 	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
 	// RecaptchaSecret, when set, verifies the value with Google's siteverify; unset, a
@@ -133,6 +138,14 @@ type App struct {
 	catalogLoaded chan struct{}
 }
 
+// EmailLookupLimit throttles, per client address, the look-ups that tell a stranger
+// something of an e-mail's account (GET /buy/api/currency?email=, POST
+// /buy/api/currency/validate by e-mail, gift validation with an e-mail, and invoice
+// validation of an anonymous buyer's e-mail): the rule of identity's isbusiness
+// (identity.AnonymousLimits). Bursts a person needs pass; a script is refused with 429
+// and Retry-After.
+var EmailLookupLimit = ratelimit.Rule{Every: 2 * time.Second, Burst: 30}
+
 // DefaultMaxConns is checkout's pool size unless DATABASE_MAX_CONNS sets one. An order is
 // about five transactions here, two of them commits that wait for the WAL flush: with
 // pgx's default (4 connections on 2 cores) submits queued for a connection at 200 orders/s
@@ -185,7 +198,14 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
-		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store,
+		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
+		// Shared by every replica in checkout's database (rate_limits), as identity's
+		// isbusiness limit is in its own.
+		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, ratelimit.NewPostgreSQL(pool), log),
+	}
+	if opts.Deeplinks, err = iapp.ParseDeeplinks(cfg.DeeplinkAllow); err != nil {
+		pool.Close()
+		return nil, err
 	}
 	if a.identity != nil {
 		ic := adapters.NewIdentityClient(a.identity)

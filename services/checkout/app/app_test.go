@@ -377,7 +377,7 @@ func TestAPI(t *testing.T) {
 		}
 	})
 	t.Run("seeded subscriber downgrade", func(t *testing.T) {
-		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"accountId":"`+pilot+`","addOns":["pro_plus","included_geo_us","add_geo_eu"]}`)
+		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"accountId":"`+pilot+`","addOns":["pro_plus","included_geo_us","add_geo_eu"]}`, "Cookie", pilotSession)
 		pc := m["planChange"].(map[string]any)
 		if pc["isDowngraded"] != true || pc["needsConfirmation"] != true {
 			t.Errorf("plan change %v", pc)
@@ -461,7 +461,7 @@ func TestAPI(t *testing.T) {
 		}
 	})
 	t.Run("promo code already used and gift in another currency", func(t *testing.T) {
-		_, m := call(t, "POST", base+"/buy/api/promo/validate", `{"code":"welcome5","configuration":{"accountId":"`+pilot+`"}}`, "X-Forwarded-For", "10.0.0.1")
+		_, m := call(t, "POST", base+"/buy/api/promo/validate", `{"code":"welcome5","configuration":{"accountId":"`+pilot+`"}}`, "X-Forwarded-For", "10.0.0.1", "Cookie", pilotSession)
 		if m["status"] != "fail" || m["message"] != "Code already used." {
 			t.Errorf("%v", m)
 		}
@@ -510,9 +510,12 @@ func TestPreviewWithoutTheAllocationService(t *testing.T) {
 	}
 	down := l.Addr().String()
 	l.Close() // nothing listens there: every call is refused
-	base := start(t, map[string]string{"ALLOCATION_ADDR": down})
+	idGRPC, idBase := startIdentity(t)
+	base := start(t, map[string]string{"ALLOCATION_ADDR": down, "IDENTITY_ADDR": idGRPC})
+	// Acme's account is priced for whoever holds its Billing right: its owner.
+	owner := login(t, idBase, "owner@acme.hangar.test")
 	acme := `"accountId":"00000000-0000-4000-8000-000000000002"`
-	code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{`+acme+`,"addOns":["business_pro","included_geo_eu"],"quantity":5}`)
+	code, m := call(t, "POST", base+"/buy/api/invoice/preview", `{`+acme+`,"addOns":["business_pro","included_geo_eu"],"quantity":5}`, "Cookie", owner)
 	if code != 200 {
 		t.Fatalf("preview with allocation down: %d %v", code, m)
 	}
@@ -535,7 +538,7 @@ func TestPreviewWithoutTheAllocationService(t *testing.T) {
 		!strings.Contains(string(addOns), `"logbook"`) || !strings.Contains(string(addOns), `"runway_tp_pilatus"`) || strings.Contains(string(addOns), `"efb_bridge"`) {
 		t.Errorf("locked %v, regions disabled %v, add-ons %s", locked, m["regionsDisabled"], addOns)
 	}
-	_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+acme+`,"addOns":["business_pro","included_geo_us","logbook"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true}`)
+	_, m = call(t, "POST", base+"/buy/api/invoice/validate", `{`+acme+`,"addOns":["business_pro","included_geo_us","logbook"],"quantity":5,"isLicenseAgreementChecked":true,"isEulaChecked":true}`, "Cookie", owner)
 	if allocs, _ := m["allocations"].([]any); code != 200 || len(allocs) != 0 {
 		t.Errorf("validate with allocation down: %v", m)
 	}

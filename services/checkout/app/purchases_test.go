@@ -49,10 +49,12 @@ func TestGiftValidateThroughTheGateway(t *testing.T) {
 	if pv := m["possibleCertValues"].([]any); len(pv) != 3 || pv[0] != float64(370) || m["customMin"] != float64(25) || m["customMax"] != float64(1000) {
 		t.Errorf("possible values %v %v %v", m["possibleCertValues"], m["customMin"], m["customMax"])
 	}
-	// The e-mail of a seeded account answers its account id.
+	// The e-mail of a seeded account says it has a subscription, never its account id
+	// (issue 27: the account id is for that account's own session).
 	_, m = call(t, "POST", base+"/buy/api/gift/validate", `{"giftCertValues":[125],"email":"pilot@demo.hangar.test","counter":41}`)
-	if m["accountId"] != "00000000-0000-4000-8000-000000000001" || m["counter"].(float64) <= 41 {
-		t.Errorf("account %v counter %v", m["accountId"], m["counter"])
+	sub, _ := m["subscription"].(map[string]any)
+	if _, ok := m["accountId"]; ok || sub["accountId"] != nil || sub["isValidSubscription"] != true || m["counter"].(float64) <= 41 {
+		t.Errorf("account %v subscription %v counter %v", m["accountId"], sub, m["counter"])
 	}
 }
 

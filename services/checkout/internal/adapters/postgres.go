@@ -137,16 +137,16 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription, c
 	})
 }
 
-// CountAttempts records one code attempt for each key in the window starting at start, in
+// CountAttempts records n code attempts for each key in the window starting at start, in
 // one atomic upsert (concurrent replicas add up), and answers per key the attempts of that
 // window and of the window starting at prev.
-func (s *Store) CountAttempts(ctx context.Context, keys []string, start, prev time.Time) (map[string][2]int, error) {
+func (s *Store) CountAttempts(ctx context.Context, keys []string, n int, start, prev time.Time) (map[string][2]int, error) {
 	rows, err := s.pool.Query(ctx, `WITH up AS (
-			INSERT INTO code_attempts (key, window_start, count) SELECT k, $2, 1 FROM unnest($1::text[]) AS k
-			ON CONFLICT (key, window_start) DO UPDATE SET count = code_attempts.count + 1
+			INSERT INTO code_attempts (key, window_start, count) SELECT k, $2, $4 FROM unnest($1::text[]) AS k
+			ON CONFLICT (key, window_start) DO UPDATE SET count = code_attempts.count + $4
 			RETURNING key, count)
 		SELECT up.key, up.count, coalesce(p.count, 0) FROM up
-		LEFT JOIN code_attempts p ON p.key = up.key AND p.window_start = $3`, keys, start, prev)
+		LEFT JOIN code_attempts p ON p.key = up.key AND p.window_start = $3`, keys, start, prev, n)
 	if err != nil {
 		return nil, fmt.Errorf("count code attempts: %w", err)
 	}

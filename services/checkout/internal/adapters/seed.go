@@ -97,6 +97,7 @@ func Seed(ctx context.Context, s *Store, now time.Time, cat *domain.Catalog) err
 	for _, g := range []*promotion.GiftCertificate{
 		{Code: "GIFT-USD-100", Currency: "USD", BalanceInCents: 10000},
 		{Code: "GIFT-EUR-50", Currency: "EUR", BalanceInCents: 5000},
+		{Code: "GIFT-USD-SPENT", Currency: "USD", BalanceInCents: 0}, // used up
 	} {
 		if err := s.PutGift(ctx, g); err != nil {
 			return err

@@ -61,6 +61,14 @@ type Service struct {
 	submits  singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
 	allocations Allocations
+	// lookups throttles the e-mail look-ups per client address (nil: not throttled).
+	lookups Throttle
+	// accepted are the codes each cart had accepted (not counted again); perOrder is the
+	// promotions one order takes.
+	accepted *Accepted
+	perOrder int
+	// deeplinks are the app's schemes and hosts a deeplinkOnSuccess may go to.
+	deeplinks Deeplinks
 }
 
 // Options configure a Service.
@@ -83,6 +91,14 @@ type Options struct {
 	Allocations Allocations
 	// Geo locates a buyer without a currency (nil: such buyers get USD).
 	Geo Geo
+	// Lookups throttles the e-mail look-ups (currency, gift and invoice validation) per
+	// client address across replicas; nil: not throttled.
+	Lookups Throttle
+	// PromotionsPerOrder is how many promotions one order takes (0: one, they do not
+	// stack; promotion.Stacking).
+	PromotionsPerOrder int
+	// Deeplinks are where deeplinkOnSuccess may go (ParseDeeplinks); the zero value: nowhere.
+	Deeplinks Deeplinks
 }
 
 // New builds the service.
@@ -92,7 +108,8 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo}
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
+		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	return s
@@ -207,6 +224,9 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	if err := refuseOneOff(cat, in); err != nil {
 		return nil, err
 	}
+	if err := inputCodes(in); err != nil {
+		return nil, err
+	}
 	accountID, sessionEmail := who(in)
 	in = forCustomer(in)
 	var sub *domain.Subscription
@@ -242,12 +262,14 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeAllocationsUnavailable)
 		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable})
 	}
-	if len(cart.PromoCodes)+len(cart.GiftCodes) > 0 {
-		if err := s.limiter.Allow(ctx, caller.Client, firstNonEmpty(accountID, strings.ToLower(cart.Email))); err != nil {
-			return nil, err
-		}
+	// A code counts as an attempt when first tried in this cart (or tried again after a
+	// refusal), not each time the cart is priced again.
+	codes, ck := codeKeys(cart.PromoCodes, cart.GiftCodes), cartKey(caller.Client, in.CartID, accountID, cart.Email)
+	if err := s.countCodes(ctx, caller.Client, ck, firstNonEmpty(accountID, strings.ToLower(cart.Email)), codes); err != nil {
+		return nil, err
 	}
-	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil}}
+	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
+		PromotionsPerOrder: s.perOrder}
 	if pre != nil && pre.acct != nil && accountID != "" {
 		p.Account = *pre.acct
 	} else if accountID != "" {
@@ -264,7 +286,11 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	if count {
 		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
 	}
-	return pricing.PriceCart(cat, cart, p), nil
+	pv := pricing.PriceCart(cat, cart, p)
+	if len(codes) > 0 {
+		s.remember(caller.Client, ck, acceptedKeys(cart.PromoCodes, cart.GiftCodes, pv.CodeErrors))
+	}
+	return pv, nil
 }
 
 // refuseOneOff refuses a subscription cart naming a one-off product (catalogue planType
@@ -286,8 +312,12 @@ func refuseOneOff(cat *domain.Catalog, in domain.Input) error {
 	return nil
 }
 
-// Preview prices a configuration.
+// Preview prices a configuration. One naming an account the session may not act on is
+// refused (mayName).
 func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (*pricing.Preview, error) {
+	if err := s.mayName(ctx, in); err != nil {
+		return nil, err
+	}
 	return s.price(ctx, in, caller, true)
 }
 
@@ -298,6 +328,9 @@ type Validation struct {
 	RequireLogin bool
 	// Allocations are the tail allocations that end with this configuration.
 	Allocations []domain.Allocation
+	// OrgMember: the buyer belongs to an organization, as /buy/api/me says of the session
+	// (identity's memberships), or the subscription priced is an organization's.
+	OrgMember bool
 }
 
 // Messages of the login requirement (spec 000 §6; the spec does not word them).
@@ -307,13 +340,28 @@ const (
 )
 
 // Validate is the validation before payment. Whether the buyer is logged in, and as whom,
-// comes from the session (in.Caller), never from the request body.
+// comes from the session (in.Caller), never from the request body. Asked on its own (POST
+// /buy/api/invoice/validate) it tells whether an e-mail has an account, so an anonymous
+// caller's is throttled as the other e-mail look-ups are; submit validates unthrottled.
 func (s *Service) Validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
+	if anonymousEmail(in) {
+		if err := s.lookupByEmail(ctx, caller.Client); err != nil {
+			return nil, err
+		}
+	}
+	return s.validate(ctx, in, caller)
+}
+
+func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) (*Validation, error) {
+	if err := s.mayName(ctx, in); err != nil {
+		return nil, err
+	}
 	pv, err := s.price(ctx, in, caller, true)
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations}
+	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations,
+		OrgMember: (in.Caller.LoggedIn && !in.SalesMode() && in.Caller.Organization != "") || (pv.Cart.Existing != nil && pv.Cart.Existing.OrganizationID != "")}
 	for _, ce := range pv.CodeErrors {
 		if ce.Message != "" && !contains(v.Errors, ce.Message) {
 			v.Errors = append(v.Errors, ce.Message)
@@ -429,6 +477,12 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 	if code == "" {
 		return nil, errs.Field("code", "Please enter a code.")
 	}
+	if err := s.mayName(ctx, in); err != nil {
+		if _, ok := AsLoginFirst(err); ok {
+			return nil, errs.E(errs.Unauthorized, MsgLoginRequired)
+		}
+		return nil, err
+	}
 	accountID, sessionEmail := who(in)
 	acct := firstNonEmpty(accountID, strings.ToLower(firstNonEmpty(sessionEmail, domain.NormalizeEmail(in.Email))))
 	if err := s.limiter.Allow(ctx, caller.Client, acct); err != nil {
@@ -458,6 +512,11 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 	if kind == "gift" && out.OK {
 		out.BalanceInCents = gifts[strings.ToLower(code)].BalanceInCents
 	}
+	if out.OK {
+		// Counted here: the preview of the same cart that follows does not count it again.
+		s.remember(caller.Client, cartKey(caller.Client, in.CartID, accountID, firstNonEmpty(sessionEmail, domain.NormalizeEmail(in.Email))),
+			codeKeys(in.PromoCodes, in.GiftCodes))
+	}
 	return out, nil
 }
 
@@ -479,11 +538,15 @@ type CurrencyCheck struct {
 // modal is suppressed for them, spec 000 §8): their currency is fixed anyway. An account id
 // names whose subscription is read, so it needs the Billing right on that account, like
 // GET /buy/api/currency?accountId= (docs/authorization.md); an e-mail alone stays
-// anonymous, as the spec's currency lookup by e-mail is.
-func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool) (*CurrencyCheck, error) {
+// anonymous, as the spec's currency lookup by e-mail is, throttled per client address.
+func (s *Service) ValidateCurrency(ctx context.Context, currency, email, accountID string, military bool, client string) (*CurrencyCheck, error) {
 	acct := domain.ExtractAccountID(accountID)
 	if acct != "" {
 		if _, err := auth.RequireRight(ctx, acct, auth.Billing); err != nil {
+			return nil, err
+		}
+	} else if domain.NormalizeEmail(email) != "" {
+		if err := s.lookupByEmail(ctx, client); err != nil {
 			return nil, err
 		}
 	}
@@ -683,9 +746,9 @@ func (c *Counters) Next(cart string, sent int64) int64 {
 
 // AttemptStore counts code attempts where every replica sees them (PostgreSQL).
 type AttemptStore interface {
-	// CountAttempts records one attempt for each key in the window starting at start and
+	// CountAttempts records n attempts for each key in the window starting at start and
 	// answers, per key, the attempts in that window and in the one starting at prev.
-	CountAttempts(ctx context.Context, keys []string, start, prev time.Time) (map[string][2]int, error)
+	CountAttempts(ctx context.Context, keys []string, n int, start, prev time.Time) (map[string][2]int, error)
 	// PruneAttempts forgets the windows that started before before.
 	PruneAttempts(ctx context.Context, before time.Time) error
 }
@@ -709,10 +772,15 @@ func NewLimiter(store AttemptStore, limit int, window time.Duration, now func() 
 const MsgTooManyCodes = "Too many promo or gift code attempts. Please wait a minute and try again."
 
 // Allow counts an attempt of client and account and answers a resource-exhausted error
-// (HTTP 429) when either is over the limit. Attempts made while blocked count too, so a
-// guesser that keeps trying stays blocked.
+// (HTTP 429 with Retry-After) when either is over the limit. Attempts made while blocked
+// count too, so a guesser that keeps trying stays blocked.
 func (l *Limiter) Allow(ctx context.Context, client, account string) error {
-	if l.limit <= 0 || l.window <= 0 || client == unlimited {
+	return l.AllowN(ctx, client, account, 1)
+}
+
+// AllowN is Allow for n attempts at once (n codes tried for the first time in one cart).
+func (l *Limiter) AllowN(ctx context.Context, client, account string, n int) error {
+	if l.limit <= 0 || l.window <= 0 || client == unlimited || n <= 0 {
 		return nil
 	}
 	var keys []string
@@ -727,18 +795,37 @@ func (l *Limiter) Allow(ctx context.Context, client, account string) error {
 	}
 	now := l.now().UTC()
 	start := now.Truncate(l.window)
-	counts, err := l.store.CountAttempts(ctx, keys, start, start.Add(-l.window))
+	counts, err := l.store.CountAttempts(ctx, keys, n, start, start.Add(-l.window))
 	if err != nil {
 		return errs.Wrap(errs.Unavailable, err, "code checks are unavailable; try again")
 	}
 	overlap := 1 - float64(now.Sub(start))/float64(l.window)
+	var wait time.Duration
 	for _, k := range keys {
 		c := counts[k]
 		if float64(c[0])+float64(c[1])*overlap > float64(l.limit) {
-			return errs.E(errs.Exhausted, MsgTooManyCodes)
+			wait = max(wait, l.wait(now.Sub(start), c))
 		}
 	}
+	if wait > 0 {
+		return errs.Throttled(wait, "%s", MsgTooManyCodes)
+	}
 	return nil
+}
+
+// wait answers how long after now (at into the current window) a client that stops
+// trying gets under the limit again, with c the counts of the current and the previous
+// window: either the previous window's weight fades enough within this window, or this
+// window's count fades within the next.
+func (l *Limiter) wait(into time.Duration, c [2]int) time.Duration {
+	w, limit := float64(l.window), float64(l.limit)
+	var at float64 // offset from the current window's start
+	if float64(c[0]) <= limit && c[1] > 0 {
+		at = w * (1 - (limit-float64(c[0]))/float64(c[1]))
+	} else {
+		at = w + w*(1-limit/float64(c[0]))
+	}
+	return max(time.Duration(at)-into, time.Second)
 }
 
 // Prune forgets windows that can no longer count.

@@ -70,9 +70,15 @@ type GiftValidation struct {
 	Counter         int64
 }
 
-// ValidateGift checks and prices a gift order. The buyer's account is the session's, or
-// else the account of the e-mail sent (the page's e-mail-in-cart check).
-func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain.Caller, counter int64) (*GiftValidation, error) {
+// ValidateGift checks and prices a gift order. The buyer's account is the session's; the
+// e-mail sent is only checked for a valid subscription (the page's e-mail-in-cart check):
+// its account id is not answered to a caller who is not that account.
+func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain.Caller, counter int64, client string) (*GiftValidation, error) {
+	if !buyer.LoggedIn && strings.Contains(o.Email, "@") {
+		if err := p.svc.lookupByEmail(ctx, client); err != nil {
+			return nil, err
+		}
+	}
 	cat, err := p.svc.Catalog()
 	if err != nil {
 		return nil, err
@@ -91,9 +97,6 @@ func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain
 			return nil, errs.Wrap(errs.Unavailable, err, "accounts are unavailable; try again")
 		}
 		if sub != nil {
-			if v.AccountID == "" {
-				v.AccountID = sub.AccountID
-			}
 			v.HasSubscription = sub.Valid
 		}
 	}
@@ -187,6 +190,9 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCodeCounts(in.Order.PromoCodes, in.Order.GiftCodes); err != nil {
+		return nil, err
+	}
 	preset, err := p.Cart(ctx, in.CartID)
 	if err != nil {
 		return nil, err
@@ -205,15 +211,22 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 		pv.Cart.Email = pv.Email
 	}
 	buyer := oneoff.Buyer{FirstTime: true}
-	if len(pv.Cart.PromoCodes) > 0 {
-		if err := p.svc.limiter.Allow(ctx, in.ClientAddr, firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email))); err != nil {
+	// As in a subscription cart, a code counts when first tried in this cart.
+	codes := codeKeys(pv.Cart.PromoCodes, nil)
+	ck := cartKey(in.ClientAddr, "oneoff:"+preset.UUID, "", firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)))
+	if len(codes) > 0 {
+		if err := p.svc.countCodes(ctx, in.ClientAddr, ck, firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), codes); err != nil {
 			return nil, err
 		}
 		if buyer, err = p.buyer(ctx, pv.AccountID, pv.Email); err != nil {
 			return nil, err
 		}
 	}
+	buyer.PromotionsPerOrder = p.svc.perOrder
 	pv.Invoice = oneoff.Price(pv.Cart, *p.svc.promos.Load(), buyer, p.svc.now())
+	if len(codes) > 0 {
+		p.svc.remember(in.ClientAddr, ck, acceptedKeys(pv.Cart.PromoCodes, nil, pv.Invoice.CodeErrors))
+	}
 	pv.Counter = p.svc.counters.Next("oneoff:"+preset.UUID+":"+firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), in.Counter)
 	return pv, nil
 }

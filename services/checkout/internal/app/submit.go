@@ -85,6 +85,7 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 	if s.orders == nil {
 		return nil, errs.E(errs.Unavailable, "orders are not configured")
 	}
+	sub.Deeplink = s.deeplink(ctx, sub.Deeplink)
 	// Concurrent submits of one key and body in this process share one execution (one
 	// validation, one account creation, one charge); across replicas the key's row decides.
 	v, err, shared := s.submits.Do(sub.Key+"\x00"+sub.RequestHash, func() (any, error) {
@@ -135,7 +136,7 @@ func (s *Service) submit(ctx context.Context, in domain.Input, sub Submit, calle
 // priceForSubmit validates as Validate does, checks the payment fields and the human
 // verification, re-prices and compares with the quote, and resolves the buyer's account.
 func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
-	v, err := s.Validate(ctx, in, caller)
+	v, err := s.validate(ctx, in, caller)
 	if err != nil {
 		return nil, err
 	}

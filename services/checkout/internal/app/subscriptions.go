@@ -67,6 +67,11 @@ func (s *Service) Currency(ctx context.Context, email, accountID string, caller 
 			return "", "", err
 		}
 	}
+	if mail != "" {
+		if err := s.lookupByEmail(ctx, caller.Client); err != nil {
+			return "", "", err
+		}
+	}
 	sub, err := s.store.SubscriptionOf(ctx, acct, "")
 	if err == nil && sub == nil && mail != "" {
 		sub, err = s.store.SubscriptionOf(ctx, "", mail)

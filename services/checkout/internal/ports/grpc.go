@@ -103,6 +103,12 @@ func (s *GRPC) PreviewInvoice(ctx context.Context, req *checkoutv1.PreviewInvoic
 		return nil, err
 	}
 	pv, err := s.svc.Preview(ctx, in, s.caller(ctx))
+	if se, ok := app.AsLoginFirst(err); ok {
+		if err := httpCode(ctx, se.Status); err != nil {
+			return nil, err
+		}
+		return &checkoutv1.PreviewInvoiceResponse{Code: se.Code, Message: se.Message, Errors: se.Errors, RequireLogin: ptr(true)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +121,12 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 		return nil, err
 	}
 	v, err := s.svc.Validate(ctx, in, s.caller(ctx))
+	if se, ok := app.AsLoginFirst(err); ok {
+		if err := httpCode(ctx, se.Status); err != nil {
+			return nil, err
+		}
+		return &checkoutv1.ValidateInvoiceResponse{Status: "fail", Code: se.Code, Message: se.Message, Errors: se.Errors, RequireLogin: ptr(true)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +140,7 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 	}
 	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
 		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: ptr(c32(v.Preview.Invoice.Counter)),
-		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.Preview.Cart.Existing != nil && v.Preview.Cart.Existing.OrganizationID != ""),
+		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.OrgMember),
 		Allocations: allocations(v.Allocations), ErrorCodes: v.Preview.Cart.ErrorCodes}, nil
 }
 
@@ -173,7 +185,7 @@ func (s *GRPC) ValidatePromo(ctx context.Context, req *checkoutv1.ValidatePromoR
 }
 
 func (s *GRPC) ValidateCurrency(ctx context.Context, req *checkoutv1.ValidateCurrencyRequest) (*checkoutv1.ValidateCurrencyResponse, error) {
-	r, err := s.svc.ValidateCurrency(ctx, req.GetCurrency(), req.GetEmail(), req.GetAccountId(), req.GetMilitary())
+	r, err := s.svc.ValidateCurrency(ctx, req.GetCurrency(), req.GetEmail(), req.GetAccountId(), req.GetMilitary(), s.caller(ctx).Client)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (s *GRPC) ValidateGift(ctx context.Context, req *checkoutv1.ValidateGiftReq
 	if strings.TrimSpace(o.Currency) == "" {
 		o.Currency, _ = s.svc.DefaultCurrency(ctx, s.caller(ctx)) // no currency chosen yet: the visitor's
 	}
-	v, err := p.ValidateGift(ctx, o, sessionCaller(ctx), int64(req.GetCounter()))
+	v, err := p.ValidateGift(ctx, o, sessionCaller(ctx), int64(req.GetCounter()), s.caller(ctx).Client)
 	if err != nil {
 		return nil, err
 	}

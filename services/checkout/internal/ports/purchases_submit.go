@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -13,7 +12,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
-	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/order"
@@ -130,8 +128,8 @@ func (s *GRPC) purchaseFailure(ctx context.Context, err error) (*checkoutv1.Purc
 	} else {
 		return nil, err
 	}
-	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "internal error")
+	if err := httpCode(ctx, status); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -138,10 +138,19 @@ func (s *GRPC) submitFailure(ctx context.Context, err error) (*checkoutv1.Submit
 	} else {
 		return nil, err
 	}
-	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "internal error")
+	if err := httpCode(ctx, status); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// httpCode makes the gateway answer status instead of 200 (forwardResponse), for the
+// refusals whose body carries more than the error shape.
+func httpCode(ctx context.Context, status int) error {
+	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
+		return errs.Wrap(errs.Internal, err, "internal error")
+	}
+	return nil
 }
 
 // requestHash identifies a submit's body and caller: the same key may only be reused for

@@ -5,6 +5,7 @@ import { createApiClient } from '@hangar/api-client';
 import { catalogFixture } from '@hangar/api-client/testing';
 import { BuyPage } from './BuyPage';
 import { setApiClient } from './api';
+import { LOGIN_REQUIRED } from './account';
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
@@ -15,7 +16,7 @@ interface Sent {
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
-function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; answer?: Record<string, unknown> } = {}) {
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; previewRefused?: boolean; answer?: Record<string, unknown> } = {}) {
   const previews: Sent[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
@@ -28,6 +29,10 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
       const body = JSON.parse(String(init?.body)) as Sent;
       previews.push(body);
       await opts.delay?.(body);
+      if (opts.previewRefused) {
+        const msg = 'An account already exists for this e-mail address. Please log in to continue.';
+        return json({ code: 'unauthenticated', message: msg, errors: [msg], requireLogin: true }, 401);
+      }
       const addOns = body.addOns.length ? body.addOns : ['pro_plus', 'included_geo_us'];
       const plan = addOns[0]!;
       const price = plan === 'performance' ? 37000 : 19999;
@@ -70,6 +75,12 @@ afterEach(() => {
 });
 
 describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () => {
+  it('opens the login modal when checkout refuses to price an account this session may not act on', async () => {
+    fakeEdge({ previewRefused: true });
+    renderPage('?accountId=00000000-0000-4000-8000-000000000001');
+    await waitFor(() => expect(screen.getByRole('dialog').textContent).toContain(LOGIN_REQUIRED));
+  });
+
   it('renders checkout\'s answer and asks again on every selection change', async () => {
     const edge = fakeEdge();
     renderPage();

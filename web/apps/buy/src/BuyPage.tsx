@@ -160,6 +160,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const [currencyMessage, setCurrencyMessage] = useState<string | undefined>();
   // The military buy page to prove eligibility on, when the server asked for it.
   const [eligibilityPage, setEligibilityPage] = useState<string | undefined>();
+  // A preview of an account this session may not act on (a /buy#/account/{id} link opened
+  // by someone else, or logged out) answers 401 with requireLogin: log in first (spec 000
+  // §4 Login).
+  const previewError = previewQuery.error;
+  useEffect(() => {
+    if (previewError instanceof ApiError && previewError.status === 401) setLoginOpen(LOGIN_REQUIRED);
+  }, [previewError]);
   const [planChangeOpen, setPlanChangeOpen] = useState(false);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
@@ -451,7 +458,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         console.error((e as Error).message);
       }
       const url = successUrl(result, kiosk);
-      const deeplink = result.mobileDeeplink || query.deeplinkOnSuccess;
+      // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
+      // schemes and hosts, so the page never follows one it dropped.
+      const deeplink = result.mobileDeeplink;
       if (deeplink) {
         // The app opens first; the success page follows after 3 s.
         navigate(deeplink);

@@ -119,7 +119,8 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
     },
     placeholderData: keepPreviousData,
     staleTime: 60_000,
-    retry: 1,
+    // A 401 (an account this session may not act on) asks for a login, not a retry.
+    retry: (failures, err) => failures < 1 && err.status !== 401,
   });
 
   // What is shown: the answer for the configuration on screen. Answers are keyed by the

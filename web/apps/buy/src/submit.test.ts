@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApiClient, type WireConfiguration } from '@hangar/api-client';
 import { setApiClient } from './api';
-import { submit } from './submit';
+import { submit, successUrl } from './submit';
 
 afterEach(() => setApiClient(undefined));
 
@@ -27,5 +27,16 @@ describe('submit', () => {
     const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
     const r = await submit({ configuration, paymentMethodToken: 'pm_someone_else', idempotencyKey: 'k3' });
     expect(r).toMatchObject({ ok: false, status: 403, code: 'permission_denied', errors: [message], requireLogin: false, retryable: false });
+  });
+});
+
+describe('successUrl: the page goes only to paths of this site after payment', () => {
+  it('takes the server redirect and its extension', () => {
+    expect(successUrl({ redirectUrl: '/buy/success?invoiceId=1', extension: '&x=1' }, false)).toBe('/buy/success?invoiceId=1&x=1');
+  });
+  it('never another origin', () => {
+    for (const redirectUrl of ['https://evil.example/phish', '//evil.example/phish', '/\\evil.example', 'javascript:alert(1)']) {
+      expect(successUrl({ redirectUrl, invoiceId: 'inv-1' }, false)).toBe('/buy/success?invoiceId=inv-1');
+    }
   });
 });

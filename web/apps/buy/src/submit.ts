@@ -3,8 +3,17 @@ import { apiClient } from './api';
 
 export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
 
+/**
+ * POST /buy/api/invoice/validate. A configuration naming an account the session may not
+ * act on answers 401 with requireLogin: a failed validation that opens the login modal.
+ */
 export async function validate(configuration: WireConfiguration): Promise<WireValidateInvoice> {
-  return unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
+  try {
+    return await unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return { status: 'fail', requireLogin: true, errors: [e.message] };
+    throw e;
+  }
 }
 
 export type WirePromoCheck = CheckoutComponents['schemas']['v1ValidatePromoResponse'];
@@ -73,9 +82,14 @@ export function newIdempotencyKey(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto ? `buy-${crypto.randomUUID()}` : `buy-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
+/** A path of this site: '/x', never '//host' or a URL of another origin. */
+export function samePath(u: string | undefined): string | undefined {
+  return u && u.startsWith('/') && !u.startsWith('//') && !u.startsWith('/\\') ? u : undefined;
+}
+
 /** The success page's URL: the server's redirect (with its extension), or /buy/success?invoiceId=. */
 export function successUrl(r: WireSubmit, kiosk: boolean): string {
-  let url = r.redirectUrl || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
+  let url = samePath(r.redirectUrl) || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
   if (r.extension) url += r.extension;
   if (kiosk) url += `${url.includes('?') ? '&' : '?'}kiosk=true`;
   return url;

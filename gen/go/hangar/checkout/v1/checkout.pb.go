@@ -1403,8 +1403,14 @@ type PreviewInvoiceResponse struct {
 	// Tail allocations that end with this configuration.
 	ExpiringAllocations []*Allocation `protobuf:"bytes,36,rep,name=expiring_allocations,json=expiringAllocations,proto3" json:"expiring_allocations,omitempty"`
 	RunwayAircraft      []string      `protobuf:"bytes,37,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Failures only (HTTP 401): the configuration names an account or subscription the
+	// session may not act on; the page opens the login modal. The error shape's code and
+	// message, the message in errors, and nothing of the account.
+	Code          string `protobuf:"bytes,50,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string `protobuf:"bytes,51,opt,name=message,proto3" json:"message,omitempty"`
+	RequireLogin  *bool  `protobuf:"varint,52,opt,name=require_login,json=requireLogin,proto3,oneof" json:"require_login,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PreviewInvoiceResponse) Reset() {
@@ -1696,6 +1702,27 @@ func (x *PreviewInvoiceResponse) GetRunwayAircraft() []string {
 	return nil
 }
 
+func (x *PreviewInvoiceResponse) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *PreviewInvoiceResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PreviewInvoiceResponse) GetRequireLogin() bool {
+	if x != nil && x.RequireLogin != nil {
+		return *x.RequireLogin
+	}
+	return false
+}
+
 type ValidateInvoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
@@ -1754,8 +1781,11 @@ type ValidateInvoiceResponse struct {
 	IsOrgMember           *bool                   `protobuf:"varint,9,opt,name=is_org_member,json=isOrgMember,proto3,oneof" json:"is_org_member,omitempty"`
 	// Tail allocations that end with this configuration: echo them in expiredAllocations
 	// (or set keepExpiredAllocations) and validate again.
-	Allocations   []*Allocation `protobuf:"bytes,10,rep,name=allocations,proto3" json:"allocations,omitempty"`
-	ErrorCodes    []string      `protobuf:"bytes,11,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	Allocations []*Allocation `protobuf:"bytes,10,rep,name=allocations,proto3" json:"allocations,omitempty"`
+	ErrorCodes  []string      `protobuf:"bytes,11,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	// Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's.
+	Code          string `protobuf:"bytes,50,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string `protobuf:"bytes,51,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1865,6 +1895,20 @@ func (x *ValidateInvoiceResponse) GetErrorCodes() []string {
 		return x.ErrorCodes
 	}
 	return nil
+}
+
+func (x *ValidateInvoiceResponse) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ValidateInvoiceResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 type ValidatePromoRequest struct {
@@ -6773,7 +6817,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x02 \x01(\tR\terrorCode\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\x9e\x0f\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\x88\x10\n" +
 	"\x16PreviewInvoiceResponse\x125\n" +
 	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\x1f\n" +
@@ -6823,7 +6867,10 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"account_id\x18\" \x01(\tR\taccountId\x12\x14\n" +
 	"\x05email\x18# \x01(\tR\x05email\x12Q\n" +
 	"\x14expiring_allocations\x18$ \x03(\v2\x1e.hangar.checkout.v1.AllocationR\x13expiringAllocations\x12'\n" +
-	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraftB\v\n" +
+	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraft\x12\x12\n" +
+	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
+	"\amessage\x183 \x01(\tR\amessage\x12(\n" +
+	"\rrequire_login\x184 \x01(\bH\rR\frequireLogin\x88\x01\x01B\v\n" +
 	"\t_quantityB\x0e\n" +
 	"\f_is_businessB\r\n" +
 	"\v_is_renewalB\x0e\n" +
@@ -6837,9 +6884,10 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x14_eu_consent_requiredB\f\n" +
 	"\n" +
 	"_logged_inB\x0f\n" +
-	"\r_email_locked\"a\n" +
+	"\r_email_lockedB\x10\n" +
+	"\x0e_require_login\"a\n" +
 	"\x16ValidateInvoiceRequest\x12G\n" +
-	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xb4\x04\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xe2\x04\n" +
 	"\x17ValidateInvoiceResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12(\n" +
@@ -6853,7 +6901,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vallocations\x18\n" +
 	" \x03(\v2\x1e.hangar.checkout.v1.AllocationR\vallocations\x12\x1f\n" +
 	"\verror_codes\x18\v \x03(\tR\n" +
-	"errorCodesB\x10\n" +
+	"errorCodes\x12\x12\n" +
+	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
+	"\amessage\x183 \x01(\tR\amessageB\x10\n" +
 	"\x0e_require_loginB\n" +
 	"\n" +
 	"\b_counterB\x10\n" +

@@ -184,6 +184,8 @@ func CheckConsent(c *Cart, gdprCompliant bool) []string {
 type Buyer struct {
 	FirstTime bool
 	UsedCodes []string
+	// PromotionsPerOrder is the store's stacking rule (promotion.Stacking; 0: one).
+	PromotionsPerOrder int
 }
 
 // InvoiceLine is a line of the one-off invoice. Amount = unit × quantity; discount lines
@@ -232,6 +234,7 @@ func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Ti
 		}
 	}
 	var seen []string
+	stack := promotion.Stacking{PerOrder: b.PromotionsPerOrder}
 	for _, code := range c.PromoCodes {
 		if containsFold(seen, code) || containsFold(b.UsedCodes, code) {
 			fail(code, promotion.CodeAlreadyUsed, promotion.MsgCodeUsed)
@@ -250,6 +253,10 @@ func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Ti
 			continue
 		}
 		if d == 0 {
+			continue
+		}
+		if ce := stack.Take(p.Code); ce != nil {
+			fail(code, ce.ErrorCode, ce.Message)
 			continue
 		}
 		due -= d

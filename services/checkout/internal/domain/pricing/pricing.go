@@ -98,6 +98,8 @@ type Pricing struct {
 	Account    domain.Account
 	Counter    int64
 	QuoteKey   []byte
+	// PromotionsPerOrder is how many promotions one order takes (0: one; they do not stack).
+	PromotionsPerOrder int
 }
 
 // Preview is the answer of the invoice preview.
@@ -300,6 +302,7 @@ func applyPromotions(pv *Preview, p Pricing, due int64) int64 {
 		pu.Plan = cart.Plan.Code
 	}
 	var seen []string
+	stack := promotion.Stacking{PerOrder: p.PromotionsPerOrder}
 	for _, code := range cart.PromoCodes {
 		if containsFold(seen, code) {
 			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeAlreadyUsed, Message: promotion.MsgCodeUsed})
@@ -328,6 +331,10 @@ func applyPromotions(pv *Preview, p Pricing, due int64) int64 {
 			continue
 		}
 		if d == 0 {
+			continue
+		}
+		if cerr := stack.Take(promo.Code); cerr != nil {
+			pv.refuse(*cerr)
 			continue
 		}
 		due -= d
@@ -385,6 +392,9 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 			continue
 		case !strings.EqualFold(g.Currency, cart.Currency.Code):
 			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftCurrency, Message: promotion.MsgGiftCurrency})
+			continue
+		case g.BalanceInCents <= 0:
+			pv.refuse(promotion.CodeError{Code: code, ErrorCode: promotion.CodeGiftSpent, Message: promotion.MsgGiftSpent})
 			continue
 		}
 		use := min(max(g.BalanceInCents, 0), total)

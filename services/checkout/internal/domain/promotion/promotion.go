@@ -32,6 +32,16 @@ const (
 	promoRateDenominatorBPS = 10_000
 )
 
+// Codes and messages the spec does not have: a gift certificate used up, and a promotion
+// beyond the order's limit (Stacking).
+const (
+	CodeGiftSpent     = "GIFT_CERTIFICATE_SPENT"
+	CodeNotStackable  = "PROMOTIONS_DO_NOT_STACK"
+	MsgGiftSpent      = "This gift certificate has been used up: it has no balance left."
+	MsgOnePromotion   = "Only one promotion can be applied to an order."
+	msgSomePromotions = "At most %d promotions can be applied to an order."
+)
+
 // Promotion kinds.
 const (
 	KindPercent = "percent"
@@ -147,6 +157,36 @@ func (p *Promotion) NoticeFor(acct domain.Account) *Info {
 		}
 	}
 	return &Info{Code: p.Code, Notice: p.Notice, Message: p.NoticeMessage, AlwaysView: p.AlwaysView, RemoveCode: p.RemoveOnNotice}
+}
+
+// DefaultPerOrder is how many promotions one order takes unless configured otherwise
+// (CHECKOUT_PROMOTIONS_PER_ORDER): promotions do not stack.
+const DefaultPerOrder = 1
+
+// Stacking is the rule of how many promotions apply to one order: the first that apply,
+// in the order entered; a further one that would apply is refused with CodeNotStackable.
+type Stacking struct {
+	// PerOrder is the most promotions one order takes; 0 means DefaultPerOrder.
+	PerOrder int
+	applied  int
+}
+
+// Take answers nil when one more promotion may apply (and counts it), else the refusal of
+// code.
+func (s *Stacking) Take(code string) *CodeError {
+	limit := s.PerOrder
+	if limit <= 0 {
+		limit = DefaultPerOrder
+	}
+	if s.applied >= limit {
+		msg := MsgOnePromotion
+		if limit > 1 {
+			msg = fmt.Sprintf(msgSomePromotions, limit)
+		}
+		return &CodeError{Code: code, ErrorCode: CodeNotStackable, Message: msg}
+	}
+	s.applied++
+	return nil
 }
 
 // Reason says on the invoice line why the discount is there.

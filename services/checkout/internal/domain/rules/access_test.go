@@ -50,6 +50,13 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 					t.Errorf("%v %v", c.PlanErrors, c.ErrorCodes)
 				}
 			}},
+		{name: "a business downgrade is one Starter licence: nothing allocated is kept, no existing-business refusal (issue 27)", ex: business(),
+			in: domain.Input{BusinessDowngrade: true},
+			check: func(t *testing.T, c *domain.Cart) {
+				if !slices.Equal(c.AddOns, []string{domain.DowngradePlan, "included_geo_us"}) || c.Quantity != 1 || len(c.LockedAddOns) != 0 || len(c.Errors) != 0 {
+					t.Errorf("add-ons %v quantity %d locked %v errors %v", c.AddOns, c.Quantity, c.LockedAddOns, c.Errors)
+				}
+			}},
 		{name: "regions are disabled while licences are allocated to users", ex: business(),
 			in: domain.Input{AddOns: []string{"business_pro", "included_geo_eu", "add_geo_au", "efb_bridge", "runway_tp_pilatus"}, Quantity: "5"},
 			check: func(t *testing.T, c *domain.Cart) {

@@ -406,7 +406,9 @@ func (b *builder) checkExisting(in domain.Input, existing *domain.Subscription) 
 	if b.numeric {
 		newQty = b.qty
 	}
-	if existing.Quantity > 1 && !existing.Military && newQty <= 1 {
+	// The business downgrade (spec 000 §4) is the way to one licence that can-downgrade
+	// offers: its own refusals (child account, third party) follow.
+	if existing.Quantity > 1 && !existing.Military && newQty <= 1 && !in.BusinessDowngrade {
 		cart.Errors = append(cart.Errors, b.rules.MsgAlreadyBusiness())
 	}
 	if existing.Military && existing.Quantity < 2 && newQty > 1 {

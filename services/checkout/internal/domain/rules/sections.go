@@ -54,7 +54,9 @@ func (b *builder) keepAllocated(in domain.Input) {
 	}
 	for _, code := range ex.AllocatedAddOns {
 		e, ok := b.cat.Entry(code)
-		if !ok || e.IsPlan() {
+		if !ok || e.IsPlan() || in.BusinessDowngrade {
+			// A business downgrade ends the organization's licences: one individual plan
+			// (spec 000 §4), nothing kept for its users.
 			continue
 		}
 		c.LockedAddOns = append(c.LockedAddOns, code)

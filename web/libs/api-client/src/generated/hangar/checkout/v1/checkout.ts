@@ -959,6 +959,12 @@ export interface components {
             chartCoveragesDisabled?: boolean;
             /** @description Sections the page may show (spec 000 §6). */
             chartIfrVisible?: boolean;
+            /**
+             * @description Failures only (HTTP 401): the configuration names an account or subscription the
+             *     session may not act on; the page opens the login modal. The error shape's code and
+             *     message, the message in errors, and nothing of the account.
+             */
+            code?: string;
             codeErrors?: components["schemas"]["v1CodeError"][];
             currency?: string;
             email?: string;
@@ -979,6 +985,7 @@ export interface components {
             lockedAddOns?: string[];
             /** @description The buyer has a session; the e-mail field is locked (the session's, or disableEmail). */
             loggedIn?: boolean;
+            message?: string;
             militarySupplementsVisible?: boolean;
             planChange?: components["schemas"]["v1PlanChange"];
             planErrors?: string[];
@@ -1000,6 +1007,7 @@ export interface components {
             renewalAmountInCents?: number;
             renewalDate?: string;
             replacedPlan?: string;
+            requireLogin?: boolean;
             runwayAircraft?: string[];
             selectionErrors?: string[];
             termStartDate?: string;
@@ -1250,12 +1258,15 @@ export interface components {
              *     (or set keepExpiredAllocations) and validate again.
              */
             allocations?: components["schemas"]["v1Allocation"][];
+            /** @description Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's. */
+            code?: string;
             /** Format: int32 */
             counter?: number;
             errorCodes?: string[];
             errors?: string[];
             invoice?: components["schemas"]["v1Invoice"];
             isOrgMember?: boolean;
+            message?: string;
             promoInfoRequirements?: components["schemas"]["v1PromoInfoRequirement"][];
             requireLogin?: boolean;
             /** @description ok or fail. */
