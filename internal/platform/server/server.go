@@ -287,6 +287,7 @@ func (s *Server) Run(ctx context.Context) error {
 	gw := runtime.NewServeMux(append([]runtime.ServeMuxOption{
 		runtime.WithErrorHandler(s.gatewayError),
 		runtime.WithRoutingErrorHandler(s.routingError),
+		runtime.WithIncomingHeaderMatcher(IncomingHeader),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{EmitUnpopulated: false},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
@@ -316,8 +317,9 @@ func (s *Server) Run(ctx context.Context) error {
 		inner = s.httpMW[i](inner)
 	}
 	// Headers and the input guard wrap everything a service installs, so every route of
-	// every service (and the routes a service adds later) gets them without asking.
-	inner = apiHeaders(guard(s.limits, inner))
+	// every service (and the routes a service adds later) gets them without asking; no
+	// internal header from outside reaches any of it.
+	inner = stripInternal(apiHeaders(guard(s.limits, inner)))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
