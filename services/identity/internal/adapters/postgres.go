@@ -418,13 +418,13 @@ func (s *Store) FailureWindows(ctx context.Context, keys []string, since time.Ti
 }
 
 // ReserveAttempt counts a login attempt under each key before its password is verified,
-// unless a key has already reached its limit in the window since `since`: then nothing is
-// counted and the windows are answered so the caller can tell how long to wait. The keys
-// are locked (transaction-scoped advisory locks, in a fixed order) while counting, so
-// concurrent attempts for the same keys, on any replica, are counted one after another
-// and at most limit of them pass. The reservation stays a failure unless ReleaseAttempt
-// takes it back after a correct password.
-func (s *Store) ReserveAttempt(ctx context.Context, keys []string, limits []int, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
+// unless blocked says the windows (since `since`) refuse it: then nothing is counted and
+// the windows are answered so the caller can tell how long to wait. The keys are locked
+// (transaction-scoped advisory locks, in a fixed order) while counting, so concurrent
+// attempts for the same keys, on any replica, are counted one after another and at most
+// the limit of them pass. The reservation stays a failure unless ReleaseAttempt takes it
+// back after a correct password.
+func (s *Store) ReserveAttempt(ctx context.Context, keys []string, blocked func(map[string]domain.Window) bool, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		sorted := append([]string(nil), keys...)
 		sort.Strings(sorted)
@@ -451,10 +451,8 @@ func (s *Store) ReserveAttempt(ctx context.Context, keys []string, limits []int,
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("count login failures: %w", err)
 		}
-		for i, k := range keys {
-			if limits[i] > 0 && wins[k].Count >= limits[i] {
-				return nil // blocked: count nothing
-			}
+		if blocked(wins) {
+			return nil // count nothing
 		}
 		if err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2 RETURNING id)
 			SELECT array_agg(id) FROM ins`, keys, at).Scan(&ids); err != nil {
