@@ -469,10 +469,13 @@ func (s *Service) Preferences(ctx context.Context, accountUUID string) (map[stri
 	return s.store.Preferences(ctx, accountUUID)
 }
 
-// UpdatePreferences merges prefs into the caller's preferences.
+// UpdatePreferences stores the caller's preferences: only the documented keys, each of its
+// type (domain.ParsePreferences); a marketing consent change is recorded in the consent
+// history.
 func (s *Service) UpdatePreferences(ctx context.Context, accountUUID string, prefs map[string]any) (map[string]any, error) {
-	if len(prefs) > 100 {
-		return nil, errs.Field("preferences", "too many preferences")
+	p, err := domain.ParsePreferences(prefs)
+	if err != nil {
+		return nil, err
 	}
-	return s.store.MergePreferences(ctx, accountUUID, prefs)
+	return s.store.SetPreferences(ctx, accountUUID, p, domain.ConsentByPreferences)
 }
