@@ -32,9 +32,6 @@ func lookup(vars map[string]string) config.Lookup {
 type stack struct {
 	identity, allocation string
 	brokers              []string
-	// identityGRPC and identityDB reach the identity replica, for tests that start more
-	// services or give an account a staff flag.
-	identityGRPC, identityDB string
 }
 
 // start runs the real identity (with its demo accounts) and allocation (with its dev seed)
@@ -60,8 +57,8 @@ func start(t *testing.T) stack {
 		return out
 	}
 	var icfg identity.Config
-	ivars := with(map[string]string{"IDENTITY_DEV_SEED": "true", "IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1"})
-	if err := config.LoadFrom(&icfg, lookup(ivars)); err != nil {
+	if err := config.LoadFrom(&icfg, lookup(with(map[string]string{"IDENTITY_DEV_SEED": "true",
+		"IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1"}))); err != nil {
 		t.Fatal(err)
 	}
 	ictx, icancel := context.WithCancel(context.Background())
@@ -83,8 +80,7 @@ func start(t *testing.T) stack {
 	}
 	servicetest.Run(t, ctx, cancel, a)
 	_, httpAddr, _ := a.Addrs()
-	return stack{identity: "http://" + idHTTP, allocation: "http://" + httpAddr, brokers: broker.Addrs(),
-		identityGRPC: idGRPC, identityDB: ivars["DATABASE_URL"]}
+	return stack{identity: "http://" + idHTTP, allocation: "http://" + httpAddr, brokers: broker.Addrs()}
 }
 
 // login answers the session cookie of a demo account.

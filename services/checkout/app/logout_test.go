@@ -12,14 +12,14 @@ import (
 	payments "github.com/hangar/hangar/services/payments/app"
 )
 
-// startPayments runs the real payments service resolving sessions at identityAddr, and
-// answers its REST base URL.
+// startPayments runs the real payments service (its dev seed, two card readers) resolving
+// sessions at identityAddr, and answers its REST base URL.
 func startPayments(t *testing.T, identityAddr string) string {
 	t.Helper()
 	var cfg payments.Config
 	if err := config.LoadFrom(&cfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "IDENTITY_ADDR": identityAddr, "PAYMENTS_DEV_SEED": "true",
-		"TRUSTED_PROXIES": "0", "LOG_LEVEL": "warn"})); err != nil {
+		"PAYMENTS_CARD_READERS": "RDR-0001,RDR-0002", "TRUSTED_PROXIES": "0", "LOG_LEVEL": "warn"})); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
