@@ -175,34 +175,31 @@ func (s *Service) hashSlotFor(ctx context.Context, ip string) (release func(), e
 	defer s.hashing.Add(-1)
 	wait := time.NewTimer(s.pol.HashWait)
 	defer wait.Stop()
-	busy := func() error { return errs.Throttled(time.Second, "The service is busy. Please try again in a moment.") }
-	gone := func() error {
-		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
-	}
 	leave := func() {}
 	if ip != "" && s.pol.HashPerAddress > 0 {
 		a := s.addressSlots(ip)
-		leave = func() { s.leaveAddress(ip, a) }
-		select {
-		case a <- struct{}{}:
-			leave = func() { <-a; s.leaveAddress(ip, a) }
-		case <-wait.C:
-			leave()
-			return nil, busy()
-		case <-ctx.Done():
-			leave()
-			return nil, gone()
+		if err := take(ctx, a, wait.C); err != nil {
+			s.leaveAddress(ip, a)
+			return nil, err
 		}
+		leave = func() { <-a; s.leaveAddress(ip, a) }
 	}
+	if err := take(ctx, s.hashSlots, wait.C); err != nil {
+		leave()
+		return nil, err
+	}
+	return func() { <-s.hashSlots; leave() }, nil
+}
+
+// take puts a token into slots, waiting until deadline fires (429 busy) or ctx ends.
+func take(ctx context.Context, slots chan struct{}, deadline <-chan time.Time) error {
 	select {
-	case s.hashSlots <- struct{}{}:
-		return func() { <-s.hashSlots; leave() }, nil
-	case <-wait.C:
-		leave()
-		return nil, busy()
+	case slots <- struct{}{}:
+		return nil
+	case <-deadline:
+		return errs.Throttled(time.Second, "The service is busy. Please try again in a moment.")
 	case <-ctx.Done():
-		leave()
-		return nil, gone()
+		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
 	}
 }
 
