@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
@@ -110,6 +111,9 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.web.ServeHTTP(w, r)
 		return
 	}
+	// As the Ingress does: internal channels (Grpc-Metadata-*, X-Hangar-*) never come from
+	// outside. The services drop them too; this keeps them off the wire to the backend.
+	server.StripInternalHeaders(r.Header)
 	p, ok := e.proxies[route.Service]
 	if !ok {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "unavailable", "message": "service " + route.Service + " is not running"})

@@ -390,7 +390,7 @@ data:
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
-metadata: {name: h, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-api-headers}}
+metadata: {name: h, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-api-headers, nginx.ingress.kubernetes.io/configuration-snippet: 'more_clear_input_headers "Grpc-Metadata-*" "X-Hangar-*";'}}
 spec:
   tls: [{secretName: tls}]
   rules:
@@ -400,7 +400,7 @@ spec:
 ---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
-metadata: {name: h-pages, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers}}
+metadata: {name: h-pages, namespace: s, annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers, nginx.ingress.kubernetes.io/configuration-snippet: 'more_clear_input_headers "Grpc-Metadata-*" "X-Hangar-*";'}}
 spec:
   tls: [{secretName: tls}]
   rules:
@@ -431,7 +431,8 @@ func TestCheckHeaders(t *testing.T) {
 	valid := headersFixture(t)
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"valid", "", "", ""},
-		{"no headers annotation on the pages", "annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers}", "annotations: {}", "sets no security headers"},
+		{"no headers annotation on the pages", "annotations: {nginx.ingress.kubernetes.io/custom-headers: s/h-page-headers, ", "annotations: {", "sets no security headers"},
+		{"internal headers not cleared", `"Grpc-Metadata-*" "X-Hangar-*";`, `"X-Hangar-*";`, "does not clear the internal request headers"},
 		{"frame-ancestors weakened", "frame-ancestors 'none'\"", "frame-ancestors *\"", "frame-ancestors *"},
 		{"remote origin on a directive not meant for it", "default-src 'self';", "default-src 'self' https://evil.example;", "default-src"},
 		{"nosniff missing", "  X-Content-Type-Options: \"nosniff\"\n", "", "X-Content-Type-Options"},

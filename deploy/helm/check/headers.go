@@ -18,6 +18,14 @@ const HeadersComponent = "ingress-headers"
 // ("<namespace>/<name>") of the headers it sets on every answer of the Ingress.
 const CustomHeadersAnnotation = "nginx.ingress.kubernetes.io/custom-headers"
 
+// SnippetAnnotation is ingress-nginx's location configuration snippet; every Ingress of
+// the chart clears the internal request headers in it (StripInternalHeaders), so that
+// Grpc-Metadata-* (gRPC metadata behind grpc-gateway) never comes from outside.
+const (
+	SnippetAnnotation    = "nginx.ingress.kubernetes.io/configuration-snippet"
+	StripInternalHeaders = `more_clear_input_headers "Grpc-Metadata-*" "X-Hangar-*";`
+)
+
 // Headers is headers.yaml of the chart: the pages' security headers.
 type Headers struct {
 	ContentSecurityPolicy   []string          `json:"contentSecurityPolicy"`
@@ -89,6 +97,9 @@ func CheckHeaders(r *Rendering, routes []Route, h Headers) []error {
 		}
 		if pages > 0 && apis > 0 {
 			c.errorf("%s: routes pages (%s) and APIs together: they need different headers", where, web)
+		}
+		if !strings.Contains(ing.Annotations[SnippetAnnotation], StripInternalHeaders) {
+			c.errorf("%s: does not clear the internal request headers (annotation %s: %s)", where, SnippetAnnotation, StripInternalHeaders)
 		}
 		tls := len(ing.Spec.TLS) > 0
 		set := c.ingressHeaders(ing, cms)

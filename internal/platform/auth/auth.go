@@ -1,7 +1,8 @@
 // Package auth is the shared request security of every Hangar service: CSRF protection
 // for non-safe methods (the XSRF-TOKEN cookie echoed in the X-XSRF-TOKEN header, plus
 // Origin and Sec-Fetch-Site checks), and the session resolver that turns the `__Host-`
-// session cookie into the caller by asking identity (with a short in-process cache), on
+// session cookie into the caller by asking identity (every request: only refusals are
+// cached, so a logout is seen at once), on
 // both the service's plain HTTP routes and the gRPC handlers behind grpc-gateway. A
 // service installs both with Install; handlers read the caller with CallerFrom or Require.
 package auth

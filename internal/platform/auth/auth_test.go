@@ -136,12 +136,18 @@ func TestCSRFInAnotherService(t *testing.T) {
 	}
 }
 
-func TestCache(t *testing.T) {
+// The cache remembers refusals only: a live session is asked of identity on every
+// request, so a session revoked between two requests is refused on the second one.
+func TestCacheRemembersRefusalsNeverLiveSessions(t *testing.T) {
 	var calls atomic.Int32
+	var revoked atomic.Bool
 	now := time.Unix(0, 0)
 	clock := func() time.Time { return now }
 	r := auth.NewCache(auth.ResolverFunc(func(ctx context.Context, token string) (auth.Caller, error) {
 		calls.Add(1)
+		if revoked.Load() {
+			return auth.Caller{}, auth.ErrLoginRequired
+		}
 		return alice.Resolve(ctx, token)
 	}), 5*time.Second, 4, clock)
 	ctx := context.Background()
@@ -150,24 +156,28 @@ func TestCache(t *testing.T) {
 			t.Fatalf("Resolve() = %+v, %v", c, err)
 		}
 	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("resolver called %d times for 3 uses of a live session, want 3 (never cached)", n)
+	}
+	revoked.Store(true) // logout
+	if _, err := r.Resolve(ctx, "alice-token"); errs.CodeOf(err) != errs.Unauthorized {
+		t.Errorf("Resolve() right after revocation = %v, want unauthenticated", err)
+	}
+	revoked.Store(false)
+	calls.Store(0)
 	if _, err := r.Resolve(ctx, "bad"); errs.CodeOf(err) != errs.Unauthorized {
 		t.Errorf("Resolve(bad) = %v, want unauthenticated", err)
 	}
 	if _, err := r.Resolve(ctx, "bad"); errs.CodeOf(err) != errs.Unauthorized {
 		t.Errorf("Resolve(bad) cached = %v", err)
 	}
-	if n := calls.Load(); n != 2 {
-		t.Errorf("resolver called %d times, want 2 (answers cached)", n)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("resolver called %d times for a refused token twice, want 1 (refusal cached)", n)
 	}
 	now = now.Add(6 * time.Second)
-	_, _ = r.Resolve(ctx, "alice-token")
-	if n := calls.Load(); n != 3 {
-		t.Errorf("resolver called %d times after expiry, want 3", n)
-	}
-	r.Invalidate("alice-token")
-	_, _ = r.Resolve(ctx, "alice-token")
-	if n := calls.Load(); n != 4 {
-		t.Errorf("resolver called %d times after Invalidate, want 4", n)
+	_, _ = r.Resolve(ctx, "bad")
+	if n := calls.Load(); n != 2 {
+		t.Errorf("resolver called %d times after expiry, want 2", n)
 	}
 	for i := range 20 { // bounded
 		_, _ = r.Resolve(ctx, strings.Repeat("x", i+1))

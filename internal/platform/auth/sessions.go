@@ -66,9 +66,14 @@ func (r *IdentityResolver) Resolve(ctx context.Context, token string) (Caller, e
 	}, nil
 }
 
-// Cache remembers answers of a Resolver for a few seconds, so one page load's burst of
-// calls costs identity one lookup. Entries are keyed by the token's hash; the cache is
-// bounded. A logout is seen by other services within TTL.
+// Cache remembers the tokens identity refused (unknown, revoked or expired) for a while,
+// so a flood of made-up or old cookies costs identity one lookup per token, not one per
+// request. A live session is never served from the cache: every request asks identity,
+// so a logout or revocation is refused by every service and replica on the very next
+// request (before, live sessions were reused for 5 s, and a logged-out cookie kept
+// working on checkout and payments that long). A refused token never becomes valid again
+// (a login always issues a new one), so remembering refusals serves nothing stale.
+// Entries are keyed by the token's hash; the cache is bounded.
 type Cache struct {
 	next Resolver
 	ttl  time.Duration
@@ -76,50 +81,41 @@ type Cache struct {
 	now  func() time.Time
 
 	mu      sync.Mutex
-	entries map[[32]byte]cacheEntry
+	entries map[[32]byte]time.Time // refused token -> forget it at
 }
 
-type cacheEntry struct {
-	caller  Caller
-	ok      bool // false: the token is known to be invalid
-	expires time.Time
-}
-
-// NewCache caches next's answers for ttl, holding at most max entries.
+// NewCache remembers next's refusals for ttl, holding at most max entries.
 func NewCache(next Resolver, ttl time.Duration, max int, now func() time.Time) *Cache {
-	return &Cache{next: next, ttl: ttl, max: max, now: now, entries: map[[32]byte]cacheEntry{}}
+	return &Cache{next: next, ttl: ttl, max: max, now: now, entries: map[[32]byte]time.Time{}}
 }
 
 func (c *Cache) Resolve(ctx context.Context, token string) (Caller, error) {
 	key := sha256.Sum256([]byte(token))
 	now := c.now()
 	c.mu.Lock()
-	e, hit := c.entries[key]
+	until, hit := c.entries[key]
 	c.mu.Unlock()
-	if hit && now.Before(e.expires) {
-		if !e.ok {
-			return Caller{}, ErrLoginRequired
-		}
-		return e.caller, nil
+	if hit && now.Before(until) {
+		return Caller{}, ErrLoginRequired
 	}
 	caller, err := c.next.Resolve(ctx, token)
-	if err != nil && errs.CodeOf(err) != errs.Unauthorized {
-		return Caller{}, err // do not cache outages
+	if err == nil || errs.CodeOf(err) != errs.Unauthorized {
+		return caller, err // live sessions and outages are not cached
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.entries) >= c.max {
 		c.evict(now)
 	}
-	c.entries[key] = cacheEntry{caller: caller, ok: err == nil, expires: now.Add(c.ttl)}
+	c.entries[key] = now.Add(c.ttl)
 	return caller, err
 }
 
 // evict drops expired entries, and when none expired, an arbitrary half: a full cache of
 // live entries only happens under a flood, when dropping some is the right answer.
 func (c *Cache) evict(now time.Time) {
-	for k, e := range c.entries {
-		if !now.Before(e.expires) {
+	for k, until := range c.entries {
+		if !now.Before(until) {
 			delete(c.entries, k)
 		}
 	}
@@ -129,14 +125,6 @@ func (c *Cache) evict(now time.Time) {
 		}
 		delete(c.entries, k)
 	}
-}
-
-// Invalidate forgets a token (after logout in the process that handled it).
-func (c *Cache) Invalidate(token string) {
-	key := sha256.Sum256([]byte(token))
-	c.mu.Lock()
-	delete(c.entries, key)
-	c.mu.Unlock()
 }
 
 // Sessions resolves the session of each request into its caller.
@@ -234,11 +222,11 @@ type Config struct {
 	AllowedOrigins []string      `env:"ALLOWED_ORIGINS" default:"" doc:"the store's origins (scheme://host[:port]) allowed to make non-safe requests; empty: the request's own host"`
 	TrustedProxies int           `env:"TRUSTED_PROXIES" default:"1" doc:"proxies in front of the service that append to X-Forwarded-For (the Ingress: 1)"`
 	IdentityAddr   string        `env:"IDENTITY_ADDR" default:"" doc:"identity's gRPC address, for services that resolve sessions remotely"`
-	CacheTTL       time.Duration `env:"SESSION_CACHE_TTL" default:"5s" doc:"how long a resolved session is reused without asking identity (a logout reaches other services within this)"`
-	CacheSize      int           `env:"SESSION_CACHE_SIZE" default:"10000" doc:"sessions kept in the resolver cache"`
+	CacheTTL       time.Duration `env:"SESSION_CACHE_TTL" default:"5s" doc:"how long a session token identity refused is refused without asking again (live sessions are never cached: a logout is seen at once)"`
+	CacheSize      int           `env:"SESSION_CACHE_SIZE" default:"10000" doc:"refused session tokens kept in the resolver cache"`
 }
 
-// RemoteResolver resolves sessions through identity over conn with the configured cache.
+// RemoteResolver resolves sessions through identity over conn, refusals cached.
 // conn should come from kitclient.Dial with IdentityClient: its circuit breaker makes an
 // identity outage fail requests fast.
 func RemoteResolver(cfg Config, conn grpc.ClientConnInterface) Resolver {

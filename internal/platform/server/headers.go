@@ -1,6 +1,11 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+)
 
 // apiHeaders sets the security headers of an API answer before the handler runs, so a
 // handler that means otherwise (the catalogue's cacheable reads, the hosted card fields
@@ -17,6 +22,54 @@ func apiHeaders(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 		h.Set("Referrer-Policy", "no-referrer")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// internalPrefixes name the request headers that are channels between our own components,
+// never to be accepted from outside: grpc-gateway turns Grpc-Metadata-<name> into gRPC
+// metadata <name> (x-hangar-session there authenticates a service-to-service call), and
+// X-Hangar-* are our own internal names.
+var internalPrefixes = []string{"Grpc-Metadata-", "X-Hangar-"}
+
+// IsInternalHeader reports whether a request header (any case) is an internal channel that
+// the edge, the Ingress and every service's public listener drop.
+func IsInternalHeader(name string) bool {
+	c := http.CanonicalHeaderKey(name)
+	for _, p := range internalPrefixes {
+		if strings.HasPrefix(c, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// StripInternalHeaders deletes every internal header of h (see IsInternalHeader).
+func StripInternalHeaders(h http.Header) {
+	for k := range h {
+		if IsInternalHeader(k) {
+			delete(h, k)
+		}
+	}
+}
+
+// IncomingHeader is the gateway's incoming header matcher: grpc-gateway's default (the
+// permanent HTTP headers as grpcgateway-<name>) without the Grpc-Metadata-* channel. A
+// service that forwards a header of its own (checkout's Idempotency-Key) falls back to it.
+func IncomingHeader(key string) (string, bool) {
+	if IsInternalHeader(key) {
+		return "", false
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+// stripInternal drops the internal headers of every public request, before any handler
+// or the gateway sees them: the services' own gateway options may install an incoming
+// header matcher that forwards Grpc-Metadata-* (the default one does), and a request can
+// reach a service's HTTP port without the edge.
+func stripInternal(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		StripInternalHeaders(r.Header)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -326,6 +326,7 @@ func (s *Server) Run(ctx context.Context) error {
 	gw := runtime.NewServeMux(append([]runtime.ServeMuxOption{
 		runtime.WithErrorHandler(s.gatewayError),
 		runtime.WithRoutingErrorHandler(s.routingError),
+		runtime.WithIncomingHeaderMatcher(IncomingHeader),
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, newJSONMarshaler()),
 		runtime.WithMiddlewares(func(next runtime.HandlerFunc) runtime.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request, p map[string]string) {
@@ -352,8 +353,9 @@ func (s *Server) Run(ctx context.Context) error {
 		inner = s.httpMW[i](inner)
 	}
 	// Headers and the input guard wrap everything a service installs, so every route of
-	// every service (and the routes a service adds later) gets them without asking.
-	inner = apiHeaders(s.readyGate(guard(s.limits, inner)))
+	// every service (and the routes a service adds later) gets them without asking; no
+	// internal header from outside reaches any of it.
+	inner = stripInternal(apiHeaders(s.readyGate(guard(s.limits, inner))))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))

@@ -77,9 +77,17 @@ func startIdentity(t testing.TB) (grpcAddr, base string) {
 // subscription-changed and marketing-consent-given events reach it there).
 func startIdentityOn(t testing.TB, brokers []string) (grpcAddr, base string) {
 	t.Helper()
+	grpcAddr, base, _ = startIdentityDB(t, brokers)
+	return grpcAddr, base
+}
+
+// startIdentityDB is startIdentityOn also answering identity's database URL.
+func startIdentityDB(t testing.TB, brokers []string) (grpcAddr, base, dbURL string) {
+	t.Helper()
+	dbURL = dbtest.New(t)
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(brokers, ","), "IDENTITY_DEV_SEED": "true",
+		"DATABASE_URL": dbURL, "KAFKA_BROKERS": strings.Join(brokers, ","), "IDENTITY_DEV_SEED": "true",
 		"TRUSTED_PROXIES": "0", "IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
 	}
 	var cfg identity.Config
@@ -93,7 +101,7 @@ func startIdentityOn(t testing.TB, brokers []string) (grpcAddr, base string) {
 	}
 	servicetest.Run(t, ctx, cancel, a)
 	g, h, _ := a.Addrs()
-	return g, "http://" + h
+	return g, "http://" + h, dbURL
 }
 
 // startAllocation runs the real allocation service with its dev seed (Acme's tails, the

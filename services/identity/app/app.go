@@ -56,10 +56,12 @@ type Config struct {
 
 	ThrottleWindow       time.Duration `env:"IDENTITY_THROTTLE_WINDOW" default:"15m" doc:"sliding window of failed-login counting; also the longest a block lasts"`
 	ThrottleAccountIP    int           `env:"IDENTITY_THROTTLE_ACCOUNT_IP" default:"5" doc:"failed logins per account and client address in the window"`
-	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window"`
+	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window after which the account is under attack (it never blocks the account)"`
+	ThrottleUnderAttack  int           `env:"IDENTITY_THROTTLE_UNDER_ATTACK_ACCOUNT_IP" default:"2" doc:"failed logins per account and client address in the window while the account is under attack"`
 	ThrottleIP           int           `env:"IDENTITY_THROTTLE_IP" default:"100" doc:"failed logins per client address over all accounts in the window (high: one office or carrier NAT is one address)"`
 	HashConcurrency      int           `env:"IDENTITY_HASH_CONCURRENCY" default:"4" doc:"password hashes computed at once per process (each takes IDENTITY_ARGON2_MEMORY_KIB); 0: no cap"`
 	HashWait             time.Duration `env:"IDENTITY_HASH_WAIT" default:"3s" doc:"how long a login waits for a hashing slot before it is answered 429 busy"`
+	HashPerAddress       int           `env:"IDENTITY_HASH_PER_ADDRESS" default:"1" doc:"hashing slots one client address holds at once (a flood from one address queues behind itself); 0: no cap"`
 	CodeTTL              time.Duration `env:"IDENTITY_CODE_TTL" default:"15m" doc:"a military verification code expires this long after it is sent"`
 	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
@@ -119,10 +121,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{
-		Sessions:        domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
-		Throttle:        domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount, PerIP: cfg.ThrottleIP},
+		Sessions: domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
+		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount,
+			UnderAttackPerAccountIP: cfg.ThrottleUnderAttack, PerIP: cfg.ThrottleIP},
 		Codes:           domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
-		HashConcurrency: cfg.HashConcurrency, HashWait: cfg.HashWait,
+		HashConcurrency: cfg.HashConcurrency, HashWait: cfg.HashWait, HashPerAddress: cfg.HashPerAddress,
 	}, time.Now, log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)

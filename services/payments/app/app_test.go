@@ -505,9 +505,11 @@ func TestNonceReuseAndExpiry(t *testing.T) {
 
 func TestCardReaderFlow(t *testing.T) {
 	r := start(t, nil)
-	// No readers for others, and the field is there, empty (spec 001 §7 names it).
-	if code, body := r.do(t, "GET", "/buy/api/card-reader/list", "", nil); code != 200 || fmt.Sprint(body["serialNumbers"]) != "[]" {
-		t.Errorf("anonymous list = %d %v, want serialNumbers: []", code, body)
+	if code, body := r.do(t, "GET", "/buy/api/card-reader/list", "", nil); code != 401 {
+		t.Errorf("anonymous list = %d %v, want 401", code, body)
+	}
+	if code, body := r.do(t, "GET", "/buy/api/card-reader/list", "pilot-token", nil); code != 403 {
+		t.Errorf("a customer's list = %d %v, want 403", code, body)
 	}
 	code, body := r.do(t, "GET", "/buy/api/card-reader/list", "admin-token", nil)
 	if sn, _ := body["serialNumbers"].([]any); code != 200 || len(sn) != 2 {

@@ -209,11 +209,13 @@ const (
 	RoleAircraftAdmin = "aircraft_admin"
 )
 
-// Actor is who asks: their account, their organization's account and their roles in it.
+// Actor is who asks: their account, their organization's account and their roles in it;
+// Staff is an employee (auth.Caller.IsEmployee), who holds every account's Members right.
 type Actor struct {
 	AccountID  string
 	OrgAccount string
 	Roles      []string
+	Staff      bool
 }
 
 // Access is what an actor may do with one owner's licences.
@@ -238,14 +240,16 @@ func (a Access) CanAssign(t TargetType) bool {
 	return a.AssignTails
 }
 
-// AccessTo answers what actor may do with owner's licences: the owner itself (the account
-// that holds them, or the organization's owner) everything; a user admin users; an
-// aircraft admin tails; any other member reads their own; anybody else nothing.
+// AccessTo answers what actor may do with owner's licences. The holders of the Members
+// right of docs/authorization.md (auth.Members: the account itself, the organization's
+// owner and user admins, employees) everything; an aircraft admin tails (the
+// organization's aircraft are theirs to equip); any other member reads their own;
+// anybody else nothing.
 func AccessTo(actor Actor, owner string) Access {
 	if owner == "" || actor.AccountID == "" {
 		return Access{}
 	}
-	if actor.AccountID == owner {
+	if actor.AccountID == owner || actor.Staff {
 		return Access{AssignUsers: true, AssignTails: true, ReadOwn: true}
 	}
 	if actor.OrgAccount != owner {
@@ -254,10 +258,8 @@ func AccessTo(actor Actor, owner string) Access {
 	a := Access{ReadOwn: true}
 	for _, r := range actor.Roles {
 		switch r {
-		case RoleOwner:
+		case RoleOwner, RoleUserAdmin:
 			a.AssignUsers, a.AssignTails = true, true
-		case RoleUserAdmin:
-			a.AssignUsers = true
 		case RoleAircraftAdmin:
 			a.AssignTails = true
 		}

@@ -15,7 +15,8 @@ func TestAccessTo(t *testing.T) {
 	}{
 		{"the owning account itself", Actor{AccountID: org}, true, true, true},
 		{"the organization's owner", Actor{AccountID: "a", OrgAccount: org, Roles: []string{RoleOwner}}, true, true, true},
-		{"a user admin", Actor{AccountID: "a", OrgAccount: org, Roles: []string{RoleUserAdmin, "member"}}, true, false, true},
+		{"a user admin", Actor{AccountID: "a", OrgAccount: org, Roles: []string{RoleUserAdmin, "member"}}, true, true, true},
+		{"an employee", Actor{AccountID: "e", Staff: true}, true, true, true},
 		{"an aircraft admin", Actor{AccountID: "a", OrgAccount: org, Roles: []string{RoleAircraftAdmin}}, false, true, true},
 		{"a member", Actor{AccountID: "a", OrgAccount: org, Roles: []string{"member"}}, false, false, true},
 		{"a dispatcher", Actor{AccountID: "a", OrgAccount: org, Roles: []string{"dispatcher", "member"}}, false, false, true},

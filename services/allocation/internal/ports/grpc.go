@@ -31,7 +31,7 @@ func actor(ctx context.Context) (domain.Actor, error) {
 	if err != nil {
 		return domain.Actor{}, err
 	}
-	return domain.Actor{AccountID: c.AccountUUID, OrgAccount: c.OrganizationAccount, Roles: c.RolesIn(c.OrganizationAccount)}, nil
+	return domain.Actor{AccountID: c.AccountUUID, OrgAccount: c.OrganizationAccount, Roles: c.RolesIn(c.OrganizationAccount), Staff: c.IsEmployee}, nil
 }
 
 func (g *GRPC) ListAllocations(ctx context.Context, req *allocationv1.ListAllocationsRequest) (*allocationv1.ListAllocationsResponse, error) {

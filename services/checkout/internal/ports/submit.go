@@ -49,7 +49,7 @@ func GatewayOptions() []runtime.ServeMuxOption {
 			if strings.EqualFold(k, "Idempotency-Key") {
 				return mdIdempotencyKey, true
 			}
-			return runtime.DefaultHeaderMatcher(k)
+			return server.IncomingHeader(k)
 		}),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithForwardResponseOption(forwardResponse),

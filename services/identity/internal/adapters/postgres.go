@@ -64,6 +64,10 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account, events func
 			b.Queue(`INSERT INTO account_flags (account_uuid, flag) VALUES ($1, $2)`, id, f)
 		}
 	}
+	if a.MarketingConsent {
+		b.Queue(`INSERT INTO consent_history (account_uuid, consent, value, source, changed_at) VALUES ($1, $2, true, $3, now())`,
+			id, domain.ConsentMarketing, domain.ConsentByAccountStart)
+	}
 	if events != nil {
 		evs, err := events(id)
 		if err != nil {
@@ -271,24 +275,38 @@ func (s *Store) Preferences(ctx context.Context, accountUUID string) (map[string
 	return out, nil
 }
 
-// MergePreferences merges prefs into the stored preferences (top-level keys replace) and
-// answers the result. A boolean marketingNotificationsEnabled also sets the EU marketing
-// consent the EU-consent call answers.
-func (s *Store) MergePreferences(ctx context.Context, accountUUID string, prefs map[string]any) (map[string]any, error) {
-	raw, err := json.Marshal(prefs)
-	if err != nil {
-		return nil, fmt.Errorf("encode preferences: %w", err)
-	}
+// SetPreferences stores a typed preferences update and answers the stored preferences.
+// The marketing preference is also the account's EU marketing consent (what eu_consent
+// answers): it is set with the time of the change and recorded in the consent history
+// with its previous value and source, all in one transaction.
+func (s *Store) SetPreferences(ctx context.Context, accountUUID string, p domain.Preferences, source string) (map[string]any, error) {
 	var out []byte
-	err = s.pool.QueryRow(ctx, `UPDATE accounts SET preferences = preferences || $2::jsonb,
-			marketing_consent = COALESCE(($2::jsonb ->> 'marketingNotificationsEnabled')::boolean, marketing_consent),
-			marketing_consent_at = CASE WHEN $2::jsonb ? 'marketingNotificationsEnabled' THEN now() ELSE marketing_consent_at END
-		WHERE uuid = $1 RETURNING preferences`, accountUUID, raw).Scan(&out)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoAccount
-	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var previous bool
+		if err := tx.QueryRow(ctx, `SELECT marketing_consent FROM accounts WHERE uuid = $1 FOR UPDATE`, accountUUID).Scan(&previous); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return errNoAccount
+			}
+			return fmt.Errorf("read consent: %w", err)
+		}
+		if v := p.MarketingNotificationsEnabled; v != nil {
+			if _, err := tx.Exec(ctx, `UPDATE accounts SET marketing_consent = $2, marketing_consent_at = now(),
+					preferences = preferences || jsonb_build_object('`+domain.PrefMarketing+`', $2::boolean)
+				WHERE uuid = $1`, accountUUID, *v); err != nil {
+				return fmt.Errorf("update preferences: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO consent_history (account_uuid, consent, value, previous, source, changed_at)
+				VALUES ($1, $2, $3, $4, $5, now())`, accountUUID, domain.ConsentMarketing, *v, previous, source); err != nil {
+				return fmt.Errorf("record consent: %w", err)
+			}
+		}
+		if err := tx.QueryRow(ctx, `SELECT preferences FROM accounts WHERE uuid = $1`, accountUUID).Scan(&out); err != nil {
+			return fmt.Errorf("read preferences: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("update preferences: %w", err)
+		return nil, err
 	}
 	res := map[string]any{}
 	if err := json.Unmarshal(out, &res); err != nil {
@@ -305,9 +323,18 @@ func GiveMarketingConsent(ctx context.Context, tx pgx.Tx, accountUUID string, gi
 	if !plausibleUUID(accountUUID) {
 		return false, nil
 	}
-	tag, err := tx.Exec(ctx, `UPDATE accounts SET marketing_consent = true, marketing_consent_at = $2,
-			preferences = preferences || '{"marketingNotificationsEnabled": true}'::jsonb
-		WHERE uuid = $1 AND (marketing_consent_at IS NULL OR marketing_consent_at < $2)`, accountUUID, givenAt)
+	// The previous value is read under the row lock the update takes, and the change is
+	// recorded in the consent history in the same statement.
+	tag, err := tx.Exec(ctx, `WITH prev AS (
+			SELECT uuid, marketing_consent FROM accounts
+			WHERE uuid = $1 AND (marketing_consent_at IS NULL OR marketing_consent_at < $2) FOR UPDATE),
+		upd AS (
+			UPDATE accounts a SET marketing_consent = true, marketing_consent_at = $2,
+				preferences = a.preferences || '{"marketingNotificationsEnabled": true}'::jsonb
+			FROM prev WHERE a.uuid = prev.uuid RETURNING a.uuid)
+		INSERT INTO consent_history (account_uuid, consent, value, previous, source, changed_at)
+		SELECT prev.uuid, $3, true, prev.marketing_consent, $4, $2 FROM prev JOIN upd USING (uuid)`,
+		accountUUID, givenAt, domain.ConsentMarketing, domain.ConsentByPurchase)
 	if err != nil {
 		return false, fmt.Errorf("give marketing consent: %w", err)
 	}
@@ -418,13 +445,13 @@ func (s *Store) FailureWindows(ctx context.Context, keys []string, since time.Ti
 }
 
 // ReserveAttempt counts a login attempt under each key before its password is verified,
-// unless a key has already reached its limit in the window since `since`: then nothing is
-// counted and the windows are answered so the caller can tell how long to wait. The keys
-// are locked (transaction-scoped advisory locks, in a fixed order) while counting, so
-// concurrent attempts for the same keys, on any replica, are counted one after another
-// and at most limit of them pass. The reservation stays a failure unless ReleaseAttempt
-// takes it back after a correct password.
-func (s *Store) ReserveAttempt(ctx context.Context, keys []string, limits []int, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
+// unless blocked says the windows (since `since`) refuse it: then nothing is counted and
+// the windows are answered so the caller can tell how long to wait. The keys are locked
+// (transaction-scoped advisory locks, in a fixed order) while counting, so concurrent
+// attempts for the same keys, on any replica, are counted one after another and at most
+// the limit of them pass. The reservation stays a failure unless ReleaseAttempt takes it
+// back after a correct password.
+func (s *Store) ReserveAttempt(ctx context.Context, keys []string, blocked func(map[string]domain.Window) bool, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		sorted := append([]string(nil), keys...)
 		sort.Strings(sorted)
@@ -451,10 +478,8 @@ func (s *Store) ReserveAttempt(ctx context.Context, keys []string, limits []int,
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("count login failures: %w", err)
 		}
-		for i, k := range keys {
-			if limits[i] > 0 && wins[k].Count >= limits[i] {
-				return nil // blocked: count nothing
-			}
+		if blocked(wins) {
+			return nil // count nothing
 		}
 		if err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2 RETURNING id)
 			SELECT array_agg(id) FROM ins`, keys, at).Scan(&ids); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,9 @@ type Policies struct {
 	// HashWait is how long a login waits for a slot before it is told to retry.
 	HashConcurrency int
 	HashWait        time.Duration
+	// HashPerAddress caps the slots one client address holds at once (0: no cap), so a
+	// flood from one address cannot take every slot.
+	HashPerAddress int
 }
 
 // Service runs identity's use cases.
@@ -47,11 +51,17 @@ type Service struct {
 	pol       Policies
 	now       func() time.Time
 	log       *slog.Logger
+	// verifying, when set, runs while a login's password is checked with its hashing
+	// slot held: a test seam, so a flood can hold its slots without timing.
+	verifying func(ip string)
+
+	addrMu sync.Mutex
+	addrs  map[string]*addrSlots
 }
 
 // New builds the service.
 func New(store *adapters.Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
-	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log}
+	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log, addrs: map[string]*addrSlots{}}
 	if pol.HashConcurrency > 0 {
 		svc.hashSlots = make(chan struct{}, pol.HashConcurrency)
 	}
@@ -94,33 +104,34 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	now := s.now()
 	th := s.pol.Throttle
 	keys := []string{th.AccountIPKey(email, req.IP), th.AccountKey(email), th.IPKey(req.IP)}
-	limits := []int{th.PerAccountIP, th.PerAccount, th.PerIP}
-	// The attempt is counted (reserved) atomically before the password is verified: a
-	// burst of concurrent guesses cannot all pass a check made before any is counted.
-	ids, wins, err := s.store.ReserveAttempt(ctx, keys, limits, now, now.Add(-th.Window))
+	wait := func(w map[string]domain.Window) time.Duration {
+		return th.Wait(w[keys[0]], w[keys[1]], w[keys[2]], now)
+	}
+	// The attempt is counted (reserved) atomically before the password is verified, and
+	// before it waits for a hashing slot: a burst of concurrent guesses cannot all pass a
+	// check made before any is counted, and a throttled one costs no hash.
+	ids, wins, err := s.store.ReserveAttempt(ctx, keys, func(w map[string]domain.Window) bool { return wait(w) > 0 }, now, now.Add(-th.Window))
 	if err != nil {
 		return Login{}, err
 	}
 	if ids == nil {
-		var wait time.Duration
-		for i, k := range keys {
-			wait = max(wait, th.RetryAfter(wins[k], limits[i], now))
-		}
-		wait = max(wait, time.Second)
+		wait := max(wait(wins), time.Second)
 		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
 	}
 	acct, err := s.store.AccountByEmail(ctx, email)
 	if err != nil && errs.CodeOf(err) != errs.NotFound {
 		return Login{}, err
 	}
-	ok, err := s.verify(ctx, password, acct.PasswordHash) // empty hash: dummy verification
+	ok, err := s.verifyFrom(ctx, req.IP, password, acct.PasswordHash) // empty hash: dummy verification
 	if err != nil {
 		return Login{}, err
 	}
 	if !ok {
 		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
-	if err := s.store.ReleaseAttempt(ctx, ids, keys[:2]); err != nil {
+	// The right password ends this address's count; the account's count from everywhere
+	// stays, so the owner's login does not reset an attack still going on elsewhere.
+	if err := s.store.ReleaseAttempt(ctx, ids, keys[:1]); err != nil {
 		return Login{}, err
 	}
 	return s.startSession(ctx, acct, req)
@@ -131,16 +142,32 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 // an unbounded burst of logins would take the process past its memory limit. A caller
 // that cannot get a slot within its deadline (or hashWait) is told to retry.
 func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
-	release, err := s.hashSlot(ctx)
+	return s.verifyFrom(ctx, "", password, hash)
+}
+
+// verifyFrom is verify for a login from the client address ip.
+func (s *Service) verifyFrom(ctx context.Context, ip, password, hash string) (bool, error) {
+	release, err := s.hashSlotFor(ctx, ip)
 	if err != nil {
 		return false, err
 	}
 	defer release()
+	if s.verifying != nil {
+		s.verifying(ip)
+	}
 	return s.hasher.Verify(password, hash), nil
 }
 
 // hashSlot takes one of the process's password-hashing slots; call release when done.
 func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
+	return s.hashSlotFor(ctx, "")
+}
+
+// hashSlotFor is hashSlot for a request from the client address ip: it first takes one
+// of that address's HashPerAddress places, so the logins of one address queue behind each
+// other rather than for the process's slots, and other addresses keep the rest. Both
+// waits share the one HashWait deadline.
+func (s *Service) hashSlotFor(ctx context.Context, ip string) (release func(), err error) {
 	if s.hashSlots == nil {
 		return func() {}, nil
 	}
@@ -148,14 +175,63 @@ func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
 	defer s.hashing.Add(-1)
 	wait := time.NewTimer(s.pol.HashWait)
 	defer wait.Stop()
-	select {
-	case s.hashSlots <- struct{}{}:
-		return func() { <-s.hashSlots }, nil
-	case <-wait.C:
-		return nil, errs.Throttled(time.Second, "The service is busy. Please try again in a moment.")
-	case <-ctx.Done():
-		return nil, errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
+	leave := func() {}
+	if ip != "" && s.pol.HashPerAddress > 0 {
+		a := s.addressSlots(ip)
+		if err := take(ctx, a, wait.C); err != nil {
+			s.leaveAddress(ip, a)
+			return nil, err
+		}
+		leave = func() { <-a; s.leaveAddress(ip, a) }
 	}
+	if err := take(ctx, s.hashSlots, wait.C); err != nil {
+		leave()
+		return nil, err
+	}
+	return func() { <-s.hashSlots; leave() }, nil
+}
+
+// take puts a token into slots, waiting until deadline fires (429 busy) or ctx ends.
+func take(ctx context.Context, slots chan struct{}, deadline <-chan time.Time) error {
+	select {
+	case slots <- struct{}{}:
+		return nil
+	case <-deadline:
+		return errs.Throttled(time.Second, "The service is busy. Please try again in a moment.")
+	case <-ctx.Done():
+		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
+	}
+}
+
+// addressSlots answers the places of address ip, counting the caller as a user of them
+// (leaveAddress gives that back; the last one out forgets the address).
+func (s *Service) addressSlots(ip string) chan struct{} {
+	s.addrMu.Lock()
+	defer s.addrMu.Unlock()
+	a, ok := s.addrs[ip]
+	if !ok {
+		a = &addrSlots{ch: make(chan struct{}, s.pol.HashPerAddress)}
+		s.addrs[ip] = a
+	}
+	a.users++
+	return a.ch
+}
+
+func (s *Service) leaveAddress(ip string, ch chan struct{}) {
+	s.addrMu.Lock()
+	defer s.addrMu.Unlock()
+	if a, ok := s.addrs[ip]; ok && a.ch == ch {
+		if a.users--; a.users == 0 {
+			delete(s.addrs, ip)
+		}
+	}
+}
+
+// addrSlots are one client address's places in the hashing queue and how many logins
+// use them now.
+type addrSlots struct {
+	ch    chan struct{}
+	users int
 }
 
 // HashSlotsInUse answers how many password hashes are being computed now (for tests and
@@ -390,10 +466,13 @@ func (s *Service) Preferences(ctx context.Context, accountUUID string) (map[stri
 	return s.store.Preferences(ctx, accountUUID)
 }
 
-// UpdatePreferences merges prefs into the caller's preferences.
+// UpdatePreferences stores the caller's preferences: only the documented keys, each of its
+// type (domain.ParsePreferences); a marketing consent change is recorded in the consent
+// history.
 func (s *Service) UpdatePreferences(ctx context.Context, accountUUID string, prefs map[string]any) (map[string]any, error) {
-	if len(prefs) > 100 {
-		return nil, errs.Field("preferences", "too many preferences")
+	p, err := domain.ParsePreferences(prefs)
+	if err != nil {
+		return nil, err
 	}
-	return s.store.MergePreferences(ctx, accountUUID, prefs)
+	return s.store.SetPreferences(ctx, accountUUID, p, domain.ConsentByPreferences)
 }

@@ -37,7 +37,8 @@ type env struct {
 	pol   iapp.Policies
 }
 
-func setup(t *testing.T) *env {
+// setup runs the service on a fresh database; opts change the default policies.
+func setup(t *testing.T, opts ...func(*iapp.Policies)) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 4)
@@ -55,6 +56,9 @@ func setup(t *testing.T) *env {
 	}
 	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	pol := iapp.Policies{Sessions: domain.DefaultSessionPolicy, Throttle: domain.DefaultThrottle, Codes: domain.DefaultCodePolicy}
+	for _, o := range opts {
+		o(&pol)
+	}
 	store := adapters.NewStore(pool, telemetry.Propagator())
 	return &env{svc: iapp.New(store, h, pol, c.Now, log), store: store, pool: pool, clock: c, pol: pol}
 }

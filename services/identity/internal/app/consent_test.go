@@ -57,6 +57,14 @@ func TestMarketingConsentFromAPurchase(t *testing.T) {
 		if c, pref := e.consent(t, other); c || pref != nil {
 			t.Errorf("another account after the buyer's event: consent %v, preference %v, want false, unset", c, pref)
 		}
+		// The consent history says it came from the purchase, when, and what it was before.
+		var source string
+		var previous *bool
+		var at time.Time
+		if err := e.pool.QueryRow(ctx, `SELECT source, previous, changed_at FROM consent_history WHERE account_uuid = $1`, buyer).
+			Scan(&source, &previous, &at); err != nil || source != "purchase" || previous == nil || *previous || at.IsZero() {
+			t.Errorf("consent history of the buyer = %q, previous %v, at %v (%v); want purchase, false, the order's time", source, previous, at, err)
+		}
 	})
 
 	t.Run("a withdrawal made after the purchase wins over its late event", func(t *testing.T) {

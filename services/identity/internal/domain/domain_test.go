@@ -153,6 +153,21 @@ func TestThrottle(t *testing.T) {
 	if d := th.RetryAfter(Window{Count: 5, Oldest: now.Add(-5 * time.Minute)}, 5, now); d != 10*time.Minute {
 		t.Errorf("RetryAfter(at limit) = %v, want 10m", d)
 	}
+	// The account's failures from everywhere never block it; past PerAccount each address
+	// gets UnderAttackPerAccountIP guesses, and a fresh address still gets its first.
+	attacked := Window{Count: 60, Oldest: now.Add(-time.Minute)}
+	if d := th.Wait(Window{}, attacked, Window{}, now); d != 0 {
+		t.Errorf("Wait(fresh address, account under attack) = %v, want 0", d)
+	}
+	if d := th.Wait(Window{Count: 2, Oldest: now}, attacked, Window{}, now); d != th.Window {
+		t.Errorf("Wait(2 failures, account under attack) = %v, want the window", d)
+	}
+	if d := th.Wait(Window{Count: 2, Oldest: now}, Window{Count: 49, Oldest: now}, Window{}, now); d != 0 {
+		t.Errorf("Wait(2 failures, account not under attack) = %v, want 0", d)
+	}
+	if d := th.Wait(Window{}, Window{}, Window{Count: 100, Oldest: now}, now); d != th.Window {
+		t.Errorf("Wait(address over its limit) = %v, want the window", d)
+	}
 	if m := ThrottledMessage(10 * time.Minute); !strings.Contains(m, "10 minutes") {
 		t.Errorf("ThrottledMessage() = %q", m)
 	}

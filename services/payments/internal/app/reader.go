@@ -21,12 +21,14 @@ func requireCardAdmin(ctx context.Context) (auth.Caller, error) {
 	return c, nil
 }
 
-// Readers answers the readers' serial numbers for credit-card admins, none for others.
-func (s *Service) Readers(ctx context.Context) []string {
-	if c, ok := auth.CallerFrom(ctx); ok && c.IsCreditCardAdmin {
-		return s.pol.Readers
+// Readers answers the readers' serial numbers. Like every card-reader route it needs the
+// credit-card-admin right (docs/authorization.md): no session 401, anyone else 403 (it
+// answered 200 {} to anyone before).
+func (s *Service) Readers(ctx context.Context) ([]string, error) {
+	if _, err := requireCardAdmin(ctx); err != nil {
+		return nil, err
 	}
-	return nil
+	return s.pol.Readers, nil
 }
 
 // RequestReaderVault asks a reader to collect a card for email and answers the context id.

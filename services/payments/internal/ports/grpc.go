@@ -195,7 +195,11 @@ func (g *GRPC) GetBillingProfile(ctx context.Context, r *paymentsv1.GetBillingPr
 }
 
 func (g *GRPC) ListCardReaders(ctx context.Context, _ *paymentsv1.ListCardReadersRequest) (*paymentsv1.ListCardReadersResponse, error) {
-	return &paymentsv1.ListCardReadersResponse{SerialNumbers: g.svc.Readers(ctx)}, nil
+	readers, err := g.svc.Readers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &paymentsv1.ListCardReadersResponse{SerialNumbers: readers}, nil
 }
 
 func (g *GRPC) RequestReaderVault(ctx context.Context, r *paymentsv1.RequestReaderVaultRequest) (*paymentsv1.RequestReaderVaultResponse, error) {

@@ -200,7 +200,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
 
   // ---- payment
   const storedMethod = usePaymentMethod(loggedIn ? me.accountUuid : undefined);
-  const readers = useCardReaders(loggedIn);
+  const readers = useCardReaders(loggedIn && me.isCreditCardAdmin === true);
   const [payWith, setPayWith] = useState<PayWith>('card');
   useEffect(() => {
     if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));

@@ -57,11 +57,11 @@ export function useMarketingConsent(accountId: string | undefined) {
   });
 }
 
-/** Card readers exist only for sales staff. */
-export function useCardReaders(loggedIn: boolean) {
+/** Card readers exist only for sales staff: the list answers credit-card admins only (others 401/403). */
+export function useCardReaders(cardAdmin: boolean) {
   return useQuery<string[], ApiError>({
     queryKey: ['card-readers'],
-    enabled: loggedIn,
+    enabled: cardAdmin,
     queryFn: async ({ signal }) => {
       try {
         const r = await unwrap(apiClient().payments.GET('/buy/api/card-reader/list', { signal }));

@@ -38,8 +38,13 @@ function useLoad<T>(fn: (signal: AbortSignal) => Promise<T>, attempt: number): L
 }
 
 const loadUser = (signal: AbortSignal) => currentUser(signal).catch((): CurrentUser => ({ loggedIn: false }));
-const loadReaders = (signal: AbortSignal) =>
-  storeRequest<{ serialNumbers?: string[] }>('GET', '/buy/api/card-reader/list', undefined, signal).then((r) => r.serialNumbers ?? []);
+// The reader list is for credit-card admins only (others get 401/403): ask for it only then.
+const loadReaders = (signal: AbortSignal): Promise<string[]> =>
+  currentUser(signal).then((u) =>
+    u.isCreditCardAdmin === true
+      ? storeRequest<{ serialNumbers?: string[] }>('GET', '/buy/api/card-reader/list', undefined, signal).then((r) => r.serialNumbers ?? [])
+      : [],
+  );
 
 /**
  * /buy/sales-mode (spec 001 §2, §4): the reader choice, Enable (needs the credit-card-admin
