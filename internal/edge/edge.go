@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 )
@@ -103,7 +104,7 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok || (route.Service == "web" && isAPIPath(r.URL.Path)) {
 		// An API path no service routes is a JSON 404 whatever the method (the route table
 		// also sends these trees to a service that answers so, for the Ingress).
-		writeJSON(w, http.StatusNotFound, map[string]string{"code": "not_found", "message": "no route for " + r.URL.Path})
+		server.WriteError(w, errs.E(errs.NotFound, "no route for %s", r.URL.Path))
 		return
 	}
 	if route.Service == "web" {
@@ -116,7 +117,7 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	server.StripInternalHeaders(r.Header)
 	p, ok := e.proxies[route.Service]
 	if !ok {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "unavailable", "message": "service " + route.Service + " is not running"})
+		server.WriteError(w, errs.E(errs.Unavailable, "service %s is not running", route.Service))
 		return
 	}
 	p.ServeHTTP(w, r)

@@ -6,31 +6,40 @@ package errs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
-// Code classifies an error for clients. Keep the set small.
+// Code classifies an error for clients. Keep the set small: a finer distinction a client
+// acts on is a Reason within a code.
 type Code string
 
 const (
-	Invalid      Code = "invalid_argument"    // the request is malformed or breaks a rule
-	NotFound     Code = "not_found"           // the named thing does not exist
-	Conflict     Code = "conflict"            // the request conflicts with current state
-	Unauthorized Code = "unauthenticated"     // no valid credentials
-	Forbidden    Code = "permission_denied"   // credentials valid, action not allowed
-	Exhausted    Code = "resource_exhausted"  // throttled
-	Unavailable  Code = "unavailable"         // a dependency is down; retry later
-	Internal     Code = "internal"            // a bug or an unexpected failure
-	Precondition Code = "failed_precondition" // the state does not allow this now
+	Invalid          Code = "invalid_argument"    // the request is malformed or breaks a rule
+	NotFound         Code = "not_found"           // the named thing does not exist
+	Conflict         Code = "conflict"            // the request conflicts with current state
+	Unauthorized     Code = "unauthenticated"     // no valid credentials
+	Forbidden        Code = "permission_denied"   // credentials valid, action not allowed
+	Exhausted        Code = "resource_exhausted"  // throttled
+	Unavailable      Code = "unavailable"         // a dependency is down; retry later
+	Internal         Code = "internal"            // a bug or an unexpected failure
+	Precondition     Code = "failed_precondition" // the state does not allow this now
+	Declined         Code = "payment_declined"    // the payment processor refused the payment
+	MethodNotAllowed Code = "method_not_allowed"  // the route exists, not for this HTTP method
+	TooLarge         Code = "payload_too_large"   // the request body is over the limit
 )
 
 // FieldError is a message about one input field.
@@ -42,10 +51,25 @@ type FieldError struct {
 // Error is a classified error. Message is shown to clients; Cause is only logged.
 // RetryAfter, on a throttled (Exhausted) or Unavailable error, says when a retry may
 // succeed; it becomes the HTTP Retry-After header.
+//
+// Reason, Errors, RequireLogin and Preview carry what the store's pages need beyond the
+// code and message (the spec's refusal answers); they travel through gRPC as status
+// details and are written into the one HTTP error body by BodyOf.
 type Error struct {
-	Code       Code
-	Message    string
-	Fields     []FieldError
+	Code    Code
+	Message string
+	Fields  []FieldError
+	// Reason names the refusal more finely than Code, in UPPER_SNAKE_CASE (QUOTE_CHANGED,
+	// PAYMENT_DECLINED), for clients that act on it; empty when the code says it all.
+	Reason string
+	// Errors lists every problem of a refusal that found several (the "errors" the pages
+	// show under "Please correct the following:"); empty means the field messages, or
+	// Message alone.
+	Errors []string
+	// RequireLogin asks the page to open its login modal (spec 000 §4 Login).
+	RequireLogin bool
+	// Preview is the fresh preview a client needs to continue after a changed quote.
+	Preview    proto.Message
 	Cause      error
 	RetryAfter time.Duration
 }
@@ -92,7 +116,7 @@ func CodeOf(err error) Code {
 	case errors.As(err, &e):
 		return e.Code
 	case wrappedStatus(err) != nil:
-		return FromGRPCCode(wrappedStatus(err).Code())
+		return FromStatus(wrappedStatus(err)).Code
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return Unavailable
 	case errors.As(err, &ne), isUnreachable(err):
@@ -122,56 +146,64 @@ func RetryAfterOf(err error) time.Duration {
 	return 0
 }
 
-var grpcCodes = map[Code]codes.Code{
-	Invalid:      codes.InvalidArgument,
-	NotFound:     codes.NotFound,
-	Conflict:     codes.Aborted,
-	Unauthorized: codes.Unauthenticated,
-	Forbidden:    codes.PermissionDenied,
-	Exhausted:    codes.ResourceExhausted,
-	Unavailable:  codes.Unavailable,
-	Internal:     codes.Internal,
-	Precondition: codes.FailedPrecondition,
+// transport is the one mapping of a code: the gRPC code and the HTTP status it is answered
+// with. Codes that share a gRPC code (Declined and Precondition, MethodNotAllowed and a
+// missing method) are told apart by the status's ErrorInfo, which carries the code.
+type transport struct {
+	grpc codes.Code
+	http int
 }
 
-var httpStatus = map[codes.Code]int{
-	codes.OK:                 http.StatusOK,
-	codes.InvalidArgument:    http.StatusBadRequest,
-	codes.OutOfRange:         http.StatusBadRequest,
-	codes.NotFound:           http.StatusNotFound,
-	codes.Aborted:            http.StatusConflict,
-	codes.AlreadyExists:      http.StatusConflict,
-	codes.Unauthenticated:    http.StatusUnauthorized,
-	codes.PermissionDenied:   http.StatusForbidden,
-	codes.ResourceExhausted:  http.StatusTooManyRequests,
-	codes.Unavailable:        http.StatusServiceUnavailable,
-	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
-	codes.Canceled:           499,
-	codes.FailedPrecondition: http.StatusPreconditionFailed,
-	codes.Unimplemented:      http.StatusNotImplemented,
+var transports = map[Code]transport{
+	Invalid:          {codes.InvalidArgument, http.StatusBadRequest},
+	NotFound:         {codes.NotFound, http.StatusNotFound},
+	Conflict:         {codes.Aborted, http.StatusConflict},
+	Unauthorized:     {codes.Unauthenticated, http.StatusUnauthorized},
+	Forbidden:        {codes.PermissionDenied, http.StatusForbidden},
+	Exhausted:        {codes.ResourceExhausted, http.StatusTooManyRequests},
+	Unavailable:      {codes.Unavailable, http.StatusServiceUnavailable},
+	Internal:         {codes.Internal, http.StatusInternalServerError},
+	Precondition:     {codes.FailedPrecondition, http.StatusPreconditionFailed},
+	Declined:         {codes.FailedPrecondition, http.StatusPaymentRequired},
+	MethodNotAllowed: {codes.Unimplemented, http.StatusMethodNotAllowed},
+	TooLarge:         {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 }
 
-var codeOfGRPC = func() map[codes.Code]Code {
-	m := make(map[codes.Code]Code, len(grpcCodes))
-	for k, v := range grpcCodes {
-		m[v] = k
-	}
-	m[codes.OutOfRange] = Invalid
-	m[codes.AlreadyExists] = Conflict
-	m[codes.DeadlineExceeded] = Unavailable
-	m[codes.Canceled] = Unavailable
-	return m
-}()
+// codeOfGRPC reads a gRPC code that carries no ErrorInfo (a status made outside Hangar's
+// handlers: a client library, the gateway, another system).
+var codeOfGRPC = map[codes.Code]Code{
+	codes.InvalidArgument:    Invalid,
+	codes.OutOfRange:         Invalid,
+	codes.NotFound:           NotFound,
+	codes.Unimplemented:      NotFound, // no such method: no such route
+	codes.Aborted:            Conflict,
+	codes.AlreadyExists:      Conflict,
+	codes.Unauthenticated:    Unauthorized,
+	codes.PermissionDenied:   Forbidden,
+	codes.ResourceExhausted:  Exhausted,
+	codes.Unavailable:        Unavailable,
+	codes.DeadlineExceeded:   Unavailable,
+	codes.Canceled:           Unavailable,
+	codes.FailedPrecondition: Precondition,
+}
 
-// HTTPStatus maps a gRPC code to the HTTP status clients see.
-func HTTPStatus(c codes.Code) int {
-	if s, ok := httpStatus[c]; ok {
-		return s
+// HTTPStatus is the HTTP status of code (500 for a code outside the set).
+func HTTPStatus(code Code) int {
+	if t, ok := transports[code]; ok {
+		return t.http
 	}
 	return http.StatusInternalServerError
 }
 
-// FromGRPCCode maps a gRPC code back to ours (for errors received from another service).
+// GRPCCode is the gRPC code of code (Internal for a code outside the set).
+func GRPCCode(code Code) codes.Code {
+	if t, ok := transports[code]; ok {
+		return t.grpc
+	}
+	return codes.Internal
+}
+
+// FromGRPCCode maps a bare gRPC code back to ours (a status without Hangar's ErrorInfo).
 func FromGRPCCode(c codes.Code) Code {
 	if k, ok := codeOfGRPC[c]; ok {
 		return k
@@ -179,43 +211,91 @@ func FromGRPCCode(c codes.Code) Code {
 	return Internal
 }
 
-// ToStatus converts err to a gRPC status. Internal causes are not included; messages of
-// unclassified errors are replaced, so nothing internal leaks to a caller.
+// domain names Hangar in the ErrorInfo of every status its handlers answer.
+const domain = "hangar"
+
+// ToStatus is err as a gRPC caller may see it, the one conversion of every transport (the
+// server's interceptor, the HTTP handlers outside the gateway):
+//   - an *Error (anywhere in the chain) keeps its code, message and details, never its
+//     cause: a cause that is a downstream's status would otherwise quote the whole chain
+//     ("…: rpc error: code = … desc = …");
+//   - a status made by a Hangar handler (a downstream's answer passed on, wrapped or not)
+//     is kept as it is;
+//   - any other status (a client library's "connection error: desc = transport: …", a
+//     bare status.Error with driver text) keeps its code and retry hint but says only the
+//     code's public message;
+//   - anything else says its code's public message.
 //
-// An *Error decides even when it wraps another service's status (a remote error passed
-// on with its cause): the status of a wrapped error carries the whole chain's text as its
-// message ("...: rpc error: code = ... desc = ..."), which the client must not see.
+// Every status it answers carries the ErrorInfo naming its code (IsMarked).
 func ToStatus(err error) *status.Status {
+	st, _ := PublicStatus(err)
+	return st
+}
+
+// PublicStatus is ToStatus, also reporting whether err's own words were replaced (they
+// belong in the log).
+func PublicStatus(err error) (st *status.Status, replaced bool) {
 	if err == nil {
-		return status.New(codes.OK, "")
+		return status.New(codes.OK, ""), false
 	}
-	// An *Error first: its message is the one chosen for clients, even when its cause is a
-	// downstream's status. status.FromError would answer that status with the whole chain's
-	// Error() text as its message ("…: rpc error: code = … desc = …").
 	var e *Error
-	if !errors.As(err, &e) {
-		if st := wrappedStatus(err); st != nil {
-			return st
-		}
-		code := CodeOf(err)
-		return status.New(grpcCodes[code], PublicMessage(code))
+	if errors.As(err, &e) {
+		return e.status(), false
 	}
-	st := status.New(grpcCodes[e.Code], e.Message)
-	if len(e.Fields) > 0 {
+	if ws := wrappedStatus(err); ws != nil {
+		if IsMarked(ws) {
+			return ws, false
+		}
+		from := FromStatus(ws)
+		pub := &Error{Code: from.Code, Message: PublicMessage(from.Code), RetryAfter: from.RetryAfter}
+		return pub.status(), true
+	}
+	code := CodeOf(err)
+	return (&Error{Code: code, Message: PublicMessage(code)}).status(), true
+}
+
+func (e *Error) status() *status.Status {
+	code := e.Code
+	if _, ok := transports[code]; !ok {
+		code = Internal
+	}
+	st := status.New(GRPCCode(code), e.Message)
+	info := &errdetails.ErrorInfo{Domain: domain, Reason: reasonOf(code, e.Reason), Metadata: map[string]string{"code": string(code)}}
+	if e.RequireLogin {
+		info.Metadata["requireLogin"] = "true"
+	}
+	details := []protoadapt.MessageV1{info}
+	if len(e.Fields) > 0 || len(e.Errors) > 0 {
+		// Problems of the request as a whole (Errors) are violations without a field.
 		br := &errdetails.BadRequest{}
 		for _, f := range e.Fields {
 			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Message})
 		}
-		if withDetails, derr := st.WithDetails(br); derr == nil {
-			st = withDetails
+		for _, m := range e.Errors {
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Description: m})
 		}
+		details = append(details, br)
 	}
 	if e.RetryAfter > 0 {
-		if withDetails, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)}); derr == nil {
-			st = withDetails
-		}
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
 	}
-	return st
+	if e.Preview != nil {
+		details = append(details, protoadapt.MessageV1Of(e.Preview))
+	}
+	withDetails, err := st.WithDetails(details...)
+	if err != nil {
+		// Only a detail that cannot be marshalled fails: answer the code without it.
+		withDetails, _ = status.New(GRPCCode(code), e.Message).WithDetails(info)
+	}
+	return withDetails
+}
+
+// reasonOf is the ErrorInfo reason: the error's own, else its code in UPPER_SNAKE_CASE.
+func reasonOf(code Code, reason string) string {
+	if reason != "" {
+		return reason
+	}
+	return strings.ToUpper(string(code))
 }
 
 // wrappedStatus answers the status err is or wraps (a downstream's answer, with its own
@@ -228,44 +308,52 @@ func wrappedStatus(err error) *status.Status {
 	return nil
 }
 
-// origin marks a status as made by a Hangar handler (through ToStatus in the server's
-// error interceptor), as opposed to one grpc-gateway raised itself while decoding a
-// request, whose message quotes parser internals and must be rewritten before a client
-// sees it.
-var origin = &errdetails.ErrorInfo{Domain: "hangar", Reason: "HANDLER"}
-
-// Mark answers st marked as a handler's answer.
-func Mark(st *status.Status) *status.Status {
-	if IsMarked(st) {
-		return st
-	}
-	if m, err := st.WithDetails(origin); err == nil {
-		return m
-	}
-	return st
-}
-
-// IsMarked reports whether st was made by a Hangar handler (see Mark).
-func IsMarked(st *status.Status) bool {
+// info answers the Hangar ErrorInfo of st, nil when st was not made by a Hangar handler.
+func info(st *status.Status) *errdetails.ErrorInfo {
 	for _, d := range st.Details() {
-		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == origin.Domain && ei.GetReason() == origin.Reason {
-			return true
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetDomain() == domain {
+			return ei
 		}
 	}
-	return false
+	return nil
 }
 
-// FromStatus rebuilds an *Error from a gRPC status received from another service.
+// IsMarked reports whether st was made by a Hangar handler (through ToStatus), as opposed
+// to one grpc-gateway or a client library raised, whose message may quote internals and
+// must be rewritten before a client sees it.
+func IsMarked(st *status.Status) bool { return info(st) != nil }
+
+// FromStatus rebuilds an *Error from a gRPC status received from another service (or
+// from the gateway's own call): the code from its ErrorInfo when it has one.
 func FromStatus(st *status.Status) *Error {
 	e := &Error{Code: FromGRPCCode(st.Code()), Message: st.Message()}
 	for _, d := range st.Details() {
 		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			if d.GetDomain() != domain {
+				continue
+			}
+			if c := Code(d.GetMetadata()["code"]); transports[c] != (transport{}) {
+				e.Code = c
+			}
+			e.Reason = d.GetReason()
+			e.RequireLogin = d.GetMetadata()["requireLogin"] == "true"
 		case *errdetails.BadRequest:
 			for _, v := range d.GetFieldViolations() {
-				e.Fields = append(e.Fields, FieldError{Field: v.GetField(), Message: v.GetDescription()})
+				if v.GetField() == "" {
+					e.Errors = append(e.Errors, v.GetDescription())
+				} else {
+					e.Fields = append(e.Fields, FieldError{Field: v.GetField(), Message: v.GetDescription()})
+				}
 			}
 		case *errdetails.RetryInfo:
 			e.RetryAfter = d.GetRetryDelay().AsDuration()
+		case proto.Message:
+			// A typed answer beside the error (the fresh preview of a changed quote); other
+			// google.rpc details are not answers.
+			if d.ProtoReflect().Descriptor().ParentFile().Package() != "google.rpc" {
+				e.Preview = d
+			}
 		}
 	}
 	return e
@@ -287,23 +375,57 @@ func PublicMessage(c Code) string {
 		return "You are not authorized."
 	case Exhausted:
 		return "too many requests, please retry later"
+	case Declined:
+		return "Your payment was declined."
+	case MethodNotAllowed:
+		return "method not allowed"
+	case TooLarge:
+		return "The request body is too large."
 	default:
 		return "internal error"
 	}
 }
 
-// Body is the one JSON error shape of every public route.
+// Body is the one JSON error shape of every public route. code and message are the error
+// object every client reads; status, errors and msg are the same refusal in the shape
+// the spec's pages read ({status: "fail", errors} of the checkout calls, {status: "fail",
+// msg} of the login form); the rest is there when the error carries it.
 type Body struct {
 	Code        Code         `json:"code"`
 	Message     string       `json:"message"`
 	FieldErrors []FieldError `json:"fieldErrors,omitempty"`
+	// Reason: the stable name of the refusal in UPPER_SNAKE_CASE, finer than code where a
+	// client acts on it (QUOTE_CHANGED, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED,
+	// CURRENCY_NOT_ALLOWED_FOR_ACCOUNT), else the code's own name (NOT_FOUND).
+	Reason string `json:"reason"`
+	// Status is always "fail".
+	Status string `json:"status"`
+	// Errors: every problem (the error's list, else the field messages, else message).
+	Errors []string `json:"errors"`
+	// Msg repeats message (the login form's spec 000 §7 name for it).
+	Msg          string `json:"msg"`
+	RequireLogin bool   `json:"requireLogin,omitempty"`
+	// Preview: the fresh preview (the preview route's answer) on QUOTE_CHANGED.
+	Preview json.RawMessage `json:"preview,omitempty"`
 }
 
-// BodyOf builds the JSON error body of a gRPC status.
+// BodyOf builds the JSON error body of a gRPC status: the one place the shape is made.
 func BodyOf(st *status.Status) Body {
 	e := FromStatus(st)
-	if st.Code() == codes.Unimplemented {
-		e.Code = NotFound
+	b := Body{Code: e.Code, Message: e.Message, FieldErrors: e.Fields, Reason: reasonOf(e.Code, e.Reason), Status: "fail",
+		Errors: e.Errors, Msg: e.Message, RequireLogin: e.RequireLogin}
+	if len(b.Errors) == 0 {
+		for _, f := range e.Fields {
+			b.Errors = append(b.Errors, f.Message)
+		}
 	}
-	return Body{Code: e.Code, Message: e.Message, FieldErrors: e.Fields}
+	if len(b.Errors) == 0 {
+		b.Errors = []string{e.Message}
+	}
+	if e.Preview != nil {
+		if raw, err := protojson.Marshal(e.Preview); err == nil {
+			b.Preview = raw
+		}
+	}
+	return b
 }

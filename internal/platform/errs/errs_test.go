@@ -9,26 +9,36 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
 	want := map[Code]int{
 		Invalid: 400, NotFound: 404, Conflict: 409, Unauthorized: 401, Forbidden: 403,
 		Exhausted: 429, Unavailable: 503, Internal: 500, Precondition: 412,
+		Declined: 402, MethodNotAllowed: 405, TooLarge: 413,
 	}
 	for code, httpCode := range want {
 		st := ToStatus(E(code, "m"))
-		if got := HTTPStatus(st.Code()); got != httpCode {
-			t.Errorf("%s: HTTP %d, want %d", code, got, httpCode)
+		if st.Code() == codes.OK || st.Code() == codes.Unknown {
+			t.Errorf("%s: gRPC %s", code, st.Code())
 		}
 		if back := FromStatus(st).Code; back != code {
 			t.Errorf("%s: round trip through gRPC gives %s", code, back)
 		}
+		if got := HTTPStatus(FromStatus(st).Code); got != httpCode {
+			t.Errorf("%s: HTTP %d, want %d", code, got, httpCode)
+		}
+		if b := BodyOf(st); b.Code != code || b.Status != "fail" || b.Msg != "m" || len(b.Errors) != 1 || b.Errors[0] != "m" {
+			t.Errorf("%s: body %+v", code, b)
+		}
 	}
-	if len(want) != len(grpcCodes) {
-		t.Errorf("%d codes tested, %d mapped", len(want), len(grpcCodes))
+	if len(want) != len(transports) {
+		t.Errorf("%d codes tested, %d mapped", len(want), len(transports))
 	}
 }
 
@@ -54,7 +64,7 @@ func TestInternalDetailIsNotShown(t *testing.T) {
 	if CodeOf(context.DeadlineExceeded) != Unavailable {
 		t.Error("deadline should read as unavailable")
 	}
-	if HTTPStatus(codes.Code(99)) != http.StatusInternalServerError {
+	if HTTPStatus(FromGRPCCode(codes.Code(99))) != http.StatusInternalServerError {
 		t.Error("unknown gRPC code should be 500")
 	}
 }
@@ -63,7 +73,7 @@ func TestInternalDetailIsNotShown(t *testing.T) {
 // remoteErr of a payments refusal) reaches the client with that message only: the
 // status of the wrapped chain quoted "rpc error: code = PermissionDenied desc = ...".
 func TestPassedOnRemoteErrorShowsItsOwnMessage(t *testing.T) {
-	remote := status.Error(codes.PermissionDenied, "This stored payment method cannot be used for this purchase.")
+	remote := ToStatus(E(Forbidden, "This stored payment method cannot be used for this purchase.")).Err()
 	e := FromStatus(status.Convert(remote))
 	e.Cause = remote
 	st := ToStatus(fmt.Errorf("place order: %w", e))
@@ -92,7 +102,7 @@ func TestUnreachableDependencyIsUnavailable(t *testing.T) {
 		if got := CodeOf(err); got != Unavailable {
 			t.Errorf("CodeOf(%v) = %s, want %s", err, got, Unavailable)
 		}
-		if got := HTTPStatus(ToStatus(err).Code()); got != http.StatusServiceUnavailable {
+		if got := HTTPStatus(FromStatus(ToStatus(err)).Code); got != http.StatusServiceUnavailable {
 			t.Errorf("HTTP status of %v = %d, want 503", err, got)
 		}
 	}
@@ -112,7 +122,7 @@ func TestRetryAfterTravelsThroughGRPC(t *testing.T) {
 // keeps its code and its own message; status.FromError answered the whole chain's text,
 // 'provision account: rpc error: code = InvalidArgument desc = …', which reached callers.
 func TestWrappedStatusShowsOnlyItsOwnMessage(t *testing.T) {
-	remote := status.Error(codes.InvalidArgument, "Enter a valid e-mail address.")
+	remote := ToStatus(Field("email", "Enter a valid e-mail address.")).Err()
 	kept := FromStatus(status.Convert(remote))
 	kept.Cause = remote
 	for _, err := range []error{fmt.Errorf("provision account: %w", remote), kept} {
@@ -123,5 +133,54 @@ func TestWrappedStatusShowsOnlyItsOwnMessage(t *testing.T) {
 		if CodeOf(err) != Invalid {
 			t.Errorf("CodeOf(%v) = %s, want invalid_argument", err, CodeOf(err))
 		}
+	}
+}
+
+// A refusal's answer (reason, every problem, requireLogin, a typed detail) crosses gRPC
+// as status details and comes back whole: the gateway builds the HTTP body from the
+// status alone, and a gRPC caller reads the same details.
+func TestRefusalDetailsTravelThroughGRPC(t *testing.T) {
+	preview := &errdetails.LocalizedMessage{Locale: "en", Message: "not a preview"} // google.rpc: never an answer
+	typed := &durationpb.Duration{Seconds: 7}                                       // stands for checkout's preview
+	e := &Error{Code: Conflict, Reason: "QUOTE_CHANGED", Message: "changed", Errors: []string{"a", "b"}, RequireLogin: true,
+		Fields: []FieldError{{"email", "bad e-mail"}}, Preview: typed}
+	st := ToStatus(fmt.Errorf("submit: %w", e))
+	if st.Code() != codes.Aborted || !IsMarked(st) {
+		t.Fatalf("status %s marked %v", st.Code(), IsMarked(st))
+	}
+	back := FromStatus(status.Convert(st.Err()))
+	if back.Code != Conflict || back.Reason != "QUOTE_CHANGED" || !back.RequireLogin || fmt.Sprint(back.Errors) != "[a b]" ||
+		len(back.Fields) != 1 || back.Fields[0].Field != "email" || !proto.Equal(back.Preview, typed) {
+		t.Errorf("FromStatus = %+v", back)
+	}
+	b := BodyOf(st)
+	if b.Reason != "QUOTE_CHANGED" || fmt.Sprint(b.Errors) != "[a b]" || string(b.Preview) != `"7s"` || !b.RequireLogin {
+		t.Errorf("BodyOf = %+v (preview %s)", b, b.Preview)
+	}
+	withOther, _ := status.New(codes.InvalidArgument, "x").WithDetails(preview)
+	if FromStatus(withOther).Preview != nil {
+		t.Error("a google.rpc detail read as a preview")
+	}
+	// Without a finer reason, the code's own name.
+	if b := BodyOf(ToStatus(E(Invalid, "m"))); b.Reason != "INVALID_ARGUMENT" || b.RequireLogin || b.Preview != nil || b.FieldErrors != nil {
+		t.Errorf("plain error body = %+v", b)
+	}
+}
+
+// A status no Hangar handler made keeps its class but not its words; a marked one is kept.
+func TestForeignStatusIsReplaced(t *testing.T) {
+	raw := status.Error(codes.Internal, `ERROR: relation "accounts" does not exist (SQLSTATE 42P01)`)
+	st, replaced := PublicStatus(fmt.Errorf("read: %w", raw))
+	if !replaced || st.Code() != codes.Internal || st.Message() != "internal error" {
+		t.Errorf("foreign status = %s %q replaced %v", st.Code(), st.Message(), replaced)
+	}
+	for c, want := range map[codes.Code]Code{codes.Unknown: Internal, codes.DataLoss: Internal, codes.Unimplemented: NotFound, codes.DeadlineExceeded: Unavailable} {
+		if got := FromStatus(ToStatus(status.Error(c, "x"))).Code; got != want {
+			t.Errorf("%s reads as %s, want %s", c, got, want)
+		}
+	}
+	marked := ToStatus(E(Declined, "Do Not Honor")).Err()
+	if st, replaced := PublicStatus(fmt.Errorf("pay: %w", marked)); replaced || st.Message() != "Do Not Honor" || FromStatus(st).Code != Declined {
+		t.Errorf("marked status = %s %q replaced %v", st.Code(), st.Message(), replaced)
 	}
 }

@@ -90,7 +90,7 @@ func FuzzDecodeRequest(f *testing.F) {
 func expectClientError(t *testing.T, md protoreflect.MessageDescriptor, body []byte, err error) {
 	t.Helper()
 	st := errs.ToStatus(err)
-	if code := errs.HTTPStatus(st.Code()); code < 400 || code >= 500 || st.Code() != codes.InvalidArgument {
+	if code := errs.HTTPStatus(errs.FromStatus(st).Code); code < 400 || code >= 500 || st.Code() != codes.InvalidArgument {
 		t.Fatalf("%s: %q answered %d (%v), want 400", md.FullName(), body, code, err)
 	}
 	b := errs.BodyOf(st)

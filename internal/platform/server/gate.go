@@ -27,7 +27,7 @@ func errNotReady() error {
 // listeners refuse new ones.
 func (s *Server) readyUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if !s.ready.admit.Load() && !strings.HasPrefix(info.FullMethod, "/grpc.health.v1.Health/") {
-		return nil, errs.Mark(errs.ToStatus(errNotReady())).Err()
+		return nil, errs.ToStatus(errNotReady()).Err()
 	}
 	return handler(ctx, req)
 }

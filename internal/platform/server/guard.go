@@ -184,12 +184,8 @@ func refuseBadPath(h http.Handler) http.Handler {
 
 func writeTooLarge(w http.ResponseWriter, l Limits) {
 	w.Header().Set("Connection", "close")
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusRequestEntityTooLarge)
-	_ = json.NewEncoder(w).Encode(errs.Body{Code: errs.Invalid,
-		Message:     fmt.Sprintf("The request body is too large (at most %d KiB).", l.MaxBodyBytes>>10),
-		FieldErrors: []errs.FieldError{{Field: "body", Message: "is too large"}}})
+	WriteError(w, &errs.Error{Code: errs.TooLarge, Message: fmt.Sprintf("The request body is too large (at most %d KiB).", l.MaxBodyBytes>>10),
+		Fields: []errs.FieldError{{Field: "body", Message: fmt.Sprintf("The request body is too large (at most %d KiB).", l.MaxBodyBytes>>10)}}})
 }
 
 // checkText answers a field error when s is not acceptable text for field.

@@ -36,7 +36,7 @@ func FuzzGuardJSON(f *testing.F) {
 		if err != nil {
 			st := errs.ToStatus(err)
 			b := errs.BodyOf(st)
-			if errs.HTTPStatus(st.Code()) != 400 || len(b.FieldErrors) == 0 || b.FieldErrors[0].Field == "" {
+			if errs.HTTPStatus(errs.FromStatus(st).Code) != 400 || len(b.FieldErrors) == 0 || b.FieldErrors[0].Field == "" {
 				t.Fatalf("%q: %v; want a 400 naming a field", body, err)
 			}
 			for _, leak := range []string{"invalid character", "syntax error", "unexpected", "json:"} {

@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -20,71 +20,40 @@ import (
 // WriteError writes err in the one JSON error shape with the mapped HTTP status.
 // Handlers outside the gateway use it so every route fails the same way.
 func WriteError(w http.ResponseWriter, err error) {
-	st, _ := publicStatus(err)
-	writeStatus(w, st)
+	writeStatus(w, errs.ToStatus(err))
 }
 
-// publicStatus is err as a caller may see it. An *errs.Error or a status a Hangar handler
-// made (marked, e.g. a downstream service's answer, wrapped or not) keeps its code and
-// message; any other status (a client library's "connection error: desc = transport: …",
-// a bare status.Error with driver text) keeps its code and retry hint but says only the
-// code's public message; anything else is internal. replaced reports that words were
-// dropped (they belong in the log).
-func publicStatus(err error) (st *status.Status, replaced bool) {
-	st = errs.ToStatus(err)
-	var e *errs.Error
-	if errors.As(err, &e) || errs.IsMarked(st) || st.Code() == codes.OK {
-		return st, false
-	}
-	from := errs.FromStatus(st)
-	switch st.Code() {
-	case codes.Unimplemented: // no such method: answered as not found
-		return status.New(codes.Unimplemented, errs.PublicMessage(errs.NotFound)), true
-	case codes.Unknown, codes.DataLoss:
-		return status.New(codes.Internal, errs.PublicMessage(errs.Internal)), true
-	}
-	pub := status.New(st.Code(), errs.PublicMessage(from.Code))
-	if from.RetryAfter > 0 {
-		pub = errs.ToStatus(&errs.Error{Code: from.Code, Message: pub.Message(), RetryAfter: from.RetryAfter})
-	}
-	return pub, true
-}
-
+// writeStatus is the one HTTP answer of a failure: the status of its errs code, the body
+// errs.BodyOf builds, Retry-After when the error names a wait. Nothing else of the status
+// (its gRPC code, metadata) reaches the client.
 func writeStatus(w http.ResponseWriter, st *status.Status) {
-	e := errs.FromStatus(st)
 	body := errs.BodyOf(st)
-	code := errs.HTTPStatus(st.Code())
-	if st.Code() == codes.Unimplemented {
-		code = http.StatusNotFound
-	}
-	if e.RetryAfter > 0 {
+	if wait := errs.FromStatus(st).RetryAfter; wait > 0 {
 		// Whole seconds, rounded up: a client that waits exactly this long gets through.
-		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.RetryAfter+999_999_999)/1_000_000_000), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
+	w.WriteHeader(errs.HTTPStatus(body.Code))
 	_ = json.NewEncoder(w).Encode(body)
 }
 
 func (s *Server) gatewayError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	st, ok := status.FromError(err)
-	switch {
-	case !ok || (st.Code() == codes.InvalidArgument && !errs.IsMarked(st)):
+	if !ok || (st.Code() == codes.InvalidArgument && !errs.IsMarked(st)) {
 		// Raised by the gateway itself while decoding the request (body, query or path):
 		// the client's mistake, told plainly. The parser's own words stay in the log.
 		s.deps.Logger.DebugContext(ctx, "request not decoded", "path", r.URL.Path, "err", err.Error())
-		st = errs.ToStatus(ExplainDecodeError(err.Error()))
-	case st.Code() == codes.Unknown:
-		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
-		st = status.New(codes.Internal, "internal error")
-	case !errs.IsMarked(st):
-		// Not a handler's answer (the gateway failing to marshal its call, the loopback
-		// connection failing): keep the class, never the library's words.
-		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
-		st = errs.ToStatus(errs.E(errs.FromGRPCCode(st.Code()), "%s", errs.PublicMessage(errs.FromGRPCCode(st.Code()))))
+		writeStatus(w, errs.ToStatus(ExplainDecodeError(err.Error())))
+		return
 	}
-	writeStatus(w, st)
+	// A handler's answer is written as it is; anything else (the gateway failing to marshal
+	// its call, the loopback connection failing) keeps its class, never the library's words.
+	pub, replaced := errs.PublicStatus(err)
+	if replaced {
+		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
+	}
+	writeStatus(w, pub)
 }
 
 var (
@@ -163,11 +132,8 @@ func (s *Server) routingError(_ context.Context, _ *runtime.ServeMux, _ runtime.
 	}
 	switch httpStatus {
 	case http.StatusMethodNotAllowed:
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		_ = json.NewEncoder(w).Encode(errs.Body{Code: errs.Invalid, Message: "method " + r.Method + " not allowed on " + r.URL.Path})
+		WriteError(w, errs.E(errs.MethodNotAllowed, "method %s not allowed on %s", r.Method, r.URL.Path))
 	default:
-		writeStatus(w, status.New(codes.NotFound, "no route for "+r.URL.Path))
+		WriteError(w, errs.E(errs.NotFound, "no route for %s", r.URL.Path))
 	}
 }

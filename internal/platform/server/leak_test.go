@@ -25,7 +25,7 @@ type leaky struct {
 // downstream is what a Hangar service answers over gRPC for a look-alike e-mail (identity's
 // ProvisionAccount): a marked status with a plain message.
 func downstream() error {
-	return errs.Mark(errs.ToStatus(errs.Field("email", "Enter a valid e-mail address."))).Err()
+	return errs.ToStatus(errs.Field("email", "Enter a valid e-mail address.")).Err()
 }
 
 func (leaky) ListAvailablePlans(_ context.Context, req *catalogv1.ListAvailablePlansRequest) (*catalogv1.ListAvailablePlansResponse, error) {

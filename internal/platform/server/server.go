@@ -418,14 +418,14 @@ func (s *Server) errorUnary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err == nil {
 		return resp, nil
 	}
-	st, replaced := publicStatus(err)
+	st, replaced := errs.PublicStatus(err)
 	switch code := errs.CodeOf(err); {
 	case code == errs.Internal, code == errs.Unavailable:
 		s.deps.Logger.ErrorContext(ctx, "rpc failed", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	case replaced:
 		s.deps.Logger.WarnContext(ctx, "rpc failed; its words replaced", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	}
-	return nil, errs.Mark(st).Err()
+	return nil, st.Err()
 }
 
 func recoverHTTP(log *slog.Logger, next http.Handler) http.Handler {

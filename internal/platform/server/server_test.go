@@ -132,7 +132,7 @@ func TestErrorsAndPanicsUseTheOneShape(t *testing.T) {
 		body string
 	}{
 		"BAD":   {400, `"fieldErrors":[{"field":"currency","message":"unknown currency \"BAD\""}]`},
-		"PANIC": {500, `{"code":"internal","message":"internal error"}`},
+		"PANIC": {500, `{"code":"internal","message":"internal error","reason":"INTERNAL","status":"fail","errors":["internal error"],"msg":"internal error"}`},
 	} {
 		resp, b := fetch(t, "http://"+httpAddr+"/account/api/subscription/available/add-ons?currency="+cur, nil)
 		<-f.traces
