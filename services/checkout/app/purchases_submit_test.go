@@ -175,7 +175,7 @@ func TestOneOffSubmit(t *testing.T) {
 		t.Errorf("receipt: %d %v", code, r)
 	}
 	declined := st.tokenize(t, "4000000000000002")
-	if code, m := post(t, st.base+"/buy/api/oneoff/submit", "oneoff-2", cfg(declined), pilot); code != 402 || m["code"] != "PAYMENT_DECLINED" {
+	if code, m := post(t, st.base+"/buy/api/oneoff/submit", "oneoff-2", cfg(declined), pilot); code != 402 || m["reason"] != "PAYMENT_DECLINED" {
 		t.Errorf("declined card: %d %v", code, m)
 	}
 }

@@ -56,7 +56,7 @@ func TestSaleKeepsItsRulesAtSubmit(t *testing.T) {
 		}
 		body := quoted(t, st.base, strings.Replace(usd, `"USD"`, `"EUR"`, 1), st.tokenize(t, "4111111111111111"), pilot)
 		code, m, _ = submitRaw(t, st.base, "usd-then-eur-2", body, pilot)
-		if code != 400 || m["message"] != msgCurrencyNotAllowed || m["code"] != "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT" {
+		if code != 400 || m["message"] != msgCurrencyNotAllowed || m["reason"] != "CURRENCY_NOT_ALLOWED_FOR_ACCOUNT" || m["code"] != "invalid_argument" {
 			t.Errorf("EUR submit: %d %v", code, m)
 		}
 		if n := charges(); n != before {

@@ -280,7 +280,7 @@ func TestSubmit(t *testing.T) {
 		}
 		// The same key with another body: 409, nothing charged.
 		code, m, _ = submitRaw(t, st.base, "burst-key", strings.Replace(body, "Amelia Earhart", "Someone Else", 1), "")
-		if code != 409 || m["code"] != "IDEMPOTENCY_KEY_REUSED" {
+		if code != 409 || m["reason"] != "IDEMPOTENCY_KEY_REUSED" {
 			t.Errorf("reused key: %d %v", code, m)
 		}
 		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != 1 {
@@ -376,13 +376,13 @@ func TestSubmit(t *testing.T) {
 		foreign, _ := json.Marshal(b)
 		code, m, _ := submitRaw(t, st.base, "quote-1", string(foreign), "")
 		pv, _ := m["preview"].(map[string]any)
-		if code != 409 || m["code"] != "QUOTE_CHANGED" || pv == nil || pv["quoteId"] == "" {
+		if code != 409 || m["reason"] != "QUOTE_CHANGED" || pv == nil || pv["quoteId"] == "" {
 			t.Errorf("foreign quote: %d %v", code, m)
 		}
 		// Stale: a forged or expired id.
 		b["quoteId"] = "q_1_00000000000000000000000000000000"
 		stale, _ := json.Marshal(b)
-		if code, m, _ := submitRaw(t, st.base, "quote-2", string(stale), ""); code != 409 || m["code"] != "QUOTE_CHANGED" {
+		if code, m, _ := submitRaw(t, st.base, "quote-2", string(stale), ""); code != 409 || m["reason"] != "QUOTE_CHANGED" {
 			t.Errorf("stale quote: %d %v", code, m)
 		}
 		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); n != before {
@@ -395,7 +395,7 @@ func TestSubmit(t *testing.T) {
 		cfg := newBuyer("decline")
 		body := quoted(t, st.base, cfg, st.tokenize(t, "4000000000000002"), "")
 		code, m, _ := submitRaw(t, st.base, "decline-1", body, "")
-		if code != 402 || m["code"] != "PAYMENT_DECLINED" || m["message"] == "" {
+		if code != 402 || m["reason"] != "PAYMENT_DECLINED" || m["message"] == "" {
 			t.Errorf("decline: %d %v", code, m)
 		}
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != orders {

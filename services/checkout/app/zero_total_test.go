@@ -104,7 +104,7 @@ func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
 		body := quoted(t, st.base, zeroTotalBuyer("zero-decline", "GIFT-ZERO-TWO"), st.tokenize(t, "4000000000000002"), "")
 		for i := range 2 { // the retry answers the same decline
 			code, m, _ := submitRaw(t, st.base, "zero-2", body, "")
-			if code != 402 || m["code"] != "PAYMENT_DECLINED" || !strings.Contains(m["message"].(string), "Do Not Honor") {
+			if code != 402 || m["reason"] != "PAYMENT_DECLINED" || !strings.Contains(m["message"].(string), "Do Not Honor") {
 				t.Errorf("attempt %d: %d %v", i+1, code, m)
 			}
 		}

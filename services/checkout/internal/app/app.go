@@ -478,10 +478,7 @@ func (s *Service) ValidatePromo(ctx context.Context, code string, in domain.Inpu
 		return nil, errs.Field("code", "Please enter a code.")
 	}
 	if err := s.mayName(ctx, in); err != nil {
-		if _, ok := AsLoginFirst(err); ok {
-			return nil, errs.E(errs.Unauthorized, MsgLoginRequired)
-		}
-		return nil, err
+		return nil, err // loginFirst: 401 with requireLogin, as preview and validate
 	}
 	accountID, sessionEmail := who(in)
 	acct := firstNonEmpty(accountID, strings.ToLower(firstNonEmpty(sessionEmail, domain.NormalizeEmail(in.Email))))

@@ -13,14 +13,7 @@ import (
 // on: 401 with requireLogin (the page opens the login modal, spec 000 §4 Login) and the
 // login message, nothing of the account.
 func loginFirst() *SubmitError {
-	return &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
-}
-
-// AsLoginFirst reports whether err is loginFirst's refusal (or another SubmitError asking
-// for a login), for the transports that answer it with their own body.
-func AsLoginFirst(err error) (*SubmitError, bool) {
-	se, ok := err.(*SubmitError)
-	return se, ok && se.RequireLogin
+	return &SubmitError{Code: errs.Unauthorized, Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
 }
 
 // namedAccount answers the account a configuration names itself: its accountId, else an

@@ -161,7 +161,7 @@ func (p *Purchases) human(ctx context.Context, value, client string) []string {
 
 // invalid is a refused submit with its messages (400).
 func invalid(problems []string) error {
-	return &SubmitError{Status: 400, Code: string(errs.Invalid), Message: problems[0], Errors: problems}
+	return &SubmitError{Code: errs.Invalid, Message: problems[0], Errors: problems}
 }
 
 // SubmitGift buys gift certificates: the form checked as at validate (the e-mail always),
@@ -234,7 +234,7 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 		return placed, err
 	}
 	if !sub.Caller.LoggedIn {
-		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
+		return nil, &SubmitError{Code: errs.Unauthorized, Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
 	}
 	sales := in.salesMode(sub.Caller)
 	in.Caller = sub.Caller

@@ -57,18 +57,27 @@ const (
 	MsgSalesModeReader = "In sales mode the customer's card is read by the card reader."
 )
 
-// SubmitError is a refused submit that carries more than the error shape: the validation
-// errors and requireLogin (400/401), or the fresh preview (409 QUOTE_CHANGED).
+// ReasonQuoteChanged names the refusal of a submit whose quote no longer prices the order.
+const ReasonQuoteChanged = "QUOTE_CHANGED"
+
+// SubmitError is a refused submit that carries more than a code and a message: every
+// validation problem and requireLogin, or the fresh preview (QUOTE_CHANGED). It is an
+// *errs.Error (Unwrap); the transports add the preview in their own terms.
 type SubmitError struct {
-	Status       int
-	Code         string
+	Code         errs.Code
+	Reason       string
 	Message      string
 	Errors       []string
 	RequireLogin bool
 	Preview      *pricing.Preview
 }
 
-func (e *SubmitError) Error() string { return e.Code + ": " + e.Message }
+func (e *SubmitError) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap is the refusal as the one error, without the preview (a domain value).
+func (e *SubmitError) Unwrap() error {
+	return &errs.Error{Code: e.Code, Reason: e.Reason, Message: e.Message, Errors: e.Errors, RequireLogin: e.RequireLogin}
+}
 
 // SubmitResult is a placed (or replayed) order.
 type SubmitResult struct {
@@ -164,17 +173,17 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		}
 	}
 	if v.RequireLogin {
-		return nil, &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
+		return nil, &SubmitError{Code: errs.Unauthorized, Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
 	}
 	if slices.Contains(v.Preview.Cart.ErrorCodes, rules.CodeCurrencyNotAllowed) {
-		return nil, &SubmitError{Status: 400, Code: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowd, Errors: problems}
+		return nil, &SubmitError{Code: errs.Invalid, Reason: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowd, Errors: problems}
 	}
 	if len(problems) > 0 {
-		return nil, &SubmitError{Status: 400, Code: string(errs.Invalid), Message: problems[0], Errors: problems}
+		return nil, &SubmitError{Code: errs.Invalid, Message: problems[0], Errors: problems}
 	}
 	pv := v.Preview
 	if !s.quoteValid(sub.QuoteID, pv) {
-		return nil, &SubmitError{Status: 409, Code: "QUOTE_CHANGED", Message: MsgQuoteChanged, Preview: pv}
+		return nil, &SubmitError{Code: errs.Conflict, Reason: ReasonQuoteChanged, Message: MsgQuoteChanged, Preview: pv}
 	}
 	accountID, err := s.buyerAccount(ctx, in, pv)
 	if err != nil {
@@ -244,7 +253,7 @@ func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *pricing
 		return "", err
 	}
 	if !created {
-		return "", &SubmitError{Status: 401, Code: string(errs.Unauthorized), Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
+		return "", &SubmitError{Code: errs.Unauthorized, Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
 	}
 	return id, nil
 }

@@ -192,7 +192,7 @@ type Payments interface {
 // IsRefused reports whether err is payments refusing the stored method offered.
 func IsRefused(err error) bool { return errs.CodeOf(err) == errs.Forbidden }
 
-// DeclinedError is a failed charge: HTTP 402 with the processor's message.
+// DeclinedError is a failed charge (errs.Declined, with the processor's message).
 type DeclinedError struct{ Code, Message string }
 
 func (e *DeclinedError) Error() string { return "payment declined: " + e.Code + ": " + e.Message }
@@ -200,7 +200,8 @@ func (e *DeclinedError) Error() string { return "payment declined: " + e.Code + 
 // Errors of the pipeline (the ports map them to statuses and codes).
 var (
 	// ErrKeyReused: the idempotency key was used with another request (409).
-	ErrKeyReused = errs.E(errs.Conflict, "This Idempotency-Key was used for a different order. Use a new key for a new order.")
+	ErrKeyReused = &errs.Error{Code: errs.Conflict, Reason: "IDEMPOTENCY_KEY_REUSED",
+		Message: "This Idempotency-Key was used for a different order. Use a new key for a new order."}
 	// ErrInProgress: another replica is processing the same key right now (409; retry).
 	ErrInProgress = errs.E(errs.Conflict, "This order is being processed. Please wait a moment and check again.")
 	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran

@@ -103,14 +103,8 @@ func (s *GRPC) PreviewInvoice(ctx context.Context, req *checkoutv1.PreviewInvoic
 		return nil, err
 	}
 	pv, err := s.svc.Preview(ctx, in, s.caller(ctx))
-	if se, ok := app.AsLoginFirst(err); ok {
-		if err := httpCode(ctx, se.Status); err != nil {
-			return nil, err
-		}
-		return &checkoutv1.PreviewInvoiceResponse{Code: se.Code, Message: se.Message, Errors: se.Errors, RequireLogin: ptr(true)}, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, refusal(err)
 	}
 	return previewResponse(pv)
 }
@@ -121,14 +115,8 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 		return nil, err
 	}
 	v, err := s.svc.Validate(ctx, in, s.caller(ctx))
-	if se, ok := app.AsLoginFirst(err); ok {
-		if err := httpCode(ctx, se.Status); err != nil {
-			return nil, err
-		}
-		return &checkoutv1.ValidateInvoiceResponse{Status: "fail", Code: se.Code, Message: se.Message, Errors: se.Errors, RequireLogin: ptr(true)}, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, refusal(err)
 	}
 	inv, err := invoice(&v.Preview.Invoice)
 	if err != nil {

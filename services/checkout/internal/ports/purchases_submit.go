@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net/http"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -49,8 +48,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 	r := req.GetRecipient()
 	placed, err := p.SubmitGift(ctx, o, app.GiftDetail{RecipientEmail: r.GetEmail(), RecipientName: r.GetName(), Message: r.GetMessage()}, sub)
 	if err != nil {
-		out, err := s.purchaseFailure(ctx, err)
-		return &checkoutv1.SubmitGiftResponse{Purchase: out}, err
+		return nil, refusal(err)
 	}
 	out, err := s.purchaseSuccess(ctx, placed)
 	if err != nil {
@@ -90,8 +88,7 @@ func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffReq
 	in.MarketingConsent = req.GetMarketingConsent()
 	placed, err := p.SubmitOneOff(ctx, in, sub, req.GetUseSavedCard())
 	if err != nil {
-		out, err := s.purchaseFailure(ctx, err)
-		return &checkoutv1.SubmitOneOffResponse{Purchase: out}, err
+		return nil, refusal(err)
 	}
 	out, err := s.purchaseSuccess(ctx, placed)
 	if err != nil {
@@ -110,26 +107,4 @@ func (s *GRPC) purchaseSuccess(ctx context.Context, o *order.Placed) (*checkoutv
 	}
 	return &checkoutv1.Purchase{Status: "ok", AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), Invoice: inv,
 		InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, OrderId: o.InvoiceID, GoogleConversionCodes: []string{}}, nil
-}
-
-// purchaseFailure answers a refused purchase in the error shape with its HTTP status
-// (400 errors, 401 requireLogin, 402 declined, 409 key reused), like the subscription
-// submit; other errors stay errors.
-func (s *GRPC) purchaseFailure(ctx context.Context, err error) (*checkoutv1.Purchase, error) {
-	out := &checkoutv1.Purchase{Status: "fail", FieldErrors: []*checkoutv1.FieldError{}}
-	status := 0
-	if d, ok := order.AsDeclined(err); ok {
-		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, "Your payment was declined."), "tokenize", "process")
-		status, out.Code, out.Message, out.Errors = http.StatusPaymentRequired, "PAYMENT_DECLINED", msg, []string{msg}
-	} else if se, ok := err.(*app.SubmitError); ok {
-		status, out.Code, out.Message, out.Errors, out.RequireLogin = se.Status, se.Code, se.Message, se.Errors, ptr(se.RequireLogin)
-	} else if err == order.ErrKeyReused {
-		status, out.Code, out.Message, out.Errors = http.StatusConflict, "IDEMPOTENCY_KEY_REUSED", order.ErrKeyReused.Message, []string{order.ErrKeyReused.Message}
-	} else {
-		return nil, err
-	}
-	if err := httpCode(ctx, status); err != nil {
-		return nil, err
-	}
-	return out, nil
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -29,10 +29,10 @@ func init() {
 		&checkoutv1.GetSubscriptionAvionicsResponse{})
 }
 
-// Metadata between the handlers and the gateway's forward-response hook.
+// Metadata between the handlers and the gateway's forward-response hook. A refusal is an
+// error (refusal), never an answer with a status in metadata.
 const (
 	mdIdempotencyKey = "idempotency-key"
-	mdHTTPCode       = "x-checkout-http-code"
 	mdReceipt        = "x-checkout-receipt"
 	mdProductCode    = "x-checkout-product-code"
 	// ReceiptCookiePrefix + invoice id (no dashes) names the receipt cookie of the browser
@@ -41,8 +41,8 @@ const (
 )
 
 // GatewayOptions are checkout's grpc-gateway settings: the Idempotency-Key header reaches
-// the handler; a submit's failure status (400, 401, 402, 409) and the receipt cookie are
-// set from response metadata, and no other metadata leaves as headers.
+// the handler; the receipt cookie is set from response metadata, and no other metadata
+// leaves as headers.
 func GatewayOptions() []runtime.ServeMuxOption {
 	return []runtime.ServeMuxOption{
 		runtime.WithIncomingHeaderMatcher(func(k string) (string, bool) {
@@ -75,12 +75,6 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 		http.SetCookie(w, &http.Cookie{Name: ReceiptCookiePrefix + strings.ReplaceAll(id, "-", ""), Value: token,
 			Path: "/buy/api/receipt/" + id, MaxAge: 7 * 24 * 3600, Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	}
-	if v := md.HeaderMD.Get(mdHTTPCode); len(v) == 1 {
-		if code, err := strconv.Atoi(v[0]); err == nil {
-			w.Header().Set("Cache-Control", "no-store")
-			w.WriteHeader(code)
-		}
-	}
 	return nil
 }
 
@@ -101,7 +95,7 @@ func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceR
 		Deeplink: c.GetDeeplinkOnSuccess()}
 	res, err := s.svc.Submit(ctx, in, sub, s.caller(ctx))
 	if err != nil {
-		return s.submitFailure(ctx, err)
+		return nil, refusal(err)
 	}
 	o := res.Order
 	_ = grpc.SetHeader(ctx, metadata.Pairs(mdReceipt, o.InvoiceID+"="+s.svc.ReceiptToken(o.InvoiceID)))
@@ -113,44 +107,32 @@ func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceR
 		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}}, nil
 }
 
-// submitFailure answers a refused submit in the error shape with its HTTP status; errors
-// that need nothing beyond the shape stay errors.
-func (s *GRPC) submitFailure(ctx context.Context, err error) (*checkoutv1.SubmitInvoiceResponse, error) {
-	out := &checkoutv1.SubmitInvoiceResponse{}
-	status := 0
-	if d, ok := order.AsDeclined(err); ok {
-		// Spec 000 §8: the processor's customer message, 'tokenize' shown as 'process'.
-		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, "Your payment was declined."), "tokenize", "process")
-		status, out.Code, out.Message, out.Errors = http.StatusPaymentRequired, "PAYMENT_DECLINED", msg, []string{msg}
-		out.FieldErrors = []*checkoutv1.FieldError{}
-	} else if se, ok := err.(*app.SubmitError); ok {
-		status, out.Code, out.Message, out.Errors, out.RequireLogin = se.Status, se.Code, se.Message, se.Errors, &se.RequireLogin
-		out.FieldErrors = []*checkoutv1.FieldError{}
-		if se.Preview != nil {
-			pv, perr := previewResponse(se.Preview)
-			if perr != nil {
-				return nil, perr
-			}
-			out.Preview = pv
-		}
-	} else if err == order.ErrKeyReused {
-		status, out.Code, out.Message = http.StatusConflict, "IDEMPOTENCY_KEY_REUSED", order.ErrKeyReused.Message
-	} else {
-		return nil, err
-	}
-	if err := httpCode(ctx, status); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
+// ReasonDeclined names a payment the processor refused.
+const ReasonDeclined = "PAYMENT_DECLINED"
 
-// httpCode makes the gateway answer status instead of 200 (forwardResponse), for the
-// refusals whose body carries more than the error shape.
-func httpCode(ctx context.Context, status int) error {
-	if err := grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, strconv.Itoa(status))); err != nil {
-		return errs.Wrap(errs.Internal, err, "internal error")
+// refusal is the one mapping of checkout's refused purchases (subscription, gift,
+// one-off) and of the refusals of preview and validate to the one error: a decline with
+// the processor's customer message (spec 000 §8: 'tokenize' shown as 'process'); a
+// SubmitError with every problem, requireLogin, and the fresh preview on QUOTE_CHANGED.
+// Anything else is already an error the transports map.
+func refusal(err error) error {
+	if d, ok := order.AsDeclined(err); ok {
+		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, errs.PublicMessage(errs.Declined)), "tokenize", "process")
+		return &errs.Error{Code: errs.Declined, Reason: ReasonDeclined, Message: msg, Cause: err}
 	}
-	return nil
+	var se *app.SubmitError
+	if !errors.As(err, &se) {
+		return err
+	}
+	e := &errs.Error{Code: se.Code, Reason: se.Reason, Message: se.Message, Errors: se.Errors, RequireLogin: se.RequireLogin, Cause: err}
+	if se.Preview != nil {
+		pv, perr := previewResponse(se.Preview)
+		if perr != nil {
+			return perr
+		}
+		e.Preview = pv
+	}
+	return e
 }
 
 // requestHash identifies a submit's body and caller: the same key may only be reused for

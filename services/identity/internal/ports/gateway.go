@@ -17,10 +17,10 @@ import (
 //
 // Cookies: login, create-account and logout stay ordinary RPCs (one contract, one error
 // mapping, one OpenAPI document); the handler puts the new token in response metadata and
-// the forward-response hook below turns it into the Set-Cookie header, along with the
-// HTTP status of a failed (401) or throttled (429) login, whose body keeps the spec's
-// {status: "fail", msg} shape. No response metadata is forwarded as a header otherwise,
-// so the token can only leave as the HttpOnly cookie.
+// the forward-response hook below turns it into the Set-Cookie header. A failed (401) or
+// throttled (429) login is an error like any other (its body has the spec's status and
+// msg, errs.Body). No response metadata is forwarded as a header otherwise, so the token
+// can only leave as the HttpOnly cookie.
 //
 // Forms: the eligibility forms may be posted form-encoded as well as JSON.
 func GatewayOptions() []runtime.ServeMuxOption {
@@ -47,15 +47,6 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 	if len(h.Get(mdClearSession)) > 0 {
 		http.SetCookie(w, sessionCookie("", -1))
 		w.Header().Set("Cache-Control", "no-store")
-	}
-	if v := h.Get(mdRetryAfter); len(v) > 0 {
-		w.Header().Set("Retry-After", v[0])
-	}
-	if v := h.Get(mdHTTPCode); len(v) > 0 {
-		if code, err := strconv.Atoi(v[0]); err == nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(code)
-		}
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ package ports
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -75,13 +74,12 @@ func (s *GRPC) request(ctx context.Context) iapp.Request {
 	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx)}
 }
 
-// Response metadata the gateway turns into HTTP (gateway.go); never forwarded as headers.
+// Response metadata the gateway turns into cookies (gateway.go); never forwarded as
+// headers. A failed login is an error, never an answer with a status in metadata.
 const (
 	mdSetSession   = "x-hangar-set-session"
 	mdSessionAge   = "x-hangar-session-max-age"
 	mdClearSession = "x-hangar-clear-session"
-	mdHTTPCode     = "x-http-code"
-	mdRetryAfter   = "x-hangar-retry-after"
 )
 
 func setSession(ctx context.Context, l iapp.Login, now time.Time) {
@@ -96,26 +94,8 @@ func user(a domain.Account) *identityv1.User {
 func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identityv1.LoginResponse, error) {
 	l, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), s.request(ctx))
 	if err != nil {
-		var e *errs.Error
-		if !errors.As(err, &e) {
-			return nil, err
-		}
-		switch e.Code {
-		case errs.Unauthorized:
-			_ = grpc.SetHeader(ctx, metadata.Pairs(mdHTTPCode, "401"))
-		case errs.Exhausted:
-			md := metadata.Pairs(mdHTTPCode, "429")
-			var th *iapp.Throttled
-			if errors.As(err, &th) {
-				md.Append(mdRetryAfter, strconv.Itoa(int(th.Wait.Seconds())+1))
-			} else if d := errs.RetryAfterOf(err); d > 0 {
-				md.Append(mdRetryAfter, strconv.Itoa(int(d.Seconds()+0.999)))
-			}
-			_ = grpc.SetHeader(ctx, md)
-		default:
-			return nil, err
-		}
-		return &identityv1.LoginResponse{Status: "fail", Msg: e.Message}, nil
+		// 401 or 429 with Retry-After; the one error body carries the form's status and msg.
+		return nil, err
 	}
 	setSession(ctx, l, time.Now())
 	return &identityv1.LoginResponse{Status: "ok", User: user(l.Account)}, nil

@@ -435,8 +435,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       if (!outcome.ok && outcome.retryable) outcome = await submit(req);
       if (!outcome.ok) {
         if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
-        if (outcome.code === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
-        if (outcome.code === 'QUOTE_CHANGED') {
+        if (outcome.reason === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
+        if (outcome.reason === 'QUOTE_CHANGED') {
           // Nothing was charged: the prices moved; show the fresh invoice and ask again.
           attempt.current = undefined;
           void previewQuery.refetch();

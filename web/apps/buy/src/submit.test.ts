@@ -28,6 +28,19 @@ describe('submit', () => {
     const r = await submit({ configuration, paymentMethodToken: 'pm_someone_else', idempotencyKey: 'k3' });
     expect(r).toMatchObject({ ok: false, status: 403, code: 'permission_denied', errors: [message], requireLogin: false, retryable: false });
   });
+
+  it('reads the one error body: a changed quote carries its reason and the fresh preview and is not retried', async () => {
+    const message = 'The price of your order changed. Please review the new total and submit again.';
+    const body = { code: 'conflict', message, reason: 'QUOTE_CHANGED', status: 'fail', errors: [message], msg: message, preview: { quoteId: 'q_2' } };
+    const fetch = vi.fn(async () => new Response(JSON.stringify(body), { status: 409, headers: { 'content-type': 'application/json' } }));
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
+    const r = await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' });
+    expect(r).toMatchObject({ ok: false, status: 409, code: 'conflict', reason: 'QUOTE_CHANGED', errors: [message], preview: { quoteId: 'q_2' }, retryable: false });
+    const busy = { code: 'conflict', message: 'This order is being processed.', reason: 'CONFLICT', status: 'fail', errors: ['This order is being processed.'] };
+    fetch.mockImplementation(async () => new Response(JSON.stringify(busy), { status: 409, headers: { 'content-type': 'application/json' } }));
+    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ retryable: true });
+  });
 });
 
 describe('successUrl: the page goes only to paths of this site after payment', () => {

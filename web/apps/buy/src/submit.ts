@@ -39,8 +39,12 @@ export interface SubmitRequest {
 
 export type SubmitOutcome =
   | { ok: true; result: WireSubmit }
-  /** Nothing was charged; show the errors. quoteChanged carries the fresh preview. */
-  | { ok: false; status: number; code: string; errors: string[]; requireLogin: boolean; preview?: WirePreview; retryable: boolean };
+  /**
+   * Nothing was charged; show the errors. code is the error's class (invalid_argument,
+   * payment_declined, conflict, ...), reason its finer name (QUOTE_CHANGED carries the
+   * fresh preview, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT).
+   */
+  | { ok: false; status: number; code: string; reason: string; errors: string[]; requireLogin: boolean; preview?: WirePreview; retryable: boolean };
 
 /**
  * POST /buy/api/invoice/submit with the Idempotency-Key header: the same key answers
@@ -60,20 +64,25 @@ export async function submit(req: SubmitRequest): Promise<SubmitOutcome> {
     r = await apiClient().checkout.POST('/buy/api/invoice/submit', { body, headers: { 'Idempotency-Key': req.idempotencyKey } });
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError(0, 'unavailable', (e as Error).message);
-    return { ok: false, status: err.status, code: err.code, errors: [err.message], requireLogin: false, retryable: err.retryable };
+    return { ok: false, status: err.status, code: err.code, reason: '', errors: [err.message], requireLogin: false, retryable: err.retryable };
   }
   if (r.response.ok && r.data) return { ok: true, result: r.data };
-  const e = (r.error ?? {}) as WireSubmit & { message?: string };
+  // The one error body (errs.Body): code, message, reason, status 'fail', errors, msg, and
+  // fieldErrors, requireLogin, preview when the refusal carries them.
+  const e = (r.error ?? {}) as { code?: string; message?: string; reason?: string; errors?: string[]; fieldErrors?: { message?: string }[]; requireLogin?: boolean; preview?: WirePreview };
   const status = r.response.status;
   const errors = e.errors?.length ? e.errors : e.fieldErrors?.length ? e.fieldErrors.map((f) => f.message ?? '') : [e.message || `The payment could not be completed (${status}).`];
   return {
     ok: false,
     status,
     code: e.code ?? '',
+    reason: e.reason ?? '',
     errors,
     requireLogin: e.requireLogin === true || status === 401,
     preview: e.preview,
-    retryable: status === 0 || status === 429 || status >= 500 || (status === 409 && e.code === 'conflict'),
+    // A conflict without a finer reason (an order still being processed) answers again; a
+    // changed quote or a reused key does not.
+    retryable: status === 0 || status === 429 || status >= 500 || (status === 409 && e.code === 'conflict' && (e.reason ?? 'CONFLICT') === 'CONFLICT'),
   };
 }
 
