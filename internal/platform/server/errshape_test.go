@@ -136,4 +136,3 @@ func noStatusInHeaders(t *testing.T, h http.Header) {
 		}
 	}
 }
-
