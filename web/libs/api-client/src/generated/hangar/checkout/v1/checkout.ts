@@ -446,10 +446,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
+        };
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
         };
         /**
          * @description Represents a JSON `null`.
@@ -467,12 +481,6 @@ export interface components {
          * @enum {string}
          */
         protobufNullValue: "NULL_VALUE";
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
-        };
         /** @description AddOnObject is an add-on of a subscription with its licensing method. */
         v1AddOnObject: {
             addOnCode?: string;
@@ -740,9 +748,9 @@ export interface components {
             subscriptionId?: string;
         };
         v1GetSubscriptionAvionicsResponse: {
-            avionics?: components["schemas"]["v1SubscriptionAvionics"][];
-            status?: string;
-            subscriptionId?: string;
+            avionics: components["schemas"]["v1SubscriptionAvionics"][];
+            status: string;
+            subscriptionId: string;
         };
         v1GetSubscriptionResponse: {
             paymentInfo?: components["schemas"]["v1PaymentInfo"];
@@ -1012,6 +1020,8 @@ export interface components {
             selectionErrors?: string[];
             termStartDate?: string;
         };
+        /** @description A refusal answered with v1PreviewInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1PreviewInvoiceResponseFailure: components["schemas"]["v1PreviewInvoiceResponse"] & Record<string, never>;
         v1PreviewOneOffResponse: {
             accountId?: string;
             applyTax?: boolean;
@@ -1045,26 +1055,28 @@ export interface components {
         };
         /** @description Purchase is the payment success of spec 001 §7 (or status fail and errors). */
         v1Purchase: {
-            accountId?: string;
+            accountId: string;
             /** @description Gift purchases: the certificates issued (codes masked; the full code is mailed). */
-            certificates?: components["schemas"]["v1IssuedCertificate"][];
+            certificates: components["schemas"]["v1IssuedCertificate"][];
             /** @description Failures only (HTTP 400 errors, 401 requireLogin, 402 declined, 409 key reused). */
             code?: string;
-            errors?: string[];
-            extension?: string;
+            errors: string[];
+            extension: string;
             fieldErrors?: components["schemas"]["v1FieldError"][];
-            googleConversionCodes?: string[];
+            googleConversionCodes: string[];
             invoice?: components["schemas"]["v1Invoice"];
-            invoiceId?: string;
-            invoiceNumber?: string;
+            invoiceId: string;
+            invoiceNumber: string;
             message?: string;
-            mobileDeeplink?: string;
-            orderId?: string;
-            redirectUrl?: string;
+            mobileDeeplink: string;
+            orderId: string;
+            redirectUrl: string;
             requireLogin?: boolean;
             /** @description ok or fail. */
-            status?: string;
+            status: string;
         };
+        /** @description A refusal answered with v1Purchase's fields (the page reads them) besides the error object's. */
+        v1PurchaseFailure: components["schemas"]["v1Purchase"] & Record<string, never>;
         /**
          * @description ReceiptLine is one invoice line as stored. amount/unitAmount are display strings (two
          *     decimals, or N/A for third-party-paid orders).
@@ -1122,22 +1134,24 @@ export interface components {
          *     needs: errors and requireLogin (validation), preview (QUOTE_CHANGED).
          */
         v1SubmitInvoiceResponse: {
-            accountId?: string;
+            accountId: string;
             /** @description Failures only. */
             code?: string;
             errors?: string[];
-            extension?: string;
+            extension: string;
             fieldErrors?: components["schemas"]["v1FieldError"][];
-            googleConversionCodes?: string[];
+            googleConversionCodes: string[];
             invoice?: components["schemas"]["v1Invoice"];
-            invoiceId?: string;
-            invoiceNumber?: string;
+            invoiceId: string;
+            invoiceNumber: string;
             message?: string;
-            mobileDeeplink?: string;
+            mobileDeeplink: string;
             preview?: components["schemas"]["v1PreviewInvoiceResponse"];
-            redirectUrl?: string;
+            redirectUrl: string;
             requireLogin?: boolean;
         };
+        /** @description A refusal answered with v1SubmitInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1SubmitInvoiceResponseFailure: components["schemas"]["v1SubmitInvoiceResponse"] & Record<string, never>;
         v1SubmitOneOffRequest: {
             configuration?: components["schemas"]["v1OneOffConfiguration"];
             /** @description Or the Idempotency-Key header, which wins. */
@@ -1273,6 +1287,8 @@ export interface components {
             status?: string;
             subscriptionAccount?: string;
         };
+        /** @description A refusal answered with v1ValidateInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1ValidateInvoiceResponseFailure: components["schemas"]["v1ValidateInvoiceResponse"] & Record<string, never>;
         v1ValidatePromoRequest: {
             /** @description The code to check (promo or gift certificate). */
             code?: string;
@@ -1330,13 +1346,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetAccountSubscriptionResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1359,13 +1375,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListInvoicesResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1388,13 +1404,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetRenewalStatusResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1411,6 +1427,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1BillingContact"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1BillingContact"];
             };
         };
         responses: {
@@ -1422,13 +1439,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1BillingContact"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1454,13 +1471,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1CanDowngradeBusinessResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1475,6 +1492,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1CreateCartRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateCartRequest"];
             };
         };
         responses: {
@@ -1486,13 +1504,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreconfiguredCart"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1516,13 +1534,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreconfiguredCart"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1548,13 +1566,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetCurrencyResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1569,6 +1587,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1ValidateCurrencyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidateCurrencyRequest"];
             };
         };
         responses: {
@@ -1581,13 +1600,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateCurrencyResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1602,6 +1621,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1SubmitGiftRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SubmitGiftRequest"];
             };
         };
         responses: {
@@ -1613,13 +1633,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1Purchase"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1635,6 +1691,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1ValidateGiftRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidateGiftRequest"];
             };
         };
         responses: {
@@ -1647,13 +1704,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateGiftResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1665,7 +1722,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1676,13 +1738,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreviewInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PreviewInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PreviewInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1694,7 +1774,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1705,13 +1790,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1SubmitInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1723,7 +1844,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1734,13 +1860,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ValidateInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ValidateInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1755,6 +1899,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1OneOffConfiguration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1OneOffConfiguration"];
             };
         };
         responses: {
@@ -1767,13 +1912,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreviewOneOffResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1788,6 +1933,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1SubmitOneOffRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SubmitOneOffRequest"];
             };
         };
         responses: {
@@ -1799,13 +1945,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1Purchase"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1820,6 +2002,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1ValidatePromoRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidatePromoRequest"];
             };
         };
         responses: {
@@ -1832,13 +2015,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidatePromoResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1863,13 +2046,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetReceiptResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1895,13 +2078,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1916,6 +2099,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1SetAutoRenewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SetAutoRenewRequest"];
             };
         };
         responses: {
@@ -1928,13 +2112,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1SetAutoRenewResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1957,13 +2141,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionAvionicsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1988,13 +2172,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetRenewalPriceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -2019,13 +2203,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionSimpleResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };

@@ -307,12 +307,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        IdentityServiceLinkAvionicsBody: Record<string, never>;
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
         };
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
+        };
+        IdentityServiceLinkAvionicsBody: Record<string, never>;
         /**
          * @description Represents a JSON `null`.
          *
@@ -329,12 +343,6 @@ export interface components {
          * @enum {string}
          */
         protobufNullValue: "NULL_VALUE";
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
-        };
         v1ConsentPreference: {
             marketingNotificationsEnabled?: boolean;
         };
@@ -465,7 +473,7 @@ export interface components {
             username?: string;
         };
         v1ListGroupsResponse: {
-            groups?: components["schemas"]["v1Group"][];
+            groups: components["schemas"]["v1Group"][];
         };
         v1ListLinkedAccountsResponse: {
             accounts?: components["schemas"]["v1LinkedAccount"][];
@@ -494,6 +502,8 @@ export interface components {
             status?: string;
             user?: components["schemas"]["v1User"];
         };
+        /** @description A refusal answered with v1LoginResponse's fields (the page reads them) besides the error object's. */
+        v1LoginResponseFailure: components["schemas"]["v1LoginResponse"] & Record<string, never>;
         v1LogoutRequest: Record<string, never>;
         v1LogoutResponse: {
             errors?: string[];
@@ -584,6 +594,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
             };
         };
         responses: {
@@ -596,13 +607,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1UpdatePreferencesResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -625,13 +636,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetWebSettingsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -664,13 +675,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListUsersResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -695,13 +706,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetUserInfoResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -726,13 +737,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1IsBusinessResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -755,13 +766,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetMeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -786,13 +797,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetEuConsentResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -807,6 +818,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1VerifyAssociationMemberRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1VerifyAssociationMemberRequest"];
             };
         };
         responses: {
@@ -819,13 +831,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1VerifyAssociationMemberResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -840,6 +852,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1RequestMilitaryCodeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1RequestMilitaryCodeRequest"];
             };
         };
         responses: {
@@ -852,13 +865,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1RequestMilitaryCodeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -873,6 +886,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1VerifyMilitaryCodeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1VerifyMilitaryCodeRequest"];
             };
         };
         responses: {
@@ -885,13 +899,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1VerifyMilitaryCodeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -916,13 +930,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListLinkedAccountsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -940,6 +954,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["IdentityServiceLinkAvionicsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["IdentityServiceLinkAvionicsBody"];
             };
         };
         responses: {
@@ -952,13 +967,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1LinkAvionicsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -981,13 +996,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListGroupsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1002,6 +1017,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1CreateAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateAccountRequest"];
             };
         };
         responses: {
@@ -1014,13 +1030,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1CreateAccountResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1035,6 +1051,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1LoginRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1LoginRequest"];
             };
         };
         responses: {
@@ -1047,13 +1064,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1LoginResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1LoginResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1LoginResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1068,6 +1103,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["v1LogoutRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1LogoutRequest"];
             };
         };
         responses: {
@@ -1080,13 +1116,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1LogoutResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
