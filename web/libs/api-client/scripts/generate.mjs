@@ -92,20 +92,6 @@ function publish(doc, rel) {
   for (const [name, fields] of Object.entries(contract.required)) {
     if (schemas[name]) schemas[name].required = [...fields];
   }
-  const extra = contract.paths[rel];
-  if (extra) {
-    Object.assign(schemas, structuredClone(extra.schemas));
-    for (const [path, ops] of Object.entries(extra.routes)) {
-      doc.paths[path] ??= {};
-      for (const [method, op] of Object.entries(ops)) {
-        const { ok, okContent, ...rest } = structuredClone(op);
-        doc.paths[path][method] = {
-          ...rest,
-          responses: { 200: { description: 'A successful response.', content: okContent ?? json({ $ref: `#/components/schemas/${ok}` }) } },
-        };
-      }
-    }
-  }
   const form = contract.formBodies.includes(rel);
   for (const ops of Object.values(doc.paths)) {
     for (const op of Object.values(ops)) {
@@ -121,22 +107,41 @@ function publish(doc, rel) {
           op.responses[st] = { description: 'A refusal: the route\'s own failure answer, or the error object.', content: json({ anyOf: [{ $ref: `#/components/schemas/${name}` }, errorRef] }) };
         }
       }
-      if (form) addForm(doc, op);
+      // grpc-gateway reads an empty body as the empty message (logout posts none).
+      if (op.requestBody) op.requestBody = { ...resolveBody(doc, op.requestBody), required: false };
+      if (form) addForm(op);
+    }
+  }
+  delete doc.components.requestBodies;
+  // Routes served by plain handlers, not the gateway.
+  const extra = contract.paths[rel];
+  if (extra) {
+    Object.assign(schemas, structuredClone(extra.schemas));
+    for (const [path, ops] of Object.entries(extra.routes)) {
+      doc.paths[path] ??= {};
+      for (const [method, op] of Object.entries(ops)) {
+        const { ok, okContent, ...rest } = structuredClone(op);
+        doc.paths[path][method] = {
+          ...rest,
+          responses: {
+            200: { description: 'A successful response.', content: okContent ?? json({ $ref: `#/components/schemas/${ok}` }) },
+            default: { description: 'An error: the error object with the HTTP status of its code.', content: json(errorRef) },
+          },
+        };
+      }
     }
   }
   return doc;
 }
 
+function resolveBody(doc, body) {
+  return body.$ref ? structuredClone(doc.components.requestBodies[body.$ref.split('/').pop()]) : body;
+}
+
 // addForm documents the form-encoded twin of a JSON request body.
-function addForm(doc, op) {
-  let body = op.requestBody;
-  if (!body) return;
-  if (body.$ref) {
-    body = structuredClone(doc.components.requestBodies[body.$ref.split('/').pop()]);
-    op.requestBody = body;
-  }
-  const schema = body.content?.['application/json']?.schema;
-  if (schema) body.content['application/x-www-form-urlencoded'] = { schema: structuredClone(schema) };
+function addForm(op) {
+  const schema = op.requestBody?.content?.['application/json']?.schema;
+  if (schema) op.requestBody.content['application/x-www-form-urlencoded'] = { schema: structuredClone(schema) };
 }
 
 async function renderTs(doc, source) {

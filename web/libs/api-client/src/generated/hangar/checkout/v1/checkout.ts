@@ -1312,13 +1312,7 @@ export interface components {
     };
     responses: never;
     parameters: never;
-    requestBodies: {
-        v1Configuration: {
-            content: {
-                "application/json": components["schemas"]["v1Configuration"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: never;
     pathItems: never;
 }
@@ -1424,7 +1418,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1BillingContact"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1BillingContact"];
@@ -1489,7 +1483,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1CreateCartRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1CreateCartRequest"];
@@ -1584,7 +1578,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidateCurrencyRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1ValidateCurrencyRequest"];
@@ -1618,7 +1612,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SubmitGiftRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1SubmitGiftRequest"];
@@ -1688,7 +1682,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7). */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidateGiftRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1ValidateGiftRequest"];
@@ -1722,7 +1716,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1Configuration"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
@@ -1774,7 +1768,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1Configuration"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
@@ -1844,7 +1838,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1Configuration"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
@@ -1896,7 +1890,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1OneOffConfiguration"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1OneOffConfiguration"];
@@ -1930,7 +1924,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SubmitOneOffRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1SubmitOneOffRequest"];
@@ -1999,7 +1993,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidatePromoRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1ValidatePromoRequest"];
@@ -2096,7 +2090,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SetAutoRenewRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1SetAutoRenewRequest"];

@@ -591,7 +591,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
                 "application/x-www-form-urlencoded": Record<string, never>;
@@ -815,7 +815,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1VerifyAssociationMemberRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1VerifyAssociationMemberRequest"];
@@ -849,7 +849,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1RequestMilitaryCodeRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1RequestMilitaryCodeRequest"];
@@ -883,7 +883,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1VerifyMilitaryCodeRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1VerifyMilitaryCodeRequest"];
@@ -951,7 +951,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["IdentityServiceLinkAvionicsBody"];
                 "application/x-www-form-urlencoded": components["schemas"]["IdentityServiceLinkAvionicsBody"];
@@ -1014,7 +1014,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1CreateAccountRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1CreateAccountRequest"];
@@ -1048,7 +1048,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1LoginRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1LoginRequest"];
@@ -1100,7 +1100,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1LogoutRequest"];
                 "application/x-www-form-urlencoded": components["schemas"]["v1LogoutRequest"];

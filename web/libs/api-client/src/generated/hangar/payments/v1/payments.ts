@@ -288,7 +288,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description UpdateAccountPaymentMethodRequest has the fields of UpdatePaymentMethodRequest. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1UpdateAccountPaymentMethodRequest"];
             };
@@ -390,7 +390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1RequestReaderVaultRequest"];
             };
@@ -515,7 +515,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1UpdatePaymentMethodRequest"];
             };
