@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/contracttest"
 	"github.com/hangar/hangar/internal/platform/errs"
 )
@@ -110,5 +111,50 @@ func TestErrorCodesDocumented(t *testing.T) {
 	}
 	for c := range got {
 		t.Errorf("documented code %q is not an errs code", c)
+	}
+}
+
+// Every public route of the route table (the Ingress and the dev edge) that a service
+// serves is in the documents: an Exact route as a documented path, a Prefix route with a
+// documented path under it. The pages ("web") are not API.
+func TestEveryPublicRouteDocumented(t *testing.T) {
+	table, err := edge.LoadTable(filepath.Join(contracttest.Dir(), "..", "..", "deploy", "helm", "hangar", "routes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	docs, _ := filepath.Glob(filepath.Join(contracttest.Dir(), "hangar", "*", "v1", "*.openapi.json"))
+	for _, f := range docs {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			Paths map[string]any `json:"paths"`
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		for p := range d.Paths {
+			documented = append(documented, p)
+		}
+	}
+	if len(documented) == 0 {
+		t.Fatal("no documented paths")
+	}
+	for _, r := range table.Routes {
+		if r.Service == "web" {
+			continue
+		}
+		found := false
+		for _, p := range documented {
+			if p == r.Path || (r.PathType == "Prefix" && strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/")) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("route %s %s (%s) is in no OpenAPI document", r.PathType, r.Path, r.Service)
+		}
 	}
 }

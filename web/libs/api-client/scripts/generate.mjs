@@ -113,6 +113,12 @@ function publish(doc, rel) {
     }
   }
   delete doc.components.requestBodies;
+  for (const path of contract.slashTwins[rel] ?? []) {
+    if (!doc.paths[path]) throw new Error(`proto/openapi.contract.json: slashTwins names ${path}, which ${rel} does not have`);
+    const twin = structuredClone(doc.paths[path]);
+    for (const op of Object.values(twin)) op.operationId += '_Slash';
+    doc.paths[`${path}/`] = twin;
+  }
   // Routes served by plain handlers, not the gateway.
   const extra = contract.paths[rel];
   if (extra) {

@@ -123,6 +123,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api/subscription/allocations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListAllocations answers the allocations (current and expired) of the caller's
+         *     organization: of users (users=, a comma list of user ids; empty: every user), of tails
+         *     (tails=, likewise), or of both when neither is given.
+         */
+        get: operations["AllocationService_ListAllocations_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api/users/by-allocation": {
         parameters: {
             query?: never;
@@ -135,6 +156,26 @@ export interface paths {
          *     allocations, filtered by the add-ons they hold or lack, paged and sorted by e-mail.
          */
         get: operations["AllocationService_ListUsersByAllocation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/api/users/by-allocation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListUsersByAllocation lists the organization's users (from identity) with their
+         *     allocations, filtered by the add-ons they hold or lack, paged and sorted by e-mail.
+         */
+        get: operations["AllocationService_ListUsersByAllocation_Slash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -483,7 +524,83 @@ export interface operations {
             };
         };
     };
+    AllocationService_ListAllocations_Slash: {
+        parameters: {
+            query?: {
+                /** @description Comma list of tail numbers; set (even empty) to list tail allocations. */
+                tails?: string;
+                /** @description Comma list of user ids; set (even empty) to list user allocations. */
+                users?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListAllocationsResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
     AllocationService_ListUsersByAllocation: {
+        parameters: {
+            query?: {
+                /** @description Comma list: users holding every one of these add-ons. */
+                assignedAddOnCodes?: string;
+                /** @description Zero-based page. */
+                page?: number;
+                /** @description Page size, 1..100 (default 20). */
+                size?: number;
+                /** @description asc (default) or desc, by e-mail. */
+                sortDirection?: string;
+                /** @description Comma list: users holding none of these add-ons. */
+                unassignedAddOnCodes?: string;
+                /** @description Case-insensitive substring of the e-mail. */
+                userFilters?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListUsersByAllocationResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    AllocationService_ListUsersByAllocation_Slash: {
         parameters: {
             query?: {
                 /** @description Comma list: users holding every one of these add-ons. */

@@ -53,6 +53,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api/users/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListUsers lists the users of the caller's organization (admins only). */
+        get: operations["IdentityService_ListUsers_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api/users/info/{id}": {
         parameters: {
             query?: never;
@@ -245,6 +262,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/api/groups/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListGroups lists the organizations (groups) the caller belongs to. */
+        get: operations["IdentityService_ListGroups_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pricing/api/create-account": {
         parameters: {
             query?: never;
@@ -256,6 +290,23 @@ export interface paths {
         put?: never;
         /** CreateAccount creates an individual account and logs it in. */
         post: operations["IdentityService_CreateAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pricing/api/create-account/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** CreateAccount creates an individual account and logs it in. */
+        post: operations["IdentityService_CreateAccount_Slash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -686,6 +737,45 @@ export interface operations {
             };
         };
     };
+    IdentityService_ListUsers_Slash: {
+        parameters: {
+            query?: {
+                /** @description "asc" (default) or "desc". */
+                direction?: string;
+                /** @description Sort field: "email" (default) or "created". */
+                field?: string;
+                ignoreLimitChange?: boolean;
+                limit?: number;
+                offset?: number;
+                /** @description Case-insensitive substring of the e-mail. */
+                query?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListUsersResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
     IdentityService_GetUserInfo: {
         parameters: {
             query?: never;
@@ -1007,7 +1097,70 @@ export interface operations {
             };
         };
     };
+    IdentityService_ListGroups_Slash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListGroupsResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
     IdentityService_CreateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1CreateAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1CreateAccountResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    IdentityService_CreateAccount_Slash: {
         parameters: {
             query?: never;
             header?: never;
