@@ -127,8 +127,11 @@ func (v *Validator) check(x Exchange) error {
 	}
 	opts := &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true, IncludeResponseStatus: true}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
-	if rerr := openapi3filter.ValidateRequest(ctx, in); rerr != nil && x.Status < 400 {
-		return fmt.Errorf("answered %d to a request the documents refuse: %v", x.Status, rerr)
+	// A refused request may break the documents (that is what the tests of refusals send).
+	if x.Status < 400 {
+		if rerr := openapi3filter.ValidateRequest(ctx, in); rerr != nil {
+			return fmt.Errorf("answered %d to a request the documents refuse: %v", x.Status, rerr)
+		}
 	}
 	if x.Status == http.StatusMethodNotAllowed {
 		return v.errorObject(x)
