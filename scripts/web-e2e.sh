@@ -7,7 +7,10 @@
 #      the same host, port + 200; exported to the tests as HANGAR_FIELDS_URL), waits for
 #      /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it on exit, failure included;
 #   4. runs the Playwright suite in web/e2e. Screenshots, traces and the JSON report stay
-#      in web/test-results/ (git-ignored); the stack's log is web/test-results/hangar-dev.log.
+#      in web/test-results/ (git-ignored); the stack's log is web/test-results/hangar-dev.log;
+#   5. holds every API exchange of the run (the edge logs them to
+#      web/test-results/api-exchanges.jsonl, HANGAR_CONTRACT_LOG) to the OpenAPI documents
+#      (cmd/contract-check): one violation fails the run, as in the Go service tests.
 # HANGAR_BASE_URL=http://host:port skips starting the stack and tests that URL instead (the
 # tests then learn the card-fields origin from its client token, or HANGAR_FIELDS_URL).
 set -euo pipefail
@@ -60,7 +63,9 @@ if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
   web_log "starting the stack: EDGE_ADDR=$addr FIELDS_ADDR=$fields_addr go run ./cmd/hangar-dev (log: ${log#"$WEB_ROOT_DIR"/})"
   # setsid: the stack gets its own process group, so go run and everything it
   # started stop together.
-  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" FIELDS_ADDR="$fields_addr" WEB_DIST_DIR="$WEB_DIR/dist/site" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
+  exchanges="$results/api-exchanges.jsonl"
+  rm -f "$exchanges"
+  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" FIELDS_ADDR="$fields_addr" WEB_DIST_DIR="$WEB_DIR/dist/site" HANGAR_CONTRACT_LOG="$exchanges" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
   stack_pid=$!
   export HANGAR_BASE_URL="http://$addr"
   export HANGAR_FIELDS_URL="http://$fields_addr/"
@@ -104,5 +109,10 @@ status=0
     console.log(`performance /buy: initial JS ${(r.initialJs.gzipBytes / 1024).toFixed(1)} KB gzipped (budget 250), LCP ${r.lcp.ms} ms (budget 1500; samples ${r.lcp.samplesMs.join("/")})` + (r.clickToInvoice ? `, click->invoice p75 ${r.clickToInvoice.p75Ms} ms (budget 100)` : "") + " [timed budgets asserted by scripts/perf-web.sh]");
   }
 ')
+if [[ -n "${exchanges:-}" ]]; then
+  stop_stack # the log is complete once the edge has stopped
+  web_log "contract check of the run's API exchanges (${exchanges#"$WEB_ROOT_DIR"/})"
+  (cd "$WEB_ROOT_DIR" && go run ./cmd/contract-check "$exchanges") || status=1
+fi
 web_log "web e2e done in $((SECONDS - start)) s"
 exit "$status"

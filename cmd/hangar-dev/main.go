@@ -49,6 +49,7 @@ type Config struct {
 	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
 	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the dev mail sink keeps (the chaos run reconciles every one)"`
+	ContractLog  string        `env:"HANGAR_CONTRACT_LOG" default:"" doc:"write every API request through the edge and its answer to this file, a JSON line each, for the contract check (cmd/contract-check; scripts/web-e2e.sh sets it)"`
 }
 
 // devGCPercent is the runner's garbage-collection target unless GOGC is set: one process
@@ -159,6 +160,14 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 		return err
 	}
 	e := edge.New(table, headers, backends, cfg.WebDir, log).WithPages(pages).WithFieldsOrigin(fieldsOrigin(cfg.FieldsAddr))
+	if cfg.ContractLog != "" {
+		f, err := os.Create(cfg.ContractLog)
+		if err != nil {
+			return fmt.Errorf("contract log: %w", err)
+		}
+		defer f.Close()
+		e = e.WithExchangeLog(f)
+	}
 	ln, err := net.Listen("tcp", cfg.EdgeAddr)
 	if err != nil {
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)

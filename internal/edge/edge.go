@@ -40,6 +40,8 @@ type Edge struct {
 	pageHdrs *Headers
 	headers  http.Header
 	log      *slog.Logger
+	// exchanges, when set, records the API exchanges (WithExchangeLog).
+	exchanges *exchangeLog
 }
 
 // New builds an edge. headers are the pages' security headers (LoadHeaders of the chart's
@@ -100,6 +102,15 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.serveReady(w)
 		return
 	}
+	route, ok := e.table.Match(r.URL.Path)
+	if e.exchanges != nil && (!ok || route.Service != "web" || isAPIPath(r.URL.Path)) {
+		e.logged(w, r, e.serveRoute)
+		return
+	}
+	e.serveRoute(w, r)
+}
+
+func (e *Edge) serveRoute(w http.ResponseWriter, r *http.Request) {
 	route, ok := e.table.Match(r.URL.Path)
 	if !ok || (route.Service == "web" && isAPIPath(r.URL.Path)) {
 		// An API path no service routes is a JSON 404 whatever the method (the route table

@@ -271,6 +271,14 @@ func chainUnary(chain []grpc.UnaryServerInterceptor, i int, ctx context.Context,
 	})
 }
 
+// observer, when set, is the outermost layer of every public handler built after: it sees
+// exactly what a client sends and receives (the contract test, internal/platform/contracttest).
+var observer atomic.Pointer[func(http.Handler) http.Handler]
+
+// ObserveHTTP wraps the public handler of every Server that starts running after the call
+// with mw, outside every other layer. For tests: one process, one observer.
+func ObserveHTTP(mw func(http.Handler) http.Handler) { observer.Store(&mw) }
+
 // Handler is the public HTTP handler with its full middleware stack, for an in-process
 // caller (the dev edge) that would otherwise add a loopback hop. Until Run has built the
 // stack it answers 503.
@@ -359,6 +367,9 @@ func (s *Server) Run(ctx context.Context) error {
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
+	if o := observer.Load(); o != nil {
+		public = (*o)(public)
+	}
 	s.handler.Store(&public)
 	// net/http's own lines (a handler's superfluous WriteHeader, a broken connection) go
 	// through slog, not the standard logger.

@@ -97,7 +97,7 @@ export function samePath(u: string | undefined): string | undefined {
 }
 
 /** The success page's URL: the server's redirect (with its extension), or /buy/success?invoiceId=. */
-export function successUrl(r: WireSubmit, kiosk: boolean): string {
+export function successUrl(r: Partial<Pick<WireSubmit, 'redirectUrl' | 'invoiceId' | 'extension'>>, kiosk: boolean): string {
   let url = samePath(r.redirectUrl) || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
   if (r.extension) url += r.extension;
   if (kiosk) url += `${url.includes('?') ? '&' : '?'}kiosk=true`;

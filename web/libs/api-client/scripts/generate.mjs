@@ -4,8 +4,12 @@
 // OpenAPI 3. So, per document:
 //   gen/openapi/<p>.swagger.json  --swagger2openapi-->  gen/openapi3/<p>.openapi.json
 //   gen/openapi3/<p>.openapi.json --openapi-typescript-> web/libs/api-client/src/generated/<p>.ts
-// Both outputs are committed. Deterministic: inputs in sorted order, stable JSON, no
-// timestamps.
+// Between the two, publish() applies proto/openapi.contract.json: what the wire does that
+// proto cannot say (the error object of internal/platform/errs instead of grpc-gateway's
+// rpcStatus, the routes' own refusal shapes, fields always present, form bodies, the routes
+// served by plain handlers). internal/platform/contracttest checks the result against the
+// wire in make test. Both outputs are committed. Deterministic: inputs in sorted order,
+// stable JSON, no timestamps.
 //
 //   node generate.mjs           regenerate gen/openapi3/ and src/generated/
 //   node generate.mjs --check   exit 1 when either differs from a fresh run
@@ -25,6 +29,7 @@ const tsRoot = join(libRoot, 'src/generated');
 const inRoot = resolve(process.env.HANGAR_OPENAPI_DIR ?? join(repoRoot, 'gen/openapi'));
 const v3Root = resolve(process.env.HANGAR_OPENAPI3_DIR ?? join(repoRoot, 'gen/openapi3'));
 const check = process.argv.includes('--check');
+const contract = JSON.parse(await readFile(join(repoRoot, 'proto/openapi.contract.json'), 'utf8'));
 
 async function walk(dir, suffix) {
   let entries;
@@ -51,6 +56,100 @@ async function toOpenAPI3(swagger) {
   return openapi;
 }
 
+const ERROR = 'hangarError';
+const FIELD_ERROR = 'hangarFieldError';
+const errorRef = { $ref: `#/components/schemas/${ERROR}` };
+const json = (schema) => ({ 'application/json': { schema } });
+
+function errorSchemas() {
+  return {
+    [ERROR]: {
+      type: 'object',
+      description:
+        'The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object.',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: contract.errorCodes, description: 'The class of the failure, one of a small stable set; clients branch on it.' },
+        message: { type: 'string', description: 'A plain message safe to show; a validation failure names the field.' },
+        fieldErrors: { type: 'array', items: { $ref: `#/components/schemas/${FIELD_ERROR}` }, description: 'One entry per invalid input field (invalid_argument).' },
+        requireLogin: { type: 'boolean', description: 'The caller must log in first (unauthenticated).' },
+      },
+    },
+    [FIELD_ERROR]: {
+      type: 'object',
+      required: ['field', 'message'],
+      properties: { field: { type: 'string', description: 'The JSON name of the field.' }, message: { type: 'string' } },
+    },
+  };
+}
+
+/** publish makes doc (the OpenAPI 3 document rel) say what the wire does. */
+function publish(doc, rel) {
+  const schemas = (doc.components ??= {}).schemas ??= {};
+  delete schemas.rpcStatus;
+  delete schemas.protobufAny;
+  Object.assign(schemas, errorSchemas());
+  for (const [name, fields] of Object.entries(contract.required)) {
+    if (schemas[name]) schemas[name].required = [...fields];
+  }
+  const form = contract.formBodies.includes(rel);
+  for (const ops of Object.values(doc.paths)) {
+    for (const op of Object.values(ops)) {
+      op.responses.default = { description: 'An error: the error object with the HTTP status of its code.', content: json(errorRef) };
+      const failure = contract.failures[op.operationId];
+      if (failure) {
+        const name = `${failure.schema}Failure`;
+        schemas[name] = {
+          description: `A refusal answered with ${failure.schema}'s fields (the page reads them) besides the error object's.`,
+          allOf: [{ $ref: `#/components/schemas/${failure.schema}` }, { type: 'object', required: failure.required }],
+        };
+        for (const st of failure.statuses) {
+          op.responses[st] = { description: 'A refusal: the route\'s own failure answer, or the error object.', content: json({ anyOf: [{ $ref: `#/components/schemas/${name}` }, errorRef] }) };
+        }
+      }
+      // grpc-gateway reads an empty body as the empty message (logout posts none).
+      if (op.requestBody) op.requestBody = { ...resolveBody(doc, op.requestBody), required: false };
+      if (form) addForm(op);
+    }
+  }
+  delete doc.components.requestBodies;
+  for (const path of contract.slashTwins[rel] ?? []) {
+    if (!doc.paths[path]) throw new Error(`proto/openapi.contract.json: slashTwins names ${path}, which ${rel} does not have`);
+    const twin = structuredClone(doc.paths[path]);
+    for (const op of Object.values(twin)) op.operationId += '_Slash';
+    doc.paths[`${path}/`] = twin;
+  }
+  // Routes served by plain handlers, not the gateway.
+  const extra = contract.paths[rel];
+  if (extra) {
+    Object.assign(schemas, structuredClone(extra.schemas));
+    for (const [path, ops] of Object.entries(extra.routes)) {
+      doc.paths[path] ??= {};
+      for (const [method, op] of Object.entries(ops)) {
+        const { ok, okContent, ...rest } = structuredClone(op);
+        doc.paths[path][method] = {
+          ...rest,
+          responses: {
+            200: { description: 'A successful response.', content: okContent ?? json({ $ref: `#/components/schemas/${ok}` }) },
+            default: { description: 'An error: the error object with the HTTP status of its code.', content: json(errorRef) },
+          },
+        };
+      }
+    }
+  }
+  return doc;
+}
+
+function resolveBody(doc, body) {
+  return body.$ref ? structuredClone(doc.components.requestBodies[body.$ref.split('/').pop()]) : body;
+}
+
+// addForm documents the form-encoded twin of a JSON request body.
+function addForm(op) {
+  const schema = op.requestBody?.content?.['application/json']?.schema;
+  if (schema) op.requestBody.content['application/x-www-form-urlencoded'] = { schema: structuredClone(schema) };
+}
+
 async function renderTs(doc, source) {
   const ast = await openapiTS(doc, { alphabetize: true });
   return `// Code generated by libs/api-client/scripts/generate.mjs from ${source}. DO NOT EDIT.\n// Regenerate with: make generate (repository root)\n\n${astToString(ast).trimEnd()}\n`;
@@ -69,7 +168,7 @@ const wanted = new Map([
 ]);
 for (const file of inputs) {
   const rel = toPosix(relative(inRoot, file)).replace(/\.swagger\.json$/, '');
-  const v3 = await toOpenAPI3(JSON.parse(await readFile(file, 'utf8')));
+  const v3 = publish(await toOpenAPI3(JSON.parse(await readFile(file, 'utf8'))), rel);
   const v3Text = `${JSON.stringify(v3, null, 2)}\n`;
   wanted.get(v3Root).set(`${rel}.openapi.json`, v3Text);
   wanted.get(tsRoot).set(`${rel}.ts`, await renderTs(v3, toPosix(relative(repoRoot, join(v3Root, `${rel}.openapi.json`)))));

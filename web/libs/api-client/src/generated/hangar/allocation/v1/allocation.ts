@@ -123,6 +123,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api/subscription/allocations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListAllocations answers the allocations (current and expired) of the caller's
+         *     organization: of users (users=, a comma list of user ids; empty: every user), of tails
+         *     (tails=, likewise), or of both when neither is given.
+         */
+        get: operations["AllocationService_ListAllocations_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api/users/by-allocation": {
         parameters: {
             query?: never;
@@ -143,6 +164,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api/users/by-allocation/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListUsersByAllocation lists the organization's users (from identity) with their
+         *     allocations, filtered by the add-ons they hold or lack, paged and sorted by e-mail.
+         */
+        get: operations["AllocationService_ListUsersByAllocation_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -153,16 +194,24 @@ export interface components {
             /** @description Add-ons to take from each target (applied before the assignments). */
             unassign?: components["schemas"]["v1Allocation"][];
         };
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
         };
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
         };
         /** @description AddOnAllocationReport is the state of one pool. */
         v1AddOnAllocationReport: {
@@ -280,7 +329,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1AssignRequest"];
             };
@@ -295,13 +344,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1AssignResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -316,7 +365,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["AllocationServiceBulkAssignBody"];
             };
@@ -331,13 +380,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1BulkAssignResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -360,13 +409,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetAllocationReportResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -397,13 +446,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListTailsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -415,7 +464,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1UnassignRequest"];
             };
@@ -430,13 +479,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1UnassignResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -464,13 +513,47 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListAllocationsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    AllocationService_ListAllocations_Slash: {
+        parameters: {
+            query?: {
+                /** @description Comma list of tail numbers; set (even empty) to list tail allocations. */
+                tails?: string;
+                /** @description Comma list of user ids; set (even empty) to list user allocations. */
+                users?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListAllocationsResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -506,13 +589,55 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListUsersByAllocationResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    AllocationService_ListUsersByAllocation_Slash: {
+        parameters: {
+            query?: {
+                /** @description Comma list: users holding every one of these add-ons. */
+                assignedAddOnCodes?: string;
+                /** @description Zero-based page. */
+                page?: number;
+                /** @description Page size, 1..100 (default 20). */
+                size?: number;
+                /** @description asc (default) or desc, by e-mail. */
+                sortDirection?: string;
+                /** @description Comma list: users holding none of these add-ons. */
+                unassignedAddOnCodes?: string;
+                /** @description Case-insensitive substring of the e-mail. */
+                userFilters?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListUsersByAllocationResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };

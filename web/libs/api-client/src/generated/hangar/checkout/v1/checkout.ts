@@ -446,10 +446,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
+        };
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
         };
         /**
          * @description Represents a JSON `null`.
@@ -467,12 +481,6 @@ export interface components {
          * @enum {string}
          */
         protobufNullValue: "NULL_VALUE";
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
-        };
         /** @description AddOnObject is an add-on of a subscription with its licensing method. */
         v1AddOnObject: {
             addOnCode?: string;
@@ -740,9 +748,9 @@ export interface components {
             subscriptionId?: string;
         };
         v1GetSubscriptionAvionicsResponse: {
-            avionics?: components["schemas"]["v1SubscriptionAvionics"][];
-            status?: string;
-            subscriptionId?: string;
+            avionics: components["schemas"]["v1SubscriptionAvionics"][];
+            status: string;
+            subscriptionId: string;
         };
         v1GetSubscriptionResponse: {
             paymentInfo?: components["schemas"]["v1PaymentInfo"];
@@ -1012,6 +1020,8 @@ export interface components {
             selectionErrors?: string[];
             termStartDate?: string;
         };
+        /** @description A refusal answered with v1PreviewInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1PreviewInvoiceResponseFailure: components["schemas"]["v1PreviewInvoiceResponse"] & Record<string, never>;
         v1PreviewOneOffResponse: {
             accountId?: string;
             applyTax?: boolean;
@@ -1045,26 +1055,28 @@ export interface components {
         };
         /** @description Purchase is the payment success of spec 001 §7 (or status fail and errors). */
         v1Purchase: {
-            accountId?: string;
+            accountId: string;
             /** @description Gift purchases: the certificates issued (codes masked; the full code is mailed). */
-            certificates?: components["schemas"]["v1IssuedCertificate"][];
+            certificates: components["schemas"]["v1IssuedCertificate"][];
             /** @description Failures only (HTTP 400 errors, 401 requireLogin, 402 declined, 409 key reused). */
             code?: string;
-            errors?: string[];
-            extension?: string;
+            errors: string[];
+            extension: string;
             fieldErrors?: components["schemas"]["v1FieldError"][];
-            googleConversionCodes?: string[];
+            googleConversionCodes: string[];
             invoice?: components["schemas"]["v1Invoice"];
-            invoiceId?: string;
-            invoiceNumber?: string;
+            invoiceId: string;
+            invoiceNumber: string;
             message?: string;
-            mobileDeeplink?: string;
-            orderId?: string;
-            redirectUrl?: string;
+            mobileDeeplink: string;
+            orderId: string;
+            redirectUrl: string;
             requireLogin?: boolean;
             /** @description ok or fail. */
-            status?: string;
+            status: string;
         };
+        /** @description A refusal answered with v1Purchase's fields (the page reads them) besides the error object's. */
+        v1PurchaseFailure: components["schemas"]["v1Purchase"] & Record<string, never>;
         /**
          * @description ReceiptLine is one invoice line as stored. amount/unitAmount are display strings (two
          *     decimals, or N/A for third-party-paid orders).
@@ -1122,22 +1134,24 @@ export interface components {
          *     needs: errors and requireLogin (validation), preview (QUOTE_CHANGED).
          */
         v1SubmitInvoiceResponse: {
-            accountId?: string;
+            accountId: string;
             /** @description Failures only. */
             code?: string;
             errors?: string[];
-            extension?: string;
+            extension: string;
             fieldErrors?: components["schemas"]["v1FieldError"][];
-            googleConversionCodes?: string[];
+            googleConversionCodes: string[];
             invoice?: components["schemas"]["v1Invoice"];
-            invoiceId?: string;
-            invoiceNumber?: string;
+            invoiceId: string;
+            invoiceNumber: string;
             message?: string;
-            mobileDeeplink?: string;
+            mobileDeeplink: string;
             preview?: components["schemas"]["v1PreviewInvoiceResponse"];
-            redirectUrl?: string;
+            redirectUrl: string;
             requireLogin?: boolean;
         };
+        /** @description A refusal answered with v1SubmitInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1SubmitInvoiceResponseFailure: components["schemas"]["v1SubmitInvoiceResponse"] & Record<string, never>;
         v1SubmitOneOffRequest: {
             configuration?: components["schemas"]["v1OneOffConfiguration"];
             /** @description Or the Idempotency-Key header, which wins. */
@@ -1273,6 +1287,8 @@ export interface components {
             status?: string;
             subscriptionAccount?: string;
         };
+        /** @description A refusal answered with v1ValidateInvoiceResponse's fields (the page reads them) besides the error object's. */
+        v1ValidateInvoiceResponseFailure: components["schemas"]["v1ValidateInvoiceResponse"] & Record<string, never>;
         v1ValidatePromoRequest: {
             /** @description The code to check (promo or gift certificate). */
             code?: string;
@@ -1296,13 +1312,7 @@ export interface components {
     };
     responses: never;
     parameters: never;
-    requestBodies: {
-        v1Configuration: {
-            content: {
-                "application/json": components["schemas"]["v1Configuration"];
-            };
-        };
-    };
+    requestBodies: never;
     headers: never;
     pathItems: never;
 }
@@ -1330,13 +1340,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetAccountSubscriptionResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1359,13 +1369,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListInvoicesResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1388,13 +1398,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetRenewalStatusResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1408,9 +1418,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1BillingContact"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1BillingContact"];
             };
         };
         responses: {
@@ -1422,13 +1433,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1BillingContact"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1454,13 +1465,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1CanDowngradeBusinessResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1472,9 +1483,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1CreateCartRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateCartRequest"];
             };
         };
         responses: {
@@ -1486,13 +1498,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreconfiguredCart"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1516,13 +1528,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreconfiguredCart"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1548,13 +1560,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetCurrencyResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1566,9 +1578,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidateCurrencyRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidateCurrencyRequest"];
             };
         };
         responses: {
@@ -1581,13 +1594,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateCurrencyResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1599,9 +1612,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SubmitGiftRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SubmitGiftRequest"];
             };
         };
         responses: {
@@ -1613,13 +1627,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1Purchase"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1632,9 +1682,10 @@ export interface operations {
             cookie?: never;
         };
         /** @description ValidateGiftRequest is the gift form (spec 001 §3, gift configuration; §7). */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidateGiftRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidateGiftRequest"];
             };
         };
         responses: {
@@ -1647,13 +1698,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateGiftResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1665,7 +1716,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1676,13 +1732,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreviewInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PreviewInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PreviewInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1694,7 +1768,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1705,13 +1784,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1SubmitInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SubmitInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1723,7 +1838,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["v1Configuration"];
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1Configuration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1Configuration"];
+            };
+        };
         responses: {
             /** @description A successful response. */
             200: {
@@ -1734,13 +1854,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidateInvoiceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ValidateInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ValidateInvoiceResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1752,9 +1890,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1OneOffConfiguration"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1OneOffConfiguration"];
             };
         };
         responses: {
@@ -1767,13 +1906,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1PreviewOneOffResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1785,9 +1924,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SubmitOneOffRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SubmitOneOffRequest"];
             };
         };
         responses: {
@@ -1799,13 +1939,49 @@ export interface operations {
                     "application/json": components["schemas"]["v1Purchase"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1PurchaseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1817,9 +1993,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1ValidatePromoRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1ValidatePromoRequest"];
             };
         };
         responses: {
@@ -1832,13 +2009,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ValidatePromoResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1863,13 +2040,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetReceiptResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1895,13 +2072,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1913,9 +2090,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SetAutoRenewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SetAutoRenewRequest"];
             };
         };
         responses: {
@@ -1928,13 +2106,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1SetAutoRenewResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1957,13 +2135,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionAvionicsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1988,13 +2166,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetRenewalPriceResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -2019,13 +2197,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetSubscriptionSimpleResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };

@@ -53,6 +53,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/api/users/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListUsers lists the users of the caller's organization (admins only). */
+        get: operations["IdentityService_ListUsers_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api/users/info/{id}": {
         parameters: {
             query?: never;
@@ -245,6 +262,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/api/groups/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** ListGroups lists the organizations (groups) the caller belongs to. */
+        get: operations["IdentityService_ListGroups_Slash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pricing/api/create-account": {
         parameters: {
             query?: never;
@@ -256,6 +290,23 @@ export interface paths {
         put?: never;
         /** CreateAccount creates an individual account and logs it in. */
         post: operations["IdentityService_CreateAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pricing/api/create-account/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** CreateAccount creates an individual account and logs it in. */
+        post: operations["IdentityService_CreateAccount_Slash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -307,12 +358,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        IdentityServiceLinkAvionicsBody: Record<string, never>;
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
         };
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
+        };
+        IdentityServiceLinkAvionicsBody: Record<string, never>;
         /**
          * @description Represents a JSON `null`.
          *
@@ -329,12 +394,6 @@ export interface components {
          * @enum {string}
          */
         protobufNullValue: "NULL_VALUE";
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
-        };
         v1ConsentPreference: {
             marketingNotificationsEnabled?: boolean;
         };
@@ -465,7 +524,7 @@ export interface components {
             username?: string;
         };
         v1ListGroupsResponse: {
-            groups?: components["schemas"]["v1Group"][];
+            groups: components["schemas"]["v1Group"][];
         };
         v1ListLinkedAccountsResponse: {
             accounts?: components["schemas"]["v1LinkedAccount"][];
@@ -494,6 +553,8 @@ export interface components {
             status?: string;
             user?: components["schemas"]["v1User"];
         };
+        /** @description A refusal answered with v1LoginResponse's fields (the page reads them) besides the error object's. */
+        v1LoginResponseFailure: components["schemas"]["v1LoginResponse"] & Record<string, never>;
         v1LogoutRequest: Record<string, never>;
         v1LogoutResponse: {
             errors?: string[];
@@ -581,9 +642,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": Record<string, never>;
+                "application/x-www-form-urlencoded": Record<string, never>;
             };
         };
         responses: {
@@ -596,13 +658,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1UpdatePreferencesResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -625,13 +687,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetWebSettingsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -664,13 +726,52 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListUsersResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    IdentityService_ListUsers_Slash: {
+        parameters: {
+            query?: {
+                /** @description "asc" (default) or "desc". */
+                direction?: string;
+                /** @description Sort field: "email" (default) or "created". */
+                field?: string;
+                ignoreLimitChange?: boolean;
+                limit?: number;
+                offset?: number;
+                /** @description Case-insensitive substring of the e-mail. */
+                query?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListUsersResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -695,13 +796,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetUserInfoResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -726,13 +827,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1IsBusinessResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -755,13 +856,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetMeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -786,13 +887,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetEuConsentResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -804,9 +905,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1VerifyAssociationMemberRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1VerifyAssociationMemberRequest"];
             };
         };
         responses: {
@@ -819,13 +921,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1VerifyAssociationMemberResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -837,9 +939,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1RequestMilitaryCodeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1RequestMilitaryCodeRequest"];
             };
         };
         responses: {
@@ -852,13 +955,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1RequestMilitaryCodeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -870,9 +973,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1VerifyMilitaryCodeRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1VerifyMilitaryCodeRequest"];
             };
         };
         responses: {
@@ -885,13 +989,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1VerifyMilitaryCodeResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -916,13 +1020,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListLinkedAccountsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -937,9 +1041,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["IdentityServiceLinkAvionicsBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["IdentityServiceLinkAvionicsBody"];
             };
         };
         responses: {
@@ -952,13 +1057,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1LinkAvionicsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -981,13 +1086,42 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListGroupsResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    IdentityService_ListGroups_Slash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1ListGroupsResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -999,9 +1133,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1CreateAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateAccountRequest"];
             };
         };
         responses: {
@@ -1014,13 +1149,47 @@ export interface operations {
                     "application/json": components["schemas"]["v1CreateAccountResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    IdentityService_CreateAccount_Slash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1CreateAccountRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1CreateAccountResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1032,9 +1201,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1LoginRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1LoginRequest"];
             };
         };
         responses: {
@@ -1047,13 +1217,31 @@ export interface operations {
                     "application/json": components["schemas"]["v1LoginResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1LoginResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description A refusal: the route's own failure answer, or the error object. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1LoginResponseFailure"] | components["schemas"]["hangarError"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -1065,9 +1253,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1LogoutRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1LogoutRequest"];
             };
         };
         responses: {
@@ -1080,13 +1269,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1LogoutResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };

@@ -39,6 +39,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/card-reader/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Development only (config ReaderSimulator; never mounted in production): presents a test card to the named reader, completing its waiting vault request. */
+        post: operations["Payments_SimulateCardReader"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/card-reader/vault": {
         parameters: {
             query?: never;
@@ -134,20 +151,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/payments/cards/{image}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The brand image shown beside a stored card ({brand}.svg, e.g. visa.svg, paypal.svg); no card data. */
+        get: operations["Payments_CardImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
         };
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
         };
         v1GetClientTokenResponse: {
             clientToken?: string;
@@ -175,7 +217,7 @@ export interface components {
             status?: string;
         };
         v1ListCardReadersResponse: {
-            serialNumbers?: string[];
+            serialNumbers: string[];
         };
         /** @description PaymentMethod is a stored card or wallet account (spec 000 §3 "Stored card"). */
         v1PaymentMethod: {
@@ -246,7 +288,7 @@ export interface operations {
             cookie?: never;
         };
         /** @description UpdateAccountPaymentMethodRequest has the fields of UpdatePaymentMethodRequest. */
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1UpdateAccountPaymentMethodRequest"];
             };
@@ -261,13 +303,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1UpdateAccountPaymentMethodResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -290,13 +332,53 @@ export interface operations {
                     "application/json": components["schemas"]["v1ListCardReadersResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Payments_SimulateCardReader: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cardholderName?: string;
+                    cvv?: string;
+                    expirationDate?: string;
+                    number?: string;
+                    postalCode?: string;
+                    readerSerialNumber?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -308,7 +390,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1RequestReaderVaultRequest"];
             };
@@ -323,13 +405,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1RequestReaderVaultResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -354,13 +436,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetReaderVaultResultResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -383,13 +465,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetClientTokenResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -415,13 +497,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1GetPaymentMethodResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -433,7 +515,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1UpdatePaymentMethodRequest"];
             };
@@ -448,13 +530,44 @@ export interface operations {
                     "application/json": components["schemas"]["v1UpdatePaymentMethodResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Payments_CardImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
