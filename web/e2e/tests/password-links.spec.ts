@@ -86,19 +86,19 @@ test.describe('password links', () => {
     await expectAccessible(page, '/account/set-password');
     await expectNoOverflow(page, '/account/set-password');
 
-    await page.getByLabel('New password').fill('blue skies over the hangar');
-    await page.getByLabel('Confirm password').fill('blue skies over the hangars');
+    await page.getByLabel('New password', { exact: true }).fill('blue skies over the hangar');
+    await page.getByLabel('Confirm password', { exact: true }).fill('blue skies over the hangars');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByText('Passwords do not match')).toBeVisible();
-    await expect(page.getByLabel('Confirm password')).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByLabel('Confirm password', { exact: true })).toHaveAttribute('aria-invalid', 'true');
 
-    await page.getByLabel('New password').fill('password123');
-    await page.getByLabel('Confirm password').fill('password123');
+    await page.getByLabel('New password', { exact: true }).fill('password123');
+    await page.getByLabel('Confirm password', { exact: true }).fill('password123');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByText(/too common or has appeared in a data breach/)).toBeVisible();
 
-    await page.getByLabel('New password').fill('blue skies over the hangar');
-    await page.getByLabel('Confirm password').fill('blue skies over the hangar');
+    await page.getByLabel('New password', { exact: true }).fill('blue skies over the hangar');
+    await page.getByLabel('Confirm password', { exact: true }).fill('blue skies over the hangar');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByTestId('password-user')).toHaveText(email);
     await keepScreenshot(page, 'set-password-done-390');
@@ -139,8 +139,8 @@ test.describe('password links', () => {
     expect(link).not.toContain('welcome=1');
     await page.goto(link);
     await expect(page.getByRole('heading', { name: 'Choose a new password' })).toBeVisible();
-    await page.getByLabel('New password').fill('a brand new passphrase');
-    await page.getByLabel('Confirm password').fill('a brand new passphrase');
+    await page.getByLabel('New password', { exact: true }).fill('a brand new passphrase');
+    await page.getByLabel('Confirm password', { exact: true }).fill('a brand new passphrase');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByTestId('password-user')).toHaveText(email);
     await mailTo(page, email, 'password was changed');
@@ -148,8 +148,8 @@ test.describe('password links', () => {
     // The link works once.
     await logout(page);
     await page.goto(link);
-    await page.getByLabel('New password').fill('another fine passphrase');
-    await page.getByLabel('Confirm password').fill('another fine passphrase');
+    await page.getByLabel('New password', { exact: true }).fill('another fine passphrase');
+    await page.getByLabel('Confirm password', { exact: true }).fill('another fine passphrase');
     await page.getByRole('button', { name: 'Set password' }).click();
     await expect(page.getByRole('alert')).toContainText('This link has expired or has already been used');
     expect((await (await page.request.get('/buy/api/me')).json()).loggedIn).toBe(false);

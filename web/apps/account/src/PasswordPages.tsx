@@ -112,7 +112,6 @@ export function SetPasswordPage({ api, hash = typeof window === 'undefined' ? ''
             name="password"
             type="password"
             autoComplete="new-password"
-            aria-describedby="password-policy"
             value={password}
             errors={errors.password ?? []}
             onChange={(e) => setPassword(e.target.value)}
