@@ -145,8 +145,10 @@ test.describe('password links', () => {
     await expect(page.getByTestId('password-user')).toHaveText(email);
     await mailTo(page, email, 'password was changed');
 
-    // The link works once.
+    // The link works once. (Opened afresh, as from the mail: a fragment-only change of the
+    // page's own URL would not load the page again.)
     await logout(page);
+    await page.goto('about:blank');
     await page.goto(link);
     await page.getByLabel('New password', { exact: true }).fill('another fine passphrase');
     await page.getByLabel('Confirm password', { exact: true }).fill('another fine passphrase');
