@@ -13,6 +13,8 @@ const (
 	TopicAllocationChanged        = "hangar.allocation.allocation-changed.v1"
 	TopicAccountCreated           = "hangar.identity.account-created.v1"
 	TopicEligibilityCodeRequested = "hangar.identity.eligibility-code-requested.v1"
+	TopicPasswordLinkIssued       = "hangar.identity.password-link-issued.v1"
+	TopicPasswordChanged          = "hangar.identity.password-changed.v1"
 	TopicPaymentCaptured          = "hangar.payments.payment-captured.v1"
 	TopicPaymentRefunded          = "hangar.payments.payment-refunded.v1"
 	TopicPaymentMethodUpdated     = "hangar.payments.payment-method-updated.v1"
@@ -23,5 +25,5 @@ const (
 var All = []string{
 	TopicOrderCompleted, TopicSubscriptionChanged, TopicGiftCertificateIssued, TopicRenewalDue, TopicDunningNotice,
 	TopicAllocationChanged, TopicAccountCreated, TopicEligibilityCodeRequested, TopicPaymentCaptured,
-	TopicPaymentRefunded, TopicPaymentMethodUpdated, TopicMarketingConsentGiven,
+	TopicPaymentRefunded, TopicPaymentMethodUpdated, TopicMarketingConsentGiven, TopicPasswordLinkIssued, TopicPasswordChanged,
 }

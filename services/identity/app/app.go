@@ -37,6 +37,8 @@ const Name = "identity"
 const (
 	TopicAccountCreated           = iapp.TopicAccountCreated
 	TopicEligibilityCodeRequested = iapp.TopicEligibilityCodeRequested
+	TopicPasswordLinkIssued       = iapp.TopicPasswordLinkIssued
+	TopicPasswordChanged          = iapp.TopicPasswordChanged
 )
 
 // Config is the identity service's configuration, read from the environment.
@@ -65,6 +67,8 @@ type Config struct {
 	CodeTTL              time.Duration `env:"IDENTITY_CODE_TTL" default:"15m" doc:"a military verification code expires this long after it is sent"`
 	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
+	WelcomeLinkTTL       time.Duration `env:"IDENTITY_WELCOME_LINK_TTL" default:"72h" doc:"the set-password link of a welcome e-mail (an account created at checkout) expires this long after it is sent"`
+	ResetLinkTTL         time.Duration `env:"IDENTITY_RESET_LINK_TTL" default:"1h" doc:"a forgot-password link expires this long after it is sent"`
 	DevSeed              bool          `env:"IDENTITY_DEV_SEED" default:"false" doc:"create the demo accounts on start (dev only; never in production)"`
 	SessionSweepInterval time.Duration `env:"IDENTITY_SESSION_SWEEP" default:"1h" doc:"how often ended sessions are deleted"`
 }
@@ -125,6 +129,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount,
 			UnderAttackPerAccountIP: cfg.ThrottleUnderAttack, PerIP: cfg.ThrottleIP},
 		Codes:           domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
+		Links:           domain.LinkPolicy{WelcomeTTL: cfg.WelcomeLinkTTL, ResetTTL: cfg.ResetLinkTTL},
 		HashConcurrency: cfg.HashConcurrency, HashWait: cfg.HashWait, HashPerAddress: cfg.HashPerAddress,
 	}, time.Now, log)
 
@@ -141,6 +146,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	// burst spread over replicas meets the same limit as one replica would.
 	a.srv.UseUnary(ratelimit.UnaryShared(AnonymousLimits, func(ctx context.Context) string { return auth.ClientIP(ctx, cfg.TrustedProxies) },
 		time.Now, ratelimit.NewPostgreSQL(pool), log))
+	a.svc.SetResetLimit(ratelimit.NewShared("password-reset-email", ResetPerEmail, time.Now, ratelimit.NewPostgreSQL(pool), log))
 	return a, nil
 }
 
@@ -154,7 +160,18 @@ var AnonymousLimits = map[string]ratelimit.Rule{
 	identityv1.IdentityService_VerifyAssociationMember_FullMethodName: {Every: 6 * time.Second, Burst: 10},
 	identityv1.IdentityService_RequestMilitaryCode_FullMethodName:     {Every: 6 * time.Second, Burst: 10},
 	identityv1.IdentityService_VerifyMilitaryCode_FullMethodName:      {Every: 6 * time.Second, Burst: 10},
+	// Forgot password mails whoever's address is typed in: per address as the sign-ups,
+	// and per e-mail besides (ResetPerEmail).
+	identityv1.IdentityService_RequestPasswordReset_FullMethodName: {Every: 6 * time.Second, Burst: 10},
+	// A link's token cannot be guessed (256 bits); this bounds the password hashing a
+	// client can ask for with made-up or spent links.
+	identityv1.IdentityService_SetPassword_FullMethodName: {Every: 6 * time.Second, Burst: 10},
 }
+
+// ResetPerEmail throttles "forgot password" per e-mail, over every client address and
+// replica: 3 at once, then one per 5 minutes, so nobody's mailbox can be filled with
+// reset mails. Known and unknown addresses are counted alike.
+var ResetPerEmail = ratelimit.Rule{Every: 5 * time.Minute, Burst: 3}
 
 // Listen binds the listeners (so callers can read Addrs before Run).
 func (a *App) Listen() error { return a.srv.Listen() }

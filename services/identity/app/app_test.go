@@ -322,6 +322,8 @@ func TestAnonymousDoorsAreRateLimited(t *testing.T) {
 		{"iaopa", "POST", "/buy/eligibility/iaopa", `{"email":"x@example.com","memberNumber":"999","lastName":"Nobody","consent":true}`, identityv1.IdentityService_VerifyAssociationMember_FullMethodName},
 		{"military", "POST", "/buy/eligibility/military", `{"email":"x@example.com"}`, identityv1.IdentityService_RequestMilitaryCode_FullMethodName},
 		{"military code", "POST", "/buy/eligibility/military/code", `{"email":"x@army.mil","code":"000000"}`, identityv1.IdentityService_VerifyMilitaryCode_FullMethodName},
+		{"forgot password", "POST", "/account/api/password/forgot", `{"email":"not an address"}`, identityv1.IdentityService_RequestPasswordReset_FullMethodName},
+		{"set password", "POST", "/account/api/password/set", `{"token":"made-up","password":"x"}`, identityv1.IdentityService_SetPassword_FullMethodName},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			send := func(client *http.Client) *http.Response {

@@ -45,6 +45,12 @@ var ErrEmailTaken = errs.Field("username", "An account with this email address a
 // CreateAccount inserts a (with its flags) and answers its UUID; event builds the events to
 // publish with it, in the same transaction.
 func (s *Store) CreateAccount(ctx context.Context, a domain.Account, events func(uuid string) ([]kafka.Event, error)) (string, error) {
+	return s.createAccount(ctx, a, events, nil)
+}
+
+// createAccount is CreateAccount; more, when set, queues further statements of the new
+// account into the same batch (its welcome link).
+func (s *Store) createAccount(ctx context.Context, a domain.Account, events func(uuid string) ([]kafka.Event, error), more func(b *pgx.Batch, id string)) (string, error) {
 	// A.UUID is empty (a new id) except for the dev seed, whose demo accounts have the fixed
 	// ids the other services' seeds use (one account id across the store). The id is chosen
 	// here, so the account, its flags and its events go to PostgreSQL as one pipelined batch:
@@ -67,6 +73,9 @@ func (s *Store) CreateAccount(ctx context.Context, a domain.Account, events func
 	if a.MarketingConsent {
 		b.Queue(`INSERT INTO consent_history (account_uuid, consent, value, source, changed_at) VALUES ($1, $2, true, $3, now())`,
 			id, domain.ConsentMarketing, domain.ConsentByAccountStart)
+	}
+	if more != nil {
+		more(b, id)
 	}
 	if events != nil {
 		evs, err := events(id)

@@ -33,6 +33,7 @@ type Policies struct {
 	Sessions domain.SessionPolicy
 	Throttle domain.Throttle
 	Codes    domain.CodePolicy
+	Links    domain.LinkPolicy
 	// HashConcurrency caps password hashes computed at once in this process (0: no cap);
 	// HashWait is how long a login waits for a slot before it is told to retry.
 	HashConcurrency int
@@ -57,6 +58,8 @@ type Service struct {
 
 	addrMu sync.Mutex
 	addrs  map[string]*addrSlots
+
+	resetPerEmail Limiter
 }
 
 // New builds the service.
@@ -345,7 +348,7 @@ func (s *Service) createAccount(ctx context.Context, a domain.Account, password 
 
 func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
 	b, err := proto.Marshal(&eventsv1.AccountCreated{AccountUuid: id, Email: a.Email, AccountKind: string(a.Kind),
-		IsEu: a.IsEU, MarketingConsent: a.MarketingConsent, CreatedAt: timestamppb.New(a.CreatedAt)})
+		IsEu: a.IsEU, MarketingConsent: a.MarketingConsent, CreatedAt: timestamppb.New(a.CreatedAt), Passwordless: a.PasswordHash == ""})
 	if err != nil {
 		return nil, fmt.Errorf("encode account created: %w", err)
 	}
@@ -366,7 +369,7 @@ func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, cons
 	// first purchase, the common case) then costs one round trip and one transaction, not a
 	// lookup before them; an existing account (the buyer is sent to log in) costs the
 	// refused insert and the lookup.
-	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, "")
+	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent})
 	if err == nil {
 		return a.UUID, true, true, nil
 	}

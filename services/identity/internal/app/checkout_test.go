@@ -28,9 +28,19 @@ func TestProvisionAccount(t *testing.T) {
 	if err != nil || !created || !passwordless || id == "" {
 		t.Fatalf("ProvisionAccount(new) = %q, %v, %v, %v; want a new password-less account", id, created, passwordless, err)
 	}
-	// The account, its consent's history row and the event: one pipelined batch.
-	if got, want := counts().Minus(before), (dbtest.Counts{Batched: 3, Transactions: 1}); got != want {
-		t.Errorf("a new buyer cost %+v, want %+v (account, consent record and event pipelined, no lookup first)", got, want)
+	// The account, its consent's history row, its welcome link (issue 28: the welcome
+	// e-mail carries a link to choose a password) and the two events (account created,
+	// link issued): five statements in one pipelined batch, still one round trip and one
+	// transaction, so the link costs the buyer's submit no extra wait.
+	if got, want := counts().Minus(before), (dbtest.Counts{Batched: 5, Transactions: 1}); got != want {
+		t.Errorf("a new buyer cost %+v, want %+v (account, consent record, welcome link and events pipelined, no lookup first)", got, want)
+	}
+	var links int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM password_links WHERE account_uuid = $1 AND purpose = 'welcome' AND used_at IS NULL`, id).Scan(&links); err != nil || links != 1 {
+		t.Errorf("welcome links of the new account = %d (%v), want 1", links, err)
+	}
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic LIKE '%password-link-issued%'`).Scan(&links); err != nil || links != 1 {
+		t.Errorf("password-link events in the outbox = %d (%v), want 1", links, err)
 	}
 	var events int
 	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic LIKE '%account-created%'`).Scan(&events); err != nil || events != 1 {

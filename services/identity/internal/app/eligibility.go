@@ -114,7 +114,7 @@ func (s *Service) VerifyAssociationMember(ctx context.Context, in AssociationInp
 		fe = append(fe, errs.FieldError{Field: "consent", Message: "Please consent to the membership check."})
 	}
 	if in.CreateUser {
-		if msg := domain.PasswordProblem(in.Password); msg != "" {
+		if msg := domain.PasswordPolicyProblem(in.Password, email); msg != "" {
 			fe = append(fe, errs.FieldError{Field: "password", Message: msg})
 		}
 		if in.Password != in.VerifyPassword {

@@ -230,7 +230,7 @@ func (in NewAccountInput) Validate() error {
 	case !ValidEmail(email):
 		fe = append(fe, errs.FieldError{Field: "username", Message: "Please enter a valid email address."})
 	}
-	if msg := PasswordProblem(in.Password); msg != "" {
+	if msg := PasswordPolicyProblem(in.Password, email); msg != "" {
 		fe = append(fe, errs.FieldError{Field: "password", Message: msg})
 	}
 	if in.Password != in.ConfirmPassword {

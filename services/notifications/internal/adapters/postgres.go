@@ -118,15 +118,16 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) ([]Outgoi
 	return msgs, nil
 }
 
-// Sent records the delivery of the messages ids, in one statement. A verification code's
-// bodies are blanked then: the code should not linger in a table once delivered.
+// Sent records the delivery of the messages ids, in one statement. The bodies of a mail
+// that carries a code or a single-use link (domain.LinkTemplates) are blanked then: the
+// credential should not linger in a table once delivered.
 func (s *Store) Sent(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE messages SET sent_at = now(), last_error = '',
-		text_body = CASE WHEN template = 'eligibility-code' THEN '' ELSE text_body END,
-		html_body = CASE WHEN template = 'eligibility-code' THEN '' ELSE html_body END WHERE id = ANY($1)`, ids)
+		text_body = CASE WHEN template = ANY($2) THEN '' ELSE text_body END,
+		html_body = CASE WHEN template = ANY($2) THEN '' ELSE html_body END WHERE id = ANY($1)`, ids, domain.LinkTemplates)
 	if err != nil {
 		return fmt.Errorf("mark %d messages sent: %w", len(ids), err)
 	}

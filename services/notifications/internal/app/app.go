@@ -154,6 +154,18 @@ func (s *Service) Welcome(ctx context.Context, b *Mails, eventID string, w domai
 	return s.add(ctx, b, msgs, err)
 }
 
+// PasswordReset renders the e-mail of a "forgot password" link.
+func (s *Service) PasswordReset(ctx context.Context, b *Mails, eventID string, p domain.PasswordReset) error {
+	msgs, err := s.render.PasswordReset(eventID, p)
+	return s.add(ctx, b, msgs, err)
+}
+
+// PasswordChanged renders the notice of a password set by a reset link.
+func (s *Service) PasswordChanged(ctx context.Context, b *Mails, eventID string, p domain.PasswordChanged) error {
+	msgs, err := s.render.PasswordChanged(eventID, p)
+	return s.add(ctx, b, msgs, err)
+}
+
 // Dunning renders a renewal notice.
 func (s *Service) Dunning(ctx context.Context, b *Mails, eventID string, d domain.Dunning) error {
 	msgs, err := s.render.Dunning(eventID, d)

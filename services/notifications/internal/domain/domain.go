@@ -97,11 +97,32 @@ type VerificationCode struct {
 	ExpiresAt time.Time
 }
 
-// Welcome is a new account.
+// Welcome is a new account. An account created without a password (at checkout) is
+// welcomed with the link to choose one (SetPasswordPath, a path on the store with the
+// token in its fragment, valid until ExpiresAt); one created with a password has none.
 type Welcome struct {
-	Email       string
-	AccountKind string
+	Email           string
+	AccountKind     string
+	SetPasswordPath string
+	ExpiresAt       time.Time
 }
+
+// PasswordReset is a "forgot password" link: Link is a path on the store.
+type PasswordReset struct {
+	Email     string
+	Link      string
+	ExpiresAt time.Time
+}
+
+// PasswordChanged tells the owner that a reset link set a new password.
+type PasswordChanged struct {
+	Email     string
+	ChangedAt time.Time
+}
+
+// LinkTemplates are the e-mails whose bodies carry a single-use link (a credential): the
+// table keeps their bodies only until they are sent.
+var LinkTemplates = []string{"eligibility-code", "welcome", "password-reset"}
 
 // Dunning is a renewal notice.
 type Dunning struct {
@@ -171,8 +192,43 @@ func (r *Renderer) Welcome(eventID string, w Welcome) ([]Message, error) {
 	if err := address(w.Email); err != nil {
 		return nil, err
 	}
+	if w.SetPasswordPath != "" {
+		if err := storePath(w.SetPasswordPath); err != nil {
+			return nil, err
+		}
+	}
 	m, err := r.message(eventID, "welcome", w.Email, w)
 	return []Message{m}, err
+}
+
+// PasswordReset renders the e-mail of a "forgot password" link.
+func (r *Renderer) PasswordReset(eventID string, p PasswordReset) ([]Message, error) {
+	if err := address(p.Email); err != nil {
+		return nil, err
+	}
+	if err := storePath(p.Link); err != nil {
+		return nil, err
+	}
+	m, err := r.message(eventID, "password-reset", p.Email, p)
+	return []Message{m}, err
+}
+
+// PasswordChanged renders the notice of a password set by a reset link.
+func (r *Renderer) PasswordChanged(eventID string, p PasswordChanged) ([]Message, error) {
+	if err := address(p.Email); err != nil {
+		return nil, err
+	}
+	m, err := r.message(eventID, "password-changed", p.Email, p)
+	return []Message{m}, err
+}
+
+// storePath refuses a link that is not a path on the store: the mail prefixes the
+// store's address, and an event must not be able to send people elsewhere.
+func storePath(p string) error {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return errs.E(errs.Invalid, "password link event without a store path")
+	}
+	return nil
 }
 
 // Dunning renders a renewal notice.

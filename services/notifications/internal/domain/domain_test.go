@@ -83,6 +83,16 @@ func TestGoldenMessages(t *testing.T) {
 		"welcome": func() ([]domain.Message, error) {
 			return r.Welcome("evt-6", domain.Welcome{Email: "new@example.com", AccountKind: "business"})
 		},
+		"welcome-set-password": func() ([]domain.Message, error) {
+			return r.Welcome("evt-8", domain.Welcome{Email: "buyer@example.com", AccountKind: "individual",
+				SetPasswordPath: "/account/set-password#token=TOKEN&welcome=1", ExpiresAt: at})
+		},
+		"password-reset": func() ([]domain.Message, error) {
+			return r.PasswordReset("evt-9", domain.PasswordReset{Email: "pilot@example.com", Link: "/account/set-password#token=TOKEN", ExpiresAt: at})
+		},
+		"password-changed": func() ([]domain.Message, error) {
+			return r.PasswordChanged("evt-10", domain.PasswordChanged{Email: "pilot@example.com", ChangedAt: at})
+		},
 	}
 	for _, kind := range domain.DunningKinds {
 		cases["dunning-"+kind] = func() ([]domain.Message, error) {
@@ -183,6 +193,26 @@ func TestDunningReasonEndsWithOneFullStop(t *testing.T) {
 			if !strings.Contains(body, "The reason given: No payment method is stored for this subscription. We will try again") {
 				t.Errorf("%s part: reason not rendered as one sentence:\n%s", part, body)
 			}
+		}
+	}
+}
+
+// A password link must be a path on the store: an event cannot make the mail send people
+// to another site.
+func TestPasswordLinksStayOnTheStore(t *testing.T) {
+	r, err := domain.NewRenderer(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []string{"https://evil.example/set#token=x", "//evil.example/x", "", "javascript:alert(1)"} {
+		if _, err := r.PasswordReset("e", domain.PasswordReset{Email: "a@example.com", Link: link}); errs.CodeOf(err) != errs.Invalid {
+			t.Errorf("reset link %q: err = %v, want invalid", link, err)
+		}
+		if link == "" {
+			continue
+		}
+		if _, err := r.Welcome("e", domain.Welcome{Email: "a@example.com", SetPasswordPath: link}); errs.CodeOf(err) != errs.Invalid {
+			t.Errorf("welcome link %q: err = %v, want invalid", link, err)
 		}
 	}
 }

@@ -15,7 +15,8 @@ var templateFS embed.FS
 
 // Templates are the e-mails the service renders; each has templates/<name>.subject.tmpl and
 // <name>.txt.tmpl (text/template) and <name>.html.tmpl (html/template, inside layout.html.tmpl).
-var Templates = []string{"receipt", "gift-buyer", "gift-recipient", "eligibility-code", "welcome", "dunning"}
+var Templates = []string{"receipt", "gift-buyer", "gift-recipient", "eligibility-code", "welcome", "dunning",
+	"password-reset", "password-changed"}
 
 // Renderer renders the templates for one Site.
 type Renderer struct {

@@ -20,7 +20,7 @@ import (
 
 // Topics are the topics the service consumes.
 var Topics = []string{events.TopicOrderCompleted, events.TopicGiftCertificateIssued, events.TopicEligibilityCodeRequested,
-	events.TopicAccountCreated, events.TopicDunningNotice}
+	events.TopicAccountCreated, events.TopicDunningNotice, events.TopicPasswordLinkIssued, events.TopicPasswordChanged}
 
 // Handler is the batch handler of every topic: it renders each event's e-mails and queues
 // them all in the batch's inbox transaction with one statement, to be handed to this
@@ -41,7 +41,24 @@ func Handler(svc *app.Service) kafka.InboxBatchHandler {
 				ExpiresAt: ev.GetExpiresAt().AsTime()})
 		}),
 		events.TopicAccountCreated: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.AccountCreated) error {
+			if ev.GetPasswordless() {
+				return nil // welcomed with its set-password link (password-link-issued, same transaction)
+			}
 			return svc.Welcome(ctx, b, id, domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind()})
+		}),
+		// The link is a credential: it goes into the mail only, never into a log.
+		events.TopicPasswordLinkIssued: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.PasswordLinkIssued) error {
+			switch ev.GetPurpose() {
+			case "welcome":
+				return svc.Welcome(ctx, b, id, domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(),
+					SetPasswordPath: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
+			case "reset":
+				return svc.PasswordReset(ctx, b, id, domain.PasswordReset{Email: ev.GetEmail(), Link: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
+			}
+			return errs.E(errs.Invalid, "password link event of unknown purpose %q", ev.GetPurpose())
+		}),
+		events.TopicPasswordChanged: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.PasswordChanged) error {
+			return svc.PasswordChanged(ctx, b, id, domain.PasswordChanged{Email: ev.GetEmail(), ChangedAt: ev.GetChangedAt().AsTime()})
 		}),
 		events.TopicDunningNotice: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.DunningNotice) error {
 			d := domain.Dunning{Email: ev.GetEmail(), Kind: ev.GetKind(), SubscriptionID: ev.GetSubscriptionId(),

@@ -19,6 +19,7 @@ import {
   type SubscriptionSimple,
 } from './account';
 import s from './account.module.css';
+import { ForgotPasswordLink } from './PasswordPages';
 
 export interface AccountPageProps {
   api: AccountApi;
@@ -100,6 +101,9 @@ function LoginDialog({ open, onClose, login, onLoggedIn }: { open: boolean; onCl
         <Button type="submit" disabled={busy}>
           LOGIN
         </Button>
+        <p>
+          <ForgotPasswordLink />
+        </p>
       </form>
     </Dialog>
   );

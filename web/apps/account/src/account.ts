@@ -126,6 +126,12 @@ export function accountApi(client: ApiClient = createApiClient()) {
     /** POST /account/api/subscription/payment-method (spec 001 §7), payments' route. */
     updatePaymentMethod: (body: { accountId: string; nonce: string; zipcode: string; cardholderName: string; country: string }) =>
       unwrap(client.payments.POST('/account/api/subscription/payment-method', { body: { ...body, paymentMethod: 'CREDIT_CARD' } })),
+    /** POST /account/api/password/forgot: the same answer for known and unknown addresses. */
+    forgotPassword: async (email: string): Promise<string> =>
+      (await unwrap(client.identity.POST('/account/api/password/forgot', { body: { email } }))).message ?? '',
+    /** POST /account/api/password/set with a link's token; the answer logs the browser in. */
+    setPassword: (token: string, password: string, confirmPassword: string) =>
+      unwrap(client.identity.POST('/account/api/password/set', { body: { token, password, confirmPassword } })),
     login: async (username: string, password: string): Promise<string | undefined> => {
       try {
         const r = await client.identity.POST('/pricing/api/login', { body: { username, password } });

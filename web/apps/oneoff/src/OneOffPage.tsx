@@ -74,6 +74,9 @@ function LoginModal({ onDone }: { onDone: () => void }) {
         <Button onClick={() => void login()} disabled={busy}>
           LOGIN
         </Button>
+        <p>
+          <a href="/account/forgot-password">Forgot password?</a>
+        </p>
       </div>
     </div>
   );

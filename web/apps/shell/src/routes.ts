@@ -28,6 +28,8 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },
   { path: '/product/cart-create', remote: 'oneoff', title: 'Create a one-off cart' },
   { path: '/account/allocation', remote: 'allocation', title: 'Licence allocation' },
+  { path: '/account/set-password', remote: 'account', title: 'Choose your password' },
+  { path: '/account/forgot-password', remote: 'account', title: 'Forgot password' },
   { path: '/account', remote: 'account', title: 'Your account' },
 ];
 

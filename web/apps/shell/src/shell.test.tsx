@@ -43,6 +43,8 @@ describe('shell routes', () => {
     ['/gift', 'gift /gift'],
     ['/product/cart/abc-123', 'oneoff /product/cart/:cartId {"cartId":"abc-123"}'],
     ['/account/allocation', 'allocation /account/allocation'],
+    ['/account/set-password', 'account /account/set-password'],
+    ['/account/forgot-password', 'account /account/forgot-password'],
   ])('%s renders %s', async (path, want) => {
     renderAt(path, async (name) => fake(name));
     expect((await screen.findByTestId('remote')).textContent).toContain(want);

@@ -887,8 +887,11 @@ type AccountCreated struct {
 	IsEu             bool                   `protobuf:"varint,4,opt,name=is_eu,json=isEu,proto3" json:"is_eu,omitempty"`
 	MarketingConsent bool                   `protobuf:"varint,5,opt,name=marketing_consent,json=marketingConsent,proto3" json:"marketing_consent,omitempty"`
 	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The account has no password yet (created at checkout): its welcome comes with the
+	// set-password link of a PasswordLinkIssued event, not from this event.
+	Passwordless  bool `protobuf:"varint,7,opt,name=passwordless,proto3" json:"passwordless,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AccountCreated) Reset() {
@@ -963,6 +966,166 @@ func (x *AccountCreated) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *AccountCreated) GetPasswordless() bool {
+	if x != nil {
+		return x.Passwordless
+	}
+	return false
+}
+
+// PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid.
+// A single-use link to choose a password: the welcome of an account created without one
+// (at checkout), or a reset the owner asked for. The token is only in link; identity keeps
+// its hash. Consumers must not log link.
+type PasswordLinkIssued struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	Email       string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	// "welcome" or "reset".
+	Purpose string `protobuf:"bytes,3,opt,name=purpose,proto3" json:"purpose,omitempty"`
+	// Path and fragment on the store (/account/set-password#token=...); the mailer prefixes
+	// the store's base URL.
+	Link          string                 `protobuf:"bytes,4,opt,name=link,proto3" json:"link,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	AccountKind   string                 `protobuf:"bytes,6,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasswordLinkIssued) Reset() {
+	*x = PasswordLinkIssued{}
+	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasswordLinkIssued) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasswordLinkIssued) ProtoMessage() {}
+
+func (x *PasswordLinkIssued) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasswordLinkIssued.ProtoReflect.Descriptor instead.
+func (*PasswordLinkIssued) Descriptor() ([]byte, []int) {
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PasswordLinkIssued) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *PasswordLinkIssued) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *PasswordLinkIssued) GetPurpose() string {
+	if x != nil {
+		return x.Purpose
+	}
+	return ""
+}
+
+func (x *PasswordLinkIssued) GetLink() string {
+	if x != nil {
+		return x.Link
+	}
+	return ""
+}
+
+func (x *PasswordLinkIssued) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *PasswordLinkIssued) GetAccountKind() string {
+	if x != nil {
+		return x.AccountKind
+	}
+	return ""
+}
+
+// PasswordChanged: topic hangar.identity.password-changed.v1, key account uuid. The
+// password was reset by a link; every other session of the account was ended.
+type PasswordChanged struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountUuid   string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
+	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	ChangedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=changed_at,json=changedAt,proto3" json:"changed_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasswordChanged) Reset() {
+	*x = PasswordChanged{}
+	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasswordChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasswordChanged) ProtoMessage() {}
+
+func (x *PasswordChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasswordChanged.ProtoReflect.Descriptor instead.
+func (*PasswordChanged) Descriptor() ([]byte, []int) {
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *PasswordChanged) GetAccountUuid() string {
+	if x != nil {
+		return x.AccountUuid
+	}
+	return ""
+}
+
+func (x *PasswordChanged) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *PasswordChanged) GetChangedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ChangedAt
+	}
+	return nil
+}
+
 // EligibilityCodeRequested: topic hangar.identity.eligibility-code-requested.v1, key e-mail.
 type EligibilityCodeRequested struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -977,7 +1140,7 @@ type EligibilityCodeRequested struct {
 
 func (x *EligibilityCodeRequested) Reset() {
 	*x = EligibilityCodeRequested{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1152,7 @@ func (x *EligibilityCodeRequested) String() string {
 func (*EligibilityCodeRequested) ProtoMessage() {}
 
 func (x *EligibilityCodeRequested) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[9]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1165,7 @@ func (x *EligibilityCodeRequested) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EligibilityCodeRequested.ProtoReflect.Descriptor instead.
 func (*EligibilityCodeRequested) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *EligibilityCodeRequested) GetEmail() string {
@@ -1052,7 +1215,7 @@ type PaymentCaptured struct {
 
 func (x *PaymentCaptured) Reset() {
 	*x = PaymentCaptured{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1227,7 @@ func (x *PaymentCaptured) String() string {
 func (*PaymentCaptured) ProtoMessage() {}
 
 func (x *PaymentCaptured) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[10]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1240,7 @@ func (x *PaymentCaptured) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentCaptured.ProtoReflect.Descriptor instead.
 func (*PaymentCaptured) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PaymentCaptured) GetChargeId() string {
@@ -1162,7 +1325,7 @@ type PaymentRefunded struct {
 
 func (x *PaymentRefunded) Reset() {
 	*x = PaymentRefunded{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1337,7 @@ func (x *PaymentRefunded) String() string {
 func (*PaymentRefunded) ProtoMessage() {}
 
 func (x *PaymentRefunded) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[11]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1350,7 @@ func (x *PaymentRefunded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentRefunded.ProtoReflect.Descriptor instead.
 func (*PaymentRefunded) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PaymentRefunded) GetChargeId() string {
@@ -1273,7 +1436,7 @@ type PaymentMethodUpdated struct {
 
 func (x *PaymentMethodUpdated) Reset() {
 	*x = PaymentMethodUpdated{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1448,7 @@ func (x *PaymentMethodUpdated) String() string {
 func (*PaymentMethodUpdated) ProtoMessage() {}
 
 func (x *PaymentMethodUpdated) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[12]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1461,7 @@ func (x *PaymentMethodUpdated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentMethodUpdated.ProtoReflect.Descriptor instead.
 func (*PaymentMethodUpdated) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PaymentMethodUpdated) GetAccountId() string {
@@ -1363,7 +1526,7 @@ type RenewalDue struct {
 
 func (x *RenewalDue) Reset() {
 	*x = RenewalDue{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1375,7 +1538,7 @@ func (x *RenewalDue) String() string {
 func (*RenewalDue) ProtoMessage() {}
 
 func (x *RenewalDue) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[13]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1388,7 +1551,7 @@ func (x *RenewalDue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenewalDue.ProtoReflect.Descriptor instead.
 func (*RenewalDue) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RenewalDue) GetSubscriptionId() string {
@@ -1433,7 +1596,7 @@ type DunningNotice struct {
 
 func (x *DunningNotice) Reset() {
 	*x = DunningNotice{}
-	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1445,7 +1608,7 @@ func (x *DunningNotice) String() string {
 func (*DunningNotice) ProtoMessage() {}
 
 func (x *DunningNotice) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_events_v1_events_proto_msgTypes[14]
+	mi := &file_hangar_events_v1_events_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1458,7 +1621,7 @@ func (x *DunningNotice) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DunningNotice.ProtoReflect.Descriptor instead.
 func (*DunningNotice) Descriptor() ([]byte, []int) {
-	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_hangar_events_v1_events_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DunningNotice) GetAccountId() string {
@@ -1621,7 +1784,7 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x06action\x18\x05 \x01(\tR\x06action\x12(\n" +
 	"\x10actor_account_id\x18\x06 \x01(\tR\x0eactorAccountId\x129\n" +
 	"\n" +
-	"changed_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAt\"\xe9\x01\n" +
+	"changed_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAt\"\x8d\x02\n" +
 	"\x0eAccountCreated\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12!\n" +
@@ -1629,7 +1792,21 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x05is_eu\x18\x04 \x01(\bR\x04isEu\x12+\n" +
 	"\x11marketing_consent\x18\x05 \x01(\bR\x10marketingConsent\x129\n" +
 	"\n" +
-	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x99\x01\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\"\n" +
+	"\fpasswordless\x18\a \x01(\bR\fpasswordless\"\xd9\x01\n" +
+	"\x12PasswordLinkIssued\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
+	"\apurpose\x18\x03 \x01(\tR\apurpose\x12\x12\n" +
+	"\x04link\x18\x04 \x01(\tR\x04link\x129\n" +
+	"\n" +
+	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12!\n" +
+	"\faccount_kind\x18\x06 \x01(\tR\vaccountKind\"\x85\x01\n" +
+	"\x0fPasswordChanged\x12!\n" +
+	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x129\n" +
+	"\n" +
+	"changed_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAt\"\x99\x01\n" +
 	"\x18EligibilityCodeRequested\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\tR\x04code\x129\n" +
@@ -1700,7 +1877,7 @@ func file_hangar_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_hangar_events_v1_events_proto_rawDescData
 }
 
-var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_hangar_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_hangar_events_v1_events_proto_goTypes = []any{
 	(*Money)(nil),                    // 0: hangar.events.v1.Money
 	(*InvoiceLine)(nil),              // 1: hangar.events.v1.InvoiceLine
@@ -1711,39 +1888,43 @@ var file_hangar_events_v1_events_proto_goTypes = []any{
 	(*GiftCertificateIssued)(nil),    // 6: hangar.events.v1.GiftCertificateIssued
 	(*AllocationChanged)(nil),        // 7: hangar.events.v1.AllocationChanged
 	(*AccountCreated)(nil),           // 8: hangar.events.v1.AccountCreated
-	(*EligibilityCodeRequested)(nil), // 9: hangar.events.v1.EligibilityCodeRequested
-	(*PaymentCaptured)(nil),          // 10: hangar.events.v1.PaymentCaptured
-	(*PaymentRefunded)(nil),          // 11: hangar.events.v1.PaymentRefunded
-	(*PaymentMethodUpdated)(nil),     // 12: hangar.events.v1.PaymentMethodUpdated
-	(*RenewalDue)(nil),               // 13: hangar.events.v1.RenewalDue
-	(*DunningNotice)(nil),            // 14: hangar.events.v1.DunningNotice
-	(*timestamppb.Timestamp)(nil),    // 15: google.protobuf.Timestamp
+	(*PasswordLinkIssued)(nil),       // 9: hangar.events.v1.PasswordLinkIssued
+	(*PasswordChanged)(nil),          // 10: hangar.events.v1.PasswordChanged
+	(*EligibilityCodeRequested)(nil), // 11: hangar.events.v1.EligibilityCodeRequested
+	(*PaymentCaptured)(nil),          // 12: hangar.events.v1.PaymentCaptured
+	(*PaymentRefunded)(nil),          // 13: hangar.events.v1.PaymentRefunded
+	(*PaymentMethodUpdated)(nil),     // 14: hangar.events.v1.PaymentMethodUpdated
+	(*RenewalDue)(nil),               // 15: hangar.events.v1.RenewalDue
+	(*DunningNotice)(nil),            // 16: hangar.events.v1.DunningNotice
+	(*timestamppb.Timestamp)(nil),    // 17: google.protobuf.Timestamp
 }
 var file_hangar_events_v1_events_proto_depIdxs = []int32{
 	1,  // 0: hangar.events.v1.OrderCompleted.lines:type_name -> hangar.events.v1.InvoiceLine
-	15, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
-	15, // 2: hangar.events.v1.MarketingConsentGiven.given_at:type_name -> google.protobuf.Timestamp
+	17, // 1: hangar.events.v1.OrderCompleted.completed_at:type_name -> google.protobuf.Timestamp
+	17, // 2: hangar.events.v1.MarketingConsentGiven.given_at:type_name -> google.protobuf.Timestamp
 	4,  // 3: hangar.events.v1.SubscriptionChanged.add_ons:type_name -> hangar.events.v1.SubscriptionAddOn
-	15, // 4: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
-	15, // 5: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
-	15, // 6: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
+	17, // 4: hangar.events.v1.SubscriptionChanged.term_start:type_name -> google.protobuf.Timestamp
+	17, // 5: hangar.events.v1.SubscriptionChanged.term_end:type_name -> google.protobuf.Timestamp
+	17, // 6: hangar.events.v1.SubscriptionChanged.changed_at:type_name -> google.protobuf.Timestamp
 	0,  // 7: hangar.events.v1.GiftCertificateIssued.balance:type_name -> hangar.events.v1.Money
-	15, // 8: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
-	15, // 9: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
-	15, // 10: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
-	15, // 11: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
-	15, // 12: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
-	15, // 13: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	15, // 14: hangar.events.v1.PaymentMethodUpdated.updated_at:type_name -> google.protobuf.Timestamp
-	15, // 15: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
-	0,  // 16: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
-	15, // 17: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
-	15, // 18: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
-	19, // [19:19] is the sub-list for method output_type
-	19, // [19:19] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	17, // 8: hangar.events.v1.GiftCertificateIssued.issued_at:type_name -> google.protobuf.Timestamp
+	17, // 9: hangar.events.v1.AllocationChanged.changed_at:type_name -> google.protobuf.Timestamp
+	17, // 10: hangar.events.v1.AccountCreated.created_at:type_name -> google.protobuf.Timestamp
+	17, // 11: hangar.events.v1.PasswordLinkIssued.expires_at:type_name -> google.protobuf.Timestamp
+	17, // 12: hangar.events.v1.PasswordChanged.changed_at:type_name -> google.protobuf.Timestamp
+	17, // 13: hangar.events.v1.EligibilityCodeRequested.expires_at:type_name -> google.protobuf.Timestamp
+	17, // 14: hangar.events.v1.PaymentCaptured.captured_at:type_name -> google.protobuf.Timestamp
+	17, // 15: hangar.events.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
+	17, // 16: hangar.events.v1.PaymentMethodUpdated.updated_at:type_name -> google.protobuf.Timestamp
+	17, // 17: hangar.events.v1.RenewalDue.term_end:type_name -> google.protobuf.Timestamp
+	0,  // 18: hangar.events.v1.DunningNotice.amount:type_name -> hangar.events.v1.Money
+	17, // 19: hangar.events.v1.DunningNotice.date:type_name -> google.protobuf.Timestamp
+	17, // 20: hangar.events.v1.DunningNotice.next_attempt:type_name -> google.protobuf.Timestamp
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_hangar_events_v1_events_proto_init() }
@@ -1757,7 +1938,7 @@ func file_hangar_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_events_v1_events_proto_rawDesc), len(file_hangar_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

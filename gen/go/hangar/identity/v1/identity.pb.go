@@ -3198,6 +3198,216 @@ func (x *LinkAvionicsResponse) GetAccount() *LinkedAccount {
 	return nil
 }
 
+type RequestPasswordResetRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestPasswordResetRequest) Reset() {
+	*x = RequestPasswordResetRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestPasswordResetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestPasswordResetRequest) ProtoMessage() {}
+
+func (x *RequestPasswordResetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestPasswordResetRequest.ProtoReflect.Descriptor instead.
+func (*RequestPasswordResetRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *RequestPasswordResetRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+type RequestPasswordResetResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The one answer for known and unknown addresses.
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestPasswordResetResponse) Reset() {
+	*x = RequestPasswordResetResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestPasswordResetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestPasswordResetResponse) ProtoMessage() {}
+
+func (x *RequestPasswordResetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestPasswordResetResponse.ProtoReflect.Descriptor instead.
+func (*RequestPasswordResetResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *RequestPasswordResetResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *RequestPasswordResetResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+type SetPasswordRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The token of the link (from the link's fragment; never logged).
+	Token           string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	Password        string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	ConfirmPassword string `protobuf:"bytes,3,opt,name=confirm_password,json=confirmPassword,proto3" json:"confirm_password,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *SetPasswordRequest) Reset() {
+	*x = SetPasswordRequest{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPasswordRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPasswordRequest) ProtoMessage() {}
+
+func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
+func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *SetPasswordRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *SetPasswordRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *SetPasswordRequest) GetConfirmPassword() string {
+	if x != nil {
+		return x.ConfirmPassword
+	}
+	return ""
+}
+
+type SetPasswordResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	User          *User                  `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPasswordResponse) Reset() {
+	*x = SetPasswordResponse{}
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPasswordResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPasswordResponse) ProtoMessage() {}
+
+func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_identity_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
+func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_identity_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *SetPasswordResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *SetPasswordResponse) GetUser() *User {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 var File_hangar_identity_v1_identity_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_identity_proto_rawDesc = "" +
@@ -3530,7 +3740,19 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x0fjepp_account_id\x18\x02 \x01(\tR\rjeppAccountId\"k\n" +
 	"\x14LinkAvionicsResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12;\n" +
-	"\aaccount\x18\x02 \x01(\v2!.hangar.identity.v1.LinkedAccountR\aaccount2\xaf\x14\n" +
+	"\aaccount\x18\x02 \x01(\v2!.hangar.identity.v1.LinkedAccountR\aaccount\"3\n" +
+	"\x1bRequestPasswordResetRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\"P\n" +
+	"\x1cRequestPasswordResetResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"q\n" +
+	"\x12SetPasswordRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12)\n" +
+	"\x10confirm_password\x18\x03 \x01(\tR\x0fconfirmPassword\"[\n" +
+	"\x13SetPasswordResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12,\n" +
+	"\x04user\x18\x02 \x01(\v2\x18.hangar.identity.v1.UserR\x04user2\xdb\x16\n" +
 	"\x0fIdentityService\x12k\n" +
 	"\x05Login\x12 .hangar.identity.v1.LoginRequest\x1a!.hangar.identity.v1.LoginResponse\"\x1d\x82\xd3\xe4\x93\x02\x17:\x01*\"\x12/pricing/api/login\x12o\n" +
 	"\x06Logout\x12!.hangar.identity.v1.LogoutRequest\x1a\".hangar.identity.v1.LogoutResponse\"\x1e\x82\xd3\xe4\x93\x02\x18:\x01*\"\x13/pricing/api/logout\x12\x8c\x01\n" +
@@ -3549,7 +3771,9 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"\x13RequestMilitaryCode\x12..hangar.identity.v1.RequestMilitaryCodeRequest\x1a/.hangar.identity.v1.RequestMilitaryCodeResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/buy/eligibility/military\x12\x9e\x01\n" +
 	"\x12VerifyMilitaryCode\x12-.hangar.identity.v1.VerifyMilitaryCodeRequest\x1a..hangar.identity.v1.VerifyMilitaryCodeResponse\")\x82\xd3\xe4\x93\x02#:\x01*\"\x1e/buy/eligibility/military/code\x12\xa5\x01\n" +
 	"\x12ListLinkedAccounts\x12-.hangar.identity.v1.ListLinkedAccountsRequest\x1a..hangar.identity.v1.ListLinkedAccountsResponse\"0\x82\xd3\xe4\x93\x02*\x12(/buy/jepp/linked-accounts/{account_uuid}\x12\xa8\x01\n" +
-	"\fLinkAvionics\x12'.hangar.identity.v1.LinkAvionicsRequest\x1a(.hangar.identity.v1.LinkAvionicsResponse\"E\x82\xd3\xe4\x93\x02?:\x01*\":/buy/jepp/linked-avionics/{account_uuid}/{jepp_account_id}\x12a\n" +
+	"\fLinkAvionics\x12'.hangar.identity.v1.LinkAvionicsRequest\x1a(.hangar.identity.v1.LinkAvionicsResponse\"E\x82\xd3\xe4\x93\x02?:\x01*\":/buy/jepp/linked-avionics/{account_uuid}/{jepp_account_id}\x12\xa2\x01\n" +
+	"\x14RequestPasswordReset\x12/.hangar.identity.v1.RequestPasswordResetRequest\x1a0.hangar.identity.v1.RequestPasswordResetResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/account/api/password/forgot\x12\x84\x01\n" +
+	"\vSetPassword\x12&.hangar.identity.v1.SetPasswordRequest\x1a'.hangar.identity.v1.SetPasswordResponse\"$\x82\xd3\xe4\x93\x02\x1e:\x01*\"\x19/account/api/password/set\x12a\n" +
 	"\fAuthenticate\x12'.hangar.identity.v1.AuthenticateRequest\x1a(.hangar.identity.v1.AuthenticateResponse\x12m\n" +
 	"\x10ProvisionAccount\x12+.hangar.identity.v1.ProvisionAccountRequest\x1a,.hangar.identity.v1.ProvisionAccountResponse\x12\x7f\n" +
 	"\x16GetMilitaryEligibility\x121.hangar.identity.v1.GetMilitaryEligibilityRequest\x1a2.hangar.identity.v1.GetMilitaryEligibilityResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
@@ -3566,7 +3790,7 @@ func file_hangar_identity_v1_identity_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_identity_proto_rawDescData
 }
 
-var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_hangar_identity_v1_identity_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*User)(nil),                            // 0: hangar.identity.v1.User
 	(*LoginRequest)(nil),                    // 1: hangar.identity.v1.LoginRequest
@@ -3615,19 +3839,23 @@ var file_hangar_identity_v1_identity_proto_goTypes = []any{
 	(*ListLinkedAccountsResponse)(nil),      // 44: hangar.identity.v1.ListLinkedAccountsResponse
 	(*LinkAvionicsRequest)(nil),             // 45: hangar.identity.v1.LinkAvionicsRequest
 	(*LinkAvionicsResponse)(nil),            // 46: hangar.identity.v1.LinkAvionicsResponse
-	(*timestamppb.Timestamp)(nil),           // 47: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 48: google.protobuf.Struct
+	(*RequestPasswordResetRequest)(nil),     // 47: hangar.identity.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),    // 48: hangar.identity.v1.RequestPasswordResetResponse
+	(*SetPasswordRequest)(nil),              // 49: hangar.identity.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),             // 50: hangar.identity.v1.SetPasswordResponse
+	(*timestamppb.Timestamp)(nil),           // 51: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 52: google.protobuf.Struct
 }
 var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	0,  // 0: hangar.identity.v1.LoginResponse.user:type_name -> hangar.identity.v1.User
 	0,  // 1: hangar.identity.v1.CreateAccountResponse.user:type_name -> hangar.identity.v1.User
-	47, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
+	51, // 2: hangar.identity.v1.UserInfo.created:type_name -> google.protobuf.Timestamp
 	12, // 3: hangar.identity.v1.GetUserInfoResponse.user:type_name -> hangar.identity.v1.UserInfo
 	12, // 4: hangar.identity.v1.ListUsersResponse.users:type_name -> hangar.identity.v1.UserInfo
 	17, // 5: hangar.identity.v1.ListGroupsResponse.groups:type_name -> hangar.identity.v1.Group
-	48, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
-	48, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
-	48, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
+	52, // 6: hangar.identity.v1.GetWebSettingsResponse.preferences:type_name -> google.protobuf.Struct
+	52, // 7: hangar.identity.v1.UpdatePreferencesRequest.preferences:type_name -> google.protobuf.Struct
+	52, // 8: hangar.identity.v1.UpdatePreferencesResponse.preferences:type_name -> google.protobuf.Struct
 	24, // 9: hangar.identity.v1.GetEuConsentResponse.preference:type_name -> hangar.identity.v1.ConsentPreference
 	29, // 10: hangar.identity.v1.RequestMilitaryCodeResponse.user:type_name -> hangar.identity.v1.MilitaryUser
 	32, // 11: hangar.identity.v1.VerifyMilitaryCodeResponse.result:type_name -> hangar.identity.v1.MilitaryResult
@@ -3635,49 +3863,54 @@ var file_hangar_identity_v1_identity_proto_depIdxs = []int32{
 	35, // 13: hangar.identity.v1.AuthenticateResponse.caller:type_name -> hangar.identity.v1.Caller
 	42, // 14: hangar.identity.v1.ListLinkedAccountsResponse.accounts:type_name -> hangar.identity.v1.LinkedAccount
 	42, // 15: hangar.identity.v1.LinkAvionicsResponse.account:type_name -> hangar.identity.v1.LinkedAccount
-	1,  // 16: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
-	3,  // 17: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
-	5,  // 18: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
-	7,  // 19: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
-	9,  // 20: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
-	11, // 21: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
-	14, // 22: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
-	16, // 23: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
-	19, // 24: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
-	21, // 25: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
-	23, // 26: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
-	26, // 27: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
-	28, // 28: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
-	31, // 29: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
-	43, // 30: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
-	45, // 31: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
-	34, // 32: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
-	38, // 33: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
-	40, // 34: hangar.identity.v1.IdentityService.GetMilitaryEligibility:input_type -> hangar.identity.v1.GetMilitaryEligibilityRequest
-	2,  // 35: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
-	4,  // 36: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
-	6,  // 37: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
-	8,  // 38: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
-	10, // 39: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
-	13, // 40: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
-	15, // 41: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
-	18, // 42: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
-	20, // 43: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
-	22, // 44: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
-	25, // 45: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
-	27, // 46: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
-	30, // 47: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
-	33, // 48: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
-	44, // 49: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
-	46, // 50: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
-	37, // 51: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
-	39, // 52: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
-	41, // 53: hangar.identity.v1.IdentityService.GetMilitaryEligibility:output_type -> hangar.identity.v1.GetMilitaryEligibilityResponse
-	35, // [35:54] is the sub-list for method output_type
-	16, // [16:35] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	0,  // 16: hangar.identity.v1.SetPasswordResponse.user:type_name -> hangar.identity.v1.User
+	1,  // 17: hangar.identity.v1.IdentityService.Login:input_type -> hangar.identity.v1.LoginRequest
+	3,  // 18: hangar.identity.v1.IdentityService.Logout:input_type -> hangar.identity.v1.LogoutRequest
+	5,  // 19: hangar.identity.v1.IdentityService.CreateAccount:input_type -> hangar.identity.v1.CreateAccountRequest
+	7,  // 20: hangar.identity.v1.IdentityService.IsBusiness:input_type -> hangar.identity.v1.IsBusinessRequest
+	9,  // 21: hangar.identity.v1.IdentityService.GetMe:input_type -> hangar.identity.v1.GetMeRequest
+	11, // 22: hangar.identity.v1.IdentityService.GetUserInfo:input_type -> hangar.identity.v1.GetUserInfoRequest
+	14, // 23: hangar.identity.v1.IdentityService.ListUsers:input_type -> hangar.identity.v1.ListUsersRequest
+	16, // 24: hangar.identity.v1.IdentityService.ListGroups:input_type -> hangar.identity.v1.ListGroupsRequest
+	19, // 25: hangar.identity.v1.IdentityService.GetWebSettings:input_type -> hangar.identity.v1.GetWebSettingsRequest
+	21, // 26: hangar.identity.v1.IdentityService.UpdatePreferences:input_type -> hangar.identity.v1.UpdatePreferencesRequest
+	23, // 27: hangar.identity.v1.IdentityService.GetEuConsent:input_type -> hangar.identity.v1.GetEuConsentRequest
+	26, // 28: hangar.identity.v1.IdentityService.VerifyAssociationMember:input_type -> hangar.identity.v1.VerifyAssociationMemberRequest
+	28, // 29: hangar.identity.v1.IdentityService.RequestMilitaryCode:input_type -> hangar.identity.v1.RequestMilitaryCodeRequest
+	31, // 30: hangar.identity.v1.IdentityService.VerifyMilitaryCode:input_type -> hangar.identity.v1.VerifyMilitaryCodeRequest
+	43, // 31: hangar.identity.v1.IdentityService.ListLinkedAccounts:input_type -> hangar.identity.v1.ListLinkedAccountsRequest
+	45, // 32: hangar.identity.v1.IdentityService.LinkAvionics:input_type -> hangar.identity.v1.LinkAvionicsRequest
+	47, // 33: hangar.identity.v1.IdentityService.RequestPasswordReset:input_type -> hangar.identity.v1.RequestPasswordResetRequest
+	49, // 34: hangar.identity.v1.IdentityService.SetPassword:input_type -> hangar.identity.v1.SetPasswordRequest
+	34, // 35: hangar.identity.v1.IdentityService.Authenticate:input_type -> hangar.identity.v1.AuthenticateRequest
+	38, // 36: hangar.identity.v1.IdentityService.ProvisionAccount:input_type -> hangar.identity.v1.ProvisionAccountRequest
+	40, // 37: hangar.identity.v1.IdentityService.GetMilitaryEligibility:input_type -> hangar.identity.v1.GetMilitaryEligibilityRequest
+	2,  // 38: hangar.identity.v1.IdentityService.Login:output_type -> hangar.identity.v1.LoginResponse
+	4,  // 39: hangar.identity.v1.IdentityService.Logout:output_type -> hangar.identity.v1.LogoutResponse
+	6,  // 40: hangar.identity.v1.IdentityService.CreateAccount:output_type -> hangar.identity.v1.CreateAccountResponse
+	8,  // 41: hangar.identity.v1.IdentityService.IsBusiness:output_type -> hangar.identity.v1.IsBusinessResponse
+	10, // 42: hangar.identity.v1.IdentityService.GetMe:output_type -> hangar.identity.v1.GetMeResponse
+	13, // 43: hangar.identity.v1.IdentityService.GetUserInfo:output_type -> hangar.identity.v1.GetUserInfoResponse
+	15, // 44: hangar.identity.v1.IdentityService.ListUsers:output_type -> hangar.identity.v1.ListUsersResponse
+	18, // 45: hangar.identity.v1.IdentityService.ListGroups:output_type -> hangar.identity.v1.ListGroupsResponse
+	20, // 46: hangar.identity.v1.IdentityService.GetWebSettings:output_type -> hangar.identity.v1.GetWebSettingsResponse
+	22, // 47: hangar.identity.v1.IdentityService.UpdatePreferences:output_type -> hangar.identity.v1.UpdatePreferencesResponse
+	25, // 48: hangar.identity.v1.IdentityService.GetEuConsent:output_type -> hangar.identity.v1.GetEuConsentResponse
+	27, // 49: hangar.identity.v1.IdentityService.VerifyAssociationMember:output_type -> hangar.identity.v1.VerifyAssociationMemberResponse
+	30, // 50: hangar.identity.v1.IdentityService.RequestMilitaryCode:output_type -> hangar.identity.v1.RequestMilitaryCodeResponse
+	33, // 51: hangar.identity.v1.IdentityService.VerifyMilitaryCode:output_type -> hangar.identity.v1.VerifyMilitaryCodeResponse
+	44, // 52: hangar.identity.v1.IdentityService.ListLinkedAccounts:output_type -> hangar.identity.v1.ListLinkedAccountsResponse
+	46, // 53: hangar.identity.v1.IdentityService.LinkAvionics:output_type -> hangar.identity.v1.LinkAvionicsResponse
+	48, // 54: hangar.identity.v1.IdentityService.RequestPasswordReset:output_type -> hangar.identity.v1.RequestPasswordResetResponse
+	50, // 55: hangar.identity.v1.IdentityService.SetPassword:output_type -> hangar.identity.v1.SetPasswordResponse
+	37, // 56: hangar.identity.v1.IdentityService.Authenticate:output_type -> hangar.identity.v1.AuthenticateResponse
+	39, // 57: hangar.identity.v1.IdentityService.ProvisionAccount:output_type -> hangar.identity.v1.ProvisionAccountResponse
+	41, // 58: hangar.identity.v1.IdentityService.GetMilitaryEligibility:output_type -> hangar.identity.v1.GetMilitaryEligibilityResponse
+	38, // [38:59] is the sub-list for method output_type
+	17, // [17:38] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hangar_identity_v1_identity_proto_init() }
@@ -3699,7 +3932,7 @@ func file_hangar_identity_v1_identity_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_identity_proto_rawDesc), len(file_hangar_identity_v1_identity_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

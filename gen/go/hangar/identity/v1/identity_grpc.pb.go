@@ -35,6 +35,8 @@ const (
 	IdentityService_VerifyMilitaryCode_FullMethodName      = "/hangar.identity.v1.IdentityService/VerifyMilitaryCode"
 	IdentityService_ListLinkedAccounts_FullMethodName      = "/hangar.identity.v1.IdentityService/ListLinkedAccounts"
 	IdentityService_LinkAvionics_FullMethodName            = "/hangar.identity.v1.IdentityService/LinkAvionics"
+	IdentityService_RequestPasswordReset_FullMethodName    = "/hangar.identity.v1.IdentityService/RequestPasswordReset"
+	IdentityService_SetPassword_FullMethodName             = "/hangar.identity.v1.IdentityService/SetPassword"
 	IdentityService_Authenticate_FullMethodName            = "/hangar.identity.v1.IdentityService/Authenticate"
 	IdentityService_ProvisionAccount_FullMethodName        = "/hangar.identity.v1.IdentityService/ProvisionAccount"
 	IdentityService_GetMilitaryEligibility_FullMethodName  = "/hangar.identity.v1.IdentityService/GetMilitaryEligibility"
@@ -98,6 +100,15 @@ type IdentityServiceClient interface {
 	// LinkAvionics links the avionics databases of the store account to one of its partner
 	// accounts. Idempotent: linking again answers the same account.
 	LinkAvionics(ctx context.Context, in *LinkAvionicsRequest, opts ...grpc.CallOption) (*LinkAvionicsResponse, error)
+	// RequestPasswordReset e-mails a single-use link to choose a new password ("Forgot
+	// password?"). The answer is the same whether or not the address has an account (no
+	// enumeration); requests are throttled per client address and per e-mail.
+	RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error)
+	// SetPassword sets the account's password with the token of a welcome or reset link
+	// (single use), revokes every other session of the account and starts a new one (the
+	// session cookie, as a login). A used, expired or unknown token is INVALID_ARGUMENT on
+	// the field token.
+	SetPassword(ctx context.Context, in *SetPasswordRequest, opts ...grpc.CallOption) (*SetPasswordResponse, error)
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(ctx context.Context, in *AuthenticateRequest, opts ...grpc.CallOption) (*AuthenticateResponse, error)
@@ -279,6 +290,26 @@ func (c *identityServiceClient) LinkAvionics(ctx context.Context, in *LinkAvioni
 	return out, nil
 }
 
+func (c *identityServiceClient) RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RequestPasswordResetResponse)
+	err := c.cc.Invoke(ctx, IdentityService_RequestPasswordReset_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *identityServiceClient) SetPassword(ctx context.Context, in *SetPasswordRequest, opts ...grpc.CallOption) (*SetPasswordResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetPasswordResponse)
+	err := c.cc.Invoke(ctx, IdentityService_SetPassword_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *identityServiceClient) Authenticate(ctx context.Context, in *AuthenticateRequest, opts ...grpc.CallOption) (*AuthenticateResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthenticateResponse)
@@ -367,6 +398,15 @@ type IdentityServiceServer interface {
 	// LinkAvionics links the avionics databases of the store account to one of its partner
 	// accounts. Idempotent: linking again answers the same account.
 	LinkAvionics(context.Context, *LinkAvionicsRequest) (*LinkAvionicsResponse, error)
+	// RequestPasswordReset e-mails a single-use link to choose a new password ("Forgot
+	// password?"). The answer is the same whether or not the address has an account (no
+	// enumeration); requests are throttled per client address and per e-mail.
+	RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error)
+	// SetPassword sets the account's password with the token of a welcome or reset link
+	// (single use), revokes every other session of the account and starts a new one (the
+	// session cookie, as a login). A used, expired or unknown token is INVALID_ARGUMENT on
+	// the field token.
+	SetPassword(context.Context, *SetPasswordRequest) (*SetPasswordResponse, error)
 	// Authenticate resolves a session token to its caller, for the other services' shared
 	// middleware. UNAUTHENTICATED when the session is unknown, revoked or expired.
 	Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error)
@@ -435,6 +475,12 @@ func (UnimplementedIdentityServiceServer) ListLinkedAccounts(context.Context, *L
 }
 func (UnimplementedIdentityServiceServer) LinkAvionics(context.Context, *LinkAvionicsRequest) (*LinkAvionicsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method LinkAvionics not implemented")
+}
+func (UnimplementedIdentityServiceServer) RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestPasswordReset not implemented")
+}
+func (UnimplementedIdentityServiceServer) SetPassword(context.Context, *SetPasswordRequest) (*SetPasswordResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetPassword not implemented")
 }
 func (UnimplementedIdentityServiceServer) Authenticate(context.Context, *AuthenticateRequest) (*AuthenticateResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Authenticate not implemented")
@@ -754,6 +800,42 @@ func _IdentityService_LinkAvionics_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _IdentityService_RequestPasswordReset_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RequestPasswordResetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).RequestPasswordReset(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_RequestPasswordReset_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).RequestPasswordReset(ctx, req.(*RequestPasswordResetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _IdentityService_SetPassword_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetPasswordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(IdentityServiceServer).SetPassword(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: IdentityService_SetPassword_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(IdentityServiceServer).SetPassword(ctx, req.(*SetPasswordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _IdentityService_Authenticate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AuthenticateRequest)
 	if err := dec(in); err != nil {
@@ -878,6 +960,14 @@ var IdentityService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "LinkAvionics",
 			Handler:    _IdentityService_LinkAvionics_Handler,
+		},
+		{
+			MethodName: "RequestPasswordReset",
+			Handler:    _IdentityService_RequestPasswordReset_Handler,
+		},
+		{
+			MethodName: "SetPassword",
+			Handler:    _IdentityService_SetPassword_Handler,
 		},
 		{
 			MethodName: "Authenticate",

@@ -42,6 +42,9 @@ export function LoginModal({ open, heading, onClose, onLogin, initialEmail }: {
         <Button type="submit" disabled={busy}>
           LOGIN
         </Button>
+        <p>
+          <a href="/account/forgot-password">Forgot password?</a>
+        </p>
       </form>
     </Dialog>
   );

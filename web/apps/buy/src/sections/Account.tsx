@@ -113,6 +113,9 @@ export function AccountBlock(p: AccountBlockProps) {
           <Button type="submit" disabled={busy}>
             LOGIN
           </Button>
+          <p>
+            <a href="/account/forgot-password">Forgot password?</a>
+          </p>
         </form>
       </div>
     </section>

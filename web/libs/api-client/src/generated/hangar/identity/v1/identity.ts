@@ -2,6 +2,49 @@
 // Regenerate with: make generate (repository root)
 
 export interface paths {
+    "/account/api/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * RequestPasswordReset e-mails a single-use link to choose a new password ("Forgot
+         *     password?"). The answer is the same whether or not the address has an account (no
+         *     enumeration); requests are throttled per client address and per e-mail.
+         */
+        post: operations["IdentityService_RequestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/api/password/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SetPassword sets the account's password with the token of a welcome or reset link
+         *     (single use), revokes every other session of the account and starts a new one (the
+         *     session cookie, as a login). A used, expired or unknown token is INVALID_ARGUMENT on
+         *     the field token.
+         */
+        post: operations["IdentityService_SetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/api/settings/preferences": {
         parameters: {
             query?: never;
@@ -576,6 +619,24 @@ export interface components {
         v1RequestMilitaryCodeResponse: {
             user?: components["schemas"]["v1MilitaryUser"];
         };
+        v1RequestPasswordResetRequest: {
+            email?: string;
+        };
+        v1RequestPasswordResetResponse: {
+            /** @description The one answer for known and unknown addresses. */
+            message?: string;
+            status?: string;
+        };
+        v1SetPasswordRequest: {
+            confirmPassword?: string;
+            password?: string;
+            /** @description The token of the link (from the link's fragment; never logged). */
+            token?: string;
+        };
+        v1SetPasswordResponse: {
+            status?: string;
+            user?: components["schemas"]["v1User"];
+        };
         v1UpdatePreferencesResponse: {
             errors?: string[];
             preferences?: Record<string, never>;
@@ -635,6 +696,72 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    IdentityService_RequestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1RequestPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1RequestPasswordResetResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
+    IdentityService_SetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["v1SetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1SetPasswordResponse"];
+                };
+            };
+            /** @description An unexpected error response. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rpcStatus"];
+                };
+            };
+        };
+    };
     IdentityService_UpdatePreferences: {
         parameters: {
             query?: never;

@@ -1,0 +1,283 @@
+package app_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	kafkago "github.com/segmentio/kafka-go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
+	"github.com/hangar/hangar/internal/devmail"
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/services/identity/app"
+)
+
+// linkToken is the token of the set-password link in a mail (the link's fragment).
+var linkToken = regexp.MustCompile(`/account/set-password#token=([A-Za-z0-9_-]{43})`)
+
+func waitMail(t *testing.T, sink *devmail.Sink, to, subject string) devmail.Mail {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for n := 1; ; n++ {
+		mails, err := sink.Wait(ctx, to, n)
+		if err != nil {
+			t.Fatalf("no mail %q to %s in the dev mail sink: %v", subject, to, err)
+		}
+		for _, m := range mails {
+			if strings.Contains(m.Subject, subject) {
+				return m
+			}
+		}
+	}
+}
+
+func tokenOf(t *testing.T, m devmail.Mail) string {
+	t.Helper()
+	tm, hm := linkToken.FindStringSubmatch(m.Text), linkToken.FindStringSubmatch(m.HTML)
+	if tm == nil || hm == nil || tm[1] != hm[1] {
+		t.Fatalf("mail %q has no set-password link in both parts:\n%s", m.Subject, m.Text)
+	}
+	return tm[1]
+}
+
+func setPassword(b *browser, token, password, confirm string) (int, map[string]any) {
+	b.t.Helper()
+	return b.do("POST", "/account/api/password/set", `{"token":"`+token+`","password":"`+password+`","confirmPassword":"`+confirm+`"}`, true)
+}
+
+func fieldMessage(body map[string]any, field string) string {
+	fes, _ := body["fieldErrors"].([]any)
+	for _, f := range fes {
+		if m, _ := f.(map[string]any); m["field"] == field {
+			s, _ := m["message"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// A buyer whose account checkout created (no password) gets a welcome e-mail with a
+// link to choose a password; the page's form refuses a mismatch and a breached password,
+// then sets it and logs the buyer in; the buyer logs out and in with it; the link is
+// single use. Before: the welcome offered no way in, and every such account was locked
+// out of its own subscription.
+func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
+	r := start(t)
+	sink := startNotifications(t, r.brokers)
+	grpcAddr, _, _ := r.a.Addrs()
+	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const buyer = "new.buyer@example.com"
+	p, err := identityv1.NewIdentityServiceClient(conn).ProvisionAccount(context.Background(), &identityv1.ProvisionAccountRequest{Email: buyer})
+	if err != nil || !p.GetCreated() || !p.GetPasswordless() {
+		t.Fatalf("provision = %v, %v", p, err)
+	}
+	welcome := waitMail(t, sink, buyer, "Welcome to Hangar")
+	token := tokenOf(t, welcome)
+	if !strings.Contains(welcome.Text, "Choose a password") {
+		t.Errorf("welcome text = %q", welcome.Text)
+	}
+
+	b := newBrowser(t, r.base)
+	b.do("GET", "/buy/api/me", "", false)
+	if code, body := setPassword(b, token, "a long enough passphrase 42", "a long enough passphrase 43"); code != 400 ||
+		fieldMessage(body, "confirmPassword") != "Passwords do not match" {
+		t.Errorf("mismatch = %d %v", code, body)
+	}
+	if code, body := setPassword(b, token, "password123", "password123"); code != 400 || fieldMessage(body, "password") == "" {
+		t.Errorf("breached password = %d %v", code, body)
+	}
+	if code, body := setPassword(b, token, "short", "short"); code != 400 || !strings.Contains(fieldMessage(body, "password"), "at least 8") {
+		t.Errorf("short password = %d %v", code, body)
+	}
+	const password = "blue skies over the hangar"
+	code, body := setPassword(b, token, password, password)
+	if code != 200 || body["status"] != "ok" || b.cookies[auth.SessionCookie] == "" {
+		t.Fatalf("set password = %d %v", code, body)
+	}
+	if _, me := b.do("GET", "/buy/api/me", "", false); me["loggedIn"] != true || me["email"] != buyer {
+		t.Errorf("me after set password = %v", me)
+	}
+	if code, _ := b.do("POST", "/pricing/api/logout", "", true); code != 200 {
+		t.Fatalf("logout = %d", code)
+	}
+	if code, body := b.do("POST", "/pricing/api/login", `{"username":"`+buyer+`","password":"`+password+`"}`, true); code != 200 || body["status"] != "ok" {
+		t.Errorf("login with the chosen password = %d %v", code, body)
+	}
+	other := newBrowser(t, r.base)
+	other.do("GET", "/buy/api/me", "", false)
+	if code, body := setPassword(other, token, "another fine passphrase", "another fine passphrase"); code != 400 ||
+		fieldMessage(body, "token") != "This link has expired or has already been used. Please ask for a new one." {
+		t.Errorf("link used twice = %d %v", code, body)
+	}
+	if _, me := b.do("GET", "/buy/api/me", "", false); me["loggedIn"] != true {
+		t.Error("the refused second use ended the owner's session")
+	}
+}
+
+// Forgot password: the same answer for a known and an unknown address, a mail (and an
+// event) only for the known one; the link sets the password, logs the asker in, ends every
+// other session of the account, and tells the owner; a second use is refused.
+func TestForgotPasswordEndToEnd(t *testing.T) {
+	r := start(t)
+	sink := startNotifications(t, r.brokers)
+	const pilot = "pilot@demo.hangar.test"
+	const unknown = "nobody@nowhere.example"
+
+	elsewhere := newBrowser(t, r.base)
+	elsewhere.login(pilot) // a session on another device (or a thief's)
+
+	b := newBrowser(t, r.base)
+	b.do("GET", "/buy/api/me", "", false)
+	codeU, unknownAnswer := b.do("POST", "/account/api/password/forgot", `{"email":"`+unknown+`"}`, true)
+	codeK, knownAnswer := b.do("POST", "/account/api/password/forgot", `{"email":"  Pilot@Demo.Hangar.Test "}`, true)
+	if codeU != 200 || codeK != 200 || unknownAnswer["message"] != knownAnswer["message"] || knownAnswer["status"] != "ok" || len(knownAnswer) != len(unknownAnswer) {
+		t.Errorf("answers differ: unknown %d %v, known %d %v", codeU, unknownAnswer, codeK, knownAnswer)
+	}
+	if code, body := b.do("POST", "/account/api/password/forgot", `{"email":"not an address"}`, true); code != 400 || fieldMessage(body, "email") == "" {
+		t.Errorf("malformed address = %d %v", code, body)
+	}
+	reset := waitMail(t, sink, pilot, "Reset your Hangar password")
+	token := tokenOf(t, reset)
+	if strings.Contains(reset.Text, "welcome=1") {
+		t.Error("a reset link reads as a welcome")
+	}
+	// No mail for the unknown address: identity published no link for it (the unknown
+	// request came first, and the outbox relay publishes in order, so its event would be on
+	// the topic by now), and the sink holds none.
+	if n := topicCount(t, r.brokers, events.TopicPasswordLinkIssued); n != 1 {
+		t.Errorf("%d password links published; want 1 (the known address only)", n)
+	}
+	if m := sink.Mails(unknown); len(m) != 0 {
+		t.Errorf("mail to the unknown address: %v", m[0].Subject)
+	}
+
+	const password = "a new and secret passphrase"
+	code, body := setPassword(b, token, password, password)
+	if code != 200 || body["status"] != "ok" {
+		t.Fatalf("reset = %d %v", code, body)
+	}
+	if _, me := b.do("GET", "/buy/api/me", "", false); me["loggedIn"] != true {
+		t.Errorf("not logged in after the reset: %v", me)
+	}
+	if _, me := elsewhere.do("GET", "/buy/api/me", "", false); me["loggedIn"] != false {
+		t.Errorf("the other session survived the reset: %v", me)
+	}
+	changed := waitMail(t, sink, pilot, "password was changed")
+	if linkToken.MatchString(changed.Text) {
+		t.Error("the notice carries a link with a token")
+	}
+	if code, _ := setPassword(newBrowserXSRF(t, r.base), token, "yet another passphrase", "yet another passphrase"); code != 400 {
+		t.Errorf("reset link used twice = %d, want 400", code)
+	}
+	fresh := newBrowser(t, r.base)
+	fresh.do("GET", "/buy/api/me", "", false)
+	if code, _ := fresh.do("POST", "/pricing/api/login", `{"username":"`+pilot+`","password":"`+app.DemoPassword+`"}`, true); code != 401 {
+		t.Errorf("old password after the reset = %d, want 401", code)
+	}
+	if code, _ := fresh.do("POST", "/pricing/api/login", `{"username":"`+pilot+`","password":"`+password+`"}`, true); code != 200 {
+		t.Errorf("new password = %d, want 200", code)
+	}
+}
+
+// An expired link is refused and changes nothing.
+func TestExpiredPasswordLinkIsRefused(t *testing.T) {
+	r := start(t)
+	sink := startNotifications(t, r.brokers)
+	const pilot = "pilot@demo.hangar.test"
+	b := newBrowserXSRF(t, r.base)
+	if code, _ := b.do("POST", "/account/api/password/forgot", `{"email":"`+pilot+`"}`, true); code != 200 {
+		t.Fatalf("forgot = %d", code)
+	}
+	token := tokenOf(t, waitMail(t, sink, pilot, "Reset your Hangar password"))
+	conn, err := pgx.Connect(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// An hour has passed (IDENTITY_RESET_LINK_TTL).
+	if _, err := conn.Exec(context.Background(), `UPDATE password_links SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := setPassword(b, token, "a new and secret passphrase", "a new and secret passphrase"); code != 400 ||
+		fieldMessage(body, "token") == "" || b.cookies[auth.SessionCookie] != "" {
+		t.Errorf("expired link = %d %v", code, body)
+	}
+	b.login(pilot) // the password is unchanged
+}
+
+// Forgot password is throttled per e-mail over every address and replica (a script
+// cannot fill someone's mailbox), the same for unknown e-mails; other e-mails still pass.
+func TestForgotPasswordThrottledPerEmailAcrossReplicas(t *testing.T) {
+	first := start(t)
+	second := startOn(t, first.dbURL, first.brokers)
+	replicas := []*running{first, second}
+	for _, email := range []string{"pilot@demo.hangar.test", "nobody@nowhere.example"} {
+		burst := app.ResetPerEmail.Burst
+		for i := range burst + 1 {
+			client := fromAddr("127.0.1." + string(rune('1'+i)))
+			req, _ := http.NewRequest("POST", replicas[i%2].base+"/account/api/password/forgot", strings.NewReader(`{"email":"`+email+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Cookie", auth.XSRFCookie+"=t")
+			req.Header.Set(auth.XSRFHeader, "t")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			switch {
+			case i < burst && resp.StatusCode != 200:
+				t.Errorf("%s: request %d = %d, want 200", email, i+1, resp.StatusCode)
+			case i == burst && (resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == ""):
+				t.Errorf("%s: request past the burst = %d (Retry-After %q), want 429 with Retry-After", email, resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+		}
+	}
+}
+
+// newBrowserXSRF is a browser that has loaded a page (it holds the XSRF cookie).
+func newBrowserXSRF(t *testing.T, base string) *browser {
+	b := newBrowser(t, base)
+	b.do("GET", "/buy/api/me", "", false)
+	return b
+}
+
+// topicCount answers how many messages topic holds, read from the partitions' offsets.
+func topicCount(t *testing.T, brokers []string, topic string) int64 {
+	t.Helper()
+	conn, err := kafkago.Dial("tcp", brokers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := conn.ReadPartitions(topic)
+	_ = conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, p := range parts {
+		lc, err := kafkago.DialLeader(context.Background(), "tcp", brokers[0], topic, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, last, err := lc.ReadOffsets()
+		_ = lc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += last - first
+	}
+	return n
+}

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+	"github.com/hangar/hangar/services/identity/internal/domain"
+)
+
+// Topics of the password links.
+const (
+	TopicPasswordLinkIssued = events.TopicPasswordLinkIssued
+	TopicPasswordChanged    = events.TopicPasswordChanged
+)
+
+// Limiter takes a token for a key or answers the refusal (429 with Retry-After).
+type Limiter interface {
+	Allow(ctx context.Context, key string) error
+}
+
+// SetResetLimit throttles reset requests per e-mail (the per-address limit is one of the
+// anonymous doors' limits): a script cannot fill one person's mailbox with resets from
+// many addresses. The limit holds for known and unknown e-mails alike, so it tells
+// nothing about which exist.
+func (s *Service) SetResetLimit(perEmail Limiter) { s.resetPerEmail = perEmail }
+
+// RequestPasswordReset e-mails the account of email a single-use link to choose a new
+// password. The answer is the same whether or not there is an account: an unknown
+// address gets no mail and no error.
+func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
+	email = domain.NormalizeEmail(email)
+	if email == "" {
+		return errs.Field("email", "Please enter your email address.")
+	}
+	if !domain.ValidEmail(email) {
+		return errs.Field("email", "Please enter a valid email address.")
+	}
+	if s.resetPerEmail != nil {
+		// The limiter's table keeps a digest, not the address.
+		sum := sha256.Sum256([]byte(email))
+		if err := s.resetPerEmail.Allow(ctx, hex.EncodeToString(sum[:16])); err != nil {
+			return err
+		}
+	}
+	acct, err := s.store.AccountByEmail(ctx, email)
+	if errs.CodeOf(err) == errs.NotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	l := adapters.NewLink{Hash: hash, Purpose: domain.LinkReset, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkReset))}
+	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token)
+	if err != nil {
+		return err
+	}
+	return s.store.IssuePasswordLink(ctx, acct.UUID, l, evs)
+}
+
+// provisionPasswordless creates a's account without a password, with its welcome link
+// (and the link's event beside the account's created event) in the same batch.
+func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (domain.Account, error) {
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return a, err
+	}
+	a.CreatedAt = s.now()
+	l := adapters.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: a.CreatedAt, ExpiresAt: a.CreatedAt.Add(s.pol.Links.TTL(domain.LinkWelcome))}
+	id, err := s.store.CreateAccountWithLink(ctx, a, l, func(id string) ([]kafka.Event, error) {
+		created, err := accountCreated(id, a)
+		if err != nil {
+			return nil, err
+		}
+		link, err := passwordLinkIssued(id, a.Email, a.Kind, l, token)
+		return append(created, link...), err
+	})
+	if err != nil {
+		if errs.CodeOf(err) == errs.Invalid {
+			return a, err
+		}
+		return a, errs.Wrap(errs.Internal, err, domain.MsgCreateAccountFailed)
+	}
+	a.UUID = id
+	return a, nil
+}
+
+// SetPassword sets the password of the link's account and logs it in: the link is spent
+// (single use), every other link of the account ends, every session of the account is
+// revoked (a reset takes the account back from whoever had it), and a new session starts.
+// A reset also tells the owner by e-mail. The login failures of the account from this
+// address are forgotten: a reset always gets its owner back in.
+func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, req Request) (Login, error) {
+	var l domain.PasswordLink
+	if domain.PlausibleToken(in.Token) {
+		var err error
+		// A look-up before the hash: a dead link costs no password hashing.
+		if l, err = s.store.PasswordLink(ctx, domain.HashToken(in.Token)); err != nil && errs.CodeOf(err) != errs.Invalid {
+			return Login{}, err
+		}
+		if !l.Usable(s.now()) {
+			return Login{}, adapters.ErrLinkInvalid
+		}
+	}
+	if err := in.Validate(l.Email); err != nil {
+		return Login{}, err
+	}
+	release, err := s.hashSlotFor(ctx, req.IP)
+	if err != nil {
+		return Login{}, err
+	}
+	h, err := s.hasher.Hash(in.Password)
+	release()
+	if err != nil {
+		return Login{}, errs.Wrap(errs.Internal, err, "Your password could not be set. Please try again.")
+	}
+	now := s.now()
+	l, err = s.store.UsePasswordLink(ctx, domain.HashToken(in.Token), now, h, func(l domain.PasswordLink) ([]kafka.Event, error) {
+		if l.Purpose != domain.LinkReset {
+			return nil, nil
+		}
+		b, err := proto.Marshal(&eventsv1.PasswordChanged{AccountUuid: l.AccountUUID, Email: l.Email, ChangedAt: timestamppb.New(now)})
+		if err != nil {
+			return nil, fmt.Errorf("encode password changed: %w", err)
+		}
+		return []kafka.Event{{Topic: TopicPasswordChanged, Key: l.AccountUUID, Payload: b}}, nil
+	})
+	if err != nil {
+		return Login{}, err
+	}
+	th := s.pol.Throttle
+	if err := s.store.ClearFailures(ctx, []string{th.AccountIPKey(l.Email, req.IP)}); err != nil {
+		// The password is set; the owner can still log in from elsewhere or wait.
+		s.log.WarnContext(ctx, "clear login failures after a password link failed", "err", err.Error())
+	}
+	acct, err := s.store.AccountByEmail(ctx, l.Email)
+	if err != nil {
+		return Login{}, err
+	}
+	return s.startSession(ctx, acct, req)
+}
+
+// passwordLinkIssued is the event that has the link mailed. The token is only in the
+// link; it is never logged.
+func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l adapters.NewLink, token string) ([]kafka.Event, error) {
+	b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
+		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind)})
+	if err != nil {
+		return nil, fmt.Errorf("encode password link: %w", err)
+	}
+	return []kafka.Event{{Topic: TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
+}
