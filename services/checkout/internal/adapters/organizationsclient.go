@@ -15,4 +15,3 @@ func (i *IdentityClient) ProvisionOrganization(ctx context.Context, ownerAccount
 	}
 	return resp.GetOrganizationAccount(), nil
 }
-
