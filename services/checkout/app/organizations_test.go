@@ -98,8 +98,7 @@ func TestBusinessPurchaseCreatesTheOrganization(t *testing.T) {
 		t.Errorf("groups after the retry: %v", g)
 	}
 	// The 3 licences reach the allocation report (checkout's event) under the organization
-	// and are assignable at once: the owner takes one, then gives the other two away is
-	// refused only for want of members, never for want of an organization.
+	// and are assignable at once: the owner takes one.
 	eventually(t, "the 3 Business Pro licences in the allocation report", func() bool {
 		_, r := call(t, "GET", allocBase+"/account/api/subscription/allocation/report", "", "Cookie", session)
 		reports, _ := r["addOnAllocationReports"].(map[string]any)
@@ -111,9 +110,29 @@ func TestBusinessPurchaseCreatesTheOrganization(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("assign a licence to the owner: %d %v", code, a)
 	}
+	// Members can be added: the owner adds a pilot (a new account) and gives them a licence.
+	pilotEmail := "pilot-" + email
+	code, added := call(t, "POST", st.idBase+"/org/api/members", `{"email":"`+pilotEmail+`"}`, "Cookie", session)
+	user, _ := added["user"].(map[string]any)
+	if code != 200 || user == nil || user["organizationAccount"] != buyer {
+		t.Fatalf("add a member: %d %v", code, added)
+	}
+	code, a = call(t, "POST", allocBase+"/account/api/subscription/allocation/assign",
+		`{"addOnCodes":["business_pro"],"targetId":"`+user["accountUuid"].(string)+`","targetType":"USER"}`, "Cookie", session)
+	if code != 200 {
+		t.Fatalf("assign a licence to the new member: %d %v", code, a)
+	}
 	_, r := call(t, "GET", allocBase+"/account/api/subscription/allocation/report", "", "Cookie", session)
-	if bp := r["addOnAllocationReports"].(map[string]any)["business_pro"].(map[string]any); bp["assigned"] != 1.0 || bp["free"] != 2.0 {
-		t.Errorf("after assigning one: %v", bp)
+	if bp := r["addOnAllocationReports"].(map[string]any)["business_pro"].(map[string]any); bp["assigned"] != 2.0 || bp["free"] != 1.0 {
+		t.Errorf("after assigning two: %v", bp)
+	}
+	// Nobody is put in an organization without their consent: an existing account is
+	// refused; and only the organization's administrators add members.
+	if code, m := call(t, "POST", st.idBase+"/org/api/members", `{"email":"pilot@demo.hangar.test"}`, "Cookie", session); code != 409 {
+		t.Errorf("add an existing account: %d %v", code, m)
+	}
+	if code, m := call(t, "POST", st.idBase+"/org/api/members", `{"email":"x-`+email+`"}`, "Cookie", login(t, st.idBase, "pilot@demo.hangar.test")); code != 403 {
+		t.Errorf("add a member as someone in no organization: %d %v", code, m)
 	}
 }
 

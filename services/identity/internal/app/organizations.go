@@ -35,3 +35,53 @@ func (s *Service) ProvisionOrganization(ctx context.Context, ownerUUID, name str
 	}
 	return org, created, err
 }
+
+// MemberRoles are the roles an organization's administrator may give a member; owner is
+// not one (an organization has the owner checkout made it with).
+var MemberRoles = map[domain.Role]bool{domain.RoleMember: true, domain.RoleUserAdmin: true, domain.RoleAircraftAdmin: true, domain.RoleDispatcher: true}
+
+// AddMember adds a new person to an organization caller administers (owner or user
+// admin; orgAccount names it, else their first such organization): an account without a
+// password is created for the e-mail (as checkout creates a buyer's; its account-created
+// event welcomes them) and joins with roles (member when none). An e-mail that already
+// has an account is a conflict: nobody joins an organization without their consent, and
+// an invitation they accept is not built yet.
+func (s *Service) AddMember(ctx context.Context, caller domain.Profile, orgAccount, email string, roles []string) (domain.Profile, error) {
+	var org *domain.Membership
+	for i, m := range caller.Memberships {
+		if m.IsAdmin() && (orgAccount == "" || m.Org.AccountUUID == orgAccount) {
+			org = &caller.Memberships[i]
+			break
+		}
+	}
+	if org == nil {
+		return domain.Profile{}, errs.E(errs.Forbidden, "Only organization administrators can add users.")
+	}
+	give := []domain.Role{}
+	for _, r := range roles {
+		role := domain.Role(strings.TrimSpace(r))
+		if !MemberRoles[role] {
+			return domain.Profile{}, errs.Field("roles", "A member's roles are member, user_admin, aircraft_admin or dispatcher.")
+		}
+		give = append(give, role)
+	}
+	if len(give) == 0 {
+		give = []domain.Role{domain.RoleMember}
+	}
+	email = domain.NormalizeEmail(email)
+	if !domain.ValidEmail(email) {
+		return domain.Profile{}, errs.Field("email", "Please enter your email address.")
+	}
+	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual}, "")
+	if err != nil {
+		if _, lerr := s.store.AccountByEmail(ctx, email); lerr == nil {
+			return domain.Profile{}, errs.E(errs.Conflict, "An account already exists for this e-mail address.")
+		}
+		return domain.Profile{}, err
+	}
+	if err := s.store.AddMember(ctx, org.Org.UUID, a.UUID, give); err != nil {
+		return domain.Profile{}, err
+	}
+	s.log.InfoContext(ctx, "member added", "organization", org.Org.UUID, "account", a.UUID, "by", caller.Account.UUID)
+	return s.store.Profile(ctx, a.UUID)
+}

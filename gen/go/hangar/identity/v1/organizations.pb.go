@@ -7,6 +7,7 @@
 package identityv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -21,6 +22,120 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type AddMemberRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// member (default), user_admin, aircraft_admin, dispatcher.
+	Roles []string `protobuf:"bytes,2,rep,name=roles,proto3" json:"roles,omitempty"`
+	// The organization's own account; empty: the caller's first organization they administer.
+	OrganizationAccount string `protobuf:"bytes,3,opt,name=organization_account,json=organizationAccount,proto3" json:"organization_account,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *AddMemberRequest) Reset() {
+	*x = AddMemberRequest{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMemberRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMemberRequest) ProtoMessage() {}
+
+func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
+func (*AddMemberRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AddMemberRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *AddMemberRequest) GetRoles() []string {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
+func (x *AddMemberRequest) GetOrganizationAccount() string {
+	if x != nil {
+		return x.OrganizationAccount
+	}
+	return ""
+}
+
+type AddMemberResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	User          *UserInfo              `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddMemberResponse) Reset() {
+	*x = AddMemberResponse{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddMemberResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddMemberResponse) ProtoMessage() {}
+
+func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
+func (*AddMemberResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *AddMemberResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *AddMemberResponse) GetUser() *UserInfo {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 type ProvisionOrganizationRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	OwnerAccountUuid string                 `protobuf:"bytes,1,opt,name=owner_account_uuid,json=ownerAccountUuid,proto3" json:"owner_account_uuid,omitempty"`
@@ -32,7 +147,7 @@ type ProvisionOrganizationRequest struct {
 
 func (x *ProvisionOrganizationRequest) Reset() {
 	*x = ProvisionOrganizationRequest{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +159,7 @@ func (x *ProvisionOrganizationRequest) String() string {
 func (*ProvisionOrganizationRequest) ProtoMessage() {}
 
 func (x *ProvisionOrganizationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +172,7 @@ func (x *ProvisionOrganizationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionOrganizationRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionOrganizationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{0}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ProvisionOrganizationRequest) GetOwnerAccountUuid() string {
@@ -89,7 +204,7 @@ type ProvisionOrganizationResponse struct {
 
 func (x *ProvisionOrganizationResponse) Reset() {
 	*x = ProvisionOrganizationResponse{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +216,7 @@ func (x *ProvisionOrganizationResponse) String() string {
 func (*ProvisionOrganizationResponse) ProtoMessage() {}
 
 func (x *ProvisionOrganizationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +229,7 @@ func (x *ProvisionOrganizationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionOrganizationResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionOrganizationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{1}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ProvisionOrganizationResponse) GetOrganizationUuid() string {
@@ -149,7 +264,14 @@ var File_hangar_identity_v1_organizations_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_organizations_proto_rawDesc = "" +
 	"\n" +
-	"&hangar/identity/v1/organizations.proto\x12\x12hangar.identity.v1\"`\n" +
+	"&hangar/identity/v1/organizations.proto\x12\x12hangar.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a!hangar/identity/v1/identity.proto\"q\n" +
+	"\x10AddMemberRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x14\n" +
+	"\x05roles\x18\x02 \x03(\tR\x05roles\x121\n" +
+	"\x14organization_account\x18\x03 \x01(\tR\x13organizationAccount\"]\n" +
+	"\x11AddMemberResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x120\n" +
+	"\x04user\x18\x02 \x01(\v2\x1c.hangar.identity.v1.UserInfoR\x04user\"`\n" +
 	"\x1cProvisionOrganizationRequest\x12,\n" +
 	"\x12owner_account_uuid\x18\x01 \x01(\tR\x10ownerAccountUuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"\xad\x01\n" +
@@ -157,9 +279,10 @@ const file_hangar_identity_v1_organizations_proto_rawDesc = "" +
 	"\x11organization_uuid\x18\x01 \x01(\tR\x10organizationUuid\x121\n" +
 	"\x14organization_account\x18\x02 \x01(\tR\x13organizationAccount\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\bR\acreated2\x93\x01\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated2\x8a\x02\n" +
 	"\x13OrganizationService\x12|\n" +
-	"\x15ProvisionOrganization\x120.hangar.identity.v1.ProvisionOrganizationRequest\x1a1.hangar.identity.v1.ProvisionOrganizationResponseB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
+	"\x15ProvisionOrganization\x120.hangar.identity.v1.ProvisionOrganizationRequest\x1a1.hangar.identity.v1.ProvisionOrganizationResponse\x12u\n" +
+	"\tAddMember\x12$.hangar.identity.v1.AddMemberRequest\x1a%.hangar.identity.v1.AddMemberResponse\"\x1b\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/org/api/membersB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
 
 var (
 	file_hangar_identity_v1_organizations_proto_rawDescOnce sync.Once
@@ -173,19 +296,25 @@ func file_hangar_identity_v1_organizations_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_organizations_proto_rawDescData
 }
 
-var file_hangar_identity_v1_organizations_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_hangar_identity_v1_organizations_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_hangar_identity_v1_organizations_proto_goTypes = []any{
-	(*ProvisionOrganizationRequest)(nil),  // 0: hangar.identity.v1.ProvisionOrganizationRequest
-	(*ProvisionOrganizationResponse)(nil), // 1: hangar.identity.v1.ProvisionOrganizationResponse
+	(*AddMemberRequest)(nil),              // 0: hangar.identity.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),             // 1: hangar.identity.v1.AddMemberResponse
+	(*ProvisionOrganizationRequest)(nil),  // 2: hangar.identity.v1.ProvisionOrganizationRequest
+	(*ProvisionOrganizationResponse)(nil), // 3: hangar.identity.v1.ProvisionOrganizationResponse
+	(*UserInfo)(nil),                      // 4: hangar.identity.v1.UserInfo
 }
 var file_hangar_identity_v1_organizations_proto_depIdxs = []int32{
-	0, // 0: hangar.identity.v1.OrganizationService.ProvisionOrganization:input_type -> hangar.identity.v1.ProvisionOrganizationRequest
-	1, // 1: hangar.identity.v1.OrganizationService.ProvisionOrganization:output_type -> hangar.identity.v1.ProvisionOrganizationResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4, // 0: hangar.identity.v1.AddMemberResponse.user:type_name -> hangar.identity.v1.UserInfo
+	2, // 1: hangar.identity.v1.OrganizationService.ProvisionOrganization:input_type -> hangar.identity.v1.ProvisionOrganizationRequest
+	0, // 2: hangar.identity.v1.OrganizationService.AddMember:input_type -> hangar.identity.v1.AddMemberRequest
+	3, // 3: hangar.identity.v1.OrganizationService.ProvisionOrganization:output_type -> hangar.identity.v1.ProvisionOrganizationResponse
+	1, // 4: hangar.identity.v1.OrganizationService.AddMember:output_type -> hangar.identity.v1.AddMemberResponse
+	3, // [3:5] is the sub-list for method output_type
+	1, // [1:3] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_hangar_identity_v1_organizations_proto_init() }
@@ -193,13 +322,14 @@ func file_hangar_identity_v1_organizations_proto_init() {
 	if File_hangar_identity_v1_organizations_proto != nil {
 		return
 	}
+	file_hangar_identity_v1_identity_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_organizations_proto_rawDesc), len(file_hangar_identity_v1_organizations_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,14 +20,15 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	OrganizationService_ProvisionOrganization_FullMethodName = "/hangar.identity.v1.OrganizationService/ProvisionOrganization"
+	OrganizationService_AddMember_FullMethodName             = "/hangar.identity.v1.OrganizationService/AddMember"
 )
 
 // OrganizationServiceClient is the client API for OrganizationService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// OrganizationService is identity's organizations as other services change them (gRPC
-// only, inside the cluster; no public route).
+// OrganizationService is identity's organizations as checkout creates them (gRPC only,
+// inside the cluster) and as their administrators fill them (AddMember, public).
 type OrganizationServiceClient interface {
 	// ProvisionOrganization answers the organization whose own (business) account is
 	// owner_account_uuid, creating it with name and that account as its owner when there is
@@ -36,6 +37,12 @@ type OrganizationServiceClient interface {
 	// finds the organization it created (an account is the account of one organization at
 	// most), and an existing organization keeps its name.
 	ProvisionOrganization(ctx context.Context, in *ProvisionOrganizationRequest, opts ...grpc.CallOption) (*ProvisionOrganizationResponse, error)
+	// AddMember adds a new person to the caller's organization (an owner or user admin of
+	// it): an account is created for the e-mail (without a password, as at checkout) and
+	// joins with the roles given (member when none; never owner). An e-mail that already
+	// has an account is refused (409): nobody is put in an organization without their
+	// consent.
+	AddMember(ctx context.Context, in *AddMemberRequest, opts ...grpc.CallOption) (*AddMemberResponse, error)
 }
 
 type organizationServiceClient struct {
@@ -56,12 +63,22 @@ func (c *organizationServiceClient) ProvisionOrganization(ctx context.Context, i
 	return out, nil
 }
 
+func (c *organizationServiceClient) AddMember(ctx context.Context, in *AddMemberRequest, opts ...grpc.CallOption) (*AddMemberResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddMemberResponse)
+	err := c.cc.Invoke(ctx, OrganizationService_AddMember_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OrganizationServiceServer is the server API for OrganizationService service.
 // All implementations must embed UnimplementedOrganizationServiceServer
 // for forward compatibility.
 //
-// OrganizationService is identity's organizations as other services change them (gRPC
-// only, inside the cluster; no public route).
+// OrganizationService is identity's organizations as checkout creates them (gRPC only,
+// inside the cluster) and as their administrators fill them (AddMember, public).
 type OrganizationServiceServer interface {
 	// ProvisionOrganization answers the organization whose own (business) account is
 	// owner_account_uuid, creating it with name and that account as its owner when there is
@@ -70,6 +87,12 @@ type OrganizationServiceServer interface {
 	// finds the organization it created (an account is the account of one organization at
 	// most), and an existing organization keeps its name.
 	ProvisionOrganization(context.Context, *ProvisionOrganizationRequest) (*ProvisionOrganizationResponse, error)
+	// AddMember adds a new person to the caller's organization (an owner or user admin of
+	// it): an account is created for the e-mail (without a password, as at checkout) and
+	// joins with the roles given (member when none; never owner). An e-mail that already
+	// has an account is refused (409): nobody is put in an organization without their
+	// consent.
+	AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error)
 	mustEmbedUnimplementedOrganizationServiceServer()
 }
 
@@ -82,6 +105,9 @@ type UnimplementedOrganizationServiceServer struct{}
 
 func (UnimplementedOrganizationServiceServer) ProvisionOrganization(context.Context, *ProvisionOrganizationRequest) (*ProvisionOrganizationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ProvisionOrganization not implemented")
+}
+func (UnimplementedOrganizationServiceServer) AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddMember not implemented")
 }
 func (UnimplementedOrganizationServiceServer) mustEmbedUnimplementedOrganizationServiceServer() {}
 func (UnimplementedOrganizationServiceServer) testEmbeddedByValue()                             {}
@@ -122,6 +148,24 @@ func _OrganizationService_ProvisionOrganization_Handler(srv interface{}, ctx con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OrganizationService_AddMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddMemberRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OrganizationServiceServer).AddMember(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OrganizationService_AddMember_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OrganizationServiceServer).AddMember(ctx, req.(*AddMemberRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OrganizationService_ServiceDesc is the grpc.ServiceDesc for OrganizationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -132,6 +176,10 @@ var OrganizationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ProvisionOrganization",
 			Handler:    _OrganizationService_ProvisionOrganization_Handler,
+		},
+		{
+			MethodName: "AddMember",
+			Handler:    _OrganizationService_AddMember_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
