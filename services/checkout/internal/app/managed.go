@@ -14,11 +14,13 @@ import (
 // organization the subscription is filed under, i.e. the Billing right (auth.MayActOn)
 // on the subscription's parent or organization account. They price and change it for
 // the child or member (issue 27); the holder of a child subscription still cannot
-// (CHILD_ACCOUNT_PURCHASE, spec 000 §1).
+// (CHILD_ACCOUNT_PURCHASE, spec 000 §1). Staff powers do not count: they reach every
+// account's billing, and a subscription is no more theirs to buy for than before.
 func manages(who auth.Caller, sub *domain.Subscription) bool {
 	if sub == nil || who.AccountUUID == "" {
 		return false
 	}
+	who.IsEmployee, who.IsCreditCardAdmin = false, false
 	for _, owner := range []string{sub.ParentAccountID, sub.OrganizationID} {
 		if owner != "" && auth.MayActOn(who, owner, auth.Billing) == nil {
 			return true

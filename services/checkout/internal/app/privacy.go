@@ -41,8 +41,9 @@ func namedAccount(in domain.Input) string {
 // callers naming any are refused without a look-up, so an answer never tells whether an
 // id exists. A subscription that does not exist names nobody's data and is priced as
 // none. The group parent of a child's subscription and the owner of the organization a
-// subscription is filed under may name it (manages). The same person under an older account id (checkout's subscription carries the
-// session's proven e-mail) may act on it, as lookup allows.
+// subscription is filed under may name it (manages). The same person under an older
+// account id (checkout's subscription carries the session's proven e-mail) may act on it,
+// as lookup allows.
 func (s *Service) mayName(ctx context.Context, in domain.Input) error {
 	acct, subID := namedAccount(in), domain.ExtractAccountID(in.SubscriptionID)
 	if acct == "" && subID == "" {
