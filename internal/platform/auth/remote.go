@@ -18,12 +18,13 @@ var Anonymous Resolver = ResolverFunc(func(context.Context, string) (Caller, err
 })
 
 // IdentityClient is the outbound chain (kitclient) of calls to identity: its reads and
-// ProvisionAccount (one account per e-mail however often it is asked) may be retried.
+// ProvisionAccount (one account per e-mail however often it is asked) and
+// ProvisionOrganization (one organization per owner account) may be retried.
 // While identity is down the breaker makes every service answer at once instead of holding
 // requests for the deadline, and identity is not hammered on recovery.
 func IdentityClient(reg prometheus.Registerer) kitclient.Config {
 	return kitclient.Config{Client: "identity", Registry: reg,
-		Idempotent: []string{"Authenticate", "ProvisionAccount", "ListUsers", "IsBusiness", "GetMe", "GetUserInfo"}}
+		Idempotent: []string{"Authenticate", "ProvisionAccount", "ProvisionOrganization", "ListUsers", "IsBusiness", "GetMe", "GetUserInfo"}}
 }
 
 // DialIdentity answers the resolver a service other than identity uses: identity's

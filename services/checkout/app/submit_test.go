@@ -36,6 +36,7 @@ import (
 // (relay publishes them to the in-process broker, where identity consumes them).
 type stack struct {
 	base, idBase  string
+	idGRPC        string
 	payBase       string
 	payFields     string // payments' fields origin (tokenize)
 	checkoutDB    *pgxpool.Pool
@@ -55,7 +56,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	}
 	t.Cleanup(st.broker.Close)
 	idGRPC, idBase := startIdentityOn(t, st.broker.Addrs())
-	st.idBase = idBase
+	st.idBase, st.idGRPC = idBase, idGRPC
 
 	var ccfg catalog.Config
 	if err := config.LoadFrom(&ccfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",

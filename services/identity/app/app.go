@@ -136,7 +136,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
 	identityv1.RegisterIdentityServiceServer(a.srv, ports.NewGRPC(a.svc, cfg.TrustedProxies))
+	identityv1.RegisterOrganizationServiceServer(a.srv, ports.NewOrganizations(a.svc))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		if err := identityv1.RegisterOrganizationServiceHandlerClient(ctx, mux, identityv1.NewOrganizationServiceClient(conn)); err != nil {
+			return err
+		}
 		return identityv1.RegisterIdentityServiceHandlerClient(ctx, mux, identityv1.NewIdentityServiceClient(conn))
 	})
 	a.srv.GatewayOptions(ports.GatewayOptions()...)

@@ -126,11 +126,12 @@ func remoteErr(err error, service string) error {
 // IdentityClient is identity as checkout uses it beyond sessions.
 type IdentityClient struct {
 	c identityv1.IdentityServiceClient
+	o identityv1.OrganizationServiceClient
 }
 
 // NewIdentityClient uses conn (a client connection to identity).
 func NewIdentityClient(conn grpc.ClientConnInterface) *IdentityClient {
-	return &IdentityClient{c: identityv1.NewIdentityServiceClient(conn)}
+	return &IdentityClient{c: identityv1.NewIdentityServiceClient(conn), o: identityv1.NewOrganizationServiceClient(conn)}
 }
 
 // ProvisionAccount answers the account of an e-mail, creating it when there is none, and

@@ -156,7 +156,8 @@ func (s *Service) RefreshPromotions(ctx context.Context) error {
 
 // lookup finds the subscription a configuration is about: by subscription id, else by the
 // account, else (for a logged-in caller only) by the session's e-mail, which identity has
-// proven. A subscription of another account is ignored.
+// proven. A subscription of another account is ignored, unless the session manages it
+// (a group parent's child, an organization's member: managesFor).
 func (s *Service) lookup(ctx context.Context, subscriptionID, accountID, sessionEmail string) (*domain.Subscription, error) {
 	var sub *domain.Subscription
 	var err error
@@ -175,7 +176,7 @@ func (s *Service) lookup(ctx context.Context, subscriptionID, accountID, session
 		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 	}
 	if sub != nil && accountID != "" && !strings.EqualFold(sub.AccountID, accountID) &&
-		(sessionEmail == "" || !strings.EqualFold(sub.Email, sessionEmail)) {
+		(sessionEmail == "" || !strings.EqualFold(sub.Email, sessionEmail)) && !managesFor(ctx, sub) {
 		return nil, nil
 	}
 	return sub, nil
@@ -228,6 +229,17 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		return nil, err
 	}
 	accountID, sessionEmail := who(in)
+	if pre == nil {
+		// A group parent or organization owner naming the account they manage a
+		// subscription for prices that subscription.
+		managed, err := s.managedSubscription(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if managed != nil {
+			in.SubscriptionID = managed.ID
+		}
+	}
 	in = forCustomer(in)
 	var sub *domain.Subscription
 	if pre != nil {
@@ -239,6 +251,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		// Balances and redemptions are kept under the subscription's account (the same
 		// account, found by the session's e-mail when identity's id differs from checkout's).
 		accountID = sub.AccountID
+		in.Caller.Manager = pre == nil && managesFor(ctx, sub)
 	}
 	if strings.TrimSpace(in.Currency) == "" && !in.Military && !in.MilitaryIntl {
 		// No currency sent: the subscription's, else the visitor's default (cookie,
@@ -258,6 +271,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	}
 	allocated := s.withAllocations(ctx, sub, cat)
 	cart := s.rules.Normalize(cat, in, sub)
+	cart.Managed = in.Caller.Manager
 	if !allocated {
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeAllocationsUnavailable)
 		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable})
@@ -402,7 +416,7 @@ func (s *Service) loginRequired(ctx context.Context, in domain.Input, cart *doma
 	}
 	if named != nil {
 		as := c.LoggedIn && (strings.EqualFold(named.AccountID, domain.ExtractAccountID(c.AccountID)) ||
-			strings.EqualFold(named.Email, domain.NormalizeEmail(c.Email)))
+			strings.EqualFold(named.Email, domain.NormalizeEmail(c.Email)) || managesFor(ctx, named))
 		if !as {
 			return MsgLoginRequired, nil
 		}

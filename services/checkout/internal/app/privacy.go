@@ -33,8 +33,10 @@ func namedAccount(in domain.Input) string {
 // pricing it would show that account's plan, dates, balance and tax area. Anonymous
 // callers naming any are refused without a look-up, so an answer never tells whether an
 // id exists. A subscription that does not exist names nobody's data and is priced as
-// none. The same person under an older account id (checkout's subscription carries the
-// session's proven e-mail) may act on it, as lookup allows.
+// none. The group parent of a child's subscription and the owner of the organization a
+// subscription is filed under may name it (manages). The same person under an older
+// account id (checkout's subscription carries the session's proven e-mail) may act on it,
+// as lookup allows.
 func (s *Service) mayName(ctx context.Context, in domain.Input) error {
 	acct, subID := namedAccount(in), domain.ExtractAccountID(in.SubscriptionID)
 	if acct == "" && subID == "" {
@@ -52,7 +54,7 @@ func (s *Service) mayName(ctx context.Context, in domain.Input) error {
 		if err != nil {
 			return errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 		}
-		if !samePerson(who, sub) {
+		if !samePerson(who, sub) && !manages(who, sub) {
 			return loginFirst()
 		}
 	}
@@ -61,7 +63,7 @@ func (s *Service) mayName(ctx context.Context, in domain.Input) error {
 		if err != nil {
 			return errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
 		}
-		if sub != nil && auth.MayActOn(who, sub.AccountID, auth.Billing) != nil && !samePerson(who, sub) {
+		if sub != nil && auth.MayActOn(who, sub.AccountID, auth.Billing) != nil && !samePerson(who, sub) && !manages(who, sub) {
 			return loginFirst()
 		}
 	}

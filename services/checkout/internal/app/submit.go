@@ -190,6 +190,9 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		return nil, err
 	}
 	pu, err := s.subscriptionPurchase(pv, accountID, forCustomer(in))
+	if err == nil {
+		err = s.businessOrganization(ctx, pu, pv, in.OrganizationName)
+	}
 	if err == nil && in.SalesMode() {
 		// The seller is kept with the purchase (the submission's stored purchase) and logged.
 		pu.SellerAccountID = domain.ExtractAccountID(in.Caller.AccountID)

@@ -51,7 +51,8 @@ func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in
 	c, inv := pv.Cart, &pv.Invoice
 	d := SubscriptionDetail{SubscriptionID: uuid.NewString(), Change: pv.Change, AddOns: c.AddOns, Quantity: c.Quantity,
 		PriceInCents: inv.ChargesInCents - inv.DiscountInCents, TermStart: pv.TermStart, TermEnd: pv.RenewalDate, Military: c.Military}
-	if in.MarketingConsent {
+	if in.MarketingConsent && !c.Managed {
+		// A group parent buying for a child gives no consent for the child.
 		d.MarketingConsentOf = accountID
 	}
 	if c.Plan != nil {

@@ -132,6 +132,10 @@ type Caller struct {
 	Email     string
 	// Child: a child account of a group, which cannot change its subscription.
 	Child bool
+	// Manager: the caller owns the priced subscription for the person who holds it (the
+	// group parent of a child's subscription, the owner of the organization it is filed
+	// under): they may change it, where the child may not.
+	Manager bool
 	// Organization is the account of the identity organization the buyer belongs to: the
 	// owner of a business subscription's licences (the allocation service's pools).
 	Organization string
@@ -263,6 +267,7 @@ type Cart struct {
 	Bundle          bool
 	Renewal         bool
 	Existing        *Subscription
+	Managed         bool // the buyer changes Existing for its holder (Caller.Manager)
 	LegacyReplaced  bool
 	ReplacedPlan    string
 	RegionMode      string // radio, checkbox, none

@@ -20,6 +20,7 @@ import { PaymentSection, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
 import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
+import { useSignupAtCheckout } from './signup';
 import s from './buy.module.css';
 
 
@@ -476,6 +477,24 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     }
   };
 
+  // A new organization buying several licences signs up in the login modal and goes on.
+  const signup = useSignupAtCheckout({
+    loggedIn,
+    previewLoggedIn: p?.loggedIn === true,
+    previewSettled: Boolean(p) && !previewQuery.isFetching,
+    submitting,
+    errors: submitErrors,
+    business: isBusiness,
+    organizationName: config.organizationName,
+    isEu: p?.euConsentRequired === true,
+    onOrganization: (v) => dispatch({ type: 'set', patch: { organizationName: v } }),
+    onSignedUp: (email) => {
+      dispatch({ type: 'set', patch: { email } });
+      setSubmitErrors([]);
+      setLoginOpen(undefined);
+    },
+    goOn: () => void purchase(),
+  });
   const onProceedChange = async () => {
     // Only a business subscription becoming individual asks whether the business may downgrade.
     if (config.businessDowngrade) {
@@ -751,7 +770,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           </Button>
         </InvoicePanel>
       </div>
-      <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} />
+      <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
       <PlanChangeModal change={p?.planChange} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
       <ExpiredAllocationsModal

@@ -414,7 +414,7 @@ func (b *builder) checkExisting(in domain.Input, existing *domain.Subscription) 
 	if existing.Military && existing.Quantity < 2 && newQty > 1 {
 		cart.Errors = append(cart.Errors, b.rules.MsgMilitaryLicenses())
 	}
-	if existing.ChildAccount() && !in.Caller.Child {
+	if existing.ChildAccount() && !in.Caller.Child && !in.Caller.Manager {
 		cart.PlanErrors = append(cart.PlanErrors, MsgChildAccount)
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeChildAccount)
 	}

@@ -253,7 +253,11 @@ func TestValidation(t *testing.T) {
 	}{
 		{name: "business needs licence agreement, EULA and organization", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3"},
 			want: []string{rules.MsgPleaseConfirm, rules.MsgEula, rules.MsgOrganization}},
-		{name: "logged-in business buyer needs no organization name", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3", LicenseChecked: true, EulaChecked: true, Caller: domain.Caller{LoggedIn: true, AccountID: "00000000-0000-4000-8000-0000000000aa", Email: "a@b.co"}}},
+		{name: "logged-in business buyer in an organization needs no organization name", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3", LicenseChecked: true, EulaChecked: true,
+			Caller: domain.Caller{LoggedIn: true, AccountID: "00000000-0000-4000-8000-0000000000aa", Email: "a@b.co", Organization: "00000000-0000-4000-8000-0000000000bb"}}},
+		// Issue 27: the organization is created at checkout with the name the buyer gives.
+		{name: "logged-in business buyer in no organization names the new one", in: domain.Input{Email: "a@b.co", AddOns: []string{"business_pro", "included_geo_us"}, Quantity: "3", LicenseChecked: true, EulaChecked: true,
+			Caller: domain.Caller{LoggedIn: true, AccountID: "00000000-0000-4000-8000-0000000000aa", Email: "a@b.co"}}, want: []string{rules.MsgOrganization}},
 		{name: "military with several licences needs the licence agreement", in: domain.Input{Email: "a@b.co", Military: true, Quantity: "3"}, want: []string{rules.MsgPleaseConfirm}},
 		{name: "e-mail required", in: domain.Input{AddOns: []string{"pro_plus", "included_geo_us"}}, want: []string{rules.MsgEmail}},
 		{name: "malformed e-mail", in: domain.Input{Email: "nope", AddOns: []string{"pro_plus", "included_geo_us"}}, want: []string{rules.MsgEmail}},

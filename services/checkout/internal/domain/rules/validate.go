@@ -26,7 +26,9 @@ func ValidateConfiguration(c *domain.Cart, in domain.Input) []string {
 	if c.AccountID == "" && (c.Email == "" || !domain.ValidEmail(c.Email)) {
 		errs = append(errs, MsgEmail)
 	}
-	if c.Business && !c.Renewal && !c.LoggedIn && strings.TrimSpace(in.OrganizationName) == "" {
+	// A new business buyer's organization is created at checkout under this name (a buyer
+	// already in an organization buys for it).
+	if c.Business && !c.Renewal && (!c.LoggedIn || in.Caller.Organization == "") && strings.TrimSpace(in.OrganizationName) == "" {
 		errs = append(errs, MsgOrganization)
 	}
 	if c.EuConsentRequired && !in.GdprCompliant {

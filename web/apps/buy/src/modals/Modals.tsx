@@ -3,50 +3,138 @@ import { Button, Dialog, TextField } from '@hangar/ui';
 import type { WireAllocation, WirePlanChange, WirePromoInfoRequirement } from '@hangar/api-client';
 import s from '../buy.module.css';
 
-export function LoginModal({ open, heading, onClose, onLogin, initialEmail }: {
+/** What the CREATE NEW ACCOUNT panel of the login modal needs (spec 001 §2). */
+export interface CreateAccountOffer {
+  /** The cart buys for an organization: its name is asked for too. */
+  business: boolean;
+  organizationName: string;
+  onOrganization: (v: string) => void;
+  /** Creates the account and logs it in; answers the messages of a refusal. */
+  onCreate: (email: string, password: string) => Promise<string[] | undefined>;
+}
+
+/**
+ * The login modal. With `create` (a purchase of several licences by a buyer without an
+ * account) it also offers CREATE NEW ACCOUNT beside LOGIN TO EXISTING ACCOUNT, so a new
+ * organization signs up and goes on to payment without leaving the page or the cart.
+ */
+export function LoginModal({ open, heading, onClose, onLogin, initialEmail, create }: {
   open: boolean;
   heading: string;
   onClose: () => void;
   onLogin: (u: string, p: string) => Promise<string | undefined>;
   initialEmail: string;
+  create?: CreateAccountOffer;
 }) {
   const [user, setUser] = useState(initialEmail);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const login = (
+    <form
+      aria-labelledby={create ? 'modal-login-title' : undefined}
+      className={create ? s.buyAccountPanel : undefined}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(undefined);
+        const msg = await onLogin(user, password);
+        if (msg) {
+          setError(msg);
+          setBusy(false);
+        }
+      }}
+    >
+      {create ? <h3 id="modal-login-title">LOGIN TO EXISTING ACCOUNT</h3> : null}
+      <TextField label="Email Address" id="modal-login-email" name="username" type="email" autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
+      <TextField
+        label="Password"
+        id="modal-login-password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        errors={error ? [error] : []}
+        onChange={(e) => setPassword(e.target.value)}
+      />
+      <Button type="submit" disabled={busy}>
+        LOGIN
+      </Button>
+      <p>
+        <a href="/account/forgot-password">Forgot password?</a>
+      </p>
+    </form>
+  );
   return (
     <Dialog open={open} title={heading} onClose={onClose} testId="login-modal">
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(undefined);
-          const msg = await onLogin(user, password);
-          if (msg) {
-            setError(msg);
-            setBusy(false);
-          }
-        }}
-      >
-        <TextField label="Email Address" id="modal-login-email" name="username" type="email" autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
-        <TextField
-          label="Password"
-          id="modal-login-password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          errors={error ? [error] : []}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <Button type="submit" disabled={busy}>
-          LOGIN
-        </Button>
-        <p>
-          <a href="/account/forgot-password">Forgot password?</a>
-        </p>
-      </form>
+      {create ? (
+        <div className={s.buyAccountPanels}>
+          <CreateAccountPanel offer={create} initialEmail={initialEmail} />
+          {login}
+        </div>
+      ) : (
+        login
+      )}
     </Dialog>
+  );
+}
+
+function CreateAccountPanel({ offer, initialEmail }: { offer: CreateAccountOffer; initialEmail: string }) {
+  const [email, setEmail] = useState(initialEmail);
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<{ email?: string[]; password?: string[]; confirm?: string[]; organization?: string[]; other?: string[] }>({});
+  return (
+    <form
+      aria-labelledby="modal-create-title"
+      className={s.buyAccountPanel}
+      noValidate
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const found: typeof errors = {};
+        if (!email.trim()) found.email = ['Please enter your email address.'];
+        if (!password) found.password = ['Please enter a password.'];
+        else if (confirm !== password) found.confirm = ['Passwords do not match'];
+        if (offer.business && !offer.organizationName.trim()) found.organization = ['Please enter your organization name.'];
+        setErrors(found);
+        if (Object.keys(found).length > 0) return;
+        setBusy(true);
+        const refused = await offer.onCreate(email.trim(), password);
+        if (refused) {
+          setErrors({ other: refused });
+          setBusy(false);
+        }
+      }}
+    >
+      <h3 id="modal-create-title">CREATE NEW ACCOUNT</h3>
+      <TextField label="Email Address" id="modal-create-email" name="email" type="email" autoComplete="email" value={email} errors={errors.email} onChange={(e) => setEmail(e.target.value)} />
+      {offer.business ? (
+        <TextField
+          label="Organization Name"
+          id="modal-create-organization"
+          name="organizationName"
+          autoComplete="organization"
+          value={offer.organizationName}
+          errors={errors.organization}
+          onChange={(e) => offer.onOrganization(e.target.value)}
+        />
+      ) : null}
+      <TextField label="Password" id="modal-create-password" name="new-password" type="password" autoComplete="new-password" value={password} errors={errors.password} onChange={(e) => setPassword(e.target.value)} />
+      <TextField
+        label="Confirm Password"
+        id="modal-create-confirm"
+        name="confirm-password"
+        type="password"
+        autoComplete="new-password"
+        value={confirm}
+        errors={[...(errors.confirm ?? []), ...(errors.other ?? [])]}
+        onChange={(e) => setConfirm(e.target.value)}
+      />
+      <Button type="submit" disabled={busy}>
+        CREATE ACCOUNT AND CONTINUE
+      </Button>
+    </form>
   );
 }
 
