@@ -703,9 +703,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1RequestPasswordResetRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1RequestPasswordResetRequest"];
             };
         };
         responses: {
@@ -718,13 +719,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1RequestPasswordResetResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
@@ -736,9 +737,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1SetPasswordRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["v1SetPasswordRequest"];
             };
         };
         responses: {
@@ -751,13 +753,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1SetPasswordResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };

@@ -29,16 +29,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        protobufAny: {
-            "@type"?: string;
-        } & {
-            [key: string]: unknown;
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        hangarError: {
+            /**
+             * @description The class of the failure, one of a small stable set; clients branch on it.
+             * @enum {string}
+             */
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            /** @description One entry per invalid input field (invalid_argument). */
+            fieldErrors?: components["schemas"]["hangarFieldError"][];
+            /** @description A plain message safe to show; a validation failure names the field. */
+            message: string;
+            /** @description The caller must log in first (unauthenticated). */
+            requireLogin?: boolean;
         };
-        rpcStatus: {
-            /** Format: int32 */
-            code?: number;
-            details?: components["schemas"]["protobufAny"][];
-            message?: string;
+        hangarFieldError: {
+            /** @description The JSON name of the field. */
+            field: string;
+            message: string;
         };
         v1AddMemberRequest: {
             email?: string;
@@ -84,7 +92,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["v1AddMemberRequest"];
             };
@@ -99,13 +107,13 @@ export interface operations {
                     "application/json": components["schemas"]["v1AddMemberResponse"];
                 };
             };
-            /** @description An unexpected error response. */
+            /** @description An error: the error object with the HTTP status of its code. */
             default: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["rpcStatus"];
+                    "application/json": components["schemas"]["hangarError"];
                 };
             };
         };
