@@ -169,6 +169,16 @@ var transports = map[Code]transport{
 	TooLarge:         {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 }
 
+// Codes answers every code, in no particular order: the published error object documents
+// exactly these (the contract test compares them).
+func Codes() []Code {
+	out := make([]Code, 0, len(transports))
+	for c := range transports {
+		out = append(out, c)
+	}
+	return out
+}
+
 // codeOfGRPC reads a gRPC code that carries no ErrorInfo (a status made outside Hangar's
 // handlers: a client library, the gateway, another system).
 var codeOfGRPC = map[codes.Code]Code{

@@ -66,13 +66,18 @@ function errorSchemas() {
     [ERROR]: {
       type: 'object',
       description:
-        'The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object.',
-      required: ['code', 'message'],
+        'The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, payment_declined 402, permission_denied 403, not_found 404, method_not_allowed 405, conflict 409, failed_precondition 412, payload_too_large 413, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). The spec\'s refusal fields (status, errors, msg, requireLogin, the fresh preview of a changed quote) are part of the same object.',
+      required: ['code', 'message', 'reason', 'status', 'errors', 'msg'],
       properties: {
         code: { type: 'string', enum: contract.errorCodes, description: 'The class of the failure, one of a small stable set; clients branch on it.' },
         message: { type: 'string', description: 'A plain message safe to show; a validation failure names the field.' },
+        reason: { type: 'string', description: 'The refusal named more finely, UPPER_SNAKE_CASE: QUOTE_CHANGED, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT, else the code itself (NOT_FOUND).' },
+        status: { type: 'string', enum: ['fail'], description: 'Always "fail" (the spec\'s refusal answers).' },
+        errors: { type: 'array', items: { type: 'string' }, description: 'Every problem found, else the field messages, else the message alone.' },
+        msg: { type: 'string', description: 'The message again (the login answer\'s {status, msg} of spec 000 §7).' },
         fieldErrors: { type: 'array', items: { $ref: `#/components/schemas/${FIELD_ERROR}` }, description: 'One entry per invalid input field (invalid_argument).' },
         requireLogin: { type: 'boolean', description: 'The caller must log in first (unauthenticated).' },
+        preview: { type: 'object', description: 'On QUOTE_CHANGED: the fresh invoice preview (PreviewInvoiceResponse) to show before paying again.' },
       },
     },
     [FIELD_ERROR]: {

@@ -446,19 +446,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, permission_denied 403, not_found 404, conflict 409, failed_precondition 412, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). A method a route does not serve answers 405 with this object. */
+        /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, payment_declined 402, permission_denied 403, not_found 404, method_not_allowed 405, conflict 409, failed_precondition 412, payload_too_large 413, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). The spec's refusal fields (status, errors, msg, requireLogin, the fresh preview of a changed quote) are part of the same object. */
         hangarError: {
             /**
              * @description The class of the failure, one of a small stable set; clients branch on it.
              * @enum {string}
              */
-            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition";
+            code: "invalid_argument" | "not_found" | "conflict" | "unauthenticated" | "permission_denied" | "resource_exhausted" | "unavailable" | "internal" | "failed_precondition" | "payment_declined" | "method_not_allowed" | "payload_too_large";
+            /** @description Every problem found, else the field messages, else the message alone. */
+            errors: string[];
             /** @description One entry per invalid input field (invalid_argument). */
             fieldErrors?: components["schemas"]["hangarFieldError"][];
             /** @description A plain message safe to show; a validation failure names the field. */
             message: string;
+            /** @description The message again (the login answer's {status, msg} of spec 000 §7). */
+            msg: string;
+            /** @description On QUOTE_CHANGED: the fresh invoice preview (PreviewInvoiceResponse) to show before paying again. */
+            preview?: Record<string, never>;
+            /** @description The refusal named more finely, UPPER_SNAKE_CASE: QUOTE_CHANGED, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT, else the code itself (NOT_FOUND). */
+            reason: string;
             /** @description The caller must log in first (unauthenticated). */
             requireLogin?: boolean;
+            /**
+             * @description Always "fail" (the spec's refusal answers).
+             * @enum {string}
+             */
+            status: "fail";
         };
         hangarFieldError: {
             /** @description The JSON name of the field. */
