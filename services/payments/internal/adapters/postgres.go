@@ -101,8 +101,10 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	}()
 
 	var inserted bool
+	var limited error
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	queueVelocityCheck(ctx, b, &limited) // card testing: velocity.go
 	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
 		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
 	if payer != nil {
@@ -114,6 +116,9 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	})
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("insert charge: %w", err)
+	}
+	if inserted && limited != nil {
+		return out, false, limited // the rollback drops the new row
 	}
 	cur := c
 	if !inserted {
@@ -144,6 +149,10 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 		if err := s.queueAdopt(ctx, b, *adopt); err != nil {
 			return out, false, err
 		}
+	}
+	if v := velocityFrom(ctx); v != nil && cur.Status == domain.Failed {
+		v.reached = &LimitedError{}
+		queueVelocityDecline(ctx, b, v.reached)
 	}
 	queueCommit(b)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
