@@ -51,9 +51,9 @@ type Config struct {
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in messages"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
-	ReceiptKeys []string `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
-	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
-	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	ReceiptKeys  []string      `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
+	CodeAttempts int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
+	CodeWindow   time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
 	PromotionsPerOrder int `env:"CHECKOUT_PROMOTIONS_PER_ORDER" default:"1" doc:"how many promotions one order takes (the first that apply, in the order entered); 1: promotions do not stack"`
 	// DeeplinkAllow lists where deeplinkOnSuccess may send a buyer after payment.

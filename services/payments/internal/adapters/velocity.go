@@ -40,7 +40,9 @@ type LimitedError struct {
 	Keys  []string
 }
 
-func (e *LimitedError) Error() string { return "card attempts limited until " + e.Until.Format(time.RFC3339) }
+func (e *LimitedError) Error() string {
+	return "card attempts limited until " + e.Until.Format(time.RFC3339)
+}
 
 // Limits receives the subjects found past the rule (a check that refused, a decline that
 // reached the limit), for a cache of refusals that costs no statement (the tokenisation's).

@@ -194,7 +194,6 @@ func (c *limitCache) limited(keys []string, now time.Time) (time.Time, bool) {
 	return until, !until.IsZero()
 }
 
-
 // chargeOutcome is a finished charge's outcome as an attempt.
 func chargeOutcome(c domain.Charge) string {
 	if c.Status == domain.Failed {
