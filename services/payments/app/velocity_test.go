@@ -18,6 +18,7 @@ import (
 
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/services/payments/app"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
@@ -227,4 +228,18 @@ func (r *running) scrape(t *testing.T) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// Issue 26: PAYMENTS_FINGERPRINT_KEY fell back to a fixed development key. Outside
+// development mode payments now refuses to start without it, naming the variable.
+func TestRefusesToStartWithoutItsKeyOutsideDevelopment(t *testing.T) {
+	t.Setenv("HANGAR_DEV_MODE", "false")
+	t.Setenv("PAYMENTS_FINGERPRINT_KEY", "")
+	if _, err := app.LoadConfig(); err == nil || !strings.Contains(err.Error(), "PAYMENTS_FINGERPRINT_KEY") {
+		t.Fatalf("LoadConfig = %v, want a refusal naming PAYMENTS_FINGERPRINT_KEY", err)
+	}
+	t.Setenv("PAYMENTS_FINGERPRINT_KEY", "a-production-key-from-a-secret")
+	if c, err := app.LoadConfig(); err != nil || c.FingerprintKey != "a-production-key-from-a-secret" {
+		t.Fatalf("LoadConfig with the key = %v", err)
+	}
 }
