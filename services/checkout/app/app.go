@@ -51,6 +51,9 @@ type Config struct {
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in messages"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
+	// Gift certificate caps (issue 26), in minor units of the order's currency.
+	GiftOrderCap int64         `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
+	GiftDayCap   int64         `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
 	ReceiptKeys  []string      `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
 	CodeAttempts int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow   time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
@@ -210,6 +213,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
+		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		// Shared by every replica in checkout's database (rate_limits), as identity's
 		// isbusiness limit is in its own.

@@ -49,6 +49,7 @@ type Service struct {
 	now      func() time.Time
 	quoteKey []byte
 	receipts ReceiptKeys
+	giftCaps GiftCaps
 	cat      atomic.Pointer[domain.Catalog]
 	promos   atomic.Pointer[map[string]*promotion.Promotion]
 	counters *Counters
@@ -77,6 +78,8 @@ type Options struct {
 	Rules    rules.Rules
 	Now      func() time.Time
 	QuoteKey []byte
+	// GiftCaps bound gift certificate purchases per order and per buyer and day.
+	GiftCaps GiftCaps
 	// ReceiptKeys sign and verify the receipt cookies (none: no browser reads a receipt
 	// without a session).
 	ReceiptKeys ReceiptKeys
@@ -110,7 +113,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys,
+	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
