@@ -17,9 +17,9 @@ import (
 func (s *Store) ReserveGiftSpend(ctx context.Context, buyer, currency string, day time.Time, amount, dayCap int64) (bool, error) {
 	var total int64
 	err := s.pool.QueryRow(ctx, `INSERT INTO gift_spend AS g (buyer, day, currency, amount_in_cents)
-		SELECT $1, $2::date, $3, $4 WHERE $4 <= $5
+		SELECT $1::text, $2::date, $3::text, $4::bigint WHERE $4::bigint <= $5::bigint
 		ON CONFLICT (buyer, day, currency) DO UPDATE SET amount_in_cents = g.amount_in_cents + EXCLUDED.amount_in_cents
-		WHERE g.amount_in_cents + EXCLUDED.amount_in_cents <= $5
+		WHERE g.amount_in_cents + EXCLUDED.amount_in_cents <= $5::bigint
 		RETURNING amount_in_cents`, strings.ToLower(strings.TrimSpace(buyer)), day.UTC().Format(time.DateOnly), currency, amount, dayCap).Scan(&total)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
