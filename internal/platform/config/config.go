@@ -84,8 +84,8 @@ func LoadFrom(cfg any, lookup Lookup) error {
 }
 
 // isSecret reports whether f is a secret the process needs: tagged `secret:"true"`, and
-// when it also names a switch (`secretWhen:"VAR"`: the secret is only used with that
-// feature on) only while that variable is true.
+// when it also names another variable (`secretWhen:"VAR"`: the secret is only used with
+// that feature on, or that user set) only while that variable is set and not false.
 func isSecret(f reflect.StructField, lookup Lookup) bool {
 	if f.Tag.Get("secret") != "true" {
 		return false
@@ -95,8 +95,11 @@ func isSecret(f reflect.StructField, lookup Lookup) bool {
 		return true
 	}
 	raw, _ := lookup(when)
-	on, _ := strconv.ParseBool(strings.TrimSpace(raw))
-	return on
+	raw = strings.TrimSpace(raw)
+	if b, err := strconv.ParseBool(raw); err == nil {
+		return b
+	}
+	return raw != ""
 }
 
 // Var documents one variable.

@@ -81,6 +81,7 @@ func TestDefaultPoolKeepsASetSize(t *testing.T) {
 type secrets struct {
 	Key     string `env:"SOME_KEY" secret:"true" dev:"dev-key-not-for-production"`
 	Captcha string `env:"CAPTCHA_SECRET" secret:"true" secretWhen:"CAPTCHA_ON" dev:""`
+	Pass    string `env:"MAIL_PASSWORD" secret:"true" secretWhen:"MAIL_USER" dev:""`
 	Plain   string `env:"PLAIN" default:"p"`
 }
 
@@ -102,6 +103,9 @@ func TestSecretsAreRequiredOutsideDevelopmentMode(t *testing.T) {
 	}
 	if err := LoadFrom(&c, env(DevModeVar, "false", "CAPTCHA_ON", "true", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "CAPTCHA_SECRET") {
 		t.Fatalf("the verifier on without its secret: %v, want an error naming CAPTCHA_SECRET", err)
+	}
+	if err := LoadFrom(&c, env(DevModeVar, "false", "MAIL_USER", "relay-user", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "MAIL_PASSWORD") {
+		t.Fatalf("a mail user without its password: %v, want an error naming MAIL_PASSWORD", err)
 	}
 	c = secrets{}
 	if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", "real-key")); err != nil || c.Key != "real-key" || c.Plain != "p" {
