@@ -86,7 +86,9 @@ var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_ha
 // costs a connection for the length of the processor call.
 //
 // The transaction's BEGIN travels with the key's insert and its COMMIT with the writes of
-// the outcome (pipelined): a new charge costs two round trips to payments' database.
+// the outcome (pipelined): a new charge costs two round trips to payments' database. The
+// card-testing rule of ctx (WithVelocity) rides in both: its check with the insert (a new
+// charge past the rule is a *LimitedError, nothing written), a decline's count with the commit.
 func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step PendingStep) (out domain.Charge, replayed bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -150,10 +152,7 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 			return out, false, err
 		}
 	}
-	if v := velocityFrom(ctx); v != nil && cur.Status == domain.Failed {
-		v.reached = &LimitedError{}
-		queueVelocityDecline(ctx, b, v.reached)
-	}
+	queueVelocityDecline(ctx, b, cur) // card testing: velocity.go
 	queueCommit(b)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("save charge %s: %w", cur.ID, err)

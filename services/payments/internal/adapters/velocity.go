@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hangar/hangar/services/payments/internal/domain"
 )
 
 // Velocity is the card-testing rule applied to one card attempt (a charge, a verification,
@@ -137,13 +139,15 @@ func queueVelocityCheck(ctx context.Context, b *pgx.Batch, limited *error) {
 	})
 }
 
-// queueVelocityDecline queues the count of a declined attempt into a charge's commit;
-// reached receives the subjects the decline brought to the limit.
-func queueVelocityDecline(ctx context.Context, b *pgx.Batch, reached *LimitedError) {
+// queueVelocityDecline queues the count of a declined charge (c failed) into its commit;
+// the rule keeps the subjects the decline brought to the limit (ReachedLimit).
+func queueVelocityDecline(ctx context.Context, b *pgx.Batch, c domain.Charge) {
 	v := velocityFrom(ctx)
-	if v == nil {
+	if v == nil || c.Status != domain.Failed {
 		return
 	}
+	v.reached = &LimitedError{}
+	reached := v.reached
 	b.Queue(velocityRecordSQL, v.recordArgs()...).Query(func(rows pgx.Rows) error {
 		l, err := v.limitedRows(rows, true)
 		if err != nil {
