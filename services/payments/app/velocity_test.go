@@ -243,3 +243,28 @@ func TestRefusesToStartWithoutItsKeyOutsideDevelopment(t *testing.T) {
 		t.Fatalf("LoadConfig with the key = %v", err)
 	}
 }
+
+// The card reader's vault is a verification too: a customer's cards declined at the reader
+// count per e-mail, and past the limit the reader is refused without the card's failure.
+func TestCardReaderVaultCountsAsAVerification(t *testing.T) {
+	r := start(t, nil)
+	cards := []string{gateway.CardDecline, gateway.CardInsufficientFunds, gateway.CardExpired}
+	present := func(i int, number string) (int, map[string]any) {
+		req := map[string]string{"email": "walk-in@example.com", "readerSerialNumber": "RDR-0001"}
+		if code, body := r.do(t, "POST", "/buy/api/card-reader/vault", "admin-token", req); code != 200 {
+			t.Fatalf("vault request %d = %d %v", i, code, body)
+		}
+		return r.do(t, "POST", "/buy/api/card-reader/simulate", "", map[string]string{"readerSerialNumber": "RDR-0001",
+			"number": number, "cvv": cvvOf(number), "expirationDate": "0931", "cardholderName": "Walk In"})
+	}
+	for i := range threshold {
+		code, body := present(i, cards[i%len(cards)])
+		if code != 200 || body["status"] != "failed" || body["message"] == "" {
+			t.Fatalf("declined card %d at the reader = %d %v", i, code, body)
+		}
+	}
+	code, body := present(threshold, gateway.CardDecline)
+	if code != 429 || strings.Contains(fmt.Sprint(body), "Do Not Honor") {
+		t.Fatalf("past the limit = %d %v, want 429 without the card's failure", code, body)
+	}
+}
