@@ -24,6 +24,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
 CHART="$ROOT/deploy/helm/hangar"
 CI_VALUES="$ROOT/deploy/helm/ci-values.yaml"
+# The chart requires a Secret for each key a service refuses to start without; the checks
+# name test ones (a rendering without them fails, which step "required secrets" checks).
+SECRETS="$ROOT/deploy/helm/test-secrets-values.yaml"
 SCHEMAS="$ROOT/deploy/helm/schemas"
 CHECK_MODULE="$ROOT/deploy/helm/check"
 
@@ -106,14 +109,21 @@ trap 'rm -rf "$WORK"' EXIT
 export HELM_CACHE_HOME="$WORK/helm/cache" HELM_CONFIG_HOME="$WORK/helm/config" HELM_DATA_HOME="$WORK/helm/data"
 
 step "helm lint --strict"
-"$HELM" lint --strict --kube-version "$K8S_VERSION" "$CHART"
-"$HELM" lint --strict --kube-version "$K8S_VERSION" -f "$CI_VALUES" "$CHART"
+"$HELM" lint --strict --kube-version "$K8S_VERSION" -f "$SECRETS" "$CHART"
+"$HELM" lint --strict --kube-version "$K8S_VERSION" -f "$CI_VALUES" -f "$SECRETS" "$CHART"
 
 render() { # render OUT [helm template args...]
   local out="$1"
   shift
-  "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION" "$@" >"$out"
+  "$HELM" template "$RELEASE" "$CHART" --namespace "$NAMESPACE" --kube-version "$K8S_VERSION" -f "$SECRETS" "$@" >"$out"
 }
+
+step "required secrets: no rendering without the services' keys"
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" >"$WORK/secrets.out" 2>&1; then
+  fail "the chart rendered without the Secrets of CHECKOUT_QUOTE_KEY, CHECKOUT_RECEIPT_KEYS and PAYMENTS_FINGERPRINT_KEY"
+fi
+grep -q "secretEnv.*name is required" "$WORK/secrets.out" || fail "rendering failed, but not for a missing Secret: $(cat "$WORK/secrets.out")"
+echo "ok: $(grep -m1 -o 'services\.[a-z]*\.secretEnv\.[A-Z_]*\.name is required' "$WORK/secrets.out")"
 
 step "values.schema.json rejects unknown keys"
 if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \

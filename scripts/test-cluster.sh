@@ -37,6 +37,6 @@ crds="$(cd "$ROOT/deploy/helm/check" && go mod download -json \
 (cd "$ROOT/deploy/helm/check" && go build -o "$BIN/clustertest" ./cmd/clustertest)
 echo "test-cluster: tools ready ($((SECONDS - start))s)"
 cd "$ROOT"
-"$BIN/clustertest" -bin "$BIN" -chart deploy/helm/hangar -values deploy/helm/cluster-values.yaml \
+"$BIN/clustertest" -bin "$BIN" -chart deploy/helm/hangar -values deploy/helm/cluster-values.yaml,deploy/helm/test-secrets-values.yaml \
   -crds "$crds" "$@"
 echo "test-cluster: passed in $((SECONDS - start))s"

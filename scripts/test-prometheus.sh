@@ -59,7 +59,7 @@ free_port() {
 (cd "$ROOT/deploy/helm/check" && go build -o "$WORK/promrules" ./cmd/promrules && go build -o "$WORK/promcheck" ./cmd/promcheck)
 export HELM_CACHE_HOME="$WORK/helm/cache" HELM_CONFIG_HOME="$WORK/helm/config" HELM_DATA_HOME="$WORK/helm/data"
 "$BIN/helm" template hangar "$ROOT/deploy/helm/hangar" --namespace store --kube-version 1.36.3 \
-  -f "$ROOT/deploy/helm/cluster-values.yaml" --set componentDefaults.image.tag=1.0.0 |
+  -f "$ROOT/deploy/helm/cluster-values.yaml" -f "$ROOT/deploy/helm/test-secrets-values.yaml" --set componentDefaults.image.tag=1.0.0 |
   "$WORK/promrules" -out "$WORK/rules"
 groups=$(cat "$WORK"/rules/*.yaml | grep -c '^- name: ')
 

@@ -1,6 +1,6 @@
 // Package config loads typed configuration from the environment. A config is a struct whose
 // fields carry `env:"NAME"`, `default:"value"` and `doc:"..."` tags; nested structs are
-// walked. Supported kinds: string, bool, int, int64, float64 (for ratios only), time.Duration
+// walked. A field tagged `secret:"true"` has no default (see DevModeVar). Supported kinds: string, bool, int, int64, float64 (for ratios only), time.Duration
 // and []string (comma separated). Unknown-format values are an error naming the variable.
 package config
 
@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"testing"
 	"text/tabwriter"
 	"time"
 )
@@ -21,23 +22,84 @@ type Lookup func(name string) (string, bool)
 // Load fills cfg (a pointer to a struct) from the process environment.
 func Load(cfg any) error { return LoadFrom(cfg, os.LookupEnv) }
 
+// DevModeVar turns development mode on or off. Outside development mode every secret (a
+// field tagged `secret:"true"`) must be set: a key has no default a stranger could know.
+// In development mode an unset secret takes its `dev:"..."` value, a value marked as a
+// development one. Unset, development mode is on only in a test binary (go test), so a
+// service built for production never runs with development keys by accident.
+const DevModeVar = "HANGAR_DEV_MODE"
+
+// DevMode reports whether lookup says the process runs in development mode (DevModeVar).
+func DevMode(lookup Lookup) (bool, error) {
+	raw, ok := lookup(DevModeVar)
+	if !ok || strings.TrimSpace(raw) == "" {
+		return testing.Testing(), nil
+	}
+	on, err := strconv.ParseBool(strings.TrimSpace(raw))
+	if err != nil {
+		return false, fmt.Errorf("config: %s=%q: %w", DevModeVar, raw, err)
+	}
+	return on, nil
+}
+
 // LoadFrom fills cfg from lookup, using each field's default when the variable is unset.
+// A secret field (`secret:"true"`) has no default: unset outside development mode it is an
+// error naming the variable; in development mode it takes its `dev` value.
 func LoadFrom(cfg any, lookup Lookup) error {
 	v := reflect.ValueOf(cfg)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("config: want a pointer to a struct, got %T", cfg)
 	}
-	return walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) error {
+	dev, err := DevMode(lookup)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	err = walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) error {
 		name := f.Tag.Get("env")
 		raw, ok := lookup(name)
 		if !ok {
 			raw = f.Tag.Get("default")
+		}
+		if isSecret(f, lookup) && strings.TrimSpace(raw) == "" {
+			if !dev {
+				missing = append(missing, name)
+				return nil
+			}
+			raw = f.Tag.Get("dev")
 		}
 		if err := set(fv, raw); err != nil {
 			return fmt.Errorf("config: %s=%q: %w", name, raw, err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("config: %s must be set (a secret has no default outside development mode; %s=true only in development)",
+			strings.Join(missing, ", "), DevModeVar)
+	}
+	return nil
+}
+
+// isSecret reports whether f is a secret the process needs: tagged `secret:"true"`, and
+// when it also names another variable (`secretWhen:"VAR"`: the secret is only used with
+// that feature on, or that user set) only while that variable is set and not false.
+func isSecret(f reflect.StructField, lookup Lookup) bool {
+	if f.Tag.Get("secret") != "true" {
+		return false
+	}
+	when := f.Tag.Get("secretWhen")
+	if when == "" {
+		return true
+	}
+	raw, _ := lookup(when)
+	raw = strings.TrimSpace(raw)
+	if b, err := strconv.ParseBool(raw); err == nil {
+		return b
+	}
+	return raw != ""
 }
 
 // Var documents one variable.
@@ -49,7 +111,11 @@ type Var struct {
 func Describe(cfg any) []Var {
 	var out []Var
 	_ = walk(reflect.ValueOf(cfg).Elem(), func(f reflect.StructField, _ reflect.Value) error {
-		out = append(out, Var{Name: f.Tag.Get("env"), Default: f.Tag.Get("default"), Doc: f.Tag.Get("doc")})
+		def := f.Tag.Get("default")
+		if f.Tag.Get("secret") == "true" {
+			def = "(required; secret)"
+		}
+		out = append(out, Var{Name: f.Tag.Get("env"), Default: def, Doc: f.Tag.Get("doc")})
 		return nil
 	})
 	return out

@@ -77,3 +77,49 @@ func TestDefaultPoolKeepsASetSize(t *testing.T) {
 		t.Errorf("pool sizes %d and %d, want the service's 16 and the set 5", unset.MaxConns, set.MaxConns)
 	}
 }
+
+type secrets struct {
+	Key     string `env:"SOME_KEY" secret:"true" dev:"dev-key-not-for-production"`
+	Captcha string `env:"CAPTCHA_SECRET" secret:"true" secretWhen:"CAPTCHA_ON" dev:""`
+	Pass    string `env:"MAIL_PASSWORD" secret:"true" secretWhen:"MAIL_USER" dev:""`
+	Plain   string `env:"PLAIN" default:"p"`
+}
+
+// Issue 26: a key had a public development default in every deployment (anyone who knew
+// CHECKOUT_QUOTE_KEY's could forge receipt cookies). A secret now has none outside
+// development mode: the loader refuses and names the variable.
+func TestSecretsAreRequiredOutsideDevelopmentMode(t *testing.T) {
+	env := func(kv ...string) Lookup {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+	}
+	var c secrets
+	err := LoadFrom(&c, env(DevModeVar, "false"))
+	if err == nil || !strings.Contains(err.Error(), "SOME_KEY") || strings.Contains(err.Error(), "CAPTCHA_SECRET") {
+		t.Fatalf("production without the key: %v, want an error naming SOME_KEY (only)", err)
+	}
+	if err := LoadFrom(&c, env(DevModeVar, "false", "CAPTCHA_ON", "true", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "CAPTCHA_SECRET") {
+		t.Fatalf("the verifier on without its secret: %v, want an error naming CAPTCHA_SECRET", err)
+	}
+	if err := LoadFrom(&c, env(DevModeVar, "false", "MAIL_USER", "relay-user", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "MAIL_PASSWORD") {
+		t.Fatalf("a mail user without its password: %v, want an error naming MAIL_PASSWORD", err)
+	}
+	c = secrets{}
+	if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", "real-key")); err != nil || c.Key != "real-key" || c.Plain != "p" {
+		t.Fatalf("production with the key = %+v, %v", c, err)
+	}
+	c = secrets{}
+	if err := LoadFrom(&c, env(DevModeVar, "true")); err != nil || c.Key != "dev-key-not-for-production" {
+		t.Fatalf("development mode = %+v, %v, want the marked development key", c, err)
+	}
+	// A test binary is in development mode unless told otherwise.
+	if on, err := DevMode(env()); !on || err != nil {
+		t.Errorf("DevMode in a test = %v, %v", on, err)
+	}
+	if err := LoadFrom(&c, env(DevModeVar, "maybe")); err == nil || !strings.Contains(err.Error(), DevModeVar) {
+		t.Errorf("a malformed %s = %v", DevModeVar, err)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -234,14 +235,15 @@ func codeOf(err error) codes.Code {
 }
 
 // remoteFailure reports whether err says the remote is unwell (it counts towards opening
-// the breaker). An answer — not found, invalid, declined, unauthenticated — is not a
-// failure, and neither is the caller giving up.
+// the breaker). An answer — not found, invalid, declined, unauthenticated, throttled — is
+// not a failure, and neither is the caller giving up: a remote answering 429 to one client
+// (payments refusing a card tester) is well, and an open breaker would refuse everyone.
 func remoteFailure(err error) bool {
 	if err == nil {
 		return false
 	}
 	switch codeOf(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Unknown, codes.DataLoss, codes.ResourceExhausted:
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Unknown, codes.DataLoss:
 		return true
 	}
 	return false
@@ -253,8 +255,25 @@ func transient(err error) bool {
 		return false
 	}
 	switch codeOf(err) {
-	case codes.Unavailable, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Aborted:
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted:
 		return true
+	case codes.ResourceExhausted:
+		// A throttled call that names its wait (RetryInfo: a limit on the client, for
+		// minutes) is an answer; another attempt now meets the same refusal.
+		return !hasRetryInfo(err)
+	}
+	return false
+}
+
+func hasRetryInfo(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok {
+		return false
+	}
+	for _, d := range st.Details() {
+		if _, ok := d.(*errdetails.RetryInfo); ok {
+			return true
+		}
 	}
 	return false
 }

@@ -18,6 +18,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/protobuf/types/known/durationpb"
+
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 )
@@ -211,5 +214,29 @@ func TestBreakerRecoversAfterCooldown(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("breaker never let a probe through: %v", err)
 		}
+	}
+}
+
+// A 429 is an answer about one client (payments refusing a card tester for minutes): it
+// neither opens the breaker, which would refuse every buyer, nor is retried at once when
+// it names its wait.
+func TestThrottledAnswersDoNotOpenTheBreaker(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	p := &payments{answer: func(int32) error {
+		st, _ := status.New(codes.ResourceExhausted, "Too many declined card attempts.").
+			WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(10 * time.Minute)})
+		return st.Err()
+	}}
+	c := serve(t, p, kitclient.Config{Failures: 3, Cooldown: time.Hour, Registry: reg})
+	for range 10 {
+		if _, err := c.Charge(context.Background(), &paymentsv1.ChargeRequest{IdempotencyKey: "k"}); status.Code(err) != codes.ResourceExhausted {
+			t.Fatalf("Charge = %v, want resource_exhausted", err)
+		}
+	}
+	if n := p.calls.Load(); n != 10 {
+		t.Errorf("server called %d times, want 10: a throttled call is neither retried nor cut off", n)
+	}
+	if got := breakerState(t, reg); got != float64(gobreaker.StateClosed) {
+		t.Errorf("breaker state = %v, want closed", got)
 	}
 }

@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,9 +49,14 @@ type Config struct {
 	RefreshInterval time.Duration `env:"CHECKOUT_REFRESH_INTERVAL" default:"30s" doc:"how often to refresh the catalogue and promotions kept in memory"`
 	DevSeed         bool          `env:"CHECKOUT_DEV_SEED" default:"false" doc:"write the development subscriptions, promotions and gift certificates at start (dev only)"`
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in messages"`
-	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" default:"dev-only-quote-key" doc:"secret signing quote ids; set a random value in production"`
-	CodeAttempts    int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
-	CodeWindow      time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
+	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
+	// Gift certificate caps (issue 26), in minor units of the order's currency.
+	GiftOrderCap int64         `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
+	GiftDayCap   int64         `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
+	ReceiptKeys  []string      `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
+	CodeAttempts int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
+	CodeWindow   time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
 	PromotionsPerOrder int `env:"CHECKOUT_PROMOTIONS_PER_ORDER" default:"1" doc:"how many promotions one order takes (the first that apply, in the order entered); 1: promotions do not stack"`
 	// DeeplinkAllow lists where deeplinkOnSuccess may send a buyer after payment.
@@ -59,7 +65,7 @@ type Config struct {
 	RecaptchaRequired bool `env:"CHECKOUT_RECAPTCHA_REQUIRED" default:"false" doc:"validation requires the human-verification value (recaptchaValue)"`
 	// RecaptchaSecret, when set, verifies the value with Google's siteverify; unset, a
 	// development verifier takes any non-empty value.
-	RecaptchaSecret   string        `env:"CHECKOUT_RECAPTCHA_SECRET" default:"" doc:"Google reCAPTCHA secret key; empty: a development verifier accepts any non-empty value (never set it on the command line of a shared host)"`
+	RecaptchaSecret   string        `env:"CHECKOUT_RECAPTCHA_SECRET" secret:"true" secretWhen:"CHECKOUT_RECAPTCHA_REQUIRED" dev:"" doc:"Google reCAPTCHA secret key, from a Secret; required with CHECKOUT_RECAPTCHA_REQUIRED outside development mode; empty in development: a development verifier accepts any non-empty value"`
 	RecaptchaURL      string        `env:"CHECKOUT_RECAPTCHA_URL" default:"https://www.google.com/recaptcha/api/siteverify" doc:"Google reCAPTCHA siteverify endpoint"`
 	RecaptchaTimeout  time.Duration `env:"CHECKOUT_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
 	RecaptchaMinScore float64       `env:"CHECKOUT_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
@@ -191,13 +197,23 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		pool.Close()
 		return nil, err
 	}
+	if cfg.QuoteKey == "" {
+		pool.Close()
+		return nil, errors.New("CHECKOUT_QUOTE_KEY is not set")
+	}
+	receiptKeys, err := iapp.ParseReceiptKeys(cfg.ReceiptKeys)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
 	orderMetrics, err := order.NewMetrics(deps.Registry)
 	if err != nil {
 		return nil, err
 	}
 	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
-		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey),
+		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
+		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		// Shared by every replica in checkout's database (rate_limits), as identity's
 		// isbusiness limit is in its own.
@@ -280,6 +296,9 @@ func (a *App) installAuth(tp trace.TracerProvider) error {
 		resolver = auth.RemoteResolver(a.cfg.Auth, conn)
 	}
 	auth.Install(a.srv, auth.Options{Resolver: resolver, CSRF: auth.CSRFConfig{AllowedOrigins: a.cfg.Auth.AllowedOrigins}})
+	// The buyer's address and session go with checkout's charges to payments, whose
+	// card-testing rule counts declines by them (adapters.PaymentsClient).
+	a.srv.UseUnary(auth.ClientInterceptor(a.cfg.Auth.TrustedProxies))
 	return nil
 }
 

@@ -2,6 +2,9 @@ package app_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +31,7 @@ import (
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/ports"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
 
@@ -457,6 +461,18 @@ func TestSubmit(t *testing.T) {
 		pilot := login(t, st.idBase, "pilot@demo.hangar.test")
 		if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+id, "", "Cookie", pilot); code != 404 {
 			t.Errorf("another account: %d", code)
+		}
+		// Issue 26: with checkout's default quote key anyone who knew an invoice id forged
+		// the receipt cookie. Receipts have keys of their own now: a cookie signed with the
+		// old development quote key (bare, or under a key id) is refused.
+		mac := hmac.New(sha256.New, []byte("dev-only-quote-key"))
+		mac.Write([]byte("receipt|" + id))
+		forged := hex.EncodeToString(mac.Sum(nil))[:40]
+		name := ports.ReceiptCookiePrefix + strings.ReplaceAll(id, "-", "")
+		for _, v := range []string{forged, "dev." + forged} {
+			if code, _ := call(t, "GET", st.base+"/buy/api/receipt/"+id, "", "Cookie", name+"="+v); code != 404 {
+				t.Errorf("receipt cookie forged with the quote key (%s): %d, want 404", v, code)
+			}
 		}
 	})
 

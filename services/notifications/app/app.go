@@ -35,7 +35,7 @@ type Config struct {
 
 	SMTPAddr        string        `env:"SMTP_ADDR" default:"127.0.0.1:25" doc:"SMTP relay host:port (make dev: the in-process dev mail sink)"`
 	SMTPUsername    string        `env:"SMTP_USERNAME" default:"" doc:"SMTP user; empty: no authentication"`
-	SMTPPassword    string        `env:"SMTP_PASSWORD" default:"" doc:"SMTP password (from a Secret)"`
+	SMTPPassword    string        `env:"SMTP_PASSWORD" secret:"true" secretWhen:"SMTP_USERNAME" dev:"" doc:"SMTP password, from a Secret; required with SMTP_USERNAME outside development mode"`
 	SMTPTLS         string        `env:"SMTP_TLS" default:"opportunistic" doc:"none, opportunistic (STARTTLS when offered) or mandatory"`
 	MailFrom        string        `env:"MAIL_FROM" default:"Hangar <no-reply@hangar.example>" doc:"sender of every e-mail"`
 	MessageIDDomain string        `env:"MAIL_MESSAGE_ID_DOMAIN" default:"notifications.hangar.example" doc:"right-hand side of Message-IDs (<event id>.<template>@domain)"`

@@ -46,10 +46,6 @@ const (
 	TopicPaymentRefunded = iapp.TopicPaymentRefunded
 )
 
-// devFingerprintKey keys card fingerprints when PAYMENTS_FINGERPRINT_KEY is unset (dev and
-// tests only; production sets the variable from a Secret).
-const devFingerprintKey = "hangar-dev-fingerprint-key-not-for-production"
-
 // Config is the payments service's configuration, read from the environment.
 type Config struct {
 	config.Platform
@@ -58,7 +54,7 @@ type Config struct {
 	auth.Config
 
 	Gateway         string        `env:"PAYMENTS_GATEWAY" default:"sandbox" doc:"card processor adapter; only the built-in sandbox exists so far"`
-	FingerprintKey  string        `env:"PAYMENTS_FINGERPRINT_KEY" default:"" doc:"HMAC key of card fingerprints (set from a Secret in production); empty: a fixed development key"`
+	FingerprintKey  string        `env:"PAYMENTS_FINGERPRINT_KEY" secret:"true" dev:"hangar-dev-fingerprint-key-not-for-production" doc:"HMAC key of card fingerprints, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	NonceTTL        time.Duration `env:"PAYMENTS_NONCE_TTL" default:"3h" doc:"life of a single-use payment nonce (sandbox)"`
 	SalesContact    string        `env:"PAYMENTS_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in 'contact sales' messages"`
 	CardReaders     []string      `env:"PAYMENTS_CARD_READERS" default:"" doc:"serial numbers of the sales-mode card readers"`
@@ -70,6 +66,9 @@ type Config struct {
 	FieldsAddr      string `env:"PAYMENTS_FIELDS_ADDR" default:":8081" doc:"listen address of the fields origin: the hosted card-fields page, its assets and POST /api/tokenize (the store's origin serves none of them)"`
 	FieldsOrigin    string `env:"PAYMENTS_FIELDS_ORIGIN" default:"" doc:"the fields origin's public URL (https://pay.store.example); the client token names it, the store's pages frame it, its tokenize accepts browser requests from it only; empty: the request's own host (tests)"`
 	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
+	// The card-testing rule (issue 26; services/payments/README.md, Card testing).
+	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session, account, card or e-mail may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
+	VelocityWindow   time.Duration `env:"PAYMENTS_VELOCITY_WINDOW" default:"10m" doc:"the window of PAYMENTS_VELOCITY_DECLINES"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -151,10 +150,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 			return nil, err
 		}
 	}
-	key := cfg.FingerprintKey
-	if key == "" {
-		key = devFingerprintKey
+	if cfg.FingerprintKey == "" {
+		return nil, errors.New("PAYMENTS_FINGERPRINT_KEY is not set")
 	}
+	key := cfg.FingerprintKey
 	// The sandbox is an external system to payments, shared by every replica: its state is
 	// in PostgreSQL (the sandbox_* tables), reached through a pool of its own.
 	a.sandboxPool, err = db.Open(ctx, cfg.URL, cfg.SandboxMaxConns)
@@ -166,7 +165,13 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	}
 	gw := gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now)
 	a.store = adapters.NewStore(pool, deps.Propagator)
-	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout}, o.now, log)
+	attempts, err := iapp.NewAttemptsMetric(deps.Registry)
+	if err != nil {
+		return nil, err
+	}
+	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout,
+		Velocity: iapp.VelocityRule{Declines: cfg.VelocityDeclines, Window: cfg.VelocityWindow, TrustedProxies: cfg.TrustedProxies},
+		Attempts: attempts}, o.now, log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/metadata"
+
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
@@ -21,7 +23,8 @@ import (
 // them. Besides ns/op it reports the CPU this process and the PostgreSQL backends of the
 // test database spent per order, and the statements and transactions per order of each
 // pool (hangar_db_*_total on the admin port: main is payments' own, sandbox the card
-// processor's). make bench runs it; make test does not.
+// processor's). Charges carry the buyer's client as checkout forwards it, so the
+// card-testing rule is checked as in production. make bench runs it; make test does not.
 func BenchmarkCharge(b *testing.B) {
 	r := start(b, nil)
 	ctx := context.Background()
@@ -31,7 +34,11 @@ func BenchmarkCharge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		resp, err := r.rpc.Charge(ctx, &paymentsv1.ChargeRequest{IdempotencyKey: "bench-" + strconv.Itoa(i), Amount: 47000, Currency: "USD",
+		// As checkout sends it: the buyer's address and session ride along (auth.OutgoingClient),
+		// so the card-testing rule's check rides in the charge's statements.
+		cctx := metadata.AppendToOutgoingContext(ctx, "x-hangar-client-addr", fmt.Sprintf("198.51.%d.%d", i/250%250, i%250),
+			"x-hangar-client-session", fmt.Sprintf("bench-session-%d", i))
+		resp, err := r.rpc.Charge(cctx, &paymentsv1.ChargeRequest{IdempotencyKey: "bench-" + strconv.Itoa(i), Amount: 47000, Currency: "USD",
 			Nonce: n.GetNonce(), CustomerId: fmt.Sprintf("bench-buyer-%d", i), StoreInVault: true, Reference: "order-" + strconv.Itoa(i)})
 		if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {
 			b.Fatalf("charge: %v %v", resp, err)

@@ -267,9 +267,17 @@ app.kubernetes.io/version: {{ . | trunc 63 | trimSuffix "-" | trimSuffix "." | q
 - name: {{ $k }}
   valueFrom:
     secretKeyRef:
-      name: {{ $ref.name | quote }}
+      name: {{ include "hangar.requiredSecretEnv" (dict "c" $c "k" $k "ref" $ref) | quote }}
       key: {{ $ref.key | quote }}
 {{- end }}
+{{- end -}}
+
+{{/* The Secret of a secretEnv entry. A service has no default for its keys outside
+development mode and refuses to start without them, so an entry the chart lists with an
+empty name (values.yaml) must be named: rendering fails, naming the value to set.
+ctx: dict c k ref */}}
+{{- define "hangar.requiredSecretEnv" -}}
+{{- required (printf "services.%s.secretEnv.%s.name is required: the Secret holding %s (key %q); the service refuses to start without it" .c.name .k .k .ref.key) .ref.name -}}
 {{- end -}}
 
 {{/* The card-fields origin (payments.fieldsHost), https with ingress TLS; empty without a

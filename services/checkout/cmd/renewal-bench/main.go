@@ -102,7 +102,7 @@ func run() error {
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": addr(*port), "HTTP_ADDR": addr(*port + 1),
 		"ADMIN_ADDR": addr(*port + 2), "PAYMENTS_FIELDS_ADDR": addr(*port + 3), "DATABASE_URL": paymentsURL, "LOG_LEVEL": "error", "PAYMENTS_DEV_SEED": "true",
-		"DATABASE_MAX_CONNS": "24", "TRUSTED_PROXIES": "0"})); err != nil {
+		"DATABASE_MAX_CONNS": "24", "TRUSTED_PROXIES": "0", config.DevModeVar: "true"})); err != nil {
 		return err
 	}
 	pay, err := payments.New(ctx, pcfg, io.Discard)

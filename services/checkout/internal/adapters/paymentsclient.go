@@ -43,9 +43,10 @@ func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
 }
 
 // Charge charges once per key and vaults a nonce's method for the customer (renewals
-// charge it). A refused nonce (invalid, used, expired) is a decline whose message is shown.
+// charge it). The buyer's client (auth.OutgoingClient) goes along for payments' card-testing
+// rule; a renewal has none. A refused nonce (invalid, used, expired) is a decline whose message is shown.
 func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
-	resp, err := p.c.Charge(withPayer(ctx, r.Payment), &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
+	resp, err := p.c.Charge(auth.OutgoingClient(withPayer(ctx, r.Payment)), &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
 		Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerId: r.CustomerID, Reference: r.Reference,
 		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order", CustomerEmail: r.CustomerEmail})
 	if err != nil {
@@ -68,7 +69,7 @@ func withPayer(ctx context.Context, pay order.Payment) context.Context {
 // Vault stores a nonce's method for the customer without a charge, once per key (the
 // card verified first). A declined verification is a *order.DeclinedError.
 func (p *PaymentsClient) Vault(ctx context.Context, r order.VaultRequest) (order.Charge, error) {
-	resp, err := p.c.VaultPaymentMethod(withPayer(ctx, r.Payment), &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: r.Key,
+	resp, err := p.c.VaultPaymentMethod(auth.OutgoingClient(withPayer(ctx, r.Payment)), &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: r.Key,
 		CustomerId: r.CustomerID, Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerEmail: r.CustomerEmail,
 		CardholderName: r.Payment.CardholderName, MakeDefault: r.MakeDefault, Reference: r.Reference})
 	if err != nil {

@@ -48,6 +48,8 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	quoteKey []byte
+	receipts ReceiptKeys
+	giftCaps GiftCaps
 	cat      atomic.Pointer[domain.Catalog]
 	promos   atomic.Pointer[map[string]*promotion.Promotion]
 	counters *Counters
@@ -76,6 +78,11 @@ type Options struct {
 	Rules    rules.Rules
 	Now      func() time.Time
 	QuoteKey []byte
+	// GiftCaps bound gift certificate purchases per order and per buyer and day.
+	GiftCaps GiftCaps
+	// ReceiptKeys sign and verify the receipt cookies (none: no browser reads a receipt
+	// without a session).
+	ReceiptKeys ReceiptKeys
 	// CodeAttempts per CodeWindow are allowed per client and per account.
 	CodeAttempts int
 	CodeWindow   time.Duration
@@ -106,7 +113,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey,
+	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}

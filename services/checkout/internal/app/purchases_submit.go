@@ -205,7 +205,15 @@ func (p *Purchases) SubmitGift(ctx context.Context, o gift.Order, recipient Gift
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
 			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
 	}
-	return p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+	release, err := p.reserveGift(ctx, c.Email, c.Currency, inv.TotalInCents) // gift_caps.go
+	if err != nil {
+		return nil, err
+	}
+	placed, err := p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+	if release != nil {
+		release(err)
+	}
+	return placed, err
 }
 
 // account answers the buyer's account: the session's, or the e-mail's (created at

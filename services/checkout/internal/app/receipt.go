@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/hmac"
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -38,7 +37,7 @@ func (s *Service) Receipt(ctx context.Context, invoiceID string, r Reader) (*ord
 }
 
 func (s *Service) mayRead(o *order.Placed, r Reader) bool {
-	if r.ReceiptToken != "" && hmac.Equal([]byte(r.ReceiptToken), []byte(s.ReceiptToken(o.InvoiceID))) {
+	if r.ReceiptToken != "" && s.receipts.Verify(o.InvoiceID, r.ReceiptToken) {
 		return true
 	}
 	for _, acct := range []string{o.AccountID, o.OrganizationID} {

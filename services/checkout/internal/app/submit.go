@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,9 +274,8 @@ func (s *Service) customerAccount(ctx context.Context, in domain.Input, pv *pric
 }
 
 // ReceiptToken is the value of the receipt cookie given to the browser that paid: an
-// HMAC of the invoice id, so it needs no storage and every replay of the submit gets it.
+// HMAC of the invoice id under the current receipt key (ReceiptKeys), so it needs no
+// storage and every replay of the submit gets it.
 func (s *Service) ReceiptToken(invoiceID string) string {
-	m := hmac.New(sha256.New, s.quoteKey)
-	m.Write([]byte("receipt|" + invoiceID))
-	return hex.EncodeToString(m.Sum(nil))[:40]
+	return s.receipts.Sign(invoiceID)
 }

@@ -192,6 +192,11 @@ type Payments interface {
 // IsRefused reports whether err is payments refusing the stored method offered.
 func IsRefused(err error) bool { return errs.CodeOf(err) == errs.Forbidden }
 
+// IsThrottled reports whether payments refused the card attempt under its card-testing
+// rule (429 with the wait): like a refused method, nothing was charged or written there,
+// so the submission's claim is forgotten and the key may be tried again after the wait.
+func IsThrottled(err error) bool { return errs.CodeOf(err) == errs.Exhausted }
+
 // DeclinedError is a failed charge (errs.Declined, with the processor's message).
 type DeclinedError struct{ Code, Message string }
 

@@ -227,7 +227,7 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 		if d, ok := AsDeclined(err); ok {
 			return Charge{}, p.decline(ctx, key, d)
 		}
-		if IsRefused(err) {
+		if IsRefused(err) || IsThrottled(err) {
 			return Charge{}, p.refused(ctx, key, err)
 		}
 		return Charge{}, err
@@ -256,7 +256,7 @@ func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchas
 	if d, ok := AsDeclined(err); ok {
 		return Charge{}, p.decline(ctx, key, d)
 	}
-	if IsRefused(err) {
+	if IsRefused(err) || IsThrottled(err) {
 		return Charge{}, p.refused(ctx, key, err)
 	}
 	return ch, err

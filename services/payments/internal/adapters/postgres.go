@@ -86,7 +86,9 @@ var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_ha
 // costs a connection for the length of the processor call.
 //
 // The transaction's BEGIN travels with the key's insert and its COMMIT with the writes of
-// the outcome (pipelined): a new charge costs two round trips to payments' database.
+// the outcome (pipelined): a new charge costs two round trips to payments' database. The
+// card-testing rule of ctx (WithVelocity) rides in both: its check with the insert (a new
+// charge past the rule is a *LimitedError, nothing written), a decline's count with the commit.
 func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step PendingStep) (out domain.Charge, replayed bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -101,8 +103,10 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	}()
 
 	var inserted bool
+	var limited error
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	queueVelocityCheck(ctx, b, &limited) // card testing: velocity.go
 	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
 		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
 	if payer != nil {
@@ -114,6 +118,9 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	})
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("insert charge: %w", err)
+	}
+	if inserted && limited != nil {
+		return out, false, limited // the rollback drops the new row
 	}
 	cur := c
 	if !inserted {
@@ -145,6 +152,7 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 			return out, false, err
 		}
 	}
+	queueVelocityDecline(ctx, b, cur) // card testing: velocity.go
 	queueCommit(b)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("save charge %s: %w", cur.ID, err)

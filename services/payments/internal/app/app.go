@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -39,6 +40,10 @@ type Policies struct {
 	SalesContact  string
 	Readers       []string
 	ReaderTimeout time.Duration
+	// Velocity is the card-testing rule (velocity.go); Attempts counts card attempts by
+	// outcome (nil: not counted).
+	Velocity VelocityRule
+	Attempts *prometheus.CounterVec
 }
 
 // Service is the payments use cases.
@@ -48,11 +53,13 @@ type Service struct {
 	pol   Policies
 	now   func() time.Time
 	log   *slog.Logger
+	// limits caches the card-testing refusals this replica learnt (velocity.go).
+	limits *limitCache
 }
 
 // New builds the service.
 func New(store *adapters.Store, gw gateway.Gateway, pol Policies, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{store: store, gw: gw, pol: pol, now: now, log: log}
+	return &Service{store: store, gw: gw, pol: pol, now: now, log: log, limits: newLimitCache(100_000)}
 }
 
 // NewID answers a random UUID (v4).
@@ -82,6 +89,14 @@ func (s *Service) Tokenize(ctx context.Context, in domain.CardInput) (gateway.No
 	n, err := s.gw.Tokenize(ctx, in)
 	if err != nil {
 		return n, s.gatewayErr(ctx, "tokenize card", err)
+	}
+	// Card testing: the client (or the card) past its declines gets no nonce.
+	// It asks this replica's cache of refusals, not the database: a tokenisation costs no
+	// statement of its own; the charge that follows checks the shared counts.
+	v := s.attempt(ctx, false, "", "")
+	cardOf(v, n.Fingerprint)
+	if err := s.cachedAttempt(ctx, v); err != nil {
+		return gateway.Nonce{}, err
 	}
 	s.log.DebugContext(ctx, "card tokenized", "brand", string(n.Card.Brand), "last4", n.Card.Last4)
 	return n, nil
@@ -125,6 +140,11 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
 		payer = &p
 	}
+	// Card testing: the rule rides in the charge's own statements (adapters.Velocity).
+	v := s.attempt(ctx, true, r.CustomerID, r.CustomerEmail)
+	if v != nil {
+		ctx = adapters.WithVelocity(ctx, v)
+	}
 	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
 		var reader *adapters.StoredMethod
 		if payer != nil {
@@ -142,6 +162,7 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault})
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
+			cardOf(v, d.Fingerprint)
 			return nil, nil, c.Fail(d.Code, d.Message, now)
 		}
 		if err == gateway.ErrTimeout {
@@ -174,9 +195,11 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		return c, false, s.refused(ctx, *payer, r.CustomerID, r.Reference)
 	}
 	if err != nil {
-		return c, false, err
+		return c, false, s.limitedErr(ctx, err)
 	}
+	s.limits.learn(adapters.ReachedLimit(ctx))
 	if !replayed {
+		s.countAttempt(chargeOutcome(c))
 		s.log.InfoContext(ctx, "charge", "charge", c.ID, "status", string(c.Status), "amount", c.Amount, "currency", c.Currency,
 			"failure", c.FailureCode)
 	}

@@ -114,14 +114,22 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		}
 		return UpdateResult{Succeeded: true, Payment: domain.PayCheck}, nil
 	}
+	// A verification is a card attempt: past the card-testing rule it is refused before the
+	// processor is asked, so the answer no longer says why a card failed.
+	v := s.attempt(ctx, false, u.AccountID, "")
+	if err := s.checkAttempt(ctx, v); err != nil {
+		return UpdateResult{}, err
+	}
 	m, err := s.gw.Vault(ctx, gateway.VaultRequest{Nonce: u.Nonce, CustomerID: u.AccountID, Verify: true,
 		Details: gateway.MethodDetails{CardholderName: u.CardholderName, PostalCode: u.Zipcode, Country: u.Country}})
 	if d, ok := gateway.AsDeclined(err); ok {
+		s.declined(ctx, v, d.Fingerprint)
 		return UpdateResult{Errors: []string{d.Message}, Payment: p.Payment}, nil
 	}
 	if err != nil {
 		return UpdateResult{}, s.gatewayErr(ctx, "vault", err)
 	}
+	s.countAttempt(attemptApproved)
 	if err := s.store.PutMethod(ctx, u.AccountID, m, u.Zipcode, u.Country, now); err != nil {
 		return UpdateResult{}, err
 	}

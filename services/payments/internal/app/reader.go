@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -90,11 +91,25 @@ func (s *Service) PresentCard(ctx context.Context, reader string, card domain.Ca
 		}
 		return r, s.gatewayErr(ctx, "reader tokenize", err)
 	}
+	// The reader's vault is a verification: counted per customer e-mail and card like any
+	// (velocity.go); past the rule the reader is refused without the card's failure.
+	v := s.attempt(ctx, false, "", r.Email)
+	cardOf(v, n.Fingerprint)
+	if err := s.checkAttempt(ctx, v); err != nil {
+		var msg *errs.Error
+		errors.As(err, &msg)
+		if _, ferr := fail(msg.Message); ferr != nil {
+			return r, ferr
+		}
+		return r, err
+	}
 	m, err := s.gw.Vault(ctx, gateway.VaultRequest{Nonce: n.Nonce, CustomerID: r.Email, Verify: true,
 		Details: gateway.MethodDetails{CardholderName: card.CardholderName, PostalCode: card.PostalCode}})
 	if d, ok := gateway.AsDeclined(err); ok {
+		s.declined(ctx, v, d.Fingerprint)
 		return fail(d.Message)
 	}
+	s.countAttempt(attemptApproved)
 	if err != nil {
 		return r, s.gatewayErr(ctx, "reader vault", err)
 	}

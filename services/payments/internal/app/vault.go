@@ -29,6 +29,12 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 	if r.Token != "" {
 		return s.vaultStored(ctx, r)
 	}
+	// A verification is a card attempt (velocity.go).
+	rule := s.attempt(ctx, true, r.CustomerID, r.CustomerEmail)
+	if err := s.checkAttempt(ctx, rule); err != nil {
+		return domain.Vault{}, false, err
+	}
+	var declinedCard string
 	v, replayed, err := s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(ctx context.Context, v *domain.Vault) (*adapters.Adoption, error) {
 		m, err := s.gw.Vault(ctx, gateway.VaultRequest{IdempotencyKey: ProcessorVaultKey(v.IdempotencyKey), Nonce: r.Nonce,
 			CustomerID: r.CustomerID, Verify: true,
@@ -36,6 +42,7 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
 			v.Decline(d.Code, d.Message, now)
+			declinedCard = d.Fingerprint
 			return nil, nil
 		}
 		if err != nil {
@@ -49,6 +56,11 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 		return v, false, err
 	}
 	if !replayed {
+		if v.FailureCode != "" {
+			s.declined(ctx, rule, declinedCard)
+		} else {
+			s.countAttempt(attemptApproved)
+		}
 		s.log.InfoContext(ctx, "vault", "vault", v.ID, "status", string(v.Status), "failure", v.FailureCode)
 	}
 	return v, replayed, nil

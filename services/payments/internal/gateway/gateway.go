@@ -59,6 +59,9 @@ type Nonce struct {
 	BIN       string
 	Email     string
 	ExpiresAt time.Time
+	// Fingerprint identifies the card (the same for every nonce of one number), as real
+	// processors name it: the card-testing rules count declines per card with it.
+	Fingerprint string
 }
 
 // MethodDetails are a method's billing details.
@@ -103,6 +106,8 @@ type Transaction struct {
 type Declined struct {
 	Code    string
 	Message string
+	// Fingerprint is the declined card's, when the processor names it (card testing).
+	Fingerprint string
 }
 
 func (d *Declined) Error() string { return fmt.Sprintf("declined: %s: %s", d.Code, d.Message) }

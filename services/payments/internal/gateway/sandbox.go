@@ -167,9 +167,10 @@ func (s *Sandbox) Tokenize(ctx context.Context, in domain.CardInput) (Nonce, err
 	if err != nil {
 		return Nonce{}, err
 	}
-	n := Nonce{Nonce: randomID("tokencc_"), Kind: domain.KindCard, Card: card.Summary(), BIN: card.BIN(), ExpiresAt: now.Add(s.nonceTTL)}
+	n := Nonce{Nonce: randomID("tokencc_"), Kind: domain.KindCard, Card: card.Summary(), BIN: card.BIN(), ExpiresAt: now.Add(s.nonceTTL),
+		Fingerprint: domain.Fingerprint(s.key, card.Number)}
 	d := MethodDetails{CardholderName: strings.TrimSpace(in.CardholderName), PostalCode: strings.TrimSpace(in.PostalCode)}
-	if err := s.putNonce(ctx, n, outcomeOf(card.Number), domain.Fingerprint(s.key, card.Number), d, now); err != nil {
+	if err := s.putNonce(ctx, n, outcomeOf(card.Number), n.Fingerprint, d, now); err != nil {
 		return Nonce{}, err
 	}
 	return n, nil
@@ -332,6 +333,7 @@ func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSumma
 		if r.Verify {
 			if d := n.outcome.refusal(); d != nil {
 				d.Message = "Processor declined the verification: " + d.Message
+				d.Fingerprint = n.fingerprint
 				refused = d
 				// commit: the nonce is spent
 				return s.recordVault(ctx, tx, r.IdempotencyKey, "refused", n.outcome, d, "")
@@ -524,6 +526,7 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 		return Transaction{}, fmt.Errorf("authorize: %w", err)
 	}
 	if d := t.outcome.refusal(); d != nil {
+		d.Fingerprint = s.declinedCard(ctx, r)
 		return Transaction{}, d
 	}
 	if t.outcome == timeout {
@@ -535,6 +538,18 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 		t.tx.Method = m
 	}
 	return t.tx, nil
+}
+
+// declinedCard answers the fingerprint of a declined source, as a processor's decline
+// names the card (empty when it cannot be read). Only declines pay for the read.
+func (s *Sandbox) declinedCard(ctx context.Context, r AuthRequest) string {
+	var fp string
+	if r.Nonce != "" {
+		_ = s.pool.QueryRow(ctx, `SELECT fingerprint FROM sandbox_nonces WHERE token_hash = $1`, nonceHash(r.Nonce)).Scan(&fp)
+	} else {
+		_ = s.pool.QueryRow(ctx, `SELECT fingerprint FROM sandbox_methods WHERE token = $1`, r.Token).Scan(&fp)
+	}
+	return fp
 }
 
 // replay answers the key's stored transaction, or why the source could not be used.

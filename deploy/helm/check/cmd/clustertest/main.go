@@ -86,7 +86,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.bin, "bin", "bin", "directory with etcd, kube-*, kwok, kwok-stages-*/ and helm")
 	flag.StringVar(&o.chart, "chart", "deploy/helm/hangar", "the chart")
-	flag.StringVar(&o.values, "values", "deploy/helm/cluster-values.yaml", "values for the install")
+	flag.StringVar(&o.values, "values", "deploy/helm/cluster-values.yaml,deploy/helm/test-secrets-values.yaml", "values for the install (comma list)")
 	flag.StringVar(&o.crds, "crds", "", "directory with the prometheus-operator CRD YAML files")
 	flag.StringVar(&o.work, "work", "", "state directory (default: a new temporary directory, removed at the end)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the state directory (logs) even on success")
@@ -112,13 +112,21 @@ func logf(format string, args ...any) {
 }
 
 func run(ctx context.Context, o options) (err error) {
-	for _, p := range []*string{&o.bin, &o.chart, &o.values, &o.crds} {
+	for _, p := range []*string{&o.bin, &o.chart, &o.crds} {
 		if *p != "" {
 			if *p, err = filepath.Abs(*p); err != nil {
 				return err
 			}
 		}
 	}
+	// -values is a comma list, as helm's -f takes it (the cluster values and the test Secrets).
+	files := strings.Split(o.values, ",")
+	for i, f := range files {
+		if files[i], err = filepath.Abs(f); err != nil {
+			return err
+		}
+	}
+	o.values = strings.Join(files, ",")
 	removeWork := o.work == ""
 	if o.work == "" {
 		if o.work, err = os.MkdirTemp("", "hangar-cluster-"); err != nil {

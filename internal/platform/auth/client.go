@@ -1,0 +1,95 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+// Client is who made a request at the edge, as a service calling another on its behalf
+// passes it on: the client's address and a reference to its session (a hash of the token:
+// a key to count by, useless as a credential). The card-testing rules of payments count
+// declines by them for the charges checkout makes.
+type Client struct {
+	Addr    string
+	Session string
+}
+
+// Metadata keys of a forwarded Client (internal: the public listeners drop Grpc-Metadata-*
+// and X-Hangar-*, so only another service can set them).
+const (
+	clientAddrMetadata    = "x-hangar-client-addr"
+	clientSessionMetadata = "x-hangar-client-session"
+)
+
+type clientKey struct{}
+
+// SessionRef answers the reference of a session token (empty for none).
+func SessionRef(token string) string {
+	if token == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("hangar session ref\x00" + token))
+	return hex.EncodeToString(sum[:12])
+}
+
+// ClientInterceptor records the client of every call (ClientIP with trustedProxies and the
+// session's reference) for ClientFrom and OutgoingClient.
+func ClientInterceptor(trustedProxies int) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		c := Client{Addr: ClientIP(ctx, trustedProxies), Session: SessionRef(Token(ctx))}
+		return handler(context.WithValue(ctx, clientKey{}, c), req)
+	}
+}
+
+// ClientFrom answers the client ClientInterceptor recorded.
+func ClientFrom(ctx context.Context) (Client, bool) {
+	c, ok := ctx.Value(clientKey{}).(Client)
+	return c, ok
+}
+
+// OutgoingClient attaches the recorded client to ctx's outgoing metadata (nothing when
+// none was recorded: a renewal, a background job).
+func OutgoingClient(ctx context.Context) context.Context {
+	c, ok := ClientFrom(ctx)
+	if !ok || c.Addr == "" && c.Session == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, clientAddrMetadata, c.Addr, clientSessionMetadata, c.Session)
+}
+
+// ForwardedClient answers the client another service forwarded with the call (ok false
+// when it forwarded none).
+func ForwardedClient(ctx context.Context) (Client, bool) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	addr, sess := md.Get(clientAddrMetadata), md.Get(clientSessionMetadata)
+	if len(addr) == 0 && len(sess) == 0 {
+		return Client{}, false
+	}
+	var c Client
+	if len(addr) > 0 {
+		c.Addr = addr[0]
+	}
+	if len(sess) > 0 {
+		c.Session = sess[0]
+	}
+	return c, true
+}
+
+// AddrKey answers the key of a client address that rules counting by client use: an IPv4
+// address as is, an IPv6 one by its /64 (one subscriber's whole network: a client changing
+// its interface identifier is still one client). Anything else is kept verbatim.
+func AddrKey(addr string) string {
+	ip := net.ParseIP(addr)
+	if ip == nil {
+		return addr
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
+}

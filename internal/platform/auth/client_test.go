@@ -1,0 +1,43 @@
+package auth
+
+import (
+	"context"
+	"testing"
+
+	"google.golang.org/grpc/metadata"
+)
+
+func TestAddrKeyCountsIPv6ByItsSlash64(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.7":          "203.0.113.7",
+		"::ffff:203.0.113.7":   "203.0.113.7",
+		"2001:db8:1:2::5":      "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
+		"not an address":       "not an address",
+	} {
+		if got := AddrKey(in); got != want {
+			t.Errorf("AddrKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A service forwards the client it recorded; the next one reads it from the metadata. No
+// client recorded (a renewal), nothing forwarded.
+func TestClientForwardedBetweenServices(t *testing.T) {
+	ctx := context.WithValue(context.Background(), clientKey{}, Client{Addr: "198.51.100.9", Session: SessionRef("tok")})
+	md, _ := metadata.FromOutgoingContext(OutgoingClient(ctx))
+	got, ok := ForwardedClient(metadata.NewIncomingContext(context.Background(), md))
+	if !ok || got.Addr != "198.51.100.9" || got.Session != SessionRef("tok") || got.Session == "tok" {
+		t.Fatalf("forwarded = %+v %v", got, ok)
+	}
+	if _, ok := ForwardedClient(metadata.NewIncomingContext(context.Background(), metadata.MD{})); ok {
+		t.Error("a call without a forwarded client has one")
+	}
+	if out := OutgoingClient(context.Background()); out != context.Background() {
+		_, has := metadata.FromOutgoingContext(out)
+		if has {
+			t.Error("no client recorded, yet metadata forwarded")
+		}
+	}
+}

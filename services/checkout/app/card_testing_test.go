@@ -1,0 +1,80 @@
+package app_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The audit's card tester went through the store's own gift page: one anonymous client, 16
+// gift orders of $25, a fresh session each, never slowed. Through checkout now: the 5th
+// decline of one address is its last; the next submit answers 429 with Retry-After and
+// nothing is charged or kept (the key may be tried again after the wait), while a buyer at
+// another address pays.
+func TestCardTesterStoppedThroughTheGiftPage(t *testing.T) {
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
+	submit := func(addr, key, email, nonce string) (int, http.Header, map[string]any) {
+		body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
+			"cardholderName":"Card Tester","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
+		req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Cookie", "XSRF-TOKEN=x")
+		req.Header.Set("X-XSRF-TOKEN", "x")
+		req.Header.Set("Idempotency-Key", key)
+		req.Header.Set("X-Forwarded-For", addr)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		m := map[string]any{}
+		_ = json.Unmarshal(b, &m)
+		return resp.StatusCode, resp.Header, m
+	}
+	declines := 0
+	for i := range 16 {
+		nonce, code := st.tokenizeCode(t, "4000000000000002")
+		if code == http.StatusTooManyRequests {
+			break // the card itself is past the rule: no nonce
+		}
+		code, _, m := submit("203.0.113.50", "tester-"+strconv.Itoa(i), fmt.Sprintf("tester%d@example.com", i), nonce)
+		if code == http.StatusTooManyRequests {
+			break
+		}
+		if code != http.StatusPaymentRequired {
+			t.Fatalf("decline %d = %d %v", i, code, m)
+		}
+		declines++
+	}
+	if declines != 5 {
+		t.Fatalf("the tester was declined %d times before being stopped, want 5", declines)
+	}
+	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges WHERE status = 'failed'`); n != 5 {
+		t.Errorf("%d declined charges at payments, want 5", n)
+	}
+	// Another card from the same address: refused at the charge, nothing kept.
+	code, hdr, m := submit("203.0.113.50", "tester-good-card", "tester-late@example.com", st.tokenize(t, "4111111111111111"))
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
+		t.Fatalf("the tester's next submit = %d %v (Retry-After %q), want 429", code, m, hdr.Get("Retry-After"))
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key = 'tester-good-card'`); n != 0 {
+		t.Errorf("the refused submit kept %d submissions", n)
+	}
+	if code, _, m := submit("198.51.100.60", "buyer-1", "buyer@example.com", st.tokenize(t, "4111111111111111")); code != 200 {
+		t.Errorf("a buyer at another address = %d %v", code, m)
+	}
+}
+
+// tokenizeCode tokenizes at the fields origin and answers the nonce and the status.
+func (st *stack) tokenizeCode(t testing.TB, number string) (string, int) {
+	t.Helper()
+	code, m := call(t, "POST", st.payFields+"/api/tokenize",
+		`{"number":"`+number+`","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`)
+	nonce, _ := m["nonce"].(string)
+	return nonce, code
+}

@@ -1,0 +1,203 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/payments/internal/adapters"
+	"github.com/hangar/hangar/services/payments/internal/domain"
+)
+
+// VelocityRule is the card-testing rule (issue 26, after Stripe Radar's velocity rules):
+// Declines declined card attempts within Window by one client address (an IPv6 client by
+// its /64), session, account, card or e-mail, and that subject's card attempts —
+// tokenisations, charges, verifications — are refused (429 with Retry-After) until the
+// window ends. Zero Declines: no rule.
+type VelocityRule struct {
+	Declines int
+	Window   time.Duration
+	// TrustedProxies: how many proxies append to X-Forwarded-For before the public routes
+	// (auth.ClientIP); checkout's calls forward the client instead (auth.OutgoingClient).
+	TrustedProxies int
+}
+
+// Outcomes of a card attempt (hangar_payments_card_attempts_total).
+const (
+	attemptApproved = "approved"
+	attemptDeclined = "declined"
+	attemptLimited  = "limited"
+)
+
+// MsgCardAttemptsLimited answers an attempt past the rule: no word on why a card failed.
+const MsgCardAttemptsLimited = "Too many declined card attempts. Please try again in %d minutes."
+
+// NewAttemptsMetric registers hangar_payments_card_attempts_total{outcome} on reg: the
+// card-testing alert (HangarCardTestingSpike) watches its decline and refusal rates.
+func NewAttemptsMetric(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_payments_card_attempts_total",
+		Help: "Card attempts (charges with a card, card verifications, tokenisations refused by the card-testing rule) by outcome: approved, declined, limited."},
+		[]string{"outcome"})
+	for _, o := range []string{attemptApproved, attemptDeclined, attemptLimited} {
+		c.WithLabelValues(o)
+	}
+	if reg == nil {
+		return c, nil
+	}
+	return c, reg.Register(c)
+}
+
+func (s *Service) countAttempt(outcome string) {
+	if s.pol.Attempts != nil {
+		s.pol.Attempts.WithLabelValues(outcome).Inc()
+	}
+}
+
+// attempt answers the rule of a card attempt for account and e-mail by the request in
+// ctx. forwarded: the call comes from another service (checkout), which passes the client
+// on (auth.ForwardedClient); without a forwarded client (a renewal, no buyer present) nil:
+// there is no one to test cards. Otherwise the client of the public route itself.
+func (s *Service) attempt(ctx context.Context, forwarded bool, account, email string) *adapters.Velocity {
+	r := s.pol.Velocity
+	if r.Declines <= 0 {
+		return nil
+	}
+	var c auth.Client
+	if forwarded {
+		var ok bool
+		if c, ok = auth.ForwardedClient(ctx); !ok {
+			return nil
+		}
+	} else {
+		c = auth.Client{Addr: auth.ClientIP(ctx, r.TrustedProxies), Session: auth.SessionRef(auth.Token(ctx))}
+	}
+	v := &adapters.Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
+	if c.Addr != "" {
+		v.Add("addr:" + auth.AddrKey(c.Addr))
+	}
+	if c.Session != "" {
+		v.Add("session:" + c.Session)
+	}
+	if account != "" {
+		v.Add("account:" + strings.ToLower(account))
+	}
+	if email = strings.TrimSpace(email); email != "" {
+		v.Add("email:" + strings.ToLower(email))
+	}
+	return v
+}
+
+// card adds a card's fingerprint to the attempt's subjects.
+func cardOf(v *adapters.Velocity, fingerprint string) {
+	if v != nil && fingerprint != "" {
+		v.Add("card:" + fingerprint)
+	}
+}
+
+// limitedErr answers the refusal of an attempt past the rule, or err as it is.
+func (s *Service) limitedErr(ctx context.Context, err error) error {
+	var l *adapters.LimitedError
+	if !errors.As(err, &l) {
+		return err
+	}
+	s.countAttempt(attemptLimited)
+	s.limits.learn(l)
+	wait := max(l.Until.Sub(s.now()), time.Second)
+	s.log.WarnContext(ctx, "card attempt refused: too many declines", "retry_after", wait.Round(time.Second).String())
+	return errs.Throttled(wait, MsgCardAttemptsLimited, int((wait+time.Minute-1)/time.Minute))
+}
+
+// checkAttempt refuses an attempt that is not a charge past the rule (one read).
+func (s *Service) checkAttempt(ctx context.Context, v *adapters.Velocity) error {
+	if err := s.store.Velocity(ctx, v); err != nil {
+		return s.limitedErr(ctx, err)
+	}
+	return nil
+}
+
+// declined counts a declined verification against the rule.
+func (s *Service) declined(ctx context.Context, v *adapters.Velocity, fingerprint string) {
+	s.countAttempt(attemptDeclined)
+	cardOf(v, fingerprint)
+	l, err := s.store.RecordDecline(ctx, v)
+	if err != nil {
+		s.log.WarnContext(ctx, "card decline not counted", "err", fmt.Sprint(err))
+	}
+	s.limits.learn(l)
+}
+
+// cachedAttempt refuses an attempt a subject of which this replica learnt is past the rule
+// (no statement: the tokenisation's check).
+func (s *Service) cachedAttempt(ctx context.Context, v *adapters.Velocity) error {
+	if v == nil {
+		return nil
+	}
+	if until, ok := s.limits.limited(v.Keys, s.now()); ok {
+		return s.limitedErr(ctx, &adapters.LimitedError{Until: until})
+	}
+	return nil
+}
+
+// limitCache holds the subjects past the rule this replica saw, until their window ends
+// (at most max; when full the ended ones go, then all: it is only a shortcut, the shared
+// counts decide every charge and verification).
+type limitCache struct {
+	mu    sync.Mutex
+	max   int
+	until map[string]time.Time
+}
+
+func newLimitCache(max int) *limitCache {
+	return &limitCache{max: max, until: map[string]time.Time{}}
+}
+
+func (c *limitCache) learn(l *adapters.LimitedError) {
+	if l == nil || len(l.Keys) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.until)+len(l.Keys) > c.max {
+		now := time.Now()
+		for k, u := range c.until {
+			if u.Before(now) {
+				delete(c.until, k)
+			}
+		}
+		if len(c.until)+len(l.Keys) > c.max {
+			clear(c.until)
+		}
+	}
+	for _, k := range l.Keys {
+		if l.Until.After(c.until[k]) {
+			c.until[k] = l.Until
+		}
+	}
+}
+
+func (c *limitCache) limited(keys []string, now time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var until time.Time
+	for _, k := range keys {
+		if u, ok := c.until[k]; ok && u.After(now) && u.After(until) {
+			until = u
+		}
+	}
+	return until, !until.IsZero()
+}
+
+// chargeOutcome is a finished charge's outcome as an attempt.
+func chargeOutcome(c domain.Charge) string {
+	if c.Status == domain.Failed {
+		return attemptDeclined
+	}
+	return attemptApproved
+}
