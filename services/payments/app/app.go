@@ -70,6 +70,11 @@ type Config struct {
 	FieldsAddr      string `env:"PAYMENTS_FIELDS_ADDR" default:":8081" doc:"listen address of the fields origin: the hosted card-fields page, its assets and POST /api/tokenize (the store's origin serves none of them)"`
 	FieldsOrigin    string `env:"PAYMENTS_FIELDS_ORIGIN" default:"" doc:"the fields origin's public URL (https://pay.store.example); the client token names it, the store's pages frame it, its tokenize accepts browser requests from it only; empty: the request's own host (tests)"`
 	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
+	// The processor sweep (issue 30): every capture ends in a charge (and so an order) or a refund.
+	SweepInterval    time.Duration `env:"PAYMENTS_SWEEP_INTERVAL" default:"1m" doc:"how often the processor's recent transactions are reconciled with the charges (0: never, tests)"`
+	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back each periodic sweep looks"`
+	SweepStartWindow time.Duration `env:"PAYMENTS_SWEEP_START_WINDOW" default:"24h" doc:"how far back the sweep at start-up looks (a replica starting after a crash)"`
+	SweepSettle      time.Duration `env:"PAYMENTS_SWEEP_SETTLE" default:"10s" doc:"transactions younger than this are left to the charges still running them"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -255,7 +260,23 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
+	if a.cfg.SweepInterval > 0 {
+		// Waited for before returning: the pools close after startData.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			a.svc.RunSweeper(ctx, a.cfg.SweepInterval, a.cfg.SweepWindow, a.cfg.SweepStartWindow, a.cfg.SweepSettle)
+		}()
+		defer func() { <-done }()
+	}
 	kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+}
+
+// Sweep reconciles the processor's transactions created in [from, to) with the charges
+// (tests drive it instead of waiting for the sweeper).
+func (a *App) Sweep(ctx context.Context, from, to time.Time) (adopted, givenBack int, err error) {
+	r, err := a.svc.Sweep(ctx, from, to)
+	return r.Adopted, r.GivenBack, err
 }
 
 func (a *App) prepareData(ctx context.Context) error {
