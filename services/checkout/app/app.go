@@ -66,7 +66,7 @@ type Config struct {
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	GeoAddr           string        `env:"GEO_ADDR" default:"" doc:"gRPC address of the geo service: the default currency of a visitor without one (cookie, then location); unset: USD"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
-	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
+	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"10s" doc:"how long a submit keeps its idempotency key without renewing it (it renews every third of it while it runs); a retry of the key or the reconciler takes over a dead request's key after it"`
 	// AllocationAddr is the allocation service, which owns who holds which licence.
 	AllocationAddr    string        `env:"ALLOCATION_ADDR" default:"" doc:"gRPC address of the allocation service (tail allocations, add-ons allocated to users); unset: subscriptions have no allocations (checkout alone)"`
 	AllocationTimeout time.Duration `env:"CHECKOUT_ALLOCATION_TIMEOUT" default:"2s" doc:"how long a preview waits for the allocation service before pricing without it (pooled add-ons locked, notice ALLOCATIONS_UNAVAILABLE)"`

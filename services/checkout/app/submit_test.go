@@ -41,6 +41,7 @@ type stack struct {
 	checkoutDB    *pgxpool.Pool
 	paymentsDB    *pgxpool.Pool
 	app           *app.App
+	pay           *payments.App
 	broker        *kafka.Broker
 	checkoutDBURL string
 }
@@ -73,7 +74,8 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "PAYMENTS_FIELDS_ADDR": "127.0.0.1:0",
-		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001"})); err != nil {
+		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001",
+		"PAYMENTS_SWEEP_INTERVAL": "0"})); err != nil { // tests drive the processor sweep (Sweep)
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
@@ -82,6 +84,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 		t.Fatal(err)
 	}
 	servicetest.Run(t, pctx, pcancel, pay)
+	st.pay = pay
 	payGRPC, payHTTP, _ := pay.Addrs()
 	st.payBase, st.payFields = "http://"+payHTTP, "http://"+pay.FieldsAddr()
 

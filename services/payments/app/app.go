@@ -169,7 +169,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
-	gw := gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now)
+	gw := withCrashHook(gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now))
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout}, o.now, log)
 

@@ -19,7 +19,6 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-
 func newSweepEnv(t *testing.T) (*app.Service, *gateway.Sandbox, *crashAfterCapture, func(sql string, args ...any) int) {
 	t.Helper()
 	ctx := context.Background()
