@@ -254,6 +254,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.renewer = iapp.NewRenewer(svc, pool, deps.Propagator, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
+	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	checkoutv1.RegisterCheckoutServiceServer(a.srv, ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).

@@ -130,6 +130,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
+	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	identityv1.RegisterIdentityServiceServer(a.srv, ports.NewGRPC(a.svc, cfg.TrustedProxies))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		return identityv1.RegisterIdentityServiceHandlerClient(ctx, mux, identityv1.NewIdentityServiceClient(conn))
