@@ -181,8 +181,10 @@ func (p *Pipeline) keepLease(key string) (stop func()) {
 				return
 			case <-t.C:
 				ctx, cancel := context.WithTimeout(context.Background(), p.lease)
-				_, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2 WHERE key = $1 AND status = 'pending' AND lease_until < $2`,
-					key, p.now().Add(p.lease))
+				// Only a lease still held is renewed: one given back (release) or run out stays so.
+				now := p.now()
+				_, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2
+					WHERE key = $1 AND status = 'pending' AND lease_until >= $3 AND lease_until < $2`, key, now.Add(p.lease), now)
 				cancel()
 				if err != nil {
 					p.log.Warn("renew submission lease", "key", key, "err", err.Error())
