@@ -92,7 +92,9 @@ func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge,
 	var err2 error
 	if rec.Status == "captured" {
 		err2 = c.MarkCaptured(rec.ID, rec.Method, now)
-		c.Refunded = rec.Refunded
+		if rec.Refunded > 0 { // refunded in part at the processor meanwhile
+			c.Refunded, c.Status = rec.Refunded, domain.PartiallyRefunded
+		}
 	} else {
 		c.AuthorizeOnly = true
 		err2 = c.Authorized(rec.ID, rec.Method, now)
