@@ -2,7 +2,9 @@ package edge
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -42,20 +44,34 @@ type Edge struct {
 	log      *slog.Logger
 	// exchanges, when set, records the API exchanges (WithExchangeLog).
 	exchanges *exchangeLog
+	upstream  *http.Transport
 }
+
+// Upstream timeouts, as the Ingress has them (chart values ingress.annotations): a backend
+// that does not accept a connection within UpstreamConnectTimeout, or does not start its
+// answer within UpstreamResponseTimeout (a paused or wedged process), is answered 504 with
+// Retry-After instead of holding the buyer's request (it hung ~15 s, issue 30). The
+// response bound is above the longest a healthy route takes (a submit: the card processor's
+// round trip within payments' deadlines).
+const (
+	UpstreamConnectTimeout  = 2 * time.Second
+	UpstreamResponseTimeout = 30 * time.Second
+)
 
 // New builds an edge. headers are the pages' security headers (LoadHeaders of the chart's
 // headers.yaml). webDir is the web production build (index.html at its root); when it does
 // not exist a placeholder page is served instead.
 func New(table *Table, headers *Headers, backends []Backend, webDir string, log *slog.Logger) *Edge {
 	transport := &http.Transport{
-		Proxy:               nil,
-		MaxIdleConns:        512,
-		MaxIdleConnsPerHost: 256,
-		IdleConnTimeout:     90 * time.Second,
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: UpstreamConnectTimeout}).DialContext,
+		ResponseHeaderTimeout: UpstreamResponseTimeout,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
 	}
 	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
-		webDir: webDir, pageHdrs: headers, headers: headers.Page(RemoteOrigins(webDir), "")}
+		webDir: webDir, pageHdrs: headers, headers: headers.Page(RemoteOrigins(webDir), ""), upstream: transport}
 	for _, b := range backends {
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler
@@ -75,10 +91,23 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 			ErrorLog:  telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				log.WarnContext(r.Context(), "edge: backend unreachable", "path", r.URL.Path, "err", err.Error())
-				writeJSON(w, http.StatusBadGateway, map[string]string{"code": "unavailable", "message": "the service is temporarily unavailable, please retry"})
+				w.Header().Set("Retry-After", "1")
+				status := http.StatusBadGateway
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					status = http.StatusGatewayTimeout
+				}
+				writeJSON(w, status, map[string]string{"code": "unavailable", "message": "the service is temporarily unavailable, please retry"})
 			},
 		}
 	}
+	return e
+}
+
+// WithUpstreamTimeout bounds how long the edge waits for a backend's answer to start
+// (tests; UpstreamResponseTimeout otherwise).
+func (e *Edge) WithUpstreamTimeout(d time.Duration) *Edge {
+	e.upstream.ResponseHeaderTimeout = d
 	return e
 }
 

@@ -11,13 +11,14 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 )
 
-// notReadyRetry is the Retry-After of a call refused while the service starts.
+// notReadyRetry is the Retry-After of a call refused while the service starts or has lost
+// its database.
 const notReadyRetry = time.Second
 
 // errNotReady answers a call that came before the service was ready: its database not yet
 // migrated, say, where the call would have failed with 'relation … does not exist'.
 func errNotReady() error {
-	return &errs.Error{Code: errs.Unavailable, Message: "The service is starting. Please retry shortly.", RetryAfter: notReadyRetry}
+	return &errs.Error{Code: errs.Unavailable, Message: "The service is unavailable. Please retry shortly.", RetryAfter: notReadyRetry}
 }
 
 // readyUnary refuses every call with UNAVAILABLE (and a retry delay) until the readiness

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -21,11 +23,12 @@ type Readiness struct {
 	mu       sync.Mutex
 	health   *health.Server
 	conds    map[string]string // name -> "" when ok, else why not
+	probes   map[string]func(context.Context) error
 	stopping bool
 }
 
 func newReadiness(h *health.Server) *Readiness {
-	r := &Readiness{health: h, conds: map[string]string{}}
+	r := &Readiness{health: h, conds: map[string]string{}, probes: map[string]func(context.Context) error{}}
 	r.admit.Store(true)
 	return r
 }
@@ -80,8 +83,55 @@ func (r *Readiness) shutdown() {
 	r.health.Shutdown()
 }
 
-// ServeHTTP answers 200 when ready, 503 otherwise, with the unmet conditions.
-func (r *Readiness) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+// probeTimeout bounds one probe: a dependency that cannot answer a ping within it is
+// reported unreachable.
+const probeTimeout = 3 * time.Second
+
+// unreachable is the reason a failed probe gives its condition. A probe only ever moves
+// its condition between met and this reason: one still starting (migrations) or unmet for
+// another reason stays as its owner set it.
+const unreachable = "unreachable"
+
+// probe runs the check of name and records what it found.
+func (r *Readiness) probe(ctx context.Context, name string) {
+	r.mu.Lock()
+	check := r.probes[name]
+	r.mu.Unlock()
+	if check == nil {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	err := check(pctx)
+	cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch cur := r.conds[name]; {
+	case err != nil && cur == "":
+		r.conds[name] = unreachable
+	case err == nil && cur == unreachable:
+		r.conds[name] = ""
+	default:
+		return
+	}
+	r.publish()
+}
+
+func (r *Readiness) runProbes(ctx context.Context) {
+	r.mu.Lock()
+	names := make([]string, 0, len(r.probes))
+	for n := range r.probes {
+		names = append(names, n)
+	}
+	r.mu.Unlock()
+	for _, n := range names {
+		r.probe(ctx, n)
+	}
+}
+
+// ServeHTTP answers 200 when ready, 503 otherwise, with the unmet conditions. The probes
+// run first, so the answer is about now (a database lost since the last check is seen).
+func (r *Readiness) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.runProbes(req.Context())
 	r.mu.Lock()
 	ok := r.ok()
 	var waiting []string

@@ -158,6 +158,32 @@ func (s *Server) Go(worker func(ctx context.Context)) {
 	}()
 }
 
+// ProbeInterval is how often ProbeReady's checks run besides every /readyz request.
+const ProbeInterval = 2 * time.Second
+
+// ProbeReady keeps the readiness condition name true to check once it is met: while check
+// fails (a database ping, a required dependency) the condition is "unreachable", so /readyz
+// and the gRPC health service answer not ready and the gate answers 503 with Retry-After
+// instead of every request failing on its own. It runs on every /readyz request and every
+// ProbeInterval. Register it after Require(name).
+func (s *Server) ProbeReady(name string, check func(context.Context) error) {
+	s.ready.mu.Lock()
+	s.ready.probes[name] = check
+	s.ready.mu.Unlock()
+	s.Go(func(ctx context.Context) {
+		t := time.NewTicker(ProbeInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				s.ready.probe(ctx, name)
+			}
+		}
+	})
+}
+
 // stopWorkers ends the workers' context and waits for them to return.
 func (s *Server) stopWorkers() {
 	s.stopWork()

@@ -77,6 +77,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
+	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	catalogv1.RegisterCatalogServiceServer(a.srv, ports.NewGRPC(a.cats))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {

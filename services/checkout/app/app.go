@@ -72,7 +72,7 @@ type Config struct {
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	GeoAddr           string        `env:"GEO_ADDR" default:"" doc:"gRPC address of the geo service: the default currency of a visitor without one (cookie, then location); unset: USD"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
-	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"2m" doc:"how long a submit owns its idempotency key before the reconciler may take it over"`
+	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"10s" doc:"how long a submit keeps its idempotency key without renewing it (it renews every third of it while it runs); a retry of the key or the reconciler takes over a dead request's key after it"`
 	// AllocationAddr is the allocation service, which owns who holds which licence.
 	AllocationAddr    string        `env:"ALLOCATION_ADDR" default:"" doc:"gRPC address of the allocation service (tail allocations, add-ons allocated to users); unset: subscriptions have no allocations (checkout alone)"`
 	AllocationTimeout time.Duration `env:"CHECKOUT_ALLOCATION_TIMEOUT" default:"2s" doc:"how long a preview waits for the allocation service before pricing without it (pooled add-ons locked, notice ALLOCATIONS_UNAVAILABLE)"`
@@ -270,6 +270,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.renewer = iapp.NewRenewer(svc, pool, deps.Propagator, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
+	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	checkoutv1.RegisterCheckoutServiceServer(a.srv, ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).

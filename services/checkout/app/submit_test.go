@@ -46,6 +46,7 @@ type stack struct {
 	checkoutDB    *pgxpool.Pool
 	paymentsDB    *pgxpool.Pool
 	app           *app.App
+	pay           *payments.App
 	broker        *kafka.Broker
 	checkoutDBURL string
 }
@@ -78,7 +79,8 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	var pcfg payments.Config
 	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "PAYMENTS_FIELDS_ADDR": "127.0.0.1:0",
-		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001"})); err != nil {
+		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001",
+		"PAYMENTS_SWEEP_INTERVAL": "0"})); err != nil { // tests drive the processor sweep (Sweep)
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
@@ -87,6 +89,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 		t.Fatal(err)
 	}
 	servicetest.Run(t, pctx, pcancel, pay)
+	st.pay = pay
 	payGRPC, payHTTP, _ := pay.Addrs()
 	st.payBase, st.payFields = "http://"+payHTTP, "http://"+pay.FieldsAddr()
 
@@ -283,8 +286,9 @@ func TestSubmit(t *testing.T) {
 		if code != 200 || m["invoiceId"] != invoices[0] {
 			t.Errorf("replay: %d %v", code, m)
 		}
-		// The same key with another body: 409, nothing charged.
-		code, m, _ = submitRaw(t, st.base, "burst-key", strings.Replace(body, "Amelia Earhart", "Someone Else", 1), "")
+		// The same key for another order (another buyer): 409, nothing charged. (The payment
+		// fields — nonce, cardholder — are not the order: TestNoPaidOrderLost.)
+		code, m, _ = submitRaw(t, st.base, "burst-key", strings.Replace(body, "@buyer.test", "@other.test", 1), "")
 		if code != 409 || m["reason"] != "IDEMPOTENCY_KEY_REUSED" {
 			t.Errorf("reused key: %d %v", code, m)
 		}

@@ -69,6 +69,11 @@ type Config struct {
 	// The card-testing rule (issue 26; services/payments/README.md, Card testing).
 	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session, account, card or e-mail may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
 	VelocityWindow   time.Duration `env:"PAYMENTS_VELOCITY_WINDOW" default:"10m" doc:"the window of PAYMENTS_VELOCITY_DECLINES"`
+	// The processor sweep (issue 30): every capture ends in a charge (and so an order) or a refund.
+	SweepInterval    time.Duration `env:"PAYMENTS_SWEEP_INTERVAL" default:"1m" doc:"how often the processor's recent transactions are reconciled with the charges (0: never, tests)"`
+	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back each periodic sweep looks"`
+	SweepStartWindow time.Duration `env:"PAYMENTS_SWEEP_START_WINDOW" default:"24h" doc:"how far back the sweep at start-up looks (a replica starting after a crash)"`
+	SweepSettle      time.Duration `env:"PAYMENTS_SWEEP_SETTLE" default:"10s" doc:"transactions younger than this are left to the charges still running them"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -163,7 +168,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
-	gw := gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now)
+	gw := withCrashHook(gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now))
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	attempts, err := iapp.NewAttemptsMetric(deps.Registry)
 	if err != nil {
@@ -175,6 +180,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
+	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	rpc := ports.NewGRPC(a.svc)
 	rpc.FieldsURL = strings.TrimRight(cfg.FieldsOrigin, "/") + ports.FieldsPagePath
 	paymentsv1.RegisterPaymentsServiceServer(a.srv, rpc)
@@ -260,7 +266,23 @@ func (a *App) startData(ctx context.Context) {
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, a.prepareData) {
 		return // shutting down
 	}
+	if a.cfg.SweepInterval > 0 {
+		// Waited for before returning: the pools close after startData.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			a.svc.RunSweeper(ctx, a.cfg.SweepInterval, a.cfg.SweepWindow, a.cfg.SweepStartWindow, a.cfg.SweepSettle)
+		}()
+		defer func() { <-done }()
+	}
 	kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
+}
+
+// Sweep reconciles the processor's transactions created in [from, to) with the charges
+// (tests drive it instead of waiting for the sweeper).
+func (a *App) Sweep(ctx context.Context, from, to time.Time) (adopted, givenBack int, err error) {
+	r, err := a.svc.Sweep(ctx, from, to)
+	return r.Adopted, r.GivenBack, err
 }
 
 func (a *App) prepareData(ctx context.Context) error {

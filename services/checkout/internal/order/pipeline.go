@@ -28,6 +28,8 @@ type Pipeline struct {
 	log        *slog.Logger
 	now        func() time.Time
 	lease      time.Duration
+	heartbeat  time.Duration
+	onBeat     func(key string)
 	flight     singleflight.Group
 	// afterCharge, when set, runs between the charge and the write: tests inject a crash.
 	afterCharge func(key string) error
@@ -37,9 +39,14 @@ type Pipeline struct {
 // Options configure a Pipeline.
 type Options struct {
 	Now func() time.Time
-	// Lease is how long a claimed submission belongs to the request that claimed it; after
-	// that the reconciler (or a retry of the key) takes it over. Default 2 minutes.
+	// Lease is how long a claimed submission belongs to the request that claimed it without
+	// a sign of life; the request renews it (Heartbeat) while it runs, so when it dies the
+	// reconciler or a retry of the key takes over within the lease. Default DefaultLease.
 	Lease time.Duration
+	// Heartbeat is how often a running request renews its lease. Default a third of Lease.
+	Heartbeat time.Duration
+	// OnHeartbeat, when set, runs after each renewal (tests).
+	OnHeartbeat func(key string)
 	// AfterCharge runs between the charge and the write (tests: crash injection).
 	AfterCharge func(key string) error
 	// Metrics, when set, counts completed orders, revenue, declines and gift certificates.
@@ -52,11 +59,20 @@ func NewPipeline(pool *pgxpool.Pool, payments Payments, prop propagation.TextMap
 		o.Now = time.Now
 	}
 	if o.Lease == 0 {
-		o.Lease = 2 * time.Minute
+		o.Lease = DefaultLease
+	}
+	if o.Heartbeat == 0 && o.Lease >= 3*time.Millisecond {
+		o.Heartbeat = o.Lease / 3 // shorter leases (tests taking keys over at once) are not renewed
 	}
 	return &Pipeline{pool: pool, payments: payments, fulfillers: map[string]Fulfiller{}, prop: prop, log: log,
-		now: o.Now, lease: o.Lease, afterCharge: o.AfterCharge, metrics: o.Metrics}
+		now: o.Now, lease: o.Lease, heartbeat: o.Heartbeat, onBeat: o.OnHeartbeat, afterCharge: o.AfterCharge, metrics: o.Metrics}
 }
+
+// DefaultLease is how long a submit keeps its key without renewing it: long enough for a
+// few missed renewals (a busy database), short enough that a buyer whose request died with
+// its process completes the order with a retry within seconds (it was 2 minutes, renewed
+// never: the buyer waited out the whole lease with the card charged; issue 30).
+const DefaultLease = 10 * time.Second
 
 // Register installs the Fulfiller of a kind of order (once, before serving).
 func (p *Pipeline) Register(kind string, f Fulfiller) { p.fulfillers[kind] = f }
@@ -127,7 +143,7 @@ func (p *Pipeline) place(ctx context.Context, key, requestHash string, pu *Purch
 		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("claim submission: %w", err), "orders are unavailable; try again")
 	}
 	if tag.RowsAffected() == 0 {
-		st, err := p.claimExisting(ctx, key, requestHash, now)
+		st, ck, err := p.claimExisting(ctx, key, requestHash, now, pay)
 		var replay replayErr
 		if errors.As(err, &replay) {
 			out, err := p.Load(ctx, replay.invoiceID)
@@ -139,46 +155,140 @@ func (p *Pipeline) place(ctx context.Context, key, requestHash string, pu *Purch
 		if err != nil {
 			return nil, err
 		}
-		pu, pay = &st.Purchase, st.Payment
+		pu, pay, chargeKey = &st.Purchase, st.Payment, ck
 	}
+	defer p.keepLease(key)()
 	return p.payAndWrite(ctx, key, chargeKey, pu, pay)
 }
 
-// claimExisting handles a key seen before: the finished answer, or the stored purchase of
-// a pending submission whose lease this call has taken over.
-func (p *Pipeline) claimExisting(ctx context.Context, key, requestHash string, now time.Time) (*stored, error) {
+// keepLease renews the lease of key's submission while this request works on it, and
+// answers the function that stops renewing. A request that dies stops renewing with it, so
+// the key is taken over a lease after its last sign of life, not after a fixed time long
+// enough for the slowest live request.
+func (p *Pipeline) keepLease(key string) (stop func()) {
+	if p.heartbeat <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(p.heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), p.lease)
+				// Only a lease still held is renewed: one given back (release) or run out stays so.
+				now := p.now()
+				_, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2
+					WHERE key = $1 AND status = 'pending' AND lease_until >= $3 AND lease_until < $2`, key, now.Add(p.lease), now)
+				cancel()
+				if err != nil {
+					p.log.Warn("renew submission lease", "key", key, "err", err.Error())
+				} else if p.onBeat != nil {
+					p.onBeat(key)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// claimExisting handles a key seen before: the finished answer, or the stored purchase and
+// charge key of a pending submission whose lease this call has taken over, or of a declined
+// one that pay attempts again.
+func (p *Pipeline) claimExisting(ctx context.Context, key, requestHash string, now time.Time, pay Payment) (*stored, string, error) {
 	s, err := p.Lookup(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if s == nil {
-		return nil, errs.E(errs.Unavailable, "order state changed; try again")
+		return nil, "", errs.E(errs.Unavailable, "order state changed; try again")
 	}
 	if s.RequestHash != requestHash {
-		return nil, ErrKeyReused
+		return nil, "", ErrKeyReused
 	}
 	switch s.Status {
 	case "completed":
-		return nil, replayErr{s.InvoiceID}
+		return nil, "", replayErr{s.InvoiceID}
 	case "declined":
-		return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
+		st, ck, err := p.reattempt(ctx, key, s.Kind, now, pay)
+		if st == nil && err == nil {
+			return nil, "", &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
+		}
+		return st, ck, err
 	case "abandoned", "refunded":
-		return nil, errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
+		return nil, "", errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
 	}
 	var body []byte
+	var chargeKey string
 	err = p.pool.QueryRow(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $3
-		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase`, key, now.Add(p.lease), now).Scan(&body)
+		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase, charge_key`, key, now.Add(p.lease), now).Scan(&body, &chargeKey)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, ErrInProgress
+		return nil, "", ErrInProgress
 	}
 	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("take over submission: %w", err), "orders are unavailable; try again")
+		return nil, "", errs.Wrap(errs.Unavailable, fmt.Errorf("take over submission: %w", err), "orders are unavailable; try again")
 	}
 	var st stored
 	if err := json.Unmarshal(body, &st); err != nil {
-		return nil, fmt.Errorf("decode stored purchase: %w", err)
+		return nil, "", fmt.Errorf("decode stored purchase: %w", err)
 	}
-	return &st, nil
+	return &st, chargeKey, nil
+}
+
+// reattempt reopens a declined key for another payment (another card, or the same card
+// tokenised again), like a payment intent that returns to "requires payment method" after
+// a decline: a decline is not the order's outcome, nothing was charged, and the buyer's next
+// click keeps the key. The new attempt gets a charge key of its own (payments replays the
+// first attempt's decline for the first key). The same payment again (nil, nil) replays
+// the decline. The order is the one first stored; only its payment changes.
+func (p *Pipeline) reattempt(ctx context.Context, key, kind string, now time.Time, pay Payment) (*stored, string, error) {
+	if pay == (Payment{}) {
+		return nil, "", nil
+	}
+	payJSON, err := json.Marshal(pay)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode payment: %w", err)
+	}
+	chargeKey := AttemptChargeKey(kind, key, pay)
+	var body []byte
+	err = p.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
+			charge_key = $3, failure_code = '', failure_msg = '', lease_until = $4, attempts = attempts + 1, updated_at = $5
+		WHERE key = $1 AND status = 'declined'
+			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($6::text, $7::text)
+		RETURNING purchase`,
+		key, payJSON, chargeKey, now.Add(p.lease), now, pay.Nonce, pay.Token).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The same payment again (its attempt was the one declined), or a concurrent request
+		// reopened the key first.
+		s, err := p.Lookup(ctx, key)
+		if err != nil {
+			return nil, "", err
+		}
+		if s != nil && s.Status == "pending" {
+			return nil, "", ErrInProgress
+		}
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", errs.Wrap(errs.Unavailable, fmt.Errorf("reopen declined submission: %w", err), "orders are unavailable; try again")
+	}
+	var st stored
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, "", fmt.Errorf("decode stored purchase: %w", err)
+	}
+	return &st, chargeKey, nil
+}
+
+// AttemptChargeKey is the charge key of a later payment attempt of a key: stable for the
+// payment (concurrent retries of the attempt reach one charge), different for another.
+func AttemptChargeKey(kind, key string, pay Payment) string {
+	sum := sha256.Sum256([]byte(pay.Nonce + "\x00" + pay.Token))
+	return ChargeKey(kind, key) + ":" + hex.EncodeToString(sum[:8])
 }
 
 // replayErr carries a completed key's invoice out of claimExisting.

@@ -49,7 +49,10 @@ func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 			continue
 		}
 		if err := p.settle(ctx, c.key, c.chargeKey, &st); err != nil {
+			// Payments unreachable (or the write failed): the claim is given back, so the
+			// buyer's retry or the next pass takes the key at once instead of a lease later.
 			p.log.WarnContext(ctx, "reconcile: submission not settled yet", "key", c.key, "err", err.Error())
+			p.release(c.key)
 			continue
 		}
 		n++
@@ -73,6 +76,9 @@ func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *stored
 		}
 	} else {
 		var err error
+		// Payments answers NotFound only after asking the card processor for the key (it
+		// adopts a capture whose charge row died with payments' transaction), so "not
+		// found" means not charged.
 		ch, err = p.payments.ChargeByKey(ctx, chargeKey)
 		switch {
 		case errs.CodeOf(err) == errs.NotFound:

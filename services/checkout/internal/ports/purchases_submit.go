@@ -41,6 +41,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 	who := sessionCaller(ctx)
 	body := proto.Clone(req).(*checkoutv1.SubmitGiftRequest)
 	body.IdempotencyKey = ""
+	giftWithoutPayment(body)
 	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: hashOf(body, who.AccountID),
 		Payment: order.Payment{Nonce: req.GetNonce(), CardholderName: req.GetCardholderName()}, Caller: who,
 		Client: s.caller(ctx).Client, RecaptchaValue: req.GetRecaptchaValue()}
@@ -76,6 +77,7 @@ func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffReq
 	if c := body.GetConfiguration(); c != nil {
 		c.Counter = 0
 	}
+	oneOffWithoutPayment(body)
 	c := req.GetConfiguration()
 	pay := order.Payment{Nonce: req.GetNonce(), CardholderName: c.GetCardholderName()}
 	if req.GetUseSavedCard() {

@@ -136,13 +136,15 @@ func refusal(err error) error {
 }
 
 // requestHash identifies a submit's body and caller: the same key may only be reused for
-// the same request. The page's counter and cart id do not change what is bought.
+// the same request. The page's counter and cart id do not change what is bought, nor do
+// the payment fields (payment_hash.go).
 func requestHash(c *checkoutv1.Configuration, caller string) string {
 	c = proto.Clone(c).(*checkoutv1.Configuration)
 	if c == nil {
 		c = &checkoutv1.Configuration{}
 	}
 	c.Counter, c.CartId = 0, ""
+	withoutPayment(c)
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
 	if err != nil {
 		b = []byte(fmt.Sprint(c))

@@ -159,7 +159,8 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		// of the key makes a new one. With the row id the processor saw a new request and
 		// captured again (or refused the spent nonce while keeping the first capture).
 		tx, err := s.gw.Authorize(ctx, gateway.AuthRequest{IdempotencyKey: ProcessorKey(c.IdempotencyKey), Amount: c.Amount, Currency: c.Currency,
-			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault})
+			Nonce: r.Nonce, Token: r.Token, CustomerID: r.CustomerID, Capture: !r.AuthorizeOnly, StoreInVault: r.StoreInVault,
+			Metadata: chargeMetadata(*c, r)})
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
 			cardOf(v, d.Fingerprint)
@@ -275,12 +276,6 @@ func (s *Service) Refund(ctx context.Context, chargeID string, amount int64, key
 // GetCharge answers a charge.
 func (s *Service) GetCharge(ctx context.Context, id string) (domain.Charge, error) {
 	return s.store.GetCharge(ctx, id)
-}
-
-// GetChargeByKey answers the charge made with an idempotency key (a caller that crashed
-// mid-charge finds it this way); NotFound when none was made.
-func (s *Service) GetChargeByKey(ctx context.Context, key string) (domain.Charge, error) {
-	return s.store.GetChargeByKey(ctx, key)
 }
 
 func capturedEvent(c domain.Charge, now time.Time) ([]kafka.Event, error) {

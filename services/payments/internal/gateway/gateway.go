@@ -49,6 +49,9 @@ type Gateway interface {
 	GetPaymentMethod(ctx context.Context, token string) (domain.MethodSummary, error)
 	// UpdatePaymentMethod changes a vaulted method's billing details.
 	UpdatePaymentMethod(ctx context.Context, token string, u MethodDetails) (domain.MethodSummary, error)
+	// Lookup is the processor's own record of what it did (lookup.go): payments reconciles
+	// with it, not only with its own table.
+	Lookup
 }
 
 // Nonce is a single-use reference to tokenised card fields or a wallet account.
@@ -92,6 +95,10 @@ type AuthRequest struct {
 	CustomerID     string
 	Capture        bool
 	StoreInVault   bool
+	// Metadata is kept by the processor with the transaction and answered by Lookup (a real
+	// gateway's metadata or custom fields): payments sends what it needs to record the
+	// charge from the processor's side alone. Never card data.
+	Metadata map[string]string
 }
 
 // Transaction is the processor's record of a payment.

@@ -426,12 +426,12 @@ func (t txRow) answer() (Transaction, error) {
 // trip. Nothing is consumed when the idempotency key already has a transaction; the
 // statement then answers no row and the caller replays the stored one. $1 now, $2 source
 // (nonce hash or method token), $3 key, $4 id, $5 approving outcomes, $6 status when
-// approved, $7 amount, $8 currency.
+// approved, $7 amount, $8 currency, $9 the caller's metadata (JSON object).
 const authorizeSQL = `WITH src AS (%s), ins AS (
 	INSERT INTO sandbox_transactions (id, idempotency_key, status, outcome, amount, currency, method_token, method_kind,
-		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at)
+		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at, metadata)
 	SELECT $4, $3, CASE WHEN outcome = ANY($5) THEN $6 ELSE 'refused' END, outcome, $7, $8, token, kind, card_brand,
-		card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, $1 FROM src
+		card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, $1, $9::jsonb FROM src
 	RETURNING ` + txCols + `)
 	SELECT * FROM ins`
 
@@ -455,19 +455,19 @@ var (
 // customer already has for the card keeps its cardholder and postal code) and records the
 // transaction against it. Spending the nonce, vaulting and recording stand or fall together
 // in one statement, so a charge that vaults costs one round trip and no explicit
-// transaction. $9 customer, $10 the new method's token.
+// transaction. $10 customer, $11 the new method's token.
 const authorizeVaultSQL = `WITH src AS (` + consumeNonceSQL + `), vaulted AS (
 	INSERT INTO sandbox_methods (token, customer_id, fingerprint, kind, outcome, card_brand, card_last4, card_exp_month,
 		card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
-	SELECT $10, $9, fingerprint, kind, outcome, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email,
+	SELECT $11, $10, fingerprint, kind, outcome, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email,
 		cardholder_name, postal_code, '', $1, $1 FROM src WHERE outcome = ANY($5)
 	ON CONFLICT (customer_id, fingerprint) DO UPDATE SET card_brand = EXCLUDED.card_brand, card_last4 = EXCLUDED.card_last4,
 		card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year, updated_at = EXCLUDED.updated_at
 	RETURNING ` + methodCols + `), ins AS (
 	INSERT INTO sandbox_transactions (id, idempotency_key, status, outcome, amount, currency, method_token, method_kind,
-		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at)
+		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at, metadata)
 	SELECT $4, $3, CASE WHEN src.outcome = ANY($5) THEN $6 ELSE 'refused' END, src.outcome, $7, $8, coalesce(vaulted.token, ''),
-		src.kind, src.card_brand, src.card_last4, src.card_exp_month, src.card_exp_year, src.wallet_email, src.cardholder_name, $1
+		src.kind, src.card_brand, src.card_last4, src.card_exp_month, src.card_exp_year, src.wallet_email, src.cardholder_name, $1, $9::jsonb
 	FROM src LEFT JOIN vaulted ON true
 	RETURNING ` + txCols + `)
 	SELECT ins.*, vaulted.token IS NOT NULL, coalesce(vaulted.token, ''), coalesce(vaulted.kind, ''), coalesce(vaulted.card_brand, ''),
@@ -498,7 +498,11 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 	if r.Capture {
 		status = "captured"
 	}
-	args := []any{now, any(r.Token), nullable(r.IdempotencyKey), randomID("tx_"), approving, status, r.Amount, r.Currency}
+	meta, err := metadataJSON(r.Metadata)
+	if err != nil {
+		return Transaction{}, err
+	}
+	args := []any{now, any(r.Token), nullable(r.IdempotencyKey), randomID("tx_"), approving, status, r.Amount, r.Currency, meta}
 	sql := authorizeMethodSQL
 	var (
 		vaulted     bool

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { BillingFields, Button, ErrorSummary, HostedCardFields, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, newIdempotencyKey, num, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
+import { ApiError, createApiClient, num, PurchaseAttempt, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
@@ -57,6 +57,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const [emailLocked, setEmailLocked] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
   const counter = useRef(0);
+  const attempt = useRef(new PurchaseAttempt());
 
   // A signed-in buyer whose account or e-mail differs from the page data is logged out
   // (spec 001 §4); otherwise the session's e-mail fills the form.
@@ -140,21 +141,19 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         setErrors([t.message]);
         return;
       }
-      const r = await submitPurchase(
-        '/buy/api/gift/submit',
-        {
-          giftCertValues: certificates.map((c) => c.value),
-          email: normalizeEmail(email),
-          accountId,
-          zipcode,
-          country,
-          currency,
-          cardholderName,
-          nonce: t.nonce,
-          recipient: recipientEmail || message ? { email: normalizeEmail(recipientEmail), message } : undefined,
-        },
-        newIdempotencyKey(),
-      );
+      const order = {
+        giftCertValues: certificates.map((c) => c.value),
+        email: normalizeEmail(email),
+        accountId,
+        zipcode,
+        country,
+        currency,
+        recipient: recipientEmail || message ? { email: normalizeEmail(recipientEmail), message } : undefined,
+      };
+      // One key per attempt at this order: a retry after a lost answer completes it.
+      const key = attempt.current.keyFor(JSON.stringify(order));
+      const r = await submitPurchase('/buy/api/gift/submit', { ...order, cardholderName, nonce: t.nonce }, key);
+      attempt.current.after(r);
       if (r.status !== 'ok' || !r.redirectUrl) {
         setErrors(r.errors ?? [r.message ?? 'Your purchase could not be completed.']);
         return;

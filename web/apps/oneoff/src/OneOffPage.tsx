@@ -24,8 +24,8 @@ import {
   createApiClient,
   featureOn,
   loadFeatureFlags,
-  newIdempotencyKey,
   num,
+  PurchaseAttempt,
   submitPurchase,
   unwrap,
   type Me,
@@ -116,6 +116,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const [readerWaiting, setReaderWaiting] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
   const counter = useRef(0);
+  const attempt = useRef(new PurchaseAttempt());
   // gdpr=show in the query forces the EU consent checkbox, as on /buy (spec 001 §2).
   const [gdprShow] = useState(() => typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('gdpr') === 'show');
 
@@ -260,7 +261,10 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         body = { configuration: config, nonce: t.nonce };
       }
       if (askMarketing && marketing) body.marketingConsent = true;
-      const r = await submitPurchase('/buy/api/oneoff/submit', body, newIdempotencyKey());
+      // One key per attempt at this order: a retry after a lost answer completes it.
+      const key = attempt.current.keyFor(JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined }));
+      const r = await submitPurchase('/buy/api/oneoff/submit', body, key);
+      attempt.current.after(r);
       if (r.status !== 'ok' || !r.redirectUrl) {
         setErrors(r.errors ?? [r.message ?? 'Your order could not be completed.']);
         return;

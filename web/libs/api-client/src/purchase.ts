@@ -109,6 +109,40 @@ export function newIdempotencyKey(): string {
 }
 
 /**
+ * The Idempotency-Key of a purchase attempt (services/checkout/README.md, "Idempotency
+ * keys"): the key names the order, not how it is paid, so it is kept for every click while
+ * the order is the same and its outcome unknown (a lost answer, a 5xx, "being processed"):
+ * the retry completes that attempt (its order, if it was charged) even with the card
+ * tokenised again. A decline may be paid again under the same key. A new key after an
+ * order or a refusal of the order itself, or when the order changes.
+ */
+export class PurchaseAttempt {
+  private order?: string;
+  private key?: string;
+
+  /** The key for this order (any stable text naming what is bought). */
+  keyFor(order: string): string {
+    if (!this.key || this.order !== order) {
+      this.order = order;
+      this.key = newIdempotencyKey();
+    }
+    return this.key;
+  }
+
+  /** The attempt's outcome is known: the next click is a new attempt. */
+  settled(): void {
+    this.key = undefined;
+    this.order = undefined;
+  }
+
+  /** Settles the attempt unless r says its outcome is still unknown (or a decline, which the key may pay again). */
+  after(r: PurchaseResult): void {
+    if (r.status === 'fail' && (r.code === 'conflict' || r.code === 'PAYMENT_DECLINED')) return;
+    this.settled();
+  }
+}
+
+/**
  * Posts a purchase submit. A refusal the page shows (400 messages, 401 login, 402
  * declined, 409 key reused) resolves with status 'fail'; anything else throws ApiError.
  */

@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+)
+
+// Lookup is the search a real gateway offers over its transactions (Stripe's
+// PaymentIntents search and balance transactions, Braintree's transaction search): by the
+// idempotency key a request was made with, and by the time it was made. Payments uses it to
+// find captures whose charge row was lost with its own transaction (payments died between
+// the processor's answer and its commit) and adopt or refund them.
+type Lookup interface {
+	// FindByKey answers the transaction made under a caller's idempotency key, refusals
+	// included; errs NotFound when the processor never recorded one.
+	FindByKey(ctx context.Context, key string) (Record, error)
+	// Search answers the transactions created in [from, to), oldest first, at most limit.
+	Search(ctx context.Context, from, to time.Time, limit int) ([]Record, error)
+}
+
+// Record is the processor's view of one transaction.
+type Record struct {
+	Transaction
+	Key       string
+	Status    string // authorized, captured, voided or refused
+	Amount    int64
+	Refunded  int64
+	Currency  string
+	CreatedAt time.Time
+	Metadata  map[string]string
+}
+
+// Kept says whether the transaction holds the customer's money (authorized, or captured and
+// not wholly refunded): the ones that must end in a charge or a refund.
+func (r Record) Kept() bool {
+	switch r.Status {
+	case "authorized":
+		return true
+	case "captured":
+		return r.Refunded < r.Amount
+	}
+	return false
+}
+
+func metadataJSON(m map[string]string) ([]byte, error) {
+	if m == nil {
+		return []byte(`{}`), nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
+	return b, nil
+}
+
+const recordCols = txCols + `, coalesce(idempotency_key, ''), amount, refunded, currency, created_at, metadata`
+
+func scanRecord(row pgx.Row) (Record, error) {
+	var r Record
+	var meta []byte
+	t, err := scanTx(row, &r.Key, &r.Amount, &r.Refunded, &r.Currency, &r.CreatedAt, &meta)
+	if err != nil {
+		return r, err
+	}
+	r.Transaction, r.Status = t.tx, t.status
+	if len(meta) > 0 {
+		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
+			return r, fmt.Errorf("decode metadata of %s: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// FindByKey answers the sandbox's transaction of key.
+func (s *Sandbox) FindByKey(ctx context.Context, key string) (Record, error) {
+	r, err := scanRecord(s.pool.QueryRow(ctx, `SELECT `+recordCols+` FROM sandbox_transactions WHERE idempotency_key = $1`, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, errs.E(errs.NotFound, "no processor transaction with this key")
+	}
+	if err != nil {
+		return r, fmt.Errorf("find transaction by key: %w", err)
+	}
+	return r, nil
+}
+
+// Search answers the sandbox's transactions created in [from, to).
+func (s *Sandbox) Search(ctx context.Context, from, to time.Time, limit int) ([]Record, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+recordCols+` FROM sandbox_transactions WHERE created_at >= $1 AND created_at < $2
+		ORDER BY created_at, id LIMIT $3`, from, to, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search transactions: %w", err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
