@@ -2,7 +2,6 @@ package edge
 
 import (
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -91,13 +90,11 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 			ErrorLog:  telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				log.WarnContext(r.Context(), "edge: backend unreachable", "path", r.URL.Path, "err", err.Error())
-				w.Header().Set("Retry-After", "1")
-				status := http.StatusBadGateway
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					status = http.StatusGatewayTimeout
-				}
-				writeJSON(w, status, map[string]string{"code": "unavailable", "message": "the service is temporarily unavailable, please retry"})
+				// The one error object, 503 with Retry-After, whether the backend refused the
+				// connection or timed out: either way the buyer retries shortly.
+				e := errs.E(errs.Unavailable, "The service is temporarily unavailable, please retry.")
+				e.RetryAfter = time.Second
+				server.WriteError(w, e)
 			},
 		}
 	}
