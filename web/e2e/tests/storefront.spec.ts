@@ -159,3 +159,56 @@ test.describe('print', () => {
     await expect(page.locator('[data-remote="buy"] h1')).toBeVisible();
   });
 });
+
+test.describe('one truth between /pricing, /buy and checkout', () => {
+  test('every plan × feature cell of /pricing is what /buy shows and what checkout charges', async ({ page }) => {
+    await page.goto('/pricing');
+    const table = page.getByTestId('comparison');
+    await expect(table).toBeVisible();
+    const plans = await table.locator('thead th[data-plan]').evaluateAll((ths) => ths.map((th) => th.getAttribute('data-plan')!));
+    expect(plans.length).toBe(3);
+    // Feature rows: the rows after "What you get", "Regions" and "Devices per licence".
+    const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+      trs.slice(3).map((tr) => ({ title: (tr.querySelector('th')?.textContent ?? '').replace(/\s*i$/, '').trim(), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '') })),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+
+    await page.request.get('/buy/api/me');
+    const xsrf = (await page.context().cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+    let counter = 0;
+    for (const [i, plan] of plans.entries()) {
+      await page.goto(`/buy?addOns=${plan}&currency=USD`);
+      await expect(page.locator(`#plan-${plan}`)).toBeChecked();
+      await expect(page.getByTestId('invoice-total')).toBeVisible();
+      for (const row of rows) {
+        const cell = row.cells[i]!;
+        const option = page.locator('#section-addOns [data-addon]').filter({ hasText: row.title }).first();
+        const code = (await option.getAttribute('data-addon'))!;
+        const onBuy = (await page.getByTestId(`price-${code}`).textContent())?.trim();
+        const r = await page.request.post('/buy/api/invoice/preview', {
+          headers: { 'X-XSRF-TOKEN': xsrf },
+          data: { currency: 'USD', addOns: [plan, code], cartId: 'e2e-one-truth', counter: ++counter },
+        });
+        expect(r.ok(), await r.text()).toBeTruthy();
+        const preview = (await r.json()) as { addOns?: string[]; invoice?: { invoiceItems?: Array<{ addOnCode?: string; amountInCents?: number | string }> }; adjustments?: Array<{ addOnCode?: string; reason?: string }> };
+        const line = preview.invoice?.invoiceItems?.find((l) => l.addOnCode === code);
+        const reason = preview.adjustments?.find((a) => a.addOnCode === code)?.reason ?? '';
+        const where = `${plan} × ${row.title}: /pricing "${cell}", /buy "${onBuy}"`;
+        if (cell === 'Included') {
+          expect(onBuy, where).toBe('Included');
+          expect(line, where).toBeUndefined();
+          expect(reason, where).toMatch(/is included with/);
+        } else if (cell === 'Not available') {
+          expect(onBuy, where).toBe('Not available');
+          expect(line, where).toBeUndefined();
+          expect(reason, where).toMatch(/is not available with/);
+        } else {
+          const price = cell.replace(/^Add-on, /, '');
+          expect(onBuy, where).toBe(price);
+          expect(line, where).toBeDefined();
+          expect(Number(line!.amountInCents), where).toBe(Math.round(Number(price.replace(/[^\d.]/g, '')) * 100));
+        }
+      }
+    }
+  });
+});

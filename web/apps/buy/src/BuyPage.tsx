@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, LoadingState, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
+import { ApiError, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
 import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
@@ -269,8 +269,18 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     disabled: locked.has(e.addOnCode),
     popover: locked.has(e.addOnCode) ? 'This product is allocated to users. Change it on the users page of the product web site.' : undefined,
   });
-  const features = groupEntries(catalog, 'FEATURES', currency).map(option);
-  const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(option) : [];
+  // What the plan includes or cannot have, read from forPlans exactly as /pricing and
+  // checkout read it (featureStatus; checkout's rules.includedWith): one truth on every page.
+  const planGroup = plan ? Object.values(catalog.groups).find((g) => g.entries.some((e) => e.addOnCode === plan))?.entries ?? [] : [];
+  const planName = planGroup.find((e) => e.addOnCode === plan)?.title ?? '';
+  const featureOption = (e: CatalogEntry): Option => {
+    const status = plan ? featureStatus(e, plan, planGroup) : 'addon';
+    if (status === 'included') return { ...option(e), checked: true, disabled: true, note: `Included with ${planName}`, priceLabel: 'Included' };
+    if (status === 'unavailable') return { ...option(e), checked: false, disabled: true, note: `Not available with ${planName}`, priceLabel: 'Not available' };
+    return option(e);
+  };
+  const features = groupEntries(catalog, 'FEATURES', currency).map(featureOption);
+  const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(featureOption) : [];
   const milSupp = groupEntries(catalog, 'JEPPESEN_MILITARY_SUPPLEMENT_PLANS_APP', currency).filter((e) => !e.addOnCode.endsWith('_intl')).map(option);
   const jetRunway = groupEntries(catalog, 'JET_RUNWAY_ANALYSIS', currency).map(option);
   const tpRunway = groupEntries(catalog, 'TURBOPROP_RUNWAY_ANALYSIS', currency).map(option);
