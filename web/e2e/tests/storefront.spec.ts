@@ -126,6 +126,16 @@ test.describe('promo codes and re-pricing', () => {
     await purchase(page);
     await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
     await expect(page.getByTestId('receipt-total')).toHaveText('$189.99');
+    // Issue 31 item 7: the success page leads on (a guest's order created the account).
+    const next = page.getByTestId('next-steps');
+    await expect(next.getByRole('link', { name: 'Set your password' })).toHaveAttribute('href', '/account/set-password');
+    await expect(next.getByRole('link', { name: 'Manage your subscription' })).toHaveAttribute('href', '/account');
+    await expect(next.getByRole('link', { name: /Download Hangar/ })).toBeVisible();
+    await expect(next.getByRole('button', { name: 'Print receipt' })).toBeVisible();
+    await expectAccessible(page, 'success page next steps');
+    await page.emulateMedia({ media: 'print' });
+    await expect(page.getByTestId('receipt')).toBeVisible();
+    await expect(next).toBeHidden();
   });
 
   test('a failed re-pricing shows its reason instead of the last total, and Purchase waits', async ({ page }) => {

@@ -472,7 +472,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } catch (e) {
         console.error((e as Error).message);
       }
-      const url = successUrl(result, kiosk);
+      const url = successUrl(result, kiosk, { newAccount: !loggedIn && payWith !== 'reader' });
       // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
       // schemes and hosts, so the page never follows one it dropped.
       const deeplink = result.mobileDeeplink;
