@@ -275,8 +275,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const planName = planGroup.find((e) => e.addOnCode === plan)?.title ?? '';
   const featureOption = (e: CatalogEntry): Option => {
     const status = plan ? featureStatus(e, plan, planGroup) : 'addon';
-    if (status === 'included') return { ...option(e), checked: true, disabled: true, note: `Included with ${planName}`, priceLabel: 'Included' };
-    if (status === 'unavailable') return { ...option(e), checked: false, disabled: true, note: `Not available with ${planName}`, priceLabel: 'Not available' };
+    if (status === 'included') return { ...option(e), checked: true, disabled: true, note: `Included with ${planName}`, priceLabel: 'Included', quietNote: true };
+    if (status === 'unavailable') return { ...option(e), checked: false, disabled: true, note: `Not available with ${planName}`, priceLabel: 'Not available', quietNote: true };
     return option(e);
   };
   const features = groupEntries(catalog, 'FEATURES', currency).map(featureOption);

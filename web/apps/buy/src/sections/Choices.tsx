@@ -14,7 +14,8 @@ export interface SectionShell {
 
 /** A section's one-line summary: the chosen titles, or 'None selected'. */
 export function choiceSummary(options: readonly Option[], currency: CurrencyCode): string {
-  const chosen = options.filter((o) => o.checked);
+  // What the buyer chose: a feature the plan includes is not a choice.
+  const chosen = options.filter((o) => o.checked && o.priceLabel !== 'Included');
   if (chosen.length === 0) return 'None selected';
   if (chosen.length === 1) return `${chosen[0]!.entry.title} · ${chosen[0]!.priceLabel ?? priceText(chosen[0]!.entry, currency)}`;
   const names = chosen.map((o) => o.entry.title);
@@ -55,6 +56,8 @@ export interface Option {
   note?: ReactNode;
   popover?: ReactNode;
   priceLabel?: string;
+  /** The note is for screen readers only (the price column already says it). */
+  quietNote?: boolean;
 }
 
 export interface OptionListProps {
@@ -78,7 +81,7 @@ export function OptionList({ name, legend, type, options, currency, onChange, co
   return (
     <fieldset className={cx(s.buyOptions, compact && s.buyOptionsCompact)} onPointerDown={() => (pointer.current = true)} onKeyDown={() => (pointer.current = false)}>
       <legend className={ui.hVisuallyHidden}>{legend}</legend>
-      {options.map(({ entry: e, checked, disabled, note, popover, priceLabel }) => {
+      {options.map(({ entry: e, checked, disabled, note, popover, priceLabel, quietNote }) => {
         const inputId = `${name}-${e.addOnCode}`;
         return (
           <div className={cx(s.buyOption, checked && s.buyOptionSelected, disabled && s.buyOptionDisabled)} key={e.addOnCode} data-addon={e.addOnCode}>
@@ -98,7 +101,7 @@ export function OptionList({ name, legend, type, options, currency, onChange, co
             <label htmlFor={inputId} title={compact ? e.description : undefined}>
               <span className={s.buyOptionTitle}>{e.title}</span>
               {e.description && !compact ? <span className={s.buyOptionDesc} title={e.description}>{e.description}</span> : null}
-              {note ? <span className={s.buyOptionNote}>{note}</span> : null}
+              {note ? <span className={quietNote ? ui.hVisuallyHidden : s.buyOptionNote}>{note}</span> : null}
             </label>
             <span className={s.buyOptionPrice} data-testid={`price-${e.addOnCode}`}>
               {popover ? <InfoPopover label={`Why ${e.title} cannot be changed here`}>{popover}</InfoPopover> : null}
