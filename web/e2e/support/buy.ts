@@ -27,7 +27,11 @@ export async function openBuy(page: Page, path = '/buy'): Promise<void> {
 }
 
 export async function choosePlan(page: Page, name: RegExp): Promise<void> {
-  await page.locator('#section-plans').getByRole('radio', { name }).check();
+  const plans = page.locator('#section-plans');
+  // A plan picked with the pointer collapses the section to its summary: open it again.
+  const toggle = plans.getByRole('button', { name: /^\W*Plans/ });
+  if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
+  await plans.getByRole('radio', { name }).check();
 }
 
 /** Types a test card into the payments service's hosted fields (an iframe). */

@@ -83,6 +83,10 @@ async function clickToInvoice(browser: Browser, rounds: number): Promise<number[
   const samples: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const target = plans[i % 2]!;
+    // A plan picked with the pointer collapses the plans to their summary: open them first,
+    // before the timer's click listener is armed.
+    const toggle = page.locator('#section-plans').getByRole('button', { name: /^\W*Plans/ });
+    if ((await toggle.getAttribute('aria-expanded')) === 'false') await toggle.click();
     await page.evaluate(() => {
       const w = window as unknown as { __t0?: number; __t1?: number };
       w.__t0 = undefined;

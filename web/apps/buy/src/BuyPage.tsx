@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, ErrorState, ErrorSummary, LoadingState, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, CheckboxField, cx, ErrorState, ErrorSummary, LoadingState, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { ApiError, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
+import { ApiError, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
 import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
@@ -10,7 +10,7 @@ import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } 
 import { useCardReaders, useCatalog, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
-import { ChoiceSection, OptionList, type Option } from './sections/Choices';
+import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
 import { ChartsSection, type Platform } from './sections/Charts';
 import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { QuantitySection } from './sections/Quantity';
@@ -259,14 +259,29 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     };
   });
 
+  const planEntry = planFamilies.flatMap((f) => f.entries).find((e) => e.addOnCode === plan);
+  const planSummary = planEntry ? `${planEntry.title} · ${priceText(planEntry, currency)}` : 'Choose a plan';
+  const extraRegions = regionOptions.filter((o) => o.checked && o.entry.addOnCode !== includedAsAdd).map((o) => o.entry.title);
+  const regionSummary = `${regionTitle(regionEntries, includedRegion)} included${extraRegions.length ? ` + ${extraRegions.join(', ')}` : ''}`;
+
   const option = (e: CatalogEntry): Option => ({
     entry: e,
     checked: addOns.includes(e.addOnCode),
     disabled: locked.has(e.addOnCode),
     popover: locked.has(e.addOnCode) ? 'This product is allocated to users. Change it on the users page of the product web site.' : undefined,
   });
-  const features = groupEntries(catalog, 'FEATURES', currency).map(option);
-  const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(option) : [];
+  // What the plan includes or cannot have, read from forPlans exactly as /pricing and
+  // checkout read it (featureStatus; checkout's rules.includedWith): one truth on every page.
+  const planGroup = plan ? Object.values(catalog.groups).find((g) => g.entries.some((e) => e.addOnCode === plan))?.entries ?? [] : [];
+  const planName = planGroup.find((e) => e.addOnCode === plan)?.title ?? '';
+  const featureOption = (e: CatalogEntry): Option => {
+    const status = plan ? featureStatus(e, plan, planGroup) : 'addon';
+    if (status === 'included') return { ...option(e), checked: true, disabled: true, note: `Included with ${planName}`, priceLabel: 'Included', quietNote: true };
+    if (status === 'unavailable') return { ...option(e), checked: false, disabled: true, note: `Not available with ${planName}`, priceLabel: 'Not available', quietNote: true };
+    return option(e);
+  };
+  const features = groupEntries(catalog, 'FEATURES', currency).map(featureOption);
+  const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(featureOption) : [];
   const milSupp = groupEntries(catalog, 'JEPPESEN_MILITARY_SUPPLEMENT_PLANS_APP', currency).filter((e) => !e.addOnCode.endsWith('_intl')).map(option);
   const jetRunway = groupEntries(catalog, 'JET_RUNWAY_ANALYSIS', currency).map(option);
   const tpRunway = groupEntries(catalog, 'TURBOPROP_RUNWAY_ANALYSIS', currency).map(option);
@@ -458,7 +473,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } catch (e) {
         console.error((e as Error).message);
       }
-      const url = successUrl(result, kiosk);
+      const url = successUrl(result, kiosk, { newAccount: !loggedIn && payWith !== 'reader' });
       // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
       // schemes and hosts, so the page never follows one it dropped.
       const deeplink = result.mobileDeeplink;
@@ -518,9 +533,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const eulaMissing = isBusiness && !config.isEulaChecked;
   const licenseMissing = needsLicense && !config.isLicenseAgreementChecked;
   const showGdpr = p?.euConsentRequired === true || query.gdprShow;
+  // A failed re-pricing shows its reason in place of the total: the last good total is
+  // no longer the price of what is on screen, so it is neither shown nor payable.
+  const repriceError = previewQuery.isError && !previewQuery.isFetching ? previewQuery.error.message || CONNECT_ERROR : undefined;
+  const payable = Boolean(p?.invoice) && !repriceError;
 
   return (
-    <div className={s.buy} data-remote="buy" data-kiosk={kiosk || undefined}>
+    <div className={cx(s.buy, s.buyWithPaybar)} data-remote="buy" data-kiosk={kiosk || undefined}>
       <nav className={s.buyCrumbs} aria-label="Breadcrumbs">
         <ol>
           <li>
@@ -576,7 +595,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             </p>
           ) : null}
           {/* 6. plans */}
-          <SectionBlock id="plans" title="Plans" note={note} expanded={expanded.includes('plans')} onToggle={shell('plans').onExpandedChange}>
+          <SectionBlock id="plans" title="Plans" note={note} expanded={expanded.includes('plans')} onToggle={shell('plans').onExpandedChange} summary={planSummary}>
             <p className={s.buyHint}>
               {verb} a plan to select it. Each plan includes one region.
             </p>
@@ -591,6 +610,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                   currency={currency}
                   options={f.entries.map((e) => ({ entry: e, checked: plan === e.addOnCode }))}
                   onChange={(code) => dispatch({ type: 'selectPlan', plan: code, planCodes })}
+                  onPointerChoice={() => shell('plans').onExpandedChange(false)}
                 />
               </div>
             ))}
@@ -604,6 +624,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               intro={p?.regionsDisabled ? 'Your regions follow your allocated licenses.' : `Your plan includes ${regionTitle(regionEntries, includedRegion)}. Add more regions:`}
               options={regionOptions}
               currency={currency}
+              compact
+              summary={regionSummary}
               onChange={(code) =>
                 regionMode === 'radio'
                   ? dispatch({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
@@ -616,6 +638,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           {!query.hjopaBundle ? (
             <ChoiceSection id="addOns" title="Add-ons" options={[...features, ...businessFeatures]} currency={currency} onChange={toggle} {...shell('addOns')} />
           ) : null}
+          {/* 9–14: the optional sections, two collapsed headers to a line on desktop */}
+          <div className={s.buyExtras}>
           {/* 9. chart-provider IFR */}
           {p?.chartIfrVisible ? (
             <ChartsSection
@@ -658,6 +682,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               {...shell('jetMaker')}
             />
           ) : null}
+          </div>
           {/* 15. licence quantity */}
           {isBusiness || isMilitary ? (
             <QuantitySection
@@ -749,7 +774,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             onCardHelp={() => setCardHelp(true)}
           />
         </div>
-        <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching}>
+        <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
           <ErrorSummary errors={shownErrors} />
           {eligibilityPage ? (
             <p>
@@ -765,10 +790,11 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ))}
             </ul>
           ) : null}
-          <Button size="large" className={s.buyPurchase} disabled={submitting || !p || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
-            {submitting ? 'Processing…' : `Purchase${p?.invoice ? ` ${formatMoney(num(p.invoice.totalInCents), (p.invoice.currency as CurrencyCode) ?? currency)}` : ''}`}
+          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+            {submitting ? 'Processing…' : `Purchase${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>
+        <PayBar total={payable ? formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency) : undefined} />
       </div>
       <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
@@ -810,12 +836,45 @@ function analyticsItems(p: { invoice?: Preview['invoice'] }) {
   }));
 }
 
+/**
+ * Phones: the total and a jump to the card form, fixed at the bottom while the order
+ * summary (with the one Purchase button) is off screen. It is a link, not a second Pay
+ * button: paying stays one button next to the summary.
+ */
+function PayBar({ total }: { total: string | undefined }) {
+  const [summaryInView, setSummaryInView] = useState(false);
+  useEffect(() => {
+    const el = document.getElementById('buy-invoice');
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => setSummaryInView(entries.some((e) => e.isIntersecting)));
+    io.observe(el);
+    return () => io.disconnect();
+  }, []);
+  return (
+    <div className={s.buyPaybar} hidden={summaryInView} data-testid="paybar">
+      <span className={s.buyPaybarTotal}>
+        Total <span data-testid="paybar-total">{total ?? '…'}</span>
+      </span>
+      <Button
+        size="medium"
+        onClick={() => {
+          const pay = document.getElementById('buy-payment');
+          pay?.scrollIntoView?.({ block: 'start' });
+          pay?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
+        }}
+      >
+        Go to payment
+      </Button>
+    </div>
+  );
+}
+
 function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[] }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [checking, setChecking] = useState(false);
   return (
-    <section className={s.buyBox} aria-labelledby="buy-promo-title">
+    <section className={cx(s.buyBox, s.buyPromoBox)} aria-labelledby="buy-promo-title">
       <h2 id="buy-promo-title">Promo or gift code</h2>
       <form
         className={s.buyPromo}

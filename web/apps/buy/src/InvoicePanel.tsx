@@ -1,28 +1,9 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { formatMoney, type CurrencyCode } from '@hangar/money';
 import { num, type WireInvoiceItem } from '@hangar/api-client';
 import type { Preview } from './hooks';
 import { ui } from '@hangar/ui';
 import s from './buy.module.css';
-
-/** The cart sticks when the window is wider than 1053 px and scrolled past 145 px (spec 001 §9). */
-export const STICKY_MIN_WIDTH = 1053;
-export const STICKY_MIN_SCROLL = 145;
-
-export function useSticky(): boolean {
-  const [sticky, setSticky] = useState(false);
-  useEffect(() => {
-    const update = () => setSticky(window.innerWidth > STICKY_MIN_WIDTH && window.scrollY > STICKY_MIN_SCROLL);
-    update();
-    window.addEventListener('scroll', update, { passive: true });
-    window.addEventListener('resize', update);
-    return () => {
-      window.removeEventListener('scroll', update);
-      window.removeEventListener('resize', update);
-    };
-  }, []);
-  return sticky;
-}
 
 /** Lines of planType hiddenPlan are dropped (the server drops them too). */
 export function visibleLines(items: readonly WireInvoiceItem[] | undefined): WireInvoiceItem[] {
@@ -39,19 +20,30 @@ export interface InvoicePanelProps {
   preview: Preview | undefined;
   currency: CurrencyCode;
   updating: boolean;
+  /** The re-pricing failed: its message replaces the total (a stale total is never shown). */
+  error?: string;
   children?: ReactNode;
 }
 
-export function InvoicePanel({ preview, currency, updating, children }: InvoicePanelProps) {
-  const sticky = useSticky();
-  const inv = preview?.invoice;
+/**
+ * The order summary. Beside the configurator it is sticky by CSS (buy.module.css): spec 001
+ * §9's "sticks above 1053 px once scrolled 145 px" is what position: sticky does by itself
+ * in the two-column layout, which starts at 880 px.
+ */
+export function InvoicePanel({ preview, currency, updating, error, children }: InvoicePanelProps) {
+  const inv = error ? undefined : preview?.invoice;
   const cur = (inv?.currency as CurrencyCode | undefined) ?? currency;
   const money = (v: unknown) => formatMoney(num(v), cur);
   const lines = visibleLines(inv?.invoiceItems);
   return (
-    <aside className={`buy-invoice${sticky ? ' buy-invoice--sticky' : ''}`} aria-labelledby="buy-invoice-title" data-testid="invoice" aria-busy={updating || undefined}>
+    <aside className={s.buyInvoice} id="buy-invoice" aria-labelledby="buy-invoice-title" data-testid="invoice" aria-busy={updating || undefined}>
       <h2 id="buy-invoice-title">Your invoice</h2>
-      {!inv ? (
+      <div className={s.buyInvoiceBody}>
+      {error ? (
+        <p className={s.buyErrorInline} role="alert" data-testid="invoice-error">
+          {error}
+        </p>
+      ) : !inv ? (
         <p className={s.buyHint}>Calculating…</p>
       ) : (
         <>
@@ -112,6 +104,7 @@ export function InvoicePanel({ preview, currency, updating, children }: InvoiceP
           ) : null}
         </>
       )}
+      </div>
       <p className={ui.hVisuallyHidden} role="status" aria-live="polite">
         {updating ? 'Updating your invoice' : inv ? `Total ${money(inv.totalInCents)}` : ''}
       </p>

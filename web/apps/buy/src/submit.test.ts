@@ -46,6 +46,7 @@ describe('submit', () => {
 describe('successUrl: the page goes only to paths of this site after payment', () => {
   it('takes the server redirect and its extension', () => {
     expect(successUrl({ redirectUrl: '/buy/success?invoiceId=1', extension: '&x=1' }, false)).toBe('/buy/success?invoiceId=1&x=1');
+    expect(successUrl({ invoiceId: 'inv-1' }, false, { newAccount: true })).toBe('/buy/success?invoiceId=inv-1&newAccount=1');
   });
   it('never another origin', () => {
     for (const redirectUrl of ['https://evil.example/phish', '//evil.example/phish', '/\\evil.example', 'javascript:alert(1)']) {

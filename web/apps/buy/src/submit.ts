@@ -97,9 +97,12 @@ export function samePath(u: string | undefined): string | undefined {
 }
 
 /** The success page's URL: the server's redirect (with its extension), or /buy/success?invoiceId=. */
-export function successUrl(r: Partial<Pick<WireSubmit, 'redirectUrl' | 'invoiceId' | 'extension'>>, kiosk: boolean): string {
+export function successUrl(r: Partial<Pick<WireSubmit, 'redirectUrl' | 'invoiceId' | 'extension'>>, kiosk: boolean, opts: { newAccount?: boolean } = {}): string {
   let url = samePath(r.redirectUrl) || (r.invoiceId ? `/buy/success?invoiceId=${encodeURIComponent(r.invoiceId)}` : '/buy/success');
   if (r.extension) url += r.extension;
   if (kiosk) url += `${url.includes('?') ? '&' : '?'}kiosk=true`;
+  // A guest's order creates the account (an existing one must log in first), so the success
+  // page offers to set its password. It only shows a link: nothing is granted by it.
+  if (opts.newAccount) url += `${url.includes('?') ? '&' : '?'}newAccount=1`;
   return url;
 }

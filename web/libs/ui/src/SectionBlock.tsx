@@ -12,11 +12,16 @@ export interface SectionBlockProps {
   onToggle?: (expanded: boolean) => void;
   /** Right-aligned note in the header, e.g. 'Prices do not include VAT'. */
   note?: ReactNode;
+  /**
+   * A one-line summary of the choice, shown in the header while the section is collapsed
+   * (a compact configurator still says what was chosen).
+   */
+  summary?: ReactNode;
   children: ReactNode;
 }
 
 /** A titled section that collapses and expands. */
-export function SectionBlock({ id, title, defaultExpanded = true, expanded, onToggle, note, children }: SectionBlockProps) {
+export function SectionBlock({ id, title, defaultExpanded = true, expanded, onToggle, note, summary, children }: SectionBlockProps) {
   const [own, setOwn] = useState(defaultExpanded);
   const isOpen = expanded ?? own;
   const bodyId = useId();
@@ -31,7 +36,12 @@ export function SectionBlock({ id, title, defaultExpanded = true, expanded, onTo
         <h2 className={ui.hSectionTitle} id={`${bodyId}-title`}>
           <button type="button" className={ui.hSectionToggle} aria-expanded={isOpen} aria-controls={bodyId} onClick={toggle}>
             <span aria-hidden="true">{isOpen ? '▾' : '▸'}</span>
-            {title}
+            <span className={ui.hSectionName}>{title}</span>
+            {!isOpen && summary ? (
+              <span className={ui.hSectionSummary} data-testid={`summary-${id}`}>
+                {summary}
+              </span>
+            ) : null}
           </button>
         </h2>
         {note ? <p className={ui.hSectionNote}>{note}</p> : null}

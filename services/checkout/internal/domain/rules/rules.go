@@ -121,6 +121,19 @@ func (b *builder) remove(drop func(e *domain.Entry) string) {
 	b.codes = out
 }
 
+// includedWith reports whether the plan already includes a feature it cannot buy: a
+// cheaper plan of its own group buys it (forPlans names the plans that do not include the
+// feature, catalog.yaml). The pricing page and /buy read forPlans with the same rule
+// (featureStatus in web/libs/api-client), so the three never disagree.
+func (b *builder) includedWith(feature, plan *domain.Entry) bool {
+	for _, code := range feature.ForPlans {
+		if lower, ok := b.cat.Entry(code); ok && lower.Group == plan.Group && lower.Order < plan.Order {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) add(code, reason string) {
 	if !slices.Contains(b.codes, code) {
 		b.codes = append(b.codes, code)
@@ -505,6 +518,9 @@ func (b *builder) applyPlanRules(in domain.Input) {
 			return ""
 		}
 		if len(e.ForPlans) > 0 && !hasAny(e.ForPlans, planCodes) && !e.IsRegion() {
+			if b.includedWith(e, plan) {
+				return fmt.Sprintf("%s is included with %s", e.Title, plan.Title)
+			}
 			return fmt.Sprintf("%s is not available with %s", e.Title, plan.Title)
 		}
 		for _, g := range e.NotAllowed.Groups {

@@ -302,3 +302,40 @@ func TestValidation(t *testing.T) {
 		})
 	}
 }
+
+// Issue 31: /pricing said Aeronautical Maps is included in Essential while checkout said it
+// was "not available with Essential". A feature a cheaper plan of the group buys is included
+// in the dearer plan, and checkout now says so; one no plan of the group buys is not
+// available (featureStatus in web/libs/api-client reads forPlans the same way).
+func TestFeatureForPlansIncludedOrNotAvailable(t *testing.T) {
+	for _, tc := range []struct {
+		plan, feature string
+		kept          bool
+		reason        string
+	}{
+		{"basic_plus", "vectormap", true, ""},
+		{"pro_plus", "vectormap", false, "Aeronautical Maps is included with Essential"},
+		{"performance", "syn_vis", false, "Synthetic Vision is included with Premium"},
+		{"business_pro", "vectormap", false, "Aeronautical Maps is not available with Business Pro"},
+		{"pro_plus", "syn_vis", true, ""},
+	} {
+		t.Run(tc.plan+"+"+tc.feature, func(t *testing.T) {
+			c := domaintest.Rules.Normalize(catalog(t), domain.Input{AddOns: []string{tc.plan, "included_geo_us", tc.feature}, Quantity: "2"}, nil)
+			if c.Has(tc.feature) != tc.kept {
+				t.Fatalf("cart %v: has %s = %v, want %v", c.AddOns, tc.feature, c.Has(tc.feature), tc.kept)
+			}
+			if tc.kept {
+				return
+			}
+			var reasons []string
+			for _, a := range c.Adjustments {
+				if a.Code == tc.feature {
+					reasons = append(reasons, a.Reason)
+				}
+			}
+			if !has(reasons, tc.reason) {
+				t.Errorf("adjustments of %s %q, want %q", tc.feature, reasons, tc.reason)
+			}
+		})
+	}
+}

@@ -39,8 +39,10 @@ export function PaymentSection(p: PaymentSectionProps) {
   ];
   const tabOf = (w: PayWith) => (w === 'stored' || w === 'reader' ? 'card' : w);
   return (
-    <section className={s.buyPayment} aria-labelledby={`${tabsId}-title`} data-testid="payment">
-      <h2 id={`${tabsId}-title`}>Payment</h2>
+    <section className={s.buyPayment} id="buy-payment" aria-labelledby={`${tabsId}-title`} data-testid="payment">
+      <h2 id={`${tabsId}-title`} tabIndex={-1}>
+        Payment
+      </h2>
       <div role="tablist" aria-label="Payment method" className={s.buyTabs}>
         {tabs.map((t) => (
           <button

@@ -29,6 +29,8 @@ export interface ChartsSectionProps extends SectionShell {
 
 /** Chart-provider IFR charts: per coverage App, Web or Both (Both is priced twice). */
 export function ChartsSection({ coverages, addOns, currency, disabled, military, accountNumber, onAccountNumber, onChoose, note, expanded, onExpandedChange, children }: ChartsSectionProps) {
+  const chosen = coverages.map((c) => ({ c, pl: platformOf(c.addOnCode, addOns) })).filter((x) => x.pl !== 'None');
+  const summary = chosen.length === 0 ? 'None selected' : chosen.map((x) => `${x.c.title} (${x.pl})`).join(', ');
   const legacy = coverages.filter((c) => LEGACY.includes(c.addOnCode) && (addOns.includes(c.addOnCode) || addOns.includes(`${c.addOnCode}_web`)));
   const current = coverages.filter((c) => !LEGACY.includes(c.addOnCode));
   const row = (c: CatalogEntry) => {
@@ -36,13 +38,13 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
     const value = platformOf(c.addOnCode, addOns);
     const platforms: Platform[] = military ? ['None', 'App'] : ['None', 'App', 'Web', 'Both'];
     return (
-      <div className={cx(s.buyOption, value !== 'None' && s.buyOptionSelected)} key={c.addOnCode} data-addon={c.addOnCode}>
-        <span className={s.buyOptionTitle} id={`chart-${c.addOnCode}-title`}>
+      <div className={cx(s.buyOption, s.buyChart, value !== 'None' && s.buyOptionSelected)} key={c.addOnCode} data-addon={c.addOnCode}>
+        <span className={cx(s.buyOptionTitle, s.buyChartTitle)} id={`chart-${c.addOnCode}-title`}>
           {c.title}
         </span>
         <div role="radiogroup" aria-labelledby={`chart-${c.addOnCode}-title`} className={s.buySegmented}>
           {platforms.map((pl) => (
-            <label key={pl} className={cx(s.buySegmentedItem, value === pl && s.buySegmentedItemOn)}>
+            <label key={pl} className={cx(s.buySegmentedItem, value === pl && s.buySegmentedItemOn, disabled && s.buySegmentedItemDisabled)}>
               <input
                 type="radio"
                 name={`chart-${c.addOnCode}`}
@@ -56,12 +58,12 @@ export function ChartsSection({ coverages, addOns, currency, disabled, military,
             </label>
           ))}
         </div>
-        <span className={s.buyOptionPrice}>{p ? formatPrice(value === 'Both' ? p.amountInCents * 2 : p.amountInCents, currency) : `Unavailable in ${currency}`}</span>
+        <span className={cx(s.buyOptionPrice, s.buyChartPrice)}>{p ? formatPrice(value === 'Both' ? p.amountInCents * 2 : p.amountInCents, currency) : `Unavailable in ${currency}`}</span>
       </div>
     );
   };
   return (
-    <SectionBlock id="jeppesen" title="Jeppesen IFR Charts" note={note} expanded={expanded} onToggle={onExpandedChange}>
+    <SectionBlock id="jeppesen" title="Jeppesen IFR Charts" note={note} expanded={expanded} onToggle={onExpandedChange} summary={summary}>
       <TextField
         label="Already a Jeppesen customer? Your Jeppesen account number"
         name="jeppCustomerNo"

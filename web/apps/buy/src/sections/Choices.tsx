@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 import { SectionBlock, cx, ui } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
@@ -8,6 +8,18 @@ export interface SectionShell {
   expanded: boolean;
   onExpandedChange: (open: boolean) => void;
   note?: string;
+  /** The one-line summary shown while collapsed. */
+  summary?: ReactNode;
+}
+
+/** A section's one-line summary: the chosen titles, or 'None selected'. */
+export function choiceSummary(options: readonly Option[], currency: CurrencyCode): string {
+  // What the buyer chose: a feature the plan includes is not a choice.
+  const chosen = options.filter((o) => o.checked && o.priceLabel !== 'Included');
+  if (chosen.length === 0) return 'None selected';
+  if (chosen.length === 1) return `${chosen[0]!.entry.title} · ${chosen[0]!.priceLabel ?? priceText(chosen[0]!.entry, currency)}`;
+  const names = chosen.map((o) => o.entry.title);
+  return names.length <= 3 ? names.join(', ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
 }
 
 export function priceText(e: CatalogEntry, currency: CurrencyCode): string {
@@ -44,6 +56,8 @@ export interface Option {
   note?: ReactNode;
   popover?: ReactNode;
   priceLabel?: string;
+  /** The note is for screen readers only (the price column already says it). */
+  quietNote?: boolean;
 }
 
 export interface OptionListProps {
@@ -53,14 +67,21 @@ export interface OptionListProps {
   options: readonly Option[];
   currency: CurrencyCode;
   onChange: (code: string, checked: boolean) => void;
+  /** Short rows without descriptions, several to a line (regions). */
+  compact?: boolean;
+  /** A choice made with the pointer (not the arrow keys, which step through the radios). */
+  onPointerChoice?: () => void;
 }
 
 /** Checkboxes (or radios) with a title, description, note and price each. */
-export function OptionList({ name, legend, type, options, currency, onChange }: OptionListProps) {
+export function OptionList({ name, legend, type, options, currency, onChange, compact, onPointerChoice }: OptionListProps) {
+  // Arrow keys change a radio group's choice while the buyer is still choosing, so only a
+  // click or tap counts as "chosen" for collapsing the section.
+  const pointer = useRef(false);
   return (
-    <fieldset className={s.buyOptions}>
+    <fieldset className={cx(s.buyOptions, compact && s.buyOptionsCompact)} onPointerDown={() => (pointer.current = true)} onKeyDown={() => (pointer.current = false)}>
       <legend className={ui.hVisuallyHidden}>{legend}</legend>
-      {options.map(({ entry: e, checked, disabled, note, popover, priceLabel }) => {
+      {options.map(({ entry: e, checked, disabled, note, popover, priceLabel, quietNote }) => {
         const inputId = `${name}-${e.addOnCode}`;
         return (
           <div className={cx(s.buyOption, checked && s.buyOptionSelected, disabled && s.buyOptionDisabled)} key={e.addOnCode} data-addon={e.addOnCode}>
@@ -71,12 +92,16 @@ export function OptionList({ name, legend, type, options, currency, onChange }: 
               value={e.addOnCode}
               checked={checked}
               disabled={disabled}
-              onChange={(ev) => onChange(e.addOnCode, ev.target.checked)}
+              onChange={(ev) => {
+                onChange(e.addOnCode, ev.target.checked);
+                if (pointer.current) onPointerChoice?.();
+                pointer.current = false;
+              }}
             />
-            <label htmlFor={inputId}>
+            <label htmlFor={inputId} title={compact ? e.description : undefined}>
               <span className={s.buyOptionTitle}>{e.title}</span>
-              {e.description ? <span className={s.buyOptionDesc}>{e.description}</span> : null}
-              {note ? <span className={s.buyOptionNote}>{note}</span> : null}
+              {e.description && !compact ? <span className={s.buyOptionDesc} title={e.description}>{e.description}</span> : null}
+              {note ? <span className={quietNote ? ui.hVisuallyHidden : s.buyOptionNote}>{note}</span> : null}
             </label>
             <span className={s.buyOptionPrice} data-testid={`price-${e.addOnCode}`}>
               {popover ? <InfoPopover label={`Why ${e.title} cannot be changed here`}>{popover}</InfoPopover> : null}
@@ -98,14 +123,15 @@ export interface ChoiceSectionProps extends SectionShell {
   currency: CurrencyCode;
   onChange: (code: string, checked: boolean) => void;
   children?: ReactNode;
+  compact?: boolean;
 }
 
-export function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, children }: ChoiceSectionProps) {
+export function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, summary, compact, children }: ChoiceSectionProps) {
   return (
-    <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange}>
+    <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange} summary={summary ?? choiceSummary(options, currency)}>
       {intro ? <p className={s.buyHint}>{intro}</p> : null}
       {children}
-      <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} />
+      <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} compact={compact} />
       {options.length === 0 ? <p>Nothing to add in {currency}.</p> : null}
     </SectionBlock>
   );

@@ -21,10 +21,10 @@ function receipt(canPrintInvoice: boolean) {
   setApiClient(createApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, baseUrl: 'http://store.test' }));
 }
 
-function show() {
+function show(newAccount?: boolean) {
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <SuccessPage invoiceId="inv-1" print={() => undefined} />
+      <SuccessPage invoiceId="inv-1" newAccount={newAccount} print={() => undefined} />
     </QueryClientProvider>,
   );
 }
@@ -44,5 +44,29 @@ describe('/buy/success?print=invoice (the account page\'s Print invoice)', () =>
     await screen.findByTestId('receipt');
     await waitFor(() => expect(screen.queryByTestId('billing-contact-modal')).toBeNull());
     expect(screen.queryByRole('button', { name: 'Print invoice' })).toBeNull();
+  });
+});
+
+describe('/buy/success leads on after the receipt', () => {
+  it('shows the next steps in order: password (new account), app, subscription, papers', async () => {
+    receipt(true);
+    show(true);
+    const next = await screen.findByTestId('next-steps');
+    expect([...next.querySelectorAll('li[data-step]')].map((li) => li.getAttribute('data-step'))).toEqual(['password', 'app', 'account', 'papers']);
+    expect(screen.getByRole('link', { name: 'Set your password' }).getAttribute('href')).toBe('/account/set-password');
+    expect(screen.getByRole('link', { name: 'Manage your subscription' }).getAttribute('href')).toBe('/account');
+    expect(screen.getByRole('link', { name: 'Download Hangar from the App Store' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Print invoice' })).toBeTruthy();
+    // The receipt comes first.
+    const receiptBox = screen.getByTestId('receipt');
+    expect(receiptBox.compareDocumentPosition(next) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+  });
+
+  it('offers no password step to a buyer who was signed in', async () => {
+    receipt(false);
+    show(false);
+    await screen.findByTestId('next-steps');
+    expect(screen.queryByRole('link', { name: 'Set your password' })).toBeNull();
+    expect(screen.getByRole('button', { name: 'Print receipt' })).toBeTruthy();
   });
 });

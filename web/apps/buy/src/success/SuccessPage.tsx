@@ -31,13 +31,30 @@ export function receiptDate(iso: string | undefined): string {
   return `${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
 }
 
+/** The app's App Store listing (the app runs on iPad and iPhone, spec 000 §1). */
+export const APP_STORE_URL = 'https://apps.apple.com/app/hangar';
+/** Where a buyer whose account was created with the order sets a password (identity). */
+export const SET_PASSWORD_PATH = '/account/set-password';
+
+function newAccountFromLocation(): boolean {
+  return typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('newAccount') === '1';
+}
+
 function invoiceIdFromLocation(): string {
   if (typeof window === 'undefined') return '';
   const q = new URLSearchParams(window.location.search);
   return q.get('invoiceId') ?? q.get('id') ?? '';
 }
 
-export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () => window.print() }: { invoiceId?: string; print?: () => void }) {
+export function SuccessPage({
+  invoiceId = invoiceIdFromLocation(),
+  newAccount = newAccountFromLocation(),
+  print = () => window.print(),
+}: {
+  invoiceId?: string;
+  newAccount?: boolean;
+  print?: () => void;
+}) {
   const receipt = useQuery<Receipt, ApiError>({
     queryKey: ['receipt', invoiceId],
     enabled: invoiceId !== '',
@@ -169,21 +186,55 @@ export function SuccessPage({ invoiceId = invoiceIdFromLocation(), print = () =>
         </table>
         {r.reverseCharge && r.reverseChargeNote ? <p>{r.reverseChargeNote}</p> : null}
       </div>
-      <div className={s.buySuccessActions}>
-        <Button
-          onClick={() => {
-            setMode('receipt');
-            setPrintNow(true);
-          }}
-        >
-          Print receipt
-        </Button>
-        {r.canPrintInvoice ? (
-          <Button variant="secondary" onClick={() => setContactOpen(true)}>
-            Print invoice
-          </Button>
-        ) : null}
-      </div>
+      <section className={s.buyNext} aria-labelledby="buy-next-title" data-testid="next-steps">
+        <h2 id="buy-next-title">What's next</h2>
+        <ol className={s.buyNextList}>
+          {newAccount ? (
+            <li data-step="password">
+              <h3>Set your password</h3>
+              <p>
+                Your account{r.email ? ` ${r.email}` : ''} was created with this order. Set a password to sign in to the app and to your account.
+              </p>
+              <a className={s.buyNextLink} href={SET_PASSWORD_PATH}>
+                Set your password
+              </a>
+            </li>
+          ) : null}
+          <li data-step="app">
+            <h3>Download the app</h3>
+            <p>Install Hangar on your iPad or iPhone and sign in{r.email ? ` with ${r.email}` : ''}: your plan is ready there.</p>
+            <a className={s.buyNextLink} href={APP_STORE_URL} rel="noopener">
+              Download Hangar from the App Store
+            </a>
+          </li>
+          <li data-step="account">
+            <h3>Manage your subscription</h3>
+            <p>Renewal date and price, auto-renew, your card and every invoice are on your account page.</p>
+            <a className={s.buyNextLink} href="/account">
+              Manage your subscription
+            </a>
+          </li>
+          <li data-step="papers">
+            <h3>{r.canPrintInvoice ? 'Print your receipt or invoice' : 'Print your receipt'}</h3>
+            <p>A copy was sent to {r.email || 'your e-mail address'}.</p>
+            <div className={s.buySuccessActions}>
+              <Button
+                onClick={() => {
+                  setMode('receipt');
+                  setPrintNow(true);
+                }}
+              >
+                Print receipt
+              </Button>
+              {r.canPrintInvoice ? (
+                <Button variant="secondary" onClick={() => setContactOpen(true)}>
+                  Print invoice
+                </Button>
+              ) : null}
+            </div>
+          </li>
+        </ol>
+      </section>
       <BillingContactModal
         open={contactOpen}
         accountId={r.accountId ?? ''}

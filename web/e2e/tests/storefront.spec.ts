@@ -1,0 +1,224 @@
+import { test, type Page } from '@playwright/test';
+import { choosePlan, expect, fillCard, freshEmail, openBuy, purchase, step } from '../support/buy';
+import { expectAccessible } from '../support/helpers';
+
+// Issue 31: the total and the Pay button in view, a compact configurator, a re-pricing that
+// never leaves a stale total, and a printed receipt without the store's chrome.
+
+const PURCHASE = /^Purchase/;
+
+/** True when the element's centre is on screen and nothing (a banner, a bar) covers it. */
+async function inViewAndOnTop(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return false;
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (y < 0 || y > window.innerHeight || x < 0 || x > window.innerWidth) return false;
+    const top = document.elementFromPoint(x, y);
+    return top !== null && (top === el || el.contains(top));
+  }, selector);
+}
+
+test.describe.configure({ timeout: 120_000 });
+
+test.describe('/buy on desktop (1280 px)', () => {
+  test('the order summary and its Purchase button stay in view at every scroll position', async ({ page }) => {
+    await openBuy(page);
+    const invoice = page.getByTestId('invoice');
+    expect(await invoice.evaluate((el) => getComputedStyle(el).position)).toBe('sticky');
+    const button = invoice.getByRole('button', { name: PURCHASE });
+    await button.evaluate((el) => el.setAttribute('data-e2e', 'purchase'));
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const viewport = page.viewportSize()!.height;
+    const positions: number[] = [];
+    for (let y = 0; y < height - viewport; y += 250) positions.push(y);
+    positions.push(height - viewport);
+    for (const y of positions) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(y);
+      expect(await inViewAndOnTop(page, '[data-e2e="purchase"]'), `Purchase in view at scrollY ${y}`).toBe(true);
+      await expect(page.getByTestId('invoice-total')).toBeInViewport();
+    }
+  });
+
+  test('/buy with its default sections is about one screenful of choices (≤ 2,600 px)', async ({ page }) => {
+    await openBuy(page);
+    await expect(page.locator('#section-addOns input[type=checkbox]').first()).toBeVisible();
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThanOrEqual(2600);
+  });
+
+  test('a plan picked with the pointer collapses the plans to a one-line summary; the arrow keys do not', async ({ page }) => {
+    await openBuy(page);
+    const plans = page.locator('#section-plans');
+    // Keyboard: stepping through the radios keeps the list open (the buyer is still choosing).
+    await plans.getByRole('radio', { name: /^Essential/ }).focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(plans.getByRole('radio', { name: /^Premium/ })).toBeChecked();
+    await expect(plans.getByRole('radio', { name: /^Premium/ })).toBeVisible();
+    // Pointer: the choice is made; the section shows it in one line.
+    await plans.getByRole('radio', { name: /^Starter\b/ }).first().click();
+    await expect(page.getByTestId('summary-plans')).toHaveText(/^Starter · \$125\/yr$/);
+    await expect(plans.getByRole('radio').first()).toBeHidden();
+    await expect(plans.getByRole('button', { name: /Plans/ })).toHaveAttribute('aria-expanded', 'false');
+    await step(page, 'plans collapsed');
+    // The helper opens it again to choose another plan.
+    await choosePlan(page, /^Premium/);
+    await expect(page.getByTestId('invoice-total')).toHaveText('$370');
+    // The collapsed optional sections say what is chosen.
+    await expect(page.getByTestId('summary-vfr')).toHaveText('None selected');
+  });
+
+  test('App / Web / Both is a segmented control that the keyboard drives', async ({ page }) => {
+    await openBuy(page);
+    await page.getByRole('button', { name: /Jeppesen IFR Charts/ }).click();
+    const app = page.getByRole('radio', { name: 'Jeppesen United States: App' });
+    await app.check();
+    await expect(app).toBeChecked();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByRole('radio', { name: 'Jeppesen United States: Web' })).toBeChecked();
+    const group = page.getByRole('radiogroup', { name: 'Jeppesen United States' });
+    // One joined control: every segment on one line, the same height.
+    const boxes = await group.locator('label').evaluateAll((ls) => ls.map((l) => l.getBoundingClientRect()).map((r) => ({ top: Math.round(r.top), h: Math.round(r.height) })));
+    expect(new Set(boxes.map((b) => b.top)).size).toBe(1);
+    expect(new Set(boxes.map((b) => b.h)).size).toBe(1);
+    await expectAccessible(page, 'charts segmented control');
+  });
+});
+
+test.describe('/buy on a 390 px phone', () => {
+  test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+
+  test('a compact bar shows the total and jumps to payment; it steps aside when the summary is in view', async ({ page }) => {
+    await openBuy(page);
+    const bar = page.getByTestId('paybar');
+    await expect(bar).toBeVisible();
+    await expect(bar.getByTestId('paybar-total')).toHaveText('$199.99');
+    await bar.getByRole('button', { name: 'Go to payment' }).click();
+    await expect(page.getByRole('heading', { name: 'Payment' })).toBeFocused();
+    await expect(page.getByRole('heading', { name: 'Payment' })).toBeInViewport();
+    await page.getByTestId('invoice').getByRole('button', { name: PURCHASE }).scrollIntoViewIfNeeded();
+    await expect(bar).toBeHidden();
+    await expectAccessible(page, 'phone pay bar');
+  });
+});
+
+test.describe('promo codes and re-pricing', () => {
+  test('WELCOME5 stays applied through 12 re-prices in a minute, and the order goes through', async ({ page }) => {
+    await openBuy(page);
+    await page.getByTestId('payment').scrollIntoViewIfNeeded();
+    await page.locator('input[name="email"]').first().fill(freshEmail('welcome5'));
+    await page.getByLabel('Promo or gift certificate code').fill('WELCOME5');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByTestId('applied-code')).toHaveText('WELCOME5');
+    const total = page.getByTestId('invoice-total');
+    await expect(total).toHaveText('$189.99');
+    const synVis = page.locator('#section-addOns').getByRole('checkbox', { name: /^Synthetic Vision/ });
+    for (let i = 1; i <= 12; i++) {
+      await synVis.setChecked(i % 2 === 1);
+      // Synthetic Vision is $25: 5 % off $224.99 or $199.99, never the frozen earlier total.
+      await expect(total).toHaveText(i % 2 === 1 ? '$213.74' : '$189.99');
+      await expect(page.getByTestId('invoice-error')).toHaveCount(0);
+    }
+    await fillCard(page, '4111111111111111');
+    await purchase(page);
+    await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
+    await expect(page.getByTestId('receipt-total')).toHaveText('$189.99');
+    // Issue 31 item 7: the success page leads on (a guest's order created the account).
+    const next = page.getByTestId('next-steps');
+    await expect(next.getByRole('link', { name: 'Set your password' })).toHaveAttribute('href', '/account/set-password');
+    await expect(next.getByRole('link', { name: 'Manage your subscription' })).toHaveAttribute('href', '/account');
+    await expect(next.getByRole('link', { name: /Download Hangar/ })).toBeVisible();
+    await expect(next.getByRole('button', { name: 'Print receipt' })).toBeVisible();
+    await expectAccessible(page, 'success page next steps');
+    await page.emulateMedia({ media: 'print' });
+    await expect(page.getByTestId('receipt')).toBeVisible();
+    await expect(next).toBeHidden();
+  });
+
+  test('a failed re-pricing shows its reason instead of the last total, and Purchase waits', async ({ page }) => {
+    await openBuy(page);
+    await expect(page.getByTestId('invoice-total')).toHaveText('$199.99');
+    await page.route('**/buy/api/invoice/preview', (route) =>
+      route.fulfill({ status: 429, contentType: 'application/json', body: JSON.stringify({ code: 'resource_exhausted', message: 'Too many promo or gift code attempts. Please wait a minute and try again.' }) }),
+    );
+    await page.locator('#section-addOns').getByRole('checkbox', { name: /^Synthetic Vision/ }).check();
+    await expect(page.getByTestId('invoice-error')).toHaveText('Too many promo or gift code attempts. Please wait a minute and try again.');
+    await expect(page.getByTestId('invoice-total')).toHaveCount(0);
+    await expect(page.getByRole('button', { name: PURCHASE })).toBeDisabled();
+    await page.unroute('**/buy/api/invoice/preview');
+    await page.locator('#section-addOns').getByRole('checkbox', { name: /^Synthetic Vision/ }).uncheck();
+    await expect(page.getByTestId('invoice-total')).toHaveText('$199.99');
+    await expect(page.getByRole('button', { name: PURCHASE })).toBeEnabled();
+  });
+});
+
+test.describe('print', () => {
+  // An EU visitor (heise.de's address through the dev edge's trusted X-Forwarded-For) sees the cookie banner.
+  test.use({ extraHTTPHeaders: { 'X-Forwarded-For': '193.99.144.80' } });
+  test('a printed page has no cookie banner, header, navigation or footer', async ({ page }) => {
+    await page.goto('/buy/success?invoiceId=unknown');
+    await expect(page.locator('[data-remote="buy"]')).toBeVisible();
+    await expect(page.getByTestId('cookie-banner')).toBeVisible();
+    await page.emulateMedia({ media: 'print' });
+    await expect(page.getByTestId('cookie-banner')).toBeHidden();
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeHidden();
+    await expect(page.locator('footer')).toBeHidden();
+    await expect(page.locator('[data-remote="buy"] h1')).toBeVisible();
+  });
+});
+
+test.describe('one truth between /pricing, /buy and checkout', () => {
+  test('every plan × feature cell of /pricing is what /buy shows and what checkout charges', async ({ page }) => {
+    await page.goto('/pricing');
+    const table = page.getByTestId('comparison');
+    await expect(table).toBeVisible();
+    const plans = await table.locator('thead th[data-plan]').evaluateAll((ths) => ths.map((th) => th.getAttribute('data-plan')!));
+    expect(plans.length).toBe(3);
+    // Feature rows: the rows after "What you get", "Regions" and "Devices per licence".
+    const rows = await table.locator('tbody tr').evaluateAll((trs) =>
+      trs.slice(3).map((tr) => ({ title: (tr.querySelector('th')?.textContent ?? '').replace(/\s*i$/, '').trim(), cells: [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '') })),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+
+    await page.request.get('/buy/api/me');
+    const xsrf = (await page.context().cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+    let counter = 0;
+    for (const [i, plan] of plans.entries()) {
+      await page.goto(`/buy?addOns=${plan}&currency=USD`);
+      await expect(page.locator(`#plan-${plan}`)).toBeChecked();
+      await expect(page.getByTestId('invoice-total')).toBeVisible();
+      for (const row of rows) {
+        const cell = row.cells[i]!;
+        const option = page.locator('#section-addOns [data-addon]').filter({ hasText: row.title }).first();
+        const code = (await option.getAttribute('data-addon'))!;
+        const onBuy = (await page.getByTestId(`price-${code}`).textContent())?.trim();
+        const r = await page.request.post('/buy/api/invoice/preview', {
+          headers: { 'X-XSRF-TOKEN': xsrf },
+          data: { currency: 'USD', addOns: [plan, code], cartId: 'e2e-one-truth', counter: ++counter },
+        });
+        expect(r.ok(), await r.text()).toBeTruthy();
+        const preview = (await r.json()) as { addOns?: string[]; invoice?: { invoiceItems?: Array<{ addOnCode?: string; amountInCents?: number | string }> }; adjustments?: Array<{ addOnCode?: string; reason?: string }> };
+        const line = preview.invoice?.invoiceItems?.find((l) => l.addOnCode === code);
+        const reason = preview.adjustments?.find((a) => a.addOnCode === code)?.reason ?? '';
+        const where = `${plan} × ${row.title}: /pricing "${cell}", /buy "${onBuy}"`;
+        if (cell === 'Included') {
+          expect(onBuy, where).toBe('Included');
+          expect(line, where).toBeUndefined();
+          expect(reason, where).toMatch(/is included with/);
+        } else if (cell === 'Not available') {
+          expect(onBuy, where).toBe('Not available');
+          expect(line, where).toBeUndefined();
+          expect(reason, where).toMatch(/is not available with/);
+        } else {
+          const price = cell.replace(/^Add-on, /, '');
+          expect(onBuy, where).toBe(price);
+          expect(line, where).toBeDefined();
+          expect(Number(line!.amountInCents), where).toBe(Math.round(Number(price.replace(/[^\d.]/g, '')) * 100));
+        }
+      }
+    }
+  });
+});
