@@ -382,7 +382,7 @@ var afterCharge func(key string) error
 func SetAfterChargeForTest(f func(key string) error) { afterCharge = f }
 
 func (a *App) prepareData(ctx context.Context) error {
-	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+	if err := db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log); err != nil {
 		return err
 	}
 	if a.cfg.DevSeed {
