@@ -24,7 +24,10 @@ type Backend struct {
 	// Handler, when set, serves the routes in-process instead of proxying to URL (the dev
 	// runner's services live in the same process, so a loopback hop would only add cost).
 	Handler http.Handler
-	// Ready reports the service's readiness for /-/ready.
+	// Ready reports the service's readiness for /-/ready, and gates its routes: while it
+	// answers false the edge answers 503 with Retry-After itself, as the Ingress does
+	// when a Service has no ready endpoint (the readiness probe on /readyz). Cheap: it is
+	// called per request.
 	Ready func() bool
 }
 
@@ -33,6 +36,7 @@ type Backend struct {
 type Edge struct {
 	table    *Table
 	proxies  map[string]http.Handler
+	ready    map[string]func() bool
 	backends []Backend
 	web      http.Handler
 	webDir   string
@@ -51,9 +55,12 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
+	e := &Edge{table: table, proxies: map[string]http.Handler{}, ready: map[string]func() bool{}, backends: backends, log: log, web: Static(webDir),
 		webDir: webDir, pageHdrs: headers, headers: headers.Page(RemoteOrigins(webDir), "")}
 	for _, b := range backends {
+		if b.Ready != nil {
+			e.ready[b.Name] = b.Ready
+		}
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler
 			continue
@@ -114,6 +121,11 @@ func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// As the Ingress does: internal channels (Grpc-Metadata-*, X-Hangar-*) never come from
 	// outside. The services drop them too; this keeps them off the wire to the backend.
 	server.StripInternalHeaders(r.Header)
+	if ready, ok := e.ready[route.Service]; ok && !ready() {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "unavailable", "message": "The service is starting. Please retry shortly."})
+		return
+	}
 	p, ok := e.proxies[route.Service]
 	if !ok {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"code": "unavailable", "message": "service " + route.Service + " is not running"})
