@@ -98,6 +98,10 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 test-go: ## Go unit and integration tests with the race detector
 	go test -race -count=1 -timeout 15m ./...
 
+.PHONY: lint-migrations
+lint-migrations: ## The expand/contract lint over every service's migrations (also in test-go)
+	go test -count=1 -run 'TestEveryMigrationRolls|TestLint' ./internal/platform/db/
+
 .PHONY: bench
 bench: ## Go benchmarks (catalogue hot path against a bare handler; checkout's submit and payments' tokenize + charge against real PostgreSQL; the inbox consumer through kfake)
 	go test -run '^$$' -bench . -benchmem ./services/catalog/...

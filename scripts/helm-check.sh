@@ -3,6 +3,7 @@
 #   1. installs pinned helm and kubeconform into <repo>/bin (only when missing or another version)
 #   2. helm lint --strict, with the default values and with deploy/helm/ci-values.yaml
 #   3. checks values.schema.json rejects a misspelled values key
+#   3b. checks the database connection budget refuses pools over postgresql.maxConnections
 #   4. renders the chart: default values, ci-values.yaml (every option on), and default
 #      values with the web component disabled
 #   5. kubeconform -strict against the committed schemas in deploy/helm/schemas/ (generated
@@ -132,6 +133,22 @@ if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \
 fi
 grep -q "readinessProbee" "$WORK/schema.out" || fail "values rejected, but not for the misspelled key: $(cat "$WORK/schema.out")"
 echo "ok: $(grep -m1 readinessProbee "$WORK/schema.out" | sed 's/^[[:space:]-]*//')"
+
+step "the database connection budget is enforced"
+# Pools × most pods must fit the server's max_connections (templates/database-budget.yaml):
+# PostgreSQL's default 100 cannot hold the default pools at their HPA maxima.
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \
+  --set postgresql.maxConnections=100 >"$WORK/budget.out" 2>&1; then
+  fail "pools exceeding postgresql.maxConnections=100 were accepted"
+fi
+grep -q "database connection budget exceeded" "$WORK/budget.out" || fail "values rejected, but not for the budget: $(cat "$WORK/budget.out")"
+echo "ok: $(grep -o 'database connection budget exceeded: [0-9]* connections at most' "$WORK/budget.out")"
+render "$WORK/budget-migrate.yaml" --set postgresql.maxConnections=100 --set migrations.job.enabled=false \
+  --set services.payments.enabled=false --set services.catalog.autoscaling.maxReplicas=2 \
+  --set services.identity.autoscaling.maxReplicas=2 --set services.checkout.autoscaling.maxReplicas=2 \
+  --set services.allocation.autoscaling.maxReplicas=2 --set services.notifications.autoscaling.maxReplicas=2 ||
+  fail "pools within postgresql.maxConnections=100 were refused"
+echo "ok: pools within the budget render"
 
 step "render"
 render "$WORK/default.yaml"

@@ -33,16 +33,33 @@ func runBroker(ctx context.Context) error {
 	var b *kafka.Broker
 	var err error
 	if cfg.DataDir != "" {
-		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir, events.All...)
+		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir)
 	} else {
 		b, err = kafka.StartBroker(cfg.Port)
 	}
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
+	if err := createDevTopics(ctx, b.Addrs(), log); err != nil {
+		b.Close()
+		return err
+	}
 	log.Info("Kafka-protocol broker started", "brokers", strings.Join(b.Addrs(), ","), "data_dir", cfg.DataDir)
 	<-ctx.Done()
 	b.Close()
 	log.Info("broker stopped")
+	return nil
+}
+
+// createDevTopics creates the store's declared topics (events.Declared, what the chart's
+// topics Job creates in the cluster) on the dev broker, the same way, so dev runs on the
+// declared partitions and settings rather than on what auto-creation would choose. The
+// broker is one node: replication is its default (1) there.
+func createDevTopics(ctx context.Context, brokers []string, log *slog.Logger) error {
+	created, err := kafka.CreateTopics(ctx, brokers, kafka.SingleBroker(events.Declared)...)
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	log.Info("declared topics created", "created", len(created), "declared", len(events.Declared))
 	return nil
 }

@@ -97,6 +97,9 @@ func run(ctx context.Context) error {
 		}
 		defer b.Close()
 		brokers = b.Addrs()
+		if err := createDevTopics(ctx, brokers, log); err != nil {
+			return err
+		}
 		log.Info("in-process Kafka-protocol broker started", "brokers", strings.Join(brokers, ","))
 	}
 

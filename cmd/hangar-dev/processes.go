@@ -83,14 +83,14 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 		}
 		adminURL := "http://" + c.admin + "/readyz"
 		probe := &http.Client{Timeout: time.Second}
-		c.ready = func() bool {
+		c.ready = cachedProbe(func() bool {
 			resp, err := probe.Get(adminURL)
 			if err != nil {
 				return false
 			}
 			resp.Body.Close()
 			return resp.StatusCode == http.StatusOK
-		}
+		})
 		children = append(children, c)
 	}
 
@@ -179,4 +179,22 @@ func freeLoopbackAddrs(n int) ([]string, error) {
 		out = append(out, "127.0.0.1:"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 	}
 	return out, nil
+}
+
+// cachedProbe answers probe's last result for up to a second: the edge asks on every
+// request (it gates a child's routes on its readiness, as the Ingress does), and a probe
+// per request would double the traffic. Like a kubelet's readiness period, a change is
+// seen within that second.
+func cachedProbe(probe func() bool) func() bool {
+	var mu sync.Mutex
+	var last bool
+	var at time.Time
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if at.IsZero() || time.Since(at) > time.Second {
+			last, at = probe(), time.Now()
+		}
+		return last
+	}
 }

@@ -1,5 +1,7 @@
-// Command hangar-events inspects and replays dead-lettered events.
+// Command hangar-events creates the store's topics, and inspects and replays dead-lettered
+// events.
 //
+//	hangar-events topics [-allow-auto-create]                      create every declared topic
 //	hangar-events dlq -topic T [-group G] [-id ID,...]            list the dead letters of T
 //	hangar-events dlq -topic T [-group G] [-id ID,...] -replay    republish them to T
 //
@@ -37,8 +39,11 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) > 0 && args[0] == "topics" {
+		return runTopics(ctx, args[1:], out)
+	}
 	if len(args) == 0 || args[0] != "dlq" {
-		return errors.New("usage: hangar-events dlq -topic T [-group G] [-id ID,...] [-replay]")
+		return errors.New("usage: hangar-events topics | hangar-events dlq -topic T [-group G] [-id ID,...] [-replay]")
 	}
 	fs := flag.NewFlagSet("dlq", flag.ContinueOnError)
 	brokers := fs.String("brokers", os.Getenv("KAFKA_BROKERS"), "comma-separated Kafka brokers (default $KAFKA_BROKERS)")

@@ -26,7 +26,10 @@ type Backend struct {
 	// Handler, when set, serves the routes in-process instead of proxying to URL (the dev
 	// runner's services live in the same process, so a loopback hop would only add cost).
 	Handler http.Handler
-	// Ready reports the service's readiness for /-/ready.
+	// Ready reports the service's readiness for /-/ready, and gates its routes: while it
+	// answers false the edge answers 503 with Retry-After itself, as the Ingress does
+	// when a Service has no ready endpoint (the readiness probe on /readyz). Cheap: it is
+	// called per request.
 	Ready func() bool
 }
 
@@ -35,6 +38,7 @@ type Backend struct {
 type Edge struct {
 	table    *Table
 	proxies  map[string]http.Handler
+	ready    map[string]func() bool
 	backends []Backend
 	web      http.Handler
 	webDir   string
@@ -69,9 +73,12 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 		MaxIdleConnsPerHost:   256,
 		IdleConnTimeout:       90 * time.Second,
 	}
-	e := &Edge{table: table, proxies: map[string]http.Handler{}, backends: backends, log: log, web: Static(webDir),
+	e := &Edge{table: table, proxies: map[string]http.Handler{}, ready: map[string]func() bool{}, backends: backends, log: log, web: Static(webDir),
 		webDir: webDir, pageHdrs: headers, headers: headers.Page(RemoteOrigins(webDir), ""), upstream: transport}
 	for _, b := range backends {
+		if b.Ready != nil {
+			e.ready[b.Name] = b.Ready
+		}
 		if b.Handler != nil {
 			e.proxies[b.Name] = b.Handler
 			continue
@@ -152,6 +159,12 @@ func (e *Edge) serveRoute(w http.ResponseWriter, r *http.Request) {
 	// As the Ingress does: internal channels (Grpc-Metadata-*, X-Hangar-*) never come from
 	// outside. The services drop them too; this keeps them off the wire to the backend.
 	server.StripInternalHeaders(r.Header)
+	if ready, ok := e.ready[route.Service]; ok && !ready() {
+		e := errs.E(errs.Unavailable, "The service is starting. Please retry shortly.")
+		e.RetryAfter = time.Second
+		server.WriteError(w, e)
+		return
+	}
 	p, ok := e.proxies[route.Service]
 	if !ok {
 		server.WriteError(w, errs.E(errs.Unavailable, "service %s is not running", route.Service))

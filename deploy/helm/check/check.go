@@ -22,6 +22,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -39,6 +40,7 @@ const ComponentLabel = "app.kubernetes.io/component"
 // Rendering is a decoded chart rendering, by kind.
 type Rendering struct {
 	Deployments     []*appsv1.Deployment
+	Jobs            []*batchv1.Job
 	Services        []*corev1.Service
 	ServiceAccounts []*corev1.ServiceAccount
 	HPAs            []*autoscalingv2.HorizontalPodAutoscaler
@@ -157,6 +159,8 @@ func (r *Rendering) add(doc []byte) error {
 	switch gvk {
 	case "apps/v1 Deployment":
 		r.Deployments, err = decodeInto(doc, r.Deployments)
+	case "batch/v1 Job":
+		r.Jobs, err = decodeInto(doc, r.Jobs)
 	case "v1 Service":
 		r.Services, err = decodeInto(doc, r.Services)
 	case "v1 ServiceAccount":
@@ -199,6 +203,7 @@ func Check(r *Rendering, routes []Route) []error {
 	for _, d := range r.Deployments {
 		c.deployment(d)
 	}
+	c.jobs()
 	for _, s := range r.Services {
 		c.service(s)
 	}
@@ -280,6 +285,9 @@ func (c *checker) names() {
 	}
 	for _, o := range c.r.Services {
 		note("Service", o.Name)
+	}
+	for _, o := range c.r.Jobs {
+		note("Job", o.Name)
 	}
 	for _, o := range c.r.ServiceAccounts {
 		note("ServiceAccount", o.Name)
@@ -862,3 +870,58 @@ func (c *checker) configMap(cm *corev1.ConfigMap) {
 }
 
 var placeholderRE = regexp.MustCompile(`__[A-Z]+__`)
+
+// jobs checks the once-per-release Jobs (migrations, topics): Helm hooks that run before
+// the release's pods change, bounded in time, as locked down as the Deployments; and a
+// Deployment that does not migrate (DB_MIGRATE=false) has its migrate Job, and one that
+// has a migrate Job does not migrate itself.
+func (c *checker) jobs() {
+	migrateJobs := map[string]bool{}
+	for _, j := range c.r.Jobs {
+		where := "Job " + j.Name
+		hooks := strings.Split(j.Annotations["helm.sh/hook"], ",")
+		if !slices.Contains(hooks, "pre-install") || !slices.Contains(hooks, "pre-upgrade") {
+			c.errorf("%s: must be a pre-install,pre-upgrade hook (got %q)", where, j.Annotations["helm.sh/hook"])
+		}
+		if j.Spec.ActiveDeadlineSeconds == nil || j.Spec.BackoffLimit == nil {
+			c.errorf("%s: activeDeadlineSeconds and backoffLimit are required", where)
+		}
+		pod := j.Spec.Template.Spec
+		if pod.RestartPolicy != corev1.RestartPolicyNever {
+			c.errorf("%s: restartPolicy must be Never", where)
+		}
+		if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+			c.errorf("%s: automountServiceAccountToken must be false", where)
+		}
+		if psc := pod.SecurityContext; psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot {
+			c.errorf("%s: pod securityContext.runAsNonRoot must be true", where)
+		}
+		for _, ctr := range pod.Containers {
+			if ctr.Resources.Limits.Memory().IsZero() || ctr.Resources.Requests.Cpu().IsZero() {
+				c.errorf("%s: container %s needs requests and limits", where, ctr.Name)
+			}
+			if sc := ctr.SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+				sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+				c.errorf("%s: container %s must have a read-only root filesystem and no privilege escalation", where, ctr.Name)
+			}
+			if slices.Equal(ctr.Args, []string{"migrate"}) {
+				migrateJobs[strings.TrimSuffix(j.Name, "-migrate")] = true
+			}
+		}
+	}
+	for _, d := range c.r.Deployments {
+		for _, ctr := range d.Spec.Template.Spec.Containers {
+			for _, e := range ctr.Env {
+				if e.Name != "DB_MIGRATE" {
+					continue
+				}
+				if e.Value == "false" && !migrateJobs[d.Name] {
+					c.errorf("Deployment %s: DB_MIGRATE=false but no %s-migrate Job applies its migrations", d.Name, d.Name)
+				}
+				if e.Value != "false" && migrateJobs[d.Name] {
+					c.errorf("Deployment %s: has a migrate Job, so its replicas must not migrate (DB_MIGRATE=false)", d.Name)
+				}
+			}
+		}
+	}
+}

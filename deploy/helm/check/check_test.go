@@ -305,6 +305,7 @@ func TestCatchesMistakes(t *testing.T) {
 		{"dashboard placeholder left", `"title": "Hangar / catalog"`, `"title": "Hangar / __COMPONENT__"`, false, "unfilled placeholder"},
 		{"dashboard not JSON", `"uid": "hangar-catalog",`, `"uid": "hangar-catalog"`, false, "not JSON"},
 		{"dashboard panel without query", `"targets": [{"expr"`, `"targetz": [{"expr"`, false, "has no query"},
+		{"replicas wait for a migrate Job that is not rendered", "- {name: SHUTDOWN_TIMEOUT, value: 20s}\n", "- {name: SHUTDOWN_TIMEOUT, value: 20s}\n            - {name: DB_MIGRATE, value: \"false\"}\n", false, "no h-catalog-migrate Job"},
 		{"service account token mounted", "serviceAccountName: h-web\n      automountServiceAccountToken: false", "serviceAccountName: h-web\n      automountServiceAccountToken: true", false, "automountServiceAccountToken"},
 	}
 	for _, tc := range cases {

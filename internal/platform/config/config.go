@@ -229,6 +229,10 @@ type Database struct {
 	MaxConns int `env:"DATABASE_MAX_CONNS" default:"0" doc:"pool size; 0 means pgx's default"`
 	// CreateIfMissing lets dev and tests create the database; production provisions it.
 	CreateIfMissing bool `env:"DATABASE_CREATE" default:"false" doc:"create the database if it does not exist (dev only)"`
+	// Migrate lets the serving process apply its migrations. In the cluster a release's
+	// migrate Job applies them once, before any new pod starts, and the replicas only wait
+	// for the schema (docs/architecture.md, "Schema changes roll").
+	Migrate bool `env:"DB_MIGRATE" default:"true" doc:"apply migrations at start; false: wait until the schema has every migration (the release's migrate Job applies them)"`
 }
 
 // DefaultPool sets the pool size a service needs unless DATABASE_MAX_CONNS set one: pgx's

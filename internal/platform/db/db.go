@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
-	"sort"
 	"strings"
 	"time"
 
@@ -103,17 +102,10 @@ const MigrationLockID = 7461626761 // arbitrary, stable
 // transaction, under an advisory lock so replicas starting together do not race. A file that
 // was applied is never edited: add a new one.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, log *slog.Logger) error {
-	entries, err := fs.ReadDir(fsys, dir)
+	names, err := migrationNames(fsys, dir)
 	if err != nil {
-		return fmt.Errorf("read migrations: %w", err)
+		return err
 	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".sql") {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
 
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -141,17 +133,32 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, lo
 		if err != nil {
 			return fmt.Errorf("read migration %s: %w", name, err)
 		}
-		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+		if isConcurrent(string(sql)) {
+			// PostgreSQL builds an index CONCURRENTLY only outside a transaction. A build cut
+			// short leaves an invalid index, so such a file says IF NOT EXISTS... and a retry
+			// after a failure should drop the invalid index first (docs/architecture.md).
+			err = applyOutsideTx(ctx, conn.Conn(), name, string(sql))
+		} else {
+			err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, string(sql)); err != nil {
+					return err
+				}
+				_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
 				return err
-			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
-			return err
-		})
+			})
+		}
 		if err != nil {
 			return fmt.Errorf("apply migration %s: %w", name, err)
 		}
 		log.InfoContext(ctx, "migration applied", "name", name)
 	}
 	return nil
+}
+
+func applyOutsideTx(ctx context.Context, conn *pgx.Conn, name, sql string) error {
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return err
+	}
+	_, err := conn.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
+	return err
 }

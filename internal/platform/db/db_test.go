@@ -2,12 +2,16 @@ package db_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 )
@@ -83,5 +87,66 @@ func TestWaitReadyBacksOff(t *testing.T) {
 	}
 	if len(waits) < 3 || waits[0] != 100*time.Millisecond || waits[1] != 200*time.Millisecond || waits[len(waits)-1] > 400*time.Millisecond {
 		t.Errorf("retry delays %v; want doubling from 100ms capped at 400ms", waits)
+	}
+}
+
+// A replica with DB_MIGRATE=false applies nothing: it waits (unready) until the release's
+// migrate Job has applied every migration it ships, and accepts a schema ahead of it.
+func TestSchemaWithoutMigrateWaitsForTheJob(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.New(t)
+	pool, err := db.Open(ctx, url, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	log := slog.New(slog.DiscardHandler)
+	replica := config.Database{URL: url, Migrate: false}
+	if err := db.Schema(ctx, pool, replica, migrations, "m", log); !errors.Is(err, db.ErrSchemaBehind) {
+		t.Fatalf("Schema before any migration = %v; want ErrSchemaBehind", err)
+	}
+	var tables int
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename IN ('a', 'schema_migrations')").Scan(&tables)
+	if tables != 0 {
+		t.Fatalf("a replica without DB_MIGRATE created %d tables", tables)
+	}
+	older := fstest.MapFS{"m/0001_a.sql": migrations["m/0001_a.sql"]}
+	if err := db.MigrateOnly(ctx, "svc", config.Database{URL: url}, older, "m", io.Discard); err != nil {
+		t.Fatalf("MigrateOnly = %v", err)
+	}
+	if err := db.Schema(ctx, pool, replica, migrations, "m", log); !errors.Is(err, db.ErrSchemaBehind) || !strings.Contains(err.Error(), "0002_b.sql") {
+		t.Fatalf("Schema with 0002 missing = %v; want ErrSchemaBehind naming it", err)
+	}
+	if err := db.MigrateOnly(ctx, "svc", config.Database{URL: url}, migrations, "m", io.Discard); err != nil {
+		t.Fatalf("MigrateOnly = %v", err)
+	}
+	if err := db.Schema(ctx, pool, replica, migrations, "m", log); err != nil {
+		t.Fatalf("Schema once migrated = %v", err)
+	}
+	// The old release keeps running beside the next one's expanded schema.
+	if err := db.Schema(ctx, pool, replica, older, "m", log); err != nil {
+		t.Fatalf("Schema of the older release = %v", err)
+	}
+}
+
+// A concurrent index build, which PostgreSQL refuses inside a transaction, is applied
+// outside one and recorded.
+func TestMigrateBuildsConcurrentIndexOutsideATransaction(t *testing.T) {
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ms := fstest.MapFS{
+		"m/0001_a.sql": migrations["m/0001_a.sql"],
+		"m/0002_i.sql": {Data: []byte("-- lookups by id\nCREATE INDEX CONCURRENTLY IF NOT EXISTS a_id ON a (id);\n")},
+	}
+	if err := db.Migrate(ctx, pool, ms, "m", slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatalf("Migrate = %v", err)
+	}
+	var valid bool
+	if err := pool.QueryRow(ctx, "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'a_id'").Scan(&valid); err != nil || !valid {
+		t.Fatalf("index a_id valid=%v err=%v", valid, err)
 	}
 }

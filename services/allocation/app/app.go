@@ -164,7 +164,7 @@ func (a *App) startData(ctx context.Context) {
 }
 
 func (a *App) prepareData(ctx context.Context) error {
-	return db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log)
+	return db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log)
 }
 
 // consume applies subscription-changed events until ctx ends, through the platform's batch

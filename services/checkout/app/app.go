@@ -23,7 +23,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
@@ -93,7 +92,6 @@ type RenewalConfig struct {
 	Reminder    time.Duration `env:"CHECKOUT_RENEWAL_REMINDER" default:"720h" doc:"reminder e-mail this long before an annual renewal (negative: none)"`
 	CardNotice  time.Duration `env:"CHECKOUT_RENEWAL_CARD_NOTICE" default:"720h" doc:"notice this long before a renewal when the stored card expires first (negative: none)"`
 	Workers     int           `env:"CHECKOUT_RENEWAL_WORKERS" default:"2" doc:"renewal workers (consumer-group members) per replica"`
-	Partitions  int           `env:"CHECKOUT_RENEWAL_PARTITIONS" default:"12" doc:"partitions of the renewal-due topic when checkout creates it"`
 	Batch       int           `env:"CHECKOUT_RENEWAL_BATCH" default:"1000" doc:"rows per scheduler transaction"`
 	AccountURL  string        `env:"CHECKOUT_ACCOUNT_URL" default:"/account" doc:"the page the dunning e-mails link to (payment-method update, auto-renew)"`
 }
@@ -372,9 +370,6 @@ func (a *App) runRenewals(ctx context.Context) {
 		a.renewer.RunScheduler(ctx, rc.Interval)
 		return
 	}
-	if err := kafka.EnsureTopic(ctx, a.cfg.Brokers, events.TopicRenewalDue, rc.Partitions); err != nil {
-		a.log.WarnContext(ctx, "renewal-due topic not created; auto-creation decides its partitions", "err", err.Error())
-	}
 	cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
 		Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval}
 	consumers := a.renewer.Consumers(cc, rc.Workers)
@@ -402,7 +397,7 @@ var afterCharge func(key string) error
 func SetAfterChargeForTest(f func(key string) error) { afterCharge = f }
 
 func (a *App) prepareData(ctx context.Context) error {
-	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+	if err := db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log); err != nil {
 		return err
 	}
 	if a.cfg.DevSeed {

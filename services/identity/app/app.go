@@ -217,7 +217,7 @@ func (a *App) startData(ctx context.Context) {
 }
 
 func (a *App) prepareData(ctx context.Context) error {
-	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+	if err := db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log); err != nil {
 		return err
 	}
 	if a.cfg.DevSeed {

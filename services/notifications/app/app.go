@@ -151,7 +151,7 @@ func (a *App) startData(ctx context.Context) {
 	ready := a.srv.Ready()
 	report := func(reason string) { ready.Set("database", reason) }
 	if !db.Bootstrap(ctx, a.log, a.pool, a.cfg.Database, report, func(ctx context.Context) error {
-		return db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log)
+		return db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log)
 	}) {
 		return
 	}

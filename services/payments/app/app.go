@@ -286,7 +286,7 @@ func (a *App) Sweep(ctx context.Context, from, to time.Time) (adopted, givenBack
 }
 
 func (a *App) prepareData(ctx context.Context) error {
-	if err := db.Migrate(ctx, a.pool, adapters.Migrations, "migrations", a.log); err != nil {
+	if err := db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log); err != nil {
 		return err
 	}
 	if a.cfg.DevSeed {

@@ -201,7 +201,7 @@ app.kubernetes.io/version: {{ . | trunc 63 | trimSuffix "-" | trimSuffix "." | q
     fieldRef:
       fieldPath: metadata.namespace
 {{- if eq $c.type "go" }}
-{{- $managed = concat $managed (list "LOG_LEVEL" "LOG_FORMAT" "GRPC_ADDR" "HTTP_ADDR" "ADMIN_ADDR" "SHUTDOWN_TIMEOUT" "OTEL_SERVICE_NAME" "OTEL_RESOURCE_ATTRIBUTES" "OTEL_EXPORTER_OTLP_ENDPOINT" "DATABASE_URL" "PGPASSWORD" "KAFKA_BROKERS") }}
+{{- $managed = concat $managed (list "LOG_LEVEL" "LOG_FORMAT" "GRPC_ADDR" "HTTP_ADDR" "ADMIN_ADDR" "SHUTDOWN_TIMEOUT" "OTEL_SERVICE_NAME" "OTEL_RESOURCE_ATTRIBUTES" "OTEL_EXPORTER_OTLP_ENDPOINT" "DATABASE_URL" "PGPASSWORD" "KAFKA_BROKERS" "DATABASE_MAX_CONNS" "DB_MIGRATE") }}
 - name: LOG_LEVEL
   value: {{ $c.log.level | quote }}
 - name: LOG_FORMAT
@@ -246,6 +246,13 @@ app.kubernetes.io/version: {{ . | trunc 63 | trimSuffix "-" | trimSuffix "." | q
 - name: DATABASE_URL
   value: {{ printf "postgres://%s@%s:%d/%s?sslmode=%s" (urlquery $user) $host (int $pg.port) $db $pg.sslMode | quote }}
 {{- end }}
+{{- /* The pool the connection budget (templates/database-budget.yaml) counts. */}}
+- name: DATABASE_MAX_CONNS
+  value: {{ int $c.database.maxConnections | toString | quote }}
+{{- /* The release's migrate Job (templates/jobs.yaml) applies the migrations once; the
+     replicas only wait for the schema. */}}
+- name: DB_MIGRATE
+  value: {{ ternary "false" "true" $root.Values.migrations.job.enabled | quote }}
 {{- end }}
 {{- if $c.kafka.enabled }}
 - name: KAFKA_BROKERS

@@ -4,6 +4,7 @@
 //	catalog load FILE        store a catalogue data file and make it the active version
 //	catalog activate VERSION make a stored version active again (rollback)
 //	catalog env              list the environment variables and their defaults
+//	catalog migrate apply the migrations and exit (the chart's per-release Job)
 package main
 
 import (
@@ -26,6 +27,13 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	if len(args) == 1 && args[0] == "migrate" {
+		cfg, err := app.LoadConfig()
+		if err != nil {
+			return err
+		}
+		return app.MigrateOnly(ctx, cfg, os.Stdout)
+	}
 	cfg, err := app.LoadConfig()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@
 //
 //	checkout       serve (configuration from the environment, see `checkout env`)
 //	checkout env   list the environment variables and their defaults
+//	checkout migrate apply the migrations and exit (the chart's per-release Job)
 //	checkout renew [-as-of 2026-12-01] [-window 168h] [-dry-run]   the renewal pass (issue 17)
 package main
 
@@ -25,6 +26,13 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	if len(args) == 1 && args[0] == "migrate" {
+		cfg, err := app.LoadConfig()
+		if err != nil {
+			return err
+		}
+		return app.MigrateOnly(ctx, cfg, os.Stdout)
+	}
 	cfg, err := app.LoadConfig()
 	if err != nil {
 		return err

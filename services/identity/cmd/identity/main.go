@@ -2,6 +2,7 @@
 //
 //	identity      serve (configuration from the environment, see `identity env`)
 //	identity env  list the environment variables and their defaults
+//	identity migrate apply the migrations and exit (the chart's per-release Job)
 package main
 
 import (
@@ -24,6 +25,13 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	if len(args) == 1 && args[0] == "migrate" {
+		cfg, err := app.LoadConfig()
+		if err != nil {
+			return err
+		}
+		return app.MigrateOnly(ctx, cfg, os.Stdout)
+	}
 	if len(args) > 0 {
 		if args[0] != "env" {
 			return fmt.Errorf("unknown command %q (want env)", args[0])

@@ -28,6 +28,7 @@ import (
 // kinds are the group/version/kind triples the chart renders.
 var kinds = []gvk{
 	{"apps", "v1", "Deployment"},
+	{"batch", "v1", "Job"},
 	{"", "v1", "Service"},
 	{"", "v1", "ServiceAccount"},
 	{"autoscaling", "v2", "HorizontalPodAutoscaler"},
