@@ -137,7 +137,7 @@ echo "ok: $(grep -m1 readinessProbee "$WORK/schema.out" | sed 's/^[[:space:]-]*/
 step "the database connection budget is enforced"
 # Pools × most pods must fit the server's max_connections (templates/database-budget.yaml):
 # PostgreSQL's default 100 cannot hold the default pools at their HPA maxima.
-if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" \
   --set postgresql.maxConnections=100 >"$WORK/budget.out" 2>&1; then
   fail "pools exceeding postgresql.maxConnections=100 were accepted"
 fi
