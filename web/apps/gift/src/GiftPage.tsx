@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { BillingFields, Button, ErrorSummary, HostedCardFields, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle } from '@hangar/ui';
+import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, newIdempotencyKey, num, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
@@ -56,6 +56,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const [busy, setBusy] = useState(false);
   const [emailLocked, setEmailLocked] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
+  const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
 
   // A signed-in buyer whose account or e-mail differs from the page data is logged out
@@ -130,7 +131,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const setCert = (i: number, c: Certificate) => setCertificates((list) => list.map((x, j) => (j === i ? c : x)));
 
   async function pay() {
-    const problems = validateForm({ certificates, email, cardholderName, zipcode, country });
+    const problems = [...validateForm({ certificates, email, cardholderName, zipcode, country }), ...(human.current?.problems() ?? [])];
     setErrors(problems);
     if (problems.length > 0) return;
     setBusy(true);
@@ -151,12 +152,16 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
           currency,
           cardholderName,
           nonce: t.nonce,
+          recaptchaValue: human.current?.value() ?? '',
           recipient: recipientEmail || message ? { email: normalizeEmail(recipientEmail), message } : undefined,
         },
         newIdempotencyKey(),
       );
       if (r.status !== 'ok' || !r.redirectUrl) {
-        setErrors(r.errors ?? [r.message ?? 'Your purchase could not be completed.']);
+        const refused = r.errors ?? [r.message ?? 'Your purchase could not be completed.'];
+        // A refused tick (expired, reused) is cleared for a new one (spec 001).
+        if (refused.includes(MSG_CAPTCHA_ERROR)) human.current?.reset();
+        setErrors(refused);
         return;
       }
       // On success local storage is cleared and the page goes to the receipt (spec 001 §4).
@@ -233,6 +238,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <h2>Payment</h2>
         <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} />
         <HostedCardFields handle={card} />
+        <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy}>
