@@ -708,14 +708,14 @@ export interface components {
         };
         v1GetHumanVerificationResponse: {
             /** @description True when card-payment submits need recaptchaValue ('Please verify you are a human.'). */
-            required?: boolean;
+            required: boolean;
             /**
              * @description The widget's script: Google's reCAPTCHA api.js in production; in make dev the
              *     development verifier's script on the store's own origin.
              */
-            scriptUrl?: string;
+            scriptUrl: string;
             /** @description The widget's public site key (the secret never leaves the server). */
-            siteKey?: string;
+            siteKey: string;
         };
         /**
          * @description GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
