@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -119,6 +120,10 @@ func LoadConfig() (Config, error) {
 	var c Config
 	err := config.Load(&c)
 	config.ServiceDefaults(Name, &c.Platform, &c.Database)
+	if err == nil && c.RecaptchaRequired && c.RecaptchaSecret != "" && strings.TrimSpace(c.RecaptchaSiteKey) == "" {
+		// Verified by the provider, yet no widget to tick: every card payment would be refused.
+		err = errors.New("CHECKOUT_RECAPTCHA_SITE_KEY is required with CHECKOUT_RECAPTCHA_REQUIRED and CHECKOUT_RECAPTCHA_SECRET: the pages show the widget with it")
+	}
 	return c, err
 }
 
