@@ -120,11 +120,26 @@ render() { # render OUT [helm template args...]
 }
 
 step "required secrets: no rendering without the services' keys"
-if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" >"$WORK/secrets.out" 2>&1; then
-  fail "the chart rendered without the Secrets of CHECKOUT_QUOTE_KEY, CHECKOUT_RECEIPT_KEYS and PAYMENTS_FINGERPRINT_KEY"
+# (the public reCAPTCHA site key given: its own requirement is the next step's)
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" --set humanVerification.siteKey=test >"$WORK/secrets.out" 2>&1; then
+  fail "the chart rendered without the Secrets of CHECKOUT_QUOTE_KEY, CHECKOUT_RECEIPT_KEYS, CHECKOUT_RECAPTCHA_SECRET and PAYMENTS_FINGERPRINT_KEY"
 fi
 grep -q "secretEnv.*name is required" "$WORK/secrets.out" || fail "rendering failed, but not for a missing Secret: $(cat "$WORK/secrets.out")"
 echo "ok: $(grep -m1 -o 'services\.[a-z]*\.secretEnv\.[A-Z_]*\.name is required' "$WORK/secrets.out")"
+
+step "human verification: on by default, its site key required, Google's widget in the CSP"
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" --set humanVerification.siteKey= >"$WORK/human.out" 2>&1; then
+  fail "the chart rendered human verification without humanVerification.siteKey"
+fi
+grep -q "humanVerification.siteKey is required" "$WORK/human.out" || fail "rendering failed, but not for the missing site key: $(cat "$WORK/human.out")"
+"$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" >"$WORK/human.out"
+grep -q 'name: CHECKOUT_RECAPTCHA_REQUIRED' -A1 "$WORK/human.out" || fail "checkout is rendered without CHECKOUT_RECAPTCHA_REQUIRED"
+grep -A1 'name: CHECKOUT_RECAPTCHA_REQUIRED' "$WORK/human.out" | grep -q '"true"' || fail "human verification is not on by default"
+grep -A3 'name: CHECKOUT_RECAPTCHA_SECRET' "$WORK/human.out" | grep -q 'secretKeyRef' || fail "CHECKOUT_RECAPTCHA_SECRET does not come from a Secret"
+grep -q 'script-src [^;]*https://www.gstatic.com/recaptcha/' "$WORK/human.out" || fail "the pages' CSP does not admit reCAPTCHA's script while human verification is on"
+"$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" --set services.checkout.env.CHECKOUT_RECAPTCHA_REQUIRED=false >"$WORK/human.out"
+if grep -q 'gstatic.com' "$WORK/human.out"; then fail "the pages' CSP admits reCAPTCHA with human verification off"; fi
+echo "ok: on by default, site key required, secret from a Secret, CSP follows it"
 
 step "values.schema.json rejects unknown keys"
 if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" \

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hangar/hangar/internal/devhuman"
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
@@ -49,7 +50,11 @@ type Config struct {
 	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
 	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the dev mail sink keeps (the chaos run reconciles every one)"`
-	ContractLog  string        `env:"HANGAR_CONTRACT_LOG" default:"" doc:"write every API request through the edge and its answer to this file, a JSON line each, for the contract check (cmd/contract-check; scripts/web-e2e.sh sets it)"`
+	// HumanVerification turns checkout's human verification on with the development
+	// verifier (internal/devhuman) served by the edge at /-/human/: the pages show its
+	// checkbox, as they show reCAPTCHA's in the cluster.
+	HumanVerification bool   `env:"HANGAR_DEV_HUMAN_VERIFICATION" default:"true" doc:"card payments need the development verifier's tick (as the chart's reCAPTCHA); false turns human verification off"`
+	ContractLog       string `env:"HANGAR_CONTRACT_LOG" default:"" doc:"write every API request through the edge and its answer to this file, a JSON line each, for the contract check (cmd/contract-check; scripts/web-e2e.sh sets it)"`
 }
 
 // devGCPercent is the runner's garbage-collection target unless GOGC is set: one process
@@ -180,6 +185,9 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 		mux.Handle("GET /-/mail", sink)
 	}
 	mux.Handle("GET /-/prometheus/targets", targets)
+	if cfg.HumanVerification {
+		mux.Handle("/-/human/", devhuman.Handler())
+	}
 	if extra != nil {
 		extra(mux)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/hangar/hangar/internal/devhuman"
 	"io"
 	"log/slog"
 	"maps"
@@ -118,6 +119,13 @@ func (r *devRun) env(s devService, listen map[string]string) (map[string]string,
 	if s.name == payments.Name {
 		// The card-fields origin: payments' own listener, framed by the store's pages.
 		env["PAYMENTS_FIELDS_ADDR"], env["PAYMENTS_FIELDS_ORIGIN"] = r.cfg.FieldsAddr, fieldsOrigin(r.cfg.FieldsAddr)
+	}
+	if s.name == checkout.Name && r.cfg.HumanVerification {
+		// Human verification on, as in the chart, against the development verifier the
+		// edge serves (internal/devhuman): no internet, and its secret is public.
+		env["CHECKOUT_RECAPTCHA_REQUIRED"], env["CHECKOUT_RECAPTCHA_SECRET"] = "true", devhuman.Secret
+		env["CHECKOUT_RECAPTCHA_SITE_KEY"], env["CHECKOUT_RECAPTCHA_SCRIPT_URL"] = devhuman.SiteKey, devhuman.ScriptPath
+		env["CHECKOUT_RECAPTCHA_URL"] = "http://" + devHost(r.cfg.EdgeAddr) + devhuman.SiteverifyPath
 	}
 	for k, callee := range s.calls {
 		addr, ok := r.grpc[callee]

@@ -14,11 +14,14 @@ import (
 // lists them: the file the Helm chart renders the Ingress's page headers from, so the dev
 // edge and the cluster send the same.
 type Headers struct {
-	ContentSecurityPolicy   []string          `json:"contentSecurityPolicy"`
-	RemoteOriginDirectives  []string          `json:"remoteOriginDirectives"`
-	FieldsOriginDirectives  []string          `json:"fieldsOriginDirectives"`
-	Headers                 map[string]string `json:"headers"`
-	StrictTransportSecurity string            `json:"strictTransportSecurity"`
+	ContentSecurityPolicy  []string `json:"contentSecurityPolicy"`
+	RemoteOriginDirectives []string `json:"remoteOriginDirectives"`
+	FieldsOriginDirectives []string `json:"fieldsOriginDirectives"`
+	// HumanVerificationSources are the chart's only (reCAPTCHA's origins while checkout's
+	// human verification is on); the dev edge's verifier is same-origin.
+	HumanVerificationSources map[string][]string `json:"humanVerificationSources"`
+	Headers                  map[string]string   `json:"headers"`
+	StrictTransportSecurity  string              `json:"strictTransportSecurity"`
 }
 
 // LoadHeaders reads and checks the headers file.

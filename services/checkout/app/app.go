@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -66,6 +67,8 @@ type Config struct {
 	// development verifier takes any non-empty value.
 	RecaptchaSecret   string        `env:"CHECKOUT_RECAPTCHA_SECRET" secret:"true" secretWhen:"CHECKOUT_RECAPTCHA_REQUIRED" dev:"" doc:"Google reCAPTCHA secret key, from a Secret; required with CHECKOUT_RECAPTCHA_REQUIRED outside development mode; empty in development: a development verifier accepts any non-empty value"`
 	RecaptchaURL      string        `env:"CHECKOUT_RECAPTCHA_URL" default:"https://www.google.com/recaptcha/api/siteverify" doc:"Google reCAPTCHA siteverify endpoint"`
+	RecaptchaSiteKey  string        `env:"CHECKOUT_RECAPTCHA_SITE_KEY" default:"" doc:"the widget's public site key, sent to the pages (GET /buy/api/human-verification)"`
+	RecaptchaScript   string        `env:"CHECKOUT_RECAPTCHA_SCRIPT_URL" default:"https://www.google.com/recaptcha/api.js" doc:"the widget's script the pages load (make dev: the development verifier's, on the store's origin)"`
 	RecaptchaTimeout  time.Duration `env:"CHECKOUT_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
 	RecaptchaMinScore float64       `env:"CHECKOUT_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
@@ -115,6 +118,10 @@ func LoadConfig() (Config, error) {
 	var c Config
 	err := config.Load(&c)
 	config.ServiceDefaults(Name, &c.Platform, &c.Database)
+	if err == nil && c.RecaptchaRequired && c.RecaptchaSecret != "" && strings.TrimSpace(c.RecaptchaSiteKey) == "" {
+		// Verified by the provider, yet no widget to tick: every card payment would be refused.
+		err = errors.New("CHECKOUT_RECAPTCHA_SITE_KEY is required with CHECKOUT_RECAPTCHA_REQUIRED and CHECKOUT_RECAPTCHA_SECRET: the pages show the widget with it")
+	}
 	return c, err
 }
 
@@ -237,6 +244,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	if cfg.RecaptchaRequired {
 		opts.Verifier = iapp.DevVerifier{}
+		opts.Widget = iapp.HumanWidget{SiteKey: cfg.RecaptchaSiteKey, ScriptURL: cfg.RecaptchaScript}
 		if cfg.RecaptchaSecret != "" {
 			opts.Verifier = adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
 				Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})

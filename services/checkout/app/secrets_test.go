@@ -27,4 +27,12 @@ func TestRefusesToStartWithoutItsKeysOutsideDevelopment(t *testing.T) {
 	if _, err := app.LoadConfig(); err == nil || !strings.Contains(err.Error(), "CHECKOUT_RECAPTCHA_SECRET") {
 		t.Fatalf("human verification on without its secret: %v", err)
 	}
+	t.Setenv("CHECKOUT_RECAPTCHA_SECRET", "recaptcha-secret-from-a-secret")
+	if _, err := app.LoadConfig(); err == nil || !strings.Contains(err.Error(), "CHECKOUT_RECAPTCHA_SITE_KEY") {
+		t.Fatalf("human verification on without the widget's site key: %v", err)
+	}
+	t.Setenv("CHECKOUT_RECAPTCHA_SITE_KEY", "site-key")
+	if _, err := app.LoadConfig(); err != nil {
+		t.Fatalf("human verification with its secret and site key: %v", err)
+	}
 }

@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import * as buy from '../support/buy';
 import { expectAccessible, keepScreenshot } from '../support/helpers';
 
 // The Acme owner (identity's demo organization, with the licence pools allocation's dev
@@ -136,7 +137,7 @@ test('the Acme owner buys against the allocation service: regions follow, an all
     const pay = page.getByTestId('payment');
     await expect(pay.getByRole('radio', { name: /Use your card on file: .*ending in 1111/ })).toBeChecked();
     await expect(pay.getByLabel('Cardholder name')).toHaveCount(0);
-    await page.getByRole('button', { name: /^Purchase/ }).click();
+    await buy.purchase(page);
     // A change of runway-analysis aircraft is confirmed first (spec 000 §8).
     const confirm = page.getByTestId('plan-change-modal');
     await expect(confirm).toContainText('a change of runway-analysis aircraft');

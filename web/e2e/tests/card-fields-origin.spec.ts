@@ -170,7 +170,7 @@ test.describe('card fields on their own origin', () => {
     await expectFieldsIsolated(page);
     await frameThirdOrigin(page);
     const fields = await fieldsOriginOf(page);
-    await page.getByRole('button', { name: 'Buy Gift Certificate' }).click();
+    await buy.buyGift(page);
     await page.waitForURL(/\/buy\/success\?invoiceId=/);
     await expect(page.getByText('Forged by a third origin')).toHaveCount(0);
     expectCardOnlyAtFields(page, t, fields);
@@ -189,7 +189,7 @@ test.describe('card fields on their own origin', () => {
     await expectFieldsIsolated(page);
     await frameThirdOrigin(page);
     const fields = await fieldsOriginOf(page);
-    await page.getByRole('button', { name: 'Complete Order' }).click();
+    await buy.completeOrder(page);
     await page.waitForURL(/\/buy\/success\?invoiceId=/);
     expectCardOnlyAtFields(page, t, fields);
   });

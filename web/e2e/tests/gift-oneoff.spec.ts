@@ -41,7 +41,7 @@ test('buy two gift certificates (370 and a custom 40) with a test card and see t
   await expect(page.getByTestId('gift-total')).toHaveText('$410');
 
   // The form's own messages before anything is charged.
-  await page.getByRole('button', { name: 'Buy Gift Certificate' }).click();
+  await buy.buyGift(page);
   await expect(page.getByRole('alert')).toContainText('Please enter your email address');
 
   await page.getByLabel('Email Address').fill(unique('gift'));
@@ -51,7 +51,7 @@ test('buy two gift certificates (370 and a custom 40) with a test card and see t
   await fillCard(page);
   await expectAccessible(page, '/gift (filled in, two certificates)');
   await keepScreenshot(page, 'gift-form');
-  await page.getByRole('button', { name: 'Buy Gift Certificate' }).click();
+  await buy.buyGift(page);
 
   await page.waitForURL(/\/buy\/success\?invoiceId=/);
   const invoiceId = new URL(page.url()).searchParams.get('invoiceId')!;
@@ -131,7 +131,7 @@ test('staff create a preset cart and copy its link; a visitor opens it, must log
   await fillCard(page);
   await expectAccessible(page, '/product/cart/{id} (a preset cart)');
   await keepScreenshot(page, 'oneoff-cart');
-  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await buy.completeOrder(page);
 
   await page.waitForURL(/\/buy\/success\?invoiceId=/);
   const invoiceId = new URL(page.url()).searchParams.get('invoiceId')!;
@@ -159,11 +159,11 @@ test('a signed-in buyer pays a one-off cart with the saved card after the ZIP ch
   await expect(saved).toBeChecked();
   await expect(page.getByTestId('hosted-fields')).toHaveCount(0);
   await expect(page.getByTestId('oneoff-total')).toHaveText('$49');
-  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await buy.completeOrder(page);
   await expect(page.getByRole('alert')).toContainText('Please enter your zipcode');
   await page.getByLabel('ZIP / Postal code').fill('97201');
   await page.getByLabel('Country').selectOption('US');
-  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await buy.completeOrder(page);
   await page.waitForURL(/\/buy\/success\?invoiceId=/);
   const r = await receipt(page, new URL(page.url()).searchParams.get('invoiceId')!);
   expect(Number(r.totalInCents)).toBe(4900);
@@ -193,7 +193,7 @@ test('in sales mode the one-off page takes the customer\'s card on the card read
   await page.getByLabel('ZIP / Postal code').fill('97201');
   await page.getByLabel('Country').selectOption('US');
   await expect(page.getByTestId('oneoff-total')).toHaveText('$98');
-  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await buy.completeOrder(page);
   await expect(page.getByTestId('reader-waiting')).toContainText('RDR-0001');
   // The customer presents the card to the reader (the dev simulator); the page polls every second.
   const token = await xsrf(page);
@@ -299,7 +299,7 @@ test('a buyer without marketing consent ticks the marketing box on a one-off car
   await fillCard(page);
   await expectAccessible(page, '/product/cart/{id} (marketing consent)');
   await keepScreenshot(page, 'oneoff-marketing-consent');
-  await page.getByRole('button', { name: 'Complete Order' }).click();
+  await buy.completeOrder(page);
   await page.waitForURL(/\/buy\/success\?invoiceId=/);
 
   // checkout hands the consent to identity through its outbox after the order commits.
@@ -324,7 +324,7 @@ test('a 125 gift certificate bought at /gift is mailed; its code pays part of a 
   await page.getByLabel('ZIP / Postal code').fill('97201');
   await page.getByLabel('Country').selectOption('US');
   await fillCard(page);
-  await page.getByRole('button', { name: 'Buy Gift Certificate' }).click();
+  await buy.buyGift(page);
   await page.waitForURL(/\/buy\/success\?invoiceId=/);
 
   // The gift-certificate-issued event reaches notifications, whose mail the dev mailbox keeps.

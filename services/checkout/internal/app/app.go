@@ -59,6 +59,7 @@ type Service struct {
 	accounts Accounts
 	eligible Eligibility
 	verifier HumanVerifier
+	widget   HumanWidget
 	geo      Geo
 	submits  singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
@@ -92,6 +93,8 @@ type Options struct {
 	Subs     SubscriptionStore
 	Accounts Accounts
 	Verifier HumanVerifier
+	// Widget is what the pages load to get the human-verification value (public).
+	Widget HumanWidget
 	// Eligibility is identity's military eligibility (nil: military plans cannot be sold).
 	Eligibility Eligibility
 	// Allocations reads the allocation service (nil: subscriptions have no allocations).
@@ -115,7 +118,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
+		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)

@@ -154,9 +154,19 @@ func (p *Purchases) human(ctx context.Context, value, client string) []string {
 	case err != nil:
 		return []string{MsgCaptchaError}
 	case !ok:
-		return []string{MsgHuman}
+		return []string{humanRefused(value)}
 	}
 	return nil
+}
+
+// humanRefused is the message for a value the verifier refused: none given is a box not
+// ticked ('Please verify you are a human.'); one given but refused (expired, reused,
+// forged) is the captcha error, on which the page clears the widget for a new tick.
+func humanRefused(value string) string {
+	if strings.TrimSpace(value) == "" {
+		return MsgHuman
+	}
+	return MsgCaptchaError
 }
 
 // invalid is a refused submit with its messages (400).

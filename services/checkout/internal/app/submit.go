@@ -35,6 +35,21 @@ type DevVerifier struct{}
 // Verify accepts any non-empty value.
 func (DevVerifier) Verify(_ context.Context, value, _ string) (bool, error) { return value != "", nil }
 
+// HumanWidget is the human-verification widget the card-payment pages load: a public site
+// key and the script that renders it (reCAPTCHA's api.js, or the development verifier's).
+type HumanWidget struct {
+	SiteKey, ScriptURL string
+}
+
+// HumanVerification answers whether submits need the human-verification value and, when
+// they do, the widget that gives it: the pages show what the server checks.
+func (s *Service) HumanVerification() (required bool, w HumanWidget) {
+	if s.verifier == nil {
+		return false, HumanWidget{}
+	}
+	return true, s.widget
+}
+
 // Submit is a submit request besides its configuration.
 type Submit struct {
 	// Key is the Idempotency-Key; RequestHash identifies the request's body and caller.
@@ -167,7 +182,7 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 			s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())
 			problems = append(problems, MsgCaptchaError)
 		} else if !ok {
-			problems = append(problems, MsgHuman)
+			problems = append(problems, humanRefused(in.RecaptchaValue))
 		}
 	}
 	if v.RequireLogin {

@@ -26,7 +26,7 @@ import (
 // even when empty (extension, mobileDeeplink, googleConversionCodes).
 func init() {
 	server.EmitDefaults(&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
-		&checkoutv1.GetSubscriptionAvionicsResponse{})
+		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{})
 }
 
 // Metadata between the handlers and the gateway's forward-response hook. A refusal is an

@@ -189,3 +189,10 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// GetHumanVerification is public: it names the widget and its public site key, never the
+// secret, the same to every caller.
+func (s *GRPC) GetHumanVerification(context.Context, *checkoutv1.GetHumanVerificationRequest) (*checkoutv1.GetHumanVerificationResponse, error) {
+	on, w := s.svc.HumanVerification()
+	return &checkoutv1.GetHumanVerificationResponse{Required: on, SiteKey: w.SiteKey, ScriptUrl: w.ScriptURL}, nil
+}

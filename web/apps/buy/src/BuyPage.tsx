@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, cx, ErrorState, ErrorSummary, LoadingState, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
@@ -215,6 +215,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const [marketing, setMarketing] = useState(false);
   const askMarketing = meReady && payWith !== 'reader' && (loggedIn ? marketingPref.data === false : true);
   const hosted = useRef<HostedCardFieldsHandle>(null);
+  const human = useRef<HumanVerificationHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
@@ -387,7 +388,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       setPlanChangeOpen(true);
       return;
     }
-    const formErrors = paymentFormErrors();
+    const formErrors = [...paymentFormErrors(), ...(human.current?.problems() ?? [])];
     if (formErrors.length > 0) {
       setSubmitErrors(formErrors);
       return;
@@ -399,7 +400,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } catch (e) {
         console.error((e as Error).message);
       }
-      const wire = toWire(config, { cartId: '', counter: 0 });
+      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
       const v = await validate(wire);
       if (v.status !== 'ok') {
         if ((v.allocations ?? []).length > 0) setAllocations(v.allocations);
@@ -459,6 +460,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         }
         // A card nonce is single use: a declined or refused attempt needs the card again.
         if (outcome.status === 402) attempt.current = undefined;
+        // A refused tick (expired, reused) is cleared for a new one (spec 001); the body
+        // changes with the next tick, so the next attempt takes a new key.
+        if (outcome.errors.includes(MSG_CAPTCHA_ERROR)) {
+          human.current?.reset();
+          attempt.current = undefined;
+        }
         setSubmitErrors(outcome.errors);
         return;
       }
@@ -775,6 +782,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           />
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
+          <HumanVerification handle={human} />
           <ErrorSummary errors={shownErrors} />
           {eligibilityPage ? (
             <p>

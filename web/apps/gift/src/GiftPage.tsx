@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { BillingFields, Button, ErrorSummary, HostedCardFields, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle } from '@hangar/ui';
+import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, num, PurchaseAttempt, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
@@ -56,6 +56,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const [busy, setBusy] = useState(false);
   const [emailLocked, setEmailLocked] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
+  const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
   const attempt = useRef(new PurchaseAttempt());
 
@@ -131,7 +132,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const setCert = (i: number, c: Certificate) => setCertificates((list) => list.map((x, j) => (j === i ? c : x)));
 
   async function pay() {
-    const problems = validateForm({ certificates, email, cardholderName, zipcode, country });
+    const problems = [...validateForm({ certificates, email, cardholderName, zipcode, country }), ...(human.current?.problems() ?? [])];
     setErrors(problems);
     if (problems.length > 0) return;
     setBusy(true);
@@ -152,10 +153,13 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
       };
       // One key per attempt at this order: a retry after a lost answer completes it.
       const key = attempt.current.keyFor(JSON.stringify(order));
-      const r = await submitPurchase('/buy/api/gift/submit', { ...order, cardholderName, nonce: t.nonce }, key);
+      const r = await submitPurchase('/buy/api/gift/submit', { ...order, cardholderName, nonce: t.nonce, recaptchaValue: human.current?.value() ?? '' }, key);
       attempt.current.after(r);
       if (r.status !== 'ok' || !r.redirectUrl) {
-        setErrors(r.errors ?? [r.message ?? 'Your purchase could not be completed.']);
+        const refused = r.errors ?? [r.message ?? 'Your purchase could not be completed.'];
+        // A refused tick (expired, reused) is cleared for a new one (spec 001).
+        if (refused.includes(MSG_CAPTCHA_ERROR)) human.current?.reset();
+        setErrors(refused);
         return;
       }
       // On success local storage is cleared and the page goes to the receipt (spec 001 §4).
@@ -232,6 +236,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <h2>Payment</h2>
         <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} />
         <HostedCardFields handle={card} />
+        <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy}>

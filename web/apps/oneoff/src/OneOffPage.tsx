@@ -8,6 +8,8 @@ import {
   ErrorSummary,
   EuConsentField,
   HostedCardFields,
+  HumanVerification,
+  MSG_CAPTCHA_ERROR,
   LoadingState,
   MSG_EU_CONSENT,
   MarketingConsentField,
@@ -17,6 +19,7 @@ import {
   billingErrors,
   type Billing,
   type HostedCardFieldsHandle,
+  type HumanVerificationHandle,
 } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import {
@@ -115,6 +118,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const [payWith, setPayWith] = useState<PayWith>('card');
   const [readerWaiting, setReaderWaiting] = useState(false);
   const card = useRef<HostedCardFieldsHandle>(null);
+  const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
   const attempt = useRef(new PurchaseAttempt());
   // gdpr=show in the query forces the EU consent checkbox, as on /buy (spec 001 §2).
@@ -233,13 +237,13 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   }, [preview, businessId]);
 
   async function pay() {
-    const problems = validatePayment({ email, cardholderName, zipcode, country }, payWith !== 'card');
+    const problems = [...validatePayment({ email, cardholderName, zipcode, country }, payWith !== 'card'), ...(human.current?.problems() ?? [])];
     setErrors(problems);
     if (problems.length > 0) return;
     setBusy(true);
     try {
       let body: Record<string, unknown>;
-      const config = { ...configuration(), billingInfo: { zipcode: zipcode.trim(), country }, cardholderName };
+      const config = { ...configuration(), billingInfo: { zipcode: zipcode.trim(), country }, cardholderName, recaptchaValue: human.current?.value() ?? '' };
       if (payWith === 'reader' && salesMode) {
         // The storefront's card-present payment (as on /buy): a vault on the sales-mode
         // reader for the customer's e-mail, polled every 1000 ms; its method pays, and the
@@ -266,7 +270,10 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       const r = await submitPurchase('/buy/api/oneoff/submit', body, key);
       attempt.current.after(r);
       if (r.status !== 'ok' || !r.redirectUrl) {
-        setErrors(r.errors ?? [r.message ?? 'Your order could not be completed.']);
+        const refused = r.errors ?? [r.message ?? 'Your order could not be completed.'];
+        // A refused tick (expired, reused) is cleared for a new one (spec 001).
+        if (refused.includes(MSG_CAPTCHA_ERROR)) human.current?.reset();
+        setErrors(refused);
         return;
       }
       afterPurchase(r, go);
@@ -355,6 +362,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             Waiting for the card on reader {salesMode?.readerSerialNumber}…
           </p>
         ) : null}
+        <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy || !me?.loggedIn}>

@@ -18,3 +18,4 @@ export * from './remote';
 export * from './HostedCardFields';
 export * from './countries';
 export * from './purchase';
+export * from './HumanVerification';

@@ -6156,6 +6156,106 @@ func (x *GetCurrencyResponse) GetSource() string {
 	return ""
 }
 
+type GetHumanVerificationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetHumanVerificationRequest) Reset() {
+	*x = GetHumanVerificationRequest{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetHumanVerificationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetHumanVerificationRequest) ProtoMessage() {}
+
+func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetHumanVerificationRequest.ProtoReflect.Descriptor instead.
+func (*GetHumanVerificationRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+}
+
+type GetHumanVerificationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when card-payment submits need recaptchaValue ('Please verify you are a human.').
+	Required bool `protobuf:"varint,1,opt,name=required,proto3" json:"required,omitempty"`
+	// The widget's public site key (the secret never leaves the server).
+	SiteKey string `protobuf:"bytes,2,opt,name=site_key,json=siteKey,proto3" json:"site_key,omitempty"`
+	// The widget's script: Google's reCAPTCHA api.js in production; in make dev the
+	// development verifier's script on the store's own origin.
+	ScriptUrl     string `protobuf:"bytes,3,opt,name=script_url,json=scriptUrl,proto3" json:"script_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetHumanVerificationResponse) Reset() {
+	*x = GetHumanVerificationResponse{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetHumanVerificationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetHumanVerificationResponse) ProtoMessage() {}
+
+func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetHumanVerificationResponse.ProtoReflect.Descriptor instead.
+func (*GetHumanVerificationResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *GetHumanVerificationResponse) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *GetHumanVerificationResponse) GetSiteKey() string {
+	if x != nil {
+		return x.SiteKey
+	}
+	return ""
+}
+
+func (x *GetHumanVerificationResponse) GetScriptUrl() string {
+	if x != nil {
+		return x.ScriptUrl
+	}
+	return ""
+}
+
 type GetAccountSubscriptionRequest struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	AccountUuid      string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
@@ -6166,7 +6266,7 @@ type GetAccountSubscriptionRequest struct {
 
 func (x *GetAccountSubscriptionRequest) Reset() {
 	*x = GetAccountSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6178,7 +6278,7 @@ func (x *GetAccountSubscriptionRequest) String() string {
 func (*GetAccountSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6191,7 +6291,7 @@ func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
@@ -6218,7 +6318,7 @@ type UpdateBillingContactRequest struct {
 
 func (x *UpdateBillingContactRequest) Reset() {
 	*x = UpdateBillingContactRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6230,7 +6330,7 @@ func (x *UpdateBillingContactRequest) String() string {
 func (*UpdateBillingContactRequest) ProtoMessage() {}
 
 func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6243,7 +6343,7 @@ func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *UpdateBillingContactRequest) GetAccountUuid() string {
@@ -6268,7 +6368,7 @@ type GetRenewalStatusRequest struct {
 
 func (x *GetRenewalStatusRequest) Reset() {
 	*x = GetRenewalStatusRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6280,7 +6380,7 @@ func (x *GetRenewalStatusRequest) String() string {
 func (*GetRenewalStatusRequest) ProtoMessage() {}
 
 func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6293,7 +6393,7 @@ func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
 }
 
 type GetRenewalStatusResponse struct {
@@ -6323,7 +6423,7 @@ type GetRenewalStatusResponse struct {
 
 func (x *GetRenewalStatusResponse) Reset() {
 	*x = GetRenewalStatusResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6335,7 +6435,7 @@ func (x *GetRenewalStatusResponse) String() string {
 func (*GetRenewalStatusResponse) ProtoMessage() {}
 
 func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6348,7 +6448,7 @@ func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
@@ -6450,7 +6550,7 @@ type ListInvoicesRequest struct {
 
 func (x *ListInvoicesRequest) Reset() {
 	*x = ListInvoicesRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6462,7 +6562,7 @@ func (x *ListInvoicesRequest) String() string {
 func (*ListInvoicesRequest) ProtoMessage() {}
 
 func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6475,7 +6575,7 @@ func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
 }
 
 type InvoiceSummary struct {
@@ -6501,7 +6601,7 @@ type InvoiceSummary struct {
 
 func (x *InvoiceSummary) Reset() {
 	*x = InvoiceSummary{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6513,7 +6613,7 @@ func (x *InvoiceSummary) String() string {
 func (*InvoiceSummary) ProtoMessage() {}
 
 func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6526,7 +6626,7 @@ func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
 func (*InvoiceSummary) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *InvoiceSummary) GetInvoiceId() string {
@@ -6608,7 +6708,7 @@ type ListInvoicesResponse struct {
 
 func (x *ListInvoicesResponse) Reset() {
 	*x = ListInvoicesResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6620,7 +6720,7 @@ func (x *ListInvoicesResponse) String() string {
 func (*ListInvoicesResponse) ProtoMessage() {}
 
 func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6633,7 +6733,7 @@ func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
@@ -7335,7 +7435,13 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06symbol\x18\x03 \x01(\tR\x06symbol\x120\n" +
 	"\x11from_subscription\x18\x04 \x01(\bH\x00R\x10fromSubscription\x88\x01\x01\x12\x16\n" +
 	"\x06source\x18\x05 \x01(\tR\x06sourceB\x14\n" +
-	"\x12_from_subscription\"o\n" +
+	"\x12_from_subscription\"\x1d\n" +
+	"\x1bGetHumanVerificationRequest\"t\n" +
+	"\x1cGetHumanVerificationResponse\x12\x1a\n" +
+	"\brequired\x18\x01 \x01(\bR\brequired\x12\x19\n" +
+	"\bsite_key\x18\x02 \x01(\tR\asiteKey\x12\x1d\n" +
+	"\n" +
+	"script_url\x18\x03 \x01(\tR\tscriptUrl\"o\n" +
 	"\x1dGetAccountSubscriptionRequest\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12+\n" +
 	"\x11subscription_only\x18\x02 \x01(\tR\x10subscriptionOnly\"~\n" +
@@ -7384,7 +7490,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x0f_total_in_centsB\x14\n" +
 	"\x12_can_print_invoice\"V\n" +
 	"\x14ListInvoicesResponse\x12>\n" +
-	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\x8e\x1b\n" +
+	"\binvoices\x18\x01 \x03(\v2\".hangar.checkout.v1.InvoiceSummaryR\binvoices2\xaf\x1c\n" +
 	"\x0fCheckoutService\x12\x98\x01\n" +
 	"\x0ePreviewInvoice\x12).hangar.checkout.v1.PreviewInvoiceRequest\x1a*.hangar.checkout.v1.PreviewInvoiceResponse\"/\x82\xd3\xe4\x93\x02):\rconfiguration\"\x18/buy/api/invoice/preview\x12\x9c\x01\n" +
 	"\x0fValidateInvoice\x12*.hangar.checkout.v1.ValidateInvoiceRequest\x1a+.hangar.checkout.v1.ValidateInvoiceResponse\"0\x82\xd3\xe4\x93\x02*:\rconfiguration\"\x19/buy/api/invoice/validate\x12\x88\x01\n" +
@@ -7411,7 +7517,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x16GetAccountSubscription\x121.hangar.checkout.v1.GetAccountSubscriptionRequest\x1a2.hangar.checkout.v1.GetAccountSubscriptionResponse\"4\x82\xd3\xe4\x93\x02.\x12,/buy/api/account/{account_uuid}/subscription\x12\xd0\x01\n" +
 	"\x14UpdateBillingContact\x12/.hangar.checkout.v1.UpdateBillingContactRequest\x1a0.hangar.checkout.v1.UpdateBillingContactResponse\"U\x82\xd3\xe4\x93\x02O:\acontactb\acontact\";/buy/api/account/subscription/contact/update/{account_uuid}\x12\x82\x01\n" +
 	"\n" +
-	"GetReceipt\x12%.hangar.checkout.v1.GetReceiptRequest\x1a&.hangar.checkout.v1.GetReceiptResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/buy/api/receipt/{invoice_id}B?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
+	"GetReceipt\x12%.hangar.checkout.v1.GetReceiptRequest\x1a&.hangar.checkout.v1.GetReceiptResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/buy/api/receipt/{invoice_id}\x12\x9e\x01\n" +
+	"\x14GetHumanVerification\x12/.hangar.checkout.v1.GetHumanVerificationRequest\x1a0.hangar.checkout.v1.GetHumanVerificationResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/buy/api/human-verificationB?Z=github.com/hangar/hangar/gen/go/hangar/checkout/v1;checkoutv1b\x06proto3"
 
 var (
 	file_hangar_checkout_v1_checkout_proto_rawDescOnce sync.Once
@@ -7425,7 +7532,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                     // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                     // 1: hangar.checkout.v1.ChartChoice
@@ -7494,20 +7601,22 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*SetAutoRenewResponse)(nil),            // 64: hangar.checkout.v1.SetAutoRenewResponse
 	(*GetCurrencyRequest)(nil),              // 65: hangar.checkout.v1.GetCurrencyRequest
 	(*GetCurrencyResponse)(nil),             // 66: hangar.checkout.v1.GetCurrencyResponse
-	(*GetAccountSubscriptionRequest)(nil),   // 67: hangar.checkout.v1.GetAccountSubscriptionRequest
-	(*UpdateBillingContactRequest)(nil),     // 68: hangar.checkout.v1.UpdateBillingContactRequest
-	(*GetRenewalStatusRequest)(nil),         // 69: hangar.checkout.v1.GetRenewalStatusRequest
-	(*GetRenewalStatusResponse)(nil),        // 70: hangar.checkout.v1.GetRenewalStatusResponse
-	(*ListInvoicesRequest)(nil),             // 71: hangar.checkout.v1.ListInvoicesRequest
-	(*InvoiceSummary)(nil),                  // 72: hangar.checkout.v1.InvoiceSummary
-	(*ListInvoicesResponse)(nil),            // 73: hangar.checkout.v1.ListInvoicesResponse
-	(*structpb.Value)(nil),                  // 74: google.protobuf.Value
+	(*GetHumanVerificationRequest)(nil),     // 67: hangar.checkout.v1.GetHumanVerificationRequest
+	(*GetHumanVerificationResponse)(nil),    // 68: hangar.checkout.v1.GetHumanVerificationResponse
+	(*GetAccountSubscriptionRequest)(nil),   // 69: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),     // 70: hangar.checkout.v1.UpdateBillingContactRequest
+	(*GetRenewalStatusRequest)(nil),         // 71: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),        // 72: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),             // 73: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                  // 74: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),            // 75: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                  // 76: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	74, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	76, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	74, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	74, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	76, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	76, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -7524,11 +7633,11 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	74, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	76, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	74, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	76, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -7538,7 +7647,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	74, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	76, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -7564,7 +7673,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
 	61, // 58: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
 	48, // 59: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	72, // 60: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	74, // 60: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
 	4,  // 61: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
 	12, // 62: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
 	14, // 63: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
@@ -7582,37 +7691,39 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
 	60, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
 	63, // 77: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	69, // 78: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	71, // 79: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	71, // 78: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	73, // 79: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
 	65, // 80: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	67, // 81: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	68, // 82: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	69, // 81: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	70, // 82: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
 	47, // 83: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	11, // 84: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 85: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 86: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 87: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 88: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 89: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 90: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 91: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 92: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 93: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 94: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 95: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 96: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	59, // 97: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	53, // 98: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	62, // 99: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	64, // 100: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	70, // 101: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	73, // 102: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	66, // 103: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	54, // 104: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	55, // 105: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 106: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	84, // [84:107] is the sub-list for method output_type
-	61, // [61:84] is the sub-list for method input_type
+	67, // 84: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 85: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 86: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 87: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 88: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 89: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 90: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 91: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 92: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 93: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 94: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 95: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 96: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 97: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	59, // 98: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	53, // 99: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	62, // 100: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	64, // 101: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	72, // 102: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	75, // 103: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	66, // 104: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	54, // 105: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	55, // 106: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 107: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	68, // 108: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	85, // [85:109] is the sub-list for method output_type
+	61, // [61:85] is the sub-list for method input_type
 	61, // [61:61] is the sub-list for extension type_name
 	61, // [61:61] is the sub-list for extension extendee
 	0,  // [0:61] is the sub-list for field type_name
@@ -7646,15 +7757,15 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[64].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[66].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[70].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[72].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[74].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   74,
+			NumMessages:   76,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

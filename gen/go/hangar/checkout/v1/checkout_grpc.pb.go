@@ -42,6 +42,7 @@ const (
 	CheckoutService_GetAccountSubscription_FullMethodName  = "/hangar.checkout.v1.CheckoutService/GetAccountSubscription"
 	CheckoutService_UpdateBillingContact_FullMethodName    = "/hangar.checkout.v1.CheckoutService/UpdateBillingContact"
 	CheckoutService_GetReceipt_FullMethodName              = "/hangar.checkout.v1.CheckoutService/GetReceipt"
+	CheckoutService_GetHumanVerification_FullMethodName    = "/hangar.checkout.v1.CheckoutService/GetHumanVerification"
 )
 
 // CheckoutServiceClient is the client API for CheckoutService service.
@@ -123,6 +124,10 @@ type CheckoutServiceClient interface {
 	// GetReceipt answers an order's receipt: to the account's session, the organization's
 	// admins and the browser that paid; not_found to anyone else.
 	GetReceipt(ctx context.Context, in *GetReceiptRequest, opts ...grpc.CallOption) (*GetReceiptResponse, error)
+	// GetHumanVerification tells the card-payment pages whether a submit needs the
+	// human-verification value (recaptchaValue) and which widget gives it: the server
+	// decides, the page only shows. Public: it names nothing secret.
+	GetHumanVerification(ctx context.Context, in *GetHumanVerificationRequest, opts ...grpc.CallOption) (*GetHumanVerificationResponse, error)
 }
 
 type checkoutServiceClient struct {
@@ -363,6 +368,16 @@ func (c *checkoutServiceClient) GetReceipt(ctx context.Context, in *GetReceiptRe
 	return out, nil
 }
 
+func (c *checkoutServiceClient) GetHumanVerification(ctx context.Context, in *GetHumanVerificationRequest, opts ...grpc.CallOption) (*GetHumanVerificationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetHumanVerificationResponse)
+	err := c.cc.Invoke(ctx, CheckoutService_GetHumanVerification_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CheckoutServiceServer is the server API for CheckoutService service.
 // All implementations must embed UnimplementedCheckoutServiceServer
 // for forward compatibility.
@@ -442,6 +457,10 @@ type CheckoutServiceServer interface {
 	// GetReceipt answers an order's receipt: to the account's session, the organization's
 	// admins and the browser that paid; not_found to anyone else.
 	GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error)
+	// GetHumanVerification tells the card-payment pages whether a submit needs the
+	// human-verification value (recaptchaValue) and which widget gives it: the server
+	// decides, the page only shows. Public: it names nothing secret.
+	GetHumanVerification(context.Context, *GetHumanVerificationRequest) (*GetHumanVerificationResponse, error)
 	mustEmbedUnimplementedCheckoutServiceServer()
 }
 
@@ -520,6 +539,9 @@ func (UnimplementedCheckoutServiceServer) UpdateBillingContact(context.Context, 
 }
 func (UnimplementedCheckoutServiceServer) GetReceipt(context.Context, *GetReceiptRequest) (*GetReceiptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetReceipt not implemented")
+}
+func (UnimplementedCheckoutServiceServer) GetHumanVerification(context.Context, *GetHumanVerificationRequest) (*GetHumanVerificationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetHumanVerification not implemented")
 }
 func (UnimplementedCheckoutServiceServer) mustEmbedUnimplementedCheckoutServiceServer() {}
 func (UnimplementedCheckoutServiceServer) testEmbeddedByValue()                         {}
@@ -956,6 +978,24 @@ func _CheckoutService_GetReceipt_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CheckoutService_GetHumanVerification_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetHumanVerificationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CheckoutServiceServer).GetHumanVerification(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CheckoutService_GetHumanVerification_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CheckoutServiceServer).GetHumanVerification(ctx, req.(*GetHumanVerificationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CheckoutService_ServiceDesc is the grpc.ServiceDesc for CheckoutService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1054,6 +1094,10 @@ var CheckoutService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetReceipt",
 			Handler:    _CheckoutService_GetReceipt_Handler,
+		},
+		{
+			MethodName: "GetHumanVerification",
+			Handler:    _CheckoutService_GetHumanVerification_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

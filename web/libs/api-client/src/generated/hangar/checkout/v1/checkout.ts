@@ -212,6 +212,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/human-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetHumanVerification tells the card-payment pages whether a submit needs the
+         *     human-verification value (recaptchaValue) and which widget gives it: the server
+         *     decides, the page only shows. Public: it names nothing secret.
+         */
+        get: operations["CheckoutService_GetHumanVerification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/invoice/preview": {
         parameters: {
             query?: never;
@@ -684,6 +705,17 @@ export interface components {
             source?: string;
             status?: string;
             symbol?: string;
+        };
+        v1GetHumanVerificationResponse: {
+            /** @description True when card-payment submits need recaptchaValue ('Please verify you are a human.'). */
+            required: boolean;
+            /**
+             * @description The widget's script: Google's reCAPTCHA api.js in production; in make dev the
+             *     development verifier's script on the store's own origin.
+             */
+            scriptUrl: string;
+            /** @description The widget's public site key (the secret never leaves the server). */
+            siteKey: string;
         };
         /**
          * @description GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
@@ -1709,6 +1741,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1ValidateGiftResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    CheckoutService_GetHumanVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetHumanVerificationResponse"];
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */
