@@ -3,6 +3,7 @@ package ports_test
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,49 @@ func TestWelcomeOnlyAfterFirstOrder(t *testing.T) {
 	held, err := m.store.Held(context.Background())
 	if err != nil || len(held) != 1 || held[0] != "ev-d2.welcome" {
 		t.Errorf("held = %v, %v; want only the declined buyer's", held, err)
+	}
+}
+
+// The welcome and the account's first order consumed at once by two transactions (two
+// partitions, two replicas): the order's waits on the welcome's gate row, then finds the
+// welcome held and queues it. Neither misses the other.
+func TestWelcomeAndFirstOrderAtOnce(t *testing.T) {
+	m := newMailOnce(t)
+	ctx := context.Background()
+	tx, err := m.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := m.handler(ctx, tx, []kafka.Envelope{welcomeLink(t, "ev-w", "acct-race", "race@example.com")}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- pgx.BeginFunc(ctx, m.pool, func(tx pgx.Tx) error {
+			return m.handler(ctx, tx, []kafka.Envelope{orderCompleted(t, "ev-o", "acct-race", "race@example.com")})
+		})
+	}()
+	// The order's transaction waits for the welcome's gate row.
+	for deadline := time.Now().Add(30 * time.Second); ; runtime.Gosched() {
+		var waiting bool
+		if err := m.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the order's transaction never waited for the welcome's")
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := m.welcomes("race@example.com"); len(got) != 1 {
+		t.Errorf("%d welcomes, want 1", len(got))
 	}
 }
