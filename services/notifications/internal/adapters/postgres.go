@@ -165,12 +165,13 @@ func (s *Store) Sent(ctx context.Context, ids ...string) error {
 }
 
 // Release hands claimed messages that were not attempted back to the queue, due now and
-// without the attempt their claim counted.
+// without the attempt their claim counted. None was handed to the relay: a mark whose
+// statement failed after all (Handing) is cleared with it.
 func (s *Store) Release(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1 WHERE id = ANY($1)`, ids)
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1, handed_at = NULL WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return fmt.Errorf("release %d messages: %w", len(ids), err)
 	}
