@@ -90,7 +90,7 @@ type RenewalConfig struct {
 	Window      time.Duration `env:"CHECKOUT_RENEWAL_WINDOW" default:"0s" doc:"renew terms ending before now + window (0: at term end)"`
 	Retries     []string      `env:"CHECKOUT_RENEWAL_RETRIES" default:"24h,72h,120h,168h" doc:"retries after a declined renewal, counted from the first decline; after the last one the subscription lapses"`
 	OutageRetry time.Duration `env:"CHECKOUT_RENEWAL_OUTAGE_RETRY" default:"10m" doc:"when a renewal that met a processor outage or timeout is tried again (not a decline)"`
-	Lease       time.Duration `env:"CHECKOUT_RENEWAL_LEASE" default:"5m" doc:"how long a worker owns a renewal it claimed (longer than CHECKOUT_SUBMIT_LEASE)"`
+	Lease       time.Duration `env:"CHECKOUT_RENEWAL_LEASE" default:"15s" doc:"how long a worker owns a renewal it claimed without renewing it (it renews every third of it while it works; longer than CHECKOUT_SUBMIT_LEASE)"`
 	JobLease    time.Duration `env:"CHECKOUT_RENEWAL_JOB_LEASE" default:"15m" doc:"how long a published renewal job is in flight before the scheduler publishes it again"`
 	Reminder    time.Duration `env:"CHECKOUT_RENEWAL_REMINDER" default:"720h" doc:"reminder e-mail this long before an annual renewal (negative: none)"`
 	CardNotice  time.Duration `env:"CHECKOUT_RENEWAL_CARD_NOTICE" default:"720h" doc:"notice this long before a renewal when the stored card expires first (negative: none)"`

@@ -101,5 +101,8 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	res, err := r.Run(ctx)
 	fmt.Fprintf(out, "as of %s: due %d, renewed %d, declined %d, lapsed %d, auto-renew off %d, failed %d\n", now.Format(time.RFC3339),
 		res.Due, res.Renewed, res.Declined, res.Lapsed, res.Ending, res.Failed)
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(out, "skipped %d (%s) until %s\n", sk.Count, sk.Reason, sk.Next.UTC().Format(time.RFC3339))
+	}
 	return err
 }

@@ -35,10 +35,19 @@ type RenewalOptions struct {
 	Window time.Duration
 	// Retries after a decline, from the first decline (default DefaultRetrySchedule).
 	Retries []time.Duration
-	// Lease: how long a claimed renewal belongs to the worker that claimed it; a worker
-	// that dies mid-renewal leaves it to another after that (default 5 minutes). It should
-	// exceed the order pipeline's lease, so the reconciler settles a crashed attempt first.
+	// Lease: how long a claimed renewal belongs to the worker that claimed it without a
+	// sign of life (default 15 s). The worker renews it every Heartbeat while it works on
+	// the renewal, so a worker that dies leaves it to another within a lease, and a slow
+	// live one keeps it. It should exceed the order pipeline's lease (also renewed while its
+	// request lives), so the attempt's key is free again when another worker takes over.
+	// Leases run on the database's clock, not the pass's: a rerun "as of" the same time
+	// takes over a dead pass's renewals.
 	Lease time.Duration
+	// Heartbeat: how often a worker renews the leases of the renewals it works on (default
+	// a third of Lease).
+	Heartbeat time.Duration
+	// OnHeartbeat, when set, runs after each renewal of the leases (tests).
+	OnHeartbeat func()
 	// OutageRetry: how long after a processor outage or timeout (not a decline) the same
 	// attempt is tried again (default 10 minutes).
 	OutageRetry time.Duration
@@ -84,7 +93,10 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 		o.Retries = DefaultRetrySchedule
 	}
 	if o.Lease == 0 {
-		o.Lease = 5 * time.Minute
+		o.Lease = DefaultRenewalLease
+	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = o.Lease / 3
 	}
 	if o.OutageRetry == 0 {
 		o.OutageRetry = 10 * time.Minute
@@ -110,10 +122,35 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 	return &Renewer{svc: svc, pool: pool, prop: prop, log: log, o: o, m: o.Metrics}
 }
 
+// DefaultRenewalLease is a renewal's lease without a sign of life: longer than the order
+// pipeline's (order.DefaultLease), so a dead worker's attempt key is free when its
+// renewal is taken over.
+const DefaultRenewalLease = 15 * time.Second
+
 // RenewalResult counts what one pass did.
 type RenewalResult struct {
 	Due, Renewed, Declined, Lapsed, Ending, Failed, Outages int
+	// Skipped is what Run left due in its window, by reason (a rerun of a pass that
+	// renews nothing says why).
+	Skipped []Skipped
 }
+
+// Skipped is a count of due renewals a pass did not attempt, and why.
+type Skipped struct {
+	// Reason: SkipLeased (another worker holds them: a live pass, or a dead one's until
+	// its lease runs out) or SkipRetryLater (a decline's or an outage's retry is not due).
+	Reason string
+	Count  int
+	// Next is when the first of them may be attempted: the earliest lease end (on the
+	// database's clock) or retry time.
+	Next time.Time
+}
+
+// Reasons of Skipped.
+const (
+	SkipLeased     = "leased by another worker"
+	SkipRetryLater = "retry not due yet"
+)
 
 func (r *RenewalResult) add(o RenewalResult) {
 	r.Due += o.Due
@@ -209,10 +246,76 @@ func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 			return res, err
 		}
 		if len(jobs) == 0 {
-			return res, nil
+			res.Skipped, err = r.skipped(ctx)
+			return res, err
 		}
 		res.add(r.renewBatch(ctx, jobs))
 	}
+}
+
+// skipped answers the due renewals of the pass's window that no claim could take, by
+// reason.
+func (r *Renewer) skipped(ctx context.Context) ([]Skipped, error) {
+	now := r.svc.now()
+	rows, err := r.pool.Query(ctx, `SELECT CASE WHEN lease_until >= clock_timestamp() THEN $3 ELSE $4 END AS reason, count(*),
+			min(CASE WHEN lease_until >= clock_timestamp() THEN lease_until ELSE next_attempt_at END)
+		FROM renewals WHERE status = 'due' AND term_end < $1 AND (lease_until >= clock_timestamp() OR next_attempt_at > $2)
+		GROUP BY 1 ORDER BY 1`, now.Add(r.o.Window), now, SkipLeased, SkipRetryLater)
+	if err != nil {
+		return nil, fmt.Errorf("count skipped renewals: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Skipped, error) {
+		var s Skipped
+		return s, row.Scan(&s.Reason, &s.Count, &s.Next)
+	})
+	if err != nil {
+		err = fmt.Errorf("count skipped renewals: %w", err)
+	}
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return out, nil
+}
+
+// leaseInterval is d as a PostgreSQL interval parameter.
+func leaseInterval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
+
+// keepLeases renews the leases of jobs every Heartbeat while this worker works on them,
+// and answers the function that stops renewing. Only a lease still held is renewed: one
+// given back (the renewal recorded, lease_until NULL) stays so.
+func (r *Renewer) keepLeases(jobs []*renewalJob) (stop func()) {
+	if r.o.Heartbeat <= 0 || len(jobs) == 0 {
+		return func() {}
+	}
+	ids, ends := make([]string, len(jobs)), make([]time.Time, len(jobs))
+	for i, j := range jobs {
+		ids[i], ends[i] = j.subID, j.termEnd
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(r.o.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), r.o.Lease)
+				_, err := r.pool.Exec(ctx, `UPDATE renewals rn SET lease_until = clock_timestamp() + $3::interval
+					FROM unnest($1::text[], $2::timestamptz[]) AS u(id, te)
+					WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.status = 'due'
+						AND rn.lease_until >= clock_timestamp()`, ids, ends, leaseInterval(r.o.Lease))
+				cancel()
+				if err != nil {
+					r.log.Warn("renew renewal leases", "renewals", len(ids), "err", err.Error())
+				} else if r.o.OnHeartbeat != nil {
+					r.o.OnHeartbeat()
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // renewalJob is one claimed attempt at renewing a term.
@@ -247,12 +350,12 @@ func (r *Renewer) claimJobs(ctx context.Context, want []*eventsv1.RenewalDue) ([
 	for i, w := range want {
 		ids[i], ends[i], attempts[i] = w.GetSubscriptionId(), w.GetTermEnd().AsTime(), w.GetAttempt()
 	}
-	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = clock_timestamp() + $2::interval, updated_at = now()
 		WHERE (subscription_id, term_end) IN (SELECT rn.subscription_id, rn.term_end
 			FROM renewals rn JOIN unnest($3::text[], $4::timestamptz[], $5::int[]) AS u(id, te, at)
 				ON rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.attempt = u.at
-			WHERE rn.status = 'due' AND rn.next_attempt_at <= $1 AND (rn.lease_until IS NULL OR rn.lease_until < $1)
-			FOR UPDATE OF rn SKIP LOCKED) `+claimReturning, now, now.Add(r.o.Lease), ids, ends, attempts)
+			WHERE rn.status = 'due' AND rn.next_attempt_at <= $1 AND (rn.lease_until IS NULL OR rn.lease_until < clock_timestamp())
+			FOR UPDATE OF rn SKIP LOCKED) `+claimReturning, now, leaseInterval(r.o.Lease), ids, ends, attempts)
 	if err != nil {
 		return nil, fmt.Errorf("claim renewal jobs: %w", err)
 	}
@@ -267,10 +370,10 @@ func (r *Renewer) claimJobs(ctx context.Context, want []*eventsv1.RenewalDue) ([
 // (SKIP LOCKED) keep concurrent claims off them, the lease afterwards.
 func (r *Renewer) claimBatch(ctx context.Context, n int) ([]*renewalJob, error) {
 	now := r.svc.now()
-	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = $2, updated_at = now()
+	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = clock_timestamp() + $2::interval, updated_at = now()
 		WHERE (subscription_id, term_end) IN (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) `+claimReturning, now, now.Add(r.o.Lease), n)
+			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < clock_timestamp())
+			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) `+claimReturning, now, leaseInterval(r.o.Lease), n)
 	if err != nil {
 		return nil, fmt.Errorf("claim renewals: %w", err)
 	}

@@ -25,6 +25,7 @@ type batchReader interface {
 // placed with order.PlaceBatch (one claim of their keys, concurrent charges, one order
 // transaction) and recorded renewed in one statement.
 func (r *Renewer) renewBatch(ctx context.Context, jobs []*renewalJob) RenewalResult {
+	defer r.keepLeases(jobs)()
 	res := RenewalResult{Due: len(jobs)}
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {

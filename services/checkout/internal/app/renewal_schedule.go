@@ -233,11 +233,11 @@ func (r *Renewer) publishJobs(ctx context.Context, tx pgx.Tx, now time.Time) (in
 	// Two index scans (renewals_unpublished, renewals_in_flight): never-published rows by
 	// due time, then jobs whose flight expired; a published row leaves the first index.
 	rows, err := tx.Query(ctx, `WITH fresh AS (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND enqueued_until IS NULL AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+			WHERE status = 'due' AND enqueued_until IS NULL AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < clock_timestamp())
 			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED),
 		expired AS (SELECT subscription_id, term_end FROM renewals
 			WHERE status = 'due' AND enqueued_until IS NOT NULL AND enqueued_until < $1 AND next_attempt_at <= $1
-				AND (lease_until IS NULL OR lease_until < $1)
+				AND (lease_until IS NULL OR lease_until < clock_timestamp())
 			ORDER BY enqueued_until LIMIT $3 FOR UPDATE SKIP LOCKED)
 		UPDATE renewals SET enqueued_until = $2
 		WHERE (subscription_id, term_end) IN (SELECT * FROM fresh UNION ALL SELECT * FROM expired)

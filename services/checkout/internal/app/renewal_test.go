@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -44,9 +45,14 @@ type fakePayments struct {
 	decline func(customer string) bool
 	// outage, when it answers an error, is answered instead of a charge (processor down).
 	outage func(customer string) error
+	// block, when set, holds every charge until it is closed (a slow processor).
+	block chan struct{}
 }
 
 func (f *fakePayments) Charge(_ context.Context, r order.ChargeRequest) (order.Charge, error) {
+	if f.block != nil {
+		<-f.block
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -228,7 +234,7 @@ func TestRenewalAtTermEnd(t *testing.T) {
 	r := e.renewer()
 	// A week before the term ends: outside the 48h window, nothing happens.
 	e.clock.Set(e.termEnd.Add(-7 * 24 * time.Hour))
-	if res := e.run(t, r); res != (app.RenewalResult{}) {
+	if res := e.run(t, r); !reflect.DeepEqual(res, app.RenewalResult{}) {
 		t.Fatalf("early pass did something: %+v", res)
 	}
 	dry, err := r.DryRun(context.Background())
@@ -325,7 +331,7 @@ func TestRenewalLapsesAfterLastRetry(t *testing.T) {
 		}
 	}
 	e.clock.Set(start.Add(30 * 24 * time.Hour))
-	if res := e.run(t, r); res != (app.RenewalResult{}) {
+	if res := e.run(t, r); !reflect.DeepEqual(res, app.RenewalResult{}) {
 		t.Fatalf("a lapsed subscription was tried again: %+v", res)
 	}
 	if _, valid := e.termEndOf(t, id); valid {

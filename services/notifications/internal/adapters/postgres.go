@@ -88,34 +88,64 @@ func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.
 // Claim takes up to n due messages, oldest first, and leases them for lease (no other
 // sender takes them meanwhile; a crashed sender's lease runs out). It answers none when
 // none is due.
-func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) ([]Outgoing, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE messages SET next_attempt_at = now() + $1::interval, attempts = attempts + 1
+//
+// A due message already handed to the relay (Handing, with no outcome recorded: its sender
+// died mid-send, or could not record the send) is not taken but recorded as sent, its
+// outcome unknown: the relay most likely has it (the send takes milliseconds, the record
+// after it is what a database restart loses), and a second copy is what the buyer would
+// see. Those are answered as doubtful, for the log.
+func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed []Outgoing, doubtful []string, err error) {
+	rows, err := s.pool.Query(ctx, `UPDATE messages SET
+			next_attempt_at = CASE WHEN handed_at IS NULL THEN now() + $1::interval ELSE next_attempt_at END,
+			attempts = attempts + CASE WHEN handed_at IS NULL THEN 1 ELSE 0 END,
+			sent_at = handed_at,
+			last_error = CASE WHEN handed_at IS NULL THEN last_error ELSE $3 END,
+			text_body = CASE WHEN handed_at IS NOT NULL AND template = ANY($4) THEN '' ELSE text_body END,
+			html_body = CASE WHEN handed_at IS NOT NULL AND template = ANY($4) THEN '' ELSE html_body END
 		WHERE id = ANY(ARRAY(SELECT id FROM messages WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
 			ORDER BY next_attempt_at, created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
-		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, created_at`,
-		interval(lease), n)
+		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, created_at, sent_at IS NOT NULL`,
+		interval(lease), n, OutcomeUnknown, domain.LinkTemplates)
 	if err != nil {
-		return nil, fmt.Errorf("claim messages: %w", err)
+		return nil, nil, fmt.Errorf("claim messages: %w", err)
 	}
-	type claimed struct {
+	type row struct {
 		Outgoing
-		created time.Time
+		created  time.Time
+		doubtful bool
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
-		var o claimed
-		err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts, &o.created)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var o row
+		err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts, &o.created, &o.doubtful)
 		return o, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim messages: %w", err)
+		return nil, nil, fmt.Errorf("claim messages: %w", err)
 	}
 	// RETURNING has no order: send the oldest first.
-	slices.SortFunc(out, func(a, b claimed) int { return a.created.Compare(b.created) })
-	msgs := make([]Outgoing, len(out))
-	for i, o := range out {
-		msgs[i] = o.Outgoing
+	slices.SortFunc(out, func(a, b row) int { return a.created.Compare(b.created) })
+	for _, o := range out {
+		if o.doubtful {
+			doubtful = append(doubtful, o.ID)
+		} else {
+			claimed = append(claimed, o.Outgoing)
+		}
 	}
-	return msgs, nil
+	return claimed, doubtful, nil
+}
+
+// OutcomeUnknown is the last error of a mail recorded sent because it had been handed to
+// the relay and its outcome was never recorded.
+const OutcomeUnknown = "outcome unknown: handed to the relay, never recorded; not sent again"
+
+// Handing records, committed, that the message id is about to be handed to the relay:
+// from now on a claim takes it for sent unless Retry records a refusal (see Claim). No
+// send may start unless this succeeded.
+func (s *Store) Handing(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE messages SET handed_at = clock_timestamp() WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("mark message %s handed to the relay: %w", id, err)
+	}
+	return nil
 }
 
 // Sent records the delivery of the messages ids, in one statement. The bodies of a mail
@@ -135,21 +165,23 @@ func (s *Store) Sent(ctx context.Context, ids ...string) error {
 }
 
 // Release hands claimed messages that were not attempted back to the queue, due now and
-// without the attempt their claim counted.
+// without the attempt their claim counted. None was handed to the relay: a mark whose
+// statement failed after all (Handing) is cleared with it.
 func (s *Store) Release(ctx context.Context, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1 WHERE id = ANY($1)`, ids)
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1, handed_at = NULL WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return fmt.Errorf("release %d messages: %w", len(ids), err)
 	}
 	return nil
 }
 
-// Retry records a failed attempt and when to try again.
+// Retry records a failed attempt and when to try again: the relay refused the mail, so it
+// is no longer in doubt (handed_at cleared).
 func (s *Store) Retry(ctx context.Context, id string, at time.Time, cause error) error {
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = $2, last_error = $3 WHERE id = $1`, id, at, cause.Error())
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = $2, last_error = $3, handed_at = NULL WHERE id = $1`, id, at, cause.Error())
 	if err != nil {
 		return fmt.Errorf("reschedule message %s: %w", id, err)
 	}
@@ -184,4 +216,102 @@ func (s *Store) Pending(ctx context.Context) (n int64, oldest time.Duration, err
 	err = s.pool.QueryRow(ctx, `SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
 		FROM messages WHERE sent_at IS NULL AND failed_at IS NULL`).Scan(&n, &secs)
 	return n, time.Duration(secs * float64(time.Second)), err
+}
+
+// Gate is the welcome gate of an inbox transaction: the accounts with a completed order
+// in its events (ordered), and the welcomes to hold until their account's first completed
+// order (held, by account). Rows of welcome_gate are upserted in account order (their
+// locks order a welcome against its account's first order whichever commits first, without
+// deadlocks between batches). It answers the mails to send now: each held welcome whose
+// account already has an order, and those earlier held for the accounts ordering now. The
+// rest are written to held_mails.
+func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []Outgoing, err error) {
+	accounts := slices.Clone(ordered)
+	for a := range held {
+		accounts = append(accounts, a)
+	}
+	slices.Sort(accounts)
+	accounts = slices.Compact(accounts)
+	if len(accounts) == 0 {
+		return nil, nil
+	}
+	isOrdered := make([]bool, len(accounts))
+	for i, a := range accounts {
+		isOrdered[i] = slices.Contains(ordered, a)
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO welcome_gate AS g (account_uuid, ordered_at)
+		SELECT a, CASE WHEN o THEN now() END FROM unnest($1::text[], $2::bool[]) WITH ORDINALITY AS u(a, o, i) ORDER BY i
+		ON CONFLICT (account_uuid) DO UPDATE SET ordered_at = coalesce(g.ordered_at, EXCLUDED.ordered_at)
+		RETURNING account_uuid, ordered_at IS NOT NULL`, accounts, isOrdered)
+	if err != nil {
+		return nil, fmt.Errorf("welcome gate: %w", err)
+	}
+	hasOrder := map[string]bool{}
+	err = collectEach(rows, func(r pgx.CollectableRow) error {
+		var a string
+		var o bool
+		err := r.Scan(&a, &o)
+		hasOrder[a] = o
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("welcome gate: %w", err)
+	}
+	if len(ordered) > 0 {
+		rows, err := tx.Query(ctx, `DELETE FROM held_mails WHERE account_uuid = ANY($1)
+			RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace`, ordered)
+		if err != nil {
+			return nil, fmt.Errorf("release held welcomes: %w", err)
+		}
+		err = collectEach(rows, func(r pgx.CollectableRow) error {
+			var o Outgoing
+			err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace)
+			release = append(release, o)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("release held welcomes: %w", err)
+		}
+	}
+	cols := make([][]string, 9)
+	for a, m := range held {
+		if hasOrder[a] {
+			release = append(release, Outgoing{Message: m, Trace: traces[m.EventID]})
+			continue
+		}
+		tr, err := json.Marshal(traces[m.EventID])
+		if err != nil {
+			return nil, fmt.Errorf("hold message %s: %w", m.ID, err)
+		}
+		for i, v := range []string{m.ID, a, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, string(tr)} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	if len(cols[0]) > 0 {
+		_, err := tx.Exec(ctx, `INSERT INTO held_mails (id, account_uuid, event_id, template, recipient, subject, text_body, html_body, trace)
+			SELECT id, a, e, t, r, s, tb, hb, coalesce(nullif(tr, 'null'), '{}')::jsonb
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+				AS u(id, a, e, t, r, s, tb, hb, tr)
+			ON CONFLICT (id) DO NOTHING`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8])
+		if err != nil {
+			return nil, fmt.Errorf("hold %d welcomes: %w", len(cols[0]), err)
+		}
+	}
+	return release, nil
+}
+
+// collectEach calls f for each row of rows.
+func collectEach(rows pgx.Rows, f func(pgx.CollectableRow) error) error {
+	_, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (struct{}, error) { return struct{}{}, f(r) })
+	return err
+}
+
+// Held answers the ids of the welcomes waiting for their account's first order (tests,
+// support).
+func (s *Store) Held(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id FROM held_mails ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

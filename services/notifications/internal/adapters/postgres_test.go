@@ -75,7 +75,7 @@ func TestConcurrentClaimsShareTheQueue(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				batch, err := s.Claim(context.Background(), time.Minute, 7)
+				batch, _, err := s.Claim(context.Background(), time.Minute, 7)
 				if err != nil {
 					errs <- err
 					return
@@ -116,7 +116,7 @@ func TestSentAndReleased(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
 	queue(t, pool, s, mail(1, "eligibility-code"), mail(2, "receipt"), mail(3, "welcome"))
-	batch, err := s.Claim(ctx, time.Minute, 10)
+	batch, _, err := s.Claim(ctx, time.Minute, 10)
 	if err != nil || len(batch) != 3 {
 		t.Fatalf("Claim = %d, %v; want 3", len(batch), err)
 	}
@@ -126,11 +126,11 @@ func TestSentAndReleased(t *testing.T) {
 	if err := s.Release(ctx, "ev-0003.welcome"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := s.Claim(ctx, time.Minute, 10)
+	again, _, err := s.Claim(ctx, time.Minute, 10)
 	if err != nil || len(again) != 1 || again[0].ID != "ev-0003.welcome" || again[0].Attempts != 1 {
 		t.Fatalf("Claim after release = %+v, %v; want the welcome, attempt 1", again, err)
 	}
-	if none, err := s.Claim(ctx, time.Minute, 10); err != nil || len(none) != 0 {
+	if none, _, err := s.Claim(ctx, time.Minute, 10); err != nil || len(none) != 0 {
 		t.Errorf("Claim of leased messages = %+v, %v; want none", none, err)
 	}
 	var sent int

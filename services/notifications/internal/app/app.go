@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/notifications/internal/adapters"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
@@ -71,6 +73,11 @@ type Service struct {
 	sent     *prometheus.CounterVec
 	failures *prometheus.CounterVec
 	released prometheus.Counter
+	doubtful prometheus.Counter
+
+	// recordSent, when set, records delivered mails instead of store.Sent: tests make it
+	// fail, as a database restart between a send and its record does.
+	recordSent func(ctx context.Context, ids ...string) error
 
 	handoff atomic.Pointer[handoff] // nil: no sender runs in this process
 }
@@ -84,8 +91,10 @@ func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMa
 			Help: "Failed SMTP sends, by template and kind (temporary: retried; permanent: given up)."}, []string{"template", "kind"}),
 		released: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_handoff_released_total",
 			Help: "New e-mails this process's senders had no room for (or still waiting for them when they stopped), put back in the queue for the poll."}),
+		doubtful: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_outcome_unknown_total",
+			Help: "E-mails handed to the relay whose outcome was never recorded (the sender died or lost its database), taken as sent rather than sent twice."}),
 	}
-	reg.MustRegister(s.sent, s.failures, s.released, &pendingCollector{store: store,
+	reg.MustRegister(s.sent, s.failures, s.released, s.doubtful, &pendingCollector{store: store,
 		n:   prometheus.NewDesc("hangar_notifications_pending", "E-mails queued and not yet sent.", nil, nil),
 		age: prometheus.NewDesc("hangar_notifications_oldest_pending_seconds", "Age of the oldest queued e-mail (0 when none).", nil, nil)})
 	return s
@@ -96,6 +105,10 @@ func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMa
 type Mails struct {
 	msgs   []domain.Message
 	traces map[string]map[string]string // by event id
+	// The welcome gate (Store.Gate): the welcomes that wait for their account's first
+	// completed order, by account, and the accounts with a completed order in the batch.
+	held    map[string]domain.Message
+	ordered []string
 }
 
 // add adds msgs, rendered in ctx, to b.
@@ -154,6 +167,39 @@ func (s *Service) Welcome(ctx context.Context, b *Mails, eventID string, w domai
 	return s.add(ctx, b, msgs, err)
 }
 
+// WelcomeOnFirstOrder renders the welcome of an account checkout created for a buyer (its
+// set-password link in it), to be sent only once the account has a completed order: a
+// buyer whose card was declined was never a customer, and is not welcomed as one. The
+// account's first order-completed event (OrderCompleted) releases it, whichever of the two
+// comes first.
+func (s *Service) WelcomeOnFirstOrder(ctx context.Context, b *Mails, eventID, accountUUID string, w domain.Welcome) error {
+	var held Mails
+	msgs, err := s.render.Welcome(eventID, w)
+	if err := s.add(ctx, &held, msgs, err); err != nil {
+		return err
+	}
+	if accountUUID == "" || len(held.msgs) != 1 {
+		return errs.E(errs.Invalid, "welcome of event %s: no account, or not one message", eventID)
+	}
+	if b.held == nil {
+		b.held = map[string]domain.Message{}
+	}
+	if b.traces == nil {
+		b.traces = map[string]map[string]string{}
+	}
+	b.held[accountUUID] = held.msgs[0]
+	maps.Copy(b.traces, held.traces)
+	return nil
+}
+
+// OrderCompleted notes that the account has a completed order: its welcome, held until
+// then, is sent with this batch.
+func (s *Service) OrderCompleted(b *Mails, accountUUID string) {
+	if accountUUID != "" {
+		b.ordered = append(b.ordered, accountUUID)
+	}
+}
+
 // PasswordReset renders the e-mail of a "forgot password" link.
 func (s *Service) PasswordReset(ctx context.Context, b *Mails, eventID string, p domain.PasswordReset) error {
 	msgs, err := s.render.PasswordReset(eventID, p)
@@ -184,6 +230,21 @@ func (s *Service) Dunning(ctx context.Context, b *Mails, eventID string, d domai
 // backlog: the consumer outruns the senders): claimed only to be put back, they would cost
 // a statement and a row version more each.
 func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit func(context.Context, func()) bool) error {
+	if len(b.held) > 0 || len(b.ordered) > 0 {
+		release, err := s.store.Gate(ctx, tx, b.ordered, b.held, b.traces)
+		if err != nil {
+			return err
+		}
+		if len(release) > 0 && b.traces == nil {
+			b.traces = map[string]map[string]string{}
+		}
+		for _, o := range release {
+			b.msgs = append(b.msgs, o.Message)
+			if _, ok := b.traces[o.EventID]; !ok {
+				b.traces[o.EventID] = o.Trace
+			}
+		}
+	}
 	var lease time.Duration
 	var handed []claimed // filled below, before tx commits and the function runs
 	if h := s.handoff.Load(); h != nil && afterCommit != nil && len(b.msgs) > 0 && h.room() >= len(b.msgs) &&
@@ -450,9 +511,14 @@ func (p SenderPolicy) withDefaults() SenderPolicy {
 // one is sending.
 func (s *Service) claim(ctx context.Context, p SenderPolicy, n int) ([]claimed, error) {
 	start := s.now()
-	batch, err := s.store.Claim(ctx, p.Window+p.Lease, n)
+	batch, doubtful, err := s.store.Claim(ctx, p.Window+p.Lease, n)
 	if err != nil {
 		return nil, err
+	}
+	if len(doubtful) > 0 {
+		s.doubtful.Add(float64(len(doubtful)))
+		s.log.WarnContext(ctx, "e-mails handed to the relay with no outcome recorded are taken as sent, not sent again",
+			"message_ids", doubtful)
 	}
 	mails := make([]claimed, len(batch))
 	for i, o := range batch {
@@ -473,6 +539,13 @@ func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, bat
 			unsent = append(unsent, o.ID)
 			continue
 		}
+		// Marked before the send, committed: should the send's record below be lost, the
+		// next claim takes the mail for sent instead of sending it again.
+		if err := s.store.Handing(ctx, o.ID); err != nil {
+			unsent = append(unsent, o.ID)
+			errs = append(errs, err)
+			continue
+		}
 		ok, err := s.send(ctx, m, p, o.Outgoing)
 		if ok {
 			sent = append(sent, o.ID)
@@ -483,7 +556,11 @@ func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, bat
 	// again once its lease ran out. The lease leaves 10 s for these writes.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	errs = append(errs, s.store.Sent(wctx, sent...), s.store.Release(wctx, unsent...))
+	record := s.store.Sent
+	if s.recordSent != nil {
+		record = s.recordSent
+	}
+	errs = append(errs, record(wctx, sent...), s.store.Release(wctx, unsent...))
 	return errors.Join(errs...)
 }
 

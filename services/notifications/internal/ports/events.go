@@ -29,6 +29,7 @@ var Topics = []string{events.TopicOrderCompleted, events.TopicGiftCertificateIss
 func Handler(svc *app.Service) kafka.InboxBatchHandler {
 	render := map[string]func(ctx context.Context, b *app.Mails, env kafka.Envelope) error{
 		events.TopicOrderCompleted: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.OrderCompleted) error {
+			svc.OrderCompleted(b, ev.GetAccountId()) // releases the account's welcome, held until its first order
 			return svc.Receipt(ctx, b, id, ReceiptOf(ev))
 		}),
 		events.TopicGiftCertificateIssued: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.GiftCertificateIssued) error {
@@ -49,8 +50,8 @@ func Handler(svc *app.Service) kafka.InboxBatchHandler {
 		// The link is a credential: it goes into the mail only, never into a log.
 		events.TopicPasswordLinkIssued: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.PasswordLinkIssued) error {
 			switch ev.GetPurpose() {
-			case "welcome":
-				return svc.Welcome(ctx, b, id, domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(),
+			case "welcome": // only checkout creates an account with a welcome link: held until its first order completes
+				return svc.WelcomeOnFirstOrder(ctx, b, id, ev.GetAccountUuid(), domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(),
 					SetPasswordPath: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
 			case "reset":
 				return svc.PasswordReset(ctx, b, id, domain.PasswordReset{Email: ev.GetEmail(), Link: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
