@@ -34,6 +34,11 @@ type child struct {
 	mu            sync.Mutex
 	pid, restarts int
 	ready         func() bool
+	// forget drops ready's cached answer: a process that exited is not ready, and its
+	// successor is not ready until its own probe says so (without this the edge and the
+	// forwarders sent a restarted replica requests for up to a second while it answered
+	// 503 starting).
+	forget func()
 }
 
 // runProcesses is the multi-process mode: each service its own binary and process, the
@@ -88,7 +93,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 			c := &child{name: name, bin: bin, grpcAddr: ports[0], httpAddr: ports[1], admin: ports[2], fields: ports[3]}
 			adminURL := "http://" + c.admin + "/readyz"
 			probe := &http.Client{Timeout: time.Second}
-			c.ready = cachedProbe(func() bool {
+			c.ready, c.forget = cachedProbe(func() bool {
 				resp, err := probe.Get(adminURL)
 				if err != nil {
 					return false
@@ -193,6 +198,7 @@ func (c *child) supervise(ctx context.Context, delay time.Duration, log *slog.Lo
 			}
 			return nil
 		case err := <-done:
+			c.forget()
 			c.mu.Lock()
 			c.restarts++
 			c.pid = 0
@@ -231,11 +237,12 @@ func freeLoopbackAddrs(n int) ([]string, error) {
 // request (it gates a child's routes on its readiness, as the Ingress does), and a probe
 // per request would double the traffic. Like a kubelet's readiness period, a change is
 // seen within that second.
-func cachedProbe(probe func() bool) func() bool {
+// forget makes the next call probe again.
+func cachedProbe(probe func() bool) (ready func() bool, forget func()) {
 	var mu sync.Mutex
 	var last bool
 	var at time.Time
-	return func() bool {
+	ready = func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if at.IsZero() || time.Since(at) > time.Second {
@@ -243,6 +250,12 @@ func cachedProbe(probe func() bool) func() bool {
 		}
 		return last
 	}
+	forget = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		at = time.Time{}
+	}
+	return ready, forget
 }
 
 func listenForwarder(name, addr string, replicas []*child, pick func(*child) string, log *slog.Logger) (*forwarder, error) {

@@ -32,7 +32,8 @@ type Replica struct {
 // only when replaying it cannot do the work twice: the replica never got it (the
 // connection was refused), or it is idempotent by the API's contract: GET and HEAD, and a
 // POST with an Idempotency-Key (the service replays a key's first outcome, so a submit
-// that a dying replica committed answers the order, not a second charge). An un-keyed POST
+// that a dying replica committed answers the order, not a second charge); a replayable
+// request that a replica answered 503 is moved too. An un-keyed POST
 // that a replica dropped mid-request may have taken effect: the buyer gets 503 and decides.
 type replicaSet struct {
 	name     string
@@ -69,7 +70,18 @@ func newReplicaSet(name string, replicas []Replica, transport http.RoundTripper,
 				r.Out.Host = r.In.Host
 			},
 			Transport: transport,
-			ErrorLog:  telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
+			// A replica that answers 503 (starting, or its database lost) before its
+			// readiness probe says so has done nothing the buyer needs to know about: a
+			// replayable request is taken from it to the next replica, as nginx's
+			// proxy_next_upstream http_503 does.
+			ModifyResponse: func(resp *http.Response) error {
+				a, ok := resp.Request.Context().Value(attemptKey{}).(*attempt)
+				if ok && a.retry && resp.StatusCode == http.StatusServiceUnavailable && a.replayable(resp.Request) {
+					return errReplicaUnavailable
+				}
+				return nil
+			},
+			ErrorLog: telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				if a, ok := r.Context().Value(attemptKey{}).(*attempt); ok {
 					a.err = err
@@ -162,6 +174,8 @@ func (s *replicaSet) buffer(r *http.Request) (body []byte, ok bool) {
 	}
 	return b, true
 }
+
+var errReplicaUnavailable = errors.New("replica answered 503")
 
 // replayable: the request may be sent again after a replica took it and died, because
 // doing it twice is doing it once (GET, HEAD, OPTIONS; a keyed submit).

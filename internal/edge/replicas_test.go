@@ -155,3 +155,49 @@ func count(xs []string, x string) int {
 	}
 	return n
 }
+
+// A replica that answers 503 (a restarted process still starting, before the edge's
+// readiness probe notices) did nothing: a GET or keyed submit is answered by the other
+// replica; an un-keyed POST gets the replica's 503 as it is.
+func TestEdgeMovesReplayableRequestsOffAReplicaAnswering503(t *testing.T) {
+	starting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "starting")
+	}))
+	defer starting.Close()
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	defer healthy.Close()
+	su, _ := url.Parse(starting.URL)
+	hu, _ := url.Parse(healthy.URL)
+	tab, _ := ParseTable([]byte(table))
+	srv := httptest.NewServer(New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{{URL: su}, {URL: hu}}}}, t.TempDir(), nil))
+	defer srv.Close()
+	do := func(method, key string) int {
+		req, _ := http.NewRequest(method, srv.URL+"/buy/api/subscription/submit", strings.NewReader(`{}`))
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 2 {
+		if c := do(http.MethodGet, ""); c != http.StatusOK {
+			t.Errorf("GET %d: %d; want 200", i, c)
+		}
+		if c := do(http.MethodPost, "k"); c != http.StatusOK {
+			t.Errorf("keyed POST %d: %d; want 200", i, c)
+		}
+	}
+	codes := map[int]int{}
+	for range 2 {
+		codes[do(http.MethodPost, "")]++
+	}
+	if codes[http.StatusServiceUnavailable] != 1 || codes[http.StatusOK] != 1 {
+		t.Errorf("un-keyed POSTs: %v; want one 503 (passed through) and one 200", codes)
+	}
+}
