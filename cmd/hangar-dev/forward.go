@@ -11,9 +11,8 @@ import (
 )
 
 // forwarder is a Kubernetes Service's cluster address for a service run as several
-// replicas (HANGAR_DEV_REPLICAS): one stable address for its gRPC callers (and for
-// payments' card-fields origin, which browsers reach at FIELDS_ADDR), each new connection
-// sent to a ready replica in turn, as kube-proxy does. A replica that dies drops its
+// replicas (HANGAR_DEV_REPLICAS): one stable address for its gRPC callers, each new
+// connection sent to a ready replica in turn, as kube-proxy does. A replica that dies drops its
 // connections; the callers' gRPC clients reconnect here and land on a live replica.
 type forwarder struct {
 	name     string

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -28,7 +29,7 @@ type child struct {
 	name                      string
 	bin                       string
 	grpcAddr, httpAddr, admin string
-	// fields: payments' card-fields listener when replicas share FIELDS_ADDR's forwarder.
+	// fields: payments' card-fields listener when replicas share FIELDS_ADDR's proxy.
 	fields        string
 	env           []string
 	mu            sync.Mutex
@@ -67,6 +68,8 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 	var backends []edge.Backend
 	var targets scrapeTargets
 	var forwarders []*forwarder
+	var fieldsSrv *http.Server
+	var fieldsLn net.Listener
 	for _, s := range devServices {
 		if _, err := os.Stat(filepath.Join("services", s.name, "cmd", s.name)); err != nil {
 			return fmt.Errorf("%s: run hangar-dev from the repository root: %w", s.name, err)
@@ -115,11 +118,18 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 			forwarders = append(forwarders, f)
 			dr.grpc[s.name] = f.ln.Addr().String()
 			if s.name == payments.Name {
-				f, err := listenForwarder(s.name+" fields", cfg.FieldsAddr, set, func(c *child) string { return c.fields }, log)
-				if err != nil {
-					return err
+				// The card-fields origin is HTTP: a replica set, as the edge's, so a
+				// tokenize that a dying replica dropped is replayed on the other.
+				var reps []edge.Replica
+				for _, c := range set {
+					reps = append(reps, edge.Replica{URL: &url.URL{Scheme: "http", Host: c.fields}, Ready: c.ready})
 				}
-				forwarders = append(forwarders, f)
+				ln, err := net.Listen("tcp", cfg.FieldsAddr)
+				if err != nil {
+					return fmt.Errorf("fields origin: listen %s: %w", cfg.FieldsAddr, err)
+				}
+				fieldsSrv = &http.Server{Handler: edge.NewReplicaProxy("payments fields", reps, log), ReadHeaderTimeout: 10 * time.Second}
+				fieldsLn = ln
 				fieldsAddr = ""
 			}
 		}
@@ -130,7 +140,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 				return err
 			}
 			if s.name == payments.Name && fieldsAddr == "" {
-				env["PAYMENTS_FIELDS_ADDR"] = c.fields // behind the fields forwarder on FIELDS_ADDR
+				env["PAYMENTS_FIELDS_ADDR"] = c.fields // behind the fields proxy on FIELDS_ADDR
 			}
 			// The process inherits hangar-dev's environment (PATH, PG*, OTEL_*), then these.
 			c.env = os.Environ()
@@ -150,6 +160,18 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 	}
 	for _, f := range forwarders {
 		g.Go(func() error { return f.serve(gctx) })
+	}
+	if fieldsSrv != nil {
+		g.Go(func() error {
+			if err := fieldsSrv.Serve(fieldsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-gctx.Done()
+			return fieldsSrv.Close()
+		})
 	}
 	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, func(mux *http.ServeMux) {
 		mux.HandleFunc("GET /-/processes", func(w http.ResponseWriter, _ *http.Request) {

@@ -177,14 +177,38 @@ func (s *replicaSet) buffer(r *http.Request) (body []byte, ok bool) {
 
 var errReplicaUnavailable = errors.New("replica answered 503")
 
+// readOnlyPOSTs are POST routes that compute and store nothing (the service READMEs: a
+// preview's quote is a signed value, not a row; the validations only answer), and the
+// fields origin's tokenize, whose replay at worst mints a second nonce nobody learns and
+// that expires unused. A buyer's page sends them without a key, and a replica dying
+// under one must not show the buyer an error.
+var readOnlyPOSTs = map[string]bool{
+	"/buy/api/invoice/preview": true, "/buy/api/oneoff/preview": true,
+	"/buy/api/invoice/validate": true, "/buy/api/promo/validate": true,
+	"/buy/api/currency/validate": true, "/buy/api/gift/validate": true,
+	"/api/tokenize": true,
+}
+
 // replayable: the request may be sent again after a replica took it and died, because
-// doing it twice is doing it once (GET, HEAD, OPTIONS; a keyed submit).
+// doing it twice is doing it once (GET, HEAD, OPTIONS; a keyed submit; a read-only POST).
 func (a *attempt) replayable(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return true
 	}
-	return r.Header.Get("Idempotency-Key") != ""
+	return r.Header.Get("Idempotency-Key") != "" || (r.Method == http.MethodPost && readOnlyPOSTs[r.URL.Path])
+}
+
+// NewReplicaProxy answers a handler that spreads requests over replicas and replays them
+// as the edge does (hangar-dev serves payments' card-fields origin with it when payments
+// runs as several processes).
+func NewReplicaProxy(name string, replicas []Replica, log *slog.Logger) http.Handler {
+	return newReplicaSet(name, replicas, &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: UpstreamConnectTimeout}).DialContext,
+		ResponseHeaderTimeout: UpstreamResponseTimeout,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+	}, log)
 }
 
 // refused: the replica never received the request (nothing listened, or the connection

@@ -201,3 +201,30 @@ func TestEdgeMovesReplayableRequestsOffAReplicaAnswering503(t *testing.T) {
 		t.Errorf("un-keyed POSTs: %v; want one 503 (passed through) and one 200", codes)
 	}
 }
+
+// A preview is a POST that stores nothing: a replica dying under it is invisible too.
+func TestEdgeReplaysReadOnlyPOSTs(t *testing.T) {
+	dying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		_ = conn.Close()
+	}))
+	defer dying.Close()
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.Copy(w, r.Body) }))
+	defer healthy.Close()
+	du, _ := url.Parse(dying.URL)
+	hu, _ := url.Parse(healthy.URL)
+	tab, _ := ParseTable([]byte("routes:\n  - {path: /buy/api/invoice, pathType: Prefix, service: checkout}\n"))
+	srv := httptest.NewServer(New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{{URL: du}, {URL: hu}}}}, t.TempDir(), nil))
+	defer srv.Close()
+	for i := range 2 {
+		resp, err := http.Post(srv.URL+"/buy/api/invoice/preview", "application/json", strings.NewReader(`{"addOns":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(b) != `{"addOns":[]}` {
+			t.Errorf("preview %d: %d %s; want 200 from the healthy replica", i, resp.StatusCode, b)
+		}
+	}
+}
