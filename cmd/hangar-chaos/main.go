@@ -4,6 +4,9 @@
 //	    after a fault: how long until the service's /readyz answers 200, a purchase made as
 //	    a browser makes it (page load, tokenize, preview, submit, receipt) succeeds, and
 //	    its receipt e-mail reaches the dev mail sink. Prints one line of seconds.
+//	hangar-chaos buyers -base URL [-c 4] [-duration 30s]
+//	    a steady purchase loop that never retries a request: prints each failure a buyer
+//	    would see and a summary (requests, failed, orders); exits 1 on any failure.
 //	hangar-chaos reconcile -db URL -prefix P -mail URL [-orders FILE] [-wait 4m]
 //	    waits for the store to settle, then reconciles exactly, from the services' own
 //	    databases and the mail sink: orders in checkout against captured charges in
@@ -35,7 +38,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: hangar-chaos probe|reconcile [flags]")
+		fmt.Fprintln(os.Stderr, "usage: hangar-chaos probe|buyers|reconcile [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -44,6 +47,8 @@ func main() {
 		err = probe(os.Args[2:])
 	case "reconcile":
 		err = reconcile(os.Args[2:])
+	case "buyers":
+		err = buyers(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

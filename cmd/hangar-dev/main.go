@@ -48,6 +48,7 @@ type Config struct {
 	// Multi-process mode (processes.go): each service its own process behind the edge.
 	Processes    bool          `env:"HANGAR_DEV_PROCESSES" default:"false" doc:"run each service binary as its own process, the edge proxying over HTTP (kill one to test faults)"`
 	ProcessBin   string        `env:"HANGAR_DEV_BIN" default:"bin/dev" doc:"where the multi-process mode builds the service binaries"`
+	Replicas     int           `env:"HANGAR_DEV_REPLICAS" default:"1" doc:"multi-process mode: processes per service (2: a kill -9 of one is invisible to buyers, the edge moving idempotent requests to the other; processes.go)"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
 	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the dev mail sink keeps (the chaos run reconciles every one)"`
 	// HumanVerification turns checkout's human verification on with the development
@@ -227,7 +228,8 @@ func hasBackend(bs []edge.Backend, name string) bool {
 	return false
 }
 
-// announce prints the store's address and the card-fields origin once every service is ready.
+// announce prints the store's address and the card-fields origin once every service (every
+// replica of each) is ready.
 func announce(ctx context.Context, addr, fields string, backends []edge.Backend, log *slog.Logger) error {
 	host := addr
 	if h, p, err := net.SplitHostPort(addr); err == nil && (h == "" || h == "::" || h == "0.0.0.0") {
@@ -236,7 +238,10 @@ func announce(ctx context.Context, addr, fields string, backends []edge.Backend,
 	for {
 		ready := true
 		for _, b := range backends {
-			ready = ready && b.Ready()
+			ready = ready && (b.Ready == nil || b.Ready())
+			for _, r := range b.Replicas {
+				ready = ready && r.Ready()
+			}
 		}
 		if ready {
 			log.Info("Hangar is up", "url", "http://"+host+"/", "fields", fields+"/", "catalogue", "http://"+host+"/account/api/subscription/available/add-ons",

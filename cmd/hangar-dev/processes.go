@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hangar/hangar/internal/edge"
+	payments "github.com/hangar/hangar/services/payments/app"
 )
 
 // child is a supervised service process. Its ports are fixed for the run, so a restarted
@@ -27,10 +29,17 @@ type child struct {
 	name                      string
 	bin                       string
 	grpcAddr, httpAddr, admin string
-	env                       []string
-	mu                        sync.Mutex
-	pid, restarts             int
-	ready                     func() bool
+	// fields: payments' card-fields listener when replicas share FIELDS_ADDR's proxy.
+	fields        string
+	env           []string
+	mu            sync.Mutex
+	pid, restarts int
+	ready         func() bool
+	// forget drops ready's cached answer: a process that exited is not ready, and its
+	// successor is not ready until its own probe says so (without this the edge and the
+	// forwarders sent a restarted replica requests for up to a second while it answered
+	// 503 starting).
+	forget func()
 }
 
 // runProcesses is the multi-process mode: each service its own binary and process, the
@@ -54,7 +63,13 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 		defer sink.Close()
 	}
 	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "1", mail: mail, grpc: map[string]string{}}
+	replicas := max(cfg.Replicas, 1)
 	var children []*child
+	var backends []edge.Backend
+	var targets scrapeTargets
+	var forwarders []*forwarder
+	var fieldsSrv *http.Server
+	var fieldsLn net.Listener
 	for _, s := range devServices {
 		if _, err := os.Stat(filepath.Join("services", s.name, "cmd", s.name)); err != nil {
 			return fmt.Errorf("%s: run hangar-dev from the repository root: %w", s.name, err)
@@ -66,47 +81,105 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build %s: %w", s.name, err)
 		}
-		ports, err := freeLoopbackAddrs(3)
-		if err != nil {
-			return err
-		}
-		c := &child{name: s.name, bin: bin, grpcAddr: ports[0], httpAddr: ports[1], admin: ports[2]}
-		env, err := dr.env(s, map[string]string{"GRPC_ADDR": c.grpcAddr, "HTTP_ADDR": c.httpAddr, "ADMIN_ADDR": c.admin})
-		if err != nil {
-			return err
-		}
-		dr.grpc[s.name] = c.grpcAddr
-		// The process inherits hangar-dev's environment (PATH, PG*, OTEL_*), then these.
-		c.env = os.Environ()
-		for k, v := range env {
-			c.env = append(c.env, k+"="+v)
-		}
-		adminURL := "http://" + c.admin + "/readyz"
-		probe := &http.Client{Timeout: time.Second}
-		c.ready = cachedProbe(func() bool {
-			resp, err := probe.Get(adminURL)
+		var set []*child
+		for i := range replicas {
+			// Every replica its own ports (its gRPC, HTTP, admin and, for payments, fields
+			// listeners), as pods have their own addresses.
+			ports, err := freeLoopbackAddrs(4)
 			if err != nil {
-				return false
+				return err
 			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
-		})
-		children = append(children, c)
+			name := s.name
+			if i > 0 {
+				name = fmt.Sprintf("%s-%d", s.name, i+1)
+			}
+			c := &child{name: name, bin: bin, grpcAddr: ports[0], httpAddr: ports[1], admin: ports[2], fields: ports[3]}
+			adminURL := "http://" + c.admin + "/readyz"
+			probe := &http.Client{Timeout: time.Second}
+			c.ready, c.forget = cachedProbe(func() bool {
+				resp, err := probe.Get(adminURL)
+				if err != nil {
+					return false
+				}
+				resp.Body.Close()
+				return resp.StatusCode == http.StatusOK
+			})
+			set = append(set, c)
+		}
+		// The service's one address for its callers: the replica's own with one replica,
+		// else a forwarder (forward.go) in front of them, as a Kubernetes Service is.
+		dr.grpc[s.name] = set[0].grpcAddr
+		fieldsAddr := cfg.FieldsAddr
+		if replicas > 1 {
+			f, err := listenForwarder(s.name, "127.0.0.1:0", set, func(c *child) string { return c.grpcAddr }, log)
+			if err != nil {
+				return err
+			}
+			forwarders = append(forwarders, f)
+			dr.grpc[s.name] = f.ln.Addr().String()
+			if s.name == payments.Name {
+				// The card-fields origin is HTTP: a replica set, as the edge's, so a
+				// tokenize that a dying replica dropped is replayed on the other.
+				var reps []edge.Replica
+				for _, c := range set {
+					reps = append(reps, edge.Replica{URL: &url.URL{Scheme: "http", Host: c.fields}, Ready: c.ready})
+				}
+				ln, err := net.Listen("tcp", cfg.FieldsAddr)
+				if err != nil {
+					return fmt.Errorf("fields origin: listen %s: %w", cfg.FieldsAddr, err)
+				}
+				fieldsSrv = &http.Server{Handler: edge.NewReplicaProxy("payments fields", reps, log), ReadHeaderTimeout: 10 * time.Second}
+				fieldsLn = ln
+				fieldsAddr = ""
+			}
+		}
+		var reps []edge.Replica
+		for _, c := range set {
+			env, err := dr.env(s, map[string]string{"GRPC_ADDR": c.grpcAddr, "HTTP_ADDR": c.httpAddr, "ADMIN_ADDR": c.admin})
+			if err != nil {
+				return err
+			}
+			if s.name == payments.Name && fieldsAddr == "" {
+				env["PAYMENTS_FIELDS_ADDR"] = c.fields // behind the fields proxy on FIELDS_ADDR
+			}
+			// The process inherits hangar-dev's environment (PATH, PG*, OTEL_*), then these.
+			c.env = os.Environ()
+			for k, v := range env {
+				c.env = append(c.env, k+"="+v)
+			}
+			reps = append(reps, edge.Replica{URL: &url.URL{Scheme: "http", Host: c.httpAddr}, Ready: c.ready})
+			targets.add(s.name, c.admin)
+		}
+		children = append(children, set...)
+		backends = append(backends, edge.Backend{Name: s.name, Replicas: reps})
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
-	var backends []edge.Backend
-	var targets scrapeTargets
 	for _, c := range children {
-		backends = append(backends, edge.Backend{Name: c.name, URL: &url.URL{Scheme: "http", Host: c.httpAddr}, Ready: c.ready})
-		targets.add(c.name, c.admin)
 		g.Go(func() error { return c.supervise(gctx, cfg.RestartDelay, log) })
+	}
+	for _, f := range forwarders {
+		g.Go(func() error { return f.serve(gctx) })
+	}
+	if fieldsSrv != nil {
+		g.Go(func() error {
+			if err := fieldsSrv.Serve(fieldsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-gctx.Done()
+			return fieldsSrv.Close()
+		})
 	}
 	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, func(mux *http.ServeMux) {
 		mux.HandleFunc("GET /-/processes", func(w http.ResponseWriter, _ *http.Request) {
 			out := map[string]map[string]any{}
 			for _, c := range children {
 				c.mu.Lock()
+				// A second replica is "<service>-2" (the first keeps the service's name, as
+				// scripts/chaos.sh reads it).
 				out[c.name] = map[string]any{"pid": c.pid, "restarts": c.restarts, "grpc": c.grpcAddr, "http": c.httpAddr, "admin": c.admin}
 				c.mu.Unlock()
 			}
@@ -147,6 +220,7 @@ func (c *child) supervise(ctx context.Context, delay time.Duration, log *slog.Lo
 			}
 			return nil
 		case err := <-done:
+			c.forget()
 			c.mu.Lock()
 			c.restarts++
 			c.pid = 0
@@ -185,11 +259,12 @@ func freeLoopbackAddrs(n int) ([]string, error) {
 // request (it gates a child's routes on its readiness, as the Ingress does), and a probe
 // per request would double the traffic. Like a kubelet's readiness period, a change is
 // seen within that second.
-func cachedProbe(probe func() bool) func() bool {
+// forget makes the next call probe again.
+func cachedProbe(probe func() bool) (ready func() bool, forget func()) {
 	var mu sync.Mutex
 	var last bool
 	var at time.Time
-	return func() bool {
+	ready = func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if at.IsZero() || time.Since(at) > time.Second {
@@ -197,4 +272,18 @@ func cachedProbe(probe func() bool) func() bool {
 		}
 		return last
 	}
+	forget = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		at = time.Time{}
+	}
+	return ready, forget
+}
+
+func listenForwarder(name, addr string, replicas []*child, pick func(*child) string, log *slog.Logger) (*forwarder, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen %s: %w", name, addr, err)
+	}
+	return &forwarder{name: name, ln: ln, replicas: replicas, addr: pick, log: log}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"path"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/server"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
 // Backend is where the edge sends a service's routes.
@@ -26,8 +24,12 @@ type Backend struct {
 	// Handler, when set, serves the routes in-process instead of proxying to URL (the dev
 	// runner's services live in the same process, so a loopback hop would only add cost).
 	Handler http.Handler
-	// Ready reports the service's readiness for /-/ready, and gates its routes: while it
-	// answers false the edge answers 503 with Retry-After itself, as the Ingress does
+	// Replicas, when set, are the service's processes (URL is then unused): the edge
+	// spreads requests over the ready ones and moves a failed idempotent request to another
+	// (replicas.go).
+	Replicas []Replica
+	// Ready reports the service's readiness for /-/ready, and gates its routes (with
+	// Replicas and no Ready: ready while any replica is): while it answers false the edge answers 503 with Retry-After itself, as the Ingress does
 	// when a Service has no ready endpoint (the readiness probe on /readyz). Cheap: it is
 	// called per request.
 	Ready func() bool
@@ -83,26 +85,13 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 			e.proxies[b.Name] = b.Handler
 			continue
 		}
-		if b.URL == nil {
+		if b.URL == nil && len(b.Replicas) == 0 {
 			continue
 		}
-		target := b.URL
-		e.proxies[b.Name] = &httputil.ReverseProxy{
-			Rewrite: func(r *httputil.ProxyRequest) {
-				r.SetURL(target)
-				r.SetXForwarded()
-				r.Out.Host = r.In.Host
-			},
-			Transport: transport,
-			ErrorLog:  telemetry.StdLogger(log, slog.LevelWarn, "edge proxy"),
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				log.WarnContext(r.Context(), "edge: backend unreachable", "path", r.URL.Path, "err", err.Error())
-				// The one error object, 503 with Retry-After, whether the backend refused the
-				// connection or timed out: either way the buyer retries shortly.
-				e := errs.E(errs.Unavailable, "The service is temporarily unavailable, please retry.")
-				e.RetryAfter = time.Second
-				server.WriteError(w, e)
-			},
+		set := newReplicaSet(b.Name, b.replicas(), transport, log)
+		e.proxies[b.Name] = set
+		if b.Ready == nil {
+			e.ready[b.Name] = set.ready
 		}
 	}
 	return e
@@ -173,16 +162,29 @@ func (e *Edge) serveRoute(w http.ResponseWriter, r *http.Request) {
 	p.ServeHTTP(w, r)
 }
 
+// replicas answers the backend's processes: Replicas, or the one at URL.
+func (b Backend) replicas() []Replica {
+	if len(b.Replicas) > 0 {
+		return b.Replicas
+	}
+	return []Replica{{URL: b.URL, Ready: b.Ready}}
+}
+
 func (e *Edge) serveReady(w http.ResponseWriter) {
 	status := map[string]bool{}
 	addrs := map[string]string{}
 	all := true
 	for _, b := range e.backends {
-		ok := b.Ready == nil || b.Ready()
+		ready := e.ready[b.Name]
+		ok := ready == nil || ready()
 		status[b.Name] = ok
 		all = all && ok
-		if b.URL != nil {
-			addrs[b.Name] = b.URL.String()
+		if b.URL != nil || len(b.Replicas) > 0 {
+			var hosts []string
+			for _, rep := range b.replicas() {
+				hosts = append(hosts, rep.URL.String())
+			}
+			addrs[b.Name] = strings.Join(hosts, ",")
 		}
 	}
 	code := http.StatusOK
