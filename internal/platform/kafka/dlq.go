@@ -118,7 +118,7 @@ func ReplayDeadLetters(ctx context.Context, brokers []string, topic string, f Re
 		msgs = append(msgs, kafkago.Message{Topic: d.OriginalTopic, Key: d.Key, Value: d.Data, Headers: h})
 	}
 	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
-		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond}
+		AllowAutoTopicCreation: AutoCreateTopics(), BatchTimeout: 5 * time.Millisecond}
 	defer w.Close()
 	if err := w.WriteMessages(ctx, msgs...); err != nil {
 		return 0, fmt.Errorf("replay %d dead letters: %w", len(msgs), err)

@@ -148,7 +148,7 @@ func (c *InboxConsumer) Run(ctx context.Context) error {
 	defer r.Close() // commits the offsets still pending
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
-		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,
+		AllowAutoTopicCreation: AutoCreateTopics(), BatchTimeout: 5 * time.Millisecond,
 	}
 	defer dlq.Close()
 	go c.prune(ctx)

@@ -86,7 +86,7 @@ func (b *InboxBatchConsumer) Run(ctx context.Context) error {
 	defer r.Close() // commits the offsets still pending
 	dlq := &kafkago.Writer{
 		Addr: kafkago.TCP(b.c.cfg.Brokers...), Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll,
-		AllowAutoTopicCreation: true, BatchTimeout: 5 * time.Millisecond,
+		AllowAutoTopicCreation: AutoCreateTopics(), BatchTimeout: 5 * time.Millisecond,
 	}
 	defer dlq.Close()
 	go b.c.prune(ctx)

@@ -47,11 +47,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar/hangar/internal/platform/config"
 )
 
 const tracerName = "github.com/hangar/hangar/internal/platform/kafka"
@@ -99,9 +102,20 @@ func NewProducer(brokers []string, prop propagation.TextMapPropagator) *Producer
 		Addr:                   kafkago.TCP(brokers...),
 		Balancer:               &kafkago.Hash{},
 		RequiredAcks:           kafkago.RequireAll,
-		AllowAutoTopicCreation: true,
+		AllowAutoTopicCreation: AutoCreateTopics(),
 		BatchTimeout:           5 * time.Millisecond,
 	}}
+}
+
+// AutoCreateTopics is whether the store's writers ask the broker to create a topic they
+// find missing: only in development mode (config.DevModeVar, on in make dev and in tests).
+// Outside it a publish to an undeclared topic fails instead of creating the topic with
+// whatever partitions and replication the broker defaults to (Kafka's own default is to
+// create it): the topics are events.Declared, created by `hangar-events topics`. A
+// malformed HANGAR_DEV_MODE counts as off, the safe side.
+func AutoCreateTopics() bool {
+	on, err := config.DevMode(os.LookupEnv)
+	return err == nil && on
 }
 
 // Publish sends msgs synchronously. Each message's Topic must be set.

@@ -6,6 +6,9 @@
 // The order of the chain matters: metrics see the caller's view (one request, however many
 // attempts); retries sit outside the breaker so an open breaker stops them at once; the
 // deadline is per attempt, so one stalled attempt does not use up the time of the next.
+// Between the breaker and the deadline an attempt whose caller's own context ended is
+// marked as the caller's doing, so a rush of callers with short deadlines does not open
+// the breaker of a healthy remote (remoteFailure says what counts).
 package kitclient
 
 import (
@@ -110,11 +113,15 @@ func (c *Client) Endpoint(method string, idempotent bool, call endpoint.Endpoint
 	if d, ok := c.cfg.Timeouts[method]; ok {
 		timeout = d
 	}
-	ep := endpoint.Chain(c.measure(method), c.retry(method, idempotent), circuitbreaker.Gobreaker(c.cb), deadline(timeout))(call)
+	ep := endpoint.Chain(c.measure(method), c.retry(method, idempotent), circuitbreaker.Gobreaker(c.cb), callerEnded, deadline(timeout))(call)
 	return func(ctx context.Context, req any) (any, error) {
 		resp, err := ep(ctx, req)
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 			return nil, status.Errorf(codes.Unavailable, "%s is unavailable (circuit open)", c.cfg.Client)
+		}
+		var gone *callerGone
+		if errors.As(err, &gone) {
+			err = gone.err // the mark is for the breaker; the caller sees the call's own error
 		}
 		return resp, err
 	}
@@ -173,6 +180,26 @@ func deadline(d time.Duration) endpoint.Middleware {
 			defer cancel()
 			return next(ctx, req)
 		}
+	}
+}
+
+// callerGone is the error of an attempt whose caller's own context ended first (cancelled,
+// or its deadline, shorter than the attempt's, passed): it says nothing about the remote.
+type callerGone struct{ err error }
+
+func (e *callerGone) Error() string { return e.err.Error() }
+func (e *callerGone) Unwrap() error { return e.err }
+
+// callerEnded marks an attempt's error as callerGone when the caller's context (the one
+// before the per-attempt deadline) is done. An attempt cut off by the per-attempt deadline
+// while its caller still waits is the remote being too slow, and stays a failure.
+func callerEnded(next endpoint.Endpoint) endpoint.Endpoint {
+	return func(ctx context.Context, req any) (any, error) {
+		resp, err := next(ctx, req)
+		if err != nil && ctx.Err() != nil {
+			return resp, &callerGone{err}
+		}
+		return resp, err
 	}
 }
 
@@ -235,11 +262,17 @@ func codeOf(err error) codes.Code {
 }
 
 // remoteFailure reports whether err says the remote is unwell (it counts towards opening
-// the breaker). An answer — not found, invalid, declined, unauthenticated, throttled — is
-// not a failure, and neither is the caller giving up: a remote answering 429 to one client
+// the breaker): unreachable (connection refused, UNAVAILABLE), broken (INTERNAL, UNKNOWN)
+// or slower than the per-attempt deadline. An answer — not found, invalid, declined,
+// unauthenticated, throttled — is not a failure: a remote answering 429 to one client
 // (payments refusing a card tester) is well, and an open breaker would refuse everyone.
+// Neither is the caller giving up (callerGone, whatever code the call ended with): after
+// an outage the rush of retrying buyers, each on a short deadline, once opened the breaker
+// of a healthy identity and answered 83 of them 503 for seconds (issue 30). gobreaker v1
+// has no neutral outcome, so such an attempt counts as a success.
 func remoteFailure(err error) bool {
-	if err == nil {
+	var gone *callerGone
+	if err == nil || errors.As(err, &gone) {
 		return false
 	}
 	switch codeOf(err) {

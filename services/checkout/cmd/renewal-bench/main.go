@@ -201,6 +201,10 @@ func run() error {
 		if err := kafka.EnsureTopic(ctx, broker.Addrs(), events.TopicRenewalDue, *partitions); err != nil {
 			return err
 		}
+		// The rest as declared: outside development mode the writers create no topic.
+		if _, err := kafka.CreateTopics(ctx, broker.Addrs(), kafka.SingleBroker(events.Declared)...); err != nil {
+			return err
+		}
 		go kafka.RunRelay(rctx, broker.Addrs(), pool, prop, log)
 		// Every replica: its renewal workers, and its scheduler (the advisory lock lets one
 		// enqueue at a time; a replica that finds it held skips that tick, as in production).

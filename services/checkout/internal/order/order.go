@@ -202,13 +202,20 @@ type DeclinedError struct{ Code, Message string }
 
 func (e *DeclinedError) Error() string { return "payment declined: " + e.Code + ": " + e.Message }
 
+// InProgressRetry is the Retry-After of ErrInProgress.
+const InProgressRetry = 2 * time.Second
+
 // Errors of the pipeline (the ports map them to statuses and codes).
 var (
 	// ErrKeyReused: the idempotency key was used with another request (409).
 	ErrKeyReused = &errs.Error{Code: errs.Conflict, Reason: "IDEMPOTENCY_KEY_REUSED",
 		Message: "This Idempotency-Key was used for a different order. Use a new key for a new order."}
 	// ErrInProgress: another replica is processing the same key right now (409; retry).
-	ErrInProgress = errs.E(errs.Conflict, "This order is being processed. Please wait a moment and check again.")
+	// Retry-After tells the client when: a live request renews its lease and ends within a
+	// second or two, a dead one's key is taken over within DefaultLease, so a client that
+	// retries at this pace gets the order soon after it can be had (issue 30).
+	ErrInProgress = &errs.Error{Code: errs.Conflict, RetryAfter: InProgressRetry,
+		Message: "This order is being processed. Please wait a moment and check again."}
 	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran
 	// out, a gift certificate was spent meanwhile); the charge was refunded.
 	ErrUnfulfillable = errors.New("order cannot be fulfilled")
