@@ -110,12 +110,12 @@ export function AccountBlock(p: AccountBlockProps) {
             errors={error ? [error] : []}
             onChange={(e) => setPassword(e.target.value)}
           />
-          <Button type="submit" disabled={busy}>
-            LOGIN
-          </Button>
-          <p>
+          <div className={s.buyLoginActions}>
+            <Button type="submit" disabled={busy}>
+              LOGIN
+            </Button>
             <a href="/account/forgot-password">Forgot password?</a>
-          </p>
+          </div>
         </form>
       </div>
     </section>
