@@ -22,6 +22,7 @@ import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
 import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
 import type { CoveredRegion } from './sections/CoverageMap';
+import { regionKey } from './sections/regionKey';
 import s from './buy.module.css';
 
 // The coverage map (d3-geo and the outlines) is its own chunk, outside /buy's initial budget.
@@ -268,7 +269,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const extraRegions = regionOptions.filter((o) => o.checked && o.entry.addOnCode !== includedAsAdd).map((o) => o.entry.title);
   const regionSummary = `${regionTitle(regionEntries, includedRegion)} included${extraRegions.length ? ` + ${extraRegions.join(', ')}` : ''}`;
   const coveredRegions: CoveredRegion[] = regionOptions.flatMap((o) => {
-    const key = /_geo_(.+)$/.exec(o.entry.addOnCode)?.[1];
+    const key = regionKey(o.entry.addOnCode);
     return o.checked && key ? [{ key, title: o.entry.title }] : [];
   });
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import type { MultiPolygon } from 'geojson';
-import { CoverageMapView, regionKey, type Outlines } from './CoverageMap';
+import { CoverageMapView, type Outlines } from './CoverageMap';
+import { regionKey } from './regionKey';
 
 // A box as a d3-geo ring: clockwise on the sphere is the inside.
 const box = (w: number, s: number, e: number, n: number): MultiPolygon => ({

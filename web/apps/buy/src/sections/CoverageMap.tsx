@@ -13,12 +13,6 @@ export interface CoveredRegion {
   title: string;
 }
 
-/** The region key of a region add-on code, or undefined for another code. */
-export function regionKey(addOnCode: string): string | undefined {
-  const m = /_geo_(.+)$/.exec(addOnCode);
-  return m?.[1];
-}
-
 // Spec 001 §9: 300 px high, the whole world, the covered regions a green overlay at half
 // opacity with line width 2. The viewBox is the world at 2:1, scaled to the width.
 const WIDTH = 600;
