@@ -16,4 +16,7 @@ if ! git diff --quiet -- "${GENERATED[@]}" || [[ -n "$(git ls-files --others --e
   git diff --stat -- "${GENERATED[@]}" >&2
   exit 1
 fi
-echo "check-generated: gen/ and web API types are up to date"
+# The coverage map's outlines (services/catalog/data/map): generated from regions.json and
+# the pinned world-atlas in web/node_modules (installed by make generate above); a second.
+node services/catalog/data/map/generate.mjs --check
+echo "check-generated: gen/, web API types and map outlines are up to date"

@@ -84,6 +84,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return catalogv1.RegisterCatalogServiceHandlerClient(ctx, mux, catalogv1.NewCatalogServiceClient(conn))
 	})
 	a.srv.Handle("GET "+ports.AvailablePlansPath, a.plans)
+	mapRes, err := ports.NewMapResources(data.MapOutlines, "map/outlines")
+	if err != nil {
+		return nil, fmt.Errorf("coverage map outlines: %w", err)
+	}
+	a.srv.Handle("GET "+ports.MapResourcesPath, mapRes)
 	return a, nil
 }
 

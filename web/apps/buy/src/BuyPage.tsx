@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
@@ -21,7 +21,12 @@ import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
 import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
+import type { CoveredRegion } from './sections/CoverageMap';
+import { regionKey } from './sections/regionKey';
 import s from './buy.module.css';
+
+// The coverage map (d3-geo and the outlines) is its own chunk, outside /buy's initial budget.
+const CoverageMap = lazy(() => import('./sections/CoverageMap'));
 
 
 /** Spec 000 §8: the available-plans failure message. */
@@ -264,6 +269,10 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const planSummary = planEntry ? `${planEntry.title} · ${priceText(planEntry, currency)}` : 'Choose a plan';
   const extraRegions = regionOptions.filter((o) => o.checked && o.entry.addOnCode !== includedAsAdd).map((o) => o.entry.title);
   const regionSummary = `${regionTitle(regionEntries, includedRegion)} included${extraRegions.length ? ` + ${extraRegions.join(', ')}` : ''}`;
+  const coveredRegions: CoveredRegion[] = regionOptions.flatMap((o) => {
+    const key = regionKey(o.entry.addOnCode);
+    return o.checked && key ? [{ key, title: o.entry.title }] : [];
+  });
 
   const option = (e: CatalogEntry): Option => ({
     entry: e,
@@ -639,7 +648,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                   : toggle(code)
               }
               {...shell('regions')}
-            />
+            >
+              {shell('regions').expanded ? (
+                <Suspense fallback={<div className={s.buyMapSvg} aria-hidden="true" />}>
+                  <CoverageMap regions={coveredRegions} />
+                </Suspense>
+              ) : null}
+            </ChoiceSection>
           ) : null}
           {/* 8. add-ons */}
           {!query.hjopaBundle ? (

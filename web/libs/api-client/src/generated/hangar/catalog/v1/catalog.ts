@@ -90,6 +90,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/map/api/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The coverage map's outlines (spec 001 §7, §9): a GeoJSON FeatureCollection with one MultiPolygon Feature per region (id: the region key of its add-on codes, add_geo_<id> and included_geo_<id>; properties.name) and the world's land (id "land"), merged per region from Natural Earth at build time. Cached a day, revalidated with the ETag. */
+        get: operations["Catalog_MapResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -468,6 +485,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1GetScheduledPricesResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Catalog_MapResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/geo+json": {
+                        features: {
+                            geometry: Record<string, never>;
+                            id: string;
+                            properties: {
+                                name?: string;
+                            };
+                            type: string;
+                        }[];
+                        /** @enum {string} */
+                        type: "FeatureCollection";
+                    };
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import type { MultiPolygon } from 'geojson';
+import { CoverageMapView, type Outlines } from './CoverageMap';
+import { regionKey } from './regionKey';
+
+// A box as a d3-geo ring: clockwise on the sphere is the inside.
+const box = (w: number, s: number, e: number, n: number): MultiPolygon => ({
+  type: 'MultiPolygon',
+  coordinates: [[[[w, s], [w, n], [e, n], [e, s], [w, s]]]],
+});
+
+const outlines: Outlines = {
+  type: 'FeatureCollection',
+  features: [
+    { type: 'Feature', id: 'land', properties: { name: 'Land' }, geometry: box(-170, -50, 170, 70) },
+    { type: 'Feature', id: 'us', properties: { name: 'United States' }, geometry: box(-125, 25, -67, 49) },
+    { type: 'Feature', id: 'eu', properties: { name: 'Europe' }, geometry: box(-10, 36, 30, 70) },
+  ],
+};
+
+afterEach(cleanup);
+
+describe('CoverageMapView (issue 31 item 6)', () => {
+  it('highlights the selected regions only, and lists them in words', () => {
+    render(<CoverageMapView outlines={outlines} regions={[{ key: 'eu', title: 'Europe' }]} />);
+    const map = screen.getByRole('img', { name: 'Coverage map: Europe highlighted' });
+    const covered = map.querySelectorAll('path[data-region]');
+    expect([...covered].map((p) => p.getAttribute('data-region'))).toEqual(['eu']);
+    expect(covered[0]!.getAttribute('d')).toMatch(/^M/);
+    expect(map.getAttribute('viewBox')).toBe('0 0 600 300');
+    const list = screen.getByRole('list');
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Europe']);
+  });
+
+  it('follows the selection', () => {
+    const { rerender } = render(<CoverageMapView outlines={outlines} regions={[{ key: 'us', title: 'United States' }]} />);
+    rerender(<CoverageMapView outlines={outlines} regions={[{ key: 'us', title: 'United States' }, { key: 'eu', title: 'Europe' }]} />);
+    const map = screen.getByRole('img', { name: 'Coverage map: United States, Europe highlighted' });
+    expect([...map.querySelectorAll('path[data-region]')].map((p) => p.getAttribute('data-region'))).toEqual(['us', 'eu']);
+  });
+
+  it('reads the region key from both kinds of region code', () => {
+    expect(regionKey('add_geo_eu')).toBe('eu');
+    expect(regionKey('included_geo_us')).toBe('us');
+    expect(regionKey('business_pro')).toBeUndefined();
+  });
+});

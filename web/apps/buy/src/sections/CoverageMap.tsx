@@ -1,0 +1,74 @@
+import { useMemo } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { geoEquirectangular, geoPath } from 'd3-geo';
+import type { Feature, FeatureCollection, MultiPolygon } from 'geojson';
+import s from '../buy.module.css';
+
+/** The outlines GET /buy/map/api/resources answers: a Feature per region key, and "land". */
+export type Outlines = FeatureCollection<MultiPolygon, { name: string }>;
+
+export interface CoveredRegion {
+  /** The region key: add_geo_<key> / included_geo_<key>. */
+  key: string;
+  title: string;
+}
+
+// Spec 001 §9: 300 px high, the whole world, the covered regions a green overlay at half
+// opacity with line width 2. The viewBox is the world at 2:1, scaled to the width.
+const WIDTH = 600;
+const HEIGHT = 300;
+
+/** The map itself, drawn from outlines already loaded (unit tests give them directly). */
+export function CoverageMapView({ outlines, regions }: { outlines: Outlines; regions: readonly CoveredRegion[] }) {
+  const paths = useMemo(() => {
+    const projection = geoEquirectangular().fitSize([WIDTH, HEIGHT], { type: 'Sphere' });
+    const path = geoPath(projection);
+    const byId = new Map<string, string>();
+    for (const f of outlines.features as Feature<MultiPolygon, { name: string }>[]) {
+      if (f.id !== undefined) byId.set(String(f.id), path(f) ?? '');
+    }
+    return byId;
+  }, [outlines]);
+  const names = regions.map((r) => r.title);
+  const label = names.length ? `Coverage map: ${names.join(', ')} highlighted` : 'Coverage map: no region selected';
+  return (
+    <figure className={s.buyMap}>
+      <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="xMidYMid meet" className={s.buyMapSvg} data-testid="coverage-map">
+        <rect width={WIDTH} height={HEIGHT} className={s.buyMapSea} />
+        <path d={paths.get('land') ?? ''} className={s.buyMapLand} />
+        {regions.map((r) => {
+          const d = paths.get(r.key);
+          return d ? <path key={r.key} d={d} className={s.buyMapCovered} data-region={r.key} /> : null;
+        })}
+      </svg>
+      <figcaption className={s.buyHint}>
+        {names.length ? (
+          <>
+            Shown in green:{' '}
+            <ul className={s.buyMapList}>
+              {names.map((n) => (
+                <li key={n}>{n}</li>
+              ))}
+            </ul>
+          </>
+        ) : (
+          'No region selected.'
+        )}
+      </figcaption>
+    </figure>
+  );
+}
+
+async function loadOutlines(): Promise<Outlines> {
+  const res = await fetch('/buy/map/api/resources', { headers: { Accept: 'application/geo+json' } });
+  if (!res.ok) throw new Error(`map outlines: ${res.status}`);
+  return (await res.json()) as Outlines;
+}
+
+/** The Regions section's coverage map; its own chunk (d3-geo), loaded lazily by the page. */
+export default function CoverageMap({ regions }: { regions: readonly CoveredRegion[] }) {
+  // The outlines only change with a release (the server caches them a day).
+  const q = useQuery({ queryKey: ['coverage-map'], queryFn: loadOutlines, staleTime: Infinity, retry: 1 });
+  if (!q.data) return <div className={s.buyMapSvg} aria-hidden="true" />;
+  return <CoverageMapView outlines={q.data} regions={regions} />;
+}
