@@ -9,7 +9,7 @@ import (
 )
 
 // Reader is who asks for a receipt: the session's caller (zero without a session) and the
-// receipt cookie of the browser that paid.
+// receipt token (the cookie of the browser that paid, or the e-mailed link's).
 type Reader struct {
 	Caller       auth.Caller
 	ReceiptToken string
@@ -37,7 +37,7 @@ func (s *Service) Receipt(ctx context.Context, invoiceID string, r Reader) (*ord
 }
 
 func (s *Service) mayRead(o *order.Placed, r Reader) bool {
-	if r.ReceiptToken != "" && s.receipts.Verify(o.InvoiceID, r.ReceiptToken) {
+	if r.ReceiptToken != "" && s.receipts.Verify(o.InvoiceID, r.ReceiptToken, s.now()) {
 		return true
 	}
 	for _, acct := range []string{o.AccountID, o.OrganizationID} {

@@ -1,0 +1,176 @@
+package ports
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/server"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// Seller is who sells, printed on every receipt and invoice (CHECKOUT_SELLER_*).
+type Seller struct {
+	Name, Address, VAT string
+}
+
+// ReceiptHTTP serves the receipt's plain routes next to GetReceipt: the e-mailed link's
+// opener and the PDF. Both take the same receipt token (cookie or link) as GetReceipt.
+type ReceiptHTTP struct {
+	Svc    *app.Service
+	Seller Seller
+}
+
+// Install adds the routes to srv.
+func (h ReceiptHTTP) Install(srv *server.Server) {
+	srv.Handle("GET /buy/api/receipt/{invoice_id}/open", http.HandlerFunc(h.open))
+	srv.Handle("GET /buy/api/receipt/{invoice_id}/pdf", http.HandlerFunc(h.pdf))
+}
+
+// receiptCookieOf is the receipt cookie of the browser that paid or opened the e-mailed
+// link: one token (app.Service.ReceiptToken), sent only to that receipt's routes, kept
+// as long as the token is good.
+func receiptCookieOf(invoiceID, token string) *http.Cookie {
+	return &http.Cookie{Name: ReceiptCookiePrefix + strings.ReplaceAll(invoiceID, "-", ""), Value: token,
+		Path: "/buy/api/receipt/" + invoiceID, MaxAge: int(app.ReceiptTokenTTL / time.Second), Secure: true, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode}
+}
+
+// open checks the link's token and turns it into the receipt cookie, then shows the
+// receipt page: the link opens the receipt in any browser, and the token leaves the
+// address bar (and the page's later requests) at once.
+func (h ReceiptHTTP) open(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("invoice_id")
+	token := r.URL.Query().Get("token")
+	who, _ := auth.CallerFrom(r.Context())
+	if _, err := h.Svc.Receipt(r.Context(), id, app.Reader{Caller: who, ReceiptToken: token}); err != nil {
+		server.WriteError(w, err)
+		return
+	}
+	if token != "" {
+		http.SetCookie(w, receiptCookieOf(id, token))
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, order.ReceiptURL(id), http.StatusSeeOther)
+}
+
+func (h ReceiptHTTP) pdf(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("invoice_id")
+	token := r.URL.Query().Get("token")
+	if token == "" {
+		if c, err := r.Cookie(ReceiptCookiePrefix + strings.ReplaceAll(id, "-", "")); err == nil {
+			token = c.Value
+		}
+	}
+	who, _ := auth.CallerFrom(r.Context())
+	o, err := h.Svc.Receipt(r.Context(), id, app.Reader{Caller: who, ReceiptToken: token})
+	if err != nil {
+		server.WriteError(w, err)
+		return
+	}
+	body, err := ReceiptPDF(o, h.Seller)
+	if err != nil {
+		server.WriteError(w, errs.Wrap(errs.Internal, err, "the receipt could not be rendered"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="invoice-%s.pdf"`, safeName(o.InvoiceNumber, o.InvoiceID)))
+	w.Header().Set("Cache-Control", "private, no-store")
+	_, _ = w.Write(body)
+}
+
+func safeName(v ...string) string {
+	for _, s := range v {
+		if s == "" {
+			continue
+		}
+		return strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+				return r
+			}
+			return '_'
+		}, s)
+	}
+	return "receipt"
+}
+
+// ReceiptDoc is what a printed receipt or invoice says, in order (the PDF's text).
+func ReceiptDoc(o *order.Placed, s Seller) []string {
+	res, err := receipt(o)
+	if err != nil {
+		return nil
+	}
+	title := "Receipt"
+	if res.GetCanPrintInvoice() {
+		title = "Invoice"
+	}
+	out := []string{title, s.Name}
+	out = append(out, strings.Split(s.Address, "\n")...)
+	if s.VAT != "" {
+		out = append(out, "VAT number: "+s.VAT)
+	}
+	out = append(out, "", "Invoice number: "+o.InvoiceNumber, "Date: "+res.Created+" "+res.CreatedTime, "", "Bill to:")
+	for _, v := range []string{o.BillingName, o.Email, strings.TrimSpace(o.BillingZip + " " + o.BillingCountry)} {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	if o.BusinessID != "" {
+		out = append(out, "VAT ID: "+o.BusinessID)
+	}
+	out = append(out, "")
+	for _, l := range res.InvoiceItems {
+		line := l.Description
+		if l.GetQuantity() > 1 {
+			line += fmt.Sprintf(" x %d", l.GetQuantity())
+		}
+		out = append(out, line+": "+l.Amount+" "+o.Currency)
+	}
+	taxLabel := "Tax"
+	if o.TaxLabel != "" {
+		taxLabel = o.TaxLabel
+	}
+	out = append(out, "", "Subtotal: "+res.Subtotal+" "+o.Currency, taxLabel+": "+res.Tax+" "+o.Currency, "Total: "+res.Total+" "+o.Currency)
+	if o.CardLast4 != "" {
+		out = append(out, "Paid with "+o.CardBrand+" ending in "+o.CardLast4)
+	}
+	if res.ReverseChargeNote != "" {
+		out = append(out, "", res.ReverseChargeNote)
+	}
+	return out
+}
+
+// ReceiptPDF renders ReceiptDoc as a one-column A4 PDF (go-pdf/fpdf, core fonts: the
+// text is Latin-1, which the core fonts' translator maps).
+func ReceiptPDF(o *order.Placed, s Seller) ([]byte, error) {
+	doc := ReceiptDoc(o, s)
+	p := fpdf.New("P", "mm", "A4", "")
+	p.SetTitle(doc[0]+" "+o.InvoiceNumber, true)
+	p.SetCreator(s.Name, true)
+	p.SetCompression(false) // the text stays searchable as plain bytes (and tests read it)
+	p.AddPage()
+	tr := p.UnicodeTranslatorFromDescriptor("")
+	p.SetFont("Helvetica", "B", 18)
+	p.CellFormat(0, 10, tr(doc[0]), "", 1, "L", false, 0, "")
+	p.SetFont("Helvetica", "", 11)
+	for _, line := range doc[1:] {
+		if line == "" {
+			p.Ln(4)
+			continue
+		}
+		p.MultiCell(0, 6, tr(line), "", "L", false)
+	}
+	var b bytes.Buffer
+	if err := p.Output(&b); err != nil {
+		return nil, fmt.Errorf("render receipt pdf: %w", err)
+	}
+	return b.Bytes(), nil
+}
