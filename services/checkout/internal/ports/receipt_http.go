@@ -59,7 +59,9 @@ func (h ReceiptHTTP) open(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	http.Redirect(w, r, order.ReceiptURL(id), http.StatusSeeOther)
+	// No body (http.Redirect writes HTML): the contract documents the 303 as headers only.
+	w.Header().Set("Location", order.ReceiptURL(id))
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 func (h ReceiptHTTP) pdf(w http.ResponseWriter, r *http.Request) {

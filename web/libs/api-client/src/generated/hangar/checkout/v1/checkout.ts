@@ -331,6 +331,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/receipt/{invoice_id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipt e-mail's link (issue 31): checks its signed, expiring token, sets it as the receipt cookie and redirects to the receipt page; an expired, tampered or another invoice's token answers not found. */
+        get: operations["Checkout_OpenReceiptLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/receipt/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipt or invoice as a PDF (seller's name, address and VAT number, invoice number and date, billing contact and VAT ID, lines, tax, reverse-charge note), to whoever may read the receipt: the receipt token (cookie or ?token=) or the Billing right. */
+        get: operations["Checkout_ReceiptPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/receipt/{invoiceId}": {
         parameters: {
             query?: never;
@@ -2020,6 +2054,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1ValidatePromoResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_OpenReceiptLink: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt opens: the receipt cookie is set and Location is the receipt page. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_ReceiptPdf: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */
