@@ -145,4 +145,39 @@ func TestReceiptLinkOpensAnywhere(t *testing.T) {
 			t.Errorf("the PDF without a token: %d", code)
 		}
 	})
+
+	t.Run("the buyer saves the invoice's billing contact through the token, no session", func(t *testing.T) {
+		contact := `{"name":"Amelia Earhart","physicalAddress":"Hauptstrasse 1","city":"Berlin","postalCode":"10115","country":"DE"}`
+		post := func(q, cookie string) (int, []byte) {
+			req, _ := http.NewRequest("POST", st.base+"/buy/api/receipt/"+id+"/contact"+q, strings.NewReader(contact))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN=test-xsrf; "+cookie, "; "))
+			req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, b
+		}
+		if code, b := post("", ""); code != 404 {
+			t.Errorf("without a token: %d %s", code, b)
+		}
+		if code, b := post("", name+"="+token); code != 200 {
+			t.Fatalf("with the receipt token: %d %s", code, b)
+		}
+		code, _, body := rawGet(t, st.base+"/buy/api/receipt/"+id, name+"="+token)
+		if code != 200 || !bytes.Contains(body, []byte(`"physicalAddress":"Hauptstrasse 1"`)) {
+			t.Errorf("the receipt's billing contact: %d %s", code, body)
+		}
+		_, _, pdf := rawGet(t, st.base+"/buy/api/receipt/"+id+"/pdf?token="+url.QueryEscape(token), "")
+		if !bytes.Contains(pdf, []byte("Hauptstrasse 1")) || !bytes.Contains(pdf, []byte("Berlin, 10115")) {
+			t.Error("the PDF lacks the saved billing contact")
+		}
+		contact = `{"name":" ","physicalAddress":"x","city":"y","country":"DE"}`
+		if code, b := post("?token="+url.QueryEscape(token), ""); code != 400 || !bytes.Contains(b, []byte("name")) {
+			t.Errorf("a blank name: %d %s", code, b)
+		}
+	})
 }

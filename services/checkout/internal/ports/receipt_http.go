@@ -2,6 +2,7 @@ package ports
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -32,6 +33,40 @@ type ReceiptHTTP struct {
 func (h ReceiptHTTP) Install(srv *server.Server) {
 	srv.Handle("GET /buy/api/receipt/{invoice_id}/open", http.HandlerFunc(h.open))
 	srv.Handle("GET /buy/api/receipt/{invoice_id}/pdf", http.HandlerFunc(h.pdf))
+	srv.Handle("POST /buy/api/receipt/{invoice_id}/contact", http.HandlerFunc(h.contact))
+}
+
+// reader is who asks for the receipt: the session's caller and the receipt token (the
+// link's ?token=, else the cookie).
+func reader(r *http.Request, invoiceID string) app.Reader {
+	token := r.URL.Query().Get("token")
+	if token == "" {
+		if c, err := r.Cookie(ReceiptCookiePrefix + strings.ReplaceAll(invoiceID, "-", "")); err == nil {
+			token = c.Value
+		}
+	}
+	who, _ := auth.CallerFrom(r.Context())
+	return app.Reader{Caller: who, ReceiptToken: token}
+}
+
+// contact saves the billing contact printed on the invoice (issue 31: an EU guest's
+// 'Print invoice' answered 403 from the account's contact route and sent them to log in);
+// whoever may read the receipt may set it.
+func (h ReceiptHTTP) contact(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("invoice_id")
+	var c order.Contact
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10)).Decode(&c); err != nil {
+		server.WriteError(w, errs.E(errs.Invalid, "The billing contact is not valid JSON."))
+		return
+	}
+	o, err := h.Svc.SaveInvoiceContact(r.Context(), id, reader(r, id), c)
+	if err != nil {
+		server.WriteError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(map[string]any{"invoiceId": o.InvoiceID, "billingContact": o.InvoiceContact})
 }
 
 // receiptCookieOf is the receipt cookie of the browser that paid or opened the e-mailed
@@ -66,14 +101,7 @@ func (h ReceiptHTTP) open(w http.ResponseWriter, r *http.Request) {
 
 func (h ReceiptHTTP) pdf(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("invoice_id")
-	token := r.URL.Query().Get("token")
-	if token == "" {
-		if c, err := r.Cookie(ReceiptCookiePrefix + strings.ReplaceAll(id, "-", "")); err == nil {
-			token = c.Value
-		}
-	}
-	who, _ := auth.CallerFrom(r.Context())
-	o, err := h.Svc.Receipt(r.Context(), id, app.Reader{Caller: who, ReceiptToken: token})
+	o, err := h.Svc.Receipt(r.Context(), id, reader(r, id))
 	if err != nil {
 		server.WriteError(w, err)
 		return
@@ -120,7 +148,11 @@ func ReceiptDoc(o *order.Placed, s Seller) []string {
 		out = append(out, "VAT number: "+s.VAT)
 	}
 	out = append(out, "", "Invoice number: "+o.InvoiceNumber, "Date: "+res.Created+" "+res.CreatedTime, "", "Bill to:")
-	for _, v := range []string{o.BillingName, o.Email, strings.TrimSpace(o.BillingZip + " " + o.BillingCountry)} {
+	bill := []string{o.BillingName, o.Email, strings.TrimSpace(o.BillingZip + " " + o.BillingCountry)}
+	if c := o.InvoiceContact; c != nil {
+		bill = []string{c.Name, c.PhysicalAddress, c.PhysicalAddress2, strings.Join(nonEmpty(c.City, c.StateProvince, c.PostalCode), ", "), c.Country, o.Email}
+	}
+	for _, v := range bill {
 		if strings.TrimSpace(v) != "" {
 			out = append(out, v)
 		}
@@ -175,4 +207,14 @@ func ReceiptPDF(o *order.Placed, s Seller) ([]byte, error) {
 		return nil, fmt.Errorf("render receipt pdf: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+func nonEmpty(v ...string) []string {
+	var out []string
+	for _, s := range v {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -331,6 +331,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/receipt/{invoice_id}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Saves the billing contact printed on the invoice (issue 31), for whoever may read the receipt: the receipt token (cookie or ?token=) or the Billing right; a guest needs no session. */
+        post: operations["Checkout_SaveInvoiceContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/receipt/{invoice_id}/open": {
         parameters: {
             query?: never;
@@ -480,6 +497,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The billing contact saved for an invoice. */
+        checkoutInvoiceContact: {
+            billingContact: components["schemas"]["checkoutInvoiceContactFields"];
+            invoiceId: string;
+        };
+        checkoutInvoiceContactFields: {
+            city: string;
+            country: string;
+            name: string;
+            physicalAddress: string;
+            physicalAddress2?: string;
+            postalCode?: string;
+            stateProvince?: string;
+        };
         /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, payment_declined 402, permission_denied 403, not_found 404, method_not_allowed 405, conflict 409, failed_precondition 412, payload_too_large 413, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). The spec's refusal fields (status, errors, msg, requireLogin, the fresh preview of a changed quote) are part of the same object. */
         hangarError: {
             /**
@@ -2054,6 +2085,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1ValidatePromoResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_SaveInvoiceContact: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["checkoutInvoiceContactFields"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["checkoutInvoiceContact"];
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */
