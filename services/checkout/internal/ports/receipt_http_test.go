@@ -14,7 +14,7 @@ import (
 // buyer's VAT ID, the lines, tax and the reverse-charge note; the PDF carries that text.
 func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
 	o := &order.Placed{InvoiceID: "inv-1", InvoiceNumber: "100042", CardBrand: "Visa", CardLast4: "1111",
-		CreatedAt: time.Date(2026, 3, 4, 23, 30, 0, 0, time.UTC),
+		CreatedAt:      time.Date(2026, 3, 4, 23, 30, 0, 0, time.UTC),
 		InvoiceContact: &order.Contact{Name: "Luft GmbH", PhysicalAddress: "Hauptstrasse 1", City: "Berlin", PostalCode: "10115", Country: "DE"}}
 	o.Currency, o.Email, o.BusinessID, o.ReverseCharge, o.IsEU = "EUR", "ops@luft.example", "DE123456789", true, true
 	o.SubtotalInCents, o.TotalInCents, o.TaxLabel = 19999, 19999, "VAT"
