@@ -98,7 +98,7 @@ func TestReceiptLinkOpensAnywhere(t *testing.T) {
 			t.Errorf("without the cookie: %d", code)
 		}
 		code, _, body := rawGet(t, st.base+"/buy/api/receipt/"+id, jar)
-		if code != 200 || !bytes.Contains(body, []byte(`"invoiceId":"`+id+`"`)) {
+		if code != 200 || !bytes.Contains(body, []byte(`"invoiceId":"`+id+`"`)) || !bytes.Contains(body, []byte(`"vatNumber":"IE0000000XX"`)) {
 			t.Errorf("receipt with the link's cookie: %d %s", code, body)
 		}
 	})

@@ -175,7 +175,12 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 	if err != nil {
 		return nil, err
 	}
-	return receipt(o)
+	out, err := receipt(o)
+	if err != nil {
+		return nil, err
+	}
+	out.Seller = &checkoutv1.Seller{Name: s.seller.Name, Address: s.seller.Address, VatNumber: s.seller.VAT}
+	return out, nil
 }
 
 // receiptCookie reads the receipt cookie of the browser that paid for the invoice.

@@ -110,6 +110,15 @@ export function SuccessPage({
       <h1 id="buy-success-title">Thank you for your purchase</h1>
       <div className={s.buyReceipt} data-testid="receipt">
         <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
+        {r.seller?.name ? (
+          <address className={s.buyReceiptSeller} data-testid="receipt-seller">
+            <strong>{r.seller.name}</strong>
+            {(r.seller.address ?? '').split('\n').filter(Boolean).map((line) => (
+              <span key={line}>{line}</span>
+            ))}
+            {r.seller.vatNumber ? <span>VAT number: {r.seller.vatNumber}</span> : null}
+          </address>
+        ) : null}
         <dl className={s.buyReceiptMeta}>
           <dt>{mode === 'invoice' ? 'Invoice' : 'Order'}</dt>
           <dd data-testid="receipt-id">{r.invoiceNumber || r.invoiceId || invoiceId}</dd>

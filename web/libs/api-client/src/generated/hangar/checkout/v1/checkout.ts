@@ -776,6 +776,7 @@ export interface components {
             paymentMethod?: string;
             reverseCharge?: boolean;
             reverseChargeNote?: string;
+            seller?: components["schemas"]["v1Seller"];
             status?: string;
             /** @description Display strings ("470.00", or N/A when a third party pays). */
             subtotal?: string;
@@ -1172,6 +1173,12 @@ export interface components {
             unitAmount?: string;
             /** Format: int32 */
             unitAmountInCents?: number;
+        };
+        /** @description Seller is who sells: name, postal address (lines separated by newlines) and VAT number. */
+        v1Seller: {
+            address?: string;
+            name?: string;
+            vatNumber?: string;
         };
         v1SetAutoRenewRequest: {
             /** @description "true" or "false" (form data). */
