@@ -52,11 +52,15 @@ type Config struct {
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
 	// Gift certificate caps (issue 26), in minor units of the order's currency.
-	GiftOrderCap int64         `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
-	GiftDayCap   int64         `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
-	ReceiptKeys  []string      `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
-	CodeAttempts int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
-	CodeWindow   time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
+	GiftOrderCap int64    `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
+	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
+	ReceiptKeys  []string `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
+	// The seller printed on receipts and invoices (their PDF and print).
+	SellerName    string        `env:"CHECKOUT_SELLER_NAME" default:"Hangar Aviation Software Ltd" doc:"the seller's name printed on receipts and invoices"`
+	SellerAddress string        `env:"CHECKOUT_SELLER_ADDRESS" default:"1 Runway Road, Dublin D02 X285, Ireland" doc:"the seller's postal address printed on receipts and invoices (one line, or lines separated by ';')"`
+	SellerVAT     string        `env:"CHECKOUT_SELLER_VAT" default:"IE0000000XX" doc:"the seller's VAT number printed on receipts and invoices"`
+	CodeAttempts  int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
+	CodeWindow    time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
 	PromotionsPerOrder int `env:"CHECKOUT_PROMOTIONS_PER_ORDER" default:"1" doc:"how many promotions one order takes (the first that apply, in the order entered); 1: promotions do not stack"`
 	// DeeplinkAllow lists where deeplinkOnSuccess may send a buyer after payment.
@@ -263,6 +267,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	}
 	svc := iapp.New(store, adapters.NewCatalogClient(conn), log, opts)
 	a.svc = svc
+	a.orders.LinkReceipts(svc.ReceiptLink)
 	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	a.orders.Register(order.KindGift, iapp.GiftFulfiller{Issue: adapters.IssueGifts})
 	a.orders.Register(order.KindOneOff, iapp.OneOffFulfiller{})
@@ -279,8 +284,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
+	seller := ports.Seller{Name: cfg.SellerName, Address: strings.ReplaceAll(cfg.SellerAddress, ";", "\n"), VAT: cfg.SellerVAT}
 	checkoutv1.RegisterCheckoutServiceServer(a.srv, ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).
-		WithRenewals(a.renewer))
+		WithRenewals(a.renewer).WithSeller(seller))
+	ports.ReceiptHTTP{Svc: svc, Seller: seller}.Install(a.srv)
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		return checkoutv1.RegisterCheckoutServiceHandlerClient(ctx, mux, checkoutv1.NewCheckoutServiceClient(conn))
 	})

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -9,7 +10,7 @@ import (
 )
 
 // Reader is who asks for a receipt: the session's caller (zero without a session) and the
-// receipt cookie of the browser that paid.
+// receipt token (the cookie of the browser that paid, or the e-mailed link's).
 type Reader struct {
 	Caller       auth.Caller
 	ReceiptToken string
@@ -37,7 +38,7 @@ func (s *Service) Receipt(ctx context.Context, invoiceID string, r Reader) (*ord
 }
 
 func (s *Service) mayRead(o *order.Placed, r Reader) bool {
-	if r.ReceiptToken != "" && s.receipts.Verify(o.InvoiceID, r.ReceiptToken) {
+	if r.ReceiptToken != "" && s.receipts.Verify(o.InvoiceID, r.ReceiptToken, s.now()) {
 		return true
 	}
 	for _, acct := range []string{o.AccountID, o.OrganizationID} {
@@ -46,4 +47,24 @@ func (s *Service) mayRead(o *order.Placed, r Reader) bool {
 		}
 	}
 	return false
+}
+
+// SaveInvoiceContact keeps the billing contact printed on the invoice, for whoever may read
+// the receipt (Receipt): the buyer through the e-mailed link's token needs no session.
+func (s *Service) SaveInvoiceContact(ctx context.Context, invoiceID string, r Reader, c order.Contact) (*order.Placed, error) {
+	o, err := s.Receipt(ctx, invoiceID, r)
+	if err != nil {
+		return nil, err
+	}
+	c.Name, c.PhysicalAddress, c.City, c.Country = strings.TrimSpace(c.Name), strings.TrimSpace(c.PhysicalAddress), strings.TrimSpace(c.City), strings.TrimSpace(c.Country)
+	for _, f := range []struct{ v, field string }{{c.Name, "name"}, {c.PhysicalAddress, "address"}, {c.City, "city"}, {c.Country, "country"}} {
+		if f.v == "" {
+			return nil, errs.Field(f.field, "The billing contact's "+f.field+" cannot be blank.")
+		}
+	}
+	if err := s.orders.SaveContact(ctx, invoiceID, c); err != nil {
+		return nil, err
+	}
+	o.InvoiceContact = &c
+	return o, nil
 }

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // ReceiptKeys sign the receipt access tokens (the cookie of the browser that paid): the
@@ -55,29 +57,40 @@ func redact(item string) string {
 	return "…"
 }
 
-func (k ReceiptKey) sign(invoiceID string) string {
+// ReceiptTokenTTL is how long a receipt token opens its receipt: the cookie of the browser
+// that paid and the link in the receipt e-mail are one token, so the buyer can reopen the
+// e-mail (and print the invoice) for a month, from any browser.
+const ReceiptTokenTTL = 30 * 24 * time.Hour
+
+func (k ReceiptKey) sign(invoiceID string, exp int64) string {
 	m := hmac.New(sha256.New, k.Secret)
-	m.Write([]byte("receipt|" + invoiceID))
-	return k.ID + "." + hex.EncodeToString(m.Sum(nil))[:40]
+	m.Write([]byte("receipt|" + invoiceID + "|" + strconv.FormatInt(exp, 10)))
+	return k.ID + "." + strconv.FormatInt(exp, 10) + "." + hex.EncodeToString(m.Sum(nil))[:40]
 }
 
-// Sign answers the token of an invoice under the first key ("" without keys).
-func (ks ReceiptKeys) Sign(invoiceID string) string {
+// Sign answers the token of an invoice under the first key, good until exp ("" without
+// keys): "keyid.unixexpiry.mac".
+func (ks ReceiptKeys) Sign(invoiceID string, exp time.Time) string {
 	if len(ks) == 0 {
 		return ""
 	}
-	return ks[0].sign(invoiceID)
+	return ks[0].sign(invoiceID, exp.Unix())
 }
 
-// Verify reports whether token is the invoice's under the key it names.
-func (ks ReceiptKeys) Verify(invoiceID, token string) bool {
-	id, _, ok := strings.Cut(token, ".")
-	if !ok {
+// Verify reports whether token is the invoice's under the key it names and has not
+// expired at now.
+func (ks ReceiptKeys) Verify(invoiceID, token string, now time.Time) bool {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	exp, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || now.Unix() >= exp {
 		return false
 	}
 	for _, k := range ks {
-		if k.ID == id {
-			return hmac.Equal([]byte(token), []byte(k.sign(invoiceID)))
+		if k.ID == parts[0] {
+			return hmac.Equal([]byte(token), []byte(k.sign(invoiceID, exp)))
 		}
 	}
 	return false

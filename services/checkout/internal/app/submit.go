@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/hmac"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,9 +289,18 @@ func (s *Service) customerAccount(ctx context.Context, in domain.Input, pv *pric
 	return id, err
 }
 
-// ReceiptToken is the value of the receipt cookie given to the browser that paid: an
-// HMAC of the invoice id under the current receipt key (ReceiptKeys), so it needs no
-// storage and every replay of the submit gets it.
+// ReceiptToken is the receipt cookie given to the browser that paid and the token of the
+// e-mailed receipt link: an HMAC of the invoice id and an expiry under the current receipt
+// key (ReceiptKeys), so it needs no storage and every replay of the submit gets one.
 func (s *Service) ReceiptToken(invoiceID string) string {
-	return s.receipts.Sign(invoiceID)
+	return s.receipts.Sign(invoiceID, s.now().Add(ReceiptTokenTTL))
 }
+
+// ReceiptLink is the receipt's link for the e-mail: it opens the receipt in any browser
+// (ports' receipt opener turns its token into the cookie) until the token lapses.
+func (s *Service) ReceiptLink(invoiceID string) string {
+	return ReceiptOpenPath(invoiceID) + "?token=" + url.QueryEscape(s.ReceiptToken(invoiceID))
+}
+
+// ReceiptOpenPath is the route that turns a receipt link's token into the receipt cookie.
+func ReceiptOpenPath(invoiceID string) string { return "/buy/api/receipt/" + invoiceID + "/open" }

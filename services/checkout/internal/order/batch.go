@@ -307,7 +307,7 @@ func (p *Pipeline) insertBatch(ctx context.Context, tx pgx.Tx, w *batchWrite) (m
 	}
 	all := make([]kafka.Event, 0, 2*len(w.placed))
 	for n, o := range w.placed {
-		completed, err := orderCompleted(o, w.charges[n])
+		completed, err := orderCompleted(o, w.charges[n], p.receiptURL(o.InvoiceID))
 		if err != nil {
 			return nil, err
 		}

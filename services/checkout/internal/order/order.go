@@ -97,11 +97,13 @@ type Payment struct {
 // Placed is a written order, as a Fulfiller and the answer see it.
 type Placed struct {
 	Purchase
-	InvoiceID     string
-	InvoiceNumber string
-	ChargeID      string
-	CardBrand     string
-	CardLast4     string
+	// InvoiceContact is the billing contact the buyer saved for the invoice (nil: none).
+	InvoiceContact *Contact
+	InvoiceID      string
+	InvoiceNumber  string
+	ChargeID       string
+	CardBrand      string
+	CardLast4      string
 	// PaymentMethodToken is payments' vaulted method the order was paid with (the stored
 	// token, or the one payments vaulted from the nonce): what a renewal charges.
 	PaymentMethodToken string
@@ -226,4 +228,15 @@ func AsDeclined(err error) (*DeclinedError, bool) {
 	var d *DeclinedError
 	ok := errors.As(err, &d)
 	return d, ok
+}
+
+// Contact is the billing contact printed on an invoice (spec 001 §3's fields).
+type Contact struct {
+	Name             string `json:"name"`
+	PhysicalAddress  string `json:"physicalAddress"`
+	PhysicalAddress2 string `json:"physicalAddress2,omitempty"`
+	City             string `json:"city"`
+	StateProvince    string `json:"stateProvince,omitempty"`
+	PostalCode       string `json:"postalCode,omitempty"`
+	Country          string `json:"country"`
 }

@@ -34,6 +34,20 @@ type Pipeline struct {
 	// afterCharge, when set, runs between the charge and the write: tests inject a crash.
 	afterCharge func(key string) error
 	metrics     *Metrics
+	receiptLink func(invoiceID string) string
+}
+
+// LinkReceipts sets how an order's receipt link (the order-completed event's, which the
+// receipt e-mail carries) is made: the signed link that opens it in any browser. Without
+// it the link is the success page's, which opens only where the buyer's cookie or session
+// is. Set once, before serving.
+func (p *Pipeline) LinkReceipts(f func(invoiceID string) string) { p.receiptLink = f }
+
+func (p *Pipeline) receiptURL(invoiceID string) string {
+	if p.receiptLink != nil {
+		return p.receiptLink(invoiceID)
+	}
+	return ReceiptURL(invoiceID)
 }
 
 // Options configure a Pipeline.

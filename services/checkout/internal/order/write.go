@@ -48,7 +48,7 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 		if err != nil {
 			return nil, err
 		}
-		completed, err := orderCompleted(placed, ch)
+		completed, err := orderCompleted(placed, ch, p.receiptURL(placed.InvoiceID))
 		if err != nil {
 			return nil, err
 		}
@@ -299,11 +299,11 @@ func movement(ctx context.Context, tx pgx.Tx, invoiceID, kind, ref string, amoun
 	return nil
 }
 
-func orderCompleted(o *Placed, ch Charge) (kafka.Event, error) {
+func orderCompleted(o *Placed, ch Charge, receiptURL string) (kafka.Event, error) {
 	ev := &eventsv1.OrderCompleted{OrderId: o.InvoiceID, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, AccountId: o.AccountID,
 		Email: o.Email, OrderKind: o.Kind, BuyerKind: o.BuyerKind, Currency: o.Currency, SubtotalInCents: o.SubtotalInCents,
 		TaxInCents: o.TaxInCents, TotalInCents: o.TotalInCents, CardBrand: ch.CardBrand, CardLast4: ch.CardLast4, ChargeId: ch.ID,
-		CompletedAt: timestamppb.New(o.CreatedAt), ReceiptUrl: ReceiptURL(o.InvoiceID), TaxLabel: o.TaxLabel, ReverseCharge: o.ReverseCharge}
+		CompletedAt: timestamppb.New(o.CreatedAt), ReceiptUrl: receiptURL, TaxLabel: o.TaxLabel, ReverseCharge: o.ReverseCharge}
 	for _, l := range o.Lines {
 		ev.Lines = append(ev.Lines, &eventsv1.InvoiceLine{AddOnCode: l.AddOnCode, Description: l.Description, Type: l.Type,
 			Quantity: int32(l.Quantity), AmountInCents: l.AmountInCents, Reason: l.Reason})

@@ -33,7 +33,11 @@ type GRPC struct {
 	purchases      *app.Purchases // gift certificates and one-off carts (purchases.go)
 	methods        PaymentMethods
 	renewals       *app.Renewer // the /account page's renewal state (renewal.go)
+	seller         Seller       // printed on receipts (GetReceipt) as on their PDF
 }
+
+// WithSeller sets the seller every receipt names.
+func (s *GRPC) WithSeller(v Seller) *GRPC { s.seller = v; return s }
 
 // NewGRPC serves svc; trustedProxies is the number of proxies in front of the service that
 // append to X-Forwarded-For (auth.ClientIP).

@@ -33,6 +33,10 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 		BillingContact: &checkoutv1.BillingContact{Name: o.BillingName, PostalCode: o.BillingZip, Country: o.BillingCountry},
 		Subtotal:       money(o.SubtotalInCents), Tax: money(o.TaxInCents), Total: money(o.TotalInCents), TaxVatText: o.TaxLabel,
 		ReverseCharge: ptr(o.ReverseCharge), ThirdParty: ptr(o.ThirdParty), BusinessIdentificationNo: o.BusinessID, Status: "paid"}
+	if c := o.InvoiceContact; c != nil {
+		out.BillingContact = &checkoutv1.BillingContact{Name: c.Name, PhysicalAddress: c.PhysicalAddress, PhysicalAddress2: c.PhysicalAddress2,
+			City: c.City, StateProvince: c.StateProvince, PostalCode: c.PostalCode, Country: c.Country}
+	}
 	if o.ReverseCharge {
 		out.ReverseChargeNote = ReverseChargeNote
 	}

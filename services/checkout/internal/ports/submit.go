@@ -72,8 +72,7 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 	}
 	if v := md.HeaderMD.Get(mdReceipt); len(v) == 1 {
 		id, token, _ := strings.Cut(v[0], "=")
-		http.SetCookie(w, &http.Cookie{Name: ReceiptCookiePrefix + strings.ReplaceAll(id, "-", ""), Value: token,
-			Path: "/buy/api/receipt/" + id, MaxAge: 7 * 24 * 3600, Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		http.SetCookie(w, receiptCookieOf(id, token))
 	}
 	return nil
 }
@@ -176,7 +175,12 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 	if err != nil {
 		return nil, err
 	}
-	return receipt(o)
+	out, err := receipt(o)
+	if err != nil {
+		return nil, err
+	}
+	out.Seller = &checkoutv1.Seller{Name: s.seller.Name, Address: s.seller.Address, VatNumber: s.seller.VAT}
+	return out, nil
 }
 
 // receiptCookie reads the receipt cookie of the browser that paid for the invoice.

@@ -131,11 +131,14 @@ function publish(doc, rel) {
     for (const [path, ops] of Object.entries(extra.routes)) {
       doc.paths[path] ??= {};
       for (const [method, op] of Object.entries(ops)) {
-        const { ok, okContent, ...rest } = structuredClone(op);
+        // responses: statuses other than 200 (a redirect); without ok or okContent the
+        // route has no 200.
+        const { ok, okContent, responses, ...rest } = structuredClone(op);
         doc.paths[path][method] = {
           ...rest,
           responses: {
-            200: { description: 'A successful response.', content: okContent ?? json({ $ref: `#/components/schemas/${ok}` }) },
+            ...(ok || okContent ? { 200: { description: 'A successful response.', content: okContent ?? json({ $ref: `#/components/schemas/${ok}` }) } } : {}),
+            ...responses,
             default: { description: 'An error: the error object with the HTTP status of its code.', content: json(errorRef) },
           },
         };

@@ -4840,8 +4840,10 @@ type GetReceiptResponse struct {
 	CanPrintInvoice          *bool  `protobuf:"varint,26,opt,name=can_print_invoice,json=canPrintInvoice,proto3,oneof" json:"can_print_invoice,omitempty"`
 	BusinessIdentificationNo string `protobuf:"bytes,27,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
 	Status                   string `protobuf:"bytes,28,opt,name=status,proto3" json:"status,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	// The seller printed on the receipt and invoice (CHECKOUT_SELLER_*).
+	Seller        *Seller `protobuf:"bytes,29,opt,name=seller,proto3" json:"seller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetReceiptResponse) Reset() {
@@ -5070,6 +5072,74 @@ func (x *GetReceiptResponse) GetStatus() string {
 	return ""
 }
 
+func (x *GetReceiptResponse) GetSeller() *Seller {
+	if x != nil {
+		return x.Seller
+	}
+	return nil
+}
+
+// Seller is who sells: name, postal address (lines separated by newlines) and VAT number.
+type Seller struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Address       string                 `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	VatNumber     string                 `protobuf:"bytes,3,opt,name=vat_number,json=vatNumber,proto3" json:"vat_number,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Seller) Reset() {
+	*x = Seller{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Seller) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Seller) ProtoMessage() {}
+
+func (x *Seller) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Seller.ProtoReflect.Descriptor instead.
+func (*Seller) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *Seller) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Seller) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *Seller) GetVatNumber() string {
+	if x != nil {
+		return x.VatNumber
+	}
+	return ""
+}
+
 type GetSubscriptionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1 (or true): include the payment method on file.
@@ -5080,7 +5150,7 @@ type GetSubscriptionRequest struct {
 
 func (x *GetSubscriptionRequest) Reset() {
 	*x = GetSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5092,7 +5162,7 @@ func (x *GetSubscriptionRequest) String() string {
 func (*GetSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5105,7 +5175,7 @@ func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetSubscriptionRequest) GetIncludePaymentInfo() string {
@@ -5124,7 +5194,7 @@ type GetSubscriptionSimpleRequest struct {
 
 func (x *GetSubscriptionSimpleRequest) Reset() {
 	*x = GetSubscriptionSimpleRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5136,7 +5206,7 @@ func (x *GetSubscriptionSimpleRequest) String() string {
 func (*GetSubscriptionSimpleRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5149,7 +5219,7 @@ func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetSubscriptionSimpleRequest) GetIncludePaymentInfo() string {
@@ -5171,7 +5241,7 @@ type GetSubscriptionSimpleResponse struct {
 
 func (x *GetSubscriptionSimpleResponse) Reset() {
 	*x = GetSubscriptionSimpleResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5183,7 +5253,7 @@ func (x *GetSubscriptionSimpleResponse) String() string {
 func (*GetSubscriptionSimpleResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5196,7 +5266,7 @@ func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetSubscriptionSimpleResponse) GetStatus() string {
@@ -5231,7 +5301,7 @@ type GetAccountSubscriptionResponse struct {
 
 func (x *GetAccountSubscriptionResponse) Reset() {
 	*x = GetAccountSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5243,7 +5313,7 @@ func (x *GetAccountSubscriptionResponse) String() string {
 func (*GetAccountSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5256,7 +5326,7 @@ func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetAccountSubscriptionResponse) GetStatus() string {
@@ -5282,7 +5352,7 @@ type UpdateBillingContactResponse struct {
 
 func (x *UpdateBillingContactResponse) Reset() {
 	*x = UpdateBillingContactResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5294,7 +5364,7 @@ func (x *UpdateBillingContactResponse) String() string {
 func (*UpdateBillingContactResponse) ProtoMessage() {}
 
 func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5307,7 +5377,7 @@ func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactResponse.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *UpdateBillingContactResponse) GetContact() *BillingContact {
@@ -5328,7 +5398,7 @@ type AddOnObject struct {
 
 func (x *AddOnObject) Reset() {
 	*x = AddOnObject{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5340,7 +5410,7 @@ func (x *AddOnObject) String() string {
 func (*AddOnObject) ProtoMessage() {}
 
 func (x *AddOnObject) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5353,7 +5423,7 @@ func (x *AddOnObject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnObject.ProtoReflect.Descriptor instead.
 func (*AddOnObject) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AddOnObject) GetAddOnCode() string {
@@ -5403,7 +5473,7 @@ type Subscription struct {
 
 func (x *Subscription) Reset() {
 	*x = Subscription{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5415,7 +5485,7 @@ func (x *Subscription) String() string {
 func (*Subscription) ProtoMessage() {}
 
 func (x *Subscription) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5428,7 +5498,7 @@ func (x *Subscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscription.ProtoReflect.Descriptor instead.
 func (*Subscription) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *Subscription) GetId() string {
@@ -5609,7 +5679,7 @@ type PaymentInfo struct {
 
 func (x *PaymentInfo) Reset() {
 	*x = PaymentInfo{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5621,7 +5691,7 @@ func (x *PaymentInfo) String() string {
 func (*PaymentInfo) ProtoMessage() {}
 
 func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5634,7 +5704,7 @@ func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInfo.ProtoReflect.Descriptor instead.
 func (*PaymentInfo) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *PaymentInfo) GetToken() string {
@@ -5704,7 +5774,7 @@ type GetSubscriptionResponse struct {
 
 func (x *GetSubscriptionResponse) Reset() {
 	*x = GetSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5716,7 +5786,7 @@ func (x *GetSubscriptionResponse) String() string {
 func (*GetSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5729,7 +5799,7 @@ func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *GetSubscriptionResponse) GetStatus() string {
@@ -5761,7 +5831,7 @@ type GetSubscriptionAvionicsRequest struct {
 
 func (x *GetSubscriptionAvionicsRequest) Reset() {
 	*x = GetSubscriptionAvionicsRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5773,7 +5843,7 @@ func (x *GetSubscriptionAvionicsRequest) String() string {
 func (*GetSubscriptionAvionicsRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5786,7 +5856,7 @@ func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
 }
 
 // SubscriptionAvionics is one panel-avionics add-on of a subscription.
@@ -5801,7 +5871,7 @@ type SubscriptionAvionics struct {
 
 func (x *SubscriptionAvionics) Reset() {
 	*x = SubscriptionAvionics{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5813,7 +5883,7 @@ func (x *SubscriptionAvionics) String() string {
 func (*SubscriptionAvionics) ProtoMessage() {}
 
 func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5826,7 +5896,7 @@ func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAvionics.ProtoReflect.Descriptor instead.
 func (*SubscriptionAvionics) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *SubscriptionAvionics) GetAddOnCode() string {
@@ -5861,7 +5931,7 @@ type GetSubscriptionAvionicsResponse struct {
 
 func (x *GetSubscriptionAvionicsResponse) Reset() {
 	*x = GetSubscriptionAvionicsResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5873,7 +5943,7 @@ func (x *GetSubscriptionAvionicsResponse) String() string {
 func (*GetSubscriptionAvionicsResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5886,7 +5956,7 @@ func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *GetSubscriptionAvionicsResponse) GetStatus() string {
@@ -5921,7 +5991,7 @@ type SetAutoRenewRequest struct {
 
 func (x *SetAutoRenewRequest) Reset() {
 	*x = SetAutoRenewRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5933,7 +6003,7 @@ func (x *SetAutoRenewRequest) String() string {
 func (*SetAutoRenewRequest) ProtoMessage() {}
 
 func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5946,7 +6016,7 @@ func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *SetAutoRenewRequest) GetProductCode() string {
@@ -5975,7 +6045,7 @@ type SetAutoRenewResponse struct {
 
 func (x *SetAutoRenewResponse) Reset() {
 	*x = SetAutoRenewResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5987,7 +6057,7 @@ func (x *SetAutoRenewResponse) String() string {
 func (*SetAutoRenewResponse) ProtoMessage() {}
 
 func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6000,7 +6070,7 @@ func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *SetAutoRenewResponse) GetStatus() string {
@@ -6034,7 +6104,7 @@ type GetCurrencyRequest struct {
 
 func (x *GetCurrencyRequest) Reset() {
 	*x = GetCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6046,7 +6116,7 @@ func (x *GetCurrencyRequest) String() string {
 func (*GetCurrencyRequest) ProtoMessage() {}
 
 func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6059,7 +6129,7 @@ func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*GetCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GetCurrencyRequest) GetEmail() string {
@@ -6093,7 +6163,7 @@ type GetCurrencyResponse struct {
 
 func (x *GetCurrencyResponse) Reset() {
 	*x = GetCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6105,7 +6175,7 @@ func (x *GetCurrencyResponse) String() string {
 func (*GetCurrencyResponse) ProtoMessage() {}
 
 func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6118,7 +6188,7 @@ func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*GetCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetCurrencyResponse) GetStatus() string {
@@ -6164,7 +6234,7 @@ type GetHumanVerificationRequest struct {
 
 func (x *GetHumanVerificationRequest) Reset() {
 	*x = GetHumanVerificationRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6176,7 +6246,7 @@ func (x *GetHumanVerificationRequest) String() string {
 func (*GetHumanVerificationRequest) ProtoMessage() {}
 
 func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6189,7 +6259,7 @@ func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationRequest.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
 }
 
 type GetHumanVerificationResponse struct {
@@ -6207,7 +6277,7 @@ type GetHumanVerificationResponse struct {
 
 func (x *GetHumanVerificationResponse) Reset() {
 	*x = GetHumanVerificationResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6219,7 +6289,7 @@ func (x *GetHumanVerificationResponse) String() string {
 func (*GetHumanVerificationResponse) ProtoMessage() {}
 
 func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6232,7 +6302,7 @@ func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationResponse.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GetHumanVerificationResponse) GetRequired() bool {
@@ -6266,7 +6336,7 @@ type GetAccountSubscriptionRequest struct {
 
 func (x *GetAccountSubscriptionRequest) Reset() {
 	*x = GetAccountSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6278,7 +6348,7 @@ func (x *GetAccountSubscriptionRequest) String() string {
 func (*GetAccountSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6291,7 +6361,7 @@ func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
@@ -6318,7 +6388,7 @@ type UpdateBillingContactRequest struct {
 
 func (x *UpdateBillingContactRequest) Reset() {
 	*x = UpdateBillingContactRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6330,7 +6400,7 @@ func (x *UpdateBillingContactRequest) String() string {
 func (*UpdateBillingContactRequest) ProtoMessage() {}
 
 func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6343,7 +6413,7 @@ func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *UpdateBillingContactRequest) GetAccountUuid() string {
@@ -6368,7 +6438,7 @@ type GetRenewalStatusRequest struct {
 
 func (x *GetRenewalStatusRequest) Reset() {
 	*x = GetRenewalStatusRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6380,7 +6450,7 @@ func (x *GetRenewalStatusRequest) String() string {
 func (*GetRenewalStatusRequest) ProtoMessage() {}
 
 func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6393,7 +6463,7 @@ func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
 }
 
 type GetRenewalStatusResponse struct {
@@ -6423,7 +6493,7 @@ type GetRenewalStatusResponse struct {
 
 func (x *GetRenewalStatusResponse) Reset() {
 	*x = GetRenewalStatusResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6435,7 +6505,7 @@ func (x *GetRenewalStatusResponse) String() string {
 func (*GetRenewalStatusResponse) ProtoMessage() {}
 
 func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6448,7 +6518,7 @@ func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
@@ -6550,7 +6620,7 @@ type ListInvoicesRequest struct {
 
 func (x *ListInvoicesRequest) Reset() {
 	*x = ListInvoicesRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6562,7 +6632,7 @@ func (x *ListInvoicesRequest) String() string {
 func (*ListInvoicesRequest) ProtoMessage() {}
 
 func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6575,7 +6645,7 @@ func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
 }
 
 type InvoiceSummary struct {
@@ -6601,7 +6671,7 @@ type InvoiceSummary struct {
 
 func (x *InvoiceSummary) Reset() {
 	*x = InvoiceSummary{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6613,7 +6683,7 @@ func (x *InvoiceSummary) String() string {
 func (*InvoiceSummary) ProtoMessage() {}
 
 func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6626,7 +6696,7 @@ func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
 func (*InvoiceSummary) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *InvoiceSummary) GetInvoiceId() string {
@@ -6708,7 +6778,7 @@ type ListInvoicesResponse struct {
 
 func (x *ListInvoicesResponse) Reset() {
 	*x = ListInvoicesResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6720,7 +6790,7 @@ func (x *ListInvoicesResponse) String() string {
 func (*ListInvoicesResponse) ProtoMessage() {}
 
 func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6733,7 +6803,7 @@ func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
@@ -7295,7 +7365,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
 	"\t_quantityB\x17\n" +
 	"\x15_unit_amount_in_centsB\x12\n" +
-	"\x10_amount_in_cents\"\xab\n" +
+	"\x10_amount_in_cents\"\xdf\n" +
 	"\n" +
 	"\x12GetReceiptResponse\x12\x1d\n" +
 	"\n" +
@@ -7333,7 +7403,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"thirdParty\x88\x01\x01\x12/\n" +
 	"\x11can_print_invoice\x18\x1a \x01(\bH\aR\x0fcanPrintInvoice\x88\x01\x01\x12<\n" +
 	"\x1abusiness_identification_no\x18\x1b \x01(\tR\x18businessIdentificationNo\x12\x16\n" +
-	"\x06status\x18\x1c \x01(\tR\x06statusB\x14\n" +
+	"\x06status\x18\x1c \x01(\tR\x06status\x122\n" +
+	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06sellerB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x1d\n" +
@@ -7341,7 +7412,12 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"!_gift_certificate_credit_in_centsB\x11\n" +
 	"\x0f_reverse_chargeB\x0e\n" +
 	"\f_third_partyB\x14\n" +
-	"\x12_can_print_invoice\"J\n" +
+	"\x12_can_print_invoice\"U\n" +
+	"\x06Seller\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x1d\n" +
+	"\n" +
+	"vat_number\x18\x03 \x01(\tR\tvatNumber\"J\n" +
 	"\x16GetSubscriptionRequest\x120\n" +
 	"\x14include_payment_info\x18\x01 \x01(\tR\x12includePaymentInfo\"P\n" +
 	"\x1cGetSubscriptionSimpleRequest\x120\n" +
@@ -7532,7 +7608,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                     // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                     // 1: hangar.checkout.v1.ChartChoice
@@ -7585,38 +7661,39 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingContact)(nil),                  // 48: hangar.checkout.v1.BillingContact
 	(*ReceiptLine)(nil),                     // 49: hangar.checkout.v1.ReceiptLine
 	(*GetReceiptResponse)(nil),              // 50: hangar.checkout.v1.GetReceiptResponse
-	(*GetSubscriptionRequest)(nil),          // 51: hangar.checkout.v1.GetSubscriptionRequest
-	(*GetSubscriptionSimpleRequest)(nil),    // 52: hangar.checkout.v1.GetSubscriptionSimpleRequest
-	(*GetSubscriptionSimpleResponse)(nil),   // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse
-	(*GetAccountSubscriptionResponse)(nil),  // 54: hangar.checkout.v1.GetAccountSubscriptionResponse
-	(*UpdateBillingContactResponse)(nil),    // 55: hangar.checkout.v1.UpdateBillingContactResponse
-	(*AddOnObject)(nil),                     // 56: hangar.checkout.v1.AddOnObject
-	(*Subscription)(nil),                    // 57: hangar.checkout.v1.Subscription
-	(*PaymentInfo)(nil),                     // 58: hangar.checkout.v1.PaymentInfo
-	(*GetSubscriptionResponse)(nil),         // 59: hangar.checkout.v1.GetSubscriptionResponse
-	(*GetSubscriptionAvionicsRequest)(nil),  // 60: hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	(*SubscriptionAvionics)(nil),            // 61: hangar.checkout.v1.SubscriptionAvionics
-	(*GetSubscriptionAvionicsResponse)(nil), // 62: hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	(*SetAutoRenewRequest)(nil),             // 63: hangar.checkout.v1.SetAutoRenewRequest
-	(*SetAutoRenewResponse)(nil),            // 64: hangar.checkout.v1.SetAutoRenewResponse
-	(*GetCurrencyRequest)(nil),              // 65: hangar.checkout.v1.GetCurrencyRequest
-	(*GetCurrencyResponse)(nil),             // 66: hangar.checkout.v1.GetCurrencyResponse
-	(*GetHumanVerificationRequest)(nil),     // 67: hangar.checkout.v1.GetHumanVerificationRequest
-	(*GetHumanVerificationResponse)(nil),    // 68: hangar.checkout.v1.GetHumanVerificationResponse
-	(*GetAccountSubscriptionRequest)(nil),   // 69: hangar.checkout.v1.GetAccountSubscriptionRequest
-	(*UpdateBillingContactRequest)(nil),     // 70: hangar.checkout.v1.UpdateBillingContactRequest
-	(*GetRenewalStatusRequest)(nil),         // 71: hangar.checkout.v1.GetRenewalStatusRequest
-	(*GetRenewalStatusResponse)(nil),        // 72: hangar.checkout.v1.GetRenewalStatusResponse
-	(*ListInvoicesRequest)(nil),             // 73: hangar.checkout.v1.ListInvoicesRequest
-	(*InvoiceSummary)(nil),                  // 74: hangar.checkout.v1.InvoiceSummary
-	(*ListInvoicesResponse)(nil),            // 75: hangar.checkout.v1.ListInvoicesResponse
-	(*structpb.Value)(nil),                  // 76: google.protobuf.Value
+	(*Seller)(nil),                          // 51: hangar.checkout.v1.Seller
+	(*GetSubscriptionRequest)(nil),          // 52: hangar.checkout.v1.GetSubscriptionRequest
+	(*GetSubscriptionSimpleRequest)(nil),    // 53: hangar.checkout.v1.GetSubscriptionSimpleRequest
+	(*GetSubscriptionSimpleResponse)(nil),   // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse
+	(*GetAccountSubscriptionResponse)(nil),  // 55: hangar.checkout.v1.GetAccountSubscriptionResponse
+	(*UpdateBillingContactResponse)(nil),    // 56: hangar.checkout.v1.UpdateBillingContactResponse
+	(*AddOnObject)(nil),                     // 57: hangar.checkout.v1.AddOnObject
+	(*Subscription)(nil),                    // 58: hangar.checkout.v1.Subscription
+	(*PaymentInfo)(nil),                     // 59: hangar.checkout.v1.PaymentInfo
+	(*GetSubscriptionResponse)(nil),         // 60: hangar.checkout.v1.GetSubscriptionResponse
+	(*GetSubscriptionAvionicsRequest)(nil),  // 61: hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	(*SubscriptionAvionics)(nil),            // 62: hangar.checkout.v1.SubscriptionAvionics
+	(*GetSubscriptionAvionicsResponse)(nil), // 63: hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	(*SetAutoRenewRequest)(nil),             // 64: hangar.checkout.v1.SetAutoRenewRequest
+	(*SetAutoRenewResponse)(nil),            // 65: hangar.checkout.v1.SetAutoRenewResponse
+	(*GetCurrencyRequest)(nil),              // 66: hangar.checkout.v1.GetCurrencyRequest
+	(*GetCurrencyResponse)(nil),             // 67: hangar.checkout.v1.GetCurrencyResponse
+	(*GetHumanVerificationRequest)(nil),     // 68: hangar.checkout.v1.GetHumanVerificationRequest
+	(*GetHumanVerificationResponse)(nil),    // 69: hangar.checkout.v1.GetHumanVerificationResponse
+	(*GetAccountSubscriptionRequest)(nil),   // 70: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),     // 71: hangar.checkout.v1.UpdateBillingContactRequest
+	(*GetRenewalStatusRequest)(nil),         // 72: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),        // 73: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),             // 74: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                  // 75: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),            // 76: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                  // 77: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	76, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	77, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	76, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	76, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	77, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	77, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -7633,11 +7710,11 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	76, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	77, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	76, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	77, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
 	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
 	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
 	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
@@ -7647,7 +7724,7 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
 	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	76, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	77, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
 	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
 	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
 	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
@@ -7663,70 +7740,71 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	11, // 47: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
 	48, // 48: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
 	49, // 49: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	57, // 50: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	58, // 51: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	57, // 52: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	48, // 53: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	56, // 54: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	48, // 55: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	57, // 56: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	61, // 58: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	48, // 59: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	74, // 60: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 61: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 62: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 63: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 64: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 65: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 66: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 67: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 68: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 69: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 70: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 71: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 72: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 73: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	51, // 74: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	60, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	63, // 77: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	71, // 78: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	73, // 79: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	65, // 80: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	69, // 81: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	70, // 82: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 83: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	67, // 84: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 85: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 86: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 87: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 88: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 89: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 90: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 91: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 92: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 93: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 94: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 95: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 96: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 97: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	59, // 98: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	53, // 99: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	62, // 100: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	64, // 101: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	72, // 102: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	75, // 103: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	66, // 104: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	54, // 105: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	55, // 106: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 107: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	68, // 108: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	85, // [85:109] is the sub-list for method output_type
-	61, // [61:85] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	51, // 50: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
+	58, // 51: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	59, // 52: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	58, // 53: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	48, // 54: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	57, // 55: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	48, // 56: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	59, // 58: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	62, // 59: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	48, // 60: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	75, // 61: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 62: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 63: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 64: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 65: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 66: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 67: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 68: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 69: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 70: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 71: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 72: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 73: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 74: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	53, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	61, // 77: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	64, // 78: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	72, // 79: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	74, // 80: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	66, // 81: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	70, // 82: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	71, // 83: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 84: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	68, // 85: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 86: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 87: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 88: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 89: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 90: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 91: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 92: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 93: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 94: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 95: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 96: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 97: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 98: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	60, // 99: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	54, // 100: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	63, // 101: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	65, // 102: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	73, // 103: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	76, // 104: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	67, // 105: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	55, // 106: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	56, // 107: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 108: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	69, // 109: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	86, // [86:110] is the sub-list for method output_type
+	62, // [62:86] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -7753,19 +7831,19 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[46].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[49].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[57].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[64].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[66].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[72].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[74].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[59].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[65].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[67].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[73].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[75].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   76,
+			NumMessages:   77,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

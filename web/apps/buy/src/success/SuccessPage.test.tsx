@@ -70,3 +70,29 @@ describe('/buy/success leads on after the receipt', () => {
     expect(screen.getByRole('button', { name: 'Print receipt' })).toBeTruthy();
   });
 });
+
+// Issue 31 item 3: for an EU guest 'Print invoice' saved the contact through the account's
+// route, which answered 403 and reloaded the page with prompt=login. It saves through the
+// receipt's own route now (the receipt token suffices), and the PDF is a link away.
+describe('/buy/success papers for a guest', () => {
+  it('saves the billing contact through the receipt and offers the PDF', async () => {
+    const calls: string[] = [];
+    const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = input instanceof Request ? input : new Request(String(input), init);
+      calls.push(`${req.method} ${new URL(req.url).pathname}`);
+      const seller = { name: 'Hangar Aviation Software Ltd', address: '1 Runway Road\nDublin', vatNumber: 'IE0000000XX' };
+      const body = req.method === 'POST' ? { invoiceId: 'inv-1', billingContact: {} } : { invoiceId: 'inv-1', invoiceNumber: 'H-000001', currency: 'EUR', total: '199.99', canPrintInvoice: true, accountId: 'acct-1', seller, billingContact: { name: 'Pat Pilot', physicalAddress: 'Hauptstrasse 1', city: 'Berlin', country: 'DE' } };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    setApiClient(createApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, baseUrl: 'http://store.test' }));
+    show();
+    expect((await screen.findByTestId('receipt-pdf')).getAttribute('href')).toBe('/buy/api/receipt/inv-1/pdf');
+    // The printed receipt names the seller with its VAT number.
+    expect(screen.getByTestId('receipt-seller').textContent).toBe('Hangar Aviation Software Ltd1 Runway RoadDublinVAT number: IE0000000XX');
+    screen.getByRole('button', { name: 'Print invoice' }).click();
+    const modal = await screen.findByTestId('billing-contact-modal');
+    (modal.querySelector('form') as HTMLFormElement).requestSubmit();
+    await waitFor(() => expect(calls).toContain('POST /buy/api/receipt/inv-1/contact'));
+    expect(calls.some((c) => c.includes('/contact/update/'))).toBe(false);
+  });
+});

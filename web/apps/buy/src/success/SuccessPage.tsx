@@ -110,6 +110,15 @@ export function SuccessPage({
       <h1 id="buy-success-title">Thank you for your purchase</h1>
       <div className={s.buyReceipt} data-testid="receipt">
         <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
+        {r.seller?.name ? (
+          <address className={s.buyReceiptSeller} data-testid="receipt-seller">
+            <strong>{r.seller.name}</strong>
+            {(r.seller.address ?? '').split('\n').filter(Boolean).map((line) => (
+              <span key={line}>{line}</span>
+            ))}
+            {r.seller.vatNumber ? <span>VAT number: {r.seller.vatNumber}</span> : null}
+          </address>
+        ) : null}
         <dl className={s.buyReceiptMeta}>
           <dt>{mode === 'invoice' ? 'Invoice' : 'Order'}</dt>
           <dd data-testid="receipt-id">{r.invoiceNumber || r.invoiceId || invoiceId}</dd>
@@ -231,12 +240,16 @@ export function SuccessPage({
                   Print invoice
                 </Button>
               ) : null}
+              <a className={s.buyNextLink} href={`/buy/api/receipt/${encodeURIComponent(invoiceId)}/pdf`} download data-testid="receipt-pdf">
+                {r.canPrintInvoice ? 'Download invoice (PDF)' : 'Download receipt (PDF)'}
+              </a>
             </div>
           </li>
         </ol>
       </section>
       <BillingContactModal
         open={contactOpen}
+        invoiceId={invoiceId}
         accountId={r.accountId ?? ''}
         initial={r.billingContact}
         onClose={() => setContactOpen(false)}
@@ -250,7 +263,7 @@ export function SuccessPage({
   );
 }
 
-function BillingContactModal({ open, accountId, initial, onClose, onSaved }: { open: boolean; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: () => void }) {
+function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onSaved }: { open: boolean; invoiceId: string; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: () => void }) {
   const [contact, setContact] = useState<BillingContact>({ ...EMPTY_CONTACT, ...(initial ?? {}) });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -270,7 +283,9 @@ function BillingContactModal({ open, accountId, initial, onClose, onSaved }: { o
           setBusy(true);
           setError(undefined);
           try {
-            await apiClient().http.request('POST', `/buy/api/account/subscription/contact/update/${encodeURIComponent(accountId)}`, { body: contact });
+            // The invoice's own contact route: the receipt's token (cookie of the browser that
+            // paid or opened the e-mailed link) is enough, so a guest needs no log-in (issue 31).
+            await apiClient().http.request('POST', `/buy/api/receipt/${encodeURIComponent(invoiceId)}/contact`, { body: contact });
             onSaved();
           } catch (err) {
             const status = err instanceof ApiError ? err.status : 0;

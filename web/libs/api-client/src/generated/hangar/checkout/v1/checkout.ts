@@ -352,6 +352,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/buy/api/receipt/{invoice_id}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Saves the billing contact printed on the invoice (issue 31), for whoever may read the receipt: the receipt token (cookie or ?token=) or the Billing right; a guest needs no session. */
+        post: operations["Checkout_SaveInvoiceContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/receipt/{invoice_id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipt e-mail's link (issue 31): checks its signed, expiring token, sets it as the receipt cookie and redirects to the receipt page; an expired, tampered or another invoice's token answers not found. */
+        get: operations["Checkout_OpenReceiptLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/buy/api/receipt/{invoice_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The receipt or invoice as a PDF (seller's name, address and VAT number, invoice number and date, billing contact and VAT ID, lines, tax, reverse-charge note), to whoever may read the receipt: the receipt token (cookie or ?token=) or the Billing right. */
+        get: operations["Checkout_ReceiptPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/receipt/{invoiceId}": {
         parameters: {
             query?: never;
@@ -467,6 +518,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The billing contact saved for an invoice. */
+        checkoutInvoiceContact: {
+            billingContact: components["schemas"]["checkoutInvoiceContactFields"];
+            invoiceId: string;
+        };
+        checkoutInvoiceContactFields: {
+            city: string;
+            country: string;
+            name: string;
+            physicalAddress: string;
+            physicalAddress2?: string;
+            postalCode?: string;
+            stateProvince?: string;
+        };
         /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, payment_declined 402, permission_denied 403, not_found 404, method_not_allowed 405, conflict 409, failed_precondition 412, payload_too_large 413, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). The spec's refusal fields (status, errors, msg, requireLogin, the fresh preview of a changed quote) are part of the same object. */
         hangarError: {
             /**
@@ -743,6 +808,7 @@ export interface components {
             paymentMethod?: string;
             reverseCharge?: boolean;
             reverseChargeNote?: string;
+            seller?: components["schemas"]["v1Seller"];
             status?: string;
             /** @description Display strings ("470.00", or N/A when a third party pays). */
             subtotal?: string;
@@ -1139,6 +1205,12 @@ export interface components {
             unitAmount?: string;
             /** Format: int32 */
             unitAmountInCents?: number;
+        };
+        /** @description Seller is who sells: name, postal address (lines separated by newlines) and VAT number. */
+        v1Seller: {
+            address?: string;
+            name?: string;
+            vatNumber?: string;
         };
         v1SetAutoRenewRequest: {
             /** @description "true" or "false" (form data). */
@@ -2081,6 +2153,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1ValidatePromoResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_SaveInvoiceContact: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["checkoutInvoiceContactFields"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["checkoutInvoiceContact"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_OpenReceiptLink: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt opens: the receipt cookie is set and Location is the receipt page. */
+            303: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Checkout_ReceiptPdf: {
+        parameters: {
+            query?: {
+                token?: string;
+            };
+            header?: never;
+            path: {
+                invoice_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */

@@ -1,0 +1,35 @@
+package ports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// The printed invoice of an EU business (issue 31 item 3): the seller's name, address and
+// VAT number, invoice number and MM-dd-yyyy UTC date, the saved billing contact and the
+// buyer's VAT ID, the lines, tax and the reverse-charge note; the PDF carries that text.
+func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
+	o := &order.Placed{InvoiceID: "inv-1", InvoiceNumber: "100042", CardBrand: "Visa", CardLast4: "1111",
+		CreatedAt:      time.Date(2026, 3, 4, 23, 30, 0, 0, time.UTC),
+		InvoiceContact: &order.Contact{Name: "Luft GmbH", PhysicalAddress: "Hauptstrasse 1", City: "Berlin", PostalCode: "10115", Country: "DE"}}
+	o.Currency, o.Email, o.BusinessID, o.ReverseCharge, o.IsEU = "EUR", "ops@luft.example", "DE123456789", true, true
+	o.SubtotalInCents, o.TotalInCents, o.TaxLabel = 19999, 19999, "VAT"
+	o.Lines = []order.Line{{Type: "plan", Description: "Premium", Quantity: 1, UnitAmountInCents: 19999, AmountInCents: 19999}}
+	seller := Seller{Name: "Hangar Aviation Software Ltd", Address: "1 Runway Road\nDublin", VAT: "IE9999999X"}
+	doc := strings.Join(ReceiptDoc(o, seller), "\n")
+	for _, want := range []string{"Invoice\nHangar Aviation Software Ltd\n1 Runway Road\nDublin\nVAT number: IE9999999X", "Invoice number: 100042",
+		"Date: 03-04-2026 23:30 UTC", "Luft GmbH\nHauptstrasse 1\nBerlin, 10115\nDE", "VAT ID: DE123456789", "Premium: 199.99 EUR",
+		"VAT: 0.00 EUR", "Total: 199.99 EUR", ReverseChargeNote} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the invoice lacks %q:\n%s", want, doc)
+		}
+	}
+	pdf, err := ReceiptPDF(o, seller)
+	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF")) || !bytes.Contains(pdf, []byte("IE9999999X")) || !bytes.Contains(pdf, []byte("DE123456789")) {
+		t.Fatalf("pdf: %v %.20q", err, pdf)
+	}
+}
