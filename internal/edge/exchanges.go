@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/hangar/hangar/internal/platform/server"
 )
 
 // Exchange is one API request and its answer as the browser saw them through the edge: a
@@ -41,43 +43,11 @@ func (e *Edge) logged(w http.ResponseWriter, r *http.Request, serve func(http.Re
 	_ = r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	x := Exchange{Method: r.Method, URI: r.URL.RequestURI(), ContentType: r.Header.Get("Content-Type"), Body: body}
-	rec := &answerRecorder{ResponseWriter: w}
+	rec := server.NewAnswerRecorder(w)
 	serve(rec, r)
-	x.Status, x.Answer = rec.status, rec.body.Bytes()
-	if x.Status == 0 {
-		x.Status = http.StatusOK
-	}
+	x.Status, x.Answer = rec.Status(), rec.Body()
 	x.AnswerType, x.AnswerEncoding = w.Header().Get("Content-Type"), w.Header().Get("Content-Encoding")
 	e.exchanges.mu.Lock()
 	defer e.exchanges.mu.Unlock()
 	_ = e.exchanges.enc.Encode(x)
 }
-
-type answerRecorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (a *answerRecorder) WriteHeader(code int) {
-	if a.status == 0 {
-		a.status = code
-	}
-	a.ResponseWriter.WriteHeader(code)
-}
-
-func (a *answerRecorder) Write(b []byte) (int, error) {
-	if a.status == 0 {
-		a.status = http.StatusOK
-	}
-	a.body.Write(b)
-	return a.ResponseWriter.Write(b)
-}
-
-func (a *answerRecorder) Flush() {
-	if f, ok := a.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }

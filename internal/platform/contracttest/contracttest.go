@@ -207,43 +207,11 @@ func (v *Validator) Middleware(next http.Handler) http.Handler {
 		_ = r.Body.Close()
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		seen := r.Clone(r.Context())
-		rec := &recorder{ResponseWriter: w}
+		rec := server.NewAnswerRecorder(w)
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		_ = v.Check(Exchange{Request: seen, RequestBody: body, Status: rec.status, Header: w.Header().Clone(), Body: rec.body.Bytes()})
+		_ = v.Check(Exchange{Request: seen, RequestBody: body, Status: rec.Status(), Header: w.Header().Clone(), Body: rec.Body()})
 	})
 }
-
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
-}
-
-func (r *recorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Main runs a test package with every service it starts checked against the documents: it
 // fails the package when any exchange broke them, listing each.
