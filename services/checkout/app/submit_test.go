@@ -41,6 +41,7 @@ import (
 type stack struct {
 	base, idBase  string
 	idGRPC        string
+	catGRPC       string // catalog's gRPC address (the renew command's CATALOG_ADDR)
 	payBase       string
 	payFields     string // payments' fields origin (tokenize)
 	checkoutDB    *pgxpool.Pool
@@ -74,6 +75,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	}
 	servicetest.Start(t, ctx, cancel, cat)
 	catGRPC, _, _ := cat.Addrs()
+	st.catGRPC = catGRPC
 
 	payDB := dbtest.New(t)
 	var pcfg payments.Config
