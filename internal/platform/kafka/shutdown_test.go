@@ -213,14 +213,50 @@ func topicSize(t *testing.T, r *rig, topic string) int {
 	return total
 }
 
-// A consumer stopped while it is handling an event commits the offsets of the events it
-// handled (a clean stop redelivers none of them) and nothing past them: the interrupted
-// event is not committed, so the restarted consumer handles it, and every event's effect
-// happens exactly once.
+// consumerKind builds a consumer of topic in group whose events go to h, as one event or
+// as a batch.
+type consumerKind struct {
+	name  string
+	build func(r *rig, group, topic string, h kafka.InboxBatchHandler) interface{ Run(context.Context) error }
+}
+
+var consumerKinds = []consumerKind{
+	{"one event at a time", func(r *rig, group, topic string, h kafka.InboxBatchHandler) interface{ Run(context.Context) error } {
+		c := kafka.NewInboxConsumer(r.config(kafka.ConsumerConfig{Group: group}))
+		c.Handle(topic, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+			return h(ctx, tx, []kafka.Envelope{env})
+		})
+		return c
+	}},
+	{"in batches", func(r *rig, group, topic string, h kafka.InboxBatchHandler) interface{ Run(context.Context) error } {
+		return kafka.NewInboxBatchConsumer(r.config(kafka.ConsumerConfig{Group: group}), topic, h, kafka.BatchOptions{Max: 4})
+	}},
+}
+
+// writeEffects is a handler's work: a row per event in the inbox transaction.
+func writeEffects(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+	for _, env := range envs {
+		if _, err := tx.Exec(ctx, `INSERT INTO effects VALUES ($1, $2)`, env.ID, string(env.Data)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// A consumer stopped while it is handling events (one, or a batch half written) commits the
+// offsets of the events it handled (a clean stop redelivers none of them) and nothing past
+// them: the interrupted work is rolled back and not committed, so the restarted consumer
+// handles it, and every event's effect happens exactly once.
 func TestShutdownMidConsumeCommitsOnlyWhatWasHandled(t *testing.T) {
+	for _, kind := range consumerKinds {
+		t.Run(kind.name, func(t *testing.T) { testShutdownMidConsume(t, kind) })
+	}
+}
+
+func testShutdownMidConsume(t *testing.T, kind consumerKind) {
 	r := newRig(t)
-	const topic = "hangar.test.shutdown-consume.v1"
-	const n, holdAt = 60, 25
+	const topic, group = "hangar.test.shutdown-consume.v1", "shutdown-consume"
+	const n, holdAt = 60, 7 // the handler's 7th call is interrupted
 	var evs []kafka.Event
 	for i := range n {
 		evs = append(evs, kafka.Event{Topic: topic, Key: fmt.Sprint("order-", i), Payload: fmt.Appendf(nil, "event-%d", i)})
@@ -229,33 +265,35 @@ func TestShutdownMidConsumeCommitsOnlyWhatWasHandled(t *testing.T) {
 
 	var mu sync.Mutex
 	handled := map[int]int{} // partition → events handled (offsets from 0, in order)
-	calls := 0
+	total, calls := 0, 0
 	entered := make(chan struct{})
-	var interrupted kafka.Envelope
-	h := func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+	var interrupted []kafka.Envelope
+	h := func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
 		mu.Lock()
 		calls++
 		hold := calls == holdAt
-		if hold {
-			interrupted = env
-		}
 		mu.Unlock()
-		if hold {
-			close(entered)
-			<-ctx.Done() // the service is stopping while this event is being handled
-			return ctx.Err()
-		}
-		if err := r.record(ctx, tx, env); err != nil {
+		if err := writeEffects(ctx, tx, envs); err != nil {
 			return err
 		}
+		if hold {
+			// Half done: the effects are written, the transaction not committed, and the
+			// service is stopping.
+			interrupted = envs
+			close(entered)
+			<-ctx.Done()
+			return ctx.Err()
+		}
 		mu.Lock()
-		handled[env.Partition]++
+		for _, env := range envs {
+			handled[env.Partition]++
+			total++
+		}
 		mu.Unlock()
 		return nil
 	}
 	stop := runServer(t, func(s *server.Server) {
-		c := kafka.NewInboxConsumer(r.config(kafka.ConsumerConfig{Group: "shutdown-consume"}))
-		c.Handle(topic, h)
+		c := kind.build(r, group, topic, h)
 		s.Go(func(ctx context.Context) { kafka.KeepRunning(ctx, slog.New(slog.DiscardHandler), "shutdown", c) })
 	})
 	select {
@@ -265,14 +303,16 @@ func TestShutdownMidConsumeCommitsOnlyWhatWasHandled(t *testing.T) {
 	}
 	stop()
 
-	if got := r.count(t, `SELECT count(*) FROM effects`); got != holdAt-1 {
-		t.Errorf("%d effects after the stop, want the %d events handled before it", got, holdAt-1)
+	if got := r.count(t, `SELECT count(*) FROM effects`); got != total {
+		t.Errorf("%d effects after the stop, want the %d events handled before it", got, total)
 	}
-	if got := r.count(t, `SELECT count(*) FROM inbox WHERE event_id = $1`, interrupted.ID); got != 0 {
-		t.Errorf("the interrupted event is in the inbox")
+	for _, env := range interrupted {
+		if got := r.count(t, `SELECT count(*) FROM inbox WHERE event_id = $1`, env.ID); got != 0 {
+			t.Errorf("the interrupted event %s is in the inbox", env.ID)
+		}
 	}
 	client := &kafkago.Client{Addr: kafkago.TCP(r.broker.Addrs()...)}
-	res, err := client.OffsetFetch(r.ctx, &kafkago.OffsetFetchRequest{GroupID: "shutdown-consume", Topics: map[string][]int{topic: {0, 1, 2}}})
+	res, err := client.OffsetFetch(r.ctx, &kafkago.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0, 1, 2}}})
 	if err != nil || res.Error != nil {
 		t.Fatalf("offset fetch: %v %v", err, res)
 	}
@@ -290,12 +330,9 @@ func TestShutdownMidConsumeCommitsOnlyWhatWasHandled(t *testing.T) {
 	}
 
 	stop = runServer(t, func(s *server.Server) {
-		c := kafka.NewInboxConsumer(r.config(kafka.ConsumerConfig{Group: "shutdown-consume"}))
-		c.Handle(topic, r.record)
+		c := kind.build(r, group, topic, writeEffects)
 		s.Go(func(ctx context.Context) { kafka.KeepRunning(ctx, slog.New(slog.DiscardHandler), "shutdown", c) })
 	})
-	r.await(t, n) // the effects channel holds the first run's events too
-	// A handler reports its event before its transaction commits: wait for the commit.
 	r.eventually(t, `SELECT count(*) FROM effects`, n)
 	stop()
 	var effects, distinct int
