@@ -12,11 +12,16 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/identity/app"
 )
 
@@ -37,6 +42,25 @@ func waitMail(t *testing.T, sink *devmail.Sink, to, subject string) devmail.Mail
 				return m
 			}
 		}
+	}
+}
+
+// firstOrderCompleted publishes checkout's order-completed event of the account's first
+// order, as checkout's outbox would after the charge.
+func firstOrderCompleted(t *testing.T, brokers []string, accountID, email string) {
+	t.Helper()
+	payload, err := proto.Marshal(&eventsv1.OrderCompleted{OrderId: "ord-" + accountID, InvoiceId: "inv-" + accountID, InvoiceNumber: "1001",
+		AccountId: accountID, Email: email, OrderKind: "subscription", BuyerKind: "new", Currency: "USD", SubtotalInCents: 19999,
+		TotalInCents: 19999, CardBrand: "Visa", CardLast4: "1111", ChargeId: "ch-" + accountID, CompletedAt: timestamppb.Now(),
+		ReceiptUrl: "/buy/success?invoiceId=inv-" + accountID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kafka.NewProducer(brokers, telemetry.Propagator())
+	defer p.Close()
+	if err := p.Publish(context.Background(), kafkago.Message{Topic: events.TopicOrderCompleted, Key: []byte(accountID), Value: payload,
+		Headers: []kafkago.Header{{Key: kafka.HeaderID, Value: []byte("order-completed-" + accountID)}}}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -84,6 +108,9 @@ func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
 	if err != nil || !p.GetCreated() || !p.GetPasswordless() {
 		t.Fatalf("provision = %v, %v", p, err)
 	}
+	// Notifications holds a checkout account's welcome until its first order completes (a
+	// declined buyer gets none): the order checkout would announce releases it.
+	firstOrderCompleted(t, r.brokers, p.GetAccountUuid(), buyer)
 	welcome := waitMail(t, sink, buyer, "Welcome to Hangar")
 	token := tokenOf(t, welcome)
 	if !strings.Contains(welcome.Text, "Choose a password") {
