@@ -50,7 +50,11 @@ func (s *Server) gatewayError(ctx context.Context, _ *runtime.ServeMux, _ runtim
 	// A handler's answer is written as it is; anything else (the gateway failing to marshal
 	// its call, the loopback connection failing) keeps its class, never the library's words.
 	pub, replaced := errs.PublicStatus(err)
-	if replaced {
+	switch {
+	case r.Context().Err() != nil:
+		// The client left before its answer: nothing failed here (see errorUnary).
+		s.deps.Logger.DebugContext(ctx, "request abandoned by its client", "path", r.URL.Path, "err", err.Error())
+	case replaced:
 		s.deps.Logger.ErrorContext(ctx, "gateway error", "path", r.URL.Path, "err", err.Error())
 	}
 	writeStatus(w, pub)

@@ -457,6 +457,10 @@ func (s *Server) errorUnary(ctx context.Context, req any, info *grpc.UnaryServer
 	}
 	st, replaced := errs.PublicStatus(err)
 	switch code := errs.CodeOf(err); {
+	case ctx.Err() != nil:
+		// The caller left (a browser navigating away) or ran out of time: its call ending is
+		// not a fault of this service, and logging it as one buries the real ones.
+		s.deps.Logger.DebugContext(ctx, "rpc abandoned by its caller", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	case code == errs.Internal, code == errs.Unavailable:
 		s.deps.Logger.ErrorContext(ctx, "rpc failed", "method", info.FullMethod, "code", string(code), "err", err.Error())
 	case replaced:
