@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc"
 
 	allocationv1 "github.com/hangar/hangar/gen/go/hangar/allocation/v1"
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
@@ -91,7 +90,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg, log: deps.Logger, pool: pool, deps: deps, shutdown: shutdown, now: time.Now}
-	a.store = adapters.NewStore(pool)
+	a.store = adapters.NewStore(pool, deps.Propagator)
 
 	// Without IDENTITY_ADDR every request is anonymous (a service tested on its own).
 	var resolver auth.Resolver = auth.Anonymous
@@ -107,7 +106,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		a.dir = adapters.NewDirectory(conn)
 		dir = a.dir
 	}
-	a.svc = iapp.New(a.store, dir, deps.Propagator, func() time.Time { return a.now() }, a.log)
+	a.svc = iapp.New(a.store, dir, func() time.Time { return a.now() }, a.log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
@@ -175,16 +174,9 @@ func (a *App) prepareData(ctx context.Context) error {
 func (a *App) consume(ctx context.Context) {
 	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: ConsumerGroup, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
-		events.TopicSubscriptionChanged, a.handleBatch, kafka.BatchOptions{})
+		events.TopicSubscriptionChanged, ports.SubscriptionChanged(a.svc, func(tx pgx.Tx) iapp.SubscriptionFiler { return a.store.Within(tx) }),
+		kafka.BatchOptions{})
 	kafka.KeepRunning(ctx, a.log, ConsumerGroup, c)
-}
-
-func (a *App) handleBatch(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
-	evs, err := kafka.DecodeAll[eventsv1.SubscriptionChanged](envs)
-	if err != nil {
-		return err
-	}
-	return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
 }
 
 func (a *App) sweep(ctx context.Context) {

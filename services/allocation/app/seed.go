@@ -10,6 +10,7 @@ import (
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/services/allocation/internal/app"
 	"github.com/hangar/hangar/services/allocation/internal/domain"
+	"github.com/hangar/hangar/services/allocation/internal/ports"
 )
 
 // Dev seed: identity's demo organization, Acme Flight Department, gets the licences of the
@@ -53,7 +54,7 @@ func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 // Seed files the demo organization's pools and tails (idempotent: the event's version is
 // applied once; tails and the seeded assignment are kept as they are).
 func (a *App) Seed(ctx context.Context, org string) error {
-	if err := a.svc.Apply(ctx, SeedEvent(org, a.now())); err != nil {
+	if err := a.svc.Apply(ctx, ports.SubscriptionFromEvent(SeedEvent(org, a.now()))); err != nil {
 		return fmt.Errorf("seed pools of %s: %w", org, err)
 	}
 	for _, t := range SeedTails {

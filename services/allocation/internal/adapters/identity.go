@@ -10,14 +10,8 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/allocation/internal/domain"
 )
-
-// Member is a user of the caller's organization, as identity knows them.
-type Member struct {
-	AccountUUID string
-	Email       string
-	Roles       []string
-}
 
 // Directory asks identity about the caller's organization, on the caller's behalf (their
 // session travels with the call, so identity applies its own rules: admins only).
@@ -35,10 +29,10 @@ func NewDirectory(conn grpc.ClientConnInterface) *Directory {
 const maxMembers = 5000
 
 // Members answers every user of the caller's organization, sorted by e-mail.
-func (d *Directory) Members(ctx context.Context) ([]Member, error) {
+func (d *Directory) Members(ctx context.Context) ([]domain.Member, error) {
 	ctx, cancel := context.WithTimeout(auth.Outgoing(ctx), d.timeout)
 	defer cancel()
-	var out []Member
+	var out []domain.Member
 	for offset := int32(0); offset < maxMembers; offset += 100 {
 		resp, err := d.client.ListUsers(ctx, &identityv1.ListUsersRequest{Limit: 100, Offset: offset, Field: "email", Direction: "asc"})
 		if err != nil {
@@ -48,7 +42,7 @@ func (d *Directory) Members(ctx context.Context) ([]Member, error) {
 			return nil, errs.Wrap(errs.Unavailable, err, "identity is unavailable")
 		}
 		for _, u := range resp.GetUsers() {
-			out = append(out, Member{AccountUUID: u.GetAccountUuid(), Email: u.GetEmail(), Roles: u.GetRoles()})
+			out = append(out, domain.Member{AccountUUID: u.GetAccountUuid(), Email: u.GetEmail(), Roles: u.GetRoles()})
 		}
 		if len(resp.GetUsers()) < 100 || int32(len(out)) >= resp.GetTotal() {
 			break

@@ -6,11 +6,14 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/propagation"
 
+	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/allocation/internal/domain"
 )
 
@@ -19,56 +22,130 @@ import (
 //go:embed migrations/*.sql
 var Migrations embed.FS
 
-// Store is the allocation database.
+// Store is the allocation database. It implements the use cases' Store (internal/app): its
+// changes run the caller's closure in a transaction of their own.
 type Store struct {
 	pool *pgxpool.Pool
+	prop propagation.TextMapPropagator
 }
 
-// NewStore wraps pool.
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// Pool answers the underlying pool (for the outbox relay).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+// NewStore wraps pool, already migrated; prop carries trace context into outbox rows.
+func NewStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *Store {
+	return &Store{pool: pool, prop: prop}
+}
 
 // Querier is a pool or a transaction.
 type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// InTx runs fn in one transaction, committed when fn returns nil.
-func (s *Store) InTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, fn)
-}
-
-// LockOwner serializes every change to one owner's pools and assignments until tx ends, so
+// lockOwner serializes every change to one owner's pools and assignments until tx ends, so
 // two admins racing for the last licence are counted one after the other.
-func LockOwner(ctx context.Context, tx pgx.Tx, owner string) error {
+func lockOwner(ctx context.Context, tx pgx.Tx, owner string) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7))`, "allocation-owner:"+owner); err != nil {
 		return fmt.Errorf("lock owner %s: %w", owner, err)
 	}
 	return nil
 }
 
-// Stored is a subscription as the last applied event left it.
-type Stored struct {
-	Owner     string
-	Version   int64
-	ChangedAt time.Time
+// enqueue writes events to the outbox in tx (nothing without events).
+func (s *Store) enqueue(ctx context.Context, tx pgx.Tx, events []kafka.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	return kafka.Enqueue(ctx, tx, s.prop, events...)
 }
 
-// LockSubscriptions answers the stored state of the given subscriptions (those stored),
+// ---------------------------------------------------------------------------- subscriptions
+
+// FileSubscriptions files subscription states in a transaction of its own (app.SubscriptionFiler).
+func (s *Store) FileSubscriptions(ctx context.Context, subs []domain.Subscription, decide func(map[string]domain.Stored) []domain.Filing,
+	now time.Time, announce func(context.Context, []domain.Change) ([]kafka.Event, error)) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return s.fileSubscriptions(ctx, tx, subs, decide, now, announce) })
+}
+
+// Within answers the filer of subscription states in tx, a transaction its caller owns (the
+// batch inbox consumer's, which records the events' ids in it).
+func (s *Store) Within(tx pgx.Tx) *TxFiler { return &TxFiler{store: s, tx: tx} }
+
+// TxFiler files subscription states in a transaction it was given (app.SubscriptionFiler).
+type TxFiler struct {
+	store *Store
+	tx    pgx.Tx
+}
+
+// FileSubscriptions files subscription states in the filer's transaction.
+func (f *TxFiler) FileSubscriptions(ctx context.Context, subs []domain.Subscription, decide func(map[string]domain.Stored) []domain.Filing,
+	now time.Time, announce func(context.Context, []domain.Change) ([]kafka.Event, error)) error {
+	return f.store.fileSubscriptions(ctx, f.tx, subs, decide, now, announce)
+}
+
+// fileSubscriptions costs a fixed handful of statements whatever the number of states: the
+// stored states read and locked in one, every owner locked in one, then every filing's
+// writes and expiries pipelined in one round trip (and the outbox rows of what expired).
+func (s *Store) fileSubscriptions(ctx context.Context, tx pgx.Tx, subs []domain.Subscription, decide func(map[string]domain.Stored) []domain.Filing,
+	now time.Time, announce func(context.Context, []domain.Change) ([]kafka.Event, error)) error {
+	ids := make([]string, 0, len(subs))
+	for _, sub := range subs {
+		ids = append(ids, sub.ID)
+	}
+	stored, err := lockSubscriptions(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	// Every owner a state of the batch files grants under or takes them from, locked up
+	// front in one order, so two transactions never wait on each other's owners. (A
+	// subscription's previous owner within the batch is its stored one or an earlier state's.)
+	owners := make([]string, 0, len(subs)+len(stored))
+	for _, sub := range subs {
+		owners = append(owners, sub.Owner())
+	}
+	for _, st := range stored {
+		owners = append(owners, st.Owner)
+	}
+	slices.Sort(owners)
+	if err := lockOwners(ctx, tx, slices.Compact(owners)); err != nil {
+		return err
+	}
+
+	filings := decide(stored)
+	if len(filings) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	var expired []domain.Change
+	for _, f := range filings {
+		queuePutSubscription(b, f.Sub, f.Existed)
+		for _, o := range f.Expire {
+			queueExpire(b, o, now, func(changes []domain.Change) { expired = append(expired, changes...) })
+		}
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("apply subscription changes: %w", err)
+	}
+	if len(expired) == 0 {
+		return nil
+	}
+	events, err := announce(ctx, expired)
+	if err != nil {
+		return err
+	}
+	return s.enqueue(ctx, tx, events)
+}
+
+// lockSubscriptions answers the stored state of the given subscriptions (those stored),
 // locking their rows until tx ends, in one statement for a whole batch of events.
-func LockSubscriptions(ctx context.Context, tx pgx.Tx, ids []string) (map[string]Stored, error) {
+func lockSubscriptions(ctx context.Context, tx pgx.Tx, ids []string) (map[string]domain.Stored, error) {
 	rows, err := tx.Query(ctx, `SELECT subscription_id, owner_id, version, changed_at FROM subscriptions
 		WHERE subscription_id = ANY($1) ORDER BY subscription_id FOR UPDATE`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read subscriptions: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[string]Stored, len(ids))
+	out := make(map[string]domain.Stored, len(ids))
 	for rows.Next() {
 		var id string
-		var st Stored
+		var st domain.Stored
 		if err := rows.Scan(&id, &st.Owner, &st.Version, &st.ChangedAt); err != nil {
 			return nil, fmt.Errorf("scan subscription: %w", err)
 		}
@@ -77,10 +154,10 @@ func LockSubscriptions(ctx context.Context, tx pgx.Tx, ids []string) (map[string
 	return out, rows.Err()
 }
 
-// LockOwners is LockOwner for several owners in one statement; owners must be sorted and
+// lockOwners is lockOwner for several owners in one statement; owners must be sorted and
 // distinct (unnest keeps the array's order), so that no two transactions take them in
 // opposite orders.
-func LockOwners(ctx context.Context, tx pgx.Tx, owners []string) error {
+func lockOwners(ctx context.Context, tx pgx.Tx, owners []string) error {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('allocation-owner:' || o, 7)) FROM unnest($1::text[]) AS o`,
 		owners); err != nil {
 		return fmt.Errorf("lock owners %v: %w", owners, err)
@@ -88,11 +165,11 @@ func LockOwners(ctx context.Context, tx pgx.Tx, owners []string) error {
 	return nil
 }
 
-// QueuePutSubscription queues on b the statements that replace a subscription's grants with
+// queuePutSubscription queues on b the statements that replace a subscription's grants with
 // the state sub carries: insert it when it was not stored (existed false; an insert racing
 // it fails on the primary key rather than overwriting), else update it and clear its old
 // grants. The caller decided that sub is newer than what is stored.
-func QueuePutSubscription(b *pgx.Batch, sub domain.Subscription, existed bool) {
+func queuePutSubscription(b *pgx.Batch, sub domain.Subscription, existed bool) {
 	status := sub.Status
 	if status == "" {
 		status = "active"
@@ -130,8 +207,8 @@ func nullTime(t time.Time) *time.Time {
 	return &u
 }
 
-// Pools answers an owner's pools at now: every add-on with a live grant or an assignment.
-func Pools(ctx context.Context, q Querier, owner string, now time.Time) (map[string]*domain.Pool, error) {
+// pools answers an owner's pools at now: every add-on with a live grant or an assignment.
+func pools(ctx context.Context, q Querier, owner string, now time.Time) (map[string]*domain.Pool, error) {
 	const sql = `
 WITH g AS (
 	SELECT add_on_code, min(licensing_method) AS method, sum(quantity)::int AS bought, bool_or(is_plan) AS is_plan, max(term_end) AS term_end
@@ -181,18 +258,33 @@ WHERE x.owner_id = $1 AND x.add_on_code = r.add_on_code AND x.target_type = r.ta
 	AND x.target_id = r.target_id AND r.rn > r.q
 RETURNING x.add_on_code, x.target_type, x.target_id`
 
-// Expire turns the assignments no live licence covers any more into expired allocations:
-// per add-on, those beyond the owner's live quantity, newest first.
-func Expire(ctx context.Context, tx pgx.Tx, owner string, now time.Time) ([]domain.Change, error) {
-	rows, err := tx.Query(ctx, expireSQL, owner, now.UTC())
-	if err != nil {
-		return nil, fmt.Errorf("expire assignments of %s: %w", owner, err)
-	}
-	return scanExpired(rows, owner, now)
+// Expire turns the owner's assignments no live licence covers any more into expired
+// allocations, per add-on those beyond the owner's live quantity, newest first, in one
+// transaction holding the owner's lock, with the events announce answers for them.
+func (s *Store) Expire(ctx context.Context, owner string, now time.Time, announce func(context.Context, []domain.Change) ([]kafka.Event, error)) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockOwner(ctx, tx, owner); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, expireSQL, owner, now.UTC())
+		if err != nil {
+			return fmt.Errorf("expire assignments of %s: %w", owner, err)
+		}
+		expired, err := scanExpired(rows, owner, now)
+		if err != nil || len(expired) == 0 {
+			return err
+		}
+		events, err := announce(ctx, expired)
+		if err != nil {
+			return err
+		}
+		return s.enqueue(ctx, tx, events)
+	})
 }
 
-// QueueExpire queues Expire on b; done gets the expired allocations when the batch is read.
-func QueueExpire(b *pgx.Batch, owner string, now time.Time, done func([]domain.Change)) {
+// queueExpire queues the expiry of Expire on b; done gets the expired allocations when the
+// batch is read.
+func queueExpire(b *pgx.Batch, owner string, now time.Time, done func([]domain.Change)) {
 	b.Queue(expireSQL, owner, now.UTC()).Query(func(rows pgx.Rows) error {
 		out, err := scanExpired(rows, owner, now)
 		if err != nil {
@@ -231,82 +323,97 @@ func (s *Store) OwnersToSweep(ctx context.Context, now time.Time) ([]string, err
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// Key names one assignment.
-type Key struct {
-	Code       string
-	TargetType domain.TargetType
-	TargetID   string
+// ---------------------------------------------------------------------------- licences
+
+// UpdateLicences loads, in one transaction holding the owner's lock, the owner's pools at now
+// and the assignments (active or expired) of the targets named, calls update, then saves the
+// changes update recorded, pipelined in one round trip (an unassignment deleted; an
+// assignment inserted or its expired row renewed, a tail recorded first), and the events it
+// answers. An error from update rolls back.
+func (s *Store) UpdateLicences(ctx context.Context, owner string, targetIDs []string, now time.Time,
+	update func(*domain.Licences) ([]kafka.Event, error)) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := lockOwner(ctx, tx, owner); err != nil {
+			return err
+		}
+		ps, err := pools(ctx, tx, owner, now)
+		if err != nil {
+			return err
+		}
+		held, err := heldBy(ctx, tx, owner, targetIDs)
+		if err != nil {
+			return err
+		}
+		l := &domain.Licences{Owner: owner, Pools: ps, Held: held}
+		events, err := update(l)
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		for _, c := range l.Changes {
+			switch c.Action {
+			case "unassigned":
+				b.Queue(`DELETE FROM assignments WHERE owner_id = $1 AND add_on_code = $2 AND target_type = $3 AND target_id = $4`,
+					owner, c.Code, string(c.TargetType), c.TargetID)
+			case "assigned":
+				if c.TargetType == domain.Tail {
+					b.Queue(addTailSQL, owner, c.TargetID)
+				}
+				b.Queue(`INSERT INTO assignments (owner_id, add_on_code, target_type, target_id, state, assigned_by, assigned_at)
+		VALUES ($1, $2, $3, $4, 'active', $5, $6)
+		ON CONFLICT (owner_id, add_on_code, target_type, target_id) DO UPDATE
+		SET state = 'active', assigned_by = EXCLUDED.assigned_by, assigned_at = EXCLUDED.assigned_at, expired_at = NULL
+		WHERE assignments.state = 'expired'`, owner, c.Code, string(c.TargetType), c.TargetID, c.Actor, c.At.UTC())
+			default:
+				return fmt.Errorf("save licences of %s: unknown change %s", owner, c)
+			}
+		}
+		if b.Len() > 0 {
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return fmt.Errorf("save licences of %s: %w", owner, err)
+			}
+		}
+		return s.enqueue(ctx, tx, events)
+	})
 }
 
-// ActiveOf answers which of targets' assignments are active.
-func ActiveOf(ctx context.Context, tx pgx.Tx, owner string, targetIDs []string) (map[Key]bool, error) {
-	rows, err := tx.Query(ctx, `SELECT add_on_code, target_type, target_id FROM assignments
-		WHERE owner_id = $1 AND state = 'active' AND target_id = ANY($2)`, owner, targetIDs)
+// heldBy answers the assignments of the given targets: true when active, false when expired.
+func heldBy(ctx context.Context, tx pgx.Tx, owner string, targetIDs []string) (map[domain.Key]bool, error) {
+	rows, err := tx.Query(ctx, `SELECT add_on_code, target_type, target_id, state = 'active' FROM assignments
+		WHERE owner_id = $1 AND target_id = ANY($2)`, owner, targetIDs)
 	if err != nil {
 		return nil, fmt.Errorf("read assignments: %w", err)
 	}
 	defer rows.Close()
-	out := map[Key]bool{}
+	out := map[domain.Key]bool{}
 	for rows.Next() {
-		var k Key
+		var k domain.Key
 		var tt string
-		if err := rows.Scan(&k.Code, &tt, &k.TargetID); err != nil {
+		var active bool
+		if err := rows.Scan(&k.Code, &tt, &k.TargetID, &active); err != nil {
 			return nil, err
 		}
 		k.TargetType = domain.TargetType(tt)
-		out[k] = true
+		out[k] = active
 	}
 	return out, rows.Err()
 }
 
-// Assign makes an assignment active (new, or an expired one renewed); false when it was
-// active already.
-func Assign(ctx context.Context, tx pgx.Tx, owner string, k Key, actor string, now time.Time) (bool, error) {
-	tag, err := tx.Exec(ctx, `INSERT INTO assignments (owner_id, add_on_code, target_type, target_id, state, assigned_by, assigned_at)
-		VALUES ($1, $2, $3, $4, 'active', $5, $6)
-		ON CONFLICT (owner_id, add_on_code, target_type, target_id) DO UPDATE
-		SET state = 'active', assigned_by = EXCLUDED.assigned_by, assigned_at = EXCLUDED.assigned_at, expired_at = NULL
-		WHERE assignments.state = 'expired'`, owner, k.Code, string(k.TargetType), k.TargetID, actor, now.UTC())
-	if err != nil {
-		return false, fmt.Errorf("assign %s to %s %s: %w", k.Code, k.TargetType, k.TargetID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
+const addTailSQL = `INSERT INTO tails (owner_id, tail_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 
-// Unassign removes an assignment, active or expired; false when there was none.
-func Unassign(ctx context.Context, tx pgx.Tx, owner string, k Key) (bool, error) {
-	tag, err := tx.Exec(ctx, `DELETE FROM assignments WHERE owner_id = $1 AND add_on_code = $2 AND target_type = $3 AND target_id = $4`,
-		owner, k.Code, string(k.TargetType), k.TargetID)
-	if err != nil {
-		return false, fmt.Errorf("unassign %s from %s %s: %w", k.Code, k.TargetType, k.TargetID, err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
-// AddTail records a tail of the owner (idempotent).
-func AddTail(ctx context.Context, tx pgx.Tx, owner, tail string) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO tails (owner_id, tail_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, owner, tail); err != nil {
+// AddTail records a tail of the owner (idempotent; the dev seed's aircraft).
+func (s *Store) AddTail(ctx context.Context, owner, tail string) error {
+	if _, err := s.pool.Exec(ctx, addTailSQL, owner, tail); err != nil {
 		return fmt.Errorf("record tail %s: %w", tail, err)
 	}
 	return nil
 }
 
-// AddTail records a tail outside a transaction (dev seed).
-func (s *Store) AddTail(ctx context.Context, owner, tail string) error {
-	return s.InTx(ctx, func(tx pgx.Tx) error { return AddTail(ctx, tx, owner, tail) })
-}
-
-// Row is one assignment as stored.
-type Row struct {
-	Code       string
-	TargetType domain.TargetType
-	TargetID   string
-	Active     bool
-}
+// ---------------------------------------------------------------------------- reads
 
 // Assignments answers an owner's assignments, of one target type when t is set, of the
 // given targets when ids is not empty.
-func (s *Store) Assignments(ctx context.Context, owner string, t domain.TargetType, ids []string) ([]Row, error) {
+func (s *Store) Assignments(ctx context.Context, owner string, t domain.TargetType, ids []string) ([]domain.Assignment, error) {
 	rows, err := s.pool.Query(ctx, `SELECT add_on_code, target_type, target_id, state = 'active' FROM assignments
 		WHERE owner_id = $1 AND ($2 = '' OR target_type = $2) AND (coalesce(cardinality($3::text[]), 0) = 0 OR target_id = ANY($3))
 		ORDER BY target_type, target_id, add_on_code`, owner, string(t), ids)
@@ -314,9 +421,9 @@ func (s *Store) Assignments(ctx context.Context, owner string, t domain.TargetTy
 		return nil, fmt.Errorf("read assignments of %s: %w", owner, err)
 	}
 	defer rows.Close()
-	var out []Row
+	var out []domain.Assignment
 	for rows.Next() {
-		var r Row
+		var r domain.Assignment
 		var tt string
 		if err := rows.Scan(&r.Code, &tt, &r.TargetID, &r.Active); err != nil {
 			return nil, err
@@ -328,17 +435,17 @@ func (s *Store) Assignments(ctx context.Context, owner string, t domain.TargetTy
 }
 
 // AssignmentsOf answers the assignments of several owners (for other services).
-func (s *Store) AssignmentsOf(ctx context.Context, owners []string, t domain.TargetType) (map[string][]Row, error) {
+func (s *Store) AssignmentsOf(ctx context.Context, owners []string, t domain.TargetType) (map[string][]domain.Assignment, error) {
 	rows, err := s.pool.Query(ctx, `SELECT owner_id, add_on_code, target_type, target_id, state = 'active' FROM assignments
 		WHERE owner_id = ANY($1) AND ($2 = '' OR target_type = $2) ORDER BY owner_id, target_type, target_id, add_on_code`, owners, string(t))
 	if err != nil {
 		return nil, fmt.Errorf("read assignments: %w", err)
 	}
 	defer rows.Close()
-	out := map[string][]Row{}
+	out := map[string][]domain.Assignment{}
 	for rows.Next() {
 		var owner, tt string
-		var r Row
+		var r domain.Assignment
 		if err := rows.Scan(&owner, &r.Code, &tt, &r.TargetID, &r.Active); err != nil {
 			return nil, err
 		}
@@ -359,5 +466,5 @@ func (s *Store) Tails(ctx context.Context, owner string) ([]string, error) {
 
 // ReadPools answers an owner's pools outside a transaction.
 func (s *Store) ReadPools(ctx context.Context, owner string, now time.Time) (map[string]*domain.Pool, error) {
-	return Pools(ctx, s.pool, owner, now)
+	return pools(ctx, s.pool, owner, now)
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"go.opentelemetry.io/otel/propagation"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -22,142 +20,118 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/allocation/internal/adapters"
 	"github.com/hangar/hangar/services/allocation/internal/domain"
 )
 
+// Store is allocation's storage as the use cases need it. Its changes take a closure and
+// own their transaction: the owner's lock, what the closure decides and the events it
+// answers commit together or not at all.
+type Store interface {
+	SubscriptionFiler
+	// UpdateLicences, in one transaction holding the owner's lock, loads the owner's pools at
+	// now with the assignments of the targets named, calls update, and saves the changes it
+	// recorded (domain.Licences.Changes) with the events it answers. An error from update
+	// saves nothing.
+	UpdateLicences(ctx context.Context, owner string, targetIDs []string, now time.Time, update func(*domain.Licences) ([]kafka.Event, error)) error
+	// Expire, in one transaction holding the owner's lock, turns the owner's assignments no
+	// live licence covers any more into expired allocations (per add-on, those beyond the
+	// live quantity, newest first) and saves the events announce answers for them.
+	Expire(ctx context.Context, owner string, now time.Time, announce Announce) error
+	// OwnersToSweep answers owners holding active assignments whose licences may have ended.
+	OwnersToSweep(ctx context.Context, now time.Time) ([]string, error)
+	// Assignments answers an owner's assignments, of one target type when t is set, of the
+	// given targets when ids is not empty.
+	Assignments(ctx context.Context, owner string, t domain.TargetType, ids []string) ([]domain.Assignment, error)
+	// AssignmentsOf answers the assignments of several owners, by owner.
+	AssignmentsOf(ctx context.Context, owners []string, t domain.TargetType) (map[string][]domain.Assignment, error)
+	// Tails answers an owner's recorded tails, sorted.
+	Tails(ctx context.Context, owner string) ([]string, error)
+	// ReadPools answers an owner's pools at now.
+	ReadPools(ctx context.Context, owner string, now time.Time) (map[string]*domain.Pool, error)
+}
+
+// SubscriptionFiler files subscription states, in a transaction of its own or in the one it
+// was bound to (the inbox consumer's).
+type SubscriptionFiler interface {
+	// FileSubscriptions reads and locks the stored states of subs' subscriptions, then locks
+	// every owner subs or the stored states name (in one order); calls decide with the stored
+	// states; files the filings it answers in their order, each replacing its subscription's
+	// grants and then expiring its Expire owners' assignments no longer covered; and saves the
+	// events announce answers for the assignments expired. Filing nothing writes nothing.
+	FileSubscriptions(ctx context.Context, subs []domain.Subscription, decide func(stored map[string]domain.Stored) []domain.Filing,
+		now time.Time, announce Announce) error
+}
+
+// Announce answers the events of assignments that expired, to be saved with them. (An alias,
+// so that the adapters' method signatures, which cannot name it, match.)
+type Announce = func(ctx context.Context, expired []domain.Change) ([]kafka.Event, error)
+
 // Directory lists the users of the caller's organization (identity, on the caller's behalf).
 type Directory interface {
-	Members(ctx context.Context) ([]adapters.Member, error)
+	Members(ctx context.Context) ([]domain.Member, error)
 }
 
 // Service is the allocation use cases.
 type Service struct {
-	store *adapters.Store
+	store Store
 	dir   Directory
-	prop  propagation.TextMapPropagator
 	now   func() time.Time
 	log   *slog.Logger
 }
 
 // New builds the service. dir may be nil (no user listing, users not checked).
-func New(store *adapters.Store, dir Directory, prop propagation.TextMapPropagator, now func() time.Time, log *slog.Logger) *Service {
-	return &Service{store: store, dir: dir, prop: prop, now: now, log: log}
+func New(store Store, dir Directory, now func() time.Time, log *slog.Logger) *Service {
+	return &Service{store: store, dir: dir, now: now, log: log}
 }
 
 // ---------------------------------------------------------------------------- events in
 
-// SubscriptionFromEvent reads the domain state of a subscription-changed payload.
-func SubscriptionFromEvent(ev *eventsv1.SubscriptionChanged) domain.Subscription {
-	s := domain.Subscription{
-		ID: ev.GetSubscriptionId(), AccountID: ev.GetAccountId(), OrganizationID: ev.GetOrganizationId(),
-		PlanCode: ev.GetPlanCode(), Quantity: int(ev.GetQuantity()), Status: ev.GetStatus(), Version: ev.GetVersion(),
-	}
-	for _, a := range ev.GetAddOns() {
-		s.AddOns = append(s.AddOns, domain.AddOn{Code: a.GetAddOnCode(), Method: a.GetLicensingMethod(), Quantity: int(a.GetQuantity())})
-	}
-	if ev.GetTermStart() != nil {
-		s.TermStart = ev.GetTermStart().AsTime()
-	}
-	if ev.GetTermEnd() != nil {
-		s.TermEnd = ev.GetTermEnd().AsTime()
-	}
-	if ev.GetChangedAt() != nil {
-		s.ChangedAt = ev.GetChangedAt().AsTime()
-	}
-	return s
-}
-
-// HandleSubscriptionChanges applies events, in order, in the caller's transaction (the
-// batch inbox consumer's): each subscription's grants are replaced by the state an event
-// carries unless a newer state is stored, and assignments its licences no longer cover
-// become expired allocations. The effect is that of applying the events one after another;
-// applying the same event twice changes nothing. A batch costs a fixed handful of
-// statements: the stored states read and locked in one, every owner locked in one, then
-// the writes of all events pipelined in one round trip.
-func (s *Service) HandleSubscriptionChanges(ctx context.Context, tx pgx.Tx, evs []*eventsv1.SubscriptionChanged) error {
-	subs := make([]domain.Subscription, 0, len(evs))
-	ids := make([]string, 0, len(evs))
-	for _, ev := range evs {
-		sub := SubscriptionFromEvent(ev)
+// HandleSubscriptionChanges applies subscription states, in order, through f (bound to the
+// batch inbox consumer's transaction, or the store's own): each subscription's grants are
+// replaced by the state it carries unless a newer state is stored, and assignments its
+// licences no longer cover become expired allocations. The effect is that of applying the
+// states one after another; applying the same one twice changes nothing. A batch costs a
+// fixed handful of statements: the stored states read and locked in one, every owner locked
+// in one, then the writes of all events pipelined in one round trip.
+func (s *Service) HandleSubscriptionChanges(ctx context.Context, f SubscriptionFiler, in []domain.Subscription) error {
+	subs := make([]domain.Subscription, 0, len(in))
+	for _, sub := range in {
 		if sub.ID == "" || sub.Owner() == "" {
 			s.log.WarnContext(ctx, "subscription-changed without subscription or owner ignored", "subscription", sub.ID)
 			continue
 		}
 		subs = append(subs, sub)
-		ids = append(ids, sub.ID)
 	}
 	if len(subs) == 0 {
 		return nil
 	}
-	stored, err := adapters.LockSubscriptions(ctx, tx, ids)
-	if err != nil {
-		return err
-	}
-	// Every owner an event of the batch files grants under or takes them from, locked up
-	// front in one order, so two transactions never wait on each other's owners. (A
-	// subscription's previous owner within the batch is its stored one or an earlier event's.)
-	owners := make([]string, 0, len(subs)+len(stored))
-	for _, sub := range subs {
-		owners = append(owners, sub.Owner())
-	}
-	for _, st := range stored {
-		owners = append(owners, st.Owner)
-	}
-	slices.Sort(owners)
-	if err := adapters.LockOwners(ctx, tx, slices.Compact(owners)); err != nil {
-		return err
-	}
-
-	b := &pgx.Batch{}
-	now := s.now()
-	var changes []domain.Change
-	for _, sub := range subs {
-		st, existed := stored[sub.ID]
-		if existed && !sub.Newer(st.Version, st.ChangedAt) {
-			continue
-		}
-		adapters.QueuePutSubscription(b, sub, existed)
-		// Only a subscription stored before can take licences from an owner: a new one adds
-		// grants and removes none. (Licences whose term ended meanwhile are the sweep's.) A
-		// new buyer's first subscription therefore expires nothing and is not checked.
-		if existed {
-			for _, o := range slices.Compact([]string{sub.Owner(), st.Owner}) {
-				adapters.QueueExpire(b, o, now, func(expired []domain.Change) {
-					if len(expired) > 0 {
-						s.log.InfoContext(ctx, "assignments expired", "owner", o, "count", len(expired))
-					}
-					changes = append(changes, expired...)
-				})
+	return f.FileSubscriptions(ctx, subs, func(stored map[string]domain.Stored) []domain.Filing {
+		var out []domain.Filing
+		for _, sub := range subs {
+			st, existed := stored[sub.ID]
+			if existed && !sub.Newer(st.Version, st.ChangedAt) {
+				continue
 			}
+			f := domain.Filing{Sub: sub, Existed: existed}
+			// Only a subscription stored before can take licences from an owner: a new one
+			// adds grants and removes none. (Licences whose term ended meanwhile are the
+			// sweep's.) A new buyer's first subscription therefore expires nothing and is not
+			// checked.
+			if existed {
+				f.Expire = slices.Compact([]string{sub.Owner(), st.Owner})
+			}
+			out = append(out, f)
+			// What the next event of the same subscription in this batch is compared with:
+			// what PostgreSQL will have stored (microseconds, as pgx sends them).
+			stored[sub.ID] = domain.Stored{Owner: sub.Owner(), Version: sub.Version, ChangedAt: sub.ChangedAt.Truncate(time.Microsecond)}
 		}
-		// What the next event of the same subscription in this batch is compared with: what
-		// PostgreSQL will have stored (microseconds, as pgx sends them).
-		stored[sub.ID] = adapters.Stored{Owner: sub.Owner(), Version: sub.Version, ChangedAt: sub.ChangedAt.Truncate(time.Microsecond)}
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("apply subscription changes: %w", err)
-	}
-	return s.publish(ctx, tx, changes)
+		return out
+	}, s.now(), s.announce)
 }
 
-func (s *Service) expire(ctx context.Context, tx pgx.Tx, owner string) error {
-	changes, err := adapters.Expire(ctx, tx, owner, s.now())
-	if err != nil {
-		return err
-	}
-	if len(changes) > 0 {
-		s.log.InfoContext(ctx, "assignments expired", "owner", owner, "count", len(changes))
-	}
-	return s.publish(ctx, tx, changes)
-}
-
-// Apply applies events in one transaction (dev seed, tests).
-func (s *Service) Apply(ctx context.Context, evs ...*eventsv1.SubscriptionChanged) error {
-	return s.store.InTx(ctx, func(tx pgx.Tx) error { return s.HandleSubscriptionChanges(ctx, tx, evs) })
+// Apply applies subscription states in one transaction of the store's (dev seed, tests).
+func (s *Service) Apply(ctx context.Context, subs ...domain.Subscription) error {
+	return s.HandleSubscriptionChanges(ctx, s.store, subs)
 }
 
 // Sweep expires the assignments of owners whose terms ended since the last event.
@@ -167,34 +141,43 @@ func (s *Service) Sweep(ctx context.Context) error {
 		return err
 	}
 	for _, o := range owners {
-		if err := s.store.InTx(ctx, func(tx pgx.Tx) error {
-			if err := adapters.LockOwner(ctx, tx, o); err != nil {
-				return err
-			}
-			return s.expire(ctx, tx, o)
-		}); err != nil {
+		if err := s.store.Expire(ctx, o, s.now(), s.announce); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// announce logs expired assignments per owner and answers their allocation-changed events.
+func (s *Service) announce(ctx context.Context, expired []domain.Change) ([]kafka.Event, error) {
+	count := map[string]int{}
+	var owners []string
+	for _, c := range expired {
+		if count[c.Owner] == 0 {
+			owners = append(owners, c.Owner)
+		}
+		count[c.Owner]++
+	}
+	for _, o := range owners {
+		s.log.InfoContext(ctx, "assignments expired", "owner", o, "count", count[o])
+	}
+	return changedEvents(expired)
+}
+
 // ---------------------------------------------------------------------------- events out
 
-func (s *Service) publish(ctx context.Context, tx pgx.Tx, changes []domain.Change) error {
-	if len(changes) == 0 {
-		return nil
-	}
+// changedEvents answers one allocation-changed event per change (key: the owner).
+func changedEvents(changes []domain.Change) ([]kafka.Event, error) {
 	evs := make([]kafka.Event, 0, len(changes))
 	for _, c := range changes {
 		b, err := proto.Marshal(&eventsv1.AllocationChanged{OwnerId: c.Owner, AddOnCode: c.Code, TargetType: string(c.TargetType),
 			TargetId: c.TargetID, Action: c.Action, ActorAccountId: c.Actor, ChangedAt: timestamppb.New(c.At)})
 		if err != nil {
-			return fmt.Errorf("encode allocation-changed: %w", err)
+			return nil, fmt.Errorf("encode allocation-changed: %w", err)
 		}
 		evs = append(evs, kafka.Event{Topic: events.TopicAllocationChanged, Key: c.Owner, Payload: b})
 	}
-	return kafka.Enqueue(ctx, tx, s.prop, evs...)
+	return evs, nil
 }
 
 // ---------------------------------------------------------------------------- commands
@@ -265,72 +248,22 @@ func (s *Service) Change(ctx context.Context, actor domain.Actor, owner string, 
 		return nil, err
 	}
 	now := s.now()
-	err := s.store.InTx(ctx, func(tx pgx.Tx) error {
-		if err := adapters.LockOwner(ctx, tx, owner); err != nil {
-			return err
-		}
-		var changes []domain.Change
+	err := s.store.UpdateLicences(ctx, owner, ids, now, func(l *domain.Licences) ([]kafka.Event, error) {
 		for _, t := range unassign {
 			for _, c := range t.Codes {
-				k := adapters.Key{Code: c, TargetType: t.Type, TargetID: t.ID}
-				removed, err := adapters.Unassign(ctx, tx, owner, k)
-				if err != nil {
-					return err
-				}
-				if removed {
-					changes = append(changes, domain.Change{Owner: owner, Code: c, TargetType: t.Type, TargetID: t.ID, Action: "unassigned", Actor: actor.AccountID, At: now})
-				}
+				l.Release(domain.Key{Code: c, TargetType: t.Type, TargetID: t.ID}, actor.AccountID, now)
 			}
 		}
-		pools, err := adapters.Pools(ctx, tx, owner, now)
-		if err != nil {
-			return err
-		}
-		active, err := adapters.ActiveOf(ctx, tx, owner, ids)
-		if err != nil {
-			return err
-		}
-		need := map[string]int{}
-		var codes []string
-		var keys []adapters.Key
+		var keys []domain.Key
 		for _, t := range assign {
 			for _, c := range t.Codes {
-				p, ok := pools[c]
-				if !ok || p.Bought == 0 && p.Method == "" {
-					return errs.Field("addOnCodes", fmt.Sprintf("%s is not a licence of your subscription.", c))
-				}
-				if p.Method != "" && !p.Method.Allows(t.Type) {
-					return errs.Field("addOnCodes", fmt.Sprintf("%s cannot be assigned to a %s.", c, strings.ToLower(string(t.Type))))
-				}
-				k := adapters.Key{Code: c, TargetType: t.Type, TargetID: t.ID}
-				if active[k] || slices.Contains(keys, k) {
-					continue
-				}
-				active[k] = true
-				keys = append(keys, k)
-				if need[c] == 0 {
-					codes = append(codes, c)
-				}
-				need[c]++
+				keys = append(keys, domain.Key{Code: c, TargetType: t.Type, TargetID: t.ID})
 			}
 		}
-		for _, c := range codes {
-			if need[c] > pools[c].Free() {
-				return domain.ErrInsufficient(c)
-			}
+		if err := l.Assign(keys, actor.AccountID, now); err != nil {
+			return nil, err
 		}
-		for _, k := range keys {
-			if k.TargetType == domain.Tail {
-				if err := adapters.AddTail(ctx, tx, owner, k.TargetID); err != nil {
-					return err
-				}
-			}
-			if _, err := adapters.Assign(ctx, tx, owner, k, actor.AccountID, now); err != nil {
-				return err
-			}
-			changes = append(changes, domain.Change{Owner: owner, Code: k.Code, TargetType: k.TargetType, TargetID: k.TargetID, Action: "assigned", Actor: actor.AccountID, At: now})
-		}
-		return s.publish(ctx, tx, changes)
+		return changedEvents(l.Changes)
 	})
 	if err != nil {
 		return nil, err
@@ -398,7 +331,7 @@ func (s *Service) allocationsOf(ctx context.Context, owner string, targets []Tar
 	return out, nil
 }
 
-func group(owner string, rows []adapters.Row) map[string]*Allocation {
+func group(owner string, rows []domain.Assignment) map[string]*Allocation {
 	out := map[string]*Allocation{}
 	for _, r := range rows {
 		key := string(r.TargetType) + "/" + r.TargetID
@@ -539,7 +472,7 @@ func (q Query) matches(held []string) bool {
 
 // UserAllocation is a user with what they hold.
 type UserAllocation struct {
-	adapters.Member
+	domain.Member
 	Codes, Expired []string
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/hangar/hangar/services/allocation/internal/adapters"
 	"github.com/hangar/hangar/services/allocation/internal/app"
 	"github.com/hangar/hangar/services/allocation/internal/domain"
+	"github.com/hangar/hangar/services/allocation/internal/ports"
 )
 
 const org = "org-acme"
@@ -33,10 +34,10 @@ var t0 = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 // members is a fixed directory: every user "u1".."u9" belongs to the organization.
 type members struct{}
 
-func (members) Members(context.Context) ([]adapters.Member, error) {
-	var out []adapters.Member
+func (members) Members(context.Context) ([]domain.Member, error) {
+	var out []domain.Member
 	for i := 1; i <= 9; i++ {
-		out = append(out, adapters.Member{AccountUUID: fmt.Sprintf("u%d", i), Email: fmt.Sprintf("u%d@acme.test", i)})
+		out = append(out, domain.Member{AccountUUID: fmt.Sprintf("u%d", i), Email: fmt.Sprintf("u%d@acme.test", i)})
 	}
 	return out, nil
 }
@@ -66,7 +67,17 @@ func newService(t *testing.T) (*app.Service, *pgxpool.Pool, *clock) {
 		t.Fatal(err)
 	}
 	c := newClock(t0)
-	return app.New(adapters.NewStore(pool), members{}, telemetry.Propagator(), c.Now, quiet()), pool, c
+	return app.New(adapters.NewStore(pool, telemetry.Propagator()), members{}, c.Now, quiet()), pool, c
+}
+
+// apply files subscription-changed events as the consumer does: decoded by the port, in one
+// transaction (the store's own here).
+func apply(ctx context.Context, s *app.Service, evs ...*eventsv1.SubscriptionChanged) error {
+	subs := make([]domain.Subscription, len(evs))
+	for i, ev := range evs {
+		subs[i] = ports.SubscriptionFromEvent(ev)
+	}
+	return s.Apply(ctx, subs...)
 }
 
 type addOn struct {
@@ -143,7 +154,7 @@ func TestReplayGivesTheSameState(t *testing.T) {
 	ctx := context.Background()
 	once, pool1, _ := newService(t)
 	for _, ev := range history {
-		if err := once.Apply(ctx, ev); err != nil {
+		if err := apply(ctx, once, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +162,7 @@ func TestReplayGivesTheSameState(t *testing.T) {
 	// old one late, gives the same pools.
 	replay, pool2, _ := newService(t)
 	for _, ev := range []*eventsv1.SubscriptionChanged{history[0], history[0], history[1], history[0], history[2], history[1], history[2]} {
-		if err := replay.Apply(ctx, ev); err != nil {
+		if err := apply(ctx, replay, ev); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,7 +190,7 @@ func TestReplayGivesTheSameState(t *testing.T) {
 func TestRedeliveredEventChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	s, pool, _ := newService(t)
-	if err := s.Apply(ctx, history[0]); err != nil {
+	if err := apply(ctx, s, history[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, users("u1", "u2"), nil); err != nil {
@@ -192,7 +203,7 @@ func TestRedeliveredEventChangesNothing(t *testing.T) {
 	// (a publisher's relay re-sent it) reaches the handler, and the stored version stops it:
 	// neither pools, assignments nor published events change.
 	for range 2 {
-		if err := s.Apply(ctx, history[0]); err != nil {
+		if err := apply(ctx, s, history[0]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +221,7 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 	ctx := context.Background()
 	s, pool, clk := newService(t)
 	end := t0.AddDate(0, 1, 0)
-	if err := s.Apply(ctx, event(1, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 3}, addOn{"runway_tp_pilatus", "TAIL_ALLOCATION", 2})); err != nil {
+	if err := apply(ctx, s, event(1, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 3}, addOn{"runway_tp_pilatus", "TAIL_ALLOCATION", 2})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, append(users("u1", "u2", "u3"), app.Target{Type: domain.Tail, ID: "n412ac", Codes: []string{"runway_tp_pilatus"}}), nil); err != nil {
@@ -218,14 +229,14 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 	}
 	// Quantity lowered to 2: the newest assignment expires. (Same timestamps: the order is
 	// by target id, so u3 goes.)
-	if err := s.Apply(ctx, event(2, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 2}, addOn{"runway_tp_pilatus", "TAIL_ALLOCATION", 2})); err != nil {
+	if err := apply(ctx, s, event(2, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 2}, addOn{"runway_tp_pilatus", "TAIL_ALLOCATION", 2})); err != nil {
 		t.Fatal(err)
 	}
 	if p := report(t, s)["efb_bridge"]; p.Assigned != 2 || p.Expired != 1 || p.Free() != 0 {
 		t.Errorf("after lowering: efb_bridge = %+v, want 2 assigned, 1 expired", p)
 	}
 	// The runway add-on dropped: the tail's allocation expires.
-	if err := s.Apply(ctx, event(3, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 2})); err != nil {
+	if err := apply(ctx, s, event(3, "active", end, addOn{"efb_bridge", "USER_ALLOCATION", 2})); err != nil {
 		t.Fatal(err)
 	}
 	list, err := s.List(ctx, owner(), nil, ptr(""))
@@ -249,7 +260,7 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 		t.Errorf("allocation-changed events = %d, want 8", events)
 	}
 	// A renewal brings the pool back; expired allocations can be assigned again.
-	if err := s.Apply(ctx, event(4, "active", end.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})); err != nil {
+	if err := apply(ctx, s, event(4, "active", end.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, users("u1"), nil); err != nil {
@@ -259,7 +270,7 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 		t.Errorf("after renewal: efb_bridge = %+v, want 1 assigned, 2 expired", p)
 	}
 	// A lapse event expires everything at once.
-	if err := s.Apply(ctx, event(5, "lapsed", end.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})); err != nil {
+	if err := apply(ctx, s, event(5, "lapsed", end.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})); err != nil {
 		t.Fatal(err)
 	}
 	if p := report(t, s)["efb_bridge"]; p.Assigned != 0 || p.Bought != 0 {
@@ -270,7 +281,7 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 func TestBulkAssignIsAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	s, pool, _ := newService(t)
-	if err := s.Apply(ctx, history[0]); err != nil { // efb_bridge: 3
+	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, users("u1"), nil); err != nil {
@@ -311,7 +322,7 @@ func TestBulkAssignIsAllOrNothing(t *testing.T) {
 func TestConcurrentAssignsNeverExceedAPool(t *testing.T) {
 	ctx := context.Background()
 	s, _, _ := newService(t)
-	if err := s.Apply(ctx, history[0]); err != nil { // efb_bridge: 3, runway: 2
+	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3, runway: 2
 		t.Fatal(err)
 	}
 	// 9 admins at once, each bulk-assigning two users; and two aircraft admins racing for
@@ -365,7 +376,7 @@ func countResult(t *testing.T, err error, ok, short *atomic.Int32) {
 func TestRoles(t *testing.T) {
 	ctx := context.Background()
 	s, _, _ := newService(t)
-	if err := s.Apply(ctx, history[0]); err != nil {
+	if err := apply(ctx, s, history[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, users("u1"), nil); err != nil {
@@ -425,7 +436,7 @@ func list(s *app.Service, users, tails *string) func(domain.Actor) error {
 func TestUsersAndTailsListings(t *testing.T) {
 	ctx := context.Background()
 	s, _, _ := newService(t)
-	if err := s.Apply(ctx, history[0]); err != nil {
+	if err := apply(ctx, s, history[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Change(ctx, owner(), org, append(users("u2", "u5"), app.Target{Type: domain.Tail, ID: "N2", Codes: []string{"runway_tp_pilatus"}},

@@ -36,7 +36,7 @@ func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
 	step := func(name string, want dbtest.Counts, evs ...*eventsv1.SubscriptionChanged) {
 		t.Helper()
 		before := counts()
-		if err := s.Apply(ctx, evs...); err != nil {
+		if err := apply(ctx, s, evs...); err != nil {
 			t.Fatal(err)
 		}
 		after := counts()
@@ -80,7 +80,7 @@ func TestBatchEqualsOneAtATime(t *testing.T) {
 	var states []string
 	for _, batched := range []bool{false, true} {
 		s, pool, clk := newService(t)
-		if err := s.Apply(ctx, history[0]); err != nil {
+		if err := apply(ctx, s, history[0]); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Change(ctx, owner(), org, users("u1", "u2", "u3"), nil); err != nil {
@@ -88,12 +88,12 @@ func TestBatchEqualsOneAtATime(t *testing.T) {
 		}
 		clk.Set(t0.Add(time.Hour))
 		if batched {
-			if err := s.Apply(ctx, batch...); err != nil {
+			if err := apply(ctx, s, batch...); err != nil {
 				t.Fatal(err)
 			}
 		} else {
 			for _, ev := range batch {
-				if err := s.Apply(ctx, ev); err != nil {
+				if err := apply(ctx, s, ev); err != nil {
 					t.Fatal(err)
 				}
 			}

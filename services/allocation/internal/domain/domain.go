@@ -147,6 +147,15 @@ func (s Subscription) Newer(version int64, changedAt time.Time) bool {
 	return s.ChangedAt.After(changedAt)
 }
 
+// Filing is a subscription state to file: inserted when it was not stored (Existed false),
+// else replacing the stored one and its grants, after which the assignments of the Expire
+// owners that their licences no longer cover expire.
+type Filing struct {
+	Sub     Subscription
+	Existed bool
+	Expire  []string
+}
+
 // Pool is an owner's licences of one add-on.
 type Pool struct {
 	Code     string
