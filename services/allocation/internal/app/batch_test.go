@@ -11,6 +11,8 @@ import (
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/allocation/internal/app"
+	"github.com/hangar/hangar/services/allocation/internal/domain"
 )
 
 // newBuyer is checkout's subscription-changed for a new buyer's first order (Premium with a
@@ -54,6 +56,35 @@ func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
 	changed := proto.Clone(newBuyer(0)).(*eventsv1.SubscriptionChanged)
 	changed.Version, changed.AddOns = 2, changed.AddOns[:1]
 	step("a changed subscription", dbtest.Counts{Query: 4, Batched: 4, Transactions: 1}, changed)
+}
+
+// What a bulk change costs: one transaction of a fixed number of round trips (BEGIN, the
+// owner's lock, the pools, the targets' assignments, their writes pipelined in one more,
+// COMMIT) plus one outbox row per allocation-changed event, then the read of the answer (a
+// transaction of its own). A change that adds a round trip per target fails here.
+func TestChangeStatementsAndTransactions(t *testing.T) {
+	ctx := context.Background()
+	s, pool, _ := newService(t)
+	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3 users, runway: 2 tails
+		t.Fatal(err)
+	}
+	counts := dbtest.Counter(t, pool)
+	before := counts()
+	if _, err := s.Change(ctx, owner(), org, append(users("u1", "u2"), app.Target{Type: domain.Tail, ID: "N1", Codes: []string{"runway_tp_pilatus"}}), nil); err != nil {
+		t.Fatal(err)
+	}
+	// Writes: two user assignments, the tail recorded and assigned.
+	if got, want := counts().Minus(before), (dbtest.Counts{Query: 5 + 3 + 1, Batched: 4, Transactions: 2}); got != want {
+		t.Errorf("assign three targets: %+v, want %+v", got, want)
+	}
+	before = counts()
+	if _, err := s.Change(ctx, owner(), org, users("u3"), users("u1", "u2")); err != nil {
+		t.Fatal(err)
+	}
+	// Writes: two unassignments and one assignment.
+	if got, want := counts().Minus(before), (dbtest.Counts{Query: 5 + 3 + 1, Batched: 3, Transactions: 2}); got != want {
+		t.Errorf("unassign two, assign one: %+v, want %+v", got, want)
+	}
 }
 
 // A batch has the effect of its events applied one at a time, in order: the same
