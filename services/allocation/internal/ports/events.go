@@ -12,8 +12,8 @@ import (
 )
 
 // SubscriptionChanged is the batch inbox handler of checkout's subscription-changed events:
-// it decodes the batch's events and has the app file them in the inbox's transaction, which
-// within binds the store to. A payload that does not decode fails the batch, whose events
+// it decodes the batch's events and has the app file them in the inbox's transaction (within
+// binds the store to it). A payload that does not decode fails the batch, whose events
 // are then handled one at a time, so only that one is retried and dead-lettered.
 func SubscriptionChanged(svc *iapp.Service, within func(pgx.Tx) iapp.SubscriptionFiler) kafka.InboxBatchHandler {
 	return func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {

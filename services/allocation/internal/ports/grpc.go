@@ -1,5 +1,6 @@
-// Package ports serves the allocation API over gRPC (and REST through grpc-gateway): it only
-// converts messages, reads the caller and calls the app.
+// Package ports is how requests and events reach the allocation use cases: the API over gRPC
+// (and REST through grpc-gateway), and the inbox handler of subscription-changed events. It
+// only converts messages, reads the caller and calls the app.
 package ports
 
 import (
