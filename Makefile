@@ -96,7 +96,7 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 
 .PHONY: test-go
 test-go: ## Go unit and integration tests with the race detector
-	go test -race -count=1 -parallel 4 -timeout 15m ./...
+	go test -race -count=1 -timeout 20m ./...
 
 .PHONY: test-fast
 # The tier to run before every commit: the same Go tests against real PostgreSQL and the
