@@ -96,7 +96,16 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 
 .PHONY: test-go
 test-go: ## Go unit and integration tests with the race detector
-	go test -race -count=1 -timeout 15m ./...
+	go test -race -count=1 -timeout 20m ./...
+
+.PHONY: test-fast
+# The tier to run before every commit: the same Go tests against real PostgreSQL and the
+# in-process broker, without the race detector (it costs several times the CPU) and with
+# -short (the two multi-service broker journeys of checkout's renewals stay in test-go).
+# No chart, cluster, browser or load parts.
+test-fast: ## Go unit and adapter tests, real PostgreSQL, no race detector, no cluster/web/load parts (under 5 min warm)
+	scripts/ensure-postgres.sh
+	go test -count=1 -short -parallel 4 -timeout 10m ./...
 
 .PHONY: lint-migrations
 lint-migrations: ## The expand/contract lint over every service's migrations (also in test-go)

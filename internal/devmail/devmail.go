@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -58,7 +59,14 @@ type Sink struct {
 	notify chan struct{}
 	srv    *smtp.Server
 	ln     net.Listener
+	// refusing answers every MAIL FROM with a temporary failure (451): a relay that is
+	// down for a while, without giving up the port.
+	refusing atomic.Bool
 }
+
+// Refuse makes the relay answer each new message with a temporary failure (on) or accept
+// again (off).
+func (s *Sink) Refuse(on bool) { s.refusing.Store(on) }
 
 // entry is one kept message: its envelope at once, and the message parsed the first time
 // it is listed. At checkout's rate nothing reads most of them, and parsing (MIME,
@@ -193,6 +201,9 @@ type session struct {
 func (x *session) Reset()        { x.from, x.to = "", nil }
 func (x *session) Logout() error { return nil }
 func (x *session) Mail(from string, _ *smtp.MailOptions) error {
+	if x.sink.refusing.Load() {
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "temporarily refusing mail"}
+	}
 	x.from = from
 	return nil
 }

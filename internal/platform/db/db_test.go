@@ -24,6 +24,7 @@ var migrations = fstest.MapFS{
 
 // Replicas starting together apply each migration exactly once, and re-running is a no-op.
 func TestMigrateOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 8)
 	if err != nil {
@@ -53,6 +54,7 @@ func TestMigrateOnceUnderConcurrency(t *testing.T) {
 }
 
 func TestFailedMigrationLeavesNothingHalfDone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 2)
 	if err != nil {
@@ -71,6 +73,7 @@ func TestFailedMigrationLeavesNothingHalfDone(t *testing.T) {
 }
 
 func TestWaitReadyBacksOff(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	pool, err := db.Open(ctx, "postgres://postgres@127.0.0.1:1/x?connect_timeout=1", 1)
@@ -93,6 +96,7 @@ func TestWaitReadyBacksOff(t *testing.T) {
 // A replica with DB_MIGRATE=false applies nothing: it waits (unready) until the release's
 // migrate Job has applied every migration it ships, and accepts a schema ahead of it.
 func TestSchemaWithoutMigrateWaitsForTheJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := dbtest.New(t)
 	pool, err := db.Open(ctx, url, 2)
@@ -132,6 +136,7 @@ func TestSchemaWithoutMigrateWaitsForTheJob(t *testing.T) {
 // A concurrent index build, which PostgreSQL refuses inside a transaction, is applied
 // outside one and recorded.
 func TestMigrateBuildsConcurrentIndexOutsideATransaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 2)
 	if err != nil {

@@ -27,6 +27,7 @@ var grandfathered = map[string]string{
 // Every migration of every service passes the lint (or is a grandfathered one, which must
 // still fail it: an entry the lint no longer needs is removed).
 func TestEveryMigrationRolls(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../../../services/*/internal/adapters/migrations/*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no migrations found (%v)", err)
@@ -59,6 +60,7 @@ func TestEveryMigrationRolls(t *testing.T) {
 }
 
 func TestLintRefusesWhatBreaksTheRunningRelease(t *testing.T) {
+	t.Parallel()
 	for name, sql := range map[string]string{
 		"planted drop column":             "-- no longer used\nALTER TABLE subscriptions DROP COLUMN billing_state;",
 		"drop column without the keyword": "ALTER TABLE subscriptions DROP billing_state;",
@@ -80,6 +82,7 @@ func TestLintRefusesWhatBreaksTheRunningRelease(t *testing.T) {
 }
 
 func TestLintAcceptsExpandAndMarkedContractSteps(t *testing.T) {
+	t.Parallel()
 	for name, sql := range map[string]string{
 		"new table with its index": `CREATE TABLE IF NOT EXISTS refunds (id uuid PRIMARY KEY, charge_id uuid NOT NULL);
 			CREATE INDEX refunds_charge ON refunds (charge_id);
@@ -99,6 +102,7 @@ func TestLintAcceptsExpandAndMarkedContractSteps(t *testing.T) {
 }
 
 func TestLintNamesTheRule(t *testing.T) {
+	t.Parallel()
 	got := db.LintMigration("x.sql", "ALTER TABLE subscriptions DROP COLUMN billing_state;")
 	if len(got) != 1 || !strings.Contains(got[0].Rule, "contract") || !slices.Contains(strings.Fields(got[0].Statement), "billing_state") {
 		t.Fatalf("findings = %v", got)

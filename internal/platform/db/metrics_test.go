@@ -16,6 +16,7 @@ import (
 // The collector reports the pool as it is at scrape time: a held connection is acquired,
 // the pool's size is its configured maximum, and acquisitions are counted.
 func TestPoolCollector(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 3)
 	if err != nil {
@@ -59,6 +60,7 @@ hangar_db_pool_acquires_total{pool="main"} 1
 // Every statement sent through the pool is counted by how it went: on its own, in a
 // pipelined batch, or as a COPY; and every transaction, implicit or begun, once.
 func TestPoolCollectorCountsStatements(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 2)
 	if err != nil {

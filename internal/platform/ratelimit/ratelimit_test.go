@@ -8,6 +8,7 @@ import (
 )
 
 func TestBucketPerKeyRefusesWithTheWait(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	l := New(Rule{Every: 10 * time.Second, Burst: 3}, 100, func() time.Time { return now })
 	for i := range 3 {

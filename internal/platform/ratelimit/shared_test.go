@@ -36,6 +36,7 @@ func pools(t *testing.T, n int) []*pgxpool.Pool {
 // Two replicas (two pools, two stores) taking from one key at once: exactly Burst pass,
 // however the calls interleave; the refused learn how long to wait.
 func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	ps := pools(t, 2)
 	stores := []*ratelimit.PostgreSQL{ratelimit.NewPostgreSQL(ps[0]), ratelimit.NewPostgreSQL(ps[1])}
 	rule := ratelimit.Rule{Every: 10 * time.Second, Burst: 10}
@@ -82,6 +83,7 @@ func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
 // UnaryShared refuses a client across replicas with 429's error (Exhausted with the wait),
 // and lets calls through on the local bucket when the store fails.
 func TestUnarySharedAcrossInterceptors(t *testing.T) {
+	t.Parallel()
 	ps := pools(t, 2)
 	rules := map[string]ratelimit.Rule{"/svc/Door": {Every: time.Minute, Burst: 4}}
 	key := func(context.Context) string { return "10.0.0.9" }

@@ -43,6 +43,7 @@ func (w waiting) ListAvailablePlans(ctx context.Context, _ *catalogv1.ListAvaila
 // ("rpc failed ... context canceled", seen in every e2e run's log), burying real failures.
 // It is a debug line now.
 func TestCallerLeavingIsNotLoggedAsAFailure(t *testing.T) {
+	t.Parallel()
 	logs := make(records, 64)
 	cfg := config.Platform{GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0", ShutdownTimeout: 5 * time.Second}
 	reg := metrics.NewRegistry()

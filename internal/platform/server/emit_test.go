@@ -8,6 +8,7 @@ import (
 )
 
 func TestEmitDefaultsOnlyForRegisteredAnswers(t *testing.T) {
+	t.Parallel()
 	m := newJSONMarshaler()
 	fields := func() map[string]any {
 		b, err := m.Marshal(&healthpb.HealthCheckResponse{})

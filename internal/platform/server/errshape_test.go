@@ -46,6 +46,7 @@ func (refusing) ListAvailablePlans(_ context.Context, req *catalogv1.ListAvailab
 // HTTP status travels in metadata or headers. Checkout's declines, quote changes and
 // validation failures were successes over gRPC, with x-checkout-http-code in metadata.
 func TestEveryFailureMapsOnceToGRPCAndHTTP(t *testing.T) {
+	t.Parallel()
 	s, _, _ := startServerWith(t, refusing{}, nil)
 	grpcAddr, httpAddr, _ := s.Addrs()
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestFormMarshalerDecodesFormsAndJSON(t *testing.T) {
+	t.Parallel()
 	m := &formMarshaler{JSONPb: &runtime.JSONPb{}}
 	for name, body := range map[string]string{
 		"form-encoded":               "username=pilot%40demo.hangar.test&password=p+w",

@@ -10,6 +10,7 @@ import (
 // routing, CSRF or the handler could refuse it. It is a 400 naming the body, refused by its
 // depth; a flat body of too many values is refused by their count.
 func TestDeepOrOversizedJSONIsRefused(t *testing.T) {
+	t.Parallel()
 	s, _, _ := startServer(t, &fake{})
 	_, httpAddr, _ := s.Addrs()
 	url := "http://" + httpAddr + "/account/api/subscription/available/fleet-prices"
@@ -30,6 +31,7 @@ func TestDeepOrOversizedJSONIsRefused(t *testing.T) {
 // Found by FuzzGuardJSON: a value after an empty object (`{}""`) made the old guard read it
 // as a key of no object and panic (a 500 for any anonymous caller).
 func TestValueAfterEmptyObjectIsNoServerError(t *testing.T) {
+	t.Parallel()
 	s, _, _ := startServer(t, &fake{})
 	_, httpAddr, _ := s.Addrs()
 	for _, body := range []string{`{}""`, `[{},"x"]`, `{"a":{}}"b"`} {

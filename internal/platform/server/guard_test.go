@@ -92,6 +92,7 @@ func fieldOf(b errs.Body) string {
 // Bad bytes and sizes are the client's error (400/413 naming the field) and never reach
 // a handler; before the platform guard they were 500s and 503s.
 func TestBadBytesAndSizesAreClientErrors(t *testing.T) {
+	t.Parallel()
 	base, id := startWithIdentity(t)
 	const js = "application/json"
 	for _, c := range []struct {
@@ -132,6 +133,7 @@ func TestBadBytesAndSizesAreClientErrors(t *testing.T) {
 // Requests the gateway cannot decode answer the one error shape naming the field in plain
 // words; the parser's words ('proto:', 'strconv.ParseInt', 'invalid character') never show.
 func TestDecodeErrorsArePlain(t *testing.T) {
+	t.Parallel()
 	base, _ := startWithIdentity(t)
 	for _, c := range []struct {
 		name, method, path, body string
@@ -159,6 +161,7 @@ func TestDecodeErrorsArePlain(t *testing.T) {
 }
 
 func TestThrottledAnswersRetryAfter(t *testing.T) {
+	t.Parallel()
 	base, id := startWithIdentity(t)
 	a := do(t, "POST", base+"/pricing/api/login", "application/json", `{"username":"slow down","password":"x"}`)
 	<-id.reached
@@ -168,6 +171,7 @@ func TestThrottledAnswersRetryAfter(t *testing.T) {
 }
 
 func TestAPIAnswersCarrySecurityHeaders(t *testing.T) {
+	t.Parallel()
 	base, id := startWithIdentity(t)
 	a := do(t, "POST", base+"/pricing/api/login", "application/json", `{"username":"u","password":"p"}`)
 	<-id.reached

@@ -48,6 +48,7 @@ func (k *keeper) ListAvailablePlans(ctx context.Context, req *catalogv1.ListAvai
 // no shared messages or context values, the caller's deadline and cancellation, a context
 // that ends with the call, the loopback peer, and Unimplemented for what is not served.
 func TestInProcessConnectionIsolatesCallerAndHandler(t *testing.T) {
+	t.Parallel()
 	reg := metrics.NewRegistry()
 	red, err := metrics.NewRED(reg, "test")
 	if err != nil {

@@ -82,6 +82,7 @@ const plansMethod = "/hangar.catalog.v1.CatalogService/ListAvailablePlans"
 // reach the gateway's forward-response hooks; the gRPC listener sees no connection until a
 // real gRPC client dials it.
 func TestGatewayCallsServiceInProcessWithGRPCSemantics(t *testing.T) {
+	t.Parallel()
 	p := &probe{seen: make(chan probeCall, 8)}
 	intercepted := make(chan string, 8)
 	var accepted atomic.Int64

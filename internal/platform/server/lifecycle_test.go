@@ -24,6 +24,7 @@ import (
 // own routes; the health service answers all along. Before, calls were served and failed
 // with INTERNAL ('relation "accounts" does not exist').
 func TestNotReadyAnswersUnavailable(t *testing.T) {
+	t.Parallel()
 	s, _, _ := startServerWith(t, leaky{}, func(s *server.Server) {
 		s.Ready().Require("database")
 		s.Handle("GET /own", http.NotFoundHandler())
@@ -63,6 +64,7 @@ func TestNotReadyAnswersUnavailable(t *testing.T) {
 // Run returns is not closed under a relay or consumer still finishing its work (they ran
 // fire-and-forget beside Run before).
 func TestRunWaitsForItsWorkers(t *testing.T) {
+	t.Parallel()
 	pool, err := db.Open(context.Background(), dbtest.New(t), 2)
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,7 @@ func (l *lockedBuffer) String() string {
 // included) reach the log only as an escaped attribute of a structured record; they went
 // to stderr raw before.
 func TestClientBytesReachLogsOnlyEscaped(t *testing.T) {
+	t.Parallel()
 	out := &lockedBuffer{}
 	defer server.CaptureGRPCLogs(slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})))()
 	s, _, _ := startServer(t, &fake{traces: make(chan trace.TraceID, 4)})

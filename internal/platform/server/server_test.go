@@ -28,7 +28,9 @@ import (
 type fake struct {
 	catalogv1.UnimplementedCatalogServiceServer
 	traces chan trace.TraceID
-	delay  time.Duration
+	// hold, when set, keeps each call in the handler until it is closed: a request stays
+	// in flight for exactly as long as a test needs.
+	hold chan struct{}
 }
 
 func (f *fake) ListAvailablePlans(ctx context.Context, req *catalogv1.ListAvailablePlansRequest) (*catalogv1.ListAvailablePlansResponse, error) {
@@ -39,7 +41,9 @@ func (f *fake) ListAvailablePlans(ctx context.Context, req *catalogv1.ListAvaila
 	case "BAD":
 		return nil, errs.Field("currency", "unknown currency \"BAD\"")
 	}
-	time.Sleep(f.delay)
+	if f.hold != nil {
+		<-f.hold
+	}
 	return &catalogv1.ListAvailablePlansResponse{Version: "v1"}, nil
 }
 
@@ -108,6 +112,7 @@ func startServerListening(t testing.TB, f catalogv1.CatalogServiceServer, more, 
 }
 
 func TestTraceContinuesFromHTTPThroughGatewayToGRPC(t *testing.T) {
+	t.Parallel()
 	f := &fake{traces: make(chan trace.TraceID, 4)}
 	s, _, _ := startServer(t, f)
 	_, httpAddr, _ := s.Addrs()
@@ -124,6 +129,7 @@ func TestTraceContinuesFromHTTPThroughGatewayToGRPC(t *testing.T) {
 }
 
 func TestErrorsAndPanicsUseTheOneShape(t *testing.T) {
+	t.Parallel()
 	f := &fake{traces: make(chan trace.TraceID, 4)}
 	s, _, _ := startServer(t, f)
 	_, httpAddr, _ := s.Addrs()
@@ -149,7 +155,8 @@ func TestErrorsAndPanicsUseTheOneShape(t *testing.T) {
 // On shutdown the server stops being ready at once, finishes the request in flight, and
 // Run returns.
 func TestGracefulShutdownDrainsInFlightRequests(t *testing.T) {
-	f := &fake{traces: make(chan trace.TraceID, 4), delay: 700 * time.Millisecond}
+	t.Parallel()
+	f := &fake{traces: make(chan trace.TraceID, 4), hold: make(chan struct{})}
 	s, cancel, done := startServer(t, f)
 	_, httpAddr, adminAddr := s.Addrs()
 	if resp, err := http.Get("http://" + adminAddr + "/readyz"); err != nil || resp.StatusCode != 200 {
@@ -165,12 +172,19 @@ func TestGracefulShutdownDrainsInFlightRequests(t *testing.T) {
 		resp.Body.Close()
 		result <- resp.StatusCode
 	}()
-	<-f.traces // the request is in the handler
+	<-f.traces // the request is in the handler, held there until f.hold closes
 	cancel()
-	time.Sleep(100 * time.Millisecond)
-	if s.Ready().Ok() {
-		t.Error("still ready while shutting down")
+	for deadline := time.Now().Add(5 * time.Second); s.Ready().Ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("still ready while shutting down")
+		}
 	}
+	select {
+	case code := <-result:
+		t.Fatalf("the in-flight request ended (%d) before the handler finished", code)
+	default:
+	}
+	close(f.hold)
 	if code := <-result; code != 200 {
 		t.Errorf("in-flight request finished with %d, want 200", code)
 	}

@@ -45,13 +45,14 @@ func Start(t testing.TB, ctx context.Context, cancel context.CancelFunc, a App) 
 	return stop
 }
 
-// Run is Start, then waits up to 20 s for a to be ready.
+// Run is Start, then waits up to 90 s for a to be ready: a guard against a stall, not a
+// speed check (parallel tests start several stacks at once on a busy machine).
 func Run(t testing.TB, ctx context.Context, cancel context.CancelFunc, a App) (stop func() error) {
 	t.Helper()
 	stop = Start(t, ctx, cancel, a)
-	for deadline := time.Now().Add(20 * time.Second); !a.Ready(); {
+	for deadline := time.Now().Add(90 * time.Second); !a.Ready(); {
 		if time.Now().After(deadline) {
-			t.Fatal("service not ready after 20 s")
+			t.Fatal("service not ready after 90 s")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

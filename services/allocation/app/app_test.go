@@ -141,6 +141,7 @@ func pool(t *testing.T, s stack, session, code string) map[string]any {
 }
 
 func TestAllocationThroughTheStack(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	owner := login(t, s, "owner@acme.hangar.test")
 	eventually(t, "the dev seed gives Acme its pools", func() bool { return pool(t, s, owner, "business_pro") != nil })
@@ -213,6 +214,7 @@ func TestAllocationThroughTheStack(t *testing.T) {
 
 // The inbox table of the migrations is the platform's (the consumer writes it).
 func TestInboxSchemaIsThePlatforms(t *testing.T) {
+	t.Parallel()
 	b, err := adapters.Migrations.ReadFile("migrations/0002_platform_inbox.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -75,6 +75,7 @@ func newBuyer(b testing.TB, i int, id string, now time.Time) kafkago.Message {
 // payload that does not decode) makes the batch fall back to one event at a time: it is
 // dead-lettered and every other event is applied, once, a re-sent one (same id) included.
 func TestConsumerDeadLettersAPoisonEventAndAppliesTheRest(t *testing.T) {
+	t.Parallel()
 	admin, brokers, url := consumer(t)
 	ctx := context.Background()
 	now := time.Now()

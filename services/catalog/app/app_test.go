@@ -138,6 +138,7 @@ func (p plansBody) price(code, cur string) (int64, bool) {
 }
 
 func TestCatalogServesTheCatalogue(t *testing.T) {
+	t.Parallel()
 	r := start(t, dbtest.New(t), nil)
 	r.waitReady(t)
 	base := "http://" + r.http
@@ -288,6 +289,7 @@ func TestCatalogServesTheCatalogue(t *testing.T) {
 
 // A new data version loaded while the service runs is served without a restart.
 func TestCatalogPicksUpNewDataVersion(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.New(t)
 	r := start(t, dbURL, nil)
 	r.waitReady(t)
@@ -358,8 +360,14 @@ func TestCatalogPicksUpNewDataVersion(t *testing.T) {
 
 // With PostgreSQL unreachable the service stays up, unready, saying why, and retrying.
 func TestCatalogUnreadyWithoutDatabase(t *testing.T) {
+	t.Parallel()
 	r := start(t, "postgres://postgres@127.0.0.1:1/hangar_catalog?sslmode=disable&connect_timeout=1", nil)
-	time.Sleep(1500 * time.Millisecond)
+	// Wait for the second failed attempt: by then the service has tried, logged and retried.
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(r.logs.String(), "database unreachable; retrying") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no repeated retry within 10 s:\n%s", r.logs.String())
+		}
+	}
 	resp, body := get(t, "http://"+r.admin+"/readyz", nil)
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "database") {
 		t.Errorf("/readyz = %d %s; want 503 naming the database", resp.StatusCode, body)

@@ -201,6 +201,7 @@ func items(m map[string]any) []map[string]any {
 }
 
 func TestAPI(t *testing.T) {
+	t.Parallel()
 	idGRPC, idBase := startIdentity(t)
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
@@ -493,6 +494,7 @@ func TestAPI(t *testing.T) {
 // The shared middleware guards checkout's non-safe routes: a POST without the XSRF echo is
 // refused before any pricing happens.
 func TestPreviewNeedsXSRF(t *testing.T) {
+	t.Parallel()
 	base := start(t, nil)
 	req, _ := http.NewRequest(http.MethodPost, base+"/buy/api/invoice/preview", strings.NewReader(`{"currency":"USD","addOns":["performance"]}`))
 	req.Header.Set("Content-Type", "application/json")
@@ -512,6 +514,7 @@ func TestPreviewNeedsXSRF(t *testing.T) {
 // add-on of the subscription as it is, so no allocation can end without the buyer being
 // asked; validate does not ask about tail allocations it cannot see.
 func TestPreviewWithoutTheAllocationService(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

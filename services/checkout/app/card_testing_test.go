@@ -16,6 +16,7 @@ import (
 // nothing is charged or kept (the key may be tried again after the wait), while a buyer at
 // another address pays.
 func TestCardTesterStoppedThroughTheGiftPage(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	submit := func(addr, key, email, nonce string) (int, http.Header, map[string]any) {
 		body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",

@@ -12,6 +12,7 @@ import (
 // a request carries a few codes; one promotion per order; 429 says when to come back; a
 // spent gift certificate says so.
 func TestCodes(t *testing.T) {
+	t.Parallel()
 	base := start(t, nil) // CHECKOUT_CODE_ATTEMPTS 10 per minute, the default
 	cart := func(id, codes string) string {
 		return `{"cartId":"` + id + `","currency":"USD","addOns":["performance","included_geo_us","add_geo_eu"],"discountPromoCode":[` + codes + `]}`

@@ -77,6 +77,7 @@ var welcomeToken = regexp.MustCompile(`/account/set-password#token=([A-Za-z0-9_-
 // logged-in owner (200); when the term ends, the renewal pass (its clock moved forward with
 // -as-of) charges his stored card once.
 func TestCheckoutBuyerComesBackAndRenews(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	// Notifications on the broker identity publishes to and checkout's outbox is relayed to.
 	sink := startMailer(t, st.broker.Addrs())

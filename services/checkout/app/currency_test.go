@@ -38,6 +38,7 @@ func startGeo(t *testing.T) string {
 // (checkout asks geo over gRPC with the proxy chain it received), else USD; a customer's
 // subscription and a military cart keep theirs.
 func TestDefaultCurrencyFromGeo(t *testing.T) {
+	t.Parallel()
 	base := start(t, map[string]string{"GEO_ADDR": startGeo(t)})
 	const germany, us = "193.99.144.80", "8.8.8.8"
 	for _, tc := range []struct {
@@ -77,6 +78,7 @@ func TestDefaultCurrencyFromGeo(t *testing.T) {
 
 // Without geo (down, or GEO_ADDR unset) a visitor gets USD; nothing fails.
 func TestDefaultCurrencyWithoutGeo(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

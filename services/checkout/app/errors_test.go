@@ -22,6 +22,7 @@ import (
 // the code and the details the page needs (not a success with the HTTP status in
 // x-checkout-http-code metadata, as before), the HTTP caller the status and the one body.
 func TestSubmitRefusalsThroughBothTransports(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	grpcAddr, _, _ := st.app.Addrs()
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -13,6 +13,7 @@ import (
 // at most CHECKOUT_GIFT_DAY_CAP ($5,000) a day, reserved atomically (concurrent submits of
 // one buyer do not pass it together), with a clear message and nothing charged.
 func TestGiftCertificateCaps(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	buyer := fmt.Sprintf("caps-%d@buyer.test", time.Now().UnixNano())
 	body := func(values, nonce string) string {

@@ -17,6 +17,7 @@ import (
 // without a value is 'Please verify you are a human.', one the verifier refuses is the
 // captcha error, and a value the widget handed out buys. Nothing is charged until then.
 func TestHumanVerificationWithTheDevelopmentVerifier(t *testing.T) {
+	t.Parallel()
 	verifier := httptest.NewServer(devhuman.Handler())
 	t.Cleanup(verifier.Close)
 	st := startStack(t, map[string]string{

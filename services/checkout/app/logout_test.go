@@ -38,6 +38,7 @@ func startPayments(t *testing.T, identityAddr string) string {
 // with its own cache, and payments, all having just served the session, refuse it on the
 // very next request.
 func TestLogoutEndsTheSessionInEveryServiceAtOnce(t *testing.T) {
+	t.Parallel()
 	identityAddr, identityBase := startIdentity(t)
 	env := map[string]string{"IDENTITY_ADDR": identityAddr, "TRUSTED_PROXIES": "0"}
 	checkoutA, checkoutB := start(t, env), start(t, env)

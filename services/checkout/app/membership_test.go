@@ -10,6 +10,7 @@ import (
 // says of the same session (was: false for Acme's members without a subscription of their
 // own, whom /buy/api/me calls members).
 func TestValidateAndMeAgreeOnMembership(t *testing.T) {
+	t.Parallel()
 	idGRPC, idBase := startIdentity(t)
 	base := start(t, map[string]string{"IDENTITY_ADDR": idGRPC})
 	for _, email := range []string{"pilot@demo.hangar.test", "owner@acme.hangar.test", "member@acme.hangar.test", "dispatcher@acme.hangar.test"} {
@@ -27,6 +28,7 @@ func TestValidateAndMeAgreeOnMembership(t *testing.T) {
 // existing-business refusal and is bought (was: 'You are already subscribed under a
 // business plan…' right after can-downgrade said true).
 func TestBusinessDowngradeEndToEnd(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	owner := login(t, st.idBase, "owner@acme.hangar.test")
 	if _, m := call(t, "GET", st.base+"/buy/api/business/can-downgrade?accountId=00000000-0000-4000-8000-000000000002", "", "Cookie", owner); m["canDowngrade"] != true {

@@ -14,6 +14,7 @@ const msgEuConsent = "Please give your consent to the processing of your data to
 // billing country, 'eu' too, or a known EU customer), and submit refuses the order without
 // it with /buy's message; with the consent the order is paid.
 func TestOneOffEuConsentThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	staff := login(t, st.idBase, "employee@demo.hangar.test")
 	_, c := call(t, "POST", st.base+"/buy/api/cart-create",
@@ -63,6 +64,7 @@ func TestOneOffEuConsentThroughTheGateway(t *testing.T) {
 // A preset cart created without a currency stores none (GET answers it empty), so the
 // page can tell it from a staff choice of USD, which is kept.
 func TestPresetCartWithoutCurrencyStoresNone(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	staff := login(t, st.idBase, "employee@demo.hangar.test")
 	for _, tc := range []struct{ sent, want string }{{``, ""}, {`,"currency":""`, ""}, {`,"currency":"USD"`, "USD"}, {`,"currency":"cad"`, "CAD"}} {

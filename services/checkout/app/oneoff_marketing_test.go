@@ -28,6 +28,7 @@ func marketingConsent(t *testing.T, st *stack, cookie, account string) any {
 // records it from the broker, and GET eu_consent then answers true. An order without the
 // tick writes no consent; staff selling in sales mode cannot give it for the customer.
 func TestOneOffMarketingConsentReachesIdentity(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	staff := login(t, st.idBase, "employee@demo.hangar.test")
 	_, c := call(t, "POST", st.base+"/buy/api/cart-create",
@@ -118,6 +119,7 @@ func (st *stack) consentEventsOf(t *testing.T) []*eventsv1.MarketingConsentGiven
 // a new buyer's consent goes to the account the order created, a signed-in buyer's (the
 // Acme owner adding licences) to their own account, and identity then answers true.
 func TestSubscriptionMarketingConsentReachesIdentity(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	withTick := func(cfg string) string { return strings.TrimSuffix(cfg, "}") + `,"marketingConsent":true}` }
 

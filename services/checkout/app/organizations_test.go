@@ -50,6 +50,7 @@ func newAccount(t *testing.T, identityBase, email string) (id, session string) {
 // report and assignable right after payment (was: isbiz false, no groups, nobody to assign
 // the licences to). A retry of the submit creates nothing more.
 func TestBusinessPurchaseCreatesTheOrganization(t *testing.T) {
+	t.Parallel()
 	// Checkout's events go to the allocation service through a broker of their own.
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
@@ -141,6 +142,7 @@ func TestBusinessPurchaseCreatesTheOrganization(t *testing.T) {
 // child's 'contact your account administrator' message); the child keeps that message and
 // a stranger naming the subscription is refused as before.
 func TestGroupParentManagesTheChildsSubscription(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	childSub := adapters.SeedSubscriptionID(adapters.SeedChild)
 	parent := login(t, st.idBase, "group@demo.hangar.test")

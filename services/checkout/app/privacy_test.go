@@ -13,6 +13,7 @@ import (
 )
 
 func TestRateLimitSchemaIsThePlatforms(t *testing.T) {
+	t.Parallel()
 	b, err := fs.ReadFile(adapters.Migrations, "migrations/0009_rate_limits.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +27,7 @@ func TestRateLimitSchemaIsThePlatforms(t *testing.T) {
 // subscription the session may not act on answers 401 with requireLogin and nothing of
 // that account; the e-mail look-ups answer no account id and are throttled per address.
 func TestAccountsStayPrivate(t *testing.T) {
+	t.Parallel()
 	idGRPC, idBase := startIdentity(t)
 	base := start(t, map[string]string{"IDENTITY_ADDR": idGRPC})
 	const pilot, acme = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"

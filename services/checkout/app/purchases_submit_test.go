@@ -45,6 +45,7 @@ func post(t *testing.T, url, key, body, cookie string) (int, map[string]any) {
 // event per certificate with the code, a receipt; a retry with the same key answers the
 // same order; the code then pays part of a USD subscription and is refused in EUR.
 func TestGiftSubmitIssuesCertificates(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	buyer := fmt.Sprintf("gift-%d@buyer.test", time.Now().UnixNano())
 	body := func(nonce string) string {
@@ -137,6 +138,7 @@ func TestGiftSubmitIssuesCertificates(t *testing.T) {
 // A one-off cart: staff create it, a logged-in buyer pays it with a card; anonymous
 // buyers are asked to log in; the saved-card path needs the ZIP.
 func TestOneOffSubmit(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	staff := login(t, st.idBase, "employee@demo.hangar.test")
 	_, c := call(t, "POST", st.base+"/buy/api/cart-create",

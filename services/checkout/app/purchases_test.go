@@ -9,6 +9,7 @@ import (
 // The gift validation through the gateway: presets and custom amounts, the messages, the
 // buyer's account from the e-mail, untaxed lines, counters that only grow.
 func TestGiftValidateThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	base := start(t, nil)
 	for _, tc := range []struct {
 		name   string
@@ -61,6 +62,7 @@ func TestGiftValidateThroughTheGateway(t *testing.T) {
 // Preset carts: staff only (401 anonymous, 403 others), an unknown id is a JSON 404, and
 // the one-off preview prices the cart's products with the buyer's quantities.
 func TestOneOffCartsThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	idGRPC, idBase := startIdentity(t)
 	base := start(t, map[string]string{"IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0"})
 	cart := `{"requestJson":{"selectedProducts":[{"code":"oneoff_adsb_receiver","quantity":1},{"code":"oneoff_chartpack_us_vfr","quantity":2}],"applyTax":true,"currency":"USD","discountCode":"spring10"},"commerceCartType":"ONE_OFF"}`
@@ -142,6 +144,7 @@ func strs(v any) []string {
 // With the one-off-purchases flag off (HANGAR_FEATURES without it) the page redirects to /
 // and the API refuses as well: creating, opening, previewing and paying a cart are 404.
 func TestOneOffRoutesRefuseWhileTheFlagIsOff(t *testing.T) {
+	t.Parallel()
 	idGRPC, idBase := startIdentity(t)
 	base := start(t, map[string]string{"IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "HANGAR_FEATURES": "honda_jet_bundle"})
 	employee := login(t, idBase, "employee@demo.hangar.test")

@@ -62,6 +62,7 @@ func rawGet(t *testing.T, u, cookie string) (int, http.Header, []byte) {
 // expiring token: it opens the receipt (and its PDF) anywhere; an expired, tampered or
 // another invoice's token is refused.
 func TestReceiptLinkOpensAnywhere(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	place := func(tag string) string {
 		body := quoted(t, st.base, newBuyer(tag), st.tokenize(t, "4111111111111111"), "")

@@ -10,6 +10,7 @@ import (
 // configured schemes and hosts; anything else is dropped (the page then goes to the
 // receipt), and redirectUrl is always a path of this site.
 func TestDeeplinkOnSuccessOnlyForTheApp(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, map[string]string{"CHECKOUT_DEEPLINK_ALLOW": "hangar:,https://app.hangar.example"})
 	for _, tc := range []struct{ link, want string }{
 		{"https://evil.example/phish", ""},

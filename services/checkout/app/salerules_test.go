@@ -29,6 +29,7 @@ func listOf(v any) []string {
 }
 
 func TestSaleKeepsItsRulesAtSubmit(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	charges := func() int { return st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) }
 
@@ -149,6 +150,7 @@ func TestSaleKeepsItsRulesAtSubmit(t *testing.T) {
 }
 
 func TestCreditsAndSmallFixes(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
 

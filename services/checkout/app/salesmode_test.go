@@ -41,6 +41,7 @@ func (st *stack) readerToken(t *testing.T, admin, email string) string {
 // without the reader do not. The exempt purchase is the customer's, paid with the reader's
 // card, and keeps the seller.
 func TestSalesModeExemptsCardAdminsFromRequireLogin(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	admin := login(t, st.idBase, "cardadmin@demo.hangar.test")
 	employee := login(t, st.idBase, "employee@demo.hangar.test")
@@ -135,6 +136,7 @@ func TestSalesModeExemptsCardAdminsFromRequireLogin(t *testing.T) {
 // order and its invoice lines, a receipt the buyer can read, and order-completed naming
 // the stored card.
 func TestOneOffSubmitWithTheSavedCard(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	staff := login(t, st.idBase, "employee@demo.hangar.test")
 	_, c := call(t, "POST", st.base+"/buy/api/cart-create",

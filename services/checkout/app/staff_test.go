@@ -20,6 +20,7 @@ import (
 // a user admin 403 listing (and assigning) tails, and the card-reader list answered 200
 // to anyone, anonymous included.
 func TestStaffMatrixIsTheAuthorizationTable(t *testing.T) {
+	t.Parallel()
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func (st *stack) dbCounts(t *testing.T) dbtest.Counts {
 // reads the order and its lines in one pipelined batch. Pipelined statements are
 // "batched"; each "query" is a round trip of its own.
 func TestJourneyStatementsAndTransactions(t *testing.T) {
+	t.Parallel()
 	// No background work on the pool while counting: no refresh, reconcile or renewals.
 	st := startStack(t, map[string]string{"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_RENEWAL_INTERVAL": "0"})
 	// step runs f and checks what checkout's pool sent, beyond the counts before it.

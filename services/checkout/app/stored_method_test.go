@@ -54,6 +54,7 @@ func (st *stack) refused(t *testing.T, who string, before money, code int, m map
 // lets a stored method pay only for its owner, the owner of its organization, or the
 // customer the seller's reader vaulted it for: anyone else gets 403 and nothing is charged.
 func TestStoredMethodPaysOnlyForItsOwner(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
 	owner := login(t, st.idBase, "owner@acme.hangar.test")
@@ -164,6 +165,7 @@ func TestStoredMethodPaysOnlyForItsOwner(t *testing.T) {
 // subscriber's: a token of another account on the subscription is refused by payments,
 // nothing is charged, and the renewal is declined (the subscriber is asked for a card).
 func TestRenewalRefusesAnotherAccountsMethod(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, map[string]string{"CHECKOUT_RENEWAL_INTERVAL": "0"})
 	ctx := context.Background()
 	var acmeCard string

@@ -216,6 +216,7 @@ func newBuyer(tag string) string {
 }
 
 func TestSubmit(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	// Read before a subtest relays (and so deletes) the outbox.
 	seedEvents := st.subscriptionEvents(t, adapters.SeedSubscriptionID(adapters.SeedBusiness), "seed")
@@ -506,6 +507,7 @@ func TestSubmit(t *testing.T) {
 // The process dies between the charge and the write: the reconciler finds the captured
 // charge and writes the order exactly once; the key then answers that order.
 func TestSubmitCrashBetweenChargeAndWrite(t *testing.T) {
+	t.Parallel()
 	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after charge") })
 	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"})
 	app.SetAfterChargeForTest(nil)
@@ -635,6 +637,7 @@ func form(t *testing.T, url, body, cookie string) (int, map[string]any) {
 }
 
 func TestSubscriptionRoutes(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	const pilotID = "00000000-0000-4000-8000-000000000001"
 	pilot := login(t, st.idBase, "pilot@demo.hangar.test")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAnnounceTaxRates(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
 	if err := announceTaxRates(slog.New(slog.NewTextHandler(&logs, nil)), reg); err != nil {

@@ -42,6 +42,7 @@ func (st *stack) vaultOf(t *testing.T, key string) (status, token string) {
 // through payments' VaultPaymentMethod, and the subscription keeps the vaulted token: the
 // renewal charges it. The card is the new buyer's card on file in payments.
 func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, map[string]string{"CHECKOUT_RENEWAL_INTERVAL": "0"})
 	ctx := context.Background()
 	st.giftCertificate(t, "GIFT-ZERO-ONE", 100000)
@@ -130,6 +131,7 @@ func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
 // asks payments again with the key (the vault replays), and writes the order once, its
 // subscription holding the vaulted card. No subscription is written before that.
 func TestZeroTotalCrashBetweenVaultAndWrite(t *testing.T) {
+	t.Parallel()
 	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after vault") })
 	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns", "CHECKOUT_RENEWAL_INTERVAL": "0"})
 	app.SetAfterChargeForTest(nil)

@@ -82,6 +82,7 @@ func lookup(t *testing.T, url string, xff ...string) answer {
 
 // The browser's route, with the embedded data set, behind a loopback proxy as in make dev.
 func TestLookupThroughTrustedProxy(t *testing.T) {
+	t.Parallel()
 	base, _ := start(t, "127.0.0.0/8,::1")
 	for _, tc := range []struct {
 		name, xff, ip, country, currency string
@@ -114,6 +115,7 @@ func TestLookupThroughTrustedProxy(t *testing.T) {
 
 // In the cluster the Ingress is one hop: only its report counts.
 func TestLookupWithHopCount(t *testing.T) {
+	t.Parallel()
 	base, _ := start(t, "1")
 	if a := lookup(t, base+"/freegeoip/api/json/", "8.8.8.8, 193.99.144.80"); a.Location.CountryCode != "DE" {
 		t.Errorf("hop count 1: %+v, want the Ingress's report (DE)", a)
@@ -125,6 +127,7 @@ func TestLookupWithHopCount(t *testing.T) {
 
 // A peer that is not a trusted proxy cannot choose its location.
 func TestUntrustedPeerIsTheClient(t *testing.T) {
+	t.Parallel()
 	base, _ := start(t, "10.0.0.0/8")
 	if a := lookup(t, base+"/freegeoip/api/json/", "193.99.144.80"); a.IP != "127.0.0.1" || *a.Location.IsEU {
 		t.Errorf("untrusted peer: %+v, want 127.0.0.1, not EU", a)
@@ -132,6 +135,7 @@ func TestUntrustedPeerIsTheClient(t *testing.T) {
 }
 
 func TestLocateOverGRPC(t *testing.T) {
+	t.Parallel()
 	_, client := start(t, "1")
 	ctx := context.Background()
 	res, err := client.Locate(ctx, &geov1.LocateRequest{Ip: "81.2.69.142"})
@@ -154,6 +158,7 @@ func TestLocateOverGRPC(t *testing.T) {
 // A service that received a browser's request through the proxies (checkout's default
 // currency) hands geo the chain it saw: geo believes only its own trusted proxies.
 func TestLocateClientChainOverGRPC(t *testing.T) {
+	t.Parallel()
 	_, loopback := start(t, "127.0.0.0/8,::1")
 	_, oneHop := start(t, "1")
 	ctx := context.Background()

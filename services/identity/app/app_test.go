@@ -121,6 +121,7 @@ func (b *browser) login(email string) {
 }
 
 func TestSeededRoleFlags(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	cases := []struct {
 		email string
@@ -164,6 +165,7 @@ func TestSeededRoleFlags(t *testing.T) {
 }
 
 func TestBrowserSession(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	b := newBrowser(t, r.base)
 
@@ -221,6 +223,7 @@ func TestBrowserSession(t *testing.T) {
 }
 
 func TestMilitaryFlowThroughMailSink(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	sink := startNotifications(t, r.brokers)
 	b := newBrowser(t, r.base)
@@ -255,6 +258,7 @@ func TestMilitaryFlowThroughMailSink(t *testing.T) {
 }
 
 func TestOutboxSchemaIsThePlatforms(t *testing.T) {
+	t.Parallel()
 	b, err := fs.ReadFile(adapters.Migrations, "migrations/0001_identity.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -265,6 +269,7 @@ func TestOutboxSchemaIsThePlatforms(t *testing.T) {
 }
 
 func TestRateLimitSchemaIsThePlatforms(t *testing.T) {
+	t.Parallel()
 	b, err := fs.ReadFile(adapters.Migrations, "migrations/0003_rate_limits.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +316,7 @@ func fromAddr(ip string) *http.Client {
 // 0.14 s, all answered with the account id), of sign-ups and of eligibility checks ends
 // in 429 with Retry-After, while another address is still served.
 func TestAnonymousDoorsAreRateLimited(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	xsrf := "t"
 	for _, c := range []struct {
@@ -362,6 +368,7 @@ func TestAnonymousDoorsAreRateLimited(t *testing.T) {
 // the refusal is 429 with Retry-After. Failed logins are counted in PostgreSQL as well: a
 // burst of wrong passwords over both replicas is refused after the per-account limit.
 func TestAnonymousLimitsHoldAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	first := start(t)
 	second := startOn(t, first.dbURL, first.brokers)
 	replicas := []*running{first, second}
@@ -417,6 +424,7 @@ func TestAnonymousLimitsHoldAcrossReplicas(t *testing.T) {
 // reads), besides the display union in roles; other services decode it through
 // auth.IdentityResolver.
 func TestAuthenticateCarriesMembershipsWithTheirRoles(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	b := newBrowser(t, r.base)
 	b.login("admin@acme.hangar.test")

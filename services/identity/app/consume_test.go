@@ -41,6 +41,7 @@ func subscriptionChanged(t testing.TB, account, id string, version int64) kafkag
 // that does not decode, an account id that is not a UUID) is dead-lettered and the others
 // are recorded, once: the re-sent one (same id) is skipped.
 func TestSubscriptionConsumerDeadLettersPoisonAndAppliesTheRest(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	_, _, admin := r.a.Addrs()
 	ctx := context.Background()

@@ -38,6 +38,7 @@ func raw(t *testing.T, method, url, body string, header http.Header) (int, strin
 // non-safe call with an anonymous XSRF pair passed the session-bound XSRF check. The
 // gateway now drops every internal header, so the request is anonymous.
 func TestInternalMetadataHeadersAreIgnoredThroughTheGateway(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	b := newBrowser(t, r.base)
 	b.login("pilot@demo.hangar.test")

@@ -6,6 +6,7 @@ import (
 
 // The avionics partner-account linker (spec 001 §7) through the gateway, as the page calls it.
 func TestLinkedPartnerAccounts(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	pilot := newBrowser(t, r.base)
 	pilot.login("pilot@demo.hangar.test")

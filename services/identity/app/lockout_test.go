@@ -32,6 +32,7 @@ func loginFrom(t *testing.T, base, ip, email, password string) (int, string) {
 // an account that sees failures from many addresses slows down (each further address gets
 // fewer guesses), but the owner's right password from an address of their own logs in.
 func TestWrongPasswordsFromManyAddressesDoNotLockTheOwnerOut(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	const victim = "pilot@demo.hangar.test"
 	// 60 wrong passwords from 12 addresses, 5 each. The first 50 (10 addresses) are all

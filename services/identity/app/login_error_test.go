@@ -19,6 +19,7 @@ import (
 // success {status: fail} with the HTTP status in x-http-code metadata), HTTP 401 with the
 // one body, which keeps the login form's {status: "fail", msg}.
 func TestFailedLoginIsAnErrorOnBothTransports(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	grpcAddr, _, _ := r.a.Addrs()
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))

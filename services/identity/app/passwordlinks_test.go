@@ -95,6 +95,7 @@ func fieldMessage(body map[string]any, field string) string {
 // single use. Before: the welcome offered no way in, and every such account was locked
 // out of its own subscription.
 func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	sink := startNotifications(t, r.brokers)
 	grpcAddr, _, _ := r.a.Addrs()
@@ -158,6 +159,7 @@ func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
 // event) only for the known one; the link sets the password, logs the asker in, ends every
 // other session of the account, and tells the owner; a second use is refused.
 func TestForgotPasswordEndToEnd(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	sink := startNotifications(t, r.brokers)
 	const pilot = "pilot@demo.hangar.test"
@@ -221,6 +223,7 @@ func TestForgotPasswordEndToEnd(t *testing.T) {
 
 // An expired link is refused and changes nothing.
 func TestExpiredPasswordLinkIsRefused(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	sink := startNotifications(t, r.brokers)
 	const pilot = "pilot@demo.hangar.test"
@@ -248,6 +251,7 @@ func TestExpiredPasswordLinkIsRefused(t *testing.T) {
 // Forgot password is throttled per e-mail over every address and replica (a script
 // cannot fill someone's mailbox), the same for unknown e-mails; other e-mails still pass.
 func TestForgotPasswordThrottledPerEmailAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	first := start(t)
 	second := startOn(t, first.dbURL, first.brokers)
 	replicas := []*running{first, second}

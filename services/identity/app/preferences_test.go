@@ -13,6 +13,7 @@ import (
 // 500 (a PostgreSQL boolean cast), "t" set the legal consent to true, and any key with any
 // nesting was stored. Every refusal is a 400 naming the field, and changes nothing.
 func TestPreferencesAreTyped(t *testing.T) {
+	t.Parallel()
 	r := start(t)
 	b := newBrowser(t, r.base)
 	b.login("pilot@demo.hangar.test")

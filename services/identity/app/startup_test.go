@@ -27,6 +27,7 @@ import (
 // (another replica migrating looks the same), and lets them go to see the same calls
 // served.
 func TestCallsBeforeMigrationsAreUnavailable(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.New(t)
 	ctx := context.Background()
 	holder, err := pgx.Connect(ctx, dbURL)

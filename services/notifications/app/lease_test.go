@@ -12,6 +12,7 @@ import (
 // live one is sending) and is short: a message whose sender died mid-send goes again
 // within a minute (it used to wait 2 minutes).
 func TestSendLeaseOutlastsASendAndIsShort(t *testing.T) {
+	t.Parallel()
 	for _, timeout := range []time.Duration{0, 5 * time.Second, 20 * time.Second} {
 		m, err := adapters.NewSMTP(adapters.SMTPConfig{Addr: "127.0.0.1:25", Timeout: timeout})
 		if err != nil {

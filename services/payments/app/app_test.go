@@ -205,6 +205,7 @@ func (r *running) charge(t *testing.T, key, nonce string, amount int64) *payment
 }
 
 func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	ctx := context.Background()
 	cases := []struct {
@@ -426,6 +427,7 @@ func pgxQuery(t testing.TB, url, sql string, args []any) [][]any {
 }
 
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	ctx := context.Background()
 	nonce := r.tokenize(t, gateway.CardVisaOK)
@@ -487,6 +489,7 @@ func TestIdempotency(t *testing.T) {
 }
 
 func TestNonceReuseAndExpiry(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	nonce := r.tokenize(t, gateway.CardVisaOK)
 	r.charge(t, "a", nonce, 100)
@@ -504,6 +507,7 @@ func TestNonceReuseAndExpiry(t *testing.T) {
 }
 
 func TestCardReaderFlow(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	if code, body := r.do(t, "GET", "/buy/api/card-reader/list", "", nil); code != 401 {
 		t.Errorf("anonymous list = %d %v, want 401", code, body)
@@ -570,6 +574,7 @@ func TestCardReaderFlow(t *testing.T) {
 }
 
 func TestPaymentMethodUpdate(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	upd := func(token, path string, body map[string]string) (int, map[string]any) {
 		return r.do(t, "POST", path, token, body)
@@ -632,6 +637,7 @@ func TestPaymentMethodUpdate(t *testing.T) {
 // pass over checkout's seed charges each of them (before, only the pilot had one and the
 // others were dunned for 'No payment method is stored').
 func TestDevSeedCardsOnFile(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	for _, h := range app.DevCardHolders {
 		res, err := r.rpc.GetBillingProfile(context.Background(), &paymentsv1.GetBillingProfileRequest{AccountId: h.Account})
@@ -648,6 +654,7 @@ func TestDevSeedCardsOnFile(t *testing.T) {
 // organization's payment method; a plain member (or a user admin) is refused. Before,
 // any member of the organization read and replaced the owner's card.
 func TestOrganizationPaymentMethodByRole(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	card := func() map[string]string {
 		return map[string]string{"accountId": "acct-acme", "nonce": r.tokenize(t, gateway.CardMastercardOK), "zipcode": "94105",
@@ -690,6 +697,7 @@ func TestOrganizationPaymentMethodByRole(t *testing.T) {
 // to itself; the store's listener serves none of them (tokenize there is a JSON 404, the
 // page is gone), and the client token names the fields origin.
 func TestFieldsOriginServesTheCardFieldsAndTheStoreDoesNot(t *testing.T) {
+	t.Parallel()
 	r := start(t, map[string]string{"PAYMENTS_FIELDS_ORIGIN": "https://pay.store.test"})
 	get := func(url string) (*http.Response, string) {
 		t.Helper()
@@ -764,6 +772,7 @@ func TestFieldsOriginServesTheCardFieldsAndTheStoreDoesNot(t *testing.T) {
 // Browser requests to the fields origin's tokenize from another origin are refused, and a
 // body that is not JSON is refused without echoing it.
 func TestFieldsTokenizeRefusesOtherOrigins(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	post := func(header map[string]string, body string) (int, map[string]any) {
 		t.Helper()
@@ -803,6 +812,7 @@ func TestFieldsTokenizeRefusesOtherOrigins(t *testing.T) {
 }
 
 func TestOutboxSchemaIsThePlatforms(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../internal/adapters/migrations/0001_payments.sql")
 	b := string(raw)
 	if err != nil {

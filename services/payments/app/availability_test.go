@@ -14,6 +14,7 @@ import (
 // With its database gone (connections closed, new ones refused) tokenisation answers a
 // retryable 503 in the one error shape, never a 500.
 func TestTokenizeWithTheDatabaseDownIs503(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	r.tokenize(t, "4111111111111111")
 

@@ -58,6 +58,7 @@ func (r *running) storedMethod(t *testing.T, session, account, number string) st
 // customer for another's. Charge and VaultPaymentMethod now refuse anyone else's method
 // with permission_denied before anything is written or sent to the processor.
 func TestStoredMethodPaysOnlyForItsOwner(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	pilotCard := r.storedMethod(t, "pilot-token", "acct-pilot", gateway.CardVisaOK)
 	acmeCard := r.storedMethod(t, "acme-owner-token", "acct-acme", gateway.CardMastercardOK)

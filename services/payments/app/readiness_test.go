@@ -19,6 +19,7 @@ import (
 // internal text; once the database is back, ready again. (/readyz stayed 200 while the
 // database was down, and requests failed one by one.)
 func TestReadinessFollowsTheDatabase(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	readyz := func() (int, string) {
 		t.Helper()

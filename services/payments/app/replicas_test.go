@@ -14,6 +14,7 @@ import (
 // The sandbox processor is one system shared by every replica, like a real processor: two
 // Apps on one database are two replicas of the Helm chart.
 func TestSandboxIsSharedByReplicas(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.New(t)
 	a := start(t, map[string]string{"DATABASE_URL": dbURL})
 	b := start(t, map[string]string{"DATABASE_URL": dbURL})
@@ -104,6 +105,7 @@ func TestSandboxIsSharedByReplicas(t *testing.T) {
 
 // A restart (or a replica replaced by a new one) forgets nothing of the processor's state.
 func TestSandboxSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dbURL := dbtest.New(t)
 	first := start(t, map[string]string{"DATABASE_URL": dbURL})
 	code, body := first.do(t, "POST", "/account/api/subscription/payment-method", "pilot-token", map[string]string{

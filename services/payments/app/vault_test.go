@@ -51,6 +51,7 @@ func (r *running) methodOnFile(t *testing.T, account string) map[string]any {
 }
 
 func TestVaultPaymentMethod(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	ctx := context.Background()
 	req := &paymentsv1.VaultPaymentMethodRequest{IdempotencyKey: "zero-1", CustomerId: "acct-zero", Nonce: r.tokenize(t, gateway.CardVisaOK),
@@ -175,6 +176,7 @@ func TestVaultPaymentMethod(t *testing.T) {
 // on file: the payment-method route shows it and the renewal can charge it. A buyer who
 // has a card on file keeps it unless the charge asks (make_default).
 func TestChargedCardBecomesTheMethodOnFile(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	ctx := context.Background()
 	charge := func(key, number string, makeDefault bool) *paymentsv1.Charge {

@@ -76,6 +76,7 @@ func throttled(t *testing.T, what string, err error) {
 // stop its card attempts within the threshold — tokenize answers 429 with Retry-After and a
 // charge is refused before the processor is asked — while buyers elsewhere pay.
 func TestCardTesterStoppedWithinTheThreshold(t *testing.T) {
+	t.Parallel()
 	r := start(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	const tester = "203.0.113.7"
 	cards := []string{gateway.CardDecline, gateway.CardInsufficientFunds, gateway.CardExpired, gateway.CardCVVFailure}
@@ -147,6 +148,7 @@ func TestCardTesterStoppedWithinTheThreshold(t *testing.T) {
 // An IPv6 client is one client by its /64: changing the interface identifier does not
 // start a new count.
 func TestCardTesterOnIPv6CountedByItsSlash64(t *testing.T) {
+	t.Parallel()
 	r := start(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	for i := range threshold {
 		addr := fmt.Sprintf("2001:db8:aa:bb::%x", i+1)
@@ -191,6 +193,7 @@ func (r *running) updateFrom(t *testing.T, addr, session, account, nonce string)
 // account's declines (from any address) stop it, and past the limit it answers 429 without
 // the card's failure. Another account is not affected.
 func TestPaymentMethodUpdateStopsTellingWhyCardsFail(t *testing.T) {
+	t.Parallel()
 	r := start(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	cards := []string{gateway.CardDecline, gateway.CardInsufficientFunds, gateway.CardExpired}
 	for i := range threshold {
@@ -247,6 +250,7 @@ func TestRefusesToStartWithoutItsKeyOutsideDevelopment(t *testing.T) {
 // The card reader's vault is a verification too: a customer's cards declined at the reader
 // count per e-mail, and past the limit the reader is refused without the card's failure.
 func TestCardReaderVaultCountsAsAVerification(t *testing.T) {
+	t.Parallel()
 	r := start(t, nil)
 	cards := []string{gateway.CardDecline, gateway.CardInsufficientFunds, gateway.CardExpired}
 	present := func(i int, number string) (int, map[string]any) {

@@ -1,32 +1,20 @@
 package ports
 
 import (
-	"fmt"
-
 	checkoutv1 "github.com/hangar/hangar/gen/go/hangar/checkout/v1"
-	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	receiptrules "github.com/hangar/hangar/services/checkout/internal/domain/receipt"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
 // ReverseChargeNote is printed on EU business invoices whose VAT the buyer accounts for.
-const ReverseChargeNote = "Reverse charge: VAT to be accounted for by the recipient (Article 196, Council Directive 2006/112/EC)."
+const ReverseChargeNote = receiptrules.ReverseChargeNote
 
-// receiptHiddenCodes are the two default mobile plan codes left off receipts (spec 001 §9
-// does not name them; these are the catalogue's free default mobile plans).
-var receiptHiddenCodes = map[string]bool{"hangar_mobile_free": true, "hangar_mobile_default": true}
-
-// receipt renders an order as spec 001 §4/§9 shows it.
-func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
-	money := func(c int64) string {
-		if o.ThirdParty {
-			return "N/A"
-		}
-		sign := ""
-		if c < 0 {
-			sign, c = "-", -c
-		}
-		return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
-	}
+// receipt renders an order as spec 001 §4/§9 shows it, by the receipt rules of the domain;
+// cat (nil: not loaded) tells which lines are the catalogue's hidden defaults.
+func receipt(o *order.Placed, cat *domain.Catalog) (*checkoutv1.GetReceiptResponse, error) {
+	money := func(c int64) string { return receiptrules.Money(c, o.ThirdParty) }
 	out := &checkoutv1.GetReceiptResponse{InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, Created: o.CreatedAt.Format("01-02-2006"),
 		CreatedTime: o.CreatedAt.Format("15:04") + " UTC", Type: o.Kind, Currency: o.Currency, PaymentMethod: o.PaymentMethod,
 		CardBrand: o.CardBrand, CardLast4: o.CardLast4, AccountId: o.AccountID, Email: o.Email,
@@ -40,12 +28,10 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 	if o.ReverseCharge {
 		out.ReverseChargeNote = ReverseChargeNote
 	}
-	// Printing an invoice is offered for an EU subscription, a business id or an EU account;
-	// never on a refund.
-	out.CanPrintInvoice = ptr(o.IsEU || o.BusinessID != "" || tax.IsEUCountry(o.BillingCountry))
+	out.CanPrintInvoice = ptr(receiptrules.CanPrintInvoice(o.IsEU, o.BusinessID, o.BillingCountry))
 	var n narrow
 	for _, l := range o.Lines {
-		if receiptHiddenCodes[l.AddOnCode] {
+		if !receiptrules.Shown(cat, l.AddOnCode, l.AmountInCents) {
 			continue
 		}
 		rl := &checkoutv1.ReceiptLine{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
@@ -63,4 +49,14 @@ func receipt(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
 		return nil, n.err
 	}
 	return out, nil
+}
+
+// loadedCatalog answers the catalogue the service prices with, nil before one is loaded
+// (a receipt then prints every line).
+func loadedCatalog(svc *app.Service) *domain.Catalog {
+	c, err := svc.Catalog()
+	if err != nil {
+		return nil
+	}
+	return c
 }

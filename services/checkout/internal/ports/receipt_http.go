@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -106,7 +107,7 @@ func (h ReceiptHTTP) pdf(w http.ResponseWriter, r *http.Request) {
 		server.WriteError(w, err)
 		return
 	}
-	body, err := ReceiptPDF(o, h.Seller)
+	body, err := ReceiptPDF(o, h.Seller, loadedCatalog(h.Svc))
 	if err != nil {
 		server.WriteError(w, errs.Wrap(errs.Internal, err, "the receipt could not be rendered"))
 		return
@@ -133,8 +134,8 @@ func safeName(v ...string) string {
 }
 
 // ReceiptDoc is what a printed receipt or invoice says, in order (the PDF's text).
-func ReceiptDoc(o *order.Placed, s Seller) []string {
-	res, err := receipt(o)
+func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
+	res, err := receipt(o, cat)
 	if err != nil {
 		return nil
 	}
@@ -184,8 +185,8 @@ func ReceiptDoc(o *order.Placed, s Seller) []string {
 
 // ReceiptPDF renders ReceiptDoc as a one-column A4 PDF (go-pdf/fpdf, core fonts: the
 // text is Latin-1, which the core fonts' translator maps).
-func ReceiptPDF(o *order.Placed, s Seller) ([]byte, error) {
-	doc := ReceiptDoc(o, s)
+func ReceiptPDF(o *order.Placed, s Seller, cat *domain.Catalog) ([]byte, error) {
+	doc := ReceiptDoc(o, s, cat)
 	p := fpdf.New("P", "mm", "A4", "")
 	p.SetTitle(doc[0]+" "+o.InvoiceNumber, true)
 	p.SetCreator(s.Name, true)

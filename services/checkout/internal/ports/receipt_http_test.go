@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -20,7 +21,7 @@ func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
 	o.SubtotalInCents, o.TotalInCents, o.TaxLabel = 19999, 19999, "VAT"
 	o.Lines = []order.Line{{Type: "plan", Description: "Premium", Quantity: 1, UnitAmountInCents: 19999, AmountInCents: 19999}}
 	seller := Seller{Name: "Hangar Aviation Software Ltd", Address: "1 Runway Road\nDublin", VAT: "IE9999999X"}
-	doc := strings.Join(ReceiptDoc(o, seller), "\n")
+	doc := strings.Join(ReceiptDoc(o, seller, nil), "\n")
 	for _, want := range []string{"Invoice\nHangar Aviation Software Ltd\n1 Runway Road\nDublin\nVAT number: IE9999999X", "Invoice number: 100042",
 		"Date: 03-04-2026 23:30 UTC", "Luft GmbH\nHauptstrasse 1\nBerlin, 10115\nDE", "VAT ID: DE123456789", "Premium: 199.99 EUR",
 		"VAT: 0.00 EUR", "Total: 199.99 EUR", ReverseChargeNote} {
@@ -28,8 +29,28 @@ func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
 			t.Errorf("the invoice lacks %q:\n%s", want, doc)
 		}
 	}
-	pdf, err := ReceiptPDF(o, seller)
+	pdf, err := ReceiptPDF(o, seller, nil)
 	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF")) || !bytes.Contains(pdf, []byte("IE9999999X")) || !bytes.Contains(pdf, []byte("DE123456789")) {
 		t.Fatalf("pdf: %v %.20q", err, pdf)
+	}
+}
+
+// The catalogue's hidden defaults that cost nothing (the plan's included region) are left
+// off the receipt and the PDF; before, only two hard-coded codes were (spec 001 §9).
+func TestReceiptLeavesOffTheCataloguesHiddenDefaults(t *testing.T) {
+	o := &order.Placed{InvoiceID: "inv-2", InvoiceNumber: "100043", CreatedAt: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	o.Currency, o.SubtotalInCents, o.TotalInCents = "USD", 19999, 19999
+	o.Lines = []order.Line{
+		{Type: "plan", AddOnCode: "pro_plus", Description: "Pro Plus", Quantity: 1, UnitAmountInCents: 19999, AmountInCents: 19999},
+		{Type: "add_on", AddOnCode: "included_geo_us", Description: "United States (included)", Quantity: 1}}
+	res, err := receipt(o, domaintest.MustCatalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.InvoiceItems) != 1 || res.InvoiceItems[0].AddOnCode != "pro_plus" {
+		t.Errorf("receipt lines = %v; want only pro_plus", res.InvoiceItems)
+	}
+	if doc := strings.Join(ReceiptDoc(o, Seller{Name: "Hangar"}, domaintest.MustCatalog(t)), "\n"); strings.Contains(doc, "included") {
+		t.Errorf("the printed receipt shows the included region:\n%s", doc)
 	}
 }

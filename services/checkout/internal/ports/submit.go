@@ -175,7 +175,7 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 	if err != nil {
 		return nil, err
 	}
-	out, err := receipt(o)
+	out, err := receipt(o, loadedCatalog(s.svc))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,40 @@
+// Package receipt holds what a receipt and an invoice print (spec 001 §9): which lines
+// appear, how amounts read, when an invoice may be printed and the EU reverse-charge note.
+// The port only copies these decisions onto the wire and into the PDF.
+package receipt
+
+import (
+	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
+)
+
+// ReverseChargeNote is printed on EU business invoices whose VAT the buyer accounts for.
+const ReverseChargeNote = "Reverse charge: VAT to be accounted for by the recipient (Article 196, Council Directive 2006/112/EC)."
+
+// Shown reports whether a line of the catalogue entry code, charging amountInCents, is
+// printed. The catalogue's hidden defaults that cost nothing (the plan's included region,
+// the free default plans the spec leaves off receipts) are not: the buyer never chose them
+// and they explain no money. A hidden entry that charges is printed, so every amount on the
+// receipt has its line; so is a code the catalogue no longer knows.
+func Shown(cat *domain.Catalog, code string, amountInCents int64) bool {
+	if cat == nil || code == "" || amountInCents != 0 {
+		return true
+	}
+	e, ok := cat.Entry(code)
+	return !ok || !e.Hidden
+}
+
+// Money writes minor units as a receipt prints them ("-12.50"); a third-party order (paid
+// elsewhere) prints "N/A" for every amount.
+func Money(cents int64, thirdParty bool) string {
+	if thirdParty {
+		return "N/A"
+	}
+	return domain.FormatMoney(cents, domain.Currency{})
+}
+
+// CanPrintInvoice: printing an invoice is offered for an EU subscription, a buyer with a
+// business id, or an EU billing country.
+func CanPrintInvoice(isEU bool, businessID, billingCountry string) bool {
+	return isEU || businessID != "" || tax.IsEUCountry(billingCountry)
+}
