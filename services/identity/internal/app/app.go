@@ -18,7 +18,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/identity/internal/adapters"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
@@ -47,7 +46,7 @@ type Policies struct {
 type Service struct {
 	hashSlots chan struct{}
 	hashing   atomic.Int64 // logins waiting for a slot
-	store     *adapters.Store
+	store     Store
 	hasher    *domain.Hasher
 	pol       Policies
 	now       func() time.Time
@@ -62,8 +61,8 @@ type Service struct {
 	resetPerEmail Limiter
 }
 
-// New builds the service.
-func New(store *adapters.Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
+// New builds the service over store.
+func New(store Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
 	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log, addrs: map[string]*addrSlots{}}
 	if pol.HashConcurrency > 0 {
 		svc.hashSlots = make(chan struct{}, pol.HashConcurrency)
@@ -436,7 +435,7 @@ type UserQuery struct {
 }
 
 // ListUsers lists the users of the organization the caller administers.
-func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQuery) (adapters.UserPage, UserQuery, error) {
+func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQuery) (domain.UserPage, UserQuery, error) {
 	var org *domain.Membership
 	for i, m := range caller.Memberships {
 		if m.IsAdmin() {
@@ -445,7 +444,7 @@ func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQu
 		}
 	}
 	if org == nil {
-		return adapters.UserPage{}, q, errs.E(errs.Forbidden, "Only organization administrators can list users.")
+		return domain.UserPage{}, q, errs.E(errs.Forbidden, "Only organization administrators can list users.")
 	}
 	switch {
 	case q.Limit <= 0:
@@ -455,10 +454,10 @@ func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQu
 	}
 	q.Offset = max(q.Offset, 0)
 	if q.Field != "" && q.Field != "email" && q.Field != "created" {
-		return adapters.UserPage{}, q, errs.Field("field", "field must be email or created")
+		return domain.UserPage{}, q, errs.Field("field", "field must be email or created")
 	}
 	if q.Direction != "" && q.Direction != "asc" && q.Direction != "desc" {
-		return adapters.UserPage{}, q, errs.Field("direction", "direction must be asc or desc")
+		return domain.UserPage{}, q, errs.Field("direction", "direction must be asc or desc")
 	}
 	page, err := s.store.ListMembers(ctx, org.Org.UUID, q.Query, q.Field, q.Direction, q.Limit, q.Offset)
 	return page, q, err
