@@ -212,7 +212,7 @@ func (a *App) startData(ctx context.Context) {
 	a.srv.Go(func(ctx context.Context) {
 		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	})
-	a.sweepSessions(ctx)
+	a.svc.SweepSessions(ctx, a.cfg.SessionSweepInterval)
 }
 
 func (a *App) prepareData(ctx context.Context) error {
@@ -223,28 +223,6 @@ func (a *App) prepareData(ctx context.Context) error {
 		return a.Seed(ctx)
 	}
 	return nil
-}
-
-// sweepSessions deletes sessions that ended a day ago, until ctx ends.
-func (a *App) sweepSessions(ctx context.Context) {
-	interval := a.cfg.SessionSweepInterval
-	if interval <= 0 {
-		<-ctx.Done()
-		return
-	}
-	for {
-		n, err := a.store.DeleteEndedSessions(ctx, time.Now().Add(-24*time.Hour))
-		if err != nil && ctx.Err() == nil {
-			a.log.WarnContext(ctx, "session sweep failed", "err", err.Error())
-		} else if n > 0 {
-			a.log.InfoContext(ctx, "ended sessions deleted", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
 }
 
 // SubscriptionsGroup is the consumer group of identity's subscription projection.

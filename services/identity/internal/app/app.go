@@ -265,6 +265,34 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	return s.store.RevokeSession(ctx, domain.HashToken(token), s.now())
 }
 
+// SweepSessions deletes sessions that ended a day ago, every interval until ctx ends (not
+// at all when interval is not positive).
+func (s *Service) SweepSessions(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	for {
+		n, err := s.DeleteEndedSessions(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "session sweep failed", "err", err.Error())
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "ended sessions deleted", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// DeleteEndedSessions deletes the sessions that ended (expired or revoked) a day ago or
+// earlier, and answers how many.
+func (s *Service) DeleteEndedSessions(ctx context.Context) (int64, error) {
+	return s.store.DeleteEndedSessions(ctx, s.now().Add(-24*time.Hour))
+}
+
 // Authenticated is a live session with its account.
 type Authenticated struct {
 	Session domain.Session

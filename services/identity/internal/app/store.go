@@ -49,6 +49,8 @@ type SessionStore interface {
 	SessionByHash(ctx context.Context, hash []byte) (domain.Session, error)
 	TouchSession(ctx context.Context, id string, now time.Time) error
 	RevokeSession(ctx context.Context, hash []byte, now time.Time) error
+	// DeleteEndedSessions removes the sessions that ended before cutoff.
+	DeleteEndedSessions(ctx context.Context, cutoff time.Time) (int64, error)
 }
 
 // AttemptStore counts login attempts per throttle key, shared by every replica.
