@@ -22,7 +22,6 @@ import (
 	"github.com/hangar/hangar/services/catalog/data"
 	"github.com/hangar/hangar/services/catalog/internal/adapters"
 	iapp "github.com/hangar/hangar/services/catalog/internal/app"
-	"github.com/hangar/hangar/services/catalog/internal/domain"
 	"github.com/hangar/hangar/services/catalog/internal/ports"
 )
 
@@ -129,32 +128,10 @@ func (a *App) prepareData(ctx context.Context) error {
 		return err
 	}
 	if a.cfg.SeedEmbedded {
-		if err := Seed(ctx, adapters.NewStore(a.pool), a.log); err != nil {
+		if err := iapp.Seed(ctx, adapters.NewStore(a.pool), data.Catalog, a.log); err != nil {
 			return err
 		}
 	}
 	_, err := a.cats.Refresh(ctx)
 	return err
-}
-
-// Seed stores the catalogue built into the binary. A version seen for the first time is
-// activated; one already stored is left as it is, so an older binary starting during a
-// rollout does not switch prices back.
-func Seed(ctx context.Context, store *adapters.Store, log *slog.Logger) error {
-	cat, err := domain.Parse(data.Catalog)
-	if err != nil {
-		return fmt.Errorf("embedded catalogue: %w", err)
-	}
-	inserted, err := store.Load(ctx, cat, false)
-	if err != nil {
-		return err
-	}
-	if inserted {
-		log.InfoContext(ctx, "embedded catalogue stored", "version", cat.Version())
-		return store.Activate(ctx, cat.Version())
-	}
-	if _, err := store.Head(ctx); err != nil {
-		return store.Activate(ctx, cat.Version())
-	}
-	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
@@ -213,7 +212,7 @@ func (a *App) startData(ctx context.Context) {
 	a.srv.Go(func(ctx context.Context) {
 		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
 	})
-	a.sweepSessions(ctx)
+	a.svc.SweepSessions(ctx, a.cfg.SessionSweepInterval)
 }
 
 func (a *App) prepareData(ctx context.Context) error {
@@ -224,28 +223,6 @@ func (a *App) prepareData(ctx context.Context) error {
 		return a.Seed(ctx)
 	}
 	return nil
-}
-
-// sweepSessions deletes sessions that ended a day ago, until ctx ends.
-func (a *App) sweepSessions(ctx context.Context) {
-	interval := a.cfg.SessionSweepInterval
-	if interval <= 0 {
-		<-ctx.Done()
-		return
-	}
-	for {
-		n, err := a.store.DeleteEndedSessions(ctx, time.Now().Add(-24*time.Hour))
-		if err != nil && ctx.Err() == nil {
-			a.log.WarnContext(ctx, "session sweep failed", "err", err.Error())
-		} else if n > 0 {
-			a.log.InfoContext(ctx, "ended sessions deleted", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-	}
 }
 
 // SubscriptionsGroup is the consumer group of identity's subscription projection.
@@ -260,13 +237,7 @@ const SubscriptionsGroup = "identity-subscriptions"
 func (a *App) consumeSubscriptions(ctx context.Context) {
 	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: SubscriptionsGroup, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
-		events.TopicSubscriptionChanged, func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
-			evs, err := kafka.DecodeAll[eventsv1.SubscriptionChanged](envs)
-			if err != nil {
-				return err
-			}
-			return a.svc.HandleSubscriptionChanges(ctx, tx, evs)
-		}, kafka.BatchOptions{})
+		events.TopicSubscriptionChanged, ports.SubscriptionChanges(a.svc, inbox), kafka.BatchOptions{})
 	kafka.KeepRunning(ctx, a.log, SubscriptionsGroup, c)
 }
 
@@ -282,12 +253,9 @@ const MarketingConsentsGroup = "identity-marketing-consents"
 func (a *App) consumeMarketingConsents(ctx context.Context) {
 	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: MarketingConsentsGroup, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
-	c.Handle(events.TopicMarketingConsentGiven, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
-		var ev eventsv1.MarketingConsentGiven
-		if err := env.Decode(&ev); err != nil {
-			return err
-		}
-		return a.svc.HandleMarketingConsentGiven(ctx, tx, &ev)
-	})
+	c.Handle(events.TopicMarketingConsentGiven, ports.MarketingConsentGiven(a.svc, inbox))
 	kafka.KeepRunning(ctx, a.log, MarketingConsentsGroup, c)
 }
+
+// inbox binds the use cases' event writes to the inbox consumer's transaction.
+func inbox(tx pgx.Tx) iapp.Inbox { return adapters.InTx(tx) }

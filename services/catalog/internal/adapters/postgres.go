@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/catalog/internal/app"
 	"github.com/hangar/hangar/services/catalog/internal/domain"
 )
 
@@ -20,14 +21,14 @@ import (
 //go:embed migrations/*.sql
 var Migrations embed.FS
 
-// Store keeps every loaded catalogue version; one of them is active.
+// Store keeps every loaded catalogue version; one of them is active. It is the app's
+// Store and Versions.
 type Store struct{ pool *pgxpool.Pool }
+
+var _ app.Versions = (*Store)(nil)
 
 // NewStore uses pool, already migrated.
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
-
-// Head is the identity of the active version.
-type Head struct{ Version, Checksum string }
 
 // Load stores c and, when activate is set, makes it the active version. Loading a version
 // that is already stored with the same content is a no-op apart from activation; the same
@@ -77,15 +78,15 @@ func (s *Store) Activate(ctx context.Context, version string) error {
 }
 
 // Head answers the active version; NotFound when none is active.
-func (s *Store) Head(ctx context.Context) (Head, error) {
-	var h Head
+func (s *Store) Head(ctx context.Context) (app.Head, error) {
+	var h app.Head
 	err := s.pool.QueryRow(ctx, `SELECT version, checksum FROM catalog_versions
 		WHERE activated_at IS NOT NULL ORDER BY activated_at DESC LIMIT 1`).Scan(&h.Version, &h.Checksum)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Head{}, errs.E(errs.NotFound, "no catalogue version is active")
+		return app.Head{}, errs.E(errs.NotFound, "no catalogue version is active")
 	}
 	if err != nil {
-		return Head{}, fmt.Errorf("read active catalogue: %w", err)
+		return app.Head{}, fmt.Errorf("read active catalogue: %w", err)
 	}
 	return h, nil
 }

@@ -4,20 +4,36 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/services/catalog/internal/adapters"
 	"github.com/hangar/hangar/services/catalog/internal/domain"
 )
 
+// Head is the identity of the active version.
+type Head struct{ Version, Checksum string }
+
 // Store is where catalogue versions are kept (adapters.Store in production).
 type Store interface {
-	Head(ctx context.Context) (adapters.Head, error)
+	// Head answers the active version; NotFound when none is active.
+	Head(ctx context.Context) (Head, error)
+	// Get answers a stored version; NotFound when it is not stored.
 	Get(ctx context.Context, version string) (*domain.Catalog, error)
+}
+
+// Versions is the store as data releases change it (adapters.Store in production).
+type Versions interface {
+	Store
+	// Load stores c and, when activate is set, makes it the active version, in one
+	// transaction. It answers whether the version was newly inserted; the same version
+	// with different content is a Conflict.
+	Load(ctx context.Context, c *domain.Catalog, activate bool) (inserted bool, err error)
+	// Activate makes a stored version active; NotFound when it is not stored.
+	Activate(ctx context.Context, version string) error
 }
 
 // Catalogs holds the active catalogue. Readers call Current on every request; a swap is one
@@ -95,4 +111,26 @@ func (c *Catalogs) Watch(ctx context.Context, interval time.Duration) {
 			}
 		}
 	}
+}
+
+// Seed stores the catalogue raw (the data file built into the binary). A version seen for
+// the first time is activated; one already stored is left as it is, so an older binary
+// starting during a rollout does not switch prices back.
+func Seed(ctx context.Context, store Versions, raw []byte, log *slog.Logger) error {
+	cat, err := domain.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("embedded catalogue: %w", err)
+	}
+	inserted, err := store.Load(ctx, cat, false)
+	if err != nil {
+		return err
+	}
+	if inserted {
+		log.InfoContext(ctx, "embedded catalogue stored", "version", cat.Version())
+		return store.Activate(ctx, cat.Version())
+	}
+	if _, err := store.Head(ctx); err != nil {
+		return store.Activate(ctx, cat.Version())
+	}
+	return nil
 }

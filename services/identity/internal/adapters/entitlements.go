@@ -7,28 +7,25 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// Entitlement is an account's subscription as checkout last reported it.
-type Entitlement struct {
-	SubscriptionID, PlanCode, Status string
-	AddOns                           []string
-	Version                          int64
-}
+// InboxTx is the store inside the transaction in which the inbox consumer records an event:
+// its writes commit, or roll back, with the event's inbox row, so a redelivered event
+// changes nothing. It is the app's Inbox.
+type InboxTx struct{ tx pgx.Tx }
 
-// AccountEntitlement is an entitlement as one subscription-changed event reports it.
-type AccountEntitlement struct {
-	Account string
-	Entitlement
-}
+// InTx binds the event writes to the inbox transaction tx.
+func InTx(tx pgx.Tx) InboxTx { return InboxTx{tx: tx} }
 
-// PutEntitlements records subscription-changed events in tx, with the effect of recording
+// PutEntitlements records subscription-changed events in the inbox transaction, with the effect of recording
 // them one after another: for each account, the latest version of its subscription wins
 // (another subscription of the account replaces it). The events go in rounds (an account's
 // first event in the first, its second in the second, ...), each round one multi-row
 // statement (one statement cannot update a row twice), all pipelined in one round trip.
-func PutEntitlements(ctx context.Context, tx pgx.Tx, es []AccountEntitlement) error {
-	var rounds [][]AccountEntitlement
+func (t InboxTx) PutEntitlements(ctx context.Context, es []domain.AccountEntitlement) error {
+	var rounds [][]domain.AccountEntitlement
 	seen := make(map[string]int, len(es))
 	for _, e := range es {
 		r := seen[e.Account]
@@ -64,15 +61,15 @@ func PutEntitlements(ctx context.Context, tx pgx.Tx, es []AccountEntitlement) er
 		   OR subscription_entitlements.version < EXCLUDED.version`,
 			accounts, subs, plans, statuses, versions, addOnsJSON)
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("store entitlements: %w", err)
 	}
 	return nil
 }
 
 // Entitlement answers an account's subscription, or ok false when checkout reported none.
-func (s *Store) Entitlement(ctx context.Context, account string) (Entitlement, bool, error) {
-	var e Entitlement
+func (s *Store) Entitlement(ctx context.Context, account string) (domain.Entitlement, bool, error) {
+	var e domain.Entitlement
 	if !plausibleUUID(account) {
 		return e, false, nil
 	}

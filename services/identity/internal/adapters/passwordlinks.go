@@ -8,27 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// NewLink is a password link to store: the hash of its token, never the token.
-type NewLink struct {
-	Hash      []byte
-	Purpose   string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-}
-
-// ErrLinkInvalid answers a token that is unknown, used or expired: the same for each, so
-// the answer tells nothing more than that the link does not work.
-var ErrLinkInvalid = errs.Field("token", domain.MsgLinkInvalid)
-
 // CreateAccountWithLink is CreateAccount for an account without a password: its welcome
 // link goes into the same batch (one round trip, one transaction), so the account never
 // exists without the link its welcome e-mail carries.
-func (s *Store) CreateAccountWithLink(ctx context.Context, a domain.Account, l NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error) {
+func (s *Store) CreateAccountWithLink(ctx context.Context, a domain.Account, l domain.NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error) {
 	return s.createAccount(ctx, a, events, func(b *pgx.Batch, id string) {
 		b.Queue(`INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
 			l.Hash, id, l.Purpose, l.CreatedAt, l.ExpiresAt)
@@ -37,7 +24,7 @@ func (s *Store) CreateAccountWithLink(ctx context.Context, a domain.Account, l N
 
 // IssuePasswordLink stores a link for the account and enqueues its events, in one
 // transaction. Every earlier open link of the account ends: only the newest e-mail works.
-func (s *Store) IssuePasswordLink(ctx context.Context, accountUUID string, l NewLink, events []kafka.Event) error {
+func (s *Store) IssuePasswordLink(ctx context.Context, accountUUID string, l domain.NewLink, events []kafka.Event) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE password_links SET expires_at = $2
 			WHERE account_uuid = $1 AND used_at IS NULL AND expires_at > $2`, accountUUID, l.CreatedAt); err != nil {
@@ -59,7 +46,7 @@ func scanLink(row pgx.Row) (domain.PasswordLink, error) {
 	var used *time.Time
 	if err := row.Scan(&l.AccountUUID, &l.Email, &kind, &l.Purpose, &l.ExpiresAt, &used); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
-			return l, ErrLinkInvalid
+			return l, domain.ErrLinkInvalid
 		}
 		return l, fmt.Errorf("read password link: %w", err)
 	}
@@ -70,7 +57,7 @@ func scanLink(row pgx.Row) (domain.PasswordLink, error) {
 	return l, nil
 }
 
-// PasswordLink answers the link of a token hash with its account; ErrLinkInvalid when
+// PasswordLink answers the link of a token hash with its account; domain.ErrLinkInvalid when
 // there is none.
 func (s *Store) PasswordLink(ctx context.Context, hash []byte) (domain.PasswordLink, error) {
 	return scanLink(s.pool.QueryRow(ctx, `SELECT `+linkCols+` FROM password_links l JOIN accounts a ON a.uuid = l.account_uuid
@@ -78,7 +65,7 @@ func (s *Store) PasswordLink(ctx context.Context, hash []byte) (domain.PasswordL
 }
 
 // UsePasswordLink spends the link of a token hash, in one transaction: under the link's
-// row lock it checks that the link is still usable at now (else ErrLinkInvalid, nothing
+// row lock it checks that the link is still usable at now (else domain.ErrLinkInvalid, nothing
 // written), sets the account's password hash, ends every open link of the account, revokes
 // every session of the account (the caller starts the new one), and enqueues the events
 // events builds. Two concurrent uses of one link: the second waits for the lock and finds
@@ -93,7 +80,7 @@ func (s *Store) UsePasswordLink(ctx context.Context, hash []byte, now time.Time,
 			return err
 		}
 		if !l.Usable(now) {
-			return ErrLinkInvalid
+			return domain.ErrLinkInvalid
 		}
 		if _, err := tx.Exec(ctx, `UPDATE accounts SET password_hash = $2 WHERE uuid = $1`, l.AccountUUID, passwordHash); err != nil {
 			return fmt.Errorf("set password: %w", err)

@@ -192,16 +192,10 @@ func plausibleUUID(s string) bool {
 	return true
 }
 
-// UserPage is one page of an organization's users.
-type UserPage struct {
-	Users []domain.Profile
-	Total int
-}
-
 // ListMembers answers the members of org, filtered by a case-insensitive e-mail substring,
 // sorted by field ("email" or "created") in direction ("asc" or "desc").
-func (s *Store) ListMembers(ctx context.Context, orgUUID, query, field, direction string, limit, offset int) (UserPage, error) {
-	var page UserPage
+func (s *Store) ListMembers(ctx context.Context, orgUUID, query, field, direction string, limit, offset int) (domain.UserPage, error) {
+	var page domain.UserPage
 	order := "a.email"
 	if field == "created" {
 		order = "a.created_at"
@@ -324,17 +318,17 @@ func (s *Store) SetPreferences(ctx context.Context, accountUUID string, p domain
 	return res, nil
 }
 
-// GiveMarketingConsent records in tx that the account consented to marketing e-mail at
+// GiveMarketingConsent records in the inbox transaction that the account consented to marketing e-mail at
 // givenAt (a purchase's checkbox): the consent and the marketingNotificationsEnabled
 // preference become true, unless the account set its preference after givenAt. It answers
 // whether the consent was recorded (false also for an unknown account).
-func GiveMarketingConsent(ctx context.Context, tx pgx.Tx, accountUUID string, givenAt time.Time) (bool, error) {
+func (t InboxTx) GiveMarketingConsent(ctx context.Context, accountUUID string, givenAt time.Time) (bool, error) {
 	if !plausibleUUID(accountUUID) {
 		return false, nil
 	}
 	// The previous value is read under the row lock the update takes, and the change is
 	// recorded in the consent history in the same statement.
-	tag, err := tx.Exec(ctx, `WITH prev AS (
+	tag, err := t.tx.Exec(ctx, `WITH prev AS (
 			SELECT uuid, marketing_consent FROM accounts
 			WHERE uuid = $1 AND (marketing_consent_at IS NULL OR marketing_consent_at < $2) FOR UPDATE),
 		upd AS (

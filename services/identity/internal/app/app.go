@@ -18,7 +18,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/identity/internal/adapters"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
@@ -47,7 +46,7 @@ type Policies struct {
 type Service struct {
 	hashSlots chan struct{}
 	hashing   atomic.Int64 // logins waiting for a slot
-	store     *adapters.Store
+	store     Store
 	hasher    *domain.Hasher
 	pol       Policies
 	now       func() time.Time
@@ -62,8 +61,8 @@ type Service struct {
 	resetPerEmail Limiter
 }
 
-// New builds the service.
-func New(store *adapters.Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
+// New builds the service over store.
+func New(store Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
 	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log, addrs: map[string]*addrSlots{}}
 	if pol.HashConcurrency > 0 {
 		svc.hashSlots = make(chan struct{}, pol.HashConcurrency)
@@ -266,6 +265,34 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	return s.store.RevokeSession(ctx, domain.HashToken(token), s.now())
 }
 
+// SweepSessions deletes sessions that ended a day ago, every interval until ctx ends (not
+// at all when interval is not positive).
+func (s *Service) SweepSessions(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	for {
+		n, err := s.DeleteEndedSessions(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "session sweep failed", "err", err.Error())
+		} else if n > 0 {
+			s.log.InfoContext(ctx, "ended sessions deleted", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// DeleteEndedSessions deletes the sessions that ended (expired or revoked) a day ago or
+// earlier, and answers how many.
+func (s *Service) DeleteEndedSessions(ctx context.Context) (int64, error) {
+	return s.store.DeleteEndedSessions(ctx, s.now().Add(-24*time.Hour))
+}
+
 // Authenticated is a live session with its account.
 type Authenticated struct {
 	Session domain.Session
@@ -436,7 +463,7 @@ type UserQuery struct {
 }
 
 // ListUsers lists the users of the organization the caller administers.
-func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQuery) (adapters.UserPage, UserQuery, error) {
+func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQuery) (domain.UserPage, UserQuery, error) {
 	var org *domain.Membership
 	for i, m := range caller.Memberships {
 		if m.IsAdmin() {
@@ -445,7 +472,7 @@ func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQu
 		}
 	}
 	if org == nil {
-		return adapters.UserPage{}, q, errs.E(errs.Forbidden, "Only organization administrators can list users.")
+		return domain.UserPage{}, q, errs.E(errs.Forbidden, "Only organization administrators can list users.")
 	}
 	switch {
 	case q.Limit <= 0:
@@ -455,10 +482,10 @@ func (s *Service) ListUsers(ctx context.Context, caller domain.Profile, q UserQu
 	}
 	q.Offset = max(q.Offset, 0)
 	if q.Field != "" && q.Field != "email" && q.Field != "created" {
-		return adapters.UserPage{}, q, errs.Field("field", "field must be email or created")
+		return domain.UserPage{}, q, errs.Field("field", "field must be email or created")
 	}
 	if q.Direction != "" && q.Direction != "asc" && q.Direction != "desc" {
-		return adapters.UserPage{}, q, errs.Field("direction", "direction must be asc or desc")
+		return domain.UserPage{}, q, errs.Field("direction", "direction must be asc or desc")
 	}
 	page, err := s.store.ListMembers(ctx, org.Org.UUID, q.Query, q.Field, q.Direction, q.Limit, q.Offset)
 	return page, q, err

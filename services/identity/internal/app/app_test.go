@@ -243,6 +243,52 @@ func TestSessions(t *testing.T) {
 	})
 }
 
+// The session sweep deletes the sessions that ended (revoked or expired) a day ago or
+// earlier, and no other.
+func TestDeleteEndedSessions(t *testing.T) {
+	ctx := context.Background()
+	e := setup(t)
+	e.account(t, "sweep@example.com") // its session expires in 12 h
+	out, err := e.svc.Login(ctx, "sweep@example.com", "correct horse", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Logout(ctx, out.Token); err != nil {
+		t.Fatal(err)
+	}
+	sessions := func() int {
+		t.Helper()
+		var n int
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	sweep := func(want int64) {
+		t.Helper()
+		if n, err := e.svc.DeleteEndedSessions(ctx); err != nil || n != want {
+			t.Errorf("DeleteEndedSessions at %s = %d (%v), want %d", e.clock.Now(), n, err, want)
+		}
+	}
+	e.clock.Advance(25 * time.Hour) // the revoked one ended 25 h ago, the first expired 13 h ago
+	live, err := e.svc.Login(ctx, "sweep@example.com", "correct horse", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep(1)
+	if n := sessions(); n != 2 {
+		t.Errorf("%d sessions after the sweep, want 2 (expired 13 h ago, live)", n)
+	}
+	if _, err := e.svc.Authenticate(ctx, live.Token); err != nil {
+		t.Errorf("the live session after the sweep: %v", err)
+	}
+	e.clock.Advance(12 * time.Hour) // the first expired 25 h ago; the last one just now
+	sweep(1)
+	if n := sessions(); n != 1 {
+		t.Errorf("%d sessions after the second sweep, want 1", n)
+	}
+}
+
 // lastCode reads the code out of the last eligibility event in the outbox, as the
 // notifications service will.
 func (e *env) lastCode(t *testing.T) *eventsv1.EligibilityCodeRequested {

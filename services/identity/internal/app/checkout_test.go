@@ -12,6 +12,8 @@ import (
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/internal/ports"
 )
 
 // Checkout provisions a new buyer's account at purchase: created, password-less, in one
@@ -130,7 +132,11 @@ func TestSubscriptionChangesBatchEqualsOneAtATime(t *testing.T) {
 	}
 	apply := func(e *env, evs ...*eventsv1.SubscriptionChanged) {
 		t.Helper()
-		if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return e.svc.HandleSubscriptionChanges(ctx, tx, evs) }); err != nil {
+		envs := make([]kafka.Envelope, len(evs))
+		for i, ev := range evs {
+			envs[i] = envelope(t, ev)
+		}
+		if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return ports.SubscriptionChanges(e.svc, inbox)(ctx, tx, envs) }); err != nil {
 			t.Fatal(err)
 		}
 	}

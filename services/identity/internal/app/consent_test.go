@@ -2,23 +2,42 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/internal/adapters"
+	iapp "github.com/hangar/hangar/services/identity/internal/app"
+	"github.com/hangar/hangar/services/identity/internal/ports"
 )
 
+// inbox binds the event writes to the inbox transaction, as the wiring does.
+func inbox(tx pgx.Tx) iapp.Inbox { return adapters.InTx(tx) }
+
+// envelope is ev as the inbox consumer hands it to a handler.
+func envelope(t testing.TB, ev proto.Message) kafka.Envelope {
+	t.Helper()
+	b, err := proto.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kafka.Envelope{ID: fmt.Sprintf("ev-%p", ev), Type: string(proto.MessageName(ev)), Data: b}
+}
+
 // give handles a marketing-consent-given event for account at givenAt in its own
-// transaction, as the inbox consumer does.
+// transaction, through the port's inbox handler, as the inbox consumer does.
 func (e *env) give(t *testing.T, account string, givenAt time.Time) {
 	t.Helper()
 	ctx := context.Background()
+	env := envelope(t, &eventsv1.MarketingConsentGiven{AccountId: account, OrderId: "order-1", Source: "oneoff", GivenAt: timestamppb.New(givenAt)})
 	err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-		return e.svc.HandleMarketingConsentGiven(ctx, tx, &eventsv1.MarketingConsentGiven{AccountId: account, OrderId: "order-1",
-			Source: "oneoff", GivenAt: timestamppb.New(givenAt)})
+		return ports.MarketingConsentGiven(e.svc, inbox)(ctx, tx, env)
 	})
 	if err != nil {
 		t.Fatalf("HandleMarketingConsentGiven(%s) = %v", account, err)

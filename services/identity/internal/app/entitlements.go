@@ -3,35 +3,26 @@ package app
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
-	"github.com/hangar/hangar/services/identity/internal/adapters"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
 // HandleSubscriptionChanges keeps the accounts' subscription projection (the source of
-// /buy/api/me's plan and entitlement flags) in step with checkout's events, applied in
-// order in the caller's transaction (the batch inbox consumer's). Identity consumes events
-// instead of asking checkout, because checkout already calls identity (sessions, account
-// creation): no call cycle, and /buy/api/me does not depend on checkout being up.
-func (s *Service) HandleSubscriptionChanges(ctx context.Context, tx pgx.Tx, evs []*eventsv1.SubscriptionChanged) error {
-	es := make([]adapters.AccountEntitlement, 0, len(evs))
-	for _, ev := range evs {
-		if ev.GetAccountId() == "" {
+// /buy/api/me's plan and entitlement flags) in step with checkout's subscription-changed
+// events, applied in order in the inbox transaction of the batch (in). Identity consumes
+// events instead of asking checkout, because checkout already calls identity (sessions,
+// account creation): no call cycle, and /buy/api/me does not depend on checkout being up.
+func (s *Service) HandleSubscriptionChanges(ctx context.Context, in Inbox, changes []domain.AccountEntitlement) error {
+	es := make([]domain.AccountEntitlement, 0, len(changes))
+	for _, c := range changes {
+		if c.Account == "" {
 			continue
 		}
-		codes := make([]string, 0, len(ev.GetAddOns()))
-		for _, a := range ev.GetAddOns() {
-			codes = append(codes, a.GetAddOnCode())
-		}
-		es = append(es, adapters.AccountEntitlement{Account: ev.GetAccountId(), Entitlement: adapters.Entitlement{
-			SubscriptionID: ev.GetSubscriptionId(), PlanCode: ev.GetPlanCode(), AddOns: codes, Status: ev.GetStatus(), Version: ev.GetVersion()}})
+		es = append(es, c)
 	}
 	if len(es) == 0 {
 		return nil
 	}
-	return adapters.PutEntitlements(ctx, tx, es)
+	return in.PutEntitlements(ctx, es)
 }
 
 // EntitlementFlags answers the flags the account's subscription grants (none without one).

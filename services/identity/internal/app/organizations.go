@@ -19,7 +19,7 @@ var OwnerRoles = []domain.Role{domain.RoleOwner, domain.RoleAircraftAdmin}
 
 // ProvisionOrganization answers the organization whose own account is ownerUUID, creating
 // it with name and the account as its owner when there is none (see
-// adapters.Store.ProvisionOrganization). Checkout calls it for a business purchase by a
+// OrganizationStore.ProvisionOrganization). Checkout calls it for a business purchase by a
 // buyer in no organization; a retry finds the organization the first call made.
 func (s *Service) ProvisionOrganization(ctx context.Context, ownerUUID, name string) (domain.Organization, bool, error) {
 	name = strings.Join(strings.Fields(name), " ")

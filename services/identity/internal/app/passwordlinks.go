@@ -13,7 +13,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/identity/internal/adapters"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
@@ -64,7 +63,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 		return err
 	}
 	now := s.now()
-	l := adapters.NewLink{Hash: hash, Purpose: domain.LinkReset, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkReset))}
+	l := domain.NewLink{Hash: hash, Purpose: domain.LinkReset, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkReset))}
 	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token)
 	if err != nil {
 		return err
@@ -80,7 +79,7 @@ func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (
 		return a, err
 	}
 	a.CreatedAt = s.now()
-	l := adapters.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: a.CreatedAt, ExpiresAt: a.CreatedAt.Add(s.pol.Links.TTL(domain.LinkWelcome))}
+	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: a.CreatedAt, ExpiresAt: a.CreatedAt.Add(s.pol.Links.TTL(domain.LinkWelcome))}
 	id, err := s.store.CreateAccountWithLink(ctx, a, l, func(id string) ([]kafka.Event, error) {
 		created, err := accountCreated(id, a)
 		if err != nil {
@@ -113,7 +112,7 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 			return Login{}, err
 		}
 		if !l.Usable(s.now()) {
-			return Login{}, adapters.ErrLinkInvalid
+			return Login{}, domain.ErrLinkInvalid
 		}
 	}
 	if err := in.Validate(l.Email); err != nil {
@@ -156,7 +155,7 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 
 // passwordLinkIssued is the event that has the link mailed. The token is only in the
 // link; it is never logged.
-func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l adapters.NewLink, token string) ([]kafka.Event, error) {
+func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.NewLink, token string) ([]kafka.Event, error) {
 	b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
 		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind)})
 	if err != nil {

@@ -259,3 +259,9 @@ func PasswordProblem(p string) string {
 	}
 	return ""
 }
+
+// UserPage is one page of an organization's users.
+type UserPage struct {
+	Users []Profile
+	Total int
+}

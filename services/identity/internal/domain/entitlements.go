@@ -2,6 +2,19 @@ package domain
 
 import "strings"
 
+// Entitlement is an account's subscription as checkout last reported it.
+type Entitlement struct {
+	SubscriptionID, PlanCode, Status string
+	AddOns                           []string
+	Version                          int64
+}
+
+// AccountEntitlement is an entitlement as one subscription-changed event reports it.
+type AccountEntitlement struct {
+	Account string
+	Entitlement
+}
+
 // EntitlementFlags answers the /buy/api/me flags (their JSON names) a subscription grants:
 // the plan flag of its plan (Premium is performance_plus), the data regions of its regions,
 // and the feature, tracking and military flags of its add-ons. Flags not named are false.

@@ -55,6 +55,18 @@ type PasswordLink struct {
 	UsedAt      time.Time // zero: not used
 }
 
+// NewLink is a password link to store: the hash of its token, never the token.
+type NewLink struct {
+	Hash      []byte
+	Purpose   string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// ErrLinkInvalid answers a token that is unknown, used or expired: the same for each, so
+// the answer tells nothing more than that the link does not work.
+var ErrLinkInvalid = errs.Field("token", MsgLinkInvalid)
+
 // Usable reports whether the link can still set a password at now.
 func (l PasswordLink) Usable(now time.Time) bool {
 	return l.UsedAt.IsZero() && now.Before(l.ExpiresAt)

@@ -1,6 +1,7 @@
 // Package ports serves identity over gRPC and, through grpc-gateway, REST: it converts
 // messages, calls the use cases and maps errors; login and logout also ask the gateway
-// (through response metadata, see gateway.go) to set or clear the session cookie.
+// (through response metadata, see gateway.go) to set or clear the session cookie. The
+// Kafka inbox handlers (events.go) decode checkout's events for the use cases likewise.
 package ports
 
 import (

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/identity/internal/domain"
+)
+
+// Store is identity's storage as the use cases need it (adapters.Store in production).
+// Each method is one transaction of its own. Where a use case decides inside that
+// transaction, the method takes the decision as a function, run under the transaction's
+// row locks: the events an account's creation publishes (from its new id), whether an
+// attempt is blocked (from the counts it locked), a code's check, a used link's events.
+type Store interface {
+	AccountStore
+	SessionStore
+	AttemptStore
+	LinkStore
+	OrganizationStore
+	EligibilityStore
+}
+
+// AccountStore keeps accounts, their preferences, linked partner accounts and the
+// subscription projection.
+type AccountStore interface {
+	// CreateAccount stores a with the events of its new id (outbox, same transaction);
+	// a taken e-mail is a field error on username.
+	CreateAccount(ctx context.Context, a domain.Account, events func(uuid string) ([]kafka.Event, error)) (string, error)
+	// AccountByEmail answers NotFound for an unknown e-mail.
+	AccountByEmail(ctx context.Context, email string) (domain.Account, error)
+	Profile(ctx context.Context, uuid string) (domain.Profile, error)
+	Preferences(ctx context.Context, accountUUID string) (map[string]any, error)
+	// SetPreferences stores p and records a consent change in the consent history, as
+	// made by source.
+	SetPreferences(ctx context.Context, accountUUID string, p domain.Preferences, source string) (map[string]any, error)
+	// Entitlement answers the account's subscription, ok false when checkout reported none.
+	Entitlement(ctx context.Context, account string) (domain.Entitlement, bool, error)
+	LinkedAccounts(ctx context.Context, accountUUID string) ([]domain.LinkedAccount, error)
+	LinkAvionics(ctx context.Context, accountUUID, jeppAccountID string, at time.Time) (domain.LinkedAccount, error)
+}
+
+// SessionStore keeps sessions by their token's hash.
+type SessionStore interface {
+	// CreateSession stores a session and revokes the one of previous (the token the
+	// request came with), in one transaction.
+	CreateSession(ctx context.Context, hash []byte, accountUUID string, now, expires time.Time, ip, userAgent string, previous []byte) (string, error)
+	SessionByHash(ctx context.Context, hash []byte) (domain.Session, error)
+	TouchSession(ctx context.Context, id string, now time.Time) error
+	RevokeSession(ctx context.Context, hash []byte, now time.Time) error
+	// DeleteEndedSessions removes the sessions that ended before cutoff.
+	DeleteEndedSessions(ctx context.Context, cutoff time.Time) (int64, error)
+}
+
+// AttemptStore counts login attempts per throttle key, shared by every replica.
+type AttemptStore interface {
+	// ReserveAttempt counts an attempt under keys unless blocked, given the keys' windows
+	// since since, says so: then ids is nil and wins are the windows that blocked it.
+	ReserveAttempt(ctx context.Context, keys []string, blocked func(map[string]domain.Window) bool, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error)
+	// ReleaseAttempt takes the reservation ids back and forgets the failures of clear.
+	ReleaseAttempt(ctx context.Context, ids []int64, clear []string) error
+	ClearFailures(ctx context.Context, keys []string) error
+}
+
+// LinkStore keeps the set-password links (their token's hash, never the token).
+type LinkStore interface {
+	// CreateAccountWithLink is CreateAccount with the account's welcome link in the same
+	// transaction.
+	CreateAccountWithLink(ctx context.Context, a domain.Account, l domain.NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error)
+	// IssuePasswordLink stores l, ends the account's earlier open links and enqueues events.
+	IssuePasswordLink(ctx context.Context, accountUUID string, l domain.NewLink, events []kafka.Event) error
+	// PasswordLink answers the link of a token hash; domain.ErrLinkInvalid when unknown.
+	PasswordLink(ctx context.Context, hash []byte) (domain.PasswordLink, error)
+	// UsePasswordLink spends a usable link at now, sets the password, ends the account's
+	// other links and revokes its sessions, with the link's events, in one transaction;
+	// domain.ErrLinkInvalid (nothing changed) when the link is not usable.
+	UsePasswordLink(ctx context.Context, hash []byte, now time.Time, passwordHash string, events func(domain.PasswordLink) ([]kafka.Event, error)) (domain.PasswordLink, error)
+}
+
+// OrganizationStore keeps organizations and their members.
+type OrganizationStore interface {
+	ListMembers(ctx context.Context, orgUUID, query, field, direction string, limit, offset int) (domain.UserPage, error)
+	AddMember(ctx context.Context, orgUUID, accountUUID string, roles []domain.Role) error
+	// ProvisionOrganization answers the organization owned by ownerUUID's account,
+	// creating it when there is none, under the owner's row lock.
+	ProvisionOrganization(ctx context.Context, ownerUUID, name string, ownerRoles []domain.Role) (org domain.Organization, created bool, err error)
+}
+
+// EligibilityStore keeps the military codes and the association member checks.
+type EligibilityStore interface {
+	MilitaryDomains(ctx context.Context) ([]domain.DomainPattern, error)
+	IssueCode(ctx context.Context, c domain.Code, now time.Time, maxPerHour int, hash func(id string) []byte, events []kafka.Event) error
+	// CheckCode runs check on the address's code under its row lock and records the result.
+	CheckCode(ctx context.Context, email string, now time.Time, check func(domain.Code) domain.CodeCheck) (domain.Code, domain.CodeCheck, error)
+	MilitaryVerified(ctx context.Context, email string) (string, bool, error)
+	AssociationMember(ctx context.Context, number, lastName string) (bool, error)
+	RecordAssociationVerification(ctx context.Context, email, number string, at time.Time) error
+}
+
+// Inbox is what an event's handler writes, in the transaction in which the inbox consumer
+// records the event (adapters.InTx): the writes commit with the event's inbox row, so a
+// redelivered event changes nothing.
+type Inbox interface {
+	// PutEntitlements records subscription changes with the effect of recording them one
+	// after another: for each account, its latest version wins.
+	PutEntitlements(ctx context.Context, es []domain.AccountEntitlement) error
+	// GiveMarketingConsent records the account's consent at givenAt unless the account set
+	// its preference later; it answers whether it did (false for an unknown account).
+	GiveMarketingConsent(ctx context.Context, accountUUID string, givenAt time.Time) (bool, error)
+}
