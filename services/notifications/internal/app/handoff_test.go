@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/notifications/internal/adapters"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
@@ -103,7 +104,7 @@ func queue(t *testing.T, s *Service, pool *pgxpool.Pool, from, to int) (committe
 	}
 	var after []func()
 	register := func(_ context.Context, f func()) bool { after = append(after, f); return true }
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b, register) }); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, adapters.NewStore(pool).In(tx), &b, register) }); err != nil {
 		t.Fatal(err)
 	}
 	return func() {
