@@ -198,14 +198,16 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 // one does (the dead claim counted as an attempt, as for a sender that died mid-send).
 func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 	dead, pool, _ := newService(t, 0)
+	// Built before the commit: its database's creation must not eat into the 3 s lease
+	// (at a load of 40 it outlasted it).
+	other, _, clock := newService(t, 0)
+	other.store = dead.store // another replica, on the same database
 	idle := newRelay()
 	p := SenderPolicy{Interval: time.Hour, Window: time.Second, Lease: 2 * time.Second}
 	stop := runSenders(t, dead, idle, p, 1)
 	commit(t, dead, pool, 0, 2, true)
 	stop()
 
-	other, _, clock := newService(t, 0)
-	other.store = dead.store // another replica, on the same database
 	m := &mailer{clock: clock}
 	if n, err := other.SendBatch(context.Background(), m, p); err != nil || n != 0 {
 		t.Fatalf("SendBatch within the lease = %d, %v; want none claimed", n, err)
