@@ -168,6 +168,6 @@ func (a *App) startData(ctx context.Context) {
 	// topics: at checkout's rate an order's two mails, and many orders', share them.
 	c := kafka.NewInboxBatchConsumerOf(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: a.cfg.Group, Pool: a.pool, Log: a.log,
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, MaxAttempts: a.cfg.EventAttempts, CommitInterval: a.cfg.CommitInterval},
-		ports.Topics, ports.Handler(a.svc), kafka.BatchOptions{Max: a.cfg.BatchMax, Linger: a.cfg.BatchLinger})
+		ports.Topics, ports.Handler(a.svc, a.store.In), kafka.BatchOptions{Max: a.cfg.BatchMax, Linger: a.cfg.BatchLinger})
 	kafka.KeepRunning(ctx, a.log, a.cfg.Group, c)
 }

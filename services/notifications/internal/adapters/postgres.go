@@ -27,14 +27,15 @@ type Store struct{ pool *pgxpool.Pool }
 // NewStore uses pool, already migrated.
 func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-// Outgoing is a message waiting to be sent, with its delivery state.
-type Outgoing struct {
-	domain.Message
-	Trace    map[string]string // trace context of the event's consumer span
-	Attempts int
-}
+// Inbox is the queue's writes in the inbox transaction of a batch of events. The inbox
+// consumer (internal/platform/kafka), not the store, begins and commits that transaction:
+// the batch's event ids commit with its mails, or neither does.
+type Inbox struct{ tx pgx.Tx }
 
-// Queue writes msgs in tx, the inbox transaction of their events, in one statement, each
+// In answers the queue's writes in tx, the inbox transaction of a batch of events.
+func (s *Store) In(tx pgx.Tx) Inbox { return Inbox{tx: tx} }
+
+// Queue writes msgs in the inbox transaction of their events, in one statement, each
 // with the trace context its send continues (traces, by event id), and answers the ids it
 // wrote. A message already queued (same id) is left as it is, and not answered.
 //
@@ -43,7 +44,7 @@ type Outgoing struct {
 // senders for lease, counted from the statement), for this process's senders to take
 // without a claim; should they not (the process died), Claim takes them once the lease ran
 // out.
-func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error) {
+func (q Inbox) Queue(ctx context.Context, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -67,7 +68,7 @@ func (s *Store) Queue(ctx context.Context, tx pgx.Tx, traces map[string]map[stri
 	}
 	// clock_timestamp(), not now() (the transaction's start): the lease runs from this
 	// statement, after the caller read its clock for the send window (see SendBatch).
-	rows, err := tx.Query(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, next_attempt_at)
+	rows, err := q.tx.Query(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, next_attempt_at)
 		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb, $9, clock_timestamp() + $10::interval
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
 			AS u(id, event_id, template, recipient, subject, text_body, html_body, trace)
@@ -94,7 +95,7 @@ func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.
 // outcome unknown: the relay most likely has it (the send takes milliseconds, the record
 // after it is what a database restart loses), and a second copy is what the buyer would
 // see. Those are answered as doubtful, for the log.
-func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed []Outgoing, doubtful []string, err error) {
+func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed []domain.Outgoing, doubtful []string, err error) {
 	rows, err := s.pool.Query(ctx, `UPDATE messages SET
 			next_attempt_at = CASE WHEN handed_at IS NULL THEN now() + $1::interval ELSE next_attempt_at END,
 			attempts = attempts + CASE WHEN handed_at IS NULL THEN 1 ELSE 0 END,
@@ -110,7 +111,7 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed 
 		return nil, nil, fmt.Errorf("claim messages: %w", err)
 	}
 	type row struct {
-		Outgoing
+		domain.Outgoing
 		created  time.Time
 		doubtful bool
 	}
@@ -225,7 +226,7 @@ func (s *Store) Pending(ctx context.Context) (n int64, oldest time.Duration, err
 // deadlocks between batches). It answers the mails to send now: each held welcome whose
 // account already has an order, and those earlier held for the accounts ordering now. The
 // rest are written to held_mails.
-func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []Outgoing, err error) {
+func (q Inbox) Gate(ctx context.Context, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []domain.Outgoing, err error) {
 	accounts := slices.Clone(ordered)
 	for a := range held {
 		accounts = append(accounts, a)
@@ -239,7 +240,7 @@ func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[
 	for i, a := range accounts {
 		isOrdered[i] = slices.Contains(ordered, a)
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO welcome_gate AS g (account_uuid, ordered_at)
+	rows, err := q.tx.Query(ctx, `INSERT INTO welcome_gate AS g (account_uuid, ordered_at)
 		SELECT a, CASE WHEN o THEN now() END FROM unnest($1::text[], $2::bool[]) WITH ORDINALITY AS u(a, o, i) ORDER BY i
 		ON CONFLICT (account_uuid) DO UPDATE SET ordered_at = coalesce(g.ordered_at, EXCLUDED.ordered_at)
 		RETURNING account_uuid, ordered_at IS NOT NULL`, accounts, isOrdered)
@@ -258,13 +259,13 @@ func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[
 		return nil, fmt.Errorf("welcome gate: %w", err)
 	}
 	if len(ordered) > 0 {
-		rows, err := tx.Query(ctx, `DELETE FROM held_mails WHERE account_uuid = ANY($1)
+		rows, err := q.tx.Query(ctx, `DELETE FROM held_mails WHERE account_uuid = ANY($1)
 			RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace`, ordered)
 		if err != nil {
 			return nil, fmt.Errorf("release held welcomes: %w", err)
 		}
 		err = collectEach(rows, func(r pgx.CollectableRow) error {
-			var o Outgoing
+			var o domain.Outgoing
 			err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace)
 			release = append(release, o)
 			return err
@@ -276,7 +277,7 @@ func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[
 	cols := make([][]string, 9)
 	for a, m := range held {
 		if hasOrder[a] {
-			release = append(release, Outgoing{Message: m, Trace: traces[m.EventID]})
+			release = append(release, domain.Outgoing{Message: m, Trace: traces[m.EventID]})
 			continue
 		}
 		tr, err := json.Marshal(traces[m.EventID])
@@ -288,7 +289,7 @@ func (s *Store) Gate(ctx context.Context, tx pgx.Tx, ordered []string, held map[
 		}
 	}
 	if len(cols[0]) > 0 {
-		_, err := tx.Exec(ctx, `INSERT INTO held_mails (id, account_uuid, event_id, template, recipient, subject, text_body, html_body, trace)
+		_, err := q.tx.Exec(ctx, `INSERT INTO held_mails (id, account_uuid, event_id, template, recipient, subject, text_body, html_body, trace)
 			SELECT id, a, e, t, r, s, tb, hb, coalesce(nullif(tr, 'null'), '{}')::jsonb
 			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
 				AS u(id, a, e, t, r, s, tb, hb, tr)

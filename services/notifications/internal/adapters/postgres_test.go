@@ -39,7 +39,7 @@ func queue(t *testing.T, pool *pgxpool.Pool, s *adapters.Store, msgs ...domain.M
 		for _, m := range msgs {
 			traces[m.EventID] = map[string]string{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 		}
-		_, err := s.Queue(ctx, tx, traces, 0, msgs...)
+		_, err := s.In(tx).Queue(ctx, traces, 0, msgs...)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -77,9 +77,6 @@ func dialTCP(ctx context.Context, network, addr string) (net.Conn, error) {
 	return c, err
 }
 
-// ErrPermanent marks a refusal that retrying will not change (a 5xx reply).
-var ErrPermanent = errors.New("permanent SMTP failure")
-
 // NewSMTP validates cfg.
 func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 	host, portText, err := net.SplitHostPort(cfg.Addr)
@@ -129,14 +126,14 @@ func (s *SMTP) MaxSendTime() time.Duration { return 2 * s.cfg.Timeout }
 
 // Send delivers m. The Message-ID is derived from m.ID (its event id), and the event id
 // travels in X-Hangar-Event-Id, so a receiver can drop a duplicate. Errors wrapping
-// ErrPermanent should not be retried.
+// domain.ErrPermanent should not be retried.
 func (s *SMTP) Send(ctx context.Context, m domain.Message) error {
 	msg := mail.NewMsg()
 	if err := msg.From(s.cfg.From); err != nil {
-		return fmt.Errorf("%w: from %q: %v", ErrPermanent, s.cfg.From, err)
+		return fmt.Errorf("%w: from %q: %v", domain.ErrPermanent, s.cfg.From, err)
 	}
 	if err := msg.To(m.To); err != nil {
-		return fmt.Errorf("%w: to %q: %v", ErrPermanent, m.To, err)
+		return fmt.Errorf("%w: to %q: %v", domain.ErrPermanent, m.To, err)
 	}
 	msg.Subject(m.Subject)
 	msg.SetMessageIDWithValue(m.MessageIDHeader(s.cfg.MessageIDDomain))
@@ -162,7 +159,7 @@ func (s *SMTP) Send(ctx context.Context, m domain.Message) error {
 	}
 	if err != nil {
 		if permanent(err) {
-			return fmt.Errorf("%w: %v", ErrPermanent, err)
+			return fmt.Errorf("%w: %v", domain.ErrPermanent, err)
 		}
 		return fmt.Errorf("send %s: %w", m.ID, err)
 	}

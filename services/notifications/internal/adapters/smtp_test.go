@@ -230,11 +230,11 @@ func TestSMTPRefusals(t *testing.T) {
 	r := startRelay(t)
 	s := newTestSMTP(t, r, SMTPConfig{})
 	err := s.Send(t.Context(), message("ev-1", "refused@example.test"))
-	if !errors.Is(err, ErrPermanent) {
+	if !errors.Is(err, domain.ErrPermanent) {
 		t.Errorf("550 to RCPT: err = %v, want ErrPermanent", err)
 	}
 	err = s.Send(t.Context(), message("ev-2", "busy@example.test"))
-	if err == nil || errors.Is(err, ErrPermanent) {
+	if err == nil || errors.Is(err, domain.ErrPermanent) {
 		t.Errorf("451 to RCPT: err = %v, want a temporary error", err)
 	}
 	if err := s.Send(t.Context(), message("ev-3", "buyer@example.test")); err != nil {
@@ -328,7 +328,7 @@ func TestSMTPSendEndsWithItsContext(t *testing.T) {
 	go func() { errc <- s.Send(ctx, message("ev-1", "buyer@example.test")) }()
 	<-r.inData
 	cancel()
-	if err := <-errc; err == nil || errors.Is(err, ErrPermanent) {
+	if err := <-errc; err == nil || errors.Is(err, domain.ErrPermanent) {
 		t.Errorf("err = %v, want a temporary error", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -21,13 +20,48 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/services/notifications/internal/adapters"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
-// Mailer sends one message. Errors wrapping adapters.ErrPermanent are not retried.
+// Mailer sends one message. Errors wrapping domain.ErrPermanent are not retried.
 type Mailer interface {
 	Send(ctx context.Context, m domain.Message) error
+}
+
+// Queue is the send queue of the senders and the poll: each call is one statement, its
+// own transaction, committed when it returns.
+type Queue interface {
+	// Claim takes up to n due messages and leases them for lease; doubtful are those
+	// handed to the relay with no outcome recorded, now taken as sent (see Handing).
+	Claim(ctx context.Context, lease time.Duration, n int) (claimed []domain.Outgoing, doubtful []string, err error)
+	// Handing records that the message is about to be handed to the relay; no send may
+	// start unless it succeeded.
+	Handing(ctx context.Context, id string) error
+	// Sent records the delivery of ids.
+	Sent(ctx context.Context, ids ...string) error
+	// Release puts claimed, unattempted messages back, due now, their claim's attempt
+	// given back.
+	Release(ctx context.Context, ids ...string) error
+	// Retry records a refused attempt and when to try again.
+	Retry(ctx context.Context, id string, at time.Time, cause error) error
+	// Failed gives a message up.
+	Failed(ctx context.Context, id string, cause error) error
+	// Pending counts the messages not sent nor given up, and the age of the oldest.
+	Pending(ctx context.Context) (n int64, oldest time.Duration, err error)
+}
+
+// Inbox is the queue's writes in the inbox transaction of a batch of events, which the
+// event consumer begins and commits (the batch's event ids commit with its mails): the
+// consumer's handler (ports) binds it to that transaction and hands it to Service.Queue.
+type Inbox interface {
+	// Queue writes msgs, each with its event's trace context (traces, by event id), due
+	// at once (lease 0) or claimed for this process's senders for lease, and answers the
+	// ids it wrote (one already queued is left as it is).
+	Queue(ctx context.Context, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error)
+	// Gate is the welcome gate: it records the accounts with a completed order (ordered)
+	// and holds the welcomes of those without one (held, by account), and answers the
+	// welcomes to send now.
+	Gate(ctx context.Context, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []domain.Outgoing, err error)
 }
 
 // SenderPolicy tunes delivery.
@@ -63,7 +97,7 @@ func LeaseFor(maxSend time.Duration) time.Duration { return maxSend + 10*time.Se
 // Service is the notifications use cases.
 type Service struct {
 	render *domain.Renderer
-	store  *adapters.Store
+	store  Queue
 	prop   propagation.TextMapPropagator
 	tracer trace.Tracer
 	log    *slog.Logger
@@ -83,7 +117,7 @@ type Service struct {
 }
 
 // New builds the service; its metrics go to reg.
-func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMapPropagator, tp trace.TracerProvider, reg prometheus.Registerer, log *slog.Logger) *Service {
+func New(render *domain.Renderer, store Queue, prop propagation.TextMapPropagator, tp trace.TracerProvider, reg prometheus.Registerer, log *slog.Logger) *Service {
 	s := &Service{render: render, store: store, prop: prop, tracer: tp.Tracer("github.com/hangar/hangar/services/notifications"), log: log, now: time.Now, after: time.After,
 		sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_notifications_sent_total",
 			Help: "E-mails handed to the SMTP relay, by template."}, []string{"template"}),
@@ -105,7 +139,7 @@ func New(render *domain.Renderer, store *adapters.Store, prop propagation.TextMa
 type Mails struct {
 	msgs   []domain.Message
 	traces map[string]map[string]string // by event id
-	// The welcome gate (Store.Gate): the welcomes that wait for their account's first
+	// The welcome gate (Inbox.Gate): the welcomes that wait for their account's first
 	// completed order, by account, and the accounts with a completed order in the batch.
 	held    map[string]domain.Message
 	ordered []string
@@ -218,20 +252,20 @@ func (s *Service) Dunning(ctx context.Context, b *Mails, eventID string, d domai
 	return s.add(ctx, b, msgs, err)
 }
 
-// Queue writes b's mails in tx, the inbox transaction of their events, in one statement.
+// Queue writes b's mails in in, the inbox transaction of their events, in one statement.
 // Their sends continue the trace of the context each was rendered in.
 //
 // When this process runs senders and afterCommit (kafka.AfterCommit) will run a function
-// once tx committed, the mails are written claimed for them and handed over then: sent at
+// once the transaction committed, the mails are written claimed for them and handed over then: sent at
 // once, without the poll's wait nor its claim statement (the costliest of the service:
 // every poll walks the dead index entries that each mail's claim and record leave behind
 // until a vacuum). Otherwise (nil afterCommit, or no sender here) they are written due, for
 // the poll, and so are they when the handoff queue has no room for them as it stands (a
 // backlog: the consumer outruns the senders): claimed only to be put back, they would cost
 // a statement and a row version more each.
-func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit func(context.Context, func()) bool) error {
+func (s *Service) Queue(ctx context.Context, in Inbox, b *Mails, afterCommit func(context.Context, func()) bool) error {
 	if len(b.held) > 0 || len(b.ordered) > 0 {
-		release, err := s.store.Gate(ctx, tx, b.ordered, b.held, b.traces)
+		release, err := in.Gate(ctx, b.ordered, b.held, b.traces)
 		if err != nil {
 			return err
 		}
@@ -246,13 +280,13 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 		}
 	}
 	var lease time.Duration
-	var handed []claimed // filled below, before tx commits and the function runs
+	var handed []claimed // filled below, before the transaction commits and the function runs
 	if h := s.handoff.Load(); h != nil && afterCommit != nil && len(b.msgs) > 0 && h.room() >= len(b.msgs) &&
 		afterCommit(ctx, func() { s.handOff(ctx, h, handed) }) {
 		lease = h.lease
 	}
 	at := s.now() // before the claim, as the poll's claim takes its start
-	written, err := s.store.Queue(ctx, tx, b.traces, lease, b.msgs...)
+	written, err := in.Queue(ctx, b.traces, lease, b.msgs...)
 	if err != nil || lease == 0 {
 		return err
 	}
@@ -262,7 +296,7 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 	}
 	for _, m := range b.msgs { // in render order: an order's mails go in the order of its events
 		if isNew[m.ID] {
-			handed = append(handed, claimed{Outgoing: adapters.Outgoing{Message: m, Trace: b.traces[m.EventID], Attempts: 1}, at: at})
+			handed = append(handed, claimed{Outgoing: domain.Outgoing{Message: m, Trace: b.traces[m.EventID], Attempts: 1}, at: at})
 			delete(isNew, m.ID)
 		}
 	}
@@ -272,7 +306,7 @@ func (s *Service) Queue(ctx context.Context, tx pgx.Tx, b *Mails, afterCommit fu
 // claimed is a mail this process holds the lease of, and when its claim began: its send
 // may start only within the policy's Window of that (see claim).
 type claimed struct {
-	adapters.Outgoing
+	domain.Outgoing
 	at     time.Time
 	polled bool // claimed by the poll, not a new mail of the consumer's
 }
@@ -565,7 +599,7 @@ func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, bat
 }
 
 // send sends o; ok: delivered. A failure is recorded (retry with backoff, or given up).
-func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o adapters.Outgoing) (ok bool, err error) {
+func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.Outgoing) (ok bool, err error) {
 	pctx := s.prop.Extract(ctx, propagation.MapCarrier(o.Trace))
 	sctx, span := s.tracer.Start(pctx, "smtp send "+o.Template, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("hangar.mail.template", o.Template), attribute.String("hangar.mail.message_id", o.ID),
@@ -582,7 +616,7 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o adapters
 	span.SetStatus(codes.Error, serr.Error())
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if errors.Is(serr, adapters.ErrPermanent) || o.Attempts >= p.MaxAttempts {
+	if errors.Is(serr, domain.ErrPermanent) || o.Attempts >= p.MaxAttempts {
 		s.failures.WithLabelValues(o.Template, "permanent").Inc()
 		log.ErrorContext(sctx, "e-mail given up", "err", serr.Error())
 		return false, s.store.Failed(wctx, o.ID, serr)
@@ -596,7 +630,7 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o adapters
 
 // pendingCollector reads the queue at scrape time.
 type pendingCollector struct {
-	store  *adapters.Store
+	store  Queue
 	n, age *prometheus.Desc
 }
 

@@ -61,7 +61,7 @@ func newService(t *testing.T, n int) (*Service, *pgxpool.Pool, *time.Time) {
 			t.Fatal(err)
 		}
 	}
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b, nil) }); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, adapters.NewStore(pool).In(tx), &b, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	return s, pool, &clock
@@ -134,7 +134,7 @@ func TestBatchSendsWithinItsWindow(t *testing.T) {
 func TestBatchRecordsEachOutcome(t *testing.T) {
 	s, pool, clock := newService(t, 3)
 	m := &mailer{clock: clock, fail: map[string]error{
-		"ev-1.welcome": fmt.Errorf("%w: 550 no such user", adapters.ErrPermanent),
+		"ev-1.welcome": fmt.Errorf("%w: 550 no such user", domain.ErrPermanent),
 		"ev-2.welcome": errors.New("421 try later"),
 	}}
 	if n, err := s.SendBatch(context.Background(), m, SenderPolicy{Batch: 10}); err != nil || n != 3 {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/notifications/internal/adapters"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
@@ -103,7 +104,7 @@ func queue(t *testing.T, s *Service, pool *pgxpool.Pool, from, to int) (committe
 	}
 	var after []func()
 	register := func(_ context.Context, f func()) bool { after = append(after, f); return true }
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, tx, &b, register) }); err != nil {
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error { return s.Queue(ctx, adapters.NewStore(pool).In(tx), &b, register) }); err != nil {
 		t.Fatal(err)
 	}
 	return func() {
@@ -197,14 +198,16 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 // one does (the dead claim counted as an attempt, as for a sender that died mid-send).
 func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 	dead, pool, _ := newService(t, 0)
+	// Built before the commit: its database's creation must not eat into the 3 s lease
+	// (at a load of 40 it outlasted it).
+	other, _, clock := newService(t, 0)
+	other.store = dead.store // another replica, on the same database
 	idle := newRelay()
 	p := SenderPolicy{Interval: time.Hour, Window: time.Second, Lease: 2 * time.Second}
 	stop := runSenders(t, dead, idle, p, 1)
 	commit(t, dead, pool, 0, 2, true)
 	stop()
 
-	other, _, clock := newService(t, 0)
-	other.store = dead.store // another replica, on the same database
 	m := &mailer{clock: clock}
 	if n, err := other.SendBatch(context.Background(), m, p); err != nil || n != 0 {
 		t.Fatalf("SendBatch within the lease = %d, %v; want none claimed", n, err)

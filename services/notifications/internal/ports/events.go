@@ -26,7 +26,8 @@ var Topics = []string{events.TopicOrderCompleted, events.TopicGiftCertificateIss
 // them all in the batch's inbox transaction with one statement, to be handed to this
 // process's senders once it committed. An event it cannot render fails the batch, whose
 // events are then handled one at a time, so only that one is retried or dead-lettered.
-func Handler(svc *app.Service) kafka.InboxBatchHandler {
+// inbox binds the queue's writes to the batch's transaction (adapters' Store.In).
+func Handler[I app.Inbox](svc *app.Service, inbox func(pgx.Tx) I) kafka.InboxBatchHandler {
 	render := map[string]func(ctx context.Context, b *app.Mails, env kafka.Envelope) error{
 		events.TopicOrderCompleted: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.OrderCompleted) error {
 			svc.OrderCompleted(b, ev.GetAccountId()) // releases the account's welcome, held until its first order
@@ -94,7 +95,7 @@ func Handler(svc *app.Service) kafka.InboxBatchHandler {
 				return err
 			}
 		}
-		return svc.Queue(ctx, tx, &b, kafka.AfterCommit)
+		return svc.Queue(ctx, inbox(tx), &b, kafka.AfterCommit)
 	}
 }
 

@@ -53,7 +53,7 @@ func newMailOnce(t *testing.T) *mailOnce {
 	}
 	store := adapters.NewStore(pool)
 	svc := app.New(render, store, propagation.TraceContext{}, noop.NewTracerProvider(), prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
-	return &mailOnce{t: t, pool: pool, store: store, handler: ports.Handler(svc)}
+	return &mailOnce{t: t, pool: pool, store: store, handler: ports.Handler(svc, store.In)}
 }
 
 func (m *mailOnce) deliver(envs ...kafka.Envelope) {

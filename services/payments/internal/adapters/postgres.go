@@ -19,6 +19,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
 
@@ -32,6 +33,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	prop propagation.TextMapPropagator
 }
+
+var _ app.Store = (*Store)(nil)
 
 // NewStore uses pool, already migrated; prop carries trace context into outbox rows.
 func NewStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *Store {
@@ -53,15 +56,6 @@ func scanCharge(row pgx.Row) (domain.Charge, error) {
 	return c, err
 }
 
-// ChargeStep advances a charge with its row locked and answers the events to publish with
-// the change. It may call the processor.
-type ChargeStep func(ctx context.Context, c *domain.Charge) ([]kafka.Event, error)
-
-// PendingStep advances a pending charge with its key's row locked: it asks the processor
-// and records the answer in c, and answers the events to publish and the method the charge
-// vaulted that becomes the customer's (nil: none), both committed with the charge.
-type PendingStep func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *Adoption, error)
-
 const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
 	authorize_only, reference, description, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`
@@ -74,11 +68,11 @@ var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_ha
 	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 WHERE ` + payerAllows(12) + `
 	ON CONFLICT (idempotency_key) DO NOTHING`
 
-// Charge runs the idempotent charge protocol in one transaction: insert c unless its key
+// Charge runs the idempotent charge protocol (app.Charges) in one transaction: insert c unless its key
 // exists (a concurrent insert of the same key waits for the first transaction to end);
 // otherwise lock the stored charge. A stored method's charge (payer not nil) is inserted
 // only when the payer may pay with it; when it may not and the key has no charge, the
-// answer is ErrRefused and nothing is written. A different request under the key is a Conflict. A
+// answer is app.ErrRefused and nothing is written. A different request under the key is a Conflict. A
 // charge past pending is answered as stored (replayed); a pending one (new, or stuck on an
 // unknown processor outcome) is advanced by step and saved with its events and adoption.
 //
@@ -87,9 +81,9 @@ var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_ha
 //
 // The transaction's BEGIN travels with the key's insert and its COMMIT with the writes of
 // the outcome (pipelined): a new charge costs two round trips to payments' database. The
-// card-testing rule of ctx (WithVelocity) rides in both: its check with the insert (a new
-// charge past the rule is a *LimitedError, nothing written), a decline's count with the commit.
-func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step PendingStep) (out domain.Charge, replayed bool, err error) {
+// card-testing rule v rides in both: its check with the insert (a new charge past the rule
+// is an *app.LimitedError, nothing written), a decline's count with the commit.
+func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v *app.Velocity, step app.PendingStep) (out domain.Charge, replayed bool, err error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return out, false, fmt.Errorf("acquire connection: %w", err)
@@ -106,11 +100,11 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	var limited error
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	queueVelocityCheck(ctx, b, &limited) // card testing: velocity.go
+	queueVelocityCheck(b, v, &limited) // card testing: velocity.go
 	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
 		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
 	if payer != nil {
-		insert, args = insertPayerChargeSQL, append(args, payer.args()...)
+		insert, args = insertPayerChargeSQL, append(args, payerArgs(*payer)...)
 	}
 	b.Queue(insert, args...).Exec(func(tag pgconn.CommandTag) error {
 		inserted = tag.RowsAffected() == 1
@@ -126,7 +120,7 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 	if !inserted {
 		cur, err = scanCharge(conn.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
 		if payer != nil && errors.Is(err, pgx.ErrNoRows) {
-			return out, false, ErrRefused
+			return out, false, app.ErrRefused
 		}
 		if err != nil {
 			return out, false, fmt.Errorf("lock charge by key: %w", err)
@@ -152,7 +146,7 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *Payer, step 
 			return out, false, err
 		}
 	}
-	queueVelocityDecline(ctx, b, cur) // card testing: velocity.go
+	queueVelocityDecline(b, v, cur) // card testing: velocity.go
 	queueCommit(b)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("save charge %s: %w", cur.ID, err)
@@ -223,7 +217,7 @@ func (s *Store) GetCharge(ctx context.Context, id string) (domain.Charge, error)
 }
 
 // UpdateCharge locks a charge and applies step (capture, void).
-func (s *Store) UpdateCharge(ctx context.Context, id string, step ChargeStep) (domain.Charge, error) {
+func (s *Store) UpdateCharge(ctx context.Context, id string, step app.ChargeStep) (domain.Charge, error) {
 	var out domain.Charge
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		c, err := scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1 FOR UPDATE`, id))
@@ -249,12 +243,9 @@ func (s *Store) UpdateCharge(ctx context.Context, id string, step ChargeStep) (d
 	return out, err
 }
 
-// RefundStep refunds a locked charge and answers the refund and its events.
-type RefundStep func(ctx context.Context, c *domain.Charge) (domain.Refund, []kafka.Event, error)
-
 // Refund locks the charge; a refund already made under (charge, key) is answered as it
 // was (replayed), otherwise step refunds and the refund is stored with its events.
-func (s *Store) Refund(ctx context.Context, chargeID, key string, step RefundStep) (r domain.Refund, c domain.Charge, replayed bool, err error) {
+func (s *Store) Refund(ctx context.Context, chargeID, key string, step app.RefundStep) (r domain.Refund, c domain.Charge, replayed bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		c, err = scanCharge(tx.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE id::text = $1 FOR UPDATE`, chargeID))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -346,17 +337,9 @@ func (s *Store) Method(ctx context.Context, token string) (domain.MethodSummary,
 	return m, err
 }
 
-// StoredMethod is a stored method with its owner (the customer it was vaulted for: an
-// account id, or the e-mail a sales-mode reader vaulted it for) and billing details.
-type StoredMethod struct {
-	Owner           string
-	Method          domain.MethodSummary
-	Postal, Country string
-}
-
 // StoredMethod answers a stored method by token, with its owner.
-func (s *Store) StoredMethod(ctx context.Context, token string) (StoredMethod, error) {
-	var sm StoredMethod
+func (s *Store) StoredMethod(ctx context.Context, token string) (app.StoredMethod, error) {
+	var sm app.StoredMethod
 	m := &sm.Method
 	var kind, brand string
 	err := s.pool.QueryRow(ctx, `SELECT customer_id, token, kind, card_brand, card_last4, card_exp_month, card_exp_year,
@@ -373,22 +356,7 @@ func (s *Store) StoredMethod(ctx context.Context, token string) (StoredMethod, e
 	return sm, nil
 }
 
-// Payer is who asks a stored method (Token) to pay: it pays when its owner is one of
-// Owners, or when ReaderBy (a credit-card admin) is set and that admin's card reader
-// vaulted it for Email since Since (sales mode). Caller is the session's account, for
-// the log of a refusal.
-type Payer struct {
-	Token           string
-	Owners          []string
-	ReaderBy, Email string
-	Since           time.Time
-	Caller          string
-}
-
-// ErrRefused: the payer may not pay with the stored method (or there is no such method).
-var ErrRefused = errors.New("stored payment method refused")
-
-// payerAllows is the SQL condition of a Payer, its arguments numbered from n: token,
+// payerAllows is the SQL condition of an app.Payer, its arguments numbered from n: token,
 // owners, reader, e-mail, since.
 func payerAllows(n int) string {
 	t, o, r, e, since := "$"+strconv.Itoa(n), "$"+strconv.Itoa(n+1), "$"+strconv.Itoa(n+2), "$"+strconv.Itoa(n+3), "$"+strconv.Itoa(n+4)
@@ -397,7 +365,8 @@ func payerAllows(n int) string {
 		AND lower(email) = lower(` + e + `) AND status = 'completed' AND created_at >= ` + since + `)))`
 }
 
-func (p Payer) args() []any {
+// payerArgs answers payerAllows' arguments of p.
+func payerArgs(p app.Payer) []any {
 	owners := p.Owners
 	if owners == nil {
 		owners = []string{}
@@ -406,9 +375,9 @@ func (p Payer) args() []any {
 }
 
 // MayPay reports whether p may pay with its stored method.
-func (s *Store) MayPay(ctx context.Context, p Payer) (bool, error) {
+func (s *Store) MayPay(ctx context.Context, p app.Payer) (bool, error) {
 	var ok bool
-	if err := s.pool.QueryRow(ctx, `SELECT `+payerAllows(1), p.args()...).Scan(&ok); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT `+payerAllows(1), payerArgs(p)...).Scan(&ok); err != nil {
 		return false, fmt.Errorf("check stored method: %w", err)
 	}
 	return ok, nil

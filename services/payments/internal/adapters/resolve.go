@@ -10,13 +10,9 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
-
-// ResolveStep asks the processor about a key that has no charge row, with the key claimed:
-// the charge to record (nil: the processor holds nothing to record under the key), its
-// events and the method it makes the customer's.
-type ResolveStep func(ctx context.Context) (*domain.Charge, []kafka.Event, *Adoption, error)
 
 // Resolve answers the charge of key, recording it from the processor's side when payments
 // has no row of it (adoption). The key is claimed as Charge claims it, by inserting its row,
@@ -24,7 +20,7 @@ type ResolveStep func(ctx context.Context) (*domain.Charge, []kafka.Event, *Adop
 // and answered once committed, and a charge of the key arriving meanwhile waits for this one
 // and then replays what it recorded. Nothing recorded (step answers nil) leaves no row:
 // NotFound.
-func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step ResolveStep) (domain.Charge, error) {
+func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step app.ResolveStep) (domain.Charge, error) {
 	var out domain.Charge
 	var existed, none bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -3,11 +3,11 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
 
@@ -24,17 +24,13 @@ func scanVault(row pgx.Row) (domain.Vault, error) {
 	return v, err
 }
 
-// VaultStep asks the processor for a pending vault and records its answer in v; on a
-// vaulted method it answers how the method becomes the customer's (nil: it does not).
-type VaultStep func(ctx context.Context, v *domain.Vault) (*Adoption, error)
-
 // Vault runs the idempotent vault protocol in one transaction, as Charge does: the key's
 // row is locked first (a concurrent request with the key waits on the unique index, then
 // replays); a different request under the key is a Conflict; a stored outcome (vaulted or
 // declined) is answered as stored (replayed); otherwise step asks the processor, and the
 // outcome, the method on file it makes and its event are committed together. An error of
 // step (the processor unreachable) leaves nothing behind: the key may be retried.
-func (s *Store) Vault(ctx context.Context, v domain.Vault, step VaultStep) (out domain.Vault, replayed bool, err error) {
+func (s *Store) Vault(ctx context.Context, v domain.Vault, step app.VaultStep) (out domain.Vault, replayed bool, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The row is inserted pending and only ever committed decided: the insert is what
 		// makes concurrent duplicates wait.
@@ -85,21 +81,7 @@ func (s *Store) CountVaults(ctx context.Context, key string) (int, error) {
 	return n, err
 }
 
-// Adoption is a method vaulted for a customer: its display data is stored, and it becomes
-// the customer's method on file (billing profile) when MakeDefault or when none is on
-// file — never for a customer whose payment method is locked (quarterly check payers:
-// sales bills them). Event announces a changed profile (payment-method-updated); it is
-// built before the write, so its profile's Period is not known (the event does not carry it).
-type Adoption struct {
-	Customer        string
-	Method          domain.MethodSummary
-	Postal, Country string
-	MakeDefault     bool
-	Now             time.Time
-	Event           func(domain.BillingProfile, *domain.MethodSummary) (kafka.Event, error)
-}
-
-// adoptSQL stores an Adoption in one statement: the method's display data; the profile,
+// adoptSQL stores an app.Adoption in one statement: the method's display data; the profile,
 // when the method becomes the one on file; and, only then, the event. Whether it becomes
 // the one on file is decided on the profile row as the upsert locks it (a concurrent change
 // of the profile is waited for and seen), by the rule of domain.BillingProfile.ChangeLocked
@@ -116,7 +98,7 @@ const adoptSQL = `WITH method AS (` + putMethodSQL + `), profile AS (
 	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile`
 
 // adoptArgs answers adoptSQL's arguments.
-func (s *Store) adoptArgs(ctx context.Context, a Adoption) ([]any, error) {
+func (s *Store) adoptArgs(ctx context.Context, a app.Adoption) ([]any, error) {
 	pay := domain.PayCard
 	if a.Method.Kind == domain.KindWallet {
 		pay = domain.PayPal
@@ -136,7 +118,7 @@ func (s *Store) adoptArgs(ctx context.Context, a Adoption) ([]any, error) {
 }
 
 // queueAdopt queues an Adoption's statement on b.
-func (s *Store) queueAdopt(ctx context.Context, b *pgx.Batch, a Adoption) error {
+func (s *Store) queueAdopt(ctx context.Context, b *pgx.Batch, a app.Adoption) error {
 	args, err := s.adoptArgs(ctx, a)
 	if err != nil {
 		return err
@@ -145,7 +127,7 @@ func (s *Store) queueAdopt(ctx context.Context, b *pgx.Batch, a Adoption) error 
 	return nil
 }
 
-func (s *Store) adopt(ctx context.Context, tx pgx.Tx, a Adoption) error {
+func (s *Store) adopt(ctx context.Context, tx pgx.Tx, a app.Adoption) error {
 	args, err := s.adoptArgs(ctx, a)
 	if err != nil {
 		return err

@@ -24,7 +24,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -48,7 +47,7 @@ type Policies struct {
 
 // Service is the payments use cases.
 type Service struct {
-	store *adapters.Store
+	store Store
 	gw    gateway.Gateway
 	pol   Policies
 	now   func() time.Time
@@ -58,7 +57,7 @@ type Service struct {
 }
 
 // New builds the service.
-func New(store *adapters.Store, gw gateway.Gateway, pol Policies, now func() time.Time, log *slog.Logger) *Service {
+func New(store Store, gw gateway.Gateway, pol Policies, now func() time.Time, log *slog.Logger) *Service {
 	return &Service{store: store, gw: gw, pol: pol, now: now, log: log, limits: newLimitCache(100_000)}
 }
 
@@ -124,7 +123,7 @@ func (s *Service) gatewayErr(ctx context.Context, what string, err error) error 
 	return errs.Wrap(errs.Unavailable, fmt.Errorf("%s: %w", what, err), "The payment processor is unavailable. Please try again.")
 }
 
-// Charge charges once per idempotency key (see adapters.Store.Charge). The card that paid,
+// Charge charges once per idempotency key (see Charges.Charge). The card that paid,
 // vaulted, becomes the customer's method on file when none is (a new buyer) or when asked:
 // /account and the renewals then use the card just used. It is written with the charge, so
 // a charge is never recorded without it (a retry of the key after a failed write finds the
@@ -135,18 +134,15 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 	}
 	// A stored method pays only for its owner: the charge's row is claimed only when the
 	// payer may pay with it (in the claim's own statement), before the processor is asked.
-	var payer *adapters.Payer
+	var payer *Payer
 	if r.Token != "" {
 		p := s.payer(ctx, r.Token, r.CustomerID, r.CustomerEmail)
 		payer = &p
 	}
-	// Card testing: the rule rides in the charge's own statements (adapters.Velocity).
+	// Card testing: the rule rides in the charge's own statements.
 	v := s.attempt(ctx, true, r.CustomerID, r.CustomerEmail)
-	if v != nil {
-		ctx = adapters.WithVelocity(ctx, v)
-	}
-	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *adapters.Adoption, error) {
-		var reader *adapters.StoredMethod
+	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, v, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *Adoption, error) {
+		var reader *StoredMethod
 		if payer != nil {
 			var err error
 			if reader, err = s.readerCard(ctx, *payer); err != nil {
@@ -173,14 +169,14 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		if err != nil {
 			return nil, nil, s.gatewayErr(ctx, "authorize", err)
 		}
-		var adopt *adapters.Adoption
+		var adopt *Adoption
 		if r.StoreInVault && tx.Method.Token != "" {
-			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
+			adopt = &Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
 		}
 		if reader != nil {
 			// The reader's card, vaulted for the customer's e-mail, becomes the account's: its
 			// renewals charge it as the account's own.
-			adopt = &adapters.Adoption{Customer: r.CustomerID, Method: reader.Method, Postal: reader.Postal, Country: reader.Country,
+			adopt = &Adoption{Customer: r.CustomerID, Method: reader.Method, Postal: reader.Postal, Country: reader.Country,
 				MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
 		}
 		if !tx.Captured {
@@ -192,13 +188,15 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		events, err := capturedEvent(*c, now)
 		return events, adopt, err
 	})
-	if errors.Is(err, adapters.ErrRefused) {
+	if errors.Is(err, ErrRefused) {
 		return c, false, s.refused(ctx, *payer, r.CustomerID, r.Reference)
 	}
 	if err != nil {
 		return c, false, s.limitedErr(ctx, err)
 	}
-	s.limits.learn(adapters.ReachedLimit(ctx))
+	if v != nil {
+		s.limits.learn(v.Reached) // what the decline, recorded with the charge, brought to the limit
+	}
 	if !replayed {
 		s.countAttempt(chargeOutcome(c))
 		s.log.InfoContext(ctx, "charge", "charge", c.ID, "status", string(c.Status), "amount", c.Amount, "currency", c.Currency,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/services/payments/internal/adapters"
 )
 
 // MsgMethodRefused answers a stored method offered for a purchase it may not pay.
@@ -59,8 +58,8 @@ func owners(caller *auth.Caller, customer string) []string {
 // payer answers who may pay with a stored method in a charge or vault for customer:
 // the owners above, and with a credit-card admin's session the cards that admin's reader
 // vaulted for the buyer's e-mail during sales mode (SalesModeWindow).
-func (s *Service) payer(ctx context.Context, token, customer, email string) adapters.Payer {
-	p := adapters.Payer{Token: token}
+func (s *Service) payer(ctx context.Context, token, customer, email string) Payer {
+	p := Payer{Token: token}
 	c, ok := auth.CallerFrom(ctx)
 	if !ok {
 		p.Owners = owners(nil, customer)
@@ -75,15 +74,15 @@ func (s *Service) payer(ctx context.Context, token, customer, email string) adap
 
 // refused logs a refused stored method (the caller's account, never card data or the
 // token) and answers the refusal.
-func (s *Service) refused(ctx context.Context, p adapters.Payer, customer, reference string) error {
+func (s *Service) refused(ctx context.Context, p Payer, customer, reference string) error {
 	s.log.WarnContext(ctx, "stored payment method refused", "caller", p.Caller, "customer", customer, "reference", reference)
 	return errMethodRefused
 }
 
 // readerCard answers the stored method of p when it pays only as the sales-mode reader's
 // card (its owner is none of p's owners: the e-mail the reader vaulted it for): it then
-// becomes the customer's (adapters.Adoption). Nil otherwise; asked only in sales mode.
-func (s *Service) readerCard(ctx context.Context, p adapters.Payer) (*adapters.StoredMethod, error) {
+// becomes the customer's (Adoption). Nil otherwise; asked only in sales mode.
+func (s *Service) readerCard(ctx context.Context, p Payer) (*StoredMethod, error) {
 	if p.ReaderBy == "" {
 		return nil, nil
 	}

@@ -3,13 +3,11 @@ package app
 import (
 	"context"
 	"encoding/hex"
-
 	"strconv"
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -51,7 +49,7 @@ func (s *Service) GetChargeByKey(ctx context.Context, key string) (domain.Charge
 // the processor holds no money under the key.
 func (s *Service) ResolveByKey(ctx context.Context, key string) (domain.Charge, error) {
 	id := NewID()
-	return s.store.Resolve(ctx, id, key, s.now(), func(ctx context.Context) (*domain.Charge, []kafka.Event, *adapters.Adoption, error) {
+	return s.store.Resolve(ctx, id, key, s.now(), func(ctx context.Context) (*domain.Charge, []kafka.Event, *Adoption, error) {
 		rec, err := s.gw.FindByKey(ctx, ProcessorKey(key))
 		if errs.CodeOf(err) == errs.NotFound {
 			return nil, nil, nil, nil
@@ -80,7 +78,7 @@ func (s *Service) ResolveByKey(ctx context.Context, key string) (domain.Charge, 
 
 // adoptable builds the charge a processor record stands for, from the metadata the charge
 // sent with it; ok false when the record is not one of key's charges.
-func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge, *adapters.Adoption, bool) {
+func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge, *Adoption, bool) {
 	m := rec.Metadata
 	hash, err := hex.DecodeString(m[metaRequestHash])
 	if m[metaChargeKey] != key || err != nil || len(hash) == 0 || rec.Amount <= 0 {
@@ -102,9 +100,9 @@ func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge,
 	if err2 != nil {
 		return nil, nil, false
 	}
-	var adopt *adapters.Adoption
+	var adopt *Adoption
 	if m[metaStoreInVault] == "true" && rec.Method.Token != "" {
-		adopt = &adapters.Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now,
+		adopt = &Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now,
 			Event: methodUpdatedEvent}
 	}
 	return &c, adopt, true

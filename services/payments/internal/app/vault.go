@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -21,7 +20,7 @@ func ProcessorVaultKey(vaultKey string) string {
 // VaultPaymentMethod stores a nonce's method for a customer without charging it, once per
 // idempotency key: a card is verified first (a declined verification is a declined vault,
 // replayed as such); the vaulted method becomes the customer's method on file when none
-// is, or when asked (adapters.Adoption). It answers the vault and whether it is a replay.
+// is, or when asked (Adoption). It answers the vault and whether it is a replay.
 func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest) (domain.Vault, bool, error) {
 	if err := r.Validate(); err != nil {
 		return domain.Vault{}, false, err
@@ -35,7 +34,7 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 		return domain.Vault{}, false, err
 	}
 	var declinedCard string
-	v, replayed, err := s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(ctx context.Context, v *domain.Vault) (*adapters.Adoption, error) {
+	v, replayed, err := s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(ctx context.Context, v *domain.Vault) (*Adoption, error) {
 		m, err := s.gw.Vault(ctx, gateway.VaultRequest{IdempotencyKey: ProcessorVaultKey(v.IdempotencyKey), Nonce: r.Nonce,
 			CustomerID: r.CustomerID, Verify: true,
 			Details: gateway.MethodDetails{CardholderName: r.CardholderName, PostalCode: r.PostalCode, Country: r.Country}})
@@ -49,7 +48,7 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 			return nil, s.gatewayErr(ctx, "vault", err)
 		}
 		v.Stored(m, now)
-		return &adapters.Adoption{Customer: r.CustomerID, Method: m, Postal: r.PostalCode, Country: r.Country,
+		return &Adoption{Customer: r.CustomerID, Method: m, Postal: r.PostalCode, Country: r.Country,
 			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
 	})
 	if err != nil {
@@ -83,10 +82,10 @@ func (s *Service) vaultStored(ctx context.Context, r domain.VaultRequest) (domai
 	if err != nil {
 		return domain.Vault{}, false, err
 	}
-	return s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(_ context.Context, v *domain.Vault) (*adapters.Adoption, error) {
+	return s.store.Vault(ctx, domain.NewVault(NewID(), r, s.now()), func(_ context.Context, v *domain.Vault) (*Adoption, error) {
 		now := s.now()
 		v.Stored(sm.Method, now)
-		return &adapters.Adoption{Customer: r.CustomerID, Method: sm.Method, Postal: sm.Postal, Country: sm.Country,
+		return &Adoption{Customer: r.CustomerID, Method: sm.Method, Postal: sm.Postal, Country: sm.Country,
 			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
 
@@ -27,6 +27,41 @@ type VelocityRule struct {
 	// TrustedProxies: how many proxies append to X-Forwarded-For before the public routes
 	// (auth.ClientIP); checkout's calls forward the client instead (auth.OutgoingClient).
 	TrustedProxies int
+}
+
+// Velocity is the card-testing rule applied to one card attempt (a charge, a verification,
+// a tokenisation): the attempt is refused while any of its subjects (Keys: the client's
+// address, its session, the account, the card's fingerprint, the e-mail) has Max declines
+// or more in the current window, and a decline counts once for each subject. Keys may grow
+// while the attempt runs (the processor names the declined card's fingerprint).
+type Velocity struct {
+	Keys   []string
+	Max    int
+	Window time.Duration
+	Now    time.Time
+	// Reached: the subjects a charge's decline brought to the limit, set by Store.Charge
+	// as it records the decline with the charge's commit (nil: none).
+	Reached *LimitedError
+}
+
+// Add adds subjects to the attempt (empty ones are skipped).
+func (v *Velocity) Add(keys ...string) {
+	for _, k := range keys {
+		if k != "" && !slices.Contains(v.Keys, k) {
+			v.Keys = append(v.Keys, k)
+		}
+	}
+}
+
+// LimitedError refuses an attempt of a subject past its declines until Until. Keys are
+// the attempt's subjects that are past the rule.
+type LimitedError struct {
+	Until time.Time
+	Keys  []string
+}
+
+func (e *LimitedError) Error() string {
+	return "card attempts limited until " + e.Until.Format(time.RFC3339)
 }
 
 // Outcomes of a card attempt (hangar_payments_card_attempts_total).
@@ -64,7 +99,7 @@ func (s *Service) countAttempt(outcome string) {
 // ctx. forwarded: the call comes from another service (checkout), which passes the client
 // on (auth.ForwardedClient); without a forwarded client (a renewal, no buyer present) nil:
 // there is no one to test cards. Otherwise the client of the public route itself.
-func (s *Service) attempt(ctx context.Context, forwarded bool, account, email string) *adapters.Velocity {
+func (s *Service) attempt(ctx context.Context, forwarded bool, account, email string) *Velocity {
 	r := s.pol.Velocity
 	if r.Declines <= 0 {
 		return nil
@@ -78,7 +113,7 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 	} else {
 		c = auth.Client{Addr: auth.ClientIP(ctx, r.TrustedProxies), Session: auth.SessionRef(auth.Token(ctx))}
 	}
-	v := &adapters.Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
+	v := &Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
 	if c.Addr != "" {
 		v.Add("addr:" + auth.AddrKey(c.Addr))
 	}
@@ -95,7 +130,7 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 }
 
 // card adds a card's fingerprint to the attempt's subjects.
-func cardOf(v *adapters.Velocity, fingerprint string) {
+func cardOf(v *Velocity, fingerprint string) {
 	if v != nil && fingerprint != "" {
 		v.Add("card:" + fingerprint)
 	}
@@ -103,7 +138,7 @@ func cardOf(v *adapters.Velocity, fingerprint string) {
 
 // limitedErr answers the refusal of an attempt past the rule, or err as it is.
 func (s *Service) limitedErr(ctx context.Context, err error) error {
-	var l *adapters.LimitedError
+	var l *LimitedError
 	if !errors.As(err, &l) {
 		return err
 	}
@@ -115,7 +150,7 @@ func (s *Service) limitedErr(ctx context.Context, err error) error {
 }
 
 // checkAttempt refuses an attempt that is not a charge past the rule (one read).
-func (s *Service) checkAttempt(ctx context.Context, v *adapters.Velocity) error {
+func (s *Service) checkAttempt(ctx context.Context, v *Velocity) error {
 	if err := s.store.Velocity(ctx, v); err != nil {
 		return s.limitedErr(ctx, err)
 	}
@@ -123,7 +158,7 @@ func (s *Service) checkAttempt(ctx context.Context, v *adapters.Velocity) error 
 }
 
 // declined counts a declined verification against the rule.
-func (s *Service) declined(ctx context.Context, v *adapters.Velocity, fingerprint string) {
+func (s *Service) declined(ctx context.Context, v *Velocity, fingerprint string) {
 	s.countAttempt(attemptDeclined)
 	cardOf(v, fingerprint)
 	l, err := s.store.RecordDecline(ctx, v)
@@ -135,12 +170,12 @@ func (s *Service) declined(ctx context.Context, v *adapters.Velocity, fingerprin
 
 // cachedAttempt refuses an attempt a subject of which this replica learnt is past the rule
 // (no statement: the tokenisation's check).
-func (s *Service) cachedAttempt(ctx context.Context, v *adapters.Velocity) error {
+func (s *Service) cachedAttempt(ctx context.Context, v *Velocity) error {
 	if v == nil {
 		return nil
 	}
 	if until, ok := s.limits.limited(v.Keys, s.now()); ok {
-		return s.limitedErr(ctx, &adapters.LimitedError{Until: until})
+		return s.limitedErr(ctx, &LimitedError{Until: until})
 	}
 	return nil
 }
@@ -158,7 +193,7 @@ func newLimitCache(max int) *limitCache {
 	return &limitCache{max: max, until: map[string]time.Time{}}
 }
 
-func (c *limitCache) learn(l *adapters.LimitedError) {
+func (c *limitCache) learn(l *LimitedError) {
 	if l == nil || len(l.Keys) == 0 {
 		return
 	}
