@@ -90,6 +90,8 @@ func (s *Store) CountVaults(ctx context.Context, key string) (int, error) {
 // file — never for a customer whose payment method is locked (quarterly check payers:
 // sales bills them). Event announces a changed profile (payment-method-updated); it is
 // built before the write, so its profile's Period is not known (the event does not carry it).
+// Event nil announces nothing: the method came with checkout's order, which writes it on
+// its subscription itself.
 type Adoption struct {
 	Customer        string
 	Method          domain.MethodSummary
@@ -113,7 +115,7 @@ const adoptSQL = `WITH method AS (` + putMethodSQL + `), profile AS (
 		updated_at = EXCLUDED.updated_at
 	WHERE NOT (p.payment_method = $15 AND p.billing_period = $16) AND (p.method_token = '' OR $17) AND p.method_token <> $1
 	RETURNING 1)
-	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile`
+	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile WHERE $18::text IS NOT NULL`
 
 // adoptArgs answers adoptSQL's arguments.
 func (s *Store) adoptArgs(ctx context.Context, a Adoption) ([]any, error) {
@@ -122,13 +124,15 @@ func (s *Store) adoptArgs(ctx context.Context, a Adoption) ([]any, error) {
 		pay = domain.PayPal
 	}
 	def := domain.DefaultProfile(a.Customer)
-	ev, err := a.Event(domain.BillingProfile{AccountID: a.Customer, Payment: pay, Token: a.Method.Token, UpdatedAt: a.Now}, &a.Method)
-	if err != nil {
-		return nil, err
-	}
-	row, err := kafka.OutboxRow(ctx, s.prop, ev)
-	if err != nil {
-		return nil, err
+	row := []any{nil, nil, nil, nil}
+	if a.Event != nil {
+		ev, err := a.Event(domain.BillingProfile{AccountID: a.Customer, Payment: pay, Token: a.Method.Token, UpdatedAt: a.Now}, &a.Method)
+		if err != nil {
+			return nil, err
+		}
+		if row, err = kafka.OutboxRow(ctx, s.prop, ev); err != nil {
+			return nil, err
+		}
 	}
 	args := append(putMethodArgs(a.Customer, a.Method, a.Postal, a.Country, a.Now), string(pay), string(def.Period),
 		string(domain.PayCheck), string(domain.Quarterly), a.MakeDefault)

@@ -104,8 +104,8 @@ func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge,
 	}
 	var adopt *adapters.Adoption
 	if m[metaStoreInVault] == "true" && rec.Method.Token != "" {
-		adopt = &adapters.Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now,
-			Event: methodUpdatedEvent}
+		// The order's card, not announced (as Charge's).
+		adopt = &adapters.Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now}
 	}
 	return &c, adopt, true
 }
