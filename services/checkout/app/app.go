@@ -95,17 +95,17 @@ type RenewalConfig struct {
 	Retries     []string      `env:"CHECKOUT_RENEWAL_RETRIES" default:"24h,72h,120h,168h" doc:"retries after a declined renewal, counted from the first decline; after the last one the subscription lapses"`
 	OutageRetry time.Duration `env:"CHECKOUT_RENEWAL_OUTAGE_RETRY" default:"10m" doc:"when a renewal that met a processor outage or timeout is tried again (not a decline)"`
 	Lease       time.Duration `env:"CHECKOUT_RENEWAL_LEASE" default:"15s" doc:"how long a worker owns a renewal it claimed without renewing it (it renews every third of it while it works; longer than CHECKOUT_SUBMIT_LEASE)"`
-	JobLease    time.Duration `env:"CHECKOUT_RENEWAL_JOB_LEASE" default:"15m" doc:"how long a published renewal job is in flight before the scheduler publishes it again"`
+	Poll        time.Duration `env:"CHECKOUT_RENEWAL_POLL" default:"5s" doc:"how often an idle renewal worker looks for due renewals (a payment-method update's retry waits at most this)"`
 	Reminder    time.Duration `env:"CHECKOUT_RENEWAL_REMINDER" default:"720h" doc:"reminder e-mail this long before an annual renewal (negative: none)"`
 	CardNotice  time.Duration `env:"CHECKOUT_RENEWAL_CARD_NOTICE" default:"720h" doc:"notice this long before a renewal when the stored card expires first (negative: none)"`
-	Workers     int           `env:"CHECKOUT_RENEWAL_WORKERS" default:"2" doc:"renewal workers (consumer-group members) per replica"`
+	Workers     int           `env:"CHECKOUT_RENEWAL_WORKERS" default:"2" doc:"renewal workers per replica (each claims due renewals from the renewals table)"`
 	Batch       int           `env:"CHECKOUT_RENEWAL_BATCH" default:"1000" doc:"rows per scheduler transaction"`
 	AccountURL  string        `env:"CHECKOUT_ACCOUNT_URL" default:"/account" doc:"the page the dunning e-mails link to (payment-method update, auto-renew)"`
 }
 
 // Options answers the renewal options (Retries parsed).
 func (c RenewalConfig) Options() (iapp.RenewalOptions, error) {
-	o := iapp.RenewalOptions{Window: c.Window, OutageRetry: c.OutageRetry, Lease: c.Lease, JobLease: c.JobLease, ReminderBefore: c.Reminder,
+	o := iapp.RenewalOptions{Window: c.Window, OutageRetry: c.OutageRetry, Lease: c.Lease, ReminderBefore: c.Reminder,
 		CardNoticeBefore: c.CardNotice, Batch: c.Batch, ActionURL: c.AccountURL, Retries: []time.Duration{}}
 	for _, r := range c.Retries {
 		d, err := time.ParseDuration(r)
@@ -147,6 +147,7 @@ type App struct {
 	geo      *grpc.ClientConn // nil without GEO_ADDR
 	orders   *order.Pipeline
 	renewer  *iapp.Renewer
+	renewals *adapters.Renewals
 	deps     server.Deps
 	shutdown func(context.Context) error
 	// catalogLoaded is closed once the first catalogue is in memory.
@@ -278,7 +279,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if ro.Metrics, err = iapp.NewRenewalMetrics(deps.Registry); err != nil {
 		return nil, err
 	}
-	a.renewer = iapp.NewRenewer(svc, pool, deps.Propagator, log, ro)
+	a.renewals = adapters.NewRenewals(pool, deps.Propagator)
+	a.renewer = iapp.NewRenewer(svc, a.renewals, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.Ready().Require("database")
 	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
@@ -365,9 +367,9 @@ func (a *App) startData(ctx context.Context) {
 }
 
 // runRenewals runs the renewal engine of this replica: the scheduler (every replica; the
-// advisory lock lets one enqueue at a time), the renewal workers of the shared consumer
-// group, and the consumer of payments' payment-method updates. Without brokers the jobs
-// wait in the outbox; `checkout renew` runs a pass directly.
+// advisory lock lets one record at a time), the renewal workers (claiming due rows of the
+// renewals table, shared by every replica), and the consumer of payments'
+// payment-method updates (without brokers, none).
 func (a *App) runRenewals(ctx context.Context) {
 	rc := a.cfg.Renewal
 	if rc.Interval <= 0 {
@@ -380,19 +382,13 @@ func (a *App) runRenewals(ctx context.Context) {
 		}
 		sleep(ctx, time.Second)
 	}
+	a.srv.Go(func(ctx context.Context) { a.renewer.RunWorkers(ctx, rc.Workers, rc.Poll) })
 	if len(a.cfg.Brokers) == 0 {
-		a.log.WarnContext(ctx, "KAFKA_BROKERS unset: renewal jobs stay in the outbox")
-		a.renewer.RunScheduler(ctx, rc.Interval)
-		return
-	}
-	cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
-		Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval}
-	consumers := a.renewer.Consumers(cc, rc.Workers)
-	runners := []interface{ Run(context.Context) error }{a.renewer.PaymentMethodsConsumer(cc)}
-	for _, c := range consumers {
-		runners = append(runners, c)
-	}
-	for _, c := range runners {
+		a.log.WarnContext(ctx, "KAFKA_BROKERS unset: payment-method updates are not consumed")
+	} else {
+		cc := kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Pool: a.pool, Log: a.log, Tracer: a.deps.Tracer, Propagator: a.deps.Propagator,
+			Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval}
+		c := ports.PaymentMethodUpdates{Renewer: a.renewer, Store: a.renewals}.Consumer(cc)
 		a.srv.Go(func(ctx context.Context) { kafka.KeepRunning(ctx, a.log, "renewal", c) })
 	}
 	a.renewer.RunScheduler(ctx, rc.Interval)

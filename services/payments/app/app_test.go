@@ -28,6 +28,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/payments/app"
@@ -586,6 +587,11 @@ func TestPaymentMethodUpdate(t *testing.T) {
 	code, body := upd("pilot-token", "/account/api/subscription/payment-method", card("acct-pilot"))
 	if code != 200 || body["status"] != "succeeded" {
 		t.Fatalf("update = %d %v", code, body)
+	}
+	// A method changed on the update page (not by checkout's order) is announced to checkout.
+	if rows := pgxQuery(t, r.dbURL, `SELECT count(*) FROM outbox WHERE topic = $1 AND key = $2`,
+		[]any{events.TopicPaymentMethodUpdated, []byte("acct-pilot")}); rows[0][0].(int64) != 1 {
+		t.Errorf("%d payment-method-updated events for the update page's card, want 1", rows[0][0])
 	}
 	code, body = r.do(t, "GET", "/buy/api/subscription/payment-method/acct-pilot", "pilot-token", nil)
 	pm, _ := body["paymentMethod"].(map[string]any)

@@ -2,16 +2,16 @@
 // it creates two throwaway databases (checkout's and payments'), starts payments in
 // process with its sandbox processor, seeds N card subscriptions whose terms end within
 // one simulated day, and runs the pass as of the end of that day — either in process
-// (-mode direct: the operator command's pass, -workers goroutines) or end to end over the
-// in-process broker (-mode kafka: the scheduler publishes renewal-due jobs through the
-// outbox and relay, -workers inbox consumers of the checkout-renewals group renew them).
-// It prints renewals per second and memory, sampled while it runs. Not part of make test;
-// results are recorded in docs/performance.md.
+// (-mode direct: the operator command's pass, -workers goroutines) or as the service runs
+// it (-mode queue: the scheduler records the due terms, -workers renewal workers per
+// replica claim them from the renewals table). It prints renewals per second, checkout's
+// database transactions and memory, sampled while it runs. Not part of make test; results
+// are recorded in docs/performance.md and docs/decisions/0001-renewal-work-queue.md.
 //
-// With -replicas R (kafka mode) the process holds R replicas' schedulers and workers, which
+// With -replicas R (queue mode) the process holds R replicas' schedulers and workers, which
 // share the one database as separate checkout processes would.
 //
-//	go run ./services/checkout/cmd/renewal-bench -n 1000000 -mode kafka -workers 8 -limit 10m
+//	go run ./services/checkout/cmd/renewal-bench -n 1000000 -mode queue -workers 8 -limit 10m
 package main
 
 import (
@@ -35,8 +35,6 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
-	"github.com/hangar/hangar/internal/platform/events"
-	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
@@ -54,10 +52,9 @@ func main() {
 
 func run() error {
 	n := flag.Int("n", 1_000_000, "subscriptions to seed (terms ending within one simulated day)")
-	mode := flag.String("mode", "kafka", "direct (in-process pass) or kafka (scheduler, outbox, broker, consumer group)")
+	mode := flag.String("mode", "queue", "direct (in-process pass) or queue (scheduler, renewal workers on the renewals table)")
 	workers := flag.Int("workers", 8, "renewal workers (goroutines or consumer-group members), per replica")
-	replicas := flag.Int("replicas", 1, "checkout replicas in this process (kafka mode): each runs the scheduler and -workers members of the renewal group")
-	partitions := flag.Int("partitions", 12, "partitions of the renewal-due topic (kafka mode)")
+	replicas := flag.Int("replicas", 1, "checkout replicas in this process (queue mode): each runs the scheduler and -workers renewal workers")
 	limit := flag.Duration("limit", 10*time.Minute, "stop renewing after this long and report what was done")
 	server := flag.String("server", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable", "PostgreSQL server (throwaway databases are created on it)")
 	prefix := flag.String("prefix", "hangar_ren17_bench_", "throwaway database name prefix")
@@ -166,8 +163,9 @@ func run() error {
 	}
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	// The reminders and card notices of this season went out a month earlier.
-	ropts := iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1, Lease: time.Hour, JobLease: 24 * time.Hour}
-	r := iapp.NewRenewer(svc, pool, prop, log, ropts)
+	ropts := iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1, Lease: time.Hour}
+	renewals := adapters.NewRenewals(pool, prop)
+	r := iapp.NewRenewer(svc, renewals, log, ropts)
 
 	mem := sampleMemory(ctx)
 	if *cpuProfile != "" {
@@ -180,6 +178,7 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	xacts0 := xacts(ctx, pool)
 	start := time.Now()
 	rctx, rcancel := context.WithTimeout(ctx, *limit)
 	defer rcancel()
@@ -192,33 +191,18 @@ func run() error {
 			go func() { defer wg.Done(); _, _ = r.Run(rctx) }()
 		}
 		wg.Wait()
-	case "kafka":
-		broker, err := kafka.StartBroker(0)
-		if err != nil {
-			return err
-		}
-		defer broker.Close()
-		if err := kafka.EnsureTopic(ctx, broker.Addrs(), events.TopicRenewalDue, *partitions); err != nil {
-			return err
-		}
-		// The rest as declared: outside development mode the writers create no topic.
-		if _, err := kafka.CreateTopics(ctx, broker.Addrs(), kafka.SingleBroker(events.Declared)...); err != nil {
-			return err
-		}
-		go kafka.RunRelay(rctx, broker.Addrs(), pool, prop, log)
+	case "queue":
 		// Every replica: its renewal workers, and its scheduler (the advisory lock lets one
-		// enqueue at a time; a replica that finds it held skips that tick, as in production).
+		// record at a time; a replica that finds it held skips that tick, as in production).
 		var res iapp.ScheduleResult
 		var swg sync.WaitGroup
 		var smu sync.Mutex
 		for i := range max(*replicas, 1) {
 			ri := r
 			if i > 0 {
-				ri = iapp.NewRenewer(svc, pool, prop, log, ropts)
+				ri = iapp.NewRenewer(svc, renewals, log, ropts)
 			}
-			for _, c := range ri.Consumers(kafka.ConsumerConfig{Brokers: broker.Addrs(), Pool: pool, Log: log}, *workers) {
-				go func() { _ = c.Run(rctx) }()
-			}
+			go ri.RunWorkers(rctx, *workers, time.Second)
 			swg.Add(1)
 			go func() {
 				defer swg.Done()
@@ -230,7 +214,7 @@ func run() error {
 						fmt.Fprintln(os.Stderr, "renewal-bench: scheduler:", err)
 					}
 					smu.Lock()
-					res.Recorded, res.Jobs = res.Recorded+rs.Recorded, res.Jobs+rs.Jobs
+					res.Recorded += rs.Recorded
 					smu.Unlock()
 					if err == nil && !rs.Skipped {
 						return
@@ -241,10 +225,10 @@ func run() error {
 		}
 		swg.Wait()
 		schedDur = time.Since(start)
-		fmt.Printf("scheduler: recorded %d, published %d jobs in %s\n", res.Recorded, res.Jobs, schedDur.Round(time.Millisecond))
+		fmt.Printf("scheduler: recorded %d in %s\n", res.Recorded, schedDur.Round(time.Millisecond))
 		waitDone(rctx, pool, *n)
 	default:
-		return fmt.Errorf("-mode: direct or kafka")
+		return fmt.Errorf("-mode: direct or queue")
 	}
 	elapsed := time.Since(start)
 	var renewed, due int
@@ -260,14 +244,14 @@ func run() error {
 	m := mem()
 	self := cpuOf("self")
 	pg := pgBackendCPU(ctx, pool, []string{*prefix + "checkout", *prefix + "payments"})
-	fmt.Printf("mode %s, replicas %d, workers %d, partitions %d, async commit %v, GOMAXPROCS %d, load average %s\n", *mode, *replicas, *workers,
-		*partitions, *asyncCommit, runtime.GOMAXPROCS(0), loadAverage())
+	fmt.Printf("mode %s, replicas %d, workers %d, async commit %v, GOMAXPROCS %d, load average %s\n", *mode, *replicas, *workers,
+		*asyncCommit, runtime.GOMAXPROCS(0), loadAverage())
 	fmt.Printf("renewed %d of %d seeded (%d recorded due) in %s: %.0f renewals/s end to end", renewed, *n, due, elapsed.Round(time.Second),
 		float64(renewed)/elapsed.Seconds())
 	if schedDur > 0 && elapsed > schedDur {
 		fmt.Printf(", %.0f/s after the scheduler's %s", float64(renewed)/(elapsed-schedDur).Seconds(), schedDur.Round(time.Second))
 	}
-	fmt.Printf("\npayments captured charges: %d\n", charges)
+	fmt.Printf("\npayments captured charges: %d; checkout database transactions %d\n", charges, xacts(ctx, pool)-xacts0)
 	if renewed > 0 {
 		fmt.Printf("CPU: this process (checkout + payments in process) %.1f s, PostgreSQL backends of the two databases %.1f s: %.2f ms CPU per renewal"+
 			" (an idle 2-core machine would do at most ~%.0f renewals/s)\n", self, pg, (self+pg)*1000/float64(renewed), 2*float64(renewed)/(self+pg))
@@ -278,18 +262,19 @@ func run() error {
 }
 
 // seed writes n card subscriptions (Premium + US region, USD, annual) whose terms end
-// spread over the day, all renewing with the given vaulted token.
+// spread over the day, all renewing with the given vaulted token: the pilot's (payments
+// charges a stored method only for its owner, so they are the pilot's subscriptions).
 func seed(ctx context.Context, pool *pgxpool.Pool, n int, day time.Time, token string) error {
 	const chunk = 100_000
 	for from := 0; from < n; from += chunk {
 		to := min(from+chunk, n)
 		if _, err := pool.Exec(ctx, `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 				term_start, term_end, billing_country, billing_zip, payment_method_token, card_expires_at)
-			SELECT gen_random_uuid(), gen_random_uuid(), 'pilot' || i || '@bench.hangar.test', 'Premium', 'performance',
+			SELECT gen_random_uuid(), $5::uuid, 'pilot' || i || '@bench.hangar.test', 'Premium', 'performance',
 				ARRAY['performance', 'included_geo_us'], 1, 'USD', 47000,
 				$1::timestamptz + (i % 86400) * interval '1 second' - interval '1 year', $1::timestamptz + (i % 86400) * interval '1 second',
 				'US', '94105', $2, '2031-01-01'
-			FROM generate_series($3::int, $4::int - 1) AS i`, day, token, from, to); err != nil {
+			FROM generate_series($3::int, $4::int - 1) AS i`, day, token, from, to, payments.DevPilotAccount); err != nil {
 			return fmt.Errorf("seed subscriptions: %w", err)
 		}
 	}
@@ -448,4 +433,12 @@ func drop(ctx context.Context, server, name string) error {
 	defer c.Close(ctx)
 	_, err = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	return err
+}
+
+// xacts answers the transactions committed so far in the pool's database (the statistics
+// PostgreSQL flushes about once a second: a figure of the run, not of one statement).
+func xacts(ctx context.Context, pool *pgxpool.Pool) int64 {
+	var n int64
+	_ = pool.QueryRow(ctx, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`).Scan(&n)
+	return n
 }

@@ -48,8 +48,7 @@ func (e *renewalEnv) inGrace(t *testing.T) {
 }
 
 // methodsState is what payment-method updates change in checkout's database: the card
-// subscriptions' stored methods, the renewals' schedule, the renewal jobs published (each
-// once: a job is claimed once however often it is published) and the inbox.
+// subscriptions' stored methods, the renewals' schedule, the outbox and the inbox.
 func methodsState(t *testing.T, pool interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 }) string {
@@ -58,7 +57,7 @@ func methodsState(t *testing.T, pool interface {
 	for _, q := range []string{
 		`SELECT id || ' ' || account_id || ' ' || payment_method || ' ' || coalesce(payment_method_token, '-') || ' ' || coalesce(card_expires_at::text, '-')
 			FROM subscriptions ORDER BY id`,
-		`SELECT subscription_id || ' ' || term_end || ' ' || status || ' ' || declines || ' ' || next_attempt_at || ' ' || coalesce(enqueued_until::text, '-')
+		`SELECT subscription_id || ' ' || term_end || ' ' || status || ' ' || declines || ' ' || next_attempt_at
 			FROM renewals ORDER BY subscription_id, term_end`,
 		`SELECT DISTINCT topic || ' ' || key || ' ' || encode(payload, 'hex') FROM outbox ORDER BY 1`,
 		`SELECT consumer || ' ' || event_id FROM inbox ORDER BY 1`,
@@ -81,8 +80,7 @@ func methodsState(t *testing.T, pool interface {
 // over its earlier one in the same batch, a check payer's update (no token) changes
 // nothing and does not undo a card before it, an event fetched twice in the batch and one
 // redelivered after it change nothing, and every account in its grace period gets its
-// renewal retried at once. (One at a time publishes an account's retry job once per event,
-// the batch once; the jobs are the same.)
+// renewal made due at once.
 func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	const unknown = "00000000-0000-4000-8000-0000000000ff" // no subscriptions here
@@ -102,7 +100,7 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 	for _, batched := range []bool{false, true} {
 		e := newRenewalEnv(t)
 		e.inGrace(t)
-		c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+		c := e.methodsConsumer()
 		handle := func(envs ...kafka.Envelope) {
 			t.Helper()
 			if err := c.HandleBatch(ctx, envs); err != nil {
@@ -143,9 +141,6 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 		if err := rows.Err(); err != nil {
 			t.Fatal(err)
 		}
-		if tp := e.topics(t); tp[events.TopicRenewalDue] == 0 {
-			t.Errorf("batched %v: no renewal job published: %v", batched, tp)
-		}
 	}
 	if states[0] != states[1] {
 		t.Errorf("one batch:\n%s\nwant (one at a time):\n%s", states[1], states[0])
@@ -158,7 +153,7 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+	c := e.methodsConsumer()
 	good := methodUpdated(t, "ev-good", adapters.SeedPilot, "CREDIT_CARD", "tok-new", "01/2031")
 	poison := kafka.Envelope{ID: "ev-poison", Topic: events.TopicPaymentMethodUpdated, Data: []byte("not a protobuf \xff\xff")}
 	before := methodsState(t, e.pool)
@@ -180,13 +175,14 @@ func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
 // What payment-method updates cost checkout's database: a batch is one transaction of
 // four round trips (BEGIN, the inbox insert of its ids, the subscriptions' and renewals'
 // updates of every account pipelined in one, COMMIT), whatever its size; a redelivered
-// batch stops at the inbox; a renewal in its grace period adds its job's outbox insert.
-// One at a time it was five round trips and a transaction per event. A change that adds a
-// statement per event fails here.
+// batch stops at the inbox; a renewal in its grace period costs nothing more (it is made due
+// in the renewals table, the workers' queue: it was an outbox insert of its job when jobs
+// went through Kafka). One at a time it was five round trips and a transaction per event.
+// A change that adds a statement per event fails here.
 func TestPaymentMethodUpdatesStatementsAndTransactions(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+	c := e.methodsConsumer()
 	counts := dbtest.Counter(t, e.pool)
 	step := func(name string, want dbtest.Counts, envs ...kafka.Envelope) {
 		t.Helper()
@@ -208,10 +204,10 @@ func TestPaymentMethodUpdatesStatementsAndTransactions(t *testing.T) {
 	step("a check payer's update", dbtest.Counts{Query: 3, Transactions: 1}, methodUpdated(t, "ev-check", adapters.SeedBusiness, "CHECK", "", ""))
 
 	e.inGrace(t)
-	step("an update in the grace period", dbtest.Counts{Query: 4, Batched: 2, Transactions: 1},
+	step("an update in the grace period", dbtest.Counts{Query: 3, Batched: 2, Transactions: 1},
 		methodUpdated(t, "ev-grace", adapters.SeedPilot, "CREDIT_CARD", "tok-grace", "01/2031"))
-	if tp := e.topics(t); tp[events.TopicRenewalDue] != 1 {
-		t.Errorf("renewal jobs %v, want the pilot's one", tp)
+	if tp := e.topics(t); len(tp) != 0 {
+		t.Errorf("events %v, want none", tp)
 	}
 }
 
@@ -222,7 +218,7 @@ func TestPaymentMethodUpdatesStatementsAndTransactions(t *testing.T) {
 func BenchmarkPaymentMethodUpdates(b *testing.B) {
 	ctx := context.Background()
 	e := newRenewalEnvWith(b, nil)
-	c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+	c := e.methodsConsumer()
 	// The buyers' subscriptions: copies of the pilot's, each of an account of its own.
 	if _, err := e.pool.Exec(ctx, `INSERT INTO subscriptions SELECT (jsonb_populate_record(s, jsonb_build_object(
 			'id', '20000000-0000-4000-8000-' || lpad(i::text, 12, '0'), 'account_id', '10000000-0000-4000-8000-' || lpad(i::text, 12, '0')))).*
@@ -250,13 +246,13 @@ func BenchmarkPaymentMethodUpdates(b *testing.B) {
 	b.ReportMetric(got.Transactions/n, "txs/event")
 }
 
-// An update naming the method a subscription already holds (every new order's own event:
-// its card was vaulted with the charge, and the order wrote that token and expiry) leaves
-// the row as it is: no new row version, updated_at kept. A different card still writes.
+// An update naming the method a subscription already holds (a redelivery, or the page
+// saving the card on file again) leaves the row as it is: no new row version, updated_at
+// kept. A different card still writes.
 func TestPaymentMethodUpdateOfTheHeldMethodWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	c := e.renewer().PaymentMethodsConsumer(kafka.ConsumerConfig{Pool: e.pool})
+	c := e.methodsConsumer()
 	version := func() string {
 		t.Helper()
 		var v string

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"go.opentelemetry.io/otel/propagation"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -51,9 +48,6 @@ type RenewalOptions struct {
 	// OutageRetry: how long after a processor outage or timeout (not a decline) the same
 	// attempt is tried again (default 10 minutes).
 	OutageRetry time.Duration
-	// JobLease: how long a published renewal job is in flight before the scheduler
-	// publishes it again (default 15 minutes).
-	JobLease time.Duration
 	// ReminderBefore: annual subscriptions get a reminder with the amount and date this
 	// long before they renew (default 30 days; 0 keeps the default, negative disables).
 	ReminderBefore time.Duration
@@ -62,9 +56,8 @@ type RenewalOptions struct {
 	CardNoticeBefore time.Duration
 	// Batch: rows per scheduler transaction (default 1000).
 	Batch int
-	// ClaimBatch: renewals a worker claims, charges and writes together (default 100): a
-	// worker of the direct pass claims that many, a renewal worker on Kafka takes up to that
-	// many jobs from its partitions; one claim, one read of their subscriptions and
+	// ClaimBatch: renewals a worker (of the direct pass or of RunWorkers) claims, charges
+	// and writes together (default 100): one claim, one read of their subscriptions and
 	// accounts, one order transaction (order.PlaceBatch); the charges run concurrently.
 	ClaimBatch int
 	// ActionURL is where the dunning e-mails send the subscriber (payment-method update).
@@ -78,17 +71,16 @@ type RenewalOptions struct {
 // invoice lines, the extended subscription and the order-completed and
 // subscription-changed events).
 type Renewer struct {
-	svc  *Service
-	pool *pgxpool.Pool
-	prop propagation.TextMapPropagator
-	log  *slog.Logger
-	o    RenewalOptions
-	m    *RenewalMetrics
+	svc   *Service
+	store RenewalStore
+	log   *slog.Logger
+	o     RenewalOptions
+	m     *RenewalMetrics
 }
 
 // NewRenewer builds a Renewer; svc must have been built with the order pipeline and its
 // clock (Options.Now) is the pass's clock.
-func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropagator, log *slog.Logger, o RenewalOptions) *Renewer {
+func NewRenewer(svc *Service, store RenewalStore, log *slog.Logger, o RenewalOptions) *Renewer {
 	if o.Retries == nil {
 		o.Retries = DefaultRetrySchedule
 	}
@@ -100,9 +92,6 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 	}
 	if o.OutageRetry == 0 {
 		o.OutageRetry = 10 * time.Minute
-	}
-	if o.JobLease == 0 {
-		o.JobLease = 15 * time.Minute
 	}
 	if o.ReminderBefore == 0 {
 		o.ReminderBefore = 30 * 24 * time.Hour
@@ -119,7 +108,7 @@ func NewRenewer(svc *Service, pool *pgxpool.Pool, prop propagation.TextMapPropag
 	if o.ActionURL == "" {
 		o.ActionURL = "/account"
 	}
-	return &Renewer{svc: svc, pool: pool, prop: prop, log: log, o: o, m: o.Metrics}
+	return &Renewer{svc: svc, store: store, log: log, o: o, m: o.Metrics}
 }
 
 // DefaultRenewalLease is a renewal's lease without a sign of life: longer than the order
@@ -175,52 +164,29 @@ type DueRenewal struct {
 	AutoRenew      bool
 }
 
-// dueFilter selects the subscriptions a pass looks at: card-paid, valid, not lapsed, term
-// ending within the window. Check-paying (INVOICE), third-party and complimentary
-// subscriptions are never charged by card: their payment method or source is not
-// CREDIT_CARD. (The partial index subscriptions_renewable matches this filter.)
-const dueFilter = `s.valid AND s.lapsed_at IS NULL AND s.payment_method = 'CREDIT_CARD' AND s.payment_source = 'CREDIT_CARD'
-	AND s.term_end < $1`
-
 // DryRun lists the renewals a pass as of now would attempt, priced, without writing
 // anything (subscriptions with auto-renew off are listed with AutoRenew false, nothing due).
 func (r *Renewer) DryRun(ctx context.Context) ([]DueRenewal, error) {
 	now := r.svc.now()
-	rows, err := r.pool.Query(ctx, `SELECT s.id::text, s.auto_renew, s.term_end, coalesce(rn.attempt, 1)
-		FROM subscriptions s LEFT JOIN renewals rn ON rn.subscription_id = s.id AND rn.term_end = s.term_end
-		WHERE `+dueFilter+` AND (rn.status IS NULL OR (rn.status = 'due' AND rn.next_attempt_at <= $2))
-		ORDER BY s.term_end, s.id`, now.Add(r.o.Window), now)
+	list, err := r.store.Due(ctx, now.Add(r.o.Window), now)
 	if err != nil {
-		return nil, fmt.Errorf("list due renewals: %w", err)
-	}
-	type due struct {
-		id      string
-		auto    bool
-		termEnd time.Time
-		attempt int
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (due, error) {
-		var d due
-		return d, row.Scan(&d.id, &d.auto, &d.termEnd, &d.attempt)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list due renewals: %w", err)
+		return nil, err
 	}
 	out := make([]DueRenewal, 0, len(list))
 	for _, d := range list {
-		pv, err := r.svc.RenewalPrice(ctx, d.id)
+		pv, err := r.svc.RenewalPrice(ctx, d.SubscriptionID)
 		if err != nil {
-			return nil, fmt.Errorf("price renewal of %s: %w", d.id, err)
+			return nil, fmt.Errorf("price renewal of %s: %w", d.SubscriptionID, err)
 		}
-		x := DueRenewal{SubscriptionID: d.id, TermEnd: d.termEnd, Currency: pv.Invoice.Currency, TotalInCents: pv.Invoice.TotalInCents,
-			Attempt: d.attempt, AutoRenew: d.auto}
+		x := DueRenewal{SubscriptionID: d.SubscriptionID, TermEnd: d.TermEnd, Currency: pv.Invoice.Currency, TotalInCents: pv.Invoice.TotalInCents,
+			Attempt: d.Attempt, AutoRenew: d.AutoRenew}
 		if ex := pv.Cart.Existing; ex != nil {
 			x.AccountID, x.Email = ex.AccountID, ex.Email
 		}
 		if pv.Cart.Plan != nil {
 			x.PlanCode = pv.Cart.Plan.Code
 		}
-		if !d.auto {
+		if !d.AutoRenew {
 			x.TotalInCents = 0
 		}
 		out = append(out, x)
@@ -241,7 +207,7 @@ func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 		return res, err
 	}
 	for {
-		jobs, err := r.claimBatch(ctx, r.o.ClaimBatch)
+		jobs, err := r.store.Claim(ctx, r.svc.now(), r.o.Lease, r.o.ClaimBatch)
 		if err != nil {
 			return res, err
 		}
@@ -257,39 +223,19 @@ func (r *Renewer) Run(ctx context.Context) (RenewalResult, error) {
 // reason.
 func (r *Renewer) skipped(ctx context.Context) ([]Skipped, error) {
 	now := r.svc.now()
-	rows, err := r.pool.Query(ctx, `SELECT CASE WHEN lease_until >= clock_timestamp() THEN $3 ELSE $4 END AS reason, count(*),
-			min(CASE WHEN lease_until >= clock_timestamp() THEN lease_until ELSE next_attempt_at END)
-		FROM renewals WHERE status = 'due' AND term_end < $1 AND (lease_until >= clock_timestamp() OR next_attempt_at > $2)
-		GROUP BY 1 ORDER BY 1`, now.Add(r.o.Window), now, SkipLeased, SkipRetryLater)
-	if err != nil {
-		return nil, fmt.Errorf("count skipped renewals: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Skipped, error) {
-		var s Skipped
-		return s, row.Scan(&s.Reason, &s.Count, &s.Next)
-	})
-	if err != nil {
-		err = fmt.Errorf("count skipped renewals: %w", err)
-	}
+	out, err := r.store.Skipped(ctx, now.Add(r.o.Window), now)
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}
 	return out, nil
 }
 
-// leaseInterval is d as a PostgreSQL interval parameter.
-func leaseInterval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
-
 // keepLeases renews the leases of jobs every Heartbeat while this worker works on them,
 // and answers the function that stops renewing. Only a lease still held is renewed: one
 // given back (the renewal recorded, lease_until NULL) stays so.
-func (r *Renewer) keepLeases(jobs []*renewalJob) (stop func()) {
+func (r *Renewer) keepLeases(jobs []*RenewalJob) (stop func()) {
 	if r.o.Heartbeat <= 0 || len(jobs) == 0 {
 		return func() {}
-	}
-	ids, ends := make([]string, len(jobs)), make([]time.Time, len(jobs))
-	for i, j := range jobs {
-		ids[i], ends[i] = j.subID, j.termEnd
 	}
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -302,13 +248,10 @@ func (r *Renewer) keepLeases(jobs []*renewalJob) (stop func()) {
 				return
 			case <-t.C:
 				ctx, cancel := context.WithTimeout(context.Background(), r.o.Lease)
-				_, err := r.pool.Exec(ctx, `UPDATE renewals rn SET lease_until = clock_timestamp() + $3::interval
-					FROM unnest($1::text[], $2::timestamptz[]) AS u(id, te)
-					WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.status = 'due'
-						AND rn.lease_until >= clock_timestamp()`, ids, ends, leaseInterval(r.o.Lease))
+				err := r.store.KeepLeases(ctx, jobs, r.o.Lease)
 				cancel()
 				if err != nil {
-					r.log.Warn("renew renewal leases", "renewals", len(ids), "err", err.Error())
+					r.log.Warn("renew renewal leases", "renewals", len(jobs), "err", err.Error())
 				} else if r.o.OnHeartbeat != nil {
 					r.o.OnHeartbeat()
 				}
@@ -318,79 +261,13 @@ func (r *Renewer) keepLeases(jobs []*renewalJob) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
-// renewalJob is one claimed attempt at renewing a term.
-type renewalJob struct {
-	subID    string
-	termEnd  time.Time
-	declines int
-	attempt  int
-	firstAt  *time.Time
-	// token is the subscription's stored payments method, read with the claim.
-	token string
-}
-
-// claimReturning is what a claim answers of each renewals row it took, with the stored
-// method (read in the same statement).
-const claimReturning = `RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at,
-	coalesce((SELECT s.payment_method_token FROM subscriptions s WHERE s.id = renewals.subscription_id), '')`
-
-func scanJob(row pgx.Row) (*renewalJob, error) {
-	var j renewalJob
-	return &j, row.Scan(&j.subID, &j.termEnd, &j.declines, &j.attempt, &j.firstAt, &j.token)
-}
-
-// claimJobs takes the rows of the given jobs (Kafka jobs) that are still what the jobs say
-// (due, this attempt, due now, not leased) for the lease, in one statement; a stale job
-// (renewed, declined meanwhile, leased by another worker, not due yet) is left out. A row
-// another claim holds locked is skipped too: that claim's lease makes the job stale, and
-// should it roll back, the scheduler publishes the job again after JobLease.
-func (r *Renewer) claimJobs(ctx context.Context, want []*eventsv1.RenewalDue) ([]*renewalJob, error) {
-	now := r.svc.now()
-	ids, ends, attempts := make([]string, len(want)), make([]time.Time, len(want)), make([]int32, len(want))
-	for i, w := range want {
-		ids[i], ends[i], attempts[i] = w.GetSubscriptionId(), w.GetTermEnd().AsTime(), w.GetAttempt()
-	}
-	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = clock_timestamp() + $2::interval, updated_at = now()
-		WHERE (subscription_id, term_end) IN (SELECT rn.subscription_id, rn.term_end
-			FROM renewals rn JOIN unnest($3::text[], $4::timestamptz[], $5::int[]) AS u(id, te, at)
-				ON rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.attempt = u.at
-			WHERE rn.status = 'due' AND rn.next_attempt_at <= $1 AND (rn.lease_until IS NULL OR rn.lease_until < clock_timestamp())
-			FOR UPDATE OF rn SKIP LOCKED) `+claimReturning, now, leaseInterval(r.o.Lease), ids, ends, attempts)
-	if err != nil {
-		return nil, fmt.Errorf("claim renewal jobs: %w", err)
-	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*renewalJob, error) { return scanJob(row) })
-	if err != nil {
-		return nil, fmt.Errorf("claim renewal jobs: %w", err)
-	}
-	return jobs, nil
-}
-
-// claimBatch takes up to n due renewals (the direct pass) in one statement. The row locks
-// (SKIP LOCKED) keep concurrent claims off them, the lease afterwards.
-func (r *Renewer) claimBatch(ctx context.Context, n int) ([]*renewalJob, error) {
-	now := r.svc.now()
-	rows, err := r.pool.Query(ctx, `UPDATE renewals SET lease_until = clock_timestamp() + $2::interval, updated_at = now()
-		WHERE (subscription_id, term_end) IN (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < clock_timestamp())
-			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) `+claimReturning, now, leaseInterval(r.o.Lease), n)
-	if err != nil {
-		return nil, fmt.Errorf("claim renewals: %w", err)
-	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*renewalJob, error) { return scanJob(row) })
-	if err != nil {
-		return nil, fmt.Errorf("claim renewals: %w", err)
-	}
-	return jobs, nil
-}
-
 // failed records a renewal that failed for a reason other than a decline (payments or the
 // database unavailable): the attempt is tried again later.
-func (r *Renewer) failed(ctx context.Context, j *renewalJob, err error, res *RenewalResult) {
+func (r *Renewer) failed(ctx context.Context, j *RenewalJob, err error, res *RenewalResult) {
 	res.Failed++
-	r.log.ErrorContext(ctx, "renewal failed; retried later", "subscription", j.subID, "term_end", j.termEnd, "err", err.Error())
+	r.log.ErrorContext(ctx, "renewal failed; retried later", "subscription", j.SubID, "term_end", j.TermEnd, "err", err.Error())
 	if oerr := r.outage(ctx, j, "error", err); oerr != nil {
-		r.log.ErrorContext(ctx, "record renewal outage", "subscription", j.subID, "err", oerr.Error())
+		r.log.ErrorContext(ctx, "record renewal outage", "subscription", j.SubID, "err", oerr.Error())
 	}
 }
 
@@ -408,8 +285,8 @@ func RenewalKey(subscriptionID string, termEnd time.Time, attempt int) string {
 // later, not declines (the subscriber is not told, the retry schedule does not move).
 var outageCodes = map[string]bool{"processor_unavailable": true, "timeout": true, "processor_timeout": true}
 
-func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) error {
-	key := RenewalKey(j.subID, j.termEnd, j.attempt)
+func (r *Renewer) renew(ctx context.Context, j *RenewalJob, res *RenewalResult) error {
+	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
 	prev, err := r.svc.orders.Lookup(ctx, key)
 	if err != nil {
 		return err
@@ -425,7 +302,7 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 			return r.nextAttempt(ctx, j, "abandoned")
 		}
 	}
-	sub, err := r.svc.store.Subscription(ctx, j.subID)
+	sub, err := r.svc.store.Subscription(ctx, j.SubID)
 	if err != nil {
 		return err
 	}
@@ -433,16 +310,16 @@ func (r *Renewer) renew(ctx context.Context, j *renewalJob, res *RenewalResult) 
 	if err != nil || settled {
 		return err
 	}
-	placed, err := r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: j.token})
+	placed, err := r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: j.Token})
 	return r.outcome(ctx, j, sub, pu, placed, err, res)
 }
 
 // prepare checks a claimed job's subscription (read with the job; acct, when not nil, its
 // account) and prices its renewal as the renewal price shows it. settled: the job needed
 // no charge and was recorded here (superseded, auto-renew off, no stored method).
-func (r *Renewer) prepare(ctx context.Context, j *renewalJob, sub *domain.Subscription, acct *domain.Account,
+func (r *Renewer) prepare(ctx context.Context, j *RenewalJob, sub *domain.Subscription, acct *domain.Account,
 	res *RenewalResult) (*order.Purchase, bool, error) {
-	if sub == nil || !sub.TermEnd.Equal(j.termEnd) || !sub.Valid {
+	if sub == nil || !sub.TermEnd.Equal(j.TermEnd) || !sub.Valid {
 		// Renewed or changed meanwhile (a checkout, another pass): nothing to charge.
 		return nil, true, r.finish(ctx, j, "superseded", "", res)
 	}
@@ -464,7 +341,7 @@ func (r *Renewer) prepare(ctx context.Context, j *renewalJob, sub *domain.Subscr
 	if pu.Email == "" {
 		pu.Email = sub.Email // the receipt goes to the subscriber (the pass has no session)
 	}
-	if j.token == "" && pu.TotalInCents > 0 {
+	if j.Token == "" && pu.TotalInCents > 0 {
 		d := &order.DeclinedError{Code: "no_payment_method", Message: "No payment method is stored for this subscription."}
 		return nil, true, r.declined(ctx, j, sub, pu, d, res)
 	}
@@ -473,7 +350,7 @@ func (r *Renewer) prepare(ctx context.Context, j *renewalJob, sub *domain.Subscr
 
 // outcome records the order pipeline's answer for a claimed job: renewed, declined (the
 // retry schedule), or an outage (the same attempt later).
-func (r *Renewer) outcome(ctx context.Context, j *renewalJob, sub *domain.Subscription, pu *order.Purchase, placed *order.Placed,
+func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscription, pu *order.Purchase, placed *order.Placed,
 	err error, res *RenewalResult) error {
 	if d, ok := order.AsDeclined(err); ok {
 		if outageCodes[d.Code] {
@@ -485,7 +362,7 @@ func (r *Renewer) outcome(ctx context.Context, j *renewalJob, sub *domain.Subscr
 	if order.IsRefused(err) {
 		// The stored token is not the subscriber's (payments charges a method only for its
 		// owner): nothing was charged; the subscriber is asked for a card like after a decline.
-		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.subID, "account", sub.AccountID)
+		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.SubID, "account", sub.AccountID)
 		return r.declined(ctx, j, sub, pu, &order.DeclinedError{Code: MethodRefusedCode, Message: MsgRenewalMethodRefused}, res)
 	}
 	if err != nil {
@@ -517,46 +394,28 @@ func isOutage(err error) bool {
 
 // outage records a failure that is not a decline: the same attempt (same key) is tried
 // again after OutageRetry; the subscriber is not told and the retry schedule is unchanged.
-func (r *Renewer) outage(ctx context.Context, j *renewalJob, reason string, cause error) error {
+func (r *Renewer) outage(ctx context.Context, j *RenewalJob, reason string, cause error) error {
 	r.m.outage(reason)
-	next := r.svc.now().Add(r.o.OutageRetry)
-	_, err := r.pool.Exec(ctx, `UPDATE renewals SET outages = outages + 1, next_attempt_at = greatest(next_attempt_at, $4), lease_until = NULL,
-		enqueued_until = NULL, last_failure_code = $5, last_failure_msg = $6, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
-		j.subID, j.termEnd, j.attempt, next, reason, truncate(cause.Error(), 500))
-	if err != nil {
-		return fmt.Errorf("record renewal outage: %w", err)
-	}
-	return nil
+	return r.store.Outage(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason, truncate(cause.Error(), 500))
 }
 
 // nextAttempt moves to a fresh key at once: the attempt's key was closed without a
 // payment for a reason that is not the subscriber's (an outage answered as a failed
 // charge, a key abandoned by the reconciler).
-func (r *Renewer) nextAttempt(ctx context.Context, j *renewalJob, reason string) error {
+func (r *Renewer) nextAttempt(ctx context.Context, j *RenewalJob, reason string) error {
 	r.m.outage(reason)
-	_, err := r.pool.Exec(ctx, `UPDATE renewals SET attempt = attempt + 1, outages = outages + 1, next_attempt_at = $4,
-		lease_until = NULL, enqueued_until = NULL, last_failure_code = $5, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
-		j.subID, j.termEnd, j.attempt, r.svc.now().Add(r.o.OutageRetry), reason)
-	if err != nil {
-		return fmt.Errorf("record renewal attempt: %w", err)
-	}
-	return nil
+	return r.store.NextAttempt(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason)
 }
 
-func (r *Renewer) finish(ctx context.Context, j *renewalJob, status, invoiceID string, res *RenewalResult) error {
-	tag, err := r.pool.Exec(ctx, `UPDATE renewals SET status = $3, invoice_id = $4, lease_until = NULL, enqueued_until = NULL, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due'`, j.subID, j.termEnd, status, nullable(invoiceID))
+func (r *Renewer) finish(ctx context.Context, j *RenewalJob, status, invoiceID string, res *RenewalResult) error {
+	was, err := r.store.Finish(ctx, j, status, invoiceID)
 	if err != nil {
-		return fmt.Errorf("record renewal: %w", err)
+		return err
 	}
-	if tag.RowsAffected() == 1 && status == "renewed" {
+	if was && status == "renewed" {
 		// Counted when the term's row turns renewed: once per term, whoever wrote the order.
 		res.Renewed++
-		var cur string
-		var total int64
-		if err := r.pool.QueryRow(ctx, `SELECT currency, total_in_cents FROM orders WHERE invoice_id = $1`, invoiceID).Scan(&cur, &total); err == nil {
+		if cur, total, err := r.store.OrderTotal(ctx, invoiceID); err == nil {
 			r.m.renewed(cur, total)
 		}
 	}
@@ -567,20 +426,18 @@ func (r *Renewer) finish(ctx context.Context, j *renewalJob, status, invoiceID s
 // notice, or after the last retry the lapse (subscription-changed, status lapsed, and a
 // "subscription-lapsed" notice). Conditional on the attempt, so recording one attempt's
 // decline twice (a worker crashed after recording) changes nothing.
-func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subscription, pu *order.Purchase, d *order.DeclinedError,
+func (r *Renewer) declined(ctx context.Context, j *RenewalJob, sub *domain.Subscription, pu *order.Purchase, d *order.DeclinedError,
 	res *RenewalResult) error {
 	now := r.svc.now()
 	first := now
-	if j.firstAt != nil {
-		first = *j.firstAt
+	if j.FirstAt != nil {
+		first = *j.FirstAt
 	}
 	amount := &eventsv1.Money{AmountInCents: pu.TotalInCents, Currency: pu.Currency}
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-		if j.declines >= len(r.o.Retries) {
-			tag, err := tx.Exec(ctx, `UPDATE renewals SET status = 'lapsed', declines = declines + 1, lease_until = NULL, enqueued_until = NULL,
-				last_failure_code = $4, last_failure_msg = $5, updated_at = now()
-				WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`, j.subID, j.termEnd, j.attempt, d.Code, d.Message)
-			if err != nil || tag.RowsAffected() == 0 {
+	_, err := r.store.InTx(ctx, false, func(tx RenewalTx) error {
+		if j.Declines >= len(r.o.Retries) {
+			ok, err := tx.LapseRenewal(ctx, j, d.Code, d.Message)
+			if err != nil || !ok {
 				return err
 			}
 			notice, err := dunning(&eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "subscription-lapsed",
@@ -594,14 +451,11 @@ func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subsc
 			res.Lapsed++
 			r.m.declined(d.Code)
 			r.m.lapsed("declined")
-			return kafka.Enqueue(ctx, tx, r.prop, notice)
+			return tx.Enqueue(ctx, notice)
 		}
-		next := first.Add(r.o.Retries[j.declines])
-		tag, err := tx.Exec(ctx, `UPDATE renewals SET declines = declines + 1, attempt = attempt + 1, next_attempt_at = $4, first_declined_at = $5,
-			lease_until = NULL, enqueued_until = NULL, last_failure_code = $6, last_failure_msg = $7, updated_at = now()
-			WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`,
-			j.subID, j.termEnd, j.attempt, next, first, d.Code, d.Message)
-		if err != nil || tag.RowsAffected() == 0 {
+		next := first.Add(r.o.Retries[j.Declines])
+		ok, err := tx.Retry(ctx, j, next, first, d.Code, d.Message)
+		if err != nil || !ok {
 			return err
 		}
 		notice, err := dunning(&eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "renewal-declined",
@@ -612,18 +466,18 @@ func (r *Renewer) declined(ctx context.Context, j *renewalJob, sub *domain.Subsc
 		}
 		res.Declined++
 		r.m.declined(d.Code)
-		return kafka.Enqueue(ctx, tx, r.prop, notice)
+		return tx.Enqueue(ctx, notice)
 	})
+	return err
 }
 
 // lapse ends a subscription in tx: no longer valid, lapsed_at set, and subscription-changed
 // (status "lapsed") so that identity and allocation let its entitlements and allocations
 // expire.
-func (r *Renewer) lapse(ctx context.Context, tx pgx.Tx, sub *domain.Subscription, now time.Time, change string) error {
-	var version int64
-	if err := tx.QueryRow(ctx, `UPDATE subscriptions SET valid = false, lapsed_at = $2, version = version + 1, updated_at = now()
-		WHERE id = $1 RETURNING version`, sub.ID, now).Scan(&version); err != nil {
-		return fmt.Errorf("lapse subscription: %w", err)
+func (r *Renewer) lapse(ctx context.Context, tx RenewalTx, sub *domain.Subscription, now time.Time, change string) error {
+	version, err := tx.LapseSubscription(ctx, sub.ID, now)
+	if err != nil {
+		return err
 	}
 	ch := &eventsv1.SubscriptionChanged{SubscriptionId: sub.ID, AccountId: sub.AccountID, OrganizationId: sub.OrganizationID,
 		PlanCode: sub.PlanCode, Quantity: int32(sub.Quantity), TermStart: timestamppb.New(sub.TermStart), TermEnd: timestamppb.New(sub.TermEnd),
@@ -633,7 +487,7 @@ func (r *Renewer) lapse(ctx context.Context, tx pgx.Tx, sub *domain.Subscription
 	if err != nil {
 		return fmt.Errorf("encode subscription changed: %w", err)
 	}
-	return kafka.Enqueue(ctx, tx, r.prop, kafka.Event{Topic: events.TopicSubscriptionChanged, Key: sub.AccountID, Payload: b})
+	return tx.Enqueue(ctx, kafka.Event{Topic: events.TopicSubscriptionChanged, Key: sub.AccountID, Payload: b})
 }
 
 func dunning(n *eventsv1.DunningNotice) (kafka.Event, error) {

@@ -2,11 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -51,20 +47,15 @@ func (r *Renewer) Status(ctx context.Context, v Viewer) (*RenewalStatus, error) 
 		return nil, err
 	}
 	st := &RenewalStatus{SubscriptionID: sub.ID, AutoRenew: sub.AutoRenew, RenewalDate: sub.TermEnd, Currency: sub.Currency, ChargedBy: chargedBy(sub)}
-	var status, failure string
-	var declines int
-	var next time.Time
-	var first, cardExp, lapsed *time.Time
-	err = r.pool.QueryRow(ctx, `SELECT coalesce(rn.status, ''), coalesce(rn.declines, 0), coalesce(rn.next_attempt_at, s.term_end),
-			rn.first_declined_at, coalesce(rn.last_failure_msg, ''), s.card_expires_at, s.lapsed_at
-		FROM subscriptions s LEFT JOIN renewals rn ON rn.subscription_id = s.id AND rn.term_end = s.term_end WHERE s.id = $1`, sub.ID).
-		Scan(&status, &declines, &next, &first, &failure, &cardExp, &lapsed)
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := r.store.Status(ctx, sub.ID)
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "subscriptions are unavailable; try again")
+	}
+	if row == nil {
 		return nil, errs.E(errs.NotFound, "You have no subscription yet.")
 	}
-	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("read renewal: %w", err), "subscriptions are unavailable; try again")
-	}
+	status, failure, declines, next, first, cardExp, lapsed := row.Status, row.LastFailure, row.Declines, row.NextAttempt,
+		row.FirstDeclined, row.CardExpires, row.Lapsed
 	st.Declines = declines
 	st.CardExpiresFirst = cardExp != nil && !cardExp.After(sub.TermEnd)
 	if pv, err := r.svc.RenewalPrice(ctx, sub.ID); err == nil {
@@ -111,23 +102,14 @@ func (r *Renewer) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, err
 	if v.AccountUUID == "" {
 		return nil, errs.E(errs.Unauthorized, "Please log in to see your invoices.")
 	}
-	rows, err := r.pool.Query(ctx, `SELECT invoice_id::text, invoice_number, kind, currency, status, created_at,
-			submission_key LIKE 'renewal:%', total_in_cents, is_eu, business_id <> '', billing_country
-		FROM orders WHERE account_id = $1::uuid OR ($2 <> '' AND lower(email) = lower($2))
-		ORDER BY created_at DESC, invoice_number DESC LIMIT 100`, nullable(domain.ExtractAccountID(v.AccountUUID)), domain.NormalizeEmail(v.Username))
+	rows, err := r.store.Invoices(ctx, domain.ExtractAccountID(v.AccountUUID), domain.NormalizeEmail(v.Username))
 	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("list invoices: %w", err), "invoices are unavailable; try again")
+		return nil, errs.Wrap(errs.Unavailable, err, "invoices are unavailable; try again")
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (InvoiceSummary, error) {
-		var i InvoiceSummary
-		var eu, business bool
-		var country string
-		err := row.Scan(&i.InvoiceID, &i.InvoiceNumber, &i.Kind, &i.Currency, &i.Status, &i.Created, &i.Renewal, &i.TotalInCents, &eu, &business, &country)
-		i.CanPrintInvoice = (eu || business || tax.IsEUCountry(country)) && i.Status != "refunded"
-		return i, err
-	})
-	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("list invoices: %w", err), "invoices are unavailable; try again")
+	out := make([]InvoiceSummary, len(rows))
+	for n, row := range rows {
+		out[n] = row.InvoiceSummary
+		out[n].CanPrintInvoice = (row.EU || row.Business || tax.IsEUCountry(row.BillingCountry)) && row.Status != "refunded"
 	}
 	return out, nil
 }

@@ -2,10 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/order"
@@ -24,16 +20,16 @@ type batchReader interface {
 // statement each for subscriptions and accounts, priced as the renewal price shows them,
 // placed with order.PlaceBatch (one claim of their keys, concurrent charges, one order
 // transaction) and recorded renewed in one statement.
-func (r *Renewer) renewBatch(ctx context.Context, jobs []*renewalJob) RenewalResult {
+func (r *Renewer) renewBatch(ctx context.Context, jobs []*RenewalJob) RenewalResult {
 	defer r.keepLeases(jobs)()
 	res := RenewalResult{Due: len(jobs)}
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {
 		r.m.due()
-		if j.declines > 0 {
+		if j.Declines > 0 {
 			r.m.retried()
 		}
-		keys[i] = RenewalKey(j.subID, j.termEnd, j.attempt)
+		keys[i] = RenewalKey(j.SubID, j.TermEnd, j.Attempt)
 	}
 	seen, err := r.svc.orders.Seen(ctx, keys)
 	if err != nil {
@@ -42,7 +38,7 @@ func (r *Renewer) renewBatch(ctx context.Context, jobs []*renewalJob) RenewalRes
 		}
 		return res
 	}
-	var fresh []*renewalJob
+	var fresh []*RenewalJob
 	for i, j := range jobs {
 		if !seen[keys[i]] {
 			fresh = append(fresh, j)
@@ -57,7 +53,7 @@ func (r *Renewer) renewBatch(ctx context.Context, jobs []*renewalJob) RenewalRes
 }
 
 // placeBatch prices and places fresh attempts (no key yet) and records their outcomes.
-func (r *Renewer) placeBatch(ctx context.Context, jobs []*renewalJob, res *RenewalResult) {
+func (r *Renewer) placeBatch(ctx context.Context, jobs []*RenewalJob, res *RenewalResult) {
 	subs, accts, err := r.readBatch(ctx, jobs)
 	if err != nil {
 		for _, j := range jobs {
@@ -66,9 +62,9 @@ func (r *Renewer) placeBatch(ctx context.Context, jobs []*renewalJob, res *Renew
 		return
 	}
 	var items []order.BatchItem
-	var ready []*renewalJob
+	var ready []*RenewalJob
 	for _, j := range jobs {
-		sub := subs[j.subID]
+		sub := subs[j.SubID]
 		var acct *domain.Account
 		if a, ok := accts[accountOf(sub)]; ok {
 			acct = &a
@@ -81,24 +77,24 @@ func (r *Renewer) placeBatch(ctx context.Context, jobs []*renewalJob, res *Renew
 		if settled {
 			continue
 		}
-		key := RenewalKey(j.subID, j.termEnd, j.attempt)
-		items = append(items, order.BatchItem{Key: key, RequestHash: key, Purchase: pu, Payment: order.Payment{Token: j.token}})
+		key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
+		items = append(items, order.BatchItem{Key: key, RequestHash: key, Purchase: pu, Payment: order.Payment{Token: j.Token}})
 		ready = append(ready, j)
 	}
-	var renewed []renewedJob
+	var renewed []Renewed
 	for n, out := range r.svc.orders.PlaceBatch(ctx, items) {
 		j := ready[n]
 		if out.Err == nil {
-			renewed = append(renewed, renewedJob{j: j, placed: out.Placed})
+			renewed = append(renewed, Renewed{Job: j, InvoiceID: out.Placed.InvoiceID, Currency: out.Placed.Currency, Total: out.Placed.TotalInCents})
 			continue
 		}
-		if err := r.outcome(ctx, j, subs[j.subID], items[n].Purchase, out.Placed, out.Err, res); err != nil {
+		if err := r.outcome(ctx, j, subs[j.SubID], items[n].Purchase, out.Placed, out.Err, res); err != nil {
 			r.failed(ctx, j, err, res)
 		}
 	}
 	if err := r.finishBatch(ctx, renewed, res); err != nil {
 		for _, x := range renewed {
-			r.failed(ctx, x.j, err, res)
+			r.failed(ctx, x.Job, err, res)
 		}
 	}
 }
@@ -112,22 +108,22 @@ func accountOf(sub *domain.Subscription) string {
 
 // readBatch reads the jobs' subscriptions and their accounts (nil accounts: price reads
 // each itself).
-func (r *Renewer) readBatch(ctx context.Context, jobs []*renewalJob) (map[string]*domain.Subscription, map[string]domain.Account, error) {
+func (r *Renewer) readBatch(ctx context.Context, jobs []*RenewalJob) (map[string]*domain.Subscription, map[string]domain.Account, error) {
 	br, ok := r.svc.store.(batchReader)
 	if !ok {
 		subs := make(map[string]*domain.Subscription, len(jobs))
 		for _, j := range jobs {
-			sub, err := r.svc.store.Subscription(ctx, j.subID)
+			sub, err := r.svc.store.Subscription(ctx, j.SubID)
 			if err != nil {
 				return nil, nil, err
 			}
-			subs[j.subID] = sub
+			subs[j.SubID] = sub
 		}
 		return subs, nil, nil
 	}
 	ids := make([]string, len(jobs))
 	for i, j := range jobs {
-		ids[i] = j.subID
+		ids[i] = j.SubID
 	}
 	subs, err := br.Subscriptions(ctx, ids)
 	if err != nil {
@@ -144,43 +140,19 @@ func (r *Renewer) readBatch(ctx context.Context, jobs []*renewalJob) (map[string
 	return subs, accts, nil
 }
 
-// renewedJob is a job whose order was written (or found written).
-type renewedJob struct {
-	j      *renewalJob
-	placed *order.Placed
-}
-
 // finishBatch is finish("renewed") for many jobs in one statement; each term is counted
 // once, when its row turns renewed.
-func (r *Renewer) finishBatch(ctx context.Context, done []renewedJob, res *RenewalResult) error {
+func (r *Renewer) finishBatch(ctx context.Context, done []Renewed, res *RenewalResult) error {
 	if len(done) == 0 {
 		return nil
 	}
-	ids, ends, invoices := make([]string, len(done)), make([]time.Time, len(done)), make([]string, len(done))
-	byKey := make(map[string]*order.Placed, len(done))
-	for n, x := range done {
-		ids[n], ends[n], invoices[n] = x.j.subID, x.j.termEnd, x.placed.InvoiceID
-		byKey[x.j.subID+"|"+x.j.termEnd.UTC().Format(time.RFC3339Nano)] = x.placed
-	}
-	rows, err := r.pool.Query(ctx, `UPDATE renewals rn SET status = 'renewed', invoice_id = u.inv::uuid, lease_until = NULL, enqueued_until = NULL,
-			updated_at = now()
-		FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(id, te, inv)
-		WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.status = 'due'
-		RETURNING rn.subscription_id::text, rn.term_end`, ids, ends, invoices)
+	turned, err := r.store.FinishRenewed(ctx, done)
 	if err != nil {
-		return fmt.Errorf("record renewals: %w", err)
+		return err
 	}
-	var id string
-	var end time.Time
-	_, err = pgx.ForEachRow(rows, []any{&id, &end}, func() error {
+	for _, x := range turned {
 		res.Renewed++
-		if pl := byKey[id+"|"+end.UTC().Format(time.RFC3339Nano)]; pl != nil {
-			r.m.renewed(pl.Currency, pl.TotalInCents)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("record renewals: %w", err)
+		r.m.renewed(x.Currency, x.Total)
 	}
 	return nil
 }

@@ -3,18 +3,14 @@ package app_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"go.opentelemetry.io/otel/propagation"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -202,13 +198,8 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 	e.clock.Set(start.Add(2 * time.Hour))
 	b, _ := proto.Marshal(&eventsv1.PaymentMethodUpdated{AccountId: adapters.SeedPilot, PaymentMethod: "CREDIT_CARD",
 		PaymentMethodToken: "tok-new", ExpirationDate: "01/2031", UpdatedAt: timestamppb.New(e.clock.Now())})
-	if err := pgx.BeginFunc(context.Background(), e.pool, func(tx pgx.Tx) error {
-		return r.HandlePaymentMethodUpdates(context.Background(), tx, []kafka.Envelope{{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b}})
-	}); err != nil {
+	if err := e.methodsConsumer().HandleBatch(context.Background(), []kafka.Envelope{{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b}}); err != nil {
 		t.Fatal(err)
-	}
-	if tp := e.topics(t); tp[events.TopicRenewalDue] != 1 {
-		t.Fatalf("no renewal job published: %v", tp)
 	}
 	if res := e.run(t, r); res.Renewed != 1 {
 		t.Fatalf("not retried at once: %+v", res)
@@ -266,7 +257,7 @@ func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	}
 	r := e.renewer()
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
-	if res, err := r.Schedule(context.Background()); err != nil || res.Ending != 1 || res.Jobs != 0 {
+	if res, err := r.Schedule(context.Background()); err != nil || res.Ending != 1 || res.Recorded != 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
 	e.clock.Set(e.termEnd.Add(time.Minute))
@@ -330,24 +321,13 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 	}
 }
 
-// The scheduled pass over the broker: two replicas each run the scheduler (the advisory
-// lock lets one enqueue at a time) and two renewal workers in the shared consumer group;
-// every due subscription is renewed once, and no term is charged twice.
-func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
-	if testing.Short() {
-		t.Skip("broker test")
-	}
+// The scheduled pass as the service runs it: two replicas each run the scheduler (the
+// advisory lock lets one record at a time) and two renewal workers claiming from the
+// renewals table; every due subscription is renewed once, and no term is charged twice.
+func TestScheduledPassTwoReplicasOverTheRenewalsQueue(t *testing.T) {
 	e := newRenewalEnv(t)
-	broker, err := kafka.StartBroker(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer broker.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := kafka.EnsureTopic(ctx, broker.Addrs(), events.TopicRenewalDue, 6); err != nil {
-		t.Fatal(err)
-	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
 	var due int
@@ -355,45 +335,32 @@ func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
 		Scan(&due); err != nil || due < 4 {
 		t.Fatalf("due %d %v", due, err)
 	}
-	var wg sync.WaitGroup
-	var handled [2]atomic.Int32
+	var workers, schedulers sync.WaitGroup
+	var recorded [2]atomic.Int32
 	for replica := range 2 {
-		r := app.NewRenewer(e.svc, e.pool, propagation.TraceContext{}, log, app.RenewalOptions{Window: 48 * time.Hour})
-		for _, c := range r.Consumers(kafka.ConsumerConfig{Brokers: broker.Addrs(), Pool: e.pool, Log: log, InitialBackoff: 10 * time.Millisecond}, 2) {
-			wg.Add(1)
-			go func() { defer wg.Done(); _ = c.Run(ctx) }()
-		}
-		wg.Add(1)
+		r := app.NewRenewer(e.svc, e.renewals(), log, app.RenewalOptions{Window: 48 * time.Hour, ClaimBatch: 2})
+		workers.Add(1)
+		go func() { defer workers.Done(); r.RunWorkers(ctx, 2, 10*time.Millisecond) }()
+		schedulers.Add(1)
 		go func() {
-			defer wg.Done()
+			defer schedulers.Done()
 			res, err := r.Schedule(ctx)
 			if err != nil {
 				t.Error(err)
 			}
-			handled[replica].Store(int32(res.Jobs))
+			recorded[replica].Store(int32(res.Recorded))
 		}()
 	}
-	wg.Add(1)
-	go func() { defer wg.Done(); kafka.RunRelay(ctx, broker.Addrs(), e.pool, propagation.TraceContext{}, log) }()
+	schedulers.Wait()
 	// Wait for the outcome (every due term renewed), not for a time.
-	deadline := time.Now().Add(60 * time.Second)
-	var renewed int
-	for time.Now().Before(deadline) {
-		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM renewals WHERE status = 'renewed'`).Scan(&renewed); err != nil {
-			t.Fatal(err)
-		}
-		if renewed == due {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	renewed := e.waitRenewed(t, due)
 	cancel()
-	wg.Wait()
+	workers.Wait()
 	if renewed != due {
 		t.Fatalf("renewed %d of %d", renewed, due)
 	}
-	if jobs := handled[0].Load() + handled[1].Load(); int(jobs) != due {
-		t.Errorf("jobs published %d (replicas %d + %d), want %d", jobs, handled[0].Load(), handled[1].Load(), due)
+	if n := recorded[0].Load() + recorded[1].Load(); int(n) != due {
+		t.Errorf("terms recorded %d (replicas %d + %d), want %d", n, recorded[0].Load(), recorded[1].Load(), due)
 	}
 	for acct, n := range e.pay.paid {
 		if n != 1 {
@@ -406,71 +373,60 @@ func TestScheduledPassTwoReplicasOverKafka(t *testing.T) {
 	}
 }
 
-// Renewal workers take their jobs in batches: two workers handed overlapping batches (a
-// rebalance moved a partition while its batch was in flight), each with every job twice
-// (re-published after the job lease) and a job of an attempt that is not due, charge every
-// term once; a batch redelivered after the renewals changes nothing.
-func TestRenewalJobBatchesChargeEachTermOnce(t *testing.T) {
+// waitRenewed waits (60 s at most) until n renewals are recorded renewed, and answers how
+// many are.
+func (e *renewalEnv) waitRenewed(t *testing.T, n int) int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var renewed int
+	for time.Now().Before(deadline) {
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM renewals WHERE status = 'renewed'`).Scan(&renewed); err != nil {
+			t.Fatal(err)
+		}
+		if renewed == n {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return renewed
+}
+
+// A renewal has one lease: the worker's claim. Recorded by the scheduler, a due renewal is
+// the workers' at once (there is no published job in flight to wait for, which kept a
+// renewal whose job was lost for CHECKOUT_RENEWAL_JOB_LEASE); claimed by a worker that
+// died, it is taken over by another once that claim's lease has run out, and charged once.
+func TestRenewalWorkItemHasOneLeaseTakenOverAfterIt(t *testing.T) {
 	e := newRenewalEnv(t)
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	due := e.dueCardSubscriptions(t)
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
 	r := e.renewer()
-	res, err := r.Schedule(ctx)
-	if err != nil || res.Jobs < 4 {
+	if res, err := r.Schedule(ctx); err != nil || res.Recorded != due {
 		t.Fatalf("schedule %+v %v", res, err)
 	}
-	rows, err := e.pool.Query(ctx, `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id`, events.TopicRenewalDue)
-	if err != nil {
-		t.Fatal(err)
+	// The dead worker: it claimed every due renewal, then died before charging (no heartbeat).
+	const lease = 300 * time.Millisecond
+	dead, err := e.renewals().Claim(ctx, e.clock.Now(), lease, 100)
+	if err != nil || len(dead) != due {
+		t.Fatalf("claim %d of %d (%v)", len(dead), due, err)
 	}
-	payloads, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil || len(payloads) != res.Jobs {
-		t.Fatalf("jobs %d of %d (%v)", len(payloads), res.Jobs, err)
+	var leases int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM renewals WHERE lease_until > clock_timestamp()`).Scan(&leases); err != nil || leases != due {
+		t.Fatalf("leased %d of %d (%v)", leases, due, err)
 	}
-	var batch []kafka.Envelope
-	for n, p := range payloads {
-		var job eventsv1.RenewalDue
-		if err := proto.Unmarshal(p, &job); err != nil {
-			t.Fatal(err)
-		}
-		batch = append(batch, kafka.Envelope{ID: fmt.Sprint("job-", n), Topic: events.TopicRenewalDue, Data: p},
-			kafka.Envelope{ID: fmt.Sprint("again-", n), Topic: events.TopicRenewalDue, Data: p})
-		job.Attempt++
-		later, err := proto.Marshal(&job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		batch = append(batch, kafka.Envelope{ID: fmt.Sprint("later-", n), Topic: events.TopicRenewalDue, Data: later})
-	}
-	reversed := slices.Clone(batch)
-	slices.Reverse(reversed)
-	var wg sync.WaitGroup
-	for _, b := range [][]kafka.Envelope{batch, reversed} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := r.HandleJobs(ctx, nil, b); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-	var renewed, orders int
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE status = 'renewed'), (SELECT count(*) FROM orders) FROM renewals`).
-		Scan(&renewed, &orders); err != nil {
-		t.Fatal(err)
-	}
-	if renewed != res.Jobs || orders != res.Jobs || len(e.pay.paid) != res.Jobs {
-		t.Fatalf("renewed %d, orders %d, accounts charged %d, of %d jobs", renewed, orders, len(e.pay.paid), res.Jobs)
+	done := make(chan struct{})
+	go func() { defer close(done); r.RunWorkers(ctx, 2, 10*time.Millisecond) }()
+	renewed := e.waitRenewed(t, due)
+	cancel()
+	<-done
+	if renewed != due {
+		t.Fatalf("renewed %d of %d after the dead worker's lease", renewed, due)
 	}
 	for acct, n := range e.pay.paid {
 		if n != 1 {
 			t.Errorf("%s charged %d times", acct, n)
 		}
-	}
-	calls := e.pay.calls
-	if err := r.HandleJobs(ctx, nil, batch); err != nil || e.pay.calls != calls {
-		t.Errorf("redelivered batch: %v, %d more charge calls", err, e.pay.calls-calls)
 	}
 }
 

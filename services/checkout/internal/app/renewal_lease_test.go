@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/propagation"
-
 	"github.com/hangar/hangar/services/checkout/internal/app"
 )
 
@@ -76,7 +74,7 @@ func TestRenewalLeaseIsRenewedWhileItsWorkerLives(t *testing.T) {
 	const beat = 10 * time.Millisecond
 	var beats atomic.Int64
 	outlived := make(chan struct{}) // closed once the heartbeats covered more than a lease
-	a := app.NewRenewer(e.svc, e.pool, propagation.TraceContext{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	a := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.RenewalOptions{Window: 48 * time.Hour, Lease: lease, Heartbeat: beat, OnHeartbeat: func() {
 			if beats.Add(1) == int64(2*lease/beat) {
 				close(outlived)
@@ -93,7 +91,7 @@ func TestRenewalLeaseIsRenewedWhileItsWorkerLives(t *testing.T) {
 	}()
 	<-outlived // A's charges have been stuck for twice its lease
 
-	b := app.NewRenewer(e.svc, e.pool, propagation.TraceContext{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	b := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.RenewalOptions{Window: 48 * time.Hour, Lease: lease})
 	res, err := b.Run(ctx)
 	if err != nil {

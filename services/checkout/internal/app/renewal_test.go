@@ -18,10 +18,12 @@ import (
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
 	"github.com/hangar/hangar/services/checkout/internal/order"
+	"github.com/hangar/hangar/services/checkout/internal/ports"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -160,8 +162,18 @@ func (e *renewalEnv) onlyPilot(t *testing.T) string {
 }
 
 func (e *renewalEnv) renewer(retries ...time.Duration) *app.Renewer {
-	return app.NewRenewer(e.svc, e.pool, propagation.TraceContext{}, slog.New(slog.NewTextHandler(io.Discard, nil)),
+	return app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.RenewalOptions{Window: 48 * time.Hour, Retries: retries})
+}
+
+// renewals is the renewal engine's store on e's database.
+func (e *renewalEnv) renewals() *adapters.Renewals {
+	return adapters.NewRenewals(e.pool, propagation.TraceContext{})
+}
+
+// methodsConsumer is the consumer of payments' payment-method-updated, on e's database.
+func (e *renewalEnv) methodsConsumer() *kafka.InboxBatchConsumer {
+	return ports.PaymentMethodUpdates{Renewer: e.renewer(), Store: e.renewals()}.Consumer(kafka.ConsumerConfig{Pool: e.pool})
 }
 
 func (e *renewalEnv) run(t *testing.T, r *app.Renewer) app.RenewalResult {

@@ -95,7 +95,7 @@ const adoptSQL = `WITH method AS (` + putMethodSQL + `), profile AS (
 		updated_at = EXCLUDED.updated_at
 	WHERE NOT (p.payment_method = $15 AND p.billing_period = $16) AND (p.method_token = '' OR $17) AND p.method_token <> $1
 	RETURNING 1)
-	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile`
+	INSERT INTO outbox (topic, key, payload, headers) SELECT $18::text, $19::bytea, $20::bytea, $21::jsonb FROM profile WHERE $18::text IS NOT NULL`
 
 // adoptArgs answers adoptSQL's arguments.
 func (s *Store) adoptArgs(ctx context.Context, a app.Adoption) ([]any, error) {
@@ -104,13 +104,15 @@ func (s *Store) adoptArgs(ctx context.Context, a app.Adoption) ([]any, error) {
 		pay = domain.PayPal
 	}
 	def := domain.DefaultProfile(a.Customer)
-	ev, err := a.Event(domain.BillingProfile{AccountID: a.Customer, Payment: pay, Token: a.Method.Token, UpdatedAt: a.Now}, &a.Method)
-	if err != nil {
-		return nil, err
-	}
-	row, err := kafka.OutboxRow(ctx, s.prop, ev)
-	if err != nil {
-		return nil, err
+	row := []any{nil, nil, nil, nil}
+	if a.Event != nil {
+		ev, err := a.Event(domain.BillingProfile{AccountID: a.Customer, Payment: pay, Token: a.Method.Token, UpdatedAt: a.Now}, &a.Method)
+		if err != nil {
+			return nil, err
+		}
+		if row, err = kafka.OutboxRow(ctx, s.prop, ev); err != nil {
+			return nil, err
+		}
 	}
 	args := append(putMethodArgs(a.Customer, a.Method, a.Postal, a.Country, a.Now), string(pay), string(def.Period),
 		string(domain.PayCheck), string(domain.Quarterly), a.MakeDefault)

@@ -171,7 +171,9 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		}
 		var adopt *Adoption
 		if r.StoreInVault && tx.Method.Token != "" {
-			adopt = &Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}
+			// The card of checkout's order: the order writes it on its subscription, so it is
+			// not announced (payment-method-updated is for methods changed elsewhere).
+			adopt = &Adoption{Customer: r.CustomerID, Method: tx.Method, MakeDefault: r.MakeDefault, Now: now}
 		}
 		if reader != nil {
 			// The reader's card, vaulted for the customer's e-mail, becomes the account's: its

@@ -171,9 +171,10 @@ func (s *Service) BillingProfile(ctx context.Context, account string) (domain.Bi
 	return s.store.BillingProfile(ctx, account)
 }
 
-// methodUpdatedEvent tells checkout the account's method on file changed: its renewals
-// charge the new token, a renewal in its grace period is retried at once, and the card's
-// expiry drives the expiring-card notice.
+// methodUpdatedEvent tells checkout the account's method on file changed elsewhere than in
+// checkout's order (the update page, a card reader): its renewals charge the new token, a
+// renewal in its grace period is retried at once, and the card's expiry drives the
+// expiring-card notice.
 func methodUpdatedEvent(p domain.BillingProfile, m *domain.MethodSummary) (kafka.Event, error) {
 	ev := &eventsv1.PaymentMethodUpdated{AccountId: p.AccountID, PaymentMethod: string(p.Payment), PaymentMethodToken: p.Token,
 		UpdatedAt: timestamppb.New(p.UpdatedAt)}

@@ -102,8 +102,8 @@ func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge,
 	}
 	var adopt *Adoption
 	if m[metaStoreInVault] == "true" && rec.Method.Token != "" {
-		adopt = &Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now,
-			Event: methodUpdatedEvent}
+		// The order's card, not announced (as Charge's).
+		adopt = &Adoption{Customer: c.CustomerID, Method: rec.Method, MakeDefault: m[metaMakeDefault] == "true", Now: now}
 	}
 	return &c, adopt, true
 }

@@ -151,6 +151,8 @@ var ErrRefused = errors.New("stored payment method refused")
 // file — never for a customer whose payment method is locked (quarterly check payers:
 // sales bills them). Event announces a changed profile (payment-method-updated); it is
 // built before the write, so its profile's Period is not known (the event does not carry it).
+// Event nil announces nothing: the method came with checkout's order, which writes it on
+// its subscription itself.
 type Adoption struct {
 	Customer        string
 	Method          domain.MethodSummary

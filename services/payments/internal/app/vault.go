@@ -48,8 +48,10 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 			return nil, s.gatewayErr(ctx, "vault", err)
 		}
 		v.Stored(m, now)
+		// A vault is checkout's zero-total order's: the order writes the card on its
+		// subscription, so it is not announced (as Charge's card).
 		return &Adoption{Customer: r.CustomerID, Method: m, Postal: r.PostalCode, Country: r.Country,
-			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
+			MakeDefault: r.MakeDefault, Now: now}, nil
 	})
 	if err != nil {
 		return v, false, err
@@ -86,6 +88,6 @@ func (s *Service) vaultStored(ctx context.Context, r domain.VaultRequest) (domai
 		now := s.now()
 		v.Stored(sm.Method, now)
 		return &Adoption{Customer: r.CustomerID, Method: sm.Method, Postal: sm.Postal, Country: sm.Country,
-			MakeDefault: r.MakeDefault, Now: now, Event: methodUpdatedEvent}, nil
+			MakeDefault: r.MakeDefault, Now: now}, nil
 	})
 }
