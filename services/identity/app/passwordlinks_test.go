@@ -155,6 +155,36 @@ func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
 	}
 }
 
+// A member the organization's owner adds (POST /org/api/members) is mailed at once a
+// welcome naming the organization, with the link to choose a password (no order will come
+// to release it), and logs in with it. Before: the account was made without a password and
+// without a link, and the member could never log in.
+func TestAddedMemberIsWelcomedWithASetPasswordLink(t *testing.T) {
+	t.Parallel()
+	r := start(t)
+	sink := startNotifications(t, r.brokers)
+	const crew = "new.crew@acme.hangar.test"
+	owner := newBrowser(t, r.base)
+	owner.login("owner@acme.hangar.test")
+	if code, body := owner.do("POST", "/org/api/members", `{"email":"`+crew+`","roles":["dispatcher"]}`, true); code != 200 || body["status"] != "ok" {
+		t.Fatalf("add member = %d %v", code, body)
+	}
+	welcome := waitMail(t, sink, crew, "Welcome to Hangar with Acme Flight Department")
+	if !strings.Contains(welcome.Text, "added to Acme Flight Department") {
+		t.Errorf("welcome text = %q", welcome.Text)
+	}
+	token := tokenOf(t, welcome)
+	const password = "cleared for takeoff runway two"
+	b := newBrowserXSRF(t, r.base)
+	if code, body := setPassword(b, token, password, password); code != 200 || body["status"] != "ok" {
+		t.Fatalf("set password = %d %v", code, body)
+	}
+	fresh := newBrowserXSRF(t, r.base)
+	if code, body := fresh.do("POST", "/pricing/api/login", `{"username":"`+crew+`","password":"`+password+`"}`, true); code != 200 || body["status"] != "ok" {
+		t.Errorf("the member's login = %d %v", code, body)
+	}
+}
+
 // Forgot password: the same answer for a known and an unknown address, a mail (and an
 // event) only for the known one; the link sets the password, logs the asker in, ends every
 // other session of the account, and tells the owner; a second use is refused.

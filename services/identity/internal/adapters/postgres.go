@@ -249,13 +249,19 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-func addMember(ctx context.Context, db execer, orgUUID, accountUUID string, roles []domain.Role) error {
+const addMemberSQL = `INSERT INTO memberships (org_uuid, account_uuid, roles) VALUES ($1, $2, $3)
+	ON CONFLICT (org_uuid, account_uuid) DO UPDATE SET roles = excluded.roles`
+
+func roleStrings(roles []domain.Role) []string {
 	rs := make([]string, len(roles))
 	for i, r := range roles {
 		rs[i] = string(r)
 	}
-	_, err := db.Exec(ctx, `INSERT INTO memberships (org_uuid, account_uuid, roles) VALUES ($1, $2, $3)
-		ON CONFLICT (org_uuid, account_uuid) DO UPDATE SET roles = excluded.roles`, orgUUID, accountUUID, rs)
+	return rs
+}
+
+func addMember(ctx context.Context, db execer, orgUUID, accountUUID string, roles []domain.Role) error {
+	_, err := db.Exec(ctx, addMemberSQL, orgUUID, accountUUID, roleStrings(roles))
 	if err != nil {
 		return fmt.Errorf("add member to %s: %w", orgUUID, err)
 	}

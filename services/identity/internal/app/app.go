@@ -396,7 +396,7 @@ func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, cons
 	// first purchase, the common case) then costs one round trip and one transaction, not a
 	// lookup before them; an existing account (the buyer is sent to log in) costs the
 	// refused insert and the lookup.
-	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent})
+	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, domain.Organization{}, nil)
 	if err == nil {
 		return a.UUID, true, true, nil
 	}

@@ -42,10 +42,12 @@ var MemberRoles = map[domain.Role]bool{domain.RoleMember: true, domain.RoleUserA
 
 // AddMember adds a new person to an organization caller administers (owner or user
 // admin; orgAccount names it, else their first such organization): an account without a
-// password is created for the e-mail (as checkout creates a buyer's; its account-created
-// event welcomes them) and joins with roles (member when none). An e-mail that already
-// has an account is a conflict: nobody joins an organization without their consent, and
-// an invitation they accept is not built yet.
+// password is created for the e-mail, as checkout creates a buyer's, and joins with roles
+// (member when none), in one transaction. Its welcome link's event names the
+// organization, so the member is mailed at once a welcome with the link to choose a
+// password (no order will release it). An e-mail that already has an account is a
+// conflict: nobody joins an organization without their consent, and an invitation they
+// accept is not built yet.
 func (s *Service) AddMember(ctx context.Context, caller domain.Profile, orgAccount, email string, roles []string) (domain.Profile, error) {
 	var org *domain.Membership
 	for i, m := range caller.Memberships {
@@ -72,14 +74,11 @@ func (s *Service) AddMember(ctx context.Context, caller domain.Profile, orgAccou
 	if !domain.ValidEmail(email) {
 		return domain.Profile{}, errs.Field("email", "Please enter your email address.")
 	}
-	a, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual}, "")
+	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual}, org.Org, give)
 	if err != nil {
 		if _, lerr := s.store.AccountByEmail(ctx, email); lerr == nil {
 			return domain.Profile{}, errs.E(errs.Conflict, "An account already exists for this e-mail address.")
 		}
-		return domain.Profile{}, err
-	}
-	if err := s.store.AddMember(ctx, org.Org.UUID, a.UUID, give); err != nil {
 		return domain.Profile{}, err
 	}
 	s.log.InfoContext(ctx, "member added", "organization", org.Org.UUID, "account", a.UUID, "by", caller.Account.UUID)

@@ -82,6 +82,10 @@ type LinkStore interface {
 type OrganizationStore interface {
 	ListMembers(ctx context.Context, orgUUID, query, field, direction string, limit, offset int) (domain.UserPage, error)
 	AddMember(ctx context.Context, orgUUID, accountUUID string, roles []domain.Role) error
+	// CreateMember is CreateAccountWithLink for a new member of the organization orgUUID:
+	// the account, its welcome link, its membership with roles and the events of its new
+	// id in one transaction, so no account is left without the membership it was made for.
+	CreateMember(ctx context.Context, a domain.Account, l domain.NewLink, orgUUID string, roles []domain.Role, events func(uuid string) ([]kafka.Event, error)) (string, error)
 	// ProvisionOrganization answers the organization owned by ownerUUID's account,
 	// creating it when there is none, under the owner's row lock.
 	ProvisionOrganization(ctx context.Context, ownerUUID, name string, ownerRoles []domain.Role) (org domain.Organization, created bool, err error)

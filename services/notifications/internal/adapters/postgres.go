@@ -226,7 +226,7 @@ func (s *Store) Pending(ctx context.Context) (n int64, oldest time.Duration, err
 // deadlocks between batches). It answers the mails to send now: each held welcome whose
 // account already has an order, and those earlier held for the accounts ordering now. The
 // rest are written to held_mails.
-func (q Inbox) Gate(ctx context.Context, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []domain.Outgoing, err error) {
+func (q Inbox) Gate(ctx context.Context, ordered []string, held map[string]domain.HeldWelcome, traces map[string]map[string]string) (release []domain.HeldWelcome, err error) {
 	accounts := slices.Clone(ordered)
 	for a := range held {
 		accounts = append(accounts, a)
@@ -260,13 +260,17 @@ func (q Inbox) Gate(ctx context.Context, ordered []string, held map[string]domai
 	}
 	if len(ordered) > 0 {
 		rows, err := q.tx.Query(ctx, `DELETE FROM held_mails WHERE account_uuid = ANY($1)
-			RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace`, ordered)
+			RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, account_kind, link_expires_at`, ordered)
 		if err != nil {
 			return nil, fmt.Errorf("release held welcomes: %w", err)
 		}
 		err = collectEach(rows, func(r pgx.CollectableRow) error {
-			var o domain.Outgoing
-			err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace)
+			var o domain.HeldWelcome
+			var expires *time.Time
+			err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.AccountKind, &expires)
+			if expires != nil {
+				o.LinkExpiresAt = *expires
+			}
 			release = append(release, o)
 			return err
 		})
@@ -274,26 +278,35 @@ func (q Inbox) Gate(ctx context.Context, ordered []string, held map[string]domai
 			return nil, fmt.Errorf("release held welcomes: %w", err)
 		}
 	}
-	cols := make([][]string, 9)
-	for a, m := range held {
+	cols := make([][]string, 10)
+	var expiries []*time.Time
+	for a, h := range held {
+		m := h.Message
 		if hasOrder[a] {
-			release = append(release, domain.Outgoing{Message: m, Trace: traces[m.EventID]})
+			h.Trace = traces[m.EventID]
+			release = append(release, h)
 			continue
 		}
 		tr, err := json.Marshal(traces[m.EventID])
 		if err != nil {
 			return nil, fmt.Errorf("hold message %s: %w", m.ID, err)
 		}
-		for i, v := range []string{m.ID, a, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, string(tr)} {
+		for i, v := range []string{m.ID, a, m.EventID, m.Template, m.To, m.Subject, m.Text, m.HTML, string(tr), h.AccountKind} {
 			cols[i] = append(cols[i], v)
 		}
+		var exp *time.Time
+		if !h.LinkExpiresAt.IsZero() {
+			exp = &h.LinkExpiresAt
+		}
+		expiries = append(expiries, exp)
 	}
 	if len(cols[0]) > 0 {
-		_, err := q.tx.Exec(ctx, `INSERT INTO held_mails (id, account_uuid, event_id, template, recipient, subject, text_body, html_body, trace)
-			SELECT id, a, e, t, r, s, tb, hb, coalesce(nullif(tr, 'null'), '{}')::jsonb
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-				AS u(id, a, e, t, r, s, tb, hb, tr)
-			ON CONFLICT (id) DO NOTHING`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8])
+		_, err := q.tx.Exec(ctx, `INSERT INTO held_mails (id, account_uuid, event_id, template, recipient, subject, text_body, html_body, trace,
+				account_kind, link_expires_at)
+			SELECT id, a, e, t, r, s, tb, hb, coalesce(nullif(tr, 'null'), '{}')::jsonb, k, x
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+				$10::text[], $11::timestamptz[]) AS u(id, a, e, t, r, s, tb, hb, tr, k, x)
+			ON CONFLICT (id) DO NOTHING`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8], cols[9], expiries)
 		if err != nil {
 			return nil, fmt.Errorf("hold %d welcomes: %w", len(cols[0]), err)
 		}

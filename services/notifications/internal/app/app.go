@@ -59,9 +59,9 @@ type Inbox interface {
 	// ids it wrote (one already queued is left as it is).
 	Queue(ctx context.Context, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error)
 	// Gate is the welcome gate: it records the accounts with a completed order (ordered)
-	// and holds the welcomes of those without one (held, by account), and answers the
-	// welcomes to send now.
-	Gate(ctx context.Context, ordered []string, held map[string]domain.Message, traces map[string]map[string]string) (release []domain.Outgoing, err error)
+	// and holds the welcomes of those without one (held, by account, kept with their
+	// link's expiry and account kind), and answers the welcomes to send now.
+	Gate(ctx context.Context, ordered []string, held map[string]domain.HeldWelcome, traces map[string]map[string]string) (release []domain.HeldWelcome, err error)
 }
 
 // SenderPolicy tunes delivery.
@@ -141,7 +141,7 @@ type Mails struct {
 	traces map[string]map[string]string // by event id
 	// The welcome gate (Inbox.Gate): the welcomes that wait for their account's first
 	// completed order, by account, and the accounts with a completed order in the batch.
-	held    map[string]domain.Message
+	held    map[string]domain.HeldWelcome
 	ordered []string
 }
 
@@ -205,7 +205,8 @@ func (s *Service) Welcome(ctx context.Context, b *Mails, eventID string, w domai
 // set-password link in it), to be sent only once the account has a completed order: a
 // buyer whose card was declined was never a customer, and is not welcomed as one. The
 // account's first order-completed event (OrderCompleted) releases it, whichever of the two
-// comes first.
+// comes first. Should the link run out before then, the welcome sent is rendered again
+// without it, pointing at "Forgot password" (Queue).
 func (s *Service) WelcomeOnFirstOrder(ctx context.Context, b *Mails, eventID, accountUUID string, w domain.Welcome) error {
 	var held Mails
 	msgs, err := s.render.Welcome(eventID, w)
@@ -216,12 +217,12 @@ func (s *Service) WelcomeOnFirstOrder(ctx context.Context, b *Mails, eventID, ac
 		return errs.E(errs.Invalid, "welcome of event %s: no account, or not one message", eventID)
 	}
 	if b.held == nil {
-		b.held = map[string]domain.Message{}
+		b.held = map[string]domain.HeldWelcome{}
 	}
 	if b.traces == nil {
 		b.traces = map[string]map[string]string{}
 	}
-	b.held[accountUUID] = held.msgs[0]
+	b.held[accountUUID] = domain.HeldWelcome{Outgoing: domain.Outgoing{Message: held.msgs[0]}, AccountKind: w.AccountKind, LinkExpiresAt: w.ExpiresAt}
 	maps.Copy(b.traces, held.traces)
 	return nil
 }
@@ -272,7 +273,17 @@ func (s *Service) Queue(ctx context.Context, in Inbox, b *Mails, afterCommit fun
 		if len(release) > 0 && b.traces == nil {
 			b.traces = map[string]map[string]string{}
 		}
+		now := s.now()
 		for _, o := range release {
+			if !o.LinkExpiresAt.IsZero() && !now.Before(o.LinkExpiresAt) {
+				// Its link ran out while it waited for the first order: a dead link would
+				// leave the buyer at an error page.
+				msgs, err := s.render.Welcome(o.EventID, domain.Welcome{Email: o.To, AccountKind: o.AccountKind}.Expired())
+				if err != nil {
+					return err
+				}
+				o.Message = msgs[0]
+			}
 			b.msgs = append(b.msgs, o.Message)
 			if _, ok := b.traces[o.EventID]; !ok {
 				b.traces[o.EventID] = o.Trace

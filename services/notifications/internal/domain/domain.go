@@ -97,14 +97,40 @@ type VerificationCode struct {
 	ExpiresAt time.Time
 }
 
-// Welcome is a new account. An account created without a password (at checkout) is
-// welcomed with the link to choose one (SetPasswordPath, a path on the store with the
-// token in its fragment, valid until ExpiresAt); one created with a password has none.
+// Welcome is a new account. An account created without a password (at checkout, or by
+// an organization's administrator adding a member: Organization names it) is welcomed with
+// the link to choose one (SetPasswordPath, a path on the store with the token in its
+// fragment, valid until ExpiresAt); one created with a password has none.
 type Welcome struct {
 	Email           string
 	AccountKind     string
+	Organization    string
 	SetPasswordPath string
 	ExpiresAt       time.Time
+	// LinkExpired: the link ran out before the welcome was sent (held for a first order
+	// that came later). The welcome then sends its reader to ForgotPasswordPath for a new
+	// link instead of carrying a dead one.
+	LinkExpired bool
+}
+
+// ForgotPasswordPath is the store page that mails a new link to choose a password.
+const ForgotPasswordPath = "/account/forgot-password"
+
+// ForgotPath is ForgotPasswordPath, for the templates.
+func (Welcome) ForgotPath() string { return ForgotPasswordPath }
+
+// Expired answers the welcome as sent once its link ran out: without the link.
+func (w Welcome) Expired() Welcome {
+	w.SetPasswordPath, w.LinkExpired = "", true
+	return w
+}
+
+// HeldWelcome is a rendered welcome waiting for its account's first completed order, with
+// what rendering it again needs should its link run out meanwhile.
+type HeldWelcome struct {
+	Outgoing
+	AccountKind   string
+	LinkExpiresAt time.Time // zero: no link (or a welcome held before the expiry was kept)
 }
 
 // PasswordReset is a "forgot password" link: Link is a path on the store.

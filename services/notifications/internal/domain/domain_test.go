@@ -87,6 +87,14 @@ func TestGoldenMessages(t *testing.T) {
 			return r.Welcome("evt-8", domain.Welcome{Email: "buyer@example.com", AccountKind: "individual",
 				SetPasswordPath: "/account/set-password#token=TOKEN&welcome=1", ExpiresAt: at})
 		},
+		"welcome-member": func() ([]domain.Message, error) {
+			return r.Welcome("evt-11", domain.Welcome{Email: "crew@example.com", AccountKind: "individual", Organization: "Fleet One",
+				SetPasswordPath: "/account/set-password#token=TOKEN&welcome=1", ExpiresAt: at})
+		},
+		"welcome-link-expired": func() ([]domain.Message, error) {
+			return r.Welcome("evt-12", domain.Welcome{Email: "buyer@example.com", AccountKind: "individual",
+				SetPasswordPath: "/account/set-password#token=TOKEN&welcome=1", ExpiresAt: at}.Expired())
+		},
 		"password-reset": func() ([]domain.Message, error) {
 			return r.PasswordReset("evt-9", domain.PasswordReset{Email: "pilot@example.com", Link: "/account/set-password#token=TOKEN", ExpiresAt: at})
 		},

@@ -51,9 +51,14 @@ func Handler[I app.Inbox](svc *app.Service, inbox func(pgx.Tx) I) kafka.InboxBat
 		// The link is a credential: it goes into the mail only, never into a log.
 		events.TopicPasswordLinkIssued: decode(func(ctx context.Context, b *app.Mails, id string, ev *eventsv1.PasswordLinkIssued) error {
 			switch ev.GetPurpose() {
-			case "welcome": // only checkout creates an account with a welcome link: held until its first order completes
-				return svc.WelcomeOnFirstOrder(ctx, b, id, ev.GetAccountUuid(), domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(),
-					SetPasswordPath: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
+			case "welcome":
+				w := domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(), Organization: ev.GetOrganizationName(),
+					SetPasswordPath: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()}
+				if w.Organization != "" { // a member an organization's administrator added: no order will come
+					return svc.Welcome(ctx, b, id, w)
+				}
+				// An account checkout created: held until its first order completes.
+				return svc.WelcomeOnFirstOrder(ctx, b, id, ev.GetAccountUuid(), w)
 			case "reset":
 				return svc.PasswordReset(ctx, b, id, domain.PasswordReset{Email: ev.GetEmail(), Link: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
 			}

@@ -75,9 +75,15 @@ func envelope(t *testing.T, id, topic string, ev proto.Message) kafka.Envelope {
 
 // welcomeLink is identity's event for an account checkout created (ProvisionAccount).
 func welcomeLink(t *testing.T, id, account, email string) kafka.Envelope {
+	return welcomeLinkOf(t, id, account, email, "", time.Now().Add(72*time.Hour))
+}
+
+// welcomeLinkOf is identity's welcome link event expiring at expires; org names the
+// organization of a member its administrator added ("" for a checkout account).
+func welcomeLinkOf(t *testing.T, id, account, email, org string, expires time.Time) kafka.Envelope {
 	return envelope(t, id, events.TopicPasswordLinkIssued, &eventsv1.PasswordLinkIssued{AccountUuid: account, Email: email,
 		Purpose: "welcome", Link: "/account/set-password#token=tok-" + account + "&welcome=1", AccountKind: "individual",
-		ExpiresAt: timestamppb.New(time.Now().Add(72 * time.Hour))})
+		ExpiresAt: timestamppb.New(expires), OrganizationName: org})
 }
 
 func accountCreated(t *testing.T, id, account, email string, passwordless bool) kafka.Envelope {
@@ -154,6 +160,57 @@ func TestWelcomeOnlyAfterFirstOrder(t *testing.T) {
 	held, err := m.store.Held(context.Background())
 	if err != nil || len(held) != 1 || held[0] != "ev-d2.welcome" {
 		t.Errorf("held = %v, %v; want only the declined buyer's", held, err)
+	}
+}
+
+// A member an organization's administrator added (accounts, issue 28 follow-up) is
+// welcomed at once, with the set-password link and the organization's name: no order
+// will ever release a held welcome of theirs. Before, it was held like a checkout
+// account's, and the member never heard from the store.
+func TestMemberWelcomeIsSentAtOnce(t *testing.T) {
+	m := newMailOnce(t)
+	m.deliver(accountCreated(t, "ev-m1", "acct-crew", "crew@fleet.example", true),
+		welcomeLinkOf(t, "ev-m2", "acct-crew", "crew@fleet.example", "Fleet One", time.Now().Add(72*time.Hour)))
+	got := m.welcomes("crew@fleet.example")
+	if len(got) != 1 || !strings.Contains(got[0], "https://store.test/account/set-password#token=tok-acct-crew") ||
+		!strings.Contains(got[0], "added to Fleet One") {
+		t.Fatalf("member welcomes %q, want one naming Fleet One with the set-password link", got)
+	}
+	var subject string
+	if err := m.pool.QueryRow(context.Background(), `SELECT subject FROM messages WHERE id = 'ev-m2.welcome'`).Scan(&subject); err != nil ||
+		subject != "Welcome to Hangar with Fleet One: choose your password" {
+		t.Errorf("subject = %q (%v)", subject, err)
+	}
+	if held, err := m.store.Held(context.Background()); err != nil || len(held) != 0 {
+		t.Errorf("held = %v, %v; want none", held, err)
+	}
+}
+
+// A checkout account's welcome waits for the first completed order, for as long as that
+// takes; its link does not (IDENTITY_WELCOME_LINK_TTL, 72 h). A buyer declined today who
+// buys again next week (the never-activated account may) must not get a welcome whose
+// link is dead: released after its link ran out, the welcome is rendered again without
+// it, pointing at "Forgot password" for a new one. A welcome released in time keeps its
+// link (TestWelcomeOnlyAfterFirstOrder).
+func TestHeldWelcomeReleasedAfterItsLinkExpired(t *testing.T) {
+	m := newMailOnce(t)
+	expired := time.Now().Add(-time.Minute)
+	// Held, then released by the order.
+	m.deliver(welcomeLinkOf(t, "ev-x1", "acct-late", "late@example.com", "", expired))
+	m.deliver(orderCompleted(t, "ev-x2", "acct-late", "late@example.com"))
+	// The order first: the welcome is released as it comes.
+	m.deliver(orderCompleted(t, "ev-y1", "acct-later", "later@example.com"))
+	m.deliver(welcomeLinkOf(t, "ev-y2", "acct-later", "later@example.com", "", expired))
+	for _, email := range []string{"late@example.com", "later@example.com"} {
+		got := m.welcomes(email)
+		if len(got) != 1 || strings.Contains(got[0], "set-password") || !strings.Contains(got[0], "https://store.test/account/forgot-password") {
+			t.Errorf("%s: welcomes %q, want one pointing at forgot-password, without the expired link", email, got)
+		}
+	}
+	var html string
+	if err := m.pool.QueryRow(context.Background(), `SELECT html_body FROM messages WHERE id = 'ev-x1.welcome'`).Scan(&html); err != nil ||
+		strings.Contains(html, "set-password") || !strings.Contains(html, `href="https://store.test/account/forgot-password"`) {
+		t.Errorf("html part (%v) carries the dead link or no forgot-password link:\n%s", err, html)
 	}
 }
 

@@ -975,8 +975,9 @@ func (x *AccountCreated) GetPasswordless() bool {
 
 // PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid.
 // A single-use link to choose a password: the welcome of an account created without one
-// (at checkout), or a reset the owner asked for. The token is only in link; identity keeps
-// its hash. Consumers must not log link.
+// (at checkout, or by an organization's administrator adding a member), or a reset the
+// owner asked for. The token is only in link; identity keeps its hash. Consumers must not
+// log link.
 type PasswordLinkIssued struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
@@ -985,11 +986,15 @@ type PasswordLinkIssued struct {
 	Purpose string `protobuf:"bytes,3,opt,name=purpose,proto3" json:"purpose,omitempty"`
 	// Path and fragment on the store (/account/set-password#token=...); the mailer prefixes
 	// the store's base URL.
-	Link          string                 `protobuf:"bytes,4,opt,name=link,proto3" json:"link,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
-	AccountKind   string                 `protobuf:"bytes,6,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Link        string                 `protobuf:"bytes,4,opt,name=link,proto3" json:"link,omitempty"`
+	ExpiresAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	AccountKind string                 `protobuf:"bytes,6,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
+	// Purpose "welcome" of a member an organization's administrator added: the
+	// organization's name (empty for an account checkout created). Such a welcome is mailed
+	// at once; checkout's waits for the account's first completed order.
+	OrganizationName string `protobuf:"bytes,7,opt,name=organization_name,json=organizationName,proto3" json:"organization_name,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *PasswordLinkIssued) Reset() {
@@ -1060,6 +1065,13 @@ func (x *PasswordLinkIssued) GetExpiresAt() *timestamppb.Timestamp {
 func (x *PasswordLinkIssued) GetAccountKind() string {
 	if x != nil {
 		return x.AccountKind
+	}
+	return ""
+}
+
+func (x *PasswordLinkIssued) GetOrganizationName() string {
+	if x != nil {
+		return x.OrganizationName
 	}
 	return ""
 }
@@ -1793,7 +1805,7 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x11marketing_consent\x18\x05 \x01(\bR\x10marketingConsent\x129\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\"\n" +
-	"\fpasswordless\x18\a \x01(\bR\fpasswordless\"\xd9\x01\n" +
+	"\fpasswordless\x18\a \x01(\bR\fpasswordless\"\x86\x02\n" +
 	"\x12PasswordLinkIssued\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
@@ -1801,7 +1813,8 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x04link\x18\x04 \x01(\tR\x04link\x129\n" +
 	"\n" +
 	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12!\n" +
-	"\faccount_kind\x18\x06 \x01(\tR\vaccountKind\"\x85\x01\n" +
+	"\faccount_kind\x18\x06 \x01(\tR\vaccountKind\x12+\n" +
+	"\x11organization_name\x18\a \x01(\tR\x10organizationName\"\x85\x01\n" +
 	"\x0fPasswordChanged\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x129\n" +
