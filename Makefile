@@ -62,10 +62,11 @@ check-generated: tools ## Fail when regenerating would change the committed gen/
 # kept out of the services' go.mod).
 GO_MODULES := . deploy/helm/check
 
-lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module)
+lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the services' layer check
 	$(BUF) lint
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	for m in $(GO_MODULES); do (cd $$m && go vet ./... && $(BIN)/staticcheck ./...); done
+	go run ./cmd/layercheck
 
 .PHONY: build
 build: ## Build every service binary and the dev runner into bin/

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/internal/platform/errs"
 )
 
@@ -185,20 +186,15 @@ func Outgoing(ctx context.Context) context.Context {
 // gateway appends the address of its HTTP peer to X-Forwarded-For; trustedProxies is the
 // number of proxies in front of the service that append their peer too (the Ingress: 1;
 // the dev edge, which calls the service in-process: 0). Entries to the left of those are
-// client-supplied and ignored. Without the header it answers the gRPC peer's address.
+// client-supplied and ignored (clientaddr walks the chain). Without the header it answers
+// the gRPC peer's address.
 func ClientIP(ctx context.Context, trustedProxies int) string {
 	md, _ := metadata.FromIncomingContext(ctx)
-	var hops []string
-	for _, v := range md.Get("x-forwarded-for") {
-		for _, h := range strings.Split(v, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hops = append(hops, h)
-			}
+	if xff := md.Get("x-forwarded-for"); len(xff) > 0 {
+		if a := clientaddr.Hops(trustedProxies).FromChain(xff); a.IsValid() {
+			return a.String()
 		}
-	}
-	if len(hops) > 0 {
-		i := max(len(hops)-1-max(trustedProxies, 0), 0)
-		return hops[i]
+		return ""
 	}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		if host, _, err := net.SplitHostPort(p.Addr.String()); err == nil {

@@ -196,6 +196,14 @@ func TestClientIPAndToken(t *testing.T) {
 	if ip := auth.ClientIP(ctx, 9); ip != "6.6.6.6" {
 		t.Errorf("ClientIP(too many) = %q", ip)
 	}
+	// The one client-address parser: a hop with a port or IPv4-mapped is its address, and
+	// garbage where the client should be falls back to the proxy that reported it.
+	for xff, want := range map[string]string{"1.2.3.4:5678, 10.0.0.9": "1.2.3.4", "::ffff:1.2.3.4, 10.0.0.9": "1.2.3.4", "junk, 10.0.0.9": "10.0.0.9"} {
+		c := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-forwarded-for", xff))
+		if ip := auth.ClientIP(c, 1); ip != want {
+			t.Errorf("ClientIP(%q, 1 proxy) = %q, want %q", xff, ip, want)
+		}
+	}
 	if tok := auth.Token(ctx); tok != "tok" {
 		t.Errorf("Token() = %q, want tok", tok)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"net"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
@@ -78,18 +77,4 @@ func ForwardedClient(ctx context.Context) (Client, bool) {
 		c.Session = sess[0]
 	}
 	return c, true
-}
-
-// AddrKey answers the key of a client address that rules counting by client use: an IPv4
-// address as is, an IPv6 one by its /64 (one subscriber's whole network: a client changing
-// its interface identifier is still one client). Anything else is kept verbatim.
-func AddrKey(addr string) string {
-	ip := net.ParseIP(addr)
-	if ip == nil {
-		return addr
-	}
-	if v4 := ip.To4(); v4 != nil {
-		return v4.String()
-	}
-	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
 }

@@ -7,21 +7,6 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-func TestAddrKeyCountsIPv6ByItsSlash64(t *testing.T) {
-	for in, want := range map[string]string{
-		"203.0.113.7":          "203.0.113.7",
-		"::ffff:203.0.113.7":   "203.0.113.7",
-		"2001:db8:1:2::5":      "2001:db8:1:2::/64",
-		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
-		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
-		"not an address":       "not an address",
-	} {
-		if got := AddrKey(in); got != want {
-			t.Errorf("AddrKey(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A service forwards the client it recorded; the next one reads it from the metadata. No
 // client recorded (a renewal), nothing forwarded.
 func TestClientForwardedBetweenServices(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hangar/hangar/internal/platform/config"
@@ -18,14 +19,12 @@ import (
 // report and retry, not a crash loop.
 func Bootstrap(ctx context.Context, log *slog.Logger, pool *pgxpool.Pool, cfg config.Database, report func(reason string), prepare func(context.Context) error) bool {
 	if cfg.CreateIfMissing {
-		for ctx.Err() == nil {
-			err := EnsureDatabase(ctx, cfg.URL)
-			if err == nil {
-				break
-			}
+		err := retryEvery(ctx, 2*time.Second, func() error { return EnsureDatabase(ctx, cfg.URL) }, func(err error) {
 			report(err.Error())
 			log.WarnContext(ctx, "cannot create database yet; retrying", "err", err.Error())
-			sleepCtx(ctx, 2*time.Second)
+		})
+		if err != nil {
+			return false
 		}
 	}
 	err := WaitReady(ctx, pool, DefaultBackoff, func(err error, next time.Duration) {
@@ -35,22 +34,21 @@ func Bootstrap(ctx context.Context, log *slog.Logger, pool *pgxpool.Pool, cfg co
 	if err != nil {
 		return false
 	}
-	for ctx.Err() == nil {
-		if err := prepare(ctx); err != nil {
-			report(err.Error())
-			log.ErrorContext(ctx, "preparing data failed; retrying", "err", err.Error())
-			sleepCtx(ctx, 5*time.Second)
-			continue
-		}
-		report("")
-		return true
+	err = retryEvery(ctx, 5*time.Second, func() error { return prepare(ctx) }, func(err error) {
+		report(err.Error())
+		log.ErrorContext(ctx, "preparing data failed; retrying", "err", err.Error())
+	})
+	if err != nil {
+		return false
 	}
-	return false
+	report("")
+	return true
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
+// retryEvery runs op until it succeeds or ctx ends, every d, telling onErr each failure.
+func retryEvery(ctx context.Context, d time.Duration, op func() error, onErr func(error)) error {
+	_, err := backoff.Retry(ctx, func() (struct{}, error) { return struct{}{}, op() },
+		backoff.WithBackOff(backoff.NewConstantBackOff(d)), backoff.WithMaxElapsedTime(0),
+		backoff.WithNotify(func(err error, _ time.Duration) { onErr(err) }))
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -43,25 +44,14 @@ var DefaultBackoff = Backoff{Min: 250 * time.Millisecond, Max: 10 * time.Second}
 // WaitReady pings until the database answers or ctx ends; onWait is told why each failed
 // attempt failed (the caller logs it and keeps readiness false).
 func WaitReady(ctx context.Context, pool *pgxpool.Pool, b Backoff, onWait func(err error, next time.Duration)) error {
-	delay := b.Min
-	for {
+	// No jitter: one replica waits for its own database; nothing to spread.
+	sched := &backoff.ExponentialBackOff{InitialInterval: b.Min, Multiplier: 2, MaxInterval: b.Max}
+	_, err := backoff.Retry(ctx, func() (struct{}, error) {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := pool.Ping(pctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		onWait(err, delay)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, b.Max)
-	}
+		defer cancel()
+		return struct{}{}, pool.Ping(pctx)
+	}, backoff.WithBackOff(sched), backoff.WithMaxElapsedTime(0), backoff.WithNotify(onWait))
+	return err
 }
 
 // EnsureDatabase creates the database named in dbURL if it does not exist, connecting to the

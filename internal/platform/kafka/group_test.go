@@ -1,15 +1,12 @@
 package kafka_test
 
 import (
-	"context"
-	"log/slog"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/internal/platform/telemetry"
 )
 
 // commitPastEnd commits, for group, offset 1000 on every partition of topic: what the group
@@ -74,37 +71,6 @@ func TestCommittedOffsetPastTheEndReadsFromTheStart(t *testing.T) {
 		t.Errorf("then handled %v", got)
 	}
 	r.eventually(t, `SELECT count(*) FROM effects`, 4)
-}
-
-// The plain consumer (no inbox) follows the same policy.
-func TestConsumerCommittedOffsetPastTheEndReadsFromTheStart(t *testing.T) {
-	r := newRig(t)
-	const topic, group = "hangar.test.plain-after-restart.v1", "plain-after-restart"
-	r.publish(t, kafka.Event{Topic: topic, Key: "a", Payload: []byte("one")})
-	r.commitPastEnd(t, group, topic)
-
-	c := kafka.NewConsumer(r.broker.Addrs(), group, topic, telemetry.Propagator(), r.tp, slog.New(slog.DiscardHandler))
-	defer c.Close()
-	got := make(chan string, 10)
-	ctx, cancel := context.WithCancel(r.ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- c.Run(ctx, func(_ context.Context, m kafkago.Message) error { got <- string(m.Value); return nil })
-	}()
-	select {
-	case v := <-got:
-		if v != "one" {
-			t.Errorf("handled %q", v)
-		}
-	case err := <-done:
-		t.Fatalf("Run = %v before any message", err)
-	case <-r.ctx.Done():
-		t.Fatal("the event in the shorter log was never handled")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run = %v", err)
-	}
 }
 
 // The batch consumer follows the same policy.

@@ -197,13 +197,9 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 	defer span.End()
 	log := c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", c.cfg.Group)
 
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, c.cfg.MaxBackoff
-	var err error
-	for attempt := 1; ; attempt++ {
+	attempts, err := c.retry(ctx, c.cfg.MaxAttempts, func() error {
 		start := time.Now()
-		var dup bool
-		dup, err = c.handleOnce(sctx, env)
+		dup, err := c.handleOnce(sctx, env)
 		c.m.duration.WithLabelValues(c.cfg.Group, msg.Topic).Observe(time.Since(start).Seconds())
 		if err == nil {
 			outcome := "handled"
@@ -213,26 +209,42 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 			}
 			c.m.events.WithLabelValues(c.cfg.Group, msg.Topic, outcome).Inc()
 			span.SetAttributes(attribute.String("hangar.inbox.outcome", outcome))
-			return nil
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if IsPermanent(err) || attempt >= c.cfg.MaxAttempts {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
-			log.ErrorContext(sctx, "event handler failed; dead-lettering", "attempts", attempt, "err", err.Error())
-			return c.deadLetter(sctx, dlq, msg, err, attempt)
-		}
+		return err
+	}, func(err error, attempt int, next time.Duration) {
 		c.m.retries.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
-		next := bo.NextBackOff()
 		log.WarnContext(sctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(next):
-		}
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
+	span.RecordError(err)
+	span.SetStatus(codes.Error, err.Error())
+	log.ErrorContext(sctx, "event handler failed; dead-lettering", "attempts", attempts, "err", err.Error())
+	return c.deadLetter(sctx, dlq, msg, err, attempts)
+}
+
+// retry runs op until it succeeds, fails permanently (IsPermanent), has run tries times
+// (0: no limit) or ctx ends, waiting the consumer's backoff between runs; notify is told
+// each failure that is retried, with its attempt number. It answers the attempts made and
+// the last error.
+func (c *InboxConsumer) retry(ctx context.Context, tries int, op func() error, notify func(err error, attempt int, next time.Duration)) (int, error) {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, c.cfg.MaxBackoff
+	attempt := 0
+	_, err := backoff.Retry(ctx, func() (struct{}, error) {
+		attempt++
+		err := op()
+		if IsPermanent(err) {
+			return struct{}{}, backoff.Permanent(err)
+		}
+		return struct{}{}, err
+	}, backoff.WithBackOff(bo), backoff.WithMaxTries(uint(max(tries, 0))), backoff.WithMaxElapsedTime(0),
+		backoff.WithNotify(func(err error, next time.Duration) { notify(err, attempt, next) }))
+	return attempt, err
 }
 
 // handleOnce runs the handler in a transaction with the inbox insert. dup: the event was
@@ -276,26 +288,15 @@ func (c *InboxConsumer) deadLetter(ctx context.Context, w *kafkago.Writer, msg k
 	h.Set(HeaderDLQAttempts, strconv.Itoa(attempts))
 	h.Set(HeaderDLQTime, time.Now().UTC().Format(time.RFC3339Nano))
 	dead := kafkago.Message{Topic: msg.Topic + DLQSuffix, Key: msg.Key, Value: msg.Value, Headers: h}
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, c.cfg.MaxBackoff
-	for {
-		err := w.WriteMessages(ctx, dead)
-		if err == nil {
-			c.m.deadLetters.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
-			c.m.events.WithLabelValues(c.cfg.Group, msg.Topic, "dead_lettered").Inc()
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		next := bo.NextBackOff()
+	_, err := c.retry(ctx, 0, func() error { return w.WriteMessages(ctx, dead) }, func(err error, _ int, next time.Duration) {
 		c.cfg.Log.ErrorContext(ctx, "dead-letter publish failed; retrying", "topic", dead.Topic, "retry_in", next.String(), "err", err.Error())
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(next):
-		}
+	})
+	if err != nil {
+		return err // only ctx ends the retries
 	}
+	c.m.deadLetters.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
+	c.m.events.WithLabelValues(c.cfg.Group, msg.Topic, "dead_lettered").Inc()
+	return nil
 }
 
 // prune deletes this consumer's inbox rows older than the retention, hourly.

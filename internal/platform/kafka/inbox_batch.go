@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
 	"github.com/jackc/pgx/v5"
 	kafkago "github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/otel/attribute"
@@ -201,9 +200,7 @@ func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, m
 // backoff, and dead-letters it when it keeps failing (InboxConsumer's process).
 func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer, msg kafkago.Message, env Envelope) error {
 	log := b.c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", b.c.cfg.Group)
-	bo := backoff.NewExponentialBackOff()
-	bo.InitialInterval, bo.MaxInterval = b.c.cfg.InitialBackoff, b.c.cfg.MaxBackoff
-	for attempt := 1; ; attempt++ {
+	attempts, err := b.c.retry(ctx, b.c.cfg.MaxAttempts, func() error {
 		handled, err := b.handleOnce(ctx, []Envelope{env})
 		if err == nil {
 			outcome := "handled"
@@ -211,24 +208,20 @@ func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer
 				outcome = "duplicate"
 			}
 			b.c.m.events.WithLabelValues(b.c.cfg.Group, msg.Topic, outcome).Inc()
-			return nil
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if IsPermanent(err) || attempt >= b.c.cfg.MaxAttempts {
-			log.ErrorContext(ctx, "event handler failed; dead-lettering", "attempts", attempt, "err", err.Error())
-			return b.c.deadLetter(ctx, dlq, msg, err, attempt)
-		}
+		return err
+	}, func(err error, attempt int, next time.Duration) {
 		b.c.m.retries.WithLabelValues(b.c.cfg.Group, msg.Topic).Inc()
-		next := bo.NextBackOff()
 		log.WarnContext(ctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(next):
-		}
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
+	log.ErrorContext(ctx, "event handler failed; dead-lettering", "attempts", attempts, "err", err.Error())
+	return b.c.deadLetter(ctx, dlq, msg, err, attempts)
 }
 
 // HandleBatch does with envs what Run does with a fetched batch's first try: their ids in

@@ -33,26 +33,21 @@
 // -help), built on ReadDeadLetters and ReplayDeadLetters: a replay republishes the original
 // message to its topic with the same event id, so groups that handled it skip it.
 //
-// Every consumer (inbox, batch, plain) shares the group's timing (SessionTimeout 6 s, HeartbeatInterval 1 s: a
+// Every consumer (inbox, batch) shares the group's timing (SessionTimeout 6 s, HeartbeatInterval 1 s: a
 // crashed consumer's partitions move after 6 s) and its offset policy: a partition without
 // a committed offset, and one whose committed offset is past its end (the broker came back
 // with a shorter log), are read from their first offset (groupReader).
 //
-// The older NewConsumer (fetch, handle, commit, retry forever) remains for consumers without
-// a database. StartBroker runs the in-process kfake broker for dev and tests.
+// StartBroker runs the in-process kfake broker for dev and tests.
 package kafka
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 	"os"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar/hangar/internal/platform/config"
 )
@@ -130,65 +125,3 @@ func (p *Producer) Publish(ctx context.Context, msgs ...kafkago.Message) error {
 
 // Close flushes and closes the writer.
 func (p *Producer) Close() error { return p.w.Close() }
-
-// Handler handles one message. It must be idempotent: a message is delivered at least once.
-type Handler func(ctx context.Context, msg kafkago.Message) error
-
-// Consumer reads a topic in a consumer group: fetch, handle, then commit, so a crash between
-// handling and commit redelivers rather than loses.
-type Consumer struct {
-	r      *groupReader
-	prop   propagation.TextMapPropagator
-	tracer trace.Tracer
-	log    *slog.Logger
-}
-
-// NewConsumer joins group on topic (timing and offset policy: groupReader).
-func NewConsumer(brokers []string, group, topic string, prop propagation.TextMapPropagator, tp trace.TracerProvider, log *slog.Logger) *Consumer {
-	// Commits stay synchronous: with no inbox in front of its handlers, every lost commit
-	// would be a real repeat of their effects.
-	return &Consumer{prop: prop, tracer: tp.Tracer(tracerName), log: log, r: newGroupReader(brokers, group, []string{topic}, 0, log)}
-}
-
-// Run handles messages until ctx ends. A failed handler is retried with backoff before the
-// offset moves on, so events are neither lost nor reordered within a partition.
-func (c *Consumer) Run(ctx context.Context, h Handler) error {
-	for {
-		msg, err := c.r.Fetch(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("fetch: %w", err)
-		}
-		hdr := Headers(msg.Headers)
-		mctx := c.prop.Extract(ctx, &hdr)
-		delay := 100 * time.Millisecond
-		for {
-			sctx, span := c.tracer.Start(mctx, "consume "+msg.Topic, trace.WithSpanKind(trace.SpanKindConsumer))
-			err = h(sctx, msg)
-			span.End()
-			if err == nil {
-				break
-			}
-			c.log.ErrorContext(sctx, "event handler failed; retrying", "topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "err", err.Error(), "retry_in", delay.String())
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(delay):
-			}
-			delay = min(delay*2, 30*time.Second)
-		}
-		// A handled message's offset is committed even when shutdown began meanwhile, so a
-		// clean stop does not redeliver it.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		err = c.r.Commit(cctx, msg)
-		cancel()
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("commit offset %d: %w", msg.Offset, err)
-		}
-	}
-}
-
-// Close leaves the group.
-func (c *Consumer) Close() error { return c.r.Close() }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	kafkago "github.com/segmentio/kafka-go"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -20,7 +19,8 @@ import (
 )
 
 // The outbox publishes exactly the committed events, keyed, with the writer's trace
-// context, and a consumer group handles each once, retrying failures before committing.
+// context, and an inbox consumer group handles each once, in key order, retrying failures
+// before committing.
 func TestOutboxRelayAndConsumer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -38,7 +38,7 @@ func TestOutboxRelayAndConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := pool.Exec(ctx, kafka.OutboxSchema); err != nil {
+	if _, err := pool.Exec(ctx, kafka.OutboxSchema+kafka.InboxSchema); err != nil {
 		t.Fatal(err)
 	}
 
@@ -79,29 +79,30 @@ func TestOutboxRelayAndConsumer(t *testing.T) {
 		t.Errorf("%d outbox rows left after publishing (%v); published payloads must not linger", left, err)
 	}
 
-	got := make(chan kafkago.Message, 10)
+	got := make(chan kafka.Envelope, 10)
 	var failedOnce atomic.Bool
 	var traceOK atomic.Bool
-	consumer := kafka.NewConsumer(broker.Addrs(), "test-group", "orders", prop, tp, log)
+	inbox := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: broker.Addrs(), Group: "test-group", Pool: pool,
+		Tracer: tp, Propagator: prop, Log: log, InitialBackoff: 10 * time.Millisecond})
+	inbox.Handle("orders", func(ctx context.Context, _ pgx.Tx, env kafka.Envelope) error {
+		if string(env.Data) == "paid" && !failedOnce.Swap(true) {
+			return errors.New("transient failure")
+		}
+		if trace.SpanContextFromContext(ctx).TraceID() == wantTrace {
+			traceOK.Store(true)
+		}
+		// Told once committed: a stop before the commit would rightly redeliver it.
+		kafka.AfterCommit(ctx, func() { got <- env })
+		return nil
+	})
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() {
-		done <- consumer.Run(cctx, func(ctx context.Context, m kafkago.Message) error {
-			if string(m.Value) == "paid" && !failedOnce.Swap(true) {
-				return errors.New("transient failure")
-			}
-			if trace.SpanContextFromContext(ctx).TraceID() == wantTrace {
-				traceOK.Store(true)
-			}
-			got <- m
-			return nil
-		})
-	}()
+	go func() { done <- inbox.Run(cctx) }()
 	seen := map[string][]string{}
 	for range 3 {
 		select {
-		case m := <-got:
-			seen[string(m.Key)] = append(seen[string(m.Key)], string(m.Value))
+		case e := <-got:
+			seen[string(e.Key)] = append(seen[string(e.Key)], string(e.Data))
 		case <-ctx.Done():
 			t.Fatalf("timed out; received %v", seen)
 		}
@@ -110,7 +111,6 @@ func TestOutboxRelayAndConsumer(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("consumer Run = %v", err)
 	}
-	_ = consumer.Close()
 	if len(seen["order-1"]) != 2 || seen["order-1"][0] != "created" || seen["order-1"][1] != "paid" || len(seen["order-2"]) != 1 {
 		t.Errorf("received %v; want order-1 created then paid, order-2 created", seen)
 	}
@@ -121,18 +121,21 @@ func TestOutboxRelayAndConsumer(t *testing.T) {
 		t.Error("handlers did not run in the publisher's trace")
 	}
 	select {
-	case m := <-got:
-		t.Errorf("unexpected extra message %s", m.Value)
+	case e := <-got:
+		t.Errorf("unexpected extra message %s", e.Data)
 	default:
 	}
 
 	// A restarted member of the group resumes after the committed offsets: no redelivery.
-	again := kafka.NewConsumer(broker.Addrs(), "test-group", "orders", prop, tp, log)
-	defer again.Close()
+	// Its inbox is a fresh one, so a redelivered event would reach the handler rather than
+	// be skipped as already handled.
+	again := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: broker.Addrs(), Group: "test-group", Inbox: "fresh-inbox",
+		Pool: pool, Tracer: tp, Propagator: prop, Log: log})
+	var redelivered atomic.Int32
+	again.Handle("orders", func(context.Context, pgx.Tx, kafka.Envelope) error { redelivered.Add(1); return nil })
 	actx, astop := context.WithTimeout(ctx, 8*time.Second)
 	defer astop()
-	var redelivered atomic.Int32
-	_ = again.Run(actx, func(context.Context, kafkago.Message) error { redelivered.Add(1); return nil })
+	_ = again.Run(actx)
 	if n := redelivered.Load(); n != 0 {
 		t.Errorf("%d messages redelivered after commit", n)
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -16,16 +17,12 @@ const restartPause = time.Second
 // error (a broker error ends a consumer's Run; the group resumes at its committed offsets).
 // name says which consumer in the log.
 func KeepRunning(ctx context.Context, log *slog.Logger, name string, c interface{ Run(context.Context) error }) {
-	for ctx.Err() == nil {
-		err := c.Run(ctx)
-		if err == nil || ctx.Err() != nil {
-			continue
-		}
-		log.ErrorContext(ctx, "consumer stopped; restarting", "consumer", name, "err", err.Error())
-		select {
-		case <-ctx.Done():
-		case <-time.After(restartPause):
-		}
+	for ctx.Err() == nil { // a Run that answers nil before ctx ends is started again at once
+		_, _ = backoff.Retry(ctx, func() (struct{}, error) { return struct{}{}, c.Run(ctx) },
+			backoff.WithBackOff(backoff.NewConstantBackOff(restartPause)), backoff.WithMaxElapsedTime(0),
+			backoff.WithNotify(func(err error, _ time.Duration) {
+				log.ErrorContext(ctx, "consumer stopped; restarting", "consumer", name, "err", err.Error())
+			}))
 	}
 }
 

@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
@@ -83,22 +85,20 @@ func (a *App) seedWhenIdentityAnswers(ctx context.Context) {
 		a.log.WarnContext(ctx, "dev seed needs IDENTITY_ADDR; skipped")
 		return
 	}
-	wait := 200 * time.Millisecond
-	for ctx.Err() == nil {
+	org, err := backoff.Retry(ctx, func() (string, error) {
 		org, err := a.dir.AccountOf(ctx, SeedOwnerEmail)
-		if err == nil && org != "" {
-			if err := a.Seed(ctx, org); err != nil {
-				a.log.ErrorContext(ctx, "dev seed failed", "err", err.Error())
-			} else {
-				a.log.InfoContext(ctx, "demo organization's licence pools seeded", "owner", SeedOwnerEmail, "account", org)
-			}
-			return
+		if err == nil && org == "" {
+			err = errors.New("identity does not know the demo owner yet")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 5*time.Second)
+		return org, err
+	}, backoff.WithBackOff(&backoff.ExponentialBackOff{InitialInterval: 200 * time.Millisecond, Multiplier: 2, MaxInterval: 5 * time.Second}),
+		backoff.WithMaxElapsedTime(0))
+	if err != nil {
+		return // ctx ended
+	}
+	if err := a.Seed(ctx, org); err != nil {
+		a.log.ErrorContext(ctx, "dev seed failed", "err", err.Error())
+	} else {
+		a.log.InfoContext(ctx, "demo organization's licence pools seeded", "owner", SeedOwnerEmail, "account", org)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
@@ -433,20 +434,21 @@ func (a *App) prepareData(ctx context.Context) error {
 
 func (a *App) startCatalogue(ctx context.Context) {
 	ready := a.srv.Ready()
-	wait := 200 * time.Millisecond
-	for ctx.Err() == nil {
+	_, err := backoff.Retry(ctx, func() (bool, error) {
 		fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		ok, err := a.svc.RefreshCatalog(fctx)
-		cancel()
-		if ok {
-			ready.Set("catalogue", "")
-			close(a.catalogLoaded)
-			break
+		defer cancel()
+		if ok, err := a.svc.RefreshCatalog(fctx); !ok {
+			return false, err
 		}
-		ready.Set("catalogue", "waiting for the catalog service")
-		a.log.WarnContext(ctx, "catalogue not loaded yet; retrying", "err", err.Error(), "retry_in", wait.String())
-		sleep(ctx, wait)
-		wait = min(wait*2, 5*time.Second)
+		return true, nil // loaded, even when a later refresh of it failed
+	}, backoff.WithBackOff(&backoff.ExponentialBackOff{InitialInterval: 200 * time.Millisecond, Multiplier: 2, MaxInterval: 5 * time.Second}),
+		backoff.WithMaxElapsedTime(0), backoff.WithNotify(func(err error, next time.Duration) {
+			ready.Set("catalogue", "waiting for the catalog service")
+			a.log.WarnContext(ctx, "catalogue not loaded yet; retrying", "err", err.Error(), "retry_in", next.String())
+		}))
+	if err == nil {
+		ready.Set("catalogue", "")
+		close(a.catalogLoaded)
 	}
 	a.svc.Watch(ctx, a.cfg.RefreshInterval)
 }

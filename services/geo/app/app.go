@@ -12,10 +12,10 @@ import (
 	"github.com/phuslu/iploc"
 
 	geov1 "github.com/hangar/hangar/gen/go/hangar/geo/v1"
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/server"
 	iapp "github.com/hangar/hangar/services/geo/internal/app"
-	"github.com/hangar/hangar/services/geo/internal/domain"
 	"github.com/hangar/hangar/services/geo/internal/ports"
 )
 
@@ -49,7 +49,7 @@ type App struct {
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	config.ServiceDefaults(Name, &cfg.Platform, nil)
-	proxies, err := domain.ParseProxies(cfg.TrustedProxies)
+	proxies, err := clientaddr.ParseProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, err
 	}

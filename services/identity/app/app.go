@@ -32,14 +32,6 @@ import (
 // Name is the service name in logs, traces and metrics.
 const Name = "identity"
 
-// Topics identity publishes.
-const (
-	TopicAccountCreated           = iapp.TopicAccountCreated
-	TopicEligibilityCodeRequested = iapp.TopicEligibilityCodeRequested
-	TopicPasswordLinkIssued       = iapp.TopicPasswordLinkIssued
-	TopicPasswordChanged          = iapp.TopicPasswordChanged
-)
-
 // Config is the identity service's configuration, read from the environment.
 type Config struct {
 	config.Platform

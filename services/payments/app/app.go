@@ -40,12 +40,6 @@ import (
 // Name is the service name in logs, traces and metrics.
 const Name = "payments"
 
-// Topics payments publishes.
-const (
-	TopicPaymentCaptured = iapp.TopicPaymentCaptured
-	TopicPaymentRefunded = iapp.TopicPaymentRefunded
-)
-
 // Config is the payments service's configuration, read from the environment.
 type Config struct {
 	config.Platform

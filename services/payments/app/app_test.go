@@ -317,13 +317,13 @@ func TestTestCardsChargesRefundsAndNoCardDataAnywhere(t *testing.T) {
 		var captured, refunded int
 		for _, row := range rows {
 			switch row[0].(string) {
-			case app.TopicPaymentCaptured:
+			case events.TopicPaymentCaptured:
 				var e eventsv1.PaymentCaptured
 				if err := proto.Unmarshal(row[1].([]byte), &e); err != nil || e.GetChargeId() == "" || e.GetAmount() <= 0 {
 					t.Errorf("captured event %v: %v", &e, err)
 				}
 				captured++
-			case app.TopicPaymentRefunded:
+			case events.TopicPaymentRefunded:
 				refunded++
 			}
 		}
@@ -482,7 +482,7 @@ func TestIdempotency(t *testing.T) {
 		if len(seen) != 1 || n != 1 {
 			t.Errorf("%d distinct charge ids answered, %d rows stored; want 1 and 1", len(seen), n)
 		}
-		ev := pgxQuery(t, r.dbURL, `SELECT count(*) FROM outbox WHERE topic = $1`, []any{app.TopicPaymentCaptured})[0][0].(int64)
+		ev := pgxQuery(t, r.dbURL, `SELECT count(*) FROM outbox WHERE topic = $1`, []any{events.TopicPaymentCaptured})[0][0].(int64)
 		if ev != 2 {
 			t.Errorf("%d captured events, want 2 (order-1 and the burst)", ev)
 		}

@@ -79,6 +79,16 @@ func TestStore(t *testing.T) {
 			t.Errorf("%v %v", g, err)
 		}
 	})
+	// The invoice number has one format, the invoice_number function (migration 0012) the
+	// single submit and the batch writer both draw it through.
+	t.Run("invoice number format", func(t *testing.T) {
+		for seq, want := range map[int64]string{1: "HGR-2026-000001", 42: "HGR-2026-000042", 999999: "HGR-2026-999999", 1234567: "HGR-2026-1234567"} {
+			var got string
+			if err := pool.QueryRow(ctx, `SELECT invoice_number($1, $2)`, 2026, seq).Scan(&got); err != nil || got != want {
+				t.Errorf("invoice_number(2026, %d) = %q, %v; want %q", seq, got, err, want)
+			}
+		}
+	})
 }
 
 // Two replicas (two pools, two limiters) over one database enforce one code limit, in a

@@ -274,16 +274,20 @@ func (p *Pipeline) writeBatchTx(ctx context.Context, tx pgx.Tx, w *batchWrite) (
 
 // insertBatch writes the orders (numbers, rows, lines), their kind's state and events.
 func (p *Pipeline) insertBatch(ctx context.Context, tx pgx.Tx, w *batchWrite) (map[*Placed][]kafka.Event, error) {
-	rows, err := tx.Query(ctx, `SELECT nextval('invoice_numbers') FROM generate_series(1, $1)`, len(w.placed))
+	years := make([]int, len(w.placed))
+	for n, o := range w.placed {
+		years[n] = o.CreatedAt.Year()
+	}
+	rows, err := tx.Query(ctx, `SELECT invoice_number(y, nextval('invoice_numbers')) FROM unnest($1::integer[]) WITH ORDINALITY AS t(y, n) ORDER BY n`, years)
 	if err != nil {
 		return nil, fmt.Errorf("invoice numbers: %w", err)
 	}
-	seqs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil || len(seqs) != len(w.placed) {
+	numbers, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(numbers) != len(w.placed) {
 		return nil, fmt.Errorf("invoice numbers: %w", errors.Join(err, errors.New("short")))
 	}
 	for n, o := range w.placed {
-		o.InvoiceNumber = fmt.Sprintf("HGR-%d-%06d", o.CreatedAt.Year(), seqs[n])
+		o.InvoiceNumber = numbers[n]
 	}
 	if err := insertOrders(ctx, tx, w); err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,14 +74,14 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 }
 
 // closeOrderSQL completes a pending key ($1) and, only then, draws the invoice number
-// (HGR-<year>-<number, at least six digits>, as batch.go formats it) and inserts the order
+// (the invoice_number function of migration 0012 formats it) and inserts the order
 // and its lines (unnested arrays: one statement, where COPY would be a round trip of its
 // own). It answers the invoice number, or no row when the key was not pending.
 const closeOrderSQL = `WITH closed AS (
 	UPDATE submissions SET status = 'completed', invoice_id = $2::uuid, charge_id = $3::text, updated_at = $4::timestamptz
 	WHERE key = $1::text AND status = 'pending' RETURNING nextval('invoice_numbers') AS seq
 ), numbered AS (
-	SELECT 'HGR-' || $5::text || '-' || lpad(seq::text, greatest(6, length(seq::text)), '0') AS invoice_number FROM closed
+	SELECT invoice_number($5::integer, seq) AS invoice_number FROM closed
 ), ord AS (
 	INSERT INTO orders (invoice_id, invoice_number, submission_key, kind, account_id, organization_id, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, gift_credit_in_cents, tax_label,
@@ -127,7 +126,7 @@ func queueCloseOrder(b *pgx.Batch, key string, o *Placed) *bool {
 		keys[i], bundleCodes[i], bundleTypes[i], postTax[i] = l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax
 	}
 	closed := new(bool)
-	b.Queue(closeOrderSQL, key, o.InvoiceID, o.ChargeID, o.CreatedAt, strconv.Itoa(o.CreatedAt.Year()),
+	b.Queue(closeOrderSQL, key, o.InvoiceID, o.ChargeID, o.CreatedAt, o.CreatedAt.Year(),
 		o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email, o.Currency, o.SubtotalInCents, o.TaxInCents,
 		o.TotalInCents, o.CreditToAccountInCents, giftTotal, o.TaxLabel, o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty,
 		firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), o.CardBrand, o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip,

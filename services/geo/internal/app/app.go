@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/geo/internal/domain"
 )
@@ -13,12 +14,12 @@ import (
 // Locator answers locations from an IP data set.
 type Locator struct {
 	country domain.CountryFunc
-	proxies domain.Proxies
+	proxies clientaddr.Proxies
 }
 
 // NewLocator builds a Locator over the data set country, believing X-Forwarded-For only
 // from proxies.
-func NewLocator(country domain.CountryFunc, proxies domain.Proxies) *Locator {
+func NewLocator(country domain.CountryFunc, proxies clientaddr.Proxies) *Locator {
 	return &Locator{country: country, proxies: proxies}
 }
 
@@ -42,20 +43,5 @@ func (l *Locator) LocateClient(peer netip.Addr, forwardedFor []string) domain.Lo
 // received it: X-Forwarded-For entries (each value may be a comma list) with that
 // service's peer last. A last entry that is not an address trusts nothing before it.
 func (l *Locator) LocateChain(chain []string) domain.Location {
-	var hops []string
-	for _, v := range chain {
-		for _, h := range strings.Split(v, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				hops = append(hops, h)
-			}
-		}
-	}
-	if len(hops) == 0 {
-		return domain.Locate(netip.Addr{}, l.country)
-	}
-	peer, err := netip.ParseAddr(hops[len(hops)-1])
-	if err != nil {
-		return domain.Locate(netip.Addr{}, l.country)
-	}
-	return l.LocateClient(peer, hops[:len(hops)-1])
+	return domain.Locate(l.proxies.FromChain(chain), l.country)
 }

@@ -7,14 +7,14 @@ import (
 
 	"github.com/phuslu/iploc"
 
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/services/geo/internal/app"
-	"github.com/hangar/hangar/services/geo/internal/domain"
 )
 
 // BenchmarkLookup is the browser's route end to end inside the service: proxy chain,
 // data set, JSON.
 func BenchmarkLookup(b *testing.B) {
-	proxies, _ := domain.ParseProxies([]string{"10.0.0.0/8"})
+	proxies, _ := clientaddr.ParseProxies([]string{"10.0.0.0/8"})
 	h := Lookup{Loc: app.NewLocator(func(a netip.Addr) string { return iploc.IPCountry(a) }, proxies)}
 	req := httptest.NewRequest("GET", LookupPath, nil)
 	req.RemoteAddr = "10.1.0.5:40000"

@@ -21,12 +21,6 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// Topics identity publishes (payloads of proto/hangar/events/v1).
-const (
-	TopicAccountCreated           = events.TopicAccountCreated
-	TopicEligibilityCodeRequested = events.TopicEligibilityCodeRequested
-)
-
 // Policies are the tunable rules.
 type Policies struct {
 	Sessions domain.SessionPolicy
@@ -379,7 +373,7 @@ func accountCreated(id string, a domain.Account) ([]kafka.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode account created: %w", err)
 	}
-	return []kafka.Event{{Topic: TopicAccountCreated, Key: id, Payload: b}}, nil
+	return []kafka.Event{{Topic: events.TopicAccountCreated, Key: id, Payload: b}}, nil
 }
 
 // ProvisionAccount answers the account of an e-mail, creating a password-less individual

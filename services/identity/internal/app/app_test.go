@@ -15,6 +15,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
 	iapp "github.com/hangar/hangar/services/identity/internal/app"
@@ -107,7 +108,7 @@ func TestCreateAccount(t *testing.T) {
 	})
 	t.Run("account created event in the outbox", func(t *testing.T) {
 		var payload []byte
-		if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1`, iapp.TopicAccountCreated).Scan(&payload); err != nil {
+		if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1`, events.TopicAccountCreated).Scan(&payload); err != nil {
 			t.Fatal(err)
 		}
 		var ev eventsv1.AccountCreated
@@ -295,7 +296,7 @@ func (e *env) lastCode(t *testing.T) *eventsv1.EligibilityCodeRequested {
 	t.Helper()
 	var payload []byte
 	if err := e.pool.QueryRow(context.Background(), `SELECT payload FROM outbox WHERE topic = $1 ORDER BY id DESC LIMIT 1`,
-		iapp.TopicEligibilityCodeRequested).Scan(&payload); err != nil {
+		events.TopicEligibilityCodeRequested).Scan(&payload); err != nil {
 		t.Fatal(err)
 	}
 	var ev eventsv1.EligibilityCodeRequested

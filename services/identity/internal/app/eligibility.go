@@ -11,6 +11,7 @@ import (
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
@@ -49,7 +50,7 @@ func (s *Service) RequestMilitaryCode(ctx context.Context, email, subscription s
 	if err != nil {
 		return MilitaryRequest{}, fmt.Errorf("encode eligibility code requested: %w", err)
 	}
-	ev := kafka.Event{Topic: TopicEligibilityCodeRequested, Key: email, Payload: payload}
+	ev := kafka.Event{Topic: events.TopicEligibilityCodeRequested, Key: email, Payload: payload}
 	err = s.store.IssueCode(ctx, c, now, s.pol.Codes.MaxPerHour, func(id string) []byte { return domain.HashCode(id, email, code) }, []kafka.Event{ev})
 	if err != nil {
 		return MilitaryRequest{}, err

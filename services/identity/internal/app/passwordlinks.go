@@ -16,12 +16,6 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// Topics of the password links.
-const (
-	TopicPasswordLinkIssued = events.TopicPasswordLinkIssued
-	TopicPasswordChanged    = events.TopicPasswordChanged
-)
-
 // Limiter takes a token for a key or answers the refusal (429 with Retry-After).
 type Limiter interface {
 	Allow(ctx context.Context, key string) error
@@ -145,7 +139,7 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 		if err != nil {
 			return nil, fmt.Errorf("encode password changed: %w", err)
 		}
-		return []kafka.Event{{Topic: TopicPasswordChanged, Key: l.AccountUUID, Payload: b}}, nil
+		return []kafka.Event{{Topic: events.TopicPasswordChanged, Key: l.AccountUUID, Payload: b}}, nil
 	})
 	if err != nil {
 		return Login{}, err
@@ -171,5 +165,5 @@ func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.Ne
 	if err != nil {
 		return nil, fmt.Errorf("encode password link: %w", err)
 	}
-	return []kafka.Event{{Topic: TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
+	return []kafka.Event{{Topic: events.TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
 }

@@ -28,12 +28,6 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-// Topics payments publishes (payloads of proto/hangar/events/v1).
-const (
-	TopicPaymentCaptured = events.TopicPaymentCaptured
-	TopicPaymentRefunded = events.TopicPaymentRefunded
-)
-
 // Policies are the service's settings.
 type Policies struct {
 	SalesContact  string
@@ -269,7 +263,7 @@ func (s *Service) Refund(ctx context.Context, chargeID string, amount int64, key
 		if err != nil {
 			return r, nil, fmt.Errorf("encode refund event: %w", err)
 		}
-		return r, []kafka.Event{{Topic: TopicPaymentRefunded, Key: c.ID, Payload: b}}, nil
+		return r, []kafka.Event{{Topic: events.TopicPaymentRefunded, Key: c.ID, Payload: b}}, nil
 	})
 }
 
@@ -285,7 +279,7 @@ func capturedEvent(c domain.Charge, now time.Time) ([]kafka.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode capture event: %w", err)
 	}
-	return []kafka.Event{{Topic: TopicPaymentCaptured, Key: c.ID, Payload: b}}, nil
+	return []kafka.Event{{Topic: events.TopicPaymentCaptured, Key: c.ID, Payload: b}}, nil
 }
 
 // StatusProto maps a status to the contract's enum.

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
@@ -115,7 +116,7 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 	}
 	v := &Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
 	if c.Addr != "" {
-		v.Add("addr:" + auth.AddrKey(c.Addr))
+		v.Add("addr:" + clientaddr.Key(c.Addr))
 	}
 	if c.Session != "" {
 		v.Add("session:" + c.Session)

@@ -1,4 +1,4 @@
-package domain
+package clientaddr
 
 import (
 	"net/netip"
@@ -53,6 +53,51 @@ func TestParseProxiesRejectsNonsense(t *testing.T) {
 	for _, in := range [][]string{{"-1"}, {"10.0.0.0/33"}, {"loopback"}, {"10.0.0.0/8", "x"}} {
 		if _, err := ParseProxies(in); err == nil {
 			t.Errorf("ParseProxies(%q) succeeded, want an error", in)
+		}
+	}
+}
+
+// A chain as a service receives it (the peer last): what auth.ClientIP counted with a hop
+// count, and what geo located for checkout.
+func TestFromChain(t *testing.T) {
+	ingress, _ := ParseProxies([]string{"10.0.0.0/8"})
+	for _, tc := range []struct {
+		name  string
+		p     Proxies
+		chain []string
+		want  string
+	}{
+		{"ClientIP behind one proxy", Hops(1), []string{"6.6.6.6, 1.2.3.4, 10.0.0.9"}, "1.2.3.4"},
+		{"ClientIP behind none", Hops(0), []string{"6.6.6.6, 1.2.3.4, 10.0.0.9"}, "10.0.0.9"},
+		{"ClientIP with more proxies than hops: the leftmost", Hops(9), []string{"6.6.6.6, 1.2.3.4, 10.0.0.9"}, "6.6.6.6"},
+		{"a negative count trusts nobody", Hops(-1), []string{"6.6.6.6, 10.0.0.9"}, "10.0.0.9"},
+		{"values of several header lines", Hops(1), []string{"6.6.6.6", "1.2.3.4", "10.0.0.9"}, "1.2.3.4"},
+		{"a hop written with its port", Hops(1), []string{"1.2.3.4:5678, 10.0.0.9"}, "1.2.3.4"},
+		{"an IPv4-mapped hop is its IPv4 address", Hops(1), []string{"::ffff:1.2.3.4, 10.0.0.9"}, "1.2.3.4"},
+		{"garbage where the client should be: the proxy that reported it", Hops(1), []string{"junk, 10.0.0.9"}, "10.0.0.9"},
+		{"by network", ingress, []string{"193.99.144.80, 8.8.8.8, 10.2.0.9"}, "8.8.8.8"},
+		{"peer not an address: nothing", ingress, []string{"8.8.8.8, junk"}, "invalid IP"},
+		{"empty chain: nothing", Hops(1), []string{" , "}, "invalid IP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.p.FromChain(tc.chain).String(); got != tc.want {
+				t.Errorf("FromChain(%q) = %s, want %s", tc.chain, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKeyCountsIPv6ByItsSlash64(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.7":          "203.0.113.7",
+		"::ffff:203.0.113.7":   "203.0.113.7",
+		"2001:db8:1:2::5":      "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
+		"not an address":       "not an address",
+	} {
+		if got := Key(in); got != want {
+			t.Errorf("Key(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

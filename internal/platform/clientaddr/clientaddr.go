@@ -1,7 +1,13 @@
-package domain
+// Package clientaddr finds the address of the client behind the proxies in front of a
+// service (X-Forwarded-For, trusted by network or by hop count), and the key that rules
+// counting by client use for it (an IPv6 client by its /64). Every service reads client
+// addresses through it: geo to locate a visitor, auth.ClientIP for the rate limits and the
+// card-testing rule.
+package clientaddr
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -52,6 +58,9 @@ func ParseProxies(entries []string) (Proxies, error) {
 	}
 	return p, nil
 }
+
+// Hops trusts the last n hops whatever their address (TRUSTED_PROXIES as a number).
+func Hops(n int) Proxies { return Proxies{hops: max(n, 0)} }
 
 func (p Proxies) trusts(a netip.Addr) bool {
 	for _, n := range p.nets {
@@ -114,4 +123,41 @@ func parseHop(h string) (netip.Addr, bool) {
 		}
 	}
 	return netip.Addr{}, false
+}
+
+// FromChain answers the client's address behind a proxy chain as a service received it:
+// X-Forwarded-For values (each may be a comma list) with that service's peer last, as
+// grpc-gateway hands a service the header with its HTTP peer appended. A last entry that is
+// not an address trusts nothing before it: the answer is the zero Addr.
+func (p Proxies) FromChain(chain []string) netip.Addr {
+	var hops []string
+	for _, v := range chain {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hops = append(hops, h)
+			}
+		}
+	}
+	if len(hops) == 0 {
+		return netip.Addr{}
+	}
+	peer, ok := parseHop(hops[len(hops)-1])
+	if !ok {
+		return netip.Addr{}
+	}
+	return p.ClientAddr(peer, hops[:len(hops)-1])
+}
+
+// Key answers the key of a client address that rules counting by client use: an IPv4
+// address as is, an IPv6 one by its /64 (one subscriber's whole network: a client changing
+// its interface identifier is still one client). Anything else is kept verbatim.
+func Key(addr string) string {
+	ip := net.ParseIP(addr)
+	if ip == nil {
+		return addr
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return (&net.IPNet{IP: ip.Mask(net.CIDRMask(64, 128)), Mask: net.CIDRMask(64, 128)}).String()
 }
