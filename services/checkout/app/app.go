@@ -221,7 +221,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.orders = order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), deps.Propagator, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
+	a.orders = order.NewPipeline(adapters.NewOrderStore(pool, deps.Propagator), adapters.NewPaymentsClient(payConn), log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
 		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
@@ -271,7 +271,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.svc = svc
 	a.orders.LinkReceipts(svc.ReceiptLink)
 	a.orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
-	a.orders.Register(order.KindGift, iapp.GiftFulfiller{Issue: adapters.IssueGifts})
+	a.orders.Register(order.KindGift, iapp.GiftFulfiller{})
 	a.orders.Register(order.KindOneOff, iapp.OneOffFulfiller{})
 	ro, err := cfg.Renewal.Options()
 	if err != nil {

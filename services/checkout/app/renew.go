@@ -66,7 +66,7 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	defer payConn.Close()
 	clock := func() time.Time { return now }
 	store := adapters.NewStore(pool)
-	orders := order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), prop, log, order.Options{Now: clock, Lease: cfg.SubmitLease})
+	orders := order.NewPipeline(adapters.NewOrderStore(pool, prop), adapters.NewPaymentsClient(payConn), log, order.Options{Now: clock, Lease: cfg.SubmitLease})
 	svc := iapp.New(store, adapters.NewCatalogClient(catConn), log, iapp.Options{Now: clock, QuoteKey: []byte(cfg.QuoteKey),
 		Rules: rules.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})

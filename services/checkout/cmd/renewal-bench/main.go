@@ -151,7 +151,7 @@ func run() error {
 	}
 	defer payConn.Close()
 	store := adapters.NewStore(pool)
-	orders := order.NewPipeline(pool, adapters.NewPaymentsClient(payConn), prop, log, order.Options{Now: clock})
+	orders := order.NewPipeline(adapters.NewOrderStore(pool, prop), adapters.NewPaymentsClient(payConn), log, order.Options{Now: clock})
 	svc := iapp.New(store, nil, log, iapp.Options{Now: clock, QuoteKey: []byte("bench"), Orders: orders, Subs: store})
 	cat, err := domaintest.Catalog()
 	if err != nil {

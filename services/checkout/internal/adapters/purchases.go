@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
@@ -50,9 +51,14 @@ func (s *Store) Cart(ctx context.Context, id string) (*oneoff.PresetCart, error)
 	return &c, nil
 }
 
+// execer runs a statement: a pgx.Tx, or the connection of a transaction it began.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
 // IssueGifts writes certificates in the caller's transaction (the order's), so a
 // certificate exists exactly when its purchase is recorded.
-func IssueGifts(ctx context.Context, tx pgx.Tx, certs []gift.Certificate) error {
+func IssueGifts(ctx context.Context, tx execer, certs []gift.Certificate) error {
 	for _, c := range certs {
 		if _, err := tx.Exec(ctx, `INSERT INTO gift_certificates (id, code, currency, balance_in_cents, initial_in_cents,
 			buyer_email, buyer_account_id, recipient_email, recipient_name, message, order_id)

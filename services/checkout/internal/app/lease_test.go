@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -72,8 +71,8 @@ func newLeaseEnv(t *testing.T, opts order.Options) *leaseEnv {
 	e := newRenewalEnv(t)
 	l := &leasePayments{fakePayments: e.pay, declines: map[string]bool{}}
 	opts.Now = e.clock.Now
-	pipe := order.NewPipeline(e.pool, l, propagation.TraceContext{}, discardLog(), opts)
-	pipe.Register("lease-test", order.FulfillerFunc(func(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
+	pipe := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), l, discardLog(), opts)
+	pipe.Register("lease-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
 	return &leaseEnv{renewalEnv: e, pay: l, pipe: pipe}
 }
 
@@ -157,8 +156,8 @@ func TestLiveSubmitKeepsItsLease(t *testing.T) {
 	<-beats // one renewal certainly made at the new time
 	e.clock.Set(start.Add(order.DefaultLease + time.Second))
 	// Another replica: in this one the retry would join the running request.
-	other := order.NewPipeline(e.pool, e.pay, propagation.TraceContext{}, discardLog(), order.Options{Now: e.clock.Now})
-	other.Register("lease-test", order.FulfillerFunc(func(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
+	other := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), e.pay, discardLog(), order.Options{Now: e.clock.Now})
+	other.Register("lease-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
 	if n, err := other.Reconcile(ctx); err != nil || n != 0 {
 		t.Fatalf("reconcile took over a live submit: %d, %v", n, err)
 	}

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
@@ -21,7 +19,7 @@ import (
 func TestSubmitRetriedAfterPaymentsOutage(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	e.pipe.Register("retry-test", order.FulfillerFunc(func(context.Context, pgx.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
+	e.pipe.Register("retry-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
 	down := true
 	e.pay.outage = func(string) error {
 		if down {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -22,9 +21,6 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// GiftIssuer writes issued certificates in the order's transaction (adapters.IssueGifts).
-type GiftIssuer func(ctx context.Context, tx pgx.Tx, certs []gift.Certificate) error
-
 // GiftDetail is a gift order's own data, handed to GiftFulfiller.
 type GiftDetail struct {
 	AmountsInCents []int64 `json:"amountsInCents"`
@@ -36,13 +32,12 @@ type GiftDetail struct {
 // GiftFulfiller issues a gift order's certificates (one per amount, a fresh code each) and
 // answers one gift-certificate-issued event per certificate, which notifications mails.
 type GiftFulfiller struct {
-	Issue GiftIssuer
 	// NewCode draws a code; gift.MustNewCode unless a test sets it.
 	NewCode func() string
 }
 
 // Fulfil implements order.Fulfiller.
-func (f GiftFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
+func (f GiftFulfiller) Fulfil(ctx context.Context, tx order.Tx, o *order.Placed) ([]kafka.Event, error) {
 	var d GiftDetail
 	if err := json.Unmarshal(o.Detail, &d); err != nil {
 		return nil, fmt.Errorf("decode gift order: %w", err)
@@ -66,7 +61,7 @@ func (f GiftFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) (
 		}
 		evs = append(evs, kafka.Event{Topic: events.TopicGiftCertificateIssued, Key: c.ID, Payload: b})
 	}
-	if err := f.Issue(ctx, tx, certs); err != nil {
+	if err := tx.IssueGifts(ctx, certs); err != nil {
 		return nil, err
 	}
 	return evs, nil
@@ -87,7 +82,7 @@ type OneOffDetail struct {
 type OneOffFulfiller struct{}
 
 // Fulfil implements order.Fulfiller.
-func (OneOffFulfiller) Fulfil(_ context.Context, _ pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
+func (OneOffFulfiller) Fulfil(_ context.Context, _ order.Tx, o *order.Placed) ([]kafka.Event, error) {
 	var d OneOffDetail
 	if len(o.Detail) > 0 {
 		if err := json.Unmarshal(o.Detail, &d); err != nil {
@@ -129,22 +124,6 @@ const (
 	MsgOneOffLogin = "Please log in to complete your order."
 )
 
-func (p *Purchases) begin(ctx context.Context, sub PurchaseSubmit) (*order.Placed, bool, error) {
-	if strings.TrimSpace(sub.Key) == "" || len(sub.Key) > 200 {
-		return nil, false, errs.Field("Idempotency-Key", "an Idempotency-Key header of 1 to 200 characters is required")
-	}
-	if p.svc.orders == nil {
-		return nil, false, errs.E(errs.Unavailable, "orders are not configured")
-	}
-	seen, err := p.svc.orders.Lookup(ctx, sub.Key)
-	if err != nil || seen == nil {
-		return nil, false, err
-	}
-	// A key seen before answers its first outcome (or finishes its pending order).
-	placed, err := p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, &order.Purchase{Kind: seen.Kind}, sub.Payment)
-	return placed, true, err
-}
-
 func (p *Purchases) human(ctx context.Context, value, client string) []string {
 	if p.svc.verifier == nil {
 		return nil
@@ -178,9 +157,12 @@ func invalid(problems []string) error {
 // the card fields, then the order pipeline (charge, one write, events). No login is
 // needed: the order belongs to the e-mail's account, created at identity when new.
 func (p *Purchases) SubmitGift(ctx context.Context, o gift.Order, recipient GiftDetail, sub PurchaseSubmit) (*order.Placed, error) {
-	if placed, seen, err := p.begin(ctx, sub); seen || err != nil {
-		return placed, err
-	}
+	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+		return p.submitGift(ctx, o, recipient, sub)
+	})
+}
+
+func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient GiftDetail, sub PurchaseSubmit) (*order.Placed, error) {
 	cat, err := p.svc.Catalog()
 	if err != nil {
 		return nil, err
@@ -248,9 +230,12 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if err := p.oneOffOn(); err != nil {
 		return nil, err
 	}
-	if placed, seen, err := p.begin(ctx, sub); seen || err != nil {
-		return placed, err
-	}
+	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+		return p.submitOneOff(ctx, in, sub, savedCard)
+	})
+}
+
+func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub PurchaseSubmit, savedCard bool) (*order.Placed, error) {
 	if !sub.Caller.LoggedIn {
 		return nil, &SubmitError{Code: errs.Unauthorized, Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
 // DefaultRetrySchedule is when a declined renewal is tried again, counted from the first
@@ -479,15 +480,13 @@ func (r *Renewer) lapse(ctx context.Context, tx RenewalTx, sub *domain.Subscript
 	if err != nil {
 		return err
 	}
-	ch := &eventsv1.SubscriptionChanged{SubscriptionId: sub.ID, AccountId: sub.AccountID, OrganizationId: sub.OrganizationID,
-		PlanCode: sub.PlanCode, Quantity: int32(sub.Quantity), TermStart: timestamppb.New(sub.TermStart), TermEnd: timestamppb.New(sub.TermEnd),
-		Status: "lapsed", AutoRenew: sub.AutoRenew, Change: change, Version: version, ChangedAt: timestamppb.New(now)}
-	ch.AddOns = addOnsOf(sub.AddOns, sub.Quantity, sub.LicensingMethod, r.svc.Catalog)
-	b, err := proto.Marshal(ch)
+	lapsed := *sub
+	lapsed.Valid, lapsed.Version = false, version
+	ev, err := subscription.Changed{Sub: &lapsed, Change: change, At: now, Catalog: catalogOrNil(r.svc.Catalog)}.Event()
 	if err != nil {
-		return fmt.Errorf("encode subscription changed: %w", err)
+		return err
 	}
-	return tx.Enqueue(ctx, kafka.Event{Topic: events.TopicSubscriptionChanged, Key: sub.AccountID, Payload: b})
+	return tx.Enqueue(ctx, ev)
 }
 
 func dunning(n *eventsv1.DunningNotice) (kafka.Event, error) {

@@ -129,7 +129,7 @@ func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv 
 	if pipeOpts != nil {
 		pipeOpts(&po)
 	}
-	e.pipe = order.NewPipeline(pool, e.pay, propagation.TraceContext{}, log, po)
+	e.pipe = order.NewPipeline(adapters.NewOrderStore(pool, propagation.TraceContext{}), e.pay, log, po)
 	pipe := e.pipe
 	e.svc = app.New(store, nil, log, app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
 	cat, err := domaintest.Catalog()

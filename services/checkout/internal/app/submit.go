@@ -102,58 +102,67 @@ type SubmitResult struct {
 // Submit buys a configuration (see checkout.proto SubmitInvoice). A key seen before
 // answers its first outcome without validating or pricing again.
 func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*SubmitResult, error) {
-	if strings.TrimSpace(sub.Key) == "" || len(sub.Key) > 200 {
+	sub.Deeplink = s.deeplink(ctx, sub.Deeplink)
+	placed, err := s.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+		if sub.Payment.Token != "" && !in.Caller.LoggedIn {
+			// A stored method pays only for its owner (payments decides, with the buyer's
+			// session); without a session none can be the buyer's, so it is refused before an
+			// account is created for the e-mail.
+			err := errs.E(errs.Forbidden, "%s", MsgMethodRefused)
+			s.logRefused(ctx, err, in.Caller, caller.Client, "")
+			return nil, err
+		}
+		pu, err := s.priceForSubmit(ctx, in, sub, caller)
+		if err != nil {
+			return nil, err
+		}
+		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
+		s.logRefused(ctx, err, in.Caller, caller.Client, pu.AccountID)
+		return placed, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, nil
+}
+
+// placeOnce is every submit's way to the order pipeline (subscription, gift, one-off): it
+// checks the Idempotency-Key, looks the key up once, and answers a key seen before with
+// its first outcome (order.Pipeline.Resume: the order, the decline, or the pending order
+// taken over) without running fresh; a new key runs fresh, which validates, prices and
+// places. Concurrent submits of one key and request in this process share one execution
+// (one look-up, one validation, one account creation, one charge), the only such sharing
+// on the path; across processes the key's row decides. A shared answer is Replayed.
+func (s *Service) placeOnce(ctx context.Context, key, requestHash string, pay order.Payment,
+	fresh func(ctx context.Context) (*order.Placed, error)) (*order.Placed, error) {
+	if strings.TrimSpace(key) == "" || len(key) > 200 {
 		return nil, errs.Field("Idempotency-Key", "an Idempotency-Key header of 1 to 200 characters is required")
 	}
 	if s.orders == nil {
 		return nil, errs.E(errs.Unavailable, "orders are not configured")
 	}
-	sub.Deeplink = s.deeplink(ctx, sub.Deeplink)
-	// Concurrent submits of one key and body in this process share one execution (one
-	// validation, one account creation, one charge); across replicas the key's row decides.
-	v, err, shared := s.submits.Do(sub.Key+"\x00"+sub.RequestHash, func() (any, error) {
-		return s.submit(context.WithoutCancel(ctx), in, sub, caller)
+	v, err, shared := s.submits.Do(key+"\x00"+requestHash, func() (any, error) {
+		// The order goes on when the buyer's connection drops: the charge may be under way.
+		ctx := context.WithoutCancel(ctx)
+		seen, err := s.orders.Lookup(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if seen != nil {
+			return s.orders.Resume(ctx, seen, requestHash, pay)
+		}
+		return fresh(ctx)
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := *v.(*SubmitResult)
-	if shared && res.Order != nil {
-		o := *res.Order
+	placed := v.(*order.Placed)
+	if shared && placed != nil && !placed.Replayed {
+		o := *placed
 		o.Replayed = true
-		res.Order = &o
+		placed = &o
 	}
-	return &res, nil
-}
-
-func (s *Service) submit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*SubmitResult, error) {
-	seen, err := s.orders.Lookup(ctx, sub.Key)
-	if err != nil {
-		return nil, err
-	}
-	if seen != nil {
-		// The first outcome (or the pending order, taken over when its request died).
-		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, &order.Purchase{Kind: seen.Kind}, sub.Payment)
-		return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, err
-	}
-	if sub.Payment.Token != "" && !in.Caller.LoggedIn {
-		// A stored method pays only for its owner (payments decides, with the buyer's
-		// session); without a session none can be the buyer's, so it is refused before an
-		// account is created for the e-mail.
-		err := errs.E(errs.Forbidden, "%s", MsgMethodRefused)
-		s.logRefused(ctx, err, in.Caller, caller.Client, "")
-		return nil, err
-	}
-	pu, err := s.priceForSubmit(ctx, in, sub, caller)
-	if err != nil {
-		return nil, err
-	}
-	placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
-	if err != nil {
-		s.logRefused(ctx, err, in.Caller, caller.Client, pu.AccountID)
-		return nil, err
-	}
-	return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, nil
+	return placed, nil
 }
 
 // priceForSubmit validates as Validate does, checks the payment fields and the human

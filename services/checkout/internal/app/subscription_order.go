@@ -8,12 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
-	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
@@ -117,22 +112,46 @@ type SubscriptionFulfiller struct {
 }
 
 // Fulfil implements order.Fulfiller.
-func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx pgx.Tx, o *order.Placed) ([]kafka.Event, error) {
-	d, args, err := upsertOf(o)
+func (f SubscriptionFulfiller) Fulfil(ctx context.Context, tx order.Tx, o *order.Placed) ([]kafka.Event, error) {
+	evs, err := f.FulfilBatch(ctx, tx, []*order.Placed{o})
 	if err != nil {
 		return nil, err
 	}
-	var version int64
-	if err := tx.QueryRow(ctx, upsertSubscription, args...).Scan(&version); err != nil {
-		return nil, fmt.Errorf("write subscription: %w", err)
-	}
-	return f.events(d, o, version)
+	return evs[0], nil
 }
 
-// events answers an order's subscription-changed event and, when the buyer ticked the
-// marketing checkbox, its marketing-consent-given.
-func (f SubscriptionFulfiller) events(d SubscriptionDetail, o *order.Placed, version int64) ([]kafka.Event, error) {
-	ev, err := f.changed(d, o, version)
+// FulfilBatch implements order.BatchFulfiller: the subscriptions of a batch of orders (the
+// renewal pass's) written in one round trip, each exactly as Fulfil writes it.
+func (f SubscriptionFulfiller) FulfilBatch(ctx context.Context, tx order.Tx, os []*order.Placed) ([][]kafka.Event, error) {
+	details := make([]SubscriptionDetail, len(os))
+	writes := make([]*order.SubscriptionWrite, len(os))
+	for n, o := range os {
+		d, w, err := subscriptionWriteOf(o)
+		if err != nil {
+			return nil, err
+		}
+		details[n], writes[n] = d, w
+	}
+	if err := tx.WriteSubscriptions(ctx, writes); err != nil {
+		return nil, err
+	}
+	cat := catalogOrNil(f.Catalog)
+	out := make([][]kafka.Event, len(os))
+	for n, o := range os {
+		evs, err := subscriptionEvents(details[n], &writes[n].Subscription, o, cat)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = evs
+	}
+	return out, nil
+}
+
+// subscriptionEvents answers an order's subscription-changed event (the subscription as written: its
+// version and auto-renew are the row's) and, when the buyer ticked the marketing
+// checkbox, its marketing-consent-given.
+func subscriptionEvents(d SubscriptionDetail, sub *domain.Subscription, o *order.Placed, cat *domain.Catalog) ([]kafka.Event, error) {
+	ev, err := subscription.Changed{Sub: sub, Change: d.Change, OrderID: o.InvoiceID, At: o.CreatedAt, Catalog: cat}.Event()
 	if err != nil {
 		return nil, err
 	}
@@ -147,91 +166,28 @@ func (f SubscriptionFulfiller) events(d SubscriptionDetail, o *order.Placed, ver
 	return evs, nil
 }
 
-// FulfilBatch implements order.BatchFulfiller: the subscriptions of a batch of orders (the
-// renewal pass's) written in one round trip, each exactly as Fulfil writes it.
-func (f SubscriptionFulfiller) FulfilBatch(ctx context.Context, tx pgx.Tx, os []*order.Placed) ([][]kafka.Event, error) {
-	details := make([]SubscriptionDetail, len(os))
-	versions := make([]int64, len(os))
-	b := &pgx.Batch{}
-	for n, o := range os {
-		d, args, err := upsertOf(o)
-		if err != nil {
-			return nil, err
-		}
-		details[n] = d
-		b.Queue(upsertSubscription, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&versions[n]) })
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("write subscriptions: %w", err)
-	}
-	out := make([][]kafka.Event, len(os))
-	for n, o := range os {
-		evs, err := f.events(details[n], o, versions[n])
-		if err != nil {
-			return nil, err
-		}
-		out[n] = evs
-	}
-	return out, nil
-}
-
-// upsertSubscription writes the subscription of an order (new, changed or renewed).
-const upsertSubscription = `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
-		term_start, term_end, payment_source, payment_method, military, valid, business_id, billing_country, billing_zip, billing_name,
-		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, payment_method_token, card_expires_at, version, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,1,now())
-		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons,
-		quantity = EXCLUDED.quantity, currency = EXCLUDED.currency, price_in_cents = EXCLUDED.price_in_cents,
-		term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end, payment_method = EXCLUDED.payment_method,
-		military = EXCLUDED.military, valid = true, business_id = EXCLUDED.business_id, billing_country = EXCLUDED.billing_country,
-		billing_zip = EXCLUDED.billing_zip, billing_name = EXCLUDED.billing_name, is_eu = subscriptions.is_eu OR EXCLUDED.is_eu,
-		last_invoice_id = EXCLUDED.last_invoice_id,
-		payment_method_token = coalesce(nullif(EXCLUDED.payment_method_token, ''), subscriptions.payment_method_token),
-		card_expires_at = coalesce(EXCLUDED.card_expires_at, CASE WHEN EXCLUDED.payment_method_token IN ('', subscriptions.payment_method_token)
-			THEN subscriptions.card_expires_at END),
-		lapsed_at = NULL,
-		-- A term stacked after the current one (an early renewal) keeps the current term's
-		-- unused days paid for; a change restarts the term today (its credit given).
-		earlier_terms = CASE WHEN EXCLUDED.term_start > now() THEN
-			(SELECT coalesce(jsonb_agg(t), '[]') FROM jsonb_array_elements(subscriptions.earlier_terms ||
-				jsonb_build_array(jsonb_build_object('start', subscriptions.term_start, 'end', subscriptions.term_end,
-					'priceInCents', subscriptions.price_in_cents))) t
-			WHERE (t->>'end')::timestamptz > now()) ELSE '[]' END,
-		version = subscriptions.version + 1, updated_at = now()
-		RETURNING version`
-
-// upsertOf answers an order's subscription detail and the arguments of upsertSubscription.
-func upsertOf(o *order.Placed) (SubscriptionDetail, []any, error) {
+// subscriptionWriteOf answers an order's subscription detail and the subscription it writes.
+func subscriptionWriteOf(o *order.Placed) (SubscriptionDetail, *order.SubscriptionWrite, error) {
 	var d SubscriptionDetail
 	if err := json.Unmarshal(o.Detail, &d); err != nil {
 		return d, nil, fmt.Errorf("decode subscription order: %w", err)
 	}
-	return d, []any{d.SubscriptionID, o.AccountID, o.Email, d.Name, d.PlanCode, d.AddOns, d.Quantity, o.Currency, d.PriceInCents, d.TermStart,
-		d.TermEnd, firstNonEmpty(o.PaymentMethod, "CREDIT_CARD"), d.Military, o.BusinessID, o.BillingCountry, o.BillingZip,
-		o.BillingName, nullable(o.OrganizationID), nullable(d.ParentAccount), d.Licensing, o.IsEU, o.InvoiceID,
-		o.PaymentMethodToken, CardExpiry(o.CardExpires)}, nil
+	return d, &order.SubscriptionWrite{Subscription: domain.Subscription{ID: d.SubscriptionID, AccountID: o.AccountID, Email: o.Email,
+		Name: d.Name, PlanCode: d.PlanCode, AddOns: d.AddOns, Quantity: d.Quantity, Currency: o.Currency, PriceInCents: d.PriceInCents,
+		TermStart: d.TermStart, TermEnd: d.TermEnd, PaymentSource: "CREDIT_CARD", PaymentMethod: o.PaymentMethodOrCard(),
+		Military: d.Military, Valid: true, BusinessID: o.BusinessID, BillingCountry: o.BillingCountry, BillingZip: o.BillingZip,
+		BillingName: o.BillingName, OrganizationID: o.OrganizationID, ParentAccountID: d.ParentAccount, LicensingMethod: d.Licensing},
+		IsEU: o.IsEU, InvoiceID: o.InvoiceID, PaymentMethodToken: o.PaymentMethodToken, CardExpiresAt: CardExpiry(o.CardExpires)}, nil
 }
 
-// changed is the subscription-changed event of an order's subscription at version.
-func (f SubscriptionFulfiller) changed(d SubscriptionDetail, o *order.Placed, version int64) (kafka.Event, error) {
-	ev := &eventsv1.SubscriptionChanged{SubscriptionId: d.SubscriptionID, AccountId: o.AccountID, OrganizationId: o.OrganizationID,
-		PlanCode: d.PlanCode, Quantity: int32(d.Quantity), TermStart: timestamppb.New(d.TermStart), TermEnd: timestamppb.New(d.TermEnd),
-		Status: "active", AutoRenew: true, Change: d.Change, OrderId: o.InvoiceID, Version: version, ChangedAt: timestamppb.New(o.CreatedAt)}
-	ev.AddOns = addOnsOf(d.AddOns, d.Quantity, d.Licensing, f.Catalog)
-	b, err := proto.Marshal(ev)
-	if err != nil {
-		return kafka.Event{}, fmt.Errorf("encode subscription changed: %w", err)
+// catalogOrNil answers the catalogue cat gives, or nil (subscription.AddOns then decides
+// by the codes' names).
+func catalogOrNil(cat func() (*domain.Catalog, error)) *domain.Catalog {
+	if cat == nil {
+		return nil
 	}
-	return kafka.Event{Topic: events.TopicSubscriptionChanged, Key: o.AccountID, Payload: b}, nil
-}
-
-// addOnsOf lists a subscription's add-ons with their licensing method (subscription.AddOns).
-func addOnsOf(codes []string, qty int, licensing string, cat func() (*domain.Catalog, error)) []*eventsv1.SubscriptionAddOn {
-	var c *domain.Catalog
-	if cat != nil {
-		c, _ = cat()
-	}
-	return subscription.AddOns(codes, qty, licensing, c)
+	c, _ := cat()
+	return c
 }
 
 func nullable(v string) any {

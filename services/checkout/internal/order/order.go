@@ -12,8 +12,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
 )
@@ -119,14 +117,14 @@ type Placed struct {
 // most once per order; an error rolls the order back (the charge is then refunded, and
 // the buyer told to review the order: ErrUnfulfillable).
 type Fulfiller interface {
-	Fulfil(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error)
+	Fulfil(ctx context.Context, tx Tx, o *Placed) ([]kafka.Event, error)
 }
 
 // FulfillerFunc adapts a function.
-type FulfillerFunc func(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error)
+type FulfillerFunc func(ctx context.Context, tx Tx, o *Placed) ([]kafka.Event, error)
 
 // Fulfil calls f.
-func (f FulfillerFunc) Fulfil(ctx context.Context, tx pgx.Tx, o *Placed) ([]kafka.Event, error) {
+func (f FulfillerFunc) Fulfil(ctx context.Context, tx Tx, o *Placed) ([]kafka.Event, error) {
 	return f(ctx, tx, o)
 }
 

@@ -4,33 +4,25 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"go.opentelemetry.io/otel/propagation"
-	"golang.org/x/sync/singleflight"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 )
 
 // Pipeline places orders. It is safe for concurrent use.
 type Pipeline struct {
-	pool       *pgxpool.Pool
+	store      Store
 	payments   Payments
 	fulfillers map[string]Fulfiller
-	prop       propagation.TextMapPropagator
 	log        *slog.Logger
 	now        func() time.Time
 	lease      time.Duration
 	heartbeat  time.Duration
 	onBeat     func(key string)
-	flight     singleflight.Group
 	// afterCharge, when set, runs between the charge and the write: tests inject a crash.
 	afterCharge func(key string) error
 	metrics     *Metrics
@@ -67,8 +59,8 @@ type Options struct {
 	Metrics *Metrics
 }
 
-// NewPipeline builds a pipeline writing to pool's checkout database.
-func NewPipeline(pool *pgxpool.Pool, payments Payments, prop propagation.TextMapPropagator, log *slog.Logger, o Options) *Pipeline {
+// NewPipeline builds a pipeline keeping its submissions and orders in store.
+func NewPipeline(store Store, payments Payments, log *slog.Logger, o Options) *Pipeline {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -78,7 +70,7 @@ func NewPipeline(pool *pgxpool.Pool, payments Payments, prop propagation.TextMap
 	if o.Heartbeat == 0 && o.Lease >= 3*time.Millisecond {
 		o.Heartbeat = o.Lease / 3 // shorter leases (tests taking keys over at once) are not renewed
 	}
-	return &Pipeline{pool: pool, payments: payments, fulfillers: map[string]Fulfiller{}, prop: prop, log: log,
+	return &Pipeline{store: store, payments: payments, fulfillers: map[string]Fulfiller{}, log: log,
 		now: o.Now, lease: o.Lease, heartbeat: o.Heartbeat, onBeat: o.OnHeartbeat, afterCharge: o.AfterCharge, metrics: o.Metrics}
 }
 
@@ -98,18 +90,10 @@ type Submission struct {
 	FailureCode, FailureMessage    string
 }
 
-// Lookup answers the submission of a key, or nil when the key is new.
+// Lookup answers the submission of a key, or nil when the key is new. A use case looks a
+// key up once, before it validates, and hands what it found to Resume.
 func (p *Pipeline) Lookup(ctx context.Context, key string) (*Submission, error) {
-	var s Submission
-	err := p.pool.QueryRow(ctx, `SELECT key, request_hash, kind, status, coalesce(invoice_id::text, ''), failure_code, failure_msg
-		FROM submissions WHERE key = $1`, key).Scan(&s.Key, &s.RequestHash, &s.Kind, &s.Status, &s.InvoiceID, &s.FailureCode, &s.FailureMessage)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("read submission: %w", err), "orders are unavailable; try again")
-	}
-	return &s, nil
+	return p.store.Lookup(ctx, key)
 }
 
 // ChargeKey is the payments idempotency key derived from a submit's key: stable, so every
@@ -122,57 +106,64 @@ func ChargeKey(kind, key string) string {
 // Place pays and writes a purchase once per key. requestHash identifies the request the
 // key was first used with: the same key with another hash is ErrKeyReused. A key already
 // completed answers its order (Replayed); a declined one its DeclinedError; a pending one
-// whose lease ran out is taken over with the purchase first stored (not pu).
-// Concurrent calls with one key in this process share one execution.
+// whose lease ran out is taken over with the purchase first stored (not pu). A caller that
+// has looked the key up already hands the submission to Resume instead. Place does not
+// share concurrent calls of one key: the use case's submit does (app.Service.placeOnce), and
+// across calls and replicas the key's row decides.
 func (p *Pipeline) Place(ctx context.Context, key, requestHash string, pu *Purchase, pay Payment) (*Placed, error) {
 	if _, ok := p.fulfillers[pu.Kind]; !ok {
 		return nil, errs.E(errs.Internal, "no fulfiller for %s orders", pu.Kind)
 	}
-	v, err, shared := p.flight.Do(key+"\x00"+requestHash, func() (any, error) {
-		return p.place(context.WithoutCancel(ctx), key, requestHash, pu, pay)
-	})
+	ctx = context.WithoutCancel(ctx)
+	chargeKey := ChargeKey(pu.Kind, key)
+	claimed, err := p.store.Claim(ctx, Claim{Key: key, RequestHash: requestHash, Kind: pu.Kind, Stored: Stored{Purchase: *pu, Payment: pay},
+		ChargeKey: chargeKey, LeaseUntil: p.now().Add(p.lease)})
 	if err != nil {
 		return nil, err
 	}
-	out := *v.(*Placed)
-	out.Replayed = out.Replayed || shared
-	return &out, nil
-}
-
-type stored struct {
-	Purchase Purchase `json:"purchase"`
-	Payment  Payment  `json:"payment"`
-}
-
-func (p *Pipeline) place(ctx context.Context, key, requestHash string, pu *Purchase, pay Payment) (*Placed, error) {
-	now := p.now()
-	body, err := json.Marshal(stored{Purchase: *pu, Payment: pay})
-	if err != nil {
-		return nil, fmt.Errorf("encode purchase: %w", err)
-	}
-	chargeKey := ChargeKey(pu.Kind, key)
-	tag, err := p.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`, key, requestHash, pu.Kind, body, chargeKey, now.Add(p.lease))
-	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, fmt.Errorf("claim submission: %w", err), "orders are unavailable; try again")
-	}
-	if tag.RowsAffected() == 0 {
-		st, ck, err := p.claimExisting(ctx, key, requestHash, now, pay)
-		var replay replayErr
-		if errors.As(err, &replay) {
-			out, err := p.Load(ctx, replay.invoiceID)
-			if out != nil {
-				out.Replayed = true
-			}
-			return out, err
-		}
+	if !claimed {
+		// Claimed meanwhile (the caller's look-up found nothing, or there was none).
+		s, err := p.store.Lookup(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		pu, pay, chargeKey = &st.Purchase, st.Payment, ck
+		if s == nil {
+			return nil, errs.E(errs.Unavailable, "order state changed; try again")
+		}
+		return p.Resume(ctx, s, requestHash, pay)
 	}
 	defer p.keepLease(key)()
 	return p.payAndWrite(ctx, key, chargeKey, pu, pay)
+}
+
+// Resume answers a key seen before, from its submission as looked up (read once per
+// submit): the finished order (Replayed), the decline, or the order of a pending
+// submission whose lease this call takes over (or of a declined one pay attempts again),
+// paid and written with the purchase first stored.
+func (p *Pipeline) Resume(ctx context.Context, s *Submission, requestHash string, pay Payment) (*Placed, error) {
+	if _, ok := p.fulfillers[s.Kind]; !ok {
+		return nil, errs.E(errs.Internal, "no fulfiller for %s orders", s.Kind)
+	}
+	ctx = context.WithoutCancel(ctx)
+	st, err := p.claimExisting(ctx, s, requestHash, p.now(), pay)
+	var replay replayErr
+	if errors.As(err, &replay) {
+		return p.replayed(ctx, replay.invoiceID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer p.keepLease(s.Key)()
+	return p.payAndWrite(ctx, s.Key, st.ChargeKey, &st.Purchase, st.Payment)
+}
+
+// replayed answers the order an earlier request with the key wrote.
+func (p *Pipeline) replayed(ctx context.Context, invoiceID string) (*Placed, error) {
+	out, err := p.Load(ctx, invoiceID)
+	if out != nil {
+		out.Replayed = true
+	}
+	return out, err
 }
 
 // keepLease renews the lease of key's submission while this request works on it, and
@@ -197,8 +188,7 @@ func (p *Pipeline) keepLease(key string) (stop func()) {
 				ctx, cancel := context.WithTimeout(context.Background(), p.lease)
 				// Only a lease still held is renewed: one given back (release) or run out stays so.
 				now := p.now()
-				_, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2
-					WHERE key = $1 AND status = 'pending' AND lease_until >= $3 AND lease_until < $2`, key, now.Add(p.lease), now)
+				err := p.store.RenewLease(ctx, key, now, now.Add(p.lease))
 				cancel()
 				if err != nil {
 					p.log.Warn("renew submission lease", "key", key, "err", err.Error())
@@ -214,44 +204,30 @@ func (p *Pipeline) keepLease(key string) (stop func()) {
 // claimExisting handles a key seen before: the finished answer, or the stored purchase and
 // charge key of a pending submission whose lease this call has taken over, or of a declined
 // one that pay attempts again.
-func (p *Pipeline) claimExisting(ctx context.Context, key, requestHash string, now time.Time, pay Payment) (*stored, string, error) {
-	s, err := p.Lookup(ctx, key)
-	if err != nil {
-		return nil, "", err
-	}
-	if s == nil {
-		return nil, "", errs.E(errs.Unavailable, "order state changed; try again")
-	}
+func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash string, now time.Time, pay Payment) (*Stored, error) {
 	if s.RequestHash != requestHash {
-		return nil, "", ErrKeyReused
+		return nil, ErrKeyReused
 	}
 	switch s.Status {
 	case "completed":
-		return nil, "", replayErr{s.InvoiceID}
+		return nil, replayErr{s.InvoiceID}
 	case "declined":
-		st, ck, err := p.reattempt(ctx, key, s.Kind, now, pay)
+		st, err := p.reattempt(ctx, s.Key, s.Kind, now, pay)
 		if st == nil && err == nil {
-			return nil, "", &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
+			return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
 		}
-		return st, ck, err
+		return st, err
 	case "abandoned", "refunded":
-		return nil, "", errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
+		return nil, errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
 	}
-	var body []byte
-	var chargeKey string
-	err = p.pool.QueryRow(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $3
-		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase, charge_key`, key, now.Add(p.lease), now).Scan(&body, &chargeKey)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, "", ErrInProgress
-	}
+	st, ok, err := p.store.TakeOver(ctx, s.Key, now, now.Add(p.lease))
 	if err != nil {
-		return nil, "", errs.Wrap(errs.Unavailable, fmt.Errorf("take over submission: %w", err), "orders are unavailable; try again")
+		return nil, err
 	}
-	var st stored
-	if err := json.Unmarshal(body, &st); err != nil {
-		return nil, "", fmt.Errorf("decode stored purchase: %w", err)
+	if !ok {
+		return nil, ErrInProgress
 	}
-	return &st, chargeKey, nil
+	return &st, nil
 }
 
 // reattempt reopens a declined key for another payment (another card, or the same card
@@ -260,42 +236,27 @@ func (p *Pipeline) claimExisting(ctx context.Context, key, requestHash string, n
 // click keeps the key. The new attempt gets a charge key of its own (payments replays the
 // first attempt's decline for the first key). The same payment again (nil, nil) replays
 // the decline. The order is the one first stored; only its payment changes.
-func (p *Pipeline) reattempt(ctx context.Context, key, kind string, now time.Time, pay Payment) (*stored, string, error) {
+func (p *Pipeline) reattempt(ctx context.Context, key, kind string, now time.Time, pay Payment) (*Stored, error) {
 	if pay == (Payment{}) {
-		return nil, "", nil
+		return nil, nil
 	}
-	payJSON, err := json.Marshal(pay)
+	st, ok, err := p.store.Reopen(ctx, key, pay, AttemptChargeKey(kind, key, pay), now, now.Add(p.lease))
 	if err != nil {
-		return nil, "", fmt.Errorf("encode payment: %w", err)
+		return nil, err
 	}
-	chargeKey := AttemptChargeKey(kind, key, pay)
-	var body []byte
-	err = p.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
-			charge_key = $3, failure_code = '', failure_msg = '', lease_until = $4, attempts = attempts + 1, updated_at = $5
-		WHERE key = $1 AND status = 'declined'
-			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($6::text, $7::text)
-		RETURNING purchase`,
-		key, payJSON, chargeKey, now.Add(p.lease), now, pay.Nonce, pay.Token).Scan(&body)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if !ok {
 		// The same payment again (its attempt was the one declined), or a concurrent request
 		// reopened the key first.
-		s, err := p.Lookup(ctx, key)
+		s, err := p.store.Lookup(ctx, key)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		if s != nil && s.Status == "pending" {
-			return nil, "", ErrInProgress
+			return nil, ErrInProgress
 		}
-		return nil, "", nil
+		return nil, nil
 	}
-	if err != nil {
-		return nil, "", errs.Wrap(errs.Unavailable, fmt.Errorf("reopen declined submission: %w", err), "orders are unavailable; try again")
-	}
-	var st stored
-	if err := json.Unmarshal(body, &st); err != nil {
-		return nil, "", fmt.Errorf("decode stored purchase: %w", err)
-	}
-	return &st, chargeKey, nil
+	return &st, nil
 }
 
 // AttemptChargeKey is the charge key of a later payment attempt of a key: stable for the
@@ -390,18 +351,17 @@ func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchas
 // was charged, so nothing of it is kept (the refusal is logged where the caller is known),
 // and the key answers like a new one.
 func (p *Pipeline) refused(ctx context.Context, key string, cause error) error {
-	if _, err := p.pool.Exec(ctx, `DELETE FROM submissions WHERE key = $1 AND status = 'pending'`, key); err != nil {
+	if err := p.store.Forget(ctx, key); err != nil {
 		p.log.ErrorContext(ctx, "forget refused submission", "err", err.Error())
 	}
 	return cause
 }
 
 func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {
-	tag, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
-		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message)
+	closed, err := p.store.Decline(ctx, key, d)
 	if err != nil {
 		p.log.ErrorContext(ctx, "record declined submission", "err", err.Error())
-	} else if tag.RowsAffected() == 1 {
+	} else if closed {
 		p.metrics.declined(d) // once per key, however often the decline is answered
 	}
 	return d
@@ -412,8 +372,7 @@ func (p *Pipeline) release(key string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	// Already run out: a retry at the same instant (a frozen test clock) may take it over.
-	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2, updated_at = now() WHERE key = $1 AND status = 'pending'`,
-		key, p.now().Add(-time.Millisecond)); err != nil {
+	if err := p.store.Release(ctx, key, p.now().Add(-time.Millisecond)); err != nil {
 		p.log.WarnContext(ctx, "release submission lease", "key", key, "err", err.Error())
 	}
 }
@@ -425,9 +384,8 @@ func (p *Pipeline) refund(ctx context.Context, key string, ch Charge, cause erro
 			return errs.Wrap(errs.Unavailable, err, "Your order could not be completed; the refund is pending. Please contact support.")
 		}
 	}
-	if _, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'refunded', charge_id = $2, failure_msg = $3, updated_at = now()
-		WHERE key = $1 AND status = 'pending'`, key, ch.ID, cause.Error()); err != nil {
-		return errs.Wrap(errs.Unavailable, err, "orders are unavailable; try again")
+	if err := p.store.Refunded(ctx, key, ch.ID, cause.Error()); err != nil {
+		return err
 	}
 	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())
 	var u unfulfillable

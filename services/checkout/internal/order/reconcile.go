@@ -2,7 +2,6 @@ package order
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -17,42 +16,21 @@ import (
 // charged. Orders are written exactly once (see write). It answers how many it settled.
 func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 	now := p.now()
-	rows, err := p.pool.Query(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $1
-		WHERE key IN (SELECT key FROM submissions WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until LIMIT 20
-			FOR UPDATE SKIP LOCKED)
-		RETURNING key, charge_key, purchase`, now, now.Add(p.lease))
+	claims, err := p.store.ClaimStale(ctx, now, now.Add(p.lease), 20)
 	if err != nil {
-		return 0, fmt.Errorf("claim stale submissions: %w", err)
-	}
-	type claim struct {
-		key, chargeKey string
-		body           []byte
-	}
-	var claims []claim
-	for rows.Next() {
-		var c claim
-		if err := rows.Scan(&c.key, &c.chargeKey, &c.body); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read stale submission: %w", err)
-		}
-		claims = append(claims, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read stale submissions: %w", err)
+		return 0, err
 	}
 	n := 0
 	for _, c := range claims {
-		var st stored
-		if err := json.Unmarshal(c.body, &st); err != nil {
-			p.log.ErrorContext(ctx, "reconcile: bad stored purchase", "key", c.key, "err", err.Error())
+		if c.Err != nil {
+			p.log.ErrorContext(ctx, "reconcile: bad stored purchase", "key", c.Key, "err", c.Err.Error())
 			continue
 		}
-		if err := p.settle(ctx, c.key, c.chargeKey, &st); err != nil {
+		if err := p.settle(ctx, c.Key, c.Stored.ChargeKey, &c.Stored); err != nil {
 			// Payments unreachable (or the write failed): the claim is given back, so the
 			// buyer's retry or the next pass takes the key at once instead of a lease later.
-			p.log.WarnContext(ctx, "reconcile: submission not settled yet", "key", c.key, "err", err.Error())
-			p.release(c.key)
+			p.log.WarnContext(ctx, "reconcile: submission not settled yet", "key", c.Key, "err", err.Error())
+			p.release(c.Key)
 			continue
 		}
 		n++
@@ -60,7 +38,7 @@ func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *stored) error {
+func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *Stored) error {
 	var ch Charge
 	if st.Purchase.TotalInCents == 0 {
 		// Nothing was charged; the vault is keyed, so asking again answers the vault the
@@ -82,8 +60,7 @@ func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *stored
 		ch, err = p.payments.ChargeByKey(ctx, chargeKey)
 		switch {
 		case errs.CodeOf(err) == errs.NotFound:
-			_, err := p.pool.Exec(ctx, `UPDATE submissions SET status = 'abandoned', updated_at = now() WHERE key = $1 AND status = 'pending'`, key)
-			return err
+			return p.store.Abandon(ctx, key)
 		case err != nil:
 			return err
 		case ch.Status == "FAILED":

@@ -25,12 +25,27 @@ func idempotencyKey(ctx context.Context, body string) string {
 	return strings.TrimSpace(body)
 }
 
-// hashOf identifies a submit's body (without its key) and caller, so that a key is only
-// reused for the same request.
+// hashOf identifies a submit's body (its key and payment cleared: payment_hash.go) and
+// caller, so that a key is only reused for the same request.
 func hashOf(m proto.Message, caller string) string {
-	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	var b []byte
+	if m != nil {
+		b, _ = proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	}
 	h := sha256.Sum256(append(b, []byte("|"+strings.ToLower(caller))...))
 	return hex.EncodeToString(h[:])
+}
+
+// giftHash is the request hash of a gift submit.
+func giftHash(req *checkoutv1.SubmitGiftRequest, caller string) string {
+	defer giftWithoutPayment(req)()
+	return hashOf(req, caller)
+}
+
+// oneOffHash is the request hash of a one-off submit.
+func oneOffHash(req *checkoutv1.SubmitOneOffRequest, caller string) string {
+	defer oneOffWithoutPayment(req)()
+	return hashOf(req, caller)
 }
 
 func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest) (*checkoutv1.SubmitGiftResponse, error) {
@@ -39,10 +54,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 		return nil, err
 	}
 	who := sessionCaller(ctx)
-	body := proto.Clone(req).(*checkoutv1.SubmitGiftRequest)
-	body.IdempotencyKey = ""
-	giftWithoutPayment(body)
-	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: hashOf(body, who.AccountID),
+	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: giftHash(req, who.AccountID),
 		Payment: order.Payment{Nonce: req.GetNonce(), CardholderName: req.GetCardholderName()}, Caller: who,
 		Client: s.caller(ctx).Client, RecaptchaValue: req.GetRecaptchaValue()}
 	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency()}
@@ -72,18 +84,12 @@ func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffReq
 		return nil, err
 	}
 	who := sessionCaller(ctx)
-	body := proto.Clone(req).(*checkoutv1.SubmitOneOffRequest)
-	body.IdempotencyKey = ""
-	if c := body.GetConfiguration(); c != nil {
-		c.Counter = 0
-	}
-	oneOffWithoutPayment(body)
 	c := req.GetConfiguration()
 	pay := order.Payment{Nonce: req.GetNonce(), CardholderName: c.GetCardholderName()}
 	if req.GetUseSavedCard() {
 		pay = order.Payment{Token: req.GetPaymentMethodToken(), CardholderName: c.GetCardholderName()}
 	}
-	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: hashOf(body, who.AccountID),
+	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: oneOffHash(req, who.AccountID),
 		Payment: pay, Caller: who, Client: s.caller(ctx).Client, RecaptchaValue: c.GetRecaptchaValue()}
 	in := oneOffInput(c)
 	in.ClientAddr = sub.Client

@@ -2,10 +2,7 @@ package ports
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -138,20 +135,11 @@ func refusal(err error) error {
 // the same request. The page's counter and cart id do not change what is bought, nor do
 // the payment fields (payment_hash.go).
 func requestHash(c *checkoutv1.Configuration, caller string) string {
-	c = proto.Clone(c).(*checkoutv1.Configuration)
 	if c == nil {
-		c = &checkoutv1.Configuration{}
+		return hashOf(nil, caller)
 	}
-	c.Counter, c.CartId = 0, ""
-	withoutPayment(c)
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(c)
-	if err != nil {
-		b = []byte(fmt.Sprint(c))
-	}
-	h := sha256.New()
-	h.Write(b)
-	h.Write([]byte("|" + strings.ToLower(caller)))
-	return hex.EncodeToString(h.Sum(nil))
+	defer withoutPayment(c)()
+	return hashOf(c, caller)
 }
 
 func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {

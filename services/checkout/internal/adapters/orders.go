@@ -1,0 +1,288 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// OrderStore is order.Store on PostgreSQL: the submissions table (one row per idempotency
+// key), the orders and their invoice lines, and the order's transaction, whose events go
+// to the outbox with its COMMIT.
+type OrderStore struct {
+	pool *pgxpool.Pool
+	prop propagation.TextMapPropagator
+}
+
+// NewOrderStore answers the order store of pool's checkout database; prop carries the
+// trace into the outbox rows.
+func NewOrderStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *OrderStore {
+	return &OrderStore{pool: pool, prop: prop}
+}
+
+var _ order.Store = (*OrderStore)(nil)
+
+func unavailable(err error, what string) error {
+	return errs.Wrap(errs.Unavailable, fmt.Errorf("%s: %w", what, err), "orders are unavailable; try again")
+}
+
+// Lookup implements order.Store.
+func (s *OrderStore) Lookup(ctx context.Context, key string) (*order.Submission, error) {
+	var sub order.Submission
+	err := s.pool.QueryRow(ctx, `SELECT key, request_hash, kind, status, coalesce(invoice_id::text, ''), failure_code, failure_msg
+		FROM submissions WHERE key = $1`, key).Scan(&sub.Key, &sub.RequestHash, &sub.Kind, &sub.Status, &sub.InvoiceID, &sub.FailureCode, &sub.FailureMessage)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, unavailable(err, "read submission")
+	}
+	return &sub, nil
+}
+
+// Claim implements order.Store.
+func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
+	body, err := json.Marshal(c.Stored)
+	if err != nil {
+		return false, fmt.Errorf("encode purchase: %w", err)
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, c.LeaseUntil)
+	if err != nil {
+		return false, unavailable(err, "claim submission")
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ClaimMany implements order.Store.
+func (s *OrderStore) ClaimMany(ctx context.Context, cs []order.Claim) ([]string, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	keys, hashes, kinds, bodies, chargeKeys := make([]string, len(cs)), make([]string, len(cs)), make([]string, len(cs)),
+		make([]string, len(cs)), make([]string, len(cs))
+	for n, c := range cs {
+		body, err := json.Marshal(c.Stored)
+		if err != nil {
+			return nil, fmt.Errorf("encode purchase: %w", err)
+		}
+		keys[n], hashes[n], kinds[n], bodies[n], chargeKeys[n] = c.Key, c.RequestHash, c.Kind, string(body), c.ChargeKey
+	}
+	rows, err := s.pool.Query(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
+		SELECT k, h, kd, b::jsonb, ck, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, h, kd, b, ck)
+		ON CONFLICT (key) DO NOTHING RETURNING key`, keys, hashes, kinds, bodies, chargeKeys, cs[0].LeaseUntil)
+	if err != nil {
+		return nil, unavailable(err, "claim submissions")
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, unavailable(err, "claim submissions")
+	}
+	return got, nil
+}
+
+// decodeStored reads a submission's stored purchase and payment.
+func decodeStored(body []byte, chargeKey string) (order.Stored, error) {
+	var st order.Stored
+	if err := json.Unmarshal(body, &st); err != nil {
+		return st, fmt.Errorf("decode stored purchase: %w", err)
+	}
+	st.ChargeKey = chargeKey
+	return st, nil
+}
+
+// TakeOver implements order.Store.
+func (s *OrderStore) TakeOver(ctx context.Context, key string, now, leaseUntil time.Time) (order.Stored, bool, error) {
+	var body []byte
+	var chargeKey string
+	err := s.pool.QueryRow(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $3
+		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase, charge_key`, key, leaseUntil, now).Scan(&body, &chargeKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return order.Stored{}, false, nil
+	}
+	if err != nil {
+		return order.Stored{}, false, unavailable(err, "take over submission")
+	}
+	st, err := decodeStored(body, chargeKey)
+	return st, err == nil, err
+}
+
+// Reopen implements order.Store.
+func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, now, leaseUntil time.Time) (order.Stored, bool, error) {
+	payJSON, err := json.Marshal(pay)
+	if err != nil {
+		return order.Stored{}, false, fmt.Errorf("encode payment: %w", err)
+	}
+	var body []byte
+	err = s.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
+			charge_key = $3, failure_code = '', failure_msg = '', lease_until = $4, attempts = attempts + 1, updated_at = $5
+		WHERE key = $1 AND status = 'declined'
+			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($6::text, $7::text)
+		RETURNING purchase`,
+		key, payJSON, chargeKey, leaseUntil, now, pay.Nonce, pay.Token).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return order.Stored{}, false, nil
+	}
+	if err != nil {
+		return order.Stored{}, false, unavailable(err, "reopen declined submission")
+	}
+	st, err := decodeStored(body, chargeKey)
+	return st, err == nil, err
+}
+
+// RenewLease implements order.Store.
+func (s *OrderStore) RenewLease(ctx context.Context, key string, now, leaseUntil time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2
+		WHERE key = $1 AND status = 'pending' AND lease_until >= $3 AND lease_until < $2`, key, leaseUntil, now)
+	return err
+}
+
+// Release implements order.Store.
+func (s *OrderStore) Release(ctx context.Context, key string, until time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2, updated_at = now() WHERE key = $1 AND status = 'pending'`, key, until)
+	return err
+}
+
+// Forget implements order.Store.
+func (s *OrderStore) Forget(ctx context.Context, key string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM submissions WHERE key = $1 AND status = 'pending'`, key)
+	return err
+}
+
+// Decline implements order.Store.
+func (s *OrderStore) Decline(ctx context.Context, key string, d *order.DeclinedError) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
+		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Refunded implements order.Store.
+func (s *OrderStore) Refunded(ctx context.Context, key, chargeID, cause string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'refunded', charge_id = $2, failure_msg = $3, updated_at = now()
+		WHERE key = $1 AND status = 'pending'`, key, chargeID, cause); err != nil {
+		return errs.Wrap(errs.Unavailable, err, "orders are unavailable; try again")
+	}
+	return nil
+}
+
+// Abandon implements order.Store.
+func (s *OrderStore) Abandon(ctx context.Context, key string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'abandoned', updated_at = now() WHERE key = $1 AND status = 'pending'`, key)
+	return err
+}
+
+// ClaimStale implements order.Store.
+func (s *OrderStore) ClaimStale(ctx context.Context, now, leaseUntil time.Time, limit int) ([]order.StaleClaim, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $1
+		WHERE key IN (SELECT key FROM submissions WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until LIMIT $3
+			FOR UPDATE SKIP LOCKED)
+		RETURNING key, charge_key, purchase`, now, leaseUntil, limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim stale submissions: %w", err)
+	}
+	var out []order.StaleClaim
+	var key, chargeKey string
+	var body []byte
+	if _, err := pgx.ForEachRow(rows, []any{&key, &chargeKey, &body}, func() error {
+		st, err := decodeStored(body, chargeKey)
+		out = append(out, order.StaleClaim{Key: key, Stored: st, Err: err})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read stale submissions: %w", err)
+	}
+	return out, nil
+}
+
+// Seen implements order.Store.
+func (s *OrderStore) Seen(ctx context.Context, keys []string) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT key FROM submissions WHERE key = ANY($1)`, keys)
+	if err != nil {
+		return nil, unavailable(err, "read submissions")
+	}
+	seen, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, unavailable(err, "read submissions")
+	}
+	out := make(map[string]bool, len(seen))
+	for _, k := range seen {
+		out[k] = true
+	}
+	return out, nil
+}
+
+// Load implements order.Store. The order and its lines are read in one pipelined batch:
+// one round trip, one implicit transaction; both reads use their table's primary key.
+func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed, error) {
+	var o order.Placed
+	var acct, org *string
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(`SELECT invoice_id::text, invoice_number, kind, account_id::text, organization_id::text, email,
+		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, tax_label, tax_jurisdiction,
+		reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name, billing_country,
+		billing_zip, business_id, is_eu, created_at, invoice_contact FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&o.InvoiceID, &o.InvoiceNumber, &o.Kind, &acct, &org, &o.Email, &o.Currency, &o.SubtotalInCents,
+			&o.TaxInCents, &o.TotalInCents, &o.CreditToAccountInCents, &o.TaxLabel, &o.TaxJurisdiction, &o.ReverseCharge,
+			&o.ThirdParty, &o.PaymentMethod, &o.ChargeID, &o.CardBrand, &o.CardLast4, &o.BillingName, &o.BillingCountry,
+			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	b.Queue(`SELECT type, add_on_code, plan_type, description, reason, unit_amount_in_cents, quantity,
+		amount_in_cents, line_key, bundle_add_on_code, bundle_item_type, post_tax FROM invoice_lines
+		WHERE invoice_id = $1 ORDER BY position`, invoiceID).Query(func(rows pgx.Rows) error {
+		var err error
+		o.Lines, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (order.Line, error) {
+			var l order.Line
+			err := r.Scan(&l.Type, &l.AddOnCode, &l.PlanType, &l.Description, &l.Reason, &l.UnitAmountInCents, &l.Quantity,
+				&l.AmountInCents, &l.Key, &l.BundleAddOnCode, &l.BundleItemType, &l.PostTax)
+			return l, err
+		})
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, unavailable(err, "read order")
+	}
+	if !found {
+		return nil, nil
+	}
+	if acct != nil {
+		o.AccountID = *acct
+	}
+	if org != nil {
+		o.OrganizationID = *org
+	}
+	o.CreatedAt = o.CreatedAt.UTC()
+	return &o, nil
+}
+
+// SaveContact implements order.Store.
+func (s *OrderStore) SaveContact(ctx context.Context, invoiceID string, c order.Contact) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE orders SET invoice_contact = $2 WHERE invoice_id = $1`, invoiceID, c)
+	if err != nil {
+		return false, unavailable(err, "save invoice contact")
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func nullable(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}
