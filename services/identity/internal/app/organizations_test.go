@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"github.com/hangar/hangar/internal/platform/events"
 	"strings"
 	"sync"
 	"testing"
@@ -111,7 +112,7 @@ func TestAddMemberIssuesAWelcomeLinkNamingTheOrganization(t *testing.T) {
 	}
 
 	var payload []byte
-	if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1 AND key = $2`, iapp.TopicPasswordLinkIssued, []byte(p.Account.UUID)).Scan(&payload); err != nil {
+	if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1 AND key = $2`, events.TopicPasswordLinkIssued, []byte(p.Account.UUID)).Scan(&payload); err != nil {
 		t.Fatalf("no password link event for the member: %v", err)
 	}
 	var ev eventsv1.PasswordLinkIssued
@@ -131,7 +132,7 @@ func TestAddMemberIssuesAWelcomeLinkNamingTheOrganization(t *testing.T) {
 		t.Errorf("the event's link is %+v, %v; want the member's unused link", l, err)
 	}
 	var created int
-	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic = $1 AND key = $2`, iapp.TopicAccountCreated, []byte(p.Account.UUID)).Scan(&created); err != nil || created != 1 {
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic = $1 AND key = $2`, events.TopicAccountCreated, []byte(p.Account.UUID)).Scan(&created); err != nil || created != 1 {
 		t.Errorf("account-created events of the member = %d (%v), want 1", created, err)
 	}
 	// A checkout account's link names no organization: its welcome waits for an order.
@@ -139,7 +140,7 @@ func TestAddMemberIssuesAWelcomeLinkNamingTheOrganization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1 AND key = $2`, iapp.TopicPasswordLinkIssued, []byte(buyer)).Scan(&payload); err != nil {
+	if err := e.pool.QueryRow(ctx, `SELECT payload FROM outbox WHERE topic = $1 AND key = $2`, events.TopicPasswordLinkIssued, []byte(buyer)).Scan(&payload); err != nil {
 		t.Fatal(err)
 	}
 	if err := proto.Unmarshal(payload, &ev); err != nil || ev.GetOrganizationName() != "" {
