@@ -13,7 +13,6 @@ import (
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
-	iapp "github.com/hangar/hangar/services/identity/internal/app"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
