@@ -73,7 +73,7 @@ export async function completeOrder(page: Page): Promise<void> {
 
 export async function purchase(page: Page): Promise<void> {
   await verifyHuman(page);
-  const button = page.getByRole('button', { name: /^Purchase/ });
+  const button = page.getByRole('button', { name: /^Pay\b/ });
   await expect(button).toBeEnabled();
   await button.click();
 }
