@@ -95,11 +95,14 @@ export function PaymentSection(p: PaymentSectionProps) {
                   Which cards do you accept?
                 </Button>
                 {p.fieldErrors.card?.length ? (
-                  <ul className={ui.hFieldErrors} role="alert" data-testid="card-errors">
-                    {p.fieldErrors.card.map((e) => (
-                      <li key={e}>{e}</li>
-                    ))}
-                  </ul>
+                  // The alert is the wrapper: role=alert on the list itself would take away its list semantics.
+                  <div role="alert" data-testid="card-errors">
+                    <ul className={ui.hFieldErrors}>
+                      {p.fieldErrors.card.map((e) => (
+                        <li key={e}>{e}</li>
+                      ))}
+                    </ul>
+                  </div>
                 ) : null}
               </>
             ) : null}
