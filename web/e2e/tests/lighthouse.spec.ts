@@ -9,14 +9,17 @@ import { resultsDir } from '../support/helpers';
 // Lighthouse 12 (the npm package, Debian's Chromium, mobile emulation and Lighthouse's
 // simulated throttling) on the store's pages, against the stack this run tests: the
 // accessibility, best-practices and SEO scores must be at least 95; the performance score is
-// recorded (test-results/lighthouse/*.scores.json, summed up by scripts/web-e2e.sh and written
-// to docs/performance-web.md by scripts/perf-web.sh), not asserted, as the timed budgets are
-// not (a busy machine scores low). One test per page: a failing page does not hide the others
+// measured by scripts/perf-web.sh only and recorded (test-results/lighthouse/*.scores.json,
+// written to docs/performance-web.md), not asserted, as the timed budgets are not (a busy
+// machine scores low). One test per page: a failing page does not hide the others
 // (the suite runs without retries).
 
 /** The asserted bars, as fractions (Lighthouse's scores). */
 const BARS = { accessibility: 0.95, 'best-practices': 0.95, seo: 0.95 } as const;
-const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
+// The performance category only where it is recorded (scripts/perf-web.sh sets
+// HANGAR_PERF_TIMED): its trace and simulation are most of a page's Lighthouse time, and
+// make test asserts only the other three.
+const CATEGORIES = [...(process.env.HANGAR_PERF_TIMED ? ['performance'] : []), 'accessibility', 'best-practices', 'seo'];
 /** The same flags as the Playwright browser (shared/design/toolchain.md): headless, offline. */
 const CHROME_FLAGS = [
   '--headless',
