@@ -5,6 +5,12 @@
 # `make test` (they flake on a busy machine); run this on a quiet one:
 #   scripts/perf-web.sh                                  # starts its own stack
 #   HANGAR_BASE_URL=http://127.0.0.1:8080 scripts/perf-web.sh   # against make dev
+# It also runs the Lighthouse pages (e2e/tests/lighthouse.spec.ts) and writes their scores,
+# the performance score included (recorded, not asserted), into docs/performance-web.md.
 set -euo pipefail
 export HANGAR_PERF_TIMED=1
-exec "$(dirname "${BASH_SOURCE[0]}")/web-e2e.sh" performance
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+status=0
+"$root/scripts/web-e2e.sh" performance lighthouse || status=$?
+node "$root/web/tools/lighthouse-doc.mjs" || status=1
+exit "$status"

@@ -8,6 +8,9 @@
 #      /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it on exit, failure included;
 #   4. runs the Playwright suite in web/e2e. Screenshots, traces and the JSON report stay
 #      in web/test-results/ (git-ignored); the stack's log is web/test-results/hangar-dev.log;
+#      e2e/tests/lighthouse.spec.ts runs Lighthouse 12 on the same stack (mobile; accessibility,
+#      best practices and SEO >= 95 asserted; scores in web/test-results/lighthouse/, printed at
+#      the end; the performance score only with HANGAR_PERF_TIMED, i.e. scripts/perf-web.sh);
 #   5. holds every API exchange of the run (the edge logs them to
 #      web/test-results/api-exchanges.jsonl, HANGAR_CONTRACT_LOG) to the OpenAPI documents
 #      (cmd/contract-check): one violation fails the run, as in the Go service tests.
@@ -96,6 +99,7 @@ else
 fi
 
 status=0
+rm -rf "$results/lighthouse" # this run's Lighthouse scores only (e2e/tests/lighthouse.spec.ts)
 (cd "$WEB_DIR" && node_modules/.bin/playwright test -c e2e/playwright.config.ts "$@") || status=$?
 
 (cd "$WEB_DIR" && node -e '
@@ -107,6 +111,11 @@ status=0
   if (fs.existsSync(p)) {
     const r = JSON.parse(fs.readFileSync(p, "utf8"));
     console.log(`performance /buy: initial JS ${(r.initialJs.gzipBytes / 1024).toFixed(1)} KB gzipped (budget 250), LCP ${r.lcp.ms} ms (budget 1500; samples ${r.lcp.samplesMs.join("/")})` + (r.clickToInvoice ? `, click->invoice p75 ${r.clickToInvoice.p75Ms} ms (budget 100)` : "") + " [timed budgets asserted by scripts/perf-web.sh]");
+  }
+  const lh = "test-results/lighthouse";
+  if (fs.existsSync(lh)) {
+    const rows = fs.readdirSync(lh).filter((f) => f.endsWith(".scores.json")).map((f) => JSON.parse(fs.readFileSync(`${lh}/${f}`, "utf8")));
+    for (const r of rows) console.log(`lighthouse ${r.path}: ` + (r.scores.performance === undefined ? "" : `performance ${r.scores.performance} (recorded), `) + `accessibility ${r.scores.accessibility}, best practices ${r.scores["best-practices"]}, SEO ${r.scores.seo} (bars 95)`);
   }
 ')
 if [[ -n "${exchanges:-}" ]]; then

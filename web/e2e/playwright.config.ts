@@ -15,7 +15,8 @@ export default defineConfig({
   outputDir: resolve(webRoot, 'test-results/e2e'),
   fullyParallel: false,
   workers: 1,
-  retries: process.env.CI ? 1 : 0,
+  // No retries, in CI or not: a test that passes only on its second try is a flake to fix, not to hide.
+  retries: 0,
   // A shared machine under load renders slower: HANGAR_E2E_SLOWDOWN=3 triples both limits.
   timeout: 30_000 * slowdown,
   expect: { timeout: 10_000 * slowdown },

@@ -2,8 +2,10 @@
 // Assembles ONE static tree from the apps' production builds:
 //   dist/site/                      the shell (index.html, assets/)
 //   dist/site/remotes/<name>/       each remote (remoteEntry.js, assets/)
-//   dist/site/config.json           runtime config: where the shell finds the remotes, and the
-//                                   feature flags (HANGAR_FEATURES, default one-off-purchases)
+//   dist/site/config.json           runtime config: where the shell finds the remotes, the
+//                                   feature flags (HANGAR_FEATURES, default one-off-purchases),
+//                                   notices (HANGAR_NOTICE_<PAGE>) and outside links
+//                                   (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL)
 // The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
 // so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)
 // overrides the location of the remotes without rebuilding.
@@ -55,7 +57,16 @@ const notices = {
       .map(([k, v]) => [k.slice('HANGAR_NOTICE_'.length).toLowerCase(), (v ?? '').trim()]),
   ),
 };
-const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features, notices };
+// Outside links (libs/api-client DEFAULT_LINKS when unset): the app's App Store listing (the
+// success page's "Download the app") and the sales address (the buy page's "contact sales";
+// the same as checkout's CHECKOUT_SALES_CONTACT).
+const links = Object.fromEntries(
+  [
+    ['appStore', process.env.HANGAR_APP_STORE_URL],
+    ['salesEmail', process.env.HANGAR_SALES_EMAIL],
+  ].filter(([, v]) => v && v.trim() !== '').map(([k, v]) => [k, v.trim()]),
+);
+const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features, notices, links };
 await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
 // Swap in atomically enough for a dev server reading the directory.

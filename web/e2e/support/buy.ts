@@ -1,7 +1,10 @@
 import { expect as baseExpect, type Page, type APIRequestContext } from '@playwright/test';
 
-/** A shared 2-core machine under load answers slowly: the checkout journeys wait longer than the default. */
-export const expect = baseExpect.configure({ timeout: 30_000 });
+/**
+ * A shared 2-core machine under load answers slowly: the checkout journeys wait longer than the
+ * default, and longer still with HANGAR_E2E_SLOWDOWN (as the config's own limits do).
+ */
+export const expect = baseExpect.configure({ timeout: 30_000 * Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1) });
 import { expectAccessible } from './helpers';
 
 /** A fresh e-mail per test and run: tests never depend on each other or on earlier runs. */
@@ -73,7 +76,7 @@ export async function completeOrder(page: Page): Promise<void> {
 
 export async function purchase(page: Page): Promise<void> {
   await verifyHuman(page);
-  const button = page.getByRole('button', { name: /^Purchase/ });
+  const button = page.getByRole('button', { name: /^Pay\b/ });
   await expect(button).toBeEnabled();
   await button.click();
 }

@@ -148,7 +148,7 @@ test.describe('checkout on /buy: accounts', () => {
     await page.getByRole('textbox', { name: 'Organization Name' }).fill('E2E Flight Dept');
     await fillCard(page, '4111111111111111');
     // The purchase button stays disabled until the licence agreement is ticked.
-    await expect(page.getByRole('button', { name: /^Purchase/ })).toBeDisabled();
+    await expect(page.getByRole('button', { name: /^Pay\b/ })).toBeDisabled();
     await page.getByRole('checkbox', { name: /license agreement/ }).check();
     await purchase(page);
     await expect(errorsBox(page)).toContainText('Please agree to our terms of use.');

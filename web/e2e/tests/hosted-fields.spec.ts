@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { keepScreenshot } from '../support/helpers';
 
 // The payments service's hosted card fields, on the fields origin, framed by a store page as
-// in production: a test card is tokenised in the frame and only the nonce reaches the parent.
+// in production: the store page asks the frame to tokenise (the frame has no button of its
+// own), a test card is tokenised in the frame and only the nonce reaches the parent.
 test('hosted fields tokenise a test card and hand the nonce to the store page', async ({ page }) => {
   await page.goto('/buy');
   const fieldsUrl = ((await (await page.request.get('/buy/api/payments/client-token')).json()) as { hostedFieldsUrl: string }).hostedFieldsUrl;
@@ -22,6 +23,11 @@ test('hosted fields tokenise a test card and hand the nonce to the store page', 
     return f;
   }, fieldsUrl);
   const frame = await (await frameEl.asElement()!.contentFrame())!;
+  // What the store page's Pay button does: ask the frame, by postMessage to its origin.
+  const tokenize = () =>
+    frameEl.evaluate((f, fields) => {
+      (f as HTMLIFrameElement).contentWindow!.postMessage({ type: 'hangar:tokenize', cardholderName: 'Amelia Earhart', postalCode: '97201' }, new URL(fields).origin);
+    }, fieldsUrl);
   await frame.waitForSelector('#number');
   await expect(frame.locator('#expirationDate')).toHaveAttribute('placeholder', 'MM/YYYY');
 
@@ -30,13 +36,14 @@ test('hosted fields tokenise a test card and hand the nonce to the store page', 
   await frame.fill('#number', '4111 1111 1111 1112');
   await frame.fill('#expirationDate', '12/2030');
   await frame.fill('#cvv', '123');
-  await frame.click('#submit');
+  await expect(frame.getByRole('button')).toHaveCount(0);
+  await tokenize();
   await expect(frame.locator('#error')).toBeVisible();
   await expect(frame.locator('#error')).not.toContainText(/tokeni[sz]e/i);
   await expect(frame.locator('#number')).toHaveAttribute('aria-invalid', 'true');
 
   await frame.fill('#number', '4111 1111 1111 1111');
-  await frame.click('#submit');
+  await tokenize();
   const nonce = await page.waitForFunction(() => {
     const m = (window as unknown as { hostedMessages: Array<{ type: string }> }).hostedMessages;
     return m.find((x) => x && x.type === 'hangar:nonce') || false;

@@ -37,7 +37,7 @@ test.describe('human verification', () => {
     await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(buy.freshEmail('human'));
     await buy.fillCard(page, '4111111111111111', { zip: '97201' });
 
-    const purchaseButton = page.getByRole('button', { name: /^Purchase/ });
+    const purchaseButton = page.getByRole('button', { name: /^Pay\b/ });
     await expect(purchaseButton).toBeEnabled();
     await purchaseButton.click();
     await expect(buy.errorsBox(page)).toContainText(HUMAN);

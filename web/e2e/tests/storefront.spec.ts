@@ -5,7 +5,7 @@ import { expectAccessible } from '../support/helpers';
 // Issue 31: the total and the Pay button in view, a compact configurator, a re-pricing that
 // never leaves a stale total, and a printed receipt without the store's chrome.
 
-const PURCHASE = /^Purchase/;
+const PURCHASE = /^Pay\b/;
 
 /** True when the element's centre is on screen and nothing (a banner, a bar) covers it. */
 async function inViewAndOnTop(page: Page, selector: string): Promise<boolean> {
@@ -21,10 +21,12 @@ async function inViewAndOnTop(page: Page, selector: string): Promise<boolean> {
   }, selector);
 }
 
-test.describe.configure({ timeout: 120_000 });
+// As the config's own limits: HANGAR_E2E_SLOWDOWN scales it (axe on /buy alone ran past 120 s
+// on the shared machine at load 30-50).
+test.describe.configure({ timeout: 120_000 * Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1) });
 
 test.describe('/buy on desktop (1280 px)', () => {
-  test('the order summary and its Purchase button stay in view at every scroll position', async ({ page }) => {
+  test('the order summary and its Pay button stay in view at every scroll position', async ({ page }) => {
     await openBuy(page);
     const invoice = page.getByTestId('invoice');
     expect(await invoice.evaluate((el) => getComputedStyle(el).position)).toBe('sticky');
@@ -41,6 +43,22 @@ test.describe('/buy on desktop (1280 px)', () => {
       expect(await inViewAndOnTop(page, '[data-e2e="purchase"]'), `Purchase in view at scrollY ${y}`).toBe(true);
       await expect(page.getByTestId('invoice-total')).toBeInViewport();
     }
+  });
+
+  test('the e-mail block comes before the currency selector (spec 000 §2: e-mail 2nd, currency 3rd)', async ({ page }) => {
+    await openBuy(page);
+    const email = page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first();
+    const currency = page.getByLabel('Currency', { exact: true });
+    await expect(email).toBeVisible();
+    await expect(currency).toBeVisible();
+    // In the document (what a screen reader and the Tab key follow) and on screen.
+    const emailFirst = await email.evaluate((e, c) => Boolean(e.compareDocumentPosition(c!) & Node.DOCUMENT_POSITION_FOLLOWING), await currency.elementHandle());
+    expect(emailFirst, 'the currency selector precedes the e-mail field in the document').toBe(true);
+    const [e, c] = [await email.boundingBox(), await currency.boundingBox()];
+    expect(c!.y, 'the currency selector sits above the e-mail field').toBeGreaterThan(e!.y + e!.height);
+    // It still works where it stands.
+    await currency.selectOption('EUR');
+    await expect(page).toHaveURL(/[?&]currency=EUR/);
   });
 
   test('/buy with its default sections is about one screenful of choices (≤ 2,600 px besides the coverage map)', async ({ page }) => {

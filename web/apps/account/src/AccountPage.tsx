@@ -5,7 +5,7 @@ import { useReducer, useRef, useState, type FormEvent, type ReactNode } from 're
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '@hangar/api-client';
 import { formatMoney, parseCurrency } from '@hangar/money';
-import { Button, Dialog, ErrorState, HostedCardFields, LoadingState, SelectField, TextField, countryOptions, cx, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, Dialog, ErrorState, HostedCardFields, LoadingState, LoginForm, SelectField, TextField, countryOptions, cx, type HostedCardFieldsHandle } from '@hangar/ui';
 import {
   autoRenewReducer,
   describeMethod,
@@ -19,7 +19,6 @@ import {
   type SubscriptionSimple,
 } from './account';
 import s from './account.module.css';
-import { ForgotPasswordLink } from './PasswordPages';
 
 export interface AccountPageProps {
   api: AccountApi;
@@ -66,45 +65,17 @@ function Frame({ children }: { children: ReactNode }) {
   );
 }
 
-/** The login modal (spec 001 §4): LOGIN is disabled while in flight; a failure shows the message. */
+/** The login modal (spec 001 §4): the shared login form; a good login reloads the page. */
 function LoginDialog({ open, onClose, login, onLoggedIn }: { open: boolean; onClose: () => void; login: AccountApi['login']; onLoggedIn: () => void }) {
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   return (
     <Dialog open={open} title="Login Required" onClose={onClose} testId="login-modal">
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(undefined);
+      <LoginForm
+        onLogin={async (username, password) => {
           const msg = await login(username, password);
-          if (msg === undefined) {
-            onLoggedIn();
-            return;
-          }
-          setError(msg);
-          setBusy(false);
+          if (msg === undefined) onLoggedIn();
+          return msg;
         }}
-      >
-        <TextField label="Email Address" name="username" type="email" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} />
-        <TextField
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          errors={error ? [error] : []}
-          onChange={(e) => setPassword(e.target.value)}
-        />
-        <Button type="submit" disabled={busy}>
-          LOGIN
-        </Button>
-        <p>
-          <ForgotPasswordLink />
-        </p>
-      </form>
+      />
     </Dialog>
   );
 }

@@ -191,12 +191,3 @@ export function ForgotPasswordPage({ api }: { api: AccountApi }) {
     </section>
   );
 }
-
-/** The "Forgot password?" link of every login form. */
-export function ForgotPasswordLink({ className }: { className?: string }) {
-  return (
-    <a className={className} href="/account/forgot-password">
-      Forgot password?
-    </a>
-  );
-}

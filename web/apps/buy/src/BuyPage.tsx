@@ -1,13 +1,13 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { ApiError, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
+import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
 import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
-import { useCardReaders, useCatalog, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
+import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
 import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
@@ -32,7 +32,6 @@ const CoverageMap = lazy(() => import('./sections/CoverageMap'));
 /** Spec 000 §8: the available-plans failure message. */
 export const CONNECT_ERROR = 'There was a problem connecting.';
 export { CORRECT_FOLLOWING } from '@hangar/ui';
-export const SALES_CONTACT = 'sales@hangar.example';
 /** Sections expanded by default (spec 000 §2). */
 const DEFAULT_EXPANDED = ['plans', 'regions', 'addOns'];
 
@@ -104,6 +103,9 @@ const FIELD_OF: Record<string, string> = {
   "Please enter the cardholder's first and last name.": 'cardholderName',
 };
 
+/** After a decline the frame's number and CVV are empty: the buyer is told why. */
+export const CARD_AGAIN = 'Your card was not charged. Enter the card again, or use another card.';
+
 /** Spec 000 §8: the account buys in its own currency. */
 const CURRENCY_NOT_ALLOWED = 'CURRENCY_NOT_ALLOWED_FOR_ACCOUNT';
 const MSG_CURRENCY_NOT_ALLOWED = 'Sorry, that currency is not allowed for your account.';
@@ -134,6 +136,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
   const notice = useNotice('buy').data;
+  const salesEmail = useLinks().data?.salesEmail ?? DEFAULT_LINKS.salesEmail;
   const quantity = num(p?.quantity, 1);
 
   // ---- sections expanded
@@ -223,6 +226,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const human = useRef<HumanVerificationHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
+  // What went wrong with the card itself (the frame refused it, the bank declined it): shown
+  // next to the card fields as well as in the summary.
+  const [cardErrors, setCardErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
   const attempt = useRef<{ key: string; quote: string } | undefined>(undefined);
 
@@ -309,6 +315,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     const f = FIELD_OF[e];
     if (f) (fieldErrors[f] ??= []).push(e);
   }
+  if (cardErrors.length > 0) fieldErrors.card = [...new Set([...(fieldErrors.card ?? []), ...cardErrors])];
   const childMessage = (p?.errorCodes ?? []).includes('CHILD_ACCOUNT_PURCHASE') ? p?.planErrors?.[0] : undefined;
   // The account buys in its own currency: the preview says so and the modal opens (never
   // for military carts, whose currency the server fixes).
@@ -390,6 +397,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (submitting || !p) return;
     setAttempted(true);
     setSubmitErrors([]);
+    setCardErrors([]);
     const quote = p.quoteHash ?? '';
     // A plan change that needs confirmation blocks payment until confirmed.
     if (p.planChange?.needsConfirmation && !confirmed && confirmedChange !== quote) {
@@ -439,7 +447,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } else {
         const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
         if (!r || !r.ok) {
-          setSubmitErrors([r && !r.ok ? r.message : 'Credit Card cannot be blank']);
+          const msg = r && !r.ok ? r.message : 'Credit Card cannot be blank';
+          setSubmitErrors([msg]);
+          if (r && !r.ok && r.customer) setCardErrors([msg]);
           return;
         }
         nonce = r.nonce;
@@ -467,8 +477,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           attempt.current = undefined;
           void previewQuery.refetch();
         }
-        // A card nonce is single use: a declined or refused attempt needs the card again.
-        if (outcome.status === 402) attempt.current = undefined;
+        // A card nonce is single use: a declined or refused attempt needs the card again, and
+        // the decline is explained next to the card, whose number and CVV the frame cleared.
+        if (outcome.status === 402) {
+          attempt.current = undefined;
+          if (payWith === 'card') setCardErrors([...outcome.errors, CARD_AGAIN]);
+        }
         // A refused tick (expired, reused) is cleared for a new one (spec 001); the body
         // changes with the next tick, so the next attempt takes a new key.
         if (outcome.errors.includes(MSG_CAPTCHA_ERROR)) {
@@ -570,8 +584,6 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           {notice ? <NotificationBanner onClose={() => undefined}>{notice}</NotificationBanner> : null}
           <div className={s.buyHead}>
             <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
-            {/* 3. currency */}
-            <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => void onCurrency(c)} />
           </div>
           {/* 2. e-mail and organization */}
           {meReady ? <AccountBlock
@@ -589,6 +601,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             onLogout={onLogout}
             childMessage={childMessage}
           /> : <div className={s.buyAccount} aria-busy="true" />}
+          {/* 3. currency: after the e-mail block (spec 000 §2), on one line of its own */}
+          <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => void onCurrency(c)} />
           {/* 4. renewal box */}
           {p?.isRenewal && !config.businessDowngrade ? (
             <section className={s.buyBox} aria-labelledby="buy-renewal-title" data-testid="renewal-box">
@@ -712,7 +726,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               priced={quantity}
               min={isBusiness ? 2 : 1}
               max={100}
-              salesContact={SALES_CONTACT}
+              salesContact={salesEmail}
               onChange={(v) => dispatch({ type: 'set', patch: { quantity: v } })}
               {...shell('quantity')}
               expanded
@@ -794,6 +808,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             fieldErrors={fieldErrors}
             onChange={(patch) => dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } })}
             onCardHelp={() => setCardHelp(true)}
+            onPay={() => void purchase()}
           />
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
@@ -814,7 +829,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             </ul>
           ) : null}
           <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
-            {submitting ? 'Processing…' : `Purchase${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
+            {submitting ? 'Processing…' : `Pay${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>
         <PayBar total={payable ? formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency) : undefined} />
@@ -861,7 +876,7 @@ function analyticsItems(p: { invoice?: Preview['invoice'] }) {
 
 /**
  * Phones: the total and a jump to the card form, fixed at the bottom while the order
- * summary (with the one Purchase button) is off screen. It is a link, not a second Pay
+ * summary (with the one Pay button) is off screen. It is a link, not a second Pay
  * button: paying stays one button next to the summary.
  */
 function PayBar({ total }: { total: string | undefined }) {

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { loadNotices, num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
+import { loadLinks, loadNotices, num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
 import { apiClient } from './api';
 import { reduce, toWire, type Configuration } from './configuration';
 
@@ -150,4 +150,9 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
 /** The page's notification-banner text from the runtime config (none: no banner). */
 export function useNotice(page: string) {
   return useQuery({ queryKey: ['notices'], queryFn: () => loadNotices(), staleTime: Infinity, select: (n) => n[page] });
+}
+
+/** The store's outside links from the runtime config (App Store listing, sales address). */
+export function useLinks() {
+  return useQuery({ queryKey: ['links'], queryFn: () => loadLinks(), staleTime: Infinity });
 }

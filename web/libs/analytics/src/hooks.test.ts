@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SEGMENT_TWICE, TAG_MANAGER_MISSING, fanOut, segmentSink, tagManagerSink } from './hooks';
 import { MISSING_PURCHASE_PARAMS, createAnalytics } from './analytics';
 
@@ -56,5 +56,18 @@ describe('analytics hooks', () => {
     const a = createAnalytics({ sink: fanOut(tagManagerSink({}, (m) => logged.push(m))) });
     a.page('Home');
     expect(logged).toEqual([TAG_MANAGER_MISSING]);
+  });
+
+  it('logs the missing tag as a console warning, not an error (Lighthouse counts console errors)', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      createAnalytics({ sink: tagManagerSink({}) }).page('Home');
+      expect(warn).toHaveBeenCalledWith(TAG_MANAGER_MISSING);
+      expect(error).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      error.mockRestore();
+    }
   });
 });

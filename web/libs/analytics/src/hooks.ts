@@ -76,9 +76,11 @@ export const DATA_LAYER_EVENTS = {
  * and add_payment_info (already throttled by the analytics instance) go to
  * window.dataLayer, commerce events in the tag manager's `ecommerce` shape with the
  * account id and source. When the tag manager's data layer is not on the page the event
- * is dropped and 'Google Analytics Tag is not setup correctly' is logged (once).
+ * is dropped and 'Google Analytics Tag is not setup correctly' is logged (once), as a
+ * warning: a deployment without the tag is a set-up matter, not an error of the page (an
+ * error in the console costs the page Lighthouse's best-practices score on every route).
  */
-export function tagManagerSink(win: HookWindow, logError: (m: string) => void = (m) => console.error(m)): AnalyticsSink {
+export function tagManagerSink(win: HookWindow, logError: (m: string) => void = (m) => console.warn(m)): AnalyticsSink {
   let warned = false;
   const push = (entry: object) => {
     if (!Array.isArray(win.dataLayer)) {

@@ -12,7 +12,7 @@ import {
   unwrap,
   num,
 } from './index';
-import { loadNotices } from './purchase';
+import { DEFAULT_LINKS, loadLinks, loadNotices } from './purchase';
 import { catalogFixture } from './testing';
 
 const json = (status: number, body: unknown) =>
@@ -161,5 +161,18 @@ describe('loadNotices', () => {
   it('answers none when the config has no notices or does not load', async () => {
     expect(await loadNotices(answer({ remotes: {} }))).toEqual({});
     expect(await loadNotices(answer({}, 500))).toEqual({});
+  });
+});
+
+describe('loadLinks', () => {
+  const answer = (body: unknown, status = 200) => (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof fetch;
+  it("reads the runtime config's App Store listing and sales address", async () => {
+    const links = { appStore: 'https://apps.apple.com/us/app/hangar/id1234567890', salesEmail: 'sales@example.org' };
+    expect(await loadLinks(answer({ links }))).toEqual(links);
+  });
+  it('keeps the defaults for a missing, malformed or unsafe entry, or a config that does not load', async () => {
+    expect(await loadLinks(answer({ remotes: {} }))).toEqual(DEFAULT_LINKS);
+    expect(await loadLinks(answer({ links: { appStore: 'javascript:alert(1)', salesEmail: 'not an address' } }))).toEqual(DEFAULT_LINKS);
+    expect(await loadLinks(answer({}, 500))).toEqual(DEFAULT_LINKS);
   });
 });

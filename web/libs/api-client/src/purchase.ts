@@ -208,6 +208,44 @@ export async function loadNotices(fetchImpl: typeof fetch = (...a) => fetch(...a
   }
 }
 
+/**
+ * The store's outside links: the runtime config's "links" (/config.json), written when the
+ * site is assembled (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL; docs/web.md "Runtime
+ * configuration"). A missing or malformed entry keeps its default.
+ */
+export interface StoreLinks {
+  /** The app's App Store listing: the success page's "Download the app". */
+  appStore: string;
+  /** The sales team's address: "contact sales" for more licences than the page sells. */
+  salesEmail: string;
+}
+
+/**
+ * The defaults name the product's domain as the services' defaults do (checkout's
+ * CHECKOUT_SALES_CONTACT is sales@hangar.example); a deployment sets the real listing and
+ * address when it assembles the site.
+ */
+export const DEFAULT_LINKS: StoreLinks = {
+  appStore: 'https://apps.apple.com/app/hangar',
+  salesEmail: 'sales@hangar.example',
+};
+
+export async function loadLinks(fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<StoreLinks> {
+  try {
+    const res = await fetchImpl('/config.json', { cache: 'no-cache', headers: { accept: 'application/json' } });
+    if (!res.ok) return DEFAULT_LINKS;
+    const l = ((await res.json()) as { links?: Record<string, unknown> })?.links ?? {};
+    const https = (v: unknown) => typeof v === 'string' && /^https:\/\/[^\s/]+/.test(v);
+    const email = (v: unknown) => typeof v === 'string' && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v);
+    return {
+      appStore: https(l.appStore) ? (l.appStore as string) : DEFAULT_LINKS.appStore,
+      salesEmail: email(l.salesEmail) ? (l.salesEmail as string) : DEFAULT_LINKS.salesEmail,
+    };
+  } catch {
+    return DEFAULT_LINKS;
+  }
+}
+
 export function featureOn(flags: FeatureFlags, name: string): boolean {
   return flags[name] === true;
 }

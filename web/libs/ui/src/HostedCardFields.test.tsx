@@ -46,4 +46,17 @@ describe('HostedCardFields', () => {
     post({ type: 'hangar:nonce', nonce: 'tokencc_real', details: { lastFour: '1111' } }, FIELDS, frame.contentWindow);
     await expect(pending).resolves.toEqual({ ok: true, nonce: 'tokencc_real', details: { lastFour: '1111' } });
   });
+
+  it("passes Enter in the frame (hangar:submit) to the page's pay action, from the fields frame only", async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ hostedFieldsUrl: `${FIELDS}/` }), { status: 200 })));
+    const onSubmitRequest = vi.fn();
+    render(<HostedCardFields handle={createRef<HostedCardFieldsHandle>()} onSubmitRequest={onSubmitRequest} />);
+    const frame = screen.getByTestId('hosted-fields') as HTMLIFrameElement;
+    await waitFor(() => expect(frame.getAttribute('src')).toContain(FIELDS));
+    post({ type: 'hangar:submit' }, 'https://evil.test', frame.contentWindow);
+    post({ type: 'hangar:submit' }, FIELDS, window);
+    expect(onSubmitRequest).not.toHaveBeenCalled();
+    post({ type: 'hangar:submit' }, FIELDS, frame.contentWindow);
+    expect(onSubmitRequest).toHaveBeenCalledTimes(1);
+  });
 });

@@ -46,6 +46,11 @@ export interface HostedCardFieldsProps {
   frameClassName?: string;
   /** 'wallet': an invisible frame that only tokenises the wallet account (tokenizeWallet). */
   flow?: 'card' | 'wallet';
+  /**
+   * Enter was pressed in a card field: the frame has no button of its own, so the page pays
+   * with its one Pay button's action (the frame is then asked to tokenize()).
+   */
+  onSubmitRequest?: () => void;
 }
 
 /**
@@ -56,7 +61,9 @@ export interface HostedCardFieldsProps {
  * other origin or window is ignored. The one implementation for the buy page, gift
  * certificates, one-off carts and the account page.
  */
-export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card' }: HostedCardFieldsProps) {
+export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card', onSubmitRequest }: HostedCardFieldsProps) {
+  const submitRequest = useRef(onSubmitRequest);
+  submitRequest.current = onSubmitRequest;
   const frame = useRef<HTMLIFrameElement>(null);
   const pending = useRef<((r: CardTokenizeResult) => void) | undefined>(undefined);
   const [ready, setReady] = useState(false);
@@ -90,6 +97,8 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
       if (m.type === 'hangar:ready') {
         setReady(true);
         onReady?.();
+      } else if (m.type === 'hangar:submit') {
+        submitRequest.current?.();
       } else if (m.type === 'hangar:nonce' && m.nonce) {
         pending.current?.({ ok: true, nonce: m.nonce, details: m.details });
         pending.current = undefined;

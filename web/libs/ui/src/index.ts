@@ -19,3 +19,4 @@ export * from './HostedCardFields';
 export * from './countries';
 export * from './purchase';
 export * from './HumanVerification';
+export * from './LoginForm';

@@ -13,7 +13,6 @@
     cvv: document.getElementById('cvv'),
   };
   var errorBox = document.getElementById('error');
-  var submit = document.getElementById('submit');
   var extra = { cardholderName: '', postalCode: '' };
 
   // Placeholder MMYYYY on iOS (its numeric keypad has no slash), MM/YYYY elsewhere.
@@ -45,13 +44,11 @@
 
   // body: the card fields, or the wallet flow's {flow: 'vault', walletEmail}.
   function tokenize(body) {
-    submit.disabled = true;
     errorBox.hidden = true;
     var xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/tokenize');
     xhr.setRequestHeader('Content-Type', 'application/json');
     xhr.onload = function () {
-      submit.disabled = false;
       var body = {};
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = { message: 'The payment service did not answer.' }; }
       if (xhr.status !== 200) { showErrors(body); return; }
@@ -59,7 +56,7 @@
       fields.number.value = ''; fields.cvv.value = '';
       post({ type: 'hangar:nonce', nonce: body.nonce, details: body.details, description: body.description, kind: body.type });
     };
-    xhr.onerror = function () { submit.disabled = false; showErrors({ message: 'Network error. Please try again.' }); };
+    xhr.onerror = function () { showErrors({ message: 'Network error. Please try again.' }); };
     xhr.send(JSON.stringify(body));
   }
 
@@ -70,7 +67,15 @@
     });
   }
 
-  form.addEventListener('submit', function (e) { e.preventDefault(); tokenizeCard(); });
+  // The page has no button of its own: the store page's one Pay button asks for the nonce
+  // (a card tokenised here on its own was cleared and went nowhere). Enter in a field asks the
+  // store page to pay, as Enter in its own fields would.
+  form.addEventListener('submit', function (e) { e.preventDefault(); });
+  form.addEventListener('keydown', function (e) {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    e.preventDefault();
+    post({ type: 'hangar:submit' });
+  });
 
   // The parent may ask for a tokenisation (its own pay button) and pass the billing name
   // and postal code; messages from any other origin are ignored.

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Dialog, TextField } from '@hangar/ui';
+import { Button, Dialog, LoginForm, TextField } from '@hangar/ui';
 import type { WireAllocation, WirePlanChange, WirePromoInfoRequirement } from '@hangar/api-client';
 import s from '../buy.module.css';
 
@@ -26,45 +26,7 @@ export function LoginModal({ open, heading, onClose, onLogin, initialEmail, crea
   initialEmail: string;
   create?: CreateAccountOffer;
 }) {
-  const [user, setUser] = useState(initialEmail);
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
-  const login = (
-    <form
-      aria-labelledby={create ? 'modal-login-title' : undefined}
-      className={create ? s.buyAccountPanel : undefined}
-      onSubmit={async (e) => {
-        e.preventDefault();
-        setBusy(true);
-        setError(undefined);
-        const msg = await onLogin(user, password);
-        if (msg) {
-          setError(msg);
-          setBusy(false);
-        }
-      }}
-    >
-      {create ? <h3 id="modal-login-title">LOGIN TO EXISTING ACCOUNT</h3> : null}
-      <TextField label="Email Address" id="modal-login-email" name="username" type="email" autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
-      <TextField
-        label="Password"
-        id="modal-login-password"
-        name="password"
-        type="password"
-        autoComplete="current-password"
-        value={password}
-        errors={error ? [error] : []}
-        onChange={(e) => setPassword(e.target.value)}
-      />
-      <Button type="submit" disabled={busy}>
-        LOGIN
-      </Button>
-      <p>
-        <a href="/account/forgot-password">Forgot password?</a>
-      </p>
-    </form>
-  );
+  const login = <LoginForm className={create ? s.buyAccountPanel : undefined} title={create ? 'LOGIN TO EXISTING ACCOUNT' : undefined} initialUsername={initialEmail} onLogin={onLogin} />;
   return (
     <Dialog open={open} title={heading} onClose={onClose} testId="login-modal">
       {create ? (

@@ -27,6 +27,8 @@ export interface PaymentSectionProps {
   fieldErrors: Record<string, string[]>;
   onChange: (patch: { cardholderName?: string; zipcode?: string; country?: string; businessIdentificationNo?: string; isGdprCompliant?: boolean }) => void;
   onCardHelp: () => void;
+  /** Enter in the card frame: pay, as the one Pay button does. */
+  onPay?: () => void;
 }
 
 export function PaymentSection(p: PaymentSectionProps) {
@@ -88,16 +90,19 @@ export function PaymentSection(p: PaymentSectionProps) {
             ) : null}
             {p.payWith === 'card' ? (
               <>
-                <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} />
+                <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} onSubmitRequest={p.onPay} />
                 <Button variant="link" size="small" onClick={p.onCardHelp}>
                   Which cards do you accept?
                 </Button>
                 {p.fieldErrors.card?.length ? (
-                  <ul className={ui.hFieldErrors} role="alert">
-                    {p.fieldErrors.card.map((e) => (
-                      <li key={e}>{e}</li>
-                    ))}
-                  </ul>
+                  // The alert is the wrapper: role=alert on the list itself would take away its list semantics.
+                  <div role="alert" data-testid="card-errors">
+                    <ul className={ui.hFieldErrors}>
+                      {p.fieldErrors.card.map((e) => (
+                        <li key={e}>{e}</li>
+                      ))}
+                    </ul>
+                  </div>
                 ) : null}
               </>
             ) : null}

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, TextField, ui } from '@hangar/ui';
+import { Button, LoginForm, TextField, ui } from '@hangar/ui';
 import s from '../buy.module.css';
 
 export interface AccountBlockProps {
@@ -23,10 +23,6 @@ export interface AccountBlockProps {
  * TO EXISTING ACCOUNT panels; a signed-in user sees a badge with LOGOUT instead.
  */
 export function AccountBlock(p: AccountBlockProps) {
-  const [user, setUser] = useState('');
-  const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
   const [loggingOut, setLoggingOut] = useState(false);
 
   if (p.loggedIn) {
@@ -84,39 +80,7 @@ export function AccountBlock(p: AccountBlockProps) {
           ) : null}
           <p className={s.buyHint}>Your account will be created at checkout.</p>
         </div>
-        <form
-          className={s.buyAccountPanel}
-          aria-labelledby="buy-login-title"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            setBusy(true);
-            setError(undefined);
-            const msg = await p.onLogin(user, password);
-            if (msg) {
-              setError(msg);
-              setBusy(false);
-            }
-          }}
-        >
-          <h3 id="buy-login-title">LOGIN TO EXISTING ACCOUNT</h3>
-          <TextField label="Email Address" id="panel-login-email" name="username" type="email" autoComplete="username" value={user} onChange={(e) => setUser(e.target.value)} />
-          <TextField
-            label="Password"
-            id="panel-login-password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            errors={error ? [error] : []}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <div className={s.buyLoginActions}>
-            <Button type="submit" disabled={busy}>
-              LOGIN
-            </Button>
-            <a href="/account/forgot-password">Forgot password?</a>
-          </div>
-        </form>
+        <LoginForm className={s.buyAccountPanel} title="LOGIN TO EXISTING ACCOUNT" onLogin={p.onLogin} />
       </div>
     </section>
   );

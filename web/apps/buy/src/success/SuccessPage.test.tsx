@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createApiClient } from '@hangar/api-client';
+import { DEFAULT_LINKS, createApiClient } from '@hangar/api-client';
 import { setApiClient } from '../api';
 import { SuccessPage } from './SuccessPage';
 
 afterEach(() => {
   cleanup();
+  vi.unstubAllGlobals();
   setApiClient(undefined);
   window.history.replaceState(null, '', '/');
 });
@@ -94,5 +95,21 @@ describe('/buy/success papers for a guest', () => {
     (modal.querySelector('form') as HTMLFormElement).requestSubmit();
     await waitFor(() => expect(calls).toContain('POST /buy/api/receipt/inv-1/contact'));
     expect(calls.some((c) => c.includes('/contact/update/'))).toBe(false);
+  });
+});
+
+describe("/buy/success's Download the app link", () => {
+  it("is the runtime config's App Store listing (HANGAR_APP_STORE_URL), the default without one", async () => {
+    const listing = 'https://apps.apple.com/us/app/hangar/id1234567890';
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ links: { appStore: listing } }), { status: 200 })));
+    receipt(false);
+    show();
+    await waitFor(() => expect(screen.getByRole('link', { name: 'Download Hangar from the App Store' }).getAttribute('href')).toBe(listing));
+    cleanup();
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('not found', { status: 404 })));
+    receipt(false);
+    show();
+    await screen.findByTestId('next-steps');
+    await waitFor(() => expect(screen.getByRole('link', { name: 'Download Hangar from the App Store' }).getAttribute('href')).toBe(DEFAULT_LINKS.appStore));
   });
 });

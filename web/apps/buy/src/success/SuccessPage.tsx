@@ -2,9 +2,10 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField, ui } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
-import { ApiError, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
+import { ApiError, DEFAULT_LINKS, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
 import { apiClient } from '../api';
 import { countries } from '../payment/countries';
+import { useLinks } from '../hooks';
 import s from '../buy.module.css';
 
 /** GET /buy/api/receipt/{invoiceId} (checkout). */
@@ -31,8 +32,6 @@ export function receiptDate(iso: string | undefined): string {
   return `${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
 }
 
-/** The app's App Store listing (the app runs on iPad and iPhone, spec 000 §1). */
-export const APP_STORE_URL = 'https://apps.apple.com/app/hangar';
 /** Where a buyer whose account was created with the order sets a password (identity). */
 export const SET_PASSWORD_PATH = '/account/set-password';
 
@@ -61,6 +60,8 @@ export function SuccessPage({
     queryFn: ({ signal }) => unwrap(apiClient().checkout.GET('/buy/api/receipt/{invoiceId}', { params: { path: { invoiceId } }, signal })),
     retry: 1,
   });
+  // The app's App Store listing (the app runs on iPad and iPhone, spec 000 §1): runtime config.
+  const appStore = useLinks().data?.appStore ?? DEFAULT_LINKS.appStore;
   const [mode, setMode] = useState<'receipt' | 'invoice'>('receipt');
   const [contactOpen, setContactOpen] = useState(false);
   const [printNow, setPrintNow] = useState(false);
@@ -212,7 +213,7 @@ export function SuccessPage({
           <li data-step="app">
             <h3>Download the app</h3>
             <p>Install Hangar on your iPad or iPhone and sign in{r.email ? ` with ${r.email}` : ''}: your plan is ready there.</p>
-            <a className={s.buyNextLink} href={APP_STORE_URL} rel="noopener">
+            <a className={s.buyNextLink} href={appStore} rel="noopener">
               Download Hangar from the App Store
             </a>
           </li>
