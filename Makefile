@@ -155,7 +155,7 @@ loadtest-season: $(K6) ## k6 renewal-season traffic mix, the journeys' SLOs as t
 	$(K6) run -e BASE_URL=$${BASE_URL:-http://localhost:8080} -e FIELDS_URL=$${FIELDS_URL:-http://localhost:8081} -e DURATION=$${DURATION:-60s} -e SCALE=$${SCALE:-1} loadtest/renewal-season.js
 
 .PHONY: chaos
-chaos: ## Season load while each service, the broker and PostgreSQL crash; reconcile orders, charges, e-mails (ARGS=--short)
+chaos: ## Season load on production timings, 2 replicas each: one replica of each service dies, kills inside submits, broker and PostgreSQL crash; reconcile captures, charges, orders, subscriptions, e-mails, events one to one (ARGS=--short)
 	scripts/chaos.sh $${ARGS:-}
 
 .PHONY: loadtest-smoke

@@ -290,13 +290,13 @@ func receiptsTo(c *http.Client, base, email string) (int, error) {
 // ---------------------------------------------------------------------------- reconcile
 
 type order struct {
-	invoiceID, number, kind, chargeID, key, email string
-	total                                         int64
+	invoiceID, number, kind, chargeID, key, email, account string
+	total                                                  int64
 }
 
 type charge struct {
-	id, key, status, reference string
-	captured, refunded         int64
+	id, key, status, reference, processorTx string
+	captured, refunded                      int64
 }
 
 func (c charge) net() int64 { return c.captured - c.refunded }
@@ -308,6 +308,7 @@ func reconcile(args []string) error {
 	mailURL := fs.String("mail", "http://127.0.0.1:8080/-/mail", "the dev mail sink's JSON")
 	ordersFiles := fs.String("orders", "", "comma-separated files of 'order <kind> <invoiceId>' lines: the orders buyers were told about")
 	wait := fs.Duration("wait", 4*time.Minute, "how long to wait for the store to settle (reconciler, outbox, consumers, mail)")
+	broker := fs.String("broker", "", "the stack's Kafka broker: every event in its log is checked against the consumers' inboxes (empty: not checked)")
 	_ = fs.Parse(args)
 
 	ctx := context.Background()
@@ -334,6 +335,15 @@ func reconcile(args []string) error {
 		return err
 	}
 	defer nt.Close(ctx)
+	inboxes := map[string]*pgx.Conn{"notifications": nt, "checkout": ck}
+	for _, svc := range []string{"identity", "allocation"} {
+		c, err := connect(svc)
+		if err != nil {
+			return err
+		}
+		defer c.Close(ctx)
+		inboxes[svc] = c
+	}
 	client := &http.Client{Timeout: 60 * time.Second}
 
 	told, err := readClientOrders(*ordersFiles)
@@ -376,13 +386,13 @@ func reconcile(args []string) error {
 
 	// Orders and submissions.
 	orders := map[string]order{}
-	rows, err := ck.Query(ctx, `SELECT invoice_id::text, invoice_number, kind, charge_id, submission_key, email, total_in_cents FROM orders`)
+	rows, err := ck.Query(ctx, `SELECT invoice_id::text, invoice_number, kind, charge_id, submission_key, email, coalesce(account_id::text, ''), total_in_cents FROM orders`)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var o order
-		if err := rows.Scan(&o.invoiceID, &o.number, &o.kind, &o.chargeID, &o.key, &o.email, &o.total); err != nil {
+		if err := rows.Scan(&o.invoiceID, &o.number, &o.kind, &o.chargeID, &o.key, &o.email, &o.account, &o.total); err != nil {
 			return err
 		}
 		orders[o.invoiceID] = o
@@ -403,13 +413,13 @@ func reconcile(args []string) error {
 
 	// Charges checkout made (its keys are checkout:<kind>:<hash>).
 	charges := map[string]charge{}
-	rows, err = pay.Query(ctx, `SELECT id::text, idempotency_key, status, reference, captured_amount, refunded_amount FROM charges WHERE idempotency_key LIKE 'checkout:%'`)
+	rows, err = pay.Query(ctx, `SELECT id::text, idempotency_key, status, reference, processor_tx_id, captured_amount, refunded_amount FROM charges WHERE idempotency_key LIKE 'checkout:%'`)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var c charge
-		if err := rows.Scan(&c.id, &c.key, &c.status, &c.reference, &c.captured, &c.refunded); err != nil {
+		if err := rows.Scan(&c.id, &c.key, &c.status, &c.reference, &c.processorTx, &c.captured, &c.refunded); err != nil {
 			return err
 		}
 		charges[c.id] = c
@@ -481,6 +491,75 @@ func reconcile(args []string) error {
 	if orphanCaptures > 0 {
 		lostOrders += orphanCaptures
 		bad("%d processor captures belong to no charge (the card was charged; no charge, no order)", orphanCaptures)
+	}
+	// And the other way: every charge that kept money is one capture of the processor's
+	// that kept the same amount, and no capture backs two charges.
+	captures := map[string]int64{}
+	rows, err = pay.Query(ctx, `SELECT id, amount - refunded FROM sandbox_transactions WHERE status = 'captured'`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id string
+		var kept int64
+		if err := rows.Scan(&id, &kept); err != nil {
+			return err
+		}
+		captures[id] = kept
+	}
+	rows.Close()
+	chargesOfCapture := map[string]int{}
+	unbacked := 0
+	for _, c := range charges {
+		if c.net() <= 0 {
+			continue
+		}
+		chargesOfCapture[c.processorTx]++
+		if kept, ok := captures[c.processorTx]; !ok || kept != c.net() {
+			unbacked++
+			bad("charge %s keeps %d; the processor's transaction %q keeps %d (found: %v)", c.id, c.net(), c.processorTx, kept, ok)
+		}
+	}
+	for tx, n := range chargesOfCapture {
+		if n > 1 {
+			doubleCharges++
+			bad("processor capture %s backs %d charges", tx, n)
+		}
+	}
+	// Subscription orders ↔ subscriptions: each new buyer's subscription order made exactly
+	// one subscription for its account, and no load buyer has a subscription without one.
+	subsOf := map[string]int{}
+	rows, err = ck.Query(ctx, `SELECT account_id::text, count(*) FROM subscriptions WHERE email LIKE '%@load.test' GROUP BY account_id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var acct string
+		var n int
+		if err := rows.Scan(&acct, &n); err != nil {
+			return err
+		}
+		subsOf[acct] = n
+	}
+	rows.Close()
+	subOrders := map[string]int{}
+	for _, o := range orders {
+		if o.kind == "subscription" && strings.HasSuffix(o.email, "@load.test") {
+			subOrders[o.account]++
+		}
+	}
+	orphanSubs, subsMissing := 0, 0
+	for acct, n := range subOrders {
+		if subsOf[acct] != 1 || n != 1 {
+			subsMissing++
+			bad("account %s: %d subscription orders, %d subscriptions", acct, n, subsOf[acct])
+		}
+	}
+	for acct := range subsOf {
+		if subOrders[acct] == 0 {
+			orphanSubs++
+			bad("account %s has a subscription and no subscription order", acct)
+		}
 	}
 	// Every order a buyer was told about exists.
 	missing := 0
@@ -562,6 +641,25 @@ func reconcile(args []string) error {
 		bad("%d e-mails given up by notifications", failed)
 	}
 
+	// Events: every event in the broker's log is in the inbox of each consumer of its topic.
+	var eventLines []string
+	lostEvents, strayEvents, deadLetters := 0, 0, 0
+	if *broker != "" {
+		logged, dead, err := logEvents(ctx, *broker)
+		if err != nil {
+			return fmt.Errorf("read the broker's log: %w", err)
+		}
+		inbox, err := consumed(ctx, inboxes)
+		if err != nil {
+			return err
+		}
+		eventLines, lostEvents, strayEvents = compareEvents(logged, inbox, bad)
+		for t, n := range dead {
+			deadLetters += n
+			bad("%d events dead-lettered in %s", n, t)
+		}
+	}
+
 	kinds := map[string]int{}
 	for _, o := range orders {
 		kinds[o.kind]++
@@ -571,7 +669,14 @@ func reconcile(args []string) error {
 	fmt.Printf("  orders buyers were told   %d (missing from orders: %d)\n", len(told), missing)
 	fmt.Printf("  submissions               %v\n", sortedCounts(subs))
 	fmt.Printf("  charges (checkout keys)   %d (refunded: %d)\n", len(charges), refunded)
-	fmt.Printf("  processor captures        without a charge: %d\n", orphanCaptures)
+	fmt.Printf("  processor captures        %d kept money; without a charge: %d; charges without their capture: %d\n", len(captures), orphanCaptures, unbacked)
+	fmt.Printf("  subscriptions             %d for %d subscription orders of load buyers (missing or doubled: %d, without an order: %d)\n", len(subsOf), len(subOrders), subsMissing, orphanSubs)
+	if *broker != "" {
+		fmt.Printf("  events (inbox/log)        lost %d, not in the log %d, dead letters %d\n", lostEvents, strayEvents, deadLetters)
+		for _, l := range eventLines {
+			fmt.Printf("    %s\n", l)
+		}
+	}
 	fmt.Printf("  gift certificates         %d\n", certs)
 	fmt.Printf("  e-mails in the sink       %d %v\n", len(mails), sortedCounts(templates))
 	fmt.Printf("  lost orders               %d\n", lostOrders)
@@ -585,7 +690,7 @@ func reconcile(args []string) error {
 	if len(problems) > 0 || subs["pending"] > 0 {
 		return fmt.Errorf("reconciliation failed: %d problem(s)", len(problems))
 	}
-	fmt.Println("  OK: 0 lost orders, 0 double charges, 0 lost or doubled e-mails")
+	fmt.Println("  OK: 0 lost orders, 0 double charges, 0 orphan captures, 0 lost or doubled e-mails, subscriptions and events one to one")
 	return nil
 }
 

@@ -128,7 +128,10 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 				if err != nil {
 					return fmt.Errorf("fields origin: listen %s: %w", cfg.FieldsAddr, err)
 				}
-				fieldsSrv = &http.Server{Handler: edge.NewReplicaProxy("payments fields", reps, log), ReadHeaderTimeout: 10 * time.Second}
+				// Tokenize stores nothing a replay could double: at worst a second nonce
+				// nobody learns, which expires unused.
+				tokenize := &edge.Table{Routes: []edge.Route{{Path: payments.FieldsTokenizePath, PathType: "Exact", Service: payments.Name, Replay: edge.ReplayReadOnly}}}
+				fieldsSrv = &http.Server{Handler: edge.NewReplicaProxy("payments fields", reps, tokenize, log), ReadHeaderTimeout: 10 * time.Second}
 				fieldsLn = ln
 				fieldsAddr = ""
 			}

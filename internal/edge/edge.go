@@ -88,7 +88,7 @@ func New(table *Table, headers *Headers, backends []Backend, webDir string, log 
 		if b.URL == nil && len(b.Replicas) == 0 {
 			continue
 		}
-		set := newReplicaSet(b.Name, b.replicas(), transport, log)
+		set := newReplicaSet(b.Name, b.replicas(), table, transport, log)
 		e.proxies[b.Name] = set
 		if b.Ready == nil {
 			e.ready[b.Name] = set.ready

@@ -30,11 +30,12 @@ type Replica struct {
 // single process die). A request is moved only while nothing of the failed attempt reached
 // the buyer (the reverse proxy calls its error handler before it writes anything), and
 // only when replaying it cannot do the work twice: the replica never got it (the
-// connection was refused), or it is idempotent by the API's contract: GET and HEAD, and a
-// POST with an Idempotency-Key (the service replays a key's first outcome, so a submit
-// that a dying replica committed answers the order, not a second charge); a replayable
-// request that a replica answered 503 is moved too. An un-keyed POST
-// that a replica dropped mid-request may have taken effect: the buyer gets 503 and decides.
+// connection was refused), or it is idempotent by the API's contract: GET and HEAD, and
+// the POSTs the route table marks (Route.Replay): a keyed POST to a route that honours the
+// key (the service replays a key's first outcome, so a submit that a dying replica
+// committed answers the order, not a second charge) and any POST to a read-only route; a
+// replayable request that a replica answered 503 is moved too. Any other POST that a
+// replica dropped mid-request may have taken effect: the buyer gets 503 and decides.
 type replicaSet struct {
 	name     string
 	replicas []Replica
@@ -43,7 +44,9 @@ type replicaSet struct {
 	// maxBody bounds the body buffered for a replay; a larger body goes through unbuffered
 	// and is not replayed (the services refuse it with 413 anyway).
 	maxBody int64
-	log     *slog.Logger
+	// routes holds the Replay of each path.
+	routes *Table
+	log    *slog.Logger
 }
 
 // attemptKey carries the attempt's outcome between replicaSet.ServeHTTP and the proxy's
@@ -56,11 +59,14 @@ type attempt struct {
 	err   error
 }
 
-func newReplicaSet(name string, replicas []Replica, transport http.RoundTripper, log *slog.Logger) *replicaSet {
+func newReplicaSet(name string, replicas []Replica, routes *Table, transport http.RoundTripper, log *slog.Logger) *replicaSet {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &replicaSet{name: name, replicas: replicas, maxBody: server.DefaultLimits.MaxBodyBytes, log: log}
+	if routes == nil {
+		routes = &Table{}
+	}
+	s := &replicaSet{name: name, replicas: replicas, maxBody: server.DefaultLimits.MaxBodyBytes, routes: routes, log: log}
 	for _, rep := range replicas {
 		target := rep.URL
 		s.proxies = append(s.proxies, &httputil.ReverseProxy{
@@ -76,7 +82,7 @@ func newReplicaSet(name string, replicas []Replica, transport http.RoundTripper,
 			// proxy_next_upstream http_503 does.
 			ModifyResponse: func(resp *http.Response) error {
 				a, ok := resp.Request.Context().Value(attemptKey{}).(*attempt)
-				if ok && a.retry && resp.StatusCode == http.StatusServiceUnavailable && a.replayable(resp.Request) {
+				if ok && a.retry && resp.StatusCode == http.StatusServiceUnavailable && s.replayable(resp.Request) {
 					return errReplicaUnavailable
 				}
 				return nil
@@ -85,7 +91,7 @@ func newReplicaSet(name string, replicas []Replica, transport http.RoundTripper,
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				if a, ok := r.Context().Value(attemptKey{}).(*attempt); ok {
 					a.err = err
-					if a.retry && (a.replayable(r) || refused(err)) {
+					if a.retry && (s.replayable(r) || refused(err)) {
 						return // the next replica answers
 					}
 				}
@@ -124,7 +130,7 @@ func (s *replicaSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
 		s.proxies[idx].ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), attemptKey{}, a)))
-		if a.err == nil || !a.retry || !(a.replayable(r) || refused(a.err)) {
+		if a.err == nil || !a.retry || !(s.replayable(r) || refused(a.err)) {
 			return
 		}
 		if r.Context().Err() != nil {
@@ -177,33 +183,25 @@ func (s *replicaSet) buffer(r *http.Request) (body []byte, ok bool) {
 
 var errReplicaUnavailable = errors.New("replica answered 503")
 
-// readOnlyPOSTs are POST routes that compute and store nothing (the service READMEs: a
-// preview's quote is a signed value, not a row; the validations only answer), and the
-// fields origin's tokenize, whose replay at worst mints a second nonce nobody learns and
-// that expires unused. A buyer's page sends them without a key, and a replica dying
-// under one must not show the buyer an error.
-var readOnlyPOSTs = map[string]bool{
-	"/buy/api/invoice/preview": true, "/buy/api/oneoff/preview": true,
-	"/buy/api/invoice/validate": true, "/buy/api/promo/validate": true,
-	"/buy/api/currency/validate": true, "/buy/api/gift/validate": true,
-	"/api/tokenize": true,
-}
-
 // replayable: the request may be sent again after a replica took it and died, because
-// doing it twice is doing it once (GET, HEAD, OPTIONS; a keyed submit; a read-only POST).
-func (a *attempt) replayable(r *http.Request) bool {
+// doing it twice is doing it once (GET, HEAD, OPTIONS; a keyed POST to a route that
+// honours the key; a POST to a read-only route: the route table says which).
+func (s *replicaSet) replayable(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return true
+	case http.MethodPost:
+		route, _ := s.routes.Match(r.URL.Path)
+		return route.Replay == ReplayReadOnly || (route.Replay == ReplayKeyed && r.Header.Get("Idempotency-Key") != "")
 	}
-	return r.Header.Get("Idempotency-Key") != "" || (r.Method == http.MethodPost && readOnlyPOSTs[r.URL.Path])
+	return false
 }
 
 // NewReplicaProxy answers a handler that spreads requests over replicas and replays them
-// as the edge does (hangar-dev serves payments' card-fields origin with it when payments
-// runs as several processes).
-func NewReplicaProxy(name string, replicas []Replica, log *slog.Logger) http.Handler {
-	return newReplicaSet(name, replicas, &http.Transport{
+// as the edge does, the POSTs routes marks (hangar-dev serves payments' card-fields
+// origin with it when payments runs as several processes).
+func NewReplicaProxy(name string, replicas []Replica, routes *Table, log *slog.Logger) http.Handler {
+	return newReplicaSet(name, replicas, routes, &http.Transport{
 		DialContext:           (&net.Dialer{Timeout: UpstreamConnectTimeout}).DialContext,
 		ResponseHeaderTimeout: UpstreamResponseTimeout,
 		MaxIdleConnsPerHost:   64,

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,6 +12,12 @@ import (
 	"sync"
 	"testing"
 )
+
+// replicaTable routes the replica tests' submit, marked as one that replays its key.
+const replicaTable = `routes:
+  - {path: /buy/api/subscription, pathType: Prefix, service: checkout}
+  - {path: /buy/api/subscription/submit, pathType: Exact, service: checkout, replay: keyed}
+`
 
 // One of two replicas dies mid-request (it reads the request, then its connection closes
 // with no answer, as a process kill -9ed inside a handler): the edge answers every GET and
@@ -43,7 +50,7 @@ func TestEdgeRetriesIdempotentRequestsOnAnotherReplica(t *testing.T) {
 		_, _ = io.WriteString(w, "ok "+r.Method+" "+body)
 	}))
 	defer healthy.Close()
-	tab, _ := ParseTable([]byte(table))
+	tab, _ := ParseTable([]byte(replicaTable))
 	du, _ := url.Parse(dying.URL)
 	hu, _ := url.Parse(healthy.URL)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -124,7 +131,7 @@ func TestEdgeSkipsRefusingAndUnreadyReplicas(t *testing.T) {
 	defer unready.Close()
 	hu, _ := url.Parse(healthy.URL)
 	uu, _ := url.Parse(unready.URL)
-	tab, _ := ParseTable([]byte(table))
+	tab, _ := ParseTable([]byte(replicaTable))
 	e := New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{
 		{URL: gone}, {URL: uu, Ready: func() bool { return false }}, {URL: hu}}}}, t.TempDir(), nil)
 	srv := httptest.NewServer(e)
@@ -170,7 +177,7 @@ func TestEdgeMovesReplayableRequestsOffAReplicaAnswering503(t *testing.T) {
 	defer healthy.Close()
 	su, _ := url.Parse(starting.URL)
 	hu, _ := url.Parse(healthy.URL)
-	tab, _ := ParseTable([]byte(table))
+	tab, _ := ParseTable([]byte(replicaTable))
 	srv := httptest.NewServer(New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{{URL: su}, {URL: hu}}}}, t.TempDir(), nil))
 	defer srv.Close()
 	do := func(method, key string) int {
@@ -213,7 +220,8 @@ func TestEdgeReplaysReadOnlyPOSTs(t *testing.T) {
 	defer healthy.Close()
 	du, _ := url.Parse(dying.URL)
 	hu, _ := url.Parse(healthy.URL)
-	tab, _ := ParseTable([]byte("routes:\n  - {path: /buy/api/invoice, pathType: Prefix, service: checkout}\n"))
+	tab, _ := ParseTable([]byte("routes:\n  - {path: /buy/api/invoice, pathType: Prefix, service: checkout}\n" +
+		"  - {path: /buy/api/invoice/preview, pathType: Exact, service: checkout, replay: read-only}\n"))
 	srv := httptest.NewServer(New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{{URL: du}, {URL: hu}}}}, t.TempDir(), nil))
 	defer srv.Close()
 	for i := range 2 {
@@ -226,5 +234,73 @@ func TestEdgeReplaysReadOnlyPOSTs(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || string(b) != `{"addOns":[]}` {
 			t.Errorf("preview %d: %d %s; want 200 from the healthy replica", i, resp.StatusCode, b)
 		}
+	}
+}
+
+// Only the POSTs the route table marks are replayed: an Idempotency-Key on a route that
+// does not honour one (a login, an account change) does not make it safe to send twice,
+// and before, any POST carrying the header was replayed.
+func TestEdgeReplaysOnlyThePOSTsTheTableMarks(t *testing.T) {
+	var mu sync.Mutex
+	dyingSaw := map[string]int{}
+	dying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		dyingSaw[r.URL.Path]++
+		mu.Unlock()
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		_ = conn.Close()
+	}))
+	defer dying.Close()
+	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	defer healthy.Close()
+	du, _ := url.Parse(dying.URL)
+	hu, _ := url.Parse(healthy.URL)
+	tab, err := ParseTable([]byte(`routes:
+  - {path: /pricing/api/login, pathType: Exact, service: checkout}
+  - {path: /buy/api/invoice/submit, pathType: Exact, service: checkout, replay: keyed}
+  - {path: /buy/api/invoice/preview, pathType: Exact, service: checkout, replay: read-only}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(New(tab, committedHeaders(t), []Backend{{Name: "checkout", Replicas: []Replica{{URL: du}, {URL: hu}}}}, t.TempDir(), nil))
+	defer srv.Close()
+	post := func(path, key string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(`{}`))
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tc := range []struct {
+		path, key string
+		replayed  bool
+	}{
+		{"/pricing/api/login", "k-login", false},
+		{"/buy/api/invoice/submit", "k-submit", true},
+		{"/buy/api/invoice/submit", "", false},
+		{"/buy/api/invoice/preview", "", true},
+	} {
+		codes := map[int]int{}
+		for range 2 { // round-robin: one of the two lands on the dying replica first
+			codes[post(tc.path, tc.key)]++
+		}
+		want := map[int]int{http.StatusOK: 1, http.StatusServiceUnavailable: 1}
+		if tc.replayed {
+			want = map[int]int{http.StatusOK: 2}
+		}
+		if fmt.Sprint(codes) != fmt.Sprint(want) {
+			t.Errorf("POST %s (key %q): %v; want %v", tc.path, tc.key, codes, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if dyingSaw["/pricing/api/login"] != 1 {
+		t.Errorf("the dying replica saw the keyed login %d times; want 1", dyingSaw["/pricing/api/login"])
 	}
 }

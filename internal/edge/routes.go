@@ -16,7 +16,21 @@ type Route struct {
 	Path     string `json:"path"`
 	PathType string `json:"pathType"`
 	Service  string `json:"service"`
+	// Replay says which POSTs of the route may be sent to another replica after one took
+	// them and died (GET, HEAD and OPTIONS always may): ReplayKeyed, ReplayReadOnly, or
+	// none (a POST that may have taken effect is never sent twice).
+	Replay string `json:"replay,omitempty"`
 }
+
+// Replay values of a route.
+const (
+	// ReplayKeyed: a POST with an Idempotency-Key; the service replays the key's first
+	// outcome (the submits), so sending it again is doing it once.
+	ReplayKeyed = "keyed"
+	// ReplayReadOnly: every POST; the route computes and stores nothing (a preview's quote
+	// is a signed value, not a row; the validations only answer).
+	ReplayReadOnly = "read-only"
+)
 
 // Table is the parsed route table.
 type Table struct {
@@ -48,6 +62,9 @@ func ParseTable(raw []byte) (*Table, error) {
 		}
 		if r.Service == "" {
 			return nil, fmt.Errorf("route %q: no service", r.Path)
+		}
+		if r.Replay != "" && r.Replay != ReplayKeyed && r.Replay != ReplayReadOnly {
+			return nil, fmt.Errorf("route %q: replay %q: want %s, %s or none", r.Path, r.Replay, ReplayKeyed, ReplayReadOnly)
 		}
 		k := r.PathType + " " + r.Path
 		if seen[k] {

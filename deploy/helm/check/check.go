@@ -98,6 +98,7 @@ type Route struct {
 	Path     string `json:"path"`
 	PathType string `json:"pathType"`
 	Service  string `json:"service"`
+	Replay   string `json:"replay,omitempty"` // the dev edge's (internal/edge), not the Ingress's
 }
 
 // ParseRoutes reads routes.yaml strictly.

@@ -114,6 +114,9 @@ func CodeOf(err error) Code {
 	case err == nil:
 		return ""
 	case errors.As(err, &e):
+		if e.Code == Internal && e.Cause != nil && isUnreachable(e.Cause) {
+			return Unavailable // as PublicStatus answers it
+		}
 		return e.Code
 	case wrappedStatus(err) != nil:
 		return FromStatus(wrappedStatus(err)).Code
@@ -127,15 +130,36 @@ func CodeOf(err error) Code {
 }
 
 // isUnreachable recognises a database or peer that cannot be reached without importing the
-// drivers: pgx's connect errors and pool-closed errors say so through these methods.
+// drivers: pgx's connect errors and pool-closed errors say so through these methods, and a
+// server that ends the session in the middle of a request (PostgreSQL shutting down,
+// crashing or terminating the backend: FATAL 57P01 on a query under way) through its
+// SQLSTATE.
 func isUnreachable(err error) bool {
 	var safe interface{ SafeToRetry() bool }
 	if errors.As(err, &safe) && safe.SafeToRetry() {
 		return true
 	}
+	var state interface{ SQLState() string }
+	if errors.As(err, &state) && lostServer(state.SQLState()) {
+		return true
+	}
 	var timeout interface{ Timeout() bool }
 	return errors.As(err, &timeout) && timeout.Timeout()
 }
+
+// lostServer: SQLSTATEs of a database that is going away or cannot take the session
+// (class 08 connection exception; 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+// cannot_connect_now; 53300 too_many_connections), not of a statement that is wrong.
+func lostServer(code string) bool {
+	switch code {
+	case "57P01", "57P02", "57P03", "53300":
+		return true
+	}
+	return strings.HasPrefix(code, "08")
+}
+
+// outageRetry is the Retry-After of an outage the error itself names no wait for.
+const outageRetry = time.Second
 
 // RetryAfterOf answers the wait an error asks for (zero when it names none).
 func RetryAfterOf(err error) time.Duration {
@@ -250,6 +274,11 @@ func PublicStatus(err error) (st *status.Status, replaced bool) {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		if e.Code == Internal && e.Cause != nil && isUnreachable(e.Cause) {
+			// "could not be saved" because the database went away is an outage, not a
+			// bug: the client retries (its message is the code's public one).
+			return outage(0), true
+		}
 		return e.status(), false
 	}
 	if ws := wrappedStatus(err); ws != nil {
@@ -257,11 +286,26 @@ func PublicStatus(err error) (st *status.Status, replaced bool) {
 			return ws, false
 		}
 		from := FromStatus(ws)
+		if from.Code == Unavailable {
+			return outage(from.RetryAfter), true
+		}
 		pub := &Error{Code: from.Code, Message: PublicMessage(from.Code), RetryAfter: from.RetryAfter}
 		return pub.status(), true
 	}
 	code := CodeOf(err)
+	if code == Unavailable {
+		return outage(0), true
+	}
 	return (&Error{Code: code, Message: PublicMessage(code)}).status(), true
+}
+
+// outage is the one answer of a dependency that cannot be reached: 503, the public
+// message, and a Retry-After (wait, else outageRetry).
+func outage(wait time.Duration) *status.Status {
+	if wait <= 0 {
+		wait = outageRetry
+	}
+	return (&Error{Code: Unavailable, Message: PublicMessage(Unavailable), RetryAfter: wait}).status()
 }
 
 func (e *Error) status() *status.Status {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sony/gobreaker"
+	"github.com/sony/gobreaker/v2"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -90,4 +90,43 @@ func TestCallerGivingUpKeepsTheCallsError(t *testing.T) {
 	if err != want {
 		t.Errorf("error = %#v, want the call's own %#v", err, want)
 	}
+}
+
+// A call its caller abandoned says nothing of the remote: it counts as neither a failure
+// nor a success. Counted as a success (gobreaker v1 has no third outcome), it reset the
+// run of failures of a remote that was down, so callers giving up between failures kept
+// the breaker closed, and an abandoned trial call closed a half-open breaker on a remote
+// still down.
+func TestAbandonedCallsCountAsNeither(t *testing.T) {
+	down := func(context.Context, any) (any, error) {
+		return nil, status.Error(codes.Unavailable, "connection refused")
+	}
+	abandoned := func(c *kitclient.Client) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _ = c.Endpoint("GetAccount", false, func(ctx context.Context, _ any) (any, error) {
+			<-ctx.Done()
+			return nil, status.FromContextError(ctx.Err()).Err()
+		})(ctx, nil)
+	}
+
+	t.Run("between failures", func(t *testing.T) {
+		c := kitclient.New(kitclient.Config{Client: "identity", Failures: 2, Cooldown: time.Hour})
+		_, _ = c.Endpoint("GetAccount", false, down)(context.Background(), nil)
+		abandoned(c)
+		_, _ = c.Endpoint("GetAccount", false, down)(context.Background(), nil)
+		if s := c.State(); s != gobreaker.StateOpen {
+			t.Errorf("two failures of the remote with an abandoned call between: breaker %s, want open", s)
+		}
+	})
+
+	t.Run("as the half-open trial", func(t *testing.T) {
+		// A zero cooldown: the open breaker lets its trial call through at once.
+		c := kitclient.New(kitclient.Config{Client: "identity", Failures: 1, Cooldown: time.Nanosecond})
+		_, _ = c.Endpoint("GetAccount", false, down)(context.Background(), nil)
+		abandoned(c)
+		if s := c.State(); s == gobreaker.StateClosed {
+			t.Errorf("an abandoned trial call closed the breaker of a remote that is down")
+		}
+	})
 }

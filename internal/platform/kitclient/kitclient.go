@@ -19,10 +19,9 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
-	"github.com/go-kit/kit/circuitbreaker"
 	"github.com/go-kit/kit/endpoint"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sony/gobreaker"
+	"github.com/sony/gobreaker/v2"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -62,7 +61,7 @@ type Config struct {
 type Client struct {
 	cfg        Config
 	idempotent map[string]bool
-	cb         *gobreaker.CircuitBreaker
+	cb         *gobreaker.CircuitBreaker[any]
 	m          *metrics
 }
 
@@ -92,12 +91,16 @@ func New(cfg Config) *Client {
 		c.idempotent[m] = true
 	}
 	c.m.state(cfg.Client, gobreaker.StateClosed)
-	c.cb = gobreaker.NewCircuitBreaker(gobreaker.Settings{
-		Name:          cfg.Client,
-		MaxRequests:   1,
-		Timeout:       cfg.Cooldown,
-		ReadyToTrip:   func(n gobreaker.Counts) bool { return n.ConsecutiveFailures >= cfg.Failures },
-		IsSuccessful:  func(err error) bool { return !remoteFailure(err) },
+	c.cb = gobreaker.NewCircuitBreaker[any](gobreaker.Settings{
+		Name:         cfg.Client,
+		MaxRequests:  1,
+		Timeout:      cfg.Cooldown,
+		ReadyToTrip:  func(n gobreaker.Counts) bool { return n.ConsecutiveFailures >= cfg.Failures },
+		IsSuccessful: func(err error) bool { return !remoteFailure(err) },
+		// A call its caller abandoned says nothing of the remote: neither a failure nor a
+		// success (a success reset the run of failures of a remote that was down, and an
+		// abandoned trial call closed a half-open breaker).
+		IsExcluded:    abandoned,
 		OnStateChange: func(_ string, _, to gobreaker.State) { c.m.state(cfg.Client, to) },
 	})
 	return c
@@ -113,7 +116,7 @@ func (c *Client) Endpoint(method string, idempotent bool, call endpoint.Endpoint
 	if d, ok := c.cfg.Timeouts[method]; ok {
 		timeout = d
 	}
-	ep := endpoint.Chain(c.measure(method), c.retry(method, idempotent), circuitbreaker.Gobreaker(c.cb), callerEnded, deadline(timeout))(call)
+	ep := endpoint.Chain(c.measure(method), c.retry(method, idempotent), breaker(c.cb), callerEnded, deadline(timeout))(call)
 	return func(ctx context.Context, req any) (any, error) {
 		resp, err := ep(ctx, req)
 		if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
@@ -189,6 +192,21 @@ type callerGone struct{ err error }
 
 func (e *callerGone) Error() string { return e.err.Error() }
 func (e *callerGone) Unwrap() error { return e.err }
+
+// abandoned: the attempt ended because its caller left (callerEnded marked it).
+func abandoned(err error) bool {
+	var gone *callerGone
+	return errors.As(err, &gone)
+}
+
+// breaker runs a call through cb.
+func breaker(cb *gobreaker.CircuitBreaker[any]) endpoint.Middleware {
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req any) (any, error) {
+			return cb.Execute(func() (any, error) { return next(ctx, req) })
+		}
+	}
+}
 
 // callerEnded marks an attempt's error as callerGone when the caller's context (the one
 // before the per-attempt deadline) is done. An attempt cut off by the per-attempt deadline
@@ -266,13 +284,12 @@ func codeOf(err error) codes.Code {
 // or slower than the per-attempt deadline. An answer — not found, invalid, declined,
 // unauthenticated, throttled — is not a failure: a remote answering 429 to one client
 // (payments refusing a card tester) is well, and an open breaker would refuse everyone.
-// Neither is the caller giving up (callerGone, whatever code the call ended with): after
-// an outage the rush of retrying buyers, each on a short deadline, once opened the breaker
-// of a healthy identity and answered 83 of them 503 for seconds (issue 30). gobreaker v1
-// has no neutral outcome, so such an attempt counts as a success.
+// The caller giving up (callerGone, whatever code the call ended with) is excluded before
+// this is asked (the breaker's IsExcluded): after an outage the rush of retrying buyers,
+// each on a short deadline, once opened the breaker of a healthy identity and answered 83
+// of them 503 for seconds (issue 30).
 func remoteFailure(err error) bool {
-	var gone *callerGone
-	if err == nil || errors.As(err, &gone) {
+	if err == nil {
 		return false
 	}
 	switch codeOf(err) {

@@ -25,6 +25,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/fault"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
@@ -221,7 +222,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.orders = order.NewPipeline(adapters.NewOrderStore(pool, deps.Propagator), adapters.NewPaymentsClient(payConn), log, order.Options{Lease: cfg.SubmitLease, AfterCharge: afterCharge, Metrics: orderMetrics})
+	crash := afterCharge
+	if crash == nil {
+		crash = fault.Point(fault.CheckoutAfterCharge) // the chaos run's, dev mode only
+	}
+	a.orders = order.NewPipeline(adapters.NewOrderStore(pool, deps.Propagator), adapters.NewPaymentsClient(payConn), log, order.Options{Lease: cfg.SubmitLease, AfterCharge: crash, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
 		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},

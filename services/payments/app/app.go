@@ -40,6 +40,10 @@ import (
 // Name is the service name in logs, traces and metrics.
 const Name = "payments"
 
+// FieldsTokenizePath is the fields origin's tokenize route (the dev runner's replica proxy
+// may replay it: it stores nothing).
+const FieldsTokenizePath = ports.FieldsTokenizePath
+
 // Config is the payments service's configuration, read from the environment.
 type Config struct {
 	config.Platform

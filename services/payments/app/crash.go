@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 
+	"github.com/hangar/hangar/internal/platform/fault"
+
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
@@ -32,8 +34,12 @@ func (g crashingGateway) Authorize(ctx context.Context, r gateway.AuthRequest) (
 }
 
 func withCrashHook(gw gateway.Gateway) gateway.Gateway {
-	if afterCapture == nil {
+	hook := afterCapture
+	if hook == nil {
+		hook = fault.Point(fault.PaymentsAfterCapture) // the chaos run's, dev mode only
+	}
+	if hook == nil {
 		return gw
 	}
-	return crashingGateway{Gateway: gw, hook: afterCapture}
+	return crashingGateway{Gateway: gw, hook: hook}
 }
