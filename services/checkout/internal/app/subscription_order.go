@@ -189,10 +189,3 @@ func catalogOrNil(cat func() (*domain.Catalog, error)) *domain.Catalog {
 	c, _ := cat()
 	return c
 }
-
-func nullable(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
-}
