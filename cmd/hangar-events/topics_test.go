@@ -29,7 +29,7 @@ func TestTopicsCreatesTheDeclaredList(t *testing.T) {
 		t.Fatalf("topics: %v\n%s", err, out.String())
 	}
 	n := len(events.Declared)
-	if !strings.Contains(out.String(), "created "+events.TopicRenewalDue+"\n") || !strings.Contains(out.String(), "0 already there") {
+	if !strings.Contains(out.String(), "created "+events.TopicOrderCompleted+"\n") || !strings.Contains(out.String(), "0 already there") {
 		t.Errorf("first run = %s", out.String())
 	}
 

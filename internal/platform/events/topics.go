@@ -12,7 +12,6 @@ const (
 	TopicOrderCompleted           = "hangar.checkout.order-completed.v1"
 	TopicSubscriptionChanged      = "hangar.checkout.subscription-changed.v1"
 	TopicGiftCertificateIssued    = "hangar.checkout.gift-certificate-issued.v1"
-	TopicRenewalDue               = "hangar.checkout.renewal-due.v1"
 	TopicDunningNotice            = "hangar.checkout.dunning-notice.v1"
 	TopicMarketingConsentGiven    = "hangar.checkout.marketing-consent-given.v1"
 	TopicAllocationChanged        = "hangar.allocation.allocation-changed.v1"
@@ -28,7 +27,7 @@ const (
 // All is every topic above. A broker that must keep its topics across restarts creates
 // them up front (hangar-dev broker); TestAllListsEveryTopic keeps this list complete.
 var All = []string{
-	TopicOrderCompleted, TopicSubscriptionChanged, TopicGiftCertificateIssued, TopicRenewalDue, TopicDunningNotice,
+	TopicOrderCompleted, TopicSubscriptionChanged, TopicGiftCertificateIssued, TopicDunningNotice,
 	TopicAllocationChanged, TopicAccountCreated, TopicEligibilityCodeRequested, TopicPaymentCaptured,
 	TopicPaymentRefunded, TopicPaymentMethodUpdated, TopicMarketingConsentGiven, TopicPasswordLinkIssued, TopicPasswordChanged,
 }
@@ -69,10 +68,6 @@ const (
 	partitions = 6
 )
 
-// renewalPartitions: checkout's renewal workers share the renewal-due jobs by partition,
-// so the topic has more partitions than checkout has replicas at most (HPA max 10).
-const renewalPartitions = 12
-
 // Declared is every topic of the store and its dead-letter topic, with how each is
 // created. TestDeclaredCoversEveryTopicInUse keeps it in step with the code.
 var Declared = declare()
@@ -82,9 +77,6 @@ func declare() []TopicSpec {
 	for _, t := range All {
 		s := TopicSpec{Name: t, Partitions: partitions, ReplicationFactor: 3, MinInSyncReplicas: 2,
 			Retention: week, CleanupPolicy: "delete"}
-		if t == TopicRenewalDue {
-			s.Partitions = renewalPartitions
-		}
 		// A dead letter waits for a person to fix the cause and replay it: kept longer,
 		// and one partition is plenty for what should be a trickle.
 		dlq := s
