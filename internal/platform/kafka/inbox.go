@@ -20,6 +20,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
+	grpccodes "google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 )
@@ -289,11 +291,17 @@ func (c *InboxConsumer) untilReachable(ctx context.Context, log *slog.Logger, to
 }
 
 // unreachable tells an outage (errs.Unavailable: the database refusing connections or
-// ending the session, a peer down) from a failure of the event's handling. A deadline of
-// the handler's own is the handler's failure; a Permanent error is never retried.
+// ending the session, a peer answering Unavailable) from a failure of the event's
+// handling. A deadline, the handler's own or a peer's, may be the event's doing (a slow
+// query it causes) and counts as a failure, as it did; a Permanent error is never retried.
 func unreachable(err error) bool {
-	return err != nil && !IsPermanent(err) && !errors.Is(err, context.Canceled) &&
-		!errors.Is(err, context.DeadlineExceeded) && errs.CodeOf(err) == errs.Unavailable
+	switch {
+	case err == nil, IsPermanent(err), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case status.Code(err) == grpccodes.DeadlineExceeded, status.Code(err) == grpccodes.Canceled:
+		return false
+	}
+	return errs.CodeOf(err) == errs.Unavailable
 }
 
 // handleOnce runs the handler in a transaction with the inbox insert. dup: the event was
