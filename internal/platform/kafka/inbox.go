@@ -19,6 +19,11 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/time/rate"
+	grpccodes "google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/hangar/hangar/internal/platform/errs"
 )
 
 // InboxSchema is the inbox table. A service that consumes events includes this DDL in one
@@ -91,7 +96,9 @@ type ConsumerConfig struct {
 // transaction, so a redelivered event (a crash after the commit and before the offset
 // commit, a relay re-send, a replay) changes nothing. A failing handler is retried with
 // exponential backoff up to MaxAttempts; then the message goes to <topic>.dlq with the error
-// and its original headers, and the partition moves on.
+// and its original headers, and the partition moves on. An attempt that failed because the
+// consumer's database (or another dependency) is unreachable does not count: the outage is
+// waited out, the partition holding still, however long it lasts.
 type InboxConsumer struct {
 	cfg      ConsumerConfig
 	handlers map[string]InboxHandler
@@ -197,7 +204,7 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 	defer span.End()
 	log := c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", c.cfg.Group)
 
-	attempts, err := c.retry(ctx, c.cfg.MaxAttempts, func() error {
+	attempts, err := c.retry(ctx, c.cfg.MaxAttempts, c.untilReachable(sctx, log, []string{msg.Topic}, func() error {
 		start := time.Now()
 		dup, err := c.handleOnce(sctx, env)
 		c.m.duration.WithLabelValues(c.cfg.Group, msg.Topic).Observe(time.Since(start).Seconds())
@@ -211,7 +218,7 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 			span.SetAttributes(attribute.String("hangar.inbox.outcome", outcome))
 		}
 		return err
-	}, func(err error, attempt int, next time.Duration) {
+	}), func(err error, attempt int, next time.Duration) {
 		c.m.retries.WithLabelValues(c.cfg.Group, msg.Topic).Inc()
 		log.WarnContext(sctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
 	})
@@ -245,6 +252,56 @@ func (c *InboxConsumer) retry(ctx context.Context, tries int, op func() error, n
 	}, backoff.WithBackOff(bo), backoff.WithMaxTries(uint(max(tries, 0))), backoff.WithMaxElapsedTime(0),
 		backoff.WithNotify(func(err error, next time.Duration) { notify(err, attempt, next) }))
 	return attempt, err
+}
+
+// outageBackoff caps the wait between attempts while a dependency is unreachable, so that
+// the consumer resumes within seconds of the database's return.
+const outageBackoff = 5 * time.Second
+
+// untilReachable makes op run again, with backoff capped at outageBackoff and with no limit,
+// while it fails because a dependency is unreachable, until it answers anything else or ctx
+// ends. A database lost or refusing connections is not the event's fault: counted toward
+// MaxAttempts, a crash of PostgreSQL longer than the retries dead-lettered good events
+// (issue 30: an order's receipt e-mail never sent). The offset is not committed meanwhile,
+// and a consumer stopped during the outage leaves the event to be redelivered.
+func (c *InboxConsumer) untilReachable(ctx context.Context, log *slog.Logger, topics []string, op func() error) func() error {
+	return func() error {
+		bo := backoff.NewExponentialBackOff()
+		bo.InitialInterval, bo.MaxInterval = c.cfg.InitialBackoff, min(c.cfg.MaxBackoff, outageBackoff)
+		warn := rate.Sometimes{First: 1, Interval: outageBackoff} // one line per few seconds of outage
+		waits := 0
+		_, err := backoff.Retry(ctx, func() (struct{}, error) {
+			err := op()
+			if unreachable(err) {
+				return struct{}{}, err
+			}
+			return struct{}{}, backoff.Permanent(err) // nil on success
+		}, backoff.WithBackOff(bo), backoff.WithMaxElapsedTime(0), backoff.WithNotify(func(err error, next time.Duration) {
+			waits++
+			for _, t := range topics {
+				c.m.outageRetries.WithLabelValues(c.cfg.Group, t).Inc()
+			}
+			warn.Do(func() {
+				log.WarnContext(ctx, "event handler cannot reach a dependency; waiting, not counting the attempt",
+					"outage_retries", waits, "retry_in", next.String(), "err", err.Error())
+			})
+		}))
+		return err
+	}
+}
+
+// unreachable tells an outage (errs.Unavailable: the database refusing connections or
+// ending the session, a peer answering Unavailable) from a failure of the event's
+// handling. A deadline, the handler's own or a peer's, may be the event's doing (a slow
+// query it causes) and counts as a failure, as it did; a Permanent error is never retried.
+func unreachable(err error) bool {
+	switch {
+	case err == nil, IsPermanent(err), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case status.Code(err) == grpccodes.DeadlineExceeded, status.Code(err) == grpccodes.Canceled:
+		return false
+	}
+	return errs.CodeOf(err) == errs.Unavailable
 }
 
 // handleOnce runs the handler in a transaction with the inbox insert. dup: the event was
@@ -315,11 +372,14 @@ func (c *InboxConsumer) prune(ctx context.Context) {
 }
 
 type consumerMetrics struct {
-	events      *prometheus.CounterVec
-	retries     *prometheus.CounterVec
-	deadLetters *prometheus.CounterVec
-	lag         *prometheus.GaugeVec
-	duration    *prometheus.HistogramVec
+	events  *prometheus.CounterVec
+	retries *prometheus.CounterVec
+	// outageRetries: attempts that failed on an unreachable dependency, retried without
+	// counting toward MaxAttempts.
+	outageRetries *prometheus.CounterVec
+	deadLetters   *prometheus.CounterVec
+	lag           *prometheus.GaugeVec
+	duration      *prometheus.HistogramVec
 }
 
 func newConsumerMetrics(reg prometheus.Registerer) *consumerMetrics {
@@ -328,6 +388,8 @@ func newConsumerMetrics(reg prometheus.Registerer) *consumerMetrics {
 			Help: "Events consumed, by outcome: handled, duplicate (already in the inbox) or dead_lettered."}, []string{"group", "topic", "outcome"}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_retries_total",
 			Help: "Handler attempts that failed and were retried."}, []string{"group", "topic"}),
+		outageRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_outage_retries_total",
+			Help: "Handler attempts that failed because a dependency (the consumer's database) was unreachable, retried until it is back."}, []string{"group", "topic"}),
 		deadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hangar_kafka_consumer_dead_letters_total",
 			Help: "Events sent to the dead-letter topic."}, []string{"group", "topic"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "hangar_kafka_consumer_lag",
@@ -338,6 +400,7 @@ func newConsumerMetrics(reg prometheus.Registerer) *consumerMetrics {
 	if reg != nil {
 		m.events = registerOrReuse(reg, m.events)
 		m.retries = registerOrReuse(reg, m.retries)
+		m.outageRetries = registerOrReuse(reg, m.outageRetries)
 		m.deadLetters = registerOrReuse(reg, m.deadLetters)
 		m.lag = registerOrReuse(reg, m.lag)
 		m.duration = registerOrReuse(reg, m.duration)

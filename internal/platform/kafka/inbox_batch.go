@@ -20,7 +20,8 @@ import (
 // ids in the inbox (the contract of InboxHandler, for a batch): envs are the fetched events
 // not handled before, each once, in fetch order. An error rolls the batch back; its events
 // are then handled one at a time (a batch of one each), retried and dead-lettered as
-// InboxConsumer does, so one bad event holds no other back. With
+// InboxConsumer does, so one bad event holds no other back (a batch failing because the
+// database is unreachable is retried whole until it is back, as InboxConsumer waits). With
 // BatchOptions.EffectsOutsideTx, tx is nil (see there).
 type InboxBatchHandler func(ctx context.Context, tx pgx.Tx, envs []Envelope) error
 
@@ -169,11 +170,16 @@ func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, m
 		trace.WithAttributes(attribute.String("messaging.system", "kafka"), attribute.String("messaging.destination.name", name),
 			attribute.String("messaging.consumer.group.name", b.c.cfg.Group), attribute.Int("messaging.batch.message_count", len(msgs))))
 	defer span.End()
-	start := time.Now()
-	handled, err := b.handleOnce(sctx, envs)
-	for _, t := range topics {
-		b.c.m.duration.WithLabelValues(b.c.cfg.Group, t).Observe(time.Since(start).Seconds())
-	}
+	var handled map[string]int
+	// An outage is waited out on the whole batch: splitting it would not help.
+	err := b.c.untilReachable(sctx, b.c.cfg.Log.With("topic", name, "events", len(msgs), "group", b.c.cfg.Group), topics, func() (err error) {
+		start := time.Now()
+		handled, err = b.handleOnce(sctx, envs)
+		for _, t := range topics {
+			b.c.m.duration.WithLabelValues(b.c.cfg.Group, t).Observe(time.Since(start).Seconds())
+		}
+		return err
+	})()
 	if err == nil {
 		for _, t := range topics {
 			b.c.m.events.WithLabelValues(b.c.cfg.Group, t, "handled").Add(float64(handled[t]))
@@ -200,7 +206,7 @@ func (b *InboxBatchConsumer) process(ctx context.Context, dlq *kafkago.Writer, m
 // backoff, and dead-letters it when it keeps failing (InboxConsumer's process).
 func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer, msg kafkago.Message, env Envelope) error {
 	log := b.c.cfg.Log.With("topic", msg.Topic, "partition", msg.Partition, "offset", msg.Offset, "event_id", env.ID, "group", b.c.cfg.Group)
-	attempts, err := b.c.retry(ctx, b.c.cfg.MaxAttempts, func() error {
+	attempts, err := b.c.retry(ctx, b.c.cfg.MaxAttempts, b.c.untilReachable(ctx, log, []string{msg.Topic}, func() error {
 		handled, err := b.handleOnce(ctx, []Envelope{env})
 		if err == nil {
 			outcome := "handled"
@@ -210,7 +216,7 @@ func (b *InboxBatchConsumer) processOne(ctx context.Context, dlq *kafkago.Writer
 			b.c.m.events.WithLabelValues(b.c.cfg.Group, msg.Topic, outcome).Inc()
 		}
 		return err
-	}, func(err error, attempt int, next time.Duration) {
+	}), func(err error, attempt int, next time.Duration) {
 		b.c.m.retries.WithLabelValues(b.c.cfg.Group, msg.Topic).Inc()
 		log.WarnContext(ctx, "event handler failed; retrying", "attempt", attempt, "retry_in", next.String(), "err", err.Error())
 	})

@@ -22,9 +22,11 @@
 // and changes nothing. A failing handler is retried with exponential backoff (MaxAttempts,
 // default 5; errors wrapped in Permanent are not retried), then the message goes to
 // <topic>.dlq with its original headers plus dlq_error, dlq_topic, dlq_partition,
-// dlq_offset, dlq_group, dlq_attempts and dlq_time, and the partition moves on. Metrics:
-// hangar_kafka_consumer_events_total{outcome}, _retries_total, _dead_letters_total, _lag,
-// _handle_seconds. Handled offsets are committed in the background, the highest of each
+// dlq_offset, dlq_group, dlq_attempts and dlq_time, and the partition moves on. A failure
+// because the consumer's database is unreachable (errs.Unavailable) is retried without
+// counting toward MaxAttempts, until the database is back. Metrics:
+// hangar_kafka_consumer_events_total{outcome}, _retries_total, _outage_retries_total,
+// _dead_letters_total, _lag, _handle_seconds. Handled offsets are committed in the background, the highest of each
 // partition once per CommitInterval (default 1 s) and when the consumer stops or the group
 // rebalances, instead of one broker round trip per message: a crash redelivers at most an
 // interval's events, which the inbox skips.
