@@ -507,7 +507,7 @@ func TestSubmit(t *testing.T) {
 // The process dies between the charge and the write: the reconciler finds the captured
 // charge and writes the order exactly once; the key then answers that order.
 func TestSubmitCrashBetweenChargeAndWrite(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it sets a package-level crash seam every app built meanwhile would read.
 	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after charge") })
 	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"})
 	app.SetAfterChargeForTest(nil)

@@ -131,7 +131,7 @@ func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
 // asks payments again with the key (the vault replays), and writes the order once, its
 // subscription holding the vaulted card. No subscription is written before that.
 func TestZeroTotalCrashBetweenVaultAndWrite(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it sets a package-level crash seam every app built meanwhile would read.
 	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after vault") })
 	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns", "CHECKOUT_RENEWAL_INTERVAL": "0"})
 	app.SetAfterChargeForTest(nil)
