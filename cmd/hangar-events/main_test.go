@@ -23,7 +23,9 @@ func TestListAndReplay(t *testing.T) {
 	}
 	defer broker.Close()
 	const topic = "hangar.test.cli.v1"
-	w := &kafkago.Writer{Addr: kafkago.TCP(broker.Addrs()...), AllowAutoTopicCreation: true, Balancer: &kafkago.Hash{}}
+	// RequireAll: WriteMessages returns once the broker holds them (kafka-go's zero value,
+	// RequireNone, returns before, and the listing below could run ahead of the append).
+	w := &kafkago.Writer{Addr: kafkago.TCP(broker.Addrs()...), AllowAutoTopicCreation: true, Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	dead := func(id, group string) kafkago.Message {
 		return kafkago.Message{Topic: topic + kafka.DLQSuffix, Key: []byte("k"), Value: []byte(id), Headers: []kafkago.Header{
