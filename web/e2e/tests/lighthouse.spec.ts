@@ -5,6 +5,7 @@ import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import { expect, fillCard, freshEmail, openBuy, purchase } from '../support/buy';
 import { resultsDir } from '../support/helpers';
+import { CHROMIUM_FLAGS } from '../support/chromium';
 
 // Lighthouse 12 (the npm package, Debian's Chromium, mobile emulation and Lighthouse's
 // simulated throttling) on the store's pages, against the stack this run tests: the
@@ -20,17 +21,6 @@ const BARS = { accessibility: 0.95, 'best-practices': 0.95, seo: 0.95 } as const
 // HANGAR_PERF_TIMED): its trace and simulation are most of a page's Lighthouse time, and
 // make test asserts only the other three.
 const CATEGORIES = [...(process.env.HANGAR_PERF_TIMED ? ['performance'] : []), 'accessibility', 'best-practices', 'seo'];
-/** The same flags as the Playwright browser (shared/design/toolchain.md): headless, offline. */
-const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface LighthouseResult {
   path: string;
@@ -69,7 +59,7 @@ test.describe('Lighthouse 12, mobile', () => {
     expect(token, 'the buyer has the receipt cookie').toBeTruthy();
     success = { path: `/buy/api/receipt/${id}/open?token=${encodeURIComponent(token!)}` };
     await context.close();
-    chrome = await chromeLauncher.launch({ chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', chromeFlags: CHROME_FLAGS, ignoreDefaultFlags: false });
+    chrome = await chromeLauncher.launch({ chromePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', chromeFlags: CHROMIUM_FLAGS, ignoreDefaultFlags: false });
   });
 
   test.afterAll(async () => {
