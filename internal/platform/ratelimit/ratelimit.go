@@ -1,10 +1,13 @@
-// Package ratelimit throttles the anonymous doors of a service (look-ups, sign-ups,
-// eligibility checks) per client address with token buckets. Limiter keeps them in the
-// process (golang.org/x/time/rate): with N replicas a client would get N times the rate.
-// UnaryShared adds a bucket every replica shares (Store; PostgreSQL in the owning service's
-// database), so the limit holds for the service, with the local bucket as a cheap first
-// filter. A refused call is errs.Exhausted with the time to wait, so it answers 429 with
-// Retry-After through the platform's error mapping.
+// Package ratelimit is Hangar's one rate limiter: token buckets, in the process for a
+// cheap first filter (Limiter, golang.org/x/time/rate) and shared by every replica of a
+// service in its database (PostgreSQL, GCRA in the rate_limits table of Schema). The
+// shared store offers what the services' limits need: Take (n tokens or none; refused
+// calls are not counted), Count (counted even when refused, so a guesser that keeps
+// trying stays refused), Return (tokens given back) and Reset. Shared and UnaryShared
+// guard the anonymous doors per client address with the local filter in front of the
+// shared bucket; checkout's code limit and identity's failed-login throttle are domain
+// rules over the same store. A refused call is errs.Exhausted with the time to wait, so
+// it answers 429 with Retry-After through the platform's error mapping.
 package ratelimit
 
 import (

@@ -49,7 +49,7 @@ func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			ok, wait, err := stores[i%2].Take(context.Background(), "door|10.0.0.1", rule, now)
+			ok, wait, err := stores[i%2].Take(context.Background(), "door|10.0.0.1", rule, 1, now)
 			switch {
 			case err != nil:
 				t.Error(err)
@@ -68,14 +68,14 @@ func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
 		t.Fatalf("passed %d, refused %d; want exactly %d passed", passed.Load(), refused.Load(), rule.Burst)
 	}
 	// Another key has its own bucket; after one period one more call passes, not two.
-	if ok, _, _ := stores[0].Take(context.Background(), "door|10.0.0.2", rule, now); !ok {
+	if ok, _, _ := stores[0].Take(context.Background(), "door|10.0.0.2", rule, 1, now); !ok {
 		t.Error("another key was refused")
 	}
 	later := now.Add(rule.Every)
-	if ok, _, _ := stores[1].Take(context.Background(), "door|10.0.0.1", rule, later); !ok {
+	if ok, _, _ := stores[1].Take(context.Background(), "door|10.0.0.1", rule, 1, later); !ok {
 		t.Error("refused after a period had refilled a token")
 	}
-	if ok, _, _ := stores[0].Take(context.Background(), "door|10.0.0.1", rule, later); ok {
+	if ok, _, _ := stores[0].Take(context.Background(), "door|10.0.0.1", rule, 1, later); ok {
 		t.Error("a period refilled more than one token")
 	}
 }
@@ -117,6 +117,6 @@ func TestUnarySharedAcrossInterceptors(t *testing.T) {
 
 type failing struct{}
 
-func (failing) Take(context.Context, string, ratelimit.Rule, time.Time) (bool, time.Duration, error) {
+func (failing) Take(context.Context, string, ratelimit.Rule, int, time.Time) (bool, time.Duration, error) {
 	return false, 0, context.DeadlineExceeded
 }
