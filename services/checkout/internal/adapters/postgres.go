@@ -19,6 +19,7 @@ import (
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
@@ -31,10 +32,16 @@ import (
 var Migrations embed.FS
 
 // Store is checkout's database.
-type Store struct{ pool *pgxpool.Pool }
+type Store struct {
+	pool *pgxpool.Pool
+	// The code attempts are counted by the platform's limiter in rate_limits.
+	*ratelimit.PostgreSQL
+}
 
 // NewStore uses pool, already migrated.
-func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, PostgreSQL: ratelimit.NewPostgreSQL(pool)}
+}
 
 const subCols = `id::text, account_id::text, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 	term_start, term_end, payment_source, payment_method, billing_method, licensing_method,
@@ -135,43 +142,6 @@ func (s *Store) PutSubscription(ctx context.Context, sub *domain.Subscription, c
 		}
 		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), ev)
 	})
-}
-
-// CountAttempts records n code attempts for each key in the window starting at start, in
-// one atomic upsert (concurrent replicas add up), and answers per key the attempts of that
-// window and of the window starting at prev.
-func (s *Store) CountAttempts(ctx context.Context, keys []string, n int, start, prev time.Time) (map[string][2]int, error) {
-	rows, err := s.pool.Query(ctx, `WITH up AS (
-			INSERT INTO code_attempts (key, window_start, count) SELECT k, $2, $4 FROM unnest($1::text[]) AS k
-			ON CONFLICT (key, window_start) DO UPDATE SET count = code_attempts.count + $4
-			RETURNING key, count)
-		SELECT up.key, up.count, coalesce(p.count, 0) FROM up
-		LEFT JOIN code_attempts p ON p.key = up.key AND p.window_start = $3`, keys, start, prev, n)
-	if err != nil {
-		return nil, fmt.Errorf("count code attempts: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[string][2]int, len(keys))
-	for rows.Next() {
-		var k string
-		var cur, before int
-		if err := rows.Scan(&k, &cur, &before); err != nil {
-			return nil, fmt.Errorf("count code attempts: %w", err)
-		}
-		out[k] = [2]int{cur, before}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count code attempts: %w", err)
-	}
-	return out, nil
-}
-
-// PruneAttempts deletes the windows that started before before.
-func (s *Store) PruneAttempts(ctx context.Context, before time.Time) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM code_attempts WHERE window_start < $1`, before); err != nil {
-		return fmt.Errorf("prune code attempts: %w", err)
-	}
-	return nil
 }
 
 // Account answers what pricing needs to know about an account (the zero Account with

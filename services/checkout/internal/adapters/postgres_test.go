@@ -91,9 +91,13 @@ func TestStore(t *testing.T) {
 	})
 }
 
-// Two replicas (two pools, two limiters) over one database enforce one code limit, in a
-// sliding window: the previous window still counts for the part that overlaps.
+// Two replicas (two pools, two limiters) over one database enforce one code limit, the
+// platform's token bucket (3 per minute: 3 at once, one more every 20 s; the numbers moved
+// with the algorithm, docs/decisions/0008-one-rate-limiter.md). Attempts while refused
+// count, so a guesser that keeps trying stays refused; one that stops is told honestly
+// how long to wait, at most a window and one interval.
 func TestCodeLimiterAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := dbtest.New(t)
 	var stores []*adapters.Store
@@ -115,6 +119,7 @@ func TestCodeLimiterAcrossReplicas(t *testing.T) {
 	now := func() time.Time { return clock }
 	a := app.NewLimiter(stores[0], 3, time.Minute, now)
 	b := app.NewLimiter(stores[1], 3, time.Minute, now)
+	var wait time.Duration
 	step := func(l *app.Limiter, at time.Duration, client string, want errs.Code) {
 		t.Helper()
 		clock = t0.Add(at)
@@ -125,15 +130,20 @@ func TestCodeLimiterAcrossReplicas(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), app.MsgTooManyCodes) {
 			t.Fatalf("message %v", err)
 		}
+		wait = errs.RetryAfterOf(err)
 	}
 	step(a, 10*time.Second, "10.0.0.1", "")
-	step(b, 20*time.Second, "10.0.0.1", "")
-	step(a, 30*time.Second, "10.0.0.1", "")
-	step(b, 40*time.Second, "10.0.0.1", errs.Exhausted) // the 4th attempt, on the other replica
-	step(a, 40*time.Second, "10.0.0.2", "")             // another client is not affected
-	step(a, 70*time.Second, "10.0.0.1", errs.Exhausted) // 4 × 5/6 of the last window still count
-	step(b, 170*time.Second, "10.0.0.1", "")            // two windows later it is free again
-	if err := a.Prune(ctx); err != nil {
-		t.Fatal(err)
+	step(b, 11*time.Second, "10.0.0.1", "")
+	step(a, 12*time.Second, "10.0.0.1", "")
+	step(b, 13*time.Second, "10.0.0.1", errs.Exhausted) // the 4th attempt, on the other replica
+	step(a, 13*time.Second, "10.0.0.2", "")             // another client is not affected
+	for at := 20 * time.Second; at <= 60*time.Second; at += 10 * time.Second {
+		step([]*app.Limiter{a, b}[at/(10*time.Second)%2], at, "10.0.0.1", errs.Exhausted) // keeps trying: stays refused
 	}
+	told := wait
+	if told != 80*time.Second {
+		t.Errorf("told to wait %s after the last refusal, want a window and one interval (80s)", told)
+	}
+	step(b, 60*time.Second+told-time.Second, "10.0.0.1", errs.Exhausted) // a second early: refused, and counted
+	step(a, 60*time.Second+told+20*time.Second, "10.0.0.1", "")          // the wait told, plus the early try's interval
 }

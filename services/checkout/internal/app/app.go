@@ -16,6 +16,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
@@ -31,7 +32,7 @@ type Store interface {
 	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
 	Promotions(ctx context.Context) (map[string]*promotion.Promotion, error)
 	Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error)
-	AttemptStore
+	AttemptCounter
 }
 
 // CatalogSource fetches the catalogue; nil when have is current.
@@ -710,9 +711,6 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 		if err := s.RefreshPromotions(ctx); err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "promotions refresh failed; keeping the copy in memory", "err", err.Error())
 		}
-		if err := s.limiter.Prune(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "pruning code attempts failed", "err", err.Error())
-		}
 	}
 }
 
@@ -765,28 +763,27 @@ func (c *Counters) Next(cart string, sent int64) int64 {
 	return n
 }
 
-// AttemptStore counts code attempts where every replica sees them (PostgreSQL).
-type AttemptStore interface {
-	// CountAttempts records n attempts for each key in the window starting at start and
-	// answers, per key, the attempts in that window and in the one starting at prev.
-	CountAttempts(ctx context.Context, keys []string, n int, start, prev time.Time) (map[string][2]int, error)
-	// PruneAttempts forgets the windows that started before before.
-	PruneAttempts(ctx context.Context, before time.Time) error
+// AttemptCounter counts code attempts where every replica sees them: the platform's
+// shared limiter (ratelimit.PostgreSQL, in checkout's rate_limits table).
+type AttemptCounter interface {
+	// Count counts n calls in rule's bucket of each key, refused or not, and answers
+	// whether they fitted in every bucket or how long until one more would.
+	Count(ctx context.Context, keys []string, rule ratelimit.Rule, n int, now time.Time) (ok bool, wait time.Duration, err error)
 }
 
-// Limiter limits code attempts per client and per account with a sliding window shared by
-// every replica: the count of the current fixed window plus the previous window's count
-// weighted by how much of it still overlaps the sliding window. One upsert per check.
+// Limiter limits code attempts per client and per account, limit per window as the
+// platform's token bucket (ratelimit.PerWindow: a burst of limit, refilled one attempt
+// every window/limit), held for every replica. One statement per check.
 type Limiter struct {
-	store  AttemptStore
-	limit  int
-	window time.Duration
-	now    func() time.Time
+	store AttemptCounter
+	rule  ratelimit.Rule
+	off   bool
+	now   func() time.Time
 }
 
-// NewLimiter allows limit attempts per window per key.
-func NewLimiter(store AttemptStore, limit int, window time.Duration, now func() time.Time) *Limiter {
-	return &Limiter{store: store, limit: limit, window: window, now: now}
+// NewLimiter allows limit attempts per window per key (limit or window 0: no limit).
+func NewLimiter(store AttemptCounter, limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{store: store, rule: ratelimit.PerWindow(limit, window), off: limit <= 0 || window <= 0, now: now}
 }
 
 // MsgTooManyCodes is the 429 message of the code rate limit.
@@ -794,65 +791,30 @@ const MsgTooManyCodes = "Too many promo or gift code attempts. Please wait a min
 
 // Allow counts an attempt of client and account and answers a resource-exhausted error
 // (HTTP 429 with Retry-After) when either is over the limit. Attempts made while blocked
-// count too, so a guesser that keeps trying stays blocked.
+// count too, so a guesser that keeps trying stays blocked (for at most a window and one
+// refill interval after it stops).
 func (l *Limiter) Allow(ctx context.Context, client, account string) error {
 	return l.AllowN(ctx, client, account, 1)
 }
 
 // AllowN is Allow for n attempts at once (n codes tried for the first time in one cart).
 func (l *Limiter) AllowN(ctx context.Context, client, account string, n int) error {
-	if l.limit <= 0 || l.window <= 0 || client == unlimited || n <= 0 {
+	if l.off || client == unlimited || n <= 0 {
 		return nil
 	}
 	var keys []string
 	if client != "" {
-		keys = append(keys, "c:"+client)
+		keys = append(keys, "code-attempts|client:"+client)
 	}
 	if account != "" {
-		keys = append(keys, "a:"+account)
+		keys = append(keys, "code-attempts|account:"+account)
 	}
-	if len(keys) == 0 {
-		return nil
-	}
-	now := l.now().UTC()
-	start := now.Truncate(l.window)
-	counts, err := l.store.CountAttempts(ctx, keys, n, start, start.Add(-l.window))
+	ok, wait, err := l.store.Count(ctx, keys, l.rule, n, l.now())
 	if err != nil {
 		return errs.Wrap(errs.Unavailable, err, "code checks are unavailable; try again")
 	}
-	overlap := 1 - float64(now.Sub(start))/float64(l.window)
-	var wait time.Duration
-	for _, k := range keys {
-		c := counts[k]
-		if float64(c[0])+float64(c[1])*overlap > float64(l.limit) {
-			wait = max(wait, l.wait(now.Sub(start), c))
-		}
-	}
-	if wait > 0 {
-		return errs.Throttled(wait, "%s", MsgTooManyCodes)
+	if !ok {
+		return errs.Throttled(max(wait, time.Second), "%s", MsgTooManyCodes)
 	}
 	return nil
-}
-
-// wait answers how long after now (at into the current window) a client that stops
-// trying gets under the limit again, with c the counts of the current and the previous
-// window: either the previous window's weight fades enough within this window, or this
-// window's count fades within the next.
-func (l *Limiter) wait(into time.Duration, c [2]int) time.Duration {
-	w, limit := float64(l.window), float64(l.limit)
-	var at float64 // offset from the current window's start
-	if float64(c[0]) <= limit && c[1] > 0 {
-		at = w * (1 - (limit-float64(c[0]))/float64(c[1]))
-	} else {
-		at = w + w*(1-limit/float64(c[0]))
-	}
-	return max(time.Duration(at)-into, time.Second)
-}
-
-// Prune forgets windows that can no longer count.
-func (l *Limiter) Prune(ctx context.Context) error {
-	if l.window <= 0 {
-		return nil
-	}
-	return l.store.PruneAttempts(ctx, l.now().UTC().Truncate(l.window).Add(-l.window))
 }
