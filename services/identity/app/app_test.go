@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,24 +36,27 @@ type running struct {
 	brokers []string
 }
 
-func start(t testing.TB) *running {
+func start(t testing.TB, extra ...map[string]string) *running {
 	t.Helper()
 	broker, err := kafka.StartBroker(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
-	return startOn(t, dbtest.New(t), broker.Addrs())
+	return startOn(t, dbtest.New(t), broker.Addrs(), extra...)
 }
 
-// startOn runs an identity replica on database dbURL and brokers.
-func startOn(t testing.TB, dbURL string, brokers []string) *running {
+// startOn runs an identity replica on database dbURL and brokers, with extra settings.
+func startOn(t testing.TB, dbURL string, brokers []string, extra ...map[string]string) *running {
 	t.Helper()
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
 		"DATABASE_URL": dbURL, "KAFKA_BROKERS": strings.Join(brokers, ","),
 		"IDENTITY_DEV_SEED": "true", "TRUSTED_PROXIES": "0",
 		"IDENTITY_ARGON2_MEMORY_KIB": "64", "IDENTITY_ARGON2_TIME": "1", "LOG_LEVEL": "warn",
+	}
+	for _, e := range extra {
+		maps.Copy(vars, e)
 	}
 	var cfg app.Config
 	if err := config.LoadFrom(&cfg, func(k string) (string, bool) { v, ok := vars[k]; return v, ok }); err != nil {

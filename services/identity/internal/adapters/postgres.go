@@ -1,4 +1,4 @@
-// Package adapters stores identity's accounts, organizations, sessions, login failures and
+// Package adapters stores identity's accounts, organizations, sessions and
 // eligibility state in the identity service's PostgreSQL database.
 package adapters
 
@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
@@ -32,11 +32,13 @@ var Migrations embed.FS
 type Store struct {
 	pool *pgxpool.Pool
 	prop propagation.TextMapPropagator
+	// Login attempts are counted by the platform's limiter in rate_limits.
+	*ratelimit.PostgreSQL
 }
 
 // NewStore uses pool, already migrated; prop carries trace context into outbox events.
 func NewStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *Store {
-	return &Store{pool: pool, prop: prop}
+	return &Store{pool: pool, prop: prop, PostgreSQL: ratelimit.NewPostgreSQL(pool)}
 }
 
 // ErrEmailTaken is the Conflict of creating an account for a used e-mail.
@@ -430,107 +432,6 @@ func (s *Store) DeleteEndedSessions(ctx context.Context, cutoff time.Time) (int6
 		return 0, fmt.Errorf("delete ended sessions: %w", err)
 	}
 	return tag.RowsAffected(), nil
-}
-
-// ---------------------------------------------------------------------------- throttling
-
-// FailureWindows answers the failures since `since` of each key.
-func (s *Store) FailureWindows(ctx context.Context, keys []string, since time.Time) (map[string]domain.Window, error) {
-	rows, err := s.pool.Query(ctx, `SELECT key, count(*), min(at) FROM login_failures WHERE key = ANY($1) AND at > $2 GROUP BY key`, keys, since)
-	if err != nil {
-		return nil, fmt.Errorf("count login failures: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]domain.Window{}
-	for rows.Next() {
-		var k string
-		var w domain.Window
-		if err := rows.Scan(&k, &w.Count, &w.Oldest); err != nil {
-			return nil, fmt.Errorf("scan login failures: %w", err)
-		}
-		out[k] = w
-	}
-	return out, rows.Err()
-}
-
-// ReserveAttempt counts a login attempt under each key before its password is verified,
-// unless blocked says the windows (since `since`) refuse it: then nothing is counted and
-// the windows are answered so the caller can tell how long to wait. The keys are locked
-// (transaction-scoped advisory locks, in a fixed order) while counting, so concurrent
-// attempts for the same keys, on any replica, are counted one after another and at most
-// the limit of them pass. The reservation stays a failure unless ReleaseAttempt takes it
-// back after a correct password.
-func (s *Store) ReserveAttempt(ctx context.Context, keys []string, blocked func(map[string]domain.Window) bool, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		sorted := append([]string(nil), keys...)
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, k); err != nil {
-				return fmt.Errorf("lock login attempts: %w", err)
-			}
-		}
-		rows, err := tx.Query(ctx, `SELECT key, count(*), min(at) FROM login_failures WHERE key = ANY($1) AND at > $2 GROUP BY key`, keys, since)
-		if err != nil {
-			return fmt.Errorf("count login failures: %w", err)
-		}
-		wins = map[string]domain.Window{}
-		for rows.Next() {
-			var k string
-			var w domain.Window
-			if err := rows.Scan(&k, &w.Count, &w.Oldest); err != nil {
-				rows.Close()
-				return fmt.Errorf("scan login failures: %w", err)
-			}
-			wins[k] = w
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("count login failures: %w", err)
-		}
-		if blocked(wins) {
-			return nil // count nothing
-		}
-		if err := tx.QueryRow(ctx, `WITH ins AS (INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2 RETURNING id)
-			SELECT array_agg(id) FROM ins`, keys, at).Scan(&ids); err != nil {
-			return fmt.Errorf("reserve login attempt: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1) AND at < $2`, keys, since); err != nil {
-			return fmt.Errorf("prune login failures: %w", err)
-		}
-		return nil
-	})
-	return ids, wins, err
-}
-
-// ReleaseAttempt takes back a reserved attempt (the password was right), and forgets the
-// failures of clear (the account's own keys: a correct login ends their count).
-func (s *Store) ReleaseAttempt(ctx context.Context, ids []int64, clear []string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM login_failures WHERE id = ANY($1) OR key = ANY($2)`, ids, clear); err != nil {
-		return fmt.Errorf("release login attempt: %w", err)
-	}
-	return nil
-}
-
-// RecordFailure counts a failed login under each key, and forgets failures older than
-// prune so the table stays small.
-func (s *Store) RecordFailure(ctx context.Context, keys []string, at, prune time.Time) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO login_failures (key, at) SELECT unnest($1::text[]), $2`, keys, at); err != nil {
-			return fmt.Errorf("record login failure: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1) AND at < $2`, keys, prune); err != nil {
-			return fmt.Errorf("prune login failures: %w", err)
-		}
-		return nil
-	})
-}
-
-// ClearFailures forgets the failures of keys (after a successful login).
-func (s *Store) ClearFailures(ctx context.Context, keys []string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM login_failures WHERE key = ANY($1)`, keys); err != nil {
-		return fmt.Errorf("clear login failures: %w", err)
-	}
-	return nil
 }
 
 // ---------------------------------------------------------------------------- eligibility

@@ -18,6 +18,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
@@ -99,19 +100,16 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	}
 	now := s.now()
 	th := s.pol.Throttle
-	keys := []string{th.AccountIPKey(email, req.IP), th.AccountKey(email), th.IPKey(req.IP)}
-	wait := func(w map[string]domain.Window) time.Duration {
-		return th.Wait(w[keys[0]], w[keys[1]], w[keys[2]], now)
-	}
-	// The attempt is counted (reserved) atomically before the password is verified, and
-	// before it waits for a hashing slot: a burst of concurrent guesses cannot all pass a
-	// check made before any is counted, and a throttled one costs no hash.
-	ids, wins, err := s.store.ReserveAttempt(ctx, keys, func(w map[string]domain.Window) bool { return wait(w) > 0 }, now, now.Add(-th.Window))
+	at := loginAttempt{th: th, email: email, ip: req.IP}
+	// The attempt is counted (a token taken) atomically before the password is verified,
+	// and before it waits for a hashing slot: a burst of concurrent guesses cannot all pass
+	// a check made before any is counted, and a throttled one costs no hash.
+	wait, err := s.reserveAttempt(ctx, at, now)
 	if err != nil {
 		return Login{}, err
 	}
-	if ids == nil {
-		wait := max(wait(wins), time.Second)
+	if wait > 0 {
+		wait = max(wait, time.Second)
 		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
 	}
 	acct, err := s.store.AccountByEmail(ctx, email)
@@ -125,12 +123,72 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	if !ok {
 		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
-	// The right password ends this address's count; the account's count from everywhere
-	// stays, so the owner's login does not reset an attack still going on elsewhere.
-	if err := s.store.ReleaseAttempt(ctx, ids, keys[:1]); err != nil {
+	// The right password is not a failure: its tokens go back, and it ends this address's
+	// count; the account's count from everywhere stays, so the owner's login does not reset
+	// an attack still going on elsewhere.
+	if err := s.store.Return(ctx, at.accountKey(), at.accountRule(), 1, now); err != nil {
+		return Login{}, err
+	}
+	if err := s.store.Return(ctx, at.ipKey(), at.ipRule(), 1, now); err != nil {
+		return Login{}, err
+	}
+	if err := s.store.Reset(ctx, at.pairKey()); err != nil {
 		return Login{}, err
 	}
 	return s.startSession(ctx, acct, req)
+}
+
+// loginAttempt is one login's three failure buckets (domain.Throttle's keys and limits
+// as the platform's rules): the account from this address, the account from everywhere,
+// this address over every account.
+type loginAttempt struct {
+	th        domain.Throttle
+	email, ip string
+}
+
+func (a loginAttempt) pairKey() string    { return a.th.AccountIPKey(a.email, a.ip) }
+func (a loginAttempt) accountKey() string { return a.th.AccountKey(a.email) }
+func (a loginAttempt) ipKey() string      { return a.th.IPKey(a.ip) }
+
+// pairRule is PerAccountIP per window, with the burst cut to the under-attack limit: the
+// same refill, so the bucket reads the same under either.
+func (a loginAttempt) pairRule(underAttack bool) ratelimit.Rule {
+	r := ratelimit.PerWindow(a.th.PerAccountIP, a.th.Window)
+	r.Burst = a.th.PairLimit(underAttack)
+	return r
+}
+func (a loginAttempt) accountRule() ratelimit.Rule {
+	return ratelimit.PerWindow(a.th.PerAccount, a.th.Window)
+}
+func (a loginAttempt) ipRule() ratelimit.Rule { return ratelimit.PerWindow(a.th.PerIP, a.th.Window) }
+
+// reserveAttempt counts a login attempt in its three buckets, or none and answers how
+// long to wait. The account's bucket never refuses: it is counted first, and whether it
+// fitted tells whether the account is under attack (the pair's limit). Then the pair's
+// and the address's tokens are taken, each by one statement whose row lock orders
+// concurrent attempts on any replica; a refused attempt gives back what it took.
+func (s *Service) reserveAttempt(ctx context.Context, at loginAttempt, now time.Time) (time.Duration, error) {
+	calm, _, err := s.store.Count(ctx, []string{at.accountKey()}, at.accountRule(), 1, now)
+	if err != nil {
+		return 0, err
+	}
+	pair := at.pairRule(!calm)
+	ok, wait, err := s.store.Take(ctx, at.pairKey(), pair, 1, now)
+	if err == nil && ok {
+		if ok, wait, err = s.store.Take(ctx, at.ipKey(), at.ipRule(), 1, now); err == nil && !ok {
+			err = s.store.Return(ctx, at.pairKey(), pair, 1, now)
+		}
+	}
+	if err == nil && !ok {
+		err = s.store.Return(ctx, at.accountKey(), at.accountRule(), 1, now)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return wait, nil
+	}
+	return 0, nil
 }
 
 // verify checks a password while holding one of the process's hashing slots: each

@@ -144,8 +144,7 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 	if err != nil {
 		return Login{}, err
 	}
-	th := s.pol.Throttle
-	if err := s.store.ClearFailures(ctx, []string{th.AccountIPKey(l.Email, req.IP)}); err != nil {
+	if err := s.store.Reset(ctx, s.pol.Throttle.AccountIPKey(l.Email, req.IP)); err != nil {
 		// The password is set; the owner can still log in from elsewhere or wait.
 		s.log.WarnContext(ctx, "clear login failures after a password link failed", "err", err.Error())
 	}

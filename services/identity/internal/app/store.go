@@ -5,14 +5,14 @@ import (
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
 // Store is identity's storage as the use cases need it (adapters.Store in production).
 // Each method is one transaction of its own. Where a use case decides inside that
 // transaction, the method takes the decision as a function, run under the transaction's
-// row locks: the events an account's creation publishes (from its new id), whether an
-// attempt is blocked (from the counts it locked), a code's check, a used link's events.
+// row locks: the events an account's creation publishes (from its new id), a code's check, a used link's events.
 type Store interface {
 	AccountStore
 	SessionStore
@@ -53,14 +53,18 @@ type SessionStore interface {
 	DeleteEndedSessions(ctx context.Context, cutoff time.Time) (int64, error)
 }
 
-// AttemptStore counts login attempts per throttle key, shared by every replica.
+// AttemptStore counts login attempts per throttle key, shared by every replica: the
+// platform's one rate limiter (ratelimit.PostgreSQL in identity's rate_limits table).
 type AttemptStore interface {
-	// ReserveAttempt counts an attempt under keys unless blocked, given the keys' windows
-	// since since, says so: then ids is nil and wins are the windows that blocked it.
-	ReserveAttempt(ctx context.Context, keys []string, blocked func(map[string]domain.Window) bool, at, since time.Time) (ids []int64, wins map[string]domain.Window, err error)
-	// ReleaseAttempt takes the reservation ids back and forgets the failures of clear.
-	ReleaseAttempt(ctx context.Context, ids []int64, clear []string) error
-	ClearFailures(ctx context.Context, keys []string) error
+	// Count counts n calls in rule's bucket of each key, refused or not, and answers
+	// whether they fitted.
+	Count(ctx context.Context, keys []string, rule ratelimit.Rule, n int, now time.Time) (ok bool, wait time.Duration, err error)
+	// Take takes n tokens of key's bucket, or none and answers how long until one is free.
+	Take(ctx context.Context, key string, rule ratelimit.Rule, n int, now time.Time) (ok bool, wait time.Duration, err error)
+	// Return gives n tokens back to key's bucket.
+	Return(ctx context.Context, key string, rule ratelimit.Rule, n int, now time.Time) error
+	// Reset fills the buckets of keys again.
+	Reset(ctx context.Context, keys ...string) error
 }
 
 // LinkStore keeps the set-password links (their token's hash, never the token).

@@ -144,29 +144,19 @@ func TestSession(t *testing.T) {
 	}
 }
 
+// The account's failures from everywhere never block it: past PerAccount each address
+// gets UnderAttackPerAccountIP guesses (the buckets and their timing are the platform's,
+// tested there and in the login tests).
 func TestThrottle(t *testing.T) {
 	th := DefaultThrottle
-	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	if d := th.RetryAfter(Window{Count: 4, Oldest: now}, 5, now); d != 0 {
-		t.Errorf("RetryAfter(below limit) = %v", d)
+	if th.PairLimit(false) != 5 || th.PairLimit(true) != 2 {
+		t.Errorf("PairLimit = %d, %d under attack; want 5, 2", th.PairLimit(false), th.PairLimit(true))
 	}
-	if d := th.RetryAfter(Window{Count: 5, Oldest: now.Add(-5 * time.Minute)}, 5, now); d != 10*time.Minute {
-		t.Errorf("RetryAfter(at limit) = %v, want 10m", d)
+	if (Throttle{PerAccountIP: 5}).PairLimit(true) != 5 {
+		t.Error("without an under-attack limit the pair limit changed")
 	}
-	// The account's failures from everywhere never block it; past PerAccount each address
-	// gets UnderAttackPerAccountIP guesses, and a fresh address still gets its first.
-	attacked := Window{Count: 60, Oldest: now.Add(-time.Minute)}
-	if d := th.Wait(Window{}, attacked, Window{}, now); d != 0 {
-		t.Errorf("Wait(fresh address, account under attack) = %v, want 0", d)
-	}
-	if d := th.Wait(Window{Count: 2, Oldest: now}, attacked, Window{}, now); d != th.Window {
-		t.Errorf("Wait(2 failures, account under attack) = %v, want the window", d)
-	}
-	if d := th.Wait(Window{Count: 2, Oldest: now}, Window{Count: 49, Oldest: now}, Window{}, now); d != 0 {
-		t.Errorf("Wait(2 failures, account not under attack) = %v, want 0", d)
-	}
-	if d := th.Wait(Window{}, Window{}, Window{Count: 100, Oldest: now}, now); d != th.Window {
-		t.Errorf("Wait(address over its limit) = %v, want the window", d)
+	if th.AccountIPKey("a@b.c", "1.2.3.4") == th.AccountKey("a@b.c") || th.IPKey("a@b.c") == th.AccountKey("a@b.c") {
+		t.Error("the keys of different buckets collide")
 	}
 	if m := ThrottledMessage(10 * time.Minute); !strings.Contains(m, "10 minutes") {
 		t.Errorf("ThrottledMessage() = %q", m)
