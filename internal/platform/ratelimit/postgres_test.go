@@ -2,7 +2,6 @@ package ratelimit_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,26 +21,17 @@ func TestCountHoldsTheBurstAcrossReplicasAndCountsTheRefused(t *testing.T) {
 	rule := ratelimit.PerWindow(10, time.Minute) // a token every 6 s, 10 at once
 	now := time.Unix(2_000_000, 0)
 	var fitted atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ok, wait, err := stores[i%2].Count(ctx, []string{"codes|client:a", "codes|account:x"}, rule, 1, now)
-			switch {
-			case err != nil:
-				t.Error(err)
-			case ok:
-				fitted.Add(1)
-			case wait <= 0 || wait > 2*time.Minute:
-				t.Errorf("refused with wait %s", wait)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	burst(40, func(i int) {
+		ok, wait, err := stores[i%2].Count(ctx, []string{"codes|client:a", "codes|account:x"}, rule, 1, now)
+		switch {
+		case err != nil:
+			t.Error(err)
+		case ok:
+			fitted.Add(1)
+		case wait <= 0 || wait > 2*time.Minute:
+			t.Errorf("refused with wait %s", wait)
+		}
+	})
 	if fitted.Load() != 10 {
 		t.Fatalf("%d of 40 concurrent counts fitted, want exactly the burst (10)", fitted.Load())
 	}

@@ -33,6 +33,22 @@ func pools(t *testing.T, n int) []*pgxpool.Pool {
 	return out
 }
 
+// burst runs f(0), …, f(n-1) at once, released together, and waits for them all.
+func burst(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
 // Two replicas (two pools, two stores) taking from one key at once: exactly Burst pass,
 // however the calls interleave; the refused learn how long to wait.
 func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
@@ -42,28 +58,19 @@ func TestPostgreSQLHoldsTheBurstAcrossReplicas(t *testing.T) {
 	rule := ratelimit.Rule{Every: 10 * time.Second, Burst: 10}
 	now := time.Unix(1_000_000, 0)
 	var passed, refused atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range 60 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			ok, wait, err := stores[i%2].Take(context.Background(), "door|10.0.0.1", rule, 1, now)
-			switch {
-			case err != nil:
-				t.Error(err)
-			case ok:
-				passed.Add(1)
-			case wait <= 0 || wait > rule.Every:
-				t.Errorf("refused with wait %s, want (0, %s]", wait, rule.Every)
-			default:
-				refused.Add(1)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	burst(60, func(i int) {
+		ok, wait, err := stores[i%2].Take(context.Background(), "door|10.0.0.1", rule, 1, now)
+		switch {
+		case err != nil:
+			t.Error(err)
+		case ok:
+			passed.Add(1)
+		case wait <= 0 || wait > rule.Every:
+			t.Errorf("refused with wait %s, want (0, %s]", wait, rule.Every)
+		default:
+			refused.Add(1)
+		}
+	})
 	if passed.Load() != int32(rule.Burst) || refused.Load() != 60-int32(rule.Burst) {
 		t.Fatalf("passed %d, refused %d; want exactly %d passed", passed.Load(), refused.Load(), rule.Burst)
 	}

@@ -47,7 +47,7 @@ type Config struct {
 	Argon2Time      int `env:"IDENTITY_ARGON2_TIME" default:"2" doc:"argon2id passes"`
 	Argon2Threads   int `env:"IDENTITY_ARGON2_THREADS" default:"1" doc:"argon2id lanes"`
 
-	ThrottleWindow       time.Duration `env:"IDENTITY_THROTTLE_WINDOW" default:"15m" doc:"sliding window of failed-login counting; also the longest a block lasts"`
+	ThrottleWindow       time.Duration `env:"IDENTITY_THROTTLE_WINDOW" default:"15m" doc:"the window of the failed-login limits: each is N per window, a bucket of N refilled one every window/N"`
 	ThrottleAccountIP    int           `env:"IDENTITY_THROTTLE_ACCOUNT_IP" default:"5" doc:"failed logins per account and client address in the window"`
 	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window after which the account is under attack (it never blocks the account)"`
 	ThrottleUnderAttack  int           `env:"IDENTITY_THROTTLE_UNDER_ATTACK_ACCOUNT_IP" default:"2" doc:"failed logins per account and client address in the window while the account is under attack"`
@@ -149,7 +149,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 // AnonymousLimits throttle identity's anonymous doors per client address, across replicas
 // (ratelimit.UnaryShared): the e-mail look-up (it answers account ids), account creation,
 // and the eligibility checks (member numbers and military codes are guessable). Bursts a person needs pass; a script is
-// refused with 429 and Retry-After. Failed logins have their own, exact limit (PostgreSQL).
+// refused with 429 and Retry-After. Failed logins have their own limit over the same store
+// (app.reserveAttempt, domain.Throttle).
 var AnonymousLimits = map[string]ratelimit.Rule{
 	identityv1.IdentityService_IsBusiness_FullMethodName:              {Every: 2 * time.Second, Burst: 30},
 	identityv1.IdentityService_CreateAccount_FullMethodName:           {Every: 3 * time.Second, Burst: 20},
