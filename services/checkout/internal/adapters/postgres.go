@@ -400,7 +400,7 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 			}
 			evs = append(evs, ev)
 		case !was && on:
-			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()), enqueued_until = NULL,
+			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()),
 				updated_at = now() WHERE subscription_id = $1 AND term_end = $2 AND status = 'ending'`, sub.ID, sub.TermEnd); err != nil {
 				return fmt.Errorf("resume renewal: %w", err)
 			}
@@ -426,7 +426,7 @@ func stopRenewal(ctx context.Context, tx pgx.Tx, sub *domain.Subscription) (kafk
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return kafka.Event{}, fmt.Errorf("read renewal: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, enqueued_until = NULL, updated_at = now()
+	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, updated_at = now()
 		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
 		sub.ID, sub.TermEnd); err != nil {
 		return kafka.Event{}, fmt.Errorf("stop renewal: %w", err)
