@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -20,23 +19,13 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
-	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
 // A crash between the charge and the write: the order reconciler writes the order from
 // the stored purchase, and the next renewal attempt finds the attempt's key completed and
 // records the renewal without charging again.
 func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
-	var crash atomic.Bool
-	crash.Store(true)
-	e := newRenewalEnvWith(t, func(o *order.Options) {
-		o.AfterCharge = func(string) error {
-			if crash.Swap(false) {
-				return errors.New("process killed after the charge")
-			}
-			return nil
-		}
-	})
+	e := newRenewalEnvWith(t, crashAfterFirstCharge)
 	id := e.onlyPilot(t)
 	r := e.renewer()
 	start := e.termEnd.Add(-12 * time.Hour)

@@ -2,10 +2,8 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,16 +23,9 @@ import (
 // transaction, the claim, the subscription, the take-over, the order's transaction, the
 // renewal's record and the empty claim that ends the pass.
 func TestRenewalTakeOverReadsTheKeyOnce(t *testing.T) {
-	var crash atomic.Bool
-	crash.Store(true)
 	e := newRenewalEnvWith(t, func(o *order.Options) {
+		crashAfterFirstCharge(o)
 		o.Heartbeat = -1 // no lease renewal to count
-		o.AfterCharge = func(string) error {
-			if crash.Swap(false) {
-				return errors.New("process killed after the charge")
-			}
-			return nil
-		}
 	})
 	e.onlyPilot(t)
 	r := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
