@@ -239,6 +239,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		pool.Close()
 		return nil, err
 	}
+	opts.AccountURL = cfg.Renewal.AccountURL // the auto-renew confirmations link where the dunning e-mails do
 	if a.identity != nil {
 		ic := adapters.NewIdentityClient(a.identity)
 		opts.Accounts, opts.Eligibility = ic, ic

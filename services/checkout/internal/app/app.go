@@ -54,14 +54,16 @@ type Service struct {
 	promos   atomic.Pointer[map[string]*promotion.Promotion]
 	counters *Counters
 	limiter  *Limiter
-	orders   *order.Pipeline
-	subs     SubscriptionStore
-	accounts Accounts
-	eligible Eligibility
-	verifier HumanVerifier
-	widget   HumanWidget
-	geo      Geo
-	submits  singleflight.Group
+	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
+	accountURL string
+	orders     *order.Pipeline
+	subs       SubscriptionStore
+	accounts   Accounts
+	eligible   Eligibility
+	verifier   HumanVerifier
+	widget     HumanWidget
+	geo        Geo
+	submits    singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
 	allocations Allocations
 	// lookups throttles the e-mail look-ups per client address (nil: not throttled).
@@ -109,6 +111,9 @@ type Options struct {
 	PromotionsPerOrder int
 	// Deeplinks are where deeplinkOnSuccess may go (ParseDeeplinks); the zero value: nowhere.
 	Deeplinks Deeplinks
+	// AccountURL is where the auto-renew confirmations send the subscriber, as the renewal's
+	// e-mails do (RenewalOptions.ActionURL; default "/account").
+	AccountURL string
 }
 
 // New builds the service.
@@ -122,6 +127,9 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
+	if s.accountURL = o.AccountURL; s.accountURL == "" {
+		s.accountURL = "/account"
+	}
 	return s
 }
 

@@ -236,8 +236,7 @@ func TestRenewalReminderAndCardNotice(t *testing.T) {
 func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
-	store := adapters.NewStore(e.pool)
-	if _, err := store.SetAutoRenew(context.Background(), id, false, nil); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	ns := e.notices(t)
@@ -258,6 +257,22 @@ func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	}
 	if tp := e.topics(t); tp[events.TopicSubscriptionChanged] != 2 { // the auto-renew change, then the end
 		t.Errorf("events %v", tp)
+	}
+}
+
+// The auto-renew confirmation links where the renewal's e-mails do (CHECKOUT_ACCOUNT_URL),
+// not to a fixed "/account" (the store built the notice and wrote that link itself).
+func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
+	e := newRenewalEnv(t)
+	e.onlyPilot(t)
+	store := adapters.NewStore(e.pool)
+	svc := app.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: e.pipe, Subs: store, AccountURL: "https://store.test/account"})
+	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if ns := e.notices(t); len(ns) != 1 || ns[0].Kind != "auto-renew-disabled" || ns[0].ActionUrl != "https://store.test/account" {
+		t.Errorf("confirmation %v, want its link https://store.test/account", ns)
 	}
 }
 
@@ -301,8 +316,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Errorf("valid %v, charge attempts %d (want the first only)", valid, e.pay.calls)
 	}
 	// Turned off before any decline, the confirmation stays the ordinary one.
-	legacy := adapters.SeedSubscriptionID(adapters.SeedLegacy)
-	if _, err := adapters.NewStore(e.pool).SetAutoRenew(context.Background(), legacy, false, nil); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedLegacy}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 3 || ns[2].Kind != "auto-renew-disabled" || ns[2].Reason != "" {
