@@ -54,16 +54,14 @@ type Service struct {
 	promos   atomic.Pointer[map[string]*promotion.Promotion]
 	counters *Counters
 	limiter  *Limiter
-	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
-	accountURL string
-	orders     *order.Pipeline
-	subs       SubscriptionStore
-	accounts   Accounts
-	eligible   Eligibility
-	verifier   HumanVerifier
-	widget     HumanWidget
-	geo        Geo
-	submits    singleflight.Group
+	orders   *order.Pipeline
+	subs     SubscriptionStore
+	accounts Accounts
+	eligible Eligibility
+	verifier HumanVerifier
+	widget   HumanWidget
+	geo      Geo
+	submits  singleflight.Group
 	// allocations is the allocation service; nil: no allocations (checkout alone).
 	allocations Allocations
 	// lookups throttles the e-mail look-ups per client address (nil: not throttled).
@@ -74,6 +72,8 @@ type Service struct {
 	perOrder int
 	// deeplinks are the app's schemes and hosts a deeplinkOnSuccess may go to.
 	deeplinks Deeplinks
+	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
+	accountURL string
 }
 
 // Options configure a Service.
