@@ -63,13 +63,15 @@ func LintMigration(name string, sql string) []LintFinding {
 		}
 	}
 	for _, s := range stmts {
+		if len(stmts) != 1 && reConcurrent.MatchString(s) {
+			// The runner sends such a file as it is: several statements are one implicit
+			// transaction, which PostgreSQL refuses for CREATE/DROP INDEX CONCURRENTLY.
+			add(s, "CREATE/DROP INDEX CONCURRENTLY cannot run in a transaction: put it alone in its migration file (the runner then applies it outside one)")
+		}
 		switch {
 		case reCreateIndex.MatchString(s):
 			m := reCreateIndex.FindStringSubmatch(s)
 			if m[1] != "" {
-				if len(stmts) != 1 {
-					add(s, "CREATE INDEX CONCURRENTLY cannot run in a transaction: put it alone in its migration file (the runner then applies it outside one)")
-				}
 				continue
 			}
 			if !created[unquote(m[2])] {

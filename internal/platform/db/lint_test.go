@@ -74,6 +74,7 @@ func TestLintRefusesWhatBreaksTheRunningRelease(t *testing.T) {
 		"not null without default":        "ALTER TABLE orders ADD COLUMN channel text NOT NULL;",
 		"type change":                     "ALTER TABLE orders ALTER COLUMN total TYPE numeric;",
 		"contract without a release":      "-- hangar:contract\nALTER TABLE subscriptions DROP COLUMN billing_state;",
+		"concurrent drops together":       "-- hangar:contract 2026.12: x\nDROP INDEX CONCURRENTLY IF EXISTS a;\nDROP INDEX CONCURRENTLY IF EXISTS b;",
 	} {
 		if got := db.LintMigration(name, sql); len(got) == 0 {
 			t.Errorf("%s: accepted\n%s", name, sql)
@@ -92,6 +93,8 @@ func TestLintAcceptsExpandAndMarkedContractSteps(t *testing.T) {
 		"loosening":              "ALTER TABLE orders ALTER COLUMN note DROP NOT NULL, ALTER COLUMN channel DROP DEFAULT;",
 		"contract step": "-- hangar:contract 2026.12: the code stopped reading subscriptions.billing_state in 2026.11\n" +
 			"ALTER TABLE subscriptions DROP COLUMN billing_state;",
+		"concurrent drop alone in a contract step": "-- hangar:contract 2026.12: no query uses it since 2026.11\n" +
+			"DROP INDEX CONCURRENTLY IF EXISTS renewals_in_flight;",
 		"words in comments and literals": "-- we will DROP this later; RENAME too\nINSERT INTO notes VALUES ('DROP TABLE x; ALTER TABLE y RENAME TO z');",
 		"function body":                  `CREATE FUNCTION f() RETURNS trigger AS $body$ BEGIN DROP TABLE x; END $body$ LANGUAGE plpgsql;`,
 	} {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -54,28 +53,10 @@ func SeedEvent(org string, now time.Time) *eventsv1.SubscriptionChanged {
 }
 
 // Seed files the demo organization's pools and tails (idempotent: the event's version is
-// applied once; tails and the seeded assignment are kept as they are).
+// applied once; tails and the seeded assignment are kept as they are; app.Service.SeedDemo).
 func (a *App) Seed(ctx context.Context, org string) error {
-	if err := a.svc.Apply(ctx, ports.SubscriptionFromEvent(SeedEvent(org, a.now()))); err != nil {
-		return fmt.Errorf("seed pools of %s: %w", org, err)
-	}
-	for _, t := range SeedTails {
-		if err := a.store.AddTail(ctx, org, t); err != nil {
-			return err
-		}
-	}
-	owner := domain.Actor{AccountID: org, OrgAccount: org, Roles: []string{domain.RoleOwner}}
-	rows, err := a.store.Assignments(ctx, org, domain.Tail, []string{"N412AC"})
-	if err != nil {
-		return err
-	}
-	if len(rows) == 0 {
-		if _, err := a.svc.Change(ctx, owner, org,
-			[]app.Target{{Type: domain.Tail, ID: "N412AC", Codes: []string{"runway_tp_pilatus"}}}, nil); err != nil {
-			return fmt.Errorf("seed tail allocation: %w", err)
-		}
-	}
-	return nil
+	return a.svc.SeedDemo(ctx, a.store, app.DemoSeed{Owner: org, Subscription: ports.SubscriptionFromEvent(SeedEvent(org, a.now())),
+		Tails: SeedTails, Assign: app.Target{Type: domain.Tail, ID: "N412AC", Codes: []string{"runway_tp_pilatus"}}})
 }
 
 // seedWhenIdentityAnswers waits for identity to know the demo organization's owner (identity

@@ -10,7 +10,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/catalog/internal/adapters"
-	"github.com/hangar/hangar/services/catalog/internal/domain"
+	iapp "github.com/hangar/hangar/services/catalog/internal/app"
 )
 
 // Admin runs an operator command: "load FILE" stores and activates a data file; "activate
@@ -37,16 +37,13 @@ func Admin(ctx context.Context, cfg Config, cmd, arg string, out io.Writer) erro
 		if err != nil {
 			return err
 		}
-		cat, err := domain.Parse(raw)
+		version, err := iapp.LoadVersion(ctx, store, raw)
 		if err != nil {
 			return err
 		}
-		if _, err := store.Load(ctx, cat, true); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "catalogue %s loaded and active\n", cat.Version())
+		fmt.Fprintf(out, "catalogue %s loaded and active\n", version)
 	case "activate":
-		if err := store.Activate(ctx, arg); err != nil {
+		if err := iapp.ActivateVersion(ctx, store, arg); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "catalogue %s active\n", arg)

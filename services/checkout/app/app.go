@@ -239,6 +239,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		pool.Close()
 		return nil, err
 	}
+	opts.AccountURL = cfg.Renewal.AccountURL // the auto-renew confirmations link where the dunning e-mails do
 	if a.identity != nil {
 		ic := adapters.NewIdentityClient(a.identity)
 		opts.Accounts, opts.Eligibility = ic, ic
@@ -382,11 +383,10 @@ func (a *App) runRenewals(ctx context.Context) {
 		return
 	}
 	// The catalogue prices the renewals: wait for it.
-	for ctx.Err() == nil {
-		if _, err := a.svc.Catalog(); err == nil {
-			break
-		}
-		sleep(ctx, time.Second)
+	select {
+	case <-a.catalogLoaded:
+	case <-ctx.Done():
+		return
 	}
 	a.srv.Go(func(ctx context.Context) { a.renewer.RunWorkers(ctx, rc.Workers, rc.Poll) })
 	if len(a.cfg.Brokers) == 0 {
@@ -456,11 +456,4 @@ func (a *App) startCatalogue(ctx context.Context) {
 		close(a.catalogLoaded)
 	}
 	a.svc.Watch(ctx, a.cfg.RefreshInterval)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }

@@ -134,3 +134,23 @@ func Seed(ctx context.Context, store Versions, raw []byte, log *slog.Logger) err
 	}
 	return nil
 }
+
+// LoadVersion is the operator's `catalog load`: it reads a data file, stores its version
+// and makes it the active one in one transaction, and answers the version. Running
+// services pick it up at their next refresh.
+func LoadVersion(ctx context.Context, store Versions, raw []byte) (string, error) {
+	cat, err := domain.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if _, err := store.Load(ctx, cat, true); err != nil {
+		return "", err
+	}
+	return cat.Version(), nil
+}
+
+// ActivateVersion is the operator's `catalog activate`: a stored version becomes the
+// active one again (a rollback); NotFound when it is not stored.
+func ActivateVersion(ctx context.Context, store Versions, version string) error {
+	return store.Activate(ctx, version)
+}

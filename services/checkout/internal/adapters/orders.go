@@ -205,19 +205,22 @@ func (s *OrderStore) ClaimStale(ctx context.Context, now, leaseUntil time.Time, 
 	return out, nil
 }
 
-// Seen implements order.Store.
-func (s *OrderStore) Seen(ctx context.Context, keys []string) (map[string]bool, error) {
-	rows, err := s.pool.Query(ctx, `SELECT key FROM submissions WHERE key = ANY($1)`, keys)
+// LookupMany implements order.Store.
+func (s *OrderStore) LookupMany(ctx context.Context, keys []string) (map[string]*order.Submission, error) {
+	rows, err := s.pool.Query(ctx, `SELECT key, request_hash, kind, status, coalesce(invoice_id::text, ''), failure_code, failure_msg
+		FROM submissions WHERE key = ANY($1)`, keys)
 	if err != nil {
 		return nil, unavailable(err, "read submissions")
 	}
-	seen, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
+	out := make(map[string]*order.Submission)
+	var sub order.Submission
+	if _, err := pgx.ForEachRow(rows, []any{&sub.Key, &sub.RequestHash, &sub.Kind, &sub.Status, &sub.InvoiceID, &sub.FailureCode, &sub.FailureMessage},
+		func() error {
+			x := sub
+			out[x.Key] = &x
+			return nil
+		}); err != nil {
 		return nil, unavailable(err, "read submissions")
-	}
-	out := make(map[string]bool, len(seen))
-	for _, k := range seen {
-		out[k] = true
 	}
 	return out, nil
 }

@@ -13,14 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
-	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/telemetry"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 	"github.com/hangar/hangar/services/checkout/internal/subscription"
@@ -341,11 +337,12 @@ func (s *Store) PutGift(ctx context.Context, g *promotion.GiftCertificate) error
 	return nil
 }
 
-// SetAutoRenew turns a subscription's auto-renewal on or off and publishes the change.
-// Turning it off confirms by e-mail (an "auto-renew-disabled" notice: the subscription
-// ends on its date, no charge) and stops a renewal in its grace period; turning it on
-// again puts back a renewal recorded as ending, so the pass charges it.
-func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool, cat *domain.Catalog) (*domain.Subscription, error) {
+// SetAutoRenew implements app.SubscriptionStore: in one transaction it locks the
+// subscription, sets auto_renew, and moves the term's renewal (turned off: a due renewal
+// not leased by a worker becomes 'ending', and its declines are read; turned on: an
+// 'ending' one is due again), then enqueues the events the use case answers.
+func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool,
+	events func(app.AutoRenewChange) ([]kafka.Event, error)) (*domain.Subscription, error) {
 	var out *domain.Subscription
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var was bool
@@ -357,23 +354,21 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 		if err != nil || sub == nil {
 			return fmt.Errorf("set auto-renew: %w", errors.Join(err, errors.New("no such subscription")))
 		}
-		ev, err := subscription.Changed{Sub: sub, Change: "auto-renew", At: time.Now(), Catalog: cat}.Event()
-		if err != nil {
-			return err
-		}
-		evs := []kafka.Event{ev}
+		c := app.AutoRenewChange{Sub: sub, Was: was}
 		switch {
 		case was && !on:
-			ev, err := stopRenewal(ctx, tx, sub)
-			if err != nil {
+			if c.Declines, c.LastFailure, err = stopRenewal(ctx, tx, sub); err != nil {
 				return err
 			}
-			evs = append(evs, ev)
 		case !was && on:
-			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()), enqueued_until = NULL,
+			if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'due', next_attempt_at = least(next_attempt_at, now()),
 				updated_at = now() WHERE subscription_id = $1 AND term_end = $2 AND status = 'ending'`, sub.ID, sub.TermEnd); err != nil {
 				return fmt.Errorf("resume renewal: %w", err)
 			}
+		}
+		evs, err := events(c)
+		if err != nil {
+			return err
 		}
 		out = sub
 		return kafka.Enqueue(ctx, tx, telemetry.Propagator(), evs...)
@@ -381,37 +376,22 @@ func (s *Store) SetAutoRenew(ctx context.Context, subscriptionID string, on bool
 	return out, err
 }
 
-// stopRenewal is auto-renew turned off in tx: the term's due renewal becomes 'ending' (no
-// charge; the pass ends the term) and the subscriber gets the confirmation. Two cases, two
-// e-mails: before the term ends, "auto-renew-disabled" (active until its end date, not
-// charged); in the grace period (the renewal was declined and is being retried, the term
-// has already ended), "auto-renew-disabled-grace": the retries stop and the subscription
-// ends now, with the decline's reason. A retry in flight (leased) is not taken over: it
-// reads auto-renew off before charging, and a later attempt ends the term.
-func stopRenewal(ctx context.Context, tx pgx.Tx, sub *domain.Subscription) (kafka.Event, error) {
-	var declines int
-	var reason string
-	err := tx.QueryRow(ctx, `SELECT declines, coalesce(last_failure_msg, '') FROM renewals
+// stopRenewal makes the term's due renewal 'ending' in tx (no charge; the pass ends the
+// term) and answers its declines and last failure (a renewal in its grace period has
+// some). A retry in flight (leased) is not taken over: it reads auto-renew off before
+// charging, and a later attempt ends the term.
+func stopRenewal(ctx context.Context, tx pgx.Tx, sub *domain.Subscription) (declines int, reason string, err error) {
+	err = tx.QueryRow(ctx, `SELECT declines, coalesce(last_failure_msg, '') FROM renewals
 		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' FOR UPDATE`, sub.ID, sub.TermEnd).Scan(&declines, &reason)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return kafka.Event{}, fmt.Errorf("read renewal: %w", err)
+		return 0, "", fmt.Errorf("read renewal: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, enqueued_until = NULL, updated_at = now()
+	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, updated_at = now()
 		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
 		sub.ID, sub.TermEnd); err != nil {
-		return kafka.Event{}, fmt.Errorf("stop renewal: %w", err)
+		return 0, "", fmt.Errorf("stop renewal: %w", err)
 	}
-	n := &eventsv1.DunningNotice{AccountId: sub.AccountID, Email: sub.Email, Kind: "auto-renew-disabled",
-		SubscriptionId: sub.ID, Amount: &eventsv1.Money{AmountInCents: sub.PriceInCents, Currency: sub.Currency},
-		Date: timestamppb.New(sub.TermEnd), ActionUrl: "/account"}
-	if declines > 0 {
-		n.Kind, n.Reason = "auto-renew-disabled-grace", reason
-	}
-	b, err := proto.Marshal(n)
-	if err != nil {
-		return kafka.Event{}, fmt.Errorf("encode auto-renew confirmation: %w", err)
-	}
-	return kafka.Event{Topic: events.TopicDunningNotice, Key: sub.AccountID, Payload: b}, nil
+	return declines, reason, nil
 }
 
 // SetBillingContact saves a subscription's billing contact.

@@ -73,6 +73,8 @@ type Service struct {
 	perOrder int
 	// deeplinks are the app's schemes and hosts a deeplinkOnSuccess may go to.
 	deeplinks Deeplinks
+	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
+	accountURL string
 }
 
 // Options configure a Service.
@@ -110,6 +112,9 @@ type Options struct {
 	PromotionsPerOrder int
 	// Deeplinks are where deeplinkOnSuccess may go (ParseDeeplinks); the zero value: nowhere.
 	Deeplinks Deeplinks
+	// AccountURL is where the auto-renew confirmations send the subscriber, as the renewal's
+	// e-mails do (RenewalOptions.ActionURL; default "/account").
+	AccountURL string
 }
 
 // New builds the service.
@@ -123,6 +128,9 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
+	if s.accountURL = o.AccountURL; s.accountURL == "" {
+		s.accountURL = "/account"
+	}
 	return s
 }
 

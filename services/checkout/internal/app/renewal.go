@@ -286,22 +286,19 @@ func RenewalKey(subscriptionID string, termEnd time.Time, attempt int) string {
 // later, not declines (the subscriber is not told, the retry schedule does not move).
 var outageCodes = map[string]bool{"processor_unavailable": true, "timeout": true, "processor_timeout": true}
 
-func (r *Renewer) renew(ctx context.Context, j *RenewalJob, res *RenewalResult) error {
-	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
-	prev, err := r.svc.orders.Lookup(ctx, key)
-	if err != nil {
-		return err
-	}
-	if prev != nil {
-		switch prev.Status {
-		case "completed":
-			// Paid and written before (a crash after the write, or the reconciler finished
-			// an attempt interrupted between the charge and the write): record it, no charge.
-			return r.finish(ctx, j, "renewed", prev.InvoiceID, res)
-		case "abandoned", "refunded":
-			// Closed without a payment: the next attempt gets a fresh key, at once.
-			return r.nextAttempt(ctx, j, "abandoned")
-		}
+// renew finishes an attempt whose key was used before (prev, as renewBatch looked it up:
+// the key's one read): a completed one is recorded, one closed without a payment moves to
+// the next attempt, and a pending (a dead worker's, once its lease ran out) or declined one
+// goes to order.Pipeline.Resume, as a submit's retry does.
+func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submission, res *RenewalResult) error {
+	switch prev.Status {
+	case "completed":
+		// Paid and written before (a crash after the write, or the reconciler finished
+		// an attempt interrupted between the charge and the write): record it, no charge.
+		return r.finish(ctx, j, "renewed", prev.InvoiceID, res)
+	case "abandoned", "refunded":
+		// Closed without a payment: the next attempt gets a fresh key, at once.
+		return r.nextAttempt(ctx, j, "abandoned")
 	}
 	sub, err := r.svc.store.Subscription(ctx, j.SubID)
 	if err != nil {
@@ -311,7 +308,8 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, res *RenewalResult) 
 	if err != nil || settled {
 		return err
 	}
-	placed, err := r.svc.orders.Place(ctx, key, key, pu, order.Payment{Token: j.Token})
+	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
+	placed, err := r.svc.orders.Resume(ctx, prev, key, order.Payment{Token: j.Token})
 	return r.outcome(ctx, j, sub, pu, placed, err, res)
 }
 

@@ -15,8 +15,9 @@ type batchReader interface {
 }
 
 // renewBatch renews claimed jobs together (renewal season: every claim has work). The
-// guarantees are renew's, job by job: an attempt whose key was used before (a crash, an
-// outage) goes renew's way, which looks the key up first; the others are read in one
+// guarantees are renew's, job by job: the jobs' keys are looked up once, in one
+// statement; an attempt whose key was used before (a crash, an outage) goes renew's way
+// with the submission found; the others are read in one
 // statement each for subscriptions and accounts, priced as the renewal price shows them,
 // placed with order.PlaceBatch (one claim of their keys, concurrent charges, one order
 // transaction) and recorded renewed in one statement.
@@ -31,7 +32,7 @@ func (r *Renewer) renewBatch(ctx context.Context, jobs []*RenewalJob) RenewalRes
 		}
 		keys[i] = RenewalKey(j.SubID, j.TermEnd, j.Attempt)
 	}
-	seen, err := r.svc.orders.Seen(ctx, keys)
+	seen, err := r.svc.orders.LookupMany(ctx, keys)
 	if err != nil {
 		for _, j := range jobs {
 			r.failed(ctx, j, err, &res)
@@ -40,9 +41,9 @@ func (r *Renewer) renewBatch(ctx context.Context, jobs []*RenewalJob) RenewalRes
 	}
 	var fresh []*RenewalJob
 	for i, j := range jobs {
-		if !seen[keys[i]] {
+		if prev := seen[keys[i]]; prev == nil {
 			fresh = append(fresh, j)
-		} else if err := r.renew(ctx, j, &res); err != nil {
+		} else if err := r.renew(ctx, j, prev, &res); err != nil {
 			r.failed(ctx, j, err, &res)
 		}
 	}

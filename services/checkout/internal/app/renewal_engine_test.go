@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -20,23 +19,13 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
-	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
 // A crash between the charge and the write: the order reconciler writes the order from
 // the stored purchase, and the next renewal attempt finds the attempt's key completed and
 // records the renewal without charging again.
 func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
-	var crash atomic.Bool
-	crash.Store(true)
-	e := newRenewalEnvWith(t, func(o *order.Options) {
-		o.AfterCharge = func(string) error {
-			if crash.Swap(false) {
-				return errors.New("process killed after the charge")
-			}
-			return nil
-		}
-	})
+	e := newRenewalEnvWith(t, crashAfterFirstCharge)
 	id := e.onlyPilot(t)
 	r := e.renewer()
 	start := e.termEnd.Add(-12 * time.Hour)
@@ -247,8 +236,7 @@ func TestRenewalReminderAndCardNotice(t *testing.T) {
 func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
-	store := adapters.NewStore(e.pool)
-	if _, err := store.SetAutoRenew(context.Background(), id, false, nil); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	ns := e.notices(t)
@@ -269,6 +257,22 @@ func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	}
 	if tp := e.topics(t); tp[events.TopicSubscriptionChanged] != 2 { // the auto-renew change, then the end
 		t.Errorf("events %v", tp)
+	}
+}
+
+// The auto-renew confirmation links where the renewal's e-mails do (CHECKOUT_ACCOUNT_URL),
+// not to a fixed "/account" (the store built the notice and wrote that link itself).
+func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
+	e := newRenewalEnv(t)
+	e.onlyPilot(t)
+	store := adapters.NewStore(e.pool)
+	svc := app.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: e.pipe, Subs: store, AccountURL: "https://store.test/account"})
+	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if ns := e.notices(t); len(ns) != 1 || ns[0].Kind != "auto-renew-disabled" || ns[0].ActionUrl != "https://store.test/account" {
+		t.Errorf("confirmation %v, want its link https://store.test/account", ns)
 	}
 }
 
@@ -312,8 +316,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Errorf("valid %v, charge attempts %d (want the first only)", valid, e.pay.calls)
 	}
 	// Turned off before any decline, the confirmation stays the ordinary one.
-	legacy := adapters.SeedSubscriptionID(adapters.SeedLegacy)
-	if _, err := adapters.NewStore(e.pool).SetAutoRenew(context.Background(), legacy, false, nil); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedLegacy}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 3 || ns[2].Kind != "auto-renew-disabled" || ns[2].Reason != "" {

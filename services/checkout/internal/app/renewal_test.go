@@ -2,11 +2,13 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,6 +151,18 @@ func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv 
 		t.Fatal(err)
 	}
 	return e
+}
+
+// crashAfterFirstCharge makes the pipeline's first order fail between its charge and its
+// write, as a process killed there would leave it (pending, charged, its lease running out).
+func crashAfterFirstCharge(o *order.Options) {
+	var crashed atomic.Bool
+	o.AfterCharge = func(string) error {
+		if crashed.CompareAndSwap(false, true) {
+			return errors.New("process killed after the charge")
+		}
+		return nil
+	}
 }
 
 // onlyPilot moves every other subscription's term a year out, out of the pass's window.

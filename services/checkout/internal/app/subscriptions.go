@@ -4,10 +4,15 @@ import (
 	"context"
 	"strings"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
+	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
 // Viewer is the session asking for subscription data: the platform's caller (the zero
@@ -16,7 +21,11 @@ type Viewer = auth.Caller
 
 // SubscriptionStore is the storage of the subscription settings.
 type SubscriptionStore interface {
-	SetAutoRenew(ctx context.Context, subscriptionID string, on bool, cat *domain.Catalog) (*domain.Subscription, error)
+	// SetAutoRenew, in one transaction, sets the subscription's auto-renewal and moves its
+	// term's renewal with it (turned off: a due renewal not held by a worker ends with the
+	// term; turned on: one recorded as ending is due again), then saves the events that
+	// events answers for the change.
+	SetAutoRenew(ctx context.Context, subscriptionID string, on bool, events func(AutoRenewChange) ([]kafka.Event, error)) (*domain.Subscription, error)
 	SetBillingContact(ctx context.Context, subscriptionID string, c domain.BillingContact) error
 }
 
@@ -50,7 +59,45 @@ func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string
 		return nil, errs.E(errs.Forbidden, rules.MsgThirdParty)
 	}
 	cat, _ := s.Catalog()
-	return s.subs.SetAutoRenew(ctx, sub.ID, on, cat)
+	return s.subs.SetAutoRenew(ctx, sub.ID, on, func(c AutoRenewChange) ([]kafka.Event, error) {
+		ev, err := subscription.Changed{Sub: c.Sub, Change: "auto-renew", At: s.now(), Catalog: cat}.Event()
+		if err != nil {
+			return nil, err
+		}
+		if !c.Was || c.Sub.AutoRenew {
+			return []kafka.Event{ev}, nil
+		}
+		notice, err := dunning(autoRenewOffNotice(c, s.accountURL))
+		if err != nil {
+			return nil, err
+		}
+		return []kafka.Event{ev, notice}, nil
+	})
+}
+
+// AutoRenewChange is a subscription whose auto-renewal was just set, as stored: Was is the
+// setting before; turned off, Declines and LastFailure are its due renewal's (a renewal
+// declined and retried in its grace period has some).
+type AutoRenewChange struct {
+	Sub         *domain.Subscription
+	Was         bool
+	Declines    int
+	LastFailure string
+}
+
+// autoRenewOffNotice confirms auto-renew turned off by e-mail. Two cases, two e-mails:
+// before the term ends, "auto-renew-disabled" (active until its end date, not charged); in
+// the grace period (the renewal was declined and is being retried, the term has already
+// ended), "auto-renew-disabled-grace": the retries stop and the subscription ends now,
+// with the decline's reason.
+func autoRenewOffNotice(c AutoRenewChange, actionURL string) *eventsv1.DunningNotice {
+	n := &eventsv1.DunningNotice{AccountId: c.Sub.AccountID, Email: c.Sub.Email, Kind: "auto-renew-disabled", SubscriptionId: c.Sub.ID,
+		Amount: &eventsv1.Money{AmountInCents: c.Sub.PriceInCents, Currency: c.Sub.Currency}, Date: timestamppb.New(c.Sub.TermEnd),
+		ActionUrl: actionURL}
+	if c.Declines > 0 {
+		n.Kind, n.Reason = "auto-renew-disabled-grace", c.LastFailure
+	}
+	return n
 }
 
 // Currency answers a customer's currency and where it came from: their subscription's (by

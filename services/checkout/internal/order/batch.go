@@ -230,8 +230,9 @@ func (p *Pipeline) fulfilBatch(ctx context.Context, tx Tx, placed []*Placed, cha
 	return written, nil
 }
 
-// Seen answers which of keys have a submission (the renewal pass sends the attempts it met
-// before, after a crash or an outage, the one-by-one way).
-func (p *Pipeline) Seen(ctx context.Context, keys []string) (map[string]bool, error) {
-	return p.store.Seen(ctx, keys)
+// LookupMany answers the submissions of those of keys seen before, by key: Lookup for a
+// batch (the renewal pass reads its claimed attempts' keys once, places the new ones
+// together and hands each one seen before, after a crash or an outage, to Resume).
+func (p *Pipeline) LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error) {
+	return p.store.LookupMany(ctx, keys)
 }

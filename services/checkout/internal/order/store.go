@@ -40,8 +40,9 @@ type Store interface {
 	Abandon(ctx context.Context, key string) error
 	// ClaimStale leases up to limit pending submissions whose lease ran out before now.
 	ClaimStale(ctx context.Context, now, leaseUntil time.Time, limit int) ([]StaleClaim, error)
-	// Seen answers which of keys have a submission.
-	Seen(ctx context.Context, keys []string) (map[string]bool, error)
+	// LookupMany answers the submissions of those of keys that have one, by key (one
+	// statement).
+	LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error)
 
 	// Write is the order's transaction: it completes key's pending submission, draws o's
 	// invoice number, writes o and its lines, redeems promotions and moves gift and account

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -633,10 +634,23 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.O
 		return false, s.store.Failed(wctx, o.ID, serr)
 	}
 	s.failures.WithLabelValues(o.Template, "temporary").Inc()
-	delay := min(p.BaseBackoff<<(o.Attempts-1), p.MaxBackoff)
-	delay = delay/2 + rand.N(delay/2+1) // jitter: replicas retrying one relay do not stampede
+	delay := retryDelay(p, o.Attempts)
 	log.WarnContext(sctx, "e-mail send failed; will retry", "retry_in", delay.String(), "err", serr.Error())
 	return false, s.store.Retry(wctx, o.ID, s.now().Add(delay), serr)
+}
+
+// retryDelay is the wait after a mail's attempts-th failed send: BaseBackoff doubling per
+// attempt up to MaxBackoff (backoff's schedule, replayed to the stored attempt count: the
+// count lives in the queue, not in a loop), of which a random half to all is waited, so
+// replicas retrying one relay do not stampede.
+func retryDelay(p SenderPolicy, attempts int) time.Duration {
+	b := &backoff.ExponentialBackOff{InitialInterval: p.BaseBackoff, Multiplier: 2, MaxInterval: p.MaxBackoff}
+	b.Reset()
+	var d time.Duration
+	for range max(attempts, 1) {
+		d = b.NextBackOff()
+	}
+	return d/2 + rand.N(d/2+1)
 }
 
 // pendingCollector reads the queue at scrape time.
