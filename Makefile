@@ -78,7 +78,7 @@ build: ## Build every service binary and the dev runner into bin/
 .PHONY: dev
 dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
 	scripts/ensure-postgres.sh
-	@if [[ -x scripts/web-build.sh && -f web/package.json ]]; then scripts/web-build.sh; fi
+	@if [[ -x scripts/web-build.sh && -f web/package.json ]]; then HANGAR_DEV_MODE=true scripts/web-build.sh; fi
 	go build -o $(BIN)/hangar-dev ./cmd/hangar-dev
 	exec $(BIN)/hangar-dev
 

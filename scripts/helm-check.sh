@@ -2,6 +2,7 @@
 # Validates the Helm chart deploy/helm/hangar offline:
 #   1. installs pinned helm and kubeconform into <repo>/bin (only when missing or another version)
 #   2. helm lint --strict, with the default values and with deploy/helm/ci-values.yaml
+#   2b. the required Secrets and store details (store.*: no rendering without each)
 #   3. checks values.schema.json rejects a misspelled values key
 #   3b. checks the database connection budget refuses pools over postgresql.maxConnections
 #   4. renders the chart: default values, ci-values.yaml (every option on), and default
@@ -121,11 +122,32 @@ render() { # render OUT [helm template args...]
 
 step "required secrets: no rendering without the services' keys"
 # (the public reCAPTCHA site key given: its own requirement is the next step's)
-if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" --set humanVerification.siteKey=test >"$WORK/secrets.out" 2>&1; then
+# (the store's details given too, the last block of $SECRETS: theirs is the next step)
+sed -n '/^store:/,$p' "$SECRETS" >"$WORK/store-values.yaml"
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$WORK/store-values.yaml" --set humanVerification.siteKey=test >"$WORK/secrets.out" 2>&1; then
   fail "the chart rendered without the Secrets of CHECKOUT_QUOTE_KEY, CHECKOUT_RECEIPT_KEYS, CHECKOUT_RECAPTCHA_SECRET and PAYMENTS_FINGERPRINT_KEY"
 fi
 grep -q "secretEnv.*name is required" "$WORK/secrets.out" || fail "rendering failed, but not for a missing Secret: $(cat "$WORK/secrets.out")"
 echo "ok: $(grep -m1 -o 'services\.[a-z]*\.secretEnv\.[A-Z_]*\.name is required' "$WORK/secrets.out")"
+
+step "store details: required, validated, and no placeholder in the rendering"
+# Customers read them (receipts, invoices, e-mails); the services have no default outside
+# development mode, so neither has the chart (values.yaml store.*).
+for key in url salesEmail supportEmail mailFrom seller.name seller.address seller.vatNumber; do
+  if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" --set "store.$key=" >"$WORK/store.out" 2>&1; then
+    fail "the chart rendered without store.$key"
+  fi
+  grep -q "store.$key is required" "$WORK/store.out" || fail "rendering without store.$key failed, but not naming it: $(cat "$WORK/store.out")"
+done
+if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" --set store.seller.vatNumber=0000000XX >"$WORK/store.out" 2>&1; then
+  fail "values.schema.json accepted a seller VAT number without its EU country prefix"
+fi
+grep -q "vatNumber" "$WORK/store.out" || fail "values rejected, but not for the VAT number: $(cat "$WORK/store.out")"
+"$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" >"$WORK/store.out"
+grep -A1 'name: CHECKOUT_SELLER_VAT' "$WORK/store.out" | grep -q '"IE1234567T"' || fail "checkout is rendered without the seller's VAT number of the values"
+grep -A1 'name: MAIL_MESSAGE_ID_DOMAIN' "$WORK/store.out" | grep -q '"store.hangar-ci.ie"' || fail "MAIL_MESSAGE_ID_DOMAIN is not the host of store.url by default"
+if grep -n -E 'hangar\.example|IE0000000XX' "$WORK/store.out"; then fail "a placeholder is rendered (above)"; fi
+echo "ok: each of store.{url,salesEmail,supportEmail,mailFrom,seller.*} required, the VAT number's shape checked, no placeholder rendered"
 
 step "human verification: on by default, its site key required, Google's widget in the CSP"
 if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRETS" --set humanVerification.siteKey= >"$WORK/human.out" 2>&1; then

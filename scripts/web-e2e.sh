@@ -28,7 +28,9 @@ if [[ ! -x /usr/bin/chromium ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
-"$WEB_ROOT_DIR/scripts/web-build.sh"
+# The stack runs in development mode (hangar-dev), and so is the site assembled: its outside
+# links take their development values (web/tools/site-links.mjs) unless set.
+HANGAR_DEV_MODE="${HANGAR_DEV_MODE:-true}" "$WEB_ROOT_DIR/scripts/web-build.sh"
 
 results="$WEB_DIR/test-results"
 mkdir -p "$results"

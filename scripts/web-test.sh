@@ -25,6 +25,9 @@ if git -C "$WEB_ROOT_DIR" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   fi
 fi
 
+web_log "node --test web/tools (the site assembly's rules)"
+(cd "$WEB_DIR" && node --test tools/*.test.mjs)
+
 rm -rf "$WEB_DIR/test-results/unit"
 web_log "nx typecheck + test (all web projects)"
 status=0

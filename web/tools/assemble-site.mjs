@@ -5,13 +5,15 @@
 //   dist/site/config.json           runtime config: where the shell finds the remotes, the
 //                                   feature flags (HANGAR_FEATURES, default one-off-purchases),
 //                                   notices (HANGAR_NOTICE_<PAGE>) and outside links
-//                                   (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL)
+//                                   (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL: required
+//                                   outside HANGAR_DEV_MODE=true, tools/site-links.mjs)
 // The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
 // so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)
 // overrides the location of the remotes without rebuilding.
 import { cp, mkdir, rm, writeFile, access, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { siteLinks } from './site-links.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = join(root, 'dist/apps');
@@ -57,15 +59,9 @@ const notices = {
       .map(([k, v]) => [k.slice('HANGAR_NOTICE_'.length).toLowerCase(), (v ?? '').trim()]),
   ),
 };
-// Outside links (libs/api-client DEFAULT_LINKS when unset): the app's App Store listing (the
-// success page's "Download the app") and the sales address (the buy page's "contact sales";
-// the same as checkout's CHECKOUT_SALES_CONTACT).
-const links = Object.fromEntries(
-  [
-    ['appStore', process.env.HANGAR_APP_STORE_URL],
-    ['salesEmail', process.env.HANGAR_SALES_EMAIL],
-  ].filter(([, v]) => v && v.trim() !== '').map(([k, v]) => [k, v.trim()]),
-);
+// Outside links: the app's App Store listing and the sales address, required outside
+// development mode (tools/site-links.mjs): without them the site is not assembled.
+const links = siteLinks(process.env);
 const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features, notices, links };
 await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 

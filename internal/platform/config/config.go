@@ -1,12 +1,18 @@
 // Package config loads typed configuration from the environment. A config is a struct whose
 // fields carry `env:"NAME"`, `default:"value"` and `doc:"..."` tags; nested structs are
-// walked. A field tagged `secret:"true"` has no default (see DevModeVar). Supported kinds: string, bool, int, int64, float64 (for ratios only), time.Duration
+// walked. A field tagged `secret:"true"` has no default (see DevModeVar); one tagged
+// `required:"true"` is a deployment's own detail (a seller's name, a sales address) with a
+// documented development value only (see DevModeVar); `format:"email"` or `format:"https"`
+// validates a set value. Supported kinds: string, bool, int, int64, float64 (for ratios only), time.Duration
 // and []string (comma separated). Unknown-format values are an error naming the variable.
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/mail"
+	"net/url"
 	"os"
 	"reflect"
 	"strconv"
@@ -25,7 +31,10 @@ func Load(cfg any) error { return LoadFrom(cfg, os.LookupEnv) }
 // DevModeVar turns development mode on or off. Outside development mode every secret (a
 // field tagged `secret:"true"`) must be set: a key has no default a stranger could know.
 // In development mode an unset secret takes its `dev:"..."` value, a value marked as a
-// development one. Unset, development mode is on only in a test binary (go test), so a
+// development one. A required setting (`required:"true"`: what customers see of the store,
+// such as the seller printed on invoices) is the same, except that it is no secret; outside
+// development mode it may not be its development value either, so a placeholder never
+// reaches customers. Unset, development mode is on only in a test binary (go test), so a
 // service built for production never runs with development keys by accident.
 const DevModeVar = "HANGAR_DEV_MODE"
 
@@ -43,8 +52,9 @@ func DevMode(lookup Lookup) (bool, error) {
 }
 
 // LoadFrom fills cfg from lookup, using each field's default when the variable is unset.
-// A secret field (`secret:"true"`) has no default: unset outside development mode it is an
-// error naming the variable; in development mode it takes its `dev` value.
+// A secret field (`secret:"true"`) or a required one (`required:"true"`) has no default:
+// unset outside development mode it is an error naming the variable; in development mode
+// it takes its `dev` value. A field with a `format` tag is checked (checkFormat).
 func LoadFrom(cfg any, lookup Lookup) error {
 	v := reflect.ValueOf(cfg)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -54,31 +64,97 @@ func LoadFrom(cfg any, lookup Lookup) error {
 	if err != nil {
 		return err
 	}
-	var missing []string
+	var missing, required, invalid []string
 	err = walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) error {
 		name := f.Tag.Get("env")
 		raw, ok := lookup(name)
 		if !ok {
 			raw = f.Tag.Get("default")
 		}
-		if isSecret(f, lookup) && strings.TrimSpace(raw) == "" {
+		switch {
+		case isSecret(f, lookup) && strings.TrimSpace(raw) == "":
 			if !dev {
 				missing = append(missing, name)
 				return nil
 			}
 			raw = f.Tag.Get("dev")
+		case f.Tag.Get("required") == "true":
+			if strings.TrimSpace(raw) == "" && dev {
+				raw = f.Tag.Get("dev")
+			} else if !dev && (strings.TrimSpace(raw) == "" || strings.TrimSpace(raw) == f.Tag.Get("dev")) {
+				required = append(required, name)
+				return nil
+			}
 		}
 		if err := set(fv, raw); err != nil {
 			return fmt.Errorf("config: %s=%q: %w", name, raw, err)
+		}
+		if err := checkFormat(f.Tag.Get("format"), strings.TrimSpace(raw), dev); err != nil {
+			invalid = append(invalid, fmt.Sprintf("%s=%q: %v", name, raw, err))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	var errs []error
 	if len(missing) > 0 {
-		return fmt.Errorf("config: %s must be set (a secret has no default outside development mode; %s=true only in development)",
-			strings.Join(missing, ", "), DevModeVar)
+		errs = append(errs, fmt.Errorf("config: %s must be set (a secret has no default outside development mode; %s=true only in development)",
+			strings.Join(missing, ", "), DevModeVar))
+	}
+	if len(required) > 0 {
+		errs = append(errs, fmt.Errorf("config: %s must be set to this deployment's own value (outside development mode there is no default, and the development placeholder is refused; %s=true only in development)",
+			strings.Join(required, ", "), DevModeVar))
+	}
+	for _, bad := range invalid {
+		errs = append(errs, errors.New("config: "+bad))
+	}
+	return errors.Join(errs...)
+}
+
+// checkFormat validates a set value by its field's `format` tag: "email" a mail address
+// (net/mail; a display name is allowed, as in a From header), "https" an absolute https URL
+// with a host (development mode also takes http, the dev stack has no certificates). An
+// empty value is left to `required`.
+func checkFormat(format, raw string, dev bool) error {
+	if raw == "" {
+		return nil
+	}
+	switch format {
+	case "":
+		return nil
+	case "email":
+		a, err := mail.ParseAddress(raw)
+		if err != nil {
+			return fmt.Errorf("not an e-mail address: %w", err)
+		}
+		return placeholderHost(a.Address[strings.LastIndexByte(a.Address, '@')+1:], dev)
+	case "https":
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && (!dev || u.Scheme != "http")) {
+			return errors.New("not an https:// URL with a host")
+		}
+		return placeholderHost(u.Hostname(), dev)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}
+
+// placeholderHost refuses, outside development mode, the domains reserved for examples and
+// tests (RFC 2606, RFC 6761): a customer would be sent there.
+func placeholderHost(host string, dev bool) error {
+	if dev {
+		return nil
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, tld := range []string{"example", "test", "invalid", "localhost"} {
+		if h == tld || strings.HasSuffix(h, "."+tld) {
+			return fmt.Errorf("%s is a reserved example domain, not this deployment's", host)
+		}
+	}
+	for _, d := range []string{"example.com", "example.net", "example.org"} {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return fmt.Errorf("%s is a reserved example domain, not this deployment's", host)
+		}
 	}
 	return nil
 }
@@ -112,8 +188,11 @@ func Describe(cfg any) []Var {
 	var out []Var
 	_ = walk(reflect.ValueOf(cfg).Elem(), func(f reflect.StructField, _ reflect.Value) error {
 		def := f.Tag.Get("default")
-		if f.Tag.Get("secret") == "true" {
+		switch {
+		case f.Tag.Get("secret") == "true":
 			def = "(required; secret)"
+		case f.Tag.Get("required") == "true":
+			def = fmt.Sprintf("(required outside development; development: %s)", f.Tag.Get("dev"))
 		}
 		out = append(out, Var{Name: f.Tag.Get("env"), Default: def, Doc: f.Tag.Get("doc")})
 		return nil

@@ -123,3 +123,71 @@ func TestSecretsAreRequiredOutsideDevelopmentMode(t *testing.T) {
 		t.Errorf("a malformed %s = %v", DevModeVar, err)
 	}
 }
+
+type storeDetails struct {
+	Seller string `env:"SELLER" required:"true" dev:"Placeholder Ltd" doc:"printed on invoices"`
+	Sales  string `env:"SALES" required:"true" format:"email" dev:"sales@placeholder.example"`
+	Store  string `env:"STORE_URL" required:"true" format:"https" dev:"http://localhost:8080"`
+	From   string `env:"FROM" format:"email" default:"Shop <shop@hangar-store.ie>"`
+}
+
+// Issue 31: the seller printed on invoices, the sales address and the like had placeholder
+// defaults in every deployment. A required setting now has its value only in development
+// mode; outside it the loader refuses to start, naming each unset one, and refuses the
+// development placeholder too.
+func TestRequiredSettingsHaveNoDefaultOutsideDevelopmentMode(t *testing.T) {
+	var c storeDetails
+	err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "false"}))
+	if err == nil || !strings.Contains(err.Error(), "SELLER, SALES, STORE_URL must be set") {
+		t.Fatalf("production without the store's details: %v, want a refusal naming SELLER, SALES and STORE_URL", err)
+	}
+	err = LoadFrom(&c, lookup(map[string]string{DevModeVar: "false", "SELLER": "Placeholder Ltd", "SALES": "sales@hangar-store.ie", "STORE_URL": "https://hangar-store.ie"}))
+	if err == nil || !strings.Contains(err.Error(), "SELLER must be set") || strings.Contains(err.Error(), "SALES") {
+		t.Fatalf("production with the development seller: %v, want a refusal naming SELLER (only)", err)
+	}
+	c = storeDetails{}
+	if err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "false", "SELLER": "Real Ltd", "SALES": "sales@hangar-store.ie", "STORE_URL": "https://hangar-store.ie"})); err != nil ||
+		c.Seller != "Real Ltd" || c.Sales != "sales@hangar-store.ie" || c.Store != "https://hangar-store.ie" {
+		t.Fatalf("production with the details = %+v, %v", c, err)
+	}
+	c = storeDetails{}
+	if err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "true"})); err != nil || c.Seller != "Placeholder Ltd" || c.Store != "http://localhost:8080" {
+		t.Fatalf("development mode = %+v, %v, want the development values", c, err)
+	}
+	if d := Describe(&storeDetails{}); d[0].Default != "(required outside development; development: Placeholder Ltd)" {
+		t.Errorf("Describe = %+v", d[0])
+	}
+}
+
+func TestFormatsAreValidated(t *testing.T) {
+	good := map[string]string{DevModeVar: "false", "SELLER": "Real Ltd", "SALES": "sales@hangar-store.ie", "STORE_URL": "https://hangar-store.ie/shop"}
+	for name, bad := range map[string]string{
+		"SALES":     "sales at store",
+		"STORE_URL": "http://store.test",
+		"FROM":      "Shop <shop>",
+		// The reserved example domains are placeholders outside development mode.
+		"STORE_URL ": "https://store.example.com",
+		"SALES ":     "sales@hangar.example",
+	} {
+		name = strings.TrimSpace(name)
+		env := map[string]string{}
+		for k, v := range good {
+			env[k] = v
+		}
+		env[name] = bad
+		var c storeDetails
+		if err := LoadFrom(&c, lookup(env)); err == nil || !strings.Contains(err.Error(), name+"=") {
+			t.Errorf("%s=%q: %v, want an error naming it", name, bad, err)
+		}
+	}
+	for _, ok := range []string{"https://hangar-store.ie", "http://127.0.0.1:8080"} {
+		var c storeDetails
+		if err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "true", "STORE_URL": ok})); err != nil {
+			t.Errorf("development STORE_URL=%q: %v", ok, err)
+		}
+	}
+	var c storeDetails
+	if err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "true", "STORE_URL": "ftp://store.test"})); err == nil {
+		t.Error("development STORE_URL=ftp://store.test accepted")
+	}
+}

@@ -33,6 +33,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
+	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 	"github.com/hangar/hangar/services/checkout/internal/ports"
 )
@@ -50,17 +51,18 @@ type Config struct {
 	CatalogAddr     string        `env:"CATALOG_ADDR" default:"127.0.0.1:9090" doc:"gRPC address of the catalog service"`
 	RefreshInterval time.Duration `env:"CHECKOUT_REFRESH_INTERVAL" default:"30s" doc:"how often to refresh the catalogue and promotions kept in memory"`
 	DevSeed         bool          `env:"CHECKOUT_DEV_SEED" default:"false" doc:"write the development subscriptions, promotions and gift certificates at start (dev only)"`
-	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in messages"`
+	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" required:"true" format:"email" dev:"sales@hangar.example" doc:"the sales contact named in messages to buyers; required outside development mode"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
 	// Gift certificate caps (issue 26), in minor units of the order's currency.
 	GiftOrderCap int64    `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
 	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
 	ReceiptKeys  []string `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
-	// The seller printed on receipts and invoices (their PDF and print).
-	SellerName    string        `env:"CHECKOUT_SELLER_NAME" default:"Hangar Aviation Software Ltd" doc:"the seller's name printed on receipts and invoices"`
-	SellerAddress string        `env:"CHECKOUT_SELLER_ADDRESS" default:"1 Runway Road, Dublin D02 X285, Ireland" doc:"the seller's postal address printed on receipts and invoices (one line, or lines separated by ';')"`
-	SellerVAT     string        `env:"CHECKOUT_SELLER_VAT" default:"IE0000000XX" doc:"the seller's VAT number printed on receipts and invoices"`
+	// The seller printed on receipts and invoices (their PDF and print): the deployment's
+	// own company, so no default outside development mode (issue 31).
+	SellerName    string        `env:"CHECKOUT_SELLER_NAME" required:"true" dev:"Hangar Aviation Software Ltd (development)" doc:"the seller's name printed on receipts and invoices; required outside development mode"`
+	SellerAddress string        `env:"CHECKOUT_SELLER_ADDRESS" required:"true" dev:"1 Runway Road;Dublin D02 X285;Ireland" doc:"the seller's postal address printed on receipts and invoices (one line, or lines separated by ';'); required outside development mode"`
+	SellerVAT     string        `env:"CHECKOUT_SELLER_VAT" required:"true" dev:"IE0000000XX" doc:"the seller's EU VAT number printed on receipts and invoices (country prefix and number, e.g. IE1234567T); required outside development mode"`
 	CodeAttempts  int           `env:"CHECKOUT_CODE_ATTEMPTS" default:"10" doc:"promo/gift code attempts allowed per client and per account in each window; 0 disables the limit"`
 	CodeWindow    time.Duration `env:"CHECKOUT_CODE_WINDOW" default:"1m" doc:"the window of CHECKOUT_CODE_ATTEMPTS"`
 	// PromotionsPerOrder is the stacking rule: how many promotions one order takes.
@@ -124,11 +126,30 @@ func LoadConfig() (Config, error) {
 	var c Config
 	err := config.Load(&c)
 	config.ServiceDefaults(Name, &c.Platform, &c.Database)
+	if err == nil {
+		err = checkSellerVAT(c.SellerVAT)
+	}
 	if err == nil && c.RecaptchaRequired && c.RecaptchaSecret != "" && strings.TrimSpace(c.RecaptchaSiteKey) == "" {
 		// Verified by the provider, yet no widget to tick: every card payment would be refused.
 		err = errors.New("CHECKOUT_RECAPTCHA_SITE_KEY is required with CHECKOUT_RECAPTCHA_REQUIRED and CHECKOUT_RECAPTCHA_SECRET: the pages show the widget with it")
 	}
 	return c, err
+}
+
+// checkSellerVAT refuses a seller VAT number without the EU shape: the prefix of a member
+// state (EL for Greece) and the number the buyers' VAT ids are held to (tax.ValidBusinessIDFormat).
+func checkSellerVAT(vat string) error {
+	id := strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(vat))
+	if len(id) >= 2 {
+		country := id[:2]
+		if country == "EL" {
+			country = "GR"
+		}
+		if tax.IsEUCountry(country) && tax.ValidBusinessIDFormat(id, country) {
+			return nil
+		}
+	}
+	return fmt.Errorf("config: CHECKOUT_SELLER_VAT=%q is not an EU VAT number (a member state's prefix and 2 to 12 letters or digits, e.g. IE1234567T)", vat)
 }
 
 // PrintEnv lists the environment variables and their defaults.

@@ -37,10 +37,10 @@ type Config struct {
 	SMTPUsername    string        `env:"SMTP_USERNAME" default:"" doc:"SMTP user; empty: no authentication"`
 	SMTPPassword    string        `env:"SMTP_PASSWORD" secret:"true" secretWhen:"SMTP_USERNAME" dev:"" doc:"SMTP password, from a Secret; required with SMTP_USERNAME outside development mode"`
 	SMTPTLS         string        `env:"SMTP_TLS" default:"opportunistic" doc:"none, opportunistic (STARTTLS when offered) or mandatory"`
-	MailFrom        string        `env:"MAIL_FROM" default:"Hangar <no-reply@hangar.example>" doc:"sender of every e-mail"`
-	MessageIDDomain string        `env:"MAIL_MESSAGE_ID_DOMAIN" default:"notifications.hangar.example" doc:"right-hand side of Message-IDs (<event id>.<template>@domain)"`
-	StoreURL        string        `env:"STORE_BASE_URL" default:"http://localhost:8080" doc:"the store's public URL, for links in e-mails"`
-	SupportEmail    string        `env:"SUPPORT_EMAIL" default:"support@hangar.example" doc:"contact named in every e-mail"`
+	MailFrom        string        `env:"MAIL_FROM" required:"true" format:"email" dev:"Hangar <no-reply@hangar.example>" doc:"sender of every e-mail; required outside development mode"`
+	MessageIDDomain string        `env:"MAIL_MESSAGE_ID_DOMAIN" required:"true" dev:"notifications.hangar.example" doc:"right-hand side of Message-IDs (<event id>.<template>@domain), a domain of the store's; required outside development mode"`
+	StoreURL        string        `env:"STORE_BASE_URL" required:"true" format:"https" dev:"http://localhost:8080" doc:"the store's public https URL, for links in e-mails; required outside development mode"`
+	SupportEmail    string        `env:"SUPPORT_EMAIL" required:"true" format:"email" dev:"support@hangar.example" doc:"contact named in every e-mail; required outside development mode"`
 	SMTPIdleTimeout time.Duration `env:"SMTP_IDLE_TIMEOUT" default:"30s" doc:"how long an open SMTP connection waits for the next e-mail before it is closed"`
 
 	Group         string        `env:"NOTIFICATIONS_GROUP" default:"notifications" doc:"Kafka consumer group (and inbox name)"`

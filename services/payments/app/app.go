@@ -54,7 +54,7 @@ type Config struct {
 	Gateway         string        `env:"PAYMENTS_GATEWAY" default:"sandbox" doc:"card processor adapter; only the built-in sandbox exists so far"`
 	FingerprintKey  string        `env:"PAYMENTS_FINGERPRINT_KEY" secret:"true" dev:"hangar-dev-fingerprint-key-not-for-production" doc:"HMAC key of card fingerprints, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	NonceTTL        time.Duration `env:"PAYMENTS_NONCE_TTL" default:"3h" doc:"life of a single-use payment nonce (sandbox)"`
-	SalesContact    string        `env:"PAYMENTS_SALES_CONTACT" default:"sales@hangar.example" doc:"the sales contact named in 'contact sales' messages"`
+	SalesContact    string        `env:"PAYMENTS_SALES_CONTACT" required:"true" format:"email" dev:"sales@hangar.example" doc:"the sales contact named in 'contact sales' messages; required outside development mode"`
 	CardReaders     []string      `env:"PAYMENTS_CARD_READERS" default:"" doc:"serial numbers of the sales-mode card readers"`
 	ReaderTimeout   time.Duration `env:"PAYMENTS_READER_TIMEOUT" default:"5m" doc:"how long a card-reader vault request waits for a card"`
 	ReaderSimulator bool          `env:"PAYMENTS_READER_SIMULATOR" default:"false" doc:"serve POST /buy/api/card-reader/simulate, a card reader for development (never in production)"`

@@ -242,7 +242,13 @@ func TestRefusesToStartWithoutItsKeyOutsideDevelopment(t *testing.T) {
 		t.Fatalf("LoadConfig = %v, want a refusal naming PAYMENTS_FINGERPRINT_KEY", err)
 	}
 	t.Setenv("PAYMENTS_FINGERPRINT_KEY", "a-production-key-from-a-secret")
-	if c, err := app.LoadConfig(); err != nil || c.FingerprintKey != "a-production-key-from-a-secret" {
+	// Issue 31: the sales address named to buyers had a placeholder default too.
+	t.Setenv("PAYMENTS_SALES_CONTACT", "")
+	if _, err := app.LoadConfig(); err == nil || !strings.Contains(err.Error(), "PAYMENTS_SALES_CONTACT must be set") {
+		t.Fatalf("LoadConfig without the sales address = %v, want a refusal naming PAYMENTS_SALES_CONTACT", err)
+	}
+	t.Setenv("PAYMENTS_SALES_CONTACT", "sales@hangar-avionics.ie")
+	if c, err := app.LoadConfig(); err != nil || c.FingerprintKey != "a-production-key-from-a-secret" || c.SalesContact != "sales@hangar-avionics.ie" {
 		t.Fatalf("LoadConfig with the key = %v", err)
 	}
 }

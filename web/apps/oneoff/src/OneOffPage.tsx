@@ -9,6 +9,7 @@ import {
   EuConsentField,
   HostedCardFields,
   HumanVerification,
+  LoginForm,
   MSG_CAPTCHA_ERROR,
   LoadingState,
   MSG_EU_CONSENT,
@@ -48,38 +49,33 @@ interface SavedCard {
   type?: string;
 }
 
-/** The login modal of a cart opened without a user: it cannot be closed there (spec 001 §4). */
-function LoginModal({ onDone }: { onDone: () => void }) {
-  const [username, setUsername] = useState('');
-  const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  async function login() {
-    setBusy(true);
-    setError('');
-    try {
-      const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password } });
-      if (r.status === 'ok') onDone();
-      else setError(r.msg || 'Failed to login');
-    } catch (err) {
-      setError(err instanceof ApiError && err.message ? err.message : 'Failed to login');
-    } finally {
-      setBusy(false);
-    }
+/** POST /pricing/api/login: undefined once the session is open, else the refusal to show. */
+async function login(username: string, password: string): Promise<string | undefined> {
+  try {
+    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password } });
+    return r.status === 'ok' ? undefined : r.msg || 'Failed to login';
+  } catch (err) {
+    return err instanceof ApiError && err.message ? err.message : 'Failed to login';
   }
+}
+
+/**
+ * The login modal of a cart opened without a user: it cannot be closed there (spec 001 §4).
+ * Its form is the store's one LoginForm (the buy page's panel and modal, the account page).
+ */
+function LoginModal({ onDone }: { onDone: () => void }) {
   return (
     <div className={s.oneoffLoginBackdrop}>
       <div className={s.oneoffLogin} role="dialog" aria-modal="true" aria-labelledby="oneoff-login-title">
         <h2 id="oneoff-login-title">Login Required</h2>
         <p>Log in to complete your order.</p>
-        <TextField label="Email Address" type="email" value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" />
-        <TextField label="Password" type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" errors={error ? [error] : []} />
-        <Button onClick={() => void login()} disabled={busy}>
-          LOGIN
-        </Button>
-        <p>
-          <a href="/account/forgot-password">Forgot password?</a>
-        </p>
+        <LoginForm
+          onLogin={async (username, password) => {
+            const msg = await login(username, password);
+            if (msg === undefined) onDone();
+            return msg;
+          }}
+        />
       </div>
     </div>
   );

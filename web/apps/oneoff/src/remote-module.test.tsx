@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor, fireEvent, act, within } from '@testing-library/react';
 import OneOffModule from './remote-module';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { OneOffPage } from './OneOffPage';
 import { standaloneProps } from './standalone';
 import { afterPurchase, clampQuantity, fetchError, taxLabel, typedQuantity, validatePayment } from './oneoff';
 import { CartCreator, ONE_OFF_GROUP, createError } from './CartCreator';
@@ -113,6 +115,53 @@ describe('oneoff page', () => {
     expect(await screen.findByRole('dialog', { name: 'Login Required' })).toBeTruthy();
     expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
     expect(screen.getByTestId('oneoff-total').textContent).toContain('1,199.98');
+  });
+});
+
+// Issue 31: the cart's login was a one-off copy (no form, so Enter did nothing, and
+// 'Forgot password?' on a line of its own); it is now the store's LoginForm.
+describe('oneoff login modal', () => {
+  it('is the shared LoginForm: Enter submits, a refusal shows under the password, a success reloads the page', async () => {
+    const fetchStub = stub({ flag: true, loggedIn: false });
+    const logins: unknown[] = [];
+    const base = fetchStub.getMockImplementation()!;
+    fetchStub.mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input).includes('/pricing/api/login')) {
+        logins.push(JSON.parse(String(init?.body)));
+        return logins.length === 1 ? json({ code: 'unauthenticated', message: 'Invalid username or password.' }, 401) : json({ status: 'ok' });
+      }
+      return base(input, init);
+    });
+    const reload = vi.fn();
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <OneOffPage cartId="c1" reload={reload} />
+      </QueryClientProvider>,
+    );
+    const modal = await screen.findByRole('dialog', { name: 'Login Required' });
+    const form = modal.querySelector('form')!;
+    expect(form).toBeTruthy();
+    const forgot = within(modal).getByRole('link', { name: 'Forgot password?' });
+    expect(forgot.parentElement).toBe(within(modal).getByRole('button', { name: 'LOGIN' }).parentElement);
+
+    fireEvent.change(within(modal).getByLabelText('Email Address'), { target: { value: 'pilot@e2e.hangar.test' } });
+    fireEvent.change(within(modal).getByLabelText('Password'), { target: { value: 'wrong' } });
+    fireEvent.submit(form); // Enter in a field
+    const password = within(modal).getByLabelText('Password');
+    await waitFor(() => expect(password.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(password.getAttribute('aria-describedby')!)?.textContent).toBe('Invalid username or password.');
+    expect(within(modal).getByRole('button', { name: 'LOGIN' })).toHaveProperty('disabled', false);
+    expect(reload).not.toHaveBeenCalled();
+
+    fireEvent.change(within(modal).getByLabelText('Password'), { target: { value: 'right' } });
+    fireEvent.click(within(modal).getByRole('button', { name: 'LOGIN' }));
+    await waitFor(() => expect(reload).toHaveBeenCalledTimes(1));
+    expect(logins).toEqual([
+      { username: 'pilot@e2e.hangar.test', password: 'wrong' },
+      { username: 'pilot@e2e.hangar.test', password: 'right' },
+    ]);
+    // The form stays disabled while the page reloads.
+    expect(within(modal).getByRole('button', { name: 'LOGIN' })).toHaveProperty('disabled', true);
   });
 });
 

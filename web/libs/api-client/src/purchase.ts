@@ -221,9 +221,9 @@ export interface StoreLinks {
 }
 
 /**
- * The defaults name the product's domain as the services' defaults do (checkout's
- * CHECKOUT_SALES_CONTACT is sales@hangar.example); a deployment sets the real listing and
- * address when it assembles the site.
+ * The development values (tools/site-links.mjs DEV_LINKS). An assembled site's config.json
+ * always has real links outside development mode (the site is not assembled without them),
+ * so these serve only the Vite dev server, a development build and the unit tests.
  */
 export const DEFAULT_LINKS: StoreLinks = {
   appStore: 'https://apps.apple.com/app/hangar',
