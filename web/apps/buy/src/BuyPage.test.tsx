@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createApiClient } from '@hangar/api-client';
 import { catalogFixture } from '@hangar/api-client/testing';
@@ -13,6 +13,10 @@ interface Sent {
   currency: string;
   addOns: string[];
   counter: number;
+  discountPromoCode?: string[];
+  giftCertificateCode?: string[];
+  billingInfo?: { country?: string };
+  quantity?: string;
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
@@ -22,8 +26,13 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
     const url = new URL(String(input));
     if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
     if (url.pathname === '/buy/api/me') return json(opts.me ?? { loggedIn: false });
+    if (url.pathname === '/pricing/api/login') return json({ status: 'ok', user: { account_uuid: '00000000-0000-4000-8000-0000000000aa' } });
     if (url.pathname.startsWith('/buy/api/subscription/eu_consent/') && opts.marketing !== undefined) {
       return json({ status: 'ok', preference: { marketingNotificationsEnabled: opts.marketing } });
+    }
+    if (url.pathname === '/buy/api/promo/validate') {
+      const body = JSON.parse(String(init?.body)) as { code: string };
+      return json({ status: 'ok', code: body.code.toUpperCase(), kind: /^gift-/i.test(body.code) ? 'gift' : 'promo' });
     }
     if (url.pathname === '/buy/api/invoice/preview') {
       const body = JSON.parse(String(init?.body)) as Sent;
@@ -57,11 +66,11 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
   return { fetch, previews };
 }
 
-function renderPage(search = '') {
+function renderPage(search = '', reload = vi.fn()) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   return render(
     <QueryClientProvider client={client}>
-      <BuyPage location={{ pathname: '/buy', search, hash: '' }} navigate={vi.fn()} reload={vi.fn()} />
+      <BuyPage location={{ pathname: '/buy', search, hash: '' }} navigate={vi.fn()} reload={reload} />
     </QueryClientProvider>,
   );
 }
@@ -162,5 +171,43 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
     setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
     renderPage();
     await waitFor(() => expect(screen.getByText('There was a problem connecting.')).toBeTruthy());
+  });
+
+  // Issue 31: the gift e-mail's redeem link (/buy?code=…) did nothing; ?code= was read and dropped.
+  it('applies the code of ?code= as if typed: checked, listed and priced', async () => {
+    const edge = fakeEdge();
+    renderPage('?code=gift-usd-100');
+    expect((await screen.findByTestId('applied-code')).textContent).toBe('GIFT-USD-100');
+    await waitFor(() => expect(edge.previews.some((b) => b.giftCertificateCode?.includes('GIFT-USD-100'))).toBe(true));
+    expect(edge.fetch.mock.calls.filter(([u]) => String(u).endsWith('/buy/api/promo/validate'))).toHaveLength(1);
+  });
+
+  // Issue 31: after logging in from ?prompt=login the 'Login Required' modal opened again
+  // (the reload kept prompt=login in the address).
+  it('a login from ?prompt=login reloads without prompt=login, on the account route', async () => {
+    fakeEdge();
+    window.history.replaceState(null, '', '/buy?currency=USD&prompt=login');
+    const reload = vi.fn();
+    renderPage('?currency=USD&prompt=login', reload);
+    const dialog = await screen.findByRole('dialog');
+    fireEvent.change(within(dialog).getByLabelText('Email Address'), { target: { value: 'pilot@b.co' } });
+    fireEvent.change(within(dialog).getByLabelText('Password'), { target: { value: 'a long passphrase' } });
+    fireEvent.submit(within(dialog).getByLabelText('Password').closest('form')!);
+    await waitFor(() => expect(reload).toHaveBeenCalled());
+    expect(window.location.search).toBe('?currency=USD');
+    expect(window.location.hash).toBe('#/account/00000000-0000-4000-8000-0000000000aa');
+    window.history.replaceState(null, '', '/');
+  });
+
+  // Issue 31: the bundle showed 'Please select a HondaJet runway analysis' before any click.
+  it('a choice the cart still lacks is an error only once the buyer has chosen something', async () => {
+    const MSG = 'Please select a HondaJet runway analysis';
+    fakeEdge({ answer: { selectionErrors: [MSG] } });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    expect(document.body.textContent).not.toContain(MSG);
+    fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
+    expect(document.body.textContent).toContain(MSG);
   });
 });

@@ -6,7 +6,7 @@ import { analytics } from '@hangar/analytics';
 import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
-import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
+import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
@@ -304,11 +304,18 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const vfr = [...groupEntries(catalog, 'NATIONAL_VFR_PACKAGES', currency), ...groupEntries(catalog, 'ALL_JEPPESEN_EU_CHART', currency)].map(option);
   const jetMaker = (catalog.groups.JET_MAKER_RUNWAY_ANALYSIS?.entries ?? []).map((e) => ({ ...option(e), priceLabel: 'Included' }));
 
-  const toggle = (code: string) => dispatch({ type: 'toggle', code });
+  // A choice the buyer made (not the address's or the server's): until one, a selection
+  // the cart still lacks (the bundle's HondaJet model) is not yet an error to show.
+  const [chosen, setChosen] = useState(false);
+  const choose = (a: Action) => {
+    setChosen(true);
+    dispatch(a);
+  };
+  const toggle = (code: string) => choose({ type: 'toggle', code });
 
   // ---- errors
   const codeErrors = (p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean);
-  const selectionErrors = [...(p?.planErrors ?? []), ...(p?.selectionErrors ?? [])];
+  const selectionErrors = [...(p?.planErrors ?? []), ...(chosen || attempted ? (p?.selectionErrors ?? []) : [])];
   const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
   const fieldErrors: Record<string, string[]> = {};
   for (const e of shownErrors) {
@@ -328,8 +335,14 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const onLogin = async (u: string, pw: string): Promise<string | undefined> => {
     const r = await login(u, pw);
     if (!r.ok) return r.message;
-    // From the buy page, first go to the account route, then reload.
-    if (r.accountUuid && typeof window !== 'undefined') window.location.hash = `#/account/${r.accountUuid}`;
+    // From the buy page, first go to the account route, then reload. Without ?prompt=login:
+    // it asked for this login, which is done (it opened the modal again after the reload).
+    if (typeof window !== 'undefined') {
+      const url = new URL(window.location.href);
+      url.searchParams.delete('prompt');
+      if (r.accountUuid) url.hash = `#/account/${r.accountUuid}`;
+      window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+    }
     reload();
     return undefined;
   };
@@ -379,7 +392,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   };
 
   const onChart = (code: string, platform: Platform) =>
-    dispatch({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
+    choose({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
 
   const paymentFormErrors = (): string[] => {
     if (payWith === 'stored') return [];
@@ -639,7 +652,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                   type="radio"
                   currency={currency}
                   options={f.entries.map((e) => ({ entry: e, checked: plan === e.addOnCode }))}
-                  onChange={(code) => dispatch({ type: 'selectPlan', plan: code, planCodes })}
+                  onChange={(code) => choose({ type: 'selectPlan', plan: code, planCodes })}
                   onPointerChoice={() => shell('plans').onExpandedChange(false)}
                 />
               </div>
@@ -658,7 +671,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               summary={regionSummary}
               onChange={(code) =>
                 regionMode === 'radio'
-                  ? dispatch({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
+                  ? choose({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
                   : toggle(code)
               }
               {...shell('regions')}
@@ -714,7 +727,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               type="radio"
               options={jetMaker}
               currency={currency}
-              onChange={(code) => dispatch({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
+              onChange={(code) => choose({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
               {...shell('jetMaker')}
             />
           ) : null}
@@ -787,6 +800,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             }}
             onRemove={(code) => dispatch({ type: 'removeCode', code })}
             errors={codeErrors}
+            // ?code= (spec 001 §2; the gift e-mail's redeem link): applied as if typed, once
+            // the first price is in, so the check sees the cart the buyer will pay for.
+            prefill={p ? (query.code ?? undefined) : undefined}
           />
           <PaymentSection
             payWith={payWith}
@@ -907,10 +923,26 @@ function PayBar({ total }: { total: string | undefined }) {
   );
 }
 
-function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[] }) {
+function PromoBox({ codes, onAdd, onRemove, errors, prefill }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[]; prefill?: string }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [checking, setChecking] = useState(false);
+  const apply = (code: string) => {
+    setChecking(true);
+    void onAdd(code)
+      .then((err) => {
+        setError(err);
+        setValue(err ? code : '');
+      })
+      .finally(() => setChecking(false));
+  };
+  const prefilled = useRef(false);
+  useEffect(() => {
+    if (!prefill || prefilled.current) return;
+    prefilled.current = true;
+    apply(prefill);
+    // Once per page: the address's code, not a later edit.
+  }, [prefill]);
   return (
     <section className={cx(s.buyBox, s.buyPromoBox)} aria-labelledby="buy-promo-title">
       <h2 id="buy-promo-title">Promo or gift code</h2>
@@ -919,13 +951,7 @@ function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: 
         onSubmit={(e) => {
           e.preventDefault();
           if (checking) return;
-          setChecking(true);
-          void onAdd(value)
-            .then((err) => {
-              setError(err);
-              if (!err) setValue('');
-            })
-            .finally(() => setChecking(false));
+          apply(value);
         }}
       >
         <TextField className={s.buyPromoField} label="Promo or gift certificate code" name="code" value={value} errors={error ? [error] : errors} onChange={(e) => setValue(e.target.value)} />
