@@ -44,6 +44,14 @@ export interface Configuration {
   extras: string[];
 }
 
+/**
+ * The billing country a currency suggests (spec 000 §9: US, CA, GB, AU; none for EUR,
+ * which many countries pay in). It follows the currency until the buyer picks a country.
+ */
+export function defaultCountry(currency: CurrencyCode): string {
+  return ({ USD: 'US', CAD: 'CA', GBP: 'GB', AUD: 'AU' } as Partial<Record<CurrencyCode, string>>)[currency] ?? '';
+}
+
 export function initialConfiguration(q: BuyQuery): Configuration {
   return {
     currency: q.currency,
@@ -66,7 +74,7 @@ export function initialConfiguration(q: BuyQuery): Configuration {
     // jepp=true is a flag; anything else is the customer number.
     jeppCustomerNo: q.jepp && q.jepp !== 'true' ? q.jepp : '',
     zipcode: q.zipcode ?? '',
-    country: '',
+    country: defaultCountry(q.currency),
     cardholderName: '',
     discountPromoCode: [],
     giftCertificateCode: [],
@@ -99,8 +107,11 @@ const without = (list: readonly string[], code: string) => list.filter((c) => c 
 
 export function reduce(s: Configuration, a: Action): Configuration {
   switch (a.type) {
-    case 'set':
-      return { ...s, ...a.patch };
+    case 'set': {
+      const next = { ...s, ...a.patch };
+      if (a.patch.currency !== undefined && a.patch.country === undefined && s.country === defaultCountry(s.currency)) next.country = defaultCountry(a.patch.currency);
+      return next;
+    }
     case 'selectPlan':
       return { ...s, addOns: [a.plan, ...s.addOns.filter((c) => c !== a.plan && !a.planCodes.includes(c))] };
     case 'toggle':
