@@ -52,6 +52,16 @@ export function defaultCountry(currency: CurrencyCode): string {
   return ({ USD: 'US', CAD: 'CA', GBP: 'GB', AUD: 'AU' } as Partial<Record<CurrencyCode, string>>)[currency] ?? '';
 }
 
+/**
+ * The country sent with the billing address. The currency's suggestion alone, with no postal
+ * code typed, is not an address: checkout then keeps a subscriber's billing contact (the
+ * stored-card renewal has no billing fields, and sending the suggestion replaced the
+ * contact's postal code with none: 'Postal Code cannot be blank').
+ */
+function sentCountry(c: Configuration): string {
+  return c.zipcode.trim() === '' && c.country === defaultCountry(c.currency) ? '' : c.country;
+}
+
 export function initialConfiguration(q: BuyQuery): Configuration {
   return {
     currency: q.currency,
@@ -213,7 +223,7 @@ export function toWire(c: Configuration, extra: { cartId: string; counter: numbe
     isGdprCompliant: c.isGdprCompliant,
     isEuCustomer: c.isEuCustomer,
     jeppCustomerNo: c.jeppCustomerNo.trim(),
-    billingInfo: { zipcode: effectiveZip(c.zipcode), country: c.country },
+    billingInfo: { zipcode: effectiveZip(c.zipcode), country: sentCountry(c) },
     cardholderName: c.cardholderName.trim(),
     discountPromoCode: c.discountPromoCode,
     giftCertificateCode: c.giftCertificateCode,
