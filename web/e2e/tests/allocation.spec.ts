@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import * as buy from '../support/buy';
-import { expectAccessible, keepScreenshot } from '../support/helpers';
+import { expectAccessible, expectNoSidewaysScroll, keepScreenshot } from '../support/helpers';
 
 // The Acme owner (identity's demo organization, with the licence pools allocation's dev
 // seed files for it) assigns a licence to a member and moves the runway-analysis licence
@@ -189,16 +189,7 @@ test.describe('the owner on a 390 px phone', () => {
     for (const tab of ['Users', 'Aircraft']) {
       await page.getByRole('tab', { name: tab }).click();
       await expect(page.getByRole('table', { name: tab })).toBeVisible();
-      const overflow = await page.evaluate(() => {
-        const width = document.documentElement.clientWidth;
-        const wide = [...document.querySelectorAll('body *')]
-          .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== 'fixed')
-          .filter((el) => !el.closest('[hidden], .h-visually-hidden, [class*="visually-hidden"]'))
-          .slice(0, 6)
-          .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`);
-        return { scrollWidth: document.documentElement.scrollWidth, width, wide };
-      });
-      expect(overflow.scrollWidth, `${tab}: wider than the phone: ${overflow.wide.join(', ')}`).toBeLessThanOrEqual(overflow.width);
+      await expectNoSidewaysScroll(page, `/account/allocation (${tab})`);
     }
   });
 });
