@@ -6,10 +6,13 @@ import { catalogFixture } from '@hangar/api-client/testing';
 import { BuyPage } from './BuyPage';
 import { setApiClient } from './api';
 import { LOGIN_REQUIRED } from './account';
+import { disableSalesMode, enableSalesMode } from '@hangar/storefront';
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 interface Sent {
+  email?: string;
+  readerSerialNumber?: string;
   currency: string;
   addOns: string[];
   counter: number;
@@ -209,5 +212,22 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
     fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
     await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
     expect(document.body.textContent).toContain(MSG);
+  });
+
+  // Issue 31: in sales mode /buy locked the e-mail to the staff member's, so the order was theirs.
+  it('in sales mode a credit-card admin types the customer\'s e-mail, and the cart carries the reader', async () => {
+    enableSalesMode('RDR-0001');
+    try {
+      const edge = fakeEdge({ me: { loggedIn: true, username: 'cardadmin@b.co', email: 'cardadmin@b.co', accountUuid: 'staff', isCreditCardAdmin: true } });
+      renderPage();
+      expect((await screen.findByTestId('selling-as')).textContent).toContain('cardadmin@b.co');
+      const field = within(screen.getByTestId('account')).getByLabelText('Email Address') as HTMLInputElement;
+      expect(field.disabled).toBe(false);
+      expect(field.value).toBe('');
+      fireEvent.change(field, { target: { value: 'customer@b.co' } });
+      await waitFor(() => expect(edge.previews.some((b) => b.email === 'customer@b.co' && b.readerSerialNumber === 'RDR-0001')).toBe(true));
+    } finally {
+      disableSalesMode();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification,
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
-import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
+import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, syncKiosk, withKiosk, type SalesModeSetting } from '@hangar/storefront';
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
@@ -215,6 +215,24 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));
   }, [storedMethod.data]);
   const [reader, setReader] = useState('');
+  // Sales mode (this device's setting, spec 001 §4) with a credit-card admin signed in: the
+  // order is the customer's at the counter, not the staff member's (issue 31: the e-mail was
+  // locked to the staff account). The configuration carries the reader, so checkout prices and
+  // orders for the e-mail typed here, and the card is the reader's.
+  const [salesMode, setSalesMode] = useState<SalesModeSetting | null>(() => readSalesMode());
+  useEffect(() => onSalesModeChange(() => setSalesMode(readSalesMode())), []);
+  const selling = Boolean(salesMode && loggedIn && me.isCreditCardAdmin);
+  const sellingReader = selling ? salesMode!.readerSerialNumber : '';
+  useEffect(() => {
+    if (config.readerSerialNumber === sellingReader) return;
+    // The staff member's own identity, adopted from a preview before sales mode applied, goes.
+    const own = (v: string) => (v && me.accountUuid && v.toLowerCase() === me.accountUuid.toLowerCase() ? '' : v);
+    dispatch({ type: 'set', patch: sellingReader ? { readerSerialNumber: sellingReader, email: '', accountId: own(config.accountId), subscriptionId: own(config.accountId) ? config.subscriptionId : '' } : { readerSerialNumber: '' } });
+    if (sellingReader) {
+      setPayWith('reader');
+      setReader(sellingReader);
+    }
+  }, [sellingReader]);
   // The optional marketing checkbox (spec 001 §5): for a signed-in buyer whom identity
   // answers without marketing consent, and for a visitor (a new customer has none yet; an
   // existing account must log in to buy anyway). Not while the answer is unknown, and not
@@ -600,15 +618,16 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           </div>
           {/* 2. e-mail and organization */}
           {meReady ? <AccountBlock
-            loggedIn={loggedIn}
+            loggedIn={loggedIn && !selling}
+            seller={selling ? (me.username ?? me.email ?? '') : undefined}
             username={me.username ?? me.email ?? ''}
-            email={loggedIn ? (p?.email ?? me.email ?? '') : config.email}
+            email={loggedIn && !selling ? (p?.email ?? me.email ?? '') : config.email}
             organizationName={config.organizationName}
             business={isBusiness}
             emailLocked={p?.emailLocked === true}
             emailErrors={fieldErrors.email ?? []}
             orgErrors={fieldErrors.organizationName ?? []}
-            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && !loggedIn ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
+            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && (!loggedIn || selling) ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
             onOrganization={(v) => dispatch({ type: 'set', patch: { organizationName: v } })}
             onLogin={onLogin}
             onLogout={onLogout}

@@ -38,6 +38,11 @@ export interface Configuration {
   expiredAllocations: unknown[] | undefined;
   runwayAircraft: string[];
   paymentMethod: 'CREDIT_CARD' | 'PAYPAL';
+  /**
+   * Sales mode's card reader (this device's setting) while a credit-card admin sells: the
+   * configuration is then the customer's (checkout's who(): their e-mail and account).
+   */
+  readerSerialNumber: string;
   /** One-shot inputs, cleared once a preview answered them. */
   chartChoice: { addOnCode: string; type: 'App' | 'Web' | 'Both'; checked: boolean } | undefined;
   upgrade: string;
@@ -93,6 +98,7 @@ export function initialConfiguration(q: BuyQuery): Configuration {
     expiredAllocations: undefined,
     runwayAircraft: [],
     paymentMethod: 'CREDIT_CARD',
+    readerSerialNumber: '',
     chartChoice: undefined,
     upgrade: q.upgrade ?? '',
     extras: q.extras,
@@ -232,6 +238,7 @@ export function toWire(c: Configuration, extra: { cartId: string; counter: numbe
     expiredAllocations: c.expiredAllocations,
     runwayAircraft: c.runwayAircraft,
     paymentMethod: c.paymentMethod,
+    readerSerialNumber: c.readerSerialNumber || undefined,
     chartChoice: c.chartChoice,
     upgrade: c.upgrade,
     extras: c.extras,
