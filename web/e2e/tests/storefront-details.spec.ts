@@ -1,12 +1,13 @@
 import { test } from '@playwright/test';
-import { createAccount, expect, freshEmail, openBuy, PASSWORD } from '../support/buy';
+import { createAccount, expect, fillBilling, freshEmail, openBuy, PASSWORD, purchase } from '../support/buy';
+import { CARD_ADMIN, login } from '../support/store';
 
 // Issue 31, 'Broken details': each as the buyer met it, on the real stack.
 test.describe.configure({ timeout: 120_000 * Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1) });
 
 test('?code= applies the code: the gift e-mail’s redeem link (/buy?code=…) prices the cart with it', async ({ page }) => {
   await openBuy(page, '/buy?currency=USD&code=welcome5');
-  await expect(page.getByTestId('applied-code')).toHaveText('WELCOME5');
+  await expect(page.getByTestId('applied-code')).toHaveText(/^welcome5$/i);
   await expect(page.getByTestId('invoice-total')).toHaveText('$189.99');
 });
 
@@ -21,10 +22,9 @@ test('after logging in from ?prompt=login the Login Required modal does not open
   await page.goto('/buy?currency=USD&prompt=login');
   const modal = page.getByRole('dialog', { name: 'Login Required' });
   await expect(modal).toBeVisible();
-  const form = modal.getByRole('form', { name: 'LOGIN TO EXISTING ACCOUNT' });
-  await form.getByLabel('Email Address').fill(email);
-  await form.getByLabel('Password').fill(PASSWORD);
-  await form.getByRole('button', { name: 'LOGIN' }).click();
+  await modal.getByLabel('Email Address').fill(email);
+  await modal.getByLabel('Password').fill(PASSWORD);
+  await modal.getByRole('button', { name: 'LOGIN' }).click();
   await expect(page.getByTestId('signed-in-user')).toHaveText(email);
   expect(new URL(page.url()).searchParams.get('prompt')).toBeNull();
   await expect(page.getByTestId('invoice-total')).toBeVisible();
@@ -46,7 +46,7 @@ test('the billing country starts as the currency’s (spec 000 §9), none for EU
     ['GBP', 'GB'],
     ['AUD', 'AU'],
     ['EUR', ''],
-  ]) {
+  ] as const) {
     await openBuy(page, `/buy?currency=${currency}`);
     await expect(page.getByTestId('payment').getByLabel('Country'), currency).toHaveValue(country);
   }
@@ -60,7 +60,7 @@ test('the licence quantity field shows what checkout prices once the buyer leave
     ['1', '2'],
     ['abc', '2'],
     ['150', '100'],
-  ]) {
+  ] as const) {
     await field.fill(typed);
     await field.blur();
     await expect(field).toHaveValue(shown);
@@ -75,4 +75,60 @@ test('a custom gift amount of 25.5 is refused as not whole, never a $255 certifi
   await expect(field).toHaveValue('25.5');
   await expect(page.getByTestId('gift-certificate')).toContainText('Gift certificate amounts must be whole numbers.');
   await expect(page.getByText('$255')).toHaveCount(0);
+});
+
+test('the one-off page answers a gift code with "Gift certificates may not be used on one-off purchases"', async ({ page, browser }) => {
+  const staff = await browser.newContext();
+  let path = '';
+  try {
+    const sp = await staff.newPage();
+    await login(sp, 'employee@demo.hangar.test');
+    await sp.goto('/product/cart-create');
+    await sp.getByLabel('Quantity of Garmin Database Card (SD)').fill('1');
+    await sp.getByRole('button', { name: 'Create Cart' }).click();
+    path = new URL((await sp.getByTestId('cart-link').getByRole('link').getAttribute('href'))!).pathname;
+  } finally {
+    await staff.close();
+  }
+  await createAccount(page.request, freshEmail('oneoff-gift'));
+  await page.goto(path);
+  await page.getByLabel('Promo code').fill('GIFT-USD-100');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const errors = page.getByTestId('oneoff-preview-errors');
+  await expect(errors).toContainText('Gift certificates may not be used on one-off purchases');
+  await expect(errors).not.toContainText('Not a valid code.');
+});
+
+test('in sales mode /buy takes the customer’s e-mail and the order is the customer’s, not the staff member’s', async ({ page }) => {
+  await login(page, CARD_ADMIN);
+  await page.goto('/buy/sales-mode');
+  await page.getByLabel('Card reader').selectOption('RDR-0001');
+  await page.getByRole('button', { name: 'Enable' }).click();
+  await expect(page.getByTestId('sales-mode-clock')).toBeVisible();
+  const customer = freshEmail('counter');
+  await openBuy(page);
+  const account = page.getByTestId('account');
+  await expect(account.getByTestId('selling-as')).toContainText(CARD_ADMIN);
+  const email = account.getByRole('textbox', { name: 'Email Address' });
+  await expect(email).toBeEditable();
+  await email.fill(customer);
+  await expect(page.getByTestId('payment').getByRole('radio', { name: 'Use the card reader' })).toBeChecked();
+  await fillBilling(page);
+  await purchase(page);
+  const xsrf = (await page.context().cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+  await expect
+    .poll(
+      async () =>
+        (
+          await page.request.post('/buy/api/card-reader/simulate', {
+            headers: { 'X-XSRF-TOKEN': xsrf },
+            data: { readerSerialNumber: 'RDR-0001', number: '4111111111111111', cvv: '123', expirationDate: '12/2031', cardholderName: 'Amelia Earhart', postalCode: '97201' },
+          })
+        ).status(),
+      { timeout: 30_000 },
+    )
+    .toBe(200);
+  await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 60_000 });
+  await expect(page.getByTestId('receipt')).toContainText(customer);
+  await expect(page.getByTestId('receipt')).not.toContainText(CARD_ADMIN);
 });
