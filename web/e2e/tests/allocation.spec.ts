@@ -164,7 +164,7 @@ test('the owner adds a new aircraft with a free licence; with none free the page
   const tail = `N9${Date.now().toString(36).slice(-4).toUpperCase()}`;
   await page.goto('/account/allocation');
   await page.getByRole('tab', { name: 'Aircraft' }).click();
-  await page.getByLabel('Tail number').fill(tail);
+  await page.getByRole('textbox', { name: 'Tail number', exact: true }).fill(tail);
   // The seed's one runway licence is on N412AC: nothing is free, and the page says so.
   await expect(page.getByLabel('Licence for the new aircraft')).toHaveValue('runway_tp_pilatus');
   await expect(page.getByTestId('new-tail-note')).toContainText('No runway_tp_pilatus licence is free');

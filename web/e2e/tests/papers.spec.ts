@@ -97,7 +97,7 @@ test('an EU guest prints the invoice from the e-mailed link in a fresh browser: 
     await expect(receipt).toContainText('Luft GmbH');
     await expect(receipt).toContainText('DE123456789');
     await expect(receipt).toContainText('Reverse charge');
-    await expect(receipt).toContainText(/\b\d\d-\d\d-\d{4} \d\d:\d\d UTC\b/);
+    await expect(receipt).toContainText(/\d\d-\d\d-\d{4} \d\d:\d\d UTC/);
     await expect(other.getByTestId('cookie-banner')).toBeHidden();
     await expect(other.getByRole('navigation', { name: 'Main' })).toBeHidden();
     await other.emulateMedia({ media: 'screen' });
