@@ -154,6 +154,14 @@ test('the Acme owner buys against the allocation service: regions follow, an all
   }
 });
 
+// Issue 31: an owner downgraded a business with allocated users without a word about them.
+test('the Acme owner switching to an individual plan is told the users lose their allocations', async ({ page }) => {
+  await login(page, OWNER);
+  await page.goto('/buy?currency=USD');
+  await page.getByTestId('renewal-box').getByRole('button', { name: 'Switch to an individual plan' }).click();
+  await expect(page.getByTestId('downgrade-allocations')).toContainText('the users lose the licences and products allocated to them');
+});
+
 // Issue 31: 'Add aircraft' for a new tail failed with 'Insufficient licenses' (it took the
 // first tail pool whether or not a licence was free, and offered no choice).
 test('the owner adds a new aircraft with a free licence; with none free the page says so first', async ({ page }) => {

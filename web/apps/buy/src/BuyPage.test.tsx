@@ -230,4 +230,16 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
       disableSalesMode();
     }
   });
+
+  // Issue 31: an owner downgraded a business with allocated users without a word about them.
+  it.each([
+    [true, 1],
+    [false, 0],
+  ])('switching a business to an individual plan warns about allocated users (allocated: %s)', async (allocated, notes) => {
+    fakeEdge({ me: pilot, answer: { isRenewal: true, isBusiness: true, renewalAmountInCents: 25000, ...(allocated ? { regionsDisabled: true } : {}) } });
+    renderPage();
+    fireEvent.click(await screen.findByRole('button', { name: 'Switch to an individual plan' }));
+    await waitFor(() => expect(screen.queryByTestId('renewal-box')).toBeNull());
+    expect(screen.queryAllByTestId('downgrade-allocations')).toHaveLength(notes);
+  });
 });

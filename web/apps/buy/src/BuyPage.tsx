@@ -112,6 +112,9 @@ const MSG_CURRENCY_NOT_ALLOWED = 'Sorry, that currency is not allowed for your a
 /** Military plans are sold to buyers who proved eligibility (spec 001 §4). */
 const MILITARY_ELIGIBILITY_REQUIRED = 'MILITARY_ELIGIBILITY_REQUIRED';
 
+const DOWNGRADE_ALLOCATIONS =
+  'Your organization’s licences are allocated to users. An individual plan has one licence, yours: when this order goes through, the users lose the licences and products allocated to them.';
+
 /** The eligibility page of a military cart: the international one for _intl plans. */
 export function eligibilityPath(addOns: readonly string[]): string {
   return addOns.some((c) => c.startsWith('mfb_') && c.endsWith('_intl')) ? '/buy/military_intl' : '/buy/military';
@@ -177,6 +180,10 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (previewError instanceof ApiError && previewError.status === 401) setLoginOpen(LOGIN_REQUIRED);
   }, [previewError]);
   const [planChangeOpen, setPlanChangeOpen] = useState(false);
+  // An owner whose licences are allocated to users, switching the business to an individual
+  // plan, is told what happens to those users first (issue 31: not a word about them). Taken
+  // from the business cart's preview when the switch is chosen; the downgrade cart has none.
+  const [downgradeDropsUsers, setDowngradeDropsUsers] = useState(false);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
   const [allocations, setAllocations] = useState<WireAllocation[] | undefined>();
@@ -644,11 +651,23 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                 {p.renewalDate ? ` from ${p.renewalDate}` : ''}. Change plans, regions or add-ons below to update it.
               </p>
               {isBusiness ? (
-                <Button variant="secondary" size="small" onClick={() => dispatch({ type: 'set', patch: { businessDowngrade: true } })}>
+                <Button
+                  variant="secondary"
+                  size="small"
+                  onClick={() => {
+                    setDowngradeDropsUsers(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
+                    dispatch({ type: 'set', patch: { businessDowngrade: true } });
+                  }}
+                >
                   Switch to an individual plan
                 </Button>
               ) : null}
             </section>
+          ) : null}
+          {config.businessDowngrade && downgradeDropsUsers ? (
+            <p className={s.buyNotice} role="note" data-testid="downgrade-allocations">
+              {DOWNGRADE_ALLOCATIONS}
+            </p>
           ) : null}
           {/* 5. legacy replacement */}
           {p?.legacyPlanReplaced ? (
@@ -871,7 +890,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       </div>
       <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
-      <PlanChangeModal change={p?.planChange} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
+      <PlanChangeModal change={p?.planChange} warning={config.businessDowngrade && downgradeDropsUsers ? DOWNGRADE_ALLOCATIONS : undefined} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
       <ExpiredAllocationsModal
         allocations={allocations}
         onChoose={(keep) => {
