@@ -121,6 +121,16 @@ func TestOneOffCartsThroughTheGateway(t *testing.T) {
 	if errs := strs(m["errors"]); len(errs) != 1 || errs[0] != "Gift certificates may not be used on one-off purchases" {
 		t.Errorf("errors %q", errs)
 	}
+	// Issue 31: the one-off page has one code field and sends what is typed as a promo code;
+	// a gift certificate there said 'Not a valid code.' instead of spec 001 §5's message.
+	_, m = call(t, "POST", base+"/buy/api/oneoff/preview", `{"cartId":"`+ids[0]+`","currency":"USD","billingInfo":{"zipcode":"94105","country":"US"},"email":"buyer@example.com",
+		"discountPromoCode":["gift-usd-100"]}`)
+	if errs := strs(m["errors"]); len(errs) != 1 || errs[0] != "Gift certificates may not be used on one-off purchases" {
+		t.Errorf("a gift code typed as a promo code: errors %q", errs)
+	}
+	if ce, _ := m["codeErrors"].([]any); len(ce) != 0 {
+		t.Errorf("a gift code typed as a promo code: codeErrors %v", ce)
+	}
 	// 'eu' is Germany: VAT, and the business id is kept there.
 	_, m = call(t, "POST", base+"/buy/api/oneoff/preview", `{"cartId":"`+ids[0]+`","currency":"EUR","billingInfo":{"country":"eu"},"businessIdentificationNo":"DE123456789"}`)
 	if inv := m["invoice"].(map[string]any); inv["taxVatText"] != "VAT" || m["country"] != "DE" || m["businessIdAllowed"] != true || inv["reverseCharge"] != true {

@@ -175,3 +175,23 @@ export async function withDataLayer(page: Page): Promise<void> {
 export async function dataLayer(page: Page): Promise<DataLayerEntry[]> {
   return page.evaluate(() => JSON.parse(sessionStorage.getItem('e2e.dataLayer') ?? '[]') as DataLayerEntry[]);
 }
+
+/**
+ * Presents a test card to a sales-mode card reader (the dev simulator), polling until the page
+ * has asked the reader for a card (the simulator answers 200 only then).
+ */
+export async function presentCardToReader(page: Page, readerSerialNumber = 'RDR-0001'): Promise<void> {
+  const xsrf = (await page.context().cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+  await expect
+    .poll(
+      async () =>
+        (
+          await page.request.post('/buy/api/card-reader/simulate', {
+            headers: { 'X-XSRF-TOKEN': xsrf },
+            data: { readerSerialNumber, number: '4111111111111111', cvv: '123', expirationDate: '12/2031', cardholderName: 'Amelia Earhart', postalCode: '97201' },
+          })
+        ).status(),
+      { timeout: 30_000 },
+    )
+    .toBe(200);
+}

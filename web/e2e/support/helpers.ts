@@ -40,3 +40,20 @@ export async function expectShell(page: Page): Promise<void> {
 export function planPrice(page: Page, code: string) {
   return page.getByTestId(`price-${code}`);
 }
+
+/**
+ * Fails when the page is wider than its viewport (a phone's sideways scroll), naming the first
+ * elements that stick out (fixed ones, e.g. the cookie banner, and hidden ones aside).
+ */
+export async function expectNoSidewaysScroll(page: Page, label: string): Promise<void> {
+  const overflow = await page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== 'fixed')
+      .filter((el) => !el.closest('[hidden], .h-visually-hidden, [class*="visually-hidden"]'))
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`);
+    return { scrollWidth: document.documentElement.scrollWidth, width, wide };
+  });
+  expect(overflow.scrollWidth, `${label} is wider than the phone: ${overflow.wide.join(', ')}`).toBeLessThanOrEqual(overflow.width);
+}

@@ -12,6 +12,8 @@ test.describe('coverage map', () => {
       const u = new URL(r.url());
       if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== host) foreign.push(r.url());
     });
+    // The outlines are the store's own (§7), read once the Regions section shows.
+    const outlines = page.waitForResponse((r) => new URL(r.url()).pathname === '/buy/map/api/resources');
     await page.goto('/buy');
     const regions = page.locator('#section-regions');
     const map = regions.getByRole('img', { name: /^Coverage map:/ });
@@ -20,6 +22,10 @@ test.describe('coverage map', () => {
     await expect(map.locator('path[data-region="us"]')).toHaveCount(1);
     await expect(map.locator('path[data-region="eu"]')).toHaveCount(0);
     expect((await map.boundingBox())!.height).toBe(300);
+    expect((await outlines).status()).toBe(200);
+    // The whole world (§9 bounds): 360° of land across a 300 px high, 2:1 map (~600 px).
+    const land = await map.locator('path').first().boundingBox();
+    expect(land!.width).toBeGreaterThan(540);
 
     await regions.getByRole('checkbox', { name: /^Europe/ }).check();
     await expect(map).toHaveAttribute('aria-label', 'Coverage map: United States, Europe highlighted');
@@ -27,9 +33,13 @@ test.describe('coverage map', () => {
     await expect(regions.getByRole('listitem').filter({ hasText: 'Europe' })).toBeVisible();
     const overlay = await map.locator('path[data-region="eu"]').evaluate((p) => {
       const cs = getComputedStyle(p);
-      return { fillOpacity: cs.fillOpacity, strokeWidth: cs.strokeWidth };
+      return { fillOpacity: cs.fillOpacity, strokeWidth: cs.strokeWidth, fill: cs.fill };
     });
-    expect(overlay).toEqual({ fillOpacity: '0.5', strokeWidth: '2px' });
+    expect({ fillOpacity: overlay.fillOpacity, strokeWidth: overlay.strokeWidth }).toEqual({ fillOpacity: '0.5', strokeWidth: '2px' });
+    // Green: the green channel leads.
+    const [r, g, b] = (overlay.fill.match(/\d+/g) ?? []).map(Number);
+    expect(g!).toBeGreaterThan(r! + 40);
+    expect(g!).toBeGreaterThan(b! + 40);
 
     await regions.getByRole('checkbox', { name: /^Europe/ }).uncheck();
     await expect(map.locator('path[data-region="eu"]')).toHaveCount(0);

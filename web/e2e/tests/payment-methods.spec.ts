@@ -1,6 +1,6 @@
 import { test } from '@playwright/test';
 import { CARD_ADMIN, login } from '../support/store';
-import { expect, fillBilling, freshEmail, openBuy, purchase, step } from '../support/buy';
+import { expect, fillBilling, freshEmail, openBuy, presentCardToReader, purchase, step } from '../support/buy';
 
 // The payment tabs other than the hosted card fields: the wallet (PayPal) and the
 // card-present reader of sales staff (spec 000 §2 payment, spec 001 §4 card reader).
@@ -33,20 +33,7 @@ test.describe('/buy payment methods', () => {
     await step(page, 'buy: card reader');
     await purchase(page);
     // The page is waiting for the card: present one to the reader (the dev simulator).
-    const state = await page.context().storageState();
-    const xsrf = state.cookies.find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
-    await expect
-      .poll(
-        async () =>
-          (
-            await page.request.post('/buy/api/card-reader/simulate', {
-              headers: { 'X-XSRF-TOKEN': xsrf },
-              data: { readerSerialNumber: 'RDR-0001', number: '4111111111111111', cvv: '123', expirationDate: '12/2031', cardholderName: 'Amelia Earhart', postalCode: '97201' },
-            })
-          ).status(),
-        { timeout: 30_000 },
-      )
-      .toBe(200);
+    await presentCardToReader(page);
     await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
     await expect(page.getByTestId('receipt-total')).toBeVisible();
   });

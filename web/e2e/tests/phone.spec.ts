@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { CARD_ADMIN, login } from '../support/store';
+import { expectNoSidewaysScroll } from '../support/helpers';
 
 // 390 px phones (spec 001 §9): every page fits the width, with no sideways scrolling.
 // The marketing pages, sales mode and the eligibility forms are checked in marketing.spec.ts.
@@ -27,16 +28,7 @@ test.describe('390 px phone: no horizontal overflow', () => {
       if (p.staff) await login(page, CARD_ADMIN);
       await page.goto(p.path);
       await expect(page.locator(p.ready).first()).toBeVisible();
-      const overflow = await page.evaluate(() => {
-        const width = document.documentElement.clientWidth;
-        const wide = [...document.querySelectorAll('body *')]
-          .filter((el) => el.getBoundingClientRect().right > width + 1 && getComputedStyle(el).position !== 'fixed')
-          .filter((el) => !el.closest('[hidden], .h-visually-hidden, [class*="visually-hidden"]'))
-          .slice(0, 5)
-          .map((el) => `${el.tagName.toLowerCase()}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`);
-        return { scrollWidth: document.documentElement.scrollWidth, width, wide };
-      });
-      expect(overflow.scrollWidth, `${p.path} is wider than the phone: ${overflow.wide.join(', ')}`).toBeLessThanOrEqual(overflow.width);
+      await expectNoSidewaysScroll(page, p.path);
       expect(refused, 'CSP violations').toEqual([]);
     });
   }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -222,6 +223,9 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 			return nil, err
 		}
 	}
+	if err := p.giftsTypedAsPromo(ctx, pv.Cart); err != nil {
+		return nil, err
+	}
 	buyer.PromotionsPerOrder = p.svc.perOrder
 	pv.Invoice = oneoff.Price(pv.Cart, *p.svc.promos.Load(), buyer, p.svc.now())
 	if len(codes) > 0 {
@@ -229,6 +233,30 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 	}
 	pv.Counter = p.svc.counters.Next("oneoff:"+preset.UUID+":"+firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), in.Counter)
 	return pv, nil
+}
+
+// giftsTypedAsPromo answers a gift certificate typed in the one-off page's one code field
+// with spec 001 §5's 'Gift certificates may not be used on one-off purchases' (it said 'Not
+// a valid code.'), and leaves it out of the promotions. Looked up only after the code was
+// counted as an attempt, so the answer is no unlimited test of which gift codes exist.
+func (p *Purchases) giftsTypedAsPromo(ctx context.Context, c *oneoff.Cart) error {
+	if len(c.PromoCodes) == 0 {
+		return nil
+	}
+	gifts, err := p.svc.store.Gifts(ctx, c.PromoCodes)
+	if err != nil {
+		return errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
+	}
+	promos := c.PromoCodes[:0:0]
+	for _, code := range c.PromoCodes {
+		if gifts[strings.ToLower(code)] == nil {
+			promos = append(promos, code)
+		} else if !slices.Contains(c.Errors, oneoff.MsgGiftNotAllowed) {
+			c.Errors = append(c.Errors, oneoff.MsgGiftNotAllowed)
+		}
+	}
+	c.PromoCodes = promos
+	return nil
 }
 
 // buyer answers what promo codes need to know: whether the buyer has bought before, and

@@ -142,6 +142,10 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
   const target = (id: string, codes: string[]): Target => ({ targetType: kindType[kind], targetId: id, addOnCodes: codes });
   const heights = sectionHeights({ showCart: showCart && sel.length > 0, showProduct, success: false, windowHeight, allocationPanelHeight: panelHeight });
   const codeOptions = (k: Kind) => poolsFor(k).map((p) => ({ value: p.addOnCode, label: `${p.addOnCode} (${p.free} free)` }));
+  // A new aircraft takes a licence of a pool with a free one (the first pool, full, answered
+  // 'Insufficient licenses'); the buyer may pick another.
+  const newCode = rowCode['__new'] || (poolsFor('tails').find((p) => p.free > 0) ?? poolsFor('tails')[0])?.addOnCode || '';
+  const newPool = poolsFor('tails').find((p) => p.addOnCode === newCode);
   const bulk = bulkCode && poolsFor(kind).some((p) => p.addOnCode === bulkCode) ? bulkCode : (poolsFor(kind)[0]?.addOnCode ?? '');
 
   return (
@@ -201,15 +205,20 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
           {kind === 'tails' ? (
             <div className={s.allocFilters}>
               <TextField label="Tail number" value={newTail} onChange={(e) => setNewTail(e.target.value)} placeholder="N123AB" />
+              <SelectField label="Licence for the new aircraft" value={newCode} options={codeOptions('tails')} onChange={(e) => setRowCode((r) => ({ ...r, __new: e.target.value }))} />
               <Button
-                disabled={busy || newTail.trim() === '' || !rowCode['__new'] && poolsFor('tails').length === 0}
+                disabled={busy || newTail.trim() === '' || !newPool || newPool.free <= 0}
                 onClick={() => {
-                  const code = rowCode['__new'] || poolsFor('tails')[0]?.addOnCode;
-                  if (code) void run(() => api.assign(target(newTail.trim(), [code])), `Assigned ${code} to ${newTail.trim().toUpperCase()}.`).then(() => setNewTail(''));
+                  if (newCode) void run(() => api.assign(target(newTail.trim(), [newCode])), `Assigned ${newCode} to ${newTail.trim().toUpperCase()}.`).then(() => setNewTail(''));
                 }}
               >
                 Add aircraft
               </Button>
+              {newPool && newPool.free <= 0 ? (
+                <p className={s.allocNote} data-testid="new-tail-note">
+                  No {newPool.addOnCode} licence is free: unassign one from an aircraft first.
+                </p>
+              ) : null}
             </div>
           ) : null}
           {listing.status === 'error' ? (

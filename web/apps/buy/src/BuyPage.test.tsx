@@ -1,18 +1,25 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createApiClient } from '@hangar/api-client';
 import { catalogFixture } from '@hangar/api-client/testing';
 import { BuyPage } from './BuyPage';
 import { setApiClient } from './api';
 import { LOGIN_REQUIRED } from './account';
+import { disableSalesMode, enableSalesMode } from '@hangar/storefront';
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 interface Sent {
+  email?: string;
+  readerSerialNumber?: string;
   currency: string;
   addOns: string[];
   counter: number;
+  discountPromoCode?: string[];
+  giftCertificateCode?: string[];
+  billingInfo?: { country?: string };
+  quantity?: string;
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
@@ -22,8 +29,13 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
     const url = new URL(String(input));
     if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
     if (url.pathname === '/buy/api/me') return json(opts.me ?? { loggedIn: false });
+    if (url.pathname === '/pricing/api/login') return json({ status: 'ok', user: { account_uuid: '00000000-0000-4000-8000-0000000000aa' } });
     if (url.pathname.startsWith('/buy/api/subscription/eu_consent/') && opts.marketing !== undefined) {
       return json({ status: 'ok', preference: { marketingNotificationsEnabled: opts.marketing } });
+    }
+    if (url.pathname === '/buy/api/promo/validate') {
+      const body = JSON.parse(String(init?.body)) as { code: string };
+      return json({ status: 'ok', code: body.code.toUpperCase(), kind: /^gift-/i.test(body.code) ? 'gift' : 'promo' });
     }
     if (url.pathname === '/buy/api/invoice/preview') {
       const body = JSON.parse(String(init?.body)) as Sent;
@@ -57,11 +69,11 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
   return { fetch, previews };
 }
 
-function renderPage(search = '') {
+function renderPage(search = '', reload = vi.fn()) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   return render(
     <QueryClientProvider client={client}>
-      <BuyPage location={{ pathname: '/buy', search, hash: '' }} navigate={vi.fn()} reload={vi.fn()} />
+      <BuyPage location={{ pathname: '/buy', search, hash: '' }} navigate={vi.fn()} reload={reload} />
     </QueryClientProvider>,
   );
 }
@@ -162,5 +174,72 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
     setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
     renderPage();
     await waitFor(() => expect(screen.getByText('There was a problem connecting.')).toBeTruthy());
+  });
+
+  // Issue 31: the gift e-mail's redeem link (/buy?code=…) did nothing; ?code= was read and dropped.
+  it('applies the code of ?code= as if typed: checked, listed and priced', async () => {
+    const edge = fakeEdge();
+    renderPage('?code=gift-usd-100');
+    expect((await screen.findByTestId('applied-code')).textContent).toBe('GIFT-USD-100');
+    await waitFor(() => expect(edge.previews.some((b) => b.giftCertificateCode?.includes('GIFT-USD-100'))).toBe(true));
+    expect(edge.fetch.mock.calls.filter(([u]) => String(u).endsWith('/buy/api/promo/validate'))).toHaveLength(1);
+  });
+
+  // Issue 31: after logging in from ?prompt=login the 'Login Required' modal opened again
+  // (the reload kept prompt=login in the address).
+  it('a login from ?prompt=login reloads without prompt=login, on the account route', async () => {
+    fakeEdge();
+    window.history.replaceState(null, '', '/buy?currency=USD&prompt=login');
+    const reload = vi.fn();
+    renderPage('?currency=USD&prompt=login', reload);
+    const dialog = await screen.findByRole('dialog');
+    fireEvent.change(within(dialog).getByLabelText('Email Address'), { target: { value: 'pilot@b.co' } });
+    fireEvent.change(within(dialog).getByLabelText('Password'), { target: { value: 'a long passphrase' } });
+    fireEvent.submit(within(dialog).getByLabelText('Password').closest('form')!);
+    await waitFor(() => expect(reload).toHaveBeenCalled());
+    expect(window.location.search).toBe('?currency=USD');
+    expect(window.location.hash).toBe('#/account/00000000-0000-4000-8000-0000000000aa');
+    window.history.replaceState(null, '', '/');
+  });
+
+  // Issue 31: the bundle showed 'Please select a HondaJet runway analysis' before any click.
+  it('a choice the cart still lacks is an error only once the buyer has chosen something', async () => {
+    const MSG = 'Please select a HondaJet runway analysis';
+    fakeEdge({ answer: { selectionErrors: [MSG] } });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    expect(document.body.textContent).not.toContain(MSG);
+    fireEvent.click(screen.getByRole('radio', { name: /Premium/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$370'));
+    expect(document.body.textContent).toContain(MSG);
+  });
+
+  // Issue 31: in sales mode /buy locked the e-mail to the staff member's, so the order was theirs.
+  it('in sales mode a credit-card admin types the customer\'s e-mail, and the cart carries the reader', async () => {
+    enableSalesMode('RDR-0001');
+    try {
+      const edge = fakeEdge({ me: { loggedIn: true, username: 'cardadmin@b.co', email: 'cardadmin@b.co', accountUuid: 'staff', isCreditCardAdmin: true } });
+      renderPage();
+      expect((await screen.findByTestId('selling-as')).textContent).toContain('cardadmin@b.co');
+      const field = within(screen.getByTestId('account')).getByLabelText('Email Address') as HTMLInputElement;
+      expect(field.disabled).toBe(false);
+      expect(field.value).toBe('');
+      fireEvent.change(field, { target: { value: 'customer@b.co' } });
+      await waitFor(() => expect(edge.previews.some((b) => b.email === 'customer@b.co' && b.readerSerialNumber === 'RDR-0001')).toBe(true));
+    } finally {
+      disableSalesMode();
+    }
+  });
+
+  // Issue 31: an owner downgraded a business with allocated users without a word about them.
+  it.each([
+    [true, 1],
+    [false, 0],
+  ])('switching a business to an individual plan warns about allocated users (allocated: %s)', async (allocated, notes) => {
+    fakeEdge({ me: pilot, answer: { isRenewal: true, isBusiness: true, renewalAmountInCents: 25000, ...(allocated ? { regionsDisabled: true } : {}) } });
+    renderPage();
+    fireEvent.click(await screen.findByRole('button', { name: 'Switch to an individual plan' }));
+    await waitFor(() => expect(screen.queryByTestId('renewal-box')).toBeNull());
+    expect(screen.queryAllByTestId('downgrade-allocations')).toHaveLength(notes);
   });
 });

@@ -3,10 +3,10 @@ import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification,
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
-import { defaultCurrency, payWithCardReader, syncKiosk, withKiosk } from '@hangar/storefront';
+import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, syncKiosk, withKiosk, type SalesModeSetting } from '@hangar/storefront';
 import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
-import { initialConfiguration, needsAdopt, reduce, toWire, type Configuration } from './configuration';
+import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
 import { AccountBlock } from './sections/Account';
@@ -112,6 +112,9 @@ const MSG_CURRENCY_NOT_ALLOWED = 'Sorry, that currency is not allowed for your a
 /** Military plans are sold to buyers who proved eligibility (spec 001 §4). */
 const MILITARY_ELIGIBILITY_REQUIRED = 'MILITARY_ELIGIBILITY_REQUIRED';
 
+const DOWNGRADE_ALLOCATIONS =
+  'Your organization’s licences are allocated to users. An individual plan has one licence, yours: when this order goes through, the users lose the licences and products allocated to them.';
+
 /** The eligibility page of a military cart: the international one for _intl plans. */
 export function eligibilityPath(addOns: readonly string[]): string {
   return addOns.some((c) => c.startsWith('mfb_') && c.endsWith('_intl')) ? '/buy/military_intl' : '/buy/military';
@@ -177,6 +180,10 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (previewError instanceof ApiError && previewError.status === 401) setLoginOpen(LOGIN_REQUIRED);
   }, [previewError]);
   const [planChangeOpen, setPlanChangeOpen] = useState(false);
+  // An owner whose licences are allocated to users, switching the business to an individual
+  // plan, is told what happens to those users first (issue 31: not a word about them). Taken
+  // from the business cart's preview when the switch is chosen; the downgrade cart has none.
+  const [downgradeDropsUsers, setDowngradeDropsUsers] = useState(false);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
   const [allocations, setAllocations] = useState<WireAllocation[] | undefined>();
@@ -215,6 +222,24 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (storedMethod.data?.paymentMethod?.token) setPayWith((w) => (w === 'card' ? 'stored' : w));
   }, [storedMethod.data]);
   const [reader, setReader] = useState('');
+  // Sales mode (this device's setting, spec 001 §4) with a credit-card admin signed in: the
+  // order is the customer's at the counter, not the staff member's (issue 31: the e-mail was
+  // locked to the staff account). The configuration carries the reader, so checkout prices and
+  // orders for the e-mail typed here, and the card is the reader's.
+  const [salesMode, setSalesMode] = useState<SalesModeSetting | null>(() => readSalesMode());
+  useEffect(() => onSalesModeChange(() => setSalesMode(readSalesMode())), []);
+  const selling = Boolean(salesMode && loggedIn && me.isCreditCardAdmin);
+  const sellingReader = selling ? salesMode!.readerSerialNumber : '';
+  useEffect(() => {
+    if (config.readerSerialNumber === sellingReader) return;
+    // The staff member's own identity, adopted from a preview before sales mode applied, goes.
+    const own = (v: string) => (v && me.accountUuid && v.toLowerCase() === me.accountUuid.toLowerCase() ? '' : v);
+    dispatch({ type: 'set', patch: sellingReader ? { readerSerialNumber: sellingReader, email: '', accountId: own(config.accountId), subscriptionId: own(config.accountId) ? config.subscriptionId : '' } : { readerSerialNumber: '' } });
+    if (sellingReader) {
+      setPayWith('reader');
+      setReader(sellingReader);
+    }
+  }, [sellingReader]);
   // The optional marketing checkbox (spec 001 §5): for a signed-in buyer whom identity
   // answers without marketing consent, and for a visitor (a new customer has none yet; an
   // existing account must log in to buy anyway). Not while the answer is unknown, and not
@@ -304,11 +329,18 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const vfr = [...groupEntries(catalog, 'NATIONAL_VFR_PACKAGES', currency), ...groupEntries(catalog, 'ALL_JEPPESEN_EU_CHART', currency)].map(option);
   const jetMaker = (catalog.groups.JET_MAKER_RUNWAY_ANALYSIS?.entries ?? []).map((e) => ({ ...option(e), priceLabel: 'Included' }));
 
-  const toggle = (code: string) => dispatch({ type: 'toggle', code });
+  // A choice the buyer made (not the address's or the server's): until one, a selection
+  // the cart still lacks (the bundle's HondaJet model) is not yet an error to show.
+  const [chosen, setChosen] = useState(false);
+  const choose = (a: Action) => {
+    setChosen(true);
+    dispatch(a);
+  };
+  const toggle = (code: string) => choose({ type: 'toggle', code });
 
   // ---- errors
   const codeErrors = (p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean);
-  const selectionErrors = [...(p?.planErrors ?? []), ...(p?.selectionErrors ?? [])];
+  const selectionErrors = [...(p?.planErrors ?? []), ...(chosen || attempted ? (p?.selectionErrors ?? []) : [])];
   const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
   const fieldErrors: Record<string, string[]> = {};
   for (const e of shownErrors) {
@@ -328,8 +360,14 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const onLogin = async (u: string, pw: string): Promise<string | undefined> => {
     const r = await login(u, pw);
     if (!r.ok) return r.message;
-    // From the buy page, first go to the account route, then reload.
-    if (r.accountUuid && typeof window !== 'undefined') window.location.hash = `#/account/${r.accountUuid}`;
+    // From the buy page, first go to the account route, then reload. Without ?prompt=login:
+    // it asked for this login, which is done (it opened the modal again after the reload).
+    if (typeof window !== 'undefined') {
+      const url = new URL(window.location.href);
+      url.searchParams.delete('prompt');
+      if (r.accountUuid) url.hash = `#/account/${r.accountUuid}`;
+      window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+    }
     reload();
     return undefined;
   };
@@ -379,7 +417,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   };
 
   const onChart = (code: string, platform: Platform) =>
-    dispatch({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
+    choose({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
 
   const paymentFormErrors = (): string[] => {
     if (payWith === 'stored') return [];
@@ -587,15 +625,16 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           </div>
           {/* 2. e-mail and organization */}
           {meReady ? <AccountBlock
-            loggedIn={loggedIn}
+            loggedIn={loggedIn && !selling}
+            seller={selling ? (me.username ?? me.email ?? '') : undefined}
             username={me.username ?? me.email ?? ''}
-            email={loggedIn ? (p?.email ?? me.email ?? '') : config.email}
+            email={loggedIn && !selling ? (p?.email ?? me.email ?? '') : config.email}
             organizationName={config.organizationName}
             business={isBusiness}
             emailLocked={p?.emailLocked === true}
             emailErrors={fieldErrors.email ?? []}
             orgErrors={fieldErrors.organizationName ?? []}
-            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && !loggedIn ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
+            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && (!loggedIn || selling) ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
             onOrganization={(v) => dispatch({ type: 'set', patch: { organizationName: v } })}
             onLogin={onLogin}
             onLogout={onLogout}
@@ -612,11 +651,23 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                 {p.renewalDate ? ` from ${p.renewalDate}` : ''}. Change plans, regions or add-ons below to update it.
               </p>
               {isBusiness ? (
-                <Button variant="secondary" size="small" onClick={() => dispatch({ type: 'set', patch: { businessDowngrade: true } })}>
+                <Button
+                  variant="secondary"
+                  size="small"
+                  onClick={() => {
+                    setDowngradeDropsUsers(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
+                    dispatch({ type: 'set', patch: { businessDowngrade: true } });
+                  }}
+                >
                   Switch to an individual plan
                 </Button>
               ) : null}
             </section>
+          ) : null}
+          {config.businessDowngrade && downgradeDropsUsers ? (
+            <p className={s.buyNotice} role="note" data-testid="downgrade-allocations">
+              {DOWNGRADE_ALLOCATIONS}
+            </p>
           ) : null}
           {/* 5. legacy replacement */}
           {p?.legacyPlanReplaced ? (
@@ -639,7 +690,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                   type="radio"
                   currency={currency}
                   options={f.entries.map((e) => ({ entry: e, checked: plan === e.addOnCode }))}
-                  onChange={(code) => dispatch({ type: 'selectPlan', plan: code, planCodes })}
+                  onChange={(code) => choose({ type: 'selectPlan', plan: code, planCodes })}
                   onPointerChoice={() => shell('plans').onExpandedChange(false)}
                 />
               </div>
@@ -658,7 +709,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               summary={regionSummary}
               onChange={(code) =>
                 regionMode === 'radio'
-                  ? dispatch({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
+                  ? choose({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
                   : toggle(code)
               }
               {...shell('regions')}
@@ -714,7 +765,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               type="radio"
               options={jetMaker}
               currency={currency}
-              onChange={(code) => dispatch({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
+              onChange={(code) => choose({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
               {...shell('jetMaker')}
             />
           ) : null}
@@ -787,6 +838,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             }}
             onRemove={(code) => dispatch({ type: 'removeCode', code })}
             errors={codeErrors}
+            // ?code= (spec 001 §2; the gift e-mail's redeem link): applied as if typed, once
+            // the first price is in, so the check sees the cart the buyer will pay for.
+            prefill={p ? (query.code ?? undefined) : undefined}
           />
           <PaymentSection
             payWith={payWith}
@@ -836,7 +890,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       </div>
       <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
-      <PlanChangeModal change={p?.planChange} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
+      <PlanChangeModal change={p?.planChange} warning={config.businessDowngrade && downgradeDropsUsers ? DOWNGRADE_ALLOCATIONS : undefined} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
       <ExpiredAllocationsModal
         allocations={allocations}
         onChoose={(keep) => {
@@ -907,10 +961,26 @@ function PayBar({ total }: { total: string | undefined }) {
   );
 }
 
-function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[] }) {
+function PromoBox({ codes, onAdd, onRemove, errors, prefill }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[]; prefill?: string }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [checking, setChecking] = useState(false);
+  const apply = (code: string) => {
+    setChecking(true);
+    void onAdd(code)
+      .then((err) => {
+        setError(err);
+        setValue(err ? code : '');
+      })
+      .finally(() => setChecking(false));
+  };
+  const prefilled = useRef(false);
+  useEffect(() => {
+    if (!prefill || prefilled.current) return;
+    prefilled.current = true;
+    apply(prefill);
+    // Once per page: the address's code, not a later edit.
+  }, [prefill]);
   return (
     <section className={cx(s.buyBox, s.buyPromoBox)} aria-labelledby="buy-promo-title">
       <h2 id="buy-promo-title">Promo or gift code</h2>
@@ -919,13 +989,7 @@ function PromoBox({ codes, onAdd, onRemove, errors }: { codes: string[]; onAdd: 
         onSubmit={(e) => {
           e.preventDefault();
           if (checking) return;
-          setChecking(true);
-          void onAdd(value)
-            .then((err) => {
-              setError(err);
-              if (!err) setValue('');
-            })
-            .finally(() => setChecking(false));
+          apply(value);
         }}
       >
         <TextField className={s.buyPromoField} label="Promo or gift certificate code" name="code" value={value} errors={error ? [error] : errors} onChange={(e) => setValue(e.target.value)} />

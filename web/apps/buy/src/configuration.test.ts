@@ -38,4 +38,26 @@ describe('configuration (the page keeps no rules: it sends choices and adopts th
     expect(w).toMatchObject({ quantity: 'abc', billingInfo: { zipcode: '' }, counter: 3, cartId: 'c' });
     expect(toWire({ ...start(), quantity: '5' }, { cartId: 'c', counter: 1 }).quantity).toBe(5);
   });
+
+  // Issue 31: no default billing country; spec 000 §9 sets one per currency.
+  it.each([
+    ['USD', 'US'],
+    ['CAD', 'CA'],
+    ['GBP', 'GB'],
+    ['AUD', 'AU'],
+    ['EUR', ''],
+  ])('a %s cart starts with the billing country %j', (currency, country) => {
+    const c = initialConfiguration(parseBuyQuery(`?currency=${currency}`));
+    expect(c.country).toBe(country);
+    // Sent with a postal code; alone it is no address (a subscriber's billing contact stands).
+    expect(toWire(c, { cartId: '', counter: 0 }).billingInfo).toMatchObject({ country: '' });
+    expect(toWire({ ...c, zipcode: '12345' }, { cartId: '', counter: 0 }).billingInfo).toMatchObject({ country });
+  });
+
+  it('the default country follows a currency change until the buyer picks one', () => {
+    const usd = initialConfiguration(parseBuyQuery(''));
+    expect(reduce(usd, { type: 'set', patch: { currency: 'GBP' } }).country).toBe('GB');
+    const picked = reduce(usd, { type: 'set', patch: { country: 'FR' } });
+    expect(reduce(picked, { type: 'set', patch: { currency: 'GBP' } }).country).toBe('FR');
+  });
 });

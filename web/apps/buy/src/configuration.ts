@@ -38,10 +38,33 @@ export interface Configuration {
   expiredAllocations: unknown[] | undefined;
   runwayAircraft: string[];
   paymentMethod: 'CREDIT_CARD' | 'PAYPAL';
+  /**
+   * Sales mode's card reader (this device's setting) while a credit-card admin sells: the
+   * configuration is then the customer's (checkout's who(): their e-mail and account).
+   */
+  readerSerialNumber: string;
   /** One-shot inputs, cleared once a preview answered them. */
   chartChoice: { addOnCode: string; type: 'App' | 'Web' | 'Both'; checked: boolean } | undefined;
   upgrade: string;
   extras: string[];
+}
+
+/**
+ * The billing country a currency suggests (spec 000 §9: US, CA, GB, AU; none for EUR,
+ * which many countries pay in). It follows the currency until the buyer picks a country.
+ */
+export function defaultCountry(currency: CurrencyCode): string {
+  return ({ USD: 'US', CAD: 'CA', GBP: 'GB', AUD: 'AU' } as Partial<Record<CurrencyCode, string>>)[currency] ?? '';
+}
+
+/**
+ * The country sent with the billing address. The currency's suggestion alone, with no postal
+ * code typed, is not an address: checkout then keeps a subscriber's billing contact (the
+ * stored-card renewal has no billing fields, and sending the suggestion replaced the
+ * contact's postal code with none: 'Postal Code cannot be blank').
+ */
+function sentCountry(c: Configuration): string {
+  return c.zipcode.trim() === '' && c.country === defaultCountry(c.currency) ? '' : c.country;
 }
 
 export function initialConfiguration(q: BuyQuery): Configuration {
@@ -66,7 +89,7 @@ export function initialConfiguration(q: BuyQuery): Configuration {
     // jepp=true is a flag; anything else is the customer number.
     jeppCustomerNo: q.jepp && q.jepp !== 'true' ? q.jepp : '',
     zipcode: q.zipcode ?? '',
-    country: '',
+    country: defaultCountry(q.currency),
     cardholderName: '',
     discountPromoCode: [],
     giftCertificateCode: [],
@@ -75,6 +98,7 @@ export function initialConfiguration(q: BuyQuery): Configuration {
     expiredAllocations: undefined,
     runwayAircraft: [],
     paymentMethod: 'CREDIT_CARD',
+    readerSerialNumber: '',
     chartChoice: undefined,
     upgrade: q.upgrade ?? '',
     extras: q.extras,
@@ -99,8 +123,11 @@ const without = (list: readonly string[], code: string) => list.filter((c) => c 
 
 export function reduce(s: Configuration, a: Action): Configuration {
   switch (a.type) {
-    case 'set':
-      return { ...s, ...a.patch };
+    case 'set': {
+      const next = { ...s, ...a.patch };
+      if (a.patch.currency !== undefined && a.patch.country === undefined && s.country === defaultCountry(s.currency)) next.country = defaultCountry(a.patch.currency);
+      return next;
+    }
     case 'selectPlan':
       return { ...s, addOns: [a.plan, ...s.addOns.filter((c) => c !== a.plan && !a.planCodes.includes(c))] };
     case 'toggle':
@@ -202,7 +229,7 @@ export function toWire(c: Configuration, extra: { cartId: string; counter: numbe
     isGdprCompliant: c.isGdprCompliant,
     isEuCustomer: c.isEuCustomer,
     jeppCustomerNo: c.jeppCustomerNo.trim(),
-    billingInfo: { zipcode: effectiveZip(c.zipcode), country: c.country },
+    billingInfo: { zipcode: effectiveZip(c.zipcode), country: sentCountry(c) },
     cardholderName: c.cardholderName.trim(),
     discountPromoCode: c.discountPromoCode,
     giftCertificateCode: c.giftCertificateCode,
@@ -211,6 +238,7 @@ export function toWire(c: Configuration, extra: { cartId: string; counter: numbe
     expiredAllocations: c.expiredAllocations,
     runwayAircraft: c.runwayAircraft,
     paymentMethod: c.paymentMethod,
+    readerSerialNumber: c.readerSerialNumber || undefined,
     chartChoice: c.chartChoice,
     upgrade: c.upgrade,
     extras: c.extras,

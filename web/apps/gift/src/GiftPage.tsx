@@ -15,6 +15,7 @@ import {
   validEmail,
   validateForm,
   type Certificate,
+  customAmountInput,
 } from './gift';
 import type { Billing } from '@hangar/ui';
 import s from './gift.module.css';
@@ -215,7 +216,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
                 label={`Custom amount (${CUSTOM_MIN} to ${CUSTOM_MAX})`}
                 inputMode="numeric"
                 value={c.value}
-                onChange={(e) => setCert(i, { kind: 'custom', value: e.target.value.replace(/[^\d]/g, '').slice(0, 4) })}
+                onChange={(e) => setCert(i, { kind: 'custom', value: customAmountInput(e.target.value) })}
                 errors={amountError(c) ? [amountError(c)!] : []}
               />
             )}

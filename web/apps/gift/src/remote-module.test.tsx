@@ -16,6 +16,18 @@ describe('gift remote', () => {
     expect(screen.getAllByTestId('gift-certificate')).toHaveLength(3);
     expect(screen.getByRole('link', { name: 'gift certificate terms' })).toBeTruthy();
   });
+
+  // Issue 31: typing '25.5' dropped the point and made a $255 certificate.
+  it('keeps the decimal point of a custom amount: 25.5 is refused as not whole, never 255', () => {
+    vi.spyOn(globalThis, 'fetch').mockResolvedValue(new Response('{}', { status: 200 }));
+    render(<GiftModule {...standaloneProps('/gift/40')} />);
+    const field = screen.getByRole('textbox', { name: /Custom amount/ }) as HTMLInputElement;
+    fireEvent.change(field, { target: { value: '25.5' } });
+    expect(field.value).toBe('25.5');
+    expect(screen.getByTestId('gift-certificate').textContent).toContain('Gift certificate amounts must be whole numbers.');
+    fireEvent.change(field, { target: { value: '$40' } });
+    expect(field.value).toBe('40');
+  });
 });
 
 describe('gift default currency', () => {

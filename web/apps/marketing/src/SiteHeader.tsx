@@ -262,8 +262,17 @@ export function SiteHeader({ navigate }: { navigate?: (to: string) => void }) {
     };
   }, []);
 
+  // The page's own sticky parts (the pricing table's header) stand below this header while it
+  // sticks, not under it: its height as --mk-sticky-top on the page (CSSOM, allowed by the CSP).
+  const header = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const page = header.current?.parentElement;
+    if (!page) return;
+    page.style.setProperty('--mk-sticky-top', sticky.show ? `${header.current!.getBoundingClientRect().height}px` : '0px');
+  }, [sticky.show]);
+
   return (
-    <div className={cx(s.mkSite, sticky.ready && s.stickyReady, sticky.show && s.stickyShow)} data-testid="marketing-header">
+    <div ref={header} className={cx(s.mkSite, sticky.ready && s.stickyReady, sticky.show && s.stickyShow)} data-testid="marketing-header">
       <div className={s.mkSiteBar}>
         <nav aria-label="Site" className={s.mkSiteNav}>
           <ul className={s.mkDds}>

@@ -109,8 +109,10 @@ export function CurrencyNotAllowedModal({ message, onClose }: { message: string 
 }
 
 /** Spec 000 §4: the subscription restarts today and the remaining time is credited. */
-export function PlanChangeModal({ change, open, onProceed, onKeepEditing, errors }: {
+export function PlanChangeModal({ change, warning, open, onProceed, onKeepEditing, errors }: {
   change: WirePlanChange | undefined;
+  /** What the change does besides the plan (an owner's users losing their allocations). */
+  warning?: string;
   open: boolean;
   onProceed: () => void;
   onKeepEditing: () => void;
@@ -144,6 +146,7 @@ export function PlanChangeModal({ change, open, onProceed, onKeepEditing, errors
       {what.length > 0 ? <p>This order is {what.join(', ')}.</p> : null}
       <p>Your subscription restarts today and the remaining time of your current subscription is credited to this order.</p>
       {change?.sunsetMessage ? <p>{change.sunsetMessage}</p> : null}
+      {warning ? <p data-testid="plan-change-warning">{warning}</p> : null}
       {errors.length > 0 ? (
         <ul className={s.buyErrorsList} role="alert">
           {errors.map((e) => (

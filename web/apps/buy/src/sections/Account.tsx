@@ -4,6 +4,8 @@ import s from '../buy.module.css';
 
 export interface AccountBlockProps {
   loggedIn: boolean;
+  /** Sales mode: the credit-card admin selling; the e-mail is the customer's to type. */
+  seller?: string;
   username: string;
   email: string;
   organizationName: string;
@@ -52,6 +54,21 @@ export function AccountBlock(p: AccountBlockProps) {
           <TextField label="Organization Name" name="organizationName" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
         ) : null}
         {p.childMessage ? <p className={s.buyErrorInline}>{p.childMessage}</p> : null}
+      </section>
+    );
+  }
+
+  if (p.seller !== undefined) {
+    return (
+      <section className={s.buyAccount} aria-labelledby="buy-account-title" data-testid="account">
+        <h2 id="buy-account-title">The customer</h2>
+        <p className={s.buyHint} data-testid="selling-as">
+          Sales mode: you ({p.seller}) sell to the customer below; the order and its account are theirs.
+        </p>
+        <TextField label="Email Address" name="email" type="email" autoComplete="off" value={p.email} errors={p.emailErrors} onChange={(e) => p.onEmail(e.target.value)} />
+        {p.business ? (
+          <TextField label="Organization Name" name="organizationName" autoComplete="off" value={p.organizationName} errors={p.orgErrors} onChange={(e) => p.onOrganization(e.target.value)} />
+        ) : null}
       </section>
     );
   }

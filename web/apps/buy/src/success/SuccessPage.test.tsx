@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { DEFAULT_LINKS, createApiClient } from '@hangar/api-client';
 import { setApiClient } from '../api';
@@ -95,6 +95,33 @@ describe('/buy/success papers for a guest', () => {
     (modal.querySelector('form') as HTMLFormElement).requestSubmit();
     await waitFor(() => expect(calls).toContain('POST /buy/api/receipt/inv-1/contact'));
     expect(calls.some((c) => c.includes('/contact/update/'))).toBe(false);
+  });
+});
+
+// Issue 31 item 3: the invoice printed right after 'Save and print invoice' still named the
+// contact the receipt was loaded with (the e2e EU guest saw 'Bill to Amelia Earhart' after
+// saving 'Luft GmbH').
+describe('/buy/success: the invoice prints with the contact just saved', () => {
+  it('shows the saved contact before it prints', async () => {
+    const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = input instanceof Request ? input : new Request(String(input), init);
+      const body = req.method === 'POST' ? { invoiceId: 'inv-1', billingContact: {} } : { invoiceId: 'inv-1', invoiceNumber: 'H-000001', currency: 'EUR', total: '199.99', canPrintInvoice: true, accountId: 'acct-1', billingContact: { name: 'Pat Pilot', country: 'DE' } };
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    setApiClient(createApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, baseUrl: 'http://store.test' }));
+    const printed: string[] = [];
+    render(
+      <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+        <SuccessPage invoiceId="inv-1" print={() => printed.push(screen.getByTestId('receipt').textContent ?? '')} />
+      </QueryClientProvider>,
+    );
+    (await screen.findByRole('button', { name: 'Print invoice' })).click();
+    const modal = await screen.findByTestId('billing-contact-modal');
+    fireEvent.change(within(modal).getByLabelText('Name'), { target: { value: 'Luft GmbH' } });
+    (modal.querySelector('form') as HTMLFormElement).requestSubmit();
+    await waitFor(() => expect(printed).toHaveLength(1));
+    expect(printed[0]).toContain('Luft GmbH');
+    expect(printed[0]).not.toContain('Pat Pilot');
   });
 });
 

@@ -64,6 +64,8 @@ export function SuccessPage({
   const appStore = useLinks().data?.appStore ?? DEFAULT_LINKS.appStore;
   const [mode, setMode] = useState<'receipt' | 'invoice'>('receipt');
   const [contactOpen, setContactOpen] = useState(false);
+  // The contact saved in the modal prints at once (the loaded receipt still has the old one).
+  const [savedContact, setSavedContact] = useState<BillingContact | undefined>();
   const [printNow, setPrintNow] = useState(false);
   // The account page's "Print invoice" comes here with print=invoice: choosing the invoice
   // opens the billing-contact modal (spec 001 §4), where the server offers printing.
@@ -105,7 +107,7 @@ export function SuccessPage({
     return text.startsWith('-') ? `-${CURRENCY_SYMBOLS[cur]}${text.slice(1)}` : `${CURRENCY_SYMBOLS[cur]}${text}`;
   };
   const lines = (r.invoiceItems ?? []).filter((l) => l.planType !== 'hiddenPlan');
-  const contact = r.billingContact;
+  const contact = savedContact ?? r.billingContact;
   return (
     <section className={s.buy} data-remote="buy" aria-labelledby="buy-success-title">
       <h1 id="buy-success-title">Thank you for your purchase</h1>
@@ -252,9 +254,10 @@ export function SuccessPage({
         open={contactOpen}
         invoiceId={invoiceId}
         accountId={r.accountId ?? ''}
-        initial={r.billingContact}
+        initial={contact}
         onClose={() => setContactOpen(false)}
-        onSaved={() => {
+        onSaved={(saved) => {
+          setSavedContact(saved);
           setContactOpen(false);
           setMode('invoice');
           setPrintNow(true);
@@ -264,7 +267,7 @@ export function SuccessPage({
   );
 }
 
-function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onSaved }: { open: boolean; invoiceId: string; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: () => void }) {
+function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onSaved }: { open: boolean; invoiceId: string; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: (contact: BillingContact) => void }) {
   const [contact, setContact] = useState<BillingContact>({ ...EMPTY_CONTACT, ...(initial ?? {}) });
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -287,7 +290,7 @@ function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onS
             // The invoice's own contact route: the receipt's token (cookie of the browser that
             // paid or opened the e-mailed link) is enough, so a guest needs no log-in (issue 31).
             await apiClient().http.request('POST', `/buy/api/receipt/${encodeURIComponent(invoiceId)}/contact`, { body: contact });
-            onSaved();
+            onSaved(contact);
           } catch (err) {
             const status = err instanceof ApiError ? err.status : 0;
             if (status === 403) {
@@ -299,7 +302,7 @@ function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onS
             if (status === 404) {
               // No contact store answers on this deployment: the invoice still prints with
               // the contact as entered.
-              onSaved();
+              onSaved(contact);
               return;
             }
             setError(status === 401 ? 'You are not authorized.' : 'Your Billing Contact Information failed to upload.');
