@@ -101,6 +101,10 @@ export function remoteConfig(name: RemoteName): UserConfig {
         // The remote's CSS (its own modules and @hangar/ui's) is loaded with <link> tags
         // when the shell loads ./Module: no <style> injected from JavaScript.
         bundleAllCSS: true,
+        // The federation runtime is the shell's (provideExternalRuntime there): without
+        // this every remote bundled its own copy, ~65 KB of JavaScript (19 KB gzipped)
+        // downloaded and evaluated again on every page (docs/performance-web.md).
+        experiments: { externalRuntime: true },
       }),
       react(),
     ],
@@ -146,7 +150,8 @@ export function shellConfig(): UserConfig {
     plugins: [
       devRuntimeConfig(),
       // No build-time remotes: they are registered at runtime from /config.json.
-      federation({ name: 'shell', remotes: {}, shared: sharedDeps, dts: false, manifest: false }),
+      // The shell publishes its federation runtime for the remotes (externalRuntime there).
+      federation({ name: 'shell', remotes: {}, shared: sharedDeps, dts: false, manifest: false, experiments: { provideExternalRuntime: true } }),
       react(),
     ],
   };

@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { fanOut, installAnalytics, segmentSink, tagManagerSink } from '@hangar/analytics';
@@ -17,12 +17,17 @@ installAnalytics({ sink: fanOut(segmentSink(window as never), tagManagerSink(win
 // The header renders at once; remotes wait for /config.json.
 const loader = createFederationLoader(loadRuntimeConfig());
 
-createRoot(container).render(
-  <StrictMode>
-    <RemoteLoaderContext.Provider value={loader}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
-    </RemoteLoaderContext.Provider>
-  </StrictMode>,
+// A transition: React renders the first page in slices, yielding to the browser between
+// them, rather than in one task that blocks input while the page is built.
+const root = createRoot(container);
+startTransition(() =>
+  root.render(
+    <StrictMode>
+      <RemoteLoaderContext.Provider value={loader}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </RemoteLoaderContext.Provider>
+    </StrictMode>,
+  ),
 );
