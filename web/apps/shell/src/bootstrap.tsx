@@ -24,8 +24,12 @@ const first = matchRoutes(
   ROUTES.map((r) => ({ path: r.path })),
   window.location.pathname,
 )?.[0]?.route.path;
-const firstRemote = ROUTES.find((r) => r.path === first)?.remote;
-if (firstRemote) loader(firstRemote, 0).catch(() => undefined);
+const firstRoute = ROUTES.find((r) => r.path === first);
+if (firstRoute) loader(firstRoute.remote, 0).catch(() => undefined);
+for (const href of firstRoute?.data ?? []) {
+  // crossorigin: the request the page makes (fetch, same-origin credentials) must match.
+  document.head.append(Object.assign(document.createElement('link'), { rel: 'preload', as: 'fetch', crossOrigin: 'anonymous', href }));
+}
 
 // A transition: React renders the first page in slices, yielding to the browser between
 // them, rather than in one task that blocks input while the page is built.
