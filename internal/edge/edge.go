@@ -3,12 +3,14 @@ package edge
 import (
 	"encoding/json"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -226,7 +228,8 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 		}
 		clean := path.Clean("/" + r.URL.Path)
 		full := filepath.Join(dir, filepath.FromSlash(clean))
-		if st, err := os.Stat(full); err != nil || st.IsDir() {
+		st, err := os.Stat(full)
+		if err != nil || st.IsDir() {
 			if path.Ext(clean) != "" && !strings.HasSuffix(clean, ".html") {
 				http.NotFound(w, r) // a missing asset is a 404, not the shell
 				return
@@ -236,7 +239,11 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 				serveNotFoundPage(w, filepath.Join(dir, "index.html"))
 				return
 			}
-			http.ServeFile(w, r, filepath.Join(dir, "index.html"))
+			index := filepath.Join(dir, "index.html")
+			if ist, err := os.Stat(index); err == nil && serveEncoded(w, r, index, ist) {
+				return
+			}
+			http.ServeFile(w, r, index)
 			return
 		}
 		if strings.Contains(clean, "/assets/") {
@@ -244,8 +251,102 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 		} else {
 			w.Header().Set("Cache-Control", "no-cache")
 		}
+		if !strings.HasSuffix(clean, "/index.html") && serveEncoded(w, r, full, st) {
+			return
+		}
 		fs.ServeHTTP(w, r)
 	})
+}
+
+// precompressed are the encodings the web build writes beside each text file
+// (web/tools/assemble-site.mjs: app.js.br, app.js.gz), in the order the edge prefers them.
+// Compressing at build time costs the edge no CPU per request and lets the build use the
+// slowest, smallest settings.
+var precompressed = []struct{ coding, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
+
+// serveEncoded serves the precompressed variant of the file full (stat st) that the
+// request's Accept-Encoding takes, with Content-Encoding; it reports false (nothing
+// written) when there is none, and the caller serves the file as it is. Every answer varies
+// by Accept-Encoding, the identity one too, so a shared cache keeps them apart. Range and
+// HEAD apply to the encoded bytes, as for any representation (http.ServeContent).
+func serveEncoded(w http.ResponseWriter, r *http.Request, full string, st os.FileInfo) bool {
+	w.Header().Add("Vary", "Accept-Encoding")
+	accepted := acceptedCodings(r.Header.Values("Accept-Encoding"))
+	for _, p := range precompressed {
+		if !accepted(p.coding) {
+			continue
+		}
+		vst, err := os.Stat(full + p.ext)
+		// A variant older than its file is stale (the file was edited after the build,
+		// e.g. a hand-edited config.json): the file itself is the truth.
+		if err != nil || vst.IsDir() || vst.ModTime().Before(st.ModTime()) {
+			continue
+		}
+		f, err := os.Open(full + p.ext)
+		if err != nil {
+			continue
+		}
+		defer func() { _ = f.Close() }()
+		h := w.Header()
+		if h.Get("Content-Type") == "" {
+			ctype := mime.TypeByExtension(filepath.Ext(full))
+			if ctype == "" {
+				ctype = "application/octet-stream" // never sniffed from compressed bytes
+			}
+			h.Set("Content-Type", ctype)
+		}
+		h.Set("Content-Encoding", p.coding)
+		http.ServeContent(sizedWriter{w, vst.Size()}, r, full, st.ModTime(), f)
+		return true
+	}
+	return false
+}
+
+// sizedWriter gives a full (200) answer of an encoded file its Content-Length, which
+// http.ServeContent leaves out once Content-Encoding is set (it cannot know a wrapper does
+// not compress on the fly); partial and error answers keep what ServeContent sets.
+type sizedWriter struct {
+	http.ResponseWriter
+	size int64
+}
+
+func (s sizedWriter) WriteHeader(code int) {
+	if code == http.StatusOK && s.Header().Get("Content-Length") == "" {
+		s.Header().Set("Content-Length", strconv.FormatInt(s.size, 10))
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// acceptedCodings parses Accept-Encoding (RFC 9110 §12.5.3): a coding is taken when it is
+// listed with q > 0, or not listed and "*" is with q > 0.
+func acceptedCodings(values []string) func(coding string) bool {
+	q := map[string]float64{}
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(item, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name == "" {
+				continue
+			}
+			weight := 1.0
+			for _, p := range strings.Split(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+						weight = f
+					}
+				}
+			}
+			q[name] = weight
+		}
+	}
+	return func(coding string) bool {
+		if w, ok := q[coding]; ok {
+			return w > 0
+		}
+		w, ok := q["*"]
+		return ok && w > 0
+	}
 }
 
 func serveNotFoundPage(w http.ResponseWriter, index string) {

@@ -10,9 +10,11 @@
 // The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
 // so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)
 // overrides the location of the remotes without rebuilding.
-import { cp, mkdir, rm, writeFile, access, readdir, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { cp, mkdir, rm, writeFile, access, readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { siteLinks } from './site-links.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,9 +67,47 @@ const links = siteLinks(process.env);
 const config = { remotes: Object.fromEntries(REMOTES.map((r) => [r, `${base}/${r}/remoteEntry.js`])), features, notices, links };
 await writeFile(join(tmp, 'config.json'), `${JSON.stringify(config, null, 2)}\n`);
 
-// Swap in atomically enough for a dev server reading the directory.
+// Precompressed variants beside every text file (app.js.br, app.js.gz): the edge
+// (internal/edge) and the Ingress's server send the one the browser accepts, with
+// Content-Encoding, and spend no CPU per request on it. Written after the files, so
+// each variant is at least as new as its file (the edge ignores an older one).
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.html', '.json', '.svg', '.map', '.txt', '.xml']);
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+let raw = 0;
+let br = 0;
+async function precompress(dir) {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      await precompress(p);
+      continue;
+    }
+    if (!COMPRESSIBLE.has(extname(e.name))) continue;
+    const body = await readFile(p);
+    if (body.length < 256) continue; // below a packet, no gain
+    const [b, g] = await Promise.all([
+      brotli(body, {
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+        },
+      }),
+      gzipped(body, { level: zlibConstants.Z_BEST_COMPRESSION }),
+    ]);
+    raw += body.length;
+    br += b.length;
+    await writeFile(`${p}.br`, b);
+    await writeFile(`${p}.gz`, g);
+  }
+}
+await precompress(tmp);
+
+// Swap in atomically enough for a dev server reading the directory. The timestamps are
+// kept, so no variant ends up older than its file.
 await rm(site, { recursive: true, force: true });
-await cp(tmp, site, { recursive: true });
+await cp(tmp, site, { recursive: true, preserveTimestamps: true });
 await rm(tmp, { recursive: true, force: true });
 
 async function count(dir) {
@@ -79,4 +119,7 @@ async function count(dir) {
 }
 const files = await count(site);
 const { size } = await stat(join(site, 'index.html'));
-console.log(`assemble-site: ${site} (${files} files; index.html ${size} B; remotes at ${base}/<name>/)`);
+console.log(
+  `assemble-site: ${site} (${files} files; index.html ${size} B; remotes at ${base}/<name>/; ` +
+    `text ${(raw / 1024).toFixed(0)} KiB, brotli ${(br / 1024).toFixed(0)} KiB)`,
+);

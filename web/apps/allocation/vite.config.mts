@@ -1,4 +1,4 @@
 import { defineConfig } from 'vite';
 import { remoteConfig } from '../../tools/vite/shared.ts';
 
-export default defineConfig(remoteConfig('allocation'));
+export default defineConfig(({ command }) => remoteConfig('allocation', command));

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vite';
 import { remoteConfig } from '../../tools/vite/shared.ts';
 
-export default defineConfig(remoteConfig('buy'));
+export default defineConfig(({ command }) => remoteConfig('buy', command));

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vite';
 import { remoteConfig } from '../../tools/vite/shared.ts';
 
-export default defineConfig(remoteConfig('gift'));
+export default defineConfig(({ command }) => remoteConfig('gift', command));

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vite';
 import { remoteConfig } from '../../tools/vite/shared.ts';
 
-export default defineConfig(remoteConfig('oneoff'));
+export default defineConfig(({ command }) => remoteConfig('oneoff', command));

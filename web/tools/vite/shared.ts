@@ -70,7 +70,7 @@ const build = (name: string): UserConfig['build'] => ({
  * own (index.html + src/main.tsx) on its dev port. Assets use a relative base so
  * the build can be served from any folder (the edge serves it under /remotes/<name>/).
  */
-export function remoteConfig(name: RemoteName): UserConfig {
+export function remoteConfig(name: RemoteName, command: 'build' | 'serve' = 'build'): UserConfig {
   const port = REMOTES[name];
   return {
     root: resolve(workspaceRoot, 'apps', name),
@@ -101,6 +101,12 @@ export function remoteConfig(name: RemoteName): UserConfig {
         // The remote's CSS (its own modules and @hangar/ui's) is loaded with <link> tags
         // when the shell loads ./Module: no <style> injected from JavaScript.
         bundleAllCSS: true,
+        // In the production build the federation runtime is the shell's
+        // (provideExternalRuntime there): without this every remote bundled its own copy,
+        // ~65 KB of JavaScript (19 KB gzipped) downloaded and evaluated again on every page
+        // (docs/performance-web.md). So a built remote runs inside the shell only; the dev
+        // server (`nx serve <remote>`) keeps its own runtime and still runs on its own.
+        experiments: { externalRuntime: command === 'build' },
       }),
       react(),
     ],
@@ -146,7 +152,8 @@ export function shellConfig(): UserConfig {
     plugins: [
       devRuntimeConfig(),
       // No build-time remotes: they are registered at runtime from /config.json.
-      federation({ name: 'shell', remotes: {}, shared: sharedDeps, dts: false, manifest: false }),
+      // The shell publishes its federation runtime for the remotes (externalRuntime there).
+      federation({ name: 'shell', remotes: {}, shared: sharedDeps, dts: false, manifest: false, experiments: { provideExternalRuntime: true } }),
       react(),
     ],
   };

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
@@ -52,10 +52,19 @@ export function BuyPage({ location, navigate = (u) => window.location.assign(u),
   const query = useMemo(() => parseBuyLocation(location ?? browserLocation()), [location]);
   const catalog = useCatalog();
   const me = useMe();
+  // The notice banner stands above the heading: fetched with the catalogue (the runtime
+  // config, a few hundred bytes) and waited for with it, so it is there in the first full
+  // render instead of pushing the whole page down when it arrives (a layout shift).
+  const notice = useNotice('buy');
 
   // The page does not wait for the session: it renders as a guest and the account block
   // follows when identity answers (the largest paint must not wait for two services).
-  if (catalog.isPending) {
+  // The configurator's first render is the page's largest piece of work (hundreds of ms on a
+  // phone). React Query hands the catalogue over in a synchronous render; deferring it
+  // makes that render React's interruptible background work, in slices that leave the
+  // main thread free, instead of one long task that blocks input.
+  const data = useDeferredValue(catalog.data);
+  if (catalog.isPending || notice.isPending || (!data && !catalog.isError)) {
     return (
       <div className={s.buy} data-remote="buy">
         <h1>{query.military ? 'Military Plans' : 'Your Plan'}</h1>
@@ -75,7 +84,7 @@ export function BuyPage({ location, navigate = (u) => window.location.assign(u),
       </div>
     );
   }
-  return <Configurator catalog={catalog.data} me={me.data ?? GUEST} meReady={!me.isPending} query={query} navigate={navigate} reload={reload} />;
+  return <Configurator catalog={data ?? catalog.data} me={me.data ?? GUEST} meReady={!me.isPending} query={query} navigate={navigate} reload={reload} />;
 }
 
 const GUEST: WireMe = { loggedIn: false };

@@ -1,3 +1,4 @@
+import { AVAILABLE_PLANS_PATH } from '@hangar/api-client';
 import type { RemoteName } from './runtime-config';
 
 export interface ShellRoute {
@@ -5,15 +6,22 @@ export interface ShellRoute {
   remote: RemoteName;
   /** Page title; page views are logged with it. */
   title: string;
+  /**
+   * The API answers the page renders first, preloaded by the shell at start so they do not
+   * wait for the remote's code (the remote's own request of the same URL takes the preload).
+   */
+  data?: readonly string[];
 }
+
+const CATALOG = [AVAILABLE_PLANS_PATH] as const;
 
 /** The pages of the brief and the remote that renders each. */
 export const ROUTES: readonly ShellRoute[] = [
   { path: '/', remote: 'marketing', title: 'Flight planning subscriptions' },
-  { path: '/pricing', remote: 'marketing', title: 'Compare plans' },
+  { path: '/pricing', remote: 'marketing', title: 'Compare plans', data: CATALOG },
   { path: '/privacy-policy', remote: 'marketing', title: 'Privacy policy' },
   { path: '/about/privacy', remote: 'marketing', title: 'Privacy policy' },
-  { path: '/buy', remote: 'buy', title: 'Buy a subscription' },
+  { path: '/buy', remote: 'buy', title: 'Buy a subscription', data: CATALOG },
   { path: '/buy/success', remote: 'buy', title: 'Purchase complete' },
   { path: '/buy/sales-mode', remote: 'buy', title: 'Sales mode' },
   { path: '/buy/military', remote: 'buy', title: 'Military plans' },
@@ -21,8 +29,8 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/buy/association', remote: 'buy', title: 'Association members' },
   // Add-ons (and a licence quantity) in the path, spec 000 §2: /buy/flarm,synthetic_vision/3.
   // The named routes above rank first, so /buy/success is never read as an add-on.
-  { path: '/buy/:addOns', remote: 'buy', title: 'Buy a subscription' },
-  { path: '/buy/:addOns/:quantity', remote: 'buy', title: 'Buy a subscription' },
+  { path: '/buy/:addOns', remote: 'buy', title: 'Buy a subscription', data: CATALOG },
+  { path: '/buy/:addOns/:quantity', remote: 'buy', title: 'Buy a subscription', data: CATALOG },
   { path: '/gift', remote: 'gift', title: 'Gift certificates' },
   { path: '/gift/*', remote: 'gift', title: 'Gift certificates' },
   { path: '/product/cart/:cartId', remote: 'oneoff', title: 'Complete your order' },

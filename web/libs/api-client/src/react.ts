@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { startTransition, useCallback, useEffect, useState } from 'react';
 import { ApiError } from './http';
 
 export type Resource<T> =
@@ -20,7 +20,9 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, key: s
     setState({ status: 'loading' });
     load(controller.signal).then(
       (data) => {
-        if (!controller.signal.aborted) setState({ status: 'ready', data });
+        // The page that the data fills is the big render; as a transition React renders it
+        // in slices between which the browser stays responsive, not as one long task.
+        if (!controller.signal.aborted) startTransition(() => setState({ status: 'ready', data }));
       },
       (err: unknown) => {
         if (controller.signal.aborted) return;
