@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { CATALOG } from '../support/helpers';
+import { CATALOG, expectAccessible } from '../support/helpers';
 
 test.describe('marketing site', () => {
   test('the navigation drop-downs work by keyboard and hover', async ({ page }) => {
@@ -185,5 +185,38 @@ test.describe('marketing site', () => {
     await expect(header).toHaveClass(/sticky-show/);
     await page.mouse.wheel(0, -2000);
     await expect(header).not.toHaveClass(/sticky-show/);
+  });
+});
+
+// Issue 31 (D6p): the shell's Main bar and the marketing Site bar both showed on marketing pages.
+test.describe('one navigation bar on marketing pages', () => {
+  const SITE_BARS = /^(Main|Site)$/;
+  for (const path of ['/', '/pricing', '/privacy-policy', '/about/privacy']) {
+    test(`${path} has exactly one site navigation, and axe finds nothing`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.locator('main [data-remote="marketing"] h1').first()).toBeVisible();
+      await expect(page.getByRole('navigation', { name: SITE_BARS })).toHaveCount(1);
+      await expect(page.getByRole('navigation', { name: 'Site' })).toBeVisible();
+      await expectAccessible(page, `${path} (one navigation bar)`);
+    });
+  }
+
+  test('the Site bar reaches every destination the shell bar links', async ({ page }) => {
+    await page.goto('/');
+    const hrefs = await page.locator('nav[aria-label="Site"] a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    for (const to of ['/pricing', '/buy', '/gift', '/account/allocation', '/account']) expect(hrefs).toContain(to);
+  });
+
+  test('kiosk=true survives navigating through the Site bar', async ({ page }) => {
+    await page.goto('/?kiosk=true');
+    const site = page.getByRole('navigation', { name: 'Site' });
+    await site.getByRole('button', { name: 'Plans' }).click();
+    await site.getByRole('link', { name: 'Compare plans' }).click();
+    await expect(page).toHaveURL(/\/pricing\?kiosk=true$/);
+    await expect(page.getByTestId('comparison')).toBeVisible();
+    await site.getByRole('button', { name: 'Gifts' }).click();
+    await site.getByRole('link', { name: 'Gift certificates' }).click();
+    await expect(page).toHaveURL(/\/gift\?kiosk=true$/);
+    await expect(page.getByRole('heading', { level: 1, name: 'BUY A GIFT CERTIFICATE' })).toBeVisible();
   });
 });
