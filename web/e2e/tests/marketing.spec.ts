@@ -203,6 +203,7 @@ test.describe('one navigation bar on marketing pages', () => {
 
   test('the Site bar reaches every destination the shell bar links', async ({ page }) => {
     await page.goto('/');
+    await expect(page.getByRole('navigation', { name: 'Site' })).toBeVisible();
     const hrefs = await page.locator('nav[aria-label="Site"] a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     for (const to of ['/pricing', '/buy', '/gift', '/account/allocation', '/account']) expect(hrefs).toContain(to);
   });
