@@ -172,6 +172,16 @@ test.describe('/buy on a 390 px phone', () => {
     await expect(bar).toBeHidden();
     await expectAccessible(page, 'phone pay bar');
   });
+
+  test('/buy with its default sections stays within 5,400 px on a phone (the issue measured 6,300)', async ({ page }) => {
+    await openBuy(page);
+    await expect(page.locator('#section-addOns input[type=checkbox]').first()).toBeVisible();
+    // The default sections (spec 000 §2: plans, regions with the coverage map, add-ons) open;
+    // measured 5,228 px on 2026-11-27.
+    await expect(page.getByTestId('coverage-map')).toBeVisible();
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    expect(height).toBeLessThanOrEqual(5400);
+  });
 });
 
 test.describe('promo codes and re-pricing', () => {
