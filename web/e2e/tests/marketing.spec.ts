@@ -208,16 +208,5 @@ test.describe('one navigation bar on marketing pages', () => {
     for (const to of ['/pricing', '/buy', '/gift', '/account/allocation', '/account']) expect(hrefs).toContain(to);
   });
 
-  test('kiosk=true survives navigating through the Site bar', async ({ page }) => {
-    await page.goto('/?kiosk=true');
-    const site = page.getByRole('navigation', { name: 'Site' });
-    await site.getByRole('button', { name: 'Plans' }).click();
-    await site.getByRole('link', { name: 'Compare plans' }).click();
-    await expect(page).toHaveURL(/\/pricing\?kiosk=true$/);
-    await expect(page.getByTestId('comparison')).toBeVisible();
-    await site.getByRole('button', { name: 'Gifts' }).click();
-    await site.getByRole('link', { name: 'Gift certificates' }).click();
-    await expect(page).toHaveURL(/\/gift\?kiosk=true$/);
-    await expect(page.getByRole('heading', { level: 1, name: 'BUY A GIFT CERTIFICATE' })).toBeVisible();
-  });
+  // kiosk=true through the Site bar: sales-mode.spec.ts 'kiosk=true stays in the address while navigating'.
 });
