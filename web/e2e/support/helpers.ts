@@ -30,10 +30,14 @@ export async function keepScreenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: resolve(dir, `${name}.png`), fullPage: true });
 }
 
-/** The shell is there: header, main navigation, main landmark. */
+/**
+ * The shell is there: header, one site navigation bar (the shell's Main bar, or on marketing
+ * pages the page's own Site bar instead), main landmark.
+ */
 export async function expectShell(page: Page): Promise<void> {
   await expect(page.getByRole('banner')).toBeVisible();
-  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: /^(Main|Site)$/ })).toHaveCount(1);
+  await expect(page.getByRole('navigation', { name: /^(Main|Site)$/ })).toBeVisible();
   await expect(page.getByRole('main')).toBeVisible();
 }
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { CATALOG } from '../support/helpers';
+import { CATALOG, expectAccessible } from '../support/helpers';
 
 test.describe('marketing site', () => {
   test('the navigation drop-downs work by keyboard and hover', async ({ page }) => {
@@ -186,4 +186,27 @@ test.describe('marketing site', () => {
     await page.mouse.wheel(0, -2000);
     await expect(header).not.toHaveClass(/sticky-show/);
   });
+});
+
+// Issue 31 (D6p): the shell's Main bar and the marketing Site bar both showed on marketing pages.
+test.describe('one navigation bar on marketing pages', () => {
+  const SITE_BARS = /^(Main|Site)$/;
+  for (const path of ['/', '/pricing', '/privacy-policy', '/about/privacy']) {
+    test(`${path} has exactly one site navigation, and axe finds nothing`, async ({ page }) => {
+      await page.goto(path);
+      await expect(page.locator('main [data-remote="marketing"] h1').first()).toBeVisible();
+      await expect(page.getByRole('navigation', { name: SITE_BARS })).toHaveCount(1);
+      await expect(page.getByRole('navigation', { name: 'Site' })).toBeVisible();
+      await expectAccessible(page, `${path} (one navigation bar)`);
+    });
+  }
+
+  test('the Site bar reaches every destination the shell bar links', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.getByRole('navigation', { name: 'Site' })).toBeVisible();
+    const hrefs = await page.locator('nav[aria-label="Site"] a[href]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    for (const to of ['/pricing', '/buy', '/gift', '/account/allocation', '/account']) expect(hrefs).toContain(to);
+  });
+
+  // kiosk=true through the Site bar: sales-mode.spec.ts 'kiosk=true stays in the address while navigating'.
 });

@@ -43,9 +43,13 @@ test.describe('each remote renders inside the shell', () => {
   test('the header navigation moves between remotes without a reload', async ({ page }) => {
     await page.goto('/');
     await page.evaluate(() => ((window as unknown as { __marker: number }).__marker = 1));
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
+    // Marketing pages show their own Site bar (the shell's Main bar steps aside there).
+    const site = page.getByRole('navigation', { name: 'Site' });
+    await site.getByRole('button', { name: 'Plans' }).click();
+    await site.getByRole('link', { name: 'Compare plans' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Compare plans' })).toBeVisible();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gift certificates' }).click();
+    await site.getByRole('button', { name: 'Gifts' }).click();
+    await site.getByRole('link', { name: 'Gift certificates' }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'BUY A GIFT CERTIFICATE' })).toBeVisible();
     expect(await page.evaluate(() => (window as unknown as { __marker?: number }).__marker)).toBe(1);
     await expect(page).toHaveTitle('Gift certificates · Hangar');

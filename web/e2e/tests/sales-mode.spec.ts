@@ -56,7 +56,15 @@ test.describe('sales mode', () => {
 
   test('kiosk=true stays in the address while navigating', async ({ page }) => {
     await page.goto('/?kiosk=true');
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Pricing' }).click();
+    const site = page.getByRole('navigation', { name: 'Site' });
+    await site.getByRole('button', { name: 'Plans' }).click();
+    await site.getByRole('link', { name: 'Compare plans' }).click();
     await expect(page).toHaveURL(/\/pricing\?kiosk=true$/);
+    // Off the marketing pages the shell's Main bar takes over, and kiosk mode stays on.
+    await site.getByRole('button', { name: 'Plans' }).click();
+    await site.getByRole('link', { name: 'Buy a subscription' }).click();
+    await expect(page).toHaveURL(/\/buy\?kiosk=true$/);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Gift certificates' }).click();
+    await expect(page).toHaveURL(/\/gift\?kiosk=true$/);
   });
 });

@@ -30,6 +30,7 @@ export const NAV: NavGroup[] = [
   {
     label: 'Organizations',
     items: [
+      { label: 'Your account', href: '/account' },
       { label: 'Licence allocation', href: '/account/allocation' },
       { label: 'Sales mode (staff)', href: '/buy/sales-mode' },
     ],

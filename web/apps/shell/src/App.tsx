@@ -1,7 +1,8 @@
 import { useEffect } from 'react';
-import { NavLink, Route, Routes, useLocation, useNavigate, useParams, Link } from 'react-router-dom';
+import { Route, Routes, matchRoutes, useLocation, useNavigate, useParams, Link } from 'react-router-dom';
 import { analytics } from '@hangar/analytics';
-import { NAV_LINKS, ROUTES, SITE_NAME, type ShellRoute } from './routes';
+import { ROUTES, SITE_NAME, ownsSiteNav, type ShellRoute } from './routes';
+import { MainNav } from './MainNav';
 import { RemoteSlot } from './RemoteSlot';
 import s from './shell.module.css';
 import { CookieBanner, SalesModeBanner, useKioskMode } from './StoreBanners';
@@ -32,7 +33,11 @@ function NotFound() {
   );
 }
 
-export function Header() {
+/**
+ * The header; `mainNav` false leaves out the Main bar on pages whose remote brings the site's
+ * navigation itself (the marketing Site bar), so a page never shows two navigation bars.
+ */
+export function Header({ mainNav = true }: { mainNav?: boolean }) {
   return (
     <header className={s.shellHeader}>
       <a className={s.shellSkip} href="#main">
@@ -42,17 +47,7 @@ export function Header() {
         <Link to="/" className={s.shellBrand}>
           {SITE_NAME}
         </Link>
-        <nav aria-label="Main">
-          <ul className={s.shellNav}>
-            {NAV_LINKS.map((l) => (
-              <li key={l.to}>
-                <NavLink to={l.to} end={l.to !== '/buy'}>
-                  {l.label}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        {mainNav && <MainNav />}
       </div>
     </header>
   );
@@ -60,9 +55,11 @@ export function Header() {
 
 export function App() {
   useKioskMode();
+  const location = useLocation();
+  const route = matchRoutes(ROUTES as ShellRoute[], location)?.[0]?.route;
   return (
     <>
-      <Header />
+      <Header mainNav={!route || !ownsSiteNav(route.remote)} />
       <SalesModeBanner />
       <main id="main" className={s.shellMain} tabIndex={-1}>
         <Routes>

@@ -1,7 +1,8 @@
 import { Component, Suspense, createContext, lazy, useContext, useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { ErrorState, LoadingState, type RemoteModuleProps } from '@hangar/ui';
 import { RemoteLoadError, type RemoteComponent, type RemoteLoader } from './remotes';
-import { REMOTE_LABELS } from './routes';
+import { REMOTE_LABELS, ownsSiteNav } from './routes';
+import { MainNav } from './MainNav';
 import type { RemoteName } from './runtime-config';
 
 export const RemoteLoaderContext = createContext<RemoteLoader | null>(null);
@@ -36,6 +37,8 @@ class RemoteBoundary extends Component<BoundaryProps, { error: Error | null }> {
           detail={loadFailed ? 'Check your connection and try again.' : 'Please try again.'}
           onRetry={this.props.onRetry}
         />
+        {/* The page that failed was to bring the site's navigation: the shell's stands in. */}
+        {ownsSiteNav(this.props.remote) && <MainNav />}
       </div>
     );
   }

@@ -59,4 +59,13 @@ export const NAV_LINKS = [
   { to: '/account', label: 'Account' },
 ] as const;
 
+/**
+ * Remotes whose pages render the site's navigation bar themselves (marketing's Site bar links
+ * every NAV_LINKS destination): the shell leaves its Main bar out there, and offers it only
+ * when such a remote fails to load.
+ */
+export function ownsSiteNav(remote: RemoteName): boolean {
+  return remote === 'marketing';
+}
+
 export const SITE_NAME = 'Hangar';

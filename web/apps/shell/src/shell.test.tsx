@@ -48,8 +48,16 @@ describe('shell routes', () => {
   ])('%s renders %s', async (path, want) => {
     renderAt(path, async (name) => fake(name));
     expect((await screen.findByTestId('remote')).textContent).toContain(want);
-    expect(screen.getByRole('navigation', { name: 'Main' })).toBeTruthy();
+    // Marketing pages bring their own Site bar; the shell's Main bar would be a second one.
+    expect(screen.queryAllByRole('navigation', { name: 'Main' })).toHaveLength(want.startsWith('marketing') ? 0 : 1);
     expect(screen.getByRole('banner')).toBeTruthy();
+  });
+
+  it.each(['/', '/pricing', '/privacy-policy', '/about/privacy'])('%s leaves the site navigation to the marketing page', async (path) => {
+    renderAt(path, async (name) => fake(name));
+    await screen.findByTestId('remote');
+    expect(screen.queryByRole('navigation', { name: 'Main' })).toBeNull();
+    expect(screen.getByRole('link', { name: 'Hangar' }).getAttribute('href')).toBe('/');
   });
 
   it('sets the page title', async () => {
@@ -93,6 +101,16 @@ describe('remote loading', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
     expect((await screen.findByTestId('remote')).textContent).toContain('gift /gift');
     expect(loader).toHaveBeenLastCalledWith('gift', 1);
+  });
+
+  it('offers the Main bar when a marketing page, which brings the site navigation, fails to load', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderAt('/pricing', async (name) => {
+      throw new RemoteLoadError(name, new Error('Failed to fetch remoteEntry.js'));
+    });
+    expect((await screen.findByRole('alert')).textContent).toContain('could not be loaded');
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect([...nav.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toEqual(['/pricing', '/buy', '/gift', '/account/allocation', '/account']);
   });
 
   it('contains a remote that throws while rendering', async () => {
