@@ -1,6 +1,6 @@
 // Command layercheck fails when a service's inner layers reach for what only its adapters
-// may hold (issue 32): a package under services/<svc>/internal/app or internal/domain (and
-// checkout's internal/order and internal/subscription) may import neither that service's
+// may hold (issue 32): a package under services/<svc>/internal/app, internal/domain or
+// internal/gateway (and checkout's internal/order and internal/subscription) may import neither that service's
 // internal/adapters nor a database driver (github.com/jackc/pgx/v5 and its packages,
 // database/sql). The use cases declare the ports they need; SQL lives in adapters.
 //

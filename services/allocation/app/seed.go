@@ -15,7 +15,7 @@ import (
 )
 
 // Dev seed: identity's demo organization, Acme Flight Department, gets the licences of the
-// business subscription checkout seeds for it (services/checkout/internal/adapters/seed.go),
+// business subscription checkout seeds for it (services/checkout/internal/app/seed.go),
 // filed the way a subscription-changed event for it would file them, plus a few aircraft.
 const (
 	// SeedOwnerEmail is the demo organization's owner (identity's dev seed).

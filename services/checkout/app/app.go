@@ -450,7 +450,7 @@ func (a *App) prepareData(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := adapters.Seed(ctx, a.store, time.Now(), cat); err != nil {
+		if err := iapp.SeedDemo(ctx, a.store, time.Now(), cat); err != nil {
 			return err
 		}
 		a.log.InfoContext(ctx, "development data seeded (see services/checkout/README.md)")

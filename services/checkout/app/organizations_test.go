@@ -10,7 +10,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 )
 
 // newAccount creates an account with a password at identity (the store's create-account
@@ -144,7 +144,7 @@ func TestBusinessPurchaseCreatesTheOrganization(t *testing.T) {
 func TestGroupParentManagesTheChildsSubscription(t *testing.T) {
 	t.Parallel()
 	st := startStack(t, nil)
-	childSub := adapters.SeedSubscriptionID(adapters.SeedChild)
+	childSub := iapp.SeedSubscriptionID(iapp.SeedChild)
 	parent := login(t, st.idBase, "group@demo.hangar.test")
 	cfg := `{"subscriptionId":"` + childSub + `","currency":"USD","addOns":["performance","included_geo_us"],"billingInfo":{"zipcode":"97201","country":"US"}}`
 
@@ -153,7 +153,7 @@ func TestGroupParentManagesTheChildsSubscription(t *testing.T) {
 		t.Fatalf("the parent's preview of the child's subscription: %d renewal %v codes %v plan errors %v", code, pv["isRenewal"], pv["errorCodes"], pv["planErrors"])
 	}
 	// Named by the child's account id, the same subscription is priced.
-	byAccount := strings.Replace(cfg, `"subscriptionId":"`+childSub+`"`, `"accountId":"`+adapters.SeedChild+`"`, 1)
+	byAccount := strings.Replace(cfg, `"subscriptionId":"`+childSub+`"`, `"accountId":"`+iapp.SeedChild+`"`, 1)
 	if code, m := call(t, "POST", st.base+"/buy/api/invoice/preview", byAccount, "Cookie", parent); code != 200 || m["isRenewal"] != true || strings.Contains(fmt.Sprint(m["errorCodes"]), "CHILD_ACCOUNT_PURCHASE") {
 		t.Errorf("the parent's preview by the child's account: %d renewal %v codes %v", code, m["isRenewal"], m["errorCodes"])
 	}
@@ -169,7 +169,7 @@ func TestGroupParentManagesTheChildsSubscription(t *testing.T) {
 		Scan(&plan, &account, &parentOf); err != nil {
 		t.Fatal(err)
 	}
-	if plan != "performance" || account != adapters.SeedChild || parentOf != adapters.SeedGroup {
+	if plan != "performance" || account != iapp.SeedChild || parentOf != iapp.SeedGroup {
 		t.Errorf("the child's subscription after the parent's change: plan %s account %s parent %s", plan, account, parentOf)
 	}
 

@@ -30,7 +30,7 @@ import (
 	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	"github.com/hangar/hangar/services/checkout/app"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/ports"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
@@ -219,7 +219,7 @@ func TestSubmit(t *testing.T) {
 	t.Parallel()
 	st := startStack(t, nil)
 	// Read before a subtest relays (and so deletes) the outbox.
-	seedEvents := st.subscriptionEvents(t, adapters.SeedSubscriptionID(adapters.SeedBusiness), "seed")
+	seedEvents := st.subscriptionEvents(t, iapp.SeedSubscriptionID(iapp.SeedBusiness), "seed")
 
 	t.Run("100 concurrent submits with one key: one charge, one order, one subscription change, one event", func(t *testing.T) {
 		body := quoted(t, st.base, newBuyer("burst"), st.tokenize(t, "4111111111111111"), "")
@@ -320,11 +320,11 @@ func TestSubmit(t *testing.T) {
 			t.Fatal("no seed event for the business subscription")
 		}
 		// The same subscription bought for real: its add-ons at the same quantity.
-		add, _ := json.Marshal(adapters.SeedBusinessAddOns)
+		add, _ := json.Marshal(iapp.SeedBusinessAddOns)
 		cfg := `{"currency":"USD","addOns":` + string(add) + `,"quantity":5,` +
 			`"isLicenseAgreementChecked":true,"isEulaChecked":true,"billingInfo":{"zipcode":"94105","country":"US"}}`
 		code, m, _ := submitRaw(t, st.base, "acme-same-licences", quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), owner), owner)
-		bought := st.subscriptionEvents(t, adapters.SeedSubscriptionID(adapters.SeedBusiness), "renewal")
+		bought := st.subscriptionEvents(t, iapp.SeedSubscriptionID(iapp.SeedBusiness), "renewal")
 		if code != 200 || len(bought) != 1 {
 			t.Fatalf("submit: %d %v (%d renewal events)", code, m, len(bought))
 		}

@@ -166,7 +166,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
-	gw := withCrashHook(gateway.NewSandbox(a.sandboxPool, []byte(key), cfg.NonceTTL, o.now))
+	gw := withCrashHook(gateway.NewSandbox(adapters.NewSandboxStore(a.sandboxPool), []byte(key), cfg.NonceTTL, o.now))
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	attempts, err := iapp.NewAttemptsMetric(deps.Registry)
 	if err != nil {

@@ -404,3 +404,5 @@ func (s *Store) SetBillingContact(ctx context.Context, subscriptionID string, c 
 	}
 	return nil
 }
+
+var _ app.SeedStore = (*Store)(nil)

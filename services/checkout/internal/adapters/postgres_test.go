@@ -29,19 +29,19 @@ func TestStore(t *testing.T) {
 	s := adapters.NewStore(pool)
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	for range 2 { // the seed is idempotent
-		if err := adapters.Seed(ctx, s, now, domaintest.MustCatalog(t)); err != nil {
+		if err := app.SeedDemo(ctx, s, now, domaintest.MustCatalog(t)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Run("subscription by id, account and e-mail", func(t *testing.T) {
-		sub, err := s.Subscription(ctx, adapters.SeedSubscriptionID(adapters.SeedPilot))
+		sub, err := s.Subscription(ctx, app.SeedSubscriptionID(app.SeedPilot))
 		if err != nil || sub == nil || sub.PlanCode != "performance" || len(sub.AddOns) != 3 || sub.PriceInCents != 47000 {
 			t.Fatalf("%+v %v", sub, err)
 		}
 		if days := sub.TermEnd.Sub(time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)).Hours() / 24; days != 143 {
 			t.Errorf("days left %v", days)
 		}
-		child, _ := s.SubscriptionOf(ctx, adapters.SeedChild, "")
+		child, _ := s.SubscriptionOf(ctx, app.SeedChild, "")
 		agency, _ := s.SubscriptionOf(ctx, "", "AGENCY@example.com")
 		if child == nil || !child.ChildAccount() || agency == nil || !agency.ThirdParty() {
 			t.Errorf("child %+v agency %+v", child, agency)
@@ -52,15 +52,15 @@ func TestStore(t *testing.T) {
 		}
 	})
 	t.Run("account balance, redemptions and chart coverage", func(t *testing.T) {
-		sub, _ := s.SubscriptionOf(ctx, adapters.SeedPilot, "")
-		a, err := s.Account(ctx, adapters.SeedPilot, sub)
+		sub, _ := s.SubscriptionOf(ctx, app.SeedPilot, "")
+		a, err := s.Account(ctx, app.SeedPilot, sub)
 		if err != nil || a.FirstTime || a.BalanceInCents != 2500 || a.BalanceCurrency != "USD" || len(a.UsedCodes) != 1 || a.UsedCodes[0] != "WELCOME5" {
 			t.Errorf("%+v %v", a, err)
 		}
 	})
 	t.Run("promotions with redemption counts", func(t *testing.T) {
 		p, err := s.Promotions(ctx)
-		if err != nil || len(p) != len(adapters.DevPromotions()) {
+		if err != nil || len(p) != len(app.DevPromotions()) {
 			t.Fatalf("%v %v", p, err)
 		}
 		if w := p["welcome5"]; w == nil || w.Redemptions != 1 || w.PercentBP != 500 {

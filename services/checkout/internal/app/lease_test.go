@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -77,7 +78,7 @@ func newLeaseEnv(t *testing.T, opts order.Options) *leaseEnv {
 }
 
 func leasePurchase() *order.Purchase {
-	return &order.Purchase{Kind: "lease-test", AccountID: adapters.SeedPilot, Email: "pilot@demo.hangar.test", Currency: "USD",
+	return &order.Purchase{Kind: "lease-test", AccountID: app.SeedPilot, Email: "pilot@demo.hangar.test", Currency: "USD",
 		SubtotalInCents: 2500, TotalInCents: 2500}
 }
 
@@ -119,7 +120,7 @@ func TestRetryTakesOverADeadSubmitWithinSeconds(t *testing.T) {
 	if err != nil || placed.InvoiceID == "" {
 		t.Fatalf("retry after the lease: %v", err)
 	}
-	if n := e.pay.paid[adapters.SeedPilot]; n != 1 {
+	if n := e.pay.paid[app.SeedPilot]; n != 1 {
 		t.Errorf("%d charges, want 1 (the retry completes the first attempt with its payment)", n)
 	}
 	if n := e.orders(t); n != 1 {
@@ -231,7 +232,7 @@ func TestPayAgainAfterADeclineWithTheSameKey(t *testing.T) {
 	if e.pay.calls != calls+1 {
 		t.Errorf("%d charges asked of payments after the first decline, want 1", e.pay.calls-calls)
 	}
-	if n := e.pay.paid[adapters.SeedPilot]; n != 1 {
+	if n := e.pay.paid[app.SeedPilot]; n != 1 {
 		t.Errorf("%d successful charges, want 1", n)
 	}
 	if n := e.orders(t); n != 1 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -28,7 +28,7 @@ func TestSubmitRetriedAfterPaymentsOutage(t *testing.T) {
 		return nil
 	}
 	pu := func() *order.Purchase {
-		return &order.Purchase{Kind: "retry-test", AccountID: adapters.SeedPilot, Email: "pilot@demo.hangar.test", Currency: "USD",
+		return &order.Purchase{Kind: "retry-test", AccountID: app.SeedPilot, Email: "pilot@demo.hangar.test", Currency: "USD",
 			SubtotalInCents: 1000, TotalInCents: 1000}
 	}
 	pay := order.Payment{Token: "tok-1"}
@@ -59,7 +59,7 @@ func TestSubmitRetriedAfterPaymentsOutage(t *testing.T) {
 	if _, err := e.pipe.Place(ctx, "key-2", "h2", pu(), pay); errs.CodeOf(err) != errs.Conflict {
 		t.Errorf("retry of the abandoned key: %v, want the 'not charged' conflict", err)
 	}
-	if n := e.pay.paid[adapters.SeedPilot]; n != 1 {
+	if n := e.pay.paid[app.SeedPilot]; n != 1 {
 		t.Errorf("%d charges for one order", n)
 	}
 	var orders int

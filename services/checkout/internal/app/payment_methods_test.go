@@ -15,7 +15,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
 )
 
 // methodUpdated is payments' payment-method-updated as the consumer hands it over, with
@@ -85,13 +85,13 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	const unknown = "00000000-0000-4000-8000-0000000000ff" // no subscriptions here
 	batch := []kafka.Envelope{
-		methodUpdated(t, "ev-1", adapters.SeedPilot, "CREDIT_CARD", "tok-p1", "01/2031"),
-		methodUpdated(t, "ev-2", adapters.SeedBusiness, "CHECK", "", ""),
-		methodUpdated(t, "ev-3", adapters.SeedPilot, "CREDIT_CARD", "tok-p2", "02/2032"),
-		methodUpdated(t, "ev-4", adapters.SeedMilitary, "PAYPAL", "tok-m", ""),
-		methodUpdated(t, "ev-5", adapters.SeedLegacy, "CREDIT_CARD", "tok-l", "12/2030"),
-		methodUpdated(t, "ev-6", adapters.SeedLegacy, "CHECK", "", ""),
-		methodUpdated(t, "ev-1", adapters.SeedPilot, "CREDIT_CARD", "tok-p1", "01/2031"),
+		methodUpdated(t, "ev-1", app.SeedPilot, "CREDIT_CARD", "tok-p1", "01/2031"),
+		methodUpdated(t, "ev-2", app.SeedBusiness, "CHECK", "", ""),
+		methodUpdated(t, "ev-3", app.SeedPilot, "CREDIT_CARD", "tok-p2", "02/2032"),
+		methodUpdated(t, "ev-4", app.SeedMilitary, "PAYPAL", "tok-m", ""),
+		methodUpdated(t, "ev-5", app.SeedLegacy, "CREDIT_CARD", "tok-l", "12/2030"),
+		methodUpdated(t, "ev-6", app.SeedLegacy, "CHECK", "", ""),
+		methodUpdated(t, "ev-1", app.SeedPilot, "CREDIT_CARD", "tok-p1", "01/2031"),
 		methodUpdated(t, "ev-7", unknown, "CREDIT_CARD", "tok-u", "05/2029"),
 	}
 	redelivered := batch[0]
@@ -117,7 +117,7 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 		handle(redelivered)
 		states = append(states, methodsState(t, e.pool))
 
-		want := map[string]string{adapters.SeedPilot: "tok-p2 2032-03-01", adapters.SeedMilitary: "tok-m -", adapters.SeedLegacy: "tok-l 2031-01-01"}
+		want := map[string]string{app.SeedPilot: "tok-p2 2032-03-01", app.SeedMilitary: "tok-m -", app.SeedLegacy: "tok-l 2031-01-01"}
 		rows, err := e.pool.Query(ctx, `SELECT DISTINCT account_id::text, payment_method_token || ' ' || coalesce(to_char(card_expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), '-'),
 			(SELECT count(*) FROM renewals rn WHERE rn.subscription_id = s.id AND rn.next_attempt_at = $1)
 			FROM subscriptions s WHERE payment_method = 'CREDIT_CARD' AND payment_source = 'CREDIT_CARD'`, e.clock.Now())
@@ -154,7 +154,7 @@ func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	c := e.methodsConsumer()
-	good := methodUpdated(t, "ev-good", adapters.SeedPilot, "CREDIT_CARD", "tok-new", "01/2031")
+	good := methodUpdated(t, "ev-good", app.SeedPilot, "CREDIT_CARD", "tok-new", "01/2031")
 	poison := kafka.Envelope{ID: "ev-poison", Topic: events.TopicPaymentMethodUpdated, Data: []byte("not a protobuf \xff\xff")}
 	before := methodsState(t, e.pool)
 	if err := c.HandleBatch(ctx, []kafka.Envelope{good, poison}); !kafka.IsPermanent(err) {
@@ -167,7 +167,7 @@ func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tok string
-	if err := e.pool.QueryRow(ctx, `SELECT payment_method_token FROM subscriptions WHERE account_id = $1`, adapters.SeedPilot).Scan(&tok); err != nil || tok != "tok-new" {
+	if err := e.pool.QueryRow(ctx, `SELECT payment_method_token FROM subscriptions WHERE account_id = $1`, app.SeedPilot).Scan(&tok); err != nil || tok != "tok-new" {
 		t.Errorf("token %q (%v), want tok-new", tok, err)
 	}
 }
@@ -201,11 +201,11 @@ func TestPaymentMethodUpdatesStatementsAndTransactions(t *testing.T) {
 	step("one update", dbtest.Counts{Query: 3, Batched: 2, Transactions: 1}, ten[0])
 	step("ten updates in one batch", dbtest.Counts{Query: 3, Batched: 2, Transactions: 1}, ten[1:]...)
 	step("a redelivered batch", dbtest.Counts{Query: 3, Transactions: 1}, ten...)
-	step("a check payer's update", dbtest.Counts{Query: 3, Transactions: 1}, methodUpdated(t, "ev-check", adapters.SeedBusiness, "CHECK", "", ""))
+	step("a check payer's update", dbtest.Counts{Query: 3, Transactions: 1}, methodUpdated(t, "ev-check", app.SeedBusiness, "CHECK", "", ""))
 
 	e.inGrace(t)
 	step("an update in the grace period", dbtest.Counts{Query: 3, Batched: 2, Transactions: 1},
-		methodUpdated(t, "ev-grace", adapters.SeedPilot, "CREDIT_CARD", "tok-grace", "01/2031"))
+		methodUpdated(t, "ev-grace", app.SeedPilot, "CREDIT_CARD", "tok-grace", "01/2031"))
 	if tp := e.topics(t); len(tp) != 0 {
 		t.Errorf("events %v, want none", tp)
 	}
@@ -222,7 +222,7 @@ func BenchmarkPaymentMethodUpdates(b *testing.B) {
 	// The buyers' subscriptions: copies of the pilot's, each of an account of its own.
 	if _, err := e.pool.Exec(ctx, `INSERT INTO subscriptions SELECT (jsonb_populate_record(s, jsonb_build_object(
 			'id', '20000000-0000-4000-8000-' || lpad(i::text, 12, '0'), 'account_id', '10000000-0000-4000-8000-' || lpad(i::text, 12, '0')))).*
-		FROM subscriptions s, generate_series(0, $2 - 1) i WHERE s.id = $1`, adapters.SeedSubscriptionID(adapters.SeedPilot), b.N); err != nil {
+		FROM subscriptions s, generate_series(0, $2 - 1) i WHERE s.id = $1`, app.SeedSubscriptionID(app.SeedPilot), b.N); err != nil {
 		b.Fatal(err)
 	}
 	envs := make([]kafka.Envelope, b.N)
@@ -257,14 +257,14 @@ func TestPaymentMethodUpdateOfTheHeldMethodWritesNothing(t *testing.T) {
 		t.Helper()
 		var v string
 		if err := e.pool.QueryRow(ctx, `SELECT xmin::text || ' ' || updated_at::text || ' ' || coalesce(payment_method_token, '-') || ' ' || coalesce(card_expires_at::text, '-')
-			FROM subscriptions WHERE account_id = $1`, adapters.SeedPilot).Scan(&v); err != nil {
+			FROM subscriptions WHERE account_id = $1`, app.SeedPilot).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
 	handle := func(id, token string) {
 		t.Helper()
-		if err := c.HandleBatch(ctx, []kafka.Envelope{methodUpdated(t, id, adapters.SeedPilot, "CREDIT_CARD", token, "01/2031")}); err != nil {
+		if err := c.HandleBatch(ctx, []kafka.Envelope{methodUpdated(t, id, app.SeedPilot, "CREDIT_CARD", token, "01/2031")}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -493,25 +491,6 @@ func dunning(n *eventsv1.DunningNotice) (kafka.Event, error) {
 		return kafka.Event{}, fmt.Errorf("encode dunning notice: %w", err)
 	}
 	return kafka.Event{Topic: events.TopicDunningNotice, Key: n.AccountId, Payload: b}, nil
-}
-
-// CardExpiry reads payments' MM/YYYY (or MM/YY) card expiry as the first instant the card
-// no longer works (the first day of the following month, UTC); nil when s is not one.
-func CardExpiry(s string) *time.Time {
-	m, y, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok {
-		return nil
-	}
-	month, err1 := strconv.Atoi(m)
-	year, err2 := strconv.Atoi(y)
-	if err1 != nil || err2 != nil || month < 1 || month > 12 || year < 0 {
-		return nil
-	}
-	if year < 100 {
-		year += 2000
-	}
-	t := time.Date(year, time.Month(month)+1, 1, 0, 0, 0, 0, time.UTC)
-	return &t
 }
 
 func truncate(s string, n int) string {

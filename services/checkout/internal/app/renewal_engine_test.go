@@ -33,8 +33,8 @@ func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
 	if res, err := r.Run(context.Background()); err != nil || res.Renewed != 0 || res.Outages != 1 {
 		t.Fatalf("crashed pass %+v %v", res, err)
 	}
-	if e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Fatalf("charged %d times before the crash", e.pay.paid[adapters.SeedPilot])
+	if e.pay.paid[app.SeedPilot] != 1 {
+		t.Fatalf("charged %d times before the crash", e.pay.paid[app.SeedPilot])
 	}
 	// After the order's lease the reconciler finishes the order (the term moves on).
 	e.clock.Set(start.Add(3 * time.Minute))
@@ -57,8 +57,8 @@ func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
 		JOIN orders o ON o.invoice_id = rn.invoice_id WHERE rn.subscription_id = $1`, id).Scan(&status, &orders); err != nil {
 		t.Fatal(err)
 	}
-	if status != "renewed" || orders != 1 || e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Errorf("status %s, orders %d, charged %d", status, orders, e.pay.paid[adapters.SeedPilot])
+	if status != "renewed" || orders != 1 || e.pay.paid[app.SeedPilot] != 1 {
+		t.Errorf("status %s, orders %d, charged %d", status, orders, e.pay.paid[app.SeedPilot])
 	}
 }
 
@@ -97,15 +97,15 @@ func TestRenewalOutageIsNotADecline(t *testing.T) {
 	if err := e.pool.QueryRow(context.Background(), `SELECT declines, outages FROM renewals`).Scan(&declines, &outages); err != nil {
 		t.Fatal(err)
 	}
-	if declines != 0 || outages != 1 || e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Errorf("declines %d outages %d paid %d", declines, outages, e.pay.paid[adapters.SeedPilot])
+	if declines != 0 || outages != 1 || e.pay.paid[app.SeedPilot] != 1 {
+		t.Errorf("declines %d outages %d paid %d", declines, outages, e.pay.paid[app.SeedPilot])
 	}
 }
 
 // The legacy plan is replaced at renewal, as the renewal price shows it.
 func TestRenewalReplacesLegacyPlan(t *testing.T) {
 	e := newRenewalEnv(t)
-	id := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	id := app.SeedSubscriptionID(app.SeedLegacy)
 	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRenewalReplacesLegacyPlan(t *testing.T) {
 func TestRenewalOfLegacyPlanInsideTheWindowIsARenewal(t *testing.T) {
 	e := newRenewalEnv(t)
 	ctx := context.Background()
-	id := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	id := app.SeedSubscriptionID(app.SeedLegacy)
 	if _, err := e.pool.Exec(ctx, `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
 		t.Fatal(err)
 	}
@@ -178,14 +178,14 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 	if res := e.run(t, r); res.Declined != 1 {
 		t.Fatalf("%+v", res)
 	}
-	st, err := r.Status(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot})
+	st, err := r.Status(context.Background(), app.Viewer{AccountUUID: app.SeedPilot})
 	if err != nil || st.State != "retrying" || st.Declines != 1 || !st.NextAttempt.Equal(start.Add(24*time.Hour)) ||
 		!st.GraceEnds.Equal(start.Add(7*24*time.Hour)) || !strings.Contains(st.Message, "Your card was declined.") {
 		t.Fatalf("status %+v %v", st, err)
 	}
 	e.pay.decline = nil
 	e.clock.Set(start.Add(2 * time.Hour))
-	b, _ := proto.Marshal(&eventsv1.PaymentMethodUpdated{AccountId: adapters.SeedPilot, PaymentMethod: "CREDIT_CARD",
+	b, _ := proto.Marshal(&eventsv1.PaymentMethodUpdated{AccountId: app.SeedPilot, PaymentMethod: "CREDIT_CARD",
 		PaymentMethodToken: "tok-new", ExpirationDate: "01/2031", UpdatedAt: timestamppb.New(e.clock.Now())})
 	if err := e.methodsConsumer().HandleBatch(context.Background(), []kafka.Envelope{{ID: "ev-1", Topic: events.TopicPaymentMethodUpdated, Data: b}}); err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestRenewalReminderAndCardNotice(t *testing.T) {
 func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
-	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	ns := e.notices(t)
@@ -268,7 +268,7 @@ func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
 	store := adapters.NewStore(e.pool)
 	svc := app.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: e.pipe, Subs: store, AccountURL: "https://store.test/account"})
-	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedPilot}, "", false); err != nil {
+	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 1 || ns[0].Kind != "auto-renew-disabled" || ns[0].ActionUrl != "https://store.test/account" {
@@ -291,7 +291,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 	e.clock.Set(e.termEnd.Add(2 * time.Hour)) // in the grace period, before the first retry
-	pilot := app.Viewer{AccountUUID: adapters.SeedPilot}
+	pilot := app.Viewer{AccountUUID: app.SeedPilot}
 	if sub, err := e.svc.SetAutoRenew(context.Background(), pilot, "", false); err != nil || sub.AutoRenew {
 		t.Fatalf("set auto-renew: %v %v", sub, err)
 	}
@@ -300,7 +300,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Fatalf("notices %v", ns)
 	}
 	if n := ns[1]; n.Kind != "auto-renew-disabled-grace" || n.Reason != "Your card was declined." || n.SubscriptionId != id ||
-		!n.Date.AsTime().Equal(e.termEnd) || n.ActionUrl != "/account" || n.Email != adapters.SeedPilotEmail {
+		!n.Date.AsTime().Equal(e.termEnd) || n.ActionUrl != "/account" || n.Email != app.SeedPilotEmail {
 		t.Errorf("confirmation %v", n)
 	}
 	st, err := r.Status(context.Background(), pilot)
@@ -316,7 +316,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Errorf("valid %v, charge attempts %d (want the first only)", valid, e.pay.calls)
 	}
 	// Turned off before any decline, the confirmation stays the ordinary one.
-	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: adapters.SeedLegacy}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedLegacy}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 3 || ns[2].Kind != "auto-renew-disabled" || ns[2].Reason != "" {
@@ -444,7 +444,7 @@ func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
 	if res := e.run(t, r); res.Renewed != 1 {
 		t.Fatalf("%+v", res)
 	}
-	pilot := app.Viewer{AccountUUID: adapters.SeedPilot, Username: adapters.SeedPilotEmail}
+	pilot := app.Viewer{AccountUUID: app.SeedPilot, Username: app.SeedPilotEmail}
 	list := func() []app.InvoiceSummary {
 		t.Helper()
 		l, err := r.Invoices(context.Background(), pilot)

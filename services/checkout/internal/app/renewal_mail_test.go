@@ -14,7 +14,6 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/internal/platform/telemetry"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	notifications "github.com/hangar/hangar/services/notifications/app"
 )
@@ -56,12 +55,12 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 	servicetest.Run(t, nctx, ncancel, n)
 
 	// Only the pilot (renews) and the legacy subscriber (declined) are due.
-	legacy := adapters.SeedSubscriptionID(adapters.SeedLegacy)
+	legacy := app.SeedSubscriptionID(app.SeedLegacy)
 	if _, err := e.pool.Exec(ctx, `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id NOT IN ($1, $2)`,
-		adapters.SeedSubscriptionID(adapters.SeedPilot), legacy); err != nil {
+		app.SeedSubscriptionID(app.SeedPilot), legacy); err != nil {
 		t.Fatal(err)
 	}
-	e.pay.decline = func(customer string) bool { return customer == adapters.SeedLegacy }
+	e.pay.decline = func(customer string) bool { return customer == app.SeedLegacy }
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
 	if res := e.run(t, e.renewer()); res.Renewed != 1 || res.Declined != 1 {
 		t.Fatalf("%+v", res)
@@ -94,7 +93,7 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 		}
 		return m[0]
 	}
-	receipt := wait(adapters.SeedPilotEmail)
+	receipt := wait(app.SeedPilotEmail)
 	if !strings.Contains(receipt.Subject, invoiceNumber) {
 		t.Errorf("receipt %q does not name invoice %s", receipt.Subject, invoiceNumber)
 	}
@@ -107,7 +106,7 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 	// of that case reaches them too (notifications knows the kind; an unknown kind would be
 	// dead-lettered), saying the retries stop and the subscription ends now.
 	e.clock.Set(e.termEnd.Add(time.Hour))
-	if _, err := e.svc.SetAutoRenew(ctx, app.Viewer{AccountUUID: adapters.SeedLegacy}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(ctx, app.Viewer{AccountUUID: app.SeedLegacy}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	relayAll()

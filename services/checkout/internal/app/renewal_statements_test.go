@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
@@ -46,7 +45,7 @@ func TestRenewalTakeOverReadsTheKeyOnce(t *testing.T) {
 	if want := (dbtest.Counts{Query: 22, Batched: 5, Transactions: 14}); got != want {
 		t.Errorf("take-over pass: %+v, want %+v", got, want)
 	}
-	if e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Errorf("charged %d times", e.pay.paid[adapters.SeedPilot])
+	if e.pay.paid[app.SeedPilot] != 1 {
+		t.Errorf("charged %d times", e.pay.paid[app.SeedPilot])
 	}
 }

@@ -119,11 +119,11 @@ func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv 
 	}
 	store := adapters.NewStore(pool)
 	seeded := time.Date(2026, 7, 10, 12, 0, 0, 0, time.UTC)
-	if err := adapters.Seed(ctx, store, seeded, domaintest.MustCatalog(t)); err != nil {
+	if err := app.SeedDemo(ctx, store, seeded, domaintest.MustCatalog(t)); err != nil {
 		t.Fatal(err)
 	}
 	e := &renewalEnv{pool: pool, clock: &clock{t: seeded}, pay: &fakePayments{byKey: map[string]order.Charge{}, paid: map[string]int{}}}
-	if err := pool.QueryRow(ctx, `SELECT term_end FROM subscriptions WHERE id = $1`, adapters.SeedSubscriptionID(adapters.SeedPilot)).
+	if err := pool.QueryRow(ctx, `SELECT term_end FROM subscriptions WHERE id = $1`, app.SeedSubscriptionID(app.SeedPilot)).
 		Scan(&e.termEnd); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func crashAfterFirstCharge(o *order.Options) {
 // onlyPilot moves every other subscription's term a year out, out of the pass's window.
 func (e *renewalEnv) onlyPilot(t *testing.T) string {
 	t.Helper()
-	id := adapters.SeedSubscriptionID(adapters.SeedPilot)
+	id := app.SeedSubscriptionID(app.SeedPilot)
 	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
 		t.Fatal(err)
 	}
@@ -298,8 +298,8 @@ func TestRenewalAtTermEnd(t *testing.T) {
 	e.run(t, r)
 	e.clock.Set(e.termEnd.Add(24 * time.Hour))
 	e.run(t, r)
-	if e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Errorf("charged %d times", e.pay.paid[adapters.SeedPilot])
+	if e.pay.paid[app.SeedPilot] != 1 {
+		t.Errorf("charged %d times", e.pay.paid[app.SeedPilot])
 	}
 }
 
@@ -338,8 +338,8 @@ func TestRenewalDeclineThenSuccessOnSecondRetry(t *testing.T) {
 		ns[0].ActionUrl == "" || ns[0].Amount.GetAmountInCents() <= 0 {
 		t.Errorf("notices %v", ns)
 	}
-	if e.pay.paid[adapters.SeedPilot] != 1 {
-		t.Errorf("paid %d times", e.pay.paid[adapters.SeedPilot])
+	if e.pay.paid[app.SeedPilot] != 1 {
+		t.Errorf("paid %d times", e.pay.paid[app.SeedPilot])
 	}
 }
 
@@ -388,8 +388,8 @@ func TestRenewalLapsesAfterLastRetry(t *testing.T) {
 	if strings.Join(kinds, ",") != "renewal-declined,renewal-declined,subscription-lapsed" {
 		t.Errorf("notices %v", kinds)
 	}
-	if e.pay.paid[adapters.SeedPilot] != 0 || e.pay.calls != 3 {
-		t.Errorf("paid %d, calls %d", e.pay.paid[adapters.SeedPilot], e.pay.calls)
+	if e.pay.paid[app.SeedPilot] != 0 || e.pay.calls != 3 {
+		t.Errorf("paid %d, calls %d", e.pay.paid[app.SeedPilot], e.pay.calls)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hangar/hangar/internal/platform/cardexpiry"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
@@ -177,7 +178,7 @@ func subscriptionWriteOf(o *order.Placed) (SubscriptionDetail, *order.Subscripti
 		TermStart: d.TermStart, TermEnd: d.TermEnd, PaymentSource: "CREDIT_CARD", PaymentMethod: o.PaymentMethodOrCard(),
 		Military: d.Military, Valid: true, BusinessID: o.BusinessID, BillingCountry: o.BillingCountry, BillingZip: o.BillingZip,
 		BillingName: o.BillingName, OrganizationID: o.OrganizationID, ParentAccountID: d.ParentAccount, LicensingMethod: d.Licensing},
-		IsEU: o.IsEU, InvoiceID: o.InvoiceID, PaymentMethodToken: o.PaymentMethodToken, CardExpiresAt: CardExpiry(o.CardExpires)}, nil
+		IsEU: o.IsEU, InvoiceID: o.InvoiceID, PaymentMethodToken: o.PaymentMethodToken, CardExpiresAt: cardexpiry.End(o.CardExpires)}, nil
 }
 
 // catalogOrNil answers the catalogue cat gives, or nil (subscription.AddOns then decides

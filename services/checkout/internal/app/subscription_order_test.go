@@ -10,7 +10,6 @@ import (
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/events"
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
@@ -22,7 +21,7 @@ import (
 func TestSubscriptionOrderEventCarriesStoredAutoRenew(t *testing.T) {
 	e := newRenewalEnv(t)
 	ctx := context.Background()
-	pilot := adapters.SeedSubscriptionID(adapters.SeedPilot)
+	pilot := app.SeedSubscriptionID(app.SeedPilot)
 	var account, email, currency, plan string
 	var qty int
 	var addOns []string

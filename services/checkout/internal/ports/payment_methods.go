@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/cardexpiry"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/app"
@@ -44,7 +45,7 @@ func (p PaymentMethodUpdates) Handle(ctx context.Context, tx pgx.Tx, envs []kafk
 			return err
 		}
 		ups = append(ups, app.MethodUpdate{AccountID: ev.GetAccountId(), Token: ev.GetPaymentMethodToken(),
-			Expires: app.CardExpiry(ev.GetExpirationDate())})
+			Expires: cardexpiry.End(ev.GetExpirationDate())})
 	}
 	return p.Renewer.ApplyMethodUpdates(ctx, p.Store.Tx(tx), ups)
 }

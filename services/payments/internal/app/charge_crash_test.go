@@ -51,7 +51,7 @@ func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
 	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
 		t.Fatal(err)
 	}
-	sandbox := gateway.NewSandbox(pool, []byte("k"), 3*time.Hour, time.Now)
+	sandbox := gateway.NewSandbox(adapters.NewSandboxStore(pool), []byte("k"), 3*time.Hour, time.Now)
 	gw := &crashAfterCapture{Gateway: sandbox, crashes: 1}
 	store := adapters.NewStore(pool, propagation.TraceContext{})
 	svc := app.New(store, gw, app.Policies{}, time.Now, log)

@@ -47,7 +47,7 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := app.New(adapters.NewStore(pools["main"], propagation.TraceContext{}),
-		gateway.NewSandbox(pools["sandbox"], []byte("k"), 3*time.Hour, time.Now), app.Policies{}, time.Now, log)
+		gateway.NewSandbox(adapters.NewSandboxStore(pools["sandbox"]), []byte("k"), 3*time.Hour, time.Now), app.Policies{}, time.Now, log)
 
 	// step runs f and checks what it sent, beyond the counts before it.
 	step := func(name string, want map[string]dbtest.Counts, f func(t *testing.T)) {

@@ -31,7 +31,7 @@ func newSweepEnv(t *testing.T) (*app.Service, *gateway.Sandbox, *crashAfterCaptu
 	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
 		t.Fatal(err)
 	}
-	sandbox := gateway.NewSandbox(pool, []byte("k"), 3*time.Hour, time.Now)
+	sandbox := gateway.NewSandbox(adapters.NewSandboxStore(pool), []byte("k"), 3*time.Hour, time.Now)
 	gw := &crashAfterCapture{Gateway: sandbox}
 	svc := app.New(adapters.NewStore(pool, propagation.TraceContext{}), gw, app.Policies{}, time.Now, log)
 	count := func(sql string, args ...any) int {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangar/hangar/internal/platform/cardexpiry"
 	"github.com/hangar/hangar/internal/platform/errs"
 )
 
@@ -135,7 +136,7 @@ func CheckCard(in CardInput, now time.Time) (Card, error) {
 	case !validNumber(in.Number) || len(number) < 12 || len(number) > 19 || !Luhn(number):
 		fields = append(fields, errs.FieldError{Field: "number", Message: MsgInvalidNumber})
 	}
-	m, y, err := ParseExpiry(exp)
+	m, y, err := cardexpiry.Parse(exp)
 	switch {
 	case err != nil:
 		fields = append(fields, errs.FieldError{Field: "expirationDate", Message: MsgInvalidExpiry})
@@ -156,28 +157,6 @@ func CheckCard(in CardInput, now time.Time) (Card, error) {
 		return Card{}, &errs.Error{Code: errs.Invalid, Message: CustomerMessage(MsgInvalidFields), Fields: fields}
 	}
 	return c, nil
-}
-
-// ParseExpiry reads MM/YYYY, MMYYYY, MM/YY or MM-YYYY.
-func ParseExpiry(s string) (month, year int, err error) {
-	s = strings.NewReplacer(" ", "", "-", "/").Replace(s)
-	var ms, ys string
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		ms, ys = s[:i], s[i+1:]
-	} else if len(s) == 6 || len(s) == 4 {
-		ms, ys = s[:2], s[2:]
-	} else {
-		return 0, 0, fmt.Errorf("expiry %q: want MM/YYYY", s)
-	}
-	month, err1 := strconv.Atoi(ms)
-	year, err2 := strconv.Atoi(ys)
-	if err1 != nil || err2 != nil || month < 1 || month > 12 || len(ms) > 2 || (len(ys) != 2 && len(ys) != 4) {
-		return 0, 0, fmt.Errorf("expiry %q: want MM/YYYY", s)
-	}
-	if len(ys) == 2 {
-		year += 2000
-	}
-	return month, year, nil
 }
 
 // Luhn reports whether a digit string passes the Luhn checksum.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hangar/hangar/internal/platform/errs"
 )
 
@@ -60,51 +58,16 @@ func metadataJSON(m map[string]string) ([]byte, error) {
 	return b, nil
 }
 
-const recordCols = txCols + `, coalesce(idempotency_key, ''), amount, refunded, currency, created_at, metadata`
-
-func scanRecord(row pgx.Row) (Record, error) {
-	var r Record
-	var meta []byte
-	t, err := scanTx(row, &r.Key, &r.Amount, &r.Refunded, &r.Currency, &r.CreatedAt, &meta)
-	if err != nil {
-		return r, err
-	}
-	r.Transaction, r.Status = t.tx, t.status
-	if len(meta) > 0 {
-		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
-			return r, fmt.Errorf("decode metadata of %s: %w", r.ID, err)
-		}
-	}
-	return r, nil
-}
-
 // FindByKey answers the sandbox's transaction of key.
 func (s *Sandbox) FindByKey(ctx context.Context, key string) (Record, error) {
-	r, err := scanRecord(s.pool.QueryRow(ctx, `SELECT `+recordCols+` FROM sandbox_transactions WHERE idempotency_key = $1`, key))
-	if errors.Is(err, pgx.ErrNoRows) {
+	r, err := s.store.RecordByKey(ctx, key)
+	if errors.Is(err, ErrNoSandboxRow) {
 		return r, errs.E(errs.NotFound, "no processor transaction with this key")
 	}
-	if err != nil {
-		return r, fmt.Errorf("find transaction by key: %w", err)
-	}
-	return r, nil
+	return r, err
 }
 
 // Search answers the sandbox's transactions created in [from, to).
 func (s *Sandbox) Search(ctx context.Context, from, to time.Time, limit int) ([]Record, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+recordCols+` FROM sandbox_transactions WHERE created_at >= $1 AND created_at < $2
-		ORDER BY created_at, id LIMIT $3`, from, to, limit)
-	if err != nil {
-		return nil, fmt.Errorf("search transactions: %w", err)
-	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return s.store.SearchRecords(ctx, from, to, limit)
 }

@@ -14,10 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
@@ -95,36 +91,29 @@ func (o outcome) refusal() *Declined {
 }
 
 // Sandbox is the built-in processor. Like a real processor it is one system shared by every
-// replica of payments: its state (nonces, vault, transactions, refunds) lives in PostgreSQL
-// (the sandbox_* tables of migrations/0002_sandbox.sql), so a nonce tokenised on one
-// replica can be charged on another and a restart forgets nothing. It is for development
-// and tests; it never stores a card number or CVV.
+// replica of payments: its state (nonces, vault, transactions, refunds) is kept by a
+// SandboxStore (adapters.SandboxStore: the sandbox_* tables of migrations/0002_sandbox.sql),
+// so a nonce tokenised on one replica can be charged on another and a restart forgets
+// nothing. It is for development and tests; it never stores a card number or CVV.
 //
-// The pool should be the sandbox's own, not the one charges run on: a charge holds its
-// connection while it calls the processor, so sharing one pool can starve the processor
-// call of a connection.
+// The store's pool should be the sandbox's own, not the one charges run on: a charge holds
+// its connection while it calls the processor, so sharing one pool can starve the
+// processor call of a connection.
 type Sandbox struct {
-	pool     *pgxpool.Pool
+	store    SandboxStore
 	now      func() time.Time
 	key      []byte
 	nonceTTL time.Duration
 	issued   atomic.Uint64 // nonces issued; every sweepEvery-th sweeps old ones
 }
 
-// NewSandbox builds a sandbox on pool (migrated with adapters.Migrations); fingerprintKey
-// keys card fingerprints, nonceTTL is the life of a nonce (3 hours at real processors),
-// now the clock.
-func NewSandbox(pool *pgxpool.Pool, fingerprintKey []byte, nonceTTL time.Duration, now func() time.Time) *Sandbox {
-	return &Sandbox{pool: pool, now: now, key: fingerprintKey, nonceTTL: nonceTTL}
+// NewSandbox builds a sandbox on store; fingerprintKey keys card fingerprints, nonceTTL
+// is the life of a nonce (3 hours at real processors), now the clock.
+func NewSandbox(store SandboxStore, fingerprintKey []byte, nonceTTL time.Duration, now func() time.Time) *Sandbox {
+	return &Sandbox{store: store, now: now, key: fingerprintKey, nonceTTL: nonceTTL}
 }
 
 var _ Gateway = (*Sandbox)(nil)
-
-// querier is a pool or a transaction.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
 
 func randomID(prefix string) string {
 	var b [12]byte
@@ -136,14 +125,6 @@ func randomID(prefix string) string {
 func nonceHash(nonce string) []byte {
 	h := sha256.Sum256([]byte(nonce))
 	return h[:]
-}
-
-// nullable stores an empty idempotency key as NULL (no deduplication).
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // ClientToken answers a signed, base64 JSON authorization (like real processors' client tokens).
@@ -194,64 +175,36 @@ func (s *Sandbox) TokenizeWallet(ctx context.Context, email string) (Nonce, erro
 const sweepEvery = 10000
 
 func (s *Sandbox) putNonce(ctx context.Context, n Nonce, oc outcome, fingerprint string, d MethodDetails, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO sandbox_nonces (token_hash, kind, outcome, card_brand, card_last4, card_exp_month,
-		card_exp_year, wallet_email, cardholder_name, postal_code, fingerprint, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		nonceHash(n.Nonce), string(n.Kind), string(oc), string(n.Card.Brand), n.Card.Last4, n.Card.ExpMonth, n.Card.ExpYear,
-		n.Email, d.CardholderName, d.PostalCode, fingerprint, now, n.ExpiresAt)
-	if err != nil {
-		return fmt.Errorf("store nonce: %w", err)
+	if err := s.store.PutNonce(ctx, SandboxNonce{Hash: nonceHash(n.Nonce), Kind: n.Kind, Outcome: string(oc), Card: n.Card,
+		Email: n.Email, Details: d, Fingerprint: fingerprint, CreatedAt: now, ExpiresAt: n.ExpiresAt}); err != nil {
+		return err
 	}
 	if s.issued.Add(1)%sweepEvery == 0 {
 		// Nonces a day past expiry are only kept to tell "expired" from "unknown" for a while.
-		if _, err := s.pool.Exec(ctx, `DELETE FROM sandbox_nonces WHERE expires_at < $1`, now.Add(-24*time.Hour)); err != nil {
-			return fmt.Errorf("sweep nonces: %w", err)
-		}
+		return s.store.SweepNonces(ctx, now.Add(-24*time.Hour))
 	}
 	return nil
 }
 
-// nonceRow is what the sandbox knows of a consumed nonce.
-type nonceRow struct {
-	n           Nonce
-	outcome     outcome
-	fingerprint string
-	details     MethodDetails
-}
-
-// consume marks a nonce used, atomically (one UPDATE: of concurrent consumers exactly one
-// gets the row), and answers it; an unknown, used or expired nonce is a refusal.
-func (s *Sandbox) consume(ctx context.Context, q querier, nonce string) (nonceRow, error) {
-	var r nonceRow
-	var kind, oc, brand string
+// consume marks a nonce used, atomically (of concurrent consumers exactly one gets it),
+// and answers it; an unknown, used or expired nonce is a refusal.
+func (s *Sandbox) consume(ctx context.Context, st SandboxStore, nonce string) (SandboxNonce, error) {
 	now := s.now()
-	err := q.QueryRow(ctx, `UPDATE sandbox_nonces SET used_at = $2
-		WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
-		RETURNING kind, outcome, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name,
-			postal_code, fingerprint, expires_at`, nonceHash(nonce), now).
-		Scan(&kind, &oc, &brand, &r.n.Card.Last4, &r.n.Card.ExpMonth, &r.n.Card.ExpYear, &r.n.Email, &r.details.CardholderName,
-			&r.details.PostalCode, &r.fingerprint, &r.n.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, s.unusable(ctx, q, nonce, now)
+	n, err := st.ConsumeNonce(ctx, nonceHash(nonce), now)
+	if errors.Is(err, ErrNoSandboxRow) {
+		return n, s.unusable(ctx, st, nonce, now)
 	}
-	if err != nil {
-		return r, fmt.Errorf("consume nonce: %w", err)
-	}
-	r.n.Nonce, r.n.Kind, r.n.Card.Brand, r.outcome = nonce, domain.MethodKind(kind), domain.Brand(brand), outcome(oc)
-	return r, nil
+	return n, err
 }
 
 // unusable answers why a nonce could not be consumed: unknown, used or expired.
-func (s *Sandbox) unusable(ctx context.Context, q querier, nonce string, now time.Time) error {
-	var used bool
-	var expiresAt time.Time
-	err := q.QueryRow(ctx, `SELECT used_at IS NOT NULL, expires_at FROM sandbox_nonces WHERE token_hash = $1`, nonceHash(nonce)).
-		Scan(&used, &expiresAt)
+func (s *Sandbox) unusable(ctx context.Context, st SandboxStore, nonce string, now time.Time) error {
+	used, expiresAt, err := st.NonceState(ctx, nonceHash(nonce))
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, ErrNoSandboxRow):
 		return &Declined{Code: domain.FailInvalidNonce, Message: "Unknown payment method nonce."}
 	case err != nil:
-		return fmt.Errorf("read nonce: %w", err)
+		return err
 	case used:
 		return &Declined{Code: domain.FailInvalidNonce, Message: "Cannot use a payment method nonce more than once."}
 	case !now.Before(expiresAt):
@@ -262,14 +215,9 @@ func (s *Sandbox) unusable(ctx context.Context, q querier, nonce string, now tim
 	return &Declined{Code: domain.FailInvalidNonce, Message: "Cannot use a payment method nonce more than once."}
 }
 
-const methodCols = `token, kind, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name`
-
-func scanMethod(row pgx.Row) (domain.MethodSummary, error) {
-	var m domain.MethodSummary
-	var kind, brand string
-	err := row.Scan(&m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear, &m.Email, &m.CardholderName)
-	m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
-	if errors.Is(err, pgx.ErrNoRows) {
+// method answers a store's method read, a missing one as NotFound.
+func method(m domain.MethodSummary, err error) (domain.MethodSummary, error) {
+	if errors.Is(err, ErrNoSandboxRow) {
 		return m, errs.E(errs.NotFound, "payment method not found")
 	}
 	return m, err
@@ -277,25 +225,9 @@ func scanMethod(row pgx.Row) (domain.MethodSummary, error) {
 
 // vault stores n's method for customer, or refreshes the customer's method of the same
 // card (fingerprint): a newer expiry replaces the old one and d's non-empty details win.
-func (s *Sandbox) vault(ctx context.Context, q querier, n nonceRow, customer string, d MethodDetails) (domain.MethodSummary, error) {
-	first := merge(n.details, d)
-	m, err := scanMethod(q.QueryRow(ctx, `INSERT INTO sandbox_methods (token, customer_id, fingerprint, kind, outcome, card_brand,
-		card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
-		ON CONFLICT (customer_id, fingerprint) DO UPDATE SET card_brand = EXCLUDED.card_brand, card_last4 = EXCLUDED.card_last4,
-			card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year,
-			cardholder_name = CASE WHEN $15 <> '' THEN $15 ELSE sandbox_methods.cardholder_name END,
-			postal_code = CASE WHEN $16 <> '' THEN $16 ELSE sandbox_methods.postal_code END,
-			country = CASE WHEN $17 <> '' THEN $17 ELSE sandbox_methods.country END,
-			updated_at = EXCLUDED.updated_at
-		RETURNING `+methodCols,
-		randomID("pm_"), customer, n.fingerprint, string(n.n.Kind), string(n.outcome), string(n.n.Card.Brand), n.n.Card.Last4,
-		n.n.Card.ExpMonth, n.n.Card.ExpYear, n.n.Email, first.CardholderName, first.PostalCode, first.Country, s.now(),
-		d.CardholderName, d.PostalCode, d.Country))
-	if err != nil {
-		return m, fmt.Errorf("vault method: %w", err)
-	}
-	return m, nil
+func (s *Sandbox) vault(ctx context.Context, st SandboxStore, n SandboxNonce, customer string, d MethodDetails) (domain.MethodSummary, error) {
+	return method(st.VaultMethod(ctx, SandboxMethod{Token: randomID("pm_"), CustomerID: customer, Fingerprint: n.Fingerprint,
+		Kind: n.Kind, Outcome: n.Outcome, Card: n.Card, Email: n.Email, Details: merge(n.Details, d), At: s.now()}, d))
 }
 
 func merge(a, b MethodDetails) MethodDetails {
@@ -318,31 +250,31 @@ func merge(a, b MethodDetails) MethodDetails {
 func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSummary, error) {
 	var m domain.MethodSummary
 	var refused *Declined
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.store.InTx(ctx, func(st SandboxStore) error {
 		if r.IdempotencyKey != "" {
 			var done bool
 			var err error
-			if m, refused, done, err = s.replayVault(ctx, tx, r.IdempotencyKey); err != nil || done {
+			if m, refused, done, err = s.replayVault(ctx, st, r.IdempotencyKey); err != nil || done {
 				return err
 			}
 		}
-		n, err := s.consume(ctx, tx, r.Nonce)
+		n, err := s.consume(ctx, st, r.Nonce)
 		if err != nil {
 			return err
 		}
 		if r.Verify {
-			if d := n.outcome.refusal(); d != nil {
+			if d := outcome(n.Outcome).refusal(); d != nil {
 				d.Message = "Processor declined the verification: " + d.Message
-				d.Fingerprint = n.fingerprint
+				d.Fingerprint = n.Fingerprint
 				refused = d
 				// commit: the nonce is spent
-				return s.recordVault(ctx, tx, r.IdempotencyKey, "refused", n.outcome, d, "")
+				return s.recordVault(ctx, st, r.IdempotencyKey, "refused", n.Outcome, d, "")
 			}
 		}
-		if m, err = s.vault(ctx, tx, n, r.CustomerID, r.Details); err != nil {
+		if m, err = s.vault(ctx, st, n, r.CustomerID, r.Details); err != nil {
 			return err
 		}
-		return s.recordVault(ctx, tx, r.IdempotencyKey, "vaulted", n.outcome, nil, m.Token)
+		return s.recordVault(ctx, st, r.IdempotencyKey, "vaulted", n.Outcome, nil, m.Token)
 	})
 	if err != nil {
 		return domain.MethodSummary{}, err
@@ -354,126 +286,45 @@ func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSumma
 }
 
 // replayVault locks key (for the transaction) and answers its recorded outcome, if any.
-func (s *Sandbox) replayVault(ctx context.Context, tx pgx.Tx, key string) (domain.MethodSummary, *Declined, bool, error) {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "sandbox-vault:"+key); err != nil {
-		return domain.MethodSummary{}, nil, false, fmt.Errorf("lock vault key: %w", err)
+func (s *Sandbox) replayVault(ctx context.Context, st SandboxStore, key string) (domain.MethodSummary, *Declined, bool, error) {
+	if err := st.LockVaultKey(ctx, key); err != nil {
+		return domain.MethodSummary{}, nil, false, err
 	}
-	var status, code, msg, token string
-	err := tx.QueryRow(ctx, `SELECT status, failure_code, failure_message, method_token FROM sandbox_vaults WHERE idempotency_key = $1`,
-		key).Scan(&status, &code, &msg, &token)
+	v, err := st.VaultOutcome(ctx, key)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, ErrNoSandboxRow):
 		return domain.MethodSummary{}, nil, false, nil
 	case err != nil:
-		return domain.MethodSummary{}, nil, false, fmt.Errorf("read vault by key: %w", err)
-	case status == "refused":
-		return domain.MethodSummary{}, &Declined{Code: code, Message: msg}, true, nil
+		return domain.MethodSummary{}, nil, false, err
+	case v.Status == "refused":
+		return domain.MethodSummary{}, &Declined{Code: v.FailureCode, Message: v.FailureMessage}, true, nil
 	}
-	m, err := scanMethod(tx.QueryRow(ctx, `SELECT `+methodCols+` FROM sandbox_methods WHERE token = $1`, token))
+	m, err := method(st.Method(ctx, v.MethodToken))
 	return m, nil, true, err
 }
 
 // recordVault keeps a keyed vault request's outcome (nothing without a key).
-func (s *Sandbox) recordVault(ctx context.Context, tx pgx.Tx, key, status string, oc outcome, d *Declined, token string) error {
+func (s *Sandbox) recordVault(ctx context.Context, st SandboxStore, key, status, oc string, d *Declined, token string) error {
 	if key == "" {
 		return nil
 	}
-	var code, msg string
+	v := SandboxVault{Key: key, Status: status, Outcome: oc, MethodToken: token, At: s.now()}
 	if d != nil {
-		code, msg = d.Code, d.Message
+		v.FailureCode, v.FailureMessage = d.Code, d.Message
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO sandbox_vaults (idempotency_key, status, outcome, failure_code, failure_message,
-		method_token, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, key, status, string(oc), code, msg, token, s.now()); err != nil {
-		return fmt.Errorf("record vault: %w", err)
-	}
-	return nil
-}
-
-const txCols = `id, status, outcome, method_token, method_kind, card_brand, card_last4, card_exp_month, card_exp_year,
-	wallet_email, cardholder_name`
-
-// txRow is a stored processor transaction.
-type txRow struct {
-	tx      Transaction
-	status  string
-	outcome outcome
-}
-
-func scanTx(row pgx.Row, extra ...any) (txRow, error) {
-	var t txRow
-	var oc, kind, brand string
-	m := &t.tx.Method
-	err := row.Scan(append([]any{&t.tx.ID, &t.status, &oc, &m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear,
-		&m.Email, &m.CardholderName}, extra...)...)
-	t.outcome, m.Kind, m.Card.Brand = outcome(oc), domain.MethodKind(kind), domain.Brand(brand)
-	t.tx.Captured = t.status == "captured"
-	return t, err
+	return st.RecordVault(ctx, v)
 }
 
 // answer is what a stored transaction says to a caller: its refusal or the transaction.
-func (t txRow) answer() (Transaction, error) {
-	if t.status == "refused" {
-		if d := t.outcome.refusal(); d != nil {
+func answer(t SandboxTx) (Transaction, error) {
+	if t.Status == "refused" {
+		if d := outcome(t.Outcome).refusal(); d != nil {
 			return Transaction{}, d
 		}
 		return Transaction{}, &Declined{Code: domain.FailDeclined, Message: "Do Not Honor"}
 	}
-	return t.tx, nil
+	return t.Tx, nil
 }
-
-// authorizeSQL consumes the source (a nonce or a vaulted method) and records the processor's
-// decision in one statement, so the two cannot come apart and a charge costs one round
-// trip. Nothing is consumed when the idempotency key already has a transaction; the
-// statement then answers no row and the caller replays the stored one. $1 now, $2 source
-// (nonce hash or method token), $3 key, $4 id, $5 approving outcomes, $6 status when
-// approved, $7 amount, $8 currency, $9 the caller's metadata (JSON object).
-const authorizeSQL = `WITH src AS (%s), ins AS (
-	INSERT INTO sandbox_transactions (id, idempotency_key, status, outcome, amount, currency, method_token, method_kind,
-		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at, metadata)
-	SELECT $4, $3, CASE WHEN outcome = ANY($5) THEN $6 ELSE 'refused' END, outcome, $7, $8, token, kind, card_brand,
-		card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, $1, $9::jsonb FROM src
-	RETURNING ` + txCols + `)
-	SELECT * FROM ins`
-
-// consumeNonceSQL spends a nonce unless the key ($3) already has a transaction.
-const consumeNonceSQL = `UPDATE sandbox_nonces SET used_at = $1
-		WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1
-			AND NOT EXISTS (SELECT 1 FROM sandbox_transactions WHERE idempotency_key = $3)
-		RETURNING '' AS token, kind, outcome, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email,
-			cardholder_name, postal_code, fingerprint`
-
-var (
-	authorizeNonceSQL  = fmt.Sprintf(authorizeSQL, consumeNonceSQL)
-	authorizeMethodSQL = fmt.Sprintf(authorizeSQL, `SELECT token, kind, outcome, card_brand, card_last4, card_exp_month,
-			card_exp_year, wallet_email, cardholder_name, postal_code, fingerprint
-		FROM sandbox_methods WHERE token = $2
-			AND NOT EXISTS (SELECT 1 FROM sandbox_transactions WHERE idempotency_key = $3)`)
-)
-
-// authorizeVaultSQL is authorizeNonceSQL that, when the processor approves, also vaults the
-// nonce's method for the customer (as vault does with no details of its own: a method the
-// customer already has for the card keeps its cardholder and postal code) and records the
-// transaction against it. Spending the nonce, vaulting and recording stand or fall together
-// in one statement, so a charge that vaults costs one round trip and no explicit
-// transaction. $10 customer, $11 the new method's token.
-const authorizeVaultSQL = `WITH src AS (` + consumeNonceSQL + `), vaulted AS (
-	INSERT INTO sandbox_methods (token, customer_id, fingerprint, kind, outcome, card_brand, card_last4, card_exp_month,
-		card_exp_year, wallet_email, cardholder_name, postal_code, country, created_at, updated_at)
-	SELECT $11, $10, fingerprint, kind, outcome, card_brand, card_last4, card_exp_month, card_exp_year, wallet_email,
-		cardholder_name, postal_code, '', $1, $1 FROM src WHERE outcome = ANY($5)
-	ON CONFLICT (customer_id, fingerprint) DO UPDATE SET card_brand = EXCLUDED.card_brand, card_last4 = EXCLUDED.card_last4,
-		card_exp_month = EXCLUDED.card_exp_month, card_exp_year = EXCLUDED.card_exp_year, updated_at = EXCLUDED.updated_at
-	RETURNING ` + methodCols + `), ins AS (
-	INSERT INTO sandbox_transactions (id, idempotency_key, status, outcome, amount, currency, method_token, method_kind,
-		card_brand, card_last4, card_exp_month, card_exp_year, wallet_email, cardholder_name, created_at, metadata)
-	SELECT $4, $3, CASE WHEN src.outcome = ANY($5) THEN $6 ELSE 'refused' END, src.outcome, $7, $8, coalesce(vaulted.token, ''),
-		src.kind, src.card_brand, src.card_last4, src.card_exp_month, src.card_exp_year, src.wallet_email, src.cardholder_name, $1, $9::jsonb
-	FROM src LEFT JOIN vaulted ON true
-	RETURNING ` + txCols + `)
-	SELECT ins.*, vaulted.token IS NOT NULL, coalesce(vaulted.token, ''), coalesce(vaulted.kind, ''), coalesce(vaulted.card_brand, ''),
-		coalesce(vaulted.card_last4, ''), coalesce(vaulted.card_exp_month, 0), coalesce(vaulted.card_exp_year, 0),
-		coalesce(vaulted.wallet_email, ''), coalesce(vaulted.cardholder_name, '')
-	FROM ins LEFT JOIN vaulted ON true`
 
 // Authorize authorizes (and with Capture captures) an amount, once per idempotency key: a
 // retry answers the first result, a refusal included.
@@ -482,16 +333,15 @@ func (s *Sandbox) Authorize(ctx context.Context, r AuthRequest) (Transaction, er
 		return Transaction{}, err
 	}
 	t, err := s.authorize(ctx, r)
-	if errors.Is(err, errKeyTaken) {
-		return s.replay(ctx, s.pool, r, s.now())
+	if errors.Is(err, ErrSandboxKeyTaken) {
+		return s.replay(ctx, s.store, r, s.now())
 	}
 	return t, err
 }
 
-// errKeyTaken: a concurrent request with the same idempotency key recorded its transaction
-// first (the statement failed as a whole, nothing was consumed).
-var errKeyTaken = errors.New("idempotency key taken concurrently")
-
+// authorize spends the source (a nonce or a vaulted method) and records the processor's
+// decision in one step of the store, so the two cannot come apart. Nothing is spent when
+// the idempotency key already has a transaction; the caller then replays the stored one.
 func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, error) {
 	now := s.now()
 	status := "authorized"
@@ -502,46 +352,35 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 	if err != nil {
 		return Transaction{}, err
 	}
-	args := []any{now, any(r.Token), nullable(r.IdempotencyKey), randomID("tx_"), approving, status, r.Amount, r.Currency, meta}
-	sql := authorizeMethodSQL
-	var (
-		vaulted     bool
-		m           domain.MethodSummary
-		kind, brand string
-		extra       []any
-	)
+	a := SandboxAuth{From: SandboxFromMethod, Token: r.Token, Key: r.IdempotencyKey, ID: randomID("tx_"), Approving: approving,
+		Status: status, Amount: r.Amount, Currency: r.Currency, Metadata: meta, At: now}
 	switch {
 	case r.Nonce != "" && r.StoreInVault:
-		sql, args[1] = authorizeVaultSQL, nonceHash(r.Nonce)
-		args = append(args, r.CustomerID, randomID("pm_"))
-		extra = []any{&vaulted, &m.Token, &kind, &brand, &m.Card.Last4, &m.Card.ExpMonth, &m.Card.ExpYear, &m.Email, &m.CardholderName}
+		a.From, a.NonceHash, a.CustomerID, a.MethodToken = SandboxFromNonceVault, nonceHash(r.Nonce), r.CustomerID, randomID("pm_")
 	case r.Nonce != "":
-		sql, args[1] = authorizeNonceSQL, nonceHash(r.Nonce)
+		a.From, a.NonceHash = SandboxFromNonce, nonceHash(r.Nonce)
 	}
-	t, err := scanTx(s.pool.QueryRow(ctx, sql, args...), extra...)
-	var pgErr *pgconn.PgError
+	t, vaulted, err := s.store.Authorize(ctx, a)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, ErrNoSandboxRow):
 		// The key has a transaction already, or the source is unusable.
-		return s.replay(ctx, s.pool, r, now)
-	case errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "sandbox_transactions_idempotency_key_key":
-		return Transaction{}, errKeyTaken
+		return s.replay(ctx, s.store, r, now)
 	case err != nil:
-		return Transaction{}, fmt.Errorf("authorize: %w", err)
+		return Transaction{}, err
 	}
-	if d := t.outcome.refusal(); d != nil {
+	oc := outcome(t.Outcome)
+	if d := oc.refusal(); d != nil {
 		d.Fingerprint = s.declinedCard(ctx, r)
 		return Transaction{}, d
 	}
-	if t.outcome == timeout {
+	if oc == timeout {
 		// The processor acted but its answer is lost; a retry with the key replays it.
 		return Transaction{}, ErrTimeout
 	}
-	if vaulted {
-		m.Kind, m.Card.Brand = domain.MethodKind(kind), domain.Brand(brand)
-		t.tx.Method = m
+	if vaulted != nil {
+		t.Tx.Method = *vaulted
 	}
-	return t.tx, nil
+	return t.Tx, nil
 }
 
 // declinedCard answers the fingerprint of a declined source, as a processor's decline
@@ -549,26 +388,26 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 func (s *Sandbox) declinedCard(ctx context.Context, r AuthRequest) string {
 	var fp string
 	if r.Nonce != "" {
-		_ = s.pool.QueryRow(ctx, `SELECT fingerprint FROM sandbox_nonces WHERE token_hash = $1`, nonceHash(r.Nonce)).Scan(&fp)
+		fp, _ = s.store.NonceFingerprint(ctx, nonceHash(r.Nonce))
 	} else {
-		_ = s.pool.QueryRow(ctx, `SELECT fingerprint FROM sandbox_methods WHERE token = $1`, r.Token).Scan(&fp)
+		fp, _ = s.store.MethodFingerprint(ctx, r.Token)
 	}
 	return fp
 }
 
 // replay answers the key's stored transaction, or why the source could not be used.
-func (s *Sandbox) replay(ctx context.Context, q querier, r AuthRequest, now time.Time) (Transaction, error) {
+func (s *Sandbox) replay(ctx context.Context, st SandboxStore, r AuthRequest, now time.Time) (Transaction, error) {
 	if r.IdempotencyKey != "" {
-		t, err := scanTx(q.QueryRow(ctx, `SELECT `+txCols+` FROM sandbox_transactions WHERE idempotency_key = $1`, r.IdempotencyKey))
+		t, err := st.TxByKey(ctx, r.IdempotencyKey)
 		if err == nil {
-			return t.answer()
+			return answer(t)
 		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return Transaction{}, fmt.Errorf("read transaction by key: %w", err)
+		if !errors.Is(err, ErrNoSandboxRow) {
+			return Transaction{}, err
 		}
 	}
 	if r.Nonce != "" {
-		return Transaction{}, s.unusable(ctx, q, r.Nonce, now)
+		return Transaction{}, s.unusable(ctx, st, r.Nonce, now)
 	}
 	return Transaction{}, &Declined{Code: domain.FailInvalidMethod, Message: "Payment method token is invalid."}
 }
@@ -581,21 +420,19 @@ func (s *Sandbox) Charge(ctx context.Context, r AuthRequest) (Transaction, error
 
 // transition moves a transaction from one of from to status (already there: answered again).
 func (s *Sandbox) transition(ctx context.Context, id, status, verb string, from ...string) (Transaction, error) {
-	t, err := scanTx(s.pool.QueryRow(ctx, `UPDATE sandbox_transactions SET status = $2 WHERE id = $1 AND status = ANY($3)
-		RETURNING `+txCols, id, status, append(from, status)))
+	t, err := s.store.Transition(ctx, id, status, append(from, status))
 	if err == nil {
-		return t.tx, nil
+		return t.Tx, nil
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	if !errors.Is(err, ErrNoSandboxRow) {
 		return Transaction{}, fmt.Errorf("%s transaction: %w", verb, err)
 	}
-	var cur string
-	err = s.pool.QueryRow(ctx, `SELECT status FROM sandbox_transactions WHERE id = $1 AND status <> 'refused'`, id).Scan(&cur)
-	if errors.Is(err, pgx.ErrNoRows) {
+	cur, err := s.store.TxStatus(ctx, id)
+	if errors.Is(err, ErrNoSandboxRow) {
 		return Transaction{}, errs.E(errs.NotFound, "processor transaction not found")
 	}
 	if err != nil {
-		return Transaction{}, fmt.Errorf("read transaction: %w", err)
+		return Transaction{}, err
 	}
 	return Transaction{}, errs.E(errs.Precondition, "cannot %s a %s transaction", verb, cur)
 }
@@ -613,28 +450,28 @@ func (s *Sandbox) Void(ctx context.Context, id string) (Transaction, error) {
 // Refund refunds part or all of a captured transaction, once per key.
 func (s *Sandbox) Refund(ctx context.Context, id string, amount int64, key string) (string, error) {
 	var out string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := s.store.InTx(ctx, func(st SandboxStore) error {
 		if key != "" {
-			err := tx.QueryRow(ctx, `SELECT id FROM sandbox_refunds WHERE transaction_id = $1 AND idempotency_key = $2`, id, key).Scan(&out)
+			var err error
+			out, err = st.RefundByKey(ctx, id, key)
 			if err == nil {
 				return nil
 			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return fmt.Errorf("read refund: %w", err)
+			if !errors.Is(err, ErrNoSandboxRow) {
+				return err
 			}
 		}
-		tag, err := tx.Exec(ctx, `UPDATE sandbox_transactions SET refunded = refunded + $2
-			WHERE id = $1 AND status = 'captured' AND $2 > 0 AND refunded + $2 <= amount`, id, amount)
+		ok, err := st.AddRefunded(ctx, id, amount)
 		if err != nil {
-			return fmt.Errorf("refund transaction: %w", err)
+			return err
 		}
-		if tag.RowsAffected() == 0 {
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sandbox_transactions WHERE id = $1 AND status <> 'refused')`, id).Scan(&exists); err != nil {
-				return fmt.Errorf("read transaction: %w", err)
-			}
-			if !exists {
+		if !ok {
+			_, err := st.TxStatus(ctx, id)
+			if errors.Is(err, ErrNoSandboxRow) {
 				return errs.E(errs.NotFound, "processor transaction not found")
+			}
+			if err != nil {
+				return err
 			}
 			return errs.E(errs.Precondition, "refund of %d exceeds what is left of the transaction", amount)
 		}
@@ -642,25 +479,17 @@ func (s *Sandbox) Refund(ctx context.Context, id string, amount int64, key strin
 		if key == "" {
 			key = out
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO sandbox_refunds (transaction_id, idempotency_key, id, amount, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, id, key, out, amount, s.now()); err != nil {
-			return fmt.Errorf("store refund: %w", err)
-		}
-		return nil
+		return st.PutRefund(ctx, id, key, out, amount, s.now())
 	})
 	return out, err
 }
 
 // GetPaymentMethod answers a vaulted method.
 func (s *Sandbox) GetPaymentMethod(ctx context.Context, token string) (domain.MethodSummary, error) {
-	return scanMethod(s.pool.QueryRow(ctx, `SELECT `+methodCols+` FROM sandbox_methods WHERE token = $1`, token))
+	return method(s.store.Method(ctx, token))
 }
 
 // UpdatePaymentMethod changes a vaulted method's billing details (empty ones are kept).
 func (s *Sandbox) UpdatePaymentMethod(ctx context.Context, token string, d MethodDetails) (domain.MethodSummary, error) {
-	return scanMethod(s.pool.QueryRow(ctx, `UPDATE sandbox_methods SET
-		cardholder_name = CASE WHEN $2 <> '' THEN $2 ELSE cardholder_name END,
-		postal_code = CASE WHEN $3 <> '' THEN $3 ELSE postal_code END,
-		country = CASE WHEN $4 <> '' THEN $4 ELSE country END, updated_at = $5
-		WHERE token = $1 RETURNING `+methodCols, token, d.CardholderName, d.PostalCode, d.Country, s.now()))
+	return method(s.store.UpdateMethod(ctx, token, d, s.now()))
 }

@@ -42,7 +42,7 @@ func newSandbox(t *testing.T, now func() time.Time) *gateway.Sandbox {
 	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
-	return gateway.NewSandbox(pool, []byte("k"), 3*time.Hour, now)
+	return gateway.NewSandbox(adapters.NewSandboxStore(pool), []byte("k"), 3*time.Hour, now)
 }
 
 func card(n string) domain.CardInput {

@@ -1,4 +1,4 @@
-package adapters
+package app
 
 import (
 	"context"
@@ -45,11 +45,23 @@ func SeedSubscriptionID(account string) string { return "1" + account[1:] }
 // and allocation's own dev seed repeats it (checkout's tests compare them).
 var SeedBusinessAddOns = []string{"business_pro", "included_geo_us", "logbook", "efb_bridge", "runway_tp_pilatus"}
 
-// Seed writes the development data: one subscription per path of the store, promotions and
-// gift certificates. It is idempotent: every run resets the rows to the same shape relative
-// to now (e.g. the pilot always has 143 unused days), so dev and browser tests can rely on it.
-// cat is the catalogue the subscription-changed events are built with (as an order's are).
-func Seed(ctx context.Context, s *Store, now time.Time, cat *domain.Catalog) error {
+// SeedStore is what the development seed writes (adapters.Store): subscriptions (with their
+// subscription-changed events), an account balance, promotions, a redemption and gift
+// certificates, each as the store keeps them.
+type SeedStore interface {
+	PutSubscription(ctx context.Context, sub *domain.Subscription, cat *domain.Catalog) error
+	SetBalance(ctx context.Context, accountID, currency string, cents int64) error
+	PutPromotion(ctx context.Context, p *promotion.Promotion) error
+	Redeem(ctx context.Context, code, accountID string) error
+	PutGift(ctx context.Context, g *promotion.GiftCertificate) error
+}
+
+// SeedDemo writes the development data: one subscription per path of the store, promotions
+// and gift certificates. It is idempotent: every run resets the rows to the same shape
+// relative to now (e.g. the pilot always has 143 unused days), so dev and browser tests can
+// rely on it. cat is the catalogue the subscription-changed events are built with (as an
+// order's are).
+func SeedDemo(ctx context.Context, s SeedStore, now time.Time, cat *domain.Catalog) error {
 	day := func(n int) time.Time { return now.UTC().Truncate(24*time.Hour).AddDate(0, 0, n) }
 	sub := func(account, email, name, plan string, addOns []string, qty int, price int64) *domain.Subscription {
 		return &domain.Subscription{ID: SeedSubscriptionID(account), AccountID: account, Email: email, Name: name, PlanCode: plan,
