@@ -45,7 +45,7 @@ func main() {
 		fmt.Println(v)
 	}
 	if len(vs) > 0 {
-		fmt.Fprintf(os.Stderr, "layercheck: %d forbidden imports in app/domain layers (see the target shape in issue 32: ports in app, SQL in adapters)\n", len(vs))
+		fmt.Fprintf(os.Stderr, "layercheck: %d forbidden imports in inner layers (app, domain, order, subscription, gateway; see the target shape in issue 32: ports in app, SQL in adapters)\n", len(vs))
 		os.Exit(1)
 	}
 }
