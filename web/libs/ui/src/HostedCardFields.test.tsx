@@ -26,6 +26,9 @@ describe('HostedCardFields', () => {
     const { container } = render(<HostedCardFields handle={handle} />);
     const frame = screen.getByTestId('hosted-fields') as HTMLIFrameElement;
     await waitFor(() => expect(frame.getAttribute('src')).toBe(`${FIELDS}/?parentOrigin=${encodeURIComponent(window.location.origin)}`));
+    // The frame's src is rendered before the effect that listens to it has run; let it run,
+    // or a message posted now would find no listener (seen under load in CI).
+    await act(async () => {});
     const box = container.firstElementChild!;
 
     post({ type: 'hangar:ready' }, 'https://evil.test', frame.contentWindow);
@@ -53,6 +56,9 @@ describe('HostedCardFields', () => {
     render(<HostedCardFields handle={createRef<HostedCardFieldsHandle>()} onSubmitRequest={onSubmitRequest} />);
     const frame = screen.getByTestId('hosted-fields') as HTMLIFrameElement;
     await waitFor(() => expect(frame.getAttribute('src')).toContain(FIELDS));
+    // The frame's src is rendered before the effect that listens to it has run; let it run,
+    // or a message posted now would find no listener (seen under load in CI).
+    await act(async () => {});
     post({ type: 'hangar:submit' }, 'https://evil.test', frame.contentWindow);
     post({ type: 'hangar:submit' }, FIELDS, window);
     expect(onSubmitRequest).not.toHaveBeenCalled();
