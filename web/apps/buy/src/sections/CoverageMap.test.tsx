@@ -1,8 +1,24 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import type { MultiPolygon } from 'geojson';
 import { CoverageMapView, type Outlines } from './CoverageMap';
 import { regionKey } from './regionKey';
+
+// The outlines projected (d3-geo's path generator called), by feature id.
+const projected = vi.hoisted(() => [] as string[]);
+vi.mock('d3-geo', async (importOriginal) => {
+  const d3 = await importOriginal<typeof import('d3-geo')>();
+  return {
+    ...d3,
+    geoPath: (...args: Parameters<typeof d3.geoPath>) => {
+      const path = d3.geoPath(...args);
+      return (f: { id?: string | number }) => {
+        projected.push(String(f.id));
+        return path(f as never);
+      };
+    },
+  };
+});
 
 // A box as a d3-geo ring: clockwise on the sphere is the inside.
 const box = (w: number, s: number, e: number, n: number): MultiPolygon => ({
@@ -19,7 +35,10 @@ const outlines: Outlines = {
   ],
 };
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  projected.length = 0;
+});
 
 describe('CoverageMapView (issue 31 item 6)', () => {
   it('highlights the selected regions only, and lists them in words', () => {
@@ -31,6 +50,14 @@ describe('CoverageMapView (issue 31 item 6)', () => {
     expect(map.getAttribute('viewBox')).toBe('0 0 600 300');
     const list = screen.getByRole('list');
     expect(within(list).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Europe']);
+  });
+
+  // Issue 31: projecting every outline when the map appeared was a long task on a phone.
+  it('projects only the outlines it draws, each once', () => {
+    const { rerender } = render(<CoverageMapView outlines={outlines} regions={[{ key: 'us', title: 'United States' }]} />);
+    expect(projected.sort()).toEqual(['land', 'us']);
+    rerender(<CoverageMapView outlines={outlines} regions={[{ key: 'us', title: 'United States' }, { key: 'eu', title: 'Europe' }]} />);
+    expect(projected.sort()).toEqual(['eu', 'land', 'us']);
   });
 
   it('follows the selection', () => {

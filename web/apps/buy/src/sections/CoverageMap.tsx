@@ -20,14 +20,25 @@ const HEIGHT = 300;
 
 /** The map itself, drawn from outlines already loaded (unit tests give them directly). */
 export function CoverageMapView({ outlines, regions }: { outlines: Outlines; regions: readonly CoveredRegion[] }) {
-  const paths = useMemo(() => {
+  // Each outline is projected when first drawn: the land and the chosen regions, not all ten
+  // (projecting every outline was a long task on a phone when the map appeared, issue 31).
+  const pathOf = useMemo(() => {
     const projection = geoEquirectangular().fitSize([WIDTH, HEIGHT], { type: 'Sphere' });
     const path = geoPath(projection);
-    const byId = new Map<string, string>();
+    const features = new Map<string, Feature<MultiPolygon, { name: string }>>();
     for (const f of outlines.features as Feature<MultiPolygon, { name: string }>[]) {
-      if (f.id !== undefined) byId.set(String(f.id), path(f) ?? '');
+      if (f.id !== undefined) features.set(String(f.id), f);
     }
-    return byId;
+    const drawn = new Map<string, string>();
+    return (id: string): string => {
+      let d = drawn.get(id);
+      if (d === undefined) {
+        const f = features.get(id);
+        d = f ? (path(f) ?? '') : '';
+        drawn.set(id, d);
+      }
+      return d;
+    };
   }, [outlines]);
   const names = regions.map((r) => r.title);
   const label = names.length ? `Coverage map: ${names.join(', ')} highlighted` : 'Coverage map: no region selected';
@@ -35,9 +46,9 @@ export function CoverageMapView({ outlines, regions }: { outlines: Outlines; reg
     <figure className={s.buyMap}>
       <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="xMidYMid meet" className={s.buyMapSvg} data-testid="coverage-map">
         <rect width={WIDTH} height={HEIGHT} className={s.buyMapSea} />
-        <path d={paths.get('land') ?? ''} className={s.buyMapLand} />
+        <path d={pathOf('land')} className={s.buyMapLand} />
         {regions.map((r) => {
-          const d = paths.get(r.key);
+          const d = pathOf(r.key);
           return d ? <path key={r.key} d={d} className={s.buyMapCovered} data-region={r.key} /> : null;
         })}
       </svg>
