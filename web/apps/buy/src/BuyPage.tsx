@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { lazy, memo, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
@@ -9,21 +9,30 @@ import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from 
 import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
 import { InvoicePanel, visibleLines } from './InvoicePanel';
-import { AccountBlock } from './sections/Account';
+import { AccountBlock as AccountBlockView } from './sections/Account';
 import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
-import { ChartsSection, type Platform } from './sections/Charts';
+import { ChartsSection as ChartsSectionView, type Platform } from './sections/Charts';
 import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { QuantitySection } from './sections/Quantity';
-import { CurrencySelector } from './sections/CurrencySelector';
+import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
-import { PaymentSection, type PayWith } from './payment/PaymentSection';
+import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
 import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
 import type { CoveredRegion } from './sections/CoverageMap';
 import { regionKey } from './sections/regionKey';
+import { useEvent, useStable } from './render';
 import s from './buy.module.css';
+
+// A query answer renders the configurator again; these sections render again only when what
+// they show changed (their props are kept stable: render.ts).
+const AccountBlock = memo(AccountBlockView);
+const ChartsSection = memo(ChartsSectionView);
+const CurrencySelector = memo(CurrencySelectorView);
+const PaymentSection = memo(PaymentSectionView);
+const NONE: never[] = [];
 
 // The coverage map (d3-geo and the outlines) is its own chunk, outside /buy's initial budget.
 const CoverageMap = lazy(() => import('./sections/CoverageMap'));
@@ -155,11 +164,17 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const [expanded, setExpanded] = useState<string[]>(() => [
     ...new Set([...DEFAULT_EXPANDED, ...query.sections, ...(query.military ? ['jeppesen'] : []), ...(query.hjopaBundle ? ['jetMaker'] : [])]),
   ]);
-  const shell = (id: string) => ({
-    expanded: expanded.includes(id),
-    onExpandedChange: (open: boolean) => setExpanded((xs) => (open ? [...xs, id] : xs.filter((x) => x !== id))),
-    note,
-  });
+  // One toggle per section for the page's life, so a memoized section keeps its props.
+  const toggles = useRef(new Map<string, (open: boolean) => void>());
+  const onExpanded = (id: string) => {
+    let f = toggles.current.get(id);
+    if (!f) {
+      f = (open: boolean) => setExpanded((xs) => (open ? [...xs, id] : xs.filter((x) => x !== id)));
+      toggles.current.set(id, f);
+    }
+    return f;
+  };
+  const shell = (id: string) => ({ expanded: expanded.includes(id), onExpandedChange: onExpanded(id), note });
   const scrolled = useRef(false);
   useEffect(() => {
     const first = query.sections[0];
@@ -243,7 +258,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (config.readerSerialNumber === sellingReader) return;
     // The staff member's own identity, adopted from a preview before sales mode applied, goes.
     const own = (v: string) => (v && me.accountUuid && v.toLowerCase() === me.accountUuid.toLowerCase() ? '' : v);
-    dispatch({ type: 'set', patch: sellingReader ? { readerSerialNumber: sellingReader, email: '', accountId: own(config.accountId), subscriptionId: own(config.accountId) ? config.subscriptionId : '' } : { readerSerialNumber: '' } });
+    // Only an e-mail this render saw is cleared: a patch with email '' would also wipe an
+    // e-mail typed since (the patch applies after it).
+    dispatch({ type: 'set', patch: sellingReader ? { readerSerialNumber: sellingReader, ...(config.email ? { email: '' } : {}), accountId: own(config.accountId), subscriptionId: own(config.accountId) ? config.subscriptionId : '' } : { readerSerialNumber: '' } });
     if (sellingReader) {
       setPayWith('reader');
       setReader(sellingReader);
@@ -268,7 +285,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
 
   // ---- derived lists
   const planCodes = useMemo(() => PLAN_GROUPS.flatMap((g) => catalog.groups[g]?.entries.map((e) => e.addOnCode) ?? []), [catalog]);
-  const addOns = config.addOns.length > 0 ? config.addOns : (p?.addOns ?? []);
+  const addOns = useStable(config.addOns.length > 0 ? config.addOns : (p?.addOns ?? NONE));
   const plan = addOns.find((c) => planCodes.includes(c));
   const locked = new Set(p?.lockedAddOns ?? []);
 
@@ -293,7 +310,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const includedRegion = addOns.find((c) => c.startsWith('included_'));
   const includedAsAdd = includedRegion?.replace(/^included_/, 'add_');
   const regionMode = p?.regionMode ?? 'checkbox';
-  const regionOptions: Option[] = groupEntries(catalog, 'REGIONS', currency).map((e) => {
+  const regionOptions: Option[] = useStable(groupEntries(catalog, 'REGIONS', currency).map((e) => {
     const isIncluded = e.addOnCode === includedAsAdd;
     return {
       entry: e,
@@ -303,16 +320,16 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       priceLabel: isIncluded ? 'Included' : undefined,
       popover: p?.regionsDisabled ? 'Your licenses are allocated to users, so regions follow your subscription. Change allocations on the users page of the product web site.' : undefined,
     };
-  });
+  }));
 
   const planEntry = planFamilies.flatMap((f) => f.entries).find((e) => e.addOnCode === plan);
   const planSummary = planEntry ? `${planEntry.title} · ${priceText(planEntry, currency)}` : 'Choose a plan';
   const extraRegions = regionOptions.filter((o) => o.checked && o.entry.addOnCode !== includedAsAdd).map((o) => o.entry.title);
   const regionSummary = `${regionTitle(regionEntries, includedRegion)} included${extraRegions.length ? ` + ${extraRegions.join(', ')}` : ''}`;
-  const coveredRegions: CoveredRegion[] = regionOptions.flatMap((o) => {
+  const coveredRegions: CoveredRegion[] = useStable(regionOptions.flatMap((o) => {
     const key = regionKey(o.entry.addOnCode);
     return o.checked && key ? [{ key, title: o.entry.title }] : [];
-  });
+  }));
 
   const option = (e: CatalogEntry): Option => ({
     entry: e,
@@ -332,11 +349,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   };
   const features = groupEntries(catalog, 'FEATURES', currency).map(featureOption);
   const businessFeatures = isBusiness ? groupEntries(catalog, 'BUSINESS_FEATURES', currency).map(featureOption) : [];
-  const milSupp = groupEntries(catalog, 'JEPPESEN_MILITARY_SUPPLEMENT_PLANS_APP', currency).filter((e) => !e.addOnCode.endsWith('_intl')).map(option);
-  const jetRunway = groupEntries(catalog, 'JET_RUNWAY_ANALYSIS', currency).map(option);
-  const tpRunway = groupEntries(catalog, 'TURBOPROP_RUNWAY_ANALYSIS', currency).map(option);
-  const vfr = [...groupEntries(catalog, 'NATIONAL_VFR_PACKAGES', currency), ...groupEntries(catalog, 'ALL_JEPPESEN_EU_CHART', currency)].map(option);
-  const jetMaker = (catalog.groups.JET_MAKER_RUNWAY_ANALYSIS?.entries ?? []).map((e) => ({ ...option(e), priceLabel: 'Included' }));
+  const addOnOptions = useStable([...features, ...businessFeatures]);
+  const milSupp = useStable(groupEntries(catalog, 'JEPPESEN_MILITARY_SUPPLEMENT_PLANS_APP', currency).filter((e) => !e.addOnCode.endsWith('_intl')).map(option));
+  const jetRunway = useStable(groupEntries(catalog, 'JET_RUNWAY_ANALYSIS', currency).map(option));
+  const tpRunway = useStable(groupEntries(catalog, 'TURBOPROP_RUNWAY_ANALYSIS', currency).map(option));
+  const vfr = useStable([...groupEntries(catalog, 'NATIONAL_VFR_PACKAGES', currency), ...groupEntries(catalog, 'ALL_JEPPESEN_EU_CHART', currency)].map(option));
+  const jetMaker = useStable((catalog.groups.JET_MAKER_RUNWAY_ANALYSIS?.entries ?? []).map((e) => ({ ...option(e), priceLabel: 'Included' })));
 
   // A choice the buyer made (not the address's or the server's): until one, a selection
   // the cart still lacks (the bundle's HondaJet model) is not yet an error to show.
@@ -345,18 +363,39 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     setChosen(true);
     dispatch(a);
   };
-  const toggle = (code: string) => choose({ type: 'toggle', code });
+  const toggle = useEvent((code: string) => choose({ type: 'toggle', code }));
+  const planOptions = useStable(planFamilies.map((f) => f.entries.map((e): Option => ({ entry: e, checked: plan === e.addOnCode }))));
+  const onPlan = useEvent((code: string) => choose({ type: 'selectPlan', plan: code, planCodes }));
+  const onRegion = useEvent((code: string) =>
+    regionMode === 'radio' ? choose({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) }) : toggle(code),
+  );
+  const onJetMaker = useEvent((code: string) => choose({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) }));
+  const mapShown = expanded.includes('regions');
+  const coverageMap = useMemo(
+    () =>
+      mapShown ? (
+        <Suspense fallback={<div className={s.buyMapSvg} aria-hidden="true" />}>
+          <CoverageMap regions={coveredRegions} />
+        </Suspense>
+      ) : null,
+    [mapShown, coveredRegions],
+  );
+  const avionicsAccount = loggedIn ? me.accountUuid : undefined;
+  // Links the avionics databases to a partner account; nothing without one.
+  const avionics = useMemo(() => <AvionicsLinker accountUuid={avionicsAccount} />, [avionicsAccount]);
+  const coverages = useStable(groupEntries(catalog, 'JEPPESEN_PLANS', currency));
 
   // ---- errors
-  const codeErrors = (p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean);
+  const codeErrors = useStable((p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean));
   const selectionErrors = [...(p?.planErrors ?? []), ...(chosen || attempted ? (p?.selectionErrors ?? []) : [])];
   const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
-  const fieldErrors: Record<string, string[]> = {};
+  const errorsOfField: Record<string, string[]> = {};
   for (const e of shownErrors) {
     const f = FIELD_OF[e];
-    if (f) (fieldErrors[f] ??= []).push(e);
+    if (f) (errorsOfField[f] ??= []).push(e);
   }
-  if (cardErrors.length > 0) fieldErrors.card = [...new Set([...(fieldErrors.card ?? []), ...cardErrors])];
+  if (cardErrors.length > 0) errorsOfField.card = [...new Set([...(errorsOfField.card ?? []), ...cardErrors])];
+  const fieldErrors = useStable(errorsOfField);
   const childMessage = (p?.errorCodes ?? []).includes('CHILD_ACCOUNT_PURCHASE') ? p?.planErrors?.[0] : undefined;
   // The account buys in its own currency: the preview says so and the modal opens (never
   // for military carts, whose currency the server fixes).
@@ -366,7 +405,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   }, [currencyRefused]);
 
   // ---- actions
-  const onLogin = async (u: string, pw: string): Promise<string | undefined> => {
+  const onLogin = useEvent(async (u: string, pw: string): Promise<string | undefined> => {
     const r = await login(u, pw);
     if (!r.ok) return r.message;
     // From the buy page, first go to the account route, then reload. Without ?prompt=login:
@@ -379,13 +418,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     }
     reload();
     return undefined;
-  };
-  const onLogout = async () => {
+  });
+  const onLogout = useEvent(async () => {
     const errs = await logout();
     if (errs.length > 0) setSubmitErrors(errs);
     if (typeof window !== 'undefined' && window.location.hash.startsWith('#/account/')) window.history.replaceState(null, '', window.location.pathname + window.location.search);
     reload();
-  };
+  });
 
   // No currency in the address: the storefront's default (the currency cookie, then the
   // visitor's location, USD when that fails). A buyer who already picked one keeps it.
@@ -406,7 +445,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     if (isMilitary && isCurrencyCode(serverCurrency) && serverCurrency !== config.currency) dispatch({ type: 'set', patch: { currency: serverCurrency } });
   }, [isMilitary, serverCurrency, config.currency]);
 
-  const onCurrency = async (c: CurrencyCode) => {
+  const onCurrency = useEvent(async (c: CurrencyCode) => {
     if (c === currency) return;
     currencyPicked.current = true;
     if (!isMilitary && (loggedIn || config.email || config.accountId)) {
@@ -423,10 +462,11 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     // The choices stay: only the currency changes, and the preview prices them again.
     dispatch({ type: 'set', patch: { currency: c } });
     if (typeof window !== 'undefined') window.history.replaceState(window.history.state, '', withCurrency(window.location.href, c));
-  };
+  });
 
-  const onChart = (code: string, platform: Platform) =>
-    choose({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' });
+  const onChart = useEvent((code: string, platform: Platform) =>
+    choose({ type: 'chart', addOnCode: code, platform: platform === 'None' ? 'Both' : platform, checked: platform !== 'None' }),
+  );
 
   const paymentFormErrors = (): string[] => {
     if (payWith === 'stored') return [];
@@ -615,6 +655,40 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const repriceError = previewQuery.isError && !previewQuery.isFetching ? previewQuery.error.message || CONNECT_ERROR : undefined;
   const payable = Boolean(p?.invoice) && !repriceError;
 
+  // The sections' callbacks, the same functions for the page's life (memoized sections).
+  const onEmail = useEvent((v: string) => dispatch({ type: 'set', patch: config.accountId && (!loggedIn || selling) ? { email: v, accountId: '', subscriptionId: '' } : { email: v } }));
+  const onOrganization = useEvent((v: string) => dispatch({ type: 'set', patch: { organizationName: v } }));
+  const onCurrencyChoice = useEvent((c: CurrencyCode) => void onCurrency(c));
+  const onAccountNumber = useEvent((v: string) => dispatch({ type: 'set', patch: { jeppCustomerNo: v } }));
+  const collapsePlans = useEvent(() => onExpanded('plans')(false));
+  const codes = useStable([...config.discountPromoCode, ...config.giftCertificateCode]);
+  const onAddCode = useEvent(async (code: string): Promise<string | undefined> => {
+    const c = code.trim();
+    if (!c || /^x+$/i.test(c) || c.toUpperCase() === 'PROMO CODE') return undefined;
+    if (codes.some((x) => x.toLowerCase() === c.toLowerCase())) return 'Code already used.';
+    // Checkout says whether the code applies here and whether it is a gift certificate.
+    let check;
+    try {
+      check = await validatePromo(c, toWire(config, { cartId: '', counter: 0 }));
+    } catch (e) {
+      return e instanceof Error && e.message ? e.message : 'The code could not be checked; try again.';
+    }
+    if (check.status !== 'ok') {
+      const notice = check.promoInfoRequirements?.[0];
+      if (notice) setPromo(notice);
+      return check.message || 'This code is not valid.';
+    }
+    // The preview that follows shows the code's line and any notice it asks for.
+    dispatch({ type: 'addCode', code: check.code || c, kind: check.kind === 'gift' ? 'gift' : 'promo' });
+    return undefined;
+  });
+  const onRemoveCode = useEvent((code: string) => dispatch({ type: 'removeCode', code }));
+  const onPaymentChange = useEvent((patch: Parameters<PaymentSectionProps['onChange']>[0]) =>
+    dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } }),
+  );
+  const onCardHelp = useCallback(() => setCardHelp(true), []);
+  const onPay = useEvent(() => void purchase());
+
   return (
     <div className={cx(s.buy, s.buyWithPaybar)} data-remote="buy" data-kiosk={kiosk || undefined}>
       <nav className={s.buyCrumbs} aria-label="Breadcrumbs">
@@ -641,16 +715,16 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             organizationName={config.organizationName}
             business={isBusiness}
             emailLocked={p?.emailLocked === true}
-            emailErrors={fieldErrors.email ?? []}
-            orgErrors={fieldErrors.organizationName ?? []}
-            onEmail={(v) => dispatch({ type: 'set', patch: config.accountId && (!loggedIn || selling) ? { email: v, accountId: '', subscriptionId: '' } : { email: v } })}
-            onOrganization={(v) => dispatch({ type: 'set', patch: { organizationName: v } })}
+            emailErrors={fieldErrors.email ?? NONE}
+            orgErrors={fieldErrors.organizationName ?? NONE}
+            onEmail={onEmail}
+            onOrganization={onOrganization}
             onLogin={onLogin}
             onLogout={onLogout}
             childMessage={childMessage}
           /> : <div className={s.buyAccount} aria-busy="true" />}
           {/* 3. currency: after the e-mail block (spec 000 §2), on one line of its own */}
-          <CurrencySelector currencies={catalog.currencies} value={currency} onChange={(c) => void onCurrency(c)} />
+          <CurrencySelector currencies={catalog.currencies} value={currency} onChange={onCurrencyChoice} />
           {/* 4. renewal box */}
           {p?.isRenewal && !config.businessDowngrade ? (
             <section className={s.buyBox} aria-labelledby="buy-renewal-title" data-testid="renewal-box">
@@ -690,7 +764,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               {verb} a plan to select it. Each plan includes one region.
             </p>
             {selectionErrors.length > 0 && childMessage ? <p className={s.buyErrorInline}>{childMessage}</p> : null}
-            {planFamilies.map((f) => (
+            {planFamilies.map((f, i) => (
               <div key={f.id} className={s.buySubblock} data-family={f.id}>
                 {planFamilies.length > 1 ? <h3>{f.title}</h3> : null}
                 <OptionList
@@ -698,9 +772,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
                   legend={f.title}
                   type="radio"
                   currency={currency}
-                  options={f.entries.map((e) => ({ entry: e, checked: plan === e.addOnCode }))}
-                  onChange={(code) => choose({ type: 'selectPlan', plan: code, planCodes })}
-                  onPointerChoice={() => shell('plans').onExpandedChange(false)}
+                  options={planOptions[i]!}
+                  onChange={onPlan}
+                  onPointerChoice={collapsePlans}
                 />
               </div>
             ))}
@@ -716,41 +790,32 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               currency={currency}
               compact
               summary={regionSummary}
-              onChange={(code) =>
-                regionMode === 'radio'
-                  ? choose({ type: 'pick', code: code.replace(/^add_/, 'included_'), group: regionEntries.map((e) => e.addOnCode) })
-                  : toggle(code)
-              }
+              onChange={onRegion}
               {...shell('regions')}
             >
-              {shell('regions').expanded ? (
-                <Suspense fallback={<div className={s.buyMapSvg} aria-hidden="true" />}>
-                  <CoverageMap regions={coveredRegions} />
-                </Suspense>
-              ) : null}
+              {coverageMap}
             </ChoiceSection>
           ) : null}
           {/* 8. add-ons */}
           {!query.hjopaBundle ? (
-            <ChoiceSection id="addOns" title="Add-ons" options={[...features, ...businessFeatures]} currency={currency} onChange={toggle} {...shell('addOns')} />
+            <ChoiceSection id="addOns" title="Add-ons" options={addOnOptions} currency={currency} onChange={toggle} {...shell('addOns')} />
           ) : null}
           {/* 9–14: the optional sections, two collapsed headers to a line on desktop */}
           <div className={s.buyExtras}>
           {/* 9. chart-provider IFR */}
           {p?.chartIfrVisible ? (
             <ChartsSection
-              coverages={groupEntries(catalog, 'JEPPESEN_PLANS', currency)}
+              coverages={coverages}
               addOns={addOns}
               currency={currency}
               disabled={p.chartCoveragesDisabled === true}
               military={isMilitary}
               accountNumber={config.jeppCustomerNo}
-              onAccountNumber={(v) => dispatch({ type: 'set', patch: { jeppCustomerNo: v } })}
+              onAccountNumber={onAccountNumber}
               onChoose={onChart}
               {...shell('jeppesen')}
             >
-              {/* Links the avionics databases to a partner account; nothing without one. */}
-              <AvionicsLinker accountUuid={loggedIn ? me.accountUuid : undefined} />
+              {avionics}
             </ChartsSection>
           ) : null}
           {/* 10. military supplements */}
@@ -774,7 +839,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               type="radio"
               options={jetMaker}
               currency={currency}
-              onChange={(code) => choose({ type: 'pick', code, group: jetMaker.map((o) => o.entry.addOnCode) })}
+              onChange={onJetMaker}
               {...shell('jetMaker')}
             />
           ) : null}
@@ -824,28 +889,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             </section>
           ) : null}
           <PromoBox
-            codes={[...config.discountPromoCode, ...config.giftCertificateCode]}
-            onAdd={async (code) => {
-              const c = code.trim();
-              if (!c || /^x+$/i.test(c) || c.toUpperCase() === 'PROMO CODE') return undefined;
-              if ([...config.discountPromoCode, ...config.giftCertificateCode].some((x) => x.toLowerCase() === c.toLowerCase())) return 'Code already used.';
-              // Checkout says whether the code applies here and whether it is a gift certificate.
-              let check;
-              try {
-                check = await validatePromo(c, toWire(config, { cartId: '', counter: 0 }));
-              } catch (e) {
-                return e instanceof Error && e.message ? e.message : 'The code could not be checked; try again.';
-              }
-              if (check.status !== 'ok') {
-                const notice = check.promoInfoRequirements?.[0];
-                if (notice) setPromo(notice);
-                return check.message || 'This code is not valid.';
-              }
-              // The preview that follows shows the code's line and any notice it asks for.
-              dispatch({ type: 'addCode', code: check.code || c, kind: check.kind === 'gift' ? 'gift' : 'promo' });
-              return undefined;
-            }}
-            onRemove={(code) => dispatch({ type: 'removeCode', code })}
+            codes={codes}
+            onAdd={onAddCode}
+            onRemove={onRemoveCode}
             errors={codeErrors}
             // ?code= (spec 001 §2; the gift e-mail's redeem link): applied as if typed, once
             // the first price is in, so the check sees the cart the buyer will pay for.
@@ -855,7 +901,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             payWith={payWith}
             onPayWith={setPayWith}
             stored={storedMethod.data}
-            readers={readers.data ?? []}
+            readers={readers.data ?? NONE}
             reader={reader}
             onReader={setReader}
             hosted={hosted}
@@ -869,9 +915,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             marketing={marketing}
             onMarketing={setMarketing}
             fieldErrors={fieldErrors}
-            onChange={(patch) => dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } })}
-            onCardHelp={() => setCardHelp(true)}
-            onPay={() => void purchase()}
+            onChange={onPaymentChange}
+            onCardHelp={onCardHelp}
+            onPay={onPay}
           />
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
@@ -970,7 +1016,7 @@ function PayBar({ total }: { total: string | undefined }) {
   );
 }
 
-function PromoBox({ codes, onAdd, onRemove, errors, prefill }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[]; prefill?: string }) {
+const PromoBox = memo(function PromoBox({ codes, onAdd, onRemove, errors, prefill }: { codes: string[]; onAdd: (c: string) => Promise<string | undefined>; onRemove: (c: string) => void; errors: string[]; prefill?: string }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [checking, setChecking] = useState(false);
@@ -1020,6 +1066,6 @@ function PromoBox({ codes, onAdd, onRemove, errors, prefill }: { codes: string[]
       ) : null}
     </section>
   );
-}
+});
 
 export { priceIn };

@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type ReactNode } from 'react';
+import { memo, useId, useRef, useState, type ReactNode } from 'react';
 import { SectionBlock, cx, ui } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
@@ -74,7 +74,8 @@ export interface OptionListProps {
 }
 
 /** Checkboxes (or radios) with a title, description, note and price each. */
-export function OptionList({ name, legend, type, options, currency, onChange, compact, onPointerChoice }: OptionListProps) {
+// Memoized: the page keeps options and callbacks the same objects while unchanged (render.ts).
+export const OptionList = memo(function OptionList({ name, legend, type, options, currency, onChange, compact, onPointerChoice }: OptionListProps) {
   // Arrow keys change a radio group's choice while the buyer is still choosing, so only a
   // click or tap counts as "chosen" for collapsing the section.
   const pointer = useRef(false);
@@ -112,7 +113,7 @@ export function OptionList({ name, legend, type, options, currency, onChange, co
       })}
     </fieldset>
   );
-}
+});
 
 export interface ChoiceSectionProps extends SectionShell {
   id: string;
@@ -126,7 +127,7 @@ export interface ChoiceSectionProps extends SectionShell {
   compact?: boolean;
 }
 
-export function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, summary, compact, children }: ChoiceSectionProps) {
+export const ChoiceSection = memo(function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, summary, compact, children }: ChoiceSectionProps) {
   return (
     <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange} summary={summary ?? choiceSummary(options, currency)}>
       {intro ? <p className={s.buyHint}>{intro}</p> : null}
@@ -135,4 +136,4 @@ export function ChoiceSection({ id, title, intro, type = 'checkbox', options, cu
       {options.length === 0 ? <p>Nothing to add in {currency}.</p> : null}
     </SectionBlock>
   );
-}
+});

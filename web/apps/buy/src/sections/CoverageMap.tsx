@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { geoEquirectangular, geoPath } from 'd3-geo';
 import type { Feature, FeatureCollection, MultiPolygon } from 'geojson';
@@ -20,24 +20,41 @@ const HEIGHT = 300;
 
 /** The map itself, drawn from outlines already loaded (unit tests give them directly). */
 export function CoverageMapView({ outlines, regions }: { outlines: Outlines; regions: readonly CoveredRegion[] }) {
-  const paths = useMemo(() => {
+  // Each outline is projected when first drawn: the land and the chosen regions, not all ten
+  // (projecting every outline was a long task on a phone when the map appeared, issue 31).
+  const pathOf = useMemo(() => {
     const projection = geoEquirectangular().fitSize([WIDTH, HEIGHT], { type: 'Sphere' });
     const path = geoPath(projection);
-    const byId = new Map<string, string>();
+    const features = new Map<string, Feature<MultiPolygon, { name: string }>>();
     for (const f of outlines.features as Feature<MultiPolygon, { name: string }>[]) {
-      if (f.id !== undefined) byId.set(String(f.id), path(f) ?? '');
+      if (f.id !== undefined) features.set(String(f.id), f);
     }
-    return byId;
+    const drawn = new Map<string, string>();
+    const draw = (id: string): string => {
+      let d = drawn.get(id);
+      if (d === undefined) {
+        const f = features.get(id);
+        d = f ? (path(f) ?? '') : '';
+        drawn.set(id, d);
+      }
+      return d;
+    };
+    /** The outline's polygons, each projected on its own (a MultiPolygon's path is theirs in turn). */
+    const parts = (id: string): Array<() => string> =>
+      (features.get(id)?.geometry.coordinates ?? []).map((coordinates) => () => path({ ...features.get(id)!, geometry: { type: 'Polygon', coordinates } }) ?? '');
+    return Object.assign(draw, { parts });
   }, [outlines]);
+  const land = useLand(outlines, pathOf);
   const names = regions.map((r) => r.title);
   const label = names.length ? `Coverage map: ${names.join(', ')} highlighted` : 'Coverage map: no region selected';
+  if (land === undefined) return <div className={s.buyMapSvg} aria-hidden="true" />;
   return (
     <figure className={s.buyMap}>
       <svg role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="xMidYMid meet" className={s.buyMapSvg} data-testid="coverage-map">
         <rect width={WIDTH} height={HEIGHT} className={s.buyMapSea} />
-        <path d={paths.get('land') ?? ''} className={s.buyMapLand} />
+        <path d={land} className={s.buyMapLand} />
         {regions.map((r) => {
-          const d = paths.get(r.key);
+          const d = pathOf(r.key);
           return d ? <path key={r.key} d={d} className={s.buyMapCovered} data-region={r.key} /> : null;
         })}
       </svg>
@@ -57,6 +74,29 @@ export function CoverageMapView({ outlines, regions }: { outlines: Outlines; reg
       </figcaption>
     </figure>
   );
+}
+
+/**
+ * The land outline (half the data, the longest projection) drawn a few polygons at a time,
+ * yielding to the browser between slices, so the map's arrival is no long task on a phone
+ * (issue 31); undefined until done.
+ */
+function useLand(outlines: Outlines, pathOf: { parts: (id: string) => Array<() => string> }): string | undefined {
+  const [land, setLand] = useState<{ outlines: Outlines; d: string } | undefined>();
+  useEffect(() => {
+    const todo = pathOf.parts('land');
+    const done: string[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const slice = () => {
+      const until = performance.now() + 8;
+      while (done.length < todo.length && performance.now() < until) done.push(todo[done.length]!());
+      if (done.length < todo.length) timer = setTimeout(slice, 0);
+      else setLand({ outlines, d: done.join('') });
+    };
+    slice();
+    return () => clearTimeout(timer);
+  }, [outlines, pathOf]);
+  return land?.outlines === outlines ? land.d : undefined;
 }
 
 async function loadOutlines(): Promise<Outlines> {

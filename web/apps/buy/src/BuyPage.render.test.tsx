@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, configure, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { createApiClient } from '@hangar/api-client';
+import { catalogFixture } from '@hangar/api-client/testing';
+import { BuyPage } from './BuyPage';
+import { setApiClient } from './api';
+
+// Renders per section, counted where the sections render: the shared section frame (by id)
+// and the card form. A query answer must re-render only what reads it (issue 31: /buy's
+// blocking time was the whole configurator re-rendered on every answer).
+const renders = vi.hoisted(() => new Map<string, number>());
+const count = (k: string) => renders.set(k, (renders.get(k) ?? 0) + 1);
+vi.mock('@hangar/ui', async (importOriginal) => {
+  const ui = await importOriginal<typeof import('@hangar/ui')>();
+  return {
+    ...ui,
+    SectionBlock: (p: Parameters<typeof ui.SectionBlock>[0]) => {
+      count(`section:${p.id}`);
+      return ui.SectionBlock(p);
+    },
+    HostedCardFields: (p: Parameters<typeof ui.HostedCardFields>[0]) => {
+      count(`card:${p.flow ?? 'card'}`);
+      return ui.HostedCardFields(p);
+    },
+  };
+});
+
+const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+
+function fakeEdge() {
+  const previews: Array<{ addOns: string[] }> = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(String(input));
+    if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
+    if (url.pathname === '/buy/api/me') return json({ loggedIn: false });
+    if (url.pathname === '/buy/api/invoice/preview') {
+      const body = JSON.parse(String(init?.body)) as { addOns: string[]; currency: string; counter: number };
+      previews.push(body);
+      const addOns = body.addOns.length ? body.addOns : ['pro_plus', 'included_geo_us'];
+      const price = 19999 + (addOns.length - 2) * 10000;
+      return json({
+        addOns,
+        currency: body.currency,
+        regionMode: 'checkbox',
+        lockedAddOns: [],
+        invoice: { currency: body.currency, counter: body.counter, totalInCents: price, subtotalInCents: price, taxInCents: 0, invoiceItems: [] },
+      });
+    }
+    return json({});
+  });
+  setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
+  return { previews };
+}
+
+configure({ asyncUtilTimeout: 8000 });
+
+afterEach(() => {
+  cleanup();
+  setApiClient(undefined);
+  renders.clear();
+});
+
+describe('BuyPage: a price answer re-renders only what reads it', { timeout: 30_000 }, () => {
+  it('re-prices a region without rendering the add-ons or the card form again', async () => {
+    const edge = fakeEdge();
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <BuyPage location={{ pathname: '/buy', search: '', hash: '' }} navigate={vi.fn()} reload={vi.fn()} />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    const before = new Map(renders);
+    expect(before.get('section:addOns')).toBeGreaterThan(0);
+    expect(before.get('card:card')).toBeGreaterThan(0);
+
+    fireEvent.click(screen.getByRole('checkbox', { name: /Europe/ }));
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$299.99'));
+    expect(edge.previews.at(-1)!.addOns).toContain('add_geo_eu');
+
+    // The regions section shows the new choice; the add-ons and the card form read nothing
+    // that changed.
+    expect(renders.get('section:regions')).toBeGreaterThan(before.get('section:regions')!);
+    expect(renders.get('section:addOns')).toBe(before.get('section:addOns'));
+    expect(renders.get('card:card')).toBe(before.get('card:card'));
+  });
+});
