@@ -155,11 +155,22 @@ test('the Acme owner buys against the allocation service: regions follow, an all
 });
 
 // Issue 31: an owner downgraded a business with allocated users without a word about them.
+// The test allocates a licence to the member itself: the tests before it take theirs back.
 test('the Acme owner switching to an individual plan is told the users lose their allocations', async ({ page }) => {
   await login(page, OWNER);
-  await page.goto('/buy?currency=USD');
-  await page.getByTestId('renewal-box').getByRole('button', { name: 'Switch to an individual plan' }).click();
-  await expect(page.getByTestId('downgrade-allocations')).toContainText('the users lose the licences and products allocated to them');
+  const users = await (await page.request.get(`/account/api/users/by-allocation/?userFilters=${encodeURIComponent(MEMBER)}`)).json();
+  const memberId: string = users.users[0].accountUuid;
+  await reset(page, memberId);
+  await post(page, page.request, '/account/api/subscription/allocation/assign', { addOnCodes: ['business_pro'], targetId: memberId, targetType: 'USER' });
+  try {
+    await page.goto('/buy?currency=USD');
+    // The business cart's preview (regions following the subscription) is in before the switch.
+    await expect(page.locator('#section-regions').getByRole('checkbox', { name: /^Europe/ })).toBeDisabled();
+    await page.getByTestId('renewal-box').getByRole('button', { name: 'Switch to an individual plan' }).click();
+    await expect(page.getByTestId('downgrade-allocations')).toContainText('the users lose the licences and products allocated to them');
+  } finally {
+    await reset(page, memberId);
+  }
 });
 
 // Issue 31: 'Add aircraft' for a new tail failed with 'Insufficient licenses' (it took the
