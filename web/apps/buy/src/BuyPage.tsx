@@ -207,7 +207,13 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // An owner whose licences are allocated to users, switching the business to an individual
   // plan, is told what happens to those users first (issue 31: not a word about them). Taken
   // from the business cart's preview when the switch is chosen; the downgrade cart has none.
+  // The warning stays once checkout has answered with the individual cart (the switch is
+  // adopted, businessDowngrade is false again) and goes when the cart is a business's again.
   const [downgradeDropsUsers, setDowngradeDropsUsers] = useState(false);
+  useEffect(() => {
+    if (isBusiness) setDowngradeDropsUsers(false);
+  }, [isBusiness]);
+  const downgradeWarning = downgradeDropsUsers && (config.businessDowngrade || !isBusiness);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
   const [allocations, setAllocations] = useState<WireAllocation[] | undefined>();
@@ -747,7 +753,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ) : null}
             </section>
           ) : null}
-          {config.businessDowngrade && downgradeDropsUsers ? (
+          {downgradeWarning ? (
             <p className={s.buyNotice} role="note" data-testid="downgrade-allocations">
               {DOWNGRADE_ALLOCATIONS}
             </p>
@@ -945,7 +951,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       </div>
       <LoginModal open={loginOpen !== undefined} heading={loginOpen ?? LOGIN_REQUIRED} onClose={() => setLoginOpen(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : currencyMessage} onClose={() => setCurrencyMessage(undefined)} />
-      <PlanChangeModal change={p?.planChange} warning={config.businessDowngrade && downgradeDropsUsers ? DOWNGRADE_ALLOCATIONS : undefined} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
+      <PlanChangeModal change={p?.planChange} warning={downgradeWarning ? DOWNGRADE_ALLOCATIONS : undefined} open={planChangeOpen} errors={planChangeErrors} onProceed={() => void onProceedChange()} onKeepEditing={() => setPlanChangeOpen(false)} />
       <ExpiredAllocationsModal
         allocations={allocations}
         onChoose={(keep) => {
