@@ -26,6 +26,20 @@ vi.mock('@hangar/ui', async (importOriginal) => {
   };
 });
 
+// A gate the invoice panel waits on (suspends) while it renders the given total: the page's
+// render of that answer is then in progress for as long as the test holds it.
+const hold = vi.hoisted(() => ({ cents: -1, gate: undefined as Promise<void> | undefined }));
+vi.mock('./InvoicePanel', async (importOriginal) => {
+  const m = await importOriginal<typeof import('./InvoicePanel')>();
+  return {
+    ...m,
+    InvoicePanel: (p: Parameters<typeof m.InvoicePanel>[0]) => {
+      if (hold.gate && Number(p.preview?.invoice?.totalInCents) === hold.cents) throw hold.gate;
+      return m.InvoicePanel(p);
+    },
+  };
+});
+
 const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
 
 function fakeEdge() {
@@ -59,6 +73,8 @@ afterEach(() => {
   cleanup();
   setApiClient(undefined);
   renders.clear();
+  hold.cents = -1;
+  hold.gate = undefined;
 });
 
 describe('BuyPage: a price answer re-renders only what reads it', { timeout: 30_000 }, () => {
@@ -84,5 +100,36 @@ describe('BuyPage: a price answer re-renders only what reads it', { timeout: 30_
     expect(renders.get('section:regions')).toBeGreaterThan(before.get('section:regions')!);
     expect(renders.get('section:addOns')).toBe(before.get('section:addOns'));
     expect(renders.get('card:card')).toBe(before.get('card:card'));
+  });
+});
+
+describe('BuyPage: a price answer renders in a transition', { timeout: 30_000 }, () => {
+  it('keeps the previous answer on screen, Pay disabled, until the new one has rendered', async () => {
+    fakeEdge();
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <BuyPage location={{ pathname: '/buy', search: '', hash: '' }} navigate={vi.fn()} reload={vi.fn()} />
+      </QueryClientProvider>,
+    );
+    const pay = () => screen.getByRole('button', { name: /^Pay/ }) as HTMLButtonElement;
+    await waitFor(() => expect(pay().textContent).toBe('Pay $199.99'));
+    await waitFor(() => expect(pay().disabled).toBe(false));
+
+    let release!: () => void;
+    hold.cents = 29999;
+    hold.gate = new Promise<void>((r) => (release = r));
+    fireEvent.click(screen.getByRole('checkbox', { name: /Europe/ }));
+    // The answer (29999) has come and its render waits: the page stays as it was, and the
+    // total on screen, no longer the cart's, may not be paid (before: Pay stayed enabled).
+    await waitFor(() => expect(client.getQueryCache().findAll({ queryKey: ['preview'] }).some((q) => Number((q.state.data as { invoice?: { totalInCents?: number } } | undefined)?.invoice?.totalInCents) === 29999)).toBe(true));
+    await waitFor(() => expect(client.isFetching()).toBe(0));
+    expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99');
+    expect(pay().disabled).toBe(true);
+
+    release();
+    hold.gate = undefined;
+    await waitFor(() => expect(pay().textContent).toBe('Pay $299.99'));
+    await waitFor(() => expect(pay().disabled).toBe(false));
   });
 });

@@ -145,7 +145,7 @@ function groupEntries(catalog: Catalog, group: string, currency: CurrencyCode): 
 function Configurator({ catalog, me, meReady, query, navigate, reload }: ConfiguratorProps) {
   const [config, dispatch] = useReducer(reduce, query, initialConfiguration);
   const adopt = useCallback((p: Preview) => dispatch({ type: 'adopt', preview: p }), []);
-  const { preview: p, query: previewQuery } = usePreview(config, adopt, needsAdopt);
+  const { preview: p, pending: previewPending, query: previewQuery } = usePreview(config, adopt, needsAdopt);
   const currency = config.currency;
   const loggedIn = me.loggedIn === true;
   const verb = useTapOrClick();
@@ -487,7 +487,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   };
 
   const purchase = async (confirmed = false) => {
-    if (submitting || !p) return;
+    // Never on an answer the screen has not caught up with (it is rendering in a transition).
+    if (submitting || !p || previewPending) return;
     setAttempted(true);
     setSubmitErrors([]);
     setCardErrors([]);
@@ -943,7 +944,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ))}
             </ul>
           ) : null}
-          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
             {submitting ? 'Processing…' : `Pay${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>

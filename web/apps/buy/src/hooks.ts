@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, useTransition } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { loadLinks, loadNotices, num, unwrap, type ApiError, type Catalog, type WireMe, type WirePaymentMethod, type WirePreview } from '@hangar/api-client';
 import { apiClient } from './api';
@@ -127,12 +127,17 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
   // configuration, so a slow answer to an earlier click lands in its own cache entry and
   // never replaces the current one; among answers for the same configuration (a refetch
   // racing an older one) the higher counter wins.
+  // An answer can change every section's choices (the first one does: the cart's add-ons
+  // come from it), so it is shown and adopted in a transition: React renders the sections
+  // in slices instead of one long task (issue 31: /buy's blocking time). Until that render
+  // commits the screen shows the previous answer, so `pending` says it may not be paid.
+  const [pending, startTransition] = useTransition();
   const [shown, setShown] = useState<Preview | undefined>(undefined);
   const data = query.data;
   const current = !query.isPlaceholderData;
   useEffect(() => {
     if (!data || !current) return;
-    setShown((cur) => (cur && cur !== data && sameKey(cur, data) && previewCounter(cur) > previewCounter(data) ? cur : data));
+    startTransition(() => setShown((cur) => (cur && cur !== data && sameKey(cur, data) && previewCounter(cur) > previewCounter(data) ? cur : data)));
   }, [data, current]);
 
   // Adopt only the answer to the current request (not a placeholder).
@@ -141,10 +146,10 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
     if (!needsAdopt(config, data)) return;
     const next = reduce(config, { type: 'adopt', preview: data });
     client.setQueryData(keyOf(next), data);
-    adopt(data);
+    startTransition(() => adopt(data));
   }, [data, query.isPlaceholderData, query.isFetching, config, adopt, needsAdopt, client]);
 
-  return { preview: shown, query, cartId: cartId.current, nextCounter: () => ++counter.current };
+  return { preview: shown, pending, query, cartId: cartId.current, nextCounter: () => ++counter.current };
 }
 
 /** The page's notification-banner text from the runtime config (none: no banner). */
