@@ -112,12 +112,7 @@ func (r *rig) assertOnlyPoisonDeadLettered(t *testing.T, reg *prometheus.Registr
 // it out.
 func TestInboxConsumerWaitsOutDatabaseOutage(t *testing.T) {
 	r := newRig(t)
-	pool, down, dials := r.flakyPool(t)
-	down.Store(true)
-	r.publishReceiptThenPoison(t)
-	reg := prometheus.NewRegistry()
-	cfg := r.config(kafka.ConsumerConfig{Group: "outage", Registry: reg})
-	cfg.Pool, cfg.MaxBackoff = pool, 50*time.Millisecond
+	cfg, reg, down, dials := r.duringOutage(t, "outage")
 	c := kafka.NewInboxConsumer(cfg)
 	c.Handle(outageTopic, effect)
 	stop := r.runUntilStop(t, "consumer", c.Run)
@@ -136,12 +131,7 @@ func TestInboxConsumerWaitsOutDatabaseOutage(t *testing.T) {
 // dead-lettered: the next member of the group handles it.
 func TestConsumerStoppedDuringOutageLeavesEventForRedelivery(t *testing.T) {
 	r := newRig(t)
-	pool, down, dials := r.flakyPool(t)
-	down.Store(true)
-	r.publishReceiptThenPoison(t)
-	reg := prometheus.NewRegistry()
-	cfg := r.config(kafka.ConsumerConfig{Group: "stopped", Registry: reg})
-	cfg.Pool, cfg.MaxBackoff = pool, 50*time.Millisecond
+	cfg, reg, down, dials := r.duringOutage(t, "stopped")
 	c := kafka.NewInboxConsumer(cfg)
 	c.Handle(outageTopic, effect)
 	stop := r.runUntilStop(t, "consumer", c.Run)
@@ -185,12 +175,7 @@ func TestInboxConsumerWaitsOutLostConnection(t *testing.T) {
 // event and dead-letters the poison one as before.
 func TestBatchConsumerWaitsOutDatabaseOutage(t *testing.T) {
 	r := newRig(t)
-	pool, down, dials := r.flakyPool(t)
-	down.Store(true)
-	r.publishReceiptThenPoison(t)
-	reg := prometheus.NewRegistry()
-	cfg := r.config(kafka.ConsumerConfig{Group: "batch-outage", Registry: reg})
-	cfg.Pool, cfg.MaxBackoff = pool, 50*time.Millisecond
+	cfg, reg, down, dials := r.duringOutage(t, "batch-outage")
 	h := func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
 		for _, env := range envs {
 			if err := effect(ctx, tx, env); err != nil {
@@ -206,4 +191,18 @@ func TestBatchConsumerWaitsOutDatabaseOutage(t *testing.T) {
 	down.Store(false)
 	r.assertOnlyPoisonDeadLettered(t, reg, "batch-outage")
 	stop()
+}
+
+// duringOutage is a consumer configuration of group whose database refuses connections
+// (down is true) with the receipt and the poison event published; dials counts the
+// refused connection attempts.
+func (r *rig) duringOutage(t *testing.T, group string) (cfg kafka.ConsumerConfig, reg *prometheus.Registry, down *atomic.Bool, dials *atomic.Int64) {
+	t.Helper()
+	pool, down, dials := r.flakyPool(t)
+	down.Store(true)
+	r.publishReceiptThenPoison(t)
+	reg = prometheus.NewRegistry()
+	cfg = r.config(kafka.ConsumerConfig{Group: group, Registry: reg})
+	cfg.Pool, cfg.MaxBackoff = pool, 50*time.Millisecond
+	return cfg, reg, down, dials
 }
