@@ -239,7 +239,7 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 				serveNotFoundPage(w, filepath.Join(dir, "index.html"))
 				return
 			}
-			index := filepath.Join(dir, "index.html")
+			index := pageHTML(dir, pages.Remote(clean))
 			if ist, err := os.Stat(index); err == nil && serveEncoded(w, r, index, ist) {
 				return
 			}
@@ -347,6 +347,19 @@ func acceptedCodings(values []string) func(coding string) bool {
 		w, ok := q["*"]
 		return ok && w > 0
 	}
+}
+
+// pageHTML is the shell's HTML for a page the remote renders: index.<remote>.html names
+// that remote's boot files too, so the browser fetches them with the shell's instead of one
+// federation step at a time (web/tools/preloads.mjs); index.html when the build has none.
+func pageHTML(dir, remote string) string {
+	if remote != "" && !strings.ContainsAny(remote, `/\.`) {
+		variant := filepath.Join(dir, "index."+remote+".html")
+		if st, err := os.Stat(variant); err == nil && !st.IsDir() {
+			return variant
+		}
+	}
+	return filepath.Join(dir, "index.html")
 }
 
 func serveNotFoundPage(w http.ResponseWriter, index string) {

@@ -29,12 +29,17 @@ func isAPIPath(p string) bool {
 }
 
 // Pages are the page paths the shell routes, as patterns: "/buy" (exactly), "/gift/*"
-// (anything below), "/product/cart/:cartId" (one segment). A page path that matches none
-// is answered with the shell and status 404: the shell renders its not-found page.
-type Pages struct{ patterns []string }
+// (anything below), "/product/cart/:cartId" (one segment), each with the remote that renders
+// it. A page path that matches none is answered with the shell and status 404: the shell
+// renders its not-found page.
+type Pages struct {
+	patterns []string
+	remotes  []string // remotes[i] renders patterns[i]; "" when the table does not say
+}
 
-// reShellPath finds the paths of the shell's route table (web/apps/shell/src/routes.ts).
-var reShellPath = regexp.MustCompile(`path:\s*'([^']+)'`)
+// reShellPath finds the paths of the shell's route table (web/apps/shell/src/routes.ts) and
+// the remote each names.
+var reShellPath = regexp.MustCompile(`path:\s*'([^']+)'(?:,\s*remote:\s*'([^']+)')?`)
 
 // LoadPages reads the page patterns from the shell's route table, the one list of pages.
 // A missing file answers nil: every page path is served (as before the shell had routes).
@@ -46,18 +51,47 @@ func LoadPages(file string) (*Pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read page routes: %w", err)
 	}
-	var ps []string
+	ps := &Pages{}
 	for _, m := range reShellPath.FindAllStringSubmatch(string(raw), -1) {
-		ps = append(ps, m[1])
+		ps.patterns = append(ps.patterns, m[1])
+		ps.remotes = append(ps.remotes, m[2])
 	}
-	if len(ps) == 0 {
+	if len(ps.patterns) == 0 {
 		return nil, fmt.Errorf("read page routes: no paths in %s", file)
 	}
-	return NewPages(ps), nil
+	return ps, nil
 }
 
 // NewPages builds a matcher over patterns.
-func NewPages(patterns []string) *Pages { return &Pages{patterns: patterns} }
+func NewPages(patterns []string) *Pages {
+	return &Pages{patterns: patterns, remotes: make([]string, len(patterns))}
+}
+
+// Remote answers the remote that renders page path p ("" when none is known): a pattern
+// without parameters first ("/buy/success" before "/buy/:addOns"), as the shell's router
+// ranks them.
+func (ps *Pages) Remote(p string) string {
+	if ps == nil {
+		return ""
+	}
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		p = "/"
+	}
+	found := ""
+	for i, pat := range ps.patterns {
+		if !matchPage(pat, p) {
+			continue
+		}
+		if !strings.ContainsAny(pat, ":*") {
+			return ps.remotes[i]
+		}
+		if found == "" {
+			found = ps.remotes[i]
+		}
+	}
+	return found
+}
 
 // Known reports whether p is a page path of the shell.
 func (ps *Pages) Known(p string) bool {

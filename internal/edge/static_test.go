@@ -178,3 +178,60 @@ func TestStaticIgnoresAVariantOlderThanItsFile(t *testing.T) {
 		t.Errorf("stale variant: %q %q; want the edited file as it is", res.Header.Get("Content-Encoding"), w.Body.String())
 	}
 }
+
+// Issue 31 (/buy's Lighthouse performance): each page's HTML names the boot files of the
+// remote that renders it (index.<remote>.html, web/tools/preloads.mjs), chosen by the shell's
+// route table; a page with no variant, or no known remote, gets index.html.
+func TestStaticPagesServeTheirRemotesHTML(t *testing.T) {
+	dir, _, _, _ := site(t)
+	for name, body := range map[string]string{
+		"index.buy.html":       "<html>shell + buy boot</html>",
+		"index.buy.html.br":    "brotli bytes of index.buy.html",
+		"index.marketing.html": "<html>shell + marketing boot</html>",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages, err := LoadPages(filepath.Join("..", "..", "web", "apps", "shell", "src", "routes.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := StaticPages(dir, pages)
+	for _, c := range []struct{ target, encoding, want string }{
+		{"/buy", "", "<html>shell + buy boot</html>"},
+		{"/buy/", "", "<html>shell + buy boot</html>"},
+		{"/buy?code=WELCOME5", "", "<html>shell + buy boot</html>"},
+		{"/buy/success", "", "<html>shell + buy boot</html>"},
+		{"/buy/vectormap,syn_vis/3", "", "<html>shell + buy boot</html>"},
+		{"/buy", "br", "brotli bytes of index.buy.html"},
+		{"/", "", "<html>shell + marketing boot</html>"},
+		{"/pricing", "br", "<html>shell + marketing boot</html>"}, // no .br of this variant: the file
+		{"/gift", "br", "brotli bytes of index.html"},                // no variant: the shell's
+		{"/account/allocation", "", "<html>shell</html>"},
+	} {
+		w := get(t, h, http.MethodGet, c.target, map[string]string{"Accept-Encoding": c.encoding})
+		if w.Code != 200 || w.Body.String() != c.want || w.Header().Get("Cache-Control") != "no-cache" {
+			t.Errorf("GET %s (Accept-Encoding %q) = %d %q %q; want 200 %q, no-cache", c.target, c.encoding, w.Code, w.Body.String(), w.Header().Get("Cache-Control"), c.want)
+		}
+	}
+	if w := get(t, h, http.MethodGet, "/no-such-page", nil); w.Code != 404 || w.Body.String() != "<html>shell</html>" {
+		t.Errorf("unknown page = %d %q; want 404 with the shell", w.Code, w.Body.String())
+	}
+}
+
+func TestPagesKnowTheRemoteOfEachPage(t *testing.T) {
+	pages, err := LoadPages(filepath.Join("..", "..", "web", "apps", "shell", "src", "routes.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/": "marketing", "/pricing": "marketing", "/buy": "buy", "/buy/success": "buy", "/buy/military_intl": "buy",
+		"/gift/redeem": "gift", "/product/cart/abc": "oneoff", "/account": "account", "/account/allocation": "allocation",
+		"/account/set-password": "account", "/nope": "",
+	} {
+		if got := pages.Remote(path); got != want {
+			t.Errorf("Remote(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -2,6 +2,8 @@
 // Assembles ONE static tree from the apps' production builds:
 //   dist/site/                      the shell (index.html, assets/)
 //   dist/site/remotes/<name>/       each remote (remoteEntry.js, assets/)
+//   dist/site/index.<remote>.html   index.html naming the boot files of the remote that
+//                                   renders the page (tools/preloads.mjs)
 //   dist/site/config.json           runtime config: where the shell finds the remotes, the
 //                                   feature flags (HANGAR_FEATURES, default one-off-purchases),
 //                                   notices (HANGAR_NOTICE_<PAGE>) and outside links
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { siteLinks } from './site-links.mjs';
+import { preloadTags, remoteBoot, withPreloads } from './preloads.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const apps = join(root, 'dist/apps');
@@ -32,6 +35,11 @@ async function mustExist(p, what) {
 
 await mustExist(join(apps, 'shell/index.html'), 'shell build');
 for (const r of REMOTES) await mustExist(join(apps, r, 'remoteEntry.js'), `${r} build`);
+const manifestOf = async (app) => {
+  const file = join(apps, app, '.vite/manifest.json');
+  await mustExist(file, `${app} build manifest`);
+  return JSON.parse(await readFile(file, 'utf8'));
+};
 
 const tmp = `${site}.tmp`;
 await rm(tmp, { recursive: true, force: true });
@@ -42,6 +50,19 @@ for (const r of REMOTES) {
 }
 
 const base = (process.env.HANGAR_REMOTE_BASE ?? '/remotes').replace(/\/$/, '');
+
+// The boot files of each remote's pages, named in their HTML (tools/preloads.mjs):
+// index.<remote>.html is index.html with them, served for the pages that remote renders (the
+// edge, internal/edge; the chart's web server: deploy/helm/README.md). The build manifests
+// are read here and not published.
+const indexHtml = await readFile(join(tmp, 'index.html'), 'utf8');
+for (const r of REMOTES) {
+  const tags = preloadTags(remoteBoot(await manifestOf(r)), `${base}/${r}`);
+  await writeFile(join(tmp, `index.${r}.html`), withPreloads(indexHtml, tags));
+}
+for (const app of ['shell', ...REMOTES]) {
+  await rm(join(tmp, app === 'shell' ? '' : `remotes/${app}`, '.vite'), { recursive: true, force: true });
+}
 // Feature flags of this deployment (the pages' global flag map; a flag not listed is off).
 // HANGAR_FEATURES is a comma list; one-off purchases are on unless it says otherwise.
 const features = Object.fromEntries(

@@ -63,6 +63,7 @@ const build = (name: string): UserConfig['build'] => ({
   outDir: resolve(workspaceRoot, 'dist/apps', name),
   emptyOutDir: true,
   reportCompressedSize: false,
+  manifest: true,
 });
 
 /**

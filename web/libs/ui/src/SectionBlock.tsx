@@ -1,5 +1,5 @@
 import ui from './ui.module.css';
-import { useId, useState, type ReactNode } from 'react';
+import { useId, useRef, useState, type ReactNode } from 'react';
 
 export interface SectionBlockProps {
   /** Stable id, e.g. 'plans', 'regions', 'addOns' (used by the sections query). */
@@ -24,6 +24,11 @@ export interface SectionBlockProps {
 export function SectionBlock({ id, title, defaultExpanded = true, expanded, onToggle, note, summary, children }: SectionBlockProps) {
   const [own, setOwn] = useState(defaultExpanded);
   const isOpen = expanded ?? own;
+  // A section's body is rendered the first time it opens and kept after (its fields keep
+  // what the buyer typed when it closes again): the collapsed sections of /buy are half the
+  // page's elements, and rendering them hidden made its first render a long task.
+  const opened = useRef(isOpen);
+  opened.current ||= isOpen;
   const bodyId = useId();
   const toggle = () => {
     const next = !isOpen;
@@ -47,7 +52,7 @@ export function SectionBlock({ id, title, defaultExpanded = true, expanded, onTo
         {note ? <p className={ui.hSectionNote}>{note}</p> : null}
       </div>
       <div className={ui.hSectionBody} id={bodyId} hidden={!isOpen}>
-        {children}
+        {opened.current ? children : null}
       </div>
     </section>
   );

@@ -63,6 +63,30 @@ describe('SectionBlock', () => {
     expect(screen.getByRole('button', { name: /VFR packages/ }).getAttribute('aria-expanded')).toBe('false');
     expect(screen.getByText('Prices do not include VAT')).toBeTruthy();
   });
+  // Issue 31 (/buy's blocking time): /buy's five collapsed sections were rendered hidden, half
+  // the page's 1,136 elements, all in its first render.
+  it('renders a collapsed body the first time it opens, and keeps it (what was typed) after', () => {
+    let renders = 0;
+    function Body() {
+      renders += 1;
+      return <input aria-label="Customer number" />;
+    }
+    render(
+      <SectionBlock id="jeppesen" title="Jeppesen" defaultExpanded={false}>
+        <Body />
+      </SectionBlock>,
+    );
+    const toggle = screen.getByRole('button', { name: /Jeppesen/ });
+    expect(renders).toBe(0);
+    expect(screen.queryByLabelText('Customer number')).toBeNull();
+    expect(document.getElementById(toggle.getAttribute('aria-controls') ?? '')?.hidden).toBe(true);
+    fireEvent.click(toggle);
+    fireEvent.change(screen.getByLabelText('Customer number'), { target: { value: '1234' } });
+    fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(toggle);
+    expect((screen.getByLabelText('Customer number') as HTMLInputElement).value).toBe('1234');
+  });
 });
 
 describe('Modal', () => {
