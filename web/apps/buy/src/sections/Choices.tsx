@@ -131,8 +131,15 @@ export const ChoiceSection = memo(function ChoiceSection({ id, title, intro, typ
   return (
     <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange} summary={summary ?? choiceSummary(options, currency)}>
       {intro ? <p className={s.buyHint}>{intro}</p> : null}
-      {children}
-      <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} compact={compact} />
+      {children ? (
+        // A figure (the coverage map) stands beside the choices on a wide column, not above them.
+        <div className={s.buyWithFigure}>
+          {children}
+          <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} compact={compact} />
+        </div>
+      ) : (
+        <OptionList name={id} legend={title} type={type} options={options} currency={currency} onChange={onChange} compact={compact} />
+      )}
       {options.length === 0 ? <p>Nothing to add in {currency}.</p> : null}
     </SectionBlock>
   );
