@@ -87,6 +87,10 @@ describe('BuyPage: a price answer re-renders only what reads it', { timeout: 30_
       </QueryClientProvider>,
     );
     await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    // The card form mounts after the choices (a render of its own) and reads answers of its
+    // own: counted once every answer is in.
+    await waitFor(() => expect(client.isFetching()).toBe(0));
+    await waitFor(() => expect(screen.getByTestId('hosted-fields').getAttribute('src') ?? screen.queryByText(/payment service did not answer/)).toBeTruthy());
     const before = new Map(renders);
     expect(before.get('section:addOns')).toBeGreaterThan(0);
     expect(before.get('card:card')).toBeGreaterThan(0);
@@ -124,6 +128,7 @@ describe('BuyPage: a price answer renders in a transition', { timeout: 30_000 },
     // total on screen, no longer the cart's, may not be paid (before: Pay stayed enabled).
     await waitFor(() => expect(client.getQueryCache().findAll({ queryKey: ['preview'] }).some((q) => Number((q.state.data as { invoice?: { totalInCents?: number } } | undefined)?.invoice?.totalInCents) === 29999)).toBe(true));
     await waitFor(() => expect(client.isFetching()).toBe(0));
+    await waitFor(() => expect(screen.getByTestId('hosted-fields').getAttribute('src') ?? screen.queryByText(/payment service did not answer/)).toBeTruthy());
     expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99');
     expect(pay().disabled).toBe(true);
 

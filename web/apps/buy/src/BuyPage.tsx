@@ -1,4 +1,4 @@
-import { lazy, memo, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { lazy, memo, startTransition, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
@@ -154,6 +154,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const kiosk = useMemo(() => syncKiosk(query.kiosk ? '?kiosk=true' : ''), [query.kiosk]);
   const href = (h: string) => (kiosk ? withKiosk(h) : h);
 
+  // The payment form (its card frame, 250 countries) is below the fold on every screen: it
+  // mounts in a render of its own once the choices are on screen, so the page's first commit
+  // and layout are one long task less on a phone (issue 31: /buy's blocking time).
+  const [paymentShown, setPaymentShown] = useState(false);
+  useEffect(() => startTransition(() => setPaymentShown(true)), []);
+
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
   const notice = useNotice('buy').data;
@@ -209,10 +215,15 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // from the business cart's preview when the switch is chosen; the downgrade cart has none.
   // The warning stays once checkout has answered with the individual cart (the switch is
   // adopted, businessDowngrade is false again) and goes when the cart is a business's again.
+  // Reset while rendering, not in an effect: an effect of the render that adopted the business
+  // cart could run after the click that set the flag (the price answer renders in a
+  // transition, whose effects React may flush late) and wipe it.
   const [downgradeDropsUsers, setDowngradeDropsUsers] = useState(false);
-  useEffect(() => {
+  const [businessCart, setBusinessCart] = useState(isBusiness);
+  if (businessCart !== isBusiness) {
+    setBusinessCart(isBusiness);
     if (isBusiness) setDowngradeDropsUsers(false);
-  }, [isBusiness]);
+  }
   const downgradeWarning = downgradeDropsUsers && (config.businessDowngrade || !isBusiness);
   const [planChangeErrors, setPlanChangeErrors] = useState<string[]>([]);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
@@ -904,7 +915,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             // the first price is in, so the check sees the cart the buyer will pay for.
             prefill={p ? (query.code ?? undefined) : undefined}
           />
-          <PaymentSection
+          {paymentShown ? <PaymentSection
             payWith={payWith}
             onPayWith={setPayWith}
             stored={storedMethod.data}
@@ -925,7 +936,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             onChange={onPaymentChange}
             onCardHelp={onCardHelp}
             onPay={onPay}
-          />
+          /> : <div className={s.buyPaymentPending} />}
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
           <HumanVerification handle={human} />

@@ -82,7 +82,9 @@ describe('CoverageMapView (issue 31 item 6)', () => {
     }
     const map = await screen.findByRole('img', { name: 'Coverage map: no region selected' });
     const d3 = await vi.importActual<typeof import('d3-geo')>('d3-geo');
-    const whole = d3.geoPath(d3.geoEquirectangular().fitSize([600, 300], { type: 'Sphere' }))(two.features[0]!);
+    // The map's projection: equirectangular, no resampling (an edge is straight in longitude
+    // and latitude, as GeoJSON's are, RFC 7946 §3.1.1).
+    const whole = d3.geoPath(d3.geoEquirectangular().precision(0).fitSize([600, 300], { type: 'Sphere' }))(two.features[0]!);
     expect(map.querySelector('path')!.getAttribute('d')).toBe(whole);
   });
 
