@@ -207,7 +207,7 @@ func TestStaticPagesServeTheirRemotesHTML(t *testing.T) {
 		{"/buy", "br", "brotli bytes of index.buy.html"},
 		{"/", "", "<html>shell + marketing boot</html>"},
 		{"/pricing", "br", "<html>shell + marketing boot</html>"}, // no .br of this variant: the file
-		{"/gift", "br", "brotli bytes of index.html"},                // no variant: the shell's
+		{"/gift", "br", "brotli bytes of index.html"},             // no variant: the shell's
 		{"/account/allocation", "", "<html>shell</html>"},
 	} {
 		w := get(t, h, http.MethodGet, c.target, map[string]string{"Accept-Encoding": c.encoding})
