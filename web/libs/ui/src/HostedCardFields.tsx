@@ -132,7 +132,7 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
 
   const title = flow === 'wallet' ? 'PayPal' : 'Card details (card number, expiration date and security code)';
   return (
-    <div data-ready={ready || undefined}>
+    <div className={ui.hHosted} data-ready={ready || undefined}>
       {/* No src until the client token names the fields origin: nothing else is framed. */}
       <iframe
         ref={frame}
