@@ -71,8 +71,11 @@ export function BuyPage({ location, navigate = (u) => window.location.assign(u),
   // The configurator's first render is the page's largest piece of work (hundreds of ms on a
   // phone). React Query hands the catalogue over in a synchronous render; deferring it
   // makes that render React's interruptible background work, in slices that leave the
-  // main thread free, instead of one long task that blocks input.
-  const data = useDeferredValue(catalog.data);
+  // main thread free, instead of one long task that blocks input. The notice gates it too,
+  // so what is deferred is both being in: deferring the catalogue alone left the notice, when
+  // it answered last, to render the whole configurator synchronously (a 96 ms task on a
+  // phone, issue 31).
+  const data = useDeferredValue(notice.isPending ? undefined : catalog.data);
   if (catalog.isPending || notice.isPending || (!data && !catalog.isError)) {
     return (
       <div className={s.buy} data-remote="buy">

@@ -96,7 +96,8 @@ function useLand(outlines: Outlines, pathOf: { parts: (id: string) => Array<() =
       if (done.length < todo.length) timer = setTimeout(slice, 0);
       else setLand({ outlines, d: done.join('') });
     };
-    slice();
+    // The first slice too is a task of its own, not part of the commit that mounted the map.
+    timer = setTimeout(slice, 0);
     return () => clearTimeout(timer);
   }, [outlines, pathOf]);
   return land?.outlines === outlines ? land.d : undefined;
