@@ -6,7 +6,8 @@
 #   scripts/perf-web.sh                                  # starts its own stack
 #   HANGAR_BASE_URL=http://127.0.0.1:8080 scripts/perf-web.sh   # against make dev
 # It also runs the Lighthouse pages (e2e/tests/lighthouse.spec.ts) and writes their scores,
-# the performance score included (recorded, not asserted), into docs/performance-web.md.
+# the performance score included (recorded, not asserted: the median of HANGAR_PERF_RUNS
+# runs per page, default 3, each run written beside it), into docs/performance-web.md.
 set -euo pipefail
 export HANGAR_PERF_TIMED=1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -21,6 +21,12 @@ const BARS = { accessibility: 0.95, 'best-practices': 0.95, seo: 0.95 } as const
 // HANGAR_PERF_TIMED): its trace and simulation are most of a page's Lighthouse time, and
 // make test asserts only the other three.
 const CATEGORIES = [...(process.env.HANGAR_PERF_TIMED ? ['performance'] : []), 'accessibility', 'best-practices', 'seo'];
+// The performance score moves with the shared machine's speed from one run to the next
+// (Lighthouse multiplies the observed CPU time by 4, whatever the machine): it is recorded as
+// the median of HANGAR_PERF_RUNS runs (default 3, Lighthouse's own advice on variability is
+// the median of several), every run kept beside it.
+const PERF_RUNS = Math.max(1, Number(process.env.HANGAR_PERF_RUNS) || 3);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface LighthouseResult {
   path: string;
@@ -29,6 +35,8 @@ interface LighthouseResult {
   scores: Record<string, number>;
   /** Audits of the asserted categories that did not pass, with their titles. */
   failing: string[];
+  /** Each run's performance score, when recorded (scores.performance is their median). */
+  performanceRuns?: number[];
 }
 
 const slowdown = Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1);
@@ -95,7 +103,14 @@ test.describe('Lighthouse 12, mobile', () => {
           .filter((r) => r.weight > 0 && (lhr.audits[r.id]?.score ?? 1) < 1)
           .map((r) => `${cat}: ${r.id} (${lhr.audits[r.id]!.title})`),
       );
-      const result: LighthouseResult = { path: p.name, state: p.state, scores, failing };
+      const performanceRuns = scores.performance === undefined ? undefined : [scores.performance];
+      while (performanceRuns && performanceRuns.length < PERF_RUNS) {
+        const again = await lighthouse(url, { port: chrome!.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableFullPageScreenshot: true });
+        expect(again?.lhr.runtimeError, `Lighthouse: ${again?.lhr.runtimeError?.message}`).toBeUndefined();
+        performanceRuns.push(Math.round((again!.lhr.categories.performance!.score ?? 0) * 100));
+      }
+      if (performanceRuns) scores.performance = median(performanceRuns);
+      const result: LighthouseResult = { path: p.name, state: p.state, scores, failing, performanceRuns };
       const dir = resolve(resultsDir, 'lighthouse');
       const file = p.name.replace(/\W+/g, '_').replace(/^_|_$/g, '') || 'home';
       mkdirSync(dir, { recursive: true });
