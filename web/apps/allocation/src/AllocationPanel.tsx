@@ -81,6 +81,10 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
   const [bulkCode, setBulkCode] = useState('');
   const [newTail, setNewTail] = useState('');
   const [rowCode, setRowCode] = useState<Record<string, string>>({});
+  // While the list reloads (after an assignment, or once the licence pools are in) it keeps
+  // the rows it showed: the table does not empty and refill under the owner's pointer.
+  const [shownListing, setShownListing] = useState<{ kind: Kind; data: Page<unknown> }>();
+  if (listing.status === 'ready' && (shownListing?.data !== listing.data || shownListing.kind !== kind)) setShownListing({ kind, data: listing.data });
   const panel = useRef<HTMLDivElement>(null);
   const [panelHeight, setPanelHeight] = useState(800);
   const windowHeight = useWindowHeight();
@@ -132,8 +136,9 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
     );
   }
   const orgId = report.status === 'ready' ? report.data.ownerId : '';
-  const rows = listing.status === 'ready' ? rowsOf(kind, listing.data) : [];
-  const total = listing.status === 'ready' ? listing.data.total : 0;
+  const current = listing.status === 'ready' ? listing.data : shownListing?.kind === kind ? shownListing.data : undefined;
+  const rows = current ? rowsOf(kind, current) : [];
+  const total = current ? current.total : 0;
   const pages = Math.max(Math.ceil(total / q.size), 1);
   const sel = selected[kind];
   const toggle = (id: string) =>

@@ -70,10 +70,46 @@ describe('allocation remote', () => {
     expect(await screen.findByText('business_pro (expired)')).toBeTruthy();
   });
 
+  // CI found a user's row gone between choosing a licence and clicking Assign: once the
+  // report is in the list is read again, and the table emptied while it was.
+  it('keeps the listed rows while the list is read again', async () => {
+    let listed = 0;
+    let firstListed!: () => void;
+    const listedOnce = new Promise<void>((r) => (firstListed = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const http = createHttpClient({
+      cookie: () => 'XSRF-TOKEN=t',
+      fetch: async (input) => {
+        const url = new URL(String(input), 'http://store.test');
+        if (url.pathname.endsWith('/allocation/report')) await listedOnce; // the report after the first list
+        if (url.pathname.startsWith('/account/api/users/by-allocation')) {
+          listed += 1;
+          if (listed === 1) firstListed();
+          else await held;
+        }
+        const r = routes()(url, {});
+        return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    render(<AllocationModule {...standaloneProps('/')} api={allocationApi(http)} />);
+    const users = await screen.findByRole('table', { name: 'Users' });
+    await waitFor(() => expect(listed).toBe(2));
+    await waitFor(() => expect(users.getAttribute('aria-busy')).toBe('true'));
+    expect(within(users).getByText('a@acme.test')).toBeTruthy();
+    expect(within(users).getByRole('button', { name: 'Assign to b@acme.test' })).toBeTruthy();
+    release();
+    await waitFor(() => expect(users.getAttribute('aria-busy')).toBe('false'));
+    expect(within(users).getByText('b@acme.test')).toBeTruthy();
+  });
+
   it('assigns one licence to a user with the assign route', async () => {
     const calls: Array<{ method: string; url: URL; body: unknown }> = [];
     render(<AllocationModule {...standaloneProps('/')} api={fakeApi(routes(), calls)} />);
+    // The licence is offered once the pools are in (the list is read again then, and keeps
+    // its rows while it is: CI once found the row gone between the choice and the click).
     const select = await screen.findByRole('combobox', { name: 'Licence for b@acme.test' });
+    await waitFor(() => expect(select.querySelector('option[value="efb_bridge"]')).not.toBeNull());
     fireEvent.change(select, { target: { value: 'efb_bridge' } });
     fireEvent.click(screen.getByRole('button', { name: 'Assign to b@acme.test' }));
     expect((await screen.findByTestId('allocation-ok')).textContent).toBe('Assigned efb_bridge to b@acme.test.');
