@@ -74,10 +74,7 @@ func (ps *Pages) Remote(p string) string {
 	if ps == nil {
 		return ""
 	}
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		p = "/"
-	}
+	p = pagePath(p)
 	found := ""
 	for i, pat := range ps.patterns {
 		if !matchPage(pat, p) {
@@ -98,16 +95,21 @@ func (ps *Pages) Known(p string) bool {
 	if ps == nil {
 		return true
 	}
-	p = strings.TrimSuffix(p, "/")
-	if p == "" {
-		p = "/"
-	}
+	p = pagePath(p)
 	for _, pat := range ps.patterns {
 		if matchPage(pat, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// pagePath is p as the patterns are written: no trailing slash, "/" for the root.
+func pagePath(p string) string {
+	if p = strings.TrimSuffix(p, "/"); p == "" {
+		return "/"
+	}
+	return p
 }
 
 func matchPage(pat, p string) bool {

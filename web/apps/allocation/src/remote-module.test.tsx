@@ -11,7 +11,7 @@ import { sectionHeights, fullHeight } from './sidebar';
 configure({ asyncUtilTimeout: 5000 });
 afterEach(cleanup);
 
-type Handler = (url: URL, init: RequestInit) => { status: number; body: unknown };
+type Handler = (url: URL, init: RequestInit) => { status: number; body: unknown } | Promise<{ status: number; body: unknown }>;
 
 /** A fake of the allocation routes over fetch: the real client and parsing run. */
 function fakeApi(handler: Handler, calls: Array<{ method: string; url: URL; body: unknown }> = []) {
@@ -20,7 +20,7 @@ function fakeApi(handler: Handler, calls: Array<{ method: string; url: URL; body
     fetch: async (input, init = {}) => {
       const url = new URL(String(input), 'http://store.test');
       calls.push({ method: init.method ?? 'GET', url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-      const r = handler(url, init);
+      const r = await handler(url, init);
       return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
     },
   });
@@ -78,21 +78,17 @@ describe('allocation remote', () => {
     const listedOnce = new Promise<void>((r) => (firstListed = r));
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const http = createHttpClient({
-      cookie: () => 'XSRF-TOKEN=t',
-      fetch: async (input) => {
-        const url = new URL(String(input), 'http://store.test');
-        if (url.pathname.endsWith('/allocation/report')) await listedOnce; // the report after the first list
-        if (url.pathname.startsWith('/account/api/users/by-allocation')) {
-          listed += 1;
-          if (listed === 1) firstListed();
-          else await held;
-        }
-        const r = routes()(url, {});
-        return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
-      },
+    const listedFirst = routes();
+    const api = fakeApi(async (url, init) => {
+      if (url.pathname.endsWith('/allocation/report')) await listedOnce; // the report after the first list
+      if (url.pathname.startsWith('/account/api/users/by-allocation')) {
+        listed += 1;
+        if (listed === 1) firstListed();
+        else await held;
+      }
+      return listedFirst(url, init);
     });
-    render(<AllocationModule {...standaloneProps('/')} api={allocationApi(http)} />);
+    render(<AllocationModule {...standaloneProps('/')} api={api} />);
     const users = await screen.findByRole('table', { name: 'Users' });
     await waitFor(() => expect(listed).toBe(2));
     await waitFor(() => expect(users.getAttribute('aria-busy')).toBe('true'));
