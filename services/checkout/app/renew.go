@@ -64,9 +64,13 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 		return err
 	}
 	defer payConn.Close()
+	// -as-of selects and prices the pass (the service's clock); it never times a lease: the
+	// claims' leases run on the database's clock, as the running service's, so that its
+	// reconciler and workers see this pass's claims held while it lives (with a frozen
+	// clock they were stale at once, or held for a year) and take them over when it dies.
 	clock := func() time.Time { return now }
 	store := adapters.NewStore(pool)
-	orders := order.NewPipeline(adapters.NewOrderStore(pool, prop), adapters.NewPaymentsClient(payConn), log, order.Options{Now: clock, Lease: cfg.SubmitLease})
+	orders := order.NewPipeline(adapters.NewOrderStore(pool, prop), adapters.NewPaymentsClient(payConn), log, order.Options{Lease: cfg.SubmitLease})
 	svc := iapp.New(store, adapters.NewCatalogClient(catConn), log, iapp.Options{Now: clock, QuoteKey: []byte(cfg.QuoteKey),
 		Rules: rules.Rules{SalesContact: cfg.SalesContact}, Orders: orders, Subs: store})
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})

@@ -32,59 +32,63 @@ type orderTx struct{ q querier }
 // round trip, not five) and its COMMIT with the outbox rows: two round trips fewer than
 // BEGIN and COMMIT on their own. Any error rolls back; a connection left inside a
 // transaction is closed by the pool, not reused.
-func (s *OrderStore) Write(ctx context.Context, key string, o *order.Placed, fulfil order.WriteFunc) (string, error) {
+func (s *OrderStore) Write(ctx context.Context, h order.Held, o *order.Placed, fulfil order.WriteFunc) (*order.Submission, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return "", fmt.Errorf("acquire connection: %w", err)
+		return nil, fmt.Errorf("acquire connection: %w", err)
 	}
 	defer conn.Release()
 	c := conn.Conn()
-	done, err := s.write(ctx, c, key, o, fulfil)
+	done, err := s.write(ctx, c, h, o, fulfil)
 	if err != nil && c.PgConn().TxStatus() != 'I' {
 		_, _ = c.Exec(ctx, "ROLLBACK")
 	}
 	return done, err
 }
 
-func (s *OrderStore) write(ctx context.Context, c *pgx.Conn, key string, o *order.Placed, fulfil order.WriteFunc) (string, error) {
+func (s *OrderStore) write(ctx context.Context, c *pgx.Conn, h order.Held, o *order.Placed, fulfil order.WriteFunc) (*order.Submission, error) {
 	first := &pgx.Batch{}
 	first.Queue("BEGIN")
-	// The number is drawn, and the order written, only when the statement closes the key.
-	closed := queueCloseOrder(first, key, o)
+	// The number is drawn, and the order written, only when the statement closes the key
+	// under the writer's fence.
+	closed := queueCloseOrder(first, h, o)
 	if err := c.SendBatch(ctx, first).Close(); err != nil {
-		return "", err
+		return nil, err
 	}
 	last := &pgx.Batch{}
-	var done string
+	var done *order.Submission
 	if !*closed {
-		// Someone else (the reconciler, a retry) finished this key meanwhile.
-		if err := c.QueryRow(ctx, `SELECT coalesce(invoice_id::text, '') FROM submissions WHERE key = $1`, key).Scan(&done); err != nil {
-			return "", err
+		// Someone else (the reconciler, a retry) finished or took over this key meanwhile.
+		done = &order.Submission{Key: h.Key}
+		err := c.QueryRow(ctx, `SELECT status, coalesce(invoice_id::text, ''), failure_code, failure_msg FROM submissions WHERE key = $1`,
+			h.Key).Scan(&done.Status, &done.InvoiceID, &done.FailureCode, &done.FailureMessage)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // no row: forgotten (nothing charged)
+			return nil, err
 		}
 	} else {
 		if err := applyBalances(ctx, c, o); err != nil {
-			return "", err
+			return nil, err
 		}
 		evs, err := fulfil(ctx, orderTx{c})
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		// The order's outbox rows go with the COMMIT.
 		if err := kafka.QueueEnqueue(ctx, last, s.prop, evs...); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	last.Queue("COMMIT")
 	return done, c.SendBatch(ctx, last).Close()
 }
 
-// closeOrderSQL completes a pending key ($1) and, only then, draws the invoice number
+// closeOrderSQL completes a pending key ($1) held under the fence $40 and, only then, draws the invoice number
 // (the invoice_number function of migration 0012 formats it) and inserts the
 // order and its lines (unnested arrays: one statement, where COPY would be a round trip of
 // its own). It answers the invoice number, or no row when the key was not pending.
 const closeOrderSQL = `WITH closed AS (
 	UPDATE submissions SET status = 'completed', invoice_id = $2::uuid, charge_id = $3::text, updated_at = $4::timestamptz
-	WHERE key = $1::text AND status = 'pending' RETURNING nextval('invoice_numbers') AS seq
+	WHERE key = $1::text AND status = 'pending' AND fence = $40::bigint RETURNING nextval('invoice_numbers') AS seq
 ), numbered AS (
 	SELECT invoice_number($5::integer, seq) AS invoice_number FROM closed
 ), ord AS (
@@ -110,7 +114,7 @@ SELECT invoice_number FROM numbered`
 
 // queueCloseOrder queues closeOrderSQL for o on b; when it runs, o gets its invoice number
 // and the answer is set when the key was pending (and so closed).
-func queueCloseOrder(b *pgx.Batch, key string, o *order.Placed) *bool {
+func queueCloseOrder(b *pgx.Batch, h order.Held, o *order.Placed) *bool {
 	n := len(o.Lines)
 	types, codes, plans, descs, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	units, qtys, amounts := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -121,12 +125,12 @@ func queueCloseOrder(b *pgx.Batch, key string, o *order.Placed) *bool {
 		keys[i], bundleCodes[i], bundleTypes[i], postTax[i] = l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax
 	}
 	closed := new(bool)
-	b.Queue(closeOrderSQL, key, o.InvoiceID, o.ChargeID, o.CreatedAt, o.CreatedAt.Year(),
+	b.Queue(closeOrderSQL, h.Key, o.InvoiceID, o.ChargeID, o.CreatedAt, o.CreatedAt.Year(),
 		o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email, o.Currency, o.SubtotalInCents, o.TaxInCents,
 		o.TotalInCents, o.CreditToAccountInCents, o.GiftTotal(), o.TaxLabel, o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty,
 		o.PaymentMethodOrCard(), o.CardBrand, o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip,
 		o.BusinessID, o.IsEU,
-		types, codes, plans, descs, reasons, units, qtys, amounts, keys, bundleCodes, bundleTypes, postTax).QueryRow(func(row pgx.Row) error {
+		types, codes, plans, descs, reasons, units, qtys, amounts, keys, bundleCodes, bundleTypes, postTax, h.Fence).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceNumber)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
@@ -231,17 +235,21 @@ func movement(ctx context.Context, q querier, invoiceID, kind, ref string, amoun
 	return nil
 }
 
-// WriteMany implements order.Store: the keys still pending closed in one statement, the
-// others' invoices read in one, their numbers drawn in one, orders and lines by two COPY
-// statements, then fulfil and the outbox rows by one COPY.
-func (s *OrderStore) WriteMany(ctx context.Context, keys []string, os []*order.Placed, fulfil order.BatchWriteFunc) (map[string]string, error) {
-	var done map[string]string
+// WriteMany implements order.Store: the keys still pending under their writer's fences
+// closed in one statement, the others' states read in one, their numbers drawn in one,
+// orders and lines by two COPY statements, then fulfil and the outbox rows by one COPY.
+func (s *OrderStore) WriteMany(ctx context.Context, held []order.Held, os []*order.Placed, fulfil order.BatchWriteFunc) (map[string]*order.Submission, error) {
+	var done map[string]*order.Submission
+	keys := make([]string, len(held))
+	for n, h := range held {
+		keys[n] = h.Key
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		mine, others, err := closeSubmissions(ctx, tx, keys, os)
+		mine, others, err := closeSubmissions(ctx, tx, held, os)
 		if err != nil {
 			return err
 		}
-		if done, err = finishedInvoices(ctx, tx, others); err != nil || len(mine) == 0 {
+		if done, err = finishedSubmissions(ctx, tx, others); err != nil || len(mine) == 0 {
 			return err
 		}
 		if err := insertOrders(ctx, tx, keys, os, mine); err != nil {
@@ -256,16 +264,19 @@ func (s *OrderStore) WriteMany(ctx context.Context, keys []string, os []*order.P
 	return done, err
 }
 
-// closeSubmissions completes the pending submissions of keys and answers the indexes of
-// the ones it closed and the keys it did not (finished elsewhere).
-func closeSubmissions(ctx context.Context, tx pgx.Tx, keys []string, os []*order.Placed) (mine []int, others []string, err error) {
-	invoices, chargeIDs := make([]string, len(keys)), make([]string, len(keys))
-	for n := range keys {
-		invoices[n], chargeIDs[n] = os[n].InvoiceID, os[n].ChargeID
+// closeSubmissions completes the submissions pending under the writer's fences and
+// answers the indexes of the ones it closed and the keys it did not (finished or taken
+// over elsewhere).
+func closeSubmissions(ctx context.Context, tx pgx.Tx, held []order.Held, os []*order.Placed) (mine []int, others []string, err error) {
+	keys, fences := make([]string, len(held)), make([]int64, len(held))
+	invoices, chargeIDs := make([]string, len(held)), make([]string, len(held))
+	for n, h := range held {
+		keys[n], fences[n], invoices[n], chargeIDs[n] = h.Key, h.Fence, os[n].InvoiceID, os[n].ChargeID
 	}
 	rows, err := tx.Query(ctx, `UPDATE submissions s SET status = 'completed', invoice_id = u.inv::uuid, charge_id = u.ch, updated_at = $4
-		FROM unnest($1::text[], $2::text[], $3::text[]) AS u(k, inv, ch) WHERE s.key = u.k AND s.status = 'pending' RETURNING s.key`,
-		keys, invoices, chargeIDs, os[0].CreatedAt)
+		FROM unnest($1::text[], $2::text[], $3::text[], $5::bigint[]) AS u(k, inv, ch, f)
+		WHERE s.key = u.k AND s.status = 'pending' AND s.fence = u.f RETURNING s.key`,
+		keys, invoices, chargeIDs, os[0].CreatedAt, fences)
 	if err != nil {
 		return nil, nil, fmt.Errorf("close submissions: %w", err)
 	}
@@ -287,18 +298,27 @@ func closeSubmissions(ctx context.Context, tx pgx.Tx, keys []string, os []*order
 	return mine, others, nil
 }
 
-// finishedInvoices answers the invoice of each key (finished elsewhere).
-func finishedInvoices(ctx context.Context, tx pgx.Tx, keys []string) (map[string]string, error) {
-	done := map[string]string{}
+// finishedSubmissions answers the submission of each key as it is (finished or taken over
+// elsewhere); a key without one (forgotten) answers an empty status.
+func finishedSubmissions(ctx context.Context, tx pgx.Tx, keys []string) (map[string]*order.Submission, error) {
+	done := make(map[string]*order.Submission, len(keys))
 	if len(keys) == 0 {
 		return done, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT key, coalesce(invoice_id::text, '') FROM submissions WHERE key = ANY($1)`, keys)
+	for _, k := range keys {
+		done[k] = &order.Submission{Key: k}
+	}
+	rows, err := tx.Query(ctx, `SELECT key, status, coalesce(invoice_id::text, ''), failure_code, failure_msg FROM submissions
+		WHERE key = ANY($1)`, keys)
 	if err != nil {
 		return nil, fmt.Errorf("read finished submissions: %w", err)
 	}
-	var k, inv string
-	if _, err := pgx.ForEachRow(rows, []any{&k, &inv}, func() error { done[k] = inv; return nil }); err != nil {
+	var sub order.Submission
+	if _, err := pgx.ForEachRow(rows, []any{&sub.Key, &sub.Status, &sub.InvoiceID, &sub.FailureCode, &sub.FailureMessage}, func() error {
+		x := sub
+		done[x.Key] = &x
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("read finished submissions: %w", err)
 	}
 	return done, nil

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -55,8 +56,9 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING`, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, c.LeaseUntil)
+	tag, err := s.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
+		VALUES ($1, $2, $3, $4, $5, `+lease.Until("$6")+`, $7) ON CONFLICT (key) DO NOTHING`,
+		c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 	if err != nil {
 		return false, unavailable(err, "claim submission")
 	}
@@ -77,9 +79,10 @@ func (s *OrderStore) ClaimMany(ctx context.Context, cs []order.Claim) ([]string,
 		}
 		keys[n], hashes[n], kinds[n], bodies[n], chargeKeys[n] = c.Key, c.RequestHash, c.Kind, string(body), c.ChargeKey
 	}
-	rows, err := s.pool.Query(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until)
-		SELECT k, h, kd, b::jsonb, ck, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, h, kd, b, ck)
-		ON CONFLICT (key) DO NOTHING RETURNING key`, keys, hashes, kinds, bodies, chargeKeys, cs[0].LeaseUntil)
+	rows, err := s.pool.Query(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
+		SELECT k, h, kd, b::jsonb, ck, `+lease.Until("$6")+`, $7
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, h, kd, b, ck)
+		ON CONFLICT (key) DO NOTHING RETURNING key`, keys, hashes, kinds, bodies, chargeKeys, lease.Interval(cs[0].Lease), order.FirstFence)
 	if err != nil {
 		return nil, unavailable(err, "claim submissions")
 	}
@@ -91,77 +94,88 @@ func (s *OrderStore) ClaimMany(ctx context.Context, cs []order.Claim) ([]string,
 }
 
 // decodeStored reads a submission's stored purchase and payment.
-func decodeStored(body []byte, chargeKey string) (order.Stored, error) {
+func decodeStored(body []byte, chargeKey string, fence int64) (order.Stored, error) {
 	var st order.Stored
 	if err := json.Unmarshal(body, &st); err != nil {
 		return st, fmt.Errorf("decode stored purchase: %w", err)
 	}
-	st.ChargeKey = chargeKey
+	st.ChargeKey, st.Fence = chargeKey, fence
 	return st, nil
 }
 
 // TakeOver implements order.Store.
-func (s *OrderStore) TakeOver(ctx context.Context, key string, now, leaseUntil time.Time) (order.Stored, bool, error) {
+func (s *OrderStore) TakeOver(ctx context.Context, key string, d time.Duration) (order.Stored, bool, error) {
 	var body []byte
 	var chargeKey string
-	err := s.pool.QueryRow(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $3
-		WHERE key = $1 AND status = 'pending' AND lease_until < $3 RETURNING purchase, charge_key`, key, leaseUntil, now).Scan(&body, &chargeKey)
+	var fence int64
+	err := s.pool.QueryRow(ctx, `UPDATE submissions SET `+lease.Take("$2")+`, attempts = attempts + 1, updated_at = now()
+		WHERE key = $1 AND status = 'pending' AND `+lease.Expired+` RETURNING purchase, charge_key, fence`, key, lease.Interval(d)).
+		Scan(&body, &chargeKey, &fence)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return order.Stored{}, false, nil
 	}
 	if err != nil {
 		return order.Stored{}, false, unavailable(err, "take over submission")
 	}
-	st, err := decodeStored(body, chargeKey)
+	st, err := decodeStored(body, chargeKey, fence)
 	return st, err == nil, err
 }
 
 // Reopen implements order.Store.
-func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, now, leaseUntil time.Time) (order.Stored, bool, error) {
+func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, d time.Duration) (order.Stored, bool, error) {
 	payJSON, err := json.Marshal(pay)
 	if err != nil {
 		return order.Stored{}, false, fmt.Errorf("encode payment: %w", err)
 	}
 	var body []byte
+	var fence int64
 	err = s.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
-			charge_key = $3, failure_code = '', failure_msg = '', lease_until = $4, attempts = attempts + 1, updated_at = $5
+			charge_key = $3, failure_code = '', failure_msg = '', `+lease.Take("$4")+`, attempts = attempts + 1, updated_at = now()
 		WHERE key = $1 AND status = 'declined'
-			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($6::text, $7::text)
-		RETURNING purchase`,
-		key, payJSON, chargeKey, leaseUntil, now, pay.Nonce, pay.Token).Scan(&body)
+			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($5::text, $6::text)
+		RETURNING purchase, fence`,
+		key, payJSON, chargeKey, lease.Interval(d), pay.Nonce, pay.Token).Scan(&body, &fence)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return order.Stored{}, false, nil
 	}
 	if err != nil {
 		return order.Stored{}, false, unavailable(err, "reopen declined submission")
 	}
-	st, err := decodeStored(body, chargeKey)
+	st, err := decodeStored(body, chargeKey, fence)
 	return st, err == nil, err
 }
 
-// RenewLease implements order.Store.
-func (s *OrderStore) RenewLease(ctx context.Context, key string, now, leaseUntil time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2
-		WHERE key = $1 AND status = 'pending' AND lease_until >= $3 AND lease_until < $2`, key, leaseUntil, now)
+// RenewLeases implements order.Store: one statement for the request's one key or a batch's
+// hundred.
+func (s *OrderStore) RenewLeases(ctx context.Context, held []order.Held, d time.Duration) error {
+	keys, fences := make([]string, len(held)), make([]int64, len(held))
+	for n, h := range held {
+		keys[n], fences[n] = h.Key, h.Fence
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE submissions s SET lease_until = `+lease.Until("$3")+`
+		FROM unnest($1::text[], $2::bigint[]) AS u(k, f)
+		WHERE s.key = u.k AND s.fence = u.f AND s.status = 'pending' AND s.`+lease.Held, keys, fences, lease.Interval(d))
 	return err
 }
 
-// Release implements order.Store.
-func (s *OrderStore) Release(ctx context.Context, key string, until time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = $2, updated_at = now() WHERE key = $1 AND status = 'pending'`, key, until)
+// Release implements order.Store: the lease ends now, so a retry (or the reconciler) may
+// take the key over at once.
+func (s *OrderStore) Release(ctx context.Context, h order.Held) error {
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = clock_timestamp() - interval '1 millisecond', updated_at = now()
+		WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence)
 	return err
 }
 
 // Forget implements order.Store.
-func (s *OrderStore) Forget(ctx context.Context, key string) error {
-	_, err := s.pool.Exec(ctx, `DELETE FROM submissions WHERE key = $1 AND status = 'pending'`, key)
+func (s *OrderStore) Forget(ctx context.Context, h order.Held) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM submissions WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence)
 	return err
 }
 
 // Decline implements order.Store.
-func (s *OrderStore) Decline(ctx context.Context, key string, d *order.DeclinedError) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $2, failure_msg = $3, updated_at = now()
-		WHERE key = $1 AND status = 'pending'`, key, d.Code, d.Message)
+func (s *OrderStore) Decline(ctx context.Context, h order.Held, d *order.DeclinedError) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'declined', failure_code = $3, failure_msg = $4, updated_at = now()
+		WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence, d.Code, d.Message)
 	if err != nil {
 		return false, err
 	}
@@ -169,34 +183,36 @@ func (s *OrderStore) Decline(ctx context.Context, key string, d *order.DeclinedE
 }
 
 // Refunded implements order.Store.
-func (s *OrderStore) Refunded(ctx context.Context, key, chargeID, cause string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'refunded', charge_id = $2, failure_msg = $3, updated_at = now()
-		WHERE key = $1 AND status = 'pending'`, key, chargeID, cause); err != nil {
+func (s *OrderStore) Refunded(ctx context.Context, h order.Held, chargeID, cause string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'refunded', charge_id = $3, failure_msg = $4, updated_at = now()
+		WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence, chargeID, cause); err != nil {
 		return errs.Wrap(errs.Unavailable, err, "orders are unavailable; try again")
 	}
 	return nil
 }
 
 // Abandon implements order.Store.
-func (s *OrderStore) Abandon(ctx context.Context, key string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'abandoned', updated_at = now() WHERE key = $1 AND status = 'pending'`, key)
+func (s *OrderStore) Abandon(ctx context.Context, h order.Held) error {
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET status = 'abandoned', updated_at = now()
+		WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence)
 	return err
 }
 
 // ClaimStale implements order.Store.
-func (s *OrderStore) ClaimStale(ctx context.Context, now, leaseUntil time.Time, limit int) ([]order.StaleClaim, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE submissions SET lease_until = $2, attempts = attempts + 1, updated_at = $1
-		WHERE key IN (SELECT key FROM submissions WHERE status = 'pending' AND lease_until < $1 ORDER BY lease_until LIMIT $3
+func (s *OrderStore) ClaimStale(ctx context.Context, d time.Duration, limit int) ([]order.StaleClaim, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE submissions SET `+lease.Take("$1")+`, attempts = attempts + 1, updated_at = now()
+		WHERE key IN (SELECT key FROM submissions WHERE status = 'pending' AND `+lease.Expired+` ORDER BY lease_until LIMIT $2
 			FOR UPDATE SKIP LOCKED)
-		RETURNING key, charge_key, purchase`, now, leaseUntil, limit)
+		RETURNING key, charge_key, purchase, fence`, lease.Interval(d), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim stale submissions: %w", err)
 	}
 	var out []order.StaleClaim
 	var key, chargeKey string
 	var body []byte
-	if _, err := pgx.ForEachRow(rows, []any{&key, &chargeKey, &body}, func() error {
-		st, err := decodeStored(body, chargeKey)
+	var fence int64
+	if _, err := pgx.ForEachRow(rows, []any{&key, &chargeKey, &body, &fence}, func() error {
+		st, err := decodeStored(body, chargeKey, fence)
 		out = append(out, order.StaleClaim{Key: key, Stored: st, Err: err})
 		return nil
 	}); err != nil {

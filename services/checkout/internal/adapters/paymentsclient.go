@@ -48,7 +48,8 @@ func NewPaymentsClient(conn grpc.ClientConnInterface) *PaymentsClient {
 func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
 	resp, err := p.c.Charge(auth.OutgoingClient(withPayer(ctx, r.Payment)), &paymentsv1.ChargeRequest{IdempotencyKey: r.Key, Amount: r.Amount, Currency: r.Currency,
 		Nonce: r.Payment.Nonce, PaymentMethodToken: r.Payment.Token, CustomerId: r.CustomerID, Reference: r.Reference,
-		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order", CustomerEmail: r.CustomerEmail})
+		StoreInVault: r.Payment.Nonce != "", MakeDefault: r.MakeDefault, Description: "Hangar order", CustomerEmail: r.CustomerEmail,
+		Fence: r.Fence})
 	if err != nil {
 		return order.Charge{}, remoteErr(err, "payments")
 	}
@@ -84,8 +85,8 @@ func (p *PaymentsClient) Vault(ctx context.Context, r order.VaultRequest) (order
 }
 
 // ChargeByKey answers the charge made with key.
-func (p *PaymentsClient) ChargeByKey(ctx context.Context, key string) (order.Charge, error) {
-	resp, err := p.c.GetCharge(ctx, &paymentsv1.GetChargeRequest{IdempotencyKey: key})
+func (p *PaymentsClient) ChargeByKey(ctx context.Context, key string, fence int64) (order.Charge, error) {
+	resp, err := p.c.GetCharge(ctx, &paymentsv1.GetChargeRequest{IdempotencyKey: key, Fence: fence})
 	if err != nil {
 		return order.Charge{}, remoteErr(err, "payments")
 	}

@@ -38,6 +38,7 @@ func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
 	}
 	// After the order's lease the reconciler finishes the order (the term moves on).
 	e.clock.Set(start.Add(3 * time.Minute))
+	expireSubmissions(t, e.pool)
 	if n, err := e.pipe.Reconcile(context.Background()); err != nil || n != 1 {
 		t.Fatalf("reconcile %d %v", n, err)
 	}

@@ -36,6 +36,7 @@ func TestRenewalTakeOverReadsTheKeyOnce(t *testing.T) {
 	}
 	// After the outage delay the attempt is due again and its key's lease has run out.
 	e.clock.Set(start.Add(11 * time.Minute))
+	expireSubmissions(t, e.pool)
 	counts := dbtest.Counter(t, e.pool)
 	before := counts()
 	if res := e.run(t, r); res.Renewed != 1 {

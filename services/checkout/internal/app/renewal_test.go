@@ -51,6 +51,25 @@ type fakePayments struct {
 	outage func(customer string) error
 	// block, when set, holds every charge until it is closed (a slow processor).
 	block chan struct{}
+	// fences is the newest fencing token seen per key, as payments keeps it: a charge
+	// under an older one is refused before anything is charged.
+	fences map[string]int64
+}
+
+// fence records a request's token for key and reports whether a newer one is recorded
+// (f.mu held).
+func (f *fakePayments) fence(key string, token int64) (fenced bool) {
+	if token == 0 {
+		return false
+	}
+	if f.fences == nil {
+		f.fences = map[string]int64{}
+	}
+	if f.fences[key] > token {
+		return true
+	}
+	f.fences[key] = token
+	return false
 }
 
 func (f *fakePayments) Charge(_ context.Context, r order.ChargeRequest) (order.Charge, error) {
@@ -60,6 +79,9 @@ func (f *fakePayments) Charge(_ context.Context, r order.ChargeRequest) (order.C
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	if f.fence(r.Key, r.Fence) {
+		return order.Charge{}, &errs.Error{Code: errs.Precondition, Reason: order.FencedReason, Message: "fenced"}
+	}
 	if r.Payment.Token == "" {
 		return order.Charge{}, errs.E(errs.Invalid, "no method")
 	}
@@ -81,9 +103,10 @@ func (f *fakePayments) Charge(_ context.Context, r order.ChargeRequest) (order.C
 	return c, nil
 }
 
-func (f *fakePayments) ChargeByKey(_ context.Context, key string) (order.Charge, error) {
+func (f *fakePayments) ChargeByKey(_ context.Context, key string, fence int64) (order.Charge, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.fence(key, fence)
 	if c, ok := f.byKey[key]; ok {
 		return c, nil
 	}

@@ -64,6 +64,14 @@ func (p *Pipeline) PlaceBatch(ctx context.Context, items []BatchItem) []BatchRes
 			out[i].Placed, out[i].Err = p.Place(ctx, it.Key, it.RequestHash, it.Purchase, it.Payment)
 		}
 	}
+	// The batch's claims are renewed while it charges and writes, as Place renews its one
+	// claim: a batch slower than a lease (a slow processor, 16 charges at a time) keeps
+	// its keys instead of seeing the reconciler close them under it.
+	held := make([]Held, 0, len(claimed))
+	for i := range claimed {
+		held = append(held, Held{Key: items[i].Key, Fence: FirstFence})
+	}
+	defer p.keepLeases(held...)()
 	charges := p.chargeBatch(ctx, items, claimed, out)
 	p.writeBatch(ctx, items, charges, out)
 	return out
@@ -84,13 +92,12 @@ func (p *Pipeline) claimBatch(ctx context.Context, items []BatchItem, batch []in
 	if len(batch) == 0 {
 		return claimed, nil
 	}
-	until := p.now().Add(p.lease)
 	cs := make([]Claim, len(batch))
 	index := make(map[string]int, len(batch))
 	for n, i := range batch {
 		it := items[i]
 		cs[n] = Claim{Key: it.Key, RequestHash: it.RequestHash, Kind: it.Purchase.Kind, Stored: Stored{Purchase: *it.Purchase, Payment: it.Payment},
-			ChargeKey: ChargeKey(it.Purchase.Kind, it.Key), LeaseUntil: until}
+			ChargeKey: ChargeKey(it.Purchase.Kind, it.Key), Lease: p.lease}
 		index[it.Key] = i
 	}
 	got, err := p.store.ClaimMany(ctx, cs)
@@ -116,7 +123,16 @@ func (p *Pipeline) chargeBatch(ctx context.Context, items []BatchItem, claimed m
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			it := items[i]
-			ch, err := p.charge(ctx, it.Key, ChargeKey(it.Purchase.Kind, it.Key), it.Purchase, it.Payment)
+			h := Held{Key: it.Key, Fence: FirstFence}
+			ch, err := p.charge(ctx, h, ChargeKey(it.Purchase.Kind, it.Key), it.Purchase, it.Payment)
+			if IsFenced(err) {
+				// Taken over meanwhile (see payAndWrite): the key's state is the answer.
+				pl, lerr := p.lost(ctx, it.Key)
+				mu.Lock()
+				out[i] = BatchResult{Placed: pl, Err: lerr}
+				mu.Unlock()
+				return
+			}
 			if err == nil && p.afterCharge != nil {
 				if aerr := p.afterCharge(it.Key); aerr != nil {
 					err = errs.Wrap(errs.Unavailable, aerr, "Your order is being completed. Please check your receipt in a moment.")
@@ -125,7 +141,7 @@ func (p *Pipeline) chargeBatch(ctx context.Context, items []BatchItem, claimed m
 			}
 			if err != nil {
 				if _, declined := AsDeclined(err); !declined && ch.Status != "PENDING" {
-					p.release(it.Key)
+					p.release(h)
 				}
 				mu.Lock()
 				out[i].Err = err
@@ -152,17 +168,17 @@ func (p *Pipeline) writeBatch(ctx context.Context, items []BatchItem, paid map[i
 	}
 	created := p.now().UTC().Truncate(time.Second)
 	var idx []int
-	var keys []string
+	var held []Held
 	var charges []Charge
 	var placed []*Placed
 	for i := range items {
 		if ch, ok := paid[i]; ok {
-			idx, keys, charges = append(idx, i), append(keys, items[i].Key), append(charges, ch)
+			idx, held, charges = append(idx, i), append(held, Held{Key: items[i].Key, Fence: FirstFence}), append(charges, ch)
 			placed = append(placed, p.placedOf(items[i].Purchase, ch, created))
 		}
 	}
 	var written map[*Placed][]kafka.Event
-	done, err := p.store.WriteMany(ctx, keys, placed, func(ctx context.Context, tx Tx, mine []int) ([]kafka.Event, error) {
+	done, err := p.store.WriteMany(ctx, held, placed, func(ctx context.Context, tx Tx, mine []int) ([]kafka.Event, error) {
 		var err error
 		written, err = p.fulfilBatch(ctx, tx, placed, charges, mine)
 		if err != nil {
@@ -181,9 +197,9 @@ func (p *Pipeline) writeBatch(ctx context.Context, items []BatchItem, paid map[i
 	if err != nil {
 		p.log.WarnContext(ctx, "batch write failed; writing its orders one by one", "orders", len(idx), "err", err.Error())
 		for n, i := range idx {
-			pl, werr := p.write(ctx, keys[n], items[i].Purchase, charges[n])
+			pl, werr := p.write(ctx, held[n], items[i].Purchase, charges[n])
 			if errors.Is(werr, ErrUnfulfillable) {
-				werr = p.refund(ctx, keys[n], charges[n], werr)
+				werr = p.refund(ctx, held[n], charges[n], werr)
 			}
 			out[i] = BatchResult{Placed: pl, Err: werr}
 		}
@@ -196,13 +212,14 @@ func (p *Pipeline) writeBatch(ctx context.Context, items []BatchItem, paid map[i
 			out[i] = BatchResult{Placed: pl}
 			continue
 		}
-		// Finished meanwhile by the reconciler or a retry: answer that order.
-		inv, ok := done[keys[n]]
-		if !ok || inv == "" {
+		// Finished or taken over meanwhile by the reconciler or a retry: its state is the
+		// answer, never this order (it was not written).
+		s, ok := done[held[n].Key]
+		if !ok {
 			out[i].Err = errs.E(errs.Unavailable, "order state changed; try again")
 			continue
 		}
-		pl, lerr := p.replayed(ctx, inv)
+		pl, lerr := p.answerOf(ctx, s)
 		out[i] = BatchResult{Placed: pl, Err: lerr}
 	}
 }

@@ -148,7 +148,11 @@ func (c Charge) Paid() bool { return c.Status == "CAPTURED" || c.Status == "AUTH
 
 // ChargeRequest asks payments to charge once per key.
 type ChargeRequest struct {
-	Key        string
+	Key string
+	// Fence is the submission's fence as the charging request holds it: payments refuses a
+	// charge under a fence older than the newest it has seen for Key (IsFenced), so a
+	// request paused past its lease cannot charge a key taken over meanwhile.
+	Fence      int64
 	Amount     int64
 	Currency   string
 	Payment    Payment
@@ -176,8 +180,10 @@ type VaultRequest struct {
 // Payments is the payments service as the pipeline uses it.
 type Payments interface {
 	Charge(ctx context.Context, r ChargeRequest) (Charge, error)
-	// ChargeByKey answers the charge made with key; errs.NotFound when none was.
-	ChargeByKey(ctx context.Context, key string) (Charge, error)
+	// ChargeByKey answers the charge made with key; errs.NotFound when none was. It records
+	// fence as the key's newest first (in the same transaction as the look-up), so a charge
+	// under an older fence is refused from then on: "not found" stays true.
+	ChargeByKey(ctx context.Context, key string, fence int64) (Charge, error)
 	Refund(ctx context.Context, chargeID, key, reason string) error
 	// Vault stores the nonce's method (or checks a stored method's, Payment.Token): a
 	// Charge of nothing (no id, no status) carrying the method's token and card; a declined
@@ -196,6 +202,17 @@ func IsRefused(err error) bool { return errs.CodeOf(err) == errs.Forbidden }
 // rule (429 with the wait): like a refused method, nothing was charged or written there,
 // so the submission's claim is forgotten and the key may be tried again after the wait.
 func IsThrottled(err error) bool { return errs.CodeOf(err) == errs.Exhausted }
+
+// FencedReason is the reason of payments' refusal of a charge under a fence older than
+// the newest it has seen for the key.
+const FencedReason = "FENCED"
+
+// IsFenced reports whether err is payments refusing a charge under a superseded fence:
+// nothing was charged under it, and the key belongs to whoever took it over.
+func IsFenced(err error) bool {
+	var e *errs.Error
+	return errors.As(err, &e) && e.Reason == FencedReason
+}
 
 // DeclinedError is a failed charge (errs.Declined, with the processor's message).
 type DeclinedError struct{ Code, Message string }
@@ -216,6 +233,9 @@ var (
 	// retries at this pace gets the order soon after it can be had (issue 30).
 	ErrInProgress = &errs.Error{Code: errs.Conflict, RetryAfter: InProgressRetry,
 		Message: "This order is being processed. Please wait a moment and check again."}
+	// ErrNotCompleted: the key was closed without an order (nothing was charged under it).
+	ErrNotCompleted = &errs.Error{Code: errs.Conflict,
+		Message: "This order could not be completed and you were not charged. Please review your order and submit it again."}
 	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran
 	// out, a gift certificate was spent meanwhile); the charge was refunded.
 	ErrUnfulfillable = errors.New("order cannot be fulfilled")

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/lease"
 )
 
 // Pipeline places orders. It is safe for concurrent use.
@@ -117,7 +118,7 @@ func (p *Pipeline) Place(ctx context.Context, key, requestHash string, pu *Purch
 	ctx = context.WithoutCancel(ctx)
 	chargeKey := ChargeKey(pu.Kind, key)
 	claimed, err := p.store.Claim(ctx, Claim{Key: key, RequestHash: requestHash, Kind: pu.Kind, Stored: Stored{Purchase: *pu, Payment: pay},
-		ChargeKey: chargeKey, LeaseUntil: p.now().Add(p.lease)})
+		ChargeKey: chargeKey, Lease: p.lease})
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +133,9 @@ func (p *Pipeline) Place(ctx context.Context, key, requestHash string, pu *Purch
 		}
 		return p.Resume(ctx, s, requestHash, pay)
 	}
-	defer p.keepLease(key)()
-	return p.payAndWrite(ctx, key, chargeKey, pu, pay)
+	h := Held{Key: key, Fence: FirstFence}
+	defer p.keepLeases(h)()
+	return p.payAndWrite(ctx, h, chargeKey, pu, pay)
 }
 
 // Resume answers a key seen before, from its submission as looked up (read once per
@@ -145,7 +147,7 @@ func (p *Pipeline) Resume(ctx context.Context, s *Submission, requestHash string
 		return nil, errs.E(errs.Internal, "no fulfiller for %s orders", s.Kind)
 	}
 	ctx = context.WithoutCancel(ctx)
-	st, err := p.claimExisting(ctx, s, requestHash, p.now(), pay)
+	st, err := p.claimExisting(ctx, s, requestHash, pay)
 	var replay replayErr
 	if errors.As(err, &replay) {
 		return p.replayed(ctx, replay.invoiceID)
@@ -153,8 +155,9 @@ func (p *Pipeline) Resume(ctx context.Context, s *Submission, requestHash string
 	if err != nil {
 		return nil, err
 	}
-	defer p.keepLease(s.Key)()
-	return p.payAndWrite(ctx, s.Key, st.ChargeKey, &st.Purchase, st.Payment)
+	h := Held{Key: s.Key, Fence: st.Fence}
+	defer p.keepLeases(h)()
+	return p.payAndWrite(ctx, h, st.ChargeKey, &st.Purchase, st.Payment)
 }
 
 // replayed answers the order an earlier request with the key wrote.
@@ -166,45 +169,30 @@ func (p *Pipeline) replayed(ctx context.Context, invoiceID string) (*Placed, err
 	return out, err
 }
 
-// keepLease renews the lease of key's submission while this request works on it, and
-// answers the function that stops renewing. A request that dies stops renewing with it, so
-// the key is taken over a lease after its last sign of life, not after a fixed time long
-// enough for the slowest live request.
-func (p *Pipeline) keepLease(key string) (stop func()) {
-	if p.heartbeat <= 0 {
+// keepLeases renews the leases of the submissions this request (or batch) works on, under
+// the fences it holds them with, and answers the function that stops renewing. A request
+// that dies stops renewing with it, so the key is taken over a lease after its last sign
+// of life, not after a fixed time long enough for the slowest live request; one paused
+// past its lease finds its fence moved on and renews nothing.
+func (p *Pipeline) keepLeases(held ...Held) (stop func()) {
+	if len(held) == 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(p.heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				ctx, cancel := context.WithTimeout(context.Background(), p.lease)
-				// Only a lease still held is renewed: one given back (release) or run out stays so.
-				now := p.now()
-				err := p.store.RenewLease(ctx, key, now, now.Add(p.lease))
-				cancel()
-				if err != nil {
-					p.log.Warn("renew submission lease", "key", key, "err", err.Error())
-				} else if p.onBeat != nil {
-					p.onBeat(key)
+	return lease.Keeper{Every: p.heartbeat, Timeout: p.lease, Log: p.log, What: "submissions",
+		Renew: func(ctx context.Context) error { return p.store.RenewLeases(ctx, held, p.lease) },
+		OnBeat: func() {
+			if p.onBeat != nil {
+				for _, h := range held {
+					p.onBeat(h.Key)
 				}
 			}
-		}
-	}()
-	return func() { close(done); <-finished }
+		}}.Keep()
 }
 
 // claimExisting handles a key seen before: the finished answer, or the stored purchase and
 // charge key of a pending submission whose lease this call has taken over, or of a declined
 // one that pay attempts again.
-func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash string, now time.Time, pay Payment) (*Stored, error) {
+func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash string, pay Payment) (*Stored, error) {
 	if s.RequestHash != requestHash {
 		return nil, ErrKeyReused
 	}
@@ -212,15 +200,15 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 	case "completed":
 		return nil, replayErr{s.InvoiceID}
 	case "declined":
-		st, err := p.reattempt(ctx, s.Key, s.Kind, now, pay)
+		st, err := p.reattempt(ctx, s.Key, s.Kind, pay)
 		if st == nil && err == nil {
 			return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
 		}
 		return st, err
 	case "abandoned", "refunded":
-		return nil, errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
+		return nil, ErrNotCompleted
 	}
-	st, ok, err := p.store.TakeOver(ctx, s.Key, now, now.Add(p.lease))
+	st, ok, err := p.store.TakeOver(ctx, s.Key, p.lease)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +224,11 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 // click keeps the key. The new attempt gets a charge key of its own (payments replays the
 // first attempt's decline for the first key). The same payment again (nil, nil) replays
 // the decline. The order is the one first stored; only its payment changes.
-func (p *Pipeline) reattempt(ctx context.Context, key, kind string, now time.Time, pay Payment) (*Stored, error) {
+func (p *Pipeline) reattempt(ctx context.Context, key, kind string, pay Payment) (*Stored, error) {
 	if pay == (Payment{}) {
 		return nil, nil
 	}
-	st, ok, err := p.store.Reopen(ctx, key, pay, AttemptChargeKey(kind, key, pay), now, now.Add(p.lease))
+	st, ok, err := p.store.Reopen(ctx, key, pay, AttemptChargeKey(kind, key, pay), p.lease)
 	if err != nil {
 		return nil, err
 	}
@@ -271,8 +259,15 @@ type replayErr struct{ invoiceID string }
 
 func (replayErr) Error() string { return "replay" }
 
-func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (*Placed, error) {
-	ch, err := p.charge(ctx, key, chargeKey, pu, pay)
+func (p *Pipeline) payAndWrite(ctx context.Context, h Held, chargeKey string, pu *Purchase, pay Payment) (*Placed, error) {
+	key := h.Key
+	ch, err := p.charge(ctx, h, chargeKey, pu, pay)
+	if IsFenced(err) {
+		// Taken over while this request was slow (the reconciler closed the key, or a retry
+		// holds it): payments refused to charge under the old fence. The key's state is the
+		// answer.
+		return p.lost(ctx, key)
+	}
 	if err != nil {
 		if _, declined := AsDeclined(err); !declined && ch.Status != "PENDING" {
 			// Payments failed or could not be reached (restarting, circuit open): this request
@@ -283,7 +278,7 @@ func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *P
 			// reconciler run first, it finds no charge and closes the key: the buyer is told
 			// nothing was charged. Reviving abandoned keys would let a renewal attempt be paid
 			// after the renewer moved on to the next attempt's key.)
-			p.release(key)
+			p.release(h)
 		}
 		return nil, err
 	}
@@ -292,33 +287,60 @@ func (p *Pipeline) payAndWrite(ctx context.Context, key, chargeKey string, pu *P
 			return nil, errs.Wrap(errs.Unavailable, err, "Your order is being completed. Please check your receipt in a moment.")
 		}
 	}
-	placed, err := p.write(ctx, key, pu, ch)
+	placed, err := p.write(ctx, h, pu, ch)
 	if errors.Is(err, ErrUnfulfillable) {
-		return nil, p.refund(ctx, key, ch, err)
+		return nil, p.refund(ctx, h, ch, err)
 	}
 	return placed, err
+}
+
+// lost answers a request whose claim was taken over: the order written by whoever took
+// it, "being processed" while another holds it, or "not completed" once it was closed
+// without an order (nothing was charged under this request's fence: payments refuses it).
+func (p *Pipeline) lost(ctx context.Context, key string) (*Placed, error) {
+	s, err := p.store.Lookup(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return p.answerOf(ctx, s)
+}
+
+// answerOf answers a submission this request no longer holds, as it is.
+func (p *Pipeline) answerOf(ctx context.Context, s *Submission) (*Placed, error) {
+	switch {
+	case s == nil:
+		// Forgotten (a refused method): nothing was charged or kept.
+		return nil, ErrNotCompleted
+	case s.Status == "completed" && s.InvoiceID != "":
+		return p.replayed(ctx, s.InvoiceID)
+	case s.Status == "declined":
+		return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
+	case s.Status == "pending":
+		return nil, ErrInProgress
+	}
+	return nil, ErrNotCompleted
 }
 
 // charge charges the total; a zero total is not charged, but its nonce is vaulted (the
 // renewal charges the stored card: the nonce is single-use). A decline, of the charge or
 // of the vault's verification, is recorded and answered.
-func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
+func (p *Pipeline) charge(ctx context.Context, h Held, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
 	if pu.TotalInCents == 0 {
-		return p.vault(ctx, key, chargeKey, pu, pay)
+		return p.vault(ctx, h, chargeKey, pu, pay)
 	}
-	ch, err := p.payments.Charge(ctx, ChargeRequest{Key: chargeKey, Amount: pu.TotalInCents, Currency: pu.Currency, Payment: pay,
-		CustomerID: pu.AccountID, CustomerEmail: pu.Email, Reference: key, MakeDefault: pu.Kind == KindSubscription})
+	ch, err := p.payments.Charge(ctx, ChargeRequest{Key: chargeKey, Fence: h.Fence, Amount: pu.TotalInCents, Currency: pu.Currency,
+		Payment: pay, CustomerID: pu.AccountID, CustomerEmail: pu.Email, Reference: h.Key, MakeDefault: pu.Kind == KindSubscription})
 	if err != nil {
 		if d, ok := AsDeclined(err); ok {
-			return Charge{}, p.decline(ctx, key, d)
+			return Charge{}, p.decline(ctx, h, d)
 		}
 		if IsRefused(err) || IsThrottled(err) {
-			return Charge{}, p.refused(ctx, key, err)
+			return Charge{}, p.refused(ctx, h, err)
 		}
 		return Charge{}, err
 	}
 	if ch.Status == "FAILED" {
-		return ch, p.decline(ctx, key, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
+		return ch, p.decline(ctx, h, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
 	}
 	if !ch.Paid() {
 		// PENDING: the processor's answer is unknown. The reconciler asks again later.
@@ -332,17 +354,17 @@ func (p *Pipeline) charge(ctx context.Context, key, chargeKey string, pu *Purcha
 // stored method is vaulted too: payments checks that it may pay for the account, as a
 // charge's, and the renewal then charges it. The card becomes the account's card on file
 // for a subscription order, whose renewal charges it.
-func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
+func (p *Pipeline) vault(ctx context.Context, h Held, chargeKey string, pu *Purchase, pay Payment) (Charge, error) {
 	if pay.Nonce == "" && pay.Token == "" {
 		return Charge{}, nil
 	}
 	ch, err := p.payments.Vault(ctx, VaultRequest{Key: chargeKey, Payment: pay, CustomerID: pu.AccountID, CustomerEmail: pu.Email,
-		Reference: key, MakeDefault: pu.Kind == KindSubscription})
+		Reference: h.Key, MakeDefault: pu.Kind == KindSubscription})
 	if d, ok := AsDeclined(err); ok {
-		return Charge{}, p.decline(ctx, key, d)
+		return Charge{}, p.decline(ctx, h, d)
 	}
 	if IsRefused(err) || IsThrottled(err) {
-		return Charge{}, p.refused(ctx, key, err)
+		return Charge{}, p.refused(ctx, h, err)
 	}
 	return ch, err
 }
@@ -350,15 +372,15 @@ func (p *Pipeline) vault(ctx context.Context, key, chargeKey string, pu *Purchas
 // refused forgets the claim of a submission whose stored method payments refused: nothing
 // was charged, so nothing of it is kept (the refusal is logged where the caller is known),
 // and the key answers like a new one.
-func (p *Pipeline) refused(ctx context.Context, key string, cause error) error {
-	if err := p.store.Forget(ctx, key); err != nil {
+func (p *Pipeline) refused(ctx context.Context, h Held, cause error) error {
+	if err := p.store.Forget(ctx, h); err != nil {
 		p.log.ErrorContext(ctx, "forget refused submission", "err", err.Error())
 	}
 	return cause
 }
 
-func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) error {
-	closed, err := p.store.Decline(ctx, key, d)
+func (p *Pipeline) decline(ctx context.Context, h Held, d *DeclinedError) error {
+	closed, err := p.store.Decline(ctx, h, d)
 	if err != nil {
 		p.log.ErrorContext(ctx, "record declined submission", "err", err.Error())
 	} else if closed {
@@ -367,24 +389,24 @@ func (p *Pipeline) decline(ctx context.Context, key string, d *DeclinedError) er
 	return d
 }
 
-// release ends this request's lease of a pending submission.
-func (p *Pipeline) release(key string) {
+// release ends this request's lease of a pending submission (still held under h).
+func (p *Pipeline) release(h Held) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	// Already run out: a retry at the same instant (a frozen test clock) may take it over.
-	if err := p.store.Release(ctx, key, p.now().Add(-time.Millisecond)); err != nil {
-		p.log.WarnContext(ctx, "release submission lease", "key", key, "err", err.Error())
+	if err := p.store.Release(ctx, h); err != nil {
+		p.log.WarnContext(ctx, "release submission lease", "key", h.Key, "err", err.Error())
 	}
 }
 
 // refund gives the money back for an order that could not be written, and closes the key.
-func (p *Pipeline) refund(ctx context.Context, key string, ch Charge, cause error) error {
+func (p *Pipeline) refund(ctx context.Context, h Held, ch Charge, cause error) error {
+	key := h.Key
 	if ch.ID != "" {
 		if err := p.payments.Refund(ctx, ch.ID, "refund:"+key, "order could not be fulfilled"); err != nil {
 			return errs.Wrap(errs.Unavailable, err, "Your order could not be completed; the refund is pending. Please contact support.")
 		}
 	}
-	if err := p.store.Refunded(ctx, key, ch.ID, cause.Error()); err != nil {
+	if err := p.store.Refunded(ctx, h, ch.ID, cause.Error()); err != nil {
 		return err
 	}
 	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())

@@ -15,8 +15,7 @@ import (
 // be written), records a decline, or closes the key as abandoned when nothing was
 // charged. Orders are written exactly once (see write). It answers how many it settled.
 func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
-	now := p.now()
-	claims, err := p.store.ClaimStale(ctx, now, now.Add(p.lease), 20)
+	claims, err := p.store.ClaimStale(ctx, p.lease, 20)
 	if err != nil {
 		return 0, err
 	}
@@ -26,11 +25,12 @@ func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 			p.log.ErrorContext(ctx, "reconcile: bad stored purchase", "key", c.Key, "err", c.Err.Error())
 			continue
 		}
-		if err := p.settle(ctx, c.Key, c.Stored.ChargeKey, &c.Stored); err != nil {
+		h := Held{Key: c.Key, Fence: c.Stored.Fence}
+		if err := p.settle(ctx, h, c.Stored.ChargeKey, &c.Stored); err != nil {
 			// Payments unreachable (or the write failed): the claim is given back, so the
 			// buyer's retry or the next pass takes the key at once instead of a lease later.
 			p.log.WarnContext(ctx, "reconcile: submission not settled yet", "key", c.Key, "err", err.Error())
-			p.release(c.Key)
+			p.release(h)
 			continue
 		}
 		n++
@@ -38,7 +38,8 @@ func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *Stored) error {
+func (p *Pipeline) settle(ctx context.Context, h Held, chargeKey string, st *Stored) error {
+	key := h.Key
 	var ch Charge
 	if st.Purchase.TotalInCents == 0 {
 		// Nothing was charged; the vault is keyed, so asking again answers the vault the
@@ -46,7 +47,7 @@ func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *Stored
 		// written with the stored card, or the key declined. Either way no subscription is
 		// left without the card its renewal charges.
 		var err error
-		if ch, err = p.vault(ctx, key, chargeKey, &st.Purchase, st.Payment); err != nil {
+		if ch, err = p.vault(ctx, h, chargeKey, &st.Purchase, st.Payment); err != nil {
 			if _, declined := AsDeclined(err); declined {
 				return nil
 			}
@@ -56,28 +57,30 @@ func (p *Pipeline) settle(ctx context.Context, key, chargeKey string, st *Stored
 		var err error
 		// Payments answers NotFound only after asking the card processor for the key (it
 		// adopts a capture whose charge row died with payments' transaction), so "not
-		// found" means not charged.
-		ch, err = p.payments.ChargeByKey(ctx, chargeKey)
+		// found" means not charged. The look-up records this pass's fence with payments
+		// first, so the request that held the key before cannot charge it afterwards: a
+		// charge is either found here (and written below: adopted) or never made.
+		ch, err = p.payments.ChargeByKey(ctx, chargeKey, h.Fence)
 		switch {
 		case errs.CodeOf(err) == errs.NotFound:
-			return p.store.Abandon(ctx, key)
+			return p.store.Abandon(ctx, h)
 		case err != nil:
 			return err
 		case ch.Status == "FAILED":
-			_ = p.decline(ctx, key, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
+			_ = p.decline(ctx, h, &DeclinedError{Code: ch.FailureCode, Message: ch.FailureMessage})
 			return nil
 		case ch.Status == "PENDING":
 			// The processor's answer is still unknown: ask again with the same key.
-			if ch, err = p.charge(ctx, key, chargeKey, &st.Purchase, st.Payment); err != nil {
+			if ch, err = p.charge(ctx, h, chargeKey, &st.Purchase, st.Payment); err != nil {
 				return err
 			}
 		case !ch.Paid():
 			return fmt.Errorf("charge %s is %s", ch.ID, ch.Status)
 		}
 	}
-	_, err := p.write(ctx, key, &st.Purchase, ch)
+	_, err := p.write(ctx, h, &st.Purchase, ch)
 	if errors.Is(err, ErrUnfulfillable) {
-		err = p.refund(ctx, key, ch, err)
+		err = p.refund(ctx, h, ch, err)
 		if errs.CodeOf(err) == errs.Conflict {
 			return nil // refunded and closed
 		}

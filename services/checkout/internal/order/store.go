@@ -15,45 +15,52 @@ import (
 type Store interface {
 	// Lookup answers the submission of a key, or nil when the key is new.
 	Lookup(ctx context.Context, key string) (*Submission, error)
-	// Claim stores a new pending submission; false when the key exists already.
+	// Claim stores a new pending submission, its fence FirstFence, leased for c.Lease on
+	// the database's clock; false when the key exists already.
 	Claim(ctx context.Context, c Claim) (bool, error)
 	// ClaimMany is Claim for many keys in one statement; it answers the keys it stored.
 	ClaimMany(ctx context.Context, cs []Claim) ([]string, error)
-	// TakeOver leases to the caller until leaseUntil a pending submission whose lease ran
-	// out before now, and answers what it stored; ok is false when there is none such.
-	TakeOver(ctx context.Context, key string, now, leaseUntil time.Time) (st Stored, ok bool, err error)
+	// TakeOver leases to the caller for lease a pending submission whose lease ran out (on
+	// the database's clock), moving its fence on, and answers what it stored with the new
+	// fence; ok is false when there is none such.
+	TakeOver(ctx context.Context, key string, lease time.Duration) (st Stored, ok bool, err error)
 	// Reopen turns a declined submission back to pending, paid with pay under chargeKey and
-	// leased until leaseUntil, unless pay is the payment already declined; ok is false then
-	// (or when another request reopened it first).
-	Reopen(ctx context.Context, key string, pay Payment, chargeKey string, now, leaseUntil time.Time) (st Stored, ok bool, err error)
-	// RenewLease extends a lease still held (not given back, not run out at now).
-	RenewLease(ctx context.Context, key string, now, leaseUntil time.Time) error
-	// Release sets a pending submission's lease to end at until.
-	Release(ctx context.Context, key string, until time.Time) error
-	// Forget deletes a pending submission (nothing was charged).
-	Forget(ctx context.Context, key string) error
-	// Decline closes a pending submission as declined; false when it was not pending.
-	Decline(ctx context.Context, key string, d *DeclinedError) (bool, error)
-	// Refunded closes a pending submission whose charge was refunded.
-	Refunded(ctx context.Context, key, chargeID, cause string) error
-	// Abandon closes a pending submission nothing was charged for.
-	Abandon(ctx context.Context, key string) error
-	// ClaimStale leases up to limit pending submissions whose lease ran out before now.
-	ClaimStale(ctx context.Context, now, leaseUntil time.Time, limit int) ([]StaleClaim, error)
+	// leased for lease (its fence moved on), unless pay is the payment already declined; ok
+	// is false then (or when another request reopened it first).
+	Reopen(ctx context.Context, key string, pay Payment, chargeKey string, lease time.Duration) (st Stored, ok bool, err error)
+	// RenewLeases extends for lease the leases still held (pending, not run out, the fence
+	// the holder got), in one statement.
+	RenewLeases(ctx context.Context, held []Held, lease time.Duration) error
+	// Release ends at once the lease of a pending submission held under h.
+	Release(ctx context.Context, h Held) error
+	// Forget deletes a pending submission held under h (nothing was charged).
+	Forget(ctx context.Context, h Held) error
+	// Decline closes a pending submission held under h as declined; false when it was not
+	// (no longer pending, or taken over).
+	Decline(ctx context.Context, h Held, d *DeclinedError) (bool, error)
+	// Refunded closes a pending submission held under h whose charge was refunded.
+	Refunded(ctx context.Context, h Held, chargeID, cause string) error
+	// Abandon closes a pending submission held under h that nothing was charged for.
+	Abandon(ctx context.Context, h Held) error
+	// ClaimStale leases for lease up to limit pending submissions whose lease ran out (on
+	// the database's clock), moving their fences on.
+	ClaimStale(ctx context.Context, lease time.Duration, limit int) ([]StaleClaim, error)
 	// LookupMany answers the submissions of those of keys that have one, by key (one
 	// statement).
 	LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error)
 
-	// Write is the order's transaction: it completes key's pending submission, draws o's
-	// invoice number, writes o and its lines, redeems promotions and moves gift and account
-	// balances (an ErrUnfulfillable when they no longer allow it), runs fulfil and enqueues
-	// the events it answers, and commits. When key was not pending (finished elsewhere) it
-	// writes nothing and answers that order's invoice id as done.
-	Write(ctx context.Context, key string, o *Placed, fulfil WriteFunc) (done string, err error)
+	// Write is the order's transaction: it completes the pending submission held under h
+	// (the fence checked by the statement that closes it), draws o's invoice number, writes
+	// o and its lines, redeems promotions and moves gift and account balances (an
+	// ErrUnfulfillable when they no longer allow it), runs fulfil and enqueues the events
+	// it answers, and commits. When the submission was not pending under h's fence
+	// (finished elsewhere, closed by the reconciler, taken over) it writes nothing and
+	// answers the submission as it is (done).
+	Write(ctx context.Context, h Held, o *Placed, fulfil WriteFunc) (done *Submission, err error)
 	// WriteMany is Write for orders that move no balances, all in one transaction: fulfil
-	// gets the indexes of the orders whose keys it completed; done answers the invoice of
-	// each key finished elsewhere.
-	WriteMany(ctx context.Context, keys []string, os []*Placed, fulfil BatchWriteFunc) (done map[string]string, err error)
+	// gets the indexes of the orders whose submissions it completed; done answers the
+	// others' submissions as they are, by key.
+	WriteMany(ctx context.Context, held []Held, os []*Placed, fulfil BatchWriteFunc) (done map[string]*Submission, err error)
 	// Load answers a written order with its lines, or nil when there is none.
 	Load(ctx context.Context, invoiceID string) (*Placed, error)
 	// SaveContact keeps the billing contact of an order's invoice; false when there is no such order.
@@ -87,12 +94,21 @@ type SubscriptionWrite struct {
 }
 
 // Claim is a new submission: its key, the hash of the request that made it, the stored
-// purchase and payment, the payments key to charge with and the lease's end.
+// purchase and payment, the payments key to charge with and the lease's length.
 type Claim struct {
 	Key, RequestHash, Kind string
 	Stored                 Stored
 	ChargeKey              string
-	LeaseUntil             time.Time
+	Lease                  time.Duration
+}
+
+// FirstFence is the fence of a newly claimed submission; each takeover moves it on.
+const FirstFence = 1
+
+// Held is a submission as its holder holds it: the key and the fence it claimed it with.
+type Held struct {
+	Key   string
+	Fence int64
 }
 
 // Stored is what a submission keeps to finish its order after a crash.
@@ -101,6 +117,8 @@ type Stored struct {
 	Payment  Payment  `json:"payment"`
 	// ChargeKey is the payments key the submission charges with (not in the JSON: a column).
 	ChargeKey string `json:"-"`
+	// Fence is the submission's fence as this claim took it (a column).
+	Fence int64 `json:"-"`
 }
 
 // StaleClaim is a submission the reconciler leased: its key and what it stored.

@@ -18,11 +18,12 @@ import (
 // write is the checkout transaction (Store.Write): it closes the key, writes the order and
 // its lines, redeems promotions (their limits hold), debits gift certificates and the
 // account balance (never below zero), credits the account, runs the kind's Fulfiller and
-// enqueues the events. Exactly once per key: the key's pending status is the guard.
-func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charge) (*Placed, error) {
+// enqueues the events. Exactly once per key: the key's pending status under the fence
+// this request holds it with is the guard, checked by the statement that closes it.
+func (p *Pipeline) write(ctx context.Context, h Held, pu *Purchase, ch Charge) (*Placed, error) {
 	placed := p.placedOf(pu, ch, p.now().UTC().Truncate(time.Second))
 	var fulfilled []kafka.Event
-	done, err := p.store.Write(ctx, key, placed, func(ctx context.Context, tx Tx) ([]kafka.Event, error) {
+	done, err := p.store.Write(ctx, h, placed, func(ctx context.Context, tx Tx) ([]kafka.Event, error) {
 		evs, err := p.fulfillers[pu.Kind].Fulfil(ctx, tx, placed)
 		if err != nil {
 			return nil, err
@@ -40,9 +41,10 @@ func (p *Pipeline) write(ctx context.Context, key string, pu *Purchase, ch Charg
 		}
 		return nil, errs.Wrap(errs.Unavailable, err, "Your payment was taken but the order is not written yet; it will be completed shortly. Please check your receipt in a moment.")
 	}
-	if done != "" {
-		// Someone else (the reconciler, a retry) finished this key meanwhile.
-		return p.replayed(ctx, done)
+	if done != nil {
+		// Someone else (the reconciler, a retry) finished or took over this key meanwhile:
+		// its state is the answer, never this order (it was not written).
+		return p.answerOf(ctx, done)
 	}
 	p.metrics.completed(placed, fulfilled)
 	return placed, nil

@@ -56,6 +56,13 @@ func scanCharge(row pgx.Row) (domain.Charge, error) {
 	return c, err
 }
 
+// recordFenceSQL records a fencing token ($2) as its key's ($1) newest unless a newer one
+// is, and answers the newest: a caller whose token is older has lost its claim. The row
+// stays locked to the end of the transaction, so a charge of the key and a fenced look-up
+// of it take turns.
+const recordFenceSQL = `INSERT INTO charge_fences (idempotency_key, fence) VALUES ($1, $2)
+	ON CONFLICT (idempotency_key) DO UPDATE SET fence = greatest(charge_fences.fence, EXCLUDED.fence) RETURNING fence`
+
 const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
 	authorize_only, reference, description, created_at, updated_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`
@@ -100,6 +107,18 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v
 	var limited error
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	fenced := false
+	if c.Fence != 0 {
+		// First: a charge under a superseded claim must not reach the processor.
+		b.Queue(recordFenceSQL, c.IdempotencyKey, c.Fence).QueryRow(func(row pgx.Row) error {
+			var newest int64
+			if err := row.Scan(&newest); err != nil {
+				return err
+			}
+			fenced = newest > c.Fence
+			return nil
+		})
+	}
 	queueVelocityCheck(b, v, &limited) // card testing: velocity.go
 	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
 		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
@@ -112,6 +131,9 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v
 	})
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("insert charge: %w", err)
+	}
+	if fenced {
+		return out, false, domain.ErrFenced // the rollback drops what the batch wrote
 	}
 	if inserted && limited != nil {
 		return out, false, limited // the rollback drops the new row
@@ -198,13 +220,38 @@ func saveCharge(ctx context.Context, tx pgx.Tx, c domain.Charge) error {
 	return nil
 }
 
-// GetChargeByKey answers the charge of an idempotency key.
-func (s *Store) GetChargeByKey(ctx context.Context, key string) (domain.Charge, error) {
-	c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1`, key))
-	if errors.Is(err, pgx.ErrNoRows) {
+// GetChargeByKey answers the charge of an idempotency key. A fence is recorded first, in
+// the same round trip but its own statement: its upsert waits for a charge of the key in
+// flight (whose transaction holds the key's fence row), and the read after it, with a
+// snapshot of its own, then sees that charge.
+func (s *Store) GetChargeByKey(ctx context.Context, key string, fence int64) (domain.Charge, error) {
+	if fence == 0 {
+		c, err := scanCharge(s.pool.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1`, key))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return c, errs.E(errs.NotFound, "charge not found")
+		}
+		return c, err
+	}
+	var c domain.Charge
+	found := false
+	b := &pgx.Batch{}
+	b.Queue(recordFenceSQL, key, fence)
+	b.Queue(`SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1`, key).QueryRow(func(row pgx.Row) error {
+		var err error
+		c, err = scanCharge(row)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		found = err == nil
+		return err
+	})
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return c, fmt.Errorf("fence and read charge by key: %w", err)
+	}
+	if !found {
 		return c, errs.E(errs.NotFound, "charge not found")
 	}
-	return c, err
+	return c, nil
 }
 
 // GetCharge answers a charge.

@@ -71,7 +71,7 @@ func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step
 	case err != nil:
 		return out, err
 	case existed:
-		return s.GetChargeByKey(ctx, key)
+		return s.GetChargeByKey(ctx, key, 0)
 	}
 	return out, nil
 }

@@ -34,8 +34,10 @@ func chargeMetadata(c domain.Charge, r domain.ChargeRequest) map[string]string {
 // GetChargeByKey answers the charge made with an idempotency key (a caller that crashed
 // mid-charge finds it this way). Payments' table is not the whole truth: when it has no row
 // the processor is asked (ResolveByKey), so "not found" means the card was not charged.
-func (s *Service) GetChargeByKey(ctx context.Context, key string) (domain.Charge, error) {
-	c, err := s.store.GetChargeByKey(ctx, key)
+// A fence (not 0) is recorded as the key's newest before the look-up (a charge under an
+// older one is refused from then on), so "not found" stays true afterwards.
+func (s *Service) GetChargeByKey(ctx context.Context, key string, fence int64) (domain.Charge, error) {
+	c, err := s.store.GetChargeByKey(ctx, key, fence)
 	if errs.CodeOf(err) != errs.NotFound {
 		return c, err
 	}

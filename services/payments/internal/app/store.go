@@ -25,7 +25,9 @@ type Store interface {
 
 // Charges are the idempotent charges and their refunds.
 type Charges interface {
-	// Charge runs the idempotent charge protocol: c is inserted unless its key holds a
+	// Charge runs the idempotent charge protocol: a fenced charge (c.Fence not 0) records
+	// its fence as the key's newest in its transaction, and is refused (domain.ErrFenced,
+	// nothing written) when a newer one is recorded; c is inserted unless its key holds a
 	// charge (a different request under the key is domain.ErrKeyReused; one past pending
 	// is answered as stored, replayed); a pending one is advanced by step with its row
 	// locked. A stored method's charge (payer not nil) is recorded only when the payer may
@@ -39,8 +41,10 @@ type Charges interface {
 	// was (replayed), otherwise step refunds and the refund is stored with its events.
 	Refund(ctx context.Context, chargeID, key string, step RefundStep) (r domain.Refund, c domain.Charge, replayed bool, err error)
 	GetCharge(ctx context.Context, id string) (domain.Charge, error)
-	// GetChargeByKey answers the charge of an idempotency key (NotFound: payments has none).
-	GetChargeByKey(ctx context.Context, key string) (domain.Charge, error)
+	// GetChargeByKey answers the charge of an idempotency key (NotFound: payments has none),
+	// after recording fence (not 0) as the key's newest: it waits for a charge of the key in
+	// flight, and refuses any charge under an older fence from then on.
+	GetChargeByKey(ctx context.Context, key string, fence int64) (domain.Charge, error)
 }
 
 // ChargeStep advances a charge with its row locked and answers the events to publish with

@@ -80,7 +80,7 @@ func TestSweepAdoptsACaptureWhoseChargeWasLost(t *testing.T) {
 	if adopted.Adopted != 1 || adopted.GivenBack != 0 {
 		t.Fatalf("sweep: %+v, want 1 adopted", adopted)
 	}
-	c, err := svc.GetChargeByKey(ctx, req.IdempotencyKey)
+	c, err := svc.GetChargeByKey(ctx, req.IdempotencyKey, 0)
 	if err != nil || c.Status != domain.Captured || c.Captured != 47000 || c.Reference != "submit-lost" || c.CustomerID != req.CustomerID {
 		t.Fatalf("adopted charge: %v %+v", err, c)
 	}
@@ -114,11 +114,11 @@ func TestGetChargeByKeyAsksTheProcessor(t *testing.T) {
 	if _, _, err := svc.Charge(ctx, req); err == nil {
 		t.Fatal("the crash was not an error")
 	}
-	c, err := svc.GetChargeByKey(ctx, req.IdempotencyKey)
+	c, err := svc.GetChargeByKey(ctx, req.IdempotencyKey, 0)
 	if err != nil || c.Status != domain.Captured || c.Amount != 5000 || c.Currency != "EUR" {
 		t.Fatalf("charge by key after the crash: %v %+v", err, c)
 	}
-	again, err := svc.GetChargeByKey(ctx, req.IdempotencyKey)
+	again, err := svc.GetChargeByKey(ctx, req.IdempotencyKey, 0)
 	if err != nil || again.ID != c.ID {
 		t.Fatalf("second look-up: %v %+v (first %s)", err, again, c.ID)
 	}
@@ -126,7 +126,7 @@ func TestGetChargeByKeyAsksTheProcessor(t *testing.T) {
 		t.Errorf("%d charges, want 1", n)
 	}
 	// A key the processor never saw is not charged, and leaves nothing behind.
-	if _, err := svc.GetChargeByKey(ctx, "checkout:gift:never"); errs.CodeOf(err) != errs.NotFound {
+	if _, err := svc.GetChargeByKey(ctx, "checkout:gift:never", 0); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("unknown key: %v, want NotFound", err)
 	}
 	if n := count(`SELECT count(*) FROM charges`); n != 1 {

@@ -68,6 +68,10 @@ type ChargeRequest struct {
 	// reader vaulted for it in that admin's sales mode may pay (app: the stored-method rule).
 	// It decides who may pay, not what is charged, so it is not part of the request hash.
 	CustomerEmail string
+	// Fence is the caller's fencing token for the key (0: none; not part of the request
+	// hash: a takeover's retry is the same request). A charge under a fence older than the
+	// newest recorded for the key is refused (ErrFenced).
+	Fence int64
 }
 
 // Validate checks the request, answering field errors.
@@ -132,14 +136,25 @@ type Charge struct {
 	AuthorizeOnly  bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+	// Fence is the fencing token of the request that made or advances it (0: none), kept
+	// per key apart from the charge (the newest one wins).
+	Fence int64
 }
 
 // NewCharge starts a pending charge for r.
 func NewCharge(id string, r ChargeRequest, now time.Time) Charge {
 	return Charge{ID: id, IdempotencyKey: r.IdempotencyKey, RequestHash: r.Hash(), Status: Pending, Amount: r.Amount,
 		Currency: r.Currency, CustomerID: r.CustomerID, Reference: r.Reference, Description: r.Description,
-		AuthorizeOnly: r.AuthorizeOnly, CreatedAt: now, UpdatedAt: now}
+		AuthorizeOnly: r.AuthorizeOnly, CreatedAt: now, UpdatedAt: now, Fence: r.Fence}
 }
+
+// FencedReason is ErrFenced's reason (callers tell it from other refusals by it).
+const FencedReason = "FENCED"
+
+// ErrFenced refuses a charge whose fencing token is older than the newest recorded for its
+// key: the caller's claim on the key was taken over, and nothing was charged.
+var ErrFenced = &errs.Error{Code: errs.Precondition, Reason: FencedReason,
+	Message: "This charge's claim was taken over by a newer attempt; nothing was charged."}
 
 // Failure codes of a failed charge.
 const (

@@ -74,7 +74,7 @@ func (g *GRPC) Charge(ctx context.Context, r *paymentsv1.ChargeRequest) (*paymen
 	c, replayed, err := g.svc.Charge(ctx, domain.ChargeRequest{IdempotencyKey: r.GetIdempotencyKey(), Amount: r.GetAmount(),
 		Currency: r.GetCurrency(), Nonce: r.GetNonce(), Token: r.GetPaymentMethodToken(), CustomerID: r.GetCustomerId(),
 		Description: r.GetDescription(), Reference: r.GetReference(), AuthorizeOnly: r.GetAuthorizeOnly(), StoreInVault: r.GetStoreInVault(),
-		MakeDefault: r.GetMakeDefault(), CustomerEmail: r.GetCustomerEmail()})
+		MakeDefault: r.GetMakeDefault(), CustomerEmail: r.GetCustomerEmail(), Fence: r.GetFence()})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (g *GRPC) GetCharge(ctx context.Context, r *paymentsv1.GetChargeRequest) (*
 	var c domain.Charge
 	var err error
 	if k := r.GetIdempotencyKey(); k != "" && r.GetChargeId() == "" {
-		c, err = g.svc.GetChargeByKey(ctx, k)
+		c, err = g.svc.GetChargeByKey(ctx, k, r.GetFence())
 	} else {
 		c, err = g.svc.GetCharge(ctx, r.GetChargeId())
 	}

@@ -536,6 +536,12 @@ type ChargeRequest struct {
 	// session, a card the reader vaulted in that admin's sales-mode session for this e-mail.
 	// Anyone else is refused (permission_denied) before anything is charged or written.
 	CustomerEmail string `protobuf:"bytes,12,opt,name=customer_email,json=customerEmail,proto3" json:"customer_email,omitempty"`
+	// The caller's fencing token for the idempotency key (0: none): a claim's version that
+	// grows with every takeover. Payments keeps the newest it has seen per key, recorded with
+	// the charge, and refuses a charge under an older one (failed_precondition, reason
+	// FENCED) before anything is charged: a caller paused past its claim cannot charge a key
+	// taken over meanwhile.
+	Fence         int64 `protobuf:"varint,13,opt,name=fence,proto3" json:"fence,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -652,6 +658,13 @@ func (x *ChargeRequest) GetCustomerEmail() string {
 		return x.CustomerEmail
 	}
 	return ""
+}
+
+func (x *ChargeRequest) GetFence() int64 {
+	if x != nil {
+		return x.Fence
+	}
+	return 0
 }
 
 type ChargeResponse struct {
@@ -1176,8 +1189,12 @@ type GetChargeRequest struct {
 	// Instead of charge_id: the charge made with this idempotency key (not_found when no
 	// charge was ever made with it). Lets a caller that crashed mid-charge find its charge.
 	IdempotencyKey string `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With idempotency_key: the caller's fencing token (0: none), recorded as the key's
+	// newest before the look-up, so a charge under an older token is refused afterwards and
+	// not_found stays the truth.
+	Fence         int64 `protobuf:"varint,3,opt,name=fence,proto3" json:"fence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetChargeRequest) Reset() {
@@ -1222,6 +1239,13 @@ func (x *GetChargeRequest) GetIdempotencyKey() string {
 		return x.IdempotencyKey
 	}
 	return ""
+}
+
+func (x *GetChargeRequest) GetFence() int64 {
+	if x != nil {
+		return x.Fence
+	}
+	return 0
 }
 
 type GetChargeResponse struct {
@@ -2608,7 +2632,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x10expiration_month\x18\x04 \x01(\tR\x0fexpirationMonth\x12'\n" +
 	"\x0fexpiration_year\x18\x05 \x01(\tR\x0eexpirationYear\x12\x14\n" +
 	"\x05email\x18\x06 \x01(\tR\x05email\x12\x10\n" +
-	"\x03bin\x18\a \x01(\tR\x03bin\"\xac\x03\n" +
+	"\x03bin\x18\a \x01(\tR\x03bin\"\xc2\x03\n" +
 	"\rChargeRequest\x12'\n" +
 	"\x0fidempotency_key\x18\x01 \x01(\tR\x0eidempotencyKey\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1a\n" +
@@ -2623,7 +2647,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\treference\x18\n" +
 	" \x01(\tR\treference\x12!\n" +
 	"\fmake_default\x18\v \x01(\bR\vmakeDefault\x12%\n" +
-	"\x0ecustomer_email\x18\f \x01(\tR\rcustomerEmail\"`\n" +
+	"\x0ecustomer_email\x18\f \x01(\tR\rcustomerEmail\x12\x14\n" +
+	"\x05fence\x18\r \x01(\x03R\x05fence\"`\n" +
 	"\x0eChargeResponse\x122\n" +
 	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\x12\x1a\n" +
 	"\breplayed\x18\x02 \x01(\bR\breplayed\"\xdd\x04\n" +
@@ -2663,10 +2688,11 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\trefund_id\x18\x01 \x01(\tR\brefundId\x12\x16\n" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x122\n" +
 	"\x06charge\x18\x03 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\x12\x1a\n" +
-	"\breplayed\x18\x04 \x01(\bR\breplayed\"X\n" +
+	"\breplayed\x18\x04 \x01(\bR\breplayed\"n\n" +
 	"\x10GetChargeRequest\x12\x1b\n" +
 	"\tcharge_id\x18\x01 \x01(\tR\bchargeId\x12'\n" +
-	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\"G\n" +
+	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12\x14\n" +
+	"\x05fence\x18\x03 \x01(\x03R\x05fence\"G\n" +
 	"\x11GetChargeResponse\x122\n" +
 	"\x06charge\x18\x01 \x01(\v2\x1a.hangar.payments.v1.ChargeR\x06charge\"\xf9\x02\n" +
 	"\x19VaultPaymentMethodRequest\x12'\n" +
