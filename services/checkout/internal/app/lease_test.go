@@ -83,7 +83,7 @@ func newLeaseEnv(t *testing.T, opts order.Options) *leaseEnv {
 func expireSubmissions(t testing.TB, pool *pgxpool.Pool) {
 	t.Helper()
 	if _, err := pool.Exec(context.Background(),
-		`UPDATE submissions SET lease_until = clock_timestamp() - interval '1 millisecond' WHERE status = 'pending'`); err != nil {
+		`UPDATE submissions SET lease_until = least(lease_until, clock_timestamp()) - interval '1 millisecond' WHERE status = 'pending'`); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,303 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/services/checkout/internal/app"
+	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
+	"github.com/hangar/hangar/services/checkout/internal/order"
+)
+
+// Issue 39: exactly once when something is slow rather than dead.
+
+// stallPayments is a process's way to payments with a pause in it: the first charge
+// through it announces itself (entered) and waits for resume, as a process stopped there
+// (SIGSTOP, a long GC, a slow network) would.
+type stallPayments struct {
+	order.Payments
+	once            sync.Once
+	entered, resume chan struct{}
+	// during, when set, runs in the first charge instead of waiting for resume.
+	during func()
+}
+
+func newStall(p order.Payments) *stallPayments {
+	return &stallPayments{Payments: p, entered: make(chan struct{}), resume: make(chan struct{})}
+}
+
+func (s *stallPayments) Charge(ctx context.Context, r order.ChargeRequest) (order.Charge, error) {
+	s.once.Do(func() {
+		close(s.entered)
+		if s.during != nil {
+			s.during()
+			return
+		}
+		<-s.resume
+	})
+	return s.Payments.Charge(ctx, r)
+}
+
+// commandProcess is the `checkout renew -as-of` command beside the running service: its
+// own order pipeline and service on e's database, paying through pay, its clock the pass's
+// -as-of (which selects and prices the pass), wired as services/checkout/app/renew.go
+// wires it.
+func (e *renewalEnv) commandProcess(t testing.TB, pay order.Payments, asOf time.Time, po order.Options, ro app.RenewalOptions) *app.Renewer {
+	t.Helper()
+	clock := func() time.Time { return asOf }
+	po.Now = clock
+	pipe := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), pay, discardLog(), po)
+	store := adapters.NewStore(e.pool)
+	svc := app.New(store, nil, discardLog(), app.Options{Now: clock, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
+	cat, err := domaintest.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.SetCatalog(cat)
+	if err := svc.RefreshPromotions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pipe.Register(order.KindSubscription, app.SubscriptionFulfiller{Catalog: svc.Catalog})
+	if ro.Window == 0 {
+		ro.Window = 48 * time.Hour
+	}
+	return app.NewRenewer(svc, e.renewals(), discardLog(), ro)
+}
+
+// manyDue makes n more subscriptions due with the pilot's: copies of it, each of an
+// account of its own (one customer each), and answers how many a pass renews.
+func (e *renewalEnv) manyDue(t testing.TB, n int) int {
+	t.Helper()
+	if _, err := e.pool.Exec(context.Background(), `INSERT INTO subscriptions SELECT (jsonb_populate_record(s, jsonb_build_object(
+			'id', '20000000-0000-4000-8000-' || lpad(i::text, 12, '0'), 'account_id', '10000000-0000-4000-8000-' || lpad(i::text, 12, '0'),
+			'payment_method_token', 'tok-' || i))).*
+		FROM subscriptions s, generate_series(0, $2 - 1) i WHERE s.id = $1`, app.SeedSubscriptionID(app.SeedPilot), n); err != nil {
+		t.Fatal(err)
+	}
+	var due int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM subscriptions WHERE payment_method = 'CREDIT_CARD' AND auto_renew
+		AND valid AND lapsed_at IS NULL AND payment_source = 'CREDIT_CARD' AND term_end < $1`, e.termEnd.Add(36*time.Hour)).Scan(&due); err != nil {
+		t.Fatal(err)
+	}
+	return due
+}
+
+// expireLeases: the time a process was stopped for has outrun every lease (on the
+// database's clock, which a test does not move).
+func (e *renewalEnv) expireLeases(t testing.TB) {
+	t.Helper()
+	if _, err := e.pool.Exec(context.Background(), `UPDATE submissions SET lease_until = least(lease_until, clock_timestamp()) - interval '1 millisecond'
+		WHERE status = 'pending'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pool.Exec(context.Background(), `UPDATE renewals SET lease_until = clock_timestamp() - interval '1 millisecond'
+		WHERE lease_until IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// exactlyOnce checks that every customer was charged once, every due term renewed with
+// an order that exists, and no order written twice for a term.
+func (e *renewalEnv) exactlyOnce(t *testing.T, due int) {
+	t.Helper()
+	ctx := context.Background()
+	e.pay.mu.Lock()
+	doubled, charged := 0, 0
+	for _, n := range e.pay.paid {
+		charged++
+		if n != 1 {
+			doubled++
+		}
+	}
+	e.pay.mu.Unlock()
+	if doubled != 0 || charged != due {
+		t.Errorf("%d customers charged, %d of them more than once; want %d charged once each", charged, doubled, due)
+	}
+	var renewed, withOrder, orders int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE rn.status = 'renewed'),
+			count(*) FILTER (WHERE rn.status = 'renewed' AND EXISTS (SELECT 1 FROM orders o WHERE o.invoice_id = rn.invoice_id)),
+			(SELECT count(*) FROM orders WHERE submission_key LIKE 'renewal:%')
+		FROM renewals rn`).Scan(&renewed, &withOrder, &orders); err != nil {
+		t.Fatal(err)
+	}
+	if renewed != due || withOrder != due || orders != due {
+		t.Errorf("%d terms renewed (%d with an order that exists), %d renewal orders; want %d each", renewed, withOrder, orders, due)
+	}
+}
+
+// The stalled owner after an abandon (reproduced with a 25 s stall after the claim): the
+// submit's request stops between its claim and its charge past its lease; the reconciler
+// finds no charge for the key and closes it as abandoned. The request then wakes. It used
+// to charge the card and answer 200 with an invoice id that exists in no table; now
+// payments refuses its charge (its fence is older than the reconciler's) and the buyer is
+// told the truth: not completed, not charged.
+func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.T) {
+	ctx := context.Background()
+	e := newLeaseEnv(t, order.Options{})
+	stall := newStall(e.pay)
+	owner := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), stall, discardLog(), order.Options{Now: e.clock.Now})
+	owner.Register("lease-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
+	type answer struct {
+		placed *order.Placed
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		pl, err := owner.Place(ctx, "stalled-1", "h", leasePurchase(), order.Payment{Token: "tok-1"})
+		done <- answer{pl, err}
+	}()
+	<-stall.entered
+	// The stall outlives the lease (25 s): on every clock.
+	e.clock.Set(e.clock.Now().Add(25 * time.Second))
+	expireSubmissions(t, e.pool)
+	if n, err := e.pipe.Reconcile(ctx); err != nil || n != 1 {
+		t.Fatalf("reconcile during the stall: %d settled, %v", n, err)
+	}
+	var status string
+	if err := e.pool.QueryRow(ctx, `SELECT status FROM submissions WHERE key = 'stalled-1'`).Scan(&status); err != nil || status != "abandoned" {
+		t.Fatalf("the reconciler left the key %q (%v), want abandoned", status, err)
+	}
+	close(stall.resume)
+	got := <-done
+	if got.err == nil {
+		var exists bool
+		if err := e.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM orders WHERE invoice_id::text = $1)`, got.placed.InvoiceID).Scan(&exists); err != nil {
+			t.Fatal(err)
+		}
+		t.Errorf("the stalled request answered success with invoice %s (exists: %v), want 'not completed'", got.placed.InvoiceID, exists)
+	} else if !errors.Is(got.err, order.ErrNotCompleted) {
+		t.Errorf("the stalled request answered %v, want %v", got.err, order.ErrNotCompleted)
+	}
+	if n := e.pay.paid[app.SeedPilot]; n != 0 {
+		t.Errorf("the abandoned key was charged %d times by its old owner, want 0", n)
+	}
+	if n := e.orders(t); n != 0 {
+		t.Errorf("%d orders, want 0", n)
+	}
+}
+
+// `checkout renew -as-of <today>` beside the running service (no fault: 4 of 1,200
+// customers were charged twice and 4 charges left without an invoice). The command's
+// claims were leased on its frozen clock, so the service's reconciler, on its own clock,
+// found them stale at once and closed the keys the command was charging; the service's
+// worker then charged the next attempt. Here the service's reconciler runs once the
+// command's first charges are in flight, and the service's worker starts beside it.
+func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 300)
+	asOf := e.termEnd.Add(-12 * time.Hour).Truncate(24 * time.Hour) // -as-of <date>: midnight
+	e.clock.Set(asOf.Add(9 * time.Hour))                             // the service runs on the time of day
+	service := e.renewer()
+	var wg sync.WaitGroup
+	pay := newStall(e.pay)
+	pay.during = func() {
+		if _, err := e.pipe.Reconcile(ctx); err != nil {
+			t.Error(err)
+		}
+		wg.Go(func() {
+			if _, err := service.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	command := e.commandProcess(t, pay, asOf, order.Options{}, app.RenewalOptions{})
+	if _, err := command.Run(ctx); err != nil {
+		t.Error(err)
+	}
+	wg.Wait()
+	// What either left (a term retried later) the service's next pass finishes.
+	e.clock.Set(e.clock.Now().Add(15 * time.Minute))
+	e.run(t, service)
+	e.exactlyOnce(t, due)
+}
+
+// The pass paused 45 s (40 customers charged without an order, 39 twice): the command is
+// stopped inside its first batch's charges past its leases; the service's reconciler
+// closes the keys nothing was charged for, its worker renews the terms with the next
+// attempts. The command then wakes: its charges are refused (their fences are old), and
+// it records nothing false.
+func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 200)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	pay := newStall(e.pay)
+	// A stopped process renews no lease.
+	command := e.commandProcess(t, pay, asOf, order.Options{Heartbeat: -1}, app.RenewalOptions{Heartbeat: -1})
+	done := make(chan app.RenewalResult, 1)
+	go func() {
+		res, err := command.Run(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	<-pay.entered
+	// Stopped 45 s: past every lease, on every clock (the service's is the time of day).
+	e.clock.Set(asOf.Add(45 * time.Second))
+	e.expireLeases(t)
+	for {
+		n, err := e.pipe.Reconcile(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	e.run(t, e.renewer())
+	close(pay.resume)
+	<-done
+	e.clock.Set(asOf.Add(15 * time.Minute))
+	e.run(t, e.renewer())
+	e.exactlyOnce(t, due)
+}
+
+// A pass killed mid-way, rerun with the same arguments (36 customers were left charged
+// with no renewal until an operator guessed a later -as-of): the rerun takes over the
+// killed pass's attempts once their leases ran out on the database's clock — whatever
+// the -as-of — and finishes them, charging nothing twice.
+func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 200)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	// The killed process: stopped for good right after its charges, before any write
+	// (released at the end, when its answers no longer matter). Its leases are the
+	// shortest there are, so the rerun need not wait for them.
+	killed := make(chan struct{})
+	var once sync.Once
+	entered := make(chan struct{})
+	dead := e.commandProcess(t, e.pay, asOf, order.Options{Lease: time.Microsecond, AfterCharge: func(string) error {
+		once.Do(func() { close(entered) })
+		<-killed
+		return errors.New("killed")
+	}}, app.RenewalOptions{Lease: time.Microsecond, Heartbeat: -1})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		_, _ = dead.Run(ctx)
+	}()
+	<-entered
+	rerun := e.commandProcess(t, e.pay, asOf, order.Options{}, app.RenewalOptions{})
+	res, err := rerun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Renewed != due {
+		t.Errorf("rerun with the same arguments: %+v; want all %d renewed", res, due)
+	}
+	close(killed)
+	<-finished
+	e.exactlyOnce(t, due)
+}
