@@ -194,7 +194,7 @@ func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 300)
 	asOf := e.termEnd.Add(-12 * time.Hour).Truncate(24 * time.Hour) // -as-of <date>: midnight
-	e.clock.Set(asOf.Add(9 * time.Hour))                             // the service runs on the time of day
+	e.clock.Set(asOf.Add(9 * time.Hour))                            // the service runs on the time of day
 	service := e.renewer()
 	var wg sync.WaitGroup
 	pay := newStall(e.pay)
