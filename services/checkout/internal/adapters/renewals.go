@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 )
 
@@ -271,26 +272,23 @@ func (s *Renewals) Skipped(ctx context.Context, until, now time.Time) ([]app.Ski
 	return out, nil
 }
 
-// leaseInterval is d as a PostgreSQL interval parameter.
-func leaseInterval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
-
 // Claim takes up to n due renewals in one statement (app.RenewalStore). The row locks
 // (SKIP LOCKED) keep concurrent claims off them, the lease afterwards; the stored method's
 // token is read in the same statement.
-func (s *Renewals) Claim(ctx context.Context, now time.Time, lease time.Duration, n int) ([]*app.RenewalJob, error) {
-	rows, err := s.pool.Query(ctx, `UPDATE renewals SET lease_until = clock_timestamp() + $2::interval, updated_at = now()
+func (s *Renewals) Claim(ctx context.Context, now time.Time, d time.Duration, n int) ([]*app.RenewalJob, error) {
+	rows, err := s.pool.Query(ctx, `UPDATE renewals SET `+lease.Take("$2")+`, updated_at = now()
 		WHERE (subscription_id, term_end) IN (SELECT subscription_id, term_end FROM renewals
-			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < clock_timestamp())
+			WHERE status = 'due' AND next_attempt_at <= $1 AND (lease_until IS NULL OR `+lease.Expired+`)
 			ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
 		RETURNING subscription_id::text, term_end, declines, attempt, first_declined_at,
-			coalesce((SELECT s.payment_method_token FROM subscriptions s WHERE s.id = renewals.subscription_id), '')`,
-		now, leaseInterval(lease), n)
+			coalesce((SELECT s.payment_method_token FROM subscriptions s WHERE s.id = renewals.subscription_id), ''), fence`,
+		now, lease.Interval(d), n)
 	if err != nil {
 		return nil, fmt.Errorf("claim renewals: %w", err)
 	}
 	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*app.RenewalJob, error) {
 		var j app.RenewalJob
-		return &j, row.Scan(&j.SubID, &j.TermEnd, &j.Declines, &j.Attempt, &j.FirstAt, &j.Token)
+		return &j, row.Scan(&j.SubID, &j.TermEnd, &j.Declines, &j.Attempt, &j.FirstAt, &j.Token, &j.Fence)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim renewals: %w", err)
@@ -298,16 +296,17 @@ func (s *Renewals) Claim(ctx context.Context, now time.Time, lease time.Duration
 	return jobs, nil
 }
 
-// KeepLeases renews the leases still held (one given back stays so).
-func (s *Renewals) KeepLeases(ctx context.Context, jobs []*app.RenewalJob, lease time.Duration) error {
-	ids, ends := make([]string, len(jobs)), make([]time.Time, len(jobs))
+// KeepLeases renews the leases still held under the claims' fences (one given back, run
+// out or taken over stays so).
+func (s *Renewals) KeepLeases(ctx context.Context, jobs []*app.RenewalJob, d time.Duration) error {
+	ids, ends, fences := make([]string, len(jobs)), make([]time.Time, len(jobs)), make([]int64, len(jobs))
 	for i, j := range jobs {
-		ids[i], ends[i] = j.SubID, j.TermEnd
+		ids[i], ends[i], fences[i] = j.SubID, j.TermEnd, j.Fence
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE renewals rn SET lease_until = clock_timestamp() + $3::interval
-		FROM unnest($1::text[], $2::timestamptz[]) AS u(id, te)
-		WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.status = 'due'
-			AND rn.lease_until >= clock_timestamp()`, ids, ends, leaseInterval(lease))
+	_, err := s.pool.Exec(ctx, `UPDATE renewals rn SET lease_until = `+lease.Until("$3")+`
+		FROM unnest($1::text[], $2::timestamptz[], $4::bigint[]) AS u(id, te, f)
+		WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.fence = u.f AND rn.status = 'due'
+			AND rn.`+lease.Held, ids, ends, lease.Interval(d), fences)
 	return err
 }
 

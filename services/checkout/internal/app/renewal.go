@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/order"
@@ -233,31 +234,12 @@ func (r *Renewer) skipped(ctx context.Context) ([]Skipped, error) {
 // and answers the function that stops renewing. Only a lease still held is renewed: one
 // given back (the renewal recorded, lease_until NULL) stays so.
 func (r *Renewer) keepLeases(jobs []*RenewalJob) (stop func()) {
-	if r.o.Heartbeat <= 0 || len(jobs) == 0 {
+	if len(jobs) == 0 {
 		return func() {}
 	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(r.o.Heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				ctx, cancel := context.WithTimeout(context.Background(), r.o.Lease)
-				err := r.store.KeepLeases(ctx, jobs, r.o.Lease)
-				cancel()
-				if err != nil {
-					r.log.Warn("renew renewal leases", "renewals", len(jobs), "err", err.Error())
-				} else if r.o.OnHeartbeat != nil {
-					r.o.OnHeartbeat()
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return lease.Keeper{Every: r.o.Heartbeat, Timeout: r.o.Lease, Log: r.log, What: "renewals",
+		Renew:  func(ctx context.Context) error { return r.store.KeepLeases(ctx, jobs, r.o.Lease) },
+		OnBeat: r.o.OnHeartbeat}.Keep()
 }
 
 // failed records a renewal that failed for a reason other than a decline (payments or the

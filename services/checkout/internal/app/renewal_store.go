@@ -84,6 +84,9 @@ type RenewalJob struct {
 	FirstAt  *time.Time
 	// Token is the subscription's stored payments method, read with the claim.
 	Token string
+	// Fence is the renewal's fence as this claim took it: its lease is renewed only while
+	// no other worker has taken the renewal over.
+	Fence int64
 }
 
 // DueTerm is a row of the dry run.
