@@ -218,7 +218,7 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 		}
 		return st, err
 	case "abandoned", "refunded":
-		return nil, errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order and submit it again.")
+		return nil, ErrAttemptClosed
 	}
 	st, ok, err := p.store.TakeOver(ctx, s.Key, now, now.Add(p.lease))
 	if err != nil {
