@@ -74,7 +74,7 @@ type Server struct {
 	limits    Limits
 	admission Admission
 	// clock of the admission's Retry-After (tests freeze it).
-	clock func() time.Time
+	clock     func() time.Time
 	unary     []grpc.UnaryServerInterceptor
 	gwOptions []runtime.ServeMuxOption
 
