@@ -157,16 +157,27 @@ function logIn(v, username, password) {
  */
 function submitWithRetry(v, path, body, key) {
   let r;
+  let wait = 1;
   for (let attempt = 0; attempt < (CHAOS ? 30 : 1); attempt++) {
     if (attempt > 0) {
       retries.add(1);
-      sleep(1);
+      sleep(wait);
     }
     r = post(v, path, body, { name: path.split('/')[3] + '-submit', slo: 'submit' }, { 'Idempotency-Key': key });
-    // 503 "in progress" (another attempt still holds the key) is retried as well.
-    if (r.status !== 0 && r.status < 500) break;
+    // A 5xx, no answer, and 409 ORDER_IN_PROGRESS (another attempt still holds the key) are
+    // asked again with the same key after the answer's Retry-After, as the pages do.
+    if (r.status !== 0 && r.status < 500 && !(r.status === 409 && reasonOf(r) === 'ORDER_IN_PROGRESS')) break;
+    wait = Math.min(10, Math.max(1, Number(r.headers['Retry-After']) || 1));
   }
   return r;
+}
+
+function reasonOf(r) {
+  try {
+    return r.json('reason');
+  } catch (e) {
+    return '';
+  }
 }
 
 function tokenize(v, number) {
