@@ -157,16 +157,27 @@ function logIn(v, username, password) {
  */
 function submitWithRetry(v, path, body, key) {
   let r;
+  let wait = 1;
   for (let attempt = 0; attempt < (CHAOS ? 30 : 1); attempt++) {
     if (attempt > 0) {
       retries.add(1);
-      sleep(1);
+      sleep(wait);
     }
     r = post(v, path, body, { name: path.split('/')[3] + '-submit', slo: 'submit' }, { 'Idempotency-Key': key });
-    // 503 "in progress" (another attempt still holds the key) is retried as well.
-    if (r.status !== 0 && r.status < 500) break;
+    // A 5xx, no answer, and 409 ORDER_IN_PROGRESS (another attempt still holds the key) are
+    // asked again with the same key after the answer's Retry-After, as the pages do.
+    if (r.status !== 0 && r.status < 500 && !(r.status === 409 && reasonOf(r) === 'ORDER_IN_PROGRESS')) break;
+    wait = Math.min(10, Math.max(1, Number(r.headers['Retry-After']) || 1));
   }
   return r;
+}
+
+function reasonOf(r) {
+  try {
+    return r.json('reason');
+  } catch (e) {
+    return '';
+  }
 }
 
 function tokenize(v, number) {
@@ -213,19 +224,55 @@ export function catalogueJourney() {
 }
 export { catalogueJourney as catalogue };
 
-// [weight, configuration, expected subtotal or null]
+// [weight, configuration]: the carts people price. What each costs is the store's own answer
+// (setup prices each once, before the load): the check is that every preview under load
+// prices a cart as the store priced it at the start, so a catalogue price change never makes
+// the run fail on a stale constant.
 const carts = [
-  [40, { currency: 'USD', addOns: ['performance', 'add_geo_eu'] }, 47000],
-  [20, { currency: 'USD', addOns: ['pro_plus', 'included_geo_us'], billingInfo: { zipcode: '94105', country: 'US' } }, 19999],
-  [15, { currency: 'EUR', addOns: ['performance', 'included_geo_eu', 'add_geo_us'], billingInfo: { country: 'DE' } }, 43700],
-  [10, { currency: 'USD', addOns: ['business_pro', 'included_geo_us', 'efb_bridge'], quantity: 12 }, 12 * 23700 + 30000],
-  [10, { currency: 'CAD', addOns: ['basic_plus', 'included_geo_ca', 'logbook'], billingInfo: { zipcode: 'H2X 1Y4', country: 'CA' } }, 16900 + 6800],
-  [5, { military: true, addOns: ['mfb_pro'], quantity: 3 }, 60000],
+  [40, { currency: 'USD', addOns: ['performance', 'add_geo_eu'] }],
+  [20, { currency: 'USD', addOns: ['pro_plus', 'included_geo_us'], billingInfo: { zipcode: '94105', country: 'US' } }],
+  [15, { currency: 'EUR', addOns: ['performance', 'included_geo_eu', 'add_geo_us'], billingInfo: { country: 'DE' } }],
+  [10, { currency: 'USD', addOns: ['business_pro', 'included_geo_us', 'efb_bridge'], quantity: 12 }],
+  [10, { currency: 'CAD', addOns: ['basic_plus', 'included_geo_ca', 'logbook'], billingInfo: { zipcode: 'H2X 1Y4', country: 'CA' } }],
+  [5, { military: true, addOns: ['mfb_pro'], quantity: 3 }],
 ];
 const cartWeight = carts.reduce((s, c) => s + c[0], 0);
 
+// The submit journey's cart (Premium + US + Europe).
+const submitAddOns = ['performance', 'included_geo_us', 'add_geo_eu'];
+
+/** The subtotal of every cart as the store prices it now: one preview each. */
+function storePrices() {
+  const v = visitor();
+  if (!arrive(v)) throw new Error('setup: the store did not answer a page load');
+  return carts.map(([, cfg], i) => {
+    const r = post(v, '/buy/api/invoice/preview', cfg, { name: 'setup-preview' });
+    const subtotal = r.status === 200 ? r.json('invoice.subtotalInCents') : null;
+    if (typeof subtotal !== 'number') throw new Error(`setup: cart ${i} not priced: ${r.status} ${r.body}`);
+    return subtotal;
+  });
+}
+
+/**
+ * The submit journey's total from the catalogue: the sum of the add-ons' list prices in USD
+ * (an included region costs nothing), from the pricing pages' own route. No tax: the
+ * journey's billing address (Oregon) has none.
+ */
+function catalogueTotal(addOns) {
+  const r = http.get(`${BASE_URL}/buy/api/subscription/add-on-prices?addOnCodes=${addOns.join(',')}&currency=USD`, { tags: { name: 'setup-add-on-prices' } });
+  if (r.status !== 200) throw new Error(`setup: add-on prices ${r.status} ${r.body}`);
+  return addOns.reduce((sum, code) => sum + listPrice(r.json(), code), 0);
+}
+
+/** The price in cents of code in an add-on-prices answer; an included add-on is 0. */
+function listPrice(answer, code) {
+  const row = (answer.prices || []).find((x) => x.addOnCode === code);
+  if (!row) throw new Error(`setup: no price for ${code} in ${JSON.stringify(answer)}`);
+  return row.included ? 0 : Number(row.amountInCents || 0);
+}
+
 const anonymous = visitor(); // the preview VU's visitor: one page load, many previews
-export function preview() {
+export function preview(data) {
   if (!anonymous.jar['XSRF-TOKEN'] && !arrive(anonymous)) return;
   let x = Math.random() * cartWeight;
   let pick = carts[0];
@@ -239,7 +286,7 @@ export function preview() {
   const r = post(anonymous, '/buy/api/invoice/preview', pick[1], { name: 'preview', slo: 'preview' });
   check(r, {
     'preview: priced': () => r.status === 200 && !!r.json('quoteId') &&
-      (pick[2] === null || r.json('invoice.subtotalInCents') === pick[2]),
+      r.json('invoice.subtotalInCents') === data.subtotals[carts.indexOf(pick)],
   });
 }
 
@@ -261,19 +308,19 @@ export function loginJourney() {
 }
 export { loginJourney as login };
 
-export function submit() {
+export function submit(data) {
   const v = visitor();
   if (!arrive(v)) return;
   const nonce = tokenize(v);
   if (!nonce) return;
   const email = unique('sub');
-  const cfg = { email, currency: 'USD', addOns: ['performance', 'included_geo_us', 'add_geo_eu'], billingInfo: { zipcode: '97201', country: 'US' } };
+  const cfg = { email, currency: 'USD', addOns: submitAddOns, billingInfo: { zipcode: '97201', country: 'US' } };
   const pv = post(v, '/buy/api/invoice/preview', cfg, { name: 'preview', slo: 'preview' });
   const quoteId = pv.status === 200 ? pv.json('quoteId') : '';
-  if (!check(pv, { 'submit journey: preview 470.00 and a quote': () => quoteId !== '' && pv.json('invoice.totalInCents') === 47000 })) return;
+  if (!check(pv, { 'submit journey: preview at the catalogue\'s prices and a quote': () => quoteId !== '' && pv.json('invoice.totalInCents') === data.submitTotal })) return;
   const sub = submitWithRetry(v, '/buy/api/invoice/submit', Object.assign({}, cfg, { quoteId, nonce, cardholderName: 'Amelia Earhart', recaptchaValue: HUMAN }), `season-${email}`);
   if (!check(sub, { 'submit: an invoice': () => sub.status === 200 && !!sub.json('invoiceId') })) return;
-  receipt(v, 'subscription', sub, 47000);
+  receipt(v, 'subscription', sub, data.submitTotal);
 }
 
 export function gift() {
@@ -302,7 +349,7 @@ export function setup() {
   if (cart.status !== 200 || !cart.json('uuid')) throw new Error(`setup: cart-create ${cart.status} ${cart.body}`);
   const buyer = visitor();
   if (!arrive(buyer) || !logIn(buyer, 'pilot@demo.hangar.test', 'hangar-demo-pass')) throw new Error('setup: buyer login failed');
-  return { cartId: cart.json('uuid'), buyerJar: buyer.jar };
+  return { cartId: cart.json('uuid'), buyerJar: buyer.jar, subtotals: storePrices(), submitTotal: catalogueTotal(submitAddOns) };
 }
 
 export function oneoff(data) {

@@ -126,7 +126,7 @@ func buyOnce(base string) (int, time.Duration, string, error) {
 	cfg["quoteId"], cfg["nonce"], cfg["cardholderName"] = pv.QuoteID, tok.Nonce, "Amelia Earhart"
 	cfg["recaptchaValue"] = devhuman.Token() // hangar-dev's human verification is on by default
 	var sub struct{ InvoiceID string }
-	// "This order is being processed" (409 CONFLICT) is the one answer the page retries
+	// "This order is being processed" (409 ORDER_IN_PROGRESS) is the one answer the page retries
 	// with the same key (web/apps/buy/src/submit.ts) while it shows the buyer a wait: its
 	// retries are counted as a wait, not failures.
 	started, waited := time.Now(), false
@@ -137,7 +137,7 @@ func buyOnce(base string) (int, time.Duration, string, error) {
 			break
 		}
 		var se statusErr
-		if !errors.As(err, &se) || se.code != http.StatusConflict || !strings.Contains(se.body, `"reason":"CONFLICT"`) || time.Since(started) > time.Minute {
+		if !errors.As(err, &se) || se.code != http.StatusConflict || !strings.Contains(se.body, `"reason":"ORDER_IN_PROGRESS"`) || time.Since(started) > time.Minute {
 			return n, 0, "", fmt.Errorf("submit: %w", err)
 		}
 		waited = true

@@ -151,14 +151,12 @@ func (e *Edge) serveRoute(w http.ResponseWriter, r *http.Request) {
 	// outside. The services drop them too; this keeps them off the wire to the backend.
 	server.StripInternalHeaders(r.Header)
 	if ready, ok := e.ready[route.Service]; ok && !ready() {
-		e := errs.E(errs.Unavailable, "The service is starting. Please retry shortly.")
-		e.RetryAfter = time.Second
-		server.WriteError(w, e)
+		writeNoReplica(w)
 		return
 	}
 	p, ok := e.proxies[route.Service]
 	if !ok {
-		server.WriteError(w, errs.E(errs.Unavailable, "service %s is not running", route.Service))
+		writeNoReplica(w)
 		return
 	}
 	p.ServeHTTP(w, r)
@@ -192,6 +190,7 @@ func (e *Edge) serveReady(w http.ResponseWriter) {
 	code := http.StatusOK
 	if !all {
 		code = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, code, map[string]any{"ready": all, "services": status, "backends": addrs})
 }

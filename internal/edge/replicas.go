@@ -116,9 +116,7 @@ func (s *replicaSet) ready() bool {
 func (s *replicaSet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	order := s.order()
 	if len(order) == 0 {
-		e := errs.E(errs.Unavailable, "The service is starting. Please retry shortly.")
-		e.RetryAfter = time.Second
-		server.WriteError(w, e)
+		writeNoReplica(w)
 		return
 	}
 	body, replayable := s.buffer(r)
@@ -220,6 +218,15 @@ func refused(err error) bool {
 // refused the connection, dropped it or timed out: either way the buyer retries shortly.
 func writeUnavailable(w http.ResponseWriter) {
 	e := errs.E(errs.Unavailable, "The service is temporarily unavailable, please retry.")
+	e.RetryAfter = time.Second
+	server.WriteError(w, e)
+}
+
+// writeNoReplica answers a request for a service with no ready replica. The edge cannot
+// tell why none is (starting, its database lost, a rollout), so it says neither: 503 with
+// Retry-After, as the Ingress answers a Service without ready endpoints.
+func writeNoReplica(w http.ResponseWriter) {
+	e := errs.E(errs.Unavailable, "The service is unavailable. Please retry shortly.")
 	e.RetryAfter = time.Second
 	server.WriteError(w, e)
 }

@@ -152,3 +152,17 @@ func applyOutsideTx(ctx context.Context, conn *pgx.Conn, name, sql string) error
 	_, err := conn.Exec(ctx, "INSERT INTO schema_migrations (name) VALUES ($1)", name)
 	return err
 }
+
+// Probe is the readiness check of pool: whether the database can be reached, never how
+// busy the process is. With every connection checked out by requests under way, a ping
+// would queue behind them and time out under load (the edge then took a busy replica for a
+// dead one): those requests are talking to the database, so it is reachable. Otherwise a
+// ping on an idle or new connection answers.
+func Probe(pool *pgxpool.Pool) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if st := pool.Stat(); st.MaxConns() > 0 && st.AcquiredConns() >= st.MaxConns() {
+			return nil
+		}
+		return pool.Ping(ctx)
+	}
+}

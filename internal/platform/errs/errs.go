@@ -330,8 +330,13 @@ func (e *Error) status() *status.Status {
 		}
 		details = append(details, br)
 	}
-	if e.RetryAfter > 0 {
-		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
+	wait := e.RetryAfter
+	if wait <= 0 && code == Unavailable {
+		// Every 503 says when to ask again (a dependency's "unavailable" named no wait).
+		wait = outageRetry
+	}
+	if wait > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(wait)})
 	}
 	if e.Preview != nil {
 		details = append(details, protoadapt.MessageV1Of(e.Preview))

@@ -57,10 +57,8 @@ type groupReader struct {
 
 func newGroupReader(brokers []string, group string, topics []string, commitInterval time.Duration, log *slog.Logger) *groupReader {
 	cfg := kafkago.ReaderConfig{
-		CommitInterval: commitInterval,
-		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
-			log.Warn("kafka reader: "+fmt.Sprintf(msg, args...), "group", group)
-		}),
+		CommitInterval:    commitInterval,
+		ErrorLogger:       readerLogger(log, group),
 		Brokers:           brokers,
 		GroupID:           group,
 		GroupTopics:       topics,

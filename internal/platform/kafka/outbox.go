@@ -170,19 +170,28 @@ type Relay struct {
 	deleted   atomic.Int64 // rows deleted since the last vacuum
 }
 
+// relayLogEvery: a relay failing every round (an outage) logs one ERROR line per period,
+// counting the rounds left out; hangar_outbox_relay_failures_total counts every one.
+const relayLogEvery = 30 * time.Second
+
 // Run relays until ctx ends.
 func (r *Relay) Run(ctx context.Context) error {
 	interval := r.Interval
 	if interval == 0 {
 		interval = 200 * time.Millisecond
 	}
+	failures := &failureLog{every: relayLogEvery}
 	for {
 		n, err := r.RelayOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			if r.failures != nil {
 				r.failures.Inc()
 			}
-			r.Log.ErrorContext(ctx, "outbox relay failed; will retry", "err", err.Error())
+			if log, left := failures.failed(time.Now()); log {
+				r.Log.ErrorContext(ctx, "outbox relay failed; will retry", "err", err.Error(), "failures_not_logged", left)
+			}
+		} else if ended, count := failures.succeeded(); ended {
+			r.Log.InfoContext(ctx, "outbox relay recovered", "failures", count)
 		}
 		if n > 0 && err == nil {
 			continue // more may be waiting

@@ -3,6 +3,7 @@ package server
 import (
 	"log/slog"
 	"net"
+	"time"
 
 	"google.golang.org/grpc"
 )
@@ -19,3 +20,6 @@ func CaptureGRPCLogs(l *slog.Logger) (restore func()) {
 	prev := grpcLogTarget.Swap(l)
 	return func() { grpcLogTarget.Store(prev) }
 }
+
+// FreezeAdmissionClock makes the admission's Retry-After read now as the time (before Run).
+func FreezeAdmissionClock(s *Server, now time.Time) { s.clock = func() time.Time { return now } }

@@ -28,7 +28,11 @@ func WriteError(w http.ResponseWriter, err error) {
 // (its gRPC code, metadata) reaches the client.
 func writeStatus(w http.ResponseWriter, st *status.Status) {
 	body := errs.BodyOf(st)
-	if wait := errs.FromStatus(st).RetryAfter; wait > 0 {
+	wait := errs.FromStatus(st).RetryAfter
+	if wait <= 0 && body.Code == errs.Unavailable {
+		wait = notReadyRetry // every 503 says when to ask again
+	}
+	if wait > 0 {
 		// Whole seconds, rounded up: a client that waits exactly this long gets through.
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
 	}

@@ -147,6 +147,7 @@ func (r *Readiness) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	sort.Strings(waiting)
 	w.Header().Set("Content-Type", "application/json")
 	if !ok {
+		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ok, "waiting": waiting})

@@ -72,6 +72,9 @@ type Server struct {
 	// Installed by shared middleware (internal/platform/auth) before Run.
 	httpMW    []func(http.Handler) http.Handler
 	limits    Limits
+	admission Admission
+	// clock of the admission's Retry-After (tests freeze it).
+	clock     func() time.Time
 	unary     []grpc.UnaryServerInterceptor
 	gwOptions []runtime.ServeMuxOption
 
@@ -97,7 +100,8 @@ const grpcStreamWorkers = 16
 // (pb.Register<Svc>Server(srv, impl)), gateways with Gateway, extra public routes with
 // Handle, then call Listen and Run.
 func New(name string, cfg config.Platform, deps Deps) *Server {
-	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits}
+	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits,
+		admission: DefaultAdmission, clock: time.Now}
 	s.ready = newReadiness(s.health)
 	s.workCtx, s.stopWork = context.WithCancel(context.Background())
 	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.readyUnary, s.errorUnary, s.installedUnary}
@@ -211,6 +215,10 @@ func (s *Server) UseHTTP(mw ...func(http.Handler) http.Handler) { s.httpMW = app
 
 // SetLimits replaces the request limits (DefaultLimits). Call before Run.
 func (s *Server) SetLimits(l Limits) { s.limits = l }
+
+// SetAdmission replaces the in-flight bounds of the public routes (DefaultAdmission). Call
+// before Run.
+func (s *Server) SetAdmission(a Admission) { s.admission = a }
 
 // UseUnary adds unary interceptors, run in order after error mapping (so their errors are
 // mapped like a handler's). Call before Run.
@@ -389,7 +397,13 @@ func (s *Server) Run(ctx context.Context) error {
 	// Headers and the input guard wrap everything a service installs, so every route of
 	// every service (and the routes a service adds later) gets them without asking; no
 	// internal header from outside reaches any of it.
-	inner = stripInternal(apiHeaders(s.readyGate(guard(s.limits, inner))))
+	// Admission comes before any work (the readiness gate and the input guard included): an
+	// overloaded process answers 'busy' in microseconds instead of queueing.
+	var reg prometheus.Registerer
+	if s.deps.Registry != nil {
+		reg = s.deps.Registry
+	}
+	inner = stripInternal(apiHeaders(newAdmission(s.admission, s.clock, reg).handler(s.readyGate(guard(s.limits, inner)))))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))

@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	a.svc = napp.New(render, a.store, deps.Propagator, deps.Tracer, deps.Registry, deps.Logger)
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", pool.Ping) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
 	return a, nil
 }
 

@@ -172,8 +172,8 @@ func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.
 			t.Fatal(err)
 		}
 		t.Errorf("the stalled request answered success with invoice %s (exists: %v), want 'not completed'", got.placed.InvoiceID, exists)
-	} else if !errors.Is(got.err, order.ErrNotCompleted) {
-		t.Errorf("the stalled request answered %v, want %v", got.err, order.ErrNotCompleted)
+	} else if !errors.Is(got.err, order.ErrAttemptClosed) {
+		t.Errorf("the stalled request answered %v, want %v", got.err, order.ErrAttemptClosed)
 	}
 	if n := e.pay.paid[app.SeedPilot]; n != 0 {
 		t.Errorf("the abandoned key was charged %d times by its old owner, want 0", n)

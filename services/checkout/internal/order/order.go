@@ -231,10 +231,14 @@ var (
 	// Retry-After tells the client when: a live request renews its lease and ends within a
 	// second or two, a dead one's key is taken over within DefaultLease, so a client that
 	// retries at this pace gets the order soon after it can be had (issue 30).
-	ErrInProgress = &errs.Error{Code: errs.Conflict, RetryAfter: InProgressRetry,
+	// Its reason, ORDER_IN_PROGRESS, tells the pages to wait and ask again with the same key.
+	ErrInProgress = &errs.Error{Code: errs.Conflict, Reason: "ORDER_IN_PROGRESS", RetryAfter: InProgressRetry,
 		Message: "This order is being processed. Please wait a moment and check again."}
-	// ErrNotCompleted: the key was closed without an order (nothing was charged under it).
-	ErrNotCompleted = &errs.Error{Code: errs.Conflict,
+	// ErrAttemptClosed: the key's attempt ended without an order and without a charge (the
+	// reconciler abandoned it, or its charge was refunded); the key never completes, so the
+	// reason, ATTEMPT_CLOSED, tells the pages to start a new attempt (a new key and a new
+	// card token) instead of asking again with this one (409).
+	ErrAttemptClosed = &errs.Error{Code: errs.Conflict, Reason: "ATTEMPT_CLOSED",
 		Message: "This order could not be completed and you were not charged. Please review your order and submit it again."}
 	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran
 	// out, a gift certificate was spent meanwhile); the charge was refunded.

@@ -206,7 +206,7 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 		}
 		return st, err
 	case "abandoned", "refunded":
-		return nil, ErrNotCompleted
+		return nil, ErrAttemptClosed
 	}
 	st, ok, err := p.store.TakeOver(ctx, s.Key, p.lease)
 	if err != nil {
@@ -310,7 +310,7 @@ func (p *Pipeline) answerOf(ctx context.Context, s *Submission) (*Placed, error)
 	switch {
 	case s == nil:
 		// Forgotten (a refused method): nothing was charged or kept.
-		return nil, ErrNotCompleted
+		return nil, ErrAttemptClosed
 	case s.Status == "completed" && s.InvoiceID != "":
 		return p.replayed(ctx, s.InvoiceID)
 	case s.Status == "declined":
@@ -318,7 +318,7 @@ func (p *Pipeline) answerOf(ctx context.Context, s *Submission) (*Placed, error)
 	case s.Status == "pending":
 		return nil, ErrInProgress
 	}
-	return nil, ErrNotCompleted
+	return nil, ErrAttemptClosed
 }
 
 // charge charges the total; a zero total is not charged, but its nonce is vaulted (the

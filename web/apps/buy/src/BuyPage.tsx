@@ -1,7 +1,7 @@
 import { lazy, memo, startTransition, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
+import { ApiError, ATTEMPT_CLOSED, DEFAULT_LINKS, featureStatus, PROCESSING_TOO_LONG, STILL_PROCESSING, waitWhileProcessing, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
 import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, syncKiosk, withKiosk, type SalesModeSetting } from '@hangar/storefront';
 import { apiClient } from './api';
@@ -297,6 +297,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const human = useRef<HumanVerificationHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
+  // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
+  const [processing, setProcessing] = useState(false);
   // What went wrong with the card itself (the frame refused it, the bank declined it): shown
   // next to the card fields as well as in the summary.
   const [cardErrors, setCardErrors] = useState<string[]>([]);
@@ -577,7 +579,17 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       let outcome = await submit(req);
       // A lost answer is retried once with the same key: the server answers the first outcome.
       if (!outcome.ok && outcome.retryable) outcome = await submit(req);
+      // Being processed elsewhere: wait as Retry-After says and ask again with the same key,
+      // up to a bound; then the order may still complete, so the key is kept.
+      outcome = await waitWhileProcessing(outcome, () => submit(req), (o) => (!o.ok && o.inProgress ? (o.retryAfterSeconds ?? 0) : undefined), { onWaiting: setProcessing });
+      if (!outcome.ok && outcome.inProgress) {
+        setSubmitErrors([PROCESSING_TOO_LONG]);
+        return;
+      }
       if (!outcome.ok) {
+        // The key's attempt ended without an order or a charge: the next click is a new
+        // attempt, with a new key and the card tokenised again.
+        if (outcome.reason === ATTEMPT_CLOSED) attempt.current = undefined;
         if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
         if (outcome.reason === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
         if (outcome.reason === 'QUOTE_CHANGED') {
@@ -944,6 +956,11 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
           <HumanVerification handle={human} />
           <ErrorSummary errors={shownErrors} />
+          {processing ? (
+            <p role="status" data-testid="still-processing">
+              {STILL_PROCESSING}
+            </p>
+          ) : null}
           {eligibilityPage ? (
             <p>
               <a href={eligibilityPage} data-testid="eligibility-link">

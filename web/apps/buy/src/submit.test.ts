@@ -37,9 +37,12 @@ describe('submit', () => {
     const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
     const r = await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' });
     expect(r).toMatchObject({ ok: false, status: 409, code: 'conflict', reason: 'QUOTE_CHANGED', errors: [message], preview: { quoteId: 'q_2' }, retryable: false });
-    const busy = { code: 'conflict', message: 'This order is being processed.', reason: 'CONFLICT', status: 'fail', errors: ['This order is being processed.'] };
-    fetch.mockImplementation(async () => new Response(JSON.stringify(busy), { status: 409, headers: { 'content-type': 'application/json' } }));
-    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ retryable: true });
+    const busy = { code: 'conflict', message: 'This order is being processed.', reason: 'ORDER_IN_PROGRESS', status: 'fail', errors: ['This order is being processed.'] };
+    fetch.mockImplementation(async () => new Response(JSON.stringify(busy), { status: 409, headers: { 'content-type': 'application/json', 'Retry-After': '2' } }));
+    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ inProgress: true, retryAfterSeconds: 2, retryable: false });
+    const closed = { code: 'conflict', message: 'This order could not be completed and you were not charged.', reason: 'ATTEMPT_CLOSED', status: 'fail', errors: ['x'] };
+    fetch.mockImplementation(async () => new Response(JSON.stringify(closed), { status: 409, headers: { 'content-type': 'application/json' } }));
+    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ reason: 'ATTEMPT_CLOSED', inProgress: false, retryable: false });
   });
 });
 

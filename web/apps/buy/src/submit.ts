@@ -1,4 +1,4 @@
-import { ApiError, unwrap, type CheckoutComponents, type WireConfiguration, type WirePreview, type WireValidateInvoice } from '@hangar/api-client';
+import { ApiError, isInProgress, retryAfterSeconds, unwrap, type CheckoutComponents, type WireConfiguration, type WirePreview, type WireValidateInvoice } from '@hangar/api-client';
 import { apiClient } from './api';
 
 export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
@@ -42,9 +42,12 @@ export type SubmitOutcome =
   /**
    * Nothing was charged; show the errors. code is the error's class (invalid_argument,
    * payment_declined, conflict, ...), reason its finer name (QUOTE_CHANGED carries the
-   * fresh preview, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT).
+   * fresh preview, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT,
+   * ATTEMPT_CLOSED: start a new attempt). retryable: the outcome is unknown (a lost answer,
+   * a 5xx), asked again once with the same key; inProgress: another request holds the key
+   * (ORDER_IN_PROGRESS), asked again with it after retryAfterSeconds.
    */
-  | { ok: false; status: number; code: string; reason: string; errors: string[]; requireLogin: boolean; preview?: WirePreview; retryable: boolean };
+  | { ok: false; status: number; code: string; reason: string; errors: string[]; requireLogin: boolean; preview?: WirePreview; retryable: boolean; inProgress: boolean; retryAfterSeconds?: number };
 
 /**
  * POST /buy/api/invoice/submit with the Idempotency-Key header: the same key answers
@@ -64,7 +67,7 @@ export async function submit(req: SubmitRequest): Promise<SubmitOutcome> {
     r = await apiClient().checkout.POST('/buy/api/invoice/submit', { body, headers: { 'Idempotency-Key': req.idempotencyKey } });
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError(0, 'unavailable', (e as Error).message);
-    return { ok: false, status: err.status, code: err.code, reason: '', errors: [err.message], requireLogin: false, retryable: err.retryable };
+    return { ok: false, status: err.status, code: err.code, reason: '', errors: [err.message], requireLogin: false, retryable: err.retryable, inProgress: false };
   }
   if (r.response.ok && r.data) return { ok: true, result: r.data };
   // The one error body (errs.Body): code, message, reason, status 'fail', errors, msg, and
@@ -80,9 +83,11 @@ export async function submit(req: SubmitRequest): Promise<SubmitOutcome> {
     errors,
     requireLogin: e.requireLogin === true || status === 401,
     preview: e.preview,
-    // A conflict without a finer reason (an order still being processed) answers again; a
-    // changed quote or a reused key does not.
-    retryable: status === 0 || status === 429 || status >= 500 || (status === 409 && e.code === 'conflict' && (e.reason ?? 'CONFLICT') === 'CONFLICT'),
+    retryable: status === 0 || status === 429 || status >= 500,
+    // An order still being processed answers again after the wait; a changed quote, a reused
+    // key or a closed attempt does not.
+    inProgress: isInProgress(status, e.code, e.reason),
+    retryAfterSeconds: retryAfterSeconds(r.response.headers),
   };
 }
 

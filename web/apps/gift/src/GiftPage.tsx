@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, num, PurchaseAttempt, submitPurchase, type GiftValidation, type Me } from '@hangar/api-client';
+import { ApiError, createApiClient, num, PROCESSING_TOO_LONG, purchaseInProgress, PurchaseAttempt, STILL_PROCESSING, submitPurchase, waitWhileProcessing, type GiftValidation, type Me } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
@@ -59,6 +59,8 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const card = useRef<HostedCardFieldsHandle>(null);
   const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
+  // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
+  const [processing, setProcessing] = useState(false);
   const attempt = useRef(new PurchaseAttempt());
 
   // A signed-in buyer whose account or e-mail differs from the page data is logged out
@@ -154,8 +156,14 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
       };
       // One key per attempt at this order: a retry after a lost answer completes it.
       const key = attempt.current.keyFor(JSON.stringify(order));
-      const r = await submitPurchase('/buy/api/gift/submit', { ...order, cardholderName, nonce: t.nonce, recaptchaValue: human.current?.value() ?? '' }, key);
+      const body = { ...order, cardholderName, nonce: t.nonce, recaptchaValue: human.current?.value() ?? '' };
+      // Being processed elsewhere: wait as Retry-After says and ask again with the same key.
+      const r = await waitWhileProcessing(await submitPurchase('/buy/api/gift/submit', body, key), () => submitPurchase('/buy/api/gift/submit', body, key), purchaseInProgress, { onWaiting: setProcessing });
       attempt.current.after(r);
+      if (purchaseInProgress(r) !== undefined) {
+        setErrors([PROCESSING_TOO_LONG]);
+        return;
+      }
       if (r.status !== 'ok' || !r.redirectUrl) {
         const refused = r.errors ?? [r.message ?? 'Your purchase could not be completed.'];
         // A refused tick (expired, reused) is cleared for a new one (spec 001).
@@ -239,6 +247,11 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <HostedCardFields handle={card} />
         <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
+        {processing ? (
+          <p role="status" data-testid="still-processing">
+            {STILL_PROCESSING}
+          </p>
+        ) : null}
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy}>
             {busy ? 'Processing…' : 'Buy Gift Certificate'}

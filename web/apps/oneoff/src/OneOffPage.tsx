@@ -29,8 +29,12 @@ import {
   featureOn,
   loadFeatureFlags,
   num,
+  PROCESSING_TOO_LONG,
+  purchaseInProgress,
   PurchaseAttempt,
+  STILL_PROCESSING,
   submitPurchase,
+  waitWhileProcessing,
   unwrap,
   type Me,
   type OneOffPreview,
@@ -116,6 +120,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const card = useRef<HostedCardFieldsHandle>(null);
   const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
+  // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
+  const [processing, setProcessing] = useState(false);
   const attempt = useRef(new PurchaseAttempt());
   // gdpr=show in the query forces the EU consent checkbox, as on /buy (spec 001 §2).
   const [gdprShow] = useState(() => typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('gdpr') === 'show');
@@ -263,8 +269,13 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       if (askMarketing && marketing) body.marketingConsent = true;
       // One key per attempt at this order: a retry after a lost answer completes it.
       const key = attempt.current.keyFor(JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined }));
-      const r = await submitPurchase('/buy/api/oneoff/submit', body, key);
+      // Being processed elsewhere: wait as Retry-After says and ask again with the same key.
+      const r = await waitWhileProcessing(await submitPurchase('/buy/api/oneoff/submit', body, key), () => submitPurchase('/buy/api/oneoff/submit', body, key), purchaseInProgress, { onWaiting: setProcessing });
       attempt.current.after(r);
+      if (purchaseInProgress(r) !== undefined) {
+        setErrors([PROCESSING_TOO_LONG]);
+        return;
+      }
       if (r.status !== 'ok' || !r.redirectUrl) {
         const refused = r.errors ?? [r.message ?? 'Your order could not be completed.'];
         // A refused tick (expired, reused) is cleared for a new one (spec 001).
@@ -360,6 +371,11 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         ) : null}
         <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
+        {processing ? (
+          <p role="status" data-testid="still-processing">
+            {STILL_PROCESSING}
+          </p>
+        ) : null}
         <p>
           <Button size="large" onClick={() => void pay()} disabled={busy || !me?.loggedIn}>
             {busy ? 'Processing…' : 'Complete Order'}

@@ -90,6 +90,82 @@ export interface PurchaseResult {
   invoiceNumber?: string;
   invoice?: PurchaseInvoice;
   certificates?: { certificateId?: string; maskedCode?: string; balanceInCents?: number; currency?: string }[];
+  /** The refusal's finer name (ORDER_IN_PROGRESS, ATTEMPT_CLOSED, IDEMPOTENCY_KEY_REUSED, ...). */
+  reason?: string;
+  /** The answer's Retry-After in seconds, when it named one. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * 409 reason of a key whose attempt another request (or a replica that died) still holds:
+ * nothing is known yet, the same key is asked again after Retry-After.
+ */
+export const ORDER_IN_PROGRESS = 'ORDER_IN_PROGRESS';
+/**
+ * 409 reason of a key whose attempt ended with no order and no charge: the key never
+ * completes, so the next try is a new attempt (a new key, the card tokenised again).
+ */
+export const ATTEMPT_CLOSED = 'ATTEMPT_CLOSED';
+
+/** Shown while the page waits for an order another request is still processing. */
+export const STILL_PROCESSING = 'Still processing your payment…';
+/** Shown when the wait ran out: the order may still complete, so the buyer is not told to pay again. */
+export const PROCESSING_TOO_LONG =
+  'Your payment is taking longer than usual to process. Please check your e-mail for a receipt in a few minutes before you try again.';
+
+/** How long the pages wait in all for an order being processed, and the longest single wait. */
+export const PROCESSING_BOUND_MS = 30_000;
+const MAX_WAIT_MS = 10_000;
+/** The wait when the answer named none (checkout's InProgressRetry). */
+const DEFAULT_WAIT_MS = 2_000;
+
+/** Whether a 409 answer says the order is still being processed (older servers: reason CONFLICT). */
+export function isInProgress(status: number, code: string | undefined, reason: string | undefined): boolean {
+  return status === 409 && code === 'conflict' && (reason === ORDER_IN_PROGRESS || !reason || reason === 'CONFLICT');
+}
+
+/** The Retry-After header in seconds (a number of seconds; an HTTP date is not used here). */
+export function retryAfterSeconds(headers: Headers): number | undefined {
+  const v = headers.get('Retry-After');
+  if (v === null || !/^\d+$/.test(v.trim())) return undefined;
+  return Number(v.trim());
+}
+
+export interface WaitOptions {
+  /** Called with true when the wait starts and false when it ends. */
+  onWaiting?: (waiting: boolean) => void;
+  /** The total bound (PROCESSING_BOUND_MS). */
+  boundMs?: number;
+  /** Waits ms (tests pass their own clock). */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/**
+ * Asks again, as the server's Retry-After says, while the answer is "being processed" (wait
+ * answers the seconds to wait, or undefined for any other answer), up to the bound: the
+ * answer that ended it, which is still "being processed" only when the bound ran out.
+ */
+export async function waitWhileProcessing<T>(first: T, again: () => Promise<T>, wait: (r: T) => number | undefined, opts: WaitOptions = {}): Promise<T> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = opts.now ?? (() => Date.now());
+  const deadline = now() + (opts.boundMs ?? PROCESSING_BOUND_MS);
+  let r = first;
+  let seconds = wait(r);
+  if (seconds === undefined) return r;
+  opts.onWaiting?.(true);
+  try {
+    while (seconds !== undefined) {
+      const ms = Math.min(MAX_WAIT_MS, seconds > 0 ? seconds * 1000 : DEFAULT_WAIT_MS);
+      if (now() + ms > deadline) return r;
+      await sleep(ms);
+      r = await again();
+      seconds = wait(r);
+    }
+    return r;
+  } finally {
+    opts.onWaiting?.(false);
+  }
 }
 
 function xsrf(): string {
@@ -135,11 +211,21 @@ export class PurchaseAttempt {
     this.order = undefined;
   }
 
-  /** Settles the attempt unless r says its outcome is still unknown (or a decline, which the key may pay again). */
+  /**
+   * Settles the attempt unless r says its outcome is still unknown ("being processed") or
+   * it is a decline, which the key may pay again. A closed attempt (ATTEMPT_CLOSED) is
+   * settled: the next click is a new attempt with a new key.
+   */
   after(r: PurchaseResult): void {
-    if (r.status === 'fail' && (r.code === 'conflict' || r.code === 'PAYMENT_DECLINED')) return;
+    if (r.status === 'fail' && r.reason !== ATTEMPT_CLOSED && (r.code === 'conflict' || r.code === 'PAYMENT_DECLINED')) return;
     this.settled();
   }
+}
+
+/** The seconds to wait before asking again when r says the order is being processed; undefined otherwise. */
+export function purchaseInProgress(r: PurchaseResult): number | undefined {
+  if (r.status !== 'fail' || r.code !== 'conflict' || !(r.reason === ORDER_IN_PROGRESS || !r.reason || r.reason === 'CONFLICT')) return undefined;
+  return r.retryAfterSeconds ?? 0;
 }
 
 /**
@@ -168,7 +254,7 @@ export async function submitPurchase(path: string, body: unknown, key: string, f
   const r = (data ?? {}) as PurchaseResult;
   if (res.ok) return { ...r, status: r.status ?? 'ok' };
   if ([400, 401, 402, 409].includes(res.status) && (r.errors?.length || r.message)) {
-    return { ...r, status: 'fail', errors: r.errors?.length ? r.errors : [r.message ?? ''] };
+    return { ...r, status: 'fail', errors: r.errors?.length ? r.errors : [r.message ?? ''], retryAfterSeconds: retryAfterSeconds(res.headers) };
   }
   throw parseErrorBody(res.status, data);
 }
