@@ -147,6 +147,12 @@ test-prometheus: ## Debian's prometheus scrapes a dev stack with the chart's rul
 test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a loopback kube-apiserver with kwok nodes
 	scripts/test-cluster.sh
 
+.PHONY: test-k8s
+# Not part of `make test` (deploy/helm/README.md, "The store on a real node" says why).
+test-k8s: ## The chart on one real node (containerd, kubelet, kube-proxy, CoreDNS, Traefik): pods Ready, a purchase through the Ingress
+	scripts/ensure-postgres.sh
+	scripts/test-k8s.sh
+
 # ---------------------------------------------------------------------------- load
 .PHONY: k6
 k6: $(K6) ## Build k6 into bin/ (pinned version; once)
