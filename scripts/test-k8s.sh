@@ -114,6 +114,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # ---------------------------------------------------------------------------- cleanup
 S=""
 PIDS=()
+declare -A PID_OF
 DBS=()
 # The kubelet sets the kernel tunables every node has (vm.overcommit_memory=1, kernel.panic=10,
 # kernel.panic_on_oops=1, ...; it fails to start if it cannot): this machine is shared, so
@@ -122,6 +123,7 @@ SYSCTLS=(net/ipv4/ip_forward vm/overcommit_memory vm/panic_on_oom kernel/panic k
   kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 declare -A SYSCTL_WAS
 for k in "${SYSCTLS[@]}"; do SYSCTL_WAS[$k]="$(cat "/proc/sys/$k")"; done
+NETNS_WAS="$(ls /var/run/netns 2>/dev/null | tr '\n' ' ')"
 failed=true
 cleanup() {
   local rc=$?
@@ -130,7 +132,14 @@ cleanup() {
     echo "--- test-k8s: state at failure"
     "$BIN/kubectl" --kubeconfig "$S/kubeconfig" get nodes,pods,jobs,events -A -o wide 2>&1 | tail -60
   fi
-  # Pods first (the kubelet stops their containers), then the node, then the control plane.
+  # The containers first, while containerd runs (the kubelet would restart them: it goes
+  # first), then the rest in the reverse order of their start.
+  if [[ -n "$S" && -S "$S/containerd.sock" ]]; then
+    [[ -n "${PID_OF[kubelet]:-}" ]] && kill "${PID_OF[kubelet]}" 2>/dev/null
+    for t in $(ctr -a "$S/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
+      ctr -a "$S/containerd.sock" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1
+    done
+  fi
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
     kill "${PIDS[i]}" 2>/dev/null
   done
@@ -139,7 +148,7 @@ cleanup() {
     kill -9 "$p" 2>/dev/null
   done
   if [[ -n "$S" ]]; then
-    # containerd's shims outlive it: stop every container of this node's runtime.
+    # containerd's shims outlive it: this node's (their -address is its socket) are stopped.
     for shim in $(pgrep -f "containerd-shim-runc-v2 .*-address $S/containerd.sock" || true); do
       kill -9 "$shim" 2>/dev/null
     done
@@ -152,6 +161,10 @@ cleanup() {
     ip link del "$BRIDGE" 2>/dev/null
     for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
     grep " $S/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+    # The pods' network namespaces (containerd names them cni-<uuid>) made during this run.
+    for n in $(ls /var/run/netns 2>/dev/null); do
+      [[ " $NETNS_WAS " == *" $n "* ]] || { umount "/var/run/netns/$n" 2>/dev/null; rm -f "/var/run/netns/$n"; }
+    done
   fi
   for k in "${SYSCTLS[@]}"; do echo "${SYSCTL_WAS[$k]}" >"/proc/sys/$k"; done
   for db in "${DBS[@]}"; do psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done
@@ -173,6 +186,7 @@ run() {
   shift
   "$@" >"$S/logs/$name.log" 2>&1 &
   PIDS+=($!)
+  PID_OF[$name]=$!
 }
 
 # wait_for DESCRIPTION SECONDS CMD...: CMD until it succeeds; the deadline ends the test.
@@ -358,7 +372,8 @@ clusterCIDR: $POD_CIDR
 bindAddress: 127.0.0.1
 healthzBindAddress: 127.0.0.1:$(free_port)
 metricsBindAddress: 127.0.0.1:$(free_port)
-conntrack: {maxPerCore: 0}
+# No conntrack sysctls: they are the machine's, not this test's.
+conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 iptables: {localhostNodePorts: false}
 EOF
   run kube-proxy "$BIN/kube-proxy" --config="$S/kube-proxy.yaml"
