@@ -60,13 +60,20 @@ check-generated: tools ## Fail when regenerating would change the committed gen/
 .PHONY: lint
 # Every Go module of the repo: the root one and the Helm checks' own (k8s.io dependencies
 # kept out of the services' go.mod).
-GO_MODULES := . deploy/helm/check
+GO_MODULES := . deploy/helm/check deploy/images
 
 lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the services' layer check
 	$(BUF) lint
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	for m in $(GO_MODULES); do (cd $$m && go vet ./... && $(BIN)/staticcheck ./...); done
 	go run ./cmd/layercheck
+
+.PHONY: images
+# The web image carries the production web build: scripts/web-build.sh needs the store's
+# outside links (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL) or HANGAR_DEV_MODE=true.
+images: ## OCI image archives of every deployable into bin/images (no Docker daemon, no registry; cached by digest)
+	scripts/web-build.sh
+	cd deploy/images && GOWORK=off go run ./cmd/hangar-images -root $(ROOT) -out $(BIN)/images
 
 .PHONY: build
 build: ## Build every service binary and the dev runner into bin/
@@ -98,6 +105,7 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 .PHONY: test-go
 test-go: ## Go unit and integration tests with the race detector
 	go test -race -count=1 -timeout 20m ./...
+	cd deploy/images && GOWORK=off go test -count=1 ./...
 
 .PHONY: test-fast
 # The tier to run before every commit: the same Go tests against real PostgreSQL and the
@@ -138,6 +146,12 @@ test-prometheus: ## Debian's prometheus scrapes a dev stack with the chart's rul
 .PHONY: test-cluster
 test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a loopback kube-apiserver with kwok nodes
 	scripts/test-cluster.sh
+
+.PHONY: test-k8s
+# Not part of `make test` (deploy/helm/README.md, "The store on a real node" says why).
+test-k8s: ## The chart on one real node (containerd, kubelet, kube-proxy, CoreDNS, Traefik): pods Ready, a purchase through the Ingress
+	scripts/ensure-postgres.sh
+	scripts/test-k8s.sh
 
 # ---------------------------------------------------------------------------- load
 .PHONY: k6

@@ -11,6 +11,9 @@
 # kubernetes, maps every staging module k8s.io/<m> to its published v0.<minor>.<patch>).
 #
 # Usage: scripts/cluster-tools.sh            build what is missing, print the versions
+#        scripts/cluster-tools.sh --node     the control plane with a real node's kubelet,
+#                                            kube-proxy and kubectl instead of kwok
+#                                            (scripts/test-k8s.sh; 1-2 minutes each more)
 #        scripts/cluster-tools.sh --print    print the pinned versions as shell assignments
 set -euo pipefail
 
@@ -20,6 +23,9 @@ BIN="$ROOT/bin"
 ETCD_VERSION=v3.6.5
 KUBE_VERSION=v1.34.1
 KWOK_VERSION=v0.8.0
+
+NODE=false
+[[ "${1:-}" == "--node" ]] && NODE=true
 
 if [[ "${1:-}" == "--print" ]]; then
   echo "ETCD_VERSION=$ETCD_VERSION KUBE_VERSION=$KUBE_VERSION KWOK_VERSION=$KWOK_VERSION"
@@ -43,7 +49,7 @@ built=()
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
-if [[ "$(dep_version "$BIN/kwok" sigs.k8s.io/kwok)" != "$KWOK_VERSION" ]]; then
+if ! $NODE && [[ "$(dep_version "$BIN/kwok" sigs.k8s.io/kwok)" != "$KWOK_VERSION" ]]; then
   echo "cluster-tools: building kwok $KWOK_VERSION (about 2 minutes)"
   GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
   built+=(kwok)
@@ -51,7 +57,7 @@ fi
 # kwok exits "no stages found" without stage files; they ship in its module. Copy them next to
 # the binary, keyed by version, so the cluster test needs no module cache lookup.
 STAGES="$BIN/kwok-stages-$KWOK_VERSION"
-if [[ ! -f "$STAGES/pod-ready.yaml" ]]; then
+if ! $NODE && [[ ! -f "$STAGES/pod-ready.yaml" ]]; then
   dir="$(cd "$WORK" && go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" |
     sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
   mkdir -p "$STAGES.tmp"
@@ -77,7 +83,9 @@ if [[ "$(dep_version "$BIN/etcd" go.etcd.io/etcd/server/v3)" != "$ETCD_VERSION" 
 fi
 
 kube_targets=()
-for c in kube-apiserver kube-controller-manager kube-scheduler; do
+components=(kube-apiserver kube-controller-manager kube-scheduler)
+$NODE && components+=(kubelet kube-proxy kubectl)
+for c in "${components[@]}"; do
   [[ "$(dep_version "$BIN/$c" k8s.io/kubernetes)" == "$KUBE_VERSION" ]] || kube_targets+=("$c")
 done
 if ((${#kube_targets[@]})); then
@@ -118,4 +126,5 @@ echo "cluster-tools: etcd $(dep_version "$BIN/etcd" go.etcd.io/etcd/server/v3),"
   "kube-controller-manager $(dep_version "$BIN/kube-controller-manager" k8s.io/kubernetes)," \
   "kube-scheduler $(dep_version "$BIN/kube-scheduler" k8s.io/kubernetes)," \
   "kwok $(dep_version "$BIN/kwok" sigs.k8s.io/kwok)" \
+  "$($NODE && echo "kubelet/kube-proxy/kubectl $(dep_version "$BIN/kubelet" k8s.io/kubernetes)")" \
   "(built: ${built[*]:-none}, $((SECONDS - start))s)"

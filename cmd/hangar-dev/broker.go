@@ -14,7 +14,8 @@ import (
 
 // BrokerConfig configures `hangar-dev broker`.
 type BrokerConfig struct {
-	Port    int    `env:"BROKER_PORT" default:"9092" doc:"loopback port of the broker"`
+	Port    int    `env:"BROKER_PORT" default:"9092" doc:"port of the broker"`
+	Host    string `env:"BROKER_HOST" default:"" doc:"address the broker listens on and advertises (a pod's IP in the real-node test); empty: loopback"`
 	DataDir string `env:"BROKER_DATA_DIR" default:"" doc:"where the broker keeps its log and group offsets (each produce synced before it is acknowledged); empty: in memory only"`
 }
 
@@ -32,9 +33,12 @@ func runBroker(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev-broker")
 	var b *kafka.Broker
 	var err error
-	if cfg.DataDir != "" {
+	switch {
+	case cfg.DataDir != "":
 		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir)
-	} else {
+	case cfg.Host != "":
+		b, err = kafka.StartBrokerOn(cfg.Host, cfg.Port)
+	default:
 		b, err = kafka.StartBroker(cfg.Port)
 	}
 	if err != nil {

@@ -3,6 +3,8 @@ package kafka
 import (
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -16,6 +18,15 @@ type Broker struct{ c *kfake.Cluster }
 // port 0 picks a free port.
 func StartBroker(port int) (*Broker, error) {
 	return startBroker(port)
+}
+
+// StartBrokerOn is StartBroker listening on host instead of loopback. The broker advertises
+// the address it listens on, so host must be one its clients reach: a pod's own IP when the
+// broker runs as a pod (scripts/test-k8s.sh).
+func StartBrokerOn(host string, port int) (*Broker, error) {
+	return startBroker(port, kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+		return net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
+	}))
 }
 
 // StartDurableBroker is StartBroker keeping its log, topics and committed group offsets in
