@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
@@ -198,7 +199,8 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
 			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
 	}
-	release, err := p.reserveGift(ctx, c.Email, c.Currency, inv.TotalInCents) // gift_caps.go
+	subjects := giftSubjects(c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
+	release, err := p.reserveGift(ctx, subjects, c.Currency, inv.TotalInCents) // gift_caps.go
 	if err != nil {
 		return nil, err
 	}
