@@ -205,6 +205,20 @@ func ClientIP(ctx context.Context, trustedProxies int) string {
 	return ""
 }
 
+// ClientKey answers the key every limit counts a client by: the client's address behind
+// the trusted proxy chain (ClientIP), an IPv4 client by its address (/32) and an IPv6 one
+// by its /64 (clientaddr.Key: a subscriber's whole network, so changing the interface
+// identifier is not a new client). Empty when the address is unknown. Every rate limit
+// of every service keys its per-client buckets with it (login, identity's anonymous
+// routes, code attempts, card velocity, gift caps, password links).
+func ClientKey(ctx context.Context, trustedProxies int) string {
+	ip := ClientIP(ctx, trustedProxies)
+	if ip == "" {
+		return ""
+	}
+	return clientaddr.Key(ip)
+}
+
 // UserAgent answers the browser's user agent of a call through grpc-gateway.
 func UserAgent(ctx context.Context) string {
 	md, _ := metadata.FromIncomingContext(ctx)

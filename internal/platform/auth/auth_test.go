@@ -208,3 +208,33 @@ func TestClientIPAndToken(t *testing.T) {
 		t.Errorf("Token() = %q, want tok", tok)
 	}
 }
+
+// Issue 41: only card declines grouped an IPv6 client by its /64; every other limit keyed
+// on the raw address, so a client with a /64 had no ceiling. ClientKey is the one key: the
+// address behind the trusted proxies, IPv4 as is, IPv6 by its /64; a client-supplied hop
+// left of the trusted ones does not change it.
+func TestClientKeyGroupsIPv6BySlash64BehindTheTrustedProxies(t *testing.T) {
+	key := func(xff string, proxies int) string {
+		return auth.ClientKey(metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-forwarded-for", xff)), proxies)
+	}
+	for _, tc := range []struct {
+		xff     string
+		proxies int
+		want    string
+	}{
+		{"2001:db8:aa:bb::1, 10.0.0.9", 1, "2001:db8:aa:bb::/64"},
+		{"2001:db8:aa:bb:ffff:ffff:ffff:fffe, 10.0.0.9", 1, "2001:db8:aa:bb::/64"},
+		{"6.6.6.6, 2001:db8:aa:bb::7, 10.0.0.9", 1, "2001:db8:aa:bb::/64"},
+		{"2001:db8:aa:bc::1, 10.0.0.9", 1, "2001:db8:aa:bc::/64"},
+		{"198.51.100.7, 10.0.0.9", 1, "198.51.100.7"},
+		{"198.51.100.7, 10.0.0.9", 0, "10.0.0.9"},
+		{"[2001:db8:aa:bb::1]:443, 10.0.0.9", 1, "2001:db8:aa:bb::/64"},
+	} {
+		if got := key(tc.xff, tc.proxies); got != tc.want {
+			t.Errorf("ClientKey(%q, %d proxies) = %q, want %q", tc.xff, tc.proxies, got, tc.want)
+		}
+	}
+	if got := auth.ClientKey(context.Background(), 1); got != "" {
+		t.Errorf("ClientKey without an address = %q, want empty", got)
+	}
+}

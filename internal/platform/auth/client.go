@@ -10,12 +10,15 @@ import (
 )
 
 // Client is who made a request at the edge, as a service calling another on its behalf
-// passes it on: the client's address and a reference to its session (a hash of the token:
-// a key to count by, useless as a credential). The card-testing rules of payments count
-// declines by them for the charges checkout makes.
+// passes it on: the client's address, a reference to its session (a hash of the token:
+// a key to count by, useless as a credential) and the account that session is logged in to
+// (empty for an anonymous one). The card-testing rules of payments count declines by them
+// for the charges checkout makes, and against an account only when it is the session's own
+// (a charge naming someone else's account or e-mail must not spend that customer's budget).
 type Client struct {
 	Addr    string
 	Session string
+	Account string
 }
 
 // Metadata keys of a forwarded Client (internal: the public listeners drop Grpc-Metadata-*
@@ -23,6 +26,7 @@ type Client struct {
 const (
 	clientAddrMetadata    = "x-hangar-client-addr"
 	clientSessionMetadata = "x-hangar-client-session"
+	clientAccountMetadata = "x-hangar-client-account"
 )
 
 type clientKey struct{}
@@ -52,13 +56,18 @@ func ClientFrom(ctx context.Context) (Client, bool) {
 }
 
 // OutgoingClient attaches the recorded client to ctx's outgoing metadata (nothing when
-// none was recorded: a renewal, a background job).
+// none was recorded: a renewal, a background job), with the account of the caller's
+// session when it is logged in.
 func OutgoingClient(ctx context.Context) context.Context {
 	c, ok := ClientFrom(ctx)
 	if !ok || c.Addr == "" && c.Session == "" {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, clientAddrMetadata, c.Addr, clientSessionMetadata, c.Session)
+	kv := []string{clientAddrMetadata, c.Addr, clientSessionMetadata, c.Session}
+	if who, ok := CallerFrom(ctx); ok && who.AccountUUID != "" {
+		kv = append(kv, clientAccountMetadata, who.AccountUUID)
+	}
+	return metadata.AppendToOutgoingContext(ctx, kv...)
 }
 
 // ForwardedClient answers the client another service forwarded with the call (ok false
@@ -75,6 +84,9 @@ func ForwardedClient(ctx context.Context) (Client, bool) {
 	}
 	if len(sess) > 0 {
 		c.Session = sess[0]
+	}
+	if a := md.Get(clientAccountMetadata); len(a) > 0 {
+		c.Account = a[0]
 	}
 	return c, true
 }

@@ -54,9 +54,10 @@ type Config struct {
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" required:"true" format:"email" dev:"sales@hangar.example" doc:"the sales contact named in messages to buyers; required outside development mode"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
-	// Gift certificate caps (issue 26), in minor units of the order's currency.
-	GiftOrderCap int64    `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in minor units of its currency (200000: $2,000.00); 0: no cap"`
-	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most one buyer (e-mail) may buy in gift certificates per UTC day and currency, in minor units (500000: $5,000.00), reserved before the charge; 0: no cap"`
+	// Gift certificate caps (issues 26, 41), in USD minor units: an order in another currency
+	// is converted with the catalogue's rate.
+	GiftOrderCap int64    `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in USD minor units (200000: $2,000.00; another currency converted with the catalogue's rate); 0: no cap"`
+	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most each of a gift order's buyer e-mail, recipient e-mail, session and client address (IPv6: its /64) may buy in gift certificates per UTC day, in USD minor units over every currency (500000: $5,000.00), reserved for all of them before the charge; 0: no cap"`
 	ReceiptKeys  []string `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
 	// The seller printed on receipts and invoices (their PDF and print): the deployment's
 	// own company, so no default outside development mode (issue 31).

@@ -79,3 +79,57 @@ func (st *stack) tokenizeCode(t testing.TB, number string) (string, int) {
 	nonce, _ := m["nonce"].(string)
 	return nonce, code
 }
+
+// giftFrom posts a $25 gift order for email as a browser at addr (with cookie: a session).
+func (st *stack) giftFrom(t *testing.T, addr, key, email, nonce, cookie string) (int, map[string]any) {
+	t.Helper()
+	body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
+		"cardholderName":"Card Holder","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
+	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	xsrf := xsrfFor(cookie)
+	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
+	req.Header.Set("X-XSRF-TOKEN", xsrf)
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("X-Forwarded-For", addr)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := map[string]any{}
+	_ = json.Unmarshal(b, &m)
+	return resp.StatusCode, m
+}
+
+// Issue 41: anonymous declined gift orders that named a customer's e-mail spent that
+// customer's decline budget; with the production limit of 5 the customer, logged in at
+// their own address, got 429 on every card for 10 minutes. A decline now counts against
+// the attacker's subjects (card, address, session) and against an account or e-mail only
+// when that account's own session made it: the attacker is stopped, the named customer
+// pays.
+func TestNamedVictimIsNotLockedOutByAnothersDeclines(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
+	const victim = "pilot@demo.hangar.test"
+	for i := range 5 {
+		code, m := st.giftFrom(t, "203.0.113.66", "attack-"+strconv.Itoa(i), victim, st.tokenize(t, "4000000000000002"), "")
+		if code != http.StatusPaymentRequired {
+			t.Fatalf("attacker's decline %d = %d %v", i, code, m)
+		}
+	}
+	// The attacker's address is past the rule.
+	if code, m := st.giftFrom(t, "203.0.113.66", "attack-good", victim, st.tokenize(t, "4111111111111111"), ""); code != http.StatusTooManyRequests {
+		t.Errorf("the attacker's 6th attempt = %d %v, want 429", code, m)
+	}
+	// The named customer, logged in at their own address, pays with a good card.
+	session := login(t, st.idBase, victim)
+	if code, m := st.giftFrom(t, "198.51.100.77", "victim-pays", victim, st.tokenize(t, "4111111111111111"), session); code != 200 {
+		t.Errorf("the named customer's own order = %d %v, want 200", code, m)
+	}
+	// So does an anonymous buyer elsewhere who names the same e-mail with a good card.
+	if code, m := st.giftFrom(t, "198.51.100.78", "victim-anon", victim, st.tokenize(t, "4111111111111111"), ""); code != 200 {
+		t.Errorf("an order naming the customer from another address = %d %v, want 200", code, m)
+	}
+}

@@ -1,8 +1,12 @@
 package app_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +18,7 @@ import (
 // one buyer do not pass it together), with a clear message and nothing charged.
 func TestGiftCertificateCaps(t *testing.T) {
 	t.Parallel()
-	st := startStack(t, nil)
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	buyer := fmt.Sprintf("caps-%d@buyer.test", time.Now().UnixNano())
 	body := func(values, nonce string) string {
 		return `{"giftCertValues":[` + values + `],"email":"` + buyer + `","zipcode":"97201","country":"US","currency":"USD",
@@ -60,18 +64,106 @@ func TestGiftCertificateCaps(t *testing.T) {
 	if code, m := post(t, st.base+"/buy/api/gift/submit", "caps-rest", body("1000", st.tokenize(t, "4111111111111111")), ""); code != 200 {
 		t.Errorf("the rest of the day = %d %v", code, m)
 	}
-	// A declined order gives its reservation back.
+	// A declined order gives its reservation back (another buyer, address and recipient:
+	// the first's address and recipient have bought their day's worth).
 	other := fmt.Sprintf("caps-other-%d@buyer.test", time.Now().UnixNano())
-	b2 := func(nonce string) string {
-		return `{"giftCertValues":[1000,1000],"email":"` + other + `","zipcode":"97201","country":"US","currency":"USD",
-			"cardholderName":"Amelia Earhart","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
-	}
 	for i := range 3 {
-		if code, m := post(t, st.base+"/buy/api/gift/submit", "caps-decl-"+strconv.Itoa(i), b2(st.tokenize(t, "4000000000000002")), ""); code == 200 {
+		if code, m := st.giftOrder(t, "198.51.100.90", "caps-decl-"+strconv.Itoa(i), other, "other-friend@example.com", "USD", "1000,1000", st.tokenize(t, "4000000000000002")); code == 200 {
 			t.Fatalf("a declined card = %d %v", code, m)
 		}
 	}
-	if code, m := post(t, st.base+"/buy/api/gift/submit", "caps-after-decl", b2(st.tokenize(t, "4111111111111111")), ""); code != 200 {
+	if code, m := st.giftOrder(t, "198.51.100.90", "caps-after-decl", other, "other-friend@example.com", "USD", "1000,1000", st.tokenize(t, "4111111111111111")); code != 200 {
 		t.Errorf("after three declined $2,000 orders = %d %v, want 200 (declines hold no reservation)", code, m)
+	}
+}
+
+// giftOrder posts an anonymous gift order of values in currency for buyer to recipient,
+// as a browser at addr behind the trusted proxy.
+func (st *stack) giftOrder(t *testing.T, addr, key, buyer, recipient, currency, values, nonce string) (int, map[string]any) {
+	t.Helper()
+	body := `{"giftCertValues":[` + values + `],"email":"` + buyer + `","zipcode":"97201","country":"US","currency":"` + currency + `",
+		"cardholderName":"Amelia Earhart","nonce":"` + nonce + `","recipient":{"email":"` + recipient + `","name":"Bessie Coleman"}}`
+	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Cookie", "XSRF-TOKEN=x")
+	req.Header.Set("X-XSRF-TOKEN", "x")
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("X-Forwarded-For", addr)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	m := map[string]any{}
+	_ = json.Unmarshal(b, &m)
+	return resp.StatusCode, m
+}
+
+// Issue 41: the caps counted per buyer e-mail and per currency, so one client bought
+// $9,000 + €2,000 + A$2,000 in a minute by changing the buyer's e-mail and the currency.
+// The day cap ($5,000) now holds per client address (an IPv6 client by its /64), per
+// recipient and per buyer over every currency, converted with the catalogue's rates, and a
+// concurrent burst cannot pass it; a buyer elsewhere is unaffected.
+func TestGiftCapsFollowTheMoney(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
+	n := time.Now().UnixNano()
+	email := func(tag string, i int) string { return fmt.Sprintf("%s-%d-%d@buyer.test", tag, i, n) }
+	good := func() string { return st.tokenize(t, "4111111111111111") }
+
+	// One /64, a new interface identifier, buyer and recipient each time: $2,000, then
+	// €1,000 ($1,075.27) and A$1,000 ($666.67) fit the day's $5,000; $2,000 more does not.
+	for i, o := range []struct{ cur, values string }{{"USD", "1000,1000"}, {"EUR", "1000"}, {"AUD", "1000"}} {
+		if code, m := st.giftOrder(t, fmt.Sprintf("2001:db8:41:c::%x", i+1), fmt.Sprintf("money-%d", i), email("b", i), email("r", i), o.cur, o.values, good()); code != 200 {
+			t.Fatalf("order %d (%s %s) within the caps = %d %v", i, o.cur, o.values, code, m)
+		}
+	}
+	code, m := st.giftOrder(t, "2001:db8:41:c:ffff::9", "money-over", email("b", 9), email("r", 9), "USD", "1000,1000", good())
+	if code != 400 || !contains(strs(m["errors"]), "You can buy at most $5000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
+		t.Errorf("the address's $2,000 past $3,741.94 = %d %v, want the day cap", code, m["errors"])
+	}
+	// A buyer elsewhere pays.
+	if code, m := st.giftOrder(t, "198.51.100.91", "money-elsewhere", email("b", 10), email("r", 10), "USD", "1000", good()); code != 200 {
+		t.Errorf("a buyer at another address = %d %v", code, m)
+	}
+	// One recipient over buyers and addresses: $2,000 + $2,000 fit, $2,000 more does not.
+	for i := range 3 {
+		code, m := st.giftOrder(t, fmt.Sprintf("198.51.100.%d", 100+i), fmt.Sprintf("recipient-%d", i), email("rb", i), "one-friend@example.com", "USD", "1000,1000", good())
+		if want := map[bool]int{true: 200, false: 400}[i < 2]; code != want {
+			t.Errorf("order %d for one recipient = %d %v, want %d", i, code, m, want)
+		}
+	}
+	// An order in euros is capped by its USD value: €2,000 is $2,150.54.
+	if code, m := st.giftOrder(t, "198.51.100.120", "money-eur-order", email("b", 20), email("r", 20), "EUR", "1000,1000", good()); code != 400 ||
+		!strings.Contains(fmt.Sprint(m["errors"]), "A gift certificate order may total at most") {
+		t.Errorf("a €2,000 order = %d %v, want the order cap", code, m)
+	}
+	// Five $2,000 orders from one new address at once: two fit its $5,000, three do not.
+	nonces := make([]string, 5)
+	for i := range nonces {
+		nonces[i] = good()
+	}
+	codes := make([]int, 5)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _ = st.giftOrder(t, "203.0.113.141", fmt.Sprintf("burst-%d", i), email("burst", i), email("burst-r", i), "USD", "1000,1000", nonces[i])
+		}()
+	}
+	wg.Wait()
+	ok, refused := 0, 0
+	for _, c := range codes {
+		switch c {
+		case 200:
+			ok++
+		case 400:
+			refused++
+		}
+	}
+	if ok != 2 || refused != 3 {
+		t.Errorf("a burst of five $2,000 orders from one address: %v, want two 200 and three 400", codes)
 	}
 }

@@ -140,8 +140,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	auth.Install(a.srv, auth.Options{Resolver: ports.Resolver(a.svc), CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
 	// The buckets are shared by every replica in identity's database (rate_limits), so a
 	// burst spread over replicas meets the same limit as one replica would.
-	a.srv.UseUnary(ratelimit.UnaryShared(AnonymousLimits, func(ctx context.Context) string { return auth.ClientIP(ctx, cfg.TrustedProxies) },
-		time.Now, ratelimit.NewPostgreSQL(pool), log))
+	a.srv.UseUnary(ratelimit.UnaryShared(AnonymousLimits, AnonymousKey(cfg.TrustedProxies), time.Now, ratelimit.NewPostgreSQL(pool), log))
 	a.svc.SetResetLimit(ratelimit.NewShared("password-reset-email", ResetPerEmail, time.Now, ratelimit.NewPostgreSQL(pool), log))
 	return a, nil
 }
@@ -163,6 +162,12 @@ var AnonymousLimits = map[string]ratelimit.Rule{
 	// A link's token cannot be guessed (256 bits); this bounds the password hashing a
 	// client can ask for with made-up or spent links.
 	identityv1.IdentityService_SetPassword_FullMethodName: {Every: 6 * time.Second, Burst: 10},
+}
+
+// AnonymousKey is the key AnonymousLimits count a client by: the platform's client key
+// (auth.ClientKey: the address behind the trusted proxies, IPv6 by its /64).
+func AnonymousKey(trustedProxies int) func(context.Context) string {
+	return func(ctx context.Context) string { return auth.ClientKey(ctx, trustedProxies) }
 }
 
 // ResetPerEmail throttles "forgot password" per e-mail, over every client address and

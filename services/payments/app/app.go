@@ -65,7 +65,7 @@ type Config struct {
 	FieldsOrigin    string `env:"PAYMENTS_FIELDS_ORIGIN" default:"" doc:"the fields origin's public URL (https://pay.store.example); the client token names it, the store's pages frame it, its tokenize accepts browser requests from it only; empty: the request's own host (tests)"`
 	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
 	// The card-testing rule (issue 26; services/payments/README.md, Card testing).
-	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session, account, card or e-mail may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
+	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session or card — or an account or e-mail through its own session — may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
 	VelocityWindow   time.Duration `env:"PAYMENTS_VELOCITY_WINDOW" default:"10m" doc:"the window of PAYMENTS_VELOCITY_DECLINES"`
 	// The processor sweep (issue 30): every capture ends in a charge (and so an order) or a refund.
 	SweepInterval    time.Duration `env:"PAYMENTS_SWEEP_INTERVAL" default:"1m" doc:"how often the processor's recent transactions are reconciled with the charges (0: never, tests)"`

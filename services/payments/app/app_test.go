@@ -32,6 +32,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/servicetest"
 	"github.com/hangar/hangar/services/payments/app"
+	iapp "github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
@@ -551,13 +552,13 @@ func TestCardReaderFlow(t *testing.T) {
 		t.Fatalf("result = %d %v", code, body)
 	}
 
-	t.Run("a declined card is an error carrying the message", func(t *testing.T) {
+	t.Run("a declined card is an error carrying the generic message", func(t *testing.T) {
 		_, body := r.do(t, "POST", "/buy/api/card-reader/vault", "admin-token", req)
 		id := body["contextId"].(string)
 		r.do(t, "POST", "/buy/api/card-reader/simulate", "", map[string]string{"readerSerialNumber": "RDR-0001",
 			"number": gateway.CardDecline, "cvv": "737", "expirationDate": "09/2031"})
 		code, body := r.do(t, "GET", "/buy/api/card-reader/vault-result?contextId="+id, "admin-token", nil)
-		if code != 412 || !strings.Contains(fmt.Sprint(body["message"]), "Do Not Honor") {
+		if code != 412 || body["message"] != iapp.MsgCardNotVerified {
 			t.Errorf("declined result = %d %v", code, body)
 		}
 	})
@@ -610,8 +611,8 @@ func TestPaymentMethodUpdate(t *testing.T) {
 	}
 	decl := card("acct-pilot")
 	decl["nonce"] = r.tokenize(t, gateway.CardCVVFailure)
-	if _, body := upd("pilot-token", "/buy/api/subscription/update-payment-method", decl); body["status"] != "failed" || !strings.Contains(fmt.Sprint(body["errors"]), "CVV") {
-		t.Errorf("CVV failure = %v", body)
+	if _, body := upd("pilot-token", "/buy/api/subscription/update-payment-method", decl); body["status"] != "failed" || fmt.Sprint(body["errors"]) != "["+iapp.MsgCardNotVerified+"]" {
+		t.Errorf("CVV failure = %v, want only the generic message", body)
 	}
 	// The wallet ('vault' flow) becomes PAYPAL with the provider-held e-mail.
 	_, w := r.postFields(t, "/api/tokenize", map[string]string{"flow": "vault", "walletEmail": "payer@example.com"})

@@ -92,7 +92,8 @@ func pbTiers(tiers []domain.PriceTier, only string) []*catalogv1.PriceTier {
 func pbCurrencies(cs []domain.Currency) []*catalogv1.Currency {
 	out := make([]*catalogv1.Currency, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, &catalogv1.Currency{Code: c.Code, Symbol: c.Symbol, DefaultRegion: c.DefaultRegion, DefaultCountry: c.DefaultCountry, Default: c.Default})
+		out = append(out, &catalogv1.Currency{Code: c.Code, Symbol: c.Symbol, DefaultRegion: c.DefaultRegion, DefaultCountry: c.DefaultCountry, Default: c.Default,
+			RateBasisPoints: int32(c.RateBasisPoints)})
 	}
 	return out
 }

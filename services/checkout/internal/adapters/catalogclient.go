@@ -54,7 +54,8 @@ func prices(m map[string]*catalogv1.Price) map[string]domain.Price {
 func FromProto(resp *catalogv1.GetCatalogResponse) (*domain.Catalog, error) {
 	d := domain.CatalogData{Version: resp.GetVersion(), EuropeanCountries: resp.GetEuropeanCountries(), BusinessIDCountries: resp.GetBusinessIdCountries()}
 	for _, c := range resp.GetCurrencies() {
-		d.Currencies = append(d.Currencies, domain.Currency{Code: c.GetCode(), Symbol: c.GetSymbol(), DefaultRegion: c.GetDefaultRegion(), DefaultCountry: c.GetDefaultCountry(), Default: c.GetDefault()})
+		d.Currencies = append(d.Currencies, domain.Currency{Code: c.GetCode(), Symbol: c.GetSymbol(), DefaultRegion: c.GetDefaultRegion(), DefaultCountry: c.GetDefaultCountry(), Default: c.GetDefault(),
+			RateBasisPoints: int64(c.GetRateBasisPoints())})
 	}
 	for _, a := range resp.GetAircraft() {
 		d.Aircraft = append(d.Aircraft, domain.Aircraft{Code: a.GetCode(), Model: a.GetModel(), AddOnCode: a.GetAddOnCode(), AUDPriced: a.GetAudPriced()})

@@ -215,10 +215,12 @@ func who(in domain.Input) (accountID, sessionEmail string) {
 	return domain.ExtractAccountID(in.AccountID), ""
 }
 
-// Caller identifies who asks: the client address for rate limits; the proxy chain and the
-// currency cookie for the default currency.
+// Caller identifies who asks: the client's key for rate limits (auth.ClientKey: IPv6 by
+// its /64) and its address (human verification, logs); the proxy chain and the currency
+// cookie for the default currency.
 type Caller struct {
 	Client string
+	Addr   string
 	// Chain is the X-Forwarded-For values received, then the peer (geo walks it).
 	Chain []string
 	// CurrencyCookie is ff_currency_choice, the currency the shell stored for the visitor.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -11,19 +12,25 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// GiftCaps bound what gift certificates one order and one buyer in a day may buy, in minor
-// units of the order's currency (issue 26: twenty $1,000 certificates in one order were a
-// cash-out path for stolen cards). Zero: no cap.
+// GiftCaps bound what gift certificates may buy (issue 26: twenty $1,000 certificates in one
+// order were a cash-out path for stolen cards), in one currency-neutral amount: USD minor
+// units, an order in another currency converted with the catalogue's rate (issue 41: caps
+// per currency let one buyer take $9,000 + €2,000 + A$2,000 in a minute). Order bounds one
+// order; Day bounds, per UTC day, each subject the money follows — the buyer's e-mail, the
+// recipient's, the session, the client address (IPv6 by its /64) — reserved for all of them
+// at once before the charge. Zero: no cap.
 type GiftCaps struct {
 	Order int64
 	Day   int64
 	Spend GiftSpend
 }
 
-// GiftSpend keeps what each buyer bought per day (adapters.Store).
+// GiftSpend keeps what each subject bought per day, in USD minor units (adapters.Store).
 type GiftSpend interface {
-	ReserveGiftSpend(ctx context.Context, buyer, currency string, day time.Time, amount, dayCap int64) (bool, error)
-	ReleaseGiftSpend(ctx context.Context, buyer, currency string, day time.Time, amount int64) error
+	// ReserveGiftSpend adds amount to every subject's day unless that would take any past
+	// dayCap: all or none, whatever other submits run at the same time.
+	ReserveGiftSpend(ctx context.Context, subjects []string, day time.Time, amount, dayCap int64) (bool, error)
+	ReleaseGiftSpend(ctx context.Context, subjects []string, day time.Time, amount int64) error
 }
 
 // Messages of the caps (the spec words none).
@@ -32,30 +39,47 @@ const (
 	MsgGiftDayCap   = "You can buy at most %s in gift certificates per day. Please try again tomorrow or buy less."
 )
 
-// reserveGift checks the order cap and reserves the total against the buyer's day: it
-// answers the release to run if the order is not placed (nil when nothing was reserved),
-// or the refusal (400 with the message).
-func (p *Purchases) reserveGift(ctx context.Context, email string, cur domain.Currency, total int64) (func(error), error) {
-	caps := p.svc.giftCaps
-	if caps.Order > 0 && total > caps.Order {
-		return nil, invalid([]string{fmt.Sprintf(MsgGiftOrderCap, domain.FormatMoney(caps.Order, cur))})
+// giftSubjects are who a gift order's money is counted against per day: the buyer's and
+// the recipient's e-mails, the session and the client's address key.
+func giftSubjects(buyer, recipient, session, client string) []string {
+	var out []string
+	add := func(kind, v string) {
+		if v = strings.ToLower(strings.TrimSpace(v)); v != "" && v != unlimited && v != "unknown" {
+			out = append(out, kind+":"+v)
+		}
 	}
-	if caps.Day <= 0 || caps.Spend == nil {
+	add("buyer", buyer)
+	add("recipient", recipient)
+	add("session", session)
+	add("addr", client)
+	return out
+}
+
+// reserveGift checks the order cap and reserves the total against each subject's day: it
+// answers the release to run if the order is not placed (nil when nothing was reserved),
+// or the refusal (400 with the message, the cap shown in the order's currency).
+func (p *Purchases) reserveGift(ctx context.Context, subjects []string, cur domain.Currency, total int64) (func(error), error) {
+	caps := p.svc.giftCaps
+	usd := cur.ToUSD(total)
+	if caps.Order > 0 && usd > caps.Order {
+		return nil, invalid([]string{fmt.Sprintf(MsgGiftOrderCap, domain.FormatMoney(cur.FromUSD(caps.Order), cur))})
+	}
+	if caps.Day <= 0 || caps.Spend == nil || len(subjects) == 0 {
 		return nil, nil
 	}
 	day := p.svc.now()
-	ok, err := caps.Spend.ReserveGiftSpend(ctx, email, cur.Code, day, total, caps.Day)
+	ok, err := caps.Spend.ReserveGiftSpend(ctx, subjects, day, usd, caps.Day)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, invalid([]string{fmt.Sprintf(MsgGiftDayCap, domain.FormatMoney(caps.Day, cur))})
+		return nil, invalid([]string{fmt.Sprintf(MsgGiftDayCap, domain.FormatMoney(cur.FromUSD(caps.Day), cur))})
 	}
 	return func(placeErr error) {
 		if !notPlaced(placeErr) {
 			return // placed, or its outcome unknown (the reconciler may complete it): kept
 		}
-		if err := caps.Spend.ReleaseGiftSpend(context.WithoutCancel(ctx), email, cur.Code, day, total); err != nil {
+		if err := caps.Spend.ReleaseGiftSpend(context.WithoutCancel(ctx), subjects, day, usd); err != nil {
 			p.svc.log.WarnContext(ctx, "release gift spend", "err", err.Error())
 		}
 	}, nil

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
@@ -115,8 +116,9 @@ type PurchaseSubmit struct {
 	Key, RequestHash string
 	Payment          order.Payment
 	Caller           domain.Caller
-	Client           string
-	RecaptchaValue   string
+	// Client is the client's key for limits (auth.ClientKey), Addr its address.
+	Client, Addr   string
+	RecaptchaValue string
 }
 
 // Messages of purchase submits that the spec does not word.
@@ -172,7 +174,7 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 	}
 	c := gift.Check(cat, o, true)
 	problems := append(append([]string(nil), c.Errors...), gift.CheckPayment(sub.Payment.Nonce, sub.Payment.CardholderName, c.Zip, c.Country)...)
-	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Client)...)
+	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Addr)...)
 	r, bad := gift.CheckRecipient(gift.Recipient{Email: recipient.RecipientEmail, Name: recipient.RecipientName, Message: recipient.Message})
 	recipient.RecipientEmail, recipient.RecipientName, recipient.Message = r.Email, r.Name, r.Message
 	problems = append(problems, bad...)
@@ -197,7 +199,8 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
 			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
 	}
-	release, err := p.reserveGift(ctx, c.Email, c.Currency, inv.TotalInCents) // gift_caps.go
+	subjects := giftSubjects(c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
+	release, err := p.reserveGift(ctx, subjects, c.Currency, inv.TotalInCents) // gift_caps.go
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +269,7 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	} else {
 		problems = append(problems, gift.CheckPayment(sub.Payment.Nonce, sub.Payment.CardholderName, pv.Cart.Zip, pv.Cart.Country)...)
 	}
-	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Client)...)
+	problems = append(problems, p.human(ctx, sub.RecaptchaValue, sub.Addr)...)
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
@@ -293,7 +296,7 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 		p.svc.log.InfoContext(ctx, "sales-mode purchase", "seller", pu.SellerAccountID, "account", accountID, "reader", in.ReaderSerialNumber)
 	}
 	placed, err := p.svc.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
-	p.svc.logRefused(ctx, err, sub.Caller, sub.Client, accountID)
+	p.svc.logRefused(ctx, err, sub.Caller, sub.Addr, accountID)
 	return placed, err
 }
 

@@ -109,7 +109,7 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 			// session); without a session none can be the buyer's, so it is refused before an
 			// account is created for the e-mail.
 			err := errs.E(errs.Forbidden, "%s", MsgMethodRefused)
-			s.logRefused(ctx, err, in.Caller, caller.Client, "")
+			s.logRefused(ctx, err, in.Caller, caller.Addr, "")
 			return nil, err
 		}
 		pu, err := s.priceForSubmit(ctx, in, sub, caller)
@@ -117,7 +117,7 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 			return nil, err
 		}
 		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
-		s.logRefused(ctx, err, in.Caller, caller.Client, pu.AccountID)
+		s.logRefused(ctx, err, in.Caller, caller.Addr, pu.AccountID)
 		return placed, err
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		problems = append(problems, MsgSalesModeReader)
 	}
 	if s.verifier != nil && !contains(problems, MsgHuman) {
-		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Client)
+		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Addr)
 		if err != nil {
 			// The verifier's errors never carry its secret.
 			s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())

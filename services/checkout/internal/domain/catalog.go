@@ -113,6 +113,26 @@ type Currency struct {
 	DefaultRegion  string
 	DefaultCountry string
 	Default        bool
+	// RateBasisPoints is the catalogue's rate to USD (10000 = 1.0; 0: unknown, taken as 1.0).
+	RateBasisPoints int64
+}
+
+// ToUSD converts amount (minor units of c) into USD minor units with the catalogue's rate,
+// rounded up: a limit kept in USD is never passed by rounding.
+func (c Currency) ToUSD(amount int64) int64 {
+	r := c.rate()
+	return (amount*10000 + r - 1) / r
+}
+
+// FromUSD converts a USD amount (minor units) into c's minor units, rounded down: the most
+// of c that stays within the USD amount.
+func (c Currency) FromUSD(usd int64) int64 { return usd * c.rate() / 10000 }
+
+func (c Currency) rate() int64 {
+	if c.RateBasisPoints <= 0 {
+		return 10000
+	}
+	return c.RateBasisPoints
 }
 
 // Aircraft is a runway-analysis model; AUDPriced models may be bought in AUD.

@@ -45,14 +45,19 @@ func NewGRPC(svc *app.Service, trustedProxies int) *GRPC {
 	return &GRPC{svc: svc, trustedProxies: trustedProxies}
 }
 
-// caller identifies the client for rate limits: the address the trusted proxies saw (the
-// client-supplied part of X-Forwarded-For is ignored, so it cannot dodge the limit).
+// caller identifies the client for rate limits: the platform's client key of the address
+// the trusted proxies saw (the client-supplied part of X-Forwarded-For is ignored, so it
+// cannot dodge the limit; an IPv6 client is its /64, so neither can a new address of it).
 func (s *GRPC) caller(ctx context.Context) app.Caller {
 	ip := auth.ClientIP(ctx, s.trustedProxies)
 	if ip == "" {
 		ip = "unknown"
 	}
-	return app.Caller{Client: ip, Chain: proxyChain(ctx), CurrencyCookie: cookie(ctx, currencyCookie)}
+	key := auth.ClientKey(ctx, s.trustedProxies)
+	if key == "" {
+		key = "unknown"
+	}
+	return app.Caller{Client: key, Addr: ip, Chain: proxyChain(ctx), CurrencyCookie: cookie(ctx, currencyCookie)}
 }
 
 // currencyCookie is the visitor's currency as the shell stored it (docs/storefront.md).

@@ -53,10 +53,10 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 	if err != nil {
 		return nil, err
 	}
-	who := sessionCaller(ctx)
+	who, cl := sessionCaller(ctx), s.caller(ctx)
 	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: giftHash(req, who.AccountID),
 		Payment: order.Payment{Nonce: req.GetNonce(), CardholderName: req.GetCardholderName()}, Caller: who,
-		Client: s.caller(ctx).Client, RecaptchaValue: req.GetRecaptchaValue()}
+		Client: cl.Client, Addr: cl.Addr, RecaptchaValue: req.GetRecaptchaValue()}
 	o := gift.Order{Values: values(req.GetGiftCertValues()), Email: req.GetEmail(), Zip: req.GetZipcode(), Country: req.GetCountry(), Currency: req.GetCurrency()}
 	r := req.GetRecipient()
 	placed, err := p.SubmitGift(ctx, o, app.GiftDetail{RecipientEmail: r.GetEmail(), RecipientName: r.GetName(), Message: r.GetMessage()}, sub)
@@ -83,14 +83,14 @@ func (s *GRPC) SubmitOneOff(ctx context.Context, req *checkoutv1.SubmitOneOffReq
 	if err != nil {
 		return nil, err
 	}
-	who := sessionCaller(ctx)
+	who, cl := sessionCaller(ctx), s.caller(ctx)
 	c := req.GetConfiguration()
 	pay := order.Payment{Nonce: req.GetNonce(), CardholderName: c.GetCardholderName()}
 	if req.GetUseSavedCard() {
 		pay = order.Payment{Token: req.GetPaymentMethodToken(), CardholderName: c.GetCardholderName()}
 	}
 	sub := app.PurchaseSubmit{Key: idempotencyKey(ctx, req.GetIdempotencyKey()), RequestHash: oneOffHash(req, who.AccountID),
-		Payment: pay, Caller: who, Client: s.caller(ctx).Client, RecaptchaValue: c.GetRecaptchaValue()}
+		Payment: pay, Caller: who, Client: cl.Client, Addr: cl.Addr, RecaptchaValue: c.GetRecaptchaValue()}
 	in := oneOffInput(c)
 	in.ClientAddr = sub.Client
 	in.MarketingConsent = req.GetMarketingConsent()

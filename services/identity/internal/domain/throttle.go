@@ -3,6 +3,8 @@ package domain
 import (
 	"fmt"
 	"time"
+
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 )
 
 // Throttle limits failed logins so that nobody can lock a real user out: failures for
@@ -39,10 +41,14 @@ func (t Throttle) PairLimit(underAttack bool) int {
 	return t.PerAccountIP
 }
 
-// Keys of the failure buckets.
-func (Throttle) AccountIPKey(email, ip string) string { return "login|acct-ip:" + email + "|" + ip }
-func (Throttle) AccountKey(email string) string       { return "login|acct:" + email }
-func (Throttle) IPKey(ip string) string               { return "login|ip:" + ip }
+// Keys of the failure buckets. An address is counted by the platform's client key
+// (clientaddr.Key: IPv6 by its /64), so a client changing its interface identifier is not
+// a new address with fresh guesses (issue 41).
+func (Throttle) AccountIPKey(email, ip string) string {
+	return "login|acct-ip:" + email + "|" + clientaddr.Key(ip)
+}
+func (Throttle) AccountKey(email string) string { return "login|acct:" + email }
+func (Throttle) IPKey(ip string) string         { return "login|ip:" + clientaddr.Key(ip) }
 
 // ThrottledMessage is the clear message of a throttled login.
 func ThrottledMessage(wait time.Duration) string {

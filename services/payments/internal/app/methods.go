@@ -124,7 +124,8 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		Details: gateway.MethodDetails{CardholderName: u.CardholderName, PostalCode: u.Zipcode, Country: u.Country}})
 	if d, ok := gateway.AsDeclined(err); ok {
 		s.declined(ctx, v, d.Fingerprint)
-		return UpdateResult{Errors: []string{d.Message}, Payment: p.Payment}, nil
+		s.log.InfoContext(ctx, "payment method update declined", "account", u.AccountID, "code", d.Code)
+		return UpdateResult{Errors: []string{MsgCardNotVerified}, Payment: p.Payment}, nil
 	}
 	if err != nil {
 		return UpdateResult{}, s.gatewayErr(ctx, "vault", err)

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -91,9 +92,10 @@ func (s *Service) PresentCard(ctx context.Context, reader string, card domain.Ca
 		}
 		return r, s.gatewayErr(ctx, "reader tokenize", err)
 	}
-	// The reader's vault is a verification: counted per customer e-mail and card like any
-	// (velocity.go); past the rule the reader is refused without the card's failure.
-	v := s.attempt(ctx, false, "", r.Email)
+	// The reader's vault is a verification: counted against the card, the reader and the
+	// seller who asked for it (readerAttempt); past the rule the reader is refused, and a
+	// decline never says why.
+	v := s.readerAttempt(r)
 	cardOf(v, n.Fingerprint)
 	if err := s.checkAttempt(ctx, v); err != nil {
 		var msg *errs.Error
@@ -107,7 +109,8 @@ func (s *Service) PresentCard(ctx context.Context, reader string, card domain.Ca
 		Details: gateway.MethodDetails{CardholderName: card.CardholderName, PostalCode: card.PostalCode}})
 	if d, ok := gateway.AsDeclined(err); ok {
 		s.declined(ctx, v, d.Fingerprint)
-		return fail(d.Message)
+		s.log.InfoContext(ctx, "card declined at the reader", "reader", reader, "code", d.Code)
+		return fail(MsgCardNotVerified)
 	}
 	s.countAttempt(attemptApproved)
 	if err != nil {
@@ -122,4 +125,21 @@ func (s *Service) PresentCard(ctx context.Context, reader string, card domain.Ca
 	}
 	s.log.InfoContext(ctx, "card presented to reader", "reader", reader, "context", r.ContextID, "brand", string(m.Card.Brand), "last4", m.Card.Last4)
 	return r, nil
+}
+
+// readerAttempt answers the rule of a card presented to a reader. The reader talks to the
+// processor itself, so there is no client address or session: the attempt is the seller's
+// who asked for the card (their own account) and the reader's. The customer's e-mail is not
+// a subject: whoever types it is not its owner (velocity.go).
+func (s *Service) readerAttempt(r domain.ReaderSession) *Velocity {
+	rule := s.pol.Velocity
+	if rule.Declines <= 0 {
+		return nil
+	}
+	v := &Velocity{Max: rule.Declines, Window: rule.Window, Now: s.now()}
+	if r.RequestedBy != "" {
+		v.Add("account:" + strings.ToLower(r.RequestedBy))
+	}
+	v.Add("reader:" + r.Reader)
+	return v
 }

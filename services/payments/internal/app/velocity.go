@@ -19,9 +19,14 @@ import (
 
 // VelocityRule is the card-testing rule (issue 26, after Stripe Radar's velocity rules):
 // Declines declined card attempts within Window by one client address (an IPv6 client by
-// its /64), session, account, card or e-mail, and that subject's card attempts —
-// tokenisations, charges, verifications — are refused (429 with Retry-After) until the
-// window ends. Zero Declines: no rule.
+// its /64), session, card, or — when that account's own session made them — account or
+// e-mail, and that subject's card attempts (tokenisations, charges, verifications) are
+// refused (429 with Retry-After) until the window ends. Zero Declines: no rule.
+//
+// A refusal lands on the attempt's maker only (issue 41): an order that names a customer's
+// e-mail, or is made for their account, from a session that is not theirs counts against
+// that session, its address and its card, never against the customer named (before, five
+// declined anonymous gift orders naming a customer kept that customer from paying).
 type VelocityRule struct {
 	Declines int
 	Window   time.Duration
@@ -75,6 +80,12 @@ const (
 // MsgCardAttemptsLimited answers an attempt past the rule: no word on why a card failed.
 const MsgCardAttemptsLimited = "Too many declined card attempts. Please try again in %d minutes."
 
+// MsgCardNotVerified answers every declined verification of the payment-method update and
+// the card reader, whatever the processor's reason (issue 41: "Do Not Honor", "Insufficient
+// Funds", "Expired Card" or a CVV mismatch per card made the update a card checker). The
+// reason is logged, never answered.
+const MsgCardNotVerified = "This card could not be verified. Please check its details or use another card."
+
 // NewAttemptsMetric registers hangar_payments_card_attempts_total{outcome} on reg: the
 // card-testing alert (HangarCardTestingSpike) watches its decline and refusal rates.
 func NewAttemptsMetric(reg prometheus.Registerer) (*prometheus.CounterVec, error) {
@@ -99,7 +110,9 @@ func (s *Service) countAttempt(outcome string) {
 // attempt answers the rule of a card attempt for account and e-mail by the request in
 // ctx. forwarded: the call comes from another service (checkout), which passes the client
 // on (auth.ForwardedClient); without a forwarded client (a renewal, no buyer present) nil:
-// there is no one to test cards. Otherwise the client of the public route itself.
+// there is no one to test cards. Otherwise the client of the public route itself. The
+// account and the e-mail are subjects only when the client's session is that account's
+// own (ownAttempt).
 func (s *Service) attempt(ctx context.Context, forwarded bool, account, email string) *Velocity {
 	r := s.pol.Velocity
 	if r.Declines <= 0 {
@@ -113,6 +126,9 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 		}
 	} else {
 		c = auth.Client{Addr: auth.ClientIP(ctx, r.TrustedProxies), Session: auth.SessionRef(auth.Token(ctx))}
+		if who, ok := auth.CallerFrom(ctx); ok {
+			c.Account = who.AccountUUID
+		}
 	}
 	v := &Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
 	if c.Addr != "" {
@@ -121,13 +137,19 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 	if c.Session != "" {
 		v.Add("session:" + c.Session)
 	}
-	if account != "" {
+	if ownAttempt(c, account) {
 		v.Add("account:" + strings.ToLower(account))
-	}
-	if email = strings.TrimSpace(email); email != "" {
-		v.Add("email:" + strings.ToLower(email))
+		if email = strings.TrimSpace(email); email != "" {
+			v.Add("email:" + strings.ToLower(email))
+		}
 	}
 	return v
+}
+
+// ownAttempt reports whether client's session is logged in to account: only then do the
+// account and its e-mail answer for the attempt.
+func ownAttempt(c auth.Client, account string) bool {
+	return c.Account != "" && account != "" && strings.EqualFold(c.Account, account)
 }
 
 // card adds a card's fingerprint to the attempt's subjects.

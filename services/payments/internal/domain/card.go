@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hangar/hangar/internal/platform/cardexpiry"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -153,10 +155,32 @@ func CheckCard(in CardInput, now time.Time) (Card, error) {
 	if len(cvv) != want || digitsOnly(cvv) != cvv {
 		fields = append(fields, errs.FieldError{Field: "cvv", Message: MsgInvalidCVV})
 	}
+	fields = append(fields, checkText("cardholderName", "Cardholder name", in.CardholderName, MaxCardholderName)...)
+	fields = append(fields, checkText("postalCode", "Postal code", in.PostalCode, MaxPostalCode)...)
 	if len(fields) > 0 {
 		return Card{}, &errs.Error{Code: errs.Invalid, Message: CustomerMessage(MsgInvalidFields), Fields: fields}
 	}
 	return c, nil
+}
+
+// Longest card-holder name and postal code the fields take (the processors' own limits:
+// 175 and 20 characters).
+const (
+	MaxCardholderName = 175
+	MaxPostalCode     = 20
+)
+
+// checkText refuses a free-text card field that is not one line of text within max
+// characters (issue 41: a NUL reached PostgreSQL and answered 503; a 9,000-character
+// name was taken).
+func checkText(field, label, v string, max int) []errs.FieldError {
+	switch {
+	case !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl):
+		return []errs.FieldError{{Field: field, Message: label + " contains characters that are not allowed."}}
+	case utf8.RuneCountInString(v) > max:
+		return []errs.FieldError{{Field: field, Message: fmt.Sprintf("%s must be at most %d characters.", label, max)}}
+	}
+	return nil
 }
 
 // Luhn reports whether a digit string passes the Luhn checksum.

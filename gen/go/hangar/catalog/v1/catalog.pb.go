@@ -825,8 +825,11 @@ type Currency struct {
 	DefaultRegion  string                 `protobuf:"bytes,3,opt,name=default_region,json=defaultRegion,proto3" json:"default_region,omitempty"`
 	DefaultCountry string                 `protobuf:"bytes,4,opt,name=default_country,json=defaultCountry,proto3" json:"default_country,omitempty"`
 	Default        bool                   `protobuf:"varint,5,opt,name=default,proto3" json:"default,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The currency's rate to USD in basis points (10000 = 1.0), as its prices derive from
+	// USD: limits kept in one currency-neutral amount (checkout's gift caps) convert with it.
+	RateBasisPoints int32 `protobuf:"varint,6,opt,name=rate_basis_points,json=rateBasisPoints,proto3" json:"rate_basis_points,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Currency) Reset() {
@@ -892,6 +895,13 @@ func (x *Currency) GetDefault() bool {
 		return x.Default
 	}
 	return false
+}
+
+func (x *Currency) GetRateBasisPoints() int32 {
+	if x != nil {
+		return x.RateBasisPoints
+	}
+	return 0
 }
 
 // PlanGroup is one response group of the available-plans call.
@@ -2259,13 +2269,14 @@ const file_hangar_catalog_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"PriceEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
-	"\x05value\x18\x02 \x01(\v2\x18.hangar.catalog.v1.PriceR\x05value:\x028\x01\"\xa0\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x18.hangar.catalog.v1.PriceR\x05value:\x028\x01\"\xcc\x01\n" +
 	"\bCurrency\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x16\n" +
 	"\x06symbol\x18\x02 \x01(\tR\x06symbol\x12%\n" +
 	"\x0edefault_region\x18\x03 \x01(\tR\rdefaultRegion\x12'\n" +
 	"\x0fdefault_country\x18\x04 \x01(\tR\x0edefaultCountry\x12\x18\n" +
-	"\adefault\x18\x05 \x01(\bR\adefault\"U\n" +
+	"\adefault\x18\x05 \x01(\bR\adefault\x12*\n" +
+	"\x11rate_basis_points\x18\x06 \x01(\x05R\x0frateBasisPoints\"U\n" +
 	"\tPlanGroup\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x122\n" +
 	"\aentries\x18\x02 \x03(\v2\x18.hangar.catalog.v1.EntryR\aentries\"\xc3\x01\n" +

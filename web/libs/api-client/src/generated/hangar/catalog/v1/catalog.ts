@@ -188,6 +188,12 @@ export interface components {
             default?: boolean;
             defaultCountry?: string;
             defaultRegion?: string;
+            /**
+             * Format: int32
+             * @description The currency's rate to USD in basis points (10000 = 1.0), as its prices derive from
+             *     USD: limits kept in one currency-neutral amount (checkout's gift caps) convert with it.
+             */
+            rateBasisPoints?: number;
             symbol?: string;
         };
         /** @description Entry is a plan or add-on (spec 000 §3). */
