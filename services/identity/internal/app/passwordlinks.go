@@ -121,12 +121,10 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 	if err := in.Validate(l.Email); err != nil {
 		return Login{}, err
 	}
-	release, err := s.hashSlotFor(ctx, req.IP)
-	if err != nil {
+	h, err := s.hashPassword(ctx, req.IP, in.Password)
+	if errs.CodeOf(err) == errs.Exhausted || errs.CodeOf(err) == errs.Unavailable {
 		return Login{}, err
 	}
-	h, err := s.hasher.Hash(in.Password)
-	release()
 	if err != nil {
 		return Login{}, errs.Wrap(errs.Internal, err, "Your password could not be set. Please try again.")
 	}

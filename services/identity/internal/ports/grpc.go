@@ -6,6 +6,7 @@ package ports
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -72,7 +73,25 @@ func callerOf(a iapp.Authenticated) auth.Caller {
 }
 
 func (s *GRPC) request(ctx context.Context) iapp.Request {
-	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx)}
+	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx), Device: deviceCookie(ctx)}
+}
+
+// deviceCookie answers the device cookie the browser sent (grpc-gateway forwards the
+// Cookie header as metadata).
+func deviceCookie(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, h := range md.Get("grpcgateway-cookie") {
+		cs, err := http.ParseCookie(h)
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			if c.Name == DeviceCookie {
+				return c.Value
+			}
+		}
+	}
+	return ""
 }
 
 // Response metadata the gateway turns into cookies (gateway.go); never forwarded as
@@ -81,6 +100,7 @@ const (
 	mdSetSession   = "x-hangar-set-session"
 	mdSessionAge   = "x-hangar-session-max-age"
 	mdClearSession = "x-hangar-clear-session"
+	mdSetDevice    = "x-hangar-set-device"
 )
 
 func setSession(ctx context.Context, l iapp.Login, now time.Time) {
@@ -99,6 +119,9 @@ func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identi
 		return nil, err
 	}
 	setSession(ctx, l, time.Now())
+	if l.Device != "" {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(mdSetDevice, l.Device))
+	}
 	return &identityv1.LoginResponse{Status: "ok", User: user(l.Account)}, nil
 }
 
