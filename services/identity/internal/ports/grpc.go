@@ -25,8 +25,11 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// The organization list answers groups even when there are none (spec 001 §7).
-func init() { server.EmitDefaults(&identityv1.ListGroupsResponse{}) }
+// The organization list answers groups even when there are none (spec 001 §7);
+// isbusiness answers accountUuid even when it is withheld (empty).
+func init() {
+	server.EmitDefaults(&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{})
+}
 
 // GRPC implements identityv1.IdentityServiceServer.
 type GRPC struct {
@@ -147,6 +150,11 @@ func (s *GRPC) IsBusiness(ctx context.Context, req *identityv1.IsBusinessRequest
 	biz, id, err := s.svc.IsBusiness(ctx, req.GetEmail())
 	if err != nil {
 		return nil, err
+	}
+	// The account id goes to the account's own session only (spec 000 §7); anyone else
+	// learns whether the e-mail buys as a business, with accountUuid present but empty.
+	if c, ok := auth.CallerFrom(ctx); !ok || c.AccountUUID != id {
+		id = ""
 	}
 	return &identityv1.IsBusinessResponse{Status: "ok", Isbiz: proto.Bool(biz), AccountUuid: id}, nil
 }
