@@ -50,6 +50,7 @@ type Service struct {
 	verifying func(ip string)
 
 	resetPerEmail Limiter
+	resetTiming   timing // how long issuing a reset link takes, which an unknown e-mail waits
 }
 
 // New builds the service over store.
@@ -59,6 +60,8 @@ func New(store Store, hasher *domain.Hasher, pol Policies, now func() time.Time,
 	if hasher != nil {
 		svc.hashes.cost = hasher.HashTime()
 	}
+	// Until a link is issued, an unknown e-mail waits what a write commit usually takes.
+	svc.resetTiming.mean = 8 * time.Millisecond
 	if svc.devices.Zero() {
 		key := make([]byte, 32)
 		_, _ = rand.Read(key)
