@@ -25,7 +25,6 @@ import (
 type HashPool struct {
 	size, reserved, perAddr, queue int
 	wait                           time.Duration
-	kib                            uint32
 	newArea                        func() *argon2.Memory
 
 	mu      sync.Mutex
