@@ -64,7 +64,7 @@ func LoadFrom(cfg any, lookup Lookup) error {
 	if err != nil {
 		return err
 	}
-	var missing, required, invalid []string
+	var missing, required, invalid, published []string
 	err = walk(v.Elem(), func(f reflect.StructField, fv reflect.Value) error {
 		name := f.Tag.Get("env")
 		raw, ok := lookup(name)
@@ -78,6 +78,9 @@ func LoadFrom(cfg any, lookup Lookup) error {
 				return nil
 			}
 			raw = f.Tag.Get("dev")
+		case isSecret(f, lookup) && !dev && publishedDevValue(raw, f.Tag.Get("dev")):
+			published = append(published, name)
+			return nil
 		case f.Tag.Get("required") == "true":
 			if strings.TrimSpace(raw) == "" && dev {
 				raw = f.Tag.Get("dev")
@@ -101,6 +104,10 @@ func LoadFrom(cfg any, lookup Lookup) error {
 	if len(missing) > 0 {
 		errs = append(errs, fmt.Errorf("config: %s must be set (a secret has no default outside development mode; %s=true only in development)",
 			strings.Join(missing, ", "), DevModeVar))
+	}
+	if len(published) > 0 {
+		errs = append(errs, fmt.Errorf("config: %s is set to its published development value (it is in the repository, so anyone knows it); outside development mode set this deployment's own secret",
+			strings.Join(published, ", ")))
 	}
 	if len(required) > 0 {
 		errs = append(errs, fmt.Errorf("config: %s must be set to this deployment's own value (outside development mode there is no default, and the development placeholder is refused; %s=true only in development)",
@@ -157,6 +164,38 @@ func placeholderHost(host string, dev bool) error {
 		}
 	}
 	return nil
+}
+
+// publishedDevValue reports whether the secret raw is, or for a list (a,b) holds, an entry
+// of its development value dev, also under another id (id=secret): a value in the
+// repository is no secret.
+func publishedDevValue(raw, dev string) bool {
+	devs := map[string]bool{}
+	for _, d := range entries(dev) {
+		devs[d] = true
+	}
+	for _, r := range append(entries(raw), strings.TrimSpace(raw)) {
+		if devs[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// entries are the secrets of a list value: each comma-separated entry, and of an
+// id=secret entry its secret too.
+func entries(v string) []string {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		out = append(out, e)
+		if _, secret, ok := strings.Cut(e, "="); ok && strings.TrimSpace(secret) != "" {
+			out = append(out, strings.TrimSpace(secret))
+		}
+	}
+	return out
 }
 
 // isSecret reports whether f is a secret the process needs: tagged `secret:"true"`, and

@@ -80,6 +80,7 @@ func TestDefaultPoolKeepsASetSize(t *testing.T) {
 
 type secrets struct {
 	Key     string `env:"SOME_KEY" secret:"true" dev:"dev-key-not-for-production"`
+	Keys    string `env:"SOME_KEYS" secret:"true" dev:"dev=dev-list-key-not-for-production"`
 	Captcha string `env:"CAPTCHA_SECRET" secret:"true" secretWhen:"CAPTCHA_ON" dev:""`
 	Pass    string `env:"MAIL_PASSWORD" secret:"true" secretWhen:"MAIL_USER" dev:""`
 	Plain   string `env:"PLAIN" default:"p"`
@@ -101,19 +102,33 @@ func TestSecretsAreRequiredOutsideDevelopmentMode(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "SOME_KEY") || strings.Contains(err.Error(), "CAPTCHA_SECRET") {
 		t.Fatalf("production without the key: %v, want an error naming SOME_KEY (only)", err)
 	}
-	if err := LoadFrom(&c, env(DevModeVar, "false", "CAPTCHA_ON", "true", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "CAPTCHA_SECRET") {
+	if err := LoadFrom(&c, env(DevModeVar, "false", "CAPTCHA_ON", "true", "SOME_KEY", "k", "SOME_KEYS", "k=v")); err == nil || !strings.Contains(err.Error(), "CAPTCHA_SECRET") {
 		t.Fatalf("the verifier on without its secret: %v, want an error naming CAPTCHA_SECRET", err)
 	}
-	if err := LoadFrom(&c, env(DevModeVar, "false", "MAIL_USER", "relay-user", "SOME_KEY", "k")); err == nil || !strings.Contains(err.Error(), "MAIL_PASSWORD") {
+	if err := LoadFrom(&c, env(DevModeVar, "false", "MAIL_USER", "relay-user", "SOME_KEY", "k", "SOME_KEYS", "k=v")); err == nil || !strings.Contains(err.Error(), "MAIL_PASSWORD") {
 		t.Fatalf("a mail user without its password: %v, want an error naming MAIL_PASSWORD", err)
 	}
 	c = secrets{}
-	if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", "real-key")); err != nil || c.Key != "real-key" || c.Plain != "p" {
+	if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", "real-key", "SOME_KEYS", "k=v")); err != nil || c.Key != "real-key" || c.Plain != "p" {
 		t.Fatalf("production with the key = %+v, %v", c, err)
 	}
 	c = secrets{}
 	if err := LoadFrom(&c, env(DevModeVar, "true")); err != nil || c.Key != "dev-key-not-for-production" {
 		t.Fatalf("development mode = %+v, %v, want the marked development key", c, err)
+	}
+	// Issue 41: a secret set to its published development value was accepted outside
+	// development mode (anyone reading the repository knows it).
+	for _, v := range []string{"dev-key-not-for-production", " dev-key-not-for-production ", "new-key,dev-key-not-for-production"} {
+		c = secrets{}
+		if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", v, "SOME_KEYS", "k=v")); err == nil || !strings.Contains(err.Error(), "SOME_KEY ") || !strings.Contains(err.Error(), "development value") {
+			t.Errorf("production with SOME_KEY=%q (the development value) = %v, want an error naming SOME_KEY", v, err)
+		}
+	}
+	for _, v := range []string{"dev=dev-list-key-not-for-production", "prod=dev-list-key-not-for-production", "new=k,dev=dev-list-key-not-for-production"} {
+		c = secrets{}
+		if err := LoadFrom(&c, env(DevModeVar, "false", "SOME_KEY", "k", "SOME_KEYS", v)); err == nil || !strings.Contains(err.Error(), "SOME_KEYS") {
+			t.Errorf("production with SOME_KEYS=%q (the development key) = %v, want an error naming SOME_KEYS", v, err)
+		}
 	}
 	// A test binary is in development mode unless told otherwise.
 	if on, err := DevMode(env()); !on || err != nil {

@@ -52,9 +52,13 @@ type Config struct {
 	ThrottleAccount      int           `env:"IDENTITY_THROTTLE_ACCOUNT" default:"50" doc:"failed logins per account from any address in the window after which the account is under attack (it never blocks the account)"`
 	ThrottleUnderAttack  int           `env:"IDENTITY_THROTTLE_UNDER_ATTACK_ACCOUNT_IP" default:"2" doc:"failed logins per account and client address in the window while the account is under attack"`
 	ThrottleIP           int           `env:"IDENTITY_THROTTLE_IP" default:"100" doc:"failed logins per client address over all accounts in the window (high: one office or carrier NAT is one address)"`
-	HashConcurrency      int           `env:"IDENTITY_HASH_CONCURRENCY" default:"4" doc:"password hashes computed at once per process (each takes IDENTITY_ARGON2_MEMORY_KIB); 0: no cap"`
-	HashWait             time.Duration `env:"IDENTITY_HASH_WAIT" default:"3s" doc:"how long a login waits for a hashing slot before it is answered 429 busy"`
-	HashPerAddress       int           `env:"IDENTITY_HASH_PER_ADDRESS" default:"1" doc:"hashing slots one client address holds at once (a flood from one address queues behind itself); 0: no cap"`
+	ThrottleDevice       int           `env:"IDENTITY_THROTTLE_DEVICE" default:"10" doc:"logins, right or wrong, per known device (a device cookie of the account) in the window; such a login is counted in this bucket only"`
+	DeviceKey            string        `env:"IDENTITY_DEVICE_KEY" secret:"true" dev:"hangar-dev-device-key-not-for-production" doc:"HMAC key of the device cookies of known devices, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
+	HashMemoryMiB        int           `env:"IDENTITY_HASH_MEMORY_MIB" default:"80" doc:"memory for password hashing: the pool has this divided by IDENTITY_ARGON2_MEMORY_KIB work areas (at least 1), allocated once and reused; hashes beyond them queue"`
+	HashKnownDevices     int           `env:"IDENTITY_HASH_KNOWN_DEVICES" default:"1" doc:"work areas of the pool only logins from known devices take (they are served first besides)"`
+	HashPerAddress       int           `env:"IDENTITY_HASH_PER_ADDRESS" default:"1" doc:"work areas one client address holds at once (its further logins queue behind each other); 0: no cap"`
+	HashQueue            int           `env:"IDENTITY_HASH_QUEUE" default:"1024" doc:"logins waiting for a work area beyond which a login is answered 429 busy"`
+	HashWait             time.Duration `env:"IDENTITY_HASH_WAIT" default:"30s" doc:"the longest a login waits for a work area before it is answered 429 busy"`
 	CodeTTL              time.Duration `env:"IDENTITY_CODE_TTL" default:"15m" doc:"a military verification code expires this long after it is sent"`
 	CodeMaxAttempts      int           `env:"IDENTITY_CODE_MAX_ATTEMPTS" default:"5" doc:"wrong guesses before a code is dead"`
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
@@ -118,10 +122,12 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.svc = iapp.New(a.store, hasher, iapp.Policies{
 		Sessions: domain.SessionPolicy{Idle: cfg.SessionIdle, Absolute: cfg.SessionAbsolute, Touch: cfg.SessionTouch},
 		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount,
-			UnderAttackPerAccountIP: cfg.ThrottleUnderAttack, PerIP: cfg.ThrottleIP},
-		Codes:           domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
-		Links:           domain.LinkPolicy{WelcomeTTL: cfg.WelcomeLinkTTL, ResetTTL: cfg.ResetLinkTTL},
-		HashConcurrency: cfg.HashConcurrency, HashWait: cfg.HashWait, HashPerAddress: cfg.HashPerAddress,
+			UnderAttackPerAccountIP: cfg.ThrottleUnderAttack, PerIP: cfg.ThrottleIP, PerDevice: cfg.ThrottleDevice},
+		Codes: domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
+		Links: domain.LinkPolicy{WelcomeTTL: cfg.WelcomeLinkTTL, ResetTTL: cfg.ResetLinkTTL},
+		Hashing: iapp.HashPoolConfig{Size: cfg.HashMemoryMiB * 1024 / max(cfg.Argon2MemoryKiB, 1), Reserved: cfg.HashKnownDevices,
+			PerAddress: cfg.HashPerAddress, Queue: cfg.HashQueue, Wait: cfg.HashWait},
+		Devices: domain.NewDeviceCookies([]byte(cfg.DeviceKey)),
 	}, time.Now, log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)

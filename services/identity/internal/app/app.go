@@ -5,10 +5,9 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -20,6 +19,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
+	"github.com/hangar/hangar/third_party/argon2"
 )
 
 // Policies are the tunable rules.
@@ -28,42 +28,44 @@ type Policies struct {
 	Throttle domain.Throttle
 	Codes    domain.CodePolicy
 	Links    domain.LinkPolicy
-	// HashConcurrency caps password hashes computed at once in this process (0: no cap);
-	// HashWait is how long a login waits for a slot before it is told to retry.
-	HashConcurrency int
-	HashWait        time.Duration
-	// HashPerAddress caps the slots one client address holds at once (0: no cap), so a
-	// flood from one address cannot take every slot.
-	HashPerAddress int
+	// Hashing sizes the password-hashing pool (HashPool): its work areas, the areas kept
+	// for known devices, the areas per address, the queue and the longest wait.
+	Hashing HashPoolConfig
+	// Devices signs the device cookies of known devices; a zero value signs with a key of
+	// this process only (tests).
+	Devices domain.DeviceCookies
 }
 
 // Service runs identity's use cases.
 type Service struct {
-	hashSlots chan struct{}
-	hashing   atomic.Int64 // logins waiting for a slot
-	store     Store
-	hasher    *domain.Hasher
-	pol       Policies
-	now       func() time.Time
-	log       *slog.Logger
-	// verifying, when set, runs while a login's password is checked with its hashing
-	// slot held: a test seam, so a flood can hold its slots without timing.
+	hashes  *HashPool
+	store   Store
+	hasher  *domain.Hasher
+	pol     Policies
+	devices domain.DeviceCookies
+	now     func() time.Time
+	log     *slog.Logger
+	// verifying, when set, runs while a login's password is checked with its work area
+	// held: a test seam, so a flood can hold its areas without timing.
 	verifying func(ip string)
 
-	addrMu sync.Mutex
-	addrs  map[string]*addrSlots
-
 	resetPerEmail Limiter
+	resetTiming   timing // how long issuing a reset link takes, which an unknown e-mail waits
 }
 
 // New builds the service over store.
 func New(store Store, hasher *domain.Hasher, pol Policies, now func() time.Time, log *slog.Logger) *Service {
-	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log, addrs: map[string]*addrSlots{}}
-	if pol.HashConcurrency > 0 {
-		svc.hashSlots = make(chan struct{}, pol.HashConcurrency)
+	svc := &Service{store: store, hasher: hasher, pol: pol, now: now, log: log, devices: pol.Devices}
+	svc.hashes = NewHashPool(pol.Hashing, func() *argon2.Memory { return hasher.NewMemory() })
+	if hasher != nil {
+		svc.hashes.cost = hasher.HashTime()
 	}
-	if svc.pol.HashWait <= 0 {
-		svc.pol.HashWait = 5 * time.Second
+	// Until a link is issued, an unknown e-mail waits what a write commit usually takes.
+	svc.resetTiming.mean = 8 * time.Millisecond
+	if svc.devices.Zero() {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		svc.devices = domain.NewDeviceCookies(key)
 	}
 	return svc
 }
@@ -73,6 +75,8 @@ type Request struct {
 	IP, UserAgent string
 	// Token is the session token the request carried, if any (revoked at login).
 	Token string
+	// Device is the device cookie the request carried, if any.
+	Device string
 }
 
 // Login is a started session.
@@ -80,6 +84,8 @@ type Login struct {
 	Token   string
 	Account domain.Account
 	Expires time.Time
+	// Device is the device cookie to set (the login's own, or a new one).
+	Device string
 }
 
 // Throttled is the cause of a refused login; Wait says when to retry.
@@ -91,117 +97,102 @@ func (t *Throttled) Error() string { return fmt.Sprintf("login throttled for %s"
 const MsgBadCredentials = "Invalid email address or password."
 
 // Login checks credentials and starts a session, revoking the one the request came with.
-// Unknown accounts cost a dummy hash verification and count as failures like wrong
-// passwords, so neither the message, the timing nor the throttling tells them apart.
+//
+// The attempt is counted before its password is verified (one statement, with the
+// account's look-up in the same round trip), so a burst of concurrent guesses cannot all
+// pass a check made before any is counted, and a throttled one costs no hash. A login
+// from a known device of the account (its device cookie) is counted in that device's
+// bucket only and hashes in the pool's known-device lane: attempts from elsewhere never
+// throttle or delay it. Any other login is counted per account and address, per address
+// and per account (loginBuckets) and queues fairly per address.
+//
+// An unknown e-mail (or an account without a password) takes no work area: it waits as
+// long as verifications take lately and answers as a wrong password does, so neither the
+// message, the timing nor the throttling tells them apart, while a flood of made-up
+// e-mails costs no hashing. A right password is settled in the session's transaction.
 func (s *Service) Login(ctx context.Context, email, password string, req Request) (Login, error) {
 	email = domain.NormalizeEmail(email)
 	if email == "" || password == "" {
 		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
 	now := s.now()
-	th := s.pol.Throttle
-	at := loginAttempt{th: th, email: email, ip: req.IP}
-	// The attempt is counted (a token taken) atomically before the password is verified,
-	// and before it waits for a hashing slot: a burst of concurrent guesses cannot all pass
-	// a check made before any is counted, and a throttled one costs no hash.
-	wait, err := s.reserveAttempt(ctx, at, now)
+	device, known := s.devices.Check(req.Device, email)
+	b, settle := s.loginBuckets(email, req.IP, device, known)
+	st, err := s.store.BeginLogin(ctx, b, email, now)
 	if err != nil {
 		return Login{}, err
 	}
-	if wait > 0 {
-		wait = max(wait, time.Second)
+	if !st.OK {
+		wait := max(st.Wait, time.Second)
 		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
 	}
-	acct, err := s.store.AccountByEmail(ctx, email)
-	if err != nil && errs.CodeOf(err) != errs.NotFound {
-		return Login{}, err
+	if !st.Found || st.Account.PasswordHash == "" {
+		if err := s.waitLikeAVerification(ctx); err != nil {
+			return Login{}, err
+		}
+		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
-	ok, err := s.verifyFrom(ctx, req.IP, password, acct.PasswordHash) // empty hash: dummy verification
+	ok, err := s.verifyFrom(ctx, req.IP, known, password, st.Account.PasswordHash)
 	if err != nil {
 		return Login{}, err
 	}
 	if !ok {
 		return Login{}, errs.E(errs.Unauthorized, "%s", MsgBadCredentials)
 	}
-	// The right password is not a failure: its tokens go back, and it ends this address's
-	// count; the account's count from everywhere stays, so the owner's login does not reset
-	// an attack still going on elsewhere.
-	if err := s.store.Return(ctx, at.accountKey(), at.accountRule(), 1, now); err != nil {
-		return Login{}, err
-	}
-	if err := s.store.Return(ctx, at.ipKey(), at.ipRule(), 1, now); err != nil {
-		return Login{}, err
-	}
-	if err := s.store.Reset(ctx, at.pairKey()); err != nil {
-		return Login{}, err
-	}
-	return s.startSession(ctx, acct, req)
-}
-
-// loginAttempt is one login's three failure buckets (domain.Throttle's keys and limits
-// as the platform's rules): the account from this address, the account from everywhere,
-// this address over every account.
-type loginAttempt struct {
-	th        domain.Throttle
-	email, ip string
-}
-
-func (a loginAttempt) pairKey() string    { return a.th.AccountIPKey(a.email, a.ip) }
-func (a loginAttempt) accountKey() string { return a.th.AccountKey(a.email) }
-func (a loginAttempt) ipKey() string      { return a.th.IPKey(a.ip) }
-
-// pairRule is PerAccountIP per window, with the burst cut to the under-attack limit: the
-// same refill, so the bucket reads the same under either.
-func (a loginAttempt) pairRule(underAttack bool) ratelimit.Rule {
-	r := ratelimit.PerWindow(a.th.PerAccountIP, a.th.Window)
-	r.Burst = a.th.PairLimit(underAttack)
-	return r
-}
-func (a loginAttempt) accountRule() ratelimit.Rule {
-	return ratelimit.PerWindow(a.th.PerAccount, a.th.Window)
-}
-func (a loginAttempt) ipRule() ratelimit.Rule { return ratelimit.PerWindow(a.th.PerIP, a.th.Window) }
-
-// reserveAttempt counts a login attempt in its three buckets, or none and answers how
-// long to wait. The account's bucket never refuses: it is counted first, and whether it
-// fitted tells whether the account is under attack (the pair's limit). Then the pair's
-// and the address's tokens are taken, each by one statement whose row lock orders
-// concurrent attempts on any replica; a refused attempt gives back what it took.
-func (s *Service) reserveAttempt(ctx context.Context, at loginAttempt, now time.Time) (time.Duration, error) {
-	calm, _, err := s.store.Count(ctx, []string{at.accountKey()}, at.accountRule(), 1, now)
-	if err != nil {
-		return 0, err
-	}
-	pair := at.pairRule(!calm)
-	ok, wait, err := s.store.Take(ctx, at.pairKey(), pair, 1, now)
-	if err == nil && ok {
-		if ok, wait, err = s.store.Take(ctx, at.ipKey(), at.ipRule(), 1, now); err == nil && !ok {
-			err = s.store.Return(ctx, at.pairKey(), pair, 1, now)
+	cookie := req.Device
+	if !known {
+		if cookie, err = s.devices.Issue(email); err != nil {
+			return Login{}, err
 		}
 	}
-	if err == nil && !ok {
-		err = s.store.Return(ctx, at.accountKey(), at.accountRule(), 1, now)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if !ok {
-		return wait, nil
-	}
-	return 0, nil
+	l, err := s.startSessionSettled(ctx, st.Account, req, settle)
+	l.Device = cookie
+	return l, err
 }
 
-// verify checks a password while holding one of the process's hashing slots: each
-// argon2id verification takes its memory parameter (19 MiB) for tens of milliseconds, so
-// an unbounded burst of logins would take the process past its memory limit. A caller
-// that cannot get a slot within its deadline (or hashWait) is told to retry.
+// loginBuckets answers the buckets a login attempt is counted in and what a right
+// password gives back. A known device: its own bucket, kept (it counts every login).
+// Otherwise domain.Throttle's three: the account from this address (its burst cut while
+// the account is under attack), the account from everywhere (never refuses), this address
+// over every account; a right password gives back its account and address tokens and
+// forgets this address's failures for the account, while the account's count from
+// elsewhere stays, so the owner's login does not reset an attack still going on.
+func (s *Service) loginBuckets(email, ip, device string, known bool) (LoginBuckets, LoginSettle) {
+	th := s.pol.Throttle
+	if known {
+		return LoginBuckets{Pair: Bucket{th.DeviceKey(device), ratelimit.PerWindow(th.PerDevice, th.Window)}, PairUnderAttack: max(th.PerDevice, 1)}, LoginSettle{}
+	}
+	acct := Bucket{th.AccountKey(email), ratelimit.PerWindow(th.PerAccount, th.Window)}
+	pair := Bucket{th.AccountIPKey(email, ip), ratelimit.PerWindow(th.PerAccountIP, th.Window)}
+	addr := Bucket{th.IPKey(ip), ratelimit.PerWindow(th.PerIP, th.Window)}
+	return LoginBuckets{Account: acct, Pair: pair, IP: addr, PairUnderAttack: th.PairLimit(true)},
+		LoginSettle{Return: []Bucket{acct, addr}, Forget: []string{pair.Key}}
+}
+
+// waitLikeAVerification waits as long as a password verification takes lately, its wait
+// for a work area included, without taking one.
+func (s *Service) waitLikeAVerification(ctx context.Context) error {
+	t := time.NewTimer(s.hashes.Cost())
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
+	}
+}
+
+// verify checks a password in one of the pool's work areas: each argon2id verification
+// takes its memory parameter (19 MiB) for tens of milliseconds, so the pool's size is the
+// process's hashing memory.
 func (s *Service) verify(ctx context.Context, password, hash string) (bool, error) {
-	return s.verifyFrom(ctx, "", password, hash)
+	return s.verifyFrom(ctx, "", false, password, hash)
 }
 
-// verifyFrom is verify for a login from the client address ip.
-func (s *Service) verifyFrom(ctx context.Context, ip, password, hash string) (bool, error) {
-	release, err := s.hashSlotFor(ctx, ip)
+// verifyFrom is verify for a login from the client address ip (known: from a known
+// device of the account).
+func (s *Service) verifyFrom(ctx context.Context, ip string, known bool, password, hash string) (bool, error) {
+	area, release, err := s.hashes.Acquire(ctx, ip, known)
 	if err != nil {
 		return false, err
 	}
@@ -209,88 +200,23 @@ func (s *Service) verifyFrom(ctx context.Context, ip, password, hash string) (bo
 	if s.verifying != nil {
 		s.verifying(ip)
 	}
-	return s.hasher.Verify(password, hash), nil
+	return s.hasher.VerifyIn(area, password, hash), nil
 }
 
-// hashSlot takes one of the process's password-hashing slots; call release when done.
-func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
-	return s.hashSlotFor(ctx, "")
-}
-
-// hashSlotFor is hashSlot for a request from the client address ip: it first takes one
-// of that address's HashPerAddress places, so the logins of one address queue behind each
-// other rather than for the process's slots, and other addresses keep the rest. Both
-// waits share the one HashWait deadline.
-func (s *Service) hashSlotFor(ctx context.Context, ip string) (release func(), err error) {
-	if s.hashSlots == nil {
-		return func() {}, nil
+// hashPassword hashes a new password for a request from ip in one of the pool's work
+// areas.
+func (s *Service) hashPassword(ctx context.Context, ip, password string) (string, error) {
+	area, release, err := s.hashes.Acquire(ctx, ip, false)
+	if err != nil {
+		return "", err
 	}
-	s.hashing.Add(1)
-	defer s.hashing.Add(-1)
-	wait := time.NewTimer(s.pol.HashWait)
-	defer wait.Stop()
-	leave := func() {}
-	if ip != "" && s.pol.HashPerAddress > 0 {
-		a := s.addressSlots(ip)
-		if err := take(ctx, a, wait.C); err != nil {
-			s.leaveAddress(ip, a)
-			return nil, err
-		}
-		leave = func() { <-a; s.leaveAddress(ip, a) }
-	}
-	if err := take(ctx, s.hashSlots, wait.C); err != nil {
-		leave()
-		return nil, err
-	}
-	return func() { <-s.hashSlots; leave() }, nil
-}
-
-// take puts a token into slots, waiting until deadline fires (429 busy) or ctx ends.
-func take(ctx context.Context, slots chan struct{}, deadline <-chan time.Time) error {
-	select {
-	case slots <- struct{}{}:
-		return nil
-	case <-deadline:
-		return errs.Throttled(time.Second, "The service is busy. Please try again in a moment.")
-	case <-ctx.Done():
-		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
-	}
-}
-
-// addressSlots answers the places of address ip, counting the caller as a user of them
-// (leaveAddress gives that back; the last one out forgets the address).
-func (s *Service) addressSlots(ip string) chan struct{} {
-	s.addrMu.Lock()
-	defer s.addrMu.Unlock()
-	a, ok := s.addrs[ip]
-	if !ok {
-		a = &addrSlots{ch: make(chan struct{}, s.pol.HashPerAddress)}
-		s.addrs[ip] = a
-	}
-	a.users++
-	return a.ch
-}
-
-func (s *Service) leaveAddress(ip string, ch chan struct{}) {
-	s.addrMu.Lock()
-	defer s.addrMu.Unlock()
-	if a, ok := s.addrs[ip]; ok && a.ch == ch {
-		if a.users--; a.users == 0 {
-			delete(s.addrs, ip)
-		}
-	}
-}
-
-// addrSlots are one client address's places in the hashing queue and how many logins
-// use them now.
-type addrSlots struct {
-	ch    chan struct{}
-	users int
+	defer release()
+	return s.hasher.HashIn(area, password)
 }
 
 // HashSlotsInUse answers how many password hashes are being computed now (for tests and
 // the busy metric).
-func (s *Service) HashSlotsInUse() int { return len(s.hashSlots) }
+func (s *Service) HashSlotsInUse() int { return s.hashes.InUse() }
 
 func (s *Service) startSession(ctx context.Context, acct domain.Account, req Request) (Login, error) {
 	token, hash, err := domain.NewToken()
@@ -307,6 +233,24 @@ func (s *Service) startSession(ctx context.Context, acct domain.Account, req Req
 		return Login{}, err
 	}
 	return Login{Token: token, Account: acct, Expires: expires}, nil
+}
+
+// startSessionSettled is startSession for a login's right password: the session and the
+// throttle's bookkeeping in one transaction.
+func (s *Service) startSessionSettled(ctx context.Context, acct domain.Account, req Request, settle LoginSettle) (Login, error) {
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return Login{}, err
+	}
+	now := s.now()
+	ss := NewSession{Hash: hash, AccountUUID: acct.UUID, Now: now, Expires: now.Add(s.pol.Sessions.Absolute), IP: req.IP, UserAgent: req.UserAgent}
+	if req.Token != "" {
+		ss.Previous = domain.HashToken(req.Token)
+	}
+	if _, err := s.store.FinishLogin(ctx, ss, settle); err != nil {
+		return Login{}, err
+	}
+	return Login{Token: token, Account: acct, Expires: ss.Expires}, nil
 }
 
 // Logout revokes the session of token (nothing to do without one).
@@ -388,7 +332,7 @@ func (s *Service) CreateAccount(ctx context.Context, in domain.NewAccountInput, 
 	if err := in.Validate(); err != nil {
 		return Login{}, err
 	}
-	acct, err := s.createAccount(ctx, domain.Account{Email: domain.NormalizeEmail(in.Email), Kind: domain.Individual,
+	acct, err := s.createAccount(ctx, req.IP, domain.Account{Email: domain.NormalizeEmail(in.Email), Kind: domain.Individual,
 		IsEU: in.IsEU, MarketingConsent: in.Consent}, in.Password)
 	if err != nil {
 		return Login{}, err
@@ -398,14 +342,12 @@ func (s *Service) CreateAccount(ctx context.Context, in domain.NewAccountInput, 
 
 // createAccount hashes the password and stores the account with its created event.
 // Failures other than field errors answer the spec's fallback message.
-func (s *Service) createAccount(ctx context.Context, a domain.Account, password string) (domain.Account, error) {
+func (s *Service) createAccount(ctx context.Context, ip string, a domain.Account, password string) (domain.Account, error) {
 	if password != "" {
-		release, err := s.hashSlot(ctx)
-		if err != nil {
+		h, err := s.hashPassword(ctx, ip, password)
+		if errs.CodeOf(err) == errs.Exhausted || errs.CodeOf(err) == errs.Unavailable {
 			return a, err
 		}
-		h, err := s.hasher.Hash(password)
-		release()
 		if err != nil {
 			return a, errs.Wrap(errs.Internal, err, domain.MsgCreateAccountFailed)
 		}

@@ -141,7 +141,7 @@ func (s *Service) VerifyAssociationMember(ctx context.Context, in AssociationInp
 	}
 	out := Association{Verified: true}
 	if in.CreateUser {
-		acct, err := s.createAccount(ctx, domain.Account{Email: email, Kind: domain.Individual, MarketingConsent: false}, in.Password)
+		acct, err := s.createAccount(ctx, req.IP, domain.Account{Email: email, Kind: domain.Individual, MarketingConsent: false}, in.Password)
 		if err != nil {
 			var fe *errs.Error
 			if errors.As(err, &fe) && fe.Code == errs.Invalid {

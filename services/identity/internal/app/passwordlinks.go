@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sync"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -29,7 +31,10 @@ func (s *Service) SetResetLimit(perEmail Limiter) { s.resetPerEmail = perEmail }
 
 // RequestPasswordReset e-mails the account of email a single-use link to choose a new
 // password. The answer is the same whether or not there is an account: an unknown
-// address gets no mail and no error.
+// address gets no mail and no error, and it answers in the time a known one takes.
+// Issuing a link writes (a commit waits for the WAL flush), so a known address took 7–9 ms
+// longer and one request guessed right 62 % of the time; an unknown address now waits
+// what issuing took lately (resetTiming) before it answers.
 func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
 	email = domain.NormalizeEmail(email)
 	if email == "" {
@@ -45,9 +50,10 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 			return err
 		}
 	}
+	start := s.now()
 	acct, err := s.store.AccountByEmail(ctx, email)
 	if errs.CodeOf(err) == errs.NotFound {
-		return nil
+		return s.resetTiming.pad(ctx, s.now().Sub(start))
 	}
 	if err != nil {
 		return err
@@ -62,7 +68,50 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 	if err != nil {
 		return err
 	}
-	return s.store.IssuePasswordLink(ctx, acct.UUID, l, evs)
+	if err := s.store.IssuePasswordLink(ctx, acct.UUID, l, evs); err != nil {
+		return err
+	}
+	s.resetTiming.record(s.now().Sub(start))
+	return nil
+}
+
+// timing keeps how long a path took lately (an exponentially weighted mean over about
+// the last 8), so another path can answer in the same time.
+type timing struct {
+	mu    sync.Mutex
+	mean  time.Duration
+	pause func(ctx context.Context, d time.Duration) error
+}
+
+func (t *timing) record(d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.mean == 0 {
+		t.mean = d
+	} else {
+		t.mean += (d - t.mean) / 8
+	}
+}
+
+// pad waits what the recorded path takes beyond took.
+func (t *timing) pad(ctx context.Context, took time.Duration) error {
+	t.mu.Lock()
+	d := t.mean - took
+	t.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	if t.pause != nil {
+		return t.pause(ctx, d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return errs.Wrap(errs.Unavailable, ctx.Err(), "the service is temporarily unavailable, please retry")
+	}
 }
 
 // provisionPasswordless creates a's account without a password, with its welcome link
@@ -121,12 +170,10 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 	if err := in.Validate(l.Email); err != nil {
 		return Login{}, err
 	}
-	release, err := s.hashSlotFor(ctx, req.IP)
-	if err != nil {
+	h, err := s.hashPassword(ctx, req.IP, in.Password)
+	if errs.CodeOf(err) == errs.Exhausted || errs.CodeOf(err) == errs.Unavailable {
 		return Login{}, err
 	}
-	h, err := s.hasher.Hash(in.Password)
-	release()
 	if err != nil {
 		return Login{}, errs.Wrap(errs.Internal, err, "Your password could not be set. Please try again.")
 	}

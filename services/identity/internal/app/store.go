@@ -65,6 +65,51 @@ type AttemptStore interface {
 	Return(ctx context.Context, key string, rule ratelimit.Rule, n int, now time.Time) error
 	// Reset fills the buckets of keys again.
 	Reset(ctx context.Context, keys ...string) error
+	// BeginLogin counts a login attempt in its buckets (all or none, one statement) and
+	// reads the e-mail's account, in one round trip; Found is false for an unknown e-mail.
+	BeginLogin(ctx context.Context, b LoginBuckets, email string, now time.Time) (LoginStart, error)
+	// FinishLogin is CreateSession with the bookkeeping of a right password in the same
+	// transaction: the tokens of settle.Return given back, the buckets of settle.Forget
+	// filled again.
+	FinishLogin(ctx context.Context, ss NewSession, settle LoginSettle) (string, error)
+}
+
+// Bucket is one rate-limit bucket: its key and rule.
+type Bucket struct {
+	Key  string
+	Rule ratelimit.Rule
+}
+
+// LoginBuckets are the buckets a login attempt is counted in (see the migration's
+// login_attempt): Account (Key "": none) never refuses and, when it overflows, cuts
+// Pair's burst to PairUnderAttack; Pair and IP (Key "": none) refuse.
+type LoginBuckets struct {
+	Account, Pair, IP Bucket
+	PairUnderAttack   int
+}
+
+// LoginStart is a counted attempt and the account it names.
+type LoginStart struct {
+	OK      bool
+	Wait    time.Duration
+	Account domain.Account
+	Found   bool
+}
+
+// LoginSettle is what a right password changes in the buckets.
+type LoginSettle struct {
+	Return []Bucket
+	Forget []string
+}
+
+// NewSession is a session to store; Previous is the hash of the token the request came
+// with (revoked).
+type NewSession struct {
+	Hash          []byte
+	AccountUUID   string
+	Now, Expires  time.Time
+	IP, UserAgent string
+	Previous      []byte
 }
 
 // LinkStore keeps the set-password links (their token's hash, never the token).

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/argon2"
+
+	argon2in "github.com/hangar/hangar/third_party/argon2"
 )
 
 // Argon2Params are the argon2id cost parameters. The defaults follow the OWASP password
@@ -34,6 +37,7 @@ const (
 type Hasher struct {
 	p     Argon2Params
 	dummy string
+	took  time.Duration
 }
 
 // NewHasher builds a hasher; it precomputes a dummy hash that Verify checks for unknown
@@ -43,21 +47,35 @@ func NewHasher(p Argon2Params) (*Hasher, error) {
 		return nil, fmt.Errorf("argon2id parameters m=%d t=%d p=%d are too low", p.MemoryKiB, p.Time, p.Threads)
 	}
 	h := &Hasher{p: p}
+	start := time.Now()
 	d, err := h.Hash("dummy password for unknown users")
 	if err != nil {
 		return nil, err
 	}
-	h.dummy = d
+	h.dummy, h.took = d, time.Since(start)
 	return h, nil
 }
 
+// HashTime answers how long the hasher's first hash took: an estimate of a verification's
+// time until real ones are measured.
+func (h *Hasher) HashTime() time.Duration { return h.took }
+
+// Params answers the hasher's cost parameters.
+func (h *Hasher) Params() Argon2Params { return h.p }
+
+// NewMemory allocates a work area for this hasher's hashes (MemoryKiB).
+func (h *Hasher) NewMemory() *argon2in.Memory { return argon2in.NewMemory(h.p.MemoryKiB) }
+
 // Hash answers the encoded argon2id hash of password with a fresh salt.
-func (h *Hasher) Hash(password string) (string, error) {
+func (h *Hasher) Hash(password string) (string, error) { return h.HashIn(nil, password) }
+
+// HashIn is Hash computed in the work area m (nil: memory of its own).
+func (h *Hasher) HashIn(m *argon2in.Memory, password string) (string, error) {
 	salt := make([]byte, saltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("read salt: %w", err)
 	}
-	key := argon2.IDKey([]byte(password), salt, h.p.Time, h.p.MemoryKiB, h.p.Threads, keyLen)
+	key := argon2in.IDKeyIn(m, []byte(password), salt, h.p.Time, h.p.MemoryKiB, h.p.Threads, keyLen)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, h.p.MemoryKiB, h.p.Time, h.p.Threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
@@ -66,18 +84,22 @@ func (h *Hasher) Hash(password string) (string, error) {
 // Verify reports whether password matches encoded. An empty encoded hash (unknown user,
 // or an account without a password) verifies against the dummy hash and answers false,
 // taking the same time as a real check.
-func (h *Hasher) Verify(password, encoded string) bool {
+func (h *Hasher) Verify(password, encoded string) bool { return h.VerifyIn(nil, password, encoded) }
+
+// VerifyIn is Verify computed in the work area m (nil: memory of its own); a hash whose
+// memory parameter is larger than m allocates its own.
+func (h *Hasher) VerifyIn(m *argon2in.Memory, password, encoded string) bool {
 	if encoded == "" {
-		_, _ = verify(password, h.dummy)
+		_, _ = verify(m, password, h.dummy)
 		return false
 	}
-	ok, err := verify(password, encoded)
+	ok, err := verify(m, password, encoded)
 	return ok && err == nil
 }
 
 var errBadHash = errors.New("malformed argon2id hash")
 
-func verify(password, encoded string) (bool, error) {
+func verify(m *argon2in.Memory, password, encoded string) (bool, error) {
 	parts := strings.Split(encoded, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false, errBadHash
@@ -99,6 +121,6 @@ func verify(password, encoded string) (bool, error) {
 	if err != nil || len(want) == 0 {
 		return false, errBadHash
 	}
-	got := argon2.IDKey([]byte(password), salt, p.Time, p.MemoryKiB, p.Threads, uint32(len(want)))
+	got := argon2in.IDKeyIn(m, []byte(password), salt, p.Time, p.MemoryKiB, p.Threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }

@@ -26,11 +26,15 @@ type Throttle struct {
 	PerAccount              int
 	UnderAttackPerAccountIP int
 	PerIP                   int
+	// PerDevice limits the logins, right or wrong, of one known device (a device cookie of
+	// the account): its lane skips the other buckets, so it has a bucket of its own, which
+	// a right password does not refill (a stolen cookie buys few guesses).
+	PerDevice int
 }
 
 // DefaultThrottle: in 15 minutes, 5 failures per account and address (2 once the account
-// has 50 failures from anywhere), 100 per address.
-var DefaultThrottle = Throttle{Window: 15 * time.Minute, PerAccountIP: 5, PerAccount: 50, UnderAttackPerAccountIP: 2, PerIP: 100}
+// has 50 failures from anywhere), 100 per address, 10 logins per known device.
+var DefaultThrottle = Throttle{Window: 15 * time.Minute, PerAccountIP: 5, PerAccount: 50, UnderAttackPerAccountIP: 2, PerIP: 100, PerDevice: 10}
 
 // PairLimit answers the failures allowed for the account from one address: fewer while
 // the account is under attack. Its bucket refills at the PerAccountIP rate either way.
@@ -49,6 +53,7 @@ func (Throttle) AccountIPKey(email, ip string) string {
 }
 func (Throttle) AccountKey(email string) string { return "login|acct:" + email }
 func (Throttle) IPKey(ip string) string         { return "login|ip:" + clientaddr.Key(ip) }
+func (Throttle) DeviceKey(id string) string     { return "login|device:" + id }
 
 // ThrottledMessage is the clear message of a throttled login.
 func ThrottledMessage(wait time.Duration) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/server"
+	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
 // GatewayOptions are identity's grpc-gateway settings.
@@ -44,6 +45,10 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 		auth.SetXSRFCookie(w, auth.SessionXSRF(v[0]))
 		w.Header().Set("Cache-Control", "no-store")
 	}
+	if v := h.Get(mdSetDevice); len(v) > 0 {
+		http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: v[0], Path: "/pricing/api/login", MaxAge: int(domain.DeviceCookieAge.Seconds()),
+			Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	}
 	if len(h.Get(mdClearSession)) > 0 {
 		http.SetCookie(w, sessionCookie("", -1))
 		w.Header().Set("Cache-Control", "no-store")
@@ -57,6 +62,10 @@ func first(v []string) string {
 	}
 	return v[0]
 }
+
+// DeviceCookie is the device cookie of a browser that logged in (domain.DeviceCookies):
+// sent only to the login route, kept over logout (it is no session), HttpOnly.
+const DeviceCookie = "__Secure-hangar_device"
 
 // sessionCookie is the __Host- session cookie: Secure, HttpOnly, SameSite=Lax, Path=/,
 // no Domain. maxAge < 0 deletes it.

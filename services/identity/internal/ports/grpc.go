@@ -6,6 +6,7 @@ package ports
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -24,8 +25,11 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// The organization list answers groups even when there are none (spec 001 §7).
-func init() { server.EmitDefaults(&identityv1.ListGroupsResponse{}) }
+// The organization list answers groups even when there are none (spec 001 §7);
+// isbusiness answers accountUuid even when it is withheld (empty).
+func init() {
+	server.EmitDefaults(&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{})
+}
 
 // GRPC implements identityv1.IdentityServiceServer.
 type GRPC struct {
@@ -72,7 +76,25 @@ func callerOf(a iapp.Authenticated) auth.Caller {
 }
 
 func (s *GRPC) request(ctx context.Context) iapp.Request {
-	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx)}
+	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx), Device: deviceCookie(ctx)}
+}
+
+// deviceCookie answers the device cookie the browser sent (grpc-gateway forwards the
+// Cookie header as metadata).
+func deviceCookie(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, h := range md.Get("grpcgateway-cookie") {
+		cs, err := http.ParseCookie(h)
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			if c.Name == DeviceCookie {
+				return c.Value
+			}
+		}
+	}
+	return ""
 }
 
 // Response metadata the gateway turns into cookies (gateway.go); never forwarded as
@@ -81,6 +103,7 @@ const (
 	mdSetSession   = "x-hangar-set-session"
 	mdSessionAge   = "x-hangar-session-max-age"
 	mdClearSession = "x-hangar-clear-session"
+	mdSetDevice    = "x-hangar-set-device"
 )
 
 func setSession(ctx context.Context, l iapp.Login, now time.Time) {
@@ -99,6 +122,9 @@ func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identi
 		return nil, err
 	}
 	setSession(ctx, l, time.Now())
+	if l.Device != "" {
+		_ = grpc.SetHeader(ctx, metadata.Pairs(mdSetDevice, l.Device))
+	}
 	return &identityv1.LoginResponse{Status: "ok", User: user(l.Account)}, nil
 }
 
@@ -124,6 +150,11 @@ func (s *GRPC) IsBusiness(ctx context.Context, req *identityv1.IsBusinessRequest
 	biz, id, err := s.svc.IsBusiness(ctx, req.GetEmail())
 	if err != nil {
 		return nil, err
+	}
+	// The account id goes to the account's own session only (spec 000 §7); anyone else
+	// learns whether the e-mail buys as a business, with accountUuid present but empty.
+	if c, ok := auth.CallerFrom(ctx); !ok || c.AccountUUID != id {
+		id = ""
 	}
 	return &identityv1.IsBusinessResponse{Status: "ok", Isbiz: proto.Bool(biz), AccountUuid: id}, nil
 }
