@@ -31,6 +31,8 @@ type Store interface {
 	SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error)
 	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
 	Promotions(ctx context.Context) (map[string]*promotion.Promotion, error)
+	// PromotionUses answers the redemptions taken now (redeemed or reserved), by lower-case code.
+	PromotionUses(ctx context.Context, codes []string) (map[string]int, error)
 	Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error)
 	AttemptCounter
 }
@@ -161,6 +163,38 @@ func (s *Service) RefreshCatalog(ctx context.Context) (bool, error) {
 		s.log.InfoContext(ctx, "catalogue loaded", "version", c.Version())
 	}
 	return true, nil
+}
+
+// livePromotions answers the promotions kept in memory, with the redemptions of the
+// limited ones among codes read from the store now: the copy in memory is refreshed every
+// CHECKOUT_REFRESH_INTERVAL, and a code exhausted meanwhile must be refused at once
+// (issue 42). Codes without a limit cost no read.
+func (s *Service) livePromotions(ctx context.Context, codes []string) (map[string]*promotion.Promotion, error) {
+	all := *s.promos.Load()
+	var limited []string
+	for _, c := range codes {
+		if p := all[strings.ToLower(strings.TrimSpace(c))]; p != nil && p.MaxRedemptions > 0 {
+			limited = append(limited, p.Code)
+		}
+	}
+	if len(limited) == 0 {
+		return all, nil
+	}
+	uses, err := s.store.PromotionUses(ctx, limited)
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "promotions are unavailable; try again")
+	}
+	out := make(map[string]*promotion.Promotion, len(all))
+	for k, p := range all {
+		out[k] = p
+	}
+	for _, code := range limited {
+		k := strings.ToLower(code)
+		live := *all[k]
+		live.Redemptions = uses[k]
+		out[k] = &live
+	}
+	return out, nil
 }
 
 // RefreshPromotions reloads the promotions.
@@ -301,7 +335,11 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	if err := s.countCodes(ctx, caller.Client, ck, firstNonEmpty(accountID, strings.ToLower(cart.Email)), codes); err != nil {
 		return nil, err
 	}
-	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
+	promos, err := s.livePromotions(ctx, cart.PromoCodes)
+	if err != nil {
+		return nil, err
+	}
+	p := pricing.Pricing{Now: s.now(), Promotions: promos, QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
 		PromotionsPerOrder: s.perOrder}
 	if pre != nil && pre.acct != nil && accountID != "" {
 		p.Account = *pre.acct
