@@ -77,6 +77,8 @@ type Service struct {
 	deeplinks Deeplinks
 	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
 	accountURL string
+	// seller is the seller's EU member state (Options.SellerCountry).
+	seller string
 }
 
 // Options configure a Service.
@@ -117,6 +119,10 @@ type Options struct {
 	// AccountURL is where the auto-renew confirmations send the subscriber, as the renewal's
 	// e-mails do (RenewalOptions.ActionURL; default "/account").
 	AccountURL string
+	// SellerCountry is the EU member state the seller is established in (tax.SellerCountry
+	// of its VAT number): a business customer there pays VAT, others in the EU are
+	// reverse-charged.
+	SellerCountry string
 }
 
 // New builds the service.
@@ -127,7 +133,8 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
-		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
+		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
+		seller: o.SellerCountry}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	if s.accountURL = o.AccountURL; s.accountURL == "" {
@@ -340,7 +347,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		return nil, err
 	}
 	p := pricing.Pricing{Now: s.now(), Promotions: promos, QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
-		PromotionsPerOrder: s.perOrder}
+		PromotionsPerOrder: s.perOrder, SellerCountry: s.seller}
 	if pre != nil && pre.acct != nil && accountID != "" {
 		p.Account = *pre.acct
 	} else if accountID != "" {

@@ -227,6 +227,7 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 		return nil, err
 	}
 	buyer.PromotionsPerOrder = p.svc.perOrder
+	buyer.SellerCountry = p.svc.seller
 	promos, err := p.svc.livePromotions(ctx, pv.Cart.PromoCodes)
 	if err != nil {
 		return nil, err

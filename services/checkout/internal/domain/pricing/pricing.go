@@ -100,6 +100,9 @@ type Pricing struct {
 	QuoteKey   []byte
 	// PromotionsPerOrder is how many promotions one order takes (0: one; they do not stack).
 	PromotionsPerOrder int
+	// SellerCountry is the EU member state the seller is established in (its VAT number's):
+	// a business there is taxed, not reverse-charged (tax.For).
+	SellerCountry string
 }
 
 // Preview is the answer of the invoice preview.
@@ -159,7 +162,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 
 	// Tax on what remains due before payment instruments.
 	inv.SubtotalInCents = due
-	inv.Tax = tax.For(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
+	inv.Tax = tax.For(p.SellerCountry, cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
 	inv.TaxInCents = inv.Tax.Amount(due)
 	inv.TotalInCents = applyPayments(pv, p, due+inv.TaxInCents)
 
