@@ -411,6 +411,23 @@ type Validation struct {
 	OrgMember bool
 }
 
+// MsgOrgOwnerBuys refuses a business purchase by a member of an organization who may not
+// manage its billing (docs/authorization.md: the owner's right).
+const MsgOrgOwnerBuys = "Your account is managed by your organization: only its owner can buy business licenses for it. Please ask the owner to add the licenses."
+
+// orgMemberBuysBusiness reports a business cart of a logged-in member of an organization
+// who does not hold its billing. The spec leaves organization permissions unshown (spec 000
+// §6); the page fills a member's organization in (spec 001 §6), so such a purchase would be
+// the organization's, whose licences and pools only the owner changes. A member's
+// individual purchase stays their own.
+func orgMemberBuysBusiness(in domain.Input, cart *domain.Cart) bool {
+	c := in.Caller
+	if !c.LoggedIn || in.SalesMode() || c.Organization == "" || c.OrganizationBilling || !cart.Business {
+		return false
+	}
+	return cart.Existing == nil || cart.Existing.OrganizationID == "" || cart.Existing.OrganizationID == c.Organization
+}
+
 // Messages of the login requirement (spec 000 §6; the spec does not word them).
 const (
 	MsgLoginRequired     = "An account already exists for this e-mail address. Please log in to continue."
@@ -444,6 +461,9 @@ func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) 
 		if ce.Message != "" && !contains(v.Errors, ce.Message) {
 			v.Errors = append(v.Errors, ce.Message)
 		}
+	}
+	if orgMemberBuysBusiness(in, pv.Cart) {
+		v.Errors = append(v.Errors, MsgOrgOwnerBuys)
 	}
 	msg, err := s.loginRequired(ctx, in, pv.Cart)
 	if err != nil {
