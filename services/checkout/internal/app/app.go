@@ -683,7 +683,8 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pri
 // RenewalPriceFor is RenewalPrice asked on the session's behalf (GET
 // /buy/api/subscription/renewal-price): the price, add-ons and date of an account's
 // renewal are its billing data, so the caller needs the Billing right on the subscription's
-// account (docs/authorization.md). The renewal engine asks RenewalPrice itself.
+// account (docs/authorization.md), or manages the subscription for its holder (a child's
+// group parent, who buys it: manages). The renewal engine asks RenewalPrice itself.
 func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*pricing.Preview, error) {
 	who, err := auth.Require(ctx)
 	if err != nil {
@@ -693,7 +694,7 @@ func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil {
+	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil && !manages(who, sub) {
 		return nil, err
 	}
 	return s.renewalPriceOf(ctx, sub, nil)

@@ -134,7 +134,8 @@ func (s *Service) Currency(ctx context.Context, email, accountID string, caller 
 }
 
 // AccountSubscription answers an account's subscription to whoever holds the Billing right
-// on it (auth.MayActOn: the account itself, its organization's owner, staff). Spec 001 §8
+// on it (auth.MayActOn: the account itself, its organization's owner, staff) and to whoever
+// manages that subscription for it (manages: a child's group parent). Spec 001 §8
 // words the refusals its own way: without a session 403 (the page asks to log in), for
 // anyone else 401 ('You are not authorized.').
 func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID string) (*domain.Subscription, error) {
@@ -142,12 +143,19 @@ func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID
 		return nil, errs.E(errs.Forbidden, "Please log in.")
 	}
 	acct := domain.ExtractAccountID(accountUUID)
-	if err := auth.MayActOn(v, acct, auth.Billing); err != nil {
+	mayAct := auth.MayActOn(v, acct, auth.Billing) == nil
+	if !mayAct && acct == "" {
 		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
 	}
 	sub, err := s.lookup(ctx, "", acct, "")
 	if err != nil {
 		return nil, err
+	}
+	if !mayAct && !manages(v, sub) {
+		// The group parent (or organization owner) reads the subscription it buys for the
+		// holder, as submit lets it change it (spec 001 §7); nobody else, whether the
+		// account has a subscription or not.
+		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
 	}
 	if sub == nil && acct == v.AccountUUID {
 		return s.MySubscription(ctx, v)
