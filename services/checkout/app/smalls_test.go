@@ -33,6 +33,17 @@ func TestSmallerSaleFixes(t *testing.T) {
 		}
 	})
 
+	t.Run("auto-renew needs the productCode (spec 001 §7)", func(t *testing.T) {
+		code, m := form(t, st.base+"/buy/api/subscription/auto-renew", "isAutoRenew=false", pilot)
+		if code != 400 || !strings.Contains(fmt.Sprint(m["fieldErrors"]), "productCode") {
+			t.Errorf("auto-renew without productCode: %d %v", code, m)
+		}
+		_, s := call(t, "GET", st.base+"/buy/api/subscription", "", "Cookie", pilot)
+		if sub, _ := s["subscription"].(map[string]any); sub["autoRenew"] != true {
+			t.Errorf("auto-renew changed by the refused request: %v", sub["autoRenew"])
+		}
+	})
+
 	t.Run("a three-month line names its term once (spec 001 §4)", func(t *testing.T) {
 		_, pv := call(t, "POST", st.base+"/buy/api/invoice/preview", newBuyerWith("three", `"hangar_basic_plus_three_month","included_geo_us"`), "X-Forwarded-For", "10.42.6.1")
 		var names []string

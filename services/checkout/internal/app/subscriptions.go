@@ -45,14 +45,17 @@ func (s *Service) MySubscription(ctx context.Context, v Viewer) (*domain.Subscri
 	return sub, nil
 }
 
-// SetAutoRenew turns the session's auto-renewal on or off. productCode, when given, must
-// be the subscription's plan.
+// SetAutoRenew turns the session's auto-renewal on or off. productCode is required (spec
+// 001 §7 posts it with every toggle) and must be the subscription's plan or an add-on of it.
 func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string, on bool) (*domain.Subscription, error) {
+	if strings.TrimSpace(productCode) == "" {
+		return nil, errs.Field("productCode", "productCode is required: the product whose auto-renewal changes.")
+	}
 	sub, err := s.MySubscription(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	if productCode != "" && !strings.EqualFold(productCode, sub.PlanCode) && !contains(sub.AddOns, productCode) {
+	if !strings.EqualFold(productCode, sub.PlanCode) && !contains(sub.AddOns, productCode) {
 		return nil, errs.Field("productCode", "This product is not part of your subscription.")
 	}
 	if sub.ThirdParty() {
