@@ -229,8 +229,10 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 		full := filepath.Join(dir, filepath.FromSlash(clean))
 		st, err := os.Stat(full)
 		if err != nil || st.IsDir() {
-			if path.Ext(clean) != "" && !strings.HasSuffix(clean, ".html") {
-				http.NotFound(w, r) // a missing asset is a 404, not the shell
+			if assetPath(clean) || (path.Ext(clean) != "" && !strings.HasSuffix(clean, ".html") && !pages.Known(clean)) {
+				// A missing asset is a 404, not the shell. A dot alone does not make a page path
+				// an asset: /gift/{value}/{email} ends in an e-mail address (spec 001 §2).
+				http.NotFound(w, r)
 				return
 			}
 			w.Header().Set("Cache-Control", "no-cache")
@@ -255,6 +257,20 @@ func StaticPages(dir string, pages *Pages) http.Handler {
 		}
 		fs.ServeHTTP(w, r)
 	})
+}
+
+// assetExts are the extensions of the files a web build serves (scripts, styles, source
+// maps, data, fonts, images, media, the precompressed variants); no page path ends in one
+// (an e-mail address's top-level domain never is one of these).
+var assetExts = map[string]bool{".js": true, ".mjs": true, ".css": true, ".map": true, ".json": true, ".wasm": true,
+	".woff": true, ".woff2": true, ".ttf": true, ".otf": true, ".png": true, ".jpg": true, ".jpeg": true, ".gif": true,
+	".svg": true, ".ico": true, ".webp": true, ".avif": true, ".webm": true, ".mp4": true, ".txt": true, ".xml": true,
+	".webmanifest": true, ".br": true, ".gz": true}
+
+// assetPath reports whether a path names a static file of the build, never a page: under
+// an assets directory, or ending in an asset's extension.
+func assetPath(p string) bool {
+	return strings.Contains(p, "/assets/") || assetExts[strings.ToLower(path.Ext(p))]
 }
 
 // precompressed are the encodings the web build writes beside each text file

@@ -235,3 +235,26 @@ func TestPagesKnowTheRemoteOfEachPage(t *testing.T) {
 		}
 	}
 }
+
+// A page path whose last segment holds a dot (/gift/{value}/{email}, spec 001 §2) is a
+// page: the shell, not a 404 text answer. Static files are still only files of the build,
+// and a missing asset (by its path or extension) is a 404 even under a page prefix
+// (issue 42 item 5).
+func TestADotInAPagePathIsNotAStaticFile(t *testing.T) {
+	dir, _, _, _ := site(t)
+	h := StaticPages(dir, NewPages([]string{"/", "/gift", "/gift/*", "/buy"}))
+	for _, p := range []string{"/gift/250/pat.pilot@example.com", "/gift/50/a.b.c@mail.example.co.uk", "/gift/100/x@y.io"} {
+		w := get(t, h, "GET", p, nil)
+		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") || !strings.Contains(w.Body.String(), "shell") {
+			t.Errorf("%s: %d %s %q", p, w.Code, w.Header().Get("Content-Type"), w.Body.String())
+		}
+	}
+	for _, p := range []string{"/gift/assets/missing-1a2b.js", "/gift/remoteEntry.js", "/assets/nope.css", "/nope.png", "/unknown/page.html.gz"} {
+		if w := get(t, h, "GET", p, nil); w.Code != 404 {
+			t.Errorf("missing asset %s: %d", p, w.Code)
+		}
+	}
+	if w := get(t, h, "GET", "/assets/app-1a2b.js", nil); w.Code != 200 || !strings.Contains(w.Body.String(), "Essential") {
+		t.Errorf("an asset of the build: %d", w.Code)
+	}
+}

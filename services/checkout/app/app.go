@@ -253,6 +253,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
 		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
+		SellerCountry: tax.SellerCountry(cfg.SellerVAT),
 		// Shared by every replica in checkout's database (rate_limits, where the code limit
 		// counts too), as identity's isbusiness limit is in its own.
 		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, store.PostgreSQL, log),

@@ -186,7 +186,7 @@ func TestCreditsAndSmallFixes(t *testing.T) {
 		if sub["autoRenew"] != true {
 			t.Errorf("auto-renew turned off by a bad value: %v", sub["autoRenew"])
 		}
-		if code, m := form(t, st.base+"/buy/api/subscription/auto-renew", "isAutoRenew=false", pilot); code != 200 || m["autoRenew"] != false {
+		if code, m := form(t, st.base+"/buy/api/subscription/auto-renew?productCode=performance", "isAutoRenew=false", pilot); code != 200 || m["autoRenew"] != false {
 			t.Errorf("isAutoRenew=false: %d %v", code, m)
 		}
 	})

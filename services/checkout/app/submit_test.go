@@ -103,6 +103,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 	for k, v := range env {
 		vars[k] = v
 	}
+	st.checkoutDBURL = vars["DATABASE_URL"] // a test may bring its database, prepared
 	var cfg app.Config
 	if err := config.LoadFrom(&cfg, lookup(vars)); err != nil {
 		t.Fatal(err)

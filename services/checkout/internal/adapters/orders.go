@@ -50,19 +50,45 @@ func (s *OrderStore) Lookup(ctx context.Context, key string) (*order.Submission,
 	return &sub, nil
 }
 
-// Claim implements order.Store.
+// claimSQL claims a key with a lease on the database's clock and the first fencing token.
+// (lease.Until("$6") spelled out: a constant.)
+const claimSQL = `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
+	VALUES ($1, $2, $3, $4, $5, clock_timestamp() + $6::interval, $7) ON CONFLICT (key) DO NOTHING`
+
+// Claim implements order.Store; a purchase with promotion codes reserves their
+// redemptions in the same transaction (reservePromotions), or is refused unclaimed.
 func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	body, err := json.Marshal(c.Stored)
 	if err != nil {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
-	tag, err := s.pool.Exec(ctx, `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
-		VALUES ($1, $2, $3, $4, $5, `+lease.Until("$6")+`, $7) ON CONFLICT (key) DO NOTHING`,
-		c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+	if len(c.Stored.Purchase.PromoCodes) == 0 {
+		tag, err := s.pool.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		if err != nil {
+			return false, unavailable(err, "claim submission")
+		}
+		return tag.RowsAffected() == 1, nil
+	}
+	claimed := false
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		if err != nil {
+			return unavailable(err, "claim submission")
+		}
+		if claimed = tag.RowsAffected() == 1; !claimed {
+			return nil
+		}
+		// The key and its promotions' redemptions are reserved together, before the charge.
+		return reservePromotions(ctx, tx, c.Key, c.Stored.Purchase.AccountID, c.Stored.Purchase.PromoCodes)
+	})
 	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return false, err
+		}
 		return false, unavailable(err, "claim submission")
 	}
-	return tag.RowsAffected() == 1, nil
+	return claimed, nil
 }
 
 // ClaimMany implements order.Store.

@@ -256,6 +256,35 @@ func (s *Store) Promotions(ctx context.Context) (map[string]*promotion.Promotion
 	return out, rows.Err()
 }
 
+// PromotionUses answers, by lower-case code, how many of each code's redemptions are
+// taken right now: redeemed, or reserved by a submission still pending (issue 42: a
+// limited code is checked live, never from the copy kept in memory).
+func (s *Store) PromotionUses(ctx context.Context, codes []string) (map[string]int, error) {
+	upper := make([]string, len(codes))
+	for i, c := range codes {
+		upper[i] = strings.ToUpper(c)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT p.code,
+			(SELECT count(*) FROM promotion_redemptions r WHERE r.code = p.code)
+			+ (SELECT count(*) FROM promotion_reservations r JOIN submissions s ON s.key = r.submission_key
+				WHERE r.code = p.code AND s.status = 'pending')
+		FROM promotions p WHERE p.code = ANY($1::text[])`, upper)
+	if err != nil {
+		return nil, fmt.Errorf("count promotion redemptions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var code string
+		var n int
+		if err := rows.Scan(&code, &n); err != nil {
+			return nil, fmt.Errorf("count promotion redemptions: %w", err)
+		}
+		out[strings.ToLower(code)] = n
+	}
+	return out, rows.Err()
+}
+
 // PutPromotion inserts or replaces a promotion.
 func (s *Store) PutPromotion(ctx context.Context, p *promotion.Promotion) error {
 	ts := func(t time.Time) any {

@@ -31,6 +31,8 @@ type Store interface {
 	SubscriptionOf(ctx context.Context, accountID, email string) (*domain.Subscription, error)
 	Account(ctx context.Context, accountID string, sub *domain.Subscription) (domain.Account, error)
 	Promotions(ctx context.Context) (map[string]*promotion.Promotion, error)
+	// PromotionUses answers the redemptions taken now (redeemed or reserved), by lower-case code.
+	PromotionUses(ctx context.Context, codes []string) (map[string]int, error)
 	Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error)
 	AttemptCounter
 }
@@ -75,6 +77,8 @@ type Service struct {
 	deeplinks Deeplinks
 	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
 	accountURL string
+	// seller is the seller's EU member state (Options.SellerCountry).
+	seller string
 }
 
 // Options configure a Service.
@@ -115,6 +119,10 @@ type Options struct {
 	// AccountURL is where the auto-renew confirmations send the subscriber, as the renewal's
 	// e-mails do (RenewalOptions.ActionURL; default "/account").
 	AccountURL string
+	// SellerCountry is the EU member state the seller is established in (tax.SellerCountry
+	// of its VAT number): a business customer there pays VAT, others in the EU are
+	// reverse-charged.
+	SellerCountry string
 }
 
 // New builds the service.
@@ -125,7 +133,8 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
-		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks}
+		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
+		seller: o.SellerCountry}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	if s.accountURL = o.AccountURL; s.accountURL == "" {
@@ -161,6 +170,38 @@ func (s *Service) RefreshCatalog(ctx context.Context) (bool, error) {
 		s.log.InfoContext(ctx, "catalogue loaded", "version", c.Version())
 	}
 	return true, nil
+}
+
+// livePromotions answers the promotions kept in memory, with the redemptions of the
+// limited ones among codes read from the store now: the copy in memory is refreshed every
+// CHECKOUT_REFRESH_INTERVAL, and a code exhausted meanwhile must be refused at once
+// (issue 42). Codes without a limit cost no read.
+func (s *Service) livePromotions(ctx context.Context, codes []string) (map[string]*promotion.Promotion, error) {
+	all := *s.promos.Load()
+	var limited []string
+	for _, c := range codes {
+		if p := all[strings.ToLower(strings.TrimSpace(c))]; p != nil && p.MaxRedemptions > 0 {
+			limited = append(limited, p.Code)
+		}
+	}
+	if len(limited) == 0 {
+		return all, nil
+	}
+	uses, err := s.store.PromotionUses(ctx, limited)
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "promotions are unavailable; try again")
+	}
+	out := make(map[string]*promotion.Promotion, len(all))
+	for k, p := range all {
+		out[k] = p
+	}
+	for _, code := range limited {
+		k := strings.ToLower(code)
+		live := *all[k]
+		live.Redemptions = uses[k]
+		out[k] = &live
+	}
+	return out, nil
 }
 
 // RefreshPromotions reloads the promotions.
@@ -303,8 +344,12 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	if err := s.countCodes(ctx, caller.Client, ck, firstNonEmpty(accountID, strings.ToLower(cart.Email)), codes); err != nil {
 		return nil, err
 	}
-	p := pricing.Pricing{Now: s.now(), Promotions: *s.promos.Load(), QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
-		PromotionsPerOrder: s.perOrder}
+	promos, err := s.livePromotions(ctx, cart.PromoCodes)
+	if err != nil {
+		return nil, err
+	}
+	p := pricing.Pricing{Now: s.now(), Promotions: promos, QuoteKey: s.quoteKey, Account: domain.Account{FirstTime: sub == nil},
+		PromotionsPerOrder: s.perOrder, SellerCountry: s.seller}
 	if pre != nil && pre.acct != nil && accountID != "" {
 		p.Account = *pre.acct
 	} else if accountID != "" {
@@ -368,6 +413,23 @@ type Validation struct {
 	OrgMember bool
 }
 
+// MsgOrgOwnerBuys refuses a business purchase by a member of an organization who may not
+// manage its billing (docs/authorization.md: the owner's right).
+const MsgOrgOwnerBuys = "Your account is managed by your organization: only its owner can buy business licenses for it. Please ask the owner to add the licenses."
+
+// orgMemberBuysBusiness reports a business cart of a logged-in member of an organization
+// who does not hold its billing. The spec leaves organization permissions unshown (spec 000
+// §6); the page fills a member's organization in (spec 001 §6), so such a purchase would be
+// the organization's, whose licences and pools only the owner changes. A member's
+// individual purchase stays their own.
+func orgMemberBuysBusiness(in domain.Input, cart *domain.Cart) bool {
+	c := in.Caller
+	if !c.LoggedIn || in.SalesMode() || c.Organization == "" || c.OrganizationBilling || !cart.Business {
+		return false
+	}
+	return cart.Existing == nil || cart.Existing.OrganizationID == "" || cart.Existing.OrganizationID == c.Organization
+}
+
 // Messages of the login requirement (spec 000 §6; the spec does not word them).
 const (
 	MsgLoginRequired     = "An account already exists for this e-mail address. Please log in to continue."
@@ -401,6 +463,9 @@ func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) 
 		if ce.Message != "" && !contains(v.Errors, ce.Message) {
 			v.Errors = append(v.Errors, ce.Message)
 		}
+	}
+	if orgMemberBuysBusiness(in, pv.Cart) {
+		v.Errors = append(v.Errors, MsgOrgOwnerBuys)
 	}
 	msg, err := s.loginRequired(ctx, in, pv.Cart)
 	if err != nil {
@@ -620,7 +685,8 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pri
 // RenewalPriceFor is RenewalPrice asked on the session's behalf (GET
 // /buy/api/subscription/renewal-price): the price, add-ons and date of an account's
 // renewal are its billing data, so the caller needs the Billing right on the subscription's
-// account (docs/authorization.md). The renewal engine asks RenewalPrice itself.
+// account (docs/authorization.md), or manages the subscription for its holder (a child's
+// group parent, who buys it: manages). The renewal engine asks RenewalPrice itself.
 func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*pricing.Preview, error) {
 	who, err := auth.Require(ctx)
 	if err != nil {
@@ -630,7 +696,7 @@ func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil {
+	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil && !manages(who, sub) {
 		return nil, err
 	}
 	return s.renewalPriceOf(ctx, sub, nil)

@@ -227,7 +227,12 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 		return nil, err
 	}
 	buyer.PromotionsPerOrder = p.svc.perOrder
-	pv.Invoice = oneoff.Price(pv.Cart, *p.svc.promos.Load(), buyer, p.svc.now())
+	buyer.SellerCountry = p.svc.seller
+	promos, err := p.svc.livePromotions(ctx, pv.Cart.PromoCodes)
+	if err != nil {
+		return nil, err
+	}
+	pv.Invoice = oneoff.Price(pv.Cart, promos, buyer, p.svc.now())
 	if len(codes) > 0 {
 		p.svc.remember(in.ClientAddr, ck, acceptedKeys(pv.Cart.PromoCodes, nil, pv.Invoice.CodeErrors))
 	}

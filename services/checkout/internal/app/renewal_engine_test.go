@@ -237,7 +237,7 @@ func TestRenewalReminderAndCardNotice(t *testing.T) {
 func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
-	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "performance", false); err != nil {
 		t.Fatal(err)
 	}
 	ns := e.notices(t)
@@ -269,7 +269,7 @@ func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
 	store := adapters.NewStore(e.pool)
 	svc := app.New(store, nil, slog.New(slog.NewTextHandler(io.Discard, nil)),
 		app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: e.pipe, Subs: store, AccountURL: "https://store.test/account"})
-	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "", false); err != nil {
+	if _, err := svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "performance", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 1 || ns[0].Kind != "auto-renew-disabled" || ns[0].ActionUrl != "https://store.test/account" {
@@ -293,7 +293,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 	}
 	e.clock.Set(e.termEnd.Add(2 * time.Hour)) // in the grace period, before the first retry
 	pilot := app.Viewer{AccountUUID: app.SeedPilot}
-	if sub, err := e.svc.SetAutoRenew(context.Background(), pilot, "", false); err != nil || sub.AutoRenew {
+	if sub, err := e.svc.SetAutoRenew(context.Background(), pilot, "performance", false); err != nil || sub.AutoRenew {
 		t.Fatalf("set auto-renew: %v %v", sub, err)
 	}
 	ns := e.notices(t)
@@ -317,7 +317,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		t.Errorf("valid %v, charge attempts %d (want the first only)", valid, e.pay.calls)
 	}
 	// Turned off before any decline, the confirmation stays the ordinary one.
-	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedLegacy}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedLegacy}, "pro_us", false); err != nil {
 		t.Fatal(err)
 	}
 	if ns := e.notices(t); len(ns) != 3 || ns[2].Kind != "auto-renew-disabled" || ns[2].Reason != "" {

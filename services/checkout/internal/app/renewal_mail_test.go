@@ -106,7 +106,7 @@ func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
 	// of that case reaches them too (notifications knows the kind; an unknown kind would be
 	// dead-lettered), saying the retries stop and the subscription ends now.
 	e.clock.Set(e.termEnd.Add(time.Hour))
-	if _, err := e.svc.SetAutoRenew(ctx, app.Viewer{AccountUUID: app.SeedLegacy}, "", false); err != nil {
+	if _, err := e.svc.SetAutoRenew(ctx, app.Viewer{AccountUUID: app.SeedLegacy}, "pro_us", false); err != nil {
 		t.Fatal(err)
 	}
 	relayAll()

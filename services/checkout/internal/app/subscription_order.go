@@ -76,7 +76,9 @@ func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in
 	// A business buyer's licences belong to the identity organization they act for: its
 	// account is what the allocation service files pools under and what its admins' sessions
 	// carry (checkout's own seeded organization ids are not identity's).
-	if o := in.Caller.Organization; o != "" && (c.Business || org != "") {
+	// Only a buyer who may manage the organization's billing buys for it (a plain member's
+	// business purchase is refused at validation: MsgOrgOwnerBuys).
+	if o := in.Caller.Organization; o != "" && in.Caller.OrganizationBilling && (c.Business || org != "") {
 		org = o
 	}
 	detail, err := json.Marshal(d)

@@ -45,14 +45,17 @@ func (s *Service) MySubscription(ctx context.Context, v Viewer) (*domain.Subscri
 	return sub, nil
 }
 
-// SetAutoRenew turns the session's auto-renewal on or off. productCode, when given, must
-// be the subscription's plan.
+// SetAutoRenew turns the session's auto-renewal on or off. productCode is required (spec
+// 001 §7 posts it with every toggle) and must be the subscription's plan or an add-on of it.
 func (s *Service) SetAutoRenew(ctx context.Context, v Viewer, productCode string, on bool) (*domain.Subscription, error) {
+	if strings.TrimSpace(productCode) == "" {
+		return nil, errs.Field("productCode", "productCode is required: the product whose auto-renewal changes.")
+	}
 	sub, err := s.MySubscription(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	if productCode != "" && !strings.EqualFold(productCode, sub.PlanCode) && !contains(sub.AddOns, productCode) {
+	if !strings.EqualFold(productCode, sub.PlanCode) && !contains(sub.AddOns, productCode) {
 		return nil, errs.Field("productCode", "This product is not part of your subscription.")
 	}
 	if sub.ThirdParty() {
@@ -134,7 +137,8 @@ func (s *Service) Currency(ctx context.Context, email, accountID string, caller 
 }
 
 // AccountSubscription answers an account's subscription to whoever holds the Billing right
-// on it (auth.MayActOn: the account itself, its organization's owner, staff). Spec 001 §8
+// on it (auth.MayActOn: the account itself, its organization's owner, staff) and to whoever
+// manages that subscription for it (manages: a child's group parent). Spec 001 §8
 // words the refusals its own way: without a session 403 (the page asks to log in), for
 // anyone else 401 ('You are not authorized.').
 func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID string) (*domain.Subscription, error) {
@@ -142,12 +146,19 @@ func (s *Service) AccountSubscription(ctx context.Context, v Viewer, accountUUID
 		return nil, errs.E(errs.Forbidden, "Please log in.")
 	}
 	acct := domain.ExtractAccountID(accountUUID)
-	if err := auth.MayActOn(v, acct, auth.Billing); err != nil {
+	mayAct := auth.MayActOn(v, acct, auth.Billing) == nil
+	if !mayAct && acct == "" {
 		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
 	}
 	sub, err := s.lookup(ctx, "", acct, "")
 	if err != nil {
 		return nil, err
+	}
+	if !mayAct && !manages(v, sub) {
+		// The group parent (or organization owner) reads the subscription it buys for the
+		// holder, as submit lets it change it (spec 001 §7); nobody else, whether the
+		// account has a subscription or not.
+		return nil, errs.E(errs.Unauthorized, "You are not authorized.")
 	}
 	if sub == nil && acct == v.AccountUUID {
 		return s.MySubscription(ctx, v)

@@ -139,6 +139,9 @@ type Caller struct {
 	// Organization is the account of the identity organization the buyer belongs to: the
 	// owner of a business subscription's licences (the allocation service's pools).
 	Organization string
+	// OrganizationBilling: the caller holds the Billing right on Organization (its owner;
+	// docs/authorization.md), so a business purchase of theirs is the organization's.
+	OrganizationBilling bool
 	// CreditCardAdmin: staff who may use the card reader (sales mode).
 	CreditCardAdmin bool
 }

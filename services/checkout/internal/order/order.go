@@ -240,6 +240,9 @@ var (
 	// card token) instead of asking again with this one (409).
 	ErrAttemptClosed = &errs.Error{Code: errs.Conflict, Reason: "ATTEMPT_CLOSED",
 		Message: "This order could not be completed and you were not charged. Please review your order and submit it again."}
+	// ErrAttemptRefunded: the key's charge was captured and then refunded; the attempt is
+	// closed as ErrAttemptClosed is, but its answer never says the buyer was not charged.
+	ErrAttemptRefunded = &errs.Error{Code: errs.Conflict, Reason: "ATTEMPT_CLOSED", Message: msgRefunded}
 	// ErrUnfulfillable: the order could not be written after the charge (a promotion ran
 	// out, a gift certificate was spent meanwhile); the charge was refunded.
 	ErrUnfulfillable = errors.New("order cannot be fulfilled")

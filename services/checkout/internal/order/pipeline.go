@@ -205,8 +205,10 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 			return nil, &DeclinedError{Code: s.FailureCode, Message: s.FailureMessage}
 		}
 		return st, err
-	case "abandoned", "refunded":
+	case "abandoned":
 		return nil, ErrAttemptClosed
+	case "refunded":
+		return nil, ErrAttemptRefunded
 	}
 	st, ok, err := p.store.TakeOver(ctx, s.Key, p.lease)
 	if err != nil {
@@ -410,12 +412,24 @@ func (p *Pipeline) refund(ctx context.Context, h Held, ch Charge, cause error) e
 		return err
 	}
 	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())
+	if ch.ID == "" {
+		// Nothing was captured (a zero total): there is no refund to speak of.
+		var u unfulfillable
+		if errors.As(cause, &u) {
+			return errs.E(errs.Conflict, "%s You were not charged. Please review your order.", u.msg)
+		}
+		return errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order.")
+	}
 	var u unfulfillable
 	if errors.As(cause, &u) {
-		return errs.E(errs.Conflict, "%s You were not charged. Please review your order.", u.msg)
+		return errs.E(errs.Conflict, "%s %s", u.msg, msgRefunded)
 	}
-	return errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order.")
+	return errs.E(errs.Conflict, "%s", msgRefunded)
 }
+
+// msgRefunded answers an order whose payment was captured and then refunded: the buyer was
+// charged and the money returned, never "not charged" (issue 42).
+const msgRefunded = "This order could not be completed; your payment was refunded in full. Please review your order."
 
 // unfulfillable is ErrUnfulfillable with the reason for the buyer.
 type unfulfillable struct{ msg string }

@@ -33,8 +33,13 @@ func (s *GRPC) purchasesOrUnimplemented() (*app.Purchases, error) {
 // sessionCaller answers the logged-in buyer of the session, if any.
 func sessionCaller(ctx context.Context) domain.Caller {
 	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
+		// The organization's billing is its owner's: staff rights (which reach every account)
+		// do not make a staff member's own purchase their organization's.
+		own := who
+		own.IsEmployee, own.IsCreditCardAdmin = false, false
+		billing := who.OrganizationAccount != "" && auth.MayActOn(own, who.OrganizationAccount, auth.Billing) == nil
 		return domain.Caller{LoggedIn: true, AccountID: who.AccountUUID, Email: who.Username, Child: who.IsChild,
-			Organization: who.OrganizationAccount, CreditCardAdmin: who.IsCreditCardAdmin}
+			Organization: who.OrganizationAccount, OrganizationBilling: billing, CreditCardAdmin: who.IsCreditCardAdmin}
 	}
 	return domain.Caller{}
 }

@@ -177,8 +177,9 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	if o.CardLast4 != "" {
 		out = append(out, "Paid with "+o.CardBrand+" ending in "+o.CardLast4)
 	}
-	if res.ReverseChargeNote != "" {
-		out = append(out, "", res.ReverseChargeNote)
+	if res.TaxNote != "" {
+		// Which VAT rule applied (the reverse-charge note is one of them).
+		out = append(out, "", res.TaxNote)
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
 	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
 
@@ -125,7 +126,7 @@ func contactProto(c domain.BillingContact) *checkoutv1.BillingContact {
 }
 
 func (g *GRPC) subscriptionProto(s *domain.Subscription, now time.Time) *checkoutv1.Subscription {
-	days := int32(max(0, int(s.TermEnd.Sub(now).Hours()/24)))
+	days := int32(pricing.DaysRemaining(s.TermEnd, now)) // the credit's count (spec 000 §4)
 	price := int32(min(s.PriceInCents, 1<<31-1))
 	qty := int32(s.Quantity)
 	duration := "annual"

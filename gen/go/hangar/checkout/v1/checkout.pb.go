@@ -4841,7 +4841,11 @@ type GetReceiptResponse struct {
 	BusinessIdentificationNo string `protobuf:"bytes,27,opt,name=business_identification_no,json=businessIdentificationNo,proto3" json:"business_identification_no,omitempty"`
 	Status                   string `protobuf:"bytes,28,opt,name=status,proto3" json:"status,omitempty"`
 	// The seller printed on the receipt and invoice (CHECKOUT_SELLER_*).
-	Seller        *Seller `protobuf:"bytes,29,opt,name=seller,proto3" json:"seller,omitempty"`
+	Seller *Seller `protobuf:"bytes,29,opt,name=seller,proto3" json:"seller,omitempty"`
+	// The EU VAT rule the order was taxed by, in words (the reverse charge across a border,
+	// VAT at the seller's rate for a business in the seller's member state, or the
+	// consumer's member state's VAT); empty outside the EU.
+	TaxNote       string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5077,6 +5081,13 @@ func (x *GetReceiptResponse) GetSeller() *Seller {
 		return x.Seller
 	}
 	return nil
+}
+
+func (x *GetReceiptResponse) GetTaxNote() string {
+	if x != nil {
+		return x.TaxNote
+	}
+	return ""
 }
 
 // Seller is who sells: name, postal address (lines separated by newlines) and VAT number.
@@ -7365,7 +7376,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
 	"\t_quantityB\x17\n" +
 	"\x15_unit_amount_in_centsB\x12\n" +
-	"\x10_amount_in_cents\"\xdf\n" +
+	"\x10_amount_in_cents\"\xfa\n" +
 	"\n" +
 	"\x12GetReceiptResponse\x12\x1d\n" +
 	"\n" +
@@ -7404,7 +7415,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x11can_print_invoice\x18\x1a \x01(\bH\aR\x0fcanPrintInvoice\x88\x01\x01\x12<\n" +
 	"\x1abusiness_identification_no\x18\x1b \x01(\tR\x18businessIdentificationNo\x12\x16\n" +
 	"\x06status\x18\x1c \x01(\tR\x06status\x122\n" +
-	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06sellerB\x14\n" +
+	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06seller\x12\x19\n" +
+	"\btax_note\x18\x1e \x01(\tR\ataxNoteB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x1d\n" +

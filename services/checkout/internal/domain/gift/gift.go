@@ -175,7 +175,7 @@ type Invoice struct {
 // same purchase twice. The ZIP still re-prices: the answer names the jurisdiction and its
 // label ('Tax' or 'VAT') with a zero amount.
 func Price(c Checked) Invoice {
-	inv := Invoice{Currency: c.Currency.Code, Tax: tax.For(c.Country, c.Zip, "", c.Currency)}
+	inv := Invoice{Currency: c.Currency.Code, Tax: tax.For("", c.Country, c.Zip, "", c.Currency)}
 	for i, a := range c.Amounts {
 		inv.Lines = append(inv.Lines, Line{Type: ItemGiftCertificate, UnitAmountInCents: a,
 			Description: "Gift certificate " + domain.FormatMoney(a, c.Currency), Key: fmt.Sprintf("%s:%d", ItemGiftCertificate, i+1)})

@@ -186,6 +186,8 @@ type Buyer struct {
 	UsedCodes []string
 	// PromotionsPerOrder is the store's stacking rule (promotion.Stacking; 0: one).
 	PromotionsPerOrder int
+	// SellerCountry is the seller's EU member state (pricing.Pricing.SellerCountry).
+	SellerCountry string
 }
 
 // InvoiceLine is a line of the one-off invoice. Amount = unit × quantity; discount lines
@@ -266,7 +268,7 @@ func Price(c *Cart, promos map[string]*promotion.Promotion, b Buyer, now time.Ti
 			UnitAmountInCents: -d, AmountInCents: -d, Key: pricing.ItemPlanDiscount + ":" + up})
 	}
 	inv.SubtotalInCents = due
-	inv.Tax = tax.For(c.Country, c.Zip, c.BusinessID, c.Currency)
+	inv.Tax = tax.For(b.SellerCountry, c.Country, c.Zip, c.BusinessID, c.Currency)
 	if !c.ApplyTax {
 		// The cart was created without tax (e.g. staff selling to a tax-exempt buyer): the
 		// label stays, nothing is charged.

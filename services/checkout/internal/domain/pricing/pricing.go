@@ -100,6 +100,9 @@ type Pricing struct {
 	QuoteKey   []byte
 	// PromotionsPerOrder is how many promotions one order takes (0: one; they do not stack).
 	PromotionsPerOrder int
+	// SellerCountry is the EU member state the seller is established in (its VAT number's):
+	// a business there is taxed, not reverse-charged (tax.For).
+	SellerCountry string
 }
 
 // Preview is the answer of the invoice preview.
@@ -127,6 +130,17 @@ type Preview struct {
 // feature add-ons, chart coverages and VFR packages — is per licence.
 func PerOrganization(e *domain.Entry) bool {
 	return e.FeatureGroup != "" || e.RunwayKind == "jet" || e.RunwayKind == "turboprop" || e.PricingType == "TAIL_ALLOCATION"
+}
+
+// lineName is a line's description: the entry's title and the term it is bought for, the
+// term once — a title that names its term already ("Starter — 3 Months") is not given it
+// again ("… — 3 Months — 3 months", issue 42).
+func lineName(title string, term *domain.Entry) string {
+	t := strings.ToLower(title)
+	if strings.Contains(t, "month") || strings.Contains(t, "year") {
+		return title
+	}
+	return fmt.Sprintf("%s — %s", title, termLabel(term))
 }
 
 func termLabel(e *domain.Entry) string {
@@ -159,7 +173,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 
 	// Tax on what remains due before payment instruments.
 	inv.SubtotalInCents = due
-	inv.Tax = tax.For(cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
+	inv.Tax = tax.For(p.SellerCountry, cart.Country, cart.Zip, cart.BusinessID, cart.Currency)
 	inv.TaxInCents = inv.Tax.Amount(due)
 	inv.TotalInCents = applyPayments(pv, p, due+inv.TaxInCents)
 
@@ -224,7 +238,7 @@ func chargeLine(cart *domain.Cart, e *domain.Entry, price domain.Price) Line {
 	if term == nil {
 		term = e
 	}
-	l.Description = fmt.Sprintf("%s — %s", e.Title, termLabel(term))
+	l.Description = lineName(e.Title, term)
 	l.Reason = reason
 	return l
 }
@@ -445,7 +459,7 @@ func unusedCredit(s *domain.Subscription, today time.Time) (int64, int64) {
 		if start.After(today) {
 			from = start // a stacked term not begun: all of it is unused
 		}
-		unused := int64(end.Sub(from).Hours() / 24)
+		unused := DaysRemaining(end, from)
 		if termDays <= 0 || unused <= 0 || t.PriceInCents <= 0 {
 			continue
 		}
@@ -588,6 +602,13 @@ func QuoteID(key []byte, hash string, expires time.Time) string {
 	m := hmac.New(sha256.New, key)
 	fmt.Fprintf(m, "%s|%d", hash, expires.Unix())
 	return "q_" + strconv.FormatInt(expires.Unix(), 36) + "_" + hex.EncodeToString(m.Sum(nil))[:32]
+}
+
+// DaysRemaining is the number of whole days from now's day to the day a term ends (UTC
+// days, 0 once it ended): the one count of unused days, which the subscription's
+// daysRemaining shows and the credit for a change pays (unusedCredit).
+func DaysRemaining(end, now time.Time) int64 {
+	return max(0, int64(startOfDay(end).Sub(startOfDay(now)).Hours()/24))
 }
 
 func startOfDay(t time.Time) time.Time {

@@ -11,6 +11,23 @@ import (
 // ReverseChargeNote is printed on EU business invoices whose VAT the buyer accounts for.
 const ReverseChargeNote = "Reverse charge: VAT to be accounted for by the recipient (Article 196, Council Directive 2006/112/EC)."
 
+// TaxNote words the EU VAT rule an order was taxed by (tax.Rule.Basis, read back from the
+// order's jurisdiction, business id and reverse charge): the reverse charge across a
+// border, the seller's VAT for a business in its own member state, or the consumer's
+// member state's VAT. Outside the EU it is "".
+func TaxNote(jurisdiction, businessID string, reverseCharge bool) string {
+	switch {
+	case reverseCharge:
+		return ReverseChargeNote
+	case !tax.IsEUCountry(jurisdiction):
+		return ""
+	case businessID != "" && tax.ValidBusinessIDFormat(businessID, jurisdiction):
+		return "VAT charged at the " + jurisdiction + " rate: the business customer is established in the seller's member state " +
+			"(Article 44, Council Directive 2006/112/EC; the reverse charge of Article 196 applies only across a border)."
+	}
+	return "VAT charged at the " + jurisdiction + " rate of the customer's member state (Article 58, Council Directive 2006/112/EC)."
+}
+
 // Shown reports whether a line of the catalogue entry code, charging amountInCents, is
 // printed. The catalogue's hidden defaults that cost nothing (the plan's included region,
 // the free default plans the spec leaves off receipts) are not: the buyer never chose them

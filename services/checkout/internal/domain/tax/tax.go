@@ -23,7 +23,19 @@ type Rule struct {
 	Label         string // 'Tax' for US and CA, otherwise 'VAT'
 	Components    []Component
 	ReverseCharge bool
+	// Basis is the EU VAT rule that applied (Basis*), "" outside the EU.
+	Basis string
 }
+
+// The EU VAT rules a sale is taxed by (receipt.TaxNote words them on the invoice).
+const (
+	// BasisConsumer: a consumer in a member state pays that state's VAT (art. 58).
+	BasisConsumer = "consumer"
+	// BasisDomesticBusiness: a business in the seller's member state pays its VAT (art. 44).
+	BasisDomesticBusiness = "domestic_business"
+	// BasisReverseCharge: a business in another member state accounts for the VAT (art. 196).
+	BasisReverseCharge = "reverse_charge"
+)
 
 // PPM answers the combined rate.
 func (t Rule) PPM() int64 {
@@ -144,15 +156,38 @@ func ValidBusinessIDFormat(id, country string) bool {
 	return true
 }
 
-// For answers the tax rule of the rates in force (Rates) for a billing country, postal
-// code and business id. The country falls back to the currency's default country.
-func For(country, postal, businessID string, cur domain.Currency) Rule {
-	return current.For(country, postal, businessID, cur)
+// For answers the tax rule of the rates in force (Rates) for a sale by a seller
+// established in the EU member state seller (ISO code) to a billing country, postal code
+// and business id. The country falls back to the currency's default country.
+func For(seller, country, postal, businessID string, cur domain.Currency) Rule {
+	return current.For(seller, country, postal, businessID, cur)
 }
 
-// For answers the tax rule of this table for a billing country, postal code and business
-// id. The country falls back to the currency's default country.
-func (t *Table) For(country, postal, businessID string, cur domain.Currency) Rule {
+// SellerCountry answers the member state of a seller's EU VAT number (its prefix; EL is
+// Greece), or "".
+func SellerCountry(vat string) string {
+	vat = strings.ToUpper(strings.TrimSpace(vat))
+	if len(vat) < 2 {
+		return ""
+	}
+	c := vat[:2]
+	if c == "EL" {
+		c = "GR"
+	}
+	if !IsEUCountry(c) {
+		return ""
+	}
+	return c
+}
+
+// For answers the tax rule of this table for a sale by a seller established in seller
+// to a billing country, postal code and business id. The country falls back to the
+// currency's default country. Within the EU the supply is taxed where the customer is
+// (Directive 2006/112/EC art. 44 for a business, art. 58 for a consumer of electronic
+// services); the business customer accounts for the VAT (reverse charge, art. 196) only
+// when it is established in another member state than the seller: a domestic business
+// sale is taxed at the seller's rate like any other.
+func (t *Table) For(seller, country, postal, businessID string, cur domain.Currency) Rule {
 	if country == "" {
 		country = cur.DefaultCountry
 	}
@@ -184,9 +219,12 @@ func (t *Table) For(country, postal, businessID string, cur domain.Currency) Rul
 		return Rule{Jurisdiction: "AU", Label: "VAT", Components: []Component{{"GST", t.auGST}}}
 	}
 	if r, ok := t.euVAT[country]; ok {
-		rule := Rule{Jurisdiction: country, Label: "VAT", Components: []Component{{"VAT", r}}}
+		rule := Rule{Jurisdiction: country, Label: "VAT", Components: []Component{{"VAT", r}}, Basis: BasisConsumer}
 		if businessID != "" && ValidBusinessIDFormat(businessID, country) {
-			rule.ReverseCharge = true // the business customer accounts for the VAT
+			rule.Basis = BasisDomesticBusiness
+			if country != strings.ToUpper(strings.TrimSpace(seller)) {
+				rule.Basis, rule.ReverseCharge = BasisReverseCharge, true // the business customer accounts for the VAT
+			}
 		}
 		return rule
 	}

@@ -37,12 +37,54 @@ func TestTax(t *testing.T) {
 		{name: "Australia GST 10 percent", country: "AU", cur: usd, base: 55555, tax: 5556, label: "VAT", jur: "AU"},
 		{name: "round half up on the base", country: "GB", cur: usd, base: 3, tax: 1, label: "VAT", jur: "GB"},
 		{name: "outside every table", country: "JP", cur: usd, base: 10000, tax: 0, label: "VAT"},
+		{name: "Irish business buying from the Irish seller pays Irish VAT", country: "IE", bizID: "IE1234567X", cur: eur, base: 18599, tax: 4278, label: "VAT", jur: "IE"},
+		{name: "Irish consumer pays Irish VAT", country: "IE", cur: eur, base: 18599, tax: 4278, label: "VAT", jur: "IE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tax.For(tc.country, tc.postal, tc.bizID, tc.cur)
+			r := tax.For("IE", tc.country, tc.postal, tc.bizID, tc.cur)
 			if got := r.Amount(tc.base); got != tc.tax || r.Label != tc.label || r.Jurisdiction != tc.jur || r.ReverseCharge != tc.reverse {
 				t.Errorf("tax %d label %s jur %s reverse %v, want %d %s %s %v", got, r.Label, r.Jurisdiction, r.ReverseCharge, tc.tax, tc.label, tc.jur, tc.reverse)
 			}
 		})
+	}
+}
+
+// Every member state's domestic business sale is taxed at the seller's rate, and the same
+// buyer is reverse-charged by a seller in any other member state (Directive 2006/112/EC
+// art. 44 and 196: the reverse charge applies only across a border).
+func TestDomesticBusinessSaleIsTaxedInEveryMemberState(t *testing.T) {
+	eur, _ := catalog(t).Currency("EUR")
+	const base = 18599
+	for country, rate := range euVAT {
+		t.Run(country, func(t *testing.T) {
+			prefix := country
+			if country == "GR" {
+				prefix = "EL"
+			}
+			id := prefix + "123456789"
+			want := (base*rate + 500_000) / 1_000_000
+			if got := tax.SellerCountry(prefix + "0000000XX"); got != country {
+				t.Errorf("seller country of %s's VAT number: %q", country, got)
+			}
+			domestic := tax.For(country, country, "", id, eur)
+			if domestic.ReverseCharge || domestic.Basis != tax.BasisDomesticBusiness || domestic.Amount(base) != want || domestic.Jurisdiction != country {
+				t.Errorf("domestic: %+v, tax %d, want %d at the seller's rate", domestic, domestic.Amount(base), want)
+			}
+			other := "IE"
+			if country == "IE" {
+				other = "DE"
+			}
+			cross := tax.For(other, country, "", id, eur)
+			if !cross.ReverseCharge || cross.Basis != tax.BasisReverseCharge || cross.Amount(base) != 0 {
+				t.Errorf("sold from %s: %+v, want the reverse charge", other, cross)
+			}
+			consumer := tax.For(country, country, "", "", eur)
+			if consumer.ReverseCharge || consumer.Basis != tax.BasisConsumer || consumer.Amount(base) != want {
+				t.Errorf("consumer: %+v", consumer)
+			}
+		})
+	}
+	if ie := tax.For("IE", "IE", "", "IE1234567X", eur); ie.Amount(base) != 4278 || base+ie.Amount(base) != 22877 {
+		t.Errorf("IE domestic: tax %d", ie.Amount(base))
 	}
 }

@@ -196,7 +196,7 @@ export function SuccessPage({
             </tr>
           </tfoot>
         </table>
-        {r.reverseCharge && r.reverseChargeNote ? <p>{r.reverseChargeNote}</p> : null}
+        {r.taxNote ? <p>{r.taxNote}</p> : r.reverseCharge && r.reverseChargeNote ? <p>{r.reverseChargeNote}</p> : null}
       </div>
       <section className={s.buyNext} aria-labelledby="buy-next-title" data-testid="next-steps">
         <h2 id="buy-next-title">What's next</h2>

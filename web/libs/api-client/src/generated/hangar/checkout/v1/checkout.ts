@@ -817,6 +817,12 @@ export interface components {
             tax?: string;
             /** Format: int32 */
             taxInCents?: number;
+            /**
+             * @description The EU VAT rule the order was taxed by, in words (the reverse charge across a border,
+             *     VAT at the seller's rate for a business in the seller's member state, or the
+             *     consumer's member state's VAT); empty outside the EU.
+             */
+            taxNote?: string;
             taxVatText?: string;
             thirdParty?: boolean;
             total?: string;

@@ -1,0 +1,129 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
+	"github.com/hangar/hangar/services/checkout/internal/adapters"
+)
+
+// limitedPromoDB answers a migrated checkout database holding promotions limited to max
+// redemptions each, made before checkout starts so that its copy in memory has them from
+// the first preview on (and keeps it for the test's length: CHECKOUT_REFRESH_INTERVAL).
+func limitedPromoDB(t *testing.T, max int, codes ...string) string {
+	t.Helper()
+	url := dbtest.New(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codes {
+		if _, err := pool.Exec(ctx, `INSERT INTO promotions (code, kind, percent_bp, applies_new, max_redemptions) VALUES ($1, 'percent', 1000, true, $2)`,
+			c, max); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return url
+}
+
+// previewCodeErrors answers the messages of the code errors a new buyer's preview of the
+// cart with code gets, and whether the code took something off.
+func previewCodeErrors(t *testing.T, base, code, client string) (msgs []string, discounted bool) {
+	t.Helper()
+	cfg := strings.Replace(newBuyer("peek"), `"currency"`, `"discountPromoCode":["`+code+`"],"currency"`, 1)
+	status, m := call(t, "POST", base+"/buy/api/invoice/preview", cfg, "X-Forwarded-For", client)
+	if status != 200 {
+		t.Fatalf("preview: %d %v", status, m)
+	}
+	ce, _ := m["codeErrors"].([]any)
+	for _, x := range ce {
+		msgs = append(msgs, fmt.Sprint(x.(map[string]any)["message"]))
+	}
+	for _, it := range items(m) {
+		if it["description"] == "Promotion "+code {
+			discounted = true
+		}
+	}
+	return msgs, discounted
+}
+
+// TestLimitedPromoRaced: the last redemption of a limited code, raced, is captured once and
+// refused to the others before any charge — no refund, and no answer telling a charged
+// buyer they were not charged; the code is refused at preview at once afterwards (issue 42
+// item 3, issue 41's 20 concurrent submits of a single-use code).
+func TestLimitedPromoRaced(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"DATABASE_URL": limitedPromoDB(t, 1, "LASTSEAT", "ONCE20"),
+		"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_CODE_ATTEMPTS": "0"})
+
+	race := func(t *testing.T, code string, n int) {
+		t.Helper()
+		bodies := make([]string, n)
+		for i := range bodies {
+			cfg := strings.Replace(newBuyer(fmt.Sprintf("race%d", i)), `"currency"`, `"discountPromoCode":["`+code+`"],"currency"`, 1)
+			bodies[i] = quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), "")
+		}
+		if msgs, ok := previewCodeErrors(t, st.base, code, "10.42.0.1"); !ok || len(msgs) != 0 {
+			t.Fatalf("before the race the code applies: discounted %v, errors %v", ok, msgs)
+		}
+		charges := func() int { return st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) }
+		before := charges()
+		statuses, answers := make([]int, n), make([]map[string]any, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				statuses[i], answers[i], _ = submitRaw(t, st.base, fmt.Sprintf("%s-key-%d", code, i), bodies[i], "")
+			})
+		}
+		wg.Wait()
+		won := 0
+		for i := range n {
+			switch {
+			case statuses[i] == 200:
+				won++
+			case statuses[i] == 409 || statuses[i] == 400: // refused at the claim, or at validation once redeemed
+				msg := fmt.Sprint(answers[i]["message"])
+				if !strings.Contains(msg, "Not a valid code.") || strings.Contains(msg, "refund") {
+					t.Errorf("refused buyer %d: %v", i, answers[i])
+				}
+			default:
+				t.Errorf("buyer %d: %d %v", i, statuses[i], answers[i])
+			}
+		}
+		if won != 1 {
+			t.Errorf("%d of %d buyers got the last redemption, want 1", won, n)
+		}
+		if charged := charges() - before; charged != 1 {
+			t.Errorf("%d captures, want 1", charged)
+		}
+		if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM refunds`); n != 0 {
+			t.Errorf("%d refunds, want none", n)
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE status = 'refunded'`); n != 0 {
+			t.Errorf("%d refunded submissions, want none", n)
+		}
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM promotion_redemptions WHERE code = $1`, code); n != 1 {
+			t.Errorf("%d redemptions of %s, want 1", n, code)
+		}
+		// Exhausted: refused at preview at once (the copy in memory still says 0 redeemed).
+		if msgs, ok := previewCodeErrors(t, st.base, code, "10.42.0.2"); ok || len(msgs) != 1 || msgs[0] != "Not a valid code." {
+			t.Errorf("preview after the last redemption: discounted %v, errors %v", ok, msgs)
+		}
+	}
+	t.Run("two buyers race for the last redemption", func(t *testing.T) { race(t, "LASTSEAT", 2) })
+	t.Run("20 concurrent submits of a single-use code capture once", func(t *testing.T) { race(t, "ONCE20", 20) })
+}

@@ -1,0 +1,78 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVATByPlaceOfSupply: the development seller is in Dublin (CHECKOUT_SELLER_VAT
+// IE0000000XX). An Irish business buying from it owes Irish VAT (23 %); a German business
+// is reverse-charged (Directive 2006/112/EC art. 44, 196). Preview, the capture, the
+// receipt and the PDF agree and say which rule applied (issue 42 item 2).
+func TestVATByPlaceOfSupply(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, nil)
+	for _, tc := range []struct {
+		name, country, zip, vatID string
+		ratePct                   int64
+		reverse                   bool
+		note                      string
+	}{
+		{"an Irish business buying from the Irish seller pays 23 % VAT", "IE", "D02 X285", "IE1234567X", 23, false, "Article 44"},
+		{"a German business is reverse-charged", "DE", "10115", "DE123456789", 0, true, "Article 196"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := fmt.Sprintf(`{"email":"vat-%s-%d@buyer.test","currency":"EUR","addOns":["performance","included_geo_eu"],`+
+				`"billingInfo":{"zipcode":%q,"country":%q},"businessIdentificationNo":%q,"isGdprCompliant":true}`,
+				strings.ToLower(tc.country), time.Now().UnixNano(), tc.zip, tc.country, tc.vatID)
+			code, pv := call(t, "POST", st.base+"/buy/api/invoice/preview", cfg)
+			inv, _ := pv["invoice"].(map[string]any)
+			if code != 200 || inv == nil {
+				t.Fatalf("preview: %d %v", code, pv)
+			}
+			sub, tax, total := num(inv["subtotalInCents"]), num(inv["taxInCents"]), num(inv["totalInCents"])
+			wantTax := (sub*tc.ratePct + 50) / 100
+			if sub <= 0 || tax != wantTax || total != sub+tax || inv["reverseCharge"] != tc.reverse || inv["taxJurisdiction"] != tc.country {
+				t.Fatalf("preview: subtotal %d tax %d (want %d) total %d reverse %v jurisdiction %v", sub, tax, wantTax, total, inv["reverseCharge"], inv["taxJurisdiction"])
+			}
+			status, m, cookies := submitRaw(t, st.base, "vat-"+tc.country, quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), ""), "")
+			if status != 200 {
+				t.Fatalf("submit: %d %v", status, m)
+			}
+			id := m["invoiceId"].(string)
+			if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges WHERE amount = $1 AND currency = 'EUR' AND status = 'captured'`, total); n != 1 {
+				t.Errorf("%d captures of %d EUR cents", n, total)
+			}
+			var jar string
+			for _, c := range cookies {
+				if strings.HasPrefix(c.Name, "hangar_receipt_") {
+					jar = c.Name + "=" + c.Value
+				}
+			}
+			code, _, body := rawGet(t, st.base+"/buy/api/receipt/"+id, jar)
+			var rc map[string]any
+			_ = json.Unmarshal(body, &rc)
+			if code != 200 || num(rc["taxInCents"]) != tax || rc["reverseCharge"] != tc.reverse || !strings.Contains(fmt.Sprint(rc["taxNote"]), tc.note) {
+				t.Errorf("receipt: %d %s", code, body)
+			}
+			link, _ := url.Parse(receiptLinkOf(t, st, id))
+			code, _, pdf := rawGet(t, st.base+"/buy/api/receipt/"+id+"/pdf?token="+url.QueryEscape(link.Query().Get("token")), "")
+			wantVAT := fmt.Sprintf("VAT: %d.%02d EUR", tax/100, tax%100)
+			if code != 200 || !bytes.Contains(pdf, []byte(wantVAT)) || !bytes.Contains(pdf, []byte(tc.note)) ||
+				bytes.Contains(pdf, []byte("Reverse charge")) != tc.reverse {
+				t.Errorf("PDF: %d, want %q and %q (reverse charge %v)", code, wantVAT, tc.note, tc.reverse)
+			}
+		})
+	}
+}
+
+// num reads a JSON number (or its absence, 0).
+func num(v any) int64 {
+	f, _ := v.(float64)
+	return int64(f)
+}
