@@ -19,11 +19,12 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// The payment success of spec 000 §7 and spec 001 §7 names its fields; the page reads them
-// even when empty (extension, mobileDeeplink, googleConversionCodes).
-func init() {
-	server.EmitDefaults(&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
-		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{})
+// FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
+// the payment success of spec 000 §7 and spec 001 §7 names its fields, and the page reads
+// them even when empty (extension, mobileDeeplink, googleConversionCodes).
+func FullAnswers() []proto.Message {
+	return []proto.Message{&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
+		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{}}
 }
 
 // Metadata between the handlers and the gateway's forward-response hook. A refusal is an
