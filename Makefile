@@ -62,7 +62,7 @@ check-generated: tools ## Fail when regenerating would change the committed gen/
 # kept out of the services' go.mod).
 GO_MODULES := . deploy/helm/check deploy/images
 
-lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the services' layer check
+lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the layer and no-globals check
 	$(BUF) lint
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	for m in $(GO_MODULES); do (cd $$m && go vet ./... && $(BIN)/staticcheck ./...); done

@@ -27,6 +27,7 @@ import (
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	identity "github.com/hangar/hangar/services/identity/app"
 )
@@ -65,6 +66,8 @@ type Config struct {
 const devGCPercent = 400
 
 func main() {
+	// gRPC logs through slog from the first line on (grpclog reads its logger unlocked).
+	server.InstallGRPCLogs()
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(devGCPercent)
 	}

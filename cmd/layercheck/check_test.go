@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -75,5 +78,107 @@ func TestDecodeReadsGoListStream(t *testing.T) {
 	}
 	if _, err := decode(strings.NewReader(`{"ImportPath": `)); err == nil {
 		t.Error("a truncated stream decodes without error")
+	}
+}
+
+// The no-globals rule with a planted violation of each kind beside what it allows.
+func TestCheckGlobalsNamesEachPlantedGlobal(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	plant := func(path, src string) {
+		t.Helper()
+		full := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant("svc/a.go", `package svc
+
+import (
+	"errors"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	_ "embed"
+)
+
+var ErrGone = errors.New("gone")
+var word = regexp.MustCompile("^[a-z]+$")
+var table = map[string]int{"a": 1}
+var limits = []int{1, 2}
+
+//go:embed a.go
+var src []byte
+
+//layercheck:global a library's one hook per process
+var hook atomic.Pointer[int]
+
+var registry sync.Map
+var seen = &sync.Mutex{}
+var afterCharge func(string) error
+var clock = func() int { return 1 }
+var cache []string
+var counter = 0
+var sweeps atomic.Int64
+
+func init() { limits = append(limits, 3) }
+
+func bump() {
+	counter++
+	word := 1
+	word++
+	_ = word
+}
+`)
+	plant("svc/b_test.go", `package svc
+
+func setTable() { table["b"] = 2 }
+`)
+	plant("svc/c_test.go", `package svc_test
+
+func init() {}
+`)
+	plant("gen/go/x.go", "package x\n\nvar generated sync.Map\n\nfunc init() {}\n")
+	plant("web/node_modules/y/y.go", "package y\n\nfunc init() {}\n")
+	got, err := CheckGlobals(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range got {
+		names = append(names, strings.SplitN(g.What, ":", 2)[0]+" @ "+strings.SplitN(g.Pos, ":", 2)[0])
+	}
+	want := []string{
+		"func init() @ svc/a.go",
+		"var afterCharge @ svc/a.go",
+		"var cache @ svc/a.go",
+		"var clock @ svc/a.go",
+		"var counter @ svc/a.go",
+		"var limits @ svc/a.go",
+		"var registry @ svc/a.go",
+		"var seen @ svc/a.go",
+		"var sweeps @ svc/a.go",
+		"var table @ svc/a.go",
+		"func init() @ svc/c_test.go",
+	}
+	sort.Strings(names)
+	sort.Strings(want)
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("globals:\n got %v\nwant %v", names, want)
+	}
+}
+
+// The repository itself has none (make lint runs the same check).
+func TestTheRepositoryHasNoGlobals(t *testing.T) {
+	t.Parallel()
+	got, err := CheckGlobals(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		t.Error(g)
 	}
 }

@@ -7,6 +7,10 @@
 // It reads `go list -json` of the module (non-test imports: a test may build a database)
 // and prints one line per offending import; `make lint` runs it.
 //
+// It also refuses globals (globals.go): a func init() or a package-level variable that is
+// state (sync or atomic values, function variables, variables written after their
+// declaration) in any Go file outside gen/, tests included.
+//
 //	go run ./cmd/layercheck [packages...]   (default ./...)
 package main
 
@@ -46,6 +50,8 @@ func main() {
 	}
 	if len(vs) > 0 {
 		fmt.Fprintf(os.Stderr, "layercheck: %d forbidden imports in inner layers (app, domain, order, subscription, gateway; see the target shape in issue 32: ports in app, SQL in adapters)\n", len(vs))
+	}
+	if globals := checkGlobals(); len(vs) > 0 || globals > 0 {
 		os.Exit(1)
 	}
 }

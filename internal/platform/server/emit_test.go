@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 func TestEmitDefaultsOnlyForRegisteredAnswers(t *testing.T) {
 	t.Parallel()
-	m := newJSONMarshaler()
+	full := map[protoreflect.FullName]bool{}
+	m := newJSONMarshaler(full)
 	fields := func() map[string]any {
 		b, err := m.Marshal(&healthpb.HealthCheckResponse{})
 		var out map[string]any
@@ -22,8 +24,7 @@ func TestEmitDefaultsOnlyForRegisteredAnswers(t *testing.T) {
 	if got := fields(); len(got) != 0 {
 		t.Fatalf("unregistered: %v, want {}", got)
 	}
-	EmitDefaults(&healthpb.HealthCheckResponse{})
-	t.Cleanup(func() { emitDefaults.Delete((&healthpb.HealthCheckResponse{}).ProtoReflect().Descriptor().FullName()) })
+	(&Server{emitDefaults: full}).EmitDefaults(&healthpb.HealthCheckResponse{})
 	if got := fields(); got["status"] != "UNKNOWN" {
 		t.Errorf("registered: %v, want the empty field named", got)
 	}

@@ -14,11 +14,14 @@ import (
 // that quote client bytes as they came (grpc-gateway's "Failed to parse Content-Type %s"
 // writes a header verbatim, invalid UTF-8 included). Every such line goes through slog
 // instead, its text an attribute the handler escapes. grpclog's logger is process-wide
-// and read without synchronisation, so it is installed once, before any gRPC code runs
-// (init), and forwards to the logger of the first service built (NewDeps) through an
-// atomic pointer.
-func init() { grpclog.SetLoggerV2(grpcLogs{}) }
+// and read without synchronisation, so a command installs it first thing in main
+// (InstallGRPCLogs), before any gRPC code runs; it forwards to the logger of the first
+// service built (NewDeps) through an atomic pointer.
+func InstallGRPCLogs() { grpclog.SetLoggerV2(grpcLogs{}) }
 
+// grpcLogTarget is where grpclog's process-wide logger writes: process-wide as grpclog is.
+//
+//layercheck:global grpclog has one logger per process
 var grpcLogTarget atomic.Pointer[slog.Logger]
 
 // adoptGRPCLogs makes l the target of grpclog's lines, unless a service's logger already is.

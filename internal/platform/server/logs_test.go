@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,12 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/server"
 )
+
+// TestMain installs grpclog's logger before any gRPC code runs, as a command's main does.
+func TestMain(m *testing.M) {
+	server.InstallGRPCLogs()
+	os.Exit(m.Run())
+}
 
 type lockedBuffer struct {
 	mu sync.Mutex

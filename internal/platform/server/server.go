@@ -36,6 +36,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -77,6 +78,8 @@ type Server struct {
 	clock     func() time.Time
 	unary     []grpc.UnaryServerInterceptor
 	gwOptions []runtime.ServeMuxOption
+	// emitDefaults names the answers written with every field (EmitDefaults).
+	emitDefaults map[protoreflect.FullName]bool
 
 	grpcLn, httpLn, adminLn net.Listener
 	handler                 atomic.Pointer[http.Handler]
@@ -101,7 +104,7 @@ const grpcStreamWorkers = 16
 // Handle, then call Listen and Run.
 func New(name string, cfg config.Platform, deps Deps) *Server {
 	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits,
-		admission: DefaultAdmission, clock: time.Now}
+		admission: DefaultAdmission, clock: time.Now, emitDefaults: map[protoreflect.FullName]bool{}}
 	s.ready = newReadiness(s.health)
 	s.workCtx, s.stopWork = context.WithCancel(context.Background())
 	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.readyUnary, s.errorUnary, s.installedUnary}
@@ -307,6 +310,8 @@ func chainUnary(chain []grpc.UnaryServerInterceptor, i int, ctx context.Context,
 
 // observer, when set, is the outermost layer of every public handler built after: it sees
 // exactly what a client sends and receives (the contract test, internal/platform/contracttest).
+//
+//layercheck:global the contract tests observe every server a test process starts
 var observer atomic.Pointer[func(http.Handler) http.Handler]
 
 // ObserveHTTP wraps the public handler of every Server that starts running after the call
@@ -369,7 +374,7 @@ func (s *Server) Run(ctx context.Context) error {
 		runtime.WithErrorHandler(s.gatewayError),
 		runtime.WithRoutingErrorHandler(s.routingError),
 		runtime.WithIncomingHeaderMatcher(IncomingHeader),
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, newJSONMarshaler()),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, newJSONMarshaler(s.emitDefaults)),
 		runtime.WithMiddlewares(func(next runtime.HandlerFunc) runtime.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request, p map[string]string) {
 				if hasBadPath(r) {

@@ -193,8 +193,25 @@ var EmailLookupLimit = ratelimit.Rule{Every: 2 * time.Second, Burst: 30}
 // could share a flush. As payments' (32), sized for group commit rather than for the cores.
 const DefaultMaxConns = 16
 
+// Option changes how New builds the App (tests).
+type Option func(*options)
+
+type options struct {
+	afterCharge func(key string) error
+}
+
+// WithAfterCharge makes every submit run f between the charge and the write; an error
+// fails the submit there, as if the process died (crash-injection tests).
+func WithAfterCharge(f func(key string) error) Option {
+	return func(o *options) { o.afterCharge = f }
+}
+
 // New builds the service; logs go to logOut.
-func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
+func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*App, error) {
+	var o options
+	for _, f := range with {
+		f(&o)
+	}
 	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
 	deps, shutdown, err := server.NewDeps(ctx, cfg.Platform, logOut)
 	if err != nil {
@@ -244,7 +261,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	crash := afterCharge
+	crash := o.afterCharge
 	if crash == nil {
 		crash = fault.Point(fault.CheckoutAfterCharge) // the chaos run's, dev mode only
 	}
@@ -312,6 +329,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.renewals = adapters.NewRenewals(pool, deps.Propagator)
 	a.renewer = iapp.NewRenewer(svc, a.renewals, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
+	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.Ready().Require("database")
 	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
@@ -428,13 +446,6 @@ func (a *App) Renewer() *iapp.Renewer { return a.renewer }
 
 // Orders is the order pipeline (tests reconcile through it).
 func (a *App) Orders() *order.Pipeline { return a.orders }
-
-// afterCharge is the crash-injection seam of the order pipeline; only tests set it.
-var afterCharge func(key string) error
-
-// SetAfterChargeForTest makes every submit fail between the charge and the write, as if
-// the process died there (crash-injection tests). Not for production use.
-func SetAfterChargeForTest(f func(key string) error) { afterCharge = f }
 
 func (a *App) prepareData(ctx context.Context) error {
 	if err := db.Schema(ctx, a.pool, a.cfg.Database, adapters.Migrations, "migrations", a.log); err != nil {

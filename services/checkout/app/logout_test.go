@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"testing"
 
@@ -18,7 +19,7 @@ func startPayments(t *testing.T, identityAddr string) string {
 	t.Helper()
 	var cfg payments.Config
 	if err := config.LoadFrom(&cfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
-		"DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "IDENTITY_ADDR": identityAddr, "PAYMENTS_DEV_SEED": "true",
+		"PAYMENTS_FIELDS_ADDR": "127.0.0.1:0", "DATABASE_URL": dbtest.New(t), "SHUTDOWN_TIMEOUT": "2s", "IDENTITY_ADDR": identityAddr, "PAYMENTS_DEV_SEED": "true",
 		"PAYMENTS_CARD_READERS": "RDR-0001,RDR-0002", "TRUSTED_PROXIES": "0", "LOG_LEVEL": "warn"})); err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +32,25 @@ func startPayments(t *testing.T, identityAddr string) string {
 	_, h, _ := a.Addrs()
 	return "http://" + h
 }
+
+// startPayments runs beside `make dev`, which holds the store's ports (the edge on :8080,
+// payments' card-fields origin on :8081): every listener of the service it starts is one
+// the test chose. The test holds the dev fields port itself unless something (make dev)
+// already does.
+func TestStartPaymentsBesideMakeDev(t *testing.T) {
+	t.Parallel()
+	if ln, err := net.Listen("tcp", devFieldsAddr); err == nil {
+		t.Cleanup(func() { _ = ln.Close() })
+	}
+	identityAddr, _ := startIdentity(t)
+	pay := startPayments(t, identityAddr)
+	if code, body := call(t, "GET", pay+"/buy/api/subscription/payment-method/00000000-0000-4000-8000-000000000001", ""); code != http.StatusUnauthorized {
+		t.Fatalf("payments beside make dev answered %d %v, want 401 for a call without a session", code, body)
+	}
+}
+
+// devFieldsAddr is where `make dev` serves the card-fields origin (cmd/hangar-dev FIELDS_ADDR).
+const devFieldsAddr = ":8081"
 
 // A logout ends the session everywhere at once. Before, checkout and payments kept
 // serving the old cookie from their resolver caches for up to 5 s (SESSION_CACHE_TTL):

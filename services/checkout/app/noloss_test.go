@@ -7,9 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/hangar/hangar/services/checkout/app"
-	payments "github.com/hangar/hangar/services/payments/app"
 )
 
 // withNonce is body paid with another nonce: the page tokenises the card again on every
@@ -29,24 +26,23 @@ func withNonce(t *testing.T, body, nonce string) string {
 // and payments' commit, and between the charge and checkout's write, against real payments,
 // its sandbox processor and PostgreSQL.
 func TestNoPaidOrderLost(t *testing.T) {
-	// Not parallel: it sets a package-level crash seam every app built meanwhile would read.
+	t.Parallel()
 	var payCrash, checkoutCrash atomic.Bool
-	payments.SetAfterCaptureForTest(func(string) error {
-		if payCrash.Load() { // every try of the submit (checkout's client retries a keyed charge)
-			return errors.New("payments killed after the processor captured")
-		}
-		return nil
-	})
-	app.SetAfterChargeForTest(func(string) error {
-		if checkoutCrash.CompareAndSwap(true, false) {
-			return errors.New("checkout killed after the charge")
-		}
-		return nil
-	})
 	// The dead request's lease is over at once: these tests are about what happens next.
-	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"})
-	payments.SetAfterCaptureForTest(nil)
-	app.SetAfterChargeForTest(nil)
+	st := startCrashingStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"}, crashes{
+		afterCapture: func(string) error {
+			if payCrash.Load() { // every try of the submit (checkout's client retries a keyed charge)
+				return errors.New("payments killed after the processor captured")
+			}
+			return nil
+		},
+		afterCharge: func(string) error {
+			if checkoutCrash.CompareAndSwap(true, false) {
+				return errors.New("checkout killed after the charge")
+			}
+			return nil
+		},
+	})
 	ctx := context.Background()
 
 	processorCaptures := func(t *testing.T, key string) int {

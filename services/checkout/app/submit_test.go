@@ -54,6 +54,18 @@ type stack struct {
 
 func startStack(t testing.TB, env map[string]string) *stack {
 	t.Helper()
+	return startCrashingStack(t, env, crashes{})
+}
+
+// crashes are the crash seams a stack is built with (nil: none).
+type crashes struct {
+	afterCapture func(processorKey string) error // payments, between the processor's capture and its commit
+	afterCharge  func(key string) error          // checkout, between the charge and the order's write
+}
+
+// startCrashingStack is startStack with crash seams injected into payments and checkout.
+func startCrashingStack(t testing.TB, env map[string]string, c crashes) *stack {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &stack{}
 	var err error
@@ -86,7 +98,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())
-	pay, err := payments.New(pctx, pcfg, io.Discard)
+	pay, err := payments.New(pctx, pcfg, io.Discard, payments.WithAfterCapture(c.afterCapture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +121,7 @@ func startStack(t testing.TB, env map[string]string) *stack {
 		t.Fatal(err)
 	}
 	kctx, kcancel := context.WithCancel(context.Background())
-	st.app, err = app.New(kctx, cfg, io.Discard)
+	st.app, err = app.New(kctx, cfg, io.Discard, app.WithAfterCharge(c.afterCharge))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,10 +520,9 @@ func TestSubmit(t *testing.T) {
 // The process dies between the charge and the write: the reconciler finds the captured
 // charge and writes the order exactly once; the key then answers that order.
 func TestSubmitCrashBetweenChargeAndWrite(t *testing.T) {
-	// Not parallel: it sets a package-level crash seam every app built meanwhile would read.
-	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after charge") })
-	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"})
-	app.SetAfterChargeForTest(nil)
+	t.Parallel()
+	st := startCrashingStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns"},
+		crashes{afterCharge: func(string) error { return errors.New("injected crash after charge") }})
 
 	body := quoted(t, st.base, newBuyer("crash"), st.tokenize(t, "4111111111111111"), "")
 	code, m, _ := submitRaw(t, st.base, "crash-1", body, "")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/hangar/hangar/services/checkout/app"
 )
 
 // giftCertificate gives the stack a gift certificate worth amount cents, to make orders
@@ -131,10 +129,9 @@ func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
 // asks payments again with the key (the vault replays), and writes the order once, its
 // subscription holding the vaulted card. No subscription is written before that.
 func TestZeroTotalCrashBetweenVaultAndWrite(t *testing.T) {
-	// Not parallel: it sets a package-level crash seam every app built meanwhile would read.
-	app.SetAfterChargeForTest(func(string) error { return errors.New("injected crash after vault") })
-	st := startStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns", "CHECKOUT_RENEWAL_INTERVAL": "0"})
-	app.SetAfterChargeForTest(nil)
+	t.Parallel()
+	st := startCrashingStack(t, map[string]string{"CHECKOUT_SUBMIT_LEASE": "1ns", "CHECKOUT_RENEWAL_INTERVAL": "0"},
+		crashes{afterCharge: func(string) error { return errors.New("injected crash after vault") }})
 	st.giftCertificate(t, "GIFT-ZERO-CRASH", 100000)
 
 	body := quoted(t, st.base, zeroTotalBuyer("zero-crash", "GIFT-ZERO-CRASH"), st.tokenize(t, "4111111111111111"), "")

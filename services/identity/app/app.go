@@ -142,6 +142,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return identityv1.RegisterIdentityServiceHandlerClient(ctx, mux, identityv1.NewIdentityServiceClient(conn))
 	})
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
+	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.UseHTTP(ports.TrailingSlash)
 	auth.Install(a.srv, auth.Options{Resolver: ports.Resolver(a.svc), CSRF: auth.CSRFConfig{AllowedOrigins: cfg.AllowedOrigins}})
 	// The buckets are shared by every replica in identity's database (rate_limits), so a

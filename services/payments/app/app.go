@@ -89,8 +89,9 @@ func PrintEnv(out io.Writer) { config.PrintEnv(out, &Config{}) }
 type Option func(*options)
 
 type options struct {
-	resolver auth.Resolver
-	now      func() time.Time
+	resolver     auth.Resolver
+	now          func() time.Time
+	afterCapture func(processorKey string) error
 }
 
 // WithResolver resolves sessions with r instead of identity over IDENTITY_ADDR.
@@ -98,6 +99,13 @@ func WithResolver(r auth.Resolver) Option { return func(o *options) { o.resolver
 
 // WithClock uses now as the clock (nonce expiry, reader timeouts).
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithAfterCapture runs f after the processor answered a charge and before payments
+// commits it: an error makes the charge fail there, as if payments died between the
+// processor's capture and its own commit (crash-injection tests).
+func WithAfterCapture(f func(processorKey string) error) Option {
+	return func(o *options) { o.afterCapture = f }
+}
 
 // App is a configured, not yet running payments service.
 type App struct {
@@ -166,7 +174,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
-	gw := withCrashHook(gateway.NewSandbox(adapters.NewSandboxStore(a.sandboxPool), []byte(key), cfg.NonceTTL, o.now))
+	gw := withCrashHook(o.afterCapture, gateway.NewSandbox(adapters.NewSandboxStore(a.sandboxPool), []byte(key), cfg.NonceTTL, o.now))
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	attempts, err := iapp.NewAttemptsMetric(deps.Registry)
 	if err != nil {
@@ -179,6 +187,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
 	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.EmitDefaults(ports.FullAnswers()...)
 	rpc := ports.NewGRPC(a.svc)
 	rpc.FieldsURL = strings.TrimRight(cfg.FieldsOrigin, "/") + ports.FieldsPagePath
 	paymentsv1.RegisterPaymentsServiceServer(a.srv, rpc)

@@ -82,6 +82,11 @@ var callers = map[string]auth.Caller{
 	"acme-owner-token":  {AccountUUID: "acct-acme", OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"owner", "aircraft_admin"}}}},
 	"acme-admin-token":  {AccountUUID: "acct-acme-admin", OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"user_admin", "member"}}}},
 	"acme-member-token": {AccountUUID: "acct-acme-member", OrganizationAccount: "acct-acme", Roles: []string{"member"}, Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"member"}}}},
+	// An owner of Acme whose own account is not Acme's (a second owner): Acme's card pays
+	// for them as the organization's billing owner.
+	"acme-coowner-token": {AccountUUID: "acct-acme-coowner", Memberships: []auth.Membership{{OrganizationAccount: "acct-acme", Roles: []string{"owner"}}}},
+	// An employee without the credit-card-admin right.
+	"employee-token": {AccountUUID: "staff-0002", Username: "employee@demo.hangar.test", IsEmployee: true},
 }
 
 func start(t testing.TB, extra map[string]string) *running {

@@ -8,16 +8,7 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-// afterCapture, when set, runs after the processor answered a charge and before payments
-// commits it: an error makes the charge fail there, as if payments died between the
-// processor's capture and its own commit (crash-injection tests).
-var afterCapture func(processorKey string) error
-
-// SetAfterCaptureForTest injects f between the processor's answer and payments' commit of
-// every charge built after the call (crash-injection tests). Not for production use.
-func SetAfterCaptureForTest(f func(processorKey string) error) { afterCapture = f }
-
-// crashingGateway is the processor with afterCapture run after each authorization.
+// crashingGateway is the processor with a crash hook run after each authorization.
 type crashingGateway struct {
 	gateway.Gateway
 	hook func(string) error
@@ -33,8 +24,8 @@ func (g crashingGateway) Authorize(ctx context.Context, r gateway.AuthRequest) (
 	return t, err
 }
 
-func withCrashHook(gw gateway.Gateway) gateway.Gateway {
-	hook := afterCapture
+// withCrashHook wraps gw with hook (WithAfterCapture), else with the chaos run's.
+func withCrashHook(hook func(string) error, gw gateway.Gateway) gateway.Gateway {
 	if hook == nil {
 		hook = fault.Point(fault.PaymentsAfterCapture) // the chaos run's, dev mode only
 	}

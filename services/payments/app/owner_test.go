@@ -16,15 +16,6 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-func init() {
-	// An owner of Acme whose own account is not Acme's (a second owner): Acme's card pays
-	// for them as the organization's billing owner.
-	callers["acme-coowner-token"] = auth.Caller{AccountUUID: "acct-acme-coowner", Memberships: []auth.Membership{
-		{OrganizationAccount: "acct-acme", Roles: []string{"owner"}}}}
-	// An employee without the credit-card-admin right.
-	callers["employee-token"] = auth.Caller{AccountUUID: "staff-0002", Username: "employee@demo.hangar.test", IsEmployee: true}
-}
-
 // as answers ctx carrying session's token as another service forwards it (none when empty).
 func as(session string) context.Context {
 	if session == "" {

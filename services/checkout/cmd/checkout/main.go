@@ -13,10 +13,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/app"
 )
 
 func main() {
+	// gRPC logs through slog from the first line on (grpclog reads its logger unlocked).
+	server.InstallGRPCLogs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:]); err != nil {

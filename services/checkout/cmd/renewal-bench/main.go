@@ -36,6 +36,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/kitclient"
+	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain/domaintest"
@@ -44,6 +45,8 @@ import (
 )
 
 func main() {
+	// gRPC logs through slog from the first line on (grpclog reads its logger unlocked).
+	server.InstallGRPCLogs()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "renewal-bench:", err)
 		os.Exit(1)

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
-	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
@@ -27,10 +26,6 @@ func PaymentsKit(reg prometheus.Registerer) kitclient.Config {
 		Timeouts:   map[string]time.Duration{"Charge": 15 * time.Second, "Refund": 15 * time.Second, "VaultPaymentMethod": 15 * time.Second},
 		Idempotent: []string{"GetCharge", "GetPaymentMethod", "GetBillingProfile", "SetBillingProfile"}}
 }
-
-// IdentityKit is the outbound chain of calls to identity (the platform's, shared with
-// session resolution).
-func IdentityKit(reg prometheus.Registerer) kitclient.Config { return auth.IdentityClient(reg) }
 
 // PaymentsClient is the payments service as the order pipeline uses it.
 type PaymentsClient struct {
@@ -123,37 +118,6 @@ func remoteErr(err error, service string) error {
 	e := errs.FromStatus(st)
 	e.Cause = err
 	return e
-}
-
-// IdentityClient is identity as checkout uses it beyond sessions.
-type IdentityClient struct {
-	c identityv1.IdentityServiceClient
-	o identityv1.OrganizationServiceClient
-}
-
-// NewIdentityClient uses conn (a client connection to identity).
-func NewIdentityClient(conn grpc.ClientConnInterface) *IdentityClient {
-	return &IdentityClient{c: identityv1.NewIdentityServiceClient(conn), o: identityv1.NewOrganizationServiceClient(conn)}
-}
-
-// ProvisionAccount answers the account of an e-mail, creating it when there is none, and
-// whether a buyer who is not logged in may buy for it (new, or never activated).
-func (i *IdentityClient) ProvisionAccount(ctx context.Context, email string, isEU bool) (string, bool, error) {
-	resp, err := i.c.ProvisionAccount(ctx, &identityv1.ProvisionAccountRequest{Email: email, IsEu: isEU})
-	if err != nil {
-		return "", false, remoteErr(err, "account")
-	}
-	return resp.GetAccountUuid(), resp.GetCreated() || resp.GetPasswordless(), nil
-}
-
-// MilitaryEligible answers whether identity holds the buyer (e-mail, or account) as
-// military-eligible.
-func (i *IdentityClient) MilitaryEligible(ctx context.Context, email, accountID string) (bool, error) {
-	resp, err := i.c.GetMilitaryEligibility(ctx, &identityv1.GetMilitaryEligibilityRequest{Email: email, AccountUuid: accountID})
-	if err != nil {
-		return false, remoteErr(err, "account")
-	}
-	return resp.GetEligible(), nil
 }
 
 // PaymentMethod answers an account's stored payment method (ctx carries the caller's

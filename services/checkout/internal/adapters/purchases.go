@@ -10,10 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
-	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 // CreateCart stores a preconfigured cart under a new random id and answers it.
@@ -69,43 +67,6 @@ func IssueGifts(ctx context.Context, tx execer, certs []gift.Certificate) error 
 	}
 	return nil
 }
-
-// DebitGift takes amount from a certificate in the caller's transaction and answers what
-// is left. One conditional UPDATE does it: the row lock serialises concurrent redemptions
-// of one code, and the balance condition is re-checked on the locked row, so two orders
-// can never spend the same balance twice. An unknown code, another currency, or a balance
-// that no longer covers the amount (someone else spent it since the preview) is an error
-// with the message to show, and nothing is taken.
-func DebitGift(ctx context.Context, tx pgx.Tx, code, currency string, amount int64) (int64, error) {
-	if amount <= 0 {
-		return 0, errs.E(errs.Invalid, "a gift certificate debit must be positive")
-	}
-	norm, _ := gift.Normalize(code)
-	var left int64
-	err := tx.QueryRow(ctx, `UPDATE gift_certificates SET balance_in_cents = balance_in_cents - $3
-		WHERE code = $1 AND currency = $2 AND balance_in_cents >= $3 RETURNING balance_in_cents`, norm, currency, amount).Scan(&left)
-	if err == nil {
-		return left, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("debit gift certificate: %w", err)
-	}
-	var cur string
-	var bal int64
-	err = tx.QueryRow(ctx, `SELECT currency, balance_in_cents FROM gift_certificates WHERE code = $1`, norm).Scan(&cur, &bal)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return 0, errs.E(errs.NotFound, "%s", promotion.MsgGiftNotFound)
-	case err != nil:
-		return 0, fmt.Errorf("read gift certificate: %w", err)
-	case cur != currency:
-		return 0, errs.E(errs.Precondition, "%s", promotion.MsgGiftCurrency)
-	}
-	return 0, errs.E(errs.Conflict, "%s", MsgGiftBalanceChanged)
-}
-
-// MsgGiftBalanceChanged: the certificate was spent elsewhere between preview and payment.
-const MsgGiftBalanceChanged = "The balance of your gift certificate has changed. Please review your order and try again."
 
 // GiftsOfOrder answers the certificates an order (its invoice id) issued, oldest first.
 func (s *Store) GiftsOfOrder(ctx context.Context, orderID string) ([]gift.Certificate, error) {

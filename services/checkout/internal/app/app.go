@@ -668,7 +668,7 @@ func (s *Service) ValidateCurrency(ctx context.Context, currency, email, account
 	}
 	out := &CurrencyCheck{OK: true, AccountCurr: accountCurrency(sub, held)}
 	if out.AccountCurr != "" && !military && !strings.EqualFold(out.AccountCurr, cur.Code) {
-		out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowd
+		out.OK, out.ErrorCode, out.Message = false, rules.CodeCurrencyNotAllowed, rules.MsgCurrencyNotAllowed
 	}
 	return out, nil
 }

@@ -36,7 +36,7 @@ func lockCurrency(cart *domain.Cart, sub *domain.Subscription, acct domain.Accou
 	if cur == "" || cart.Military || strings.EqualFold(cur, cart.Currency.Code) {
 		return
 	}
-	cart.Errors = append([]string{rules.MsgCurrencyNotAllowd}, cart.Errors...)
+	cart.Errors = append([]string{rules.MsgCurrencyNotAllowed}, cart.Errors...)
 	cart.ErrorCodes = append(cart.ErrorCodes, rules.CodeCurrencyNotAllowed)
 }
 

@@ -199,7 +199,7 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		return nil, &SubmitError{Code: errs.Unauthorized, Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
 	}
 	if slices.Contains(v.Preview.Cart.ErrorCodes, rules.CodeCurrencyNotAllowed) {
-		return nil, &SubmitError{Code: errs.Invalid, Reason: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowd, Errors: problems}
+		return nil, &SubmitError{Code: errs.Invalid, Reason: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowed, Errors: problems}
 	}
 	if len(problems) > 0 {
 		return nil, &SubmitError{Code: errs.Invalid, Message: problems[0], Errors: problems}

@@ -19,11 +19,12 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// The payment success of spec 000 §7 and spec 001 §7 names its fields; the page reads them
-// even when empty (extension, mobileDeeplink, googleConversionCodes).
-func init() {
-	server.EmitDefaults(&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
-		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{})
+// FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
+// the payment success of spec 000 §7 and spec 001 §7 names its fields, and the page reads
+// them even when empty (extension, mobileDeeplink, googleConversionCodes).
+func FullAnswers() []proto.Message {
+	return []proto.Message{&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
+		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{}}
 }
 
 // Metadata between the handlers and the gateway's forward-response hook. A refusal is an
@@ -108,12 +109,12 @@ const ReasonDeclined = "PAYMENT_DECLINED"
 
 // refusal is the one mapping of checkout's refused purchases (subscription, gift,
 // one-off) and of the refusals of preview and validate to the one error: a decline with
-// the processor's customer message (spec 000 §8: 'tokenize' shown as 'process'); a
+// payments' customer message (payments words it: domain.CustomerMessage there); a
 // SubmitError with every problem, requireLogin, and the fresh preview on QUOTE_CHANGED.
 // Anything else is already an error the transports map.
 func refusal(err error) error {
 	if d, ok := order.AsDeclined(err); ok {
-		msg := strings.ReplaceAll(firstNonEmptyStr(d.Message, errs.PublicMessage(errs.Declined)), "tokenize", "process")
+		msg := firstNonEmptyStr(d.Message, errs.PublicMessage(errs.Declined))
 		return &errs.Error{Code: errs.Declined, Reason: ReasonDeclined, Message: msg, Cause: err}
 	}
 	var se *app.SubmitError

@@ -20,15 +20,15 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
-	"github.com/hangar/hangar/internal/platform/server"
 	iapp "github.com/hangar/hangar/services/identity/internal/app"
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// The organization list answers groups even when there are none (spec 001 §7);
-// isbusiness answers accountUuid even when it is withheld (empty).
-func init() {
-	server.EmitDefaults(&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{})
+// FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
+// the organization list answers groups even when there are none (spec 001 §7); isbusiness
+// answers accountUuid even when it is withheld (empty).
+func FullAnswers() []proto.Message {
+	return []proto.Message{&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{}}
 }
 
 // GRPC implements identityv1.IdentityServiceServer.

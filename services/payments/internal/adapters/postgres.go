@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,6 +33,8 @@ var Migrations embed.FS
 type Store struct {
 	pool *pgxpool.Pool
 	prop propagation.TextMapPropagator
+	// lastVelocitySweep is when this store last deleted ended velocity windows (Unix seconds).
+	lastVelocitySweep atomic.Int64
 }
 
 var _ app.Store = (*Store)(nil)

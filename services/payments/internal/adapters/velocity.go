@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -129,11 +128,8 @@ func (s *Store) Velocity(ctx context.Context, v *app.Velocity) error {
 	return nil
 }
 
-// lastVelocitySweep is when this process last deleted ended windows (Unix seconds).
-var lastVelocitySweep atomic.Int64
-
 // RecordDecline counts a declined attempt that is not a charge (a verification), answers
-// the subjects it brought to the limit (nil: none), and at most once a minute per process
+// the subjects it brought to the limit (nil: none), and at most once a minute per store
 // deletes the rows of windows that ended.
 func (s *Store) RecordDecline(ctx context.Context, v *app.Velocity) (*app.LimitedError, error) {
 	if v = active(v); v == nil {
@@ -152,11 +148,11 @@ func (s *Store) RecordDecline(ctx context.Context, v *app.Velocity) (*app.Limite
 	return l, nil
 }
 
-// SweepVelocity deletes the rows of ended windows, at most once a minute per process (best
+// SweepVelocity deletes the rows of ended windows, at most once a minute per store (best
 // effort: a row left over only costs space; a new decline restarts its window).
 func (s *Store) SweepVelocity(ctx context.Context, v *app.Velocity) {
-	last, now := lastVelocitySweep.Load(), v.Now.Unix()
-	if now-last < 60 || !lastVelocitySweep.CompareAndSwap(last, now) {
+	last, now := s.lastVelocitySweep.Load(), v.Now.Unix()
+	if now-last < 60 || !s.lastVelocitySweep.CompareAndSwap(last, now) {
 		return
 	}
 	_, _ = s.pool.Exec(ctx, `DELETE FROM card_velocity WHERE window_start < $1`, v.Now.Add(-v.Window))

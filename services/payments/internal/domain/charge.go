@@ -198,9 +198,9 @@ func (c *Charge) MarkCaptured(txID string, m MethodSummary, now time.Time) error
 	return nil
 }
 
-// Fail records a processor refusal.
+// Fail records a processor refusal, its message as the customer reads it (CustomerMessage).
 func (c *Charge) Fail(code, message string, now time.Time) error {
-	c.FailureCode, c.FailureMessage = code, message
+	c.FailureCode, c.FailureMessage = code, CustomerMessage(message)
 	return c.transition(Failed, now, Pending)
 }
 

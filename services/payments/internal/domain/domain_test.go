@@ -66,6 +66,24 @@ func TestCheckCard(t *testing.T) {
 	}
 }
 
+// A refusal is stored as the customer reads it, so every reader of payments' answer
+// (checkout, the page) shows it as it is: checkout used to rewrite it again, lower case only.
+func TestRefusalsAreStoredAsTheCustomerReadsThem(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	c := &domain.Charge{Status: domain.Pending}
+	if err := c.Fail("2000", "Tokenize failed. Cannot tokenize invalid card fields.", now); err != nil {
+		t.Fatal(err)
+	}
+	v := &domain.Vault{}
+	v.Decline("2000", "Tokenize failed. Cannot tokenize invalid card fields.", now)
+	for name, got := range map[string]string{"charge": c.FailureMessage, "vault": v.FailureMessage} {
+		if got != "Process failed. Cannot process invalid card fields." {
+			t.Errorf("%s failure message %q", name, got)
+		}
+	}
+}
+
 func TestCustomerMessage(t *testing.T) {
 	if got := domain.CustomerMessage("Cannot tokenize invalid card fields. Tokenize again."); got != "Cannot process invalid card fields. Process again." {
 		t.Errorf("CustomerMessage() = %q", got)

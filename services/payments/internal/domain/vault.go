@@ -98,7 +98,8 @@ func (v *Vault) Stored(m MethodSummary, now time.Time) {
 	v.Status, v.Method, v.UpdatedAt = VaultVaulted, m, now
 }
 
-// Decline records the processor's refusal (of the verification or of the nonce).
+// Decline records the processor's refusal (of the verification or of the nonce), its
+// message as the customer reads it (CustomerMessage).
 func (v *Vault) Decline(code, message string, now time.Time) {
-	v.Status, v.FailureCode, v.FailureMessage, v.UpdatedAt = VaultDeclined, code, message, now
+	v.Status, v.FailureCode, v.FailureMessage, v.UpdatedAt = VaultDeclined, code, CustomerMessage(message), now
 }

@@ -9,16 +9,17 @@ import (
 	"fmt"
 	"strconv"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
-	"github.com/hangar/hangar/internal/platform/server"
 	iapp "github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
 
-// The card-reader list answers serialNumbers even when there are none (spec 001 §7).
-func init() { server.EmitDefaults(&paymentsv1.ListCardReadersResponse{}) }
+// FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
+// the card-reader list answers serialNumbers even when there are none (spec 001 §7).
+func FullAnswers() []proto.Message { return []proto.Message{&paymentsv1.ListCardReadersResponse{}} }
 
 // GRPC implements paymentsv1.PaymentsServiceServer.
 type GRPC struct {

@@ -1,7 +1,6 @@
 package domaintest
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -16,18 +15,13 @@ var Now = time.Date(2026, 3, 10, 15, 4, 5, 0, time.UTC)
 // Rules are the configuration rules of the tests; their messages name this sales contact.
 var Rules = rules.Rules{SalesContact: "sales@hangar.example"}
 
-var (
-	catOnce sync.Once
-	cat     *domain.Catalog
-	catErr  error
-)
-
-// MustCatalog answers the catalogue of the data file, built once per test binary.
+// MustCatalog answers the catalogue of the data file, a fresh one per call (a test may
+// change what it was given).
 func MustCatalog(t testing.TB) *domain.Catalog {
 	t.Helper()
-	catOnce.Do(func() { cat, catErr = Catalog() })
-	if catErr != nil {
-		t.Fatal(catErr)
+	cat, err := Catalog()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return cat
 }

@@ -24,11 +24,6 @@
     if (window.parent && window.parent !== window) window.parent.postMessage(message, parentOrigin);
   }
 
-  // A CUSTOMER error (invalid input) is shown with 'tokenize' changed to 'process'.
-  function customerMessage(msg) {
-    return String(msg || '').replace(/tokeni[sz]e/g, 'process').replace(/Tokeni[sz]e/g, 'Process');
-  }
-
   function showErrors(body) {
     Object.keys(fields).forEach(function (k) { fields[k].removeAttribute('aria-invalid'); });
     var msgs = [];
@@ -36,7 +31,9 @@
       if (fields[f.field]) fields[f.field].setAttribute('aria-invalid', 'true');
       msgs.push(f.message);
     });
-    var text = customerMessage(body.message) + (msgs.length ? ' ' + msgs.join(' ') : '');
+    // payments words the message (domain.CustomerMessage): shown as it comes.
+    var text = String(body.message || '') +
+      (msgs.length ? ' ' + msgs.join(' ') : '');
     errorBox.textContent = text;
     errorBox.hidden = false;
     post({ type: 'hangar:error', errorType: body.code === 'invalid_argument' ? 'CUSTOMER' : 'NETWORK', message: text, fieldErrors: body.fieldErrors || [] });
