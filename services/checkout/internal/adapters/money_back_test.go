@@ -36,7 +36,7 @@ func (p *paymentsFake) Charge(_ context.Context, r order.ChargeRequest) (order.C
 	return order.Charge{ID: id, Status: "CAPTURED"}, nil
 }
 
-func (p *paymentsFake) ChargeByKey(context.Context, string) (order.Charge, error) {
+func (p *paymentsFake) ChargeByKey(context.Context, string, int64) (order.Charge, error) {
 	return order.Charge{}, errs.E(errs.NotFound, "no charge")
 }
 
