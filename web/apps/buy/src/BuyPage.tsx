@@ -13,7 +13,7 @@ import { AccountBlock as AccountBlockView } from './sections/Account';
 import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
 import { ChartsSection as ChartsSectionView, type Platform } from './sections/Charts';
 import { AvionicsLinker } from './avionics/AvionicsLinker';
-import { QuantitySection } from './sections/Quantity';
+import { bigChange, QuantitySection } from './sections/Quantity';
 import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
@@ -124,6 +124,12 @@ const FIELD_OF: Record<string, string> = {
   "Please enter the cardholder's first and last name.": 'cardholderName',
 };
 
+/** Preview messages about a section's choices, shown in that section too. */
+const SECTION_OF: Record<string, string> = {
+  'No region(s) selected.': 'regions',
+  "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site.": 'regions',
+};
+
 /** After a decline the frame's number and CVV are empty: the buyer is told why. */
 export const CARD_AGAIN = 'Your card was not charged. Enter the card again, or use another card.';
 
@@ -168,6 +174,15 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const notice = useNotice('buy').data;
   const salesEmail = useLinks().data?.salesEmail ?? DEFAULT_LINKS.salesEmail;
   const quantity = num(p?.quantity, 1);
+
+  // The licence count the cart started with (the subscription's on a renewal, the default on
+  // a new business or military cart): a large step up from it is confirmed before Pay. Set
+  // while rendering, once the first licensed cart is in.
+  const [startQuantity, setStartQuantity] = useState<{ n: number; renewal: boolean } | undefined>();
+  if (!startQuantity && p && (isBusiness || isMilitary) && quantity > 0) setStartQuantity({ n: quantity, renewal: p.isRenewal === true });
+  const [confirmedQuantity, setConfirmedQuantity] = useState(0);
+  const quantityUnconfirmed = startQuantity !== undefined && (isBusiness || isMilitary) && bigChange(startQuantity.n, quantity) && confirmedQuantity !== quantity;
+  const onQuantityConfirmed = useEvent((checked: boolean) => setConfirmedQuantity(checked ? quantity : 0));
 
   // ---- sections expanded
   const [expanded, setExpanded] = useState<string[]>(() => [
@@ -408,7 +423,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // ---- errors
   const codeErrors = useStable((p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean));
   const selectionErrors = [...(p?.planErrors ?? []), ...(chosen || attempted ? (p?.selectionErrors ?? []) : [])];
-  const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
+  // What the preview says is wrong with the cart is shown as soon as it answers (issue 45: "No
+  // region(s) selected." waited for Pay, after the card was typed); only what belongs to a
+  // field the buyer has yet to fill waits for the first Pay.
+  const previewErrors = (p?.errors ?? []).filter((e) => attempted || !FIELD_OF[e]);
+  const regionErrors = useStable(previewErrors.filter((e) => SECTION_OF[e] === 'regions'));
+  const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...previewErrors, ...submitErrors])];
   const errorsOfField: Record<string, string[]> = {};
   for (const e of shownErrors) {
     const f = FIELD_OF[e];
@@ -708,7 +728,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } }),
   );
   const onCardHelp = useCallback(() => setCardHelp(true), []);
-  const onPay = useEvent(() => void purchase());
+  // Enter in the card frame pays too: not past an unconfirmed licence count (the Pay button
+  // waits for it as well); the buyer is taken to the question instead.
+  const onPay = useEvent(() => {
+    if (!quantityUnconfirmed) return void purchase();
+    document.querySelector<HTMLInputElement>('input[name="quantityConfirmed"]')?.focus();
+  });
 
   return (
     <div className={cx(s.buy, s.buyWithPaybar)} data-remote="buy" data-kiosk={kiosk || undefined}>
@@ -812,6 +837,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               compact
               summary={regionSummary}
               onChange={onRegion}
+              errors={regionErrors}
               {...shell('regions')}
             >
               {coverageMap}
@@ -874,6 +900,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               max={100}
               salesContact={salesEmail}
               onChange={(v) => dispatch({ type: 'set', patch: { quantity: v } })}
+              confirm={startQuantity ? { from: startQuantity.n, renewal: startQuantity.renewal, checked: !quantityUnconfirmed, onChange: onQuantityConfirmed } : undefined}
               {...shell('quantity')}
               expanded
             />
@@ -958,7 +985,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ))}
             </ul>
           ) : null}
-          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing || quantityUnconfirmed} onClick={() => void purchase()} aria-busy={submitting || undefined}>
             {submitting ? 'Processing…' : `Pay${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>
