@@ -145,3 +145,35 @@ test.describe('complete carts from anywhere', () => {
   });
 });
 
+test.describe('what the buyer authorises, at Pay', () => {
+  test.setTimeout(180_000);
+  test('/buy names the renewal (amount, period, date, how to cancel), the terms, privacy and refund policies, and the cards taken', async ({ page }) => {
+    await openBuy(page);
+    const invoice = page.getByTestId('invoice');
+    const renewal = invoice.getByTestId('renewal-authorisation');
+    await expect(renewal).toContainText(/authorise us to charge \$[\d,]+\.\d\d to this payment method every year, from \d\d-\d\d-\d{4}, until you cancel/);
+    await expect(renewal).toContainText('turning off automatic renewal');
+    await expect(renewal.getByRole('link', { name: 'account page' })).toHaveAttribute('href', '/account');
+    const terms = invoice.getByTestId('pay-terms');
+    for (const name of ['terms of sale', 'privacy policy', 'refund policy']) await expect(terms.getByRole('link', { name })).toHaveAttribute('href', /^(https:\/\/|\/)/);
+    // The pay button carries the total the sentences refer to.
+    const total = (await page.getByTestId('invoice-total').textContent())!;
+    await expect(page.getByRole('button', { name: /^Pay\b/ })).toHaveText(`Pay ${total}`);
+    await expect(terms).toContainText(`By pressing Pay ${total} you agree`);
+    const brands = page.getByTestId('payment').getByTestId('card-brands');
+    for (const name of ['Visa', 'Mastercard', 'American Express', 'Discover']) await expect(brands.getByRole('img', { name })).toBeVisible();
+    await expectAccessible(page, '/buy: authorisation at Pay');
+  });
+
+  test('on a phone /gift shows the total on its button, with the terms beside it', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/gift/370');
+    const button = page.getByRole('button', { name: /^Buy Gift Certificate/ });
+    await expect(button).toContainText(/\$370\b/);
+    await button.scrollIntoViewIfNeeded();
+    await expect(button).toBeInViewport();
+    await expect(page.getByTestId('pay-terms').getByRole('link', { name: 'refund policy' })).toBeVisible();
+    await expect(page.getByTestId('card-brands')).toBeVisible();
+    await expectAccessible(page, '/gift at 390 px: total on the button');
+  });
+});

@@ -1,5 +1,5 @@
 import { lazy, memo, startTransition, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
+import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, PayTerms, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, featureStatus, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
@@ -8,7 +8,7 @@ import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
-import { InvoicePanel, visibleLines } from './InvoicePanel';
+import { InvoicePanel, renewalDateText, visibleLines } from './InvoicePanel';
 import { AccountBlock as AccountBlockView } from './sections/Account';
 import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
 import { ChartsSection as ChartsSectionView, type Platform } from './sections/Charts';
@@ -172,7 +172,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
   const notice = useNotice('buy').data;
-  const salesEmail = useLinks().data?.salesEmail ?? DEFAULT_LINKS.salesEmail;
+  const links = useLinks().data ?? DEFAULT_LINKS;
+  const salesEmail = links.salesEmail;
   const quantity = num(p?.quantity, 1);
 
   // The licence count the cart started with (the subscription's on a renewal, the default on
@@ -985,6 +986,15 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ))}
             </ul>
           ) : null}
+          <PayTerms
+            links={links}
+            action={payable ? `Pay ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : 'Pay'}
+            renewal={
+              payable && p?.renewalDate && num(p.renewalAmountInCents) > 0
+                ? { amount: formatMoney(num(p.renewalAmountInCents), (p.invoice?.currency as CurrencyCode) ?? currency), period: planEntry?.durationMonths === 3 ? 'three months' : 'year', date: renewalDateText(p.renewalDate) }
+                : undefined
+            }
+          />
           <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing || quantityUnconfirmed} onClick={() => void purchase()} aria-busy={submitting || undefined}>
             {submitting ? 'Processing…' : `Pay${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>

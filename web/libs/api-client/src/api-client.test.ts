@@ -243,8 +243,18 @@ describe('loadNotices', () => {
 describe('loadLinks', () => {
   const answer = (body: unknown, status = 200) => (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof fetch;
   it("reads the runtime config's App Store listing and sales address", async () => {
-    const links = { appStore: 'https://apps.apple.com/us/app/hangar/id1234567890', salesEmail: 'sales@example.org' };
+    const links = {
+      appStore: 'https://apps.apple.com/us/app/hangar/id1234567890',
+      salesEmail: 'sales@example.org',
+      terms: 'https://hangar-avionics.ie/terms',
+      privacy: '/privacy-policy',
+      refunds: 'https://hangar-avionics.ie/refunds',
+    };
     expect(await loadLinks(answer({ links }))).toEqual(links);
+  });
+  it('keeps the default of a legal page that is neither https:// nor a path on the store', async () => {
+    const got = await loadLinks(answer({ links: { terms: 'javascript:alert(1)', privacy: '//evil.ie/p', refunds: 'http://x.ie/r' } }));
+    expect([got.terms, got.privacy, got.refunds]).toEqual([DEFAULT_LINKS.terms, DEFAULT_LINKS.privacy, DEFAULT_LINKS.refunds]);
   });
   it('keeps the defaults for a missing, malformed or unsafe entry, or a config that does not load', async () => {
     expect(await loadLinks(answer({ remotes: {} }))).toEqual(DEFAULT_LINKS);
