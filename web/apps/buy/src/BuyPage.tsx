@@ -176,11 +176,11 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const salesEmail = links.salesEmail;
   const quantity = num(p?.quantity, 1);
 
-  // The licence count the cart started with (the subscription's on a renewal, the default on
-  // a new business or military cart): a large step up from it is confirmed before Pay. Set
-  // while rendering, once the first licensed cart is in.
+  // The subscription's licence count, from the renewal's first preview: a large step up from
+  // it is confirmed before Pay (issue 45: an owner going from 5 to 8 paid for 58). A new cart
+  // has no count to step from. Set while rendering, once the renewal is in.
   const [startQuantity, setStartQuantity] = useState<{ n: number; renewal: boolean } | undefined>();
-  if (!startQuantity && p && (isBusiness || isMilitary) && quantity > 0) setStartQuantity({ n: quantity, renewal: p.isRenewal === true });
+  if (!startQuantity && p?.isRenewal && (isBusiness || isMilitary) && quantity > 0) setStartQuantity({ n: quantity, renewal: true });
   const [confirmedQuantity, setConfirmedQuantity] = useState(0);
   const quantityUnconfirmed = startQuantity !== undefined && (isBusiness || isMilitary) && bigChange(startQuantity.n, quantity) && confirmedQuantity !== quantity;
   const onQuantityConfirmed = useEvent((checked: boolean) => setConfirmedQuantity(checked ? quantity : 0));
