@@ -4,7 +4,8 @@
 #   /index.html, /assets/...            the shell
 #   /remotes/<name>/remoteEntry.js ...  each remote
 #   /config.json                        runtime config (remote locations, relative URLs, and the
-#                                       outside links HANGAR_APP_STORE_URL and HANGAR_SALES_EMAIL,
+#                                       outside links HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL and the
+#                                       legal pages HANGAR_TERMS_URL, HANGAR_PRIVACY_URL, HANGAR_REFUND_POLICY_URL,
 #                                       required unless HANGAR_DEV_MODE=true: web/tools/site-links.mjs)
 # Idempotent; a second run with nothing changed takes a few seconds (Nx cache).
 set -euo pipefail

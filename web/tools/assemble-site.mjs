@@ -7,7 +7,9 @@
 //   dist/site/config.json           runtime config: where the shell finds the remotes, the
 //                                   feature flags (HANGAR_FEATURES, default one-off-purchases),
 //                                   notices (HANGAR_NOTICE_<PAGE>) and outside links
-//                                   (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL: required
+//                                   (HANGAR_APP_STORE_URL, HANGAR_SALES_EMAIL and the legal
+//                                   pages HANGAR_TERMS_URL, HANGAR_PRIVACY_URL,
+//                                   HANGAR_REFUND_POLICY_URL: required
 //                                   outside HANGAR_DEV_MODE=true, tools/site-links.mjs)
 // The edge (`make dev`, WEB_DIST_DIR) and the Ingress serve it from one origin,
 // so the config holds relative URLs. HANGAR_REMOTE_BASE (e.g. a CDN prefix)

@@ -1,6 +1,8 @@
 // The store's outside links for config.json (tools/assemble-site.mjs): the App Store listing
-// (HANGAR_APP_STORE_URL, the success page's "Download the app") and the sales address
-// (HANGAR_SALES_EMAIL, /buy's "contact sales"). Customers follow them, so, as the services'
+// (HANGAR_APP_STORE_URL, the success page's "Download the app"), the sales address
+// (HANGAR_SALES_EMAIL, /buy's "contact sales") and the legal pages named where the buyer
+// pays (HANGAR_TERMS_URL, HANGAR_PRIVACY_URL, HANGAR_REFUND_POLICY_URL: an https:// URL or
+// a path on the store). Customers follow them, so, as the services'
 // required settings (internal/platform/config), they have documented values only in
 // development mode (HANGAR_DEV_MODE=true: make dev, the e2e run); any other build refuses
 // to assemble without them, with a placeholder (a reserved example domain or the
@@ -10,12 +12,21 @@
 export const DEV_LINKS = Object.freeze({
   appStore: 'https://apps.apple.com/app/hangar',
   salesEmail: 'sales@hangar.example',
+  terms: 'https://hangar.example/legal/terms-of-sale',
+  privacy: '/privacy-policy',
+  refunds: 'https://hangar.example/legal/refunds',
 });
 
 const SETTINGS = [
   ['appStore', 'HANGAR_APP_STORE_URL', 'the App Store listing, e.g. https://apps.apple.com/<country>/app/<name>/id<number>'],
   ['salesEmail', 'HANGAR_SALES_EMAIL', "the sales team's address (checkout's CHECKOUT_SALES_CONTACT)"],
+  ['terms', 'HANGAR_TERMS_URL', 'the terms of sale the buyer accepts at Pay (an https:// URL or a path on the store)'],
+  ['privacy', 'HANGAR_PRIVACY_URL', 'the privacy policy named at Pay (an https:// URL or a path on the store, e.g. /privacy-policy)'],
+  ['refunds', 'HANGAR_REFUND_POLICY_URL', 'the refund and cancellation policy named at Pay (an https:// URL or a path on the store)'],
 ];
+
+/** The legal pages: an https:// URL, or an absolute path on the store (not //host). */
+const PAGE_KEYS = ['terms', 'privacy', 'refunds'];
 
 /** HANGAR_DEV_MODE as the Go services read it: a boolean; unset is off for a build. */
 export function devMode(env) {
@@ -30,7 +41,11 @@ const RESERVED = /(^|\.)(example|test|invalid|localhost)$|(^|\.)example\.(com|ne
 
 function problem(key, value, dev) {
   let host;
-  if (key === 'appStore') {
+  if (PAGE_KEYS.includes(key) && /^\/(?!\/)\S*$/.test(value)) {
+    // A page of the store itself: no host to be a placeholder.
+    return undefined;
+  }
+  if (key === 'appStore' || PAGE_KEYS.includes(key)) {
     let u;
     try {
       u = new URL(value);

@@ -1,5 +1,5 @@
 import { lazy, memo, startTransition, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
+import { Button, CheckboxField, cx, ErrorState, ErrorSummary, HumanVerification, LoadingState, MSG_CAPTCHA_ERROR, MSG_EU_CONSENT, NotificationBanner, PayTerms, SectionBlock, TextField, useTapOrClick, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, isCurrencyCode, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { ApiError, ATTEMPT_CLOSED, DEFAULT_LINKS, featureStatus, PROCESSING_TOO_LONG, STILL_PROCESSING, waitWhileProcessing, num, priceIn, unwrap, visibleEntries, type Catalog, type CatalogEntry, type WireAllocation, type WireMe, type WirePromoInfoRequirement } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
@@ -8,12 +8,12 @@ import { apiClient } from './api';
 import { parseBuyLocation, withCurrency, type BuyLocation, type BuyQuery } from './query';
 import { initialConfiguration, needsAdopt, reduce, toWire, type Action, type Configuration } from './configuration';
 import { useCardReaders, useCatalog, useLinks, useMarketingConsent, useMe, useNotice, usePaymentMethod, usePreview, type Preview } from './hooks';
-import { InvoicePanel, visibleLines } from './InvoicePanel';
+import { InvoicePanel, renewalDateText, visibleLines } from './InvoicePanel';
 import { AccountBlock as AccountBlockView } from './sections/Account';
 import { ChoiceSection, OptionList, priceText, type Option } from './sections/Choices';
 import { ChartsSection as ChartsSectionView, type Platform } from './sections/Charts';
 import { AvionicsLinker } from './avionics/AvionicsLinker';
-import { QuantitySection } from './sections/Quantity';
+import { bigChange, QuantitySection } from './sections/Quantity';
 import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
@@ -124,6 +124,12 @@ const FIELD_OF: Record<string, string> = {
   "Please enter the cardholder's first and last name.": 'cardholderName',
 };
 
+/** Preview messages about a section's choices, shown in that section too. */
+const SECTION_OF: Record<string, string> = {
+  'No region(s) selected.': 'regions',
+  "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site.": 'regions',
+};
+
 /** After a decline the frame's number and CVV are empty: the buyer is told why. */
 export const CARD_AGAIN = 'Your card was not charged. Enter the card again, or use another card.';
 
@@ -166,8 +172,18 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
   const notice = useNotice('buy').data;
-  const salesEmail = useLinks().data?.salesEmail ?? DEFAULT_LINKS.salesEmail;
+  const links = useLinks().data ?? DEFAULT_LINKS;
+  const salesEmail = links.salesEmail;
   const quantity = num(p?.quantity, 1);
+
+  // The subscription's licence count, from the renewal's first preview: a large step up from
+  // it is confirmed before Pay (issue 45: an owner going from 5 to 8 paid for 58). A new cart
+  // has no count to step from. Set while rendering, once the renewal is in.
+  const [startQuantity, setStartQuantity] = useState<{ n: number; renewal: boolean } | undefined>();
+  if (!startQuantity && p?.isRenewal && (isBusiness || isMilitary) && quantity > 0) setStartQuantity({ n: quantity, renewal: true });
+  const [confirmedQuantity, setConfirmedQuantity] = useState(0);
+  const quantityUnconfirmed = startQuantity !== undefined && (isBusiness || isMilitary) && bigChange(startQuantity.n, quantity) && confirmedQuantity !== quantity;
+  const onQuantityConfirmed = useEvent((checked: boolean) => setConfirmedQuantity(checked ? quantity : 0));
 
   // ---- sections expanded
   const [expanded, setExpanded] = useState<string[]>(() => [
@@ -410,7 +426,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   // ---- errors
   const codeErrors = useStable((p?.codeErrors ?? []).map((e) => e.message ?? '').filter(Boolean));
   const selectionErrors = [...(p?.planErrors ?? []), ...(chosen || attempted ? (p?.selectionErrors ?? []) : [])];
-  const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...(attempted ? (p?.errors ?? []) : []), ...submitErrors])];
+  // What the preview says is wrong with the cart is shown as soon as it answers (issue 45: "No
+  // region(s) selected." waited for Pay, after the card was typed); only what belongs to a
+  // field the buyer has yet to fill waits for the first Pay.
+  const previewErrors = (p?.errors ?? []).filter((e) => attempted || !FIELD_OF[e]);
+  const regionErrors = useStable(previewErrors.filter((e) => SECTION_OF[e] === 'regions'));
+  const shownErrors = [...new Set([...selectionErrors, ...codeErrors, ...previewErrors, ...submitErrors])];
   const errorsOfField: Record<string, string[]> = {};
   for (const e of shownErrors) {
     const f = FIELD_OF[e];
@@ -720,7 +741,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
     dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } }),
   );
   const onCardHelp = useCallback(() => setCardHelp(true), []);
-  const onPay = useEvent(() => void purchase());
+  // Enter in the card frame pays too: not past an unconfirmed licence count (the Pay button
+  // waits for it as well); the buyer is taken to the question instead.
+  const onPay = useEvent(() => {
+    if (!quantityUnconfirmed) return void purchase();
+    document.querySelector<HTMLInputElement>('input[name="quantityConfirmed"]')?.focus();
+  });
 
   return (
     <div className={cx(s.buy, s.buyWithPaybar)} data-remote="buy" data-kiosk={kiosk || undefined}>
@@ -824,6 +850,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               compact
               summary={regionSummary}
               onChange={onRegion}
+              errors={regionErrors}
               {...shell('regions')}
             >
               {coverageMap}
@@ -886,6 +913,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               max={100}
               salesContact={salesEmail}
               onChange={(v) => dispatch({ type: 'set', patch: { quantity: v } })}
+              confirm={startQuantity ? { from: startQuantity.n, renewal: startQuantity.renewal, checked: !quantityUnconfirmed, onChange: onQuantityConfirmed } : undefined}
               {...shell('quantity')}
               expanded
             />
@@ -975,7 +1003,16 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
               ))}
             </ul>
           ) : null}
-          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing} onClick={() => void purchase()} aria-busy={submitting || undefined}>
+          <PayTerms
+            links={links}
+            action={payable ? `Pay ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : 'Pay'}
+            renewal={
+              payable && p?.renewalDate && num(p.renewalAmountInCents) > 0
+                ? { amount: formatMoney(num(p.renewalAmountInCents), (p.invoice?.currency as CurrencyCode) ?? currency), period: planEntry?.durationMonths === 3 ? 'three months' : 'year', date: renewalDateText(p.renewalDate) }
+                : undefined
+            }
+          />
+          <Button size="large" className={s.buyPurchase} disabled={submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing || quantityUnconfirmed} onClick={() => void purchase()} aria-busy={submitting || undefined}>
             {submitting ? 'Processing…' : `Pay${payable ? ` ${formatMoney(num(p!.invoice!.totalInCents), (p!.invoice!.currency as CurrencyCode) ?? currency)}` : ''}`}
           </Button>
         </InvoicePanel>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
+import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, PayTerms, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, num, PROCESSING_TOO_LONG, purchaseInProgress, PurchaseAttempt, STILL_PROCESSING, submitPurchase, waitWhileProcessing, type GiftValidation, type Me } from '@hangar/api-client';
+import { ApiError, createApiClient, DEFAULT_LINKS, loadLinks, num, PROCESSING_TOO_LONG, purchaseInProgress, PurchaseAttempt, STILL_PROCESSING, submitPurchase, waitWhileProcessing, type GiftValidation, type Me, type StoreLinks } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
@@ -56,6 +56,10 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [emailLocked, setEmailLocked] = useState(false);
+  const [links, setLinks] = useState<StoreLinks>(DEFAULT_LINKS);
+  useEffect(() => {
+    void loadLinks().then(setLinks);
+  }, []);
   const card = useRef<HostedCardFieldsHandle>(null);
   const human = useRef<HumanVerificationHandle>(null);
   const counter = useRef(0);
@@ -252,9 +256,11 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
             {STILL_PROCESSING}
           </p>
         ) : null}
+        <PayTerms links={links} action="Buy Gift Certificate" />
         <p>
+          {/* The amount on the button: on a phone the summary is below it (issue 45). */}
           <Button size="large" onClick={() => void pay()} disabled={busy}>
-            {busy ? 'Processing…' : 'Buy Gift Certificate'}
+            {busy ? 'Processing…' : inv ? `Buy Gift Certificate · ${formatMoney(num(inv.totalInCents), currency)}` : 'Buy Gift Certificate'}
           </Button>
         </p>
       </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MSG_COUNTRY, MSG_EMAIL, MSG_NAME, MSG_POSTAL, MSG_RANGE, MSG_SELECT, MSG_WHOLE, amountError, parseRoute, validateForm } from './gift';
+import { MSG_COUNTRY, MSG_EMAIL, MSG_NAME, MSG_POSTAL, MSG_RANGE, MSG_SELECT, MSG_WHOLE, amountError, customAmountInput, parseRoute, validateForm } from './gift';
 
 describe('gift route', () => {
   it('defaults to the first preset', () => {
@@ -29,6 +29,17 @@ describe('gift form rules', () => {
     ['40.5', MSG_WHOLE],
     ['', MSG_WHOLE],
   ])('custom %s', (value, want) => {
+    expect(amountError({ kind: 'custom', value })).toBe(want);
+  });
+  // Issue 45: '25,5' lost its comma and became a $255 certificate.
+  it.each([
+    ['25,5', MSG_WHOLE],
+    ['25.5', MSG_WHOLE],
+    ['1,000', MSG_WHOLE],
+    ['$40', undefined],
+  ])('typed %j is refused or kept as typed', (typed, want) => {
+    const value = customAmountInput(typed);
+    expect(Number(value) === 255).toBe(false);
     expect(amountError({ kind: 'custom', value })).toBe(want);
   });
   it('lists every message once', () => {

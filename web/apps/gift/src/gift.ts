@@ -53,12 +53,12 @@ export function parseRoute(rest: string | undefined, search: string): { certific
 }
 
 /**
- * What the custom-amount field keeps of a keystroke: digits and the decimal point. Dropping
- * the point made '25.5' a $255 certificate; kept, '25.5' is refused as not whole (spec 001
- * §5: custom amounts are whole units from 25 to 1000).
+ * What the custom-amount field keeps of a keystroke: digits and the decimal separators, the
+ * point and the comma. Dropping a separator made '25.5' or '25,5' a $255 certificate; kept,
+ * both are refused as not whole (spec 001 §5: custom amounts are whole units from 25 to 1000).
  */
 export function customAmountInput(typed: string): string {
-  return typed.replace(/[^\d.]/g, '').slice(0, 7);
+  return typed.replace(/[^\d.,]/g, '').slice(0, 7);
 }
 
 /** The amount messages of a certificate, as the server words them. */

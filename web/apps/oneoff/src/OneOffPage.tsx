@@ -15,6 +15,7 @@ import {
   MSG_EU_CONSENT,
   MarketingConsentField,
   OrderSummary,
+  PayTerms,
   SelectField,
   TextField,
   billingErrors,
@@ -26,8 +27,10 @@ import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@
 import {
   ApiError,
   createApiClient,
+  DEFAULT_LINKS,
   featureOn,
   loadFeatureFlags,
+  loadLinks,
   num,
   PROCESSING_TOO_LONG,
   purchaseInProgress,
@@ -39,6 +42,7 @@ import {
   type Me,
   type OneOffPreview,
   type PresetCart,
+  type StoreLinks,
 } from '@hangar/api-client';
 import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, type SalesModeSetting } from '@hangar/storefront';
 import { QuantityStepper } from './QuantityStepper';
@@ -92,6 +96,10 @@ export interface OneOffPageProps {
 }
 
 export function OneOffPage({ cartId, go = (u) => window.location.assign(u), reload = () => window.location.reload() }: OneOffPageProps) {
+  const [links, setLinks] = useState<StoreLinks>(DEFAULT_LINKS);
+  useEffect(() => {
+    void loadLinks().then(setLinks);
+  }, []);
   const [flagChecked, setFlagChecked] = useState(false);
   const [cart, setCart] = useState<PresetCart>();
   const [loadError, setLoadError] = useState('');
@@ -376,9 +384,11 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             {STILL_PROCESSING}
           </p>
         ) : null}
+        <PayTerms links={links} action="Complete Order" />
         <p>
+          {/* The amount on the button: on a phone the summary is below it (issue 45). */}
           <Button size="large" onClick={() => void pay()} disabled={busy || !me?.loggedIn}>
-            {busy ? 'Processing…' : 'Complete Order'}
+            {busy ? 'Processing…' : inv ? `Complete Order · ${formatMoney(num(inv.totalInCents), currency)}` : 'Complete Order'}
           </Button>
         </p>
       </div>

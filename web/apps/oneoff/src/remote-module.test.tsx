@@ -246,7 +246,7 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     expect(consent.checked).toBe(false);
     fireEvent.click(consent);
     fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '10115' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
     await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'));
     const submit = calls.find((c) => c.url.includes('/oneoff/submit'))!.body as { configuration: Record<string, unknown> };
     expect(submit.configuration.isGdprCompliant).toBe(true);
@@ -258,8 +258,16 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
     await screen.findByRole('checkbox', { name: /I consent/ });
     fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '10115' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
     await waitFor(() => expect(screen.getAllByText(msg).length).toBe(2));
+  });
+
+  // Issue 45: on a phone the order summary is below the button, which showed no amount.
+  it('shows the total on the Complete Order button, and the terms beside it', async () => {
+    store({ geo: 'USD', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Complete Order/ }).textContent).toBe('Complete Order · $599.99'), { timeout: 5000 });
+    expect(screen.getByTestId('pay-terms').textContent).toContain('By pressing Complete Order you agree');
   });
 
   it('shows no EU consent checkbox when the preview does not require it', async () => {
@@ -274,7 +282,7 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
 
   async function payWithSavedCard(navigate: ReturnType<typeof vi.fn>) {
     fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '97201' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
     await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'));
   }
 
@@ -335,11 +343,11 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     expect(email.disabled).toBe(false);
     expect(email.value).toBe('');
     fireEvent.change(email, { target: { value: 'customer@b.co' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
     expect(within(await screen.findByRole('alert')).getByText('Please enter your zipcode')).toBeTruthy();
     fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '97201' } });
     fireEvent.change(screen.getByLabelText('Country'), { target: { value: 'US' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Complete Order' }));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
     await waitFor(() => expect(navigate).toHaveBeenCalledWith('/buy/success?invoiceId=inv-1'), { timeout: 5000 });
     const vault = calls.find((c) => c.url.endsWith('/buy/api/card-reader/vault'));
     expect(vault?.body).toEqual({ email: 'customer@b.co', readerSerialNumber: 'RDR-0001' });

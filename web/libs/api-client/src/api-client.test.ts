@@ -105,6 +105,82 @@ describe('XSRF', () => {
     expect(headersOf(0)['content-type']).toBe('application/json');
     expect(headersOf(1)['X-XSRF-TOKEN']).toBeUndefined();
   });
+
+  // Issue 45: a page opened straight from a mail had no cookie yet; its first post was
+  // refused "Missing XSRF token" and only the second press worked.
+  it.each(['http', 'typed'] as const)('%s client: without the cookie, a safe call gets it before the first post', async (kind) => {
+    let jar = '';
+    const fetch = vi.fn(async (input: string | URL | Request, init?: RequestInit) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (url.endsWith('/buy/api/me')) {
+        jar = 'XSRF-TOKEN=fresh';
+        return json(200, { loggedIn: false });
+      }
+      const h = new Headers(init?.headers);
+      return h.get('X-XSRF-TOKEN') === 'fresh' ? json(200, { message: 'sent' }) : json(403, { code: 'permission_denied', message: 'Missing XSRF token' });
+    });
+    const options = { fetch: fetch as unknown as typeof globalThis.fetch, cookie: () => jar, baseUrl: 'http://store' };
+    const answer =
+      kind === 'http'
+        ? await createHttpClient(options).request<{ message: string }>('POST', '/account/api/password/forgot', { body: { email: 'a@b.co' } })
+        : await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
+    expect(answer).toMatchObject({ message: 'sent' });
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('XSRF cookie replaced by a concurrent first call', () => {
+  // The gift page's own GET /buy/api/me and a post's safe call each got a cookie; the post
+  // echoed the first, the second replaced it, and the post was refused "XSRF token mismatch".
+  it.each(['http', 'typed'] as const)('%s client: the refused post is sent once more with the cookie now held', async (kind) => {
+    let jar = 'XSRF-TOKEN=first';
+    const sent: string[] = [];
+    const fetch = vi.fn(async (_input: string | URL | Request, init?: RequestInit) => {
+      const token = new Headers(init?.headers).get('X-XSRF-TOKEN') ?? '';
+      sent.push(token);
+      if (token === 'first') {
+        jar = 'XSRF-TOKEN=second';
+        return json(403, { code: 'permission_denied', message: 'XSRF token mismatch: reload the page and try again.' });
+      }
+      return json(200, { status: 'ok' });
+    });
+    const options = { fetch: fetch as unknown as typeof globalThis.fetch, cookie: () => jar, baseUrl: 'http://store' };
+    const answer =
+      kind === 'http'
+        ? await createHttpClient(options).request('POST', '/buy/api/gift/validate', { body: {} })
+        : await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
+    expect(answer).toMatchObject({ status: 'ok' });
+    expect(sent).toEqual(['first', 'second']);
+  });
+  it('a 403 with the same cookie is not sent again', async () => {
+    const fetch = vi.fn(async () => json(403, { code: 'permission_denied', message: 'no' }));
+    await expect(createHttpClient({ fetch, cookie: () => 'XSRF-TOKEN=t' }).request('POST', '/x', { body: {} })).rejects.toMatchObject({ status: 403 });
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('transport failures', () => {
+  // Issue 45: a page showed "POST /account/api/password/set could not be reached: Failed to fetch".
+  it.each(['http', 'typed'] as const)('%s client: the message is plain words, the wire wording only in detail', async (kind) => {
+    const fetch = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    const options = { fetch, cookie: () => 'XSRF-TOKEN=t', baseUrl: 'http://store' };
+    const err = (await (kind === 'http'
+      ? createHttpClient(options).request('POST', '/account/api/password/set', { body: {} })
+      : unwrap(createApiClient(options).identity.POST('/account/api/password/set', { body: { token: 't', password: 'p', confirmPassword: 'p' } }))
+    ).catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toBe('The store could not be reached. Check your connection and try again.');
+    expect(err.message).not.toMatch(/POST|\/account|Failed to fetch/);
+    expect(err.detail).toContain('Failed to fetch');
+  });
+  it('a timeout says so in plain words', async () => {
+    const slow: typeof fetch = (_url, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    const err = (await createHttpClient({ fetch: slow, timeoutMs: 20 }).request('GET', '/x').catch((e: unknown) => e)) as ApiError;
+    expect(err.message).toBe('The store did not answer in time. Please try again.');
+  });
 });
 
 describe('featureStatus', () => {
@@ -167,8 +243,18 @@ describe('loadNotices', () => {
 describe('loadLinks', () => {
   const answer = (body: unknown, status = 200) => (async () => new Response(JSON.stringify(body), { status })) as unknown as typeof fetch;
   it("reads the runtime config's App Store listing and sales address", async () => {
-    const links = { appStore: 'https://apps.apple.com/us/app/hangar/id1234567890', salesEmail: 'sales@example.org' };
+    const links = {
+      appStore: 'https://apps.apple.com/us/app/hangar/id1234567890',
+      salesEmail: 'sales@example.org',
+      terms: 'https://hangar-avionics.ie/terms',
+      privacy: '/privacy-policy',
+      refunds: 'https://hangar-avionics.ie/refunds',
+    };
     expect(await loadLinks(answer({ links }))).toEqual(links);
+  });
+  it('keeps the default of a legal page that is neither https:// nor a path on the store', async () => {
+    const got = await loadLinks(answer({ links: { terms: 'javascript:alert(1)', privacy: '//evil.ie/p', refunds: 'http://x.ie/r' } }));
+    expect([got.terms, got.privacy, got.refunds]).toEqual([DEFAULT_LINKS.terms, DEFAULT_LINKS.privacy, DEFAULT_LINKS.refunds]);
   });
   it('keeps the defaults for a missing, malformed or unsafe entry, or a config that does not load', async () => {
     expect(await loadLinks(answer({ remotes: {} }))).toEqual(DEFAULT_LINKS);

@@ -10,12 +10,16 @@ export class ApiError extends Error {
   readonly code: string;
   readonly fieldErrors: readonly FieldError[];
 
-  constructor(status: number, code: string, message: string, fieldErrors: readonly FieldError[] = []) {
+  /** For logs, never for the page: what the transport said (method, path, the browser's error). */
+  readonly detail: string;
+
+  constructor(status: number, code: string, message: string, fieldErrors: readonly FieldError[] = [], detail = '') {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.fieldErrors = fieldErrors;
+    this.detail = detail;
   }
 
   /** Worth retrying: the service could not be reached, timed out, or failed on its side. */
@@ -35,6 +39,52 @@ export interface ClientOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * What a buyer reads when no answer came: pages show an error's message, so a transport
+ * failure's message is plain words and the wire's wording ("POST /x could not be reached:
+ * Failed to fetch") is kept in `detail` for logs (issue 45).
+ */
+export const MSG_UNREACHABLE = 'The store could not be reached. Check your connection and try again.';
+export const MSG_TIMEOUT = 'The store did not answer in time. Please try again.';
+export const MSG_CANCELED = 'The request was canceled.';
+export const MSG_BAD_ANSWER = 'The store sent an answer this page could not read. Please try again.';
+
+/** The ApiError of a call that got no answer. */
+export function transportError(what: string, err: unknown, timedOut: boolean, canceled: boolean, timeoutMs: number): ApiError {
+  if (timedOut) return new ApiError(0, 'deadline_exceeded', MSG_TIMEOUT, [], `${what} timed out after ${timeoutMs} ms`);
+  if (canceled) return new ApiError(0, 'canceled', MSG_CANCELED, [], `${what} was canceled`);
+  return new ApiError(0, 'unavailable', MSG_UNREACHABLE, [], `${what} could not be reached: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/**
+ * The XSRF cookie to send again after a refusal: a page's concurrent first calls (its own GET
+ * and a post's safe call) are each issued a cookie, so the one a post echoed can be replaced
+ * before the post arrives (403 "XSRF token mismatch"). The edge refuses such a post before
+ * any handler runs, so sending it once more with the cookie now held is safe. Undefined
+ * unless the answer is a 403 and the cookie changed.
+ */
+export function xsrfRenewed(res: Response, sent: string | null | undefined, cookie: () => string): string | undefined {
+  if (res.status !== 403) return undefined;
+  const now = readCookie(cookie(), 'XSRF-TOKEN');
+  return now && now !== (sent ?? '') ? now : undefined;
+}
+
+/** The path every page may GET to be issued the XSRF cookie (any API answer sets one). */
+export const XSRF_PRIMER_PATH = '/buy/api/me';
+
+/**
+ * The XSRF token for a non-safe call. A page opened straight from a mail (set password,
+ * forgot password) has made no API call yet, so has no XSRF cookie, and its first post was
+ * refused (403 "Missing XSRF token") while the second, after that refusal set the cookie,
+ * went through: with no cookie, one safe call first gets it.
+ */
+export async function xsrfToken(cookie: () => string, prime: () => Promise<unknown>): Promise<string | undefined> {
+  const have = readCookie(cookie(), 'XSRF-TOKEN');
+  if (have) return have;
+  await prime().catch(() => undefined);
+  return readCookie(cookie(), 'XSRF-TOKEN');
+}
 
 /** grpc-gateway's default status codes, for services that answer with a google.rpc.Status. */
 const GRPC_CODES = [
@@ -104,7 +154,7 @@ export function createHttpClient(options: ClientOptions = {}): HttpClient {
       if (init.body !== undefined) headers['content-type'] = 'application/json';
       if (!['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) {
         // Non-safe methods echo the XSRF cookie in a header.
-        const token = readCookie(cookie(), 'XSRF-TOKEN');
+        const token = await xsrfToken(cookie, () => doFetch(`${baseUrl}${XSRF_PRIMER_PATH}`, { credentials: 'same-origin', signal: init.signal }));
         if (token) headers['X-XSRF-TOKEN'] = token;
       }
 
@@ -119,17 +169,22 @@ export function createHttpClient(options: ClientOptions = {}): HttpClient {
 
       let res: Response;
       try {
-        res = await doFetch(url, {
-          method,
-          headers,
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-          signal: controller.signal,
-          credentials: 'same-origin',
-        });
+        const send = () =>
+          doFetch(url, {
+            method,
+            headers,
+            body: init.body === undefined ? undefined : JSON.stringify(init.body),
+            signal: controller.signal,
+            credentials: 'same-origin',
+          });
+        res = await send();
+        const fresh = xsrfRenewed(res, headers['X-XSRF-TOKEN'], cookie);
+        if (fresh) {
+          headers['X-XSRF-TOKEN'] = fresh;
+          res = await send();
+        }
       } catch (err) {
-        if (timedOut) throw new ApiError(0, 'deadline_exceeded', `${method} ${path} timed out after ${timeoutMs} ms`);
-        if (init.signal?.aborted) throw new ApiError(0, 'canceled', `${method} ${path} was canceled`);
-        throw new ApiError(0, 'unavailable', `${method} ${path} could not be reached: ${(err as Error).message}`);
+        throw transportError(`${method} ${path}`, err, timedOut, init.signal?.aborted === true, timeoutMs);
       } finally {
         clearTimeout(timer);
         init.signal?.removeEventListener('abort', onAbort);
@@ -141,7 +196,7 @@ export function createHttpClient(options: ClientOptions = {}): HttpClient {
         try {
           body = JSON.parse(text);
         } catch {
-          if (res.ok) throw new ApiError(res.status, 'internal', `${method} ${path} answered with a body that is not JSON`);
+          if (res.ok) throw new ApiError(res.status, 'internal', MSG_BAD_ANSWER, [], `${method} ${path} answered with a body that is not JSON`);
         }
       }
       if (!res.ok) throw parseErrorBody(res.status, body);

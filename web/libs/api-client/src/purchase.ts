@@ -304,6 +304,10 @@ export interface StoreLinks {
   appStore: string;
   /** The sales team's address: "contact sales" for more licences than the page sells. */
   salesEmail: string;
+  /** The legal pages named where the buyer pays (HANGAR_TERMS_URL, HANGAR_PRIVACY_URL, HANGAR_REFUND_POLICY_URL). */
+  terms: string;
+  privacy: string;
+  refunds: string;
 }
 
 /**
@@ -314,6 +318,9 @@ export interface StoreLinks {
 export const DEFAULT_LINKS: StoreLinks = {
   appStore: 'https://apps.apple.com/app/hangar',
   salesEmail: 'sales@hangar.example',
+  terms: 'https://hangar.example/legal/terms-of-sale',
+  privacy: '/privacy-policy',
+  refunds: 'https://hangar.example/legal/refunds',
 };
 
 export async function loadLinks(fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<StoreLinks> {
@@ -323,9 +330,13 @@ export async function loadLinks(fetchImpl: typeof fetch = (...a) => fetch(...a))
     const l = ((await res.json()) as { links?: Record<string, unknown> })?.links ?? {};
     const https = (v: unknown) => typeof v === 'string' && /^https:\/\/[^\s/]+/.test(v);
     const email = (v: unknown) => typeof v === 'string' && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v);
+    const page = (v: unknown) => https(v) || (typeof v === 'string' && /^\/(?!\/)\S*$/.test(v));
     return {
       appStore: https(l.appStore) ? (l.appStore as string) : DEFAULT_LINKS.appStore,
       salesEmail: email(l.salesEmail) ? (l.salesEmail as string) : DEFAULT_LINKS.salesEmail,
+      terms: page(l.terms) ? (l.terms as string) : DEFAULT_LINKS.terms,
+      privacy: page(l.privacy) ? (l.privacy as string) : DEFAULT_LINKS.privacy,
+      refunds: page(l.refunds) ? (l.refunds as string) : DEFAULT_LINKS.refunds,
     };
   } catch {
     return DEFAULT_LINKS;

@@ -1,17 +1,9 @@
 import createClient, { type Client } from 'openapi-fetch';
-import { ApiError, DEFAULT_TIMEOUT_MS, parseErrorBody, type ClientOptions } from './http';
+import { ApiError, DEFAULT_TIMEOUT_MS, MSG_BAD_ANSWER, parseErrorBody, transportError, XSRF_PRIMER_PATH, xsrfRenewed, xsrfToken, type ClientOptions } from './http';
 import type { paths as CatalogPaths } from './generated/hangar/catalog/v1/catalog';
 import type { paths as CheckoutPaths } from './generated/hangar/checkout/v1/checkout';
 import type { paths as IdentityPaths } from './generated/hangar/identity/v1/identity';
 import type { paths as PaymentsPaths } from './generated/hangar/payments/v1/payments';
-
-function readCookie(cookies: string, name: string): string | undefined {
-  for (const part of cookies.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
-  }
-  return undefined;
-}
 
 const SAFE = ['GET', 'HEAD', 'OPTIONS'];
 
@@ -29,7 +21,7 @@ export function hangarFetch(options: ClientOptions = {}): (input: Request) => Pr
     const headers = new Headers(input.headers);
     headers.set('accept', 'application/json');
     if (!SAFE.includes(input.method.toUpperCase())) {
-      const token = readCookie(cookie(), 'XSRF-TOKEN');
+      const token = await xsrfToken(cookie, () => doFetch(new URL(XSRF_PRIMER_PATH, input.url).href, { credentials: 'same-origin', signal: input.signal }));
       if (token) headers.set('X-XSRF-TOKEN', token);
     }
     const controller = new AbortController();
@@ -43,11 +35,14 @@ export function hangarFetch(options: ClientOptions = {}): (input: Request) => Pr
     outer?.addEventListener('abort', onAbort, { once: true });
     try {
       const body = SAFE.includes(input.method.toUpperCase()) ? undefined : await input.text();
-      return await doFetch(input.url, { method: input.method, headers, body: body || undefined, signal: controller.signal, credentials: 'same-origin' });
+      const send = () => doFetch(input.url, { method: input.method, headers, body: body || undefined, signal: controller.signal, credentials: 'same-origin' });
+      const res = await send();
+      const fresh = xsrfRenewed(res, headers.get('X-XSRF-TOKEN'), cookie);
+      if (!fresh) return res;
+      headers.set('X-XSRF-TOKEN', fresh);
+      return await send();
     } catch (err) {
-      if (timedOut) throw new ApiError(0, 'deadline_exceeded', `${what} timed out after ${timeoutMs} ms`);
-      if (outer?.aborted) throw new ApiError(0, 'canceled', `${what} was canceled`);
-      throw new ApiError(0, 'unavailable', `${what} could not be reached: ${(err as Error).message}`);
+      throw transportError(what, err, timedOut, outer?.aborted === true, timeoutMs);
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', onAbort);
@@ -63,7 +58,7 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   } catch (err) {
     if (err instanceof ApiError) throw err;
     // openapi-fetch fails on a body that is not JSON.
-    throw new ApiError(0, 'internal', (err as Error)?.message ?? String(err));
+    throw new ApiError(0, 'internal', MSG_BAD_ANSWER, [], (err as Error)?.message ?? String(err));
   }
   if (!r.response.ok) throw parseErrorBody(r.response.status, r.error);
   return (r.data ?? ({} as T)) as T;

@@ -1,5 +1,6 @@
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import ui from './ui.module.css';
+import { CardBrands } from './CardBrands';
 
 export type CardTokenizeResult =
   | { ok: true; nonce: string; details?: { cardType?: string; lastFour?: string } }
@@ -133,6 +134,7 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
   const title = flow === 'wallet' ? 'PayPal' : 'Card details (card number, expiration date and security code)';
   return (
     <div className={ui.hHosted} data-ready={ready || undefined}>
+      {flow === 'card' ? <CardBrands /> : null}
       {/* No src until the client token names the fields origin: nothing else is framed. */}
       <iframe
         ref={frame}

@@ -16,6 +16,8 @@ export * from './states';
 export * from './media';
 export * from './remote';
 export * from './HostedCardFields';
+export * from './CardBrands';
+export * from './PayTerms';
 export * from './countries';
 export * from './purchase';
 export * from './HumanVerification';

@@ -695,12 +695,23 @@ func (b *builder) applyRegions() {
 		}
 		b.codes = dedupe(b.codes)
 	}
+	b.defaultRegion()
+}
+
+// defaultRegion gives a cart named without a region (/pricing's "Buy" links,
+// /buy?addOns=performance) the currency's default region, as the start plan has (spec 000
+// §4, §9): the buyer used to find out only at Pay that the cart could not be bought.
+func (b *builder) defaultRegion() {
 	for _, code := range b.codes {
 		if e, _ := b.cat.Entry(code); e != nil && e.IsRegion() {
 			return
 		}
 	}
-	cart.Errors = append(cart.Errors, MsgNoRegion)
+	if def, ok := b.cat.Entry(b.cart.Currency.DefaultRegion); ok && def.IsIncludedRegion() {
+		b.add(def.Code, fmt.Sprintf("%s includes one region: %s", b.cart.Plan.Title, strings.TrimSpace(strings.TrimSuffix(def.Title, "(included)"))))
+		return
+	}
+	b.cart.Errors = append(b.cart.Errors, MsgNoRegion)
 }
 
 // includeAddedRegion makes the first added region of a cart without an included one the

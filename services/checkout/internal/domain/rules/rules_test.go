@@ -124,7 +124,10 @@ func TestRules(t *testing.T) {
 		{name: "an added region equal to the included one is dropped", in: domain.Input{AddOns: []string{"pro_plus", "included_geo_us", "add_geo_us"}}, wantNot: []string{"add_geo_us"}},
 		{name: "plans not available for region selection drop regions", in: domain.Input{AddOns: []string{"basic_us", "included_geo_us", "add_geo_eu"}, Quantity: "3"}, wantNot: []string{"included_geo_us", "add_geo_eu"}, regionMode: "none"},
 		{name: "military pro is not available for region selection", in: domain.Input{Military: true, AddOns: []string{"mfb_pro", "add_geo_eu"}}, wantNot: []string{"add_geo_eu"}, regionMode: "none"},
-		{name: "no region selected", in: domain.Input{AddOns: []string{"pro_plus"}}, errs: []string{rules.MsgNoRegion}},
+		// Issue 45: /pricing's "Buy" links name the plan only; the cart gets the currency's region.
+		{name: "no region selected: the currency's default region", in: domain.Input{AddOns: []string{"pro_plus"}}, want: []string{"pro_plus", "included_geo_us"}},
+		{name: "no region selected in EUR: the euro's default region", in: domain.Input{Currency: "EUR", AddOns: []string{"performance"}}, want: []string{"performance", "included_geo_eu"}},
+		{name: "no region on the three-month plan: the default, as its radio choice", in: domain.Input{AddOns: []string{"hangar_basic_plus_three_month"}}, want: []string{"included_geo_us"}, regionMode: "radio"},
 		{name: "no plan selected", in: domain.Input{AddOns: []string{"included_geo_us", "add_geo_eu"}}, errs: []string{rules.MsgSelectPlan}},
 		{name: "unknown codes are reported", in: domain.Input{AddOns: []string{"pro_plus", "included_geo_us", "nope"}}, errs: []string{`Unknown add-on code "nope".`}},
 		{name: "runway analysis in AUD for a listed aircraft", in: domain.Input{Currency: "AUD", AddOns: []string{"performance", "included_geo_us", "runway_tp_beechcraft"}}, want: []string{"runway_tp_beechcraft"}},

@@ -125,12 +125,19 @@ export interface ChoiceSectionProps extends SectionShell {
   onChange: (code: string, checked: boolean) => void;
   children?: ReactNode;
   compact?: boolean;
+  /** What checkout's preview says is wrong in this section, shown as soon as it answers. */
+  errors?: readonly string[];
 }
 
-export const ChoiceSection = memo(function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, summary, compact, children }: ChoiceSectionProps) {
+export const ChoiceSection = memo(function ChoiceSection({ id, title, intro, type = 'checkbox', options, currency, onChange, note, expanded, onExpandedChange, summary, compact, errors, children }: ChoiceSectionProps) {
   return (
     <SectionBlock id={id} title={title} note={note} expanded={expanded} onToggle={onExpandedChange} summary={summary ?? choiceSummary(options, currency)}>
       {intro ? <p className={s.buyHint}>{intro}</p> : null}
+      {errors && errors.length > 0 ? (
+        <p className={s.buyErrorInline} data-testid={`section-errors-${id}`}>
+          {errors.join(' ')}
+        </p>
+      ) : null}
       {children ? (
         // A figure (the coverage map) stands beside the choices on a wide column, not above them.
         <div className={s.buyWithFigure}>
