@@ -28,7 +28,7 @@ const allowGlobal = "//layercheck:global "
 var mutablePackages = map[string]bool{"sync": true, "atomic": true}
 
 // CheckGlobals walks the Go files under root (generated code under gen/, web/ and
-// testdata excluded) and answers every func init() and every package-level variable that
+// testdata excluded) and answers every init function and every package-level variable that
 // is state: of a sync or sync/atomic type, of a function type (a seam a test swaps),
 // declared without a value (filled in later), or assigned anywhere in its package.
 // Tables initialised once and never written again (maps, slices, regexps, sentinel
@@ -89,7 +89,7 @@ func globalsOf(fset *token.FileSet, root string, files []*ast.File) []Global {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv == nil && d.Name.Name == "init" {
-					out = append(out, Global{pos(d.Pos()), "func init(): build the state in the value that owns it, or in main"})
+					out = append(out, Global{pos(d.Pos()), "init function: build the state in the value that owns it, or in main"})
 				}
 			case *ast.GenDecl:
 				if d.Tok != token.VAR || allowed(d.Doc) {

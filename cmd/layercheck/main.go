@@ -7,7 +7,7 @@
 // It reads `go list -json` of the module (non-test imports: a test may build a database)
 // and prints one line per offending import; `make lint` runs it.
 //
-// It also refuses globals (globals.go): a func init() or a package-level variable that is
+// It also refuses globals (globals.go): an init function or a package-level variable that is
 // state (sync or atomic values, function variables, variables written after their
 // declaration) in any Go file outside gen/, tests included.
 //

@@ -327,6 +327,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		return nil, err
 	}
 	a.renewals = adapters.NewRenewals(pool, deps.Propagator)
+	ro.Reader = store
 	a.renewer = iapp.NewRenewer(svc, a.renewals, log, ro)
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.EmitDefaults(ports.FullAnswers()...)

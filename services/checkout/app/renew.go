@@ -80,7 +80,7 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	if err := svc.RefreshPromotions(ctx); err != nil {
 		return err
 	}
-	r := iapp.NewRenewer(svc, adapters.NewRenewals(pool, prop), log, iapp.RenewalOptions{Window: *window})
+	r := iapp.NewRenewer(svc, adapters.NewRenewals(pool, prop), log, iapp.RenewalOptions{Window: *window, Reader: store})
 	if *dry {
 		due, err := r.DryRun(ctx)
 		if err != nil {

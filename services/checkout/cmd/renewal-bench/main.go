@@ -166,7 +166,7 @@ func run() error {
 	}
 	orders.Register(order.KindSubscription, iapp.SubscriptionFulfiller{Catalog: svc.Catalog})
 	// The reminders and card notices of this season went out a month earlier.
-	ropts := iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1, Lease: time.Hour}
+	ropts := iapp.RenewalOptions{Batch: 20000, ReminderBefore: -1, CardNoticeBefore: -1, Lease: time.Hour, Reader: store}
 	renewals := adapters.NewRenewals(pool, prop)
 	r := iapp.NewRenewer(svc, renewals, log, ropts)
 

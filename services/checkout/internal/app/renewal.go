@@ -54,6 +54,9 @@ type RenewalOptions struct {
 	// CardNoticeBefore: a stored card expiring before the renewal gets a notice this long
 	// before it (default 30 days; negative disables).
 	CardNoticeBefore time.Duration
+	// Reader, when set, reads each batch's subscriptions and accounts in one statement each
+	// (else one by one, through the service's store).
+	Reader RenewalReader
 	// Batch: rows per scheduler transaction (default 1000).
 	Batch int
 	// ClaimBatch: renewals a worker (of the direct pass or of RunWorkers) claims, charges

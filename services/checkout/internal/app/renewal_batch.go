@@ -7,9 +7,9 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
-// batchReader is the store's batch reads (adapters.Store); without them a batch reads its
-// subscriptions and accounts one by one.
-type batchReader interface {
+// RenewalReader reads a batch's subscriptions and accounts in one statement each
+// (adapters.Store; RenewalOptions.Reader). Without one a batch reads them one by one.
+type RenewalReader interface {
 	Subscriptions(ctx context.Context, ids []string) (map[string]*domain.Subscription, error)
 	Accounts(ctx context.Context, subs []*domain.Subscription) (map[string]domain.Account, error)
 }
@@ -110,8 +110,8 @@ func accountOf(sub *domain.Subscription) string {
 // readBatch reads the jobs' subscriptions and their accounts (nil accounts: price reads
 // each itself).
 func (r *Renewer) readBatch(ctx context.Context, jobs []*RenewalJob) (map[string]*domain.Subscription, map[string]domain.Account, error) {
-	br, ok := r.svc.store.(batchReader)
-	if !ok {
+	br := r.o.Reader
+	if br == nil {
 		subs := make(map[string]*domain.Subscription, len(jobs))
 		for _, j := range jobs {
 			sub, err := r.svc.store.Subscription(ctx, j.SubID)

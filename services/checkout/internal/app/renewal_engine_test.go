@@ -342,7 +342,7 @@ func TestScheduledPassTwoReplicasOverTheRenewalsQueue(t *testing.T) {
 	var workers, schedulers sync.WaitGroup
 	var recorded [2]atomic.Int32
 	for replica := range 2 {
-		r := app.NewRenewer(e.svc, e.renewals(), log, app.RenewalOptions{Window: 48 * time.Hour, ClaimBatch: 2})
+		r := app.NewRenewer(e.svc, e.renewals(), log, app.RenewalOptions{Window: 48 * time.Hour, ClaimBatch: 2, Reader: e.store})
 		workers.Add(1)
 		go func() { defer workers.Done(); r.RunWorkers(ctx, 2, 10*time.Millisecond) }()
 		schedulers.Add(1)

@@ -75,7 +75,7 @@ func TestRenewalLeaseIsRenewedWhileItsWorkerLives(t *testing.T) {
 	var beats atomic.Int64
 	outlived := make(chan struct{}) // closed once the heartbeats covered more than a lease
 	a := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.RenewalOptions{Window: 48 * time.Hour, Lease: lease, Heartbeat: beat, OnHeartbeat: func() {
+		app.RenewalOptions{Window: 48 * time.Hour, Reader: e.store, Lease: lease, Heartbeat: beat, OnHeartbeat: func() {
 			if beats.Add(1) == int64(2*lease/beat) {
 				close(outlived)
 			}
@@ -92,7 +92,7 @@ func TestRenewalLeaseIsRenewedWhileItsWorkerLives(t *testing.T) {
 	<-outlived // A's charges have been stuck for twice its lease
 
 	b := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.RenewalOptions{Window: 48 * time.Hour, Lease: lease})
+		app.RenewalOptions{Window: 48 * time.Hour, Lease: lease, Reader: e.store})
 	res, err := b.Run(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestRenewalTakeOverReadsTheKeyOnce(t *testing.T) {
 	})
 	e.onlyPilot(t)
 	r := app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.RenewalOptions{Window: 48 * time.Hour, Heartbeat: -1})
+		app.RenewalOptions{Window: 48 * time.Hour, Heartbeat: -1, Reader: e.store})
 	start := e.termEnd.Add(-12 * time.Hour)
 	e.clock.Set(start)
 	if res, err := r.Run(context.Background()); err != nil || res.Outages != 1 {

@@ -121,6 +121,7 @@ type renewalEnv struct {
 	pay   *fakePayments
 	svc   *app.Service
 	pipe  *order.Pipeline
+	store *adapters.Store // the service's store, also the renewals' batch reader
 	// termEnd is the seeded subscriptions' term end.
 	termEnd time.Time
 }
@@ -157,6 +158,7 @@ func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv 
 	e.pipe = order.NewPipeline(adapters.NewOrderStore(pool, propagation.TraceContext{}), e.pay, log, po)
 	pipe := e.pipe
 	e.svc = app.New(store, nil, log, app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
+	e.store = store
 	cat, err := domaintest.Catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +202,7 @@ func (e *renewalEnv) onlyPilot(t *testing.T) string {
 
 func (e *renewalEnv) renewer(retries ...time.Duration) *app.Renewer {
 	return app.NewRenewer(e.svc, e.renewals(), slog.New(slog.NewTextHandler(io.Discard, nil)),
-		app.RenewalOptions{Window: 48 * time.Hour, Retries: retries})
+		app.RenewalOptions{Window: 48 * time.Hour, Retries: retries, Reader: e.store})
 }
 
 // renewals is the renewal engine's store on e's database.
