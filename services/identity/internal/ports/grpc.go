@@ -24,8 +24,11 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// The organization list answers groups even when there are none (spec 001 §7).
-func init() { server.EmitDefaults(&identityv1.ListGroupsResponse{}) }
+// The organization list answers groups even when there are none, and the military form
+// post user.eligible and user.invoiceUrl even when empty (spec 001 §7).
+func init() {
+	server.EmitDefaults(&identityv1.ListGroupsResponse{}, &identityv1.RequestMilitaryCodeResponse{})
+}
 
 // GRPC implements identityv1.IdentityServiceServer.
 type GRPC struct {
