@@ -44,6 +44,21 @@ func TestSmallerSaleFixes(t *testing.T) {
 		}
 	})
 
+	t.Run("legacy replacements keep their regions (spec 000 §4)", func(t *testing.T) {
+		for _, tc := range []struct{ addOns, region string }{
+			{`"hangar_mobile_three_month"`, "included_geo_us"},
+			{`"pro_ca"`, "included_geo_ca"},
+		} {
+			_, pv := call(t, "POST", st.base+"/buy/api/invoice/preview", newBuyerWith("legacy", tc.addOns), "X-Forwarded-For", "10.42.6.2")
+			if errs := fmt.Sprint(pv["errors"]); strings.Contains(errs, "No region(s) selected.") || pv["legacyPlanReplaced"] != true {
+				t.Errorf("%s: replaced %v, errors %s", tc.addOns, pv["legacyPlanReplaced"], errs)
+			}
+			if !strings.Contains(fmt.Sprint(pv["addOns"]), tc.region) {
+				t.Errorf("%s: add-ons %v, want %s", tc.addOns, pv["addOns"], tc.region)
+			}
+		}
+	})
+
 	t.Run("a three-month line names its term once (spec 001 §4)", func(t *testing.T) {
 		_, pv := call(t, "POST", st.base+"/buy/api/invoice/preview", newBuyerWith("three", `"hangar_basic_plus_three_month","included_geo_us"`), "X-Forwarded-For", "10.42.6.1")
 		var names []string

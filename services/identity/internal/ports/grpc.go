@@ -26,9 +26,11 @@ import (
 
 // FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
 // the organization list answers groups even when there are none (spec 001 §7); isbusiness
-// answers accountUuid even when it is withheld (empty).
+// answers accountUuid even when it is withheld (empty); the military form post answers
+// user.eligible and user.invoiceUrl even when empty (spec 001 §7).
 func FullAnswers() []proto.Message {
-	return []proto.Message{&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{}}
+	return []proto.Message{&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{},
+		&identityv1.RequestMilitaryCodeResponse{}}
 }
 
 // GRPC implements identityv1.IdentityServiceServer.

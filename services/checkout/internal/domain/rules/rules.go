@@ -352,10 +352,26 @@ func (b *builder) replaceLegacy(existing *domain.Subscription) {
 	}
 	cart.LegacyReplaced, cart.ReplacedPlan = true, plan.Code
 	b.setPlan(to, fmt.Sprintf("%s is no longer sold; replaced by %s", plan.Title, te.Title))
-	if plan.NoRegionSelection && !te.NoRegionSelection && !slices.ContainsFunc(b.codes, func(c string) bool { e, _ := b.cat.Entry(c); return e != nil && e.IsRegion() }) {
-		b.add(cart.Currency.DefaultRegion, te.Title+" includes one region")
+	if !slices.ContainsFunc(b.codes, func(c string) bool { e, _ := b.cat.Entry(c); return e != nil && e.IsRegion() }) {
+		// The replacement keeps the region the legacy plan covered (pro_ca: Canada), else the
+		// currency's; a replaced plan that offered no region choice (the three-month mobile
+		// plan) still gets one, or the cart would be refused for having none.
+		b.add(b.legacyRegion(plan, cart.Currency.DefaultRegion), te.Title+" includes one region")
 	}
 	cart.Plan = te
+}
+
+// legacyRegion answers the region a legacy plan named by its code's suffix covered
+// (pro_us, pro_ca, business_geo_ca: included_geo_<suffix>) when the catalogue has it, else
+// fallback.
+func (b *builder) legacyRegion(plan *domain.Entry, fallback string) string {
+	if i := strings.LastIndex(plan.Code, "_"); i > 0 {
+		region := "included_geo_" + plan.Code[i+1:]
+		if e, ok := b.cat.Entry(region); ok && e.IsRegion() {
+			return region
+		}
+	}
+	return fallback
 }
 
 // setKind sets the kind of purchase from the plan: business, military, bundle.

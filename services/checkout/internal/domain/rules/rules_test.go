@@ -93,6 +93,8 @@ func TestRules(t *testing.T) {
 					t.Error("not business")
 				}
 			}},
+		{name: "legacy pro_ca keeps Canada", in: domain.Input{AddOns: []string{"pro_ca"}, Currency: "USD"}, want: []string{"pro_plus", "included_geo_ca"}, wantNot: []string{"included_geo_us"}},
+		{name: "legacy three-month without a region gets one", in: domain.Input{AddOns: []string{"hangar_mobile_three_month"}}, want: []string{"hangar_basic_plus_three_month", "included_geo_us"}},
 		{name: "legacy three-month becomes the basic-plus three-month plan", in: domain.Input{AddOns: []string{"hangar_mobile_three_month", "included_geo_us"}}, want: []string{"hangar_basic_plus_three_month"}},
 		{name: "BYOP basic bought new is not replaced", in: domain.Input{AddOns: []string{"basic", "included_geo_us"}}, want: []string{"basic"}},
 		{name: "worldwide removes every regional coverage", in: domain.Input{AddOns: []string{"pro_plus", "included_geo_us", "jepp_us", "jepp_europe", "jepp_worldwide"}}, want: []string{"jepp_worldwide"}, wantNot: []string{"jepp_us", "jepp_europe"}},

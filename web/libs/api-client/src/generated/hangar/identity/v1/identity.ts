@@ -620,9 +620,9 @@ export interface components {
             invoiceUrl?: string;
         };
         v1MilitaryUser: {
-            eligible?: boolean;
+            eligible: boolean;
             /** @description Set once the e-mail is verified; empty while a code is pending. */
-            invoiceUrl?: string;
+            invoiceUrl: string;
         };
         v1RequestMilitaryCodeRequest: {
             email?: string;
@@ -630,7 +630,7 @@ export interface components {
             subscription?: string;
         };
         v1RequestMilitaryCodeResponse: {
-            user?: components["schemas"]["v1MilitaryUser"];
+            user: components["schemas"]["v1MilitaryUser"];
         };
         v1RequestPasswordResetRequest: {
             email?: string;

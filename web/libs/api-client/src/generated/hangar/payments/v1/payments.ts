@@ -19,6 +19,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tokenize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The card-fields origin (PAYMENTS_FIELDS_ADDR) turns the hosted fields into a single-use nonce: same-origin browser requests only (Origin and Sec-Fetch-Site), JSON bodies of at most a few kilobytes; a refusal names the field in the error object. */
+        post: operations["Payments_Tokenize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/buy/api/card-reader/list": {
         parameters: {
             query?: never;
@@ -314,6 +331,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["v1UpdateAccountPaymentMethodResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    Payments_Tokenize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    cardholderName?: string;
+                    clientToken?: string;
+                    cvv?: string;
+                    expirationDate?: string;
+                    flow?: string;
+                    number?: string;
+                    postalCode?: string;
+                    walletEmail?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        description?: string;
+                        details?: {
+                            cardType?: string;
+                            email?: string;
+                            expirationMonth?: string;
+                            expirationYear?: string;
+                            lastFour?: string;
+                            lastTwo?: string;
+                        };
+                        /** Format: date-time */
+                        expiresAt?: string;
+                        nonce: string;
+                        type?: string;
+                    };
                 };
             };
             /** @description An error: the error object with the HTTP status of its code. */
