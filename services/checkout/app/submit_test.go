@@ -426,7 +426,7 @@ func TestSubmit(t *testing.T) {
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM orders`); n != orders {
 			t.Errorf("an order was written for a decline")
 		}
-		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key = 'decline-1' AND status = 'declined'`); n != 1 {
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key LIKE 'decline-1@%' AND status = 'declined'`); n != 1 {
 			t.Errorf("the failed attempt is not recorded")
 		}
 		// Another card, a new key, the same quote.

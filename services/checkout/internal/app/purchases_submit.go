@@ -159,7 +159,8 @@ func invalid(problems []string) error {
 // the card fields, then the order pipeline (charge, one write, events). No login is
 // needed: the order belongs to the e-mail's account, created at identity when new.
 func (p *Purchases) SubmitGift(ctx context.Context, o gift.Order, recipient GiftDetail, sub PurchaseSubmit) (*order.Placed, error) {
-	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context, key string) (*order.Placed, error) {
+		sub.Key = key
 		return p.submitGift(ctx, o, recipient, sub)
 	})
 }
@@ -233,7 +234,8 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if err := p.oneOffOn(); err != nil {
 		return nil, err
 	}
-	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+	return p.svc.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context, key string) (*order.Placed, error) {
+		sub.Key = key
 		return p.submitOneOff(ctx, in, sub, savedCard)
 	})
 }

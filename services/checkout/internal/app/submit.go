@@ -3,12 +3,16 @@ package app
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/clientaddr"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
@@ -103,7 +107,8 @@ type SubmitResult struct {
 // answers its first outcome without validating or pricing again.
 func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*SubmitResult, error) {
 	sub.Deeplink = s.deeplink(ctx, sub.Deeplink)
-	placed, err := s.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context) (*order.Placed, error) {
+	placed, err := s.placeOnce(ctx, sub.Key, sub.RequestHash, sub.Payment, func(ctx context.Context, key string) (*order.Placed, error) {
+		sub.Key = key
 		if sub.Payment.Token != "" && !in.Caller.LoggedIn {
 			// A stored method pays only for its owner (payments decides, with the buyer's
 			// session); without a session none can be the buyer's, so it is refused before an
@@ -126,6 +131,27 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 	return &SubmitResult{Order: placed, Deeplink: sub.Deeplink}, nil
 }
 
+// scopedKey binds an Idempotency-Key to its caller, as Stripe scopes keys to the account
+// that made them (issue 41: another anonymous browser sending the same key and body got the
+// first buyer's answer and receipt cookie): the account of a logged-in caller, else the
+// session, else the client's address key. Another caller's same key is a new request. A
+// call without a recorded client (a unit test, an internal caller) keeps the key as sent.
+func scopedKey(ctx context.Context, key string) string {
+	var scope string
+	if who, ok := auth.CallerFrom(ctx); ok && who.AccountUUID != "" {
+		scope = "account:" + strings.ToLower(who.AccountUUID)
+	} else if c, ok := auth.ClientFrom(ctx); ok && c.Session != "" {
+		scope = "session:" + c.Session
+	} else if ok && c.Addr != "" {
+		scope = "addr:" + clientaddr.Key(c.Addr)
+	}
+	if scope == "" {
+		return key
+	}
+	sum := sha256.Sum256([]byte("hangar idempotency scope\x00" + scope))
+	return key + "@" + hex.EncodeToString(sum[:8])
+}
+
 // placeOnce is every submit's way to the order pipeline (subscription, gift, one-off): it
 // checks the Idempotency-Key, looks the key up once, and answers a key seen before with
 // its first outcome (order.Pipeline.Resume: the order, the decline, or the pending order
@@ -134,10 +160,11 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 // (one look-up, one validation, one account creation, one charge), the only such sharing
 // on the path; across processes the key's row decides. A shared answer is Replayed.
 func (s *Service) placeOnce(ctx context.Context, key, requestHash string, pay order.Payment,
-	fresh func(ctx context.Context) (*order.Placed, error)) (*order.Placed, error) {
+	fresh func(ctx context.Context, key string) (*order.Placed, error)) (*order.Placed, error) {
 	if strings.TrimSpace(key) == "" || len(key) > 200 {
 		return nil, errs.Field("Idempotency-Key", "an Idempotency-Key header of 1 to 200 characters is required")
 	}
+	key = scopedKey(ctx, key)
 	if s.orders == nil {
 		return nil, errs.E(errs.Unavailable, "orders are not configured")
 	}
@@ -151,7 +178,7 @@ func (s *Service) placeOnce(ctx context.Context, key, requestHash string, pay or
 		if seen != nil {
 			return s.orders.Resume(ctx, seen, requestHash, pay)
 		}
-		return fresh(ctx)
+		return fresh(ctx, key)
 	})
 	if err != nil {
 		return nil, err
