@@ -22,6 +22,8 @@ const (
 	SeedOwnerEmail = "owner@acme.hangar.test"
 	// SeedSubscriptionID is checkout's seeded business subscription.
 	SeedSubscriptionID = "10000000-0000-4000-8000-000000000002"
+	// SeedOwnerID is the demo owner's account id, fixed by identity's dev seed.
+	SeedOwnerID = "00000000-0000-4000-8000-000000000002"
 )
 
 // SeedTails are the demo organization's aircraft; N412AC holds the Pilatus runway analysis.
@@ -67,11 +69,11 @@ func (a *App) seedWhenIdentityAnswers(ctx context.Context) {
 		return
 	}
 	org, err := backoff.Retry(ctx, func() (string, error) {
-		org, err := a.dir.AccountOf(ctx, SeedOwnerEmail)
-		if err == nil && org == "" {
+		biz, err := a.dir.IsBusiness(ctx, SeedOwnerEmail)
+		if err == nil && !biz {
 			err = errors.New("identity does not know the demo owner yet")
 		}
-		return org, err
+		return SeedOwnerID, err
 	}, backoff.WithBackOff(&backoff.ExponentialBackOff{InitialInterval: 200 * time.Millisecond, Multiplier: 2, MaxInterval: 5 * time.Second}),
 		backoff.WithMaxElapsedTime(0))
 	if err != nil {

@@ -51,14 +51,15 @@ func (d *Directory) Members(ctx context.Context) ([]domain.Member, error) {
 	return out, nil
 }
 
-// AccountOf answers the account id of an e-mail (the dev seed finds the demo organization
-// by its owner's address).
-func (d *Directory) AccountOf(ctx context.Context, email string) (string, error) {
+// IsBusiness answers whether identity knows the e-mail as a business buyer (the dev seed
+// waits for identity's own seed of the demo organization's owner). Identity gives an
+// account id to that account's own session only, so the id is not asked for here.
+func (d *Directory) IsBusiness(ctx context.Context, email string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
 	resp, err := d.client.IsBusiness(ctx, &identityv1.IsBusinessRequest{Email: email})
 	if err != nil {
-		return "", err
+		return false, err
 	}
-	return resp.GetAccountUuid(), nil
+	return resp.GetIsbiz(), nil
 }
