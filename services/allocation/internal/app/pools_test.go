@@ -41,6 +41,14 @@ func TestAnotherSubscriptionNeverRewritesAPool(t *testing.T) {
 	if p.Bought != 5 || p.Method != domain.UserAllocation || !p.TermEnd.Equal(end) || p.Assigned != 4 || !p.IsPlan {
 		t.Errorf("business_pro after another order = %+v, want the pool as it was: %+v", p, before["business_pro"])
 	}
+	// What checkout reads for its region lock: the plan pool is still user allocation.
+	ps, err := s.Pools(ctx, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ps["business_pro"]; p == nil || !p.IsPlan || p.Method != domain.UserAllocation {
+		t.Errorf("plan pool checkout reads = %+v, want business_pro, plan, USER_ALLOCATION (regions locked)", p)
+	}
 	if after["logbook"] != before["logbook"] {
 		t.Errorf("logbook after another order = %+v, want %+v", after["logbook"], before["logbook"])
 	}
