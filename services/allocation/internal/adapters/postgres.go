@@ -207,12 +207,37 @@ func nullTime(t time.Time) *time.Time {
 	return &u
 }
 
+// pooledGrants is the SQL of the CTE "pooled": the owner's ($1) live grants at $2 that form
+// each add-on's pool. A pool has one term and one licensing method, those of the owner's
+// first-filed subscription still granting the add-on: a grant of another subscription joins
+// it only with the same term end and method. The others stay filed apart (they form the pool
+// once the earlier ones lapse) and are never merged into it, so an order of another term or
+// method cannot rewrite the pool's count, term or method (nor lift the region lock of user
+// allocation that checkout reads from it).
+var pooledGrants = pooledGrantsOf("$1", "$2")
+
+// pooledGrantsOf is pooledGrants for the owner and time given in SQL (owner NULL: every owner).
+func pooledGrantsOf(owner, now string) string {
+	return `live AS (
+	SELECT g.owner_id, g.add_on_code, g.licensing_method, g.quantity, g.is_plan, g.term_end, s.filed_seq, g.subscription_id
+	FROM grants g JOIN subscriptions s ON s.subscription_id = g.subscription_id
+	WHERE (` + owner + `::text IS NULL OR g.owner_id = ` + owner + `) AND (g.term_end IS NULL OR g.term_end > ` + now + `)
+), first AS (
+	SELECT DISTINCT ON (owner_id, add_on_code) owner_id, add_on_code, licensing_method, term_end
+	FROM live ORDER BY owner_id, add_on_code, filed_seq, subscription_id
+), pooled AS (
+	SELECT l.owner_id, l.add_on_code, l.licensing_method, l.quantity, l.is_plan, l.term_end
+	FROM live l JOIN first f ON f.owner_id = l.owner_id AND f.add_on_code = l.add_on_code
+		AND f.licensing_method = l.licensing_method AND f.term_end IS NOT DISTINCT FROM l.term_end
+)`
+}
+
 // pools answers an owner's pools at now: every add-on with a live grant or an assignment.
 func pools(ctx context.Context, q Querier, owner string, now time.Time) (map[string]*domain.Pool, error) {
-	const sql = `
-WITH g AS (
+	sql := `
+WITH ` + pooledGrants + `, g AS (
 	SELECT add_on_code, min(licensing_method) AS method, sum(quantity)::int AS bought, bool_or(is_plan) AS is_plan, max(term_end) AS term_end
-	FROM grants WHERE owner_id = $1 AND (term_end IS NULL OR term_end > $2) GROUP BY add_on_code
+	FROM pooled WHERE owner_id = $1 GROUP BY add_on_code
 ), a AS (
 	SELECT add_on_code, count(*) FILTER (WHERE state = 'active')::int AS assigned, count(*) FILTER (WHERE state = 'expired')::int AS expired
 	FROM assignments WHERE owner_id = $1 GROUP BY add_on_code
@@ -242,10 +267,9 @@ FROM g FULL JOIN a ON a.add_on_code = g.add_on_code`
 	return out, rows.Err()
 }
 
-const expireSQL = `
-WITH cap AS (
-	SELECT add_on_code, sum(quantity) AS q FROM grants
-	WHERE owner_id = $1 AND (term_end IS NULL OR term_end > $2) GROUP BY add_on_code
+var expireSQL = `
+WITH ` + pooledGrants + `, cap AS (
+	SELECT add_on_code, sum(quantity) AS q FROM pooled WHERE owner_id = $1 GROUP BY add_on_code
 ), ranked AS (
 	SELECT a.add_on_code, a.target_type, a.target_id, coalesce(c.q, 0) AS q,
 		row_number() OVER (PARTITION BY a.add_on_code ORDER BY a.assigned_at, a.target_type, a.target_id) AS rn
@@ -313,10 +337,16 @@ func scanExpired(rows pgx.Rows, owner string, now time.Time) ([]domain.Change, e
 	return out, nil
 }
 
-// OwnersToSweep answers owners holding active assignments (their terms may have ended).
+// OwnersToSweep answers owners holding more active assignments of an add-on than its pool
+// covers at now (a term ended, or an earlier pool's end left a later one of fewer licences).
 func (s *Store) OwnersToSweep(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT DISTINCT a.owner_id FROM assignments a WHERE a.state = 'active' AND NOT EXISTS (
-		SELECT 1 FROM grants g WHERE g.owner_id = a.owner_id AND g.add_on_code = a.add_on_code AND (g.term_end IS NULL OR g.term_end > $1))`, now.UTC())
+	rows, err := s.pool.Query(ctx, `WITH `+pooledGrantsOf("NULL", "$1")+`, cap AS (
+		SELECT owner_id, add_on_code, sum(quantity) AS q FROM pooled GROUP BY owner_id, add_on_code
+	), held AS (
+		SELECT owner_id, add_on_code, count(*) AS n FROM assignments WHERE state = 'active' GROUP BY owner_id, add_on_code
+	)
+	SELECT DISTINCT h.owner_id FROM held h LEFT JOIN cap c ON c.owner_id = h.owner_id AND c.add_on_code = h.add_on_code
+	WHERE h.n > coalesce(c.q, 0)`, now.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("owners to sweep: %w", err)
 	}
