@@ -29,6 +29,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/payments/internal/adapters"
 	iapp "github.com/hangar/hangar/services/payments/internal/app"
@@ -117,7 +118,7 @@ type App struct {
 	pool          *pgxpool.Pool
 	sandboxPool   *pgxpool.Pool // the sandbox processor's: charges hold a pool connection while they call it
 	deps          server.Deps
-	closeIdentity func() error // the identity connection; nil with an injected resolver
+	closeIdentity func() error // the identity connection; nil without IDENTITY_ADDR
 	shutdown      func(context.Context) error
 	fields        http.Handler // the fields origin's handler (ports.Fields with telemetry)
 	fieldsLn      net.Listener
@@ -151,15 +152,23 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	}
 	a := &App{cfg: cfg, log: log, pool: pool, shutdown: shutdown, deps: deps}
 
+	// identity resolves sessions and answers a child account's group parent (the parent
+	// reads the child's payment method); without IDENTITY_ADDR every caller is anonymous.
 	resolver := o.resolver
-	if resolver == nil {
-		if cfg.IdentityAddr == "" {
-			log.WarnContext(ctx, "no IDENTITY_ADDR: every caller is anonymous")
-		}
-		resolver, a.closeIdentity, err = auth.DialIdentity(cfg.Config, deps.Tracer, deps.Propagator, deps.Registry)
+	var parents iapp.Parents
+	if cfg.IdentityAddr != "" {
+		conn, err := kitclient.Dial(cfg.IdentityAddr, auth.IdentityClient(deps.Registry), deps.Tracer, deps.Propagator)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("dial identity %s: %w", cfg.IdentityAddr, err)
 		}
+		a.closeIdentity, parents = conn.Close, adapters.NewIdentity(conn)
+		if resolver == nil {
+			resolver = auth.RemoteResolver(cfg.Config, conn)
+		}
+	}
+	if resolver == nil {
+		log.WarnContext(ctx, "no IDENTITY_ADDR: every caller is anonymous")
+		resolver = auth.Anonymous
 	}
 	if cfg.FingerprintKey == "" {
 		return nil, errors.New("PAYMENTS_FINGERPRINT_KEY is not set")
@@ -182,7 +191,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	}
 	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout,
 		Velocity: iapp.VelocityRule{Declines: cfg.VelocityDeclines, Window: cfg.VelocityWindow, TrustedProxies: cfg.TrustedProxies},
-		Attempts: attempts}, o.now, log)
+		Attempts: attempts}, o.now, log).WithParents(parents)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")

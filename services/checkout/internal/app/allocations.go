@@ -60,7 +60,7 @@ func (s *Service) withAllocations(ctx context.Context, sub *domain.Subscription,
 	got, err := s.allocations.OwnerAllocations(ctx, owners)
 	if err != nil {
 		s.log.WarnContext(ctx, "allocation service unavailable: pricing with pooled add-ons locked", "subscription", sub.ID, "err", err.Error())
-		sub.Allocations, sub.AllocatedAddOns = nil, nil
+		sub.Allocations, sub.AllocatedAddOns, sub.UserPools = nil, nil, nil
 		for _, a := range subscription.AddOns(sub.AddOns, sub.Quantity, sub.LicensingMethod, cat) {
 			if a.GetLicensingMethod() != "" {
 				sub.AllocatedAddOns = append(sub.AllocatedAddOns, a.GetAddOnCode())
@@ -74,6 +74,12 @@ func (s *Service) withAllocations(ctx context.Context, sub *domain.Subscription,
 	for _, code := range got.UserAllocated {
 		if slices.Contains(sub.AddOns, code) {
 			sub.AllocatedAddOns = append(sub.AllocatedAddOns, code)
+		}
+	}
+	sub.UserPools = nil
+	for _, p := range got.Pools {
+		if (p.Method == domain.LicensingUserAllocation || p.Method == domain.LicensingPerUser) && p.Assigned > 0 {
+			sub.UserPools = append(sub.UserPools, domain.UserPool{Owner: p.Owner, Code: p.Code, Assigned: p.Assigned})
 		}
 	}
 	sub.UsersAllocated = slices.ContainsFunc(got.Pools, func(p Pool) bool {

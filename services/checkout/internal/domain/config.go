@@ -154,6 +154,12 @@ type Allocation struct {
 	TargetType    string // TAIL
 }
 
+// UserPool is one owner's pool of an add-on licensed to users, and how many users hold it.
+type UserPool struct {
+	Owner, Code string
+	Assigned    int
+}
+
 // Subscription is an account's current subscription, as stored by checkout.
 type Subscription struct {
 	ID              string
@@ -186,6 +192,8 @@ type Subscription struct {
 	AllocatedAddOns []string
 	Allocations     []Allocation
 	UsersAllocated  bool
+	// UserPools are the pools licensed to users (USER_ALLOCATION, PER_USER) that users hold.
+	UserPools []UserPool
 	// AutoRenew, the billing contact (spec 001 §3) and the version of the last change.
 	AutoRenew                                                               bool
 	BillingName, BillingAddress, BillingAddress2, BillingCity, BillingState string
@@ -218,6 +226,9 @@ func (s *Subscription) UserAllocation() bool { return s.UsersAllocated }
 
 // LicensingUserAllocation is the licensing method of licences allocated to users.
 const LicensingUserAllocation = "USER_ALLOCATION"
+
+// LicensingPerUser is the licensing method of one licence per user, also held by users.
+const LicensingPerUser = "PER_USER"
 
 // LicensingDefault is the pricing type (spec 000 §3) of an add-on sold as is: not pooled
 // for users or tails.
@@ -303,7 +314,9 @@ type Cart struct {
 	MilitarySuppVisible bool
 	// EuConsentRequired: the EU consent checkbox is shown and must be ticked.
 	EuConsentRequired bool
-	// ExpiringAllocations are tail allocations of add-ons the cart drops.
+	// ExpiringAllocations are tail allocations of add-ons the cart drops, and the user pools
+	// the cart lowers below the users holding them (TargetType USER, TargetID the pool's
+	// owner, AddOnCodes its add-on): the allocation service expires the newest assignments.
 	ExpiringAllocations []Allocation
 	RunwayAircraft      []string
 }

@@ -426,9 +426,9 @@ func (s *Service) Profile(ctx context.Context, accountUUID string) (domain.Profi
 	return s.store.Profile(ctx, accountUUID)
 }
 
-// Visible answers the profile of id if the caller may see it: their own, or a member of
-// an organization the caller administers. Anything else is NotFound, so ids cannot be
-// probed.
+// Visible answers the profile of id if the caller may see it: their own, a child account
+// of the caller (its group parent), or a member of an organization the caller administers.
+// Anything else is NotFound, so ids cannot be probed.
 func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string) (domain.Profile, error) {
 	if id == "" || id == "me" || id == caller.Account.UUID {
 		return caller, nil
@@ -436,6 +436,11 @@ func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string)
 	target, err := s.store.Profile(ctx, id)
 	if err != nil {
 		return target, err
+	}
+	// A group parent buys for its child accounts (spec 001 §7), so it reads them as they
+	// read themselves; payments asks this to answer the parent the child's payment method.
+	if caller.Account.UUID != "" && target.Account.ParentUUID == caller.Account.UUID {
+		return target, nil
 	}
 	for _, cm := range caller.Memberships {
 		if !cm.IsAdmin() {

@@ -48,6 +48,8 @@ type Service struct {
 	log   *slog.Logger
 	// limits caches the card-testing refusals this replica learnt (velocity.go).
 	limits *limitCache
+	// parents answers a child account's group parent (WithParents; nil: none known).
+	parents Parents
 }
 
 // New builds the service.

@@ -55,9 +55,42 @@ func forViewer(m *domain.MethodSummary, payable bool) *domain.MethodSummary {
 	return &out
 }
 
+// Parents answers the group parent of an account, as the caller of ctx may see it ("" when
+// none or hidden from the caller). Identity owns the account tree.
+type Parents interface {
+	ParentOf(ctx context.Context, account string) (string, error)
+}
+
+// WithParents makes the payment-method read answer a child account's group parent
+// (parentReads); without it only the Billing right reads.
+func (s *Service) WithParents(p Parents) *Service {
+	s.parents = p
+	return s
+}
+
+// parentReads reports whether the caller, refused the Billing right over account, is the
+// account's group parent: the parent buys for its child (checkout's manages rule) and so
+// reads the child's payment method as the child does, though without the token, which
+// pays only for its owner (docs/authorization.md). Staff powers do not count.
+func (s *Service) parentReads(ctx context.Context, account string) (bool, error) {
+	c, ok := auth.CallerFrom(ctx)
+	if !ok || c.AccountUUID == "" || s.parents == nil || account == "" || account == c.AccountUUID {
+		return false, nil
+	}
+	parent, err := s.parents.ParentOf(ctx, account)
+	return err == nil && parent != "" && parent == c.AccountUUID, err
+}
+
 // PaymentMethod answers the method on file of an account.
 func (s *Service) PaymentMethod(ctx context.Context, account string) (MethodOnFile, error) {
 	payable, err := mayManage(ctx, account)
+	if errs.CodeOf(err) == errs.Forbidden {
+		if parent, perr := s.parentReads(ctx, account); perr != nil {
+			return MethodOnFile{}, perr
+		} else if parent {
+			payable, err = false, nil
+		}
+	}
 	if err != nil {
 		return MethodOnFile{}, err
 	}

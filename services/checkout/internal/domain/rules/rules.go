@@ -42,9 +42,12 @@ const (
 	MsgThirdParty         = "This subscription is controlled by a third party (Military Flight Bag for a national agency) and cannot be changed here."
 	MsgCurrencyNotAllowed = "Sorry, that currency is not allowed for your account."
 	// Not worded by the spec (it names the rule only).
-	MsgRegionsAllocated   = "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site."
-	MsgEuConsent          = "Please give your consent to the processing of your data to continue."
-	MsgAllocationsExpire  = "Some of your aircraft allocations end with this change. Choose whether to keep them."
+	MsgRegionsAllocated  = "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site."
+	MsgEuConsent         = "Please give your consent to the processing of your data to continue."
+	MsgAllocationsExpire = "Some of your aircraft allocations end with this change. Choose whether to keep them."
+	// MsgUserLicencesExpire: a pool licensed to users lowered below the users holding it,
+	// whose newest assignments the allocation service then expires.
+	MsgUserLicencesExpire = "Some of your users lose their licences with this change. Confirm to continue."
 	CodeAllocatedProduct  = "ALLOCATED_PRODUCT"
 	CodeAllocationsExpire = "ALLOCATIONS_EXPIRE"
 	// Codes of spec 000 §8.

@@ -118,6 +118,15 @@ func (b *builder) checkAllocated(domain.Input) {
 			c.ExpiringAllocations = append(c.ExpiringAllocations, a)
 		}
 	}
+	// A pool licensed to users, kept but lowered below the users who hold it: the allocation
+	// service expires the newest of their assignments, so the buyer is asked as for aircraft.
+	// (A dropped user-allocated add-on is locked above instead.)
+	for _, p := range c.Existing.UserPools {
+		if slices.Contains(b.codes, p.Code) && p.Assigned > c.Quantity {
+			c.ExpiringAllocations = append(c.ExpiringAllocations, domain.Allocation{AddOnCodes: []string{p.Code},
+				TargetID: p.Owner, TargetOwnerID: p.Owner, TargetType: TargetUsers})
+		}
+	}
 }
 
 // bundleAircraft answers the aircraft model of a jet-maker bundle option: option
@@ -162,7 +171,8 @@ func (b *builder) checkRunwayAircraft(models []string) {
 func allocationsAcknowledged(expiring, echoed []domain.Allocation) bool {
 	for _, a := range expiring {
 		if !slices.ContainsFunc(echoed, func(x domain.Allocation) bool {
-			return x.TargetID == a.TargetID && strings.EqualFold(x.TargetType, a.TargetType)
+			return x.TargetID == a.TargetID && strings.EqualFold(x.TargetType, a.TargetType) &&
+				(a.TargetType != TargetUsers || slices.Equal(x.AddOnCodes, a.AddOnCodes))
 		}) {
 			return false
 		}

@@ -34,10 +34,27 @@ func ValidateConfiguration(c *domain.Cart, in domain.Input) []string {
 	if c.EuConsentRequired && !in.GdprCompliant {
 		errs = append(errs, MsgEuConsent)
 	}
-	if len(c.ExpiringAllocations) > 0 && !allocationsAcknowledged(c.ExpiringAllocations, in.ExpiredAllocations) {
+	if !allocationsAcknowledged(tails(c.ExpiringAllocations, false), in.ExpiredAllocations) {
 		errs = append(errs, MsgAllocationsExpire)
 	}
+	if !allocationsAcknowledged(tails(c.ExpiringAllocations, true), in.ExpiredAllocations) {
+		errs = append(errs, MsgUserLicencesExpire)
+	}
 	return errs
+}
+
+// TargetUsers is the target type of an expiring user pool in Cart.ExpiringAllocations.
+const TargetUsers = "USER"
+
+// tails answers the expiring allocations of users' pools (users) or the others (aircraft).
+func tails(all []domain.Allocation, users bool) []domain.Allocation {
+	var out []domain.Allocation
+	for _, a := range all {
+		if (a.TargetType == TargetUsers) == users {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Validate is ValidateConfiguration plus the settings of the rules: the human
