@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -58,5 +59,35 @@ func TestEdgeLogChecked(t *testing.T) {
 	}
 	if n != 2 || len(bad) != 1 || !strings.Contains(bad[0], "/account/api/nope") {
 		t.Fatalf("checked %d, violations %q; want 2 checked (the page not logged), the integer code refused", n, bad)
+	}
+}
+
+// The browser run is strict for required fields too: an answer leaving out a documented
+// required field (logout's errors, preview's planErrors) is a violation, the same answer
+// with the empty field is not (issue 42 item 6).
+func TestBrowserAnswerOmittingARequiredFieldRefused(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "exchanges.jsonl")
+	var lines []byte
+	for _, x := range []edge.Exchange{
+		{Method: "POST", URI: "/pricing/api/logout", Status: 200, Answer: []byte(`{"status":"ok","errors":[]}`), AnswerType: "application/json"},
+		{Method: "POST", URI: "/pricing/api/logout", Status: 200, Answer: []byte(`{"status":"ok"}`), AnswerType: "application/json"},
+		{Method: "POST", URI: "/buy/api/invoice/preview", ContentType: "application/json", Body: []byte(`{}`), Status: 200,
+			Answer: []byte(`{"errors":[],"selectionErrors":[],"promoInfoRequirements":[]}`), AnswerType: "application/json"},
+	} {
+		b, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	if err := os.WriteFile(log, lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, bad, err := check(log, contracttest.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 || len(bad) != 2 || !strings.Contains(bad[0], `{"status":"ok"}`) || !strings.Contains(bad[1], "planErrors") {
+		t.Fatalf("checked %d, violations %q; want the logout without errors and the preview without planErrors refused", n, bad)
 	}
 }

@@ -158,3 +158,38 @@ func TestEveryPublicRouteDocumented(t *testing.T) {
 		}
 	}
 }
+
+// Strict for required fields: an answer that leaves out a field the documents require
+// (proto/openapi.contract.json "required") is refused, empty or not; the same answer with
+// the field present, empty, passes. Issue 42 item 6: these fields were left out when empty.
+func TestAnswerOmittingARequiredFieldRefused(t *testing.T) {
+	v := load(t)
+	preview := `{"invoice":{"currency":"USD","invoiceItems":[{"type":"SUBSCRIPTION_CREDIT","addOnCode":"","planType":"","description":"Credit","key":"","bundleAddOnCode":"","bundleItemType":""}],"errors":[],"planErrors":[],"selectionErrors":[]},` +
+		`"errors":[],"planErrors":[],"selectionErrors":[],"promoInfoRequirements":[]}`
+	for _, tc := range []struct {
+		name, method, target, reqBody, full string
+		old, new                            string // full with old replaced by new leaves the field out
+	}{
+		{"preview errors", "POST", "/buy/api/invoice/preview", `{}`, preview, `},"errors":[],`, `},`},
+		{"preview planErrors", "POST", "/buy/api/invoice/preview", `{}`, preview, `"planErrors":[],"selectionErrors":[],"promo`, `"selectionErrors":[],"promo`},
+		{"preview selectionErrors", "POST", "/buy/api/invoice/preview", `{}`, preview, `"selectionErrors":[],"promo`, `"promo`},
+		{"preview promoInfoRequirements", "POST", "/buy/api/invoice/preview", `{}`, preview, `,"promoInfoRequirements":[]`, ``},
+		{"a credit line's addOnCode", "POST", "/buy/api/invoice/preview", `{}`, preview, `"addOnCode":"",`, ``},
+		{"validate errors", "POST", "/buy/api/invoice/validate", `{}`, `{"status":"ok","errors":[],"promoInfoRequirements":[],"account":"","subscriptionAccount":""}`, `"errors":[],`, ``},
+		{"logout errors", "POST", "/pricing/api/logout", ``, `{"status":"ok","errors":[]}`, `,"errors":[]`, ``},
+		{"an empty allocation list", "GET", "/account/api/subscription/allocations?users=", ``, `{"allocations":[],"allAssignments":[],"planAssignments":[],"nonPlanAssignments":[]}`, `"allocations":[],`, ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := v.Check(exchange(tc.method, tc.target, tc.reqBody, 200, tc.full)); err != nil {
+				t.Fatalf("the full answer refused: %v", err)
+			}
+			short := strings.Replace(tc.full, tc.old, tc.new, 1)
+			if short == tc.full {
+				t.Fatalf("%s is not in the answer", tc.old)
+			}
+			if err := v.Check(exchange(tc.method, tc.target, tc.reqBody, 200, short)); err == nil {
+				t.Fatalf("accepted without the field: %s", short)
+			}
+		})
+	}
+}

@@ -482,7 +482,8 @@ func BodyOf(st *status.Status) Body {
 		b.Errors = []string{e.Message}
 	}
 	if e.Preview != nil {
-		if raw, err := protojson.Marshal(e.Preview); err == nil {
+		// Written as the preview route writes it: every field, empty ones too.
+		if raw, err := (protojson.MarshalOptions{EmitDefaultValues: true}).Marshal(e.Preview); err == nil {
 			b.Preview = raw
 		}
 	}

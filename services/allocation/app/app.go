@@ -112,6 +112,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.Ready().Require("database")
 	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
 	allocationv1.RegisterAllocationServiceServer(a.srv, ports.NewGRPC(a.svc))
+	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		return allocationv1.RegisterAllocationServiceHandlerClient(ctx, mux, allocationv1.NewAllocationServiceClient(conn))
 	})

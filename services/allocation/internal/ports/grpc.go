@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	allocationv1 "github.com/hangar/hangar/gen/go/hangar/allocation/v1"
@@ -17,6 +18,13 @@ import (
 	iapp "github.com/hangar/hangar/services/allocation/internal/app"
 	"github.com/hangar/hangar/services/allocation/internal/domain"
 )
+
+// FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
+// the allocation lists and the report answer their lists and map even when empty (spec 001
+// §3, §7), never a bare {}.
+func FullAnswers() []proto.Message {
+	return []proto.Message{&allocationv1.ListAllocationsResponse{}, &allocationv1.GetAllocationReportResponse{}}
+}
 
 // GRPC is the AllocationService server.
 type GRPC struct {

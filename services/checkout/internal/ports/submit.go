@@ -21,10 +21,14 @@ import (
 
 // FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
 // the payment success of spec 000 §7 and spec 001 §7 names its fields, and the page reads
-// them even when empty (extension, mobileDeeplink, googleConversionCodes).
+// them even when empty (extension, mobileDeeplink, googleConversionCodes); every answer
+// with an invoice (previews, validates, renewal price) carries its errors lists and each
+// line's addOnCode (spec 000 §2 Invoice, as submit's lines do) even when empty.
 func FullAnswers() []proto.Message {
 	return []proto.Message{&checkoutv1.SubmitInvoiceResponse{}, &checkoutv1.SubmitGiftResponse{}, &checkoutv1.SubmitOneOffResponse{}, &checkoutv1.Purchase{},
-		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{}}
+		&checkoutv1.GetSubscriptionAvionicsResponse{}, &checkoutv1.GetHumanVerificationResponse{},
+		&checkoutv1.PreviewInvoiceResponse{}, &checkoutv1.ValidateInvoiceResponse{}, &checkoutv1.ValidateGiftResponse{},
+		&checkoutv1.PreviewOneOffResponse{}, &checkoutv1.GetRenewalPriceResponse{}}
 }
 
 // Metadata between the handlers and the gateway's forward-response hook. A refusal is an

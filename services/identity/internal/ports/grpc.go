@@ -27,10 +27,11 @@ import (
 // FullAnswers are the answers the gateway writes with every field (server.EmitDefaults):
 // the organization list answers groups even when there are none (spec 001 §7); isbusiness
 // answers accountUuid even when it is withheld (empty); the military form post answers
-// user.eligible and user.invoiceUrl even when empty (spec 001 §7).
+// user.eligible and user.invoiceUrl even when empty (spec 001 §7); logout answers status
+// and errors (spec 000 §7), the page showing the list.
 func FullAnswers() []proto.Message {
 	return []proto.Message{&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{},
-		&identityv1.RequestMilitaryCodeResponse{}}
+		&identityv1.RequestMilitaryCodeResponse{}, &identityv1.LogoutResponse{}}
 }
 
 // GRPC implements identityv1.IdentityServiceServer.

@@ -14,7 +14,7 @@ describe('configuration (the page keeps no rules: it sends choices and adopts th
   });
   it('adopts the normalised cart and clears one-shot inputs', () => {
     const s0 = { ...start(), addOns: ['performance', 'syn_vis'], upgrade: 'performance', chartChoice: { addOnCode: 'jepp_us', type: 'Both' as const, checked: true } };
-    const p = { addOns: ['performance', 'included_geo_us'], codeErrors: [] };
+    const p = { addOns: ['performance', 'included_geo_us'], codeErrors: [], errors: [], planErrors: [], selectionErrors: [], promoInfoRequirements: [] };
     expect(needsAdopt(s0, p)).toBe(true);
     const s1 = reduce(s0, { type: 'adopt', preview: p });
     expect(s1).toMatchObject({ addOns: ['performance', 'included_geo_us'], upgrade: '', chartChoice: undefined });
@@ -22,7 +22,7 @@ describe('configuration (the page keeps no rules: it sends choices and adopts th
   });
   it('drops refused and removed codes once, then stays stable', () => {
     const s0 = { ...start(), addOns: ['performance'], discountPromoCode: ['NOPE', 'BUNDLE2020'] };
-    const p = { addOns: ['performance'], codeErrors: [{ code: 'NOPE', message: 'Not a valid code.' }], promoInfoRequirements: [{ code: 'BUNDLE2020', removeCode: true }] };
+    const p = { addOns: ['performance'], codeErrors: [{ code: 'NOPE', message: 'Not a valid code.' }], promoInfoRequirements: [{ code: 'BUNDLE2020', removeCode: true }], errors: [], planErrors: [], selectionErrors: [] };
     const s1 = reduce(s0, { type: 'adopt', preview: p });
     expect(s1.discountPromoCode).toEqual([]);
     expect(needsAdopt(s1, p)).toBe(false);

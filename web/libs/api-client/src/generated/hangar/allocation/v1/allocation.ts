@@ -287,17 +287,17 @@ export interface components {
             allocations?: components["schemas"]["v1Allocation"][];
         };
         v1GetAllocationReportResponse: {
-            addOnAllocationReports?: {
+            addOnAllocationReports: {
                 [key: string]: components["schemas"]["v1AddOnAllocationReport"];
             };
-            ownerId?: string;
+            ownerId: string;
         };
         v1ListAllocationsResponse: {
             /** @description Assignments split by whether the add-on is the plan (spec 001 §3). */
-            allAssignments?: components["schemas"]["v1Allocation"][];
-            allocations?: components["schemas"]["v1Allocation"][];
-            nonPlanAssignments?: components["schemas"]["v1Allocation"][];
-            planAssignments?: components["schemas"]["v1Allocation"][];
+            allAssignments: components["schemas"]["v1Allocation"][];
+            allocations: components["schemas"]["v1Allocation"][];
+            nonPlanAssignments: components["schemas"]["v1Allocation"][];
+            planAssignments: components["schemas"]["v1Allocation"][];
         };
         v1ListTailsResponse: {
             /** Format: int32 */

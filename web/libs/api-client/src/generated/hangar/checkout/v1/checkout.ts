@@ -906,18 +906,18 @@ export interface components {
              * @description Credit left over after this invoice, added to the account balance.
              */
             creditToAccountInCents?: number;
-            currency?: string;
+            currency: string;
             /** Format: int32 */
             discountInCents?: number;
-            errors?: string[];
+            errors: string[];
             /** Format: int32 */
             giftCertificateCreditFromAccountInCents?: number;
             /** Format: int32 */
             giftCertificateCreditInCents?: number;
-            invoiceItems?: components["schemas"]["v1InvoiceItem"][];
-            planErrors?: string[];
+            invoiceItems: components["schemas"]["v1InvoiceItem"][];
+            planErrors: string[];
             reverseCharge?: boolean;
-            selectionErrors?: string[];
+            selectionErrors: string[];
             /**
              * Format: int32
              * @description Sum of every line before tax (charges, discounts, subscription credit).
@@ -942,19 +942,19 @@ export interface components {
          *     the amount the unit amount when the line has no add-on code).
          */
         v1InvoiceItem: {
-            addOnCode?: string;
+            addOnCode: string;
             /** Format: int32 */
             amountInCents?: number;
-            bundleAddOnCode?: string;
-            bundleItemType?: string;
-            description?: string;
-            key?: string;
-            planType?: string;
+            bundleAddOnCode: string;
+            bundleItemType: string;
+            description: string;
+            key: string;
+            planType: string;
             /** Format: int32 */
             quantity?: number;
             /** @description Why the line is there, for people ("Credit for 143 unused days of Premium"). */
             reason?: string;
-            type?: string;
+            type: string;
             /** Format: int32 */
             unitAmountInCents?: number;
         };
@@ -1096,7 +1096,7 @@ export interface components {
             emailLocked?: boolean;
             /** @description Spec 000 §8 codes of the errors (CHILD_ACCOUNT_PURCHASE, ALLOCATED_PRODUCT). */
             errorCodes?: string[];
-            errors?: string[];
+            errors: string[];
             /** @description The EU consent checkbox is shown and must be ticked. */
             euConsentRequired?: boolean;
             /** @description Tail allocations that end with this configuration. */
@@ -1113,8 +1113,8 @@ export interface components {
             message?: string;
             militarySupplementsVisible?: boolean;
             planChange?: components["schemas"]["v1PlanChange"];
-            planErrors?: string[];
-            promoInfoRequirements?: components["schemas"]["v1PromoInfoRequirement"][];
+            planErrors: string[];
+            promoInfoRequirements: components["schemas"]["v1PromoInfoRequirement"][];
             /** Format: int32 */
             quantity?: number;
             quoteExpiresAt?: string;
@@ -1134,7 +1134,7 @@ export interface components {
             replacedPlan?: string;
             requireLogin?: boolean;
             runwayAircraft?: string[];
-            selectionErrors?: string[];
+            selectionErrors: string[];
             termStartDate?: string;
         };
         /** @description A refusal answered with v1PreviewInvoiceResponse's fields (the page reads them) besides the error object's. */
@@ -1367,7 +1367,7 @@ export interface components {
             zipcode?: string;
         };
         v1ValidateGiftResponse: {
-            accountId?: string;
+            accountId: string;
             /**
              * Format: int32
              * @description A number on the wire (int32): answers for a cart only grow.
@@ -1380,16 +1380,16 @@ export interface components {
             customMin?: number;
             /** Format: int32 */
             defaultCustom?: number;
-            errors?: string[];
+            errors: string[];
             invoice?: components["schemas"]["v1Invoice"];
             /** @description The preset amounts (whole units, the first is the default) and the custom bounds. */
             possibleCertValues?: number[];
             /** @description ok or fail. */
-            status?: string;
-            subscription?: components["schemas"]["v1GiftBuyer"];
+            status: string;
+            subscription: components["schemas"]["v1GiftBuyer"];
         };
         v1ValidateInvoiceResponse: {
-            account?: string;
+            account: string;
             /**
              * @description Tail allocations that end with this configuration: echo them in expiredAllocations
              *     (or set keepExpiredAllocations) and validate again.
@@ -1400,15 +1400,15 @@ export interface components {
             /** Format: int32 */
             counter?: number;
             errorCodes?: string[];
-            errors?: string[];
+            errors: string[];
             invoice?: components["schemas"]["v1Invoice"];
             isOrgMember?: boolean;
             message?: string;
-            promoInfoRequirements?: components["schemas"]["v1PromoInfoRequirement"][];
+            promoInfoRequirements: components["schemas"]["v1PromoInfoRequirement"][];
             requireLogin?: boolean;
             /** @description ok or fail. */
-            status?: string;
-            subscriptionAccount?: string;
+            status: string;
+            subscriptionAccount: string;
         };
         /** @description A refusal answered with v1ValidateInvoiceResponse's fields (the page reads them) besides the error object's. */
         v1ValidateInvoiceResponseFailure: components["schemas"]["v1ValidateInvoiceResponse"] & Record<string, never>;

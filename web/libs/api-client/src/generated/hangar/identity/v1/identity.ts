@@ -613,8 +613,8 @@ export interface components {
         v1LoginResponseFailure: components["schemas"]["v1LoginResponse"] & Record<string, never>;
         v1LogoutRequest: Record<string, never>;
         v1LogoutResponse: {
-            errors?: string[];
-            status?: string;
+            errors: string[];
+            status: string;
         };
         v1MilitaryResult: {
             invoiceUrl?: string;
