@@ -62,7 +62,7 @@ func TestEveryFailureMapsOnceToGRPCAndHTTP(t *testing.T) {
 		body     string // the whole HTTP body
 	}{
 		{"DECLINE", codes.FailedPrecondition, 402, `{"code":"payment_declined","message":"Do Not Honor","reason":"PAYMENT_DECLINED","status":"fail","errors":["Do Not Honor"],"msg":"Do Not Honor"}`},
-		{"QUOTE", codes.Aborted, 409, `{"code":"conflict","message":"The price changed.","reason":"QUOTE_CHANGED","status":"fail","errors":["The price changed."],"msg":"The price changed.","preview":{"version":"fresh"}}`},
+		{"QUOTE", codes.Aborted, 409, `{"code":"conflict","message":"The price changed.","reason":"QUOTE_CHANGED","status":"fail","errors":["The price changed."],"msg":"The price changed.","preview":{"version":"fresh","currencies":[],"plans":{}}}`},
 		{"LOGIN", codes.Unauthenticated, 401, `{"code":"unauthenticated","message":"Please log in.","reason":"UNAUTHENTICATED","status":"fail","errors":["Name cannot be blank","Please log in."],"msg":"Please log in.","requireLogin":true}`},
 		{"INVALID", codes.InvalidArgument, 400, `{"code":"invalid_argument","message":"Credit Card cannot be blank","reason":"INVALID_ARGUMENT","status":"fail","errors":["Credit Card cannot be blank","Name cannot be blank"],"msg":"Credit Card cannot be blank"}`},
 		{"MISSING", codes.NotFound, 404, `{"code":"not_found","message":"No such plan.","reason":"NOT_FOUND","status":"fail","errors":["No such plan."],"msg":"No such plan."}`},
