@@ -82,6 +82,7 @@ type Config struct {
 	RecaptchaMinScore float64       `env:"CHECKOUT_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	PaymentsAddr      string        `env:"PAYMENTS_ADDR" default:"127.0.0.1:9093" doc:"gRPC address of the payments service (submit charges through it)"`
 	GeoAddr           string        `env:"GEO_ADDR" default:"" doc:"gRPC address of the geo service: the default currency of a visitor without one (cookie, then location); unset: USD"`
+	GeoTimeout        time.Duration `env:"CHECKOUT_GEO_TIMEOUT" default:"150ms" doc:"deadline of one geo lookup (tried twice); past it a visitor without a currency gets USD"`
 	ReconcileInterval time.Duration `env:"CHECKOUT_RECONCILE_INTERVAL" default:"30s" doc:"how often interrupted submits (charged, not written) are completed or refunded"`
 	SubmitLease       time.Duration `env:"CHECKOUT_SUBMIT_LEASE" default:"10s" doc:"how long a submit keeps its idempotency key without renewing it (it renews every third of it while it runs); a retry of the key or the reconciler takes over a dead request's key after it"`
 	// AllocationAddr is the allocation service, which owns who holds which licence.
@@ -305,7 +306,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		}
 	}
 	if cfg.GeoAddr != "" {
-		geoConn, err := kitclient.Dial(cfg.GeoAddr, adapters.GeoKit(deps.Registry), tp, deps.Propagator)
+		geoConn, err := kitclient.Dial(cfg.GeoAddr, adapters.GeoKit(deps.Registry, cfg.GeoTimeout), tp, deps.Propagator)
 		if err != nil {
 			pool.Close()
 			return nil, fmt.Errorf("dial geo %s: %w", cfg.GeoAddr, err)

@@ -13,9 +13,10 @@ import (
 
 // GeoKit is the outbound chain of calls to geo. A lookup is bounded tightly: the default
 // currency is a convenience, and a slow geo must not slow a preview down (the caller falls
-// back to USD); one retry, and the breaker stops asking a geo that is down.
-func GeoKit(reg prometheus.Registerer) kitclient.Config {
-	return kitclient.Config{Client: "geo", Registry: reg, Timeout: 150 * time.Millisecond, Tries: 2, Idempotent: []string{"Locate"}}
+// back to USD); one retry, and the breaker stops asking a geo that is down. timeout bounds
+// one try.
+func GeoKit(reg prometheus.Registerer, timeout time.Duration) kitclient.Config {
+	return kitclient.Config{Client: "geo", Registry: reg, Timeout: timeout, Tries: 2, Idempotent: []string{"Locate"}}
 }
 
 // GeoClient is the geo service as the default currency uses it.
