@@ -135,7 +135,11 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 	if len(v.Errors) > 0 {
 		status = "fail"
 	}
-	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
+	sub := &checkoutv1.Subscription{} // a new subscription: the field is there, empty (spec 000 §7)
+	if v.Preview.Cart.Existing != nil {
+		sub = s.subscriptionProto(v.Preview.Cart.Existing, time.Now())
+	}
+	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv, Subscription: sub,
 		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: ptr(c32(v.Preview.Invoice.Counter)),
 		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.OrgMember),
 		Allocations: allocations(v.Allocations), ErrorCodes: v.Preview.Cart.ErrorCodes}, nil

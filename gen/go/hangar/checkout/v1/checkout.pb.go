@@ -1783,6 +1783,9 @@ type ValidateInvoiceResponse struct {
 	// (or set keepExpiredAllocations) and validate again.
 	Allocations []*Allocation `protobuf:"bytes,10,rep,name=allocations,proto3" json:"allocations,omitempty"`
 	ErrorCodes  []string      `protobuf:"bytes,11,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	// The subscription this configuration changes, as GET /subscription answers it; every
+	// field empty when the configuration buys a new one (spec 000 §7, spec 001 §7).
+	Subscription *Subscription `protobuf:"bytes,12,opt,name=subscription,proto3" json:"subscription,omitempty"`
 	// Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's.
 	Code          string `protobuf:"bytes,50,opt,name=code,proto3" json:"code,omitempty"`
 	Message       string `protobuf:"bytes,51,opt,name=message,proto3" json:"message,omitempty"`
@@ -1893,6 +1896,13 @@ func (x *ValidateInvoiceResponse) GetAllocations() []*Allocation {
 func (x *ValidateInvoiceResponse) GetErrorCodes() []string {
 	if x != nil {
 		return x.ErrorCodes
+	}
+	return nil
+}
+
+func (x *ValidateInvoiceResponse) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
 	}
 	return nil
 }
@@ -7068,7 +7078,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\r_email_lockedB\x10\n" +
 	"\x0e_require_login\"a\n" +
 	"\x16ValidateInvoiceRequest\x12G\n" +
-	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xe2\x04\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xa8\x05\n" +
 	"\x17ValidateInvoiceResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12(\n" +
@@ -7082,7 +7092,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vallocations\x18\n" +
 	" \x03(\v2\x1e.hangar.checkout.v1.AllocationR\vallocations\x12\x1f\n" +
 	"\verror_codes\x18\v \x03(\tR\n" +
-	"errorCodes\x12\x12\n" +
+	"errorCodes\x12D\n" +
+	"\fsubscription\x18\f \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\x12\x12\n" +
 	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x183 \x01(\tR\amessageB\x10\n" +
 	"\x0e_require_loginB\n" +
@@ -7719,104 +7730,105 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	6,  // 14: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
 	9,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
 	3,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
-	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	77, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	77, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
-	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
-	45, // 28: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
-	29, // 29: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
-	30, // 30: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
-	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	77, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
-	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
-	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	6,  // 38: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	10, // 39: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
-	37, // 40: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 41: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	27, // 42: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	27, // 43: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	2,  // 44: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 45: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	45, // 46: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
-	11, // 47: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
-	48, // 48: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	49, // 49: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	51, // 50: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
-	58, // 51: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 52: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	58, // 53: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	48, // 54: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	57, // 55: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	48, // 56: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 58: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	62, // 59: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	48, // 60: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	75, // 61: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 62: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 63: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 64: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 65: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 66: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 67: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 68: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 69: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 70: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 71: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 72: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 73: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 74: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	53, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	61, // 77: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	64, // 78: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	72, // 79: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	74, // 80: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	66, // 81: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	70, // 82: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	71, // 83: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 84: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	68, // 85: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 86: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 87: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 88: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 89: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 90: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 91: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 92: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 93: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 94: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 95: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 96: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 97: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 98: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	60, // 99: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	54, // 100: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	63, // 101: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	65, // 102: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	73, // 103: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	76, // 104: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	67, // 105: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	55, // 106: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	56, // 107: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 108: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	69, // 109: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	86, // [86:110] is the sub-list for method output_type
-	62, // [62:86] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	58, // 17: hangar.checkout.v1.ValidateInvoiceResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	2,  // 18: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	9,  // 19: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	6,  // 20: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	77, // 21: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	25, // 22: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 23: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	23, // 24: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
+	77, // 25: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	25, // 26: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 27: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
+	28, // 28: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	45, // 29: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
+	29, // 30: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
+	30, // 31: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
+	34, // 32: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	34, // 33: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	30, // 34: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
+	77, // 35: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	36, // 36: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
+	37, // 37: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 38: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	6,  // 39: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	10, // 40: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	37, // 41: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
+	38, // 42: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	27, // 43: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	27, // 44: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	2,  // 45: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 46: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	45, // 47: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 48: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	48, // 49: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	49, // 50: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	51, // 51: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
+	58, // 52: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	59, // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	58, // 54: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	48, // 55: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	57, // 56: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	48, // 57: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 58: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	59, // 59: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	62, // 60: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	48, // 61: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	75, // 62: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 63: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	12, // 64: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	14, // 65: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	16, // 66: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	18, // 67: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	20, // 68: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	22, // 69: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	26, // 70: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	31, // 71: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	35, // 72: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	39, // 73: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	44, // 74: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	41, // 75: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	52, // 76: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	53, // 77: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	61, // 78: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	64, // 79: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	72, // 80: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	74, // 81: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	66, // 82: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	70, // 83: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	71, // 84: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	47, // 85: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	68, // 86: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 87: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	13, // 88: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	15, // 89: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	17, // 90: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	19, // 91: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	21, // 92: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	24, // 93: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	43, // 94: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	32, // 95: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	33, // 96: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	40, // 97: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	46, // 98: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	42, // 99: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	60, // 100: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	54, // 101: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	63, // 102: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	65, // 103: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	73, // 104: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	76, // 105: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	67, // 106: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	55, // 107: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	56, // 108: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	50, // 109: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	69, // 110: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	87, // [87:111] is the sub-list for method output_type
+	63, // [63:87] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }

@@ -1372,7 +1372,7 @@ export interface components {
              * Format: int32
              * @description A number on the wire (int32): answers for a cart only grow.
              */
-            counter?: number;
+            counter: number;
             currency?: string;
             /** Format: int32 */
             customMax?: number;
@@ -1381,7 +1381,7 @@ export interface components {
             /** Format: int32 */
             defaultCustom?: number;
             errors: string[];
-            invoice?: components["schemas"]["v1Invoice"];
+            invoice: components["schemas"]["v1Invoice"];
             /** @description The preset amounts (whole units, the first is the default) and the custom bounds. */
             possibleCertValues?: number[];
             /** @description ok or fail. */
@@ -1398,16 +1398,17 @@ export interface components {
             /** @description Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's. */
             code?: string;
             /** Format: int32 */
-            counter?: number;
+            counter: number;
             errorCodes?: string[];
             errors: string[];
-            invoice?: components["schemas"]["v1Invoice"];
-            isOrgMember?: boolean;
+            invoice: components["schemas"]["v1Invoice"];
+            isOrgMember: boolean;
             message?: string;
             promoInfoRequirements: components["schemas"]["v1PromoInfoRequirement"][];
             requireLogin?: boolean;
             /** @description ok or fail. */
             status: string;
+            subscription: components["schemas"]["v1Subscription"];
             subscriptionAccount: string;
         };
         /** @description A refusal answered with v1ValidateInvoiceResponse's fields (the page reads them) besides the error object's. */
