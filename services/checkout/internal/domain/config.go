@@ -151,7 +151,8 @@ type Allocation struct {
 	AddOnCodes    []string
 	TargetID      string
 	TargetOwnerID string
-	TargetType    string // TAIL
+	TargetType    string // TAIL, or USER for a users' pool the cart lowers
+	Assigned      int    // USER: the users holding the pool
 }
 
 // UserPool is one owner's pool of an add-on licensed to users, and how many users hold it.

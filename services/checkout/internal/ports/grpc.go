@@ -148,7 +148,11 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 func allocations(list []domain.Allocation) []*checkoutv1.Allocation {
 	var out []*checkoutv1.Allocation
 	for _, a := range list {
-		out = append(out, &checkoutv1.Allocation{AddOnCodes: a.AddOnCodes, TargetId: a.TargetID, TargetOwnerId: a.TargetOwnerID, TargetType: a.TargetType})
+		pa := &checkoutv1.Allocation{AddOnCodes: a.AddOnCodes, TargetId: a.TargetID, TargetOwnerId: a.TargetOwnerID, TargetType: a.TargetType}
+		if a.Assigned > 0 {
+			pa.Assigned = ptr(c32(int64(a.Assigned)))
+		}
+		out = append(out, pa)
 	}
 	return out
 }

@@ -583,14 +583,18 @@ func (x *Configuration) GetMarketingConsent() bool {
 	return false
 }
 
-// Allocation is an add-on allocated to a target (an aircraft tail) of the subscription.
+// Allocation is an add-on allocated to a target (an aircraft tail) of the subscription,
+// or, in validate's and preview's expiring lists, a pool licensed to users that the cart
+// lowers below the users holding it (target USER, the pool's owner).
 type Allocation struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AddOnCodes    []string               `protobuf:"bytes,1,rep,name=add_on_codes,json=addOnCodes,proto3" json:"add_on_codes,omitempty"`
 	TargetId      string                 `protobuf:"bytes,2,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
 	TargetOwnerId string                 `protobuf:"bytes,3,opt,name=target_owner_id,json=targetOwnerId,proto3" json:"target_owner_id,omitempty"`
-	// TAIL.
-	TargetType    string `protobuf:"bytes,4,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
+	// TAIL or USER.
+	TargetType string `protobuf:"bytes,4,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
+	// USER entries: how many users hold the pool, the quantity that keeps their licences.
+	Assigned      *int32 `protobuf:"varint,5,opt,name=assigned,proto3,oneof" json:"assigned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -651,6 +655,13 @@ func (x *Allocation) GetTargetType() string {
 		return x.TargetType
 	}
 	return ""
+}
+
+func (x *Allocation) GetAssigned() int32 {
+	if x != nil && x.Assigned != nil {
+		return *x.Assigned
+	}
+	return 0
 }
 
 type PreviewInvoiceRequest struct {
@@ -6899,7 +6910,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x14payment_method_token\x18+ \x01(\tR\x12paymentMethodToken\x12.\n" +
 	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\x120\n" +
 	"\x14reader_serial_number\x18- \x01(\tR\x12readerSerialNumber\x12+\n" +
-	"\x11marketing_consent\x18. \x01(\bR\x10marketingConsent\"\x94\x01\n" +
+	"\x11marketing_consent\x18. \x01(\bR\x10marketingConsent\"\xc2\x01\n" +
 	"\n" +
 	"Allocation\x12 \n" +
 	"\fadd_on_codes\x18\x01 \x03(\tR\n" +
@@ -6907,7 +6918,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\ttarget_id\x18\x02 \x01(\tR\btargetId\x12&\n" +
 	"\x0ftarget_owner_id\x18\x03 \x01(\tR\rtargetOwnerId\x12\x1f\n" +
 	"\vtarget_type\x18\x04 \x01(\tR\n" +
-	"targetType\"`\n" +
+	"targetType\x12\x1f\n" +
+	"\bassigned\x18\x05 \x01(\x05H\x00R\bassigned\x88\x01\x01B\v\n" +
+	"\t_assigned\"`\n" +
 	"\x15PreviewInvoiceRequest\x12G\n" +
 	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xbf\x03\n" +
 	"\vInvoiceItem\x12\x12\n" +
@@ -7836,6 +7849,7 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	if File_hangar_checkout_v1_checkout_proto != nil {
 		return
 	}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[5].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[7].OneofWrappers = []any{}

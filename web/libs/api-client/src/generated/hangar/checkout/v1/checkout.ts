@@ -592,12 +592,21 @@ export interface components {
             addOnCode?: string;
             reason?: string;
         };
-        /** @description Allocation is an add-on allocated to a target (an aircraft tail) of the subscription. */
+        /**
+         * @description Allocation is an add-on allocated to a target (an aircraft tail) of the subscription,
+         *     or, in validate's and preview's expiring lists, a pool licensed to users that the cart
+         *     lowers below the users holding it (target USER, the pool's owner).
+         */
         v1Allocation: {
             addOnCodes?: string[];
+            /**
+             * Format: int32
+             * @description USER entries: how many users hold the pool, the quantity that keeps their licences.
+             */
+            assigned?: number;
             targetId?: string;
             targetOwnerId?: string;
-            /** @description TAIL. */
+            /** @description TAIL or USER. */
             targetType?: string;
         };
         /** @description BillingContact is the billing contact of spec 001 §3. */
