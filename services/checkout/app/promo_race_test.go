@@ -127,3 +127,47 @@ func TestLimitedPromoRaced(t *testing.T) {
 	t.Run("two buyers race for the last redemption", func(t *testing.T) { race(t, "LASTSEAT", 2) })
 	t.Run("20 concurrent submits of a single-use code capture once", func(t *testing.T) { race(t, "ONCE20", 20) })
 }
+
+// TestDeclinedRetryReReservesPromotion: a declined attempt's promotion reservation ends
+// with the decline (the key is no longer pending), so the code's last redemption may go to
+// another buyer meanwhile; paying again under the declined key reserves the code again and
+// is refused before the capture, as a first attempt would be — no capture, no refund row
+// (issue 42 item 3; the reopen set the key pending without counting the code).
+func TestDeclinedRetryReReservesPromotion(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"DATABASE_URL": limitedPromoDB(t, 1, "LASTONE"),
+		"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_CODE_ATTEMPTS": "0"})
+	withCode := func(tag string) string {
+		return strings.Replace(newBuyer(tag), `"currency"`, `"discountPromoCode":["LASTONE"],"currency"`, 1)
+	}
+	charges := func() int { return st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) }
+
+	first := quoted(t, st.base, withCode("declined-first"), st.tokenize(t, "4000000000000002"), "")
+	other := quoted(t, st.base, withCode("other-buyer"), st.tokenize(t, "4111111111111111"), "")
+	if code, m, _ := submitRaw(t, st.base, "lastone-declined", first, ""); code != 402 {
+		t.Fatalf("declining card: %d %v", code, m)
+	}
+	if code, m, _ := submitRaw(t, st.base, "lastone-other", other, ""); code != 200 {
+		t.Fatalf("another buyer takes the last redemption: %d %v", code, m)
+	}
+	before := charges()
+	code, m, _ := submitRaw(t, st.base, "lastone-declined", withNonce(t, first, st.tokenize(t, "4111111111111111")), "")
+	if code != 409 && code != 400 {
+		t.Fatalf("pay again after the code ran out: %d %v, want refused", code, m)
+	}
+	if msg := fmt.Sprint(m["message"]); !strings.Contains(msg, "Not a valid code.") || strings.Contains(msg, "refund") {
+		t.Errorf("refusal: %v", m)
+	}
+	if n := charges() - before; n != 0 {
+		t.Errorf("%d captures for the refused retry, want none", n)
+	}
+	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM refunds`); n != 0 {
+		t.Errorf("%d refunds, want none", n)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM promotion_redemptions WHERE code = 'LASTONE'`); n != 1 {
+		t.Errorf("%d redemptions of LASTONE, want 1", n)
+	}
+	if s := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key LIKE '%lastone-declined%' AND status IN ('declined')`); s != 1 {
+		t.Errorf("the refused retry left the key %d times declined, want it declined as before", s)
+	}
+}

@@ -147,28 +147,49 @@ func (s *OrderStore) TakeOver(ctx context.Context, key string, d time.Duration) 
 	return st, err == nil, err
 }
 
-// Reopen implements order.Store.
+// Reopen implements order.Store. A declined key's promotion reservations stopped counting
+// with the decline (only pending keys hold them), so the reopened key reserves its codes
+// again in the same transaction, as Claim does: a code redeemed by someone else meanwhile
+// refuses the retry before any charge, the key left declined.
 func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, d time.Duration) (order.Stored, bool, error) {
 	payJSON, err := json.Marshal(pay)
 	if err != nil {
 		return order.Stored{}, false, fmt.Errorf("encode payment: %w", err)
 	}
-	var body []byte
-	var fence int64
-	err = s.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
-			charge_key = $3, failure_code = '', failure_msg = '', `+lease.Take("$4")+`, attempts = attempts + 1, updated_at = now()
-		WHERE key = $1 AND status = 'declined'
-			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($5::text, $6::text)
-		RETURNING purchase, fence`,
-		key, payJSON, chargeKey, lease.Interval(d), pay.Nonce, pay.Token).Scan(&body, &fence)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return order.Stored{}, false, nil
-	}
+	var st order.Stored
+	reopened := false
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var body []byte
+		var fence int64
+		err := tx.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
+				charge_key = $3, failure_code = '', failure_msg = '', `+lease.Take("$4")+`, attempts = attempts + 1, updated_at = now()
+			WHERE key = $1 AND status = 'declined'
+				AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($5::text, $6::text)
+			RETURNING purchase, fence`,
+			key, payJSON, chargeKey, lease.Interval(d), pay.Nonce, pay.Token).Scan(&body, &fence)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return unavailable(err, "reopen declined submission")
+		}
+		if st, err = decodeStored(body, chargeKey, fence); err != nil {
+			return err
+		}
+		if err := reservePromotions(ctx, tx, key, st.Purchase.AccountID, st.Purchase.PromoCodes); err != nil {
+			return err
+		}
+		reopened = true
+		return nil
+	})
 	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return order.Stored{}, false, err
+		}
 		return order.Stored{}, false, unavailable(err, "reopen declined submission")
 	}
-	st, err := decodeStored(body, chargeKey, fence)
-	return st, err == nil, err
+	return st, reopened, nil
 }
 
 // RenewLeases implements order.Store: one statement for the request's one key or a batch's
