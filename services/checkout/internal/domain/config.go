@@ -315,6 +315,9 @@ type Cart struct {
 	MilitarySuppVisible bool
 	// EuConsentRequired: the EU consent checkbox is shown and must be ticked.
 	EuConsentRequired bool
+	// VATIDStatus and VATIDMessage: whether the VAT id typed counted, and why, for the
+	// buyer (app.checkVATID); empty when none was typed.
+	VATIDStatus, VATIDMessage string
 	// ExpiringAllocations are tail allocations of add-ons the cart drops, and the user pools
 	// the cart lowers below the users holding them (TargetType USER, TargetID the pool's
 	// owner, AddOnCodes its add-on): the allocation service expires the newest assignments.

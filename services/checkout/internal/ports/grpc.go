@@ -393,6 +393,9 @@ func previewResponse(pv *pricing.Preview) (*checkoutv1.PreviewInvoiceResponse, e
 		EuConsentRequired: ptr(c.EuConsentRequired), LoggedIn: ptr(c.LoggedIn), EmailLocked: ptr(c.EmailLocked),
 		AccountId: c.AccountID, Email: c.Email, ExpiringAllocations: allocations(c.ExpiringAllocations), RunwayAircraft: c.RunwayAircraft,
 	}
+	if c.VATIDStatus != "" {
+		out.VatIdCheck = &checkoutv1.VatIdCheck{Status: c.VATIDStatus, Message: c.VATIDMessage, Counted: ptr(app.VATIDCounted(c.VATIDStatus))}
+	}
 	if out.RenewalAmountInCents, err = i32(pv.RenewalAmount); err != nil {
 		return nil, err
 	}

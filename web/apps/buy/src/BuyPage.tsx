@@ -970,6 +970,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             zipcode={config.zipcode}
             country={config.country}
             businessId={config.businessIdentificationNo}
+            vatIdCheck={p?.vatIdCheck}
             showGdpr={showGdpr}
             gdpr={config.isGdprCompliant}
             showMarketing={askMarketing}

@@ -1414,6 +1414,8 @@ type PreviewInvoiceResponse struct {
 	// Tail allocations that end with this configuration.
 	ExpiringAllocations []*Allocation `protobuf:"bytes,36,rep,name=expiring_allocations,json=expiringAllocations,proto3" json:"expiring_allocations,omitempty"`
 	RunwayAircraft      []string      `protobuf:"bytes,37,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
+	// Whether the VAT ID typed counted, said under the field (absent when none was typed).
+	VatIdCheck *VatIdCheck `protobuf:"bytes,38,opt,name=vat_id_check,json=vatIdCheck,proto3" json:"vat_id_check,omitempty"`
 	// Failures only (HTTP 401): the configuration names an account or subscription the
 	// session may not act on; the page opens the login modal. The error shape's code and
 	// message, the message in errors, and nothing of the account.
@@ -1713,6 +1715,13 @@ func (x *PreviewInvoiceResponse) GetRunwayAircraft() []string {
 	return nil
 }
 
+func (x *PreviewInvoiceResponse) GetVatIdCheck() *VatIdCheck {
+	if x != nil {
+		return x.VatIdCheck
+	}
+	return nil
+}
+
 func (x *PreviewInvoiceResponse) GetCode() string {
 	if x != nil {
 		return x.Code
@@ -1734,6 +1743,70 @@ func (x *PreviewInvoiceResponse) GetRequireLogin() bool {
 	return false
 }
 
+// VatIdCheck is the server's word on a VAT ID: the page shows the message, never decides.
+type VatIdCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// not_used, invalid, not_registered, unverified (the ID did not count: VAT is charged);
+	// reverse_charge, domestic, recorded (it counted).
+	Status  string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Whether the ID counted for the tax.
+	Counted       *bool `protobuf:"varint,3,opt,name=counted,proto3,oneof" json:"counted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VatIdCheck) Reset() {
+	*x = VatIdCheck{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VatIdCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VatIdCheck) ProtoMessage() {}
+
+func (x *VatIdCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VatIdCheck.ProtoReflect.Descriptor instead.
+func (*VatIdCheck) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *VatIdCheck) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *VatIdCheck) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *VatIdCheck) GetCounted() bool {
+	if x != nil && x.Counted != nil {
+		return *x.Counted
+	}
+	return false
+}
+
 type ValidateInvoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
@@ -1743,7 +1816,7 @@ type ValidateInvoiceRequest struct {
 
 func (x *ValidateInvoiceRequest) Reset() {
 	*x = ValidateInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1755,7 +1828,7 @@ func (x *ValidateInvoiceRequest) String() string {
 func (*ValidateInvoiceRequest) ProtoMessage() {}
 
 func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1768,7 +1841,7 @@ func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ValidateInvoiceRequest) GetConfiguration() *Configuration {
@@ -1806,7 +1879,7 @@ type ValidateInvoiceResponse struct {
 
 func (x *ValidateInvoiceResponse) Reset() {
 	*x = ValidateInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +1891,7 @@ func (x *ValidateInvoiceResponse) String() string {
 func (*ValidateInvoiceResponse) ProtoMessage() {}
 
 func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +1904,7 @@ func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ValidateInvoiceResponse) GetStatus() string {
@@ -1943,7 +2016,7 @@ type ValidatePromoRequest struct {
 
 func (x *ValidatePromoRequest) Reset() {
 	*x = ValidatePromoRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1955,7 +2028,7 @@ func (x *ValidatePromoRequest) String() string {
 func (*ValidatePromoRequest) ProtoMessage() {}
 
 func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1968,7 +2041,7 @@ func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoRequest.ProtoReflect.Descriptor instead.
 func (*ValidatePromoRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ValidatePromoRequest) GetCode() string {
@@ -2004,7 +2077,7 @@ type ValidatePromoResponse struct {
 
 func (x *ValidatePromoResponse) Reset() {
 	*x = ValidatePromoResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2016,7 +2089,7 @@ func (x *ValidatePromoResponse) String() string {
 func (*ValidatePromoResponse) ProtoMessage() {}
 
 func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2102,7 @@ func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoResponse.ProtoReflect.Descriptor instead.
 func (*ValidatePromoResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ValidatePromoResponse) GetStatus() string {
@@ -2107,7 +2180,7 @@ type ValidateCurrencyRequest struct {
 
 func (x *ValidateCurrencyRequest) Reset() {
 	*x = ValidateCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2119,7 +2192,7 @@ func (x *ValidateCurrencyRequest) String() string {
 func (*ValidateCurrencyRequest) ProtoMessage() {}
 
 func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2132,7 +2205,7 @@ func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ValidateCurrencyRequest) GetCurrency() string {
@@ -2176,7 +2249,7 @@ type ValidateCurrencyResponse struct {
 
 func (x *ValidateCurrencyResponse) Reset() {
 	*x = ValidateCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2188,7 +2261,7 @@ func (x *ValidateCurrencyResponse) String() string {
 func (*ValidateCurrencyResponse) ProtoMessage() {}
 
 func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2201,7 +2274,7 @@ func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ValidateCurrencyResponse) GetStatus() string {
@@ -2241,7 +2314,7 @@ type GetRenewalPriceRequest struct {
 
 func (x *GetRenewalPriceRequest) Reset() {
 	*x = GetRenewalPriceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2253,7 +2326,7 @@ func (x *GetRenewalPriceRequest) String() string {
 func (*GetRenewalPriceRequest) ProtoMessage() {}
 
 func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2266,7 +2339,7 @@ func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetRenewalPriceRequest) GetSubscriptionId() string {
@@ -2291,7 +2364,7 @@ type GetRenewalPriceResponse struct {
 
 func (x *GetRenewalPriceResponse) Reset() {
 	*x = GetRenewalPriceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2303,7 +2376,7 @@ func (x *GetRenewalPriceResponse) String() string {
 func (*GetRenewalPriceResponse) ProtoMessage() {}
 
 func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2316,7 +2389,7 @@ func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetRenewalPriceResponse) GetSubscriptionId() string {
@@ -2378,7 +2451,7 @@ type CanDowngradeBusinessRequest struct {
 
 func (x *CanDowngradeBusinessRequest) Reset() {
 	*x = CanDowngradeBusinessRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2390,7 +2463,7 @@ func (x *CanDowngradeBusinessRequest) String() string {
 func (*CanDowngradeBusinessRequest) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2403,7 +2476,7 @@ func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessRequest.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CanDowngradeBusinessRequest) GetSubscriptionId() string {
@@ -2430,7 +2503,7 @@ type CanDowngradeBusinessResponse struct {
 
 func (x *CanDowngradeBusinessResponse) Reset() {
 	*x = CanDowngradeBusinessResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2442,7 +2515,7 @@ func (x *CanDowngradeBusinessResponse) String() string {
 func (*CanDowngradeBusinessResponse) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2455,7 +2528,7 @@ func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessResponse.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{21}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CanDowngradeBusinessResponse) GetCanDowngrade() bool {
@@ -2493,7 +2566,7 @@ type ValidateGiftRequest struct {
 
 func (x *ValidateGiftRequest) Reset() {
 	*x = ValidateGiftRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2505,7 +2578,7 @@ func (x *ValidateGiftRequest) String() string {
 func (*ValidateGiftRequest) ProtoMessage() {}
 
 func (x *ValidateGiftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2518,7 +2591,7 @@ func (x *ValidateGiftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateGiftRequest.ProtoReflect.Descriptor instead.
 func (*ValidateGiftRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{22}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ValidateGiftRequest) GetGiftCertValues() []*structpb.Value {
@@ -2596,7 +2669,7 @@ type GiftBuyer struct {
 
 func (x *GiftBuyer) Reset() {
 	*x = GiftBuyer{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2608,7 +2681,7 @@ func (x *GiftBuyer) String() string {
 func (*GiftBuyer) ProtoMessage() {}
 
 func (x *GiftBuyer) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2621,7 +2694,7 @@ func (x *GiftBuyer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GiftBuyer.ProtoReflect.Descriptor instead.
 func (*GiftBuyer) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{23}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GiftBuyer) GetAccountId() string {
@@ -2667,7 +2740,7 @@ type ValidateGiftResponse struct {
 
 func (x *ValidateGiftResponse) Reset() {
 	*x = ValidateGiftResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2679,7 +2752,7 @@ func (x *ValidateGiftResponse) String() string {
 func (*ValidateGiftResponse) ProtoMessage() {}
 
 func (x *ValidateGiftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2692,7 +2765,7 @@ func (x *ValidateGiftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateGiftResponse.ProtoReflect.Descriptor instead.
 func (*ValidateGiftResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{24}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ValidateGiftResponse) GetStatus() string {
@@ -2784,7 +2857,7 @@ type GiftRecipient struct {
 
 func (x *GiftRecipient) Reset() {
 	*x = GiftRecipient{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2796,7 +2869,7 @@ func (x *GiftRecipient) String() string {
 func (*GiftRecipient) ProtoMessage() {}
 
 func (x *GiftRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2809,7 +2882,7 @@ func (x *GiftRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GiftRecipient.ProtoReflect.Descriptor instead.
 func (*GiftRecipient) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{25}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GiftRecipient) GetEmail() string {
@@ -2856,7 +2929,7 @@ type SubmitGiftRequest struct {
 
 func (x *SubmitGiftRequest) Reset() {
 	*x = SubmitGiftRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2868,7 +2941,7 @@ func (x *SubmitGiftRequest) String() string {
 func (*SubmitGiftRequest) ProtoMessage() {}
 
 func (x *SubmitGiftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2881,7 +2954,7 @@ func (x *SubmitGiftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGiftRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGiftRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{26}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SubmitGiftRequest) GetGiftCertValues() []*structpb.Value {
@@ -2996,7 +3069,7 @@ type Purchase struct {
 
 func (x *Purchase) Reset() {
 	*x = Purchase{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3008,7 +3081,7 @@ func (x *Purchase) String() string {
 func (*Purchase) ProtoMessage() {}
 
 func (x *Purchase) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3021,7 +3094,7 @@ func (x *Purchase) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Purchase.ProtoReflect.Descriptor instead.
 func (*Purchase) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{27}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Purchase) GetStatus() string {
@@ -3151,7 +3224,7 @@ type IssuedCertificate struct {
 
 func (x *IssuedCertificate) Reset() {
 	*x = IssuedCertificate{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3163,7 +3236,7 @@ func (x *IssuedCertificate) String() string {
 func (*IssuedCertificate) ProtoMessage() {}
 
 func (x *IssuedCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3176,7 +3249,7 @@ func (x *IssuedCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuedCertificate.ProtoReflect.Descriptor instead.
 func (*IssuedCertificate) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{28}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *IssuedCertificate) GetCertificateId() string {
@@ -3232,7 +3305,7 @@ type CartProduct struct {
 
 func (x *CartProduct) Reset() {
 	*x = CartProduct{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3244,7 +3317,7 @@ func (x *CartProduct) String() string {
 func (*CartProduct) ProtoMessage() {}
 
 func (x *CartProduct) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3257,7 +3330,7 @@ func (x *CartProduct) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CartProduct.ProtoReflect.Descriptor instead.
 func (*CartProduct) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{29}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CartProduct) GetCode() string {
@@ -3289,7 +3362,7 @@ type CartRequest struct {
 
 func (x *CartRequest) Reset() {
 	*x = CartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3301,7 +3374,7 @@ func (x *CartRequest) String() string {
 func (*CartRequest) ProtoMessage() {}
 
 func (x *CartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3314,7 +3387,7 @@ func (x *CartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CartRequest.ProtoReflect.Descriptor instead.
 func (*CartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{30}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CartRequest) GetSelectedProducts() []*CartProduct {
@@ -3356,7 +3429,7 @@ type CreateCartRequest struct {
 
 func (x *CreateCartRequest) Reset() {
 	*x = CreateCartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3368,7 +3441,7 @@ func (x *CreateCartRequest) String() string {
 func (*CreateCartRequest) ProtoMessage() {}
 
 func (x *CreateCartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3381,7 +3454,7 @@ func (x *CreateCartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCartRequest.ProtoReflect.Descriptor instead.
 func (*CreateCartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{31}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreateCartRequest) GetRequestJson() *CartRequest {
@@ -3407,7 +3480,7 @@ type CreateCartResponse struct {
 
 func (x *CreateCartResponse) Reset() {
 	*x = CreateCartResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3419,7 +3492,7 @@ func (x *CreateCartResponse) String() string {
 func (*CreateCartResponse) ProtoMessage() {}
 
 func (x *CreateCartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3432,7 +3505,7 @@ func (x *CreateCartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCartResponse.ProtoReflect.Descriptor instead.
 func (*CreateCartResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{32}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateCartResponse) GetCart() *PreconfiguredCart {
@@ -3451,7 +3524,7 @@ type GetCartResponse struct {
 
 func (x *GetCartResponse) Reset() {
 	*x = GetCartResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3463,7 +3536,7 @@ func (x *GetCartResponse) String() string {
 func (*GetCartResponse) ProtoMessage() {}
 
 func (x *GetCartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3476,7 +3549,7 @@ func (x *GetCartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCartResponse.ProtoReflect.Descriptor instead.
 func (*GetCartResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{33}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetCartResponse) GetCart() *PreconfiguredCart {
@@ -3499,7 +3572,7 @@ type PreconfiguredCart struct {
 
 func (x *PreconfiguredCart) Reset() {
 	*x = PreconfiguredCart{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3511,7 +3584,7 @@ func (x *PreconfiguredCart) String() string {
 func (*PreconfiguredCart) ProtoMessage() {}
 
 func (x *PreconfiguredCart) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3524,7 +3597,7 @@ func (x *PreconfiguredCart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreconfiguredCart.ProtoReflect.Descriptor instead.
 func (*PreconfiguredCart) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{34}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PreconfiguredCart) GetUuid() string {
@@ -3564,7 +3637,7 @@ type GetCartRequest struct {
 
 func (x *GetCartRequest) Reset() {
 	*x = GetCartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3576,7 +3649,7 @@ func (x *GetCartRequest) String() string {
 func (*GetCartRequest) ProtoMessage() {}
 
 func (x *GetCartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3589,7 +3662,7 @@ func (x *GetCartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCartRequest.ProtoReflect.Descriptor instead.
 func (*GetCartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{35}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetCartRequest) GetCartId() string {
@@ -3614,7 +3687,7 @@ type OneOffBillingInfo struct {
 
 func (x *OneOffBillingInfo) Reset() {
 	*x = OneOffBillingInfo{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3626,7 +3699,7 @@ func (x *OneOffBillingInfo) String() string {
 func (*OneOffBillingInfo) ProtoMessage() {}
 
 func (x *OneOffBillingInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3639,7 +3712,7 @@ func (x *OneOffBillingInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffBillingInfo.ProtoReflect.Descriptor instead.
 func (*OneOffBillingInfo) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{36}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *OneOffBillingInfo) GetZipcode() string {
@@ -3698,7 +3771,7 @@ type OneOffItem struct {
 
 func (x *OneOffItem) Reset() {
 	*x = OneOffItem{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3710,7 +3783,7 @@ func (x *OneOffItem) String() string {
 func (*OneOffItem) ProtoMessage() {}
 
 func (x *OneOffItem) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3723,7 +3796,7 @@ func (x *OneOffItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffItem.ProtoReflect.Descriptor instead.
 func (*OneOffItem) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{37}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *OneOffItem) GetCode() string {
@@ -3786,7 +3859,7 @@ type OneOffConfiguration struct {
 
 func (x *OneOffConfiguration) Reset() {
 	*x = OneOffConfiguration{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3798,7 +3871,7 @@ func (x *OneOffConfiguration) String() string {
 func (*OneOffConfiguration) ProtoMessage() {}
 
 func (x *OneOffConfiguration) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3811,7 +3884,7 @@ func (x *OneOffConfiguration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffConfiguration.ProtoReflect.Descriptor instead.
 func (*OneOffConfiguration) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{38}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *OneOffConfiguration) GetBillingInfo() *OneOffBillingInfo {
@@ -3963,7 +4036,7 @@ type PreviewOneOffRequest struct {
 
 func (x *PreviewOneOffRequest) Reset() {
 	*x = PreviewOneOffRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3975,7 +4048,7 @@ func (x *PreviewOneOffRequest) String() string {
 func (*PreviewOneOffRequest) ProtoMessage() {}
 
 func (x *PreviewOneOffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3988,7 +4061,7 @@ func (x *PreviewOneOffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewOneOffRequest.ProtoReflect.Descriptor instead.
 func (*PreviewOneOffRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{39}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PreviewOneOffRequest) GetConfiguration() *OneOffConfiguration {
@@ -4024,7 +4097,7 @@ type PreviewOneOffResponse struct {
 
 func (x *PreviewOneOffResponse) Reset() {
 	*x = PreviewOneOffResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4036,7 +4109,7 @@ func (x *PreviewOneOffResponse) String() string {
 func (*PreviewOneOffResponse) ProtoMessage() {}
 
 func (x *PreviewOneOffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4049,7 +4122,7 @@ func (x *PreviewOneOffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewOneOffResponse.ProtoReflect.Descriptor instead.
 func (*PreviewOneOffResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{40}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PreviewOneOffResponse) GetInvoice() *Invoice {
@@ -4172,7 +4245,7 @@ type SubmitOneOffRequest struct {
 
 func (x *SubmitOneOffRequest) Reset() {
 	*x = SubmitOneOffRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4184,7 +4257,7 @@ func (x *SubmitOneOffRequest) String() string {
 func (*SubmitOneOffRequest) ProtoMessage() {}
 
 func (x *SubmitOneOffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4197,7 +4270,7 @@ func (x *SubmitOneOffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitOneOffRequest.ProtoReflect.Descriptor instead.
 func (*SubmitOneOffRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{41}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SubmitOneOffRequest) GetConfiguration() *OneOffConfiguration {
@@ -4251,7 +4324,7 @@ type SubmitOneOffResponse struct {
 
 func (x *SubmitOneOffResponse) Reset() {
 	*x = SubmitOneOffResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4263,7 +4336,7 @@ func (x *SubmitOneOffResponse) String() string {
 func (*SubmitOneOffResponse) ProtoMessage() {}
 
 func (x *SubmitOneOffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4276,7 +4349,7 @@ func (x *SubmitOneOffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitOneOffResponse.ProtoReflect.Descriptor instead.
 func (*SubmitOneOffResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{42}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SubmitOneOffResponse) GetPurchase() *Purchase {
@@ -4295,7 +4368,7 @@ type SubmitGiftResponse struct {
 
 func (x *SubmitGiftResponse) Reset() {
 	*x = SubmitGiftResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4307,7 +4380,7 @@ func (x *SubmitGiftResponse) String() string {
 func (*SubmitGiftResponse) ProtoMessage() {}
 
 func (x *SubmitGiftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4320,7 +4393,7 @@ func (x *SubmitGiftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGiftResponse.ProtoReflect.Descriptor instead.
 func (*SubmitGiftResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{43}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SubmitGiftResponse) GetPurchase() *Purchase {
@@ -4339,7 +4412,7 @@ type SubmitInvoiceRequest struct {
 
 func (x *SubmitInvoiceRequest) Reset() {
 	*x = SubmitInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4351,7 +4424,7 @@ func (x *SubmitInvoiceRequest) String() string {
 func (*SubmitInvoiceRequest) ProtoMessage() {}
 
 func (x *SubmitInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4364,7 +4437,7 @@ func (x *SubmitInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*SubmitInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{44}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubmitInvoiceRequest) GetConfiguration() *Configuration {
@@ -4385,7 +4458,7 @@ type FieldError struct {
 
 func (x *FieldError) Reset() {
 	*x = FieldError{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4397,7 +4470,7 @@ func (x *FieldError) String() string {
 func (*FieldError) ProtoMessage() {}
 
 func (x *FieldError) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4410,7 +4483,7 @@ func (x *FieldError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
 func (*FieldError) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{45}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *FieldError) GetField() string {
@@ -4453,7 +4526,7 @@ type SubmitInvoiceResponse struct {
 
 func (x *SubmitInvoiceResponse) Reset() {
 	*x = SubmitInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4465,7 +4538,7 @@ func (x *SubmitInvoiceResponse) String() string {
 func (*SubmitInvoiceResponse) ProtoMessage() {}
 
 func (x *SubmitInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4478,7 +4551,7 @@ func (x *SubmitInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*SubmitInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{46}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SubmitInvoiceResponse) GetAccountId() string {
@@ -4588,7 +4661,7 @@ type GetReceiptRequest struct {
 
 func (x *GetReceiptRequest) Reset() {
 	*x = GetReceiptRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4600,7 +4673,7 @@ func (x *GetReceiptRequest) String() string {
 func (*GetReceiptRequest) ProtoMessage() {}
 
 func (x *GetReceiptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4613,7 +4686,7 @@ func (x *GetReceiptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{47}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetReceiptRequest) GetInvoiceId() string {
@@ -4639,7 +4712,7 @@ type BillingContact struct {
 
 func (x *BillingContact) Reset() {
 	*x = BillingContact{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4651,7 +4724,7 @@ func (x *BillingContact) String() string {
 func (*BillingContact) ProtoMessage() {}
 
 func (x *BillingContact) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4664,7 +4737,7 @@ func (x *BillingContact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BillingContact.ProtoReflect.Descriptor instead.
 func (*BillingContact) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{48}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *BillingContact) GetName() string {
@@ -4735,7 +4808,7 @@ type ReceiptLine struct {
 
 func (x *ReceiptLine) Reset() {
 	*x = ReceiptLine{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4747,7 +4820,7 @@ func (x *ReceiptLine) String() string {
 func (*ReceiptLine) ProtoMessage() {}
 
 func (x *ReceiptLine) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4760,7 +4833,7 @@ func (x *ReceiptLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptLine.ProtoReflect.Descriptor instead.
 func (*ReceiptLine) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{49}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ReceiptLine) GetType() string {
@@ -4873,7 +4946,7 @@ type GetReceiptResponse struct {
 
 func (x *GetReceiptResponse) Reset() {
 	*x = GetReceiptResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4885,7 +4958,7 @@ func (x *GetReceiptResponse) String() string {
 func (*GetReceiptResponse) ProtoMessage() {}
 
 func (x *GetReceiptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4898,7 +4971,7 @@ func (x *GetReceiptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{50}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetReceiptResponse) GetInvoiceId() string {
@@ -5123,7 +5196,7 @@ type Seller struct {
 
 func (x *Seller) Reset() {
 	*x = Seller{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5135,7 +5208,7 @@ func (x *Seller) String() string {
 func (*Seller) ProtoMessage() {}
 
 func (x *Seller) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5148,7 +5221,7 @@ func (x *Seller) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seller.ProtoReflect.Descriptor instead.
 func (*Seller) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Seller) GetName() string {
@@ -5182,7 +5255,7 @@ type GetSubscriptionRequest struct {
 
 func (x *GetSubscriptionRequest) Reset() {
 	*x = GetSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5194,7 +5267,7 @@ func (x *GetSubscriptionRequest) String() string {
 func (*GetSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5207,7 +5280,7 @@ func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetSubscriptionRequest) GetIncludePaymentInfo() string {
@@ -5226,7 +5299,7 @@ type GetSubscriptionSimpleRequest struct {
 
 func (x *GetSubscriptionSimpleRequest) Reset() {
 	*x = GetSubscriptionSimpleRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5238,7 +5311,7 @@ func (x *GetSubscriptionSimpleRequest) String() string {
 func (*GetSubscriptionSimpleRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5251,7 +5324,7 @@ func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetSubscriptionSimpleRequest) GetIncludePaymentInfo() string {
@@ -5273,7 +5346,7 @@ type GetSubscriptionSimpleResponse struct {
 
 func (x *GetSubscriptionSimpleResponse) Reset() {
 	*x = GetSubscriptionSimpleResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5285,7 +5358,7 @@ func (x *GetSubscriptionSimpleResponse) String() string {
 func (*GetSubscriptionSimpleResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5298,7 +5371,7 @@ func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetSubscriptionSimpleResponse) GetStatus() string {
@@ -5333,7 +5406,7 @@ type GetAccountSubscriptionResponse struct {
 
 func (x *GetAccountSubscriptionResponse) Reset() {
 	*x = GetAccountSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5345,7 +5418,7 @@ func (x *GetAccountSubscriptionResponse) String() string {
 func (*GetAccountSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5358,7 +5431,7 @@ func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *GetAccountSubscriptionResponse) GetStatus() string {
@@ -5384,7 +5457,7 @@ type UpdateBillingContactResponse struct {
 
 func (x *UpdateBillingContactResponse) Reset() {
 	*x = UpdateBillingContactResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5396,7 +5469,7 @@ func (x *UpdateBillingContactResponse) String() string {
 func (*UpdateBillingContactResponse) ProtoMessage() {}
 
 func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5409,7 +5482,7 @@ func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactResponse.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *UpdateBillingContactResponse) GetContact() *BillingContact {
@@ -5430,7 +5503,7 @@ type AddOnObject struct {
 
 func (x *AddOnObject) Reset() {
 	*x = AddOnObject{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5442,7 +5515,7 @@ func (x *AddOnObject) String() string {
 func (*AddOnObject) ProtoMessage() {}
 
 func (x *AddOnObject) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5455,7 +5528,7 @@ func (x *AddOnObject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnObject.ProtoReflect.Descriptor instead.
 func (*AddOnObject) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *AddOnObject) GetAddOnCode() string {
@@ -5505,7 +5578,7 @@ type Subscription struct {
 
 func (x *Subscription) Reset() {
 	*x = Subscription{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5517,7 +5590,7 @@ func (x *Subscription) String() string {
 func (*Subscription) ProtoMessage() {}
 
 func (x *Subscription) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5530,7 +5603,7 @@ func (x *Subscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscription.ProtoReflect.Descriptor instead.
 func (*Subscription) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Subscription) GetId() string {
@@ -5711,7 +5784,7 @@ type PaymentInfo struct {
 
 func (x *PaymentInfo) Reset() {
 	*x = PaymentInfo{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5723,7 +5796,7 @@ func (x *PaymentInfo) String() string {
 func (*PaymentInfo) ProtoMessage() {}
 
 func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5736,7 +5809,7 @@ func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInfo.ProtoReflect.Descriptor instead.
 func (*PaymentInfo) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *PaymentInfo) GetToken() string {
@@ -5806,7 +5879,7 @@ type GetSubscriptionResponse struct {
 
 func (x *GetSubscriptionResponse) Reset() {
 	*x = GetSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5818,7 +5891,7 @@ func (x *GetSubscriptionResponse) String() string {
 func (*GetSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5831,7 +5904,7 @@ func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GetSubscriptionResponse) GetStatus() string {
@@ -5863,7 +5936,7 @@ type GetSubscriptionAvionicsRequest struct {
 
 func (x *GetSubscriptionAvionicsRequest) Reset() {
 	*x = GetSubscriptionAvionicsRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5875,7 +5948,7 @@ func (x *GetSubscriptionAvionicsRequest) String() string {
 func (*GetSubscriptionAvionicsRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5888,7 +5961,7 @@ func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
 }
 
 // SubscriptionAvionics is one panel-avionics add-on of a subscription.
@@ -5903,7 +5976,7 @@ type SubscriptionAvionics struct {
 
 func (x *SubscriptionAvionics) Reset() {
 	*x = SubscriptionAvionics{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5915,7 +5988,7 @@ func (x *SubscriptionAvionics) String() string {
 func (*SubscriptionAvionics) ProtoMessage() {}
 
 func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5928,7 +6001,7 @@ func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAvionics.ProtoReflect.Descriptor instead.
 func (*SubscriptionAvionics) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SubscriptionAvionics) GetAddOnCode() string {
@@ -5963,7 +6036,7 @@ type GetSubscriptionAvionicsResponse struct {
 
 func (x *GetSubscriptionAvionicsResponse) Reset() {
 	*x = GetSubscriptionAvionicsResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5975,7 +6048,7 @@ func (x *GetSubscriptionAvionicsResponse) String() string {
 func (*GetSubscriptionAvionicsResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5988,7 +6061,7 @@ func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *GetSubscriptionAvionicsResponse) GetStatus() string {
@@ -6023,7 +6096,7 @@ type SetAutoRenewRequest struct {
 
 func (x *SetAutoRenewRequest) Reset() {
 	*x = SetAutoRenewRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6035,7 +6108,7 @@ func (x *SetAutoRenewRequest) String() string {
 func (*SetAutoRenewRequest) ProtoMessage() {}
 
 func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6048,7 +6121,7 @@ func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *SetAutoRenewRequest) GetProductCode() string {
@@ -6077,7 +6150,7 @@ type SetAutoRenewResponse struct {
 
 func (x *SetAutoRenewResponse) Reset() {
 	*x = SetAutoRenewResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6089,7 +6162,7 @@ func (x *SetAutoRenewResponse) String() string {
 func (*SetAutoRenewResponse) ProtoMessage() {}
 
 func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6102,7 +6175,7 @@ func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *SetAutoRenewResponse) GetStatus() string {
@@ -6136,7 +6209,7 @@ type GetCurrencyRequest struct {
 
 func (x *GetCurrencyRequest) Reset() {
 	*x = GetCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6148,7 +6221,7 @@ func (x *GetCurrencyRequest) String() string {
 func (*GetCurrencyRequest) ProtoMessage() {}
 
 func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6161,7 +6234,7 @@ func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*GetCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetCurrencyRequest) GetEmail() string {
@@ -6195,7 +6268,7 @@ type GetCurrencyResponse struct {
 
 func (x *GetCurrencyResponse) Reset() {
 	*x = GetCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6207,7 +6280,7 @@ func (x *GetCurrencyResponse) String() string {
 func (*GetCurrencyResponse) ProtoMessage() {}
 
 func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6220,7 +6293,7 @@ func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*GetCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *GetCurrencyResponse) GetStatus() string {
@@ -6266,7 +6339,7 @@ type GetHumanVerificationRequest struct {
 
 func (x *GetHumanVerificationRequest) Reset() {
 	*x = GetHumanVerificationRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6278,7 +6351,7 @@ func (x *GetHumanVerificationRequest) String() string {
 func (*GetHumanVerificationRequest) ProtoMessage() {}
 
 func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6291,7 +6364,7 @@ func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationRequest.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
 }
 
 type GetHumanVerificationResponse struct {
@@ -6309,7 +6382,7 @@ type GetHumanVerificationResponse struct {
 
 func (x *GetHumanVerificationResponse) Reset() {
 	*x = GetHumanVerificationResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6321,7 +6394,7 @@ func (x *GetHumanVerificationResponse) String() string {
 func (*GetHumanVerificationResponse) ProtoMessage() {}
 
 func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6334,7 +6407,7 @@ func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationResponse.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetHumanVerificationResponse) GetRequired() bool {
@@ -6368,7 +6441,7 @@ type GetAccountSubscriptionRequest struct {
 
 func (x *GetAccountSubscriptionRequest) Reset() {
 	*x = GetAccountSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6380,7 +6453,7 @@ func (x *GetAccountSubscriptionRequest) String() string {
 func (*GetAccountSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6393,7 +6466,7 @@ func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
@@ -6420,7 +6493,7 @@ type UpdateBillingContactRequest struct {
 
 func (x *UpdateBillingContactRequest) Reset() {
 	*x = UpdateBillingContactRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6432,7 +6505,7 @@ func (x *UpdateBillingContactRequest) String() string {
 func (*UpdateBillingContactRequest) ProtoMessage() {}
 
 func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6445,7 +6518,7 @@ func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *UpdateBillingContactRequest) GetAccountUuid() string {
@@ -6470,7 +6543,7 @@ type GetRenewalStatusRequest struct {
 
 func (x *GetRenewalStatusRequest) Reset() {
 	*x = GetRenewalStatusRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6482,7 +6555,7 @@ func (x *GetRenewalStatusRequest) String() string {
 func (*GetRenewalStatusRequest) ProtoMessage() {}
 
 func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6495,7 +6568,7 @@ func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
 }
 
 type GetRenewalStatusResponse struct {
@@ -6525,7 +6598,7 @@ type GetRenewalStatusResponse struct {
 
 func (x *GetRenewalStatusResponse) Reset() {
 	*x = GetRenewalStatusResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6537,7 +6610,7 @@ func (x *GetRenewalStatusResponse) String() string {
 func (*GetRenewalStatusResponse) ProtoMessage() {}
 
 func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6550,7 +6623,7 @@ func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
@@ -6652,7 +6725,7 @@ type ListInvoicesRequest struct {
 
 func (x *ListInvoicesRequest) Reset() {
 	*x = ListInvoicesRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6664,7 +6737,7 @@ func (x *ListInvoicesRequest) String() string {
 func (*ListInvoicesRequest) ProtoMessage() {}
 
 func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6677,7 +6750,7 @@ func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
 }
 
 type InvoiceSummary struct {
@@ -6703,7 +6776,7 @@ type InvoiceSummary struct {
 
 func (x *InvoiceSummary) Reset() {
 	*x = InvoiceSummary{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6715,7 +6788,7 @@ func (x *InvoiceSummary) String() string {
 func (*InvoiceSummary) ProtoMessage() {}
 
 func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6728,7 +6801,7 @@ func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
 func (*InvoiceSummary) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *InvoiceSummary) GetInvoiceId() string {
@@ -6810,7 +6883,7 @@ type ListInvoicesResponse struct {
 
 func (x *ListInvoicesResponse) Reset() {
 	*x = ListInvoicesResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6822,7 +6895,7 @@ func (x *ListInvoicesResponse) String() string {
 func (*ListInvoicesResponse) ProtoMessage() {}
 
 func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6835,7 +6908,7 @@ func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{76}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
@@ -7021,7 +7094,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x02 \x01(\tR\terrorCode\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\x88\x10\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xca\x10\n" +
 	"\x16PreviewInvoiceResponse\x125\n" +
 	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\x1f\n" +
@@ -7071,7 +7144,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"account_id\x18\" \x01(\tR\taccountId\x12\x14\n" +
 	"\x05email\x18# \x01(\tR\x05email\x12Q\n" +
 	"\x14expiring_allocations\x18$ \x03(\v2\x1e.hangar.checkout.v1.AllocationR\x13expiringAllocations\x12'\n" +
-	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraft\x12\x12\n" +
+	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraft\x12@\n" +
+	"\fvat_id_check\x18& \x01(\v2\x1e.hangar.checkout.v1.VatIdCheckR\n" +
+	"vatIdCheck\x12\x12\n" +
 	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x183 \x01(\tR\amessage\x12(\n" +
 	"\rrequire_login\x184 \x01(\bH\rR\frequireLogin\x88\x01\x01B\v\n" +
@@ -7089,7 +7164,14 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"_logged_inB\x0f\n" +
 	"\r_email_lockedB\x10\n" +
-	"\x0e_require_login\"a\n" +
+	"\x0e_require_login\"i\n" +
+	"\n" +
+	"VatIdCheck\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
+	"\acounted\x18\x03 \x01(\bH\x00R\acounted\x88\x01\x01B\n" +
+	"\n" +
+	"\b_counted\"a\n" +
 	"\x16ValidateInvoiceRequest\x12G\n" +
 	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xa8\x05\n" +
 	"\x17ValidateInvoiceResponse\x12\x16\n" +
@@ -7644,7 +7726,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 78)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                     // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                     // 1: hangar.checkout.v1.ChartChoice
@@ -7658,78 +7740,79 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*PromoInfoRequirement)(nil),            // 9: hangar.checkout.v1.PromoInfoRequirement
 	(*CodeError)(nil),                       // 10: hangar.checkout.v1.CodeError
 	(*PreviewInvoiceResponse)(nil),          // 11: hangar.checkout.v1.PreviewInvoiceResponse
-	(*ValidateInvoiceRequest)(nil),          // 12: hangar.checkout.v1.ValidateInvoiceRequest
-	(*ValidateInvoiceResponse)(nil),         // 13: hangar.checkout.v1.ValidateInvoiceResponse
-	(*ValidatePromoRequest)(nil),            // 14: hangar.checkout.v1.ValidatePromoRequest
-	(*ValidatePromoResponse)(nil),           // 15: hangar.checkout.v1.ValidatePromoResponse
-	(*ValidateCurrencyRequest)(nil),         // 16: hangar.checkout.v1.ValidateCurrencyRequest
-	(*ValidateCurrencyResponse)(nil),        // 17: hangar.checkout.v1.ValidateCurrencyResponse
-	(*GetRenewalPriceRequest)(nil),          // 18: hangar.checkout.v1.GetRenewalPriceRequest
-	(*GetRenewalPriceResponse)(nil),         // 19: hangar.checkout.v1.GetRenewalPriceResponse
-	(*CanDowngradeBusinessRequest)(nil),     // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
-	(*CanDowngradeBusinessResponse)(nil),    // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*ValidateGiftRequest)(nil),             // 22: hangar.checkout.v1.ValidateGiftRequest
-	(*GiftBuyer)(nil),                       // 23: hangar.checkout.v1.GiftBuyer
-	(*ValidateGiftResponse)(nil),            // 24: hangar.checkout.v1.ValidateGiftResponse
-	(*GiftRecipient)(nil),                   // 25: hangar.checkout.v1.GiftRecipient
-	(*SubmitGiftRequest)(nil),               // 26: hangar.checkout.v1.SubmitGiftRequest
-	(*Purchase)(nil),                        // 27: hangar.checkout.v1.Purchase
-	(*IssuedCertificate)(nil),               // 28: hangar.checkout.v1.IssuedCertificate
-	(*CartProduct)(nil),                     // 29: hangar.checkout.v1.CartProduct
-	(*CartRequest)(nil),                     // 30: hangar.checkout.v1.CartRequest
-	(*CreateCartRequest)(nil),               // 31: hangar.checkout.v1.CreateCartRequest
-	(*CreateCartResponse)(nil),              // 32: hangar.checkout.v1.CreateCartResponse
-	(*GetCartResponse)(nil),                 // 33: hangar.checkout.v1.GetCartResponse
-	(*PreconfiguredCart)(nil),               // 34: hangar.checkout.v1.PreconfiguredCart
-	(*GetCartRequest)(nil),                  // 35: hangar.checkout.v1.GetCartRequest
-	(*OneOffBillingInfo)(nil),               // 36: hangar.checkout.v1.OneOffBillingInfo
-	(*OneOffItem)(nil),                      // 37: hangar.checkout.v1.OneOffItem
-	(*OneOffConfiguration)(nil),             // 38: hangar.checkout.v1.OneOffConfiguration
-	(*PreviewOneOffRequest)(nil),            // 39: hangar.checkout.v1.PreviewOneOffRequest
-	(*PreviewOneOffResponse)(nil),           // 40: hangar.checkout.v1.PreviewOneOffResponse
-	(*SubmitOneOffRequest)(nil),             // 41: hangar.checkout.v1.SubmitOneOffRequest
-	(*SubmitOneOffResponse)(nil),            // 42: hangar.checkout.v1.SubmitOneOffResponse
-	(*SubmitGiftResponse)(nil),              // 43: hangar.checkout.v1.SubmitGiftResponse
-	(*SubmitInvoiceRequest)(nil),            // 44: hangar.checkout.v1.SubmitInvoiceRequest
-	(*FieldError)(nil),                      // 45: hangar.checkout.v1.FieldError
-	(*SubmitInvoiceResponse)(nil),           // 46: hangar.checkout.v1.SubmitInvoiceResponse
-	(*GetReceiptRequest)(nil),               // 47: hangar.checkout.v1.GetReceiptRequest
-	(*BillingContact)(nil),                  // 48: hangar.checkout.v1.BillingContact
-	(*ReceiptLine)(nil),                     // 49: hangar.checkout.v1.ReceiptLine
-	(*GetReceiptResponse)(nil),              // 50: hangar.checkout.v1.GetReceiptResponse
-	(*Seller)(nil),                          // 51: hangar.checkout.v1.Seller
-	(*GetSubscriptionRequest)(nil),          // 52: hangar.checkout.v1.GetSubscriptionRequest
-	(*GetSubscriptionSimpleRequest)(nil),    // 53: hangar.checkout.v1.GetSubscriptionSimpleRequest
-	(*GetSubscriptionSimpleResponse)(nil),   // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse
-	(*GetAccountSubscriptionResponse)(nil),  // 55: hangar.checkout.v1.GetAccountSubscriptionResponse
-	(*UpdateBillingContactResponse)(nil),    // 56: hangar.checkout.v1.UpdateBillingContactResponse
-	(*AddOnObject)(nil),                     // 57: hangar.checkout.v1.AddOnObject
-	(*Subscription)(nil),                    // 58: hangar.checkout.v1.Subscription
-	(*PaymentInfo)(nil),                     // 59: hangar.checkout.v1.PaymentInfo
-	(*GetSubscriptionResponse)(nil),         // 60: hangar.checkout.v1.GetSubscriptionResponse
-	(*GetSubscriptionAvionicsRequest)(nil),  // 61: hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	(*SubscriptionAvionics)(nil),            // 62: hangar.checkout.v1.SubscriptionAvionics
-	(*GetSubscriptionAvionicsResponse)(nil), // 63: hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	(*SetAutoRenewRequest)(nil),             // 64: hangar.checkout.v1.SetAutoRenewRequest
-	(*SetAutoRenewResponse)(nil),            // 65: hangar.checkout.v1.SetAutoRenewResponse
-	(*GetCurrencyRequest)(nil),              // 66: hangar.checkout.v1.GetCurrencyRequest
-	(*GetCurrencyResponse)(nil),             // 67: hangar.checkout.v1.GetCurrencyResponse
-	(*GetHumanVerificationRequest)(nil),     // 68: hangar.checkout.v1.GetHumanVerificationRequest
-	(*GetHumanVerificationResponse)(nil),    // 69: hangar.checkout.v1.GetHumanVerificationResponse
-	(*GetAccountSubscriptionRequest)(nil),   // 70: hangar.checkout.v1.GetAccountSubscriptionRequest
-	(*UpdateBillingContactRequest)(nil),     // 71: hangar.checkout.v1.UpdateBillingContactRequest
-	(*GetRenewalStatusRequest)(nil),         // 72: hangar.checkout.v1.GetRenewalStatusRequest
-	(*GetRenewalStatusResponse)(nil),        // 73: hangar.checkout.v1.GetRenewalStatusResponse
-	(*ListInvoicesRequest)(nil),             // 74: hangar.checkout.v1.ListInvoicesRequest
-	(*InvoiceSummary)(nil),                  // 75: hangar.checkout.v1.InvoiceSummary
-	(*ListInvoicesResponse)(nil),            // 76: hangar.checkout.v1.ListInvoicesResponse
-	(*structpb.Value)(nil),                  // 77: google.protobuf.Value
+	(*VatIdCheck)(nil),                      // 12: hangar.checkout.v1.VatIdCheck
+	(*ValidateInvoiceRequest)(nil),          // 13: hangar.checkout.v1.ValidateInvoiceRequest
+	(*ValidateInvoiceResponse)(nil),         // 14: hangar.checkout.v1.ValidateInvoiceResponse
+	(*ValidatePromoRequest)(nil),            // 15: hangar.checkout.v1.ValidatePromoRequest
+	(*ValidatePromoResponse)(nil),           // 16: hangar.checkout.v1.ValidatePromoResponse
+	(*ValidateCurrencyRequest)(nil),         // 17: hangar.checkout.v1.ValidateCurrencyRequest
+	(*ValidateCurrencyResponse)(nil),        // 18: hangar.checkout.v1.ValidateCurrencyResponse
+	(*GetRenewalPriceRequest)(nil),          // 19: hangar.checkout.v1.GetRenewalPriceRequest
+	(*GetRenewalPriceResponse)(nil),         // 20: hangar.checkout.v1.GetRenewalPriceResponse
+	(*CanDowngradeBusinessRequest)(nil),     // 21: hangar.checkout.v1.CanDowngradeBusinessRequest
+	(*CanDowngradeBusinessResponse)(nil),    // 22: hangar.checkout.v1.CanDowngradeBusinessResponse
+	(*ValidateGiftRequest)(nil),             // 23: hangar.checkout.v1.ValidateGiftRequest
+	(*GiftBuyer)(nil),                       // 24: hangar.checkout.v1.GiftBuyer
+	(*ValidateGiftResponse)(nil),            // 25: hangar.checkout.v1.ValidateGiftResponse
+	(*GiftRecipient)(nil),                   // 26: hangar.checkout.v1.GiftRecipient
+	(*SubmitGiftRequest)(nil),               // 27: hangar.checkout.v1.SubmitGiftRequest
+	(*Purchase)(nil),                        // 28: hangar.checkout.v1.Purchase
+	(*IssuedCertificate)(nil),               // 29: hangar.checkout.v1.IssuedCertificate
+	(*CartProduct)(nil),                     // 30: hangar.checkout.v1.CartProduct
+	(*CartRequest)(nil),                     // 31: hangar.checkout.v1.CartRequest
+	(*CreateCartRequest)(nil),               // 32: hangar.checkout.v1.CreateCartRequest
+	(*CreateCartResponse)(nil),              // 33: hangar.checkout.v1.CreateCartResponse
+	(*GetCartResponse)(nil),                 // 34: hangar.checkout.v1.GetCartResponse
+	(*PreconfiguredCart)(nil),               // 35: hangar.checkout.v1.PreconfiguredCart
+	(*GetCartRequest)(nil),                  // 36: hangar.checkout.v1.GetCartRequest
+	(*OneOffBillingInfo)(nil),               // 37: hangar.checkout.v1.OneOffBillingInfo
+	(*OneOffItem)(nil),                      // 38: hangar.checkout.v1.OneOffItem
+	(*OneOffConfiguration)(nil),             // 39: hangar.checkout.v1.OneOffConfiguration
+	(*PreviewOneOffRequest)(nil),            // 40: hangar.checkout.v1.PreviewOneOffRequest
+	(*PreviewOneOffResponse)(nil),           // 41: hangar.checkout.v1.PreviewOneOffResponse
+	(*SubmitOneOffRequest)(nil),             // 42: hangar.checkout.v1.SubmitOneOffRequest
+	(*SubmitOneOffResponse)(nil),            // 43: hangar.checkout.v1.SubmitOneOffResponse
+	(*SubmitGiftResponse)(nil),              // 44: hangar.checkout.v1.SubmitGiftResponse
+	(*SubmitInvoiceRequest)(nil),            // 45: hangar.checkout.v1.SubmitInvoiceRequest
+	(*FieldError)(nil),                      // 46: hangar.checkout.v1.FieldError
+	(*SubmitInvoiceResponse)(nil),           // 47: hangar.checkout.v1.SubmitInvoiceResponse
+	(*GetReceiptRequest)(nil),               // 48: hangar.checkout.v1.GetReceiptRequest
+	(*BillingContact)(nil),                  // 49: hangar.checkout.v1.BillingContact
+	(*ReceiptLine)(nil),                     // 50: hangar.checkout.v1.ReceiptLine
+	(*GetReceiptResponse)(nil),              // 51: hangar.checkout.v1.GetReceiptResponse
+	(*Seller)(nil),                          // 52: hangar.checkout.v1.Seller
+	(*GetSubscriptionRequest)(nil),          // 53: hangar.checkout.v1.GetSubscriptionRequest
+	(*GetSubscriptionSimpleRequest)(nil),    // 54: hangar.checkout.v1.GetSubscriptionSimpleRequest
+	(*GetSubscriptionSimpleResponse)(nil),   // 55: hangar.checkout.v1.GetSubscriptionSimpleResponse
+	(*GetAccountSubscriptionResponse)(nil),  // 56: hangar.checkout.v1.GetAccountSubscriptionResponse
+	(*UpdateBillingContactResponse)(nil),    // 57: hangar.checkout.v1.UpdateBillingContactResponse
+	(*AddOnObject)(nil),                     // 58: hangar.checkout.v1.AddOnObject
+	(*Subscription)(nil),                    // 59: hangar.checkout.v1.Subscription
+	(*PaymentInfo)(nil),                     // 60: hangar.checkout.v1.PaymentInfo
+	(*GetSubscriptionResponse)(nil),         // 61: hangar.checkout.v1.GetSubscriptionResponse
+	(*GetSubscriptionAvionicsRequest)(nil),  // 62: hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	(*SubscriptionAvionics)(nil),            // 63: hangar.checkout.v1.SubscriptionAvionics
+	(*GetSubscriptionAvionicsResponse)(nil), // 64: hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	(*SetAutoRenewRequest)(nil),             // 65: hangar.checkout.v1.SetAutoRenewRequest
+	(*SetAutoRenewResponse)(nil),            // 66: hangar.checkout.v1.SetAutoRenewResponse
+	(*GetCurrencyRequest)(nil),              // 67: hangar.checkout.v1.GetCurrencyRequest
+	(*GetCurrencyResponse)(nil),             // 68: hangar.checkout.v1.GetCurrencyResponse
+	(*GetHumanVerificationRequest)(nil),     // 69: hangar.checkout.v1.GetHumanVerificationRequest
+	(*GetHumanVerificationResponse)(nil),    // 70: hangar.checkout.v1.GetHumanVerificationResponse
+	(*GetAccountSubscriptionRequest)(nil),   // 71: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),     // 72: hangar.checkout.v1.UpdateBillingContactRequest
+	(*GetRenewalStatusRequest)(nil),         // 73: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),        // 74: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),             // 75: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                  // 76: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),            // 77: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                  // 78: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	77, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	78, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	77, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	77, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	78, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	78, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -7739,109 +7822,110 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	8,  // 10: hangar.checkout.v1.PreviewInvoiceResponse.adjustments:type_name -> hangar.checkout.v1.Adjustment
 	10, // 11: hangar.checkout.v1.PreviewInvoiceResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
 	3,  // 12: hangar.checkout.v1.PreviewInvoiceResponse.expiring_allocations:type_name -> hangar.checkout.v1.Allocation
-	2,  // 13: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 14: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	9,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	3,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
-	58, // 17: hangar.checkout.v1.ValidateInvoiceResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	2,  // 18: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	9,  // 19: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	6,  // 20: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	77, // 21: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 22: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 23: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	23, // 24: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	77, // 25: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 26: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 27: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
-	28, // 28: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
-	45, // 29: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
-	29, // 30: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
-	30, // 31: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
-	34, // 32: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	34, // 33: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	30, // 34: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	77, // 35: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
-	36, // 36: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
-	37, // 37: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 38: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	6,  // 39: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	10, // 40: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
-	37, // 41: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 42: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	27, // 43: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	27, // 44: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	2,  // 45: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 46: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	45, // 47: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
-	11, // 48: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
-	48, // 49: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	49, // 50: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	51, // 51: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
-	58, // 52: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	58, // 54: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	48, // 55: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	57, // 56: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	48, // 57: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	58, // 58: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 59: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	62, // 60: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	48, // 61: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	75, // 62: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 63: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 64: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 65: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 66: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 67: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 68: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 69: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 70: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 71: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 72: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 73: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 74: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 75: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	52, // 76: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	53, // 77: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	61, // 78: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	64, // 79: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	72, // 80: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	74, // 81: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	66, // 82: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	70, // 83: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	71, // 84: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 85: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	68, // 86: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 87: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 88: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 89: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 90: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 91: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 92: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 93: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 94: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 95: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 96: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 97: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 98: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 99: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	60, // 100: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	54, // 101: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	63, // 102: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	65, // 103: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	73, // 104: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	76, // 105: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	67, // 106: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	55, // 107: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	56, // 108: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 109: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	69, // 110: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	87, // [87:111] is the sub-list for method output_type
-	63, // [63:87] is the sub-list for method input_type
-	63, // [63:63] is the sub-list for extension type_name
-	63, // [63:63] is the sub-list for extension extendee
-	0,  // [0:63] is the sub-list for field type_name
+	12, // 13: hangar.checkout.v1.PreviewInvoiceResponse.vat_id_check:type_name -> hangar.checkout.v1.VatIdCheck
+	2,  // 14: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	9,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	3,  // 17: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
+	59, // 18: hangar.checkout.v1.ValidateInvoiceResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	2,  // 19: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	9,  // 20: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	6,  // 21: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	78, // 22: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	26, // 23: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 24: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	24, // 25: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
+	78, // 26: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	26, // 27: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 28: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
+	29, // 29: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	46, // 30: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
+	30, // 31: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
+	31, // 32: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
+	35, // 33: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	35, // 34: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	31, // 35: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
+	78, // 36: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	37, // 37: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
+	38, // 38: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
+	39, // 39: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	6,  // 40: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	10, // 41: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	38, // 42: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
+	39, // 43: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	28, // 44: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	28, // 45: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	2,  // 46: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 47: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	46, // 48: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 49: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	49, // 50: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	50, // 51: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	52, // 52: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
+	59, // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	59, // 55: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	49, // 56: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 57: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	49, // 58: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	59, // 59: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 60: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	63, // 61: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	49, // 62: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	76, // 63: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 64: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	13, // 65: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	15, // 66: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	17, // 67: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	19, // 68: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	21, // 69: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	23, // 70: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	27, // 71: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	32, // 72: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	36, // 73: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	40, // 74: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	45, // 75: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	42, // 76: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	53, // 77: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	54, // 78: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	62, // 79: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	65, // 80: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	73, // 81: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	75, // 82: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	67, // 83: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	71, // 84: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	72, // 85: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	48, // 86: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	69, // 87: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 88: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	14, // 89: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	16, // 90: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	18, // 91: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	20, // 92: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	22, // 93: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	25, // 94: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	44, // 95: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	33, // 96: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	34, // 97: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	41, // 98: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	47, // 99: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	43, // 100: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	61, // 101: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	55, // 102: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	64, // 103: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	66, // 104: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	74, // 105: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	77, // 106: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	68, // 107: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	56, // 108: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	57, // 109: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	51, // 110: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	70, // 111: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	88, // [88:112] is the sub-list for method output_type
+	64, // [64:88] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -7855,33 +7939,34 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	file_hangar_checkout_v1_checkout_proto_msgTypes[7].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[11].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[13].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[15].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[19].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[21].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[23].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[12].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[14].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[16].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[22].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[24].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[27].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[25].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[28].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[29].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[30].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[40].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[46].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[49].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[31].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[41].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[47].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[51].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[59].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[65].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[67].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[73].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[75].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[60].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[66].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[68].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[74].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[76].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   77,
+			NumMessages:   78,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1145,6 +1145,7 @@ export interface components {
             runwayAircraft?: string[];
             selectionErrors: string[];
             termStartDate?: string;
+            vatIdCheck?: components["schemas"]["v1VatIdCheck"];
         };
         /** @description A refusal answered with v1PreviewInvoiceResponse's fields (the page reads them) besides the error object's. */
         v1PreviewInvoiceResponseFailure: components["schemas"]["v1PreviewInvoiceResponse"] & Record<string, never>;
@@ -1440,6 +1441,17 @@ export interface components {
             message?: string;
             promoInfoRequirements?: components["schemas"]["v1PromoInfoRequirement"][];
             /** @description ok or fail. */
+            status?: string;
+        };
+        /** @description VatIdCheck is the server's word on a VAT ID: the page shows the message, never decides. */
+        v1VatIdCheck: {
+            /** @description Whether the ID counted for the tax. */
+            counted?: boolean;
+            message?: string;
+            /**
+             * @description not_used, invalid, not_registered, unverified (the ID did not count: VAT is charged);
+             *     reverse_charge, domestic, recorded (it counted).
+             */
             status?: string;
         };
     };
