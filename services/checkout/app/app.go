@@ -52,6 +52,7 @@ type Config struct {
 	RefreshInterval time.Duration `env:"CHECKOUT_REFRESH_INTERVAL" default:"30s" doc:"how often to refresh the catalogue and promotions kept in memory"`
 	DevSeed         bool          `env:"CHECKOUT_DEV_SEED" default:"false" doc:"write the development subscriptions, promotions and gift certificates at start (dev only)"`
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" required:"true" format:"email" dev:"sales@hangar.example" doc:"the sales contact named in messages to buyers; required outside development mode"`
+	VATRegister     string        `env:"CHECKOUT_VAT_REGISTER" default:"" doc:"the register EU VAT IDs are checked in beyond their format: dev (the development register, make dev and the tests: every well-formed number not ending in 000000); empty: the format only (a VIES adapter implementing app.VATRegistry is for production)"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
 	// Gift certificate caps (issues 26, 41), in USD minor units: an order in another currency
@@ -271,6 +272,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		SellerCountry: tax.SellerCountry(cfg.SellerVAT),
+		VATRegistry:   vatRegistry(cfg.VATRegister),
 		// Shared by every replica in checkout's database (rate_limits, where the code limit
 		// counts too), as identity's isbusiness limit is in its own.
 		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, store.PostgreSQL, log),
@@ -491,4 +493,12 @@ func (a *App) startCatalogue(ctx context.Context) {
 		close(a.catalogLoaded)
 	}
 	a.svc.Watch(ctx, a.cfg.RefreshInterval)
+}
+
+// vatRegistry answers the register CHECKOUT_VAT_REGISTER names (nil: the format only).
+func vatRegistry(name string) iapp.VATRegistry {
+	if name == "dev" {
+		return iapp.DevVATRegistry{}
+	}
+	return nil
 }

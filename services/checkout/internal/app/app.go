@@ -125,7 +125,7 @@ type Options struct {
 	// of its VAT number): a business customer there pays VAT, others in the EU are
 	// reverse-charged.
 	SellerCountry string
-	// VATRegistry says whether an EU VAT id is registered (VIES); nil: DevVATRegistry.
+	// VATRegistry says whether an EU VAT id is registered (VIES); nil: the format only.
 	VATRegistry VATRegistry
 }
 
@@ -139,9 +139,6 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
 		seller: o.SellerCountry, vatRegistry: o.VATRegistry}
-	if s.vatRegistry == nil {
-		s.vatRegistry = DevVATRegistry{}
-	}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	if s.accountURL = o.AccountURL; s.accountURL == "" {
