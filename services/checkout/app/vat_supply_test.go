@@ -57,13 +57,19 @@ func TestVATByPlaceOfSupply(t *testing.T) {
 			code, _, body := rawGet(t, st.base+"/buy/api/receipt/"+id, jar)
 			var rc map[string]any
 			_ = json.Unmarshal(body, &rc)
-			if code != 200 || num(rc["taxInCents"]) != tax || rc["reverseCharge"] != tc.reverse || !strings.Contains(fmt.Sprint(rc["taxNote"]), tc.note) {
+			wantRate := fmt.Sprintf("%d %%", tc.ratePct)
+			if inv["taxRate"] != wantRate {
+				t.Errorf("preview taxRate %v, want %q", inv["taxRate"], wantRate)
+			}
+			if code != 200 || num(rc["taxInCents"]) != tax || rc["reverseCharge"] != tc.reverse || !strings.Contains(fmt.Sprint(rc["taxNote"]), tc.note) ||
+				rc["taxRate"] != wantRate {
 				t.Errorf("receipt: %d %s", code, body)
 			}
 			link, _ := url.Parse(receiptLinkOf(t, st, id))
 			code, _, pdf := rawGet(t, st.base+"/buy/api/receipt/"+id+"/pdf?token="+url.QueryEscape(link.Query().Get("token")), "")
-			wantVAT := fmt.Sprintf("VAT: %d.%02d EUR", tax/100, tax%100)
-			if code != 200 || !bytes.Contains(pdf, []byte(wantVAT)) || !bytes.Contains(pdf, []byte(tc.note)) ||
+			wantVAT := fmt.Sprintf("VAT (%s): %d.%02d EUR", wantRate, tax/100, tax%100)
+			// A PDF string escapes its parentheses.
+			if code != 200 || !bytes.Contains(pdf, []byte(strings.NewReplacer("(", `\(`, ")", `\)`).Replace(wantVAT))) || !bytes.Contains(pdf, []byte(tc.note)) ||
 				bytes.Contains(pdf, []byte("Reverse charge")) != tc.reverse {
 				t.Errorf("PDF: %d, want %q and %q (reverse charge %v)", code, wantVAT, tc.note, tc.reverse)
 			}

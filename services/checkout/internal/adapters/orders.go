@@ -298,11 +298,11 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 	b.Queue(`SELECT invoice_id::text, invoice_number, kind, account_id::text, organization_id::text, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, tax_label, tax_jurisdiction,
 		reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name, billing_country,
-		billing_zip, business_id, is_eu, created_at, invoice_contact FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
+		billing_zip, business_id, is_eu, created_at, invoice_contact, tax_rate_ppm FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceID, &o.InvoiceNumber, &o.Kind, &acct, &org, &o.Email, &o.Currency, &o.SubtotalInCents,
 			&o.TaxInCents, &o.TotalInCents, &o.CreditToAccountInCents, &o.TaxLabel, &o.TaxJurisdiction, &o.ReverseCharge,
 			&o.ThirdParty, &o.PaymentMethod, &o.ChargeID, &o.CardBrand, &o.CardLast4, &o.BillingName, &o.BillingCountry,
-			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact)
+			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact, &o.TaxRatePPM)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}

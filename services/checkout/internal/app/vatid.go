@@ -85,15 +85,10 @@ func vatIDCounted(cart *domain.Cart, rule tax.Rule) {
 	case rule.ReverseCharge:
 		cart.VATIDStatus, cart.VATIDMessage = VATIDReverseCharge, fmt.Sprintf("VAT ID %s counted: the reverse charge applies, and you account for the VAT (Article 196, Directive 2006/112/EC).", id)
 	case rule.Basis == tax.BasisDomesticBusiness:
-		cart.VATIDStatus, cart.VATIDMessage = VATIDDomestic, fmt.Sprintf("VAT ID %s counted: a business in %s, the seller's member state, pays %s VAT at %s.", id, rule.Jurisdiction, rule.Jurisdiction, percent(rule.PPM()))
+		cart.VATIDStatus, cart.VATIDMessage = VATIDDomestic, fmt.Sprintf("VAT ID %s counted: a business in %s, the seller's member state, pays %s VAT at %s.", id, rule.Jurisdiction, rule.Jurisdiction, tax.Percent(rule.PPM()))
 	default:
 		cart.VATIDStatus, cart.VATIDMessage = VATIDRecorded, fmt.Sprintf("VAT ID %s recorded: it is printed on your invoice.", id)
 	}
-}
-
-// percent writes a rate in parts per million as a percentage ("23 %", "5.5 %").
-func percent(ppm int64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%04d", ppm/10_000, ppm%10_000), "0"), ".") + " %"
 }
 
 func orNone(country string) string {

@@ -332,8 +332,12 @@ func (n *narrow) totals(out *checkoutv1.Invoice, subtotal, tax, total int64) {
 
 // taxHead starts a priced invoice answer: its currency and the tax rule that priced it.
 func taxHead(currency string, r tax.Rule) *checkoutv1.Invoice {
-	return &checkoutv1.Invoice{Currency: currency, TaxVatText: r.Label, TaxJurisdiction: r.Jurisdiction,
+	out := &checkoutv1.Invoice{Currency: currency, TaxVatText: r.Label, TaxJurisdiction: r.Jurisdiction,
 		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(r.ReverseCharge)}
+	if r.Jurisdiction != "" {
+		out.TaxRate = tax.Percent(r.ChargedPPM())
+	}
+	return out
 }
 
 func day(t time.Time) string {

@@ -862,8 +862,11 @@ type Invoice struct {
 	Errors          []string `protobuf:"bytes,17,rep,name=errors,proto3" json:"errors,omitempty"`
 	PlanErrors      []string `protobuf:"bytes,18,rep,name=plan_errors,json=planErrors,proto3" json:"plan_errors,omitempty"`
 	SelectionErrors []string `protobuf:"bytes,19,rep,name=selection_errors,json=selectionErrors,proto3" json:"selection_errors,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The rate charged, in words ("23 %"; "0 %" under the reverse charge); empty where no tax
+	// jurisdiction applies yet.
+	TaxRate       string `protobuf:"bytes,20,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Invoice) Reset() {
@@ -1027,6 +1030,13 @@ func (x *Invoice) GetSelectionErrors() []string {
 		return x.SelectionErrors
 	}
 	return nil
+}
+
+func (x *Invoice) GetTaxRate() string {
+	if x != nil {
+		return x.TaxRate
+	}
+	return ""
 }
 
 // PlanChange compares the configuration with the current subscription (spec 000 §4).
@@ -4939,7 +4949,10 @@ type GetReceiptResponse struct {
 	// The EU VAT rule the order was taxed by, in words (the reverse charge across a border,
 	// VAT at the seller's rate for a business in the seller's member state, or the
 	// consumer's member state's VAT); empty outside the EU.
-	TaxNote       string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
+	TaxNote string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
+	// The rate the tax was charged at, in words ("23 %"; "0 %" under the reverse charge);
+	// empty for an order that recorded none.
+	TaxRate       string `protobuf:"bytes,31,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5180,6 +5193,13 @@ func (x *GetReceiptResponse) GetSeller() *Seller {
 func (x *GetReceiptResponse) GetTaxNote() string {
 	if x != nil {
 		return x.TaxNote
+	}
+	return ""
+}
+
+func (x *GetReceiptResponse) GetTaxRate() string {
+	if x != nil {
+		return x.TaxRate
 	}
 	return ""
 }
@@ -7011,7 +7031,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x10bundle_item_type\x18\v \x01(\tR\x0ebundleItemTypeB\x17\n" +
 	"\x15_unit_amount_in_centsB\v\n" +
 	"\t_quantityB\x12\n" +
-	"\x10_amount_in_cents\"\x92\t\n" +
+	"\x10_amount_in_cents\"\xad\t\n" +
 	"\aInvoice\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12D\n" +
 	"\rinvoice_items\x18\x02 \x03(\v2\x1f.hangar.checkout.v1.InvoiceItemR\finvoiceItems\x12/\n" +
@@ -7037,7 +7057,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06errors\x18\x11 \x03(\tR\x06errors\x12\x1f\n" +
 	"\vplan_errors\x18\x12 \x03(\tR\n" +
 	"planErrors\x12)\n" +
-	"\x10selection_errors\x18\x13 \x03(\tR\x0fselectionErrorsB\x14\n" +
+	"\x10selection_errors\x18\x13 \x03(\tR\x0fselectionErrors\x12\x19\n" +
+	"\btax_rate\x18\x14 \x01(\tR\ataxRateB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x12\n" +
@@ -7482,8 +7503,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
 	"\t_quantityB\x17\n" +
 	"\x15_unit_amount_in_centsB\x12\n" +
-	"\x10_amount_in_cents\"\xfa\n" +
-	"\n" +
+	"\x10_amount_in_cents\"\x95\v\n" +
 	"\x12GetReceiptResponse\x12\x1d\n" +
 	"\n" +
 	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
@@ -7522,7 +7542,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x1abusiness_identification_no\x18\x1b \x01(\tR\x18businessIdentificationNo\x12\x16\n" +
 	"\x06status\x18\x1c \x01(\tR\x06status\x122\n" +
 	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06seller\x12\x19\n" +
-	"\btax_note\x18\x1e \x01(\tR\ataxNoteB\x14\n" +
+	"\btax_note\x18\x1e \x01(\tR\ataxNote\x12\x19\n" +
+	"\btax_rate\x18\x1f \x01(\tR\ataxRateB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x1d\n" +

@@ -5,6 +5,7 @@
 package tax
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -43,6 +44,19 @@ func (t Rule) PPM() int64 {
 		n += c.PPM
 	}
 	return n
+}
+
+// ChargedPPM is the rate the tax is charged at: 0 under the reverse charge.
+func (t Rule) ChargedPPM() int64 {
+	if t.ReverseCharge {
+		return 0
+	}
+	return t.PPM()
+}
+
+// Percent writes a rate in parts per million as a percentage: "23 %", "5.5 %", "0 %".
+func Percent(ppm int64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%04d", ppm/10_000, ppm%10_000), "0"), ".") + " %"
 }
 
 // Amount is the tax on base: each component rounded half up once per invoice on the

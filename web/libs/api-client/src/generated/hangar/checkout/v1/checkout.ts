@@ -832,6 +832,11 @@ export interface components {
              *     consumer's member state's VAT); empty outside the EU.
              */
             taxNote?: string;
+            /**
+             * @description The rate the tax was charged at, in words ("23 %"; "0 %" under the reverse charge);
+             *     empty for an order that recorded none.
+             */
+            taxRate?: string;
             taxVatText?: string;
             thirdParty?: boolean;
             total?: string;
@@ -935,6 +940,11 @@ export interface components {
             /** Format: int32 */
             taxInCents?: number;
             taxJurisdiction?: string;
+            /**
+             * @description The rate charged, in words ("23 %"; "0 %" under the reverse charge); empty where no tax
+             *     jurisdiction applies yet.
+             */
+            taxRate?: string;
             /**
              * Format: int32
              * @description Tax rate in parts per million of the taxable base, and where it comes from.
