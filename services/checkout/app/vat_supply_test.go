@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hangar/hangar/services/checkout/app"
 )
 
 // TestVATByPlaceOfSupply: the development seller is in Dublin (CHECKOUT_SELLER_VAT
@@ -124,5 +126,20 @@ func TestVATIDCheckedAndSaid(t *testing.T) {
 	code, pv := call(t, "POST", st.base+"/buy/api/invoice/preview", `{"email":"novat@buyer.test","currency":"EUR","addOns":["performance","included_geo_eu"],"billingInfo":{"zipcode":"10115","country":"DE"},"isGdprCompliant":true}`)
 	if _, ok := pv["vatIdCheck"]; code != 200 || ok {
 		t.Errorf("no VAT ID: %d %v", code, pv["vatIdCheck"])
+	}
+}
+
+// The development VAT register (every well-formed number registered) is refused outside
+// development mode; vies and the format only are taken, anything else is refused.
+func TestVATRegisterSetting(t *testing.T) {
+	t.Setenv("HANGAR_DEV_MODE", "false")
+	for name, ok := range map[string]bool{"": true, "vies": true, "dev": false, "VIES": false, "yes": false} {
+		if err := app.CheckVATRegister(name); (err == nil) != ok {
+			t.Errorf("CHECKOUT_VAT_REGISTER=%q outside development: %v", name, err)
+		}
+	}
+	t.Setenv("HANGAR_DEV_MODE", "true")
+	if err := app.CheckVATRegister("dev"); err != nil {
+		t.Errorf("dev in development mode: %v", err)
 	}
 }
