@@ -55,14 +55,15 @@ func (s *OrderStore) Lookup(ctx context.Context, key string) (*order.Submission,
 const claimSQL = `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
 	VALUES ($1, $2, $3, $4, $5, clock_timestamp() + $6::interval, $7) ON CONFLICT (key) DO NOTHING`
 
-// Claim implements order.Store; a purchase with promotion codes reserves their
-// redemptions in the same transaction (reservePromotions), or is refused unclaimed.
+// Claim implements order.Store; a purchase with promotion codes, gift certificates or
+// the account balance reserves them in the same transaction (reserveLimits), or is
+// refused unclaimed.
 func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	body, err := json.Marshal(c.Stored)
 	if err != nil {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
-	if len(c.Stored.Purchase.PromoCodes) == 0 {
+	if !holdsLimits(&c.Stored.Purchase) {
 		tag, err := s.pool.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return false, unavailable(err, "claim submission")
@@ -78,8 +79,9 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 		if claimed = tag.RowsAffected() == 1; !claimed {
 			return nil
 		}
-		// The key and its promotions' redemptions are reserved together, before the charge.
-		return reservePromotions(ctx, tx, c.Key, c.Stored.Purchase.AccountID, c.Stored.Purchase.PromoCodes)
+		// The key and what its order takes (promotions, gift certificates, the account
+		// balance) are reserved together, before the charge.
+		return reserveLimits(ctx, tx, c.Key, &c.Stored.Purchase)
 	})
 	if err != nil {
 		var e *errs.Error
@@ -147,10 +149,11 @@ func (s *OrderStore) TakeOver(ctx context.Context, key string, d time.Duration) 
 	return st, err == nil, err
 }
 
-// Reopen implements order.Store. A declined key's promotion reservations stopped counting
-// with the decline (only pending keys hold them), so the reopened key reserves its codes
-// again in the same transaction, as Claim does: a code redeemed by someone else meanwhile
-// refuses the retry before any charge, the key left declined.
+// Reopen implements order.Store. A declined key's reservations stopped counting with the
+// decline (only pending keys hold them), so the reopened key reserves its promotions, gift
+// certificates and balance again in the same transaction, as Claim does: a code redeemed
+// or a balance spent by someone else meanwhile refuses the retry before any charge, the
+// key left declined.
 func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, d time.Duration) (order.Stored, bool, error) {
 	payJSON, err := json.Marshal(pay)
 	if err != nil {
@@ -176,7 +179,7 @@ func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, 
 		if st, err = decodeStored(body, chargeKey, fence); err != nil {
 			return err
 		}
-		if err := reservePromotions(ctx, tx, key, st.Purchase.AccountID, st.Purchase.PromoCodes); err != nil {
+		if err := reserveLimits(ctx, tx, key, &st.Purchase); err != nil {
 			return err
 		}
 		reopened = true
