@@ -62,7 +62,7 @@ var devServices = []devService{
 	// (services/checkout/README.md).
 	{name: checkout.Name, calls: map[string]string{"CATALOG_ADDR": catalog.Name, "IDENTITY_ADDR": identity.Name,
 		"PAYMENTS_ADDR": payments.Name, "ALLOCATION_ADDR": allocation.Name, "GEO_ADDR": geo.Name},
-		env: map[string]string{"CHECKOUT_DEV_SEED": "true"}, build: inProcess(func(ctx context.Context, c checkout.Config, w io.Writer) (*checkout.App, error) {
+		env: map[string]string{"CHECKOUT_DEV_SEED": "true", "CHECKOUT_VAT_REGISTER": "dev"}, build: inProcess(func(ctx context.Context, c checkout.Config, w io.Writer) (*checkout.App, error) {
 			return checkout.New(ctx, c, w)
 		})},
 	// notifications: SMTP_ADDR, SMTP_TLS and STORE_BASE_URL come from the run (devRun.mail).

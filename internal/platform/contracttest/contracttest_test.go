@@ -193,3 +193,16 @@ func TestAnswerOmittingARequiredFieldRefused(t *testing.T) {
 		})
 	}
 }
+
+// The card-fields origin's POST /api/tokenize is published (issue 42 item 6: it was absent
+// from the OpenAPI documents): its request and its answer, the nonce required.
+func TestTokenizePublished(t *testing.T) {
+	v := load(t)
+	req := `{"number":"4111111111111111","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`
+	if err := v.Check(exchange("POST", "/api/tokenize", req, 200, `{"nonce":"tok_1","type":"CreditCard","details":{"cardType":"Visa","lastFour":"1111"}}`)); err != nil {
+		t.Errorf("a tokenize exchange: %v", err)
+	}
+	if err := v.Check(exchange("POST", "/api/tokenize", req, 200, `{"type":"CreditCard"}`)); err == nil {
+		t.Error("an answer without its nonce passed")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,9 @@ type Config struct {
 	RefreshInterval time.Duration `env:"CHECKOUT_REFRESH_INTERVAL" default:"30s" doc:"how often to refresh the catalogue and promotions kept in memory"`
 	DevSeed         bool          `env:"CHECKOUT_DEV_SEED" default:"false" doc:"write the development subscriptions, promotions and gift certificates at start (dev only)"`
 	SalesContact    string        `env:"CHECKOUT_SALES_CONTACT" required:"true" format:"email" dev:"sales@hangar.example" doc:"the sales contact named in messages to buyers; required outside development mode"`
+	VATRegister     string        `env:"CHECKOUT_VAT_REGISTER" default:"" doc:"the register EU VAT IDs are checked in beyond their format: vies (the European Commission's VIES, CHECKOUT_VIES_URL), dev (the development register, make dev and the tests: every well-formed number not ending in 000000), or empty (the format only)"`
+	VIESURL         string        `env:"CHECKOUT_VIES_URL" default:"https://ec.europa.eu/taxation_customs/vies/rest-api" doc:"VIES REST service (CHECKOUT_VAT_REGISTER=vies)"`
+	VIESTimeout     time.Duration `env:"CHECKOUT_VIES_TIMEOUT" default:"3s" doc:"deadline of one VIES request; past it the VAT ID is not counted (VAT charged) and the buyer told to try again"`
 	QuoteKey        string        `env:"CHECKOUT_QUOTE_KEY" secret:"true" dev:"dev-only-quote-key" doc:"secret signing quote ids, from a Secret; required outside development mode (HANGAR_DEV_MODE)"`
 	// ReceiptKeys sign the receipt cookies (iapp.ReceiptKeys): their own keys, rotated by id.
 	// Gift certificate caps (issues 26, 41), in USD minor units: an order in another currency
@@ -131,11 +135,29 @@ func LoadConfig() (Config, error) {
 	if err == nil {
 		err = checkSellerVAT(c.SellerVAT)
 	}
+	if err == nil {
+		err = checkVATRegister(c.VATRegister)
+	}
 	if err == nil && c.RecaptchaRequired && c.RecaptchaSecret != "" && strings.TrimSpace(c.RecaptchaSiteKey) == "" {
 		// Verified by the provider, yet no widget to tick: every card payment would be refused.
 		err = errors.New("CHECKOUT_RECAPTCHA_SITE_KEY is required with CHECKOUT_RECAPTCHA_REQUIRED and CHECKOUT_RECAPTCHA_SECRET: the pages show the widget with it")
 	}
 	return c, err
+}
+
+// checkVATRegister refuses an unknown register, and the development one outside
+// development mode (it knows every well-formed number).
+func checkVATRegister(name string) error {
+	switch name {
+	case "", "vies":
+		return nil
+	case "dev":
+		if dev, err := config.DevMode(os.LookupEnv); err != nil || !dev {
+			return errors.New("CHECKOUT_VAT_REGISTER=dev is the development register: use vies (or empty, the format only) outside development mode")
+		}
+		return nil
+	}
+	return fmt.Errorf("CHECKOUT_VAT_REGISTER=%q: vies, dev or empty", name)
 }
 
 // checkSellerVAT refuses a seller VAT number without the EU shape: the prefix of a member
@@ -272,6 +294,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		SellerCountry: tax.SellerCountry(cfg.SellerVAT),
+		VATRegistry:   vatRegistry(cfg),
 		// Shared by every replica in checkout's database (rate_limits, where the code limit
 		// counts too), as identity's isbusiness limit is in its own.
 		Lookups: ratelimit.NewShared("email-lookup", EmailLookupLimit, time.Now, store.PostgreSQL, log),
@@ -492,4 +515,15 @@ func (a *App) startCatalogue(ctx context.Context) {
 		close(a.catalogLoaded)
 	}
 	a.svc.Watch(ctx, a.cfg.RefreshInterval)
+}
+
+// vatRegistry answers the register CHECKOUT_VAT_REGISTER names (nil: the format only).
+func vatRegistry(cfg Config) iapp.VATRegistry {
+	switch cfg.VATRegister {
+	case "vies":
+		return adapters.NewVIES(cfg.VIESURL, cfg.VIESTimeout)
+	case "dev":
+		return iapp.DevVATRegistry{}
+	}
+	return nil
 }

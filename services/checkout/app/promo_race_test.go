@@ -127,3 +127,135 @@ func TestLimitedPromoRaced(t *testing.T) {
 	t.Run("two buyers race for the last redemption", func(t *testing.T) { race(t, "LASTSEAT", 2) })
 	t.Run("20 concurrent submits of a single-use code capture once", func(t *testing.T) { race(t, "ONCE20", 20) })
 }
+
+// TestDeclinedRetryReReservesPromotion: a declined attempt's promotion reservation ends
+// with the decline (the key is no longer pending), so the code's last redemption may go to
+// another buyer meanwhile; paying again under the declined key reserves the code again and
+// is refused before the capture, as a first attempt would be — no capture, no refund row
+// (issue 42 item 3; the reopen set the key pending without counting the code).
+func TestDeclinedRetryReReservesPromotion(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"DATABASE_URL": limitedPromoDB(t, 1, "LASTONE"),
+		"CHECKOUT_REFRESH_INTERVAL": "1h", "CHECKOUT_CODE_ATTEMPTS": "0"})
+	withCode := func(tag string) string {
+		return strings.Replace(newBuyer(tag), `"currency"`, `"discountPromoCode":["LASTONE"],"currency"`, 1)
+	}
+	charges := func() int { return st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) }
+
+	first := quoted(t, st.base, withCode("declined-first"), st.tokenize(t, "4000000000000002"), "")
+	other := quoted(t, st.base, withCode("other-buyer"), st.tokenize(t, "4111111111111111"), "")
+	if code, m, _ := submitRaw(t, st.base, "lastone-declined", first, ""); code != 402 {
+		t.Fatalf("declining card: %d %v", code, m)
+	}
+	if code, m, _ := submitRaw(t, st.base, "lastone-other", other, ""); code != 200 {
+		t.Fatalf("another buyer takes the last redemption: %d %v", code, m)
+	}
+	before := charges()
+	code, m, _ := submitRaw(t, st.base, "lastone-declined", withNonce(t, first, st.tokenize(t, "4111111111111111")), "")
+	if code != 409 && code != 400 {
+		t.Fatalf("pay again after the code ran out: %d %v, want refused", code, m)
+	}
+	if msg := fmt.Sprint(m["message"]); !strings.Contains(msg, "Not a valid code.") || strings.Contains(msg, "refund") {
+		t.Errorf("refusal: %v", m)
+	}
+	if n := charges() - before; n != 0 {
+		t.Errorf("%d captures for the refused retry, want none", n)
+	}
+	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM refunds`); n != 0 {
+		t.Errorf("%d refunds, want none", n)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM promotion_redemptions WHERE code = 'LASTONE'`); n != 1 {
+		t.Errorf("%d redemptions of LASTONE, want 1", n)
+	}
+	if s := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key LIKE '%lastone-declined%' AND status IN ('declined')`); s != 1 {
+		t.Errorf("the refused retry left the key %d times declined, want it declined as before", s)
+	}
+}
+
+// TestGiftCertificateRaced: five buyers pay part of their orders with the same $50 gift
+// certificate at once. Its amount is reserved with the order's key, before the charge:
+// one order takes it, the others are refused before any capture, and no refund is made
+// (issue 42 item 3: the certificate was debited only at the write, after the capture).
+func TestGiftCertificateRaced(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, nil)
+	if _, err := st.checkoutDB.Exec(context.Background(), `INSERT INTO gift_certificates (code, currency, balance_in_cents) VALUES ('RACEGIFT50', 'USD', 5000)`); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	bodies := make([]string, n)
+	for i := range bodies {
+		cfg := strings.Replace(newBuyer(fmt.Sprintf("giftrace%d", i)), `"currency"`, `"giftCertificateCode":["RACEGIFT50"],"currency"`, 1)
+		bodies[i] = quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), "")
+	}
+	charges := func() int { return st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) }
+	before := charges()
+	statuses, answers := make([]int, n), make([]map[string]any, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			statuses[i], answers[i], _ = submitRaw(t, st.base, fmt.Sprintf("giftrace-key-%d", i), bodies[i], "")
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i := range n {
+		switch msg := fmt.Sprint(answers[i]["message"]); {
+		case statuses[i] == 200:
+			won++
+		case statuses[i] == 409 && strings.Contains(msg, "RACEGIFT50 no longer covers this amount") && strings.Contains(msg, "Nothing was charged"):
+		default:
+			t.Errorf("buyer %d: %d %v", i, statuses[i], answers[i])
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of %d buyers paid with the certificate, want 1", won, n)
+	}
+	if got := charges() - before; got != 1 {
+		t.Errorf("%d captures, want 1", got)
+	}
+	if got := st.count(t, st.paymentsDB, `SELECT count(*) FROM refunds`); got != 0 {
+		t.Errorf("%d refunds, want none", got)
+	}
+	if got := st.count(t, st.checkoutDB, `SELECT count(*) FROM gift_certificates WHERE code = 'RACEGIFT50' AND balance_in_cents = 0`); got != 1 {
+		t.Errorf("the certificate is not spent once")
+	}
+}
+
+// TestAccountBalanceRaced: two orders of one account, each paying $25 from its $25
+// balance, submitted at once under their own keys: the balance is reserved with the first
+// order's key, so the second is refused before any capture (no refund), as a gift
+// certificate is (issue 42 item 3).
+func TestAccountBalanceRaced(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, nil)
+	pilot := login(t, st.idBase, "pilot@demo.hangar.test")
+	const cfg = `{"addOns":["pro_plus","included_geo_us","add_geo_eu"],"isLicenseAgreementChecked":true,"isEulaChecked":true}`
+	bodies := []string{quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), pilot), quoted(t, st.base, cfg, st.tokenize(t, "4111111111111111"), pilot)}
+	before := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`)
+	statuses, answers := make([]int, 2), make([]map[string]any, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			statuses[i], answers[i], _ = submitRaw(t, st.base, fmt.Sprintf("balance-race-%d", i), bodies[i], pilot)
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i := range 2 {
+		if statuses[i] == 200 {
+			won++
+		} else if statuses[i] != 409 || strings.Contains(fmt.Sprint(answers[i]["message"]), "refund") {
+			t.Errorf("order %d: %d %v", i, statuses[i], answers[i])
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of 2 orders placed, want 1: %v", won, answers)
+	}
+	if got := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`) - before; got != 1 {
+		t.Errorf("%d captures, want 1", got)
+	}
+	if got := st.count(t, st.paymentsDB, `SELECT count(*) FROM refunds`); got != 0 {
+		t.Errorf("%d refunds, want none", got)
+	}
+}

@@ -111,7 +111,7 @@ func startCrashingStack(t testing.TB, env map[string]string, c crashes) *stack {
 	vars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": st.checkoutDBURL, "SHUTDOWN_TIMEOUT": "2s", "CATALOG_ADDR": catGRPC, "CHECKOUT_DEV_SEED": "true", "LOG_LEVEL": "warn",
 		"IDENTITY_ADDR": idGRPC, "PAYMENTS_ADDR": payGRPC, "TRUSTED_PROXIES": "0", "CHECKOUT_RECONCILE_INTERVAL": "1h",
-		"DATABASE_MAX_CONNS": "8"}
+		"DATABASE_MAX_CONNS": "8", "CHECKOUT_VAT_REGISTER": "dev"}
 	for k, v := range env {
 		vars[k] = v
 	}

@@ -74,6 +74,10 @@ func TestUserAllocationDowngradeWarns(t *testing.T) {
 	if m["status"] != "fail" || !has(m["errors"], warning) || users0 == nil || !has(users0["addOnCodes"], "business_pro") {
 		t.Fatalf("lowering below the users: %v", m)
 	}
+	// The count that keeps every user's licence, for the page's "Keep them".
+	if n, _ := users0["assigned"].(float64); n < 3 {
+		t.Errorf("the users' pool answers assigned %v, want the users holding it (>= 3): %v", users0["assigned"], users0)
+	}
 	echo := `,"expiredAllocations":[{"targetType":"USER","targetId":"` + users0["targetId"].(string) + `","addOnCodes":["business_pro"]}]`
 	if _, m := call(t, "POST", base+"/buy/api/invoice/validate", cart("2", echo), "Cookie", owner); has(m["errors"], warning) {
 		t.Errorf("acknowledged: %v", m)

@@ -154,6 +154,53 @@ test('the Acme owner buys against the allocation service: regions follow, an all
   }
 });
 
+// Issue 42 item 6: lowering the Business Pro pool below the users holding it asks first, in
+// words about users (not aircraft), and "Keep them" keeps their licences: the order goes back
+// to a licence for each user, and paying no longer asks.
+test('the Acme owner lowering licences below its users is asked about the users, and keeping them keeps a licence each', async ({ page }) => {
+  test.setTimeout(120_000);
+  await login(page, OWNER);
+  const users = await (await page.request.get(`/account/api/users/by-allocation/?userFilters=${encodeURIComponent(MEMBER)}`)).json();
+  const memberId: string = users.users[0].accountUuid;
+  await reset(page, memberId);
+  // Three of Acme's users hold Business Pro; the cart asks for two (a business's least).
+  const all = await (await page.request.get('/account/api/users')).json();
+  const three: string[] = all.users.map((u: { accountUuid: string }) => u.accountUuid).filter(Boolean).slice(0, 3);
+  expect(three).toHaveLength(3);
+  const unassign = async () => {
+    for (const id of three) await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['business_pro'], targetId: id, targetType: 'USER' });
+  };
+  await unassign();
+  for (const id of three) await post(page, page.request, '/account/api/subscription/allocation/assign', { addOnCodes: ['business_pro'], targetId: id, targetType: 'USER' });
+  try {
+    const report = await (await page.request.get('/account/api/subscription/allocation/report')).json();
+    const held: number = report.addOnAllocationReports.business_pro.assigned;
+    expect(held).toBeGreaterThanOrEqual(3);
+    await page.goto('/buy?addOns=business_pro,included_geo_us,logbook,efb_bridge,runway_tp_pilatus&quantity=2&currency=USD');
+    await expect(page.getByTestId('invoice-total')).toBeVisible({ timeout: 30_000 });
+    const agreements = page.getByRole('region', { name: 'Agreements' });
+    await agreements.getByRole('checkbox', { name: /license agreement/ }).check();
+    await agreements.getByRole('checkbox', { name: /terms of use/ }).check();
+    await buy.purchase(page);
+    const confirm = page.getByTestId('plan-change-modal');
+    const modal = page.getByTestId('allocations-modal');
+    await expect(confirm.or(modal)).toBeVisible({ timeout: 30_000 });
+    if (await confirm.isVisible()) await confirm.getByRole('button', { name: 'Proceed to checkout' }).click();
+    await expect(modal).toBeVisible({ timeout: 30_000 });
+    await expect(modal).toContainText('Some of your users lose their licences with this change');
+    await expect(modal).toContainText(`business_pro: ${held} users hold a licence`);
+    await expect(modal).not.toContainText('aircraft');
+    await keepScreenshot(page, 'buy-users-lose-licences');
+    await modal.getByRole('button', { name: 'Keep them' }).click();
+    await expect(modal).toBeHidden();
+    await expect(page.getByRole('textbox', { name: 'Number of licenses', exact: true })).toHaveValue(String(held));
+    await expect(page.getByText('Some of your users lose their licences with this change')).toHaveCount(0);
+  } finally {
+    await unassign();
+    await reset(page, memberId);
+  }
+});
+
 // Issue 31: an owner downgraded a business with allocated users without a word about them.
 // The test allocates a licence to the member itself: the tests before it take theirs back.
 test('the Acme owner switching to an individual plan is told the users lose their allocations', async ({ page }) => {

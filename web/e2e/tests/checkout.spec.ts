@@ -132,6 +132,27 @@ test.describe('checkout on /buy: messages, codes and currencies', () => {
     await expect(page.getByTestId('receipt')).toContainText(email);
     await expect(page.getByTestId('receipt-total')).toHaveText(/^€/);
   });
+
+  // Issue 45 item 5: DE81156986 (8 digits) was reverse-charged without a word; the server
+  // checks the format per country and the page says under the field whether the ID counted.
+  test('a malformed VAT id is taxed and the page says why under the field; a valid one counts', async ({ page }) => {
+    await openBuy(page, '/buy?currency=EUR');
+    await choosePlan(page, /^Premium/);
+    await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(freshEmail('vatid'));
+    await fillCard(page, '5555555555554444', { zip: '10115', country: 'DE' });
+    const field = page.getByLabel('VAT ID (business identification number)');
+    await field.fill('DE81156986');
+    const note = page.getByTestId('vat-id-check');
+    await expect(note).toContainText('not a valid VAT ID for DE: expected DE followed by 9 digits');
+    await expect(note).toHaveAttribute('data-counted', 'false');
+    await expect(field).toHaveAccessibleDescription(/not a valid VAT ID/);
+    await expect(page.getByTestId('invoice')).not.toContainText('Reverse charge');
+    await expect(page.getByTestId('invoice-tax')).not.toHaveText('€0');
+    await field.fill('DE123456789');
+    await expect(note).toContainText('VAT ID DE123456789 counted: the reverse charge applies');
+    await expect(note).toHaveAttribute('data-counted', 'true');
+    await expect(page.getByTestId('invoice-tax')).toHaveText('€0');
+  });
 });
 
 test.describe('checkout on /buy: accounts', () => {

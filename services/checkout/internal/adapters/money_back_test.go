@@ -63,11 +63,19 @@ type moneyBack struct {
 	p    *order.Pipeline
 }
 
-func newMoneyBack(t *testing.T) *moneyBack {
+func newMoneyBack(t *testing.T) *moneyBack { return newMoneyBackAfterCharge(t, nil) }
+
+// newMoneyBackAfterCharge is newMoneyBack with afterCharge run between each charge and its
+// write (a balance spent by something other than an order, after the claim reserved it).
+func newMoneyBackAfterCharge(t *testing.T, afterCharge func(pool *pgxpool.Pool) error) *moneyBack {
 	t.Helper()
 	pool := migrated(t, 20)
 	pay := &paymentsFake{charges: map[string]string{}, refunds: map[string]string{}}
-	p := order.NewPipeline(adapters.NewOrderStore(pool, propagation.TraceContext{}), pay, slog.New(slog.NewTextHandler(io.Discard, nil)), order.Options{})
+	var after func(string) error
+	if afterCharge != nil {
+		after = func(string) error { return afterCharge(pool) }
+	}
+	p := order.NewPipeline(adapters.NewOrderStore(pool, propagation.TraceContext{}), pay, slog.New(slog.NewTextHandler(io.Discard, nil)), order.Options{AfterCharge: after})
 	p.Register(order.KindOneOff, order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))
 	return &moneyBack{pool: pool, pay: pay, p: p}
 }
@@ -145,6 +153,40 @@ func (m *moneyBack) checkRefunded(t *testing.T, keys []string, errs_ []error, wa
 	}
 }
 
+// checkRefused asserts that the orders which failed were refused when their keys were
+// claimed, before any charge: no charge, no refund, no submission kept, and the buyer read
+// why and that nothing was charged (issue 42 item 3: balances are reserved with the key).
+func (m *moneyBack) checkRefused(t *testing.T, keys []string, errs_ []error, wantWritten int, why string) {
+	t.Helper()
+	written := 0
+	for i, err := range errs_ {
+		chargeID := "ch-" + order.ChargeKey(order.KindOneOff, keys[i])
+		m.pay.mu.Lock()
+		_, charged := m.pay.charges[chargeID]
+		_, refunded := m.pay.refunds[chargeID]
+		m.pay.mu.Unlock()
+		if err == nil {
+			written++
+			continue
+		}
+		if errs.CodeOf(err) != errs.Conflict || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "Nothing was charged") {
+			t.Errorf("order %s: %v; want a conflict saying %q and that nothing was charged", keys[i], err, why)
+		}
+		if charged || refunded {
+			t.Errorf("order %s: charged %v, refunded %v; want neither", keys[i], charged, refunded)
+		}
+		if n := m.count(t, `SELECT count(*) FROM submissions WHERE key = $1`, keys[i]); n != 0 {
+			t.Errorf("order %s: the refused key was kept", keys[i])
+		}
+	}
+	if written != wantWritten {
+		t.Errorf("%d orders written, want %d", written, wantWritten)
+	}
+	if n := m.count(t, `SELECT count(*) FROM orders`); n != int64(wantWritten) {
+		t.Errorf("%d order rows, want %d", n, wantWritten)
+	}
+}
+
 // Two buyers spend one gift certificate at once, each more than half of it: one order is
 // written and debits it; the other's charge is refunded and its key closed, and the
 // certificate keeps exactly what the one order left.
@@ -157,7 +199,7 @@ func TestTwoBuyersOneGiftCertificate(t *testing.T) {
 		purchase(uuid.NewString(), 7000, gift, 0),
 		purchase(uuid.NewString(), 7000, gift, 0),
 	})
-	m.checkRefunded(t, keys, errs_, 1, "The gift certificate "+code+" no longer covers this amount.")
+	m.checkRefused(t, keys, errs_, 1, "The gift certificate "+code+" no longer covers this amount.")
 	if left := m.count(t, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1`, code); left != 2000 {
 		t.Errorf("certificate balance %d, want 2000", left)
 	}
@@ -167,7 +209,7 @@ func TestTwoBuyersOneGiftCertificate(t *testing.T) {
 }
 
 // Many orders redeem one certificate at once: those written never add up to more than its
-// balance; every other one is refunded.
+// balance; every other one is refused before its charge.
 func TestConcurrentGiftRedemptionNeverOverdraws(t *testing.T) {
 	t.Parallel()
 	m := newMoneyBack(t)
@@ -177,26 +219,26 @@ func TestConcurrentGiftRedemptionNeverOverdraws(t *testing.T) {
 		pus = append(pus, purchase(uuid.NewString(), 12000, []order.GiftDebit{{Code: code, AmountInCents: 3000}}, 0))
 	}
 	keys, errs_ := m.placeAtOnce(t, pus)
-	m.checkRefunded(t, keys, errs_, 3, "no longer covers this amount")
+	m.checkRefused(t, keys, errs_, 3, "no longer covers this amount")
 	if left := m.count(t, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1`, code); left != 1000 {
 		t.Errorf("certificate balance %d, want 1000", left)
 	}
 }
 
-// A certificate of another currency is no payment for the order: refunded, nothing taken.
-func TestGiftCertificateOfAnotherCurrencyIsRefunded(t *testing.T) {
+// A certificate of another currency is no payment for the order: refused, nothing taken.
+func TestGiftCertificateOfAnotherCurrencyIsRefused(t *testing.T) {
 	t.Parallel()
 	m := newMoneyBack(t)
 	eur := issue(t, m.pool, "EUR", 10000)
 	keys, errs_ := m.placeAtOnce(t, []*order.Purchase{purchase(uuid.NewString(), 10000, []order.GiftDebit{{Code: eur, AmountInCents: 5000}}, 0)})
-	m.checkRefunded(t, keys, errs_, 0, "no longer covers this amount")
+	m.checkRefused(t, keys, errs_, 0, "no longer covers this amount")
 	if left := m.count(t, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1`, eur); left != 10000 {
 		t.Errorf("certificate balance %d, want 10000", left)
 	}
 }
 
 // One account, two orders at once, each paying most of its balance: one is written and
-// debits the balance; the other is refunded.
+// debits the balance; the other is refused before its charge.
 func TestTwoOrdersOneAccountBalance(t *testing.T) {
 	t.Parallel()
 	m := newMoneyBack(t)
@@ -205,7 +247,7 @@ func TestTwoOrdersOneAccountBalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys, errs_ := m.placeAtOnce(t, []*order.Purchase{purchase(account, 9000, nil, 6000), purchase(account, 9000, nil, 6000)})
-	m.checkRefunded(t, keys, errs_, 1, "Your account balance changed.")
+	m.checkRefused(t, keys, errs_, 1, "Your account balance changed.")
 	if left := m.count(t, `SELECT balance_in_cents FROM account_balances WHERE account_id = $1`, account); left != 4000 {
 		t.Errorf("account balance %d, want 4000", left)
 	}
@@ -218,9 +260,10 @@ func TestTwoOrdersOneAccountBalance(t *testing.T) {
 // key stays pending, so the reconciler finishes the refund later instead of losing it.
 func TestRefundThatFailsLeavesTheKeyPending(t *testing.T) {
 	t.Parallel()
-	m := newMoneyBack(t)
+	var code string
+	m := newMoneyBackAfterCharge(t, spend(&code))
 	m.pay.refundErr = errs.E(errs.Unavailable, "payments down")
-	code := issue(t, m.pool, "USD", 1000)
+	code = issue(t, m.pool, "USD", 5000)
 	keys, errs_ := m.placeAtOnce(t, []*order.Purchase{purchase(uuid.NewString(), 10000, []order.GiftDebit{{Code: code, AmountInCents: 5000}}, 0)})
 	if err := errs_[0]; errs.CodeOf(err) != errs.Unavailable || !strings.Contains(err.Error(), "the refund is pending") {
 		t.Fatalf("Place = %v; want unavailable, the refund pending", err)
@@ -232,4 +275,25 @@ func TestRefundThatFailsLeavesTheKeyPending(t *testing.T) {
 	if n := m.count(t, `SELECT count(*) FROM orders`); n != 0 {
 		t.Errorf("%d orders written", n)
 	}
+}
+
+// spend answers an afterCharge that spends most of the certificate *code outside any order
+// (what the claim's reservation cannot see), so the write finds it short.
+func spend(code *string) func(pool *pgxpool.Pool) error {
+	return func(pool *pgxpool.Pool) error {
+		_, err := pool.Exec(context.Background(), `UPDATE gift_certificates SET balance_in_cents = 100 WHERE code = $1`, *code)
+		return err
+	}
+}
+
+// The write still checks what it debits: a certificate spent after the claim reserved it
+// (outside any order) refuses the write, and the capture is refunded in full, the buyer
+// told so.
+func TestSpentAfterTheChargeIsRefunded(t *testing.T) {
+	t.Parallel()
+	var code string
+	m := newMoneyBackAfterCharge(t, spend(&code))
+	code = issue(t, m.pool, "USD", 5000)
+	keys, errs_ := m.placeAtOnce(t, []*order.Purchase{purchase(uuid.NewString(), 10000, []order.GiftDebit{{Code: code, AmountInCents: 5000}}, 0)})
+	m.checkRefunded(t, keys, errs_, 0, "The gift certificate "+code+" no longer covers this amount.")
 }

@@ -95,10 +95,10 @@ const closeOrderSQL = `WITH closed AS (
 	INSERT INTO orders (invoice_id, invoice_number, submission_key, kind, account_id, organization_id, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, gift_credit_in_cents, tax_label,
 		tax_jurisdiction, reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name,
-		billing_country, billing_zip, business_id, is_eu, created_at)
+		billing_country, billing_zip, business_id, is_eu, created_at, tax_rate_ppm)
 	SELECT $2::uuid, invoice_number, $1::text, $6::text, $7::uuid, $8::uuid, $9::text, $10::text, $11::bigint, $12::bigint,
 		$13::bigint, $14::bigint, $15::bigint, $16::text, $17::text, $18::boolean, $19::boolean, $20::text, $3::text, $21::text,
-		$22::text, $23::text, $24::text, $25::text, $26::text, $27::boolean, $4::timestamptz
+		$22::text, $23::text, $24::text, $25::text, $26::text, $27::boolean, $4::timestamptz, $41::bigint
 	FROM numbered RETURNING invoice_id
 ), lines AS (
 	INSERT INTO invoice_lines (invoice_id, position, type, add_on_code, plan_type, description, reason, unit_amount_in_cents,
@@ -130,7 +130,7 @@ func queueCloseOrder(b *pgx.Batch, h order.Held, o *order.Placed) *bool {
 		o.TotalInCents, o.CreditToAccountInCents, o.GiftTotal(), o.TaxLabel, o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty,
 		o.PaymentMethodOrCard(), o.CardBrand, o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip,
 		o.BusinessID, o.IsEU,
-		types, codes, plans, descs, reasons, units, qtys, amounts, keys, bundleCodes, bundleTypes, postTax, h.Fence).QueryRow(func(row pgx.Row) error {
+		types, codes, plans, descs, reasons, units, qtys, amounts, keys, bundleCodes, bundleTypes, postTax, h.Fence, o.TaxRatePPM).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceNumber)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
@@ -347,7 +347,7 @@ func insertOrders(ctx context.Context, tx pgx.Tx, keys []string, os []*order.Pla
 		orderRows[j] = []any{o.InvoiceID, o.InvoiceNumber, keys[n], o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email,
 			o.Currency, o.SubtotalInCents, o.TaxInCents, o.TotalInCents, o.CreditToAccountInCents, int64(0), o.TaxLabel,
 			o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty, o.PaymentMethodOrCard(), o.ChargeID, o.CardBrand,
-			o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip, o.BusinessID, o.IsEU, o.CreatedAt}
+			o.CardLast4, o.BillingName, o.BillingCountry, o.BillingZip, o.BusinessID, o.IsEU, o.CreatedAt, o.TaxRatePPM}
 		for i, l := range o.Lines {
 			lineRows = append(lineRows, []any{o.InvoiceID, i, l.Type, l.AddOnCode, l.PlanType, l.Description, l.Reason,
 				l.UnitAmountInCents, l.Quantity, l.AmountInCents, l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax})
@@ -356,7 +356,7 @@ func insertOrders(ctx context.Context, tx pgx.Tx, keys []string, os []*order.Pla
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"orders"}, []string{"invoice_id", "invoice_number", "submission_key", "kind", "account_id",
 		"organization_id", "email", "currency", "subtotal_in_cents", "tax_in_cents", "total_in_cents", "credit_to_account_in_cents",
 		"gift_credit_in_cents", "tax_label", "tax_jurisdiction", "reverse_charge", "third_party", "payment_method", "charge_id",
-		"card_brand", "card_last4", "billing_name", "billing_country", "billing_zip", "business_id", "is_eu", "created_at"},
+		"card_brand", "card_last4", "billing_name", "billing_country", "billing_zip", "business_id", "is_eu", "created_at", "tax_rate_ppm"},
 		pgx.CopyFromRows(orderRows)); err != nil {
 		return fmt.Errorf("insert orders: %w", err)
 	}

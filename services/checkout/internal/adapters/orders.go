@@ -55,14 +55,15 @@ func (s *OrderStore) Lookup(ctx context.Context, key string) (*order.Submission,
 const claimSQL = `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
 	VALUES ($1, $2, $3, $4, $5, clock_timestamp() + $6::interval, $7) ON CONFLICT (key) DO NOTHING`
 
-// Claim implements order.Store; a purchase with promotion codes reserves their
-// redemptions in the same transaction (reservePromotions), or is refused unclaimed.
+// Claim implements order.Store; a purchase with promotion codes, gift certificates or
+// the account balance reserves them in the same transaction (reserveLimits), or is
+// refused unclaimed.
 func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	body, err := json.Marshal(c.Stored)
 	if err != nil {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
-	if len(c.Stored.Purchase.PromoCodes) == 0 {
+	if !holdsLimits(&c.Stored.Purchase) {
 		tag, err := s.pool.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return false, unavailable(err, "claim submission")
@@ -78,8 +79,9 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 		if claimed = tag.RowsAffected() == 1; !claimed {
 			return nil
 		}
-		// The key and its promotions' redemptions are reserved together, before the charge.
-		return reservePromotions(ctx, tx, c.Key, c.Stored.Purchase.AccountID, c.Stored.Purchase.PromoCodes)
+		// The key and what its order takes (promotions, gift certificates, the account
+		// balance) are reserved together, before the charge.
+		return reserveLimits(ctx, tx, c.Key, &c.Stored.Purchase)
 	})
 	if err != nil {
 		var e *errs.Error
@@ -147,28 +149,50 @@ func (s *OrderStore) TakeOver(ctx context.Context, key string, d time.Duration) 
 	return st, err == nil, err
 }
 
-// Reopen implements order.Store.
+// Reopen implements order.Store. A declined key's reservations stopped counting with the
+// decline (only pending keys hold them), so the reopened key reserves its promotions, gift
+// certificates and balance again in the same transaction, as Claim does: a code redeemed
+// or a balance spent by someone else meanwhile refuses the retry before any charge, the
+// key left declined.
 func (s *OrderStore) Reopen(ctx context.Context, key string, pay order.Payment, chargeKey string, d time.Duration) (order.Stored, bool, error) {
 	payJSON, err := json.Marshal(pay)
 	if err != nil {
 		return order.Stored{}, false, fmt.Errorf("encode payment: %w", err)
 	}
-	var body []byte
-	var fence int64
-	err = s.pool.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
-			charge_key = $3, failure_code = '', failure_msg = '', `+lease.Take("$4")+`, attempts = attempts + 1, updated_at = now()
-		WHERE key = $1 AND status = 'declined'
-			AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($5::text, $6::text)
-		RETURNING purchase, fence`,
-		key, payJSON, chargeKey, lease.Interval(d), pay.Nonce, pay.Token).Scan(&body, &fence)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return order.Stored{}, false, nil
-	}
+	var st order.Stored
+	reopened := false
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var body []byte
+		var fence int64
+		err := tx.QueryRow(ctx, `UPDATE submissions SET status = 'pending', purchase = jsonb_set(purchase, '{payment}', $2::jsonb),
+				charge_key = $3, failure_code = '', failure_msg = '', `+lease.Take("$4")+`, attempts = attempts + 1, updated_at = now()
+			WHERE key = $1 AND status = 'declined'
+				AND (coalesce(purchase->'payment'->>'nonce', ''), coalesce(purchase->'payment'->>'token', '')) <> ($5::text, $6::text)
+			RETURNING purchase, fence`,
+			key, payJSON, chargeKey, lease.Interval(d), pay.Nonce, pay.Token).Scan(&body, &fence)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return unavailable(err, "reopen declined submission")
+		}
+		if st, err = decodeStored(body, chargeKey, fence); err != nil {
+			return err
+		}
+		if err := reserveLimits(ctx, tx, key, &st.Purchase); err != nil {
+			return err
+		}
+		reopened = true
+		return nil
+	})
 	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return order.Stored{}, false, err
+		}
 		return order.Stored{}, false, unavailable(err, "reopen declined submission")
 	}
-	st, err := decodeStored(body, chargeKey, fence)
-	return st, err == nil, err
+	return st, reopened, nil
 }
 
 // RenewLeases implements order.Store: one statement for the request's one key or a batch's
@@ -277,11 +301,11 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 	b.Queue(`SELECT invoice_id::text, invoice_number, kind, account_id::text, organization_id::text, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, tax_label, tax_jurisdiction,
 		reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name, billing_country,
-		billing_zip, business_id, is_eu, created_at, invoice_contact FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
+		billing_zip, business_id, is_eu, created_at, invoice_contact, tax_rate_ppm FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceID, &o.InvoiceNumber, &o.Kind, &acct, &org, &o.Email, &o.Currency, &o.SubtotalInCents,
 			&o.TaxInCents, &o.TotalInCents, &o.CreditToAccountInCents, &o.TaxLabel, &o.TaxJurisdiction, &o.ReverseCharge,
 			&o.ThirdParty, &o.PaymentMethod, &o.ChargeID, &o.CardBrand, &o.CardLast4, &o.BillingName, &o.BillingCountry,
-			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact)
+			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact, &o.TaxRatePPM)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}

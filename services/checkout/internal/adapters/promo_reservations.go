@@ -11,7 +11,70 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
+	"github.com/hangar/hangar/services/checkout/internal/order"
 )
+
+// holdsLimits reports whether a purchase takes something limited that its claim reserves.
+func holdsLimits(p *order.Purchase) bool {
+	return len(p.PromoCodes) > 0 || len(p.Gifts) > 0 || p.AccountBalanceInCents > 0
+}
+
+// reserveLimits reserves, in the transaction that claims (or reopens) key, everything its
+// order takes that another order could take first: promotion redemptions, gift
+// certificate amounts and the account balance. A pending submission holds what its stored
+// purchase names; the row of each certificate and balance is locked while the others'
+// holds are counted, so two submits spending the same balance see each other and the
+// second is refused here, before any charge, instead of captured and refunded at the
+// write. Locks are taken in one order (promotions, certificates by code, the balance).
+func reserveLimits(ctx context.Context, q querier, key string, p *order.Purchase) error {
+	if err := reservePromotions(ctx, q, key, p.AccountID, p.PromoCodes); err != nil {
+		return err
+	}
+	gifts := slices.Clone(p.Gifts)
+	slices.SortFunc(gifts, func(a, b order.GiftDebit) int {
+		return strings.Compare(strings.ToUpper(a.Code), strings.ToUpper(b.Code))
+	})
+	for _, g := range gifts {
+		code := strings.ToUpper(strings.TrimSpace(g.Code))
+		var balance int64
+		err := q.QueryRow(ctx, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1 AND currency = $2 FOR UPDATE`, code, p.Currency).Scan(&balance)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return unavailable(err, "lock gift certificate")
+		}
+		var held int64
+		if err := q.QueryRow(ctx, `SELECT coalesce(sum((g->>'amountInCents')::bigint), 0)
+			FROM submissions s CROSS JOIN LATERAL jsonb_array_elements(coalesce(s.purchase->'purchase'->'gifts', '[]'::jsonb)) g
+			WHERE s.status = 'pending' AND s.key <> $2 AND upper(g->>'code') = $1`, code, key).Scan(&held); err != nil {
+			return unavailable(err, "count gift certificate holds")
+		}
+		if balance-held < g.AmountInCents {
+			return balanceRefused("The gift certificate "+code+" no longer covers this amount.", promotion.CodeGiftSpent)
+		}
+	}
+	if b := p.AccountBalanceInCents; b > 0 {
+		var balance int64
+		err := q.QueryRow(ctx, `SELECT balance_in_cents FROM account_balances WHERE account_id = $1 AND currency = $2 FOR UPDATE`, p.AccountID, p.Currency).Scan(&balance)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return unavailable(err, "lock account balance")
+		}
+		var held int64
+		if err := q.QueryRow(ctx, `SELECT coalesce(sum((s.purchase->'purchase'->>'accountBalanceInCents')::bigint), 0)
+			FROM submissions s WHERE s.status = 'pending' AND s.key <> $2 AND s.purchase->'purchase'->>'accountId' = $1`, p.AccountID, key).Scan(&held); err != nil {
+			return unavailable(err, "count account balance holds")
+		}
+		if balance-held < b {
+			return balanceRefused("Your account balance changed.", "ACCOUNT_BALANCE_CHANGED")
+		}
+	}
+	return nil
+}
+
+// balanceRefused is a submit refused before the charge because a balance it pays from no
+// longer covers its share: nothing was charged, which is true here.
+func balanceRefused(msg, reason string) error {
+	m := msg + " Nothing was charged. Please review your order."
+	return &errs.Error{Code: errs.Conflict, Reason: reason, Message: m, Errors: []string{msg}}
+}
 
 // reservePromotions reserves the redemptions of key's promotion codes in the transaction
 // that claims the key, before anything is charged (issue 42): each promotion row is locked

@@ -79,6 +79,8 @@ type Service struct {
 	accountURL string
 	// seller is the seller's EU member state (Options.SellerCountry).
 	seller string
+	// vatRegistry: whether an EU VAT id is registered (checkVATID).
+	vatRegistry VATRegistry
 }
 
 // Options configure a Service.
@@ -123,6 +125,8 @@ type Options struct {
 	// of its VAT number): a business customer there pays VAT, others in the EU are
 	// reverse-charged.
 	SellerCountry string
+	// VATRegistry says whether an EU VAT id is registered (VIES); nil: the format only.
+	VATRegistry VATRegistry
 }
 
 // New builds the service.
@@ -134,7 +138,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
 		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
-		seller: o.SellerCountry}
+		seller: o.SellerCountry, vatRegistry: o.VATRegistry}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
 	if s.accountURL = o.AccountURL; s.accountURL == "" {
@@ -334,6 +338,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	allocated := s.withAllocations(ctx, sub, cat)
 	cart := s.rules.Normalize(cat, in, sub)
 	cart.Managed = in.Caller.Manager
+	s.checkVATID(ctx, cart, in.BusinessID)
 	if !allocated {
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeAllocationsUnavailable)
 		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable})
@@ -367,6 +372,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
 	}
 	pv := pricing.PriceCart(cat, cart, p)
+	vatIDCounted(cart, pv.Invoice.Tax)
 	if len(codes) > 0 {
 		s.remember(caller.Client, ck, acceptedKeys(cart.PromoCodes, cart.GiftCodes, pv.CodeErrors))
 	}

@@ -286,7 +286,7 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	detail, _ := json.Marshal(OneOffDetail{CartID: pv.Preset.UUID, MarketingConsent: in.MarketingConsent && !sales})
 	pu := &order.Purchase{Kind: order.KindOneOff, AccountID: accountID, Email: pv.Email, Currency: inv.Currency,
 		SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
-		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: "CREDIT_CARD",
+		TaxLabel: inv.Tax.Label, TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, TaxRatePPM: inv.Tax.ChargedPPM(), PaymentMethod: "CREDIT_CARD",
 		BillingName: sub.Payment.CardholderName, BillingCountry: pv.Cart.Country, BillingZip: pv.Cart.Zip, BusinessID: pv.Cart.BusinessID,
 		PromoCodes: promoCodesOf(inv), Detail: detail}
 	for _, l := range inv.Lines {

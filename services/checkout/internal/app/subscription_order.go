@@ -88,7 +88,7 @@ func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in
 	pu := &order.Purchase{Kind: order.KindSubscription, AccountID: accountID, OrganizationID: org, Email: c.Email, BuyerKind: buyer,
 		Currency: inv.Currency, SubtotalInCents: inv.SubtotalInCents, TaxInCents: inv.TaxInCents, TotalInCents: inv.TotalInCents,
 		CreditToAccountInCents: inv.CreditToAccountInCents, AccountBalanceInCents: inv.AccountBalanceInCents, TaxLabel: inv.Tax.Label,
-		TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, PaymentMethod: firstNonEmpty(c.PaymentMethod, "CREDIT_CARD"),
+		TaxJurisdiction: inv.Tax.Jurisdiction, ReverseCharge: inv.Tax.ReverseCharge, TaxRatePPM: inv.Tax.ChargedPPM(), PaymentMethod: firstNonEmpty(c.PaymentMethod, "CREDIT_CARD"),
 		BillingName: in.CardholderName, BillingCountry: c.Country, BillingZip: c.Zip, BusinessID: c.BusinessID,
 		IsEU: in.EuCustomer || c.EuConsentRequired, Detail: detail}
 	if ex := c.Existing; ex != nil && ex.ThirdParty() {

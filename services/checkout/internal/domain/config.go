@@ -151,7 +151,8 @@ type Allocation struct {
 	AddOnCodes    []string
 	TargetID      string
 	TargetOwnerID string
-	TargetType    string // TAIL
+	TargetType    string // TAIL, or USER for a users' pool the cart lowers
+	Assigned      int    // USER: the users holding the pool
 }
 
 // UserPool is one owner's pool of an add-on licensed to users, and how many users hold it.
@@ -314,6 +315,9 @@ type Cart struct {
 	MilitarySuppVisible bool
 	// EuConsentRequired: the EU consent checkbox is shown and must be ticked.
 	EuConsentRequired bool
+	// VATIDStatus and VATIDMessage: whether the VAT id typed counted, and why, for the
+	// buyer (app.checkVATID); empty when none was typed.
+	VATIDStatus, VATIDMessage string
 	// ExpiringAllocations are tail allocations of add-ons the cart drops, and the user pools
 	// the cart lowers below the users holding them (TargetType USER, TargetID the pool's
 	// owner, AddOnCodes its add-on): the allocation service expires the newest assignments.

@@ -71,6 +71,8 @@ type Purchase struct {
 	TaxLabel        string `json:"taxLabel,omitempty"`
 	TaxJurisdiction string `json:"taxJurisdiction,omitempty"`
 	ReverseCharge   bool   `json:"reverseCharge,omitempty"`
+	// TaxRatePPM is the rate the tax was charged at (tax.Rule.ChargedPPM), printed beside it.
+	TaxRatePPM int64 `json:"taxRatePpm,omitempty"`
 	// ThirdParty: paid by a third party (receipt prices read N/A).
 	ThirdParty     bool   `json:"thirdParty,omitempty"`
 	PaymentMethod  string `json:"paymentMethod,omitempty"`

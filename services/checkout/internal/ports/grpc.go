@@ -135,7 +135,11 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 	if len(v.Errors) > 0 {
 		status = "fail"
 	}
-	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv,
+	sub := &checkoutv1.Subscription{} // a new subscription: the field is there, empty (spec 000 §7)
+	if v.Preview.Cart.Existing != nil {
+		sub = s.subscriptionProto(v.Preview.Cart.Existing, time.Now())
+	}
+	return &checkoutv1.ValidateInvoiceResponse{Status: status, Errors: v.Errors, RequireLogin: &v.RequireLogin, Invoice: inv, Subscription: sub,
 		PromoInfoRequirements: promoInfo(v.Preview.PromoInfo), Counter: ptr(c32(v.Preview.Invoice.Counter)),
 		Account: v.Preview.Cart.AccountID, SubscriptionAccount: subAccount(v.Preview.Cart), IsOrgMember: ptr(v.OrgMember),
 		Allocations: allocations(v.Allocations), ErrorCodes: v.Preview.Cart.ErrorCodes}, nil
@@ -144,7 +148,11 @@ func (s *GRPC) ValidateInvoice(ctx context.Context, req *checkoutv1.ValidateInvo
 func allocations(list []domain.Allocation) []*checkoutv1.Allocation {
 	var out []*checkoutv1.Allocation
 	for _, a := range list {
-		out = append(out, &checkoutv1.Allocation{AddOnCodes: a.AddOnCodes, TargetId: a.TargetID, TargetOwnerId: a.TargetOwnerID, TargetType: a.TargetType})
+		pa := &checkoutv1.Allocation{AddOnCodes: a.AddOnCodes, TargetId: a.TargetID, TargetOwnerId: a.TargetOwnerID, TargetType: a.TargetType}
+		if a.Assigned > 0 {
+			pa.Assigned = ptr(c32(int64(a.Assigned)))
+		}
+		out = append(out, pa)
 	}
 	return out
 }
@@ -324,8 +332,12 @@ func (n *narrow) totals(out *checkoutv1.Invoice, subtotal, tax, total int64) {
 
 // taxHead starts a priced invoice answer: its currency and the tax rule that priced it.
 func taxHead(currency string, r tax.Rule) *checkoutv1.Invoice {
-	return &checkoutv1.Invoice{Currency: currency, TaxVatText: r.Label, TaxJurisdiction: r.Jurisdiction,
+	out := &checkoutv1.Invoice{Currency: currency, TaxVatText: r.Label, TaxJurisdiction: r.Jurisdiction,
 		TaxRatesDate: tax.Rates().EffectiveFrom, ReverseCharge: ptr(r.ReverseCharge)}
+	if r.Jurisdiction != "" {
+		out.TaxRate = tax.Percent(r.ChargedPPM())
+	}
+	return out
 }
 
 func day(t time.Time) string {
@@ -384,6 +396,9 @@ func previewResponse(pv *pricing.Preview) (*checkoutv1.PreviewInvoiceResponse, e
 		ChartIfrVisible: ptr(c.ChartIfrVisible), MilitarySupplementsVisible: ptr(c.MilitarySuppVisible),
 		EuConsentRequired: ptr(c.EuConsentRequired), LoggedIn: ptr(c.LoggedIn), EmailLocked: ptr(c.EmailLocked),
 		AccountId: c.AccountID, Email: c.Email, ExpiringAllocations: allocations(c.ExpiringAllocations), RunwayAircraft: c.RunwayAircraft,
+	}
+	if c.VATIDStatus != "" {
+		out.VatIdCheck = &checkoutv1.VatIdCheck{Status: c.VATIDStatus, Message: c.VATIDMessage, Counted: ptr(app.VATIDCounted(c.VATIDStatus))}
 	}
 	if out.RenewalAmountInCents, err = i32(pv.RenewalAmount); err != nil {
 		return nil, err

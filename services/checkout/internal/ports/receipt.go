@@ -29,6 +29,7 @@ func receipt(o *order.Placed, cat *domain.Catalog) (*checkoutv1.GetReceiptRespon
 		out.ReverseChargeNote = ReverseChargeNote
 	}
 	out.TaxNote = receiptrules.TaxNote(o.TaxJurisdiction, o.BusinessID, o.ReverseCharge)
+	out.TaxRate = receiptrules.TaxRate(o.TaxRatePPM, o.ReverseCharge)
 	out.CanPrintInvoice = ptr(receiptrules.CanPrintInvoice(o.IsEU, o.BusinessID, o.BillingCountry))
 	var n narrow
 	for _, l := range o.Lines {

@@ -173,6 +173,9 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	if o.TaxLabel != "" {
 		taxLabel = o.TaxLabel
 	}
+	if res.TaxRate != "" {
+		taxLabel += " (" + res.TaxRate + ")"
+	}
 	out = append(out, "", "Subtotal: "+res.Subtotal+" "+o.Currency, taxLabel+": "+res.Tax+" "+o.Currency, "Total: "+res.Total+" "+o.Currency)
 	if o.CardLast4 != "" {
 		out = append(out, "Paid with "+o.CardBrand+" ending in "+o.CardLast4)

@@ -24,7 +24,7 @@ func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
 	doc := strings.Join(ReceiptDoc(o, seller, nil), "\n")
 	for _, want := range []string{"Invoice\nHangar Aviation Software Ltd\n1 Runway Road\nDublin\nVAT number: IE9999999X", "Invoice number: 100042",
 		"Date: 03-04-2026 23:30 UTC", "Luft GmbH\nHauptstrasse 1\nBerlin, 10115\nDE", "VAT ID: DE123456789", "Premium: 199.99 EUR",
-		"VAT: 0.00 EUR", "Total: 199.99 EUR", ReverseChargeNote} {
+		"VAT (0 %): 0.00 EUR", "Total: 199.99 EUR", ReverseChargeNote} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("the invoice lacks %q:\n%s", want, doc)
 		}
@@ -52,5 +52,23 @@ func TestReceiptLeavesOffTheCataloguesHiddenDefaults(t *testing.T) {
 	}
 	if doc := strings.Join(ReceiptDoc(o, Seller{Name: "Hangar"}, domaintest.MustCatalog(t)), "\n"); strings.Contains(doc, "included") {
 		t.Errorf("the printed receipt shows the included region:\n%s", doc)
+	}
+}
+
+// The rate the tax was charged at is printed beside it (issue 45 item 5); an order that
+// recorded no rate prints the tax alone.
+func TestReceiptDocPrintsTheTaxRate(t *testing.T) {
+	o := &order.Placed{InvoiceID: "inv-3", InvoiceNumber: "100044", CreatedAt: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
+	o.Currency, o.TaxLabel, o.TaxJurisdiction, o.SubtotalInCents, o.TaxInCents, o.TotalInCents = "EUR", "VAT", "IE", 18599, 4278, 22877
+	o.TaxRatePPM = 230_000
+	if doc := strings.Join(ReceiptDoc(o, Seller{Name: "Hangar"}, nil), "\n"); !strings.Contains(doc, "VAT (23 %): 42.78 EUR") {
+		t.Errorf("the receipt lacks the rate:\n%s", doc)
+	}
+	if r, err := receipt(o, nil); err != nil || r.GetTaxRate() != "23 %" {
+		t.Errorf("receipt taxRate = %q, %v", r.GetTaxRate(), err)
+	}
+	o.TaxRatePPM = 0
+	if doc := strings.Join(ReceiptDoc(o, Seller{Name: "Hangar"}, nil), "\n"); !strings.Contains(doc, "VAT: 42.78 EUR") {
+		t.Errorf("an order without a recorded rate:\n%s", doc)
 	}
 }

@@ -15,7 +15,7 @@ import { ChartsSection as ChartsSectionView, type Platform } from './sections/Ch
 import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { bigChange, QuantitySection } from './sections/Quantity';
 import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
-import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
+import { allocationsChoice, CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
@@ -970,6 +970,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             zipcode={config.zipcode}
             country={config.country}
             businessId={config.businessIdentificationNo}
+            vatIdCheck={p?.vatIdCheck}
             showGdpr={showGdpr}
             gdpr={config.isGdprCompliant}
             showMarketing={askMarketing}
@@ -1024,7 +1025,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       <ExpiredAllocationsModal
         allocations={allocations}
         onChoose={(keep) => {
-          dispatch({ type: 'set', patch: keep ? { keepExpiredAllocations: true, expiredAllocations: undefined } : { keepExpiredAllocations: false, expiredAllocations: allocations } });
+          dispatch({ type: 'set', patch: allocationsChoice(allocations ?? [], keep, config.quantity) });
           setAllocations(undefined);
           setSubmitErrors([]);
         }}

@@ -77,6 +77,7 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
               <tr>
                 <th scope="row">
                   {inv.taxVatText || 'Tax'}
+                  {inv.taxRate ? ` (${inv.taxRate})` : ''}
                   {inv.reverseCharge ? <span className={s.buyInvoiceReason}>Reverse charge: VAT to be accounted for by the recipient</span> : null}
                   {!inv.taxJurisdiction && !inv.reverseCharge ? <span className={s.buyInvoiceReason}>Calculated at checkout from your billing address</span> : null}
                 </th>

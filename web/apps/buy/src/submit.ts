@@ -11,7 +11,12 @@ export async function validate(configuration: WireConfiguration): Promise<WireVa
   try {
     return await unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
   } catch (e) {
-    if (e instanceof ApiError && e.status === 401) return { status: 'fail', requireLogin: true, errors: [e.message], promoInfoRequirements: [], account: '', subscriptionAccount: '' };
+    if (e instanceof ApiError && e.status === 401) {
+      return {
+        status: 'fail', requireLogin: true, errors: [e.message], promoInfoRequirements: [], account: '', subscriptionAccount: '', subscription: {},
+        counter: 0, isOrgMember: false, invoice: { currency: '', invoiceItems: [], errors: [], planErrors: [], selectionErrors: [] },
+      };
+    }
     throw e;
   }
 }

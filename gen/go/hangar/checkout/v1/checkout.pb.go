@@ -583,14 +583,18 @@ func (x *Configuration) GetMarketingConsent() bool {
 	return false
 }
 
-// Allocation is an add-on allocated to a target (an aircraft tail) of the subscription.
+// Allocation is an add-on allocated to a target (an aircraft tail) of the subscription,
+// or, in validate's and preview's expiring lists, a pool licensed to users that the cart
+// lowers below the users holding it (target USER, the pool's owner).
 type Allocation struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AddOnCodes    []string               `protobuf:"bytes,1,rep,name=add_on_codes,json=addOnCodes,proto3" json:"add_on_codes,omitempty"`
 	TargetId      string                 `protobuf:"bytes,2,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
 	TargetOwnerId string                 `protobuf:"bytes,3,opt,name=target_owner_id,json=targetOwnerId,proto3" json:"target_owner_id,omitempty"`
-	// TAIL.
-	TargetType    string `protobuf:"bytes,4,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
+	// TAIL or USER.
+	TargetType string `protobuf:"bytes,4,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
+	// USER entries: how many users hold the pool, the quantity that keeps their licences.
+	Assigned      *int32 `protobuf:"varint,5,opt,name=assigned,proto3,oneof" json:"assigned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -651,6 +655,13 @@ func (x *Allocation) GetTargetType() string {
 		return x.TargetType
 	}
 	return ""
+}
+
+func (x *Allocation) GetAssigned() int32 {
+	if x != nil && x.Assigned != nil {
+		return *x.Assigned
+	}
+	return 0
 }
 
 type PreviewInvoiceRequest struct {
@@ -851,8 +862,11 @@ type Invoice struct {
 	Errors          []string `protobuf:"bytes,17,rep,name=errors,proto3" json:"errors,omitempty"`
 	PlanErrors      []string `protobuf:"bytes,18,rep,name=plan_errors,json=planErrors,proto3" json:"plan_errors,omitempty"`
 	SelectionErrors []string `protobuf:"bytes,19,rep,name=selection_errors,json=selectionErrors,proto3" json:"selection_errors,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The rate charged, in words ("23 %"; "0 %" under the reverse charge); empty where no tax
+	// jurisdiction applies yet.
+	TaxRate       string `protobuf:"bytes,20,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Invoice) Reset() {
@@ -1016,6 +1030,13 @@ func (x *Invoice) GetSelectionErrors() []string {
 		return x.SelectionErrors
 	}
 	return nil
+}
+
+func (x *Invoice) GetTaxRate() string {
+	if x != nil {
+		return x.TaxRate
+	}
+	return ""
 }
 
 // PlanChange compares the configuration with the current subscription (spec 000 §4).
@@ -1403,6 +1424,8 @@ type PreviewInvoiceResponse struct {
 	// Tail allocations that end with this configuration.
 	ExpiringAllocations []*Allocation `protobuf:"bytes,36,rep,name=expiring_allocations,json=expiringAllocations,proto3" json:"expiring_allocations,omitempty"`
 	RunwayAircraft      []string      `protobuf:"bytes,37,rep,name=runway_aircraft,json=runwayAircraft,proto3" json:"runway_aircraft,omitempty"`
+	// Whether the VAT ID typed counted, said under the field (absent when none was typed).
+	VatIdCheck *VatIdCheck `protobuf:"bytes,38,opt,name=vat_id_check,json=vatIdCheck,proto3" json:"vat_id_check,omitempty"`
 	// Failures only (HTTP 401): the configuration names an account or subscription the
 	// session may not act on; the page opens the login modal. The error shape's code and
 	// message, the message in errors, and nothing of the account.
@@ -1702,6 +1725,13 @@ func (x *PreviewInvoiceResponse) GetRunwayAircraft() []string {
 	return nil
 }
 
+func (x *PreviewInvoiceResponse) GetVatIdCheck() *VatIdCheck {
+	if x != nil {
+		return x.VatIdCheck
+	}
+	return nil
+}
+
 func (x *PreviewInvoiceResponse) GetCode() string {
 	if x != nil {
 		return x.Code
@@ -1723,6 +1753,70 @@ func (x *PreviewInvoiceResponse) GetRequireLogin() bool {
 	return false
 }
 
+// VatIdCheck is the server's word on a VAT ID: the page shows the message, never decides.
+type VatIdCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// not_used, invalid, not_registered, unverified (the ID did not count: VAT is charged);
+	// reverse_charge, domestic, recorded (it counted).
+	Status  string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Whether the ID counted for the tax.
+	Counted       *bool `protobuf:"varint,3,opt,name=counted,proto3,oneof" json:"counted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VatIdCheck) Reset() {
+	*x = VatIdCheck{}
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VatIdCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VatIdCheck) ProtoMessage() {}
+
+func (x *VatIdCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VatIdCheck.ProtoReflect.Descriptor instead.
+func (*VatIdCheck) Descriptor() ([]byte, []int) {
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *VatIdCheck) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *VatIdCheck) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *VatIdCheck) GetCounted() bool {
+	if x != nil && x.Counted != nil {
+		return *x.Counted
+	}
+	return false
+}
+
 type ValidateInvoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Configuration *Configuration         `protobuf:"bytes,1,opt,name=configuration,proto3" json:"configuration,omitempty"`
@@ -1732,7 +1826,7 @@ type ValidateInvoiceRequest struct {
 
 func (x *ValidateInvoiceRequest) Reset() {
 	*x = ValidateInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1744,7 +1838,7 @@ func (x *ValidateInvoiceRequest) String() string {
 func (*ValidateInvoiceRequest) ProtoMessage() {}
 
 func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[12]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1757,7 +1851,7 @@ func (x *ValidateInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{12}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ValidateInvoiceRequest) GetConfiguration() *Configuration {
@@ -1783,6 +1877,9 @@ type ValidateInvoiceResponse struct {
 	// (or set keepExpiredAllocations) and validate again.
 	Allocations []*Allocation `protobuf:"bytes,10,rep,name=allocations,proto3" json:"allocations,omitempty"`
 	ErrorCodes  []string      `protobuf:"bytes,11,rep,name=error_codes,json=errorCodes,proto3" json:"error_codes,omitempty"`
+	// The subscription this configuration changes, as GET /subscription answers it; every
+	// field empty when the configuration buys a new one (spec 000 §7, spec 001 §7).
+	Subscription *Subscription `protobuf:"bytes,12,opt,name=subscription,proto3" json:"subscription,omitempty"`
 	// Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's.
 	Code          string `protobuf:"bytes,50,opt,name=code,proto3" json:"code,omitempty"`
 	Message       string `protobuf:"bytes,51,opt,name=message,proto3" json:"message,omitempty"`
@@ -1792,7 +1889,7 @@ type ValidateInvoiceResponse struct {
 
 func (x *ValidateInvoiceResponse) Reset() {
 	*x = ValidateInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1901,7 @@ func (x *ValidateInvoiceResponse) String() string {
 func (*ValidateInvoiceResponse) ProtoMessage() {}
 
 func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[13]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1914,7 @@ func (x *ValidateInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*ValidateInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{13}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ValidateInvoiceResponse) GetStatus() string {
@@ -1897,6 +1994,13 @@ func (x *ValidateInvoiceResponse) GetErrorCodes() []string {
 	return nil
 }
 
+func (x *ValidateInvoiceResponse) GetSubscription() *Subscription {
+	if x != nil {
+		return x.Subscription
+	}
+	return nil
+}
+
 func (x *ValidateInvoiceResponse) GetCode() string {
 	if x != nil {
 		return x.Code
@@ -1922,7 +2026,7 @@ type ValidatePromoRequest struct {
 
 func (x *ValidatePromoRequest) Reset() {
 	*x = ValidatePromoRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2038,7 @@ func (x *ValidatePromoRequest) String() string {
 func (*ValidatePromoRequest) ProtoMessage() {}
 
 func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[14]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2051,7 @@ func (x *ValidatePromoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoRequest.ProtoReflect.Descriptor instead.
 func (*ValidatePromoRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{14}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ValidatePromoRequest) GetCode() string {
@@ -1983,7 +2087,7 @@ type ValidatePromoResponse struct {
 
 func (x *ValidatePromoResponse) Reset() {
 	*x = ValidatePromoResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1995,7 +2099,7 @@ func (x *ValidatePromoResponse) String() string {
 func (*ValidatePromoResponse) ProtoMessage() {}
 
 func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[15]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2008,7 +2112,7 @@ func (x *ValidatePromoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidatePromoResponse.ProtoReflect.Descriptor instead.
 func (*ValidatePromoResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{15}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ValidatePromoResponse) GetStatus() string {
@@ -2086,7 +2190,7 @@ type ValidateCurrencyRequest struct {
 
 func (x *ValidateCurrencyRequest) Reset() {
 	*x = ValidateCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2098,7 +2202,7 @@ func (x *ValidateCurrencyRequest) String() string {
 func (*ValidateCurrencyRequest) ProtoMessage() {}
 
 func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[16]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2111,7 +2215,7 @@ func (x *ValidateCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{16}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ValidateCurrencyRequest) GetCurrency() string {
@@ -2155,7 +2259,7 @@ type ValidateCurrencyResponse struct {
 
 func (x *ValidateCurrencyResponse) Reset() {
 	*x = ValidateCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2271,7 @@ func (x *ValidateCurrencyResponse) String() string {
 func (*ValidateCurrencyResponse) ProtoMessage() {}
 
 func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[17]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2284,7 @@ func (x *ValidateCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*ValidateCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{17}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ValidateCurrencyResponse) GetStatus() string {
@@ -2220,7 +2324,7 @@ type GetRenewalPriceRequest struct {
 
 func (x *GetRenewalPriceRequest) Reset() {
 	*x = GetRenewalPriceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2232,7 +2336,7 @@ func (x *GetRenewalPriceRequest) String() string {
 func (*GetRenewalPriceRequest) ProtoMessage() {}
 
 func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[18]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2245,7 +2349,7 @@ func (x *GetRenewalPriceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{18}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetRenewalPriceRequest) GetSubscriptionId() string {
@@ -2270,7 +2374,7 @@ type GetRenewalPriceResponse struct {
 
 func (x *GetRenewalPriceResponse) Reset() {
 	*x = GetRenewalPriceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2282,7 +2386,7 @@ func (x *GetRenewalPriceResponse) String() string {
 func (*GetRenewalPriceResponse) ProtoMessage() {}
 
 func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[19]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2295,7 +2399,7 @@ func (x *GetRenewalPriceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalPriceResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalPriceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{19}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetRenewalPriceResponse) GetSubscriptionId() string {
@@ -2357,7 +2461,7 @@ type CanDowngradeBusinessRequest struct {
 
 func (x *CanDowngradeBusinessRequest) Reset() {
 	*x = CanDowngradeBusinessRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2473,7 @@ func (x *CanDowngradeBusinessRequest) String() string {
 func (*CanDowngradeBusinessRequest) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[20]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2486,7 @@ func (x *CanDowngradeBusinessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessRequest.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{20}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CanDowngradeBusinessRequest) GetSubscriptionId() string {
@@ -2409,7 +2513,7 @@ type CanDowngradeBusinessResponse struct {
 
 func (x *CanDowngradeBusinessResponse) Reset() {
 	*x = CanDowngradeBusinessResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2525,7 @@ func (x *CanDowngradeBusinessResponse) String() string {
 func (*CanDowngradeBusinessResponse) ProtoMessage() {}
 
 func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[21]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2538,7 @@ func (x *CanDowngradeBusinessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CanDowngradeBusinessResponse.ProtoReflect.Descriptor instead.
 func (*CanDowngradeBusinessResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{21}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CanDowngradeBusinessResponse) GetCanDowngrade() bool {
@@ -2472,7 +2576,7 @@ type ValidateGiftRequest struct {
 
 func (x *ValidateGiftRequest) Reset() {
 	*x = ValidateGiftRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2588,7 @@ func (x *ValidateGiftRequest) String() string {
 func (*ValidateGiftRequest) ProtoMessage() {}
 
 func (x *ValidateGiftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[22]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2601,7 @@ func (x *ValidateGiftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateGiftRequest.ProtoReflect.Descriptor instead.
 func (*ValidateGiftRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{22}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ValidateGiftRequest) GetGiftCertValues() []*structpb.Value {
@@ -2575,7 +2679,7 @@ type GiftBuyer struct {
 
 func (x *GiftBuyer) Reset() {
 	*x = GiftBuyer{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2587,7 +2691,7 @@ func (x *GiftBuyer) String() string {
 func (*GiftBuyer) ProtoMessage() {}
 
 func (x *GiftBuyer) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[23]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2600,7 +2704,7 @@ func (x *GiftBuyer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GiftBuyer.ProtoReflect.Descriptor instead.
 func (*GiftBuyer) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{23}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GiftBuyer) GetAccountId() string {
@@ -2646,7 +2750,7 @@ type ValidateGiftResponse struct {
 
 func (x *ValidateGiftResponse) Reset() {
 	*x = ValidateGiftResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2658,7 +2762,7 @@ func (x *ValidateGiftResponse) String() string {
 func (*ValidateGiftResponse) ProtoMessage() {}
 
 func (x *ValidateGiftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[24]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2671,7 +2775,7 @@ func (x *ValidateGiftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateGiftResponse.ProtoReflect.Descriptor instead.
 func (*ValidateGiftResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{24}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ValidateGiftResponse) GetStatus() string {
@@ -2763,7 +2867,7 @@ type GiftRecipient struct {
 
 func (x *GiftRecipient) Reset() {
 	*x = GiftRecipient{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2775,7 +2879,7 @@ func (x *GiftRecipient) String() string {
 func (*GiftRecipient) ProtoMessage() {}
 
 func (x *GiftRecipient) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[25]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2788,7 +2892,7 @@ func (x *GiftRecipient) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GiftRecipient.ProtoReflect.Descriptor instead.
 func (*GiftRecipient) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{25}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GiftRecipient) GetEmail() string {
@@ -2835,7 +2939,7 @@ type SubmitGiftRequest struct {
 
 func (x *SubmitGiftRequest) Reset() {
 	*x = SubmitGiftRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2847,7 +2951,7 @@ func (x *SubmitGiftRequest) String() string {
 func (*SubmitGiftRequest) ProtoMessage() {}
 
 func (x *SubmitGiftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[26]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2860,7 +2964,7 @@ func (x *SubmitGiftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGiftRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGiftRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{26}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SubmitGiftRequest) GetGiftCertValues() []*structpb.Value {
@@ -2975,7 +3079,7 @@ type Purchase struct {
 
 func (x *Purchase) Reset() {
 	*x = Purchase{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2987,7 +3091,7 @@ func (x *Purchase) String() string {
 func (*Purchase) ProtoMessage() {}
 
 func (x *Purchase) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[27]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3000,7 +3104,7 @@ func (x *Purchase) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Purchase.ProtoReflect.Descriptor instead.
 func (*Purchase) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{27}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Purchase) GetStatus() string {
@@ -3130,7 +3234,7 @@ type IssuedCertificate struct {
 
 func (x *IssuedCertificate) Reset() {
 	*x = IssuedCertificate{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3142,7 +3246,7 @@ func (x *IssuedCertificate) String() string {
 func (*IssuedCertificate) ProtoMessage() {}
 
 func (x *IssuedCertificate) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[28]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3155,7 +3259,7 @@ func (x *IssuedCertificate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssuedCertificate.ProtoReflect.Descriptor instead.
 func (*IssuedCertificate) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{28}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *IssuedCertificate) GetCertificateId() string {
@@ -3211,7 +3315,7 @@ type CartProduct struct {
 
 func (x *CartProduct) Reset() {
 	*x = CartProduct{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3223,7 +3327,7 @@ func (x *CartProduct) String() string {
 func (*CartProduct) ProtoMessage() {}
 
 func (x *CartProduct) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[29]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3236,7 +3340,7 @@ func (x *CartProduct) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CartProduct.ProtoReflect.Descriptor instead.
 func (*CartProduct) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{29}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CartProduct) GetCode() string {
@@ -3268,7 +3372,7 @@ type CartRequest struct {
 
 func (x *CartRequest) Reset() {
 	*x = CartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3280,7 +3384,7 @@ func (x *CartRequest) String() string {
 func (*CartRequest) ProtoMessage() {}
 
 func (x *CartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[30]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3293,7 +3397,7 @@ func (x *CartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CartRequest.ProtoReflect.Descriptor instead.
 func (*CartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{30}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CartRequest) GetSelectedProducts() []*CartProduct {
@@ -3335,7 +3439,7 @@ type CreateCartRequest struct {
 
 func (x *CreateCartRequest) Reset() {
 	*x = CreateCartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3347,7 +3451,7 @@ func (x *CreateCartRequest) String() string {
 func (*CreateCartRequest) ProtoMessage() {}
 
 func (x *CreateCartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[31]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3360,7 +3464,7 @@ func (x *CreateCartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCartRequest.ProtoReflect.Descriptor instead.
 func (*CreateCartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{31}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreateCartRequest) GetRequestJson() *CartRequest {
@@ -3386,7 +3490,7 @@ type CreateCartResponse struct {
 
 func (x *CreateCartResponse) Reset() {
 	*x = CreateCartResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3398,7 +3502,7 @@ func (x *CreateCartResponse) String() string {
 func (*CreateCartResponse) ProtoMessage() {}
 
 func (x *CreateCartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[32]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3411,7 +3515,7 @@ func (x *CreateCartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCartResponse.ProtoReflect.Descriptor instead.
 func (*CreateCartResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{32}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateCartResponse) GetCart() *PreconfiguredCart {
@@ -3430,7 +3534,7 @@ type GetCartResponse struct {
 
 func (x *GetCartResponse) Reset() {
 	*x = GetCartResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3442,7 +3546,7 @@ func (x *GetCartResponse) String() string {
 func (*GetCartResponse) ProtoMessage() {}
 
 func (x *GetCartResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[33]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3455,7 +3559,7 @@ func (x *GetCartResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCartResponse.ProtoReflect.Descriptor instead.
 func (*GetCartResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{33}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetCartResponse) GetCart() *PreconfiguredCart {
@@ -3478,7 +3582,7 @@ type PreconfiguredCart struct {
 
 func (x *PreconfiguredCart) Reset() {
 	*x = PreconfiguredCart{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3490,7 +3594,7 @@ func (x *PreconfiguredCart) String() string {
 func (*PreconfiguredCart) ProtoMessage() {}
 
 func (x *PreconfiguredCart) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[34]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3503,7 +3607,7 @@ func (x *PreconfiguredCart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreconfiguredCart.ProtoReflect.Descriptor instead.
 func (*PreconfiguredCart) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{34}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PreconfiguredCart) GetUuid() string {
@@ -3543,7 +3647,7 @@ type GetCartRequest struct {
 
 func (x *GetCartRequest) Reset() {
 	*x = GetCartRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3555,7 +3659,7 @@ func (x *GetCartRequest) String() string {
 func (*GetCartRequest) ProtoMessage() {}
 
 func (x *GetCartRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[35]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3568,7 +3672,7 @@ func (x *GetCartRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCartRequest.ProtoReflect.Descriptor instead.
 func (*GetCartRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{35}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetCartRequest) GetCartId() string {
@@ -3593,7 +3697,7 @@ type OneOffBillingInfo struct {
 
 func (x *OneOffBillingInfo) Reset() {
 	*x = OneOffBillingInfo{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3605,7 +3709,7 @@ func (x *OneOffBillingInfo) String() string {
 func (*OneOffBillingInfo) ProtoMessage() {}
 
 func (x *OneOffBillingInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[36]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3618,7 +3722,7 @@ func (x *OneOffBillingInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffBillingInfo.ProtoReflect.Descriptor instead.
 func (*OneOffBillingInfo) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{36}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *OneOffBillingInfo) GetZipcode() string {
@@ -3677,7 +3781,7 @@ type OneOffItem struct {
 
 func (x *OneOffItem) Reset() {
 	*x = OneOffItem{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3689,7 +3793,7 @@ func (x *OneOffItem) String() string {
 func (*OneOffItem) ProtoMessage() {}
 
 func (x *OneOffItem) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[37]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3702,7 +3806,7 @@ func (x *OneOffItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffItem.ProtoReflect.Descriptor instead.
 func (*OneOffItem) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{37}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *OneOffItem) GetCode() string {
@@ -3765,7 +3869,7 @@ type OneOffConfiguration struct {
 
 func (x *OneOffConfiguration) Reset() {
 	*x = OneOffConfiguration{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3777,7 +3881,7 @@ func (x *OneOffConfiguration) String() string {
 func (*OneOffConfiguration) ProtoMessage() {}
 
 func (x *OneOffConfiguration) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[38]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3790,7 +3894,7 @@ func (x *OneOffConfiguration) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffConfiguration.ProtoReflect.Descriptor instead.
 func (*OneOffConfiguration) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{38}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *OneOffConfiguration) GetBillingInfo() *OneOffBillingInfo {
@@ -3942,7 +4046,7 @@ type PreviewOneOffRequest struct {
 
 func (x *PreviewOneOffRequest) Reset() {
 	*x = PreviewOneOffRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3954,7 +4058,7 @@ func (x *PreviewOneOffRequest) String() string {
 func (*PreviewOneOffRequest) ProtoMessage() {}
 
 func (x *PreviewOneOffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[39]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3967,7 +4071,7 @@ func (x *PreviewOneOffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewOneOffRequest.ProtoReflect.Descriptor instead.
 func (*PreviewOneOffRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{39}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PreviewOneOffRequest) GetConfiguration() *OneOffConfiguration {
@@ -4003,7 +4107,7 @@ type PreviewOneOffResponse struct {
 
 func (x *PreviewOneOffResponse) Reset() {
 	*x = PreviewOneOffResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4015,7 +4119,7 @@ func (x *PreviewOneOffResponse) String() string {
 func (*PreviewOneOffResponse) ProtoMessage() {}
 
 func (x *PreviewOneOffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[40]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4028,7 +4132,7 @@ func (x *PreviewOneOffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreviewOneOffResponse.ProtoReflect.Descriptor instead.
 func (*PreviewOneOffResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{40}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PreviewOneOffResponse) GetInvoice() *Invoice {
@@ -4151,7 +4255,7 @@ type SubmitOneOffRequest struct {
 
 func (x *SubmitOneOffRequest) Reset() {
 	*x = SubmitOneOffRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4163,7 +4267,7 @@ func (x *SubmitOneOffRequest) String() string {
 func (*SubmitOneOffRequest) ProtoMessage() {}
 
 func (x *SubmitOneOffRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[41]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4176,7 +4280,7 @@ func (x *SubmitOneOffRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitOneOffRequest.ProtoReflect.Descriptor instead.
 func (*SubmitOneOffRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{41}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SubmitOneOffRequest) GetConfiguration() *OneOffConfiguration {
@@ -4230,7 +4334,7 @@ type SubmitOneOffResponse struct {
 
 func (x *SubmitOneOffResponse) Reset() {
 	*x = SubmitOneOffResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4242,7 +4346,7 @@ func (x *SubmitOneOffResponse) String() string {
 func (*SubmitOneOffResponse) ProtoMessage() {}
 
 func (x *SubmitOneOffResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[42]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4255,7 +4359,7 @@ func (x *SubmitOneOffResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitOneOffResponse.ProtoReflect.Descriptor instead.
 func (*SubmitOneOffResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{42}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SubmitOneOffResponse) GetPurchase() *Purchase {
@@ -4274,7 +4378,7 @@ type SubmitGiftResponse struct {
 
 func (x *SubmitGiftResponse) Reset() {
 	*x = SubmitGiftResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4286,7 +4390,7 @@ func (x *SubmitGiftResponse) String() string {
 func (*SubmitGiftResponse) ProtoMessage() {}
 
 func (x *SubmitGiftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[43]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4299,7 +4403,7 @@ func (x *SubmitGiftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGiftResponse.ProtoReflect.Descriptor instead.
 func (*SubmitGiftResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{43}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SubmitGiftResponse) GetPurchase() *Purchase {
@@ -4318,7 +4422,7 @@ type SubmitInvoiceRequest struct {
 
 func (x *SubmitInvoiceRequest) Reset() {
 	*x = SubmitInvoiceRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4330,7 +4434,7 @@ func (x *SubmitInvoiceRequest) String() string {
 func (*SubmitInvoiceRequest) ProtoMessage() {}
 
 func (x *SubmitInvoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[44]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4343,7 +4447,7 @@ func (x *SubmitInvoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitInvoiceRequest.ProtoReflect.Descriptor instead.
 func (*SubmitInvoiceRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{44}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubmitInvoiceRequest) GetConfiguration() *Configuration {
@@ -4364,7 +4468,7 @@ type FieldError struct {
 
 func (x *FieldError) Reset() {
 	*x = FieldError{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4376,7 +4480,7 @@ func (x *FieldError) String() string {
 func (*FieldError) ProtoMessage() {}
 
 func (x *FieldError) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[45]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4389,7 +4493,7 @@ func (x *FieldError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FieldError.ProtoReflect.Descriptor instead.
 func (*FieldError) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{45}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *FieldError) GetField() string {
@@ -4432,7 +4536,7 @@ type SubmitInvoiceResponse struct {
 
 func (x *SubmitInvoiceResponse) Reset() {
 	*x = SubmitInvoiceResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4444,7 +4548,7 @@ func (x *SubmitInvoiceResponse) String() string {
 func (*SubmitInvoiceResponse) ProtoMessage() {}
 
 func (x *SubmitInvoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[46]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4457,7 +4561,7 @@ func (x *SubmitInvoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitInvoiceResponse.ProtoReflect.Descriptor instead.
 func (*SubmitInvoiceResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{46}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SubmitInvoiceResponse) GetAccountId() string {
@@ -4567,7 +4671,7 @@ type GetReceiptRequest struct {
 
 func (x *GetReceiptRequest) Reset() {
 	*x = GetReceiptRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4579,7 +4683,7 @@ func (x *GetReceiptRequest) String() string {
 func (*GetReceiptRequest) ProtoMessage() {}
 
 func (x *GetReceiptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[47]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4592,7 +4696,7 @@ func (x *GetReceiptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{47}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetReceiptRequest) GetInvoiceId() string {
@@ -4618,7 +4722,7 @@ type BillingContact struct {
 
 func (x *BillingContact) Reset() {
 	*x = BillingContact{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4630,7 +4734,7 @@ func (x *BillingContact) String() string {
 func (*BillingContact) ProtoMessage() {}
 
 func (x *BillingContact) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[48]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4643,7 +4747,7 @@ func (x *BillingContact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BillingContact.ProtoReflect.Descriptor instead.
 func (*BillingContact) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{48}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *BillingContact) GetName() string {
@@ -4714,7 +4818,7 @@ type ReceiptLine struct {
 
 func (x *ReceiptLine) Reset() {
 	*x = ReceiptLine{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4726,7 +4830,7 @@ func (x *ReceiptLine) String() string {
 func (*ReceiptLine) ProtoMessage() {}
 
 func (x *ReceiptLine) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[49]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4739,7 +4843,7 @@ func (x *ReceiptLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReceiptLine.ProtoReflect.Descriptor instead.
 func (*ReceiptLine) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{49}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ReceiptLine) GetType() string {
@@ -4845,14 +4949,17 @@ type GetReceiptResponse struct {
 	// The EU VAT rule the order was taxed by, in words (the reverse charge across a border,
 	// VAT at the seller's rate for a business in the seller's member state, or the
 	// consumer's member state's VAT); empty outside the EU.
-	TaxNote       string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
+	TaxNote string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
+	// The rate the tax was charged at, in words ("23 %"; "0 %" under the reverse charge);
+	// empty for an order that recorded none.
+	TaxRate       string `protobuf:"bytes,31,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetReceiptResponse) Reset() {
 	*x = GetReceiptResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4864,7 +4971,7 @@ func (x *GetReceiptResponse) String() string {
 func (*GetReceiptResponse) ProtoMessage() {}
 
 func (x *GetReceiptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[50]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4877,7 +4984,7 @@ func (x *GetReceiptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{50}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetReceiptResponse) GetInvoiceId() string {
@@ -5090,6 +5197,13 @@ func (x *GetReceiptResponse) GetTaxNote() string {
 	return ""
 }
 
+func (x *GetReceiptResponse) GetTaxRate() string {
+	if x != nil {
+		return x.TaxRate
+	}
+	return ""
+}
+
 // Seller is who sells: name, postal address (lines separated by newlines) and VAT number.
 type Seller struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -5102,7 +5216,7 @@ type Seller struct {
 
 func (x *Seller) Reset() {
 	*x = Seller{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5114,7 +5228,7 @@ func (x *Seller) String() string {
 func (*Seller) ProtoMessage() {}
 
 func (x *Seller) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[51]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5127,7 +5241,7 @@ func (x *Seller) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seller.ProtoReflect.Descriptor instead.
 func (*Seller) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{51}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *Seller) GetName() string {
@@ -5161,7 +5275,7 @@ type GetSubscriptionRequest struct {
 
 func (x *GetSubscriptionRequest) Reset() {
 	*x = GetSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5173,7 +5287,7 @@ func (x *GetSubscriptionRequest) String() string {
 func (*GetSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[52]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5186,7 +5300,7 @@ func (x *GetSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{52}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetSubscriptionRequest) GetIncludePaymentInfo() string {
@@ -5205,7 +5319,7 @@ type GetSubscriptionSimpleRequest struct {
 
 func (x *GetSubscriptionSimpleRequest) Reset() {
 	*x = GetSubscriptionSimpleRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5217,7 +5331,7 @@ func (x *GetSubscriptionSimpleRequest) String() string {
 func (*GetSubscriptionSimpleRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[53]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5230,7 +5344,7 @@ func (x *GetSubscriptionSimpleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{53}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetSubscriptionSimpleRequest) GetIncludePaymentInfo() string {
@@ -5252,7 +5366,7 @@ type GetSubscriptionSimpleResponse struct {
 
 func (x *GetSubscriptionSimpleResponse) Reset() {
 	*x = GetSubscriptionSimpleResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5264,7 +5378,7 @@ func (x *GetSubscriptionSimpleResponse) String() string {
 func (*GetSubscriptionSimpleResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[54]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5277,7 +5391,7 @@ func (x *GetSubscriptionSimpleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionSimpleResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionSimpleResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{54}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetSubscriptionSimpleResponse) GetStatus() string {
@@ -5312,7 +5426,7 @@ type GetAccountSubscriptionResponse struct {
 
 func (x *GetAccountSubscriptionResponse) Reset() {
 	*x = GetAccountSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5324,7 +5438,7 @@ func (x *GetAccountSubscriptionResponse) String() string {
 func (*GetAccountSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[55]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5337,7 +5451,7 @@ func (x *GetAccountSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{55}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *GetAccountSubscriptionResponse) GetStatus() string {
@@ -5363,7 +5477,7 @@ type UpdateBillingContactResponse struct {
 
 func (x *UpdateBillingContactResponse) Reset() {
 	*x = UpdateBillingContactResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5375,7 +5489,7 @@ func (x *UpdateBillingContactResponse) String() string {
 func (*UpdateBillingContactResponse) ProtoMessage() {}
 
 func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[56]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5388,7 +5502,7 @@ func (x *UpdateBillingContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactResponse.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{56}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *UpdateBillingContactResponse) GetContact() *BillingContact {
@@ -5409,7 +5523,7 @@ type AddOnObject struct {
 
 func (x *AddOnObject) Reset() {
 	*x = AddOnObject{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5421,7 +5535,7 @@ func (x *AddOnObject) String() string {
 func (*AddOnObject) ProtoMessage() {}
 
 func (x *AddOnObject) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[57]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5434,7 +5548,7 @@ func (x *AddOnObject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddOnObject.ProtoReflect.Descriptor instead.
 func (*AddOnObject) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{57}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *AddOnObject) GetAddOnCode() string {
@@ -5484,7 +5598,7 @@ type Subscription struct {
 
 func (x *Subscription) Reset() {
 	*x = Subscription{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5496,7 +5610,7 @@ func (x *Subscription) String() string {
 func (*Subscription) ProtoMessage() {}
 
 func (x *Subscription) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[58]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5509,7 +5623,7 @@ func (x *Subscription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subscription.ProtoReflect.Descriptor instead.
 func (*Subscription) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{58}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *Subscription) GetId() string {
@@ -5690,7 +5804,7 @@ type PaymentInfo struct {
 
 func (x *PaymentInfo) Reset() {
 	*x = PaymentInfo{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5702,7 +5816,7 @@ func (x *PaymentInfo) String() string {
 func (*PaymentInfo) ProtoMessage() {}
 
 func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[59]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5715,7 +5829,7 @@ func (x *PaymentInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PaymentInfo.ProtoReflect.Descriptor instead.
 func (*PaymentInfo) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{59}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *PaymentInfo) GetToken() string {
@@ -5785,7 +5899,7 @@ type GetSubscriptionResponse struct {
 
 func (x *GetSubscriptionResponse) Reset() {
 	*x = GetSubscriptionResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5797,7 +5911,7 @@ func (x *GetSubscriptionResponse) String() string {
 func (*GetSubscriptionResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[60]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5810,7 +5924,7 @@ func (x *GetSubscriptionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{60}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *GetSubscriptionResponse) GetStatus() string {
@@ -5842,7 +5956,7 @@ type GetSubscriptionAvionicsRequest struct {
 
 func (x *GetSubscriptionAvionicsRequest) Reset() {
 	*x = GetSubscriptionAvionicsRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5854,7 +5968,7 @@ func (x *GetSubscriptionAvionicsRequest) String() string {
 func (*GetSubscriptionAvionicsRequest) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[61]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5867,7 +5981,7 @@ func (x *GetSubscriptionAvionicsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsRequest.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{61}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
 }
 
 // SubscriptionAvionics is one panel-avionics add-on of a subscription.
@@ -5882,7 +5996,7 @@ type SubscriptionAvionics struct {
 
 func (x *SubscriptionAvionics) Reset() {
 	*x = SubscriptionAvionics{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5894,7 +6008,7 @@ func (x *SubscriptionAvionics) String() string {
 func (*SubscriptionAvionics) ProtoMessage() {}
 
 func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[62]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5907,7 +6021,7 @@ func (x *SubscriptionAvionics) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubscriptionAvionics.ProtoReflect.Descriptor instead.
 func (*SubscriptionAvionics) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{62}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *SubscriptionAvionics) GetAddOnCode() string {
@@ -5942,7 +6056,7 @@ type GetSubscriptionAvionicsResponse struct {
 
 func (x *GetSubscriptionAvionicsResponse) Reset() {
 	*x = GetSubscriptionAvionicsResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5954,7 +6068,7 @@ func (x *GetSubscriptionAvionicsResponse) String() string {
 func (*GetSubscriptionAvionicsResponse) ProtoMessage() {}
 
 func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[63]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5967,7 +6081,7 @@ func (x *GetSubscriptionAvionicsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSubscriptionAvionicsResponse.ProtoReflect.Descriptor instead.
 func (*GetSubscriptionAvionicsResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{63}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *GetSubscriptionAvionicsResponse) GetStatus() string {
@@ -6002,7 +6116,7 @@ type SetAutoRenewRequest struct {
 
 func (x *SetAutoRenewRequest) Reset() {
 	*x = SetAutoRenewRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6014,7 +6128,7 @@ func (x *SetAutoRenewRequest) String() string {
 func (*SetAutoRenewRequest) ProtoMessage() {}
 
 func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[64]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6027,7 +6141,7 @@ func (x *SetAutoRenewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewRequest.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{64}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *SetAutoRenewRequest) GetProductCode() string {
@@ -6056,7 +6170,7 @@ type SetAutoRenewResponse struct {
 
 func (x *SetAutoRenewResponse) Reset() {
 	*x = SetAutoRenewResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6068,7 +6182,7 @@ func (x *SetAutoRenewResponse) String() string {
 func (*SetAutoRenewResponse) ProtoMessage() {}
 
 func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[65]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6081,7 +6195,7 @@ func (x *SetAutoRenewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetAutoRenewResponse.ProtoReflect.Descriptor instead.
 func (*SetAutoRenewResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{65}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *SetAutoRenewResponse) GetStatus() string {
@@ -6115,7 +6229,7 @@ type GetCurrencyRequest struct {
 
 func (x *GetCurrencyRequest) Reset() {
 	*x = GetCurrencyRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6127,7 +6241,7 @@ func (x *GetCurrencyRequest) String() string {
 func (*GetCurrencyRequest) ProtoMessage() {}
 
 func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[66]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6140,7 +6254,7 @@ func (x *GetCurrencyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyRequest.ProtoReflect.Descriptor instead.
 func (*GetCurrencyRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{66}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetCurrencyRequest) GetEmail() string {
@@ -6174,7 +6288,7 @@ type GetCurrencyResponse struct {
 
 func (x *GetCurrencyResponse) Reset() {
 	*x = GetCurrencyResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6186,7 +6300,7 @@ func (x *GetCurrencyResponse) String() string {
 func (*GetCurrencyResponse) ProtoMessage() {}
 
 func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[67]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6199,7 +6313,7 @@ func (x *GetCurrencyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCurrencyResponse.ProtoReflect.Descriptor instead.
 func (*GetCurrencyResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{67}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *GetCurrencyResponse) GetStatus() string {
@@ -6245,7 +6359,7 @@ type GetHumanVerificationRequest struct {
 
 func (x *GetHumanVerificationRequest) Reset() {
 	*x = GetHumanVerificationRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6257,7 +6371,7 @@ func (x *GetHumanVerificationRequest) String() string {
 func (*GetHumanVerificationRequest) ProtoMessage() {}
 
 func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[68]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6270,7 +6384,7 @@ func (x *GetHumanVerificationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationRequest.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{68}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
 }
 
 type GetHumanVerificationResponse struct {
@@ -6288,7 +6402,7 @@ type GetHumanVerificationResponse struct {
 
 func (x *GetHumanVerificationResponse) Reset() {
 	*x = GetHumanVerificationResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6300,7 +6414,7 @@ func (x *GetHumanVerificationResponse) String() string {
 func (*GetHumanVerificationResponse) ProtoMessage() {}
 
 func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[69]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6313,7 +6427,7 @@ func (x *GetHumanVerificationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetHumanVerificationResponse.ProtoReflect.Descriptor instead.
 func (*GetHumanVerificationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{69}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetHumanVerificationResponse) GetRequired() bool {
@@ -6347,7 +6461,7 @@ type GetAccountSubscriptionRequest struct {
 
 func (x *GetAccountSubscriptionRequest) Reset() {
 	*x = GetAccountSubscriptionRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6359,7 +6473,7 @@ func (x *GetAccountSubscriptionRequest) String() string {
 func (*GetAccountSubscriptionRequest) ProtoMessage() {}
 
 func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[70]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6372,7 +6486,7 @@ func (x *GetAccountSubscriptionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountSubscriptionRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountSubscriptionRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{70}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *GetAccountSubscriptionRequest) GetAccountUuid() string {
@@ -6399,7 +6513,7 @@ type UpdateBillingContactRequest struct {
 
 func (x *UpdateBillingContactRequest) Reset() {
 	*x = UpdateBillingContactRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6411,7 +6525,7 @@ func (x *UpdateBillingContactRequest) String() string {
 func (*UpdateBillingContactRequest) ProtoMessage() {}
 
 func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[71]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6424,7 +6538,7 @@ func (x *UpdateBillingContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBillingContactRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBillingContactRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{71}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *UpdateBillingContactRequest) GetAccountUuid() string {
@@ -6449,7 +6563,7 @@ type GetRenewalStatusRequest struct {
 
 func (x *GetRenewalStatusRequest) Reset() {
 	*x = GetRenewalStatusRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6461,7 +6575,7 @@ func (x *GetRenewalStatusRequest) String() string {
 func (*GetRenewalStatusRequest) ProtoMessage() {}
 
 func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[72]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6474,7 +6588,7 @@ func (x *GetRenewalStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{72}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
 }
 
 type GetRenewalStatusResponse struct {
@@ -6504,7 +6618,7 @@ type GetRenewalStatusResponse struct {
 
 func (x *GetRenewalStatusResponse) Reset() {
 	*x = GetRenewalStatusResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6516,7 +6630,7 @@ func (x *GetRenewalStatusResponse) String() string {
 func (*GetRenewalStatusResponse) ProtoMessage() {}
 
 func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[73]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6529,7 +6643,7 @@ func (x *GetRenewalStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenewalStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetRenewalStatusResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{73}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *GetRenewalStatusResponse) GetSubscriptionId() string {
@@ -6631,7 +6745,7 @@ type ListInvoicesRequest struct {
 
 func (x *ListInvoicesRequest) Reset() {
 	*x = ListInvoicesRequest{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6643,7 +6757,7 @@ func (x *ListInvoicesRequest) String() string {
 func (*ListInvoicesRequest) ProtoMessage() {}
 
 func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[74]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6656,7 +6770,7 @@ func (x *ListInvoicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesRequest.ProtoReflect.Descriptor instead.
 func (*ListInvoicesRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{74}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
 }
 
 type InvoiceSummary struct {
@@ -6682,7 +6796,7 @@ type InvoiceSummary struct {
 
 func (x *InvoiceSummary) Reset() {
 	*x = InvoiceSummary{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6694,7 +6808,7 @@ func (x *InvoiceSummary) String() string {
 func (*InvoiceSummary) ProtoMessage() {}
 
 func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[75]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6707,7 +6821,7 @@ func (x *InvoiceSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvoiceSummary.ProtoReflect.Descriptor instead.
 func (*InvoiceSummary) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{75}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *InvoiceSummary) GetInvoiceId() string {
@@ -6789,7 +6903,7 @@ type ListInvoicesResponse struct {
 
 func (x *ListInvoicesResponse) Reset() {
 	*x = ListInvoicesResponse{}
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6801,7 +6915,7 @@ func (x *ListInvoicesResponse) String() string {
 func (*ListInvoicesResponse) ProtoMessage() {}
 
 func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[76]
+	mi := &file_hangar_checkout_v1_checkout_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6814,7 +6928,7 @@ func (x *ListInvoicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInvoicesResponse.ProtoReflect.Descriptor instead.
 func (*ListInvoicesResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{76}
+	return file_hangar_checkout_v1_checkout_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ListInvoicesResponse) GetInvoices() []*InvoiceSummary {
@@ -6889,7 +7003,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x14payment_method_token\x18+ \x01(\tR\x12paymentMethodToken\x12.\n" +
 	"\x13deeplink_on_success\x18, \x01(\tR\x11deeplinkOnSuccess\x120\n" +
 	"\x14reader_serial_number\x18- \x01(\tR\x12readerSerialNumber\x12+\n" +
-	"\x11marketing_consent\x18. \x01(\bR\x10marketingConsent\"\x94\x01\n" +
+	"\x11marketing_consent\x18. \x01(\bR\x10marketingConsent\"\xc2\x01\n" +
 	"\n" +
 	"Allocation\x12 \n" +
 	"\fadd_on_codes\x18\x01 \x03(\tR\n" +
@@ -6897,7 +7011,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\ttarget_id\x18\x02 \x01(\tR\btargetId\x12&\n" +
 	"\x0ftarget_owner_id\x18\x03 \x01(\tR\rtargetOwnerId\x12\x1f\n" +
 	"\vtarget_type\x18\x04 \x01(\tR\n" +
-	"targetType\"`\n" +
+	"targetType\x12\x1f\n" +
+	"\bassigned\x18\x05 \x01(\x05H\x00R\bassigned\x88\x01\x01B\v\n" +
+	"\t_assigned\"`\n" +
 	"\x15PreviewInvoiceRequest\x12G\n" +
 	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xbf\x03\n" +
 	"\vInvoiceItem\x12\x12\n" +
@@ -6915,7 +7031,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x10bundle_item_type\x18\v \x01(\tR\x0ebundleItemTypeB\x17\n" +
 	"\x15_unit_amount_in_centsB\v\n" +
 	"\t_quantityB\x12\n" +
-	"\x10_amount_in_cents\"\x92\t\n" +
+	"\x10_amount_in_cents\"\xad\t\n" +
 	"\aInvoice\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12D\n" +
 	"\rinvoice_items\x18\x02 \x03(\v2\x1f.hangar.checkout.v1.InvoiceItemR\finvoiceItems\x12/\n" +
@@ -6941,7 +7057,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06errors\x18\x11 \x03(\tR\x06errors\x12\x1f\n" +
 	"\vplan_errors\x18\x12 \x03(\tR\n" +
 	"planErrors\x12)\n" +
-	"\x10selection_errors\x18\x13 \x03(\tR\x0fselectionErrorsB\x14\n" +
+	"\x10selection_errors\x18\x13 \x03(\tR\x0fselectionErrors\x12\x19\n" +
+	"\btax_rate\x18\x14 \x01(\tR\ataxRateB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x12\n" +
@@ -6998,7 +7115,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x1d\n" +
 	"\n" +
 	"error_code\x18\x02 \x01(\tR\terrorCode\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\x88\x10\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xca\x10\n" +
 	"\x16PreviewInvoiceResponse\x125\n" +
 	"\ainvoice\x18\x01 \x01(\v2\x1b.hangar.checkout.v1.InvoiceR\ainvoice\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12\x1f\n" +
@@ -7048,7 +7165,9 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"account_id\x18\" \x01(\tR\taccountId\x12\x14\n" +
 	"\x05email\x18# \x01(\tR\x05email\x12Q\n" +
 	"\x14expiring_allocations\x18$ \x03(\v2\x1e.hangar.checkout.v1.AllocationR\x13expiringAllocations\x12'\n" +
-	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraft\x12\x12\n" +
+	"\x0frunway_aircraft\x18% \x03(\tR\x0erunwayAircraft\x12@\n" +
+	"\fvat_id_check\x18& \x01(\v2\x1e.hangar.checkout.v1.VatIdCheckR\n" +
+	"vatIdCheck\x12\x12\n" +
 	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x183 \x01(\tR\amessage\x12(\n" +
 	"\rrequire_login\x184 \x01(\bH\rR\frequireLogin\x88\x01\x01B\v\n" +
@@ -7066,9 +7185,16 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"_logged_inB\x0f\n" +
 	"\r_email_lockedB\x10\n" +
-	"\x0e_require_login\"a\n" +
+	"\x0e_require_login\"i\n" +
+	"\n" +
+	"VatIdCheck\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
+	"\acounted\x18\x03 \x01(\bH\x00R\acounted\x88\x01\x01B\n" +
+	"\n" +
+	"\b_counted\"a\n" +
 	"\x16ValidateInvoiceRequest\x12G\n" +
-	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xe2\x04\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xa8\x05\n" +
 	"\x17ValidateInvoiceResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12(\n" +
@@ -7082,7 +7208,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\vallocations\x18\n" +
 	" \x03(\v2\x1e.hangar.checkout.v1.AllocationR\vallocations\x12\x1f\n" +
 	"\verror_codes\x18\v \x03(\tR\n" +
-	"errorCodes\x12\x12\n" +
+	"errorCodes\x12D\n" +
+	"\fsubscription\x18\f \x01(\v2 .hangar.checkout.v1.SubscriptionR\fsubscription\x12\x12\n" +
 	"\x04code\x182 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x183 \x01(\tR\amessageB\x10\n" +
 	"\x0e_require_loginB\n" +
@@ -7376,8 +7503,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
 	"\t_quantityB\x17\n" +
 	"\x15_unit_amount_in_centsB\x12\n" +
-	"\x10_amount_in_cents\"\xfa\n" +
-	"\n" +
+	"\x10_amount_in_cents\"\x95\v\n" +
 	"\x12GetReceiptResponse\x12\x1d\n" +
 	"\n" +
 	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
@@ -7416,7 +7542,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x1abusiness_identification_no\x18\x1b \x01(\tR\x18businessIdentificationNo\x12\x16\n" +
 	"\x06status\x18\x1c \x01(\tR\x06status\x122\n" +
 	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06seller\x12\x19\n" +
-	"\btax_note\x18\x1e \x01(\tR\ataxNoteB\x14\n" +
+	"\btax_note\x18\x1e \x01(\tR\ataxNote\x12\x19\n" +
+	"\btax_rate\x18\x1f \x01(\tR\ataxRateB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x1d\n" +
@@ -7620,7 +7747,7 @@ func file_hangar_checkout_v1_checkout_proto_rawDescGZIP() []byte {
 	return file_hangar_checkout_v1_checkout_proto_rawDescData
 }
 
-var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
+var file_hangar_checkout_v1_checkout_proto_msgTypes = make([]protoimpl.MessageInfo, 78)
 var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*BillingInfo)(nil),                     // 0: hangar.checkout.v1.BillingInfo
 	(*ChartChoice)(nil),                     // 1: hangar.checkout.v1.ChartChoice
@@ -7634,78 +7761,79 @@ var file_hangar_checkout_v1_checkout_proto_goTypes = []any{
 	(*PromoInfoRequirement)(nil),            // 9: hangar.checkout.v1.PromoInfoRequirement
 	(*CodeError)(nil),                       // 10: hangar.checkout.v1.CodeError
 	(*PreviewInvoiceResponse)(nil),          // 11: hangar.checkout.v1.PreviewInvoiceResponse
-	(*ValidateInvoiceRequest)(nil),          // 12: hangar.checkout.v1.ValidateInvoiceRequest
-	(*ValidateInvoiceResponse)(nil),         // 13: hangar.checkout.v1.ValidateInvoiceResponse
-	(*ValidatePromoRequest)(nil),            // 14: hangar.checkout.v1.ValidatePromoRequest
-	(*ValidatePromoResponse)(nil),           // 15: hangar.checkout.v1.ValidatePromoResponse
-	(*ValidateCurrencyRequest)(nil),         // 16: hangar.checkout.v1.ValidateCurrencyRequest
-	(*ValidateCurrencyResponse)(nil),        // 17: hangar.checkout.v1.ValidateCurrencyResponse
-	(*GetRenewalPriceRequest)(nil),          // 18: hangar.checkout.v1.GetRenewalPriceRequest
-	(*GetRenewalPriceResponse)(nil),         // 19: hangar.checkout.v1.GetRenewalPriceResponse
-	(*CanDowngradeBusinessRequest)(nil),     // 20: hangar.checkout.v1.CanDowngradeBusinessRequest
-	(*CanDowngradeBusinessResponse)(nil),    // 21: hangar.checkout.v1.CanDowngradeBusinessResponse
-	(*ValidateGiftRequest)(nil),             // 22: hangar.checkout.v1.ValidateGiftRequest
-	(*GiftBuyer)(nil),                       // 23: hangar.checkout.v1.GiftBuyer
-	(*ValidateGiftResponse)(nil),            // 24: hangar.checkout.v1.ValidateGiftResponse
-	(*GiftRecipient)(nil),                   // 25: hangar.checkout.v1.GiftRecipient
-	(*SubmitGiftRequest)(nil),               // 26: hangar.checkout.v1.SubmitGiftRequest
-	(*Purchase)(nil),                        // 27: hangar.checkout.v1.Purchase
-	(*IssuedCertificate)(nil),               // 28: hangar.checkout.v1.IssuedCertificate
-	(*CartProduct)(nil),                     // 29: hangar.checkout.v1.CartProduct
-	(*CartRequest)(nil),                     // 30: hangar.checkout.v1.CartRequest
-	(*CreateCartRequest)(nil),               // 31: hangar.checkout.v1.CreateCartRequest
-	(*CreateCartResponse)(nil),              // 32: hangar.checkout.v1.CreateCartResponse
-	(*GetCartResponse)(nil),                 // 33: hangar.checkout.v1.GetCartResponse
-	(*PreconfiguredCart)(nil),               // 34: hangar.checkout.v1.PreconfiguredCart
-	(*GetCartRequest)(nil),                  // 35: hangar.checkout.v1.GetCartRequest
-	(*OneOffBillingInfo)(nil),               // 36: hangar.checkout.v1.OneOffBillingInfo
-	(*OneOffItem)(nil),                      // 37: hangar.checkout.v1.OneOffItem
-	(*OneOffConfiguration)(nil),             // 38: hangar.checkout.v1.OneOffConfiguration
-	(*PreviewOneOffRequest)(nil),            // 39: hangar.checkout.v1.PreviewOneOffRequest
-	(*PreviewOneOffResponse)(nil),           // 40: hangar.checkout.v1.PreviewOneOffResponse
-	(*SubmitOneOffRequest)(nil),             // 41: hangar.checkout.v1.SubmitOneOffRequest
-	(*SubmitOneOffResponse)(nil),            // 42: hangar.checkout.v1.SubmitOneOffResponse
-	(*SubmitGiftResponse)(nil),              // 43: hangar.checkout.v1.SubmitGiftResponse
-	(*SubmitInvoiceRequest)(nil),            // 44: hangar.checkout.v1.SubmitInvoiceRequest
-	(*FieldError)(nil),                      // 45: hangar.checkout.v1.FieldError
-	(*SubmitInvoiceResponse)(nil),           // 46: hangar.checkout.v1.SubmitInvoiceResponse
-	(*GetReceiptRequest)(nil),               // 47: hangar.checkout.v1.GetReceiptRequest
-	(*BillingContact)(nil),                  // 48: hangar.checkout.v1.BillingContact
-	(*ReceiptLine)(nil),                     // 49: hangar.checkout.v1.ReceiptLine
-	(*GetReceiptResponse)(nil),              // 50: hangar.checkout.v1.GetReceiptResponse
-	(*Seller)(nil),                          // 51: hangar.checkout.v1.Seller
-	(*GetSubscriptionRequest)(nil),          // 52: hangar.checkout.v1.GetSubscriptionRequest
-	(*GetSubscriptionSimpleRequest)(nil),    // 53: hangar.checkout.v1.GetSubscriptionSimpleRequest
-	(*GetSubscriptionSimpleResponse)(nil),   // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse
-	(*GetAccountSubscriptionResponse)(nil),  // 55: hangar.checkout.v1.GetAccountSubscriptionResponse
-	(*UpdateBillingContactResponse)(nil),    // 56: hangar.checkout.v1.UpdateBillingContactResponse
-	(*AddOnObject)(nil),                     // 57: hangar.checkout.v1.AddOnObject
-	(*Subscription)(nil),                    // 58: hangar.checkout.v1.Subscription
-	(*PaymentInfo)(nil),                     // 59: hangar.checkout.v1.PaymentInfo
-	(*GetSubscriptionResponse)(nil),         // 60: hangar.checkout.v1.GetSubscriptionResponse
-	(*GetSubscriptionAvionicsRequest)(nil),  // 61: hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	(*SubscriptionAvionics)(nil),            // 62: hangar.checkout.v1.SubscriptionAvionics
-	(*GetSubscriptionAvionicsResponse)(nil), // 63: hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	(*SetAutoRenewRequest)(nil),             // 64: hangar.checkout.v1.SetAutoRenewRequest
-	(*SetAutoRenewResponse)(nil),            // 65: hangar.checkout.v1.SetAutoRenewResponse
-	(*GetCurrencyRequest)(nil),              // 66: hangar.checkout.v1.GetCurrencyRequest
-	(*GetCurrencyResponse)(nil),             // 67: hangar.checkout.v1.GetCurrencyResponse
-	(*GetHumanVerificationRequest)(nil),     // 68: hangar.checkout.v1.GetHumanVerificationRequest
-	(*GetHumanVerificationResponse)(nil),    // 69: hangar.checkout.v1.GetHumanVerificationResponse
-	(*GetAccountSubscriptionRequest)(nil),   // 70: hangar.checkout.v1.GetAccountSubscriptionRequest
-	(*UpdateBillingContactRequest)(nil),     // 71: hangar.checkout.v1.UpdateBillingContactRequest
-	(*GetRenewalStatusRequest)(nil),         // 72: hangar.checkout.v1.GetRenewalStatusRequest
-	(*GetRenewalStatusResponse)(nil),        // 73: hangar.checkout.v1.GetRenewalStatusResponse
-	(*ListInvoicesRequest)(nil),             // 74: hangar.checkout.v1.ListInvoicesRequest
-	(*InvoiceSummary)(nil),                  // 75: hangar.checkout.v1.InvoiceSummary
-	(*ListInvoicesResponse)(nil),            // 76: hangar.checkout.v1.ListInvoicesResponse
-	(*structpb.Value)(nil),                  // 77: google.protobuf.Value
+	(*VatIdCheck)(nil),                      // 12: hangar.checkout.v1.VatIdCheck
+	(*ValidateInvoiceRequest)(nil),          // 13: hangar.checkout.v1.ValidateInvoiceRequest
+	(*ValidateInvoiceResponse)(nil),         // 14: hangar.checkout.v1.ValidateInvoiceResponse
+	(*ValidatePromoRequest)(nil),            // 15: hangar.checkout.v1.ValidatePromoRequest
+	(*ValidatePromoResponse)(nil),           // 16: hangar.checkout.v1.ValidatePromoResponse
+	(*ValidateCurrencyRequest)(nil),         // 17: hangar.checkout.v1.ValidateCurrencyRequest
+	(*ValidateCurrencyResponse)(nil),        // 18: hangar.checkout.v1.ValidateCurrencyResponse
+	(*GetRenewalPriceRequest)(nil),          // 19: hangar.checkout.v1.GetRenewalPriceRequest
+	(*GetRenewalPriceResponse)(nil),         // 20: hangar.checkout.v1.GetRenewalPriceResponse
+	(*CanDowngradeBusinessRequest)(nil),     // 21: hangar.checkout.v1.CanDowngradeBusinessRequest
+	(*CanDowngradeBusinessResponse)(nil),    // 22: hangar.checkout.v1.CanDowngradeBusinessResponse
+	(*ValidateGiftRequest)(nil),             // 23: hangar.checkout.v1.ValidateGiftRequest
+	(*GiftBuyer)(nil),                       // 24: hangar.checkout.v1.GiftBuyer
+	(*ValidateGiftResponse)(nil),            // 25: hangar.checkout.v1.ValidateGiftResponse
+	(*GiftRecipient)(nil),                   // 26: hangar.checkout.v1.GiftRecipient
+	(*SubmitGiftRequest)(nil),               // 27: hangar.checkout.v1.SubmitGiftRequest
+	(*Purchase)(nil),                        // 28: hangar.checkout.v1.Purchase
+	(*IssuedCertificate)(nil),               // 29: hangar.checkout.v1.IssuedCertificate
+	(*CartProduct)(nil),                     // 30: hangar.checkout.v1.CartProduct
+	(*CartRequest)(nil),                     // 31: hangar.checkout.v1.CartRequest
+	(*CreateCartRequest)(nil),               // 32: hangar.checkout.v1.CreateCartRequest
+	(*CreateCartResponse)(nil),              // 33: hangar.checkout.v1.CreateCartResponse
+	(*GetCartResponse)(nil),                 // 34: hangar.checkout.v1.GetCartResponse
+	(*PreconfiguredCart)(nil),               // 35: hangar.checkout.v1.PreconfiguredCart
+	(*GetCartRequest)(nil),                  // 36: hangar.checkout.v1.GetCartRequest
+	(*OneOffBillingInfo)(nil),               // 37: hangar.checkout.v1.OneOffBillingInfo
+	(*OneOffItem)(nil),                      // 38: hangar.checkout.v1.OneOffItem
+	(*OneOffConfiguration)(nil),             // 39: hangar.checkout.v1.OneOffConfiguration
+	(*PreviewOneOffRequest)(nil),            // 40: hangar.checkout.v1.PreviewOneOffRequest
+	(*PreviewOneOffResponse)(nil),           // 41: hangar.checkout.v1.PreviewOneOffResponse
+	(*SubmitOneOffRequest)(nil),             // 42: hangar.checkout.v1.SubmitOneOffRequest
+	(*SubmitOneOffResponse)(nil),            // 43: hangar.checkout.v1.SubmitOneOffResponse
+	(*SubmitGiftResponse)(nil),              // 44: hangar.checkout.v1.SubmitGiftResponse
+	(*SubmitInvoiceRequest)(nil),            // 45: hangar.checkout.v1.SubmitInvoiceRequest
+	(*FieldError)(nil),                      // 46: hangar.checkout.v1.FieldError
+	(*SubmitInvoiceResponse)(nil),           // 47: hangar.checkout.v1.SubmitInvoiceResponse
+	(*GetReceiptRequest)(nil),               // 48: hangar.checkout.v1.GetReceiptRequest
+	(*BillingContact)(nil),                  // 49: hangar.checkout.v1.BillingContact
+	(*ReceiptLine)(nil),                     // 50: hangar.checkout.v1.ReceiptLine
+	(*GetReceiptResponse)(nil),              // 51: hangar.checkout.v1.GetReceiptResponse
+	(*Seller)(nil),                          // 52: hangar.checkout.v1.Seller
+	(*GetSubscriptionRequest)(nil),          // 53: hangar.checkout.v1.GetSubscriptionRequest
+	(*GetSubscriptionSimpleRequest)(nil),    // 54: hangar.checkout.v1.GetSubscriptionSimpleRequest
+	(*GetSubscriptionSimpleResponse)(nil),   // 55: hangar.checkout.v1.GetSubscriptionSimpleResponse
+	(*GetAccountSubscriptionResponse)(nil),  // 56: hangar.checkout.v1.GetAccountSubscriptionResponse
+	(*UpdateBillingContactResponse)(nil),    // 57: hangar.checkout.v1.UpdateBillingContactResponse
+	(*AddOnObject)(nil),                     // 58: hangar.checkout.v1.AddOnObject
+	(*Subscription)(nil),                    // 59: hangar.checkout.v1.Subscription
+	(*PaymentInfo)(nil),                     // 60: hangar.checkout.v1.PaymentInfo
+	(*GetSubscriptionResponse)(nil),         // 61: hangar.checkout.v1.GetSubscriptionResponse
+	(*GetSubscriptionAvionicsRequest)(nil),  // 62: hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	(*SubscriptionAvionics)(nil),            // 63: hangar.checkout.v1.SubscriptionAvionics
+	(*GetSubscriptionAvionicsResponse)(nil), // 64: hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	(*SetAutoRenewRequest)(nil),             // 65: hangar.checkout.v1.SetAutoRenewRequest
+	(*SetAutoRenewResponse)(nil),            // 66: hangar.checkout.v1.SetAutoRenewResponse
+	(*GetCurrencyRequest)(nil),              // 67: hangar.checkout.v1.GetCurrencyRequest
+	(*GetCurrencyResponse)(nil),             // 68: hangar.checkout.v1.GetCurrencyResponse
+	(*GetHumanVerificationRequest)(nil),     // 69: hangar.checkout.v1.GetHumanVerificationRequest
+	(*GetHumanVerificationResponse)(nil),    // 70: hangar.checkout.v1.GetHumanVerificationResponse
+	(*GetAccountSubscriptionRequest)(nil),   // 71: hangar.checkout.v1.GetAccountSubscriptionRequest
+	(*UpdateBillingContactRequest)(nil),     // 72: hangar.checkout.v1.UpdateBillingContactRequest
+	(*GetRenewalStatusRequest)(nil),         // 73: hangar.checkout.v1.GetRenewalStatusRequest
+	(*GetRenewalStatusResponse)(nil),        // 74: hangar.checkout.v1.GetRenewalStatusResponse
+	(*ListInvoicesRequest)(nil),             // 75: hangar.checkout.v1.ListInvoicesRequest
+	(*InvoiceSummary)(nil),                  // 76: hangar.checkout.v1.InvoiceSummary
+	(*ListInvoicesResponse)(nil),            // 77: hangar.checkout.v1.ListInvoicesResponse
+	(*structpb.Value)(nil),                  // 78: google.protobuf.Value
 }
 var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
-	77, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
+	78, // 0: hangar.checkout.v1.Configuration.quantity:type_name -> google.protobuf.Value
 	0,  // 1: hangar.checkout.v1.Configuration.billing_info:type_name -> hangar.checkout.v1.BillingInfo
-	77, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
-	77, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
+	78, // 2: hangar.checkout.v1.Configuration.existing_subscription:type_name -> google.protobuf.Value
+	78, // 3: hangar.checkout.v1.Configuration.expired_allocations:type_name -> google.protobuf.Value
 	1,  // 4: hangar.checkout.v1.Configuration.chart_choice:type_name -> hangar.checkout.v1.ChartChoice
 	2,  // 5: hangar.checkout.v1.PreviewInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	5,  // 6: hangar.checkout.v1.Invoice.invoice_items:type_name -> hangar.checkout.v1.InvoiceItem
@@ -7715,108 +7843,110 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	8,  // 10: hangar.checkout.v1.PreviewInvoiceResponse.adjustments:type_name -> hangar.checkout.v1.Adjustment
 	10, // 11: hangar.checkout.v1.PreviewInvoiceResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
 	3,  // 12: hangar.checkout.v1.PreviewInvoiceResponse.expiring_allocations:type_name -> hangar.checkout.v1.Allocation
-	2,  // 13: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 14: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	9,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	3,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
-	2,  // 17: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	9,  // 18: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
-	6,  // 19: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	77, // 20: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 21: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 22: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	23, // 23: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
-	77, // 24: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
-	25, // 25: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
-	6,  // 26: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
-	28, // 27: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
-	45, // 28: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
-	29, // 29: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
-	30, // 30: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
-	34, // 31: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	34, // 32: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
-	30, // 33: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
-	77, // 34: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
-	36, // 35: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
-	37, // 36: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 37: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	6,  // 38: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	10, // 39: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
-	37, // 40: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
-	38, // 41: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
-	27, // 42: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	27, // 43: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
-	2,  // 44: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
-	6,  // 45: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	45, // 46: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
-	11, // 47: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
-	48, // 48: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	49, // 49: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	51, // 50: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
-	58, // 51: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 52: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	58, // 53: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	48, // 54: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	57, // 55: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	48, // 56: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	58, // 57: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	59, // 58: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	62, // 59: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	48, // 60: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	75, // 61: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 62: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	12, // 63: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	14, // 64: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	16, // 65: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	18, // 66: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	20, // 67: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	22, // 68: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	26, // 69: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	31, // 70: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	35, // 71: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	39, // 72: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	44, // 73: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	41, // 74: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	52, // 75: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	53, // 76: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	61, // 77: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	64, // 78: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	72, // 79: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	74, // 80: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	66, // 81: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	70, // 82: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	71, // 83: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	47, // 84: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	68, // 85: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 86: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	13, // 87: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	15, // 88: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	17, // 89: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	19, // 90: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	21, // 91: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	24, // 92: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	43, // 93: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	32, // 94: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	33, // 95: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	40, // 96: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	46, // 97: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	42, // 98: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	60, // 99: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	54, // 100: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	63, // 101: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	65, // 102: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	73, // 103: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	76, // 104: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	67, // 105: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	55, // 106: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	56, // 107: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	50, // 108: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	69, // 109: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	86, // [86:110] is the sub-list for method output_type
-	62, // [62:86] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	12, // 13: hangar.checkout.v1.PreviewInvoiceResponse.vat_id_check:type_name -> hangar.checkout.v1.VatIdCheck
+	2,  // 14: hangar.checkout.v1.ValidateInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 15: hangar.checkout.v1.ValidateInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	9,  // 16: hangar.checkout.v1.ValidateInvoiceResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	3,  // 17: hangar.checkout.v1.ValidateInvoiceResponse.allocations:type_name -> hangar.checkout.v1.Allocation
+	59, // 18: hangar.checkout.v1.ValidateInvoiceResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	2,  // 19: hangar.checkout.v1.ValidatePromoRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	9,  // 20: hangar.checkout.v1.ValidatePromoResponse.promo_info_requirements:type_name -> hangar.checkout.v1.PromoInfoRequirement
+	6,  // 21: hangar.checkout.v1.GetRenewalPriceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	78, // 22: hangar.checkout.v1.ValidateGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	26, // 23: hangar.checkout.v1.ValidateGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 24: hangar.checkout.v1.ValidateGiftResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	24, // 25: hangar.checkout.v1.ValidateGiftResponse.subscription:type_name -> hangar.checkout.v1.GiftBuyer
+	78, // 26: hangar.checkout.v1.SubmitGiftRequest.gift_cert_values:type_name -> google.protobuf.Value
+	26, // 27: hangar.checkout.v1.SubmitGiftRequest.recipient:type_name -> hangar.checkout.v1.GiftRecipient
+	6,  // 28: hangar.checkout.v1.Purchase.invoice:type_name -> hangar.checkout.v1.Invoice
+	29, // 29: hangar.checkout.v1.Purchase.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	46, // 30: hangar.checkout.v1.Purchase.field_errors:type_name -> hangar.checkout.v1.FieldError
+	30, // 31: hangar.checkout.v1.CartRequest.selected_products:type_name -> hangar.checkout.v1.CartProduct
+	31, // 32: hangar.checkout.v1.CreateCartRequest.request_json:type_name -> hangar.checkout.v1.CartRequest
+	35, // 33: hangar.checkout.v1.CreateCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	35, // 34: hangar.checkout.v1.GetCartResponse.cart:type_name -> hangar.checkout.v1.PreconfiguredCart
+	31, // 35: hangar.checkout.v1.PreconfiguredCart.request_json:type_name -> hangar.checkout.v1.CartRequest
+	78, // 36: hangar.checkout.v1.OneOffItem.quantity:type_name -> google.protobuf.Value
+	37, // 37: hangar.checkout.v1.OneOffConfiguration.billing_info:type_name -> hangar.checkout.v1.OneOffBillingInfo
+	38, // 38: hangar.checkout.v1.OneOffConfiguration.items:type_name -> hangar.checkout.v1.OneOffItem
+	39, // 39: hangar.checkout.v1.PreviewOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	6,  // 40: hangar.checkout.v1.PreviewOneOffResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	10, // 41: hangar.checkout.v1.PreviewOneOffResponse.code_errors:type_name -> hangar.checkout.v1.CodeError
+	38, // 42: hangar.checkout.v1.PreviewOneOffResponse.items:type_name -> hangar.checkout.v1.OneOffItem
+	39, // 43: hangar.checkout.v1.SubmitOneOffRequest.configuration:type_name -> hangar.checkout.v1.OneOffConfiguration
+	28, // 44: hangar.checkout.v1.SubmitOneOffResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	28, // 45: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
+	2,  // 46: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
+	6,  // 47: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
+	46, // 48: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 49: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	49, // 50: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	50, // 51: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	52, // 52: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
+	59, // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	59, // 55: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	49, // 56: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 57: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	49, // 58: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	59, // 59: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 60: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	63, // 61: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	49, // 62: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	76, // 63: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 64: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	13, // 65: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	15, // 66: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	17, // 67: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	19, // 68: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	21, // 69: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	23, // 70: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	27, // 71: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	32, // 72: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	36, // 73: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	40, // 74: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	45, // 75: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	42, // 76: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	53, // 77: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	54, // 78: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	62, // 79: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	65, // 80: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	73, // 81: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	75, // 82: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	67, // 83: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	71, // 84: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	72, // 85: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	48, // 86: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	69, // 87: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 88: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	14, // 89: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	16, // 90: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	18, // 91: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	20, // 92: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	22, // 93: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	25, // 94: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	44, // 95: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	33, // 96: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	34, // 97: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	41, // 98: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	47, // 99: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	43, // 100: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	61, // 101: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	55, // 102: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	64, // 103: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	66, // 104: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	74, // 105: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	77, // 106: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	68, // 107: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	56, // 108: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	57, // 109: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	51, // 110: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	70, // 111: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	88, // [88:112] is the sub-list for method output_type
+	64, // [64:88] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }
@@ -7824,38 +7954,40 @@ func file_hangar_checkout_v1_checkout_proto_init() {
 	if File_hangar_checkout_v1_checkout_proto != nil {
 		return
 	}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[3].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[5].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[6].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[7].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[9].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[11].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[13].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[15].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[19].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[21].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[23].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[12].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[14].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[16].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[20].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[22].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[24].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[27].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[25].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[28].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[29].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[30].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[40].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[46].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[49].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[31].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[41].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[47].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[50].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[58].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[51].OneofWrappers = []any{}
 	file_hangar_checkout_v1_checkout_proto_msgTypes[59].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[65].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[67].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[73].OneofWrappers = []any{}
-	file_hangar_checkout_v1_checkout_proto_msgTypes[75].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[60].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[66].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[68].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[74].OneofWrappers = []any{}
+	file_hangar_checkout_v1_checkout_proto_msgTypes[76].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_checkout_v1_checkout_proto_rawDesc), len(file_hangar_checkout_v1_checkout_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   77,
+			NumMessages:   78,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -28,6 +28,19 @@ func TaxNote(jurisdiction, businessID string, reverseCharge bool) string {
 	return "VAT charged at the " + jurisdiction + " rate of the customer's member state (Article 58, Council Directive 2006/112/EC)."
 }
 
+// TaxRate words the rate an order's tax was charged at ("23 %"), "0 %" under the reverse
+// charge, and "" for an order that recorded no rate (none applied, or written before rates
+// were recorded): the receipt then prints the tax alone.
+func TaxRate(ppm int64, reverseCharge bool) string {
+	switch {
+	case reverseCharge:
+		return tax.Percent(0)
+	case ppm > 0:
+		return tax.Percent(ppm)
+	}
+	return ""
+}
+
 // Shown reports whether a line of the catalogue entry code, charging amountInCents, is
 // printed. The catalogue's hidden defaults that cost nothing (the plan's included region,
 // the free default plans the spec leaves off receipts) are not: the buyer never chose them

@@ -124,7 +124,7 @@ func (b *builder) checkAllocated(domain.Input) {
 	for _, p := range c.Existing.UserPools {
 		if slices.Contains(b.codes, p.Code) && p.Assigned > c.Quantity {
 			c.ExpiringAllocations = append(c.ExpiringAllocations, domain.Allocation{AddOnCodes: []string{p.Code},
-				TargetID: p.Owner, TargetOwnerID: p.Owner, TargetType: TargetUsers})
+				TargetID: p.Owner, TargetOwnerID: p.Owner, TargetType: TargetUsers, Assigned: p.Assigned})
 		}
 	}
 }

@@ -5,7 +5,7 @@
 package tax
 
 import (
-	"regexp"
+	"fmt"
 	"strings"
 
 	"github.com/hangar/hangar/services/checkout/internal/domain"
@@ -44,6 +44,19 @@ func (t Rule) PPM() int64 {
 		n += c.PPM
 	}
 	return n
+}
+
+// ChargedPPM is the rate the tax is charged at: 0 under the reverse charge.
+func (t Rule) ChargedPPM() int64 {
+	if t.ReverseCharge {
+		return 0
+	}
+	return t.PPM()
+}
+
+// Percent writes a rate in parts per million as a percentage: "23 %", "5.5 %", "0 %".
+func Percent(ppm int64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%04d", ppm/10_000, ppm%10_000), "0"), ".") + " %"
 }
 
 // Amount is the tax on base: each component rounded half up once per invoice on the
@@ -135,25 +148,11 @@ func ProvinceFromPostal(postal string) string {
 	return ""
 }
 
-var vatIDRe = regexp.MustCompile(`^([A-Z]{2})?([0-9A-Z+*]{2,12})$`)
-
-// ValidBusinessIDFormat reports whether a business (VAT) id has the EU format for its
-// country: an optional two-letter prefix equal to the country (EL for Greece) and 2–12
-// letters or digits with at least one digit. It checks the format only, not the registry.
+// ValidBusinessIDFormat reports whether a business (VAT) id has its country's format
+// (CheckVATIDFormat: the prefix, when given, the country's; EL for Greece). It checks the
+// format only, not the register.
 func ValidBusinessIDFormat(id, country string) bool {
-	id = strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(id))
-	m := vatIDRe.FindStringSubmatch(id)
-	if m == nil || !strings.ContainsAny(m[2], "0123456789") {
-		return false
-	}
-	if m[1] != "" {
-		want := country
-		if country == "GR" {
-			want = "EL"
-		}
-		return m[1] == want
-	}
-	return true
+	return CheckVATIDFormat(id, country).OK
 }
 
 // For answers the tax rule of the rates in force (Rates) for a sale by a seller

@@ -61,7 +61,7 @@ func TestDomesticBusinessSaleIsTaxedInEveryMemberState(t *testing.T) {
 			if country == "GR" {
 				prefix = "EL"
 			}
-			id := prefix + "123456789"
+			id := validVATIDs[country]
 			want := (base*rate + 500_000) / 1_000_000
 			if got := tax.SellerCountry(prefix + "0000000XX"); got != country {
 				t.Errorf("seller country of %s's VAT number: %q", country, got)

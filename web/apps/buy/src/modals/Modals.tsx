@@ -158,11 +158,38 @@ export function PlanChangeModal({ change, warning, open, onProceed, onKeepEditin
   );
 }
 
+/** What the buyer's answer to the expired-allocations modal changes in the configuration. */
+export interface AllocationsChoice {
+  keepExpiredAllocations: boolean;
+  expiredAllocations: WireAllocation[] | undefined;
+  /** Set when users would lose licences and the buyer keeps them: the count that keeps them all. */
+  quantity?: string;
+}
+
+/**
+ * The configuration after the buyer answers the modal. Aircraft (TAIL) allocations are kept
+ * by keeping their add-ons (keepExpiredAllocations); a users' pool (USER) is kept by buying
+ * at least as many licences as users hold it (assigned), since checkout lists it only
+ * while the quantity is below that. Letting them end echoes every entry back.
+ */
+export function allocationsChoice(allocations: readonly WireAllocation[], keep: boolean, quantity: string): AllocationsChoice {
+  if (!keep) return { keepExpiredAllocations: false, expiredAllocations: [...allocations] };
+  const held = Math.max(0, ...allocations.filter((a) => a.targetType === 'USER').map((a) => a.assigned ?? 0));
+  const current = Number(quantity.trim());
+  const out: AllocationsChoice = { keepExpiredAllocations: true, expiredAllocations: undefined };
+  if (held > 0 && !(current >= held)) out.quantity = String(held);
+  return out;
+}
+
 export function ExpiredAllocationsModal({ allocations, onChoose }: { allocations: WireAllocation[] | undefined; onChoose: (keep: boolean) => void }) {
+  const list = allocations ?? [];
+  const users = list.filter((a) => a.targetType === 'USER');
+  const tails = list.filter((a) => a.targetType !== 'USER');
+  const title = tails.length === 0 ? 'Users lose their licences' : users.length === 0 ? 'Expired aircraft allocations' : 'Allocations end with this change';
   return (
     <Dialog
-      open={Boolean(allocations && allocations.length > 0)}
-      title="Expired aircraft allocations"
+      open={list.length > 0}
+      title={title}
       onClose={() => onChoose(true)}
       testId="allocations-modal"
       footer={
@@ -174,15 +201,37 @@ export function ExpiredAllocationsModal({ allocations, onChoose }: { allocations
         </>
       }
     >
-      <p>Some of your aircraft allocations end with this change:</p>
-      <ul>
-        {(allocations ?? []).map((a) => (
-          <li key={`${a.targetId}-${(a.addOnCodes ?? []).join(',')}`}>
-            {a.targetId}: {(a.addOnCodes ?? []).join(', ')}
-          </li>
-        ))}
-      </ul>
-      <p>Keep them (their add-ons stay in your order) or let them end?</p>
+      {tails.length > 0 ? (
+        <>
+          <p>Some of your aircraft allocations end with this change:</p>
+          <ul>
+            {tails.map((a) => (
+              <li key={`${a.targetId}-${(a.addOnCodes ?? []).join(',')}`}>
+                {a.targetId}: {(a.addOnCodes ?? []).join(', ')}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {users.length > 0 ? (
+        <>
+          <p>Some of your users lose their licences with this change:</p>
+          <ul>
+            {users.map((a) => (
+              <li key={`${a.targetId}-${(a.addOnCodes ?? []).join(',')}`}>
+                {(a.addOnCodes ?? []).join(', ')}: {a.assigned ? `${a.assigned} users hold a licence` : 'held by more users than this order keeps'}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <p>
+        {users.length === 0
+          ? 'Keep them (their add-ons stay in your order) or let them end?'
+          : tails.length === 0
+            ? 'Keep them (your order keeps a licence for each of these users) or let the newest assignments end?'
+            : 'Keep them (their add-ons stay in your order, with a licence for each user) or let them end?'}
+      </p>
     </Dialog>
   );
 }

@@ -18,6 +18,8 @@ export interface PaymentSectionProps {
   zipcode: string;
   country: string;
   businessId: string;
+  /** Checkout's word on the VAT ID typed (the preview's vatIdCheck): shown, never decided here. */
+  vatIdCheck?: { message?: string; counted?: boolean };
   showGdpr: boolean;
   gdpr: boolean;
   /** The optional marketing checkbox (the page decides from identity's answer). */
@@ -33,6 +35,7 @@ export interface PaymentSectionProps {
 
 export function PaymentSection(p: PaymentSectionProps) {
   const tabsId = useId();
+  const vatNoteId = useId();
   const card = p.stored?.paymentMethod;
   const canUseStored = Boolean(card?.token);
   const tabs: Array<{ id: PayWith; label: string }> = [
@@ -122,7 +125,20 @@ export function PaymentSection(p: PaymentSectionProps) {
           />
         ) : null}
         {takesBusinessId(p.country) ? (
-          <TextField label="VAT ID (business identification number)" name="businessIdentificationNo" value={p.businessId} onChange={(e) => p.onChange({ businessIdentificationNo: e.target.value })} />
+          <>
+            <TextField
+              label="VAT ID (business identification number)"
+              name="businessIdentificationNo"
+              value={p.businessId}
+              aria-describedby={p.businessId.trim() && p.vatIdCheck?.message ? vatNoteId : undefined}
+              onChange={(e) => p.onChange({ businessIdentificationNo: e.target.value })}
+            />
+            {p.businessId.trim() && p.vatIdCheck?.message ? (
+              <p id={vatNoteId} role="status" data-testid="vat-id-check" data-counted={p.vatIdCheck.counted ? 'true' : 'false'}>
+                {p.vatIdCheck.message}
+              </p>
+            ) : null}
+          </>
         ) : null}
         {p.showGdpr ? (
           <EuConsentField checked={p.gdpr} errors={p.fieldErrors.gdpr} onChange={(checked) => p.onChange({ isGdprCompliant: checked })} />

@@ -12,9 +12,9 @@ afterEach(() => {
   window.history.replaceState(null, '', '/');
 });
 
-function receipt(canPrintInvoice: boolean) {
+function receipt(canPrintInvoice: boolean, extra: Record<string, unknown> = {}) {
   const fetch = vi.fn(async () =>
-    new Response(JSON.stringify({ invoiceId: 'inv-1', invoiceNumber: 'H-000001', currency: 'EUR', total: '199.99', canPrintInvoice, accountId: 'acct-1', billingContact: { name: 'Pat Pilot' } }), {
+    new Response(JSON.stringify({ invoiceId: 'inv-1', invoiceNumber: 'H-000001', currency: 'EUR', total: '199.99', canPrintInvoice, accountId: 'acct-1', billingContact: { name: 'Pat Pilot' }, ...extra }), {
       status: 200,
       headers: { 'content-type': 'application/json' },
     }),
@@ -138,5 +138,22 @@ describe("/buy/success's Download the app link", () => {
     show();
     await screen.findByTestId('next-steps');
     await waitFor(() => expect(screen.getByRole('link', { name: 'Download Hangar from the App Store' }).getAttribute('href')).toBe(DEFAULT_LINKS.appStore));
+  });
+});
+
+// Issue 45 item 5: the receipt said "VAT" and the amount, never the rate charged.
+describe('/buy/success prints the tax rate', () => {
+  it('shows the rate the server answers beside the tax', async () => {
+    receipt(true, { taxVatText: 'VAT', tax: '42.78', taxInCents: 4278, taxRate: '23 %' });
+    show();
+    const table = await screen.findByTestId('receipt');
+    expect(within(table).getByRole('rowheader', { name: 'VAT (23 %)' })).toBeTruthy();
+  });
+
+  it('shows the tax alone when the order recorded no rate', async () => {
+    receipt(true, { taxVatText: 'VAT', tax: '42.78', taxInCents: 4278 });
+    show();
+    const table = await screen.findByTestId('receipt');
+    expect(within(table).getByRole('rowheader', { name: 'VAT' })).toBeTruthy();
   });
 });

@@ -187,7 +187,10 @@ export function SuccessPage({
               <td>{shown(r.subtotal, r.subtotalInCents)}</td>
             </tr>
             <tr>
-              <th scope="row">{r.taxVatText || 'Tax'}</th>
+              <th scope="row">
+                {r.taxVatText || 'Tax'}
+                {r.taxRate ? ` (${r.taxRate})` : ''}
+              </th>
               <td>{shown(r.tax, r.taxInCents)}</td>
             </tr>
             <tr className={s.buyInvoiceTotal}>

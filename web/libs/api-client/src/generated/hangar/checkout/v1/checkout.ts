@@ -592,12 +592,21 @@ export interface components {
             addOnCode?: string;
             reason?: string;
         };
-        /** @description Allocation is an add-on allocated to a target (an aircraft tail) of the subscription. */
+        /**
+         * @description Allocation is an add-on allocated to a target (an aircraft tail) of the subscription,
+         *     or, in validate's and preview's expiring lists, a pool licensed to users that the cart
+         *     lowers below the users holding it (target USER, the pool's owner).
+         */
         v1Allocation: {
             addOnCodes?: string[];
+            /**
+             * Format: int32
+             * @description USER entries: how many users hold the pool, the quantity that keeps their licences.
+             */
+            assigned?: number;
             targetId?: string;
             targetOwnerId?: string;
-            /** @description TAIL. */
+            /** @description TAIL or USER. */
             targetType?: string;
         };
         /** @description BillingContact is the billing contact of spec 001 §3. */
@@ -823,6 +832,11 @@ export interface components {
              *     consumer's member state's VAT); empty outside the EU.
              */
             taxNote?: string;
+            /**
+             * @description The rate the tax was charged at, in words ("23 %"; "0 %" under the reverse charge);
+             *     empty for an order that recorded none.
+             */
+            taxRate?: string;
             taxVatText?: string;
             thirdParty?: boolean;
             total?: string;
@@ -926,6 +940,11 @@ export interface components {
             /** Format: int32 */
             taxInCents?: number;
             taxJurisdiction?: string;
+            /**
+             * @description The rate charged, in words ("23 %"; "0 %" under the reverse charge); empty where no tax
+             *     jurisdiction applies yet.
+             */
+            taxRate?: string;
             /**
              * Format: int32
              * @description Tax rate in parts per million of the taxable base, and where it comes from.
@@ -1136,6 +1155,7 @@ export interface components {
             runwayAircraft?: string[];
             selectionErrors: string[];
             termStartDate?: string;
+            vatIdCheck?: components["schemas"]["v1VatIdCheck"];
         };
         /** @description A refusal answered with v1PreviewInvoiceResponse's fields (the page reads them) besides the error object's. */
         v1PreviewInvoiceResponseFailure: components["schemas"]["v1PreviewInvoiceResponse"] & Record<string, never>;
@@ -1372,7 +1392,7 @@ export interface components {
              * Format: int32
              * @description A number on the wire (int32): answers for a cart only grow.
              */
-            counter?: number;
+            counter: number;
             currency?: string;
             /** Format: int32 */
             customMax?: number;
@@ -1381,7 +1401,7 @@ export interface components {
             /** Format: int32 */
             defaultCustom?: number;
             errors: string[];
-            invoice?: components["schemas"]["v1Invoice"];
+            invoice: components["schemas"]["v1Invoice"];
             /** @description The preset amounts (whole units, the first is the default) and the custom bounds. */
             possibleCertValues?: number[];
             /** @description ok or fail. */
@@ -1398,16 +1418,17 @@ export interface components {
             /** @description Failures only (HTTP 401, status fail, requireLogin): as PreviewInvoiceResponse's. */
             code?: string;
             /** Format: int32 */
-            counter?: number;
+            counter: number;
             errorCodes?: string[];
             errors: string[];
-            invoice?: components["schemas"]["v1Invoice"];
-            isOrgMember?: boolean;
+            invoice: components["schemas"]["v1Invoice"];
+            isOrgMember: boolean;
             message?: string;
             promoInfoRequirements: components["schemas"]["v1PromoInfoRequirement"][];
             requireLogin?: boolean;
             /** @description ok or fail. */
             status: string;
+            subscription: components["schemas"]["v1Subscription"];
             subscriptionAccount: string;
         };
         /** @description A refusal answered with v1ValidateInvoiceResponse's fields (the page reads them) besides the error object's. */
@@ -1430,6 +1451,17 @@ export interface components {
             message?: string;
             promoInfoRequirements?: components["schemas"]["v1PromoInfoRequirement"][];
             /** @description ok or fail. */
+            status?: string;
+        };
+        /** @description VatIdCheck is the server's word on a VAT ID: the page shows the message, never decides. */
+        v1VatIdCheck: {
+            /** @description Whether the ID counted for the tax. */
+            counted?: boolean;
+            message?: string;
+            /**
+             * @description not_used, invalid, not_registered, unverified (the ID did not count: VAT is charged);
+             *     reverse_charge, domestic, recorded (it counted).
+             */
             status?: string;
         };
     };
