@@ -151,7 +151,7 @@ func applyBalances(ctx context.Context, q querier, o *order.Placed) error {
 			return err
 		}
 	}
-	for _, g := range o.Gifts {
+	for _, g := range giftsInLockOrder(o.Gifts) {
 		tag, err := q.Exec(ctx, `UPDATE gift_certificates SET balance_in_cents = balance_in_cents - $2
 			WHERE code = $1 AND currency = $3 AND balance_in_cents >= $2`, strings.ToUpper(g.Code), g.AmountInCents, o.Currency)
 		if err != nil {

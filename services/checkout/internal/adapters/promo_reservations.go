@@ -30,11 +30,7 @@ func reserveLimits(ctx context.Context, q querier, key string, p *order.Purchase
 	if err := reservePromotions(ctx, q, key, p.AccountID, p.PromoCodes); err != nil {
 		return err
 	}
-	gifts := slices.Clone(p.Gifts)
-	slices.SortFunc(gifts, func(a, b order.GiftDebit) int {
-		return strings.Compare(strings.ToUpper(a.Code), strings.ToUpper(b.Code))
-	})
-	for _, g := range gifts {
+	for _, g := range giftsInLockOrder(p.Gifts) {
 		code := strings.ToUpper(strings.TrimSpace(g.Code))
 		var balance int64
 		err := q.QueryRow(ctx, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1 AND currency = $2 FOR UPDATE`, code, p.Currency).Scan(&balance)
@@ -136,4 +132,15 @@ func reservePromotion(ctx context.Context, q querier, key, accountID, code strin
 func codeRefused(code, reason, msg string) error {
 	m := fmt.Sprintf("%s (%s) Nothing was charged. Please remove the code and review your order.", msg, code)
 	return &errs.Error{Code: errs.Conflict, Reason: reason, Message: m, Errors: []string{msg}}
+}
+
+// giftsInLockOrder answers gifts sorted by code: every statement that locks or debits
+// several certificates takes them in this one order, so two orders spending the same
+// certificates never wait on each other in a cycle.
+func giftsInLockOrder(gifts []order.GiftDebit) []order.GiftDebit {
+	sorted := slices.Clone(gifts)
+	slices.SortFunc(sorted, func(a, b order.GiftDebit) int {
+		return strings.Compare(strings.ToUpper(a.Code), strings.ToUpper(b.Code))
+	})
+	return sorted
 }
