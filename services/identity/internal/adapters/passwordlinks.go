@@ -19,16 +19,6 @@ func (s *Store) CreateAccountWithLink(ctx context.Context, a domain.Account, l d
 	return s.createAccount(ctx, a, events, func(b *pgx.Batch, id string) { queueLink(b, id, l) })
 }
 
-// CreateMember is CreateAccountWithLink with the account's membership of orgUUID in the
-// same batch: one round trip, one transaction; a refused membership (an unknown
-// organization) writes no account.
-func (s *Store) CreateMember(ctx context.Context, a domain.Account, l domain.NewLink, orgUUID string, roles []domain.Role, events func(uuid string) ([]kafka.Event, error)) (string, error) {
-	return s.createAccount(ctx, a, events, func(b *pgx.Batch, id string) {
-		queueLink(b, id, l)
-		b.Queue(addMemberSQL, orgUUID, id, roleStrings(roles))
-	})
-}
-
 func queueLink(b *pgx.Batch, accountUUID string, l domain.NewLink) {
 	b.Queue(`INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
 		l.Hash, accountUUID, l.Purpose, l.CreatedAt, l.ExpiresAt)

@@ -64,7 +64,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 	}
 	now := s.now()
 	l := domain.NewLink{Hash: hash, Purpose: domain.LinkReset, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkReset))}
-	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token, "")
+	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token)
 	if err != nil {
 		return err
 	}
@@ -115,11 +115,8 @@ func (t *timing) pad(ctx context.Context, took time.Duration) error {
 }
 
 // provisionPasswordless creates a's account without a password, with its welcome link
-// (and the link's event beside the account's created event) in the same batch. With an
-// organization (org.UUID set), the account joins it with roles in that batch too, and the
-// link's event names the organization: notifications then mails the welcome at once
-// instead of holding it for a first order.
-func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account, org domain.Organization, roles []domain.Role) (domain.Account, error) {
+// (and the link's event beside the account's created event) in the same batch.
+func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (domain.Account, error) {
 	token, hash, err := domain.NewToken()
 	if err != nil {
 		return a, err
@@ -131,15 +128,10 @@ func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account, o
 		if err != nil {
 			return nil, err
 		}
-		link, err := passwordLinkIssued(id, a.Email, a.Kind, l, token, org.Name)
+		link, err := passwordLinkIssued(id, a.Email, a.Kind, l, token)
 		return append(created, link...), err
 	}
-	var id string
-	if org.UUID == "" {
-		id, err = s.store.CreateAccountWithLink(ctx, a, l, events)
-	} else {
-		id, err = s.store.CreateMember(ctx, a, l, org.UUID, roles, events)
-	}
+	id, err := s.store.CreateAccountWithLink(ctx, a, l, events)
 	if err != nil {
 		if errs.CodeOf(err) == errs.Invalid {
 			return a, err
@@ -204,10 +196,9 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 
 // passwordLinkIssued is the event that has the link mailed. The token is only in the
 // link; it is never logged.
-// orgName is the organization a new member was added to ("" otherwise).
-func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.NewLink, token, orgName string) ([]kafka.Event, error) {
+func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.NewLink, token string) ([]kafka.Event, error) {
 	b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
-		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), OrganizationName: orgName})
+		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind)})
 	if err != nil {
 		return nil, fmt.Errorf("encode password link: %w", err)
 	}

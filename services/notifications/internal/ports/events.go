@@ -59,6 +59,9 @@ func Handler[I app.Inbox](svc *app.Service, inbox func(pgx.Tx) I) kafka.InboxBat
 				}
 				// An account checkout created: held until its first order completes.
 				return svc.WelcomeOnFirstOrder(ctx, b, id, ev.GetAccountUuid(), w)
+			case "invitation": // an organization's invitation: nobody has an account in its name yet
+				return svc.Invitation(ctx, b, id, domain.Invitation{Email: ev.GetEmail(), Organization: ev.GetOrganizationName(), Link: ev.GetLink(),
+					ExpiresAt: ev.GetExpiresAt().AsTime()})
 			case "reset":
 				return svc.PasswordReset(ctx, b, id, domain.PasswordReset{Email: ev.GetEmail(), Link: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
 			}

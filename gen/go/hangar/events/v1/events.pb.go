@@ -973,25 +973,25 @@ func (x *AccountCreated) GetPasswordless() bool {
 	return false
 }
 
-// PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid.
-// A single-use link to choose a password: the welcome of an account created without one
-// (at checkout, or by an organization's administrator adding a member), or a reset the
-// owner asked for. The token is only in link; identity keeps its hash. Consumers must not
-// log link.
+// PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid
+// (an invitation's: the organization's uuid). A single-use link: the welcome of an account
+// created without a password (at checkout), a reset the owner asked for, or an
+// organization's invitation to an address (no account exists for it in the store's
+// name). The token is only in link; identity keeps its hash. Consumers must not log link.
 type PasswordLinkIssued struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
 	Email       string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	// "welcome" or "reset".
+	// "welcome", "reset" or "invitation" (account_uuid empty).
 	Purpose string `protobuf:"bytes,3,opt,name=purpose,proto3" json:"purpose,omitempty"`
-	// Path and fragment on the store (/account/set-password#token=...); the mailer prefixes
-	// the store's base URL.
+	// Path and fragment on the store (/account/set-password#token=..., an invitation's
+	// /account/invitation#token=...); the mailer prefixes the store's base URL.
 	Link        string                 `protobuf:"bytes,4,opt,name=link,proto3" json:"link,omitempty"`
 	ExpiresAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	AccountKind string                 `protobuf:"bytes,6,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
-	// Purpose "welcome" of a member an organization's administrator added: the
-	// organization's name (empty for an account checkout created). Such a welcome is mailed
-	// at once; checkout's waits for the account's first completed order.
+	// Purpose "invitation": the organization's name as its administrator typed it (not
+	// verified; the mail shows it as such). A "welcome" naming one (a member added before
+	// invitations) is mailed at once; checkout's waits for the account's first order.
 	OrganizationName string `protobuf:"bytes,7,opt,name=organization_name,json=organizationName,proto3" json:"organization_name,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
