@@ -129,8 +129,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		o.Now = time.Now
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
-		limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
+		limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now), orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
 		seller: o.SellerCountry}
 	empty := map[string]*promotion.Promotion{}
