@@ -225,6 +225,7 @@ func (a *App) startData(ctx context.Context) {
 	if len(a.cfg.Brokers) > 0 {
 		a.srv.Go(a.consumeSubscriptions)
 		a.srv.Go(a.consumeMarketingConsents)
+		a.srv.Go(a.consumeOrders)
 	}
 	a.srv.Go(func(ctx context.Context) {
 		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
@@ -272,6 +273,21 @@ func (a *App) consumeMarketingConsents(ctx context.Context) {
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
 	c.Handle(events.TopicMarketingConsentGiven, ports.MarketingConsentGiven(a.svc, inbox))
 	kafka.KeepRunning(ctx, a.log, MarketingConsentsGroup, c)
+}
+
+// WelcomesGroup is the consumer group that issues the welcome link of a checkout account
+// when its first order completes.
+const WelcomesGroup = "identity-welcomes"
+
+// consumeOrders issues welcome links from checkout's order-completed events until ctx
+// ends, through the platform's inbox consumer (a redelivered event issues nothing more; a
+// poison one is dead-lettered).
+func (a *App) consumeOrders(ctx context.Context) {
+	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: WelcomesGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
+	prop := a.deps.Propagator
+	c.Handle(events.TopicOrderCompleted, ports.OrderCompleted(a.svc, func(tx pgx.Tx) iapp.Inbox { return adapters.InTxPropagating(tx, prop) }))
+	kafka.KeepRunning(ctx, a.log, WelcomesGroup, c)
 }
 
 // inbox binds the use cases' event writes to the inbox consumer's transaction.

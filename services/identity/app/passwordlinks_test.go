@@ -20,6 +20,7 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/telemetry"
@@ -153,6 +154,52 @@ func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
 	}
 	if _, me := b.do("GET", "/buy/api/me", "", false); me["loggedIn"] != true {
 		t.Error("the refused second use ended the owner's session")
+	}
+}
+
+// Issue 41: a live set-password link sat in plain text in notifications' held_mails from
+// the moment checkout created the buyer's account until its first order (for ever for a
+// declined buyer). Now identity issues the welcome link only when the first order
+// completes: before it, no link exists anywhere (no event, no stored link); after it, the
+// welcome is mailed with its link at once, never held with it.
+func TestWelcomeLinkIsNeverAtRestBeforeTheFirstOrder(t *testing.T) {
+	t.Parallel()
+	r := start(t)
+	notificationsDB := dbtest.New(t)
+	sink := startNotificationsOn(t, r.brokers, notificationsDB)
+	grpcAddr, _, _ := r.a.Addrs()
+	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const buyer = "declined.then.paid@example.com"
+	p, err := identityv1.NewIdentityServiceClient(conn).ProvisionAccount(context.Background(), &identityv1.ProvisionAccountRequest{Email: buyer})
+	if err != nil || !p.GetCreated() {
+		t.Fatalf("provision = %v, %v", p, err)
+	}
+	idb, err := pgx.Connect(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idb.Close(context.Background())
+	var links int
+	if err := idb.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM outbox WHERE topic = $1 AND key = $2) +
+		(SELECT count(*) FROM password_links WHERE account_uuid = $3)`, events.TopicPasswordLinkIssued, []byte(p.GetAccountUuid()), p.GetAccountUuid()).Scan(&links); err != nil || links != 0 {
+		t.Fatalf("links and link events of an account with no order = %d (%v), want none", links, err)
+	}
+
+	firstOrderCompleted(t, r.brokers, p.GetAccountUuid(), buyer)
+	token := tokenOf(t, waitMail(t, sink, buyer, "Welcome to Hangar"))
+	ndb, err := pgx.Connect(context.Background(), notificationsDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ndb.Close(context.Background())
+	var atRest int
+	if err := ndb.QueryRow(context.Background(), `SELECT count(*) FROM held_mails WHERE text_body LIKE '%'||$1||'%' OR html_body LIKE '%'||$1||'%'`,
+		token).Scan(&atRest); err != nil || atRest != 0 {
+		t.Errorf("held mails carrying the sent link = %d (%v), want none", atRest, err)
 	}
 }
 

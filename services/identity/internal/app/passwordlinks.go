@@ -114,24 +114,13 @@ func (t *timing) pad(ctx context.Context, took time.Duration) error {
 	}
 }
 
-// provisionPasswordless creates a's account without a password, with its welcome link
-// (and the link's event beside the account's created event) in the same batch.
+// provisionPasswordless creates a's account without a password, with its created event,
+// in one batch. Its welcome link is not issued here: only when an order of the account
+// completes (WelcomeAfterFirstOrder), so no link waits anywhere (notifications held the
+// welcome, link and all, until the first order) for a purchase that may never complete.
 func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (domain.Account, error) {
-	token, hash, err := domain.NewToken()
-	if err != nil {
-		return a, err
-	}
 	a.CreatedAt = s.now()
-	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: a.CreatedAt, ExpiresAt: a.CreatedAt.Add(s.pol.Links.TTL(domain.LinkWelcome))}
-	events := func(id string) ([]kafka.Event, error) {
-		created, err := accountCreated(id, a)
-		if err != nil {
-			return nil, err
-		}
-		link, err := passwordLinkIssued(id, a.Email, a.Kind, l, token)
-		return append(created, link...), err
-	}
-	id, err := s.store.CreateAccountWithLink(ctx, a, l, events)
+	id, err := s.store.CreateAccount(ctx, a, func(id string) ([]kafka.Event, error) { return accountCreated(id, a) })
 	if err != nil {
 		if errs.CodeOf(err) == errs.Invalid {
 			return a, err
@@ -140,6 +129,32 @@ func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (
 	}
 	a.UUID = id
 	return a, nil
+}
+
+// WelcomeAfterFirstOrder issues the welcome link of a password-less account (created at
+// checkout) when an order of it completes: the link's event goes out with the inbox
+// transaction of checkout's order-completed event, marked as after an order, so
+// notifications mails it at once instead of holding it. An account that has a password,
+// or was welcomed already (a later order, a redelivery), gets nothing.
+func (s *Service) WelcomeAfterFirstOrder(ctx context.Context, inbox Inbox, accountUUID string) error {
+	if accountUUID == "" {
+		return nil
+	}
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkWelcome))}
+	_, err = inbox.IssueWelcomeLink(ctx, accountUUID, l, func(email string, kind domain.Kind) ([]kafka.Event, error) {
+		b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
+			Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), AfterOrder: true})
+		if err != nil {
+			return nil, fmt.Errorf("encode welcome link: %w", err)
+		}
+		return []kafka.Event{{Topic: events.TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
+	})
+	return err
 }
 
 // SetPassword sets the password of the link's account and logs it in: the link is spent

@@ -114,9 +114,6 @@ type NewSession struct {
 
 // LinkStore keeps the set-password links (their token's hash, never the token).
 type LinkStore interface {
-	// CreateAccountWithLink is CreateAccount with the account's welcome link in the same
-	// transaction.
-	CreateAccountWithLink(ctx context.Context, a domain.Account, l domain.NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error)
 	// IssuePasswordLink stores l, ends the account's earlier open links and enqueues events.
 	IssuePasswordLink(ctx context.Context, accountUUID string, l domain.NewLink, events []kafka.Event) error
 	// PasswordLink answers the link of a token hash; domain.ErrLinkInvalid when unknown.
@@ -166,4 +163,7 @@ type Inbox interface {
 	// GiveMarketingConsent records the account's consent at givenAt unless the account set
 	// its preference later; it answers whether it did (false for an unknown account).
 	GiveMarketingConsent(ctx context.Context, accountUUID string, givenAt time.Time) (bool, error)
+	// IssueWelcomeLink stores the welcome link of a password-less account never welcomed,
+	// with the events built from its address and kind; false (nothing written) otherwise.
+	IssueWelcomeLink(ctx context.Context, accountUUID string, l domain.NewLink, events func(email string, kind domain.Kind) ([]kafka.Event, error)) (bool, error)
 }
