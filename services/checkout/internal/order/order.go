@@ -41,7 +41,11 @@ type Line struct {
 
 // GiftDebit is an amount paid from a gift certificate.
 type GiftDebit struct {
-	Code          string `json:"code"`
+	// Ref is the certificate's promotion.GiftRef (the hash of its code), never the code.
+	Ref string `json:"ref,omitempty"`
+	// Code is the plain code of a debit priced before Ref (a submission still pending
+	// across the upgrade); it is hashed when applied.
+	Code          string `json:"code,omitempty"`
 	AmountInCents int64  `json:"amountInCents"`
 }
 

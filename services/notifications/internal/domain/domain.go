@@ -184,9 +184,10 @@ type PasswordChanged struct {
 	ChangedAt time.Time
 }
 
-// LinkTemplates are the e-mails whose bodies carry a single-use link (a credential): the
-// table keeps their bodies only until they are sent.
-var LinkTemplates = []string{"eligibility-code", "welcome", "password-reset", "invitation"}
+// LinkTemplates are the e-mails whose bodies carry a credential (a single-use link, a
+// verification code, a gift certificate's code, which is a bearer balance): the table keeps
+// their bodies only until they are sent.
+var LinkTemplates = []string{"eligibility-code", "welcome", "password-reset", "invitation", "gift-buyer", "gift-recipient"}
 
 // Dunning is a renewal notice.
 type Dunning struct {
