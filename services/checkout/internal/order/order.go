@@ -104,12 +104,12 @@ type Placed struct {
 	InvoiceContact *Contact
 	// Correction is the latest corrected copy of the invoice (nil: none): the contact of an
 	// issued invoice is fixed, and a changed contact issues a corrected copy.
-	Correction     *Correction
-	InvoiceID      string
-	InvoiceNumber  string
-	ChargeID       string
-	CardBrand      string
-	CardLast4      string
+	Correction    *Correction
+	InvoiceID     string
+	InvoiceNumber string
+	ChargeID      string
+	CardBrand     string
+	CardLast4     string
 	// PaymentMethodToken is payments' vaulted method the order was paid with (the stored
 	// token, or the one payments vaulted from the nonce): what a renewal charges.
 	PaymentMethodToken string
