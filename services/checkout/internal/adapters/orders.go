@@ -278,28 +278,20 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 	b.Queue(`SELECT invoice_id::text, invoice_number, kind, account_id::text, organization_id::text, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, tax_label, tax_jurisdiction,
 		reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name, billing_country,
-		billing_zip, business_id, is_eu, created_at, invoice_contact FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
+		billing_zip, business_id, is_eu, created_at, invoice_contact,
+		(SELECT jsonb_build_object('number', c.number, 'contact', c.contact, 'createdAt', c.created_at) FROM invoice_corrections c
+			WHERE c.invoice_id = orders.invoice_id ORDER BY c.seq DESC LIMIT 1)
+		FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceID, &o.InvoiceNumber, &o.Kind, &acct, &org, &o.Email, &o.Currency, &o.SubtotalInCents,
 			&o.TaxInCents, &o.TotalInCents, &o.CreditToAccountInCents, &o.TaxLabel, &o.TaxJurisdiction, &o.ReverseCharge,
 			&o.ThirdParty, &o.PaymentMethod, &o.ChargeID, &o.CardBrand, &o.CardLast4, &o.BillingName, &o.BillingCountry,
-			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact)
+			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact, &correction)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		found = err == nil
 		return err
 	})
-	b.Queue(`SELECT number, contact, created_at FROM invoice_corrections WHERE invoice_id = $1 ORDER BY seq DESC LIMIT 1`, invoiceID).
-		QueryRow(func(row pgx.Row) error {
-			var c order.Correction
-			err := row.Scan(&c.Number, &c.Contact, &c.CreatedAt)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			c.CreatedAt = c.CreatedAt.UTC()
-			correction = &c
-			return err
-		})
 	b.Queue(`SELECT type, add_on_code, plan_type, description, reason, unit_amount_in_cents, quantity,
 		amount_in_cents, line_key, bundle_add_on_code, bundle_item_type, post_tax FROM invoice_lines
 		WHERE invoice_id = $1 ORDER BY position`, invoiceID).Query(func(rows pgx.Rows) error {
@@ -319,6 +311,7 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 		return nil, nil
 	}
 	if correction != nil {
+		correction.CreatedAt = correction.CreatedAt.UTC()
 		o.Correction, o.InvoiceContact = correction, &correction.Contact
 	}
 	if acct != nil {
