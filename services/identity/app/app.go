@@ -173,6 +173,9 @@ var AnonymousLimits = map[string]ratelimit.Rule{
 	// A link's token cannot be guessed (256 bits); this bounds the password hashing a
 	// client can ask for with made-up or spent links.
 	identityv1.IdentityService_SetPassword_FullMethodName: {Every: 6 * time.Second, Burst: 10},
+	// An invitation's token cannot be guessed either; accepting one may hash a password.
+	identityv1.OrganizationService_GetInvitation_FullMethodName:    {Every: 2 * time.Second, Burst: 30},
+	identityv1.OrganizationService_AcceptInvitation_FullMethodName: {Every: 6 * time.Second, Burst: 10},
 }
 
 // AnonymousKey is the key AnonymousLimits count a client by: the platform's client key
