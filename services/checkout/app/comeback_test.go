@@ -118,7 +118,7 @@ func TestCheckoutBuyerComesBackAndRenews(t *testing.T) {
 		t.Fatalf("the refused submit charged: %d charges", n)
 	}
 
-	// The welcome, held until the first order completed, comes with the set-password link.
+	// The welcome, its link issued once the first order completed, comes with the set-password link.
 	st.relay(t) // checkout's order-completed reaches notifications
 	mctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()

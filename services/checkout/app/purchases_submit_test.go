@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
-	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/events"
 )
 
@@ -100,26 +97,62 @@ func TestGiftSubmitIssuesCertificates(t *testing.T) {
 	if n := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges WHERE amount = 41000`); n != 1 {
 		t.Errorf("%d charges of 410.00, want 1", n)
 	}
-	var codes []string
-	rows, _ := st.checkoutDB.Query(t.Context(), `SELECT code FROM gift_certificates WHERE order_id = $1 ORDER BY initial_in_cents DESC`, m["invoiceId"])
-	for rows.Next() {
-		var c string
-		_ = rows.Scan(&c)
-		codes = append(codes, c)
-	}
-	rows.Close()
 	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM outbox WHERE topic = $1`, events.TopicGiftCertificateIssued); n != 2 {
 		t.Errorf("%d gift-certificate-issued events in the outbox, want 2", n)
 	}
-	msg := st.relayAndRead(t, events.TopicGiftCertificateIssued)
-	var ev eventsv1.GiftCertificateIssued
-	if err := proto.Unmarshal(msg.Value, &ev); err != nil || ev.GetBuyerEmail() != buyer || ev.GetRecipientEmail() != "friend@example.com" ||
-		ev.GetRecipientName() != "Bessie Coleman" || ev.GetMessage() != "Happy flying" ||
-		(ev.GetCode() != codes[0] && ev.GetCode() != codes[1]) || ev.GetBalance().GetCurrency() != "USD" {
-		t.Errorf("event %v %v (codes %v)", &ev, err, codes)
+	// The codes travel only in the events (the e-mails): codes[0] the $370, codes[1] the $40.
+	codes := make([]string, 2)
+	for _, ev := range st.relayAndReadAll(t, events.TopicGiftCertificateIssued, 2) {
+		if ev.GetBuyerEmail() != buyer || ev.GetRecipientEmail() != "friend@example.com" || ev.GetRecipientName() != "Bessie Coleman" ||
+			ev.GetMessage() != "Happy flying" || ev.GetBalance().GetCurrency() != "USD" || ev.GetCode() == "" {
+			t.Errorf("event %v", ev)
+		}
+		if ev.GetBalance().GetAmountInCents() == 37000 {
+			codes[0] = ev.GetCode()
+		} else {
+			codes[1] = ev.GetCode()
+		}
 	}
-	if masked := certs[0].(map[string]any)["maskedCode"].(string); strings.Contains(masked, codes[0][:4]) && strings.Count(masked, "•") != 12 {
-		t.Errorf("masked code %q shows the code", masked)
+	for _, c := range certs {
+		if masked := c.(map[string]any)["maskedCode"].(string); strings.Count(masked, "•") != 12 ||
+			(!strings.HasSuffix(codes[0], masked[len(masked)-4:]) && !strings.HasSuffix(codes[1], masked[len(masked)-4:])) {
+			t.Errorf("masked code %q shows more than the last four of %v", masked, codes)
+		}
+	}
+	// Issue 41: a certificate is stored by the hash of its code; no column of any row holds
+	// the code (before: gift_certificates.code, and the ledger and invoice lines of the
+	// orders it paid).
+	for _, c := range codes {
+		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM gift_certificates g WHERE position($1 in g::text) > 0`, c); n != 0 {
+			t.Errorf("%d certificates store the code %s in plain text", n, c)
+		}
+	}
+
+	// The $370 certificate pays part of a new buyer's order (redeemed by its hash): the
+	// balance drops, and the order's lines, ledger and priced purchase name it only masked
+	// or hashed.
+	paid := strings.Replace(newBuyer("gift-pays"), `"currency":"USD"`, `"currency":"USD","giftCertificateCode":["`+strings.ToLower(codes[0])+`"]`, 1)
+	code, o, _ := submitRaw(t, st.base, "gift-pays-1", quoted(t, st.base, paid, st.tokenize(t, "4111111111111111"), ""), "")
+	if code != 200 || o["invoiceId"] == nil {
+		t.Fatalf("an order paid in part by the certificate: %d %v", code, o)
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT balance_in_cents FROM gift_certificates WHERE code_hash = sha256(convert_to($1, 'UTF8'))`, codes[0]); n != 0 {
+		t.Errorf("the $370 certificate's balance after paying = %d, want 0", n)
+	}
+	for table, q := range map[string]string{
+		"invoice_lines":     `SELECT count(*) FROM invoice_lines x WHERE position($1 in x::text) > 0`,
+		"balance_movements": `SELECT count(*) FROM balance_movements x WHERE position($1 in x::text) > 0`,
+		"submissions":       `SELECT count(*) FROM submissions x WHERE position($1 in x::text) > 0`,
+		"orders":            `SELECT count(*) FROM orders x WHERE position($1 in x::text) > 0`,
+		"gift_certificates": `SELECT count(*) FROM gift_certificates x WHERE position($1 in x::text) > 0`,
+	} {
+		if n := st.count(t, st.checkoutDB, q, codes[0]); n != 0 {
+			t.Errorf("%d rows of %s hold the redeemed code in plain text", n, table)
+		}
+	}
+	if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM balance_movements m JOIN gift_certificates g ON g.id::text = m.ref
+		WHERE m.kind = 'gift' AND m.invoice_id = $1 AND m.amount_in_cents = -37000`, o["invoiceId"]); n != 1 {
+		t.Errorf("ledger movements of the certificate = %d, want 1 naming it by id", n)
 	}
 
 	// The $40 certificate pays part of a USD subscription, and is refused in EUR.

@@ -3,6 +3,8 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -179,6 +181,83 @@ func TestReceiptLinkOpensAnywhere(t *testing.T) {
 		contact = `{"name":" ","physicalAddress":"x","city":"y","country":"DE"}`
 		if code, b := post("?token="+url.QueryEscape(token), ""); code != 400 || !bytes.Contains(b, []byte("name")) {
 			t.Errorf("a blank name: %d %s", code, b)
+		}
+	})
+
+	// Issue 41: the holder of a receipt link rewrote an issued invoice's "Bill to" with
+	// newlines ("TOTAL: $0.00 PAID IN FULL" on a line of its own), and 60 lines pushed the
+	// totals to the PDF's second page. Now each field is one line of bounded length (the
+	// field named), the invoice's contact is fixed once issued, and a changed contact
+	// issues a corrected copy numbered with a suffix, the original left as it was.
+	t.Run("an issued invoice's contact is fixed; a change is a numbered corrected copy", func(t *testing.T) {
+		var number string
+		if err := st.checkoutDB.QueryRow(context.Background(), `SELECT invoice_number FROM orders WHERE invoice_id = $1`, id).Scan(&number); err != nil {
+			t.Fatal(err)
+		}
+		save := func(contact string) (int, map[string]any) {
+			req, _ := http.NewRequest("POST", st.base+"/buy/api/receipt/"+id+"/contact", strings.NewReader(contact))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Cookie", "XSRF-TOKEN=test-xsrf; "+name+"="+token)
+			req.Header.Set("X-XSRF-TOKEN", "test-xsrf")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var m map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&m)
+			return resp.StatusCode, m
+		}
+		fieldOf := func(m map[string]any) (string, string) {
+			fes, _ := m["fieldErrors"].([]any)
+			if len(fes) != 1 {
+				return "", fmt.Sprint(m)
+			}
+			f, _ := fes[0].(map[string]any)
+			return fmt.Sprint(f["field"]), fmt.Sprint(f["message"])
+		}
+		for _, c := range []struct{ body, field, says string }{
+			{`{"name":"Amelia Earhart\nTOTAL: $0.00 PAID IN FULL","physicalAddress":"Hauptstrasse 1","city":"Berlin","country":"DE"}`, "name", "single line"},
+			{`{"name":"Amelia Earhart","physicalAddress":"Hauptstrasse 1\r\n\r\n","physicalAddress2":"a\u0000b","city":"Berlin","country":"DE"}`, "physicalAddress2", "NUL"},
+			{`{"name":"Amelia Earhart","physicalAddress":"Hauptstrasse 1","city":"Berlin\u202eeno","country":"DE"}`, "city", "single line"},
+			{`{"name":"` + strings.Repeat("A", 101) + `","physicalAddress":"Hauptstrasse 1","city":"Berlin","country":"DE"}`, "name", "at most 100 characters"},
+		} {
+			code, m := save(c.body)
+			if field, msg := fieldOf(m); code != 400 || field != c.field || !strings.Contains(msg, c.says) {
+				t.Errorf("contact %s = %d %s %q; want 400 naming %s (%s)", c.body, code, field, msg, c.field, c.says)
+			}
+		}
+
+		changed := `{"name":"Amelia Earhart Aviation GmbH","physicalAddress":"Unter den Linden 5","city":"Berlin","postalCode":"10117","country":"DE"}`
+		code, m := save(changed)
+		if code != 200 || m["invoiceNumber"] != number+"-C1" || m["correctionOf"] != number {
+			t.Fatalf("a changed contact = %d %v; want the corrected copy %s-C1 of %s", code, m, number, number)
+		}
+		var original string
+		if err := st.checkoutDB.QueryRow(context.Background(), `SELECT invoice_contact->>'physicalAddress' FROM orders WHERE invoice_id = $1`, id).Scan(&original); err != nil ||
+			original != "Hauptstrasse 1" {
+			t.Errorf("the issued invoice's contact after the change = %q (%v), want it fixed", original, err)
+		}
+		if code, m := save(changed); code != 200 || m["invoiceNumber"] != number+"-C1" {
+			t.Errorf("the same contact again = %d %v; want the same copy, no new one", code, m)
+		}
+		_, _, pdf := rawGet(t, st.base+"/buy/api/receipt/"+id+"/pdf?token="+url.QueryEscape(token), "")
+		for _, want := range []string{"Invoice number: " + number + "-C1", "Corrected copy of invoice " + number, "Unter den Linden 5", "Total: 470.00 USD"} {
+			if !bytes.Contains(pdf, []byte(want)) {
+				t.Errorf("the corrected copy's PDF lacks %q", want)
+			}
+		}
+
+		// The longest contact the fields allow keeps the totals on the first (only) page.
+		longest := fmt.Sprintf(`{"name":"%s","physicalAddress":"%s","physicalAddress2":"%s","city":"%s","stateProvince":"%s","postalCode":"%s","country":"%s"}`,
+			strings.Repeat("N", 100), strings.Repeat("A", 100), strings.Repeat("B", 100), strings.Repeat("C", 60), strings.Repeat("S", 60),
+			strings.Repeat("9", 16), strings.Repeat("D", 60))
+		if code, m := save(longest); code != 200 || m["invoiceNumber"] != number+"-C2" {
+			t.Fatalf("the longest contact = %d %v; want the copy %s-C2", code, m, number)
+		}
+		_, _, pdf = rawGet(t, st.base+"/buy/api/receipt/"+id+"/pdf?token="+url.QueryEscape(token), "")
+		if !bytes.Contains(pdf, []byte("/Count 1\n")) || !bytes.Contains(pdf, []byte("Total: 470.00 USD")) {
+			t.Errorf("the PDF with the longest contact is not one page with its totals")
 		}
 	})
 }

@@ -630,6 +630,30 @@ func (st *stack) relayAndRead(t *testing.T, topic string) kafkago.Message {
 	return msg
 }
 
+// relayAndReadAll publishes the outbox and reads n gift-certificate-issued events of topic.
+func (st *stack) relayAndReadAll(t *testing.T, topic string, n int) []*eventsv1.GiftCertificateIssued {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st.relay(t)
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: st.broker.Addrs(), Topic: topic, GroupID: fmt.Sprintf("test-all-%d", time.Now().UnixNano()),
+		StartOffset: kafkago.FirstOffset, MaxWait: 100 * time.Millisecond})
+	defer r.Close()
+	var out []*eventsv1.GiftCertificateIssued
+	for len(out) < n {
+		msg, err := r.ReadMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := &eventsv1.GiftCertificateIssued{}
+		if err := proto.Unmarshal(msg.Value, ev); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
 // form posts form data with the XSRF pair and a session cookie.
 func form(t *testing.T, url, body, cookie string) (int, map[string]any) {
 	t.Helper()

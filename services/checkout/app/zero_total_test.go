@@ -11,8 +11,9 @@ import (
 // whose total is zero.
 func (st *stack) giftCertificate(t *testing.T, code string, amount int64) {
 	t.Helper()
-	if _, err := st.checkoutDB.Exec(context.Background(), `INSERT INTO gift_certificates (code, currency, balance_in_cents)
-		VALUES ($1, 'USD', $2)`, code, amount); err != nil {
+	// Stored as checkout stores it: the hash of the code, never the code.
+	if _, err := st.checkoutDB.Exec(context.Background(), `INSERT INTO gift_certificates (code, code_hash, code_hint, currency, balance_in_cents)
+		VALUES (upper(encode(sha256(convert_to($1, 'UTF8')), 'hex')), sha256(convert_to($1, 'UTF8')), '••••', 'USD', $2)`, code, amount); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -116,7 +117,7 @@ func TestZeroTotalSubmitVaultsTheCard(t *testing.T) {
 		if n := st.count(t, st.checkoutDB, `SELECT count(*) FROM submissions WHERE key LIKE 'zero-2@%' AND status = 'declined'`); n != 1 {
 			t.Errorf("the failed attempt is not recorded")
 		}
-		if n := st.count(t, st.checkoutDB, `SELECT balance_in_cents::int FROM gift_certificates WHERE code = 'GIFT-ZERO-TWO'`); n != 100000 {
+		if n := st.count(t, st.checkoutDB, `SELECT balance_in_cents::int FROM gift_certificates WHERE code_hash = sha256('GIFT-ZERO-TWO')`); n != 100000 {
 			t.Errorf("gift certificate debited to %d by a declined order", n)
 		}
 		if status, token := st.vaultOf(t, "zero-2"); status != "declined" || token != "" {

@@ -64,6 +64,7 @@ type Config struct {
 	CodeMaxPerHour       int           `env:"IDENTITY_CODE_MAX_PER_HOUR" default:"5" doc:"codes sent to one address per hour"`
 	WelcomeLinkTTL       time.Duration `env:"IDENTITY_WELCOME_LINK_TTL" default:"72h" doc:"the set-password link of a welcome e-mail (an account created at checkout) expires this long after it is sent"`
 	ResetLinkTTL         time.Duration `env:"IDENTITY_RESET_LINK_TTL" default:"1h" doc:"a forgot-password link expires this long after it is sent"`
+	InvitationTTL        time.Duration `env:"IDENTITY_INVITATION_TTL" default:"168h" doc:"an invitation to join an organization can be accepted until this long after it is sent"`
 	DevSeed              bool          `env:"IDENTITY_DEV_SEED" default:"false" doc:"create the demo accounts on start (dev only; never in production)"`
 	SessionSweepInterval time.Duration `env:"IDENTITY_SESSION_SWEEP" default:"1h" doc:"how often ended sessions are deleted"`
 }
@@ -124,7 +125,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		Throttle: domain.Throttle{Window: cfg.ThrottleWindow, PerAccountIP: cfg.ThrottleAccountIP, PerAccount: cfg.ThrottleAccount,
 			UnderAttackPerAccountIP: cfg.ThrottleUnderAttack, PerIP: cfg.ThrottleIP, PerDevice: cfg.ThrottleDevice},
 		Codes: domain.CodePolicy{TTL: cfg.CodeTTL, MaxAttempts: cfg.CodeMaxAttempts, MaxPerHour: cfg.CodeMaxPerHour},
-		Links: domain.LinkPolicy{WelcomeTTL: cfg.WelcomeLinkTTL, ResetTTL: cfg.ResetLinkTTL},
+		Links: domain.LinkPolicy{WelcomeTTL: cfg.WelcomeLinkTTL, ResetTTL: cfg.ResetLinkTTL, InvitationTTL: cfg.InvitationTTL},
 		Hashing: iapp.HashPoolConfig{Size: cfg.HashMemoryMiB * 1024 / max(cfg.Argon2MemoryKiB, 1), Reserved: cfg.HashKnownDevices,
 			PerAddress: cfg.HashPerAddress, Queue: cfg.HashQueue, Wait: cfg.HashWait},
 		Devices: domain.NewDeviceCookies([]byte(cfg.DeviceKey)),
@@ -134,7 +135,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	a.srv.Ready().Require("database")
 	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
 	identityv1.RegisterIdentityServiceServer(a.srv, ports.NewGRPC(a.svc, cfg.TrustedProxies))
-	identityv1.RegisterOrganizationServiceServer(a.srv, ports.NewOrganizations(a.svc))
+	identityv1.RegisterOrganizationServiceServer(a.srv, ports.NewOrganizations(a.svc, cfg.TrustedProxies))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		if err := identityv1.RegisterOrganizationServiceHandlerClient(ctx, mux, identityv1.NewOrganizationServiceClient(conn)); err != nil {
 			return err
@@ -149,6 +150,9 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	// burst spread over replicas meets the same limit as one replica would.
 	a.srv.UseUnary(ratelimit.UnaryShared(AnonymousLimits, AnonymousKey(cfg.TrustedProxies), time.Now, ratelimit.NewPostgreSQL(pool), log))
 	a.svc.SetResetLimit(ratelimit.NewShared("password-reset-email", ResetPerEmail, time.Now, ratelimit.NewPostgreSQL(pool), log))
+	a.svc.SetInviteLimits(iapp.InviteLimits{
+		PerOrganization: ratelimit.NewShared("invite-organization", InvitePerOrganization, time.Now, ratelimit.NewPostgreSQL(pool), log),
+		PerSession:      ratelimit.NewShared("invite-session", InvitePerSession, time.Now, ratelimit.NewPostgreSQL(pool), log)})
 	return a, nil
 }
 
@@ -169,6 +173,9 @@ var AnonymousLimits = map[string]ratelimit.Rule{
 	// A link's token cannot be guessed (256 bits); this bounds the password hashing a
 	// client can ask for with made-up or spent links.
 	identityv1.IdentityService_SetPassword_FullMethodName: {Every: 6 * time.Second, Burst: 10},
+	// An invitation's token cannot be guessed either; accepting one may hash a password.
+	identityv1.OrganizationService_GetInvitation_FullMethodName:    {Every: 2 * time.Second, Burst: 30},
+	identityv1.OrganizationService_AcceptInvitation_FullMethodName: {Every: 6 * time.Second, Burst: 10},
 }
 
 // AnonymousKey is the key AnonymousLimits count a client by: the platform's client key
@@ -181,6 +188,14 @@ func AnonymousKey(trustedProxies int) func(context.Context) string {
 // replica: 3 at once, then one per 5 minutes, so nobody's mailbox can be filled with
 // reset mails. Known and unknown addresses are counted alike.
 var ResetPerEmail = ratelimit.Rule{Every: 5 * time.Minute, Burst: 3}
+
+// InvitePerOrganization and InvitePerSession throttle an organization's invitations
+// (POST /org/api/members): a team's onboarding at once, then one every few minutes, so
+// an administrator's session (or several of one organization) is no mailer.
+var (
+	InvitePerOrganization = ratelimit.Rule{Every: 3 * time.Minute, Burst: 30}
+	InvitePerSession      = ratelimit.Rule{Every: 5 * time.Minute, Burst: 20}
+)
 
 // Listen binds the listeners (so callers can read Addrs before Run).
 func (a *App) Listen() error { return a.srv.Listen() }
@@ -213,6 +228,7 @@ func (a *App) startData(ctx context.Context) {
 	if len(a.cfg.Brokers) > 0 {
 		a.srv.Go(a.consumeSubscriptions)
 		a.srv.Go(a.consumeMarketingConsents)
+		a.srv.Go(a.consumeOrders)
 	}
 	a.srv.Go(func(ctx context.Context) {
 		kafka.RunRelay(ctx, a.cfg.Brokers, a.pool, a.deps.Propagator, a.log, kafka.WithRelayMetrics(a.deps.Registry), kafka.WithRelayTracer(a.deps.Tracer))
@@ -260,6 +276,21 @@ func (a *App) consumeMarketingConsents(ctx context.Context) {
 		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
 	c.Handle(events.TopicMarketingConsentGiven, ports.MarketingConsentGiven(a.svc, inbox))
 	kafka.KeepRunning(ctx, a.log, MarketingConsentsGroup, c)
+}
+
+// WelcomesGroup is the consumer group that issues the welcome link of a checkout account
+// when its first order completes.
+const WelcomesGroup = "identity-welcomes"
+
+// consumeOrders issues welcome links from checkout's order-completed events until ctx
+// ends, through the platform's inbox consumer (a redelivered event issues nothing more; a
+// poison one is dead-lettered).
+func (a *App) consumeOrders(ctx context.Context) {
+	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: WelcomesGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
+	prop := a.deps.Propagator
+	c.Handle(events.TopicOrderCompleted, ports.OrderCompleted(a.svc, func(tx pgx.Tx) iapp.Inbox { return adapters.InTxPropagating(tx, prop) }))
+	kafka.KeepRunning(ctx, a.log, WelcomesGroup, c)
 }
 
 // inbox binds the use cases' event writes to the inbox consumer's transaction.

@@ -286,6 +286,12 @@ func TestRateLimitSchemaIsThePlatforms(t *testing.T) {
 // startNotifications runs the notifications service on brokers, mailing to a dev mail sink.
 func startNotifications(t *testing.T, brokers []string) *devmail.Sink {
 	t.Helper()
+	return startNotificationsOn(t, brokers, dbtest.New(t))
+}
+
+// startNotificationsOn is startNotifications on the database dbURL.
+func startNotificationsOn(t *testing.T, brokers []string, dbURL string) *devmail.Sink {
+	t.Helper()
 	sink, err := devmail.Listen("127.0.0.1:0", 50)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +299,7 @@ func startNotifications(t *testing.T, brokers []string) *devmail.Sink {
 	t.Cleanup(func() { _ = sink.Close() })
 	vars := map[string]string{
 		"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0", "SHUTDOWN_TIMEOUT": "2s",
-		"DATABASE_URL": dbtest.New(t), "KAFKA_BROKERS": strings.Join(brokers, ","), "LOG_LEVEL": "warn",
+		"DATABASE_URL": dbURL, "KAFKA_BROKERS": strings.Join(brokers, ","), "LOG_LEVEL": "warn",
 		"SMTP_ADDR": sink.Addr(), "SMTP_TLS": "none",
 	}
 	var cfg notifications.Config

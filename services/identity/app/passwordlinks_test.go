@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	identityv1 "github.com/hangar/hangar/gen/go/hangar/identity/v1"
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/auth"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/telemetry"
@@ -155,33 +157,200 @@ func TestWelcomeLinkOfACheckoutAccountSetsThePassword(t *testing.T) {
 	}
 }
 
-// A member the organization's owner adds (POST /org/api/members) is mailed at once a
-// welcome naming the organization, with the link to choose a password (no order will come
-// to release it), and logs in with it. Before: the account was made without a password and
-// without a link, and the member could never log in.
-func TestAddedMemberIsWelcomedWithASetPasswordLink(t *testing.T) {
+// Issue 41: a live set-password link sat in plain text in notifications' held_mails from
+// the moment checkout created the buyer's account until its first order (for ever for a
+// declined buyer). Now identity issues the welcome link only when the first order
+// completes: before it, no link exists anywhere (no event, no stored link); after it, the
+// welcome is mailed with its link at once, never held with it.
+func TestWelcomeLinkIsNeverAtRestBeforeTheFirstOrder(t *testing.T) {
+	t.Parallel()
+	r := start(t)
+	notificationsDB := dbtest.New(t)
+	sink := startNotificationsOn(t, r.brokers, notificationsDB)
+	grpcAddr, _, _ := r.a.Addrs()
+	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const buyer = "declined.then.paid@example.com"
+	p, err := identityv1.NewIdentityServiceClient(conn).ProvisionAccount(context.Background(), &identityv1.ProvisionAccountRequest{Email: buyer})
+	if err != nil || !p.GetCreated() {
+		t.Fatalf("provision = %v, %v", p, err)
+	}
+	idb, err := pgx.Connect(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idb.Close(context.Background())
+	var links int
+	if err := idb.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM outbox WHERE topic = $1 AND key = $2) +
+		(SELECT count(*) FROM password_links WHERE account_uuid = $3)`, events.TopicPasswordLinkIssued, []byte(p.GetAccountUuid()), p.GetAccountUuid()).Scan(&links); err != nil || links != 0 {
+		t.Fatalf("links and link events of an account with no order = %d (%v), want none", links, err)
+	}
+
+	firstOrderCompleted(t, r.brokers, p.GetAccountUuid(), buyer)
+	token := tokenOf(t, waitMail(t, sink, buyer, "Welcome to Hangar"))
+	ndb, err := pgx.Connect(context.Background(), notificationsDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ndb.Close(context.Background())
+	var atRest int
+	if err := ndb.QueryRow(context.Background(), `SELECT count(*) FROM held_mails WHERE text_body LIKE '%'||$1||'%' OR html_body LIKE '%'||$1||'%'`,
+		token).Scan(&atRest); err != nil || atRest != 0 {
+		t.Errorf("held mails carrying the sent link = %d (%v), want none", atRest, err)
+	}
+}
+
+// invitationToken is the token of the invitation link in a mail (the link's fragment).
+var invitationToken = regexp.MustCompile(`/account/invitation#token=([A-Za-z0-9_-]{43})`)
+
+// Issue 41, through the public routes: an organization's administrator invites; the
+// answer is the same for an address with an account and one without (before: 409 for a
+// known e-mail, 200 for an unknown one, 40 of 40: an e-mail oracle), nothing is created
+// until the invitee accepts (before: a passwordless account for any stranger at once), the
+// mail names the organization as unverified and links only to the store, and the invitee
+// accepts: a new address with a password of their own (logged in), an existing account
+// after logging in as itself. Only administrators invite.
+func TestInvitationCreatesNothingUntilAccepted(t *testing.T) {
 	t.Parallel()
 	r := start(t)
 	sink := startNotifications(t, r.brokers)
 	const crew = "new.crew@acme.hangar.test"
+	const pilot = "pilot@demo.hangar.test"
 	owner := newBrowser(t, r.base)
 	owner.login("owner@acme.hangar.test")
-	if code, body := owner.do("POST", "/org/api/members", `{"email":"`+crew+`","roles":["dispatcher"]}`, true); code != 200 || body["status"] != "ok" {
-		t.Fatalf("add member = %d %v", code, body)
+	pool, err := pgx.Connect(context.Background(), r.dbURL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	welcome := waitMail(t, sink, crew, "Welcome to Hangar with Acme Flight Department")
-	if !strings.Contains(welcome.Text, "added to Acme Flight Department") {
-		t.Errorf("welcome text = %q", welcome.Text)
+	defer pool.Close(context.Background())
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := pool.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
 	}
-	token := tokenOf(t, welcome)
+	accountsBefore := count(`SELECT count(*) FROM accounts`)
+
+	code, unknown := owner.do("POST", "/org/api/members", `{"email":"`+crew+`","roles":["dispatcher"]}`, true)
+	code2, known := owner.do("POST", "/org/api/members", `{"email":"`+pilot+`"}`, true)
+	if code != 200 || code2 != 200 || unknown["status"] != "invited" || known["status"] != unknown["status"] || known["message"] != unknown["message"] ||
+		len(known) != len(unknown) {
+		t.Fatalf("invite an unknown address = %d %v; a known one = %d %v; want the same answer", code, unknown, code2, known)
+	}
+	if n := count(`SELECT count(*) FROM accounts`); n != accountsBefore || count(`SELECT count(*) FROM accounts WHERE email = $1`, crew) != 0 {
+		t.Errorf("accounts %d -> %d after inviting: nothing may be created until accepted", accountsBefore, n)
+	}
+	if count(`SELECT count(*) FROM memberships m JOIN accounts a ON a.uuid = m.account_uuid WHERE a.email = $1`, pilot) != 0 {
+		t.Error("the known account joined without accepting")
+	}
+
+	mail := waitMail(t, sink, crew, "You are invited to join an organization on Hangar")
+	if !strings.Contains(mail.Text, `calls itself: "Acme Flight Department"`) || !strings.Contains(mail.Text, "has not verified this name") {
+		t.Errorf("invitation text = %q", mail.Text)
+	}
+	tm, hm := invitationToken.FindStringSubmatch(mail.Text), invitationToken.FindStringSubmatch(mail.HTML)
+	if tm == nil || hm == nil || tm[1] != hm[1] {
+		t.Fatalf("invitation has no link in both parts:\n%s", mail.Text)
+	}
+	token := tm[1]
+	if count(`SELECT count(*) FROM invitations WHERE position(convert_to($1, 'UTF8') in token_hash) > 0`, token) != 0 {
+		t.Error("the invitation's token is stored in plain text")
+	}
+
+	// The accept page: what it shows, then a new account with its own password.
+	invitee := newBrowserXSRF(t, r.base)
+	if code, inv := invitee.do("POST", "/org/api/invitations/lookup", `{"token":"`+token+`"}`, true); code != 200 ||
+		inv["organizationName"] != "Acme Flight Department" || inv["email"] != crew || inv["hasAccount"] != false {
+		t.Errorf("lookup = %d %v", code, inv)
+	}
 	const password = "cleared for takeoff runway two"
-	b := newBrowserXSRF(t, r.base)
-	if code, body := setPassword(b, token, password, password); code != 200 || body["status"] != "ok" {
-		t.Fatalf("set password = %d %v", code, body)
+	code, acc := invitee.do("POST", "/org/api/invitations/accept", `{"token":"`+token+`","password":"`+password+`","confirmPassword":"`+password+`"}`, true)
+	user, _ := acc["user"].(map[string]any)
+	if code != 200 || acc["status"] != "ok" || user == nil || user["email"] != crew || invitee.cookies[auth.SessionCookie] == "" {
+		t.Fatalf("accept = %d %v", code, acc)
+	}
+	if _, me := invitee.do("GET", "/buy/api/me", "", false); me["loggedIn"] != true || me["email"] != crew {
+		t.Errorf("me after accepting = %v", me)
+	}
+	if code, again := newBrowserXSRF(t, r.base).do("POST", "/org/api/invitations/accept", `{"token":"`+token+`","password":"`+password+`","confirmPassword":"`+password+`"}`, true); code != 400 ||
+		fieldMessage(again, "token") == "" {
+		t.Errorf("the invitation accepted twice = %d %v", code, again)
 	}
 	fresh := newBrowserXSRF(t, r.base)
 	if code, body := fresh.do("POST", "/pricing/api/login", `{"username":"`+crew+`","password":"`+password+`"}`, true); code != 200 || body["status"] != "ok" {
 		t.Errorf("the member's login = %d %v", code, body)
+	}
+
+	// The existing account: asked to log in, then accepts as itself; another account cannot.
+	pm := waitMail(t, sink, pilot, "You are invited to join an organization on Hangar")
+	ptoken := invitationToken.FindStringSubmatch(pm.Text)[1]
+	anon := newBrowserXSRF(t, r.base)
+	if code, body := anon.do("POST", "/org/api/invitations/accept", `{"token":"`+ptoken+`"}`, true); code != 401 {
+		t.Errorf("accept an existing account's invitation without a session = %d %v", code, body)
+	}
+	if code, body := invitee.do("POST", "/org/api/invitations/accept", `{"token":"`+ptoken+`"}`, true); code != 403 {
+		t.Errorf("accept another address's invitation = %d %v", code, body)
+	}
+	p := newBrowser(t, r.base)
+	p.login(pilot)
+	if code, body := p.do("POST", "/org/api/invitations/accept", `{"token":"`+ptoken+`"}`, true); code != 200 || body["organizationName"] != "Acme Flight Department" {
+		t.Errorf("the pilot accepts = %d %v", code, body)
+	}
+	if count(`SELECT count(*) FROM memberships m JOIN accounts a ON a.uuid = m.account_uuid WHERE a.email = $1`, pilot) != 1 {
+		t.Error("the pilot did not join after accepting")
+	}
+
+	// Only those who may manage members invite: a dispatcher is refused, anonymous is 401.
+	d := newBrowser(t, r.base)
+	d.login("dispatcher@acme.hangar.test")
+	if code, body := d.do("POST", "/org/api/members", `{"email":"x@example.com"}`, true); code != 403 {
+		t.Errorf("a dispatcher invites = %d %v", code, body)
+	}
+	if code, body := newBrowserXSRF(t, r.base).do("POST", "/org/api/members", `{"email":"x@example.com"}`, true); code != 401 {
+		t.Errorf("anonymous invites = %d %v", code, body)
+	}
+}
+
+// Invitations are throttled per session and per organization (issue 41: 40 of 40
+// answered before): one administrator's session is refused past its burst, and a second
+// session of the same organization only gets what the organization's bucket has left.
+// A user admin of the organization invites too.
+func TestInvitationsAreThrottledPerSessionAndOrganization(t *testing.T) {
+	t.Parallel()
+	r := start(t)
+	owner := newBrowser(t, r.base)
+	owner.login("owner@acme.hangar.test")
+	invited := 0
+	for i := range app.InvitePerSession.Burst + 5 {
+		code, body := owner.do("POST", "/org/api/members", fmt.Sprintf(`{"email":"crew%d@example.com"}`, i), true)
+		switch {
+		case code == 200:
+			invited++
+		case code == 429 && body["code"] == "resource_exhausted":
+		default:
+			t.Fatalf("invite %d = %d %v", i, code, body)
+		}
+	}
+	if invited != app.InvitePerSession.Burst {
+		t.Errorf("one session invited %d, want its burst of %d", invited, app.InvitePerSession.Burst)
+	}
+	admin := newBrowser(t, r.base)
+	admin.login("admin@acme.hangar.test")
+	more := 0
+	for i := range app.InvitePerOrganization.Burst {
+		if code, _ := admin.do("POST", "/org/api/members", fmt.Sprintf(`{"email":"more%d@example.com"}`, i), true); code == 200 {
+			more++
+		} else if code != 429 {
+			t.Fatalf("the user admin's invite %d = %d", i, code)
+		}
+	}
+	if want := app.InvitePerOrganization.Burst - app.InvitePerSession.Burst; more != want {
+		t.Errorf("a second session of the organization invited %d, want the %d the organization had left", more, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -152,15 +154,21 @@ func applyBalances(ctx context.Context, q querier, o *order.Placed) error {
 		}
 	}
 	for _, g := range giftsInLockOrder(o.Gifts) {
-		tag, err := q.Exec(ctx, `UPDATE gift_certificates SET balance_in_cents = balance_in_cents - $2
-			WHERE code = $1 AND currency = $3 AND balance_in_cents >= $2`, strings.ToUpper(g.Code), g.AmountInCents, o.Currency)
+		hash, err := giftHash(g)
+		if err != nil {
+			return err
+		}
+		// The ledger names the certificate by its id: its code is stored nowhere.
+		var id string
+		err = q.QueryRow(ctx, `UPDATE gift_certificates SET balance_in_cents = balance_in_cents - $2
+			WHERE code_hash = $1 AND currency = $3 AND balance_in_cents >= $2 RETURNING id::text`, hash, g.AmountInCents, o.Currency).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return order.Unfulfillable("A gift certificate of this order no longer covers its amount.")
+		}
 		if err != nil {
 			return fmt.Errorf("debit gift certificate: %w", err)
 		}
-		if tag.RowsAffected() == 0 {
-			return order.Unfulfillable("The gift certificate " + strings.ToUpper(g.Code) + " no longer covers this amount.")
-		}
-		if err := movement(ctx, q, o.InvoiceID, "gift", strings.ToUpper(g.Code), -g.AmountInCents); err != nil {
+		if err := movement(ctx, q, o.InvoiceID, "gift", id, -g.AmountInCents); err != nil {
 			return err
 		}
 	}
@@ -225,6 +233,18 @@ func redeem(ctx context.Context, q querier, code, accountID string) error {
 		return order.Unfulfillable("Code already used.")
 	}
 	return nil
+}
+
+// giftHash is the stored hash of the certificate a debit names.
+func giftHash(g order.GiftDebit) ([]byte, error) {
+	if g.Ref == "" {
+		return promotion.GiftCodeHash(g.Code), nil
+	}
+	h, err := hex.DecodeString(g.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("gift debit ref %q: %w", g.Ref, err)
+	}
+	return h, nil
 }
 
 func movement(ctx context.Context, q querier, invoiceID, kind, ref string, amount int64) error {

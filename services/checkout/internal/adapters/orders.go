@@ -296,16 +296,20 @@ func (s *OrderStore) LookupMany(ctx context.Context, keys []string) (map[string]
 func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed, error) {
 	var o order.Placed
 	var acct, org *string
+	var correction *order.Correction
 	found := false
 	b := &pgx.Batch{}
 	b.Queue(`SELECT invoice_id::text, invoice_number, kind, account_id::text, organization_id::text, email,
 		currency, subtotal_in_cents, tax_in_cents, total_in_cents, credit_to_account_in_cents, tax_label, tax_jurisdiction,
 		reverse_charge, third_party, payment_method, charge_id, card_brand, card_last4, billing_name, billing_country,
-		billing_zip, business_id, is_eu, created_at, invoice_contact, tax_rate_ppm FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
+		billing_zip, business_id, is_eu, created_at, invoice_contact, tax_rate_ppm,
+		(SELECT jsonb_build_object('number', c.number, 'contact', c.contact, 'createdAt', c.created_at) FROM invoice_corrections c
+			WHERE c.invoice_id = orders.invoice_id ORDER BY c.seq DESC LIMIT 1)
+		FROM orders WHERE invoice_id = $1`, invoiceID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(&o.InvoiceID, &o.InvoiceNumber, &o.Kind, &acct, &org, &o.Email, &o.Currency, &o.SubtotalInCents,
 			&o.TaxInCents, &o.TotalInCents, &o.CreditToAccountInCents, &o.TaxLabel, &o.TaxJurisdiction, &o.ReverseCharge,
 			&o.ThirdParty, &o.PaymentMethod, &o.ChargeID, &o.CardBrand, &o.CardLast4, &o.BillingName, &o.BillingCountry,
-			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact, &o.TaxRatePPM)
+			&o.BillingZip, &o.BusinessID, &o.IsEU, &o.CreatedAt, &o.InvoiceContact, &o.TaxRatePPM, &correction)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -330,6 +334,10 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 	if !found {
 		return nil, nil
 	}
+	if correction != nil {
+		correction.CreatedAt = correction.CreatedAt.UTC()
+		o.Correction, o.InvoiceContact = correction, &correction.Contact
+	}
 	if acct != nil {
 		o.AccountID = *acct
 	}
@@ -340,13 +348,52 @@ func (s *OrderStore) Load(ctx context.Context, invoiceID string) (*order.Placed,
 	return &o, nil
 }
 
-// SaveContact implements order.Store.
-func (s *OrderStore) SaveContact(ctx context.Context, invoiceID string, c order.Contact) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE orders SET invoice_contact = $2 WHERE invoice_id = $1`, invoiceID, c)
+// SaveContact implements order.Store, in one transaction under the order's row lock.
+func (s *OrderStore) SaveContact(ctx context.Context, invoiceID string, c order.Contact) (found bool, copy *order.Correction, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var number string
+		var saved *order.Contact
+		err := tx.QueryRow(ctx, `SELECT invoice_number, invoice_contact FROM orders WHERE invoice_id = $1 FOR UPDATE`, invoiceID).Scan(&number, &saved)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		if saved == nil {
+			_, err := tx.Exec(ctx, `UPDATE orders SET invoice_contact = $2 WHERE invoice_id = $1`, invoiceID, c)
+			return err
+		}
+		var seq int
+		latest := &order.Correction{}
+		err = tx.QueryRow(ctx, `SELECT seq, number, contact, created_at FROM invoice_corrections WHERE invoice_id = $1 ORDER BY seq DESC LIMIT 1`,
+			invoiceID).Scan(&seq, &latest.Number, &latest.Contact, &latest.CreatedAt)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			latest = nil
+		case err != nil:
+			return err
+		}
+		current := saved
+		if latest != nil {
+			current = &latest.Contact
+		}
+		if *current == c {
+			copy = latest
+			return nil
+		}
+		copy = &order.Correction{Number: fmt.Sprintf("%s-C%d", number, seq+1), Contact: c}
+		return tx.QueryRow(ctx, `INSERT INTO invoice_corrections (invoice_id, seq, number, contact) VALUES ($1, $2, $3, $4) RETURNING created_at`,
+			invoiceID, seq+1, copy.Number, c).Scan(&copy.CreatedAt)
+	})
 	if err != nil {
-		return false, unavailable(err, "save invoice contact")
+		return false, nil, unavailable(err, "save invoice contact")
 	}
-	return tag.RowsAffected() == 1, nil
+	if copy != nil {
+		copy.CreatedAt = copy.CreatedAt.UTC()
+	}
+	return found, copy, nil
 }
 
 func nullable(v string) any {

@@ -330,38 +330,46 @@ func (s *Store) Redeem(ctx context.Context, code, accountID string) error {
 	return nil
 }
 
-// Gifts answers the named gift certificates, keyed by lower-case code; unknown codes are absent.
+// Gifts answers the named gift certificates, keyed by lower-case code; unknown codes are
+// absent. They are looked up by the hash of the code (promotion.GiftCodeHash), the only
+// form stored.
 func (s *Store) Gifts(ctx context.Context, codes []string) (map[string]*promotion.GiftCertificate, error) {
 	out := map[string]*promotion.GiftCertificate{}
 	if len(codes) == 0 {
 		return out, nil
 	}
-	upper := make([]string, len(codes))
+	hashes := make([][]byte, len(codes))
+	byHash := make(map[string]string, len(codes))
 	for i, c := range codes {
-		upper[i] = strings.ToUpper(strings.TrimSpace(c))
+		hashes[i] = promotion.GiftCodeHash(c)
+		byHash[string(hashes[i])] = strings.ToUpper(strings.TrimSpace(c))
 	}
-	rows, err := s.pool.Query(ctx, `SELECT code, currency, balance_in_cents FROM gift_certificates WHERE code = ANY($1)`, upper)
+	rows, err := s.pool.Query(ctx, `SELECT code_hash, currency, balance_in_cents FROM gift_certificates WHERE code_hash = ANY($1)`, hashes)
 	if err != nil {
 		return nil, fmt.Errorf("read gift certificates: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var g promotion.GiftCertificate
-		if err := rows.Scan(&g.Code, &g.Currency, &g.BalanceInCents); err != nil {
+		var hash []byte
+		if err := rows.Scan(&hash, &g.Currency, &g.BalanceInCents); err != nil {
 			return nil, fmt.Errorf("read gift certificate: %w", err)
 		}
+		g.Code = byHash[string(hash)]
 		out[strings.ToLower(g.Code)] = &g
 	}
 	return out, rows.Err()
 }
 
-// PutGift inserts or replaces a gift certificate.
+// PutGift inserts or replaces a gift certificate (the development seed), stored by the
+// hash of its code.
 func (s *Store) PutGift(ctx context.Context, g *promotion.GiftCertificate) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO gift_certificates (code, currency, balance_in_cents) VALUES ($1, $2, $3)
-		ON CONFLICT (code) DO UPDATE SET currency = EXCLUDED.currency, balance_in_cents = EXCLUDED.balance_in_cents`,
-		strings.ToUpper(g.Code), g.Currency, g.BalanceInCents)
+	ref := promotion.GiftRef(g.Code)
+	_, err := s.pool.Exec(ctx, `INSERT INTO gift_certificates (code, code_hash, code_hint, currency, balance_in_cents) VALUES (upper($1), $2, $3, $4, $5)
+		ON CONFLICT (code_hash) DO UPDATE SET currency = EXCLUDED.currency, balance_in_cents = EXCLUDED.balance_in_cents`,
+		ref, promotion.GiftCodeHash(g.Code), promotion.MaskGiftCode(g.Code), g.Currency, g.BalanceInCents)
 	if err != nil {
-		return fmt.Errorf("store gift certificate %s: %w", g.Code, err)
+		return fmt.Errorf("store gift certificate %s: %w", promotion.MaskGiftCode(g.Code), err)
 	}
 	return nil
 }

@@ -31,20 +31,22 @@ func reserveLimits(ctx context.Context, q querier, key string, p *order.Purchase
 		return err
 	}
 	for _, g := range giftsInLockOrder(p.Gifts) {
-		code := strings.ToUpper(strings.TrimSpace(g.Code))
+		ref := giftRefOf(g)
 		var balance int64
-		err := q.QueryRow(ctx, `SELECT balance_in_cents FROM gift_certificates WHERE code = $1 AND currency = $2 FOR UPDATE`, code, p.Currency).Scan(&balance)
+		err := q.QueryRow(ctx, `SELECT balance_in_cents FROM gift_certificates WHERE code_hash = decode($1, 'hex') AND currency = $2 FOR UPDATE`, ref, p.Currency).Scan(&balance)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return unavailable(err, "lock gift certificate")
 		}
+		// A submission priced before codes were hashed names its certificate by code.
 		var held int64
 		if err := q.QueryRow(ctx, `SELECT coalesce(sum((g->>'amountInCents')::bigint), 0)
 			FROM submissions s CROSS JOIN LATERAL jsonb_array_elements(coalesce(s.purchase->'purchase'->'gifts', '[]'::jsonb)) g
-			WHERE s.status = 'pending' AND s.key <> $2 AND upper(g->>'code') = $1`, code, key).Scan(&held); err != nil {
+			WHERE s.status = 'pending' AND s.key <> $2
+			AND coalesce(g->>'ref', encode(sha256(convert_to(upper(btrim(g->>'code')), 'UTF8')), 'hex')) = $1`, ref, key).Scan(&held); err != nil {
 			return unavailable(err, "count gift certificate holds")
 		}
 		if balance-held < g.AmountInCents {
-			return balanceRefused("The gift certificate "+code+" no longer covers this amount.", promotion.CodeGiftSpent)
+			return balanceRefused("A gift certificate of this order no longer covers its amount.", promotion.CodeGiftSpent)
 		}
 	}
 	if b := p.AccountBalanceInCents; b > 0 {
@@ -134,13 +136,20 @@ func codeRefused(code, reason, msg string) error {
 	return &errs.Error{Code: errs.Conflict, Reason: reason, Message: m, Errors: []string{msg}}
 }
 
-// giftsInLockOrder answers gifts sorted by code: every statement that locks or debits
-// several certificates takes them in this one order, so two orders spending the same
-// certificates never wait on each other in a cycle.
+// giftsInLockOrder answers gifts sorted by certificate: every statement that locks or
+// debits several certificates takes them in this one order, so two orders spending the
+// same certificates never wait on each other in a cycle.
 func giftsInLockOrder(gifts []order.GiftDebit) []order.GiftDebit {
 	sorted := slices.Clone(gifts)
-	slices.SortFunc(sorted, func(a, b order.GiftDebit) int {
-		return strings.Compare(strings.ToUpper(a.Code), strings.ToUpper(b.Code))
-	})
+	slices.SortFunc(sorted, func(a, b order.GiftDebit) int { return strings.Compare(giftRefOf(a), giftRefOf(b)) })
 	return sorted
+}
+
+// giftRefOf is the certificate a debit names (promotion.GiftRef), also for a debit priced
+// before codes were hashed.
+func giftRefOf(g order.GiftDebit) string {
+	if g.Ref != "" {
+		return g.Ref
+	}
+	return promotion.GiftRef(g.Code)
 }

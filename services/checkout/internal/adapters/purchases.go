@@ -12,6 +12,7 @@ import (
 
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 // CreateCart stores a preconfigured cart under a new random id and answers it.
@@ -58,10 +59,14 @@ type execer interface {
 // certificate exists exactly when its purchase is recorded.
 func IssueGifts(ctx context.Context, tx execer, certs []gift.Certificate) error {
 	for _, c := range certs {
-		if _, err := tx.Exec(ctx, `INSERT INTO gift_certificates (id, code, currency, balance_in_cents, initial_in_cents,
+		// Only the code's hash (and its last four characters) is stored; the code column,
+		// the key of rows from before, holds the hash in hex.
+		ref := promotion.GiftRef(c.Code)
+		if _, err := tx.Exec(ctx, `INSERT INTO gift_certificates (id, code, code_hash, code_hint, currency, balance_in_cents, initial_in_cents,
 			buyer_email, buyer_account_id, recipient_email, recipient_name, message, order_id)
-			VALUES ($1, $2, $3, $4, $4, $5, $6, $7, $8, $9, $10)`,
-			c.ID, c.Code, c.Currency, c.AmountInCents, c.BuyerEmail, c.BuyerAccountID, c.RecipientEmail, c.RecipientName, c.Message, c.OrderID); err != nil {
+			VALUES ($1, upper($2), $3, $4, $5, $6, $6, $7, $8, $9, $10, $11, $12)`,
+			c.ID, ref, promotion.GiftCodeHash(c.Code), promotion.MaskGiftCode(c.Code), c.Currency, c.AmountInCents, c.BuyerEmail, c.BuyerAccountID,
+			c.RecipientEmail, c.RecipientName, c.Message, c.OrderID); err != nil {
 			return fmt.Errorf("issue gift certificate %s: %w", c.ID, err)
 		}
 	}
@@ -70,14 +75,14 @@ func IssueGifts(ctx context.Context, tx execer, certs []gift.Certificate) error 
 
 // GiftsOfOrder answers the certificates an order (its invoice id) issued, oldest first.
 func (s *Store) GiftsOfOrder(ctx context.Context, orderID string) ([]gift.Certificate, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id::text, code, currency, initial_in_cents, buyer_email, buyer_account_id, recipient_email,
-		recipient_name, message, order_id FROM gift_certificates WHERE order_id = $1 ORDER BY created_at, code`, orderID)
+	rows, err := s.pool.Query(ctx, `SELECT id::text, code_hint, currency, initial_in_cents, buyer_email, buyer_account_id, recipient_email,
+		recipient_name, message, order_id FROM gift_certificates WHERE order_id = $1 ORDER BY created_at, id`, orderID)
 	if err != nil {
 		return nil, fmt.Errorf("read gift certificates of %s: %w", orderID, err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (gift.Certificate, error) {
 		var c gift.Certificate
-		err := r.Scan(&c.ID, &c.Code, &c.Currency, &c.AmountInCents, &c.BuyerEmail, &c.BuyerAccountID, &c.RecipientEmail, &c.RecipientName, &c.Message, &c.OrderID)
+		err := r.Scan(&c.ID, &c.Hint, &c.Currency, &c.AmountInCents, &c.BuyerEmail, &c.BuyerAccountID, &c.RecipientEmail, &c.RecipientName, &c.Message, &c.OrderID)
 		return c, err
 	})
 }

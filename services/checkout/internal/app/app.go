@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,7 +54,6 @@ type Service struct {
 	giftCaps GiftCaps
 	cat      atomic.Pointer[domain.Catalog]
 	promos   atomic.Pointer[map[string]*promotion.Promotion]
-	counters *Counters
 	limiter  *Limiter
 	orders   *order.Pipeline
 	subs     SubscriptionStore
@@ -135,8 +133,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 		o.Now = time.Now
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
-		counters: NewCounters(100_000), limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now),
-		orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
+		limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now), orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
 		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
 		seller: o.SellerCountry, vatRegistry: o.VATRegistry}
 	empty := map[string]*promotion.Promotion{}
@@ -369,7 +366,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 		}
 	}
 	if count {
-		p.Counter = s.counters.Next(firstNonEmpty(in.CartID, accountID, strings.ToLower(cart.Email)), in.Counter)
+		p.Counter = NextCounter(in.Counter)
 	}
 	pv := pricing.PriceCart(cat, cart, p)
 	vatIDCounted(cart, pv.Invoice.Tax)
@@ -814,36 +811,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Counters hands out per-cart counters that only grow, so the page can drop answers older
-// than the one it shows. A counter is above both the last one given for the cart and the
-// one the page sent. Bounded: past max carts the oldest generation is forgotten, and the
-// page's own counter keeps answers ordered.
-type Counters struct {
-	mu       sync.Mutex
-	max      int
-	cur, old map[string]int64
-}
-
-// NewCounters keeps up to max carts per generation.
-func NewCounters(max int) *Counters {
-	return &Counters{max: max, cur: map[string]int64{}, old: map[string]int64{}}
-}
-
-// Next answers the next counter of a cart.
-func (c *Counters) Next(cart string, sent int64) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	last := max(c.cur[cart], c.old[cart])
-	n := max(last, sent) + 1
-	if cart == "" {
-		return n
-	}
-	if len(c.cur) >= c.max {
-		c.old, c.cur = c.cur, map[string]int64{}
-	}
-	c.cur[cart] = n
-	return n
-}
+// NextCounter answers the counter of an answer to a request that sent sent: the next of
+// the page's own quote stream (spec 000: the page keeps the latest invoice only if its
+// counter is higher than the one it shows). It is the page's sequence alone, never a count
+// kept per cart, account or e-mail: such a count told anyone who named an e-mail how often
+// it had been priced (issue 41).
+func NextCounter(sent int64) int64 { return max(sent, 0) + 1 }
 
 // AttemptCounter counts code attempts where every replica sees them: the platform's
 // shared limiter (ratelimit.PostgreSQL, in checkout's rate_limits table).

@@ -38,7 +38,7 @@ func checkCodeCounts(promo, gift []string) error {
 // Accepted remembers, per client and cart, the codes pricing accepted, so that pricing the
 // same cart again (every change of the form re-prices it) does not count them as code
 // attempts: a code counts when it is first tried in a cart, or tried again after it was
-// refused. Kept in the process and bounded like Counters: a cart re-priced on another
+// refused. Kept in the process and bounded (two generations): a cart re-priced on another
 // replica, or forgotten, counts its codes once more there, never less.
 type Accepted struct {
 	mu       sync.Mutex

@@ -101,7 +101,7 @@ func (p *Purchases) ValidateGift(ctx context.Context, o gift.Order, buyer domain
 			v.HasSubscription = sub.Valid
 		}
 	}
-	v.Counter = p.svc.counters.Next("gift:"+firstNonEmpty(v.AccountID, strings.ToLower(v.Email)), counter)
+	v.Counter = NextCounter(counter)
 	return v, nil
 }
 
@@ -236,7 +236,7 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 	if len(codes) > 0 {
 		p.svc.remember(in.ClientAddr, ck, acceptedKeys(pv.Cart.PromoCodes, nil, pv.Invoice.CodeErrors))
 	}
-	pv.Counter = p.svc.counters.Next("oneoff:"+preset.UUID+":"+firstNonEmpty(pv.AccountID, strings.ToLower(pv.Email)), in.Counter)
+	pv.Counter = NextCounter(in.Counter)
 	return pv, nil
 }
 

@@ -100,7 +100,7 @@ func (s *Service) subscriptionPurchase(pv *pricing.Preview, accountID string, in
 			BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType, PostTax: l.PostTax})
 		switch {
 		case l.Type == pricing.ItemGiftDiscount:
-			pu.Gifts = append(pu.Gifts, order.GiftDebit{Code: strings.TrimPrefix(l.Key, pricing.ItemGiftDiscount+":"), AmountInCents: -l.AmountInCents})
+			pu.Gifts = append(pu.Gifts, order.GiftDebit{Ref: strings.TrimPrefix(l.Key, pricing.ItemGiftDiscount+":"), AmountInCents: -l.AmountInCents})
 		case l.Type == pricing.ItemPlanDiscount && strings.HasPrefix(l.Key, pricing.ItemPlanDiscount+":"):
 			pu.PromoCodes = append(pu.PromoCodes, strings.TrimPrefix(l.Key, pricing.ItemPlanDiscount+":"))
 		}

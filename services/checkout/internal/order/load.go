@@ -25,14 +25,15 @@ func (p *Pipeline) Load(ctx context.Context, invoiceID string) (*Placed, error) 
 	return o, nil
 }
 
-// SaveContact keeps the billing contact printed on an order's invoice.
-func (p *Pipeline) SaveContact(ctx context.Context, invoiceID string, c Contact) error {
-	found, err := p.store.SaveContact(ctx, invoiceID, c)
+// SaveContact keeps the billing contact printed on an order's invoice: an issued
+// invoice's contact is fixed, and a different one issues a corrected copy (answered).
+func (p *Pipeline) SaveContact(ctx context.Context, invoiceID string, c Contact) (*Correction, error) {
+	found, copy, err := p.store.SaveContact(ctx, invoiceID, c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !found {
-		return errs.E(errs.NotFound, "no such invoice")
+		return nil, errs.E(errs.NotFound, "no such invoice")
 	}
-	return nil
+	return copy, nil
 }

@@ -41,7 +41,11 @@ type Line struct {
 
 // GiftDebit is an amount paid from a gift certificate.
 type GiftDebit struct {
-	Code          string `json:"code"`
+	// Ref is the certificate's promotion.GiftRef (the hash of its code), never the code.
+	Ref string `json:"ref,omitempty"`
+	// Code is the plain code of a debit priced before Ref (a submission still pending
+	// across the upgrade); it is hashed when applied.
+	Code          string `json:"code,omitempty"`
 	AmountInCents int64  `json:"amountInCents"`
 }
 
@@ -97,13 +101,17 @@ type Payment struct {
 // Placed is a written order, as a Fulfiller and the answer see it.
 type Placed struct {
 	Purchase
-	// InvoiceContact is the billing contact the buyer saved for the invoice (nil: none).
+	// InvoiceContact is the billing contact printed on the invoice (nil: none saved): the
+	// latest correction's when there is one.
 	InvoiceContact *Contact
-	InvoiceID      string
-	InvoiceNumber  string
-	ChargeID       string
-	CardBrand      string
-	CardLast4      string
+	// Correction is the latest corrected copy of the invoice (nil: none): the contact of an
+	// issued invoice is fixed, and a changed contact issues a corrected copy.
+	Correction    *Correction
+	InvoiceID     string
+	InvoiceNumber string
+	ChargeID      string
+	CardBrand     string
+	CardLast4     string
 	// PaymentMethodToken is payments' vaulted method the order was paid with (the stored
 	// token, or the one payments vaulted from the nonce): what a renewal charges.
 	PaymentMethodToken string
@@ -258,6 +266,23 @@ func AsDeclined(err error) (*DeclinedError, bool) {
 }
 
 // Contact is the billing contact printed on an invoice (spec 001 §3's fields).
+type Correction struct {
+	// Number is the copy's number: the invoice number and a correction suffix (-C1, -C2…).
+	Number    string    `json:"number"`
+	Contact   Contact   `json:"contact"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// CopyNumber is the number printed on the invoice: the latest corrected copy's, else the
+// invoice's.
+func (o *Placed) CopyNumber() string {
+	if o.Correction != nil {
+		return o.Correction.Number
+	}
+	return o.InvoiceNumber
+}
+
+// Contact is the billing contact printed on an invoice ("Bill to"): single-line fields.
 type Contact struct {
 	Name             string `json:"name"`
 	PhysicalAddress  string `json:"physicalAddress"`

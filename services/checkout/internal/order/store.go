@@ -63,8 +63,11 @@ type Store interface {
 	WriteMany(ctx context.Context, held []Held, os []*Placed, fulfil BatchWriteFunc) (done map[string]*Submission, err error)
 	// Load answers a written order with its lines, or nil when there is none.
 	Load(ctx context.Context, invoiceID string) (*Placed, error)
-	// SaveContact keeps the billing contact of an order's invoice; false when there is no such order.
-	SaveContact(ctx context.Context, invoiceID string, c Contact) (bool, error)
+	// SaveContact keeps the billing contact of an order's invoice, under the order's row
+	// lock: the first one is the invoice's; a different one later issues a corrected copy
+	// (answered), the same one again changes nothing (the latest copy answered, nil if
+	// none). found is false when there is no such order.
+	SaveContact(ctx context.Context, invoiceID string, c Contact) (found bool, copy *Correction, err error)
 }
 
 // WriteFunc runs inside the order's transaction once the order is numbered and written,

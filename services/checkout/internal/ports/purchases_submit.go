@@ -72,7 +72,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 		return nil, err
 	}
 	for _, c := range certs {
-		out.Certificates = append(out.Certificates, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: gift.Masked(c.Code),
+		out.Certificates = append(out.Certificates, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: c.Hint,
 			BalanceInCents: ptr(int32(c.AmountInCents)), Currency: c.Currency, RecipientEmail: c.RecipientEmail, RecipientName: c.RecipientName})
 	}
 	return &checkoutv1.SubmitGiftResponse{Purchase: out}, nil

@@ -52,7 +52,8 @@ func reader(r *http.Request, invoiceID string) app.Reader {
 
 // contact saves the billing contact printed on the invoice (issue 31: an EU guest's
 // 'Print invoice' answered 403 from the account's contact route and sent them to log in);
-// whoever may read the receipt may set it.
+// whoever may read the receipt may set it. An issued invoice's contact is fixed: a
+// different one issues a corrected copy, whose number the answer carries.
 func (h ReceiptHTTP) contact(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("invoice_id")
 	var c order.Contact
@@ -67,7 +68,12 @@ func (h ReceiptHTTP) contact(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]any{"invoiceId": o.InvoiceID, "billingContact": o.InvoiceContact})
+	correctionOf := ""
+	if o.Correction != nil {
+		correctionOf = o.InvoiceNumber
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"invoiceId": o.InvoiceID, "billingContact": o.InvoiceContact,
+		"invoiceNumber": o.CopyNumber(), "correctionOf": correctionOf})
 }
 
 // receiptCookieOf is the receipt cookie of the browser that paid or opened the e-mailed
@@ -113,7 +119,7 @@ func (h ReceiptHTTP) pdf(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/pdf")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="invoice-%s.pdf"`, safeName(o.InvoiceNumber, o.InvoiceID)))
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="invoice-%s.pdf"`, safeName(o.CopyNumber(), o.InvoiceID)))
 	w.Header().Set("Cache-Control", "private, no-store")
 	_, _ = w.Write(body)
 }
@@ -148,7 +154,11 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	if s.VAT != "" {
 		out = append(out, "VAT number: "+s.VAT)
 	}
-	out = append(out, "", "Invoice number: "+o.InvoiceNumber, "Date: "+res.Created+" "+res.CreatedTime, "", "Bill to:")
+	out = append(out, "", "Invoice number: "+o.CopyNumber(), "Date: "+res.Created+" "+res.CreatedTime)
+	if c := o.Correction; c != nil {
+		out = append(out, "Corrected copy of invoice "+o.InvoiceNumber+" (billing contact changed "+c.CreatedAt.Format("01-02-2006")+")")
+	}
+	out = append(out, "", "Bill to:")
 	bill := []string{o.BillingName, o.Email, strings.TrimSpace(o.BillingZip + " " + o.BillingCountry)}
 	if c := o.InvoiceContact; c != nil {
 		bill = []string{c.Name, c.PhysicalAddress, c.PhysicalAddress2, strings.Join(nonEmpty(c.City, c.StateProvince, c.PostalCode), ", "), c.Country, o.Email}
@@ -192,7 +202,7 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 func ReceiptPDF(o *order.Placed, s Seller, cat *domain.Catalog) ([]byte, error) {
 	doc := ReceiptDoc(o, s, cat)
 	p := fpdf.New("P", "mm", "A4", "")
-	p.SetTitle(doc[0]+" "+o.InvoiceNumber, true)
+	p.SetTitle(doc[0]+" "+o.CopyNumber(), true)
 	p.SetCreator(s.Name, true)
 	p.SetCompression(false) // the text stays searchable as plain bytes (and tests read it)
 	p.AddPage()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
@@ -14,10 +15,19 @@ import (
 // InboxTx is the store inside the transaction in which the inbox consumer records an event:
 // its writes commit, or roll back, with the event's inbox row, so a redelivered event
 // changes nothing. It is the app's Inbox.
-type InboxTx struct{ tx pgx.Tx }
+type InboxTx struct {
+	tx   pgx.Tx
+	prop propagation.TextMapPropagator
+}
 
 // InTx binds the event writes to the inbox transaction tx.
 func InTx(tx pgx.Tx) InboxTx { return InboxTx{tx: tx} }
+
+// InTxPropagating is InTx for a handler that publishes events (outbox, same
+// transaction), their trace context carried by prop.
+func InTxPropagating(tx pgx.Tx, prop propagation.TextMapPropagator) InboxTx {
+	return InboxTx{tx: tx, prop: prop}
+}
 
 // PutEntitlements records subscription-changed events in the inbox transaction, with the effect of recording
 // them one after another: for each account, the latest version of its subscription wins

@@ -12,26 +12,33 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// CreateAccountWithLink is CreateAccount for an account without a password: its welcome
-// link goes into the same batch (one round trip, one transaction), so the account never
-// exists without the link its welcome e-mail carries.
-func (s *Store) CreateAccountWithLink(ctx context.Context, a domain.Account, l domain.NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error) {
-	return s.createAccount(ctx, a, events, func(b *pgx.Batch, id string) { queueLink(b, id, l) })
-}
-
-// CreateMember is CreateAccountWithLink with the account's membership of orgUUID in the
-// same batch: one round trip, one transaction; a refused membership (an unknown
-// organization) writes no account.
-func (s *Store) CreateMember(ctx context.Context, a domain.Account, l domain.NewLink, orgUUID string, roles []domain.Role, events func(uuid string) ([]kafka.Event, error)) (string, error) {
-	return s.createAccount(ctx, a, events, func(b *pgx.Batch, id string) {
-		queueLink(b, id, l)
-		b.Queue(addMemberSQL, orgUUID, id, roleStrings(roles))
-	})
-}
-
-func queueLink(b *pgx.Batch, accountUUID string, l domain.NewLink) {
-	b.Queue(`INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-		l.Hash, accountUUID, l.Purpose, l.CreatedAt, l.ExpiresAt)
+// IssueWelcomeLink stores the welcome link l of a password-less account that never had
+// one, with the events events builds from the account's address and kind, in the inbox
+// transaction, under the account's row lock; it answers false (nothing written) for an
+// unknown account, one with a password, or one already welcomed.
+func (t InboxTx) IssueWelcomeLink(ctx context.Context, accountUUID string, l domain.NewLink, events func(email string, kind domain.Kind) ([]kafka.Event, error)) (bool, error) {
+	if !plausibleUUID(accountUUID) {
+		return false, nil
+	}
+	var email, kind string
+	err := t.tx.QueryRow(ctx, `SELECT email, kind FROM accounts a WHERE uuid = $1 AND password_hash = ''
+		AND NOT EXISTS (SELECT 1 FROM password_links l WHERE l.account_uuid = a.uuid AND l.purpose = 'welcome')
+		FOR UPDATE`, accountUUID).Scan(&email, &kind)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read account %s for its welcome: %w", accountUUID, err)
+	}
+	if _, err := t.tx.Exec(ctx, `INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5)`, l.Hash, accountUUID, l.Purpose, l.CreatedAt, l.ExpiresAt); err != nil {
+		return false, fmt.Errorf("insert welcome link: %w", err)
+	}
+	evs, err := events(email, domain.Kind(kind))
+	if err != nil {
+		return false, err
+	}
+	return true, kafka.Enqueue(ctx, t.tx, t.prop, evs...)
 }
 
 // IssuePasswordLink stores a link for the account and enqueues its events, in one

@@ -59,6 +59,18 @@ func (s *Store) createAccount(ctx context.Context, a domain.Account, events func
 	// one round trip, one implicit transaction (a refused insert writes nothing after it),
 	// instead of BEGIN, each statement and COMMIT in turn (a new buyer's account is created
 	// on every first purchase).
+	b, id, err := s.accountBatch(ctx, a, events, more)
+	if err != nil {
+		return "", err
+	}
+	if err := accountInsertErr(s.pool.SendBatch(ctx, b).Close()); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// accountBatch queues the statements that store a, its events and more.
+func (s *Store) accountBatch(ctx context.Context, a domain.Account, events func(uuid string) ([]kafka.Event, error), more func(b *pgx.Batch, id string)) (*pgx.Batch, string, error) {
 	id := a.UUID
 	if id == "" {
 		id = uuid.NewString()
@@ -82,21 +94,25 @@ func (s *Store) createAccount(ctx context.Context, a domain.Account, events func
 	if events != nil {
 		evs, err := events(id)
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
 		if err := kafka.QueueEnqueue(ctx, b, s.prop, evs...); err != nil {
-			return "", err
+			return nil, "", err
 		}
 	}
-	err := s.pool.SendBatch(ctx, b).Close()
+	return b, id, nil
+}
+
+// accountInsertErr answers a taken e-mail as ErrEmailTaken.
+func accountInsertErr(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-		return "", ErrEmailTaken
+		return ErrEmailTaken
 	}
 	if err != nil {
-		return "", fmt.Errorf("insert account: %w", err)
+		return fmt.Errorf("insert account: %w", err)
 	}
-	return id, nil
+	return nil
 }
 
 func nullUUID(s string) any {

@@ -50,6 +50,7 @@ type Service struct {
 	verifying func(ip string)
 
 	resetPerEmail Limiter
+	invite        InviteLimits
 	resetTiming   timing // how long issuing a reset link takes, which an unknown e-mail waits
 }
 
@@ -390,7 +391,7 @@ func (s *Service) ProvisionAccount(ctx context.Context, email string, isEU, cons
 	// first purchase, the common case) then costs one round trip and one transaction, not a
 	// lookup before them; an existing account (the buyer is sent to log in) costs the
 	// refused insert and the lookup.
-	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent}, domain.Organization{}, nil)
+	a, err := s.provisionPasswordless(ctx, domain.Account{Email: email, Kind: domain.Individual, IsEU: isEU, MarketingConsent: consent})
 	if err == nil {
 		return a.UUID, true, true, nil
 	}

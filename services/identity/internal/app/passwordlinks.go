@@ -64,7 +64,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 	}
 	now := s.now()
 	l := domain.NewLink{Hash: hash, Purpose: domain.LinkReset, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkReset))}
-	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token, "")
+	evs, err := passwordLinkIssued(acct.UUID, acct.Email, acct.Kind, l, token)
 	if err != nil {
 		return err
 	}
@@ -114,32 +114,13 @@ func (t *timing) pad(ctx context.Context, took time.Duration) error {
 	}
 }
 
-// provisionPasswordless creates a's account without a password, with its welcome link
-// (and the link's event beside the account's created event) in the same batch. With an
-// organization (org.UUID set), the account joins it with roles in that batch too, and the
-// link's event names the organization: notifications then mails the welcome at once
-// instead of holding it for a first order.
-func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account, org domain.Organization, roles []domain.Role) (domain.Account, error) {
-	token, hash, err := domain.NewToken()
-	if err != nil {
-		return a, err
-	}
+// provisionPasswordless creates a's account without a password, with its created event,
+// in one batch. Its welcome link is not issued here: only when an order of the account
+// completes (WelcomeAfterFirstOrder), so no link waits anywhere (notifications held the
+// welcome, link and all, until the first order) for a purchase that may never complete.
+func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (domain.Account, error) {
 	a.CreatedAt = s.now()
-	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: a.CreatedAt, ExpiresAt: a.CreatedAt.Add(s.pol.Links.TTL(domain.LinkWelcome))}
-	events := func(id string) ([]kafka.Event, error) {
-		created, err := accountCreated(id, a)
-		if err != nil {
-			return nil, err
-		}
-		link, err := passwordLinkIssued(id, a.Email, a.Kind, l, token, org.Name)
-		return append(created, link...), err
-	}
-	var id string
-	if org.UUID == "" {
-		id, err = s.store.CreateAccountWithLink(ctx, a, l, events)
-	} else {
-		id, err = s.store.CreateMember(ctx, a, l, org.UUID, roles, events)
-	}
+	id, err := s.store.CreateAccount(ctx, a, func(id string) ([]kafka.Event, error) { return accountCreated(id, a) })
 	if err != nil {
 		if errs.CodeOf(err) == errs.Invalid {
 			return a, err
@@ -148,6 +129,32 @@ func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account, o
 	}
 	a.UUID = id
 	return a, nil
+}
+
+// WelcomeAfterFirstOrder issues the welcome link of a password-less account (created at
+// checkout) when an order of it completes: the link's event goes out with the inbox
+// transaction of checkout's order-completed event, marked as after an order, so
+// notifications mails it at once instead of holding it. An account that has a password,
+// or was welcomed already (a later order, a redelivery), gets nothing.
+func (s *Service) WelcomeAfterFirstOrder(ctx context.Context, inbox Inbox, accountUUID string) error {
+	if accountUUID == "" {
+		return nil
+	}
+	token, hash, err := domain.NewToken()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkWelcome))}
+	_, err = inbox.IssueWelcomeLink(ctx, accountUUID, l, func(email string, kind domain.Kind) ([]kafka.Event, error) {
+		b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
+			Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), AfterOrder: true})
+		if err != nil {
+			return nil, fmt.Errorf("encode welcome link: %w", err)
+		}
+		return []kafka.Event{{Topic: events.TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
+	})
+	return err
 }
 
 // SetPassword sets the password of the link's account and logs it in: the link is spent
@@ -204,10 +211,9 @@ func (s *Service) SetPassword(ctx context.Context, in domain.NewPasswordInput, r
 
 // passwordLinkIssued is the event that has the link mailed. The token is only in the
 // link; it is never logged.
-// orgName is the organization a new member was added to ("" otherwise).
-func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.NewLink, token, orgName string) ([]kafka.Event, error) {
+func passwordLinkIssued(accountUUID, email string, kind domain.Kind, l domain.NewLink, token string) ([]kafka.Event, error) {
 	b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
-		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), OrganizationName: orgName})
+		Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind)})
 	if err != nil {
 		return nil, fmt.Errorf("encode password link: %w", err)
 	}

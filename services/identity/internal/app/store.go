@@ -114,9 +114,6 @@ type NewSession struct {
 
 // LinkStore keeps the set-password links (their token's hash, never the token).
 type LinkStore interface {
-	// CreateAccountWithLink is CreateAccount with the account's welcome link in the same
-	// transaction.
-	CreateAccountWithLink(ctx context.Context, a domain.Account, l domain.NewLink, events func(uuid string) ([]kafka.Event, error)) (string, error)
 	// IssuePasswordLink stores l, ends the account's earlier open links and enqueues events.
 	IssuePasswordLink(ctx context.Context, accountUUID string, l domain.NewLink, events []kafka.Event) error
 	// PasswordLink answers the link of a token hash; domain.ErrLinkInvalid when unknown.
@@ -131,10 +128,15 @@ type LinkStore interface {
 type OrganizationStore interface {
 	ListMembers(ctx context.Context, orgUUID, query, field, direction string, limit, offset int) (domain.UserPage, error)
 	AddMember(ctx context.Context, orgUUID, accountUUID string, roles []domain.Role) error
-	// CreateMember is CreateAccountWithLink for a new member of the organization orgUUID:
-	// the account, its welcome link, its membership with roles and the events of its new
-	// id in one transaction, so no account is left without the membership it was made for.
-	CreateMember(ctx context.Context, a domain.Account, l domain.NewLink, orgUUID string, roles []domain.Role, events func(uuid string) ([]kafka.Event, error)) (string, error)
+	// CreateInvitation stores an invitation (its token's hash) with its events, ending the
+	// earlier open invitations of its address to its organization.
+	CreateInvitation(ctx context.Context, inv domain.Invitation, events []kafka.Event) error
+	// Invitation answers the invitation of a token hash; domain.ErrInvitationInvalid when unknown.
+	Invitation(ctx context.Context, hash []byte) (domain.Invitation, error)
+	// AcceptInvitation spends a usable invitation at now: decide names the account that
+	// accepts (or the new one to create), which joins the organization, in one
+	// transaction; domain.ErrInvitationInvalid (nothing changed) when it is not usable.
+	AcceptInvitation(ctx context.Context, hash []byte, now time.Time, decide func(domain.Invitation) (domain.Acceptance, error)) (domain.Invitation, string, error)
 	// ProvisionOrganization answers the organization owned by ownerUUID's account,
 	// creating it when there is none, under the owner's row lock.
 	ProvisionOrganization(ctx context.Context, ownerUUID, name string, ownerRoles []domain.Role) (org domain.Organization, created bool, err error)
@@ -161,4 +163,7 @@ type Inbox interface {
 	// GiveMarketingConsent records the account's consent at givenAt unless the account set
 	// its preference later; it answers whether it did (false for an unknown account).
 	GiveMarketingConsent(ctx context.Context, accountUUID string, givenAt time.Time) (bool, error)
+	// IssueWelcomeLink stores the welcome link of a password-less account never welcomed,
+	// with the events built from its address and kind; false (nothing written) otherwise.
+	IssueWelcomeLink(ctx context.Context, accountUUID string, l domain.NewLink, events func(email string, kind domain.Kind) ([]kafka.Event, error)) (bool, error)
 }

@@ -22,10 +22,21 @@ const (
 type LinkPolicy struct {
 	WelcomeTTL time.Duration
 	ResetTTL   time.Duration
+	// InvitationTTL is an organization's invitation's; zero is DefaultInvitationTTL.
+	InvitationTTL time.Duration
 }
+
+// DefaultInvitationTTL is how long an invitation to an organization can be accepted.
+const DefaultInvitationTTL = 7 * 24 * time.Hour
 
 // TTL answers the life of a link of purpose.
 func (p LinkPolicy) TTL(purpose string) time.Duration {
+	if purpose == LinkInvitation {
+		if p.InvitationTTL > 0 {
+			return p.InvitationTTL
+		}
+		return DefaultInvitationTTL
+	}
 	if purpose == LinkWelcome {
 		return p.WelcomeTTL
 	}

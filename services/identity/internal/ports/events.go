@@ -57,3 +57,16 @@ func MarketingConsentGiven(svc *app.Service, inbox InboxOf) kafka.InboxHandler {
 		return svc.HandleMarketingConsentGiven(ctx, inbox(tx), c)
 	}
 }
+
+// OrderCompleted is the inbox handler of checkout's order-completed events: the account's
+// first completed order issues its welcome link (app.WelcomeAfterFirstOrder), in the
+// event's inbox transaction.
+func OrderCompleted(svc *app.Service, inbox InboxOf) kafka.InboxHandler {
+	return func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
+		var ev eventsv1.OrderCompleted
+		if err := env.Decode(&ev); err != nil {
+			return err
+		}
+		return svc.WelcomeAfterFirstOrder(ctx, inbox(tx), ev.GetAccountId())
+	}
+}

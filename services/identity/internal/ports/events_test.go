@@ -33,6 +33,10 @@ func (i *inbox) GiveMarketingConsent(_ context.Context, account string, at time.
 	return true, nil
 }
 
+func (i *inbox) IssueWelcomeLink(context.Context, string, domain.NewLink, func(string, domain.Kind) ([]kafka.Event, error)) (bool, error) {
+	return false, nil
+}
+
 func envelope(t *testing.T, ev proto.Message) kafka.Envelope {
 	t.Helper()
 	b, err := proto.Marshal(ev)

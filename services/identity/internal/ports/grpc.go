@@ -28,10 +28,11 @@ import (
 // the organization list answers groups even when there are none (spec 001 §7); isbusiness
 // answers accountUuid even when it is withheld (empty); the military form post answers
 // user.eligible and user.invoiceUrl even when empty (spec 001 §7); logout answers status
-// and errors (spec 000 §7), the page showing the list.
+// and errors (spec 000 §7), the page showing the list; an invitation's look-up answers hasAccount
+// false too (the accept page then asks for a password).
 func FullAnswers() []proto.Message {
 	return []proto.Message{&identityv1.ListGroupsResponse{}, &identityv1.IsBusinessResponse{},
-		&identityv1.RequestMilitaryCodeResponse{}, &identityv1.LogoutResponse{}}
+		&identityv1.RequestMilitaryCodeResponse{}, &identityv1.LogoutResponse{}, &identityv1.GetInvitationResponse{}}
 }
 
 // GRPC implements identityv1.IdentityServiceServer.
@@ -78,8 +79,10 @@ func callerOf(a iapp.Authenticated) auth.Caller {
 	return c
 }
 
-func (s *GRPC) request(ctx context.Context) iapp.Request {
-	return iapp.Request{IP: auth.ClientIP(ctx, s.trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx), Device: deviceCookie(ctx)}
+func (s *GRPC) request(ctx context.Context) iapp.Request { return requestOf(ctx, s.trustedProxies) }
+
+func requestOf(ctx context.Context, trustedProxies int) iapp.Request {
+	return iapp.Request{IP: auth.ClientIP(ctx, trustedProxies), UserAgent: auth.UserAgent(ctx), Token: auth.Token(ctx), Device: deviceCookie(ctx)}
 }
 
 // deviceCookie answers the device cookie the browser sent (grpc-gateway forwards the

@@ -109,6 +109,29 @@ func TestConcurrentClaimsShareTheQueue(t *testing.T) {
 	}
 }
 
+// Issue 41: a gift certificate's code (a bearer balance) is at rest only until its mails
+// are sent: the buyer's and the recipient's bodies are blanked then, as a link's are.
+// Before, they stayed in messages for good.
+func TestGiftMailsKeepNoCodeOnceSent(t *testing.T) {
+	s, pool := newStore(t)
+	ctx := context.Background()
+	queue(t, pool, s, mail(1, "gift-buyer"), mail(2, "gift-recipient"), mail(3, "receipt"))
+	if batch, _, err := s.Claim(ctx, time.Minute, 10); err != nil || len(batch) != 3 {
+		t.Fatalf("Claim = %d, %v; want 3", len(batch), err)
+	}
+	if err := s.Sent(ctx, "ev-0001.gift-buyer", "ev-0002.gift-recipient", "ev-0003.receipt"); err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE template LIKE 'gift-%' AND (text_body <> '' OR html_body <> '')`).Scan(&kept); err != nil || kept != 0 {
+		t.Errorf("sent gift mails keeping their bodies = %d (%v), want none", kept, err)
+	}
+	var receipt string
+	if err := pool.QueryRow(ctx, `SELECT text_body FROM messages WHERE template = 'receipt'`).Scan(&receipt); err != nil || receipt == "" {
+		t.Errorf("the receipt's body = %q (%v), want kept", receipt, err)
+	}
+}
+
 // A sent batch is recorded in one statement (a verification code's bodies blanked); a
 // released message is due again at once without the attempt its claim counted; a leased
 // one is not claimed again.

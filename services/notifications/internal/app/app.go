@@ -242,6 +242,12 @@ func (s *Service) PasswordReset(ctx context.Context, b *Mails, eventID string, p
 	return s.add(ctx, b, msgs, err)
 }
 
+// Invitation renders an organization's invitation.
+func (s *Service) Invitation(ctx context.Context, b *Mails, eventID string, i domain.Invitation) error {
+	msgs, err := s.render.Invitation(eventID, i)
+	return s.add(ctx, b, msgs, err)
+}
+
 // PasswordChanged renders the notice of a password set by a reset link.
 func (s *Service) PasswordChanged(ctx context.Context, b *Mails, eventID string, p domain.PasswordChanged) error {
 	msgs, err := s.render.PasswordChanged(eventID, p)

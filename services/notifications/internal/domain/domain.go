@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hangar/hangar/internal/platform/errs"
 )
@@ -140,15 +141,53 @@ type PasswordReset struct {
 	ExpiresAt time.Time
 }
 
+// Invitation is an organization's invitation to join it: Link is a path on the store
+// (the accept page, its token in the fragment). Organization is the name its
+// administrator typed, not verified by the store: the mail shows it as such, stripped to
+// what cannot make a link (ShownOrganization).
+type Invitation struct {
+	Email        string
+	Organization string
+	Link         string
+	ExpiresAt    time.Time
+}
+
+// maxShownName is the most of an unverified name a mail shows.
+const maxShownName = 60
+
+// ShownOrganization is the organization's name as the mail shows it: letters, digits,
+// spaces and & ' - , ( ) only, at most maxShownName characters. Anything else (dots,
+// slashes, colons, @, controls) becomes a space, so a name like "pay.example/login" is
+// no domain, address or URL a mail reader would turn into a link.
+func (i Invitation) ShownOrganization() string {
+	var b strings.Builder
+	for _, r := range i.Organization {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("&'-,()", r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune(' ')
+		}
+	}
+	shown := []rune(strings.Join(strings.Fields(b.String()), " "))
+	if len(shown) > maxShownName {
+		shown = append(shown[:maxShownName-1], '…')
+	}
+	if len(shown) == 0 {
+		return "(no name)"
+	}
+	return string(shown)
+}
+
 // PasswordChanged tells the owner that a reset link set a new password.
 type PasswordChanged struct {
 	Email     string
 	ChangedAt time.Time
 }
 
-// LinkTemplates are the e-mails whose bodies carry a single-use link (a credential): the
-// table keeps their bodies only until they are sent.
-var LinkTemplates = []string{"eligibility-code", "welcome", "password-reset"}
+// LinkTemplates are the e-mails whose bodies carry a credential (a single-use link, a
+// verification code, a gift certificate's code, which is a bearer balance): the table keeps
+// their bodies only until they are sent.
+var LinkTemplates = []string{"eligibility-code", "welcome", "password-reset", "invitation", "gift-buyer", "gift-recipient"}
 
 // Dunning is a renewal notice.
 type Dunning struct {
@@ -236,6 +275,18 @@ func (r *Renderer) PasswordReset(eventID string, p PasswordReset) ([]Message, er
 		return nil, err
 	}
 	m, err := r.message(eventID, "password-reset", p.Email, p)
+	return []Message{m}, err
+}
+
+// Invitation renders an organization's invitation.
+func (r *Renderer) Invitation(eventID string, i Invitation) ([]Message, error) {
+	if err := address(i.Email); err != nil {
+		return nil, err
+	}
+	if err := storePath(i.Link); err != nil {
+		return nil, err
+	}
+	m, err := r.message(eventID, "invitation", i.Email, i)
 	return []Message{m}, err
 }
 

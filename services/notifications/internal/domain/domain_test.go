@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,10 @@ func TestGoldenMessages(t *testing.T) {
 		},
 		"password-reset": func() ([]domain.Message, error) {
 			return r.PasswordReset("evt-9", domain.PasswordReset{Email: "pilot@example.com", Link: "/account/set-password#token=TOKEN", ExpiresAt: at})
+		},
+		"invitation": func() ([]domain.Message, error) {
+			return r.Invitation("evt-13", domain.Invitation{Email: "crew@example.com", Organization: "Fleet <b>One</b> & Co. — log in at https://pay.example/hangar\n\nTOTAL",
+				Link: "/account/invitation#token=TOKEN", ExpiresAt: at})
 		},
 		"password-changed": func() ([]domain.Message, error) {
 			return r.PasswordChanged("evt-10", domain.PasswordChanged{Email: "pilot@example.com", ChangedAt: at})
@@ -222,5 +227,39 @@ func TestPasswordLinksStayOnTheStore(t *testing.T) {
 		if _, err := r.Welcome("e", domain.Welcome{Email: "a@example.com", SetPasswordPath: link}); errs.CodeOf(err) != errs.Invalid {
 			t.Errorf("welcome link %q: err = %v, want invalid", link, err)
 		}
+	}
+}
+
+// Issue 41: an invitation names the organization its administrator typed, which the store
+// never verified. The mail shows it as such, and carries no link but the store's own: a
+// name made of a URL, a domain, an address or markup becomes plain words, in both parts.
+// Before, a member's welcome put the name verbatim in the subject and the first sentence.
+func TestInvitationShowsTheOrganizationAsUnverified(t *testing.T) {
+	r, err := domain.NewRenderer(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`(?i)(https?:|mailto:|www\.|href=")[^\s"<>]*|[a-z0-9-]+\.(com|example|net|org|io)\b`)
+	for _, name := range []string{"https://pay.example/login", "Hangar Support <a href=\"//evil.example\">verify</a>", "pay.example",
+		"billing@evil.example", "Acme\r\nBcc: x@evil.example", "\u202eelpmaxe.live"} {
+		msgs, err := r.Invitation("e", domain.Invitation{Email: "crew@example.com", Organization: name, Link: "/account/invitation#token=T",
+			ExpiresAt: time.Date(2026, 11, 23, 13, 5, 0, 0, time.UTC)})
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("%q: %v", name, err)
+		}
+		m := msgs[0]
+		for part, body := range map[string]string{"subject": m.Subject, "text": m.Text, "html": m.HTML} {
+			rest := strings.NewReplacer(`href="`+strings.TrimSuffix(site.BaseURL, "/"), "", strings.TrimSuffix(site.BaseURL, "/"), "",
+				`href="mailto:`+site.Support, "", site.Support, "", "crew@example.com", "").Replace(body)
+			if l := links.FindAllString(rest, -1); len(l) > 0 {
+				t.Errorf("organization %q: the %s carries %q, not the store's links", name, part, l)
+			}
+			if strings.ContainsAny(body, "\u202e") || strings.Contains(body, "Bcc:") {
+				t.Errorf("organization %q: the %s carries a control or a header", name, part)
+			}
+		}
+	}
+	if _, err := r.Invitation("e", domain.Invitation{Email: "crew@example.com", Organization: "Acme", Link: "https://evil.example/#token=T"}); errs.CodeOf(err) != errs.Invalid {
+		t.Errorf("an invitation linking elsewhere: %v, want invalid", err)
 	}
 }

@@ -16,7 +16,7 @@ var templateFS embed.FS
 // Templates are the e-mails the service renders; each has templates/<name>.subject.tmpl and
 // <name>.txt.tmpl (text/template) and <name>.html.tmpl (html/template, inside layout.html.tmpl).
 var Templates = []string{"receipt", "gift-buyer", "gift-recipient", "eligibility-code", "welcome", "dunning",
-	"password-reset", "password-changed"}
+	"password-reset", "password-changed", "invitation"}
 
 // Renderer renders the templates for one Site.
 type Renderer struct {

@@ -54,11 +54,18 @@ func Handler[I app.Inbox](svc *app.Service, inbox func(pgx.Tx) I) kafka.InboxBat
 			case "welcome":
 				w := domain.Welcome{Email: ev.GetEmail(), AccountKind: ev.GetAccountKind(), Organization: ev.GetOrganizationName(),
 					SetPasswordPath: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()}
-				if w.Organization != "" { // a member an organization's administrator added: no order will come
+				if ev.GetAfterOrder() || w.Organization != "" {
+					// Issued when the account's first order completed (or, before
+					// invitations, a member an administrator added): mailed at once, so the
+					// link never waits at rest in held_mails.
 					return svc.Welcome(ctx, b, id, w)
 				}
-				// An account checkout created: held until its first order completes.
+				// A link identity issued at the account's creation (before it issued them
+				// after the first order): held until the first order completes.
 				return svc.WelcomeOnFirstOrder(ctx, b, id, ev.GetAccountUuid(), w)
+			case "invitation": // an organization's invitation: nobody has an account in its name yet
+				return svc.Invitation(ctx, b, id, domain.Invitation{Email: ev.GetEmail(), Organization: ev.GetOrganizationName(), Link: ev.GetLink(),
+					ExpiresAt: ev.GetExpiresAt().AsTime()})
 			case "reset":
 				return svc.PasswordReset(ctx, b, id, domain.PasswordReset{Email: ev.GetEmail(), Link: ev.GetLink(), ExpiresAt: ev.GetExpiresAt().AsTime()})
 			}

@@ -186,6 +186,24 @@ func TestMemberWelcomeIsSentAtOnce(t *testing.T) {
 	}
 }
 
+// Issue 41: identity issues a checkout account's welcome link when its first order
+// completes, marked after_order; such a welcome is queued at once, its link never at rest
+// in held_mails, whether or not this consumer has seen the order yet.
+func TestWelcomeAfterTheOrderIsNeverHeld(t *testing.T) {
+	m := newMailOnce(t)
+	ev := &eventsv1.PasswordLinkIssued{AccountUuid: "acct-new", Email: "new@buyer.example", Purpose: "welcome",
+		Link: "/account/set-password#token=tok-new&welcome=1", AccountKind: "individual", ExpiresAt: timestamppb.New(time.Now().Add(72 * time.Hour)),
+		AfterOrder: true}
+	m.deliver(accountCreated(t, "ev-n1", "acct-new", "new@buyer.example", true), envelope(t, "ev-n2", events.TopicPasswordLinkIssued, ev))
+	if got := m.welcomes("new@buyer.example"); len(got) != 1 || !strings.Contains(got[0], "set-password#token=tok-new") {
+		t.Fatalf("welcomes %q, want one with its link at once", got)
+	}
+	var held int
+	if err := m.pool.QueryRow(context.Background(), `SELECT count(*) FROM held_mails WHERE text_body LIKE '%tok-new%' OR html_body LIKE '%tok-new%'`).Scan(&held); err != nil || held != 0 {
+		t.Errorf("held mails carrying the link = %d (%v), want none", held, err)
+	}
+}
+
 // A checkout account's welcome waits for the first completed order, for as long as that
 // takes; its link does not (IDENTITY_WELCOME_LINK_TTL, 72 h). A buyer declined today who
 // buys again next week (the never-activated account may) must not get a welcome whose

@@ -17,7 +17,7 @@ export function linkFromHash(hash: string): { token: string; welcome: boolean } 
   return { token: p.get('token') ?? '', welcome: p.get('welcome') === '1' };
 }
 
-function fieldErrorsOf(err: unknown): Record<string, string[]> {
+export function fieldErrorsOf(err: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   if (err instanceof ApiError) {
     for (const f of err.fieldErrors) (out[f.field] ??= []).push(f.message);

@@ -9,6 +9,23 @@ export type SubscriptionSimple = CheckoutComponents['schemas']['v1GetSubscriptio
 export type PaymentMethodOnFile = PaymentsComponents['schemas']['v1GetPaymentMethodResponse'];
 export type PaymentMethodUpdate = PaymentsComponents['schemas']['v1UpdateAccountPaymentMethodResponse'];
 
+/** An open invitation to join an organization (identity's GetInvitationResponse). */
+export interface Invitation {
+  organizationName: string;
+  email: string;
+  roles: string[];
+  expiresAt: string;
+  hasAccount: boolean;
+}
+
+/** The answer of an accepted invitation. */
+export interface InvitationAccepted {
+  status: string;
+  organizationName: string;
+  organizationAccount: string;
+  user?: { email?: string };
+}
+
 /** Auto-renew (spec 000 §4): updating, submitting, succeeded, failed. */
 export type AutoRenewState =
   | { kind: 'idle' }
@@ -132,6 +149,14 @@ export function accountApi(client: ApiClient = createApiClient()) {
     /** POST /account/api/password/set with a link's token; the answer logs the browser in. */
     setPassword: (token: string, password: string, confirmPassword: string) =>
       unwrap(client.identity.POST('/account/api/password/set', { body: { token, password, confirmPassword } })),
+    /** POST /org/api/members: invites an address (the same answer for every address). */
+    invite: async (email: string, roles: string[]): Promise<string> =>
+      (await client.http.request<{ message?: string }>('POST', '/org/api/members', { body: { email, roles } })).message ?? '',
+    /** POST /org/api/invitations/lookup: what an open invitation names. */
+    invitation: (token: string) => client.http.request<Invitation>('POST', '/org/api/invitations/lookup', { body: { token } }),
+    /** POST /org/api/invitations/accept; without a session and an account, creates it and logs the browser in. */
+    acceptInvitation: (token: string, password = '', confirmPassword = '') =>
+      client.http.request<InvitationAccepted>('POST', '/org/api/invitations/accept', { body: { token, password, confirmPassword } }),
     login: async (username: string, password: string): Promise<string | undefined> => {
       try {
         const r = await client.identity.POST('/pricing/api/login', { body: { username, password } });

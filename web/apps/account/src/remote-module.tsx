@@ -1,11 +1,13 @@
 // Exposed as 'account/Module': the subscriber's account page at /account (issue 17 item 5):
 // subscription and renewal, auto-renew, payment method, invoices; and the password pages
-// /account/set-password and /account/forgot-password (issue 28).
+// /account/set-password and /account/forgot-password (issue 28); the members page that
+// invites and the invitation page that accepts (issue 41).
 import { useMemo } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { RemoteModuleProps } from '@hangar/ui';
 import { AccountPage } from './AccountPage';
 import { ForgotPasswordPage, SetPasswordPage } from './PasswordPages';
+import { InvitationPage, MembersPage } from './InvitationPages';
 import { accountApi, type AccountApi } from './account';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
@@ -25,6 +27,10 @@ export default function AccountModule({ api, reload, client, route }: AccountMod
         <SetPasswordPage api={a} />
       ) : route === '/account/forgot-password' ? (
         <ForgotPasswordPage api={a} />
+      ) : route === '/account/invitation' ? (
+        <InvitationPage api={a} />
+      ) : route === '/account/members' ? (
+        <MembersPage api={a} />
       ) : (
         <AccountPage api={a} reload={reload} />
       )}

@@ -38,6 +38,8 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/account/allocation', remote: 'allocation', title: 'Licence allocation' },
   { path: '/account/set-password', remote: 'account', title: 'Choose your password' },
   { path: '/account/forgot-password', remote: 'account', title: 'Forgot password' },
+  { path: '/account/invitation', remote: 'account', title: 'Invitation' },
+  { path: '/account/members', remote: 'account', title: 'Invite members' },
   { path: '/account', remote: 'account', title: 'Your account' },
 ];
 

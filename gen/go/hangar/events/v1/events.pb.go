@@ -973,28 +973,32 @@ func (x *AccountCreated) GetPasswordless() bool {
 	return false
 }
 
-// PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid.
-// A single-use link to choose a password: the welcome of an account created without one
-// (at checkout, or by an organization's administrator adding a member), or a reset the
-// owner asked for. The token is only in link; identity keeps its hash. Consumers must not
-// log link.
+// PasswordLinkIssued: topic hangar.identity.password-link-issued.v1, key account uuid
+// (an invitation's: the organization's uuid). A single-use link: the welcome of an account
+// created without a password (at checkout), a reset the owner asked for, or an
+// organization's invitation to an address (no account exists for it in the store's
+// name). The token is only in link; identity keeps its hash. Consumers must not log link.
 type PasswordLinkIssued struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	AccountUuid string                 `protobuf:"bytes,1,opt,name=account_uuid,json=accountUuid,proto3" json:"account_uuid,omitempty"`
 	Email       string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	// "welcome" or "reset".
+	// "welcome", "reset" or "invitation" (account_uuid empty).
 	Purpose string `protobuf:"bytes,3,opt,name=purpose,proto3" json:"purpose,omitempty"`
-	// Path and fragment on the store (/account/set-password#token=...); the mailer prefixes
-	// the store's base URL.
+	// Path and fragment on the store (/account/set-password#token=..., an invitation's
+	// /account/invitation#token=...); the mailer prefixes the store's base URL.
 	Link        string                 `protobuf:"bytes,4,opt,name=link,proto3" json:"link,omitempty"`
 	ExpiresAt   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	AccountKind string                 `protobuf:"bytes,6,opt,name=account_kind,json=accountKind,proto3" json:"account_kind,omitempty"`
-	// Purpose "welcome" of a member an organization's administrator added: the
-	// organization's name (empty for an account checkout created). Such a welcome is mailed
-	// at once; checkout's waits for the account's first completed order.
+	// Purpose "invitation": the organization's name as its administrator typed it (not
+	// verified; the mail shows it as such). A "welcome" naming one (a member added before
+	// invitations) is mailed at once; checkout's waits for the account's first order.
 	OrganizationName string `protobuf:"bytes,7,opt,name=organization_name,json=organizationName,proto3" json:"organization_name,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Purpose "welcome" issued when the account's first order completed (identity issues a
+	// checkout account's welcome link only then): mailed at once, never held. Without it (a
+	// link issued before this field), notifications holds the welcome until the first order.
+	AfterOrder    bool `protobuf:"varint,8,opt,name=after_order,json=afterOrder,proto3" json:"after_order,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PasswordLinkIssued) Reset() {
@@ -1074,6 +1078,13 @@ func (x *PasswordLinkIssued) GetOrganizationName() string {
 		return x.OrganizationName
 	}
 	return ""
+}
+
+func (x *PasswordLinkIssued) GetAfterOrder() bool {
+	if x != nil {
+		return x.AfterOrder
+	}
+	return false
 }
 
 // PasswordChanged: topic hangar.identity.password-changed.v1, key account uuid. The
@@ -1805,7 +1816,7 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x11marketing_consent\x18\x05 \x01(\bR\x10marketingConsent\x129\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\"\n" +
-	"\fpasswordless\x18\a \x01(\bR\fpasswordless\"\x86\x02\n" +
+	"\fpasswordless\x18\a \x01(\bR\fpasswordless\"\xa7\x02\n" +
 	"\x12PasswordLinkIssued\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x18\n" +
@@ -1814,7 +1825,9 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"expires_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12!\n" +
 	"\faccount_kind\x18\x06 \x01(\tR\vaccountKind\x12+\n" +
-	"\x11organization_name\x18\a \x01(\tR\x10organizationName\"\x85\x01\n" +
+	"\x11organization_name\x18\a \x01(\tR\x10organizationName\x12\x1f\n" +
+	"\vafter_order\x18\b \x01(\bR\n" +
+	"afterOrder\"\x85\x01\n" +
 	"\x0fPasswordChanged\x12!\n" +
 	"\faccount_uuid\x18\x01 \x01(\tR\vaccountUuid\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x129\n" +

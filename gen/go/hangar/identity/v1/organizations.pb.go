@@ -22,6 +22,260 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type GetInvitationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetInvitationRequest) Reset() {
+	*x = GetInvitationRequest{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetInvitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetInvitationRequest) ProtoMessage() {}
+
+func (x *GetInvitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetInvitationRequest.ProtoReflect.Descriptor instead.
+func (*GetInvitationRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetInvitationRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+type GetInvitationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The organization's name as its administrator entered it (not verified by the store).
+	OrganizationName string   `protobuf:"bytes,1,opt,name=organization_name,json=organizationName,proto3" json:"organization_name,omitempty"`
+	Email            string   `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	Roles            []string `protobuf:"bytes,3,rep,name=roles,proto3" json:"roles,omitempty"`
+	// RFC 3339, UTC.
+	ExpiresAt string `protobuf:"bytes,4,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// Whether the address has an account: the page asks to log in rather than for a password.
+	HasAccount    bool `protobuf:"varint,5,opt,name=has_account,json=hasAccount,proto3" json:"has_account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetInvitationResponse) Reset() {
+	*x = GetInvitationResponse{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetInvitationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetInvitationResponse) ProtoMessage() {}
+
+func (x *GetInvitationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetInvitationResponse.ProtoReflect.Descriptor instead.
+func (*GetInvitationResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetInvitationResponse) GetOrganizationName() string {
+	if x != nil {
+		return x.OrganizationName
+	}
+	return ""
+}
+
+func (x *GetInvitationResponse) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *GetInvitationResponse) GetRoles() []string {
+	if x != nil {
+		return x.Roles
+	}
+	return nil
+}
+
+func (x *GetInvitationResponse) GetExpiresAt() string {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return ""
+}
+
+func (x *GetInvitationResponse) GetHasAccount() bool {
+	if x != nil {
+		return x.HasAccount
+	}
+	return false
+}
+
+type AcceptInvitationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Token string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// Only for an address without an account: the new account's password, twice.
+	Password        string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	ConfirmPassword string `protobuf:"bytes,3,opt,name=confirm_password,json=confirmPassword,proto3" json:"confirm_password,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *AcceptInvitationRequest) Reset() {
+	*x = AcceptInvitationRequest{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptInvitationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptInvitationRequest) ProtoMessage() {}
+
+func (x *AcceptInvitationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptInvitationRequest.ProtoReflect.Descriptor instead.
+func (*AcceptInvitationRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *AcceptInvitationRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *AcceptInvitationRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *AcceptInvitationRequest) GetConfirmPassword() string {
+	if x != nil {
+		return x.ConfirmPassword
+	}
+	return ""
+}
+
+type AcceptInvitationResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Status           string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	OrganizationName string                 `protobuf:"bytes,2,opt,name=organization_name,json=organizationName,proto3" json:"organization_name,omitempty"`
+	// The organization's own account.
+	OrganizationAccount string `protobuf:"bytes,3,opt,name=organization_account,json=organizationAccount,proto3" json:"organization_account,omitempty"`
+	// The account that joined.
+	User          *UserInfo `protobuf:"bytes,4,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptInvitationResponse) Reset() {
+	*x = AcceptInvitationResponse{}
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptInvitationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptInvitationResponse) ProtoMessage() {}
+
+func (x *AcceptInvitationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptInvitationResponse.ProtoReflect.Descriptor instead.
+func (*AcceptInvitationResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *AcceptInvitationResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *AcceptInvitationResponse) GetOrganizationName() string {
+	if x != nil {
+		return x.OrganizationName
+	}
+	return ""
+}
+
+func (x *AcceptInvitationResponse) GetOrganizationAccount() string {
+	if x != nil {
+		return x.OrganizationAccount
+	}
+	return ""
+}
+
+func (x *AcceptInvitationResponse) GetUser() *UserInfo {
+	if x != nil {
+		return x.User
+	}
+	return nil
+}
+
 type AddMemberRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
@@ -35,7 +289,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -47,7 +301,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[0]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -60,7 +314,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{0}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *AddMemberRequest) GetEmail() string {
@@ -85,16 +339,19 @@ func (x *AddMemberRequest) GetOrganizationAccount() string {
 }
 
 type AddMemberResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        string                 `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	User          *UserInfo              `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "invited", for every address.
+	Status  string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// RFC 3339, UTC: when the invitation's link stops working.
+	ExpiresAt     string `protobuf:"bytes,4,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -106,7 +363,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[1]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -119,7 +376,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{1}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AddMemberResponse) GetStatus() string {
@@ -129,11 +386,18 @@ func (x *AddMemberResponse) GetStatus() string {
 	return ""
 }
 
-func (x *AddMemberResponse) GetUser() *UserInfo {
+func (x *AddMemberResponse) GetMessage() string {
 	if x != nil {
-		return x.User
+		return x.Message
 	}
-	return nil
+	return ""
+}
+
+func (x *AddMemberResponse) GetExpiresAt() string {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return ""
 }
 
 type ProvisionOrganizationRequest struct {
@@ -147,7 +411,7 @@ type ProvisionOrganizationRequest struct {
 
 func (x *ProvisionOrganizationRequest) Reset() {
 	*x = ProvisionOrganizationRequest{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -159,7 +423,7 @@ func (x *ProvisionOrganizationRequest) String() string {
 func (*ProvisionOrganizationRequest) ProtoMessage() {}
 
 func (x *ProvisionOrganizationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[2]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -172,7 +436,7 @@ func (x *ProvisionOrganizationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionOrganizationRequest.ProtoReflect.Descriptor instead.
 func (*ProvisionOrganizationRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{2}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ProvisionOrganizationRequest) GetOwnerAccountUuid() string {
@@ -204,7 +468,7 @@ type ProvisionOrganizationResponse struct {
 
 func (x *ProvisionOrganizationResponse) Reset() {
 	*x = ProvisionOrganizationResponse{}
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -216,7 +480,7 @@ func (x *ProvisionOrganizationResponse) String() string {
 func (*ProvisionOrganizationResponse) ProtoMessage() {}
 
 func (x *ProvisionOrganizationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[3]
+	mi := &file_hangar_identity_v1_organizations_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -229,7 +493,7 @@ func (x *ProvisionOrganizationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvisionOrganizationResponse.ProtoReflect.Descriptor instead.
 func (*ProvisionOrganizationResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{3}
+	return file_hangar_identity_v1_organizations_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ProvisionOrganizationResponse) GetOrganizationUuid() string {
@@ -264,14 +528,35 @@ var File_hangar_identity_v1_organizations_proto protoreflect.FileDescriptor
 
 const file_hangar_identity_v1_organizations_proto_rawDesc = "" +
 	"\n" +
-	"&hangar/identity/v1/organizations.proto\x12\x12hangar.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a!hangar/identity/v1/identity.proto\"q\n" +
+	"&hangar/identity/v1/organizations.proto\x12\x12hangar.identity.v1\x1a\x1cgoogle/api/annotations.proto\x1a!hangar/identity/v1/identity.proto\",\n" +
+	"\x14GetInvitationRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"\xb0\x01\n" +
+	"\x15GetInvitationResponse\x12+\n" +
+	"\x11organization_name\x18\x01 \x01(\tR\x10organizationName\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12\x14\n" +
+	"\x05roles\x18\x03 \x03(\tR\x05roles\x12\x1d\n" +
+	"\n" +
+	"expires_at\x18\x04 \x01(\tR\texpiresAt\x12\x1f\n" +
+	"\vhas_account\x18\x05 \x01(\bR\n" +
+	"hasAccount\"v\n" +
+	"\x17AcceptInvitationRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12)\n" +
+	"\x10confirm_password\x18\x03 \x01(\tR\x0fconfirmPassword\"\xc4\x01\n" +
+	"\x18AcceptInvitationResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12+\n" +
+	"\x11organization_name\x18\x02 \x01(\tR\x10organizationName\x121\n" +
+	"\x14organization_account\x18\x03 \x01(\tR\x13organizationAccount\x120\n" +
+	"\x04user\x18\x04 \x01(\v2\x1c.hangar.identity.v1.UserInfoR\x04user\"q\n" +
 	"\x10AddMemberRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x14\n" +
 	"\x05roles\x18\x02 \x03(\tR\x05roles\x121\n" +
-	"\x14organization_account\x18\x03 \x01(\tR\x13organizationAccount\"]\n" +
+	"\x14organization_account\x18\x03 \x01(\tR\x13organizationAccount\"j\n" +
 	"\x11AddMemberResponse\x12\x16\n" +
-	"\x06status\x18\x01 \x01(\tR\x06status\x120\n" +
-	"\x04user\x18\x02 \x01(\v2\x1c.hangar.identity.v1.UserInfoR\x04user\"`\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x1d\n" +
+	"\n" +
+	"expires_at\x18\x04 \x01(\tR\texpiresAtJ\x04\b\x02\x10\x03\"`\n" +
 	"\x1cProvisionOrganizationRequest\x12,\n" +
 	"\x12owner_account_uuid\x18\x01 \x01(\tR\x10ownerAccountUuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"\xad\x01\n" +
@@ -279,10 +564,12 @@ const file_hangar_identity_v1_organizations_proto_rawDesc = "" +
 	"\x11organization_uuid\x18\x01 \x01(\tR\x10organizationUuid\x121\n" +
 	"\x14organization_account\x18\x02 \x01(\tR\x13organizationAccount\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\bR\acreated2\x8a\x02\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated2\xb1\x04\n" +
 	"\x13OrganizationService\x12|\n" +
 	"\x15ProvisionOrganization\x120.hangar.identity.v1.ProvisionOrganizationRequest\x1a1.hangar.identity.v1.ProvisionOrganizationResponse\x12u\n" +
-	"\tAddMember\x12$.hangar.identity.v1.AddMemberRequest\x1a%.hangar.identity.v1.AddMemberResponse\"\x1b\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/org/api/membersB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
+	"\tAddMember\x12$.hangar.identity.v1.AddMemberRequest\x1a%.hangar.identity.v1.AddMemberResponse\"\x1b\x82\xd3\xe4\x93\x02\x15:\x01*\"\x10/org/api/members\x12\x8c\x01\n" +
+	"\rGetInvitation\x12(.hangar.identity.v1.GetInvitationRequest\x1a).hangar.identity.v1.GetInvitationResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/org/api/invitations/lookup\x12\x95\x01\n" +
+	"\x10AcceptInvitation\x12+.hangar.identity.v1.AcceptInvitationRequest\x1a,.hangar.identity.v1.AcceptInvitationResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/org/api/invitations/acceptB?Z=github.com/hangar/hangar/gen/go/hangar/identity/v1;identityv1b\x06proto3"
 
 var (
 	file_hangar_identity_v1_organizations_proto_rawDescOnce sync.Once
@@ -296,22 +583,30 @@ func file_hangar_identity_v1_organizations_proto_rawDescGZIP() []byte {
 	return file_hangar_identity_v1_organizations_proto_rawDescData
 }
 
-var file_hangar_identity_v1_organizations_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_hangar_identity_v1_organizations_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_hangar_identity_v1_organizations_proto_goTypes = []any{
-	(*AddMemberRequest)(nil),              // 0: hangar.identity.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),             // 1: hangar.identity.v1.AddMemberResponse
-	(*ProvisionOrganizationRequest)(nil),  // 2: hangar.identity.v1.ProvisionOrganizationRequest
-	(*ProvisionOrganizationResponse)(nil), // 3: hangar.identity.v1.ProvisionOrganizationResponse
-	(*UserInfo)(nil),                      // 4: hangar.identity.v1.UserInfo
+	(*GetInvitationRequest)(nil),          // 0: hangar.identity.v1.GetInvitationRequest
+	(*GetInvitationResponse)(nil),         // 1: hangar.identity.v1.GetInvitationResponse
+	(*AcceptInvitationRequest)(nil),       // 2: hangar.identity.v1.AcceptInvitationRequest
+	(*AcceptInvitationResponse)(nil),      // 3: hangar.identity.v1.AcceptInvitationResponse
+	(*AddMemberRequest)(nil),              // 4: hangar.identity.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),             // 5: hangar.identity.v1.AddMemberResponse
+	(*ProvisionOrganizationRequest)(nil),  // 6: hangar.identity.v1.ProvisionOrganizationRequest
+	(*ProvisionOrganizationResponse)(nil), // 7: hangar.identity.v1.ProvisionOrganizationResponse
+	(*UserInfo)(nil),                      // 8: hangar.identity.v1.UserInfo
 }
 var file_hangar_identity_v1_organizations_proto_depIdxs = []int32{
-	4, // 0: hangar.identity.v1.AddMemberResponse.user:type_name -> hangar.identity.v1.UserInfo
-	2, // 1: hangar.identity.v1.OrganizationService.ProvisionOrganization:input_type -> hangar.identity.v1.ProvisionOrganizationRequest
-	0, // 2: hangar.identity.v1.OrganizationService.AddMember:input_type -> hangar.identity.v1.AddMemberRequest
-	3, // 3: hangar.identity.v1.OrganizationService.ProvisionOrganization:output_type -> hangar.identity.v1.ProvisionOrganizationResponse
-	1, // 4: hangar.identity.v1.OrganizationService.AddMember:output_type -> hangar.identity.v1.AddMemberResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
+	8, // 0: hangar.identity.v1.AcceptInvitationResponse.user:type_name -> hangar.identity.v1.UserInfo
+	6, // 1: hangar.identity.v1.OrganizationService.ProvisionOrganization:input_type -> hangar.identity.v1.ProvisionOrganizationRequest
+	4, // 2: hangar.identity.v1.OrganizationService.AddMember:input_type -> hangar.identity.v1.AddMemberRequest
+	0, // 3: hangar.identity.v1.OrganizationService.GetInvitation:input_type -> hangar.identity.v1.GetInvitationRequest
+	2, // 4: hangar.identity.v1.OrganizationService.AcceptInvitation:input_type -> hangar.identity.v1.AcceptInvitationRequest
+	7, // 5: hangar.identity.v1.OrganizationService.ProvisionOrganization:output_type -> hangar.identity.v1.ProvisionOrganizationResponse
+	5, // 6: hangar.identity.v1.OrganizationService.AddMember:output_type -> hangar.identity.v1.AddMemberResponse
+	1, // 7: hangar.identity.v1.OrganizationService.GetInvitation:output_type -> hangar.identity.v1.GetInvitationResponse
+	3, // 8: hangar.identity.v1.OrganizationService.AcceptInvitation:output_type -> hangar.identity.v1.AcceptInvitationResponse
+	5, // [5:9] is the sub-list for method output_type
+	1, // [1:5] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
 	1, // [1:1] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
@@ -329,7 +624,7 @@ func file_hangar_identity_v1_organizations_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_identity_v1_organizations_proto_rawDesc), len(file_hangar_identity_v1_organizations_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

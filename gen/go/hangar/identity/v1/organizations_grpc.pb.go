@@ -21,6 +21,8 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	OrganizationService_ProvisionOrganization_FullMethodName = "/hangar.identity.v1.OrganizationService/ProvisionOrganization"
 	OrganizationService_AddMember_FullMethodName             = "/hangar.identity.v1.OrganizationService/AddMember"
+	OrganizationService_GetInvitation_FullMethodName         = "/hangar.identity.v1.OrganizationService/GetInvitation"
+	OrganizationService_AcceptInvitation_FullMethodName      = "/hangar.identity.v1.OrganizationService/AcceptInvitation"
 )
 
 // OrganizationServiceClient is the client API for OrganizationService service.
@@ -37,12 +39,21 @@ type OrganizationServiceClient interface {
 	// finds the organization it created (an account is the account of one organization at
 	// most), and an existing organization keeps its name.
 	ProvisionOrganization(ctx context.Context, in *ProvisionOrganizationRequest, opts ...grpc.CallOption) (*ProvisionOrganizationResponse, error)
-	// AddMember adds a new person to the caller's organization (an owner or user admin of
-	// it): an account is created for the e-mail (without a password, as at checkout) and
-	// joins with the roles given (member when none; never owner). An e-mail that already
-	// has an account is refused (409): nobody is put in an organization without their
-	// consent.
+	// AddMember invites a person to the caller's organization (an owner or user admin of
+	// it) with the roles given (member when none; never owner): the e-mail gets an
+	// invitation, which its reader accepts (AcceptInvitation). Nothing is created in the
+	// invitee's name until then, and the answer is the same whether or not the address has
+	// an account. Throttled per organization and per session (429).
 	AddMember(ctx context.Context, in *AddMemberRequest, opts ...grpc.CallOption) (*AddMemberResponse, error)
+	// GetInvitation answers what the accept page shows of an open invitation (its token is
+	// in the mailed link): the organization, the address and whether it has an account.
+	GetInvitation(ctx context.Context, in *GetInvitationRequest, opts ...grpc.CallOption) (*GetInvitationResponse, error)
+	// AcceptInvitation joins the invitation's organization: logged in as the invited
+	// address, with that account; without a session and without an account, with a new
+	// account and the password chosen here (the session cookie is then set, as a login's).
+	// An address that has an account logs in first (401); a session of another address is
+	// refused (403). The link works once.
+	AcceptInvitation(ctx context.Context, in *AcceptInvitationRequest, opts ...grpc.CallOption) (*AcceptInvitationResponse, error)
 }
 
 type organizationServiceClient struct {
@@ -73,6 +84,26 @@ func (c *organizationServiceClient) AddMember(ctx context.Context, in *AddMember
 	return out, nil
 }
 
+func (c *organizationServiceClient) GetInvitation(ctx context.Context, in *GetInvitationRequest, opts ...grpc.CallOption) (*GetInvitationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetInvitationResponse)
+	err := c.cc.Invoke(ctx, OrganizationService_GetInvitation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *organizationServiceClient) AcceptInvitation(ctx context.Context, in *AcceptInvitationRequest, opts ...grpc.CallOption) (*AcceptInvitationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcceptInvitationResponse)
+	err := c.cc.Invoke(ctx, OrganizationService_AcceptInvitation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OrganizationServiceServer is the server API for OrganizationService service.
 // All implementations must embed UnimplementedOrganizationServiceServer
 // for forward compatibility.
@@ -87,12 +118,21 @@ type OrganizationServiceServer interface {
 	// finds the organization it created (an account is the account of one organization at
 	// most), and an existing organization keeps its name.
 	ProvisionOrganization(context.Context, *ProvisionOrganizationRequest) (*ProvisionOrganizationResponse, error)
-	// AddMember adds a new person to the caller's organization (an owner or user admin of
-	// it): an account is created for the e-mail (without a password, as at checkout) and
-	// joins with the roles given (member when none; never owner). An e-mail that already
-	// has an account is refused (409): nobody is put in an organization without their
-	// consent.
+	// AddMember invites a person to the caller's organization (an owner or user admin of
+	// it) with the roles given (member when none; never owner): the e-mail gets an
+	// invitation, which its reader accepts (AcceptInvitation). Nothing is created in the
+	// invitee's name until then, and the answer is the same whether or not the address has
+	// an account. Throttled per organization and per session (429).
 	AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error)
+	// GetInvitation answers what the accept page shows of an open invitation (its token is
+	// in the mailed link): the organization, the address and whether it has an account.
+	GetInvitation(context.Context, *GetInvitationRequest) (*GetInvitationResponse, error)
+	// AcceptInvitation joins the invitation's organization: logged in as the invited
+	// address, with that account; without a session and without an account, with a new
+	// account and the password chosen here (the session cookie is then set, as a login's).
+	// An address that has an account logs in first (401); a session of another address is
+	// refused (403). The link works once.
+	AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error)
 	mustEmbedUnimplementedOrganizationServiceServer()
 }
 
@@ -108,6 +148,12 @@ func (UnimplementedOrganizationServiceServer) ProvisionOrganization(context.Cont
 }
 func (UnimplementedOrganizationServiceServer) AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddMember not implemented")
+}
+func (UnimplementedOrganizationServiceServer) GetInvitation(context.Context, *GetInvitationRequest) (*GetInvitationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetInvitation not implemented")
+}
+func (UnimplementedOrganizationServiceServer) AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcceptInvitation not implemented")
 }
 func (UnimplementedOrganizationServiceServer) mustEmbedUnimplementedOrganizationServiceServer() {}
 func (UnimplementedOrganizationServiceServer) testEmbeddedByValue()                             {}
@@ -166,6 +212,42 @@ func _OrganizationService_AddMember_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OrganizationService_GetInvitation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetInvitationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OrganizationServiceServer).GetInvitation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OrganizationService_GetInvitation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OrganizationServiceServer).GetInvitation(ctx, req.(*GetInvitationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OrganizationService_AcceptInvitation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcceptInvitationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OrganizationServiceServer).AcceptInvitation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OrganizationService_AcceptInvitation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OrganizationServiceServer).AcceptInvitation(ctx, req.(*AcceptInvitationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OrganizationService_ServiceDesc is the grpc.ServiceDesc for OrganizationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -180,6 +262,14 @@ var OrganizationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AddMember",
 			Handler:    _OrganizationService_AddMember_Handler,
+		},
+		{
+			MethodName: "GetInvitation",
+			Handler:    _OrganizationService_GetInvitation_Handler,
+		},
+		{
+			MethodName: "AcceptInvitation",
+			Handler:    _OrganizationService_AcceptInvitation_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

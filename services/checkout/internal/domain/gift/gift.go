@@ -193,8 +193,10 @@ func CheckPayment(nonce, cardholder, zip, country string) []string {
 
 // Certificate is an issued gift certificate: a code with a balance in one currency.
 type Certificate struct {
-	ID             string
-	Code           string
+	ID   string
+	Code string // only while it is issued (its e-mail's event); never read back
+	// Hint is the stored masked code (the last four characters), for receipts.
+	Hint           string
 	Currency       string
 	AmountInCents  int64 // issued; the balance starts here
 	BuyerEmail     string

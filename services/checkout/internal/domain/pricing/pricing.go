@@ -417,9 +417,12 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		}
 		total -= use
 		inv.GiftCreditInCents += use
-		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + g.Code,
-			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", g.Code, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
-			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + strings.ToUpper(g.Code), PostTax: true})
+		// The line names the certificate by its masked code and its hash: the lines are
+		// stored with the order and shown on the receipt, which is no place for a bearer code.
+		masked := promotion.MaskGiftCode(code)
+		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + masked,
+			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", masked, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
+			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + promotion.GiftRef(code), PostTax: true})
 	}
 	if b := p.Account.BalanceInCents; b > 0 && total > 0 && strings.EqualFold(p.Account.BalanceCurrency, cart.Currency.Code) {
 		use := min(b, total)

@@ -4,6 +4,8 @@
 package promotion
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,6 +77,29 @@ type Promotion struct {
 	NoticeAudience string
 	AlwaysView     bool
 	RemoveOnNotice bool
+}
+
+// GiftCodeHash is how a gift certificate's code is stored and looked up: the SHA-256 of the
+// code as typed, trimmed and upper-cased. A code is 75 random bits, so the hash does not
+// give it back; the code itself is only in the e-mails that carry it (issue 41: codes sat
+// in plain text in gift_certificates and the ledger).
+func GiftCodeHash(code string) []byte {
+	h := sha256.Sum256([]byte(strings.ToUpper(strings.TrimSpace(code))))
+	return h[:]
+}
+
+// GiftRef is GiftCodeHash in hex: how an order names the certificates it pays from (its
+// invoice line's key, the debit it keeps for the reconciler).
+func GiftRef(code string) string { return hex.EncodeToString(GiftCodeHash(code)) }
+
+// MaskGiftCode shows only the last four characters of a code, for invoice lines and
+// receipts.
+func MaskGiftCode(code string) string {
+	code = strings.ToUpper(strings.TrimSpace(code))
+	if len(code) < 4 {
+		return "••••"
+	}
+	return "••••-••••-••••-" + code[len(code)-4:]
 }
 
 // GiftCertificate is a prepaid balance in one currency.

@@ -518,18 +518,27 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The billing contact saved for an invoice. */
+        /** @description The billing contact printed on an invoice. The first contact saved is the invoice's; an issued invoice's contact is fixed, and a different one issues a corrected copy: invoiceNumber is then the copy's (the invoice number with a -C1, -C2... suffix) and correctionOf the original invoice number (empty otherwise). */
         checkoutInvoiceContact: {
             billingContact: components["schemas"]["checkoutInvoiceContactFields"];
+            correctionOf: string;
             invoiceId: string;
+            invoiceNumber: string;
         };
         checkoutInvoiceContactFields: {
+            /** @description One line: no line breaks or other control characters. */
             city: string;
+            /** @description One line: no line breaks or other control characters. */
             country: string;
+            /** @description One line: no line breaks or other control characters. */
             name: string;
+            /** @description One line: no line breaks or other control characters. */
             physicalAddress: string;
+            /** @description One line: no line breaks or other control characters. */
             physicalAddress2?: string;
+            /** @description One line: no line breaks or other control characters. */
             postalCode?: string;
+            /** @description One line: no line breaks or other control characters. */
             stateProvince?: string;
         };
         /** @description The one error object of every public route (internal/platform/errs.Body), answered with the HTTP status of its code: invalid_argument 400, unauthenticated 401, payment_declined 402, permission_denied 403, not_found 404, method_not_allowed 405, conflict 409, failed_precondition 412, payload_too_large 413, resource_exhausted 429 (with Retry-After), internal 500, unavailable 503 (with Retry-After). The spec's refusal fields (status, errors, msg, requireLogin, the fresh preview of a changed quote) are part of the same object. */

@@ -2,6 +2,49 @@
 // Regenerate with: make generate (repository root)
 
 export interface paths {
+    "/org/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * AcceptInvitation joins the invitation's organization: logged in as the invited
+         *     address, with that account; without a session and without an account, with a new
+         *     account and the password chosen here (the session cookie is then set, as a login's).
+         *     An address that has an account logs in first (401); a session of another address is
+         *     refused (403). The link works once.
+         */
+        post: operations["OrganizationService_AcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/api/invitations/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GetInvitation answers what the accept page shows of an open invitation (its token is
+         *     in the mailed link): the organization, the address and whether it has an account.
+         */
+        post: operations["OrganizationService_GetInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org/api/members": {
         parameters: {
             query?: never;
@@ -12,11 +55,11 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * AddMember adds a new person to the caller's organization (an owner or user admin of
-         *     it): an account is created for the e-mail (without a password, as at checkout) and
-         *     joins with the roles given (member when none; never owner). An e-mail that already
-         *     has an account is refused (409): nobody is put in an organization without their
-         *     consent.
+         * AddMember invites a person to the caller's organization (an owner or user admin of
+         *     it) with the roles given (member when none; never owner): the e-mail gets an
+         *     invitation, which its reader accepts (AcceptInvitation). Nothing is created in the
+         *     invitee's name until then, and the answer is the same whether or not the address has
+         *     an account. Throttled per organization and per session (429).
          */
         post: operations["OrganizationService_AddMember"];
         delete?: never;
@@ -61,6 +104,19 @@ export interface components {
             field: string;
             message: string;
         };
+        v1AcceptInvitationRequest: {
+            confirmPassword?: string;
+            /** @description Only for an address without an account: the new account's password, twice. */
+            password?: string;
+            token?: string;
+        };
+        v1AcceptInvitationResponse: {
+            /** @description The organization's own account. */
+            organizationAccount?: string;
+            organizationName?: string;
+            status?: string;
+            user?: components["schemas"]["v1UserInfo"];
+        };
         v1AddMemberRequest: {
             email?: string;
             /** @description The organization's own account; empty: the caller's first organization they administer. */
@@ -69,8 +125,24 @@ export interface components {
             roles?: string[];
         };
         v1AddMemberResponse: {
+            /** @description RFC 3339, UTC: when the invitation's link stops working. */
+            expiresAt?: string;
+            message?: string;
+            /** @description "invited", for every address. */
             status?: string;
-            user?: components["schemas"]["v1UserInfo"];
+        };
+        v1GetInvitationRequest: {
+            token?: string;
+        };
+        v1GetInvitationResponse: {
+            email?: string;
+            /** @description RFC 3339, UTC. */
+            expiresAt?: string;
+            /** @description Whether the address has an account: the page asks to log in rather than for a password. */
+            hasAccount?: boolean;
+            /** @description The organization's name as its administrator entered it (not verified by the store). */
+            organizationName?: string;
+            roles?: string[];
         };
         /** @description UserInfo is one user of the store. */
         v1UserInfo: {
@@ -98,6 +170,72 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    OrganizationService_AcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1AcceptInvitationResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
+    OrganizationService_GetInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["v1GetInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful response. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["v1GetInvitationResponse"];
+                };
+            };
+            /** @description An error: the error object with the HTTP status of its code. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["hangarError"];
+                };
+            };
+        };
+    };
     OrganizationService_AddMember: {
         parameters: {
             query?: never;
