@@ -13,9 +13,9 @@ UPDATE invoice_lines l SET description = 'Gift certificate ' || g.code_hint,
 	line_key = 'GIFT_CERTIFICATE_DISCOUNT:' || encode(g.code_hash, 'hex')
 	FROM gift_certificates g
 	WHERE l.type = 'GIFT_CERTIFICATE_DISCOUNT' AND l.line_key = 'GIFT_CERTIFICATE_DISCOUNT:' || g.code AND g.code <> upper(encode(g.code_hash, 'hex'));
-UPDATE submissions SET purchase = jsonb_set(purchase, '{gifts}', (
+UPDATE submissions SET purchase = jsonb_set(purchase, '{purchase,gifts}', (
 	SELECT jsonb_agg(CASE WHEN d ? 'code' THEN jsonb_build_object('ref', encode(sha256(convert_to(upper(btrim(d->>'code')), 'UTF8')), 'hex'),
 		'amountInCents', d->'amountInCents') ELSE d END)
-	FROM jsonb_array_elements(purchase->'gifts') d))
-	WHERE jsonb_typeof(purchase->'gifts') = 'array' AND jsonb_array_length(purchase->'gifts') > 0;
+	FROM jsonb_array_elements(purchase->'purchase'->'gifts') d))
+	WHERE jsonb_typeof(purchase->'purchase'->'gifts') = 'array' AND jsonb_array_length(purchase->'purchase'->'gifts') > 0;
 UPDATE gift_certificates SET code = upper(encode(code_hash, 'hex')) WHERE code <> upper(encode(code_hash, 'hex'));
