@@ -9,3 +9,6 @@ import (
 // PoolCollector answers the statement and transaction counters of a's pool on their own:
 // an /metrics scrape also reads the database (the outbox's depth) while it counts.
 func PoolCollector(a *App) prometheus.Collector { return db.NewPoolCollector(a.pool, "main") }
+
+// Metrics answers a's registry (the outbound calls' counters among them).
+func Metrics(a *App) prometheus.Gatherer { return a.deps.Registry }

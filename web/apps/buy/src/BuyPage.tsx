@@ -19,7 +19,7 @@ import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, Logi
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
-import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
+import { newIdempotencyKey, submit, successUrl, validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
 import type { CoveredRegion } from './sections/CoverageMap';
 import { regionKey } from './sections/regionKey';
@@ -548,18 +548,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } catch (e) {
         console.error((e as Error).message);
       }
+      // No /validate first: submit validates, and its refusal carries what the page shows.
       const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
-      const v = await validate(wire);
-      if (v.status !== 'ok') {
-        if ((v.allocations ?? []).length > 0) setAllocations(v.allocations);
-        if (v.requireLogin) setLoginOpen(LOGIN_REQUIRED);
-        if ((v.promoInfoRequirements ?? []).length > 0) setPromo(v.promoInfoRequirements![0]);
-        const codes = v.errorCodes ?? [];
-        if (codes.includes(CURRENCY_NOT_ALLOWED)) setCurrencyMessage(MSG_CURRENCY_NOT_ALLOWED);
-        setEligibilityPage(codes.includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
-        setSubmitErrors(v.errors ?? []);
-        return;
-      }
       // The payment method: a nonce from the hosted fields or the wallet, or the stored one.
       let nonce: string | undefined;
       let token: string | undefined;
@@ -612,6 +602,14 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         // attempt, with a new key and the card tokenised again.
         if (outcome.reason === ATTEMPT_CLOSED) attempt.current = undefined;
         if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
+        // A refused order's fresh preview: the tail allocations to ask about, the promotion's
+        // notice, and whether the plan needs proven military eligibility.
+        const refused = outcome.reason === 'QUOTE_CHANGED' ? undefined : outcome.preview;
+        if (refused) {
+          if ((refused.expiringAllocations ?? []).length > 0) setAllocations(refused.expiringAllocations);
+          if ((refused.promoInfoRequirements ?? []).length > 0) setPromo(refused.promoInfoRequirements![0]);
+          setEligibilityPage((refused.errorCodes ?? []).includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
+        }
         if (outcome.reason === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
         if (outcome.reason === 'QUOTE_CHANGED') {
           // Nothing was charged: the prices moved; show the fresh invoice and ask again.
