@@ -21,6 +21,7 @@ import (
 // every later or concurrent call for the account answers that one organization, its name
 // unchanged. The name is required; a child account of a group cannot own one.
 func TestProvisionOrganization(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	buyer := e.account(t, "fleet@example.com").Account.UUID
@@ -82,6 +83,7 @@ func TestProvisionOrganization(t *testing.T) {
 // account had no password and no link, so the member could never log in. The account, its
 // link, its membership and both events are one batch: one transaction.
 func TestAddMemberIssuesAWelcomeLinkNamingTheOrganization(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	owner := e.account(t, "owner@fleet.example").Account.UUID
@@ -152,6 +154,7 @@ func TestAddMemberIssuesAWelcomeLinkNamingTheOrganization(t *testing.T) {
 // account was committed first and the membership after it, so the failure left an
 // account outside any organization, with its welcome on its way.
 func TestAddMemberFailingMembershipLeavesNoAccount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	owner := e.account(t, "owner@gone.example")
