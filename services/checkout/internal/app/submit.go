@@ -77,7 +77,8 @@ const (
 const ReasonQuoteChanged = "QUOTE_CHANGED"
 
 // SubmitError is a refused submit that carries more than a code and a message: every
-// validation problem and requireLogin, or the fresh preview (QUOTE_CHANGED). It is an
+// validation problem, requireLogin, and the fresh preview (a subscription submit's
+// refusals and QUOTE_CHANGED). It is an
 // *errs.Error (Unwrap); the transports add the preview in their own terms.
 type SubmitError struct {
 	Code         errs.Code
