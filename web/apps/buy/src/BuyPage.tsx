@@ -16,7 +16,7 @@ import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { bigChange, QuantitySection } from './sections/Quantity';
 import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
 import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
-import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
+import { type KeptCard, PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
 import { newIdempotencyKey, submit, successUrl, validatePromo } from './submit';
@@ -310,6 +310,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const [marketing, setMarketing] = useState(false);
   const askMarketing = meReady && payWith !== 'reader' && (loggedIn ? marketingPref.data === false : true);
   const hosted = useRef<HostedCardFieldsHandle>(null);
+  // The card tokenised for a click that submit refused before charging (a form problem, a
+  // changed price): the frame cleared its fields, and its single-use nonce is still unspent,
+  // so it pays the next click unless the buyer asks for another card.
+  const [keptCard, setKeptCard] = useState<KeptCard>();
+  useEffect(() => setKeptCard(undefined), [config.cardholderName, config.zipcode]);
+  const otherCard = useCallback(() => setKeptCard(undefined), []);
   const human = useRef<HumanVerificationHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
@@ -553,6 +559,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       // The payment method: a nonce from the hosted fields or the wallet, or the stored one.
       let nonce: string | undefined;
       let token: string | undefined;
+      let card = keptCard;
       if (payWith === 'stored') {
         token = storedMethod.data?.paymentMethod?.token;
       } else if (payWith === 'wallet') {
@@ -565,6 +572,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } else if (payWith === 'reader') {
         // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
         token = (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod;
+      } else if (keptCard) {
+        nonce = keptCard.nonce;
       } else {
         const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
         if (!r || !r.ok) {
@@ -574,6 +583,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           return;
         }
         nonce = r.nonce;
+        card = { nonce: r.nonce, cardType: r.details?.cardType, lastFour: r.details?.lastFour };
       }
       analytics().addPaymentInfo();
       // One idempotency key per attempt: the same order retried keeps it.
@@ -597,6 +607,9 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         setSubmitErrors([PROCESSING_TOO_LONG]);
         return;
       }
+      // Refused before any charge (400, 401, a changed price): the card's nonce is unspent.
+      const unspent = !outcome.ok && (outcome.status === 400 || outcome.status === 401 || outcome.reason === 'QUOTE_CHANGED');
+      setKeptCard(payWith === 'card' && unspent ? card : undefined);
       if (!outcome.ok) {
         // The key's attempt ended without an order or a charge: the next click is a new
         // attempt, with a new key and the card tokenised again.
@@ -964,6 +977,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             reader={reader}
             onReader={setReader}
             hosted={hosted}
+            keptCard={keptCard}
+            onOtherCard={otherCard}
             cardholderName={config.cardholderName}
             zipcode={config.zipcode}
             country={config.country}
