@@ -4,13 +4,14 @@
 //   tokenize (POST FIELDS_URL/api/tokenize, test Visa, at payments' card-fields origin,
 //     as the hosted fields do: never the store's origin, docs/pci-saq-a.md)
 //   → preview (POST /buy/api/invoice/preview: Premium + Europe, USD, an Oregon ZIP)
+//   → (VALIDATE=1 only: POST /buy/api/invoice/validate, which the buy page no longer posts)
 //   → submit (POST /buy/api/invoice/submit with the quote, the nonce and an Idempotency-Key)
 //   → receipt (GET /buy/api/receipt/{invoiceId} with the receipt cookie the submit set).
 // Every order is a new buyer (a fresh e-mail), so each submit creates an account, charges
 // once and writes one order. Thresholds are the issue's SLOs: at least 200 orders/s, submit
 // p99 under 150 ms, no failed request (any answer but 2xx fails), every check true.
 //
-//   k6 run -e SHAPE=smoke|rate -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 loadtest/checkout.js
+//   k6 run -e SHAPE=smoke|rate|count -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 loadtest/checkout.js
 //   SHAPE=rate ramps from 0 to RATE journeys/s (default 200) over WARMUP (default 10s), then
 //   holds RATE journeys/s for DURATION (default 30s). The SLO thresholds judge the steady
 //   part (journeys started after the ramp, tagged phase=steady); every request of the ramp
@@ -26,6 +27,7 @@ const SHAPE = __ENV.SHAPE || 'smoke';
 const RATE = Number(__ENV.RATE || 200);
 const DURATION = __ENV.DURATION || '30s';
 const WARMUP = __ENV.WARMUP || '10s';
+const VALIDATE = __ENV.VALIDATE === '1';
 
 // seconds answers a k6 duration of whole seconds or minutes ('30s', '2m') in seconds.
 function seconds(d) {
@@ -38,6 +40,9 @@ function seconds(d) {
 
 const shapes = {
   smoke: { vus: 2, duration: '10s' },
+  // A fixed number of orders, one at a time (ITERATIONS, default 25): what one order costs in
+  // statements and calls, within the anonymous e-mail look-up limit /validate counts against.
+  count: { vus: 1, iterations: Number(__ENV.ITERATIONS || 25) },
   rate: {
     scenarios: {
       // Renewal season does not reach 200 orders a second from a standing start: the ramp is
@@ -133,6 +138,13 @@ export default function (data) {
   const pv = http.post(`${BASE_URL}/buy/api/invoice/preview`, JSON.stringify(cfg), { headers, tags: { name: 'preview' } });
   const quoteId = pv.status === 200 ? pv.json('quoteId') : '';
   if (!check(pv, { 'preview: 470.00 and a quote': (r) => r.status === 200 && r.json('invoice.totalInCents') === 47000 && quoteId !== '' })) return;
+
+  if (VALIDATE) {
+    // The buy page's former /validate before its submit, to compare journeys.
+    const v = http.post(`${BASE_URL}/buy/api/invoice/validate`, JSON.stringify(Object.assign({}, cfg, { recaptchaValue: 'dev-human-k6' })),
+      { headers, tags: { name: 'validate' } });
+    if (!check(v, { 'validate: ok': (r) => r.status === 200 && r.json('status') === 'ok' })) return;
+  }
 
   // recaptchaValue: make dev's development verifier takes any value it would hand out
   // (internal/devhuman); against a store with reCAPTCHA on, run with it off.

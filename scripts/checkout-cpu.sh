@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # CPU per order of the checkout journey (loadtest/checkout.js) against a running hangar-dev
 # in its default in-process mode (every service, the edge and the broker in one process):
-#   scripts/checkout-cpu.sh [SHAPE] [OUT_DIR]      (SHAPE smoke|rate, default smoke)
-# BASE_URL (default http://localhost:8080) is the edge; HANGAR_DB_PREFIX (default hangar_)
-# names the stack's databases. Before and after the k6 run it reads
+#   scripts/checkout-cpu.sh [SHAPE] [OUT_DIR]      (SHAPE smoke|rate|count, default smoke)
+# BASE_URL (default http://localhost:8080) is the edge, FIELDS_URL (default
+# http://localhost:8081) the card-fields origin; HANGAR_DB_PREFIX (default hangar_) names the
+# stack's databases; VALIDATE=1 adds the /validate the buy page posted before its submit. Before and after the k6 run it reads
 #   - hangar-dev's CPU time (/proc/<pid>/stat of the process listening on BASE_URL's port),
 #   - the CPU time of the PostgreSQL backends connected to the stack's databases,
 #   - each database's committed and rolled-back transactions (pg_stat_database),
 #   - each service pool's statements (hangar_db_statements_total on its admin /metrics),
+#   - each service's outbound calls (hangar_client_requests_total, same place: gRPC, and the
+#     human verification's HTTP call),
 # and takes a CPU profile of hangar-dev over the run (admin /debug/pprof/profile, never the
 # public edge). It prints each per order. What it cannot see: PostgreSQL's shared processes
 # (WAL writer, checkpointer) and k6's own CPU, which is not the store's.
@@ -60,22 +63,37 @@ statements() {
   done < <(admins) | sort
 }
 
+# calls: each service's outbound calls (hangar_client_requests_total), by caller and callee
+# method.
+calls() {
+  local name addr
+  while read -r name addr; do
+    curl -fsS "http://$addr/metrics" | awk -v s="$name" '/^hangar_client_requests_total/ {
+      match($0, /client="[^"]*"/); c = substr($0, RSTART + 8, RLENGTH - 9)
+      match($0, /method="[^"]*"/); m = substr($0, RSTART + 8, RLENGTH - 9); sub(/.*\//, "", m)
+      n[c "." m] += $NF }
+      END { for (k in n) print s "->" k, n[k] }'
+  done < <(admins) | sort
+}
+
 admin=$(admins | awk 'NR == 1 { print $2 }')
 before_pids=$(backends)
 # The idle stack's own CPU (relays, consumers and the mail sender polling), measured first
 # and subtracted from the run's, so orders at different rates compare.
 IDLE_SECONDS=${IDLE_SECONDS:-5}
 i0=$(proc_cpu "$pid"); ip0=$(proc_cpu $before_pids)
+xacts > "$OUT/xactsi0"; statements > "$OUT/stmtsi0"; calls > "$OUT/callsi0"
 sleep "$IDLE_SECONDS"
 i1=$(proc_cpu "$pid"); ip1=$(proc_cpu $before_pids)
+xacts > "$OUT/xactsi1"; statements > "$OUT/stmtsi1"; calls > "$OUT/callsi1"
 cpu0=$(proc_cpu "$pid"); pg0=$(proc_cpu $before_pids); t0=$(date +%s.%N)
-xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"; backend_cpu > "$OUT/pgcpu0"
+xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"; calls > "$OUT/calls0"; backend_cpu > "$OUT/pgcpu0"
 
 k0=$(cut -d' ' -f16,17 /proc/$$/stat)  # this shell's waited-for children: k6 (curl, psql: negligible)
 curl -fsS -o "$OUT/cpu.pprof" "http://$admin/debug/pprof/profile?seconds=$PROFILE_SECONDS" &
 prof=$!
 # k6 runs with the collection target and the one P the Makefile gives it (its own CPU shares these cores).
-GOGC=${GOGC:-400} GOMAXPROCS=${K6_GOMAXPROCS:-1} "$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" --summary-export "$OUT/summary.json" loadtest/checkout.js \
+GOGC=${GOGC:-400} GOMAXPROCS=${K6_GOMAXPROCS:-1} "$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" -e FIELDS_URL="${FIELDS_URL:-http://localhost:8081}" -e VALIDATE="${VALIDATE:-}" -e ITERATIONS="${ITERATIONS:-25}" --summary-export "$OUT/summary.json" loadtest/checkout.js \
   > "$OUT/k6.txt" 2>&1 || echo "k6: thresholds not met (see $OUT/k6.txt)"
 wait "$prof" || echo "profile failed"
 k1=$(cut -d' ' -f16,17 /proc/$$/stat)
@@ -83,7 +101,7 @@ k6cpu=$(( ${k1% *} + ${k1#* } - ${k0% *} - ${k0#* } ))
 
 after_pids=$(printf '%s\n%s\n' "$before_pids" "$(backends)" | sort -u)
 cpu1=$(proc_cpu "$pid"); pg1=$(proc_cpu $after_pids); t1=$(date +%s.%N)
-xacts > "$OUT/xacts1"; statements > "$OUT/stmts1"; backend_cpu > "$OUT/pgcpu1"
+xacts > "$OUT/xacts1"; statements > "$OUT/stmts1"; calls > "$OUT/calls1"; backend_cpu > "$OUT/pgcpu1"
 
 orders=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["orders"]["count"]))' "$OUT/summary.json")
 [[ "$orders" -gt 0 ]] || { echo "no orders completed (see $OUT/k6.txt)" >&2; exit 1; }
@@ -99,9 +117,16 @@ def table(name):
         k, v = line.split()
         rows[k] = float(v)
     return rows
-def delta(a, b):
+def delta(a, b, idle=None):
+    """b less a; with idle (the same counters over the idle window), less what the idle
+    stack would have done over the run's duration."""
     x0, x1 = table(a), table(b)
-    return {k: x1[k] - x0.get(k, 0) for k in sorted(x1) if x1[k] - x0.get(k, 0) > 0}
+    d = {k: x1[k] - x0.get(k, 0) for k in x1}
+    if idle:
+        i0, i1 = table(idle[0]), table(idle[1])
+        for k in d:
+            d[k] -= (i1.get(k, 0) - i0.get(k, 0)) / idle_s * (t1 - t0)
+    return {k: v for k, v in sorted(d.items()) if v > 0}
 s = json.load(open(os.path.join(out, "summary.json")))["metrics"]
 # The rate shape's SLO is judged on its steady part (phase steady), after the ramp.
 dur = s.get("http_req_duration{name:submit,phase:steady}") or s.get("http_req_duration{name:submit}", {})
@@ -116,7 +141,11 @@ idb = (ip1 - ip0) / tck / idle_s * (t1 - t0) / n * 1000
 print(f"  less idle ({(i1 - i0 + ip1 - ip0) / tck / idle_s * 1000:.0f} ms/s): hangar-dev {app - iapp:.2f} ms + PostgreSQL {db - idb:.2f} ms = {app + db - iapp - idb:.2f} ms per order")
 print(f"  k6 itself (the load generator, on the same cores): {k6 / tck / n * 1000:.2f} ms per order")
 print("PostgreSQL CPU per order by database (ms):", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / tck / n * 1000:.2f}" for k, v in delta("pgcpu0", "pgcpu1").items()))
-print("transactions per order:", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / n:.1f}" for k, v in delta("xacts0", "xacts1").items()))
-print("statements per order:  ", ", ".join(f"{k} {v / n:.1f}" for k, v in delta("stmts0", "stmts1").items()))
+# Counts less the idle stack's (relays, consumers and pollers), as the CPU above.
+print("transactions per order:", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / n:.1f}" for k, v in delta("xacts0", "xacts1", ("xactsi0", "xactsi1")).items() if v / n >= 0.05))
+st = delta("stmts0", "stmts1", ("stmtsi0", "stmtsi1"))
+print(f"statements per order:   {sum(st.values()) / n:.1f} (" + ", ".join(f"{k} {v / n:.1f}" for k, v in st.items() if v / n >= 0.05) + ")")
+c = delta("calls0", "calls1", ("callsi0", "callsi1"))
+print(f"outbound calls per order: {sum(c.values()) / n:.1f} (" + ", ".join(f"{k} {v / n:.1f}" for k, v in c.items() if v / n >= 0.05) + ")")
 EOF
 echo "profile: go tool pprof -top $OUT/cpu.pprof   (k6 output: $OUT/k6.txt)"

@@ -22,6 +22,7 @@ import (
 // a running statement (pg_terminate_backend, as a shutdown or failover does), and the
 // pool's server does not listen at all.
 func TestLostDatabaseIsUnavailable(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	url := dbtest.New(t)

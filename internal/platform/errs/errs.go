@@ -68,7 +68,8 @@ type Error struct {
 	Errors []string
 	// RequireLogin asks the page to open its login modal (spec 000 §4 Login).
 	RequireLogin bool
-	// Preview is the fresh preview a client needs to continue after a changed quote.
+	// Preview is the fresh preview a client needs to continue after a changed quote or a
+	// refused submit.
 	Preview    proto.Message
 	Cause      error
 	RetryAfter time.Duration
@@ -464,7 +465,8 @@ type Body struct {
 	// Msg repeats message (the login form's spec 000 §7 name for it).
 	Msg          string `json:"msg"`
 	RequireLogin bool   `json:"requireLogin,omitempty"`
-	// Preview: the fresh preview (the preview route's answer) on QUOTE_CHANGED.
+	// Preview: the fresh preview (the preview route's answer) on QUOTE_CHANGED and on a
+	// refused submit.
 	Preview json.RawMessage `json:"preview,omitempty"`
 }
 

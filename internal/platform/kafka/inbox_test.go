@@ -161,6 +161,7 @@ func (r *rig) count(t *testing.T, q string, args ...any) int {
 
 // The envelope: CloudEvents attributes in binary mode, fixed at Enqueue.
 func TestEnvelopeHeaders(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.publish(t, kafka.Event{Topic: "hangar.checkout.order-completed.v1", Key: "acct-1", Payload: []byte("x")})
 	got := make(chan kafka.Envelope, 1)
@@ -183,6 +184,7 @@ func TestEnvelopeHeaders(t *testing.T) {
 // event again: the redelivery changes nothing. A second group with the same inbox name
 // starting from the first offset is exactly that redelivery.
 func TestRedeliveredEventChangesNothing(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.thing.v1"
 	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("one")}, kafka.Event{Topic: topic, Key: "k", Payload: []byte("two")})
@@ -230,6 +232,7 @@ func duplicates(reg *prometheus.Registry, group string) prometheus.Collector {
 // the error; the next message of the same partition (same key) is still handled. A replay
 // after the fix handles it once; messages already handled are not handled again.
 func TestPoisonMessageGoesToDeadLetterTopic(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.poison.v1"
 	var fixed sync.Mutex
@@ -298,6 +301,7 @@ func TestPoisonMessageGoesToDeadLetterTopic(t *testing.T) {
 
 // An undecodable payload (a Permanent error) is dead-lettered at the first attempt.
 func TestPermanentErrorIsNotRetried(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.permanent.v1"
 	reg := prometheus.NewRegistry()
@@ -320,6 +324,7 @@ func TestPermanentErrorIsNotRetried(t *testing.T) {
 // The consumer's span is the child of the relay's producer span, itself the child of the
 // span in which the event was written: one trace across Kafka.
 func TestTraceCrossesKafka(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.traced.v1"
 	wctx, span := r.tp.Tracer("test").Start(r.ctx, "write order")
@@ -414,6 +419,7 @@ func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
 
 // An InboxHandler's AfterCommit functions run once its transaction committed too.
 func TestInboxConsumerAfterCommit(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.after-commit-one.v1"
 	r.publish(t, kafka.Event{Topic: topic, Key: "k", Payload: []byte("one")})

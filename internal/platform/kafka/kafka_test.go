@@ -22,6 +22,7 @@ import (
 // context, and an inbox consumer group handles each once, in key order, retrying failures
 // before committing.
 func TestOutboxRelayAndConsumer(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)

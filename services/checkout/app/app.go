@@ -361,7 +361,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	seller := ports.Seller{Name: cfg.SellerName, Address: strings.ReplaceAll(cfg.SellerAddress, ";", "\n"), VAT: cfg.SellerVAT}
 	checkoutv1.RegisterCheckoutServiceServer(a.srv, ports.NewGRPC(svc, cfg.Auth.TrustedProxies).WithPurchases(purchases).WithPaymentMethods(adapters.NewPaymentsClient(payConn)).
-		WithRenewals(a.renewer).WithSeller(seller))
+		WithRenewals(a.renewer.Account()).WithSeller(seller))
 	ports.ReceiptHTTP{Svc: svc, Seller: seller}.Install(a.srv)
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
 		return checkoutv1.RegisterCheckoutServiceHandlerClient(ctx, mux, checkoutv1.NewCheckoutServiceClient(conn))

@@ -12,3 +12,6 @@ func PoolCollector(a *App) prometheus.Collector { return db.NewPoolCollector(a.p
 
 // CheckVATRegister is checkVATRegister (LoadConfig's check of CHECKOUT_VAT_REGISTER).
 var CheckVATRegister = checkVATRegister
+
+// Metrics answers a's registry (the outbound calls' counters among them).
+func Metrics(a *App) prometheus.Gatherer { return a.deps.Registry }

@@ -29,7 +29,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 		twenty += ",1000"
 	}
 	code, m := post(t, st.base+"/buy/api/gift/submit", "caps-20k", body(twenty, st.tokenize(t, "4111111111111111")), "")
-	if code != 400 || !contains(strs(m["errors"]), "A gift certificate order may total at most $2000.00. Please buy fewer or smaller certificates.") {
+	if code != 400 || !contains(strs(m["errors"]), "A gift certificate order may total at most $2,000.00. Please buy fewer or smaller certificates.") {
 		t.Fatalf("20 × $1,000 = %d %v, want the order cap", code, m)
 	}
 
@@ -56,7 +56,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range codes {
-		if codes[i] != 400 || !contains(msgs[i], "You can buy at most $5000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
+		if codes[i] != 400 || !contains(msgs[i], "You can buy at most $5,000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
 			t.Errorf("order past the day cap = %d %v", codes[i], msgs[i])
 		}
 	}
@@ -120,7 +120,7 @@ func TestGiftCapsFollowTheMoney(t *testing.T) {
 		}
 	}
 	code, m := st.giftOrder(t, "2001:db8:41:c:ffff::9", "money-over", email("b", 9), email("r", 9), "USD", "1000,1000", good())
-	if code != 400 || !contains(strs(m["errors"]), "You can buy at most $5000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
+	if code != 400 || !contains(strs(m["errors"]), "You can buy at most $5,000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
 		t.Errorf("the address's $2,000 past $3,741.94 = %d %v, want the day cap", code, m["errors"])
 	}
 	// A buyer elsewhere pays.

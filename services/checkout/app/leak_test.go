@@ -9,6 +9,7 @@ import (
 // Cyrillic 'а' in the domain) was answered with identity's gRPC status text: 'rpc error:
 // code = InvalidArgument desc = …'. The answer is identity's plain message, nothing more.
 func TestGiftSubmitShowsNoRPCText(t *testing.T) {
+	t.Parallel()
 	st := startStack(t, nil)
 	nonce := st.tokenize(t, "4111111111111111")
 	body := `{"giftCertValues":[370],"email":"buyer@exаmple.com","zipcode":"97201","country":"US","currency":"USD",

@@ -14,6 +14,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/kitclient"
+	"github.com/hangar/hangar/internal/platform/money"
 	"github.com/hangar/hangar/services/checkout/internal/adapters"
 	iapp "github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain/rules"
@@ -93,12 +94,12 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 			if !d.AutoRenew {
 				what = "ends (auto-renew off)"
 			}
-			fmt.Fprintf(out, "%s  %s  %-28s %-20s attempt %d  %s %d.%02d  %s\n", d.TermEnd.Format("2006-01-02"), d.SubscriptionID, d.Email,
-				d.PlanCode, d.Attempt, d.Currency, d.TotalInCents/100, d.TotalInCents%100, what)
+			fmt.Fprintf(out, "%s  %s  %-28s %-20s attempt %d  %s %s  %s\n", d.TermEnd.Format("2006-01-02"), d.SubscriptionID, d.Email,
+				d.PlanCode, d.Attempt, d.Currency, money.Decimal(d.TotalInCents), what)
 			totals[d.Currency] += d.TotalInCents
 		}
 		for cur, v := range totals {
-			fmt.Fprintf(out, "total %s %d.%02d\n", cur, v/100, v%100)
+			fmt.Fprintf(out, "total %s %s\n", cur, money.Decimal(v))
 		}
 		return nil
 	}

@@ -48,6 +48,14 @@ func TestJourneyStatementsAndTransactions(t *testing.T) {
 	cfg := newBuyer("statements")
 	var body string
 	step("preview", dbtest.Counts{}, func(t *testing.T) { body = quoted(t, st.base, cfg, nonce, "") })
+	// What each click saves since the buy page no longer posts /validate before /submit
+	// (issue 43): three statements, each its own transaction (the e-mail look-up's throttle
+	// among them), besides validate's pricing.
+	step("validate (no longer posted by the page)", dbtest.Counts{Query: 3, Transactions: 3}, func(t *testing.T) {
+		if code, m := call(t, "POST", st.base+"/buy/api/invoice/validate", cfg); code != 200 || m["status"] != "ok" {
+			t.Fatalf("validate: %d %v", code, m)
+		}
+	})
 	var invoiceID string
 	var jar []string
 	step("submit", dbtest.Counts{Query: 4, Batched: 5, Transactions: 4}, func(t *testing.T) {

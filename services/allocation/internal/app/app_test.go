@@ -151,6 +151,7 @@ var history = []*eventsv1.SubscriptionChanged{
 }
 
 func TestReplayGivesTheSameState(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	once, pool1, _ := newService(t)
 	for _, ev := range history {
@@ -188,6 +189,7 @@ func TestReplayGivesTheSameState(t *testing.T) {
 }
 
 func TestRedeliveredEventChangesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, pool, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil {
@@ -218,6 +220,7 @@ func TestRedeliveredEventChangesNothing(t *testing.T) {
 }
 
 func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, pool, clk := newService(t)
 	end := t0.AddDate(0, 1, 0)
@@ -279,6 +282,7 @@ func TestDroppedAddOnAndLapsedTermExpireAssignments(t *testing.T) {
 }
 
 func TestBulkAssignIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, pool, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3
@@ -320,6 +324,7 @@ func TestBulkAssignIsAllOrNothing(t *testing.T) {
 }
 
 func TestConcurrentAssignsNeverExceedAPool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3, runway: 2
@@ -374,6 +379,7 @@ func countResult(t *testing.T, err error, ok, short *atomic.Int32) {
 }
 
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil {
@@ -434,6 +440,7 @@ func list(s *app.Service, users, tails *string) func(domain.Actor) error {
 }
 
 func TestUsersAndTailsListings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil {

@@ -32,6 +32,7 @@ func newBuyer(i int) *eventsv1.SubscriptionChanged {
 // replaced and its owner's assignments checked (four). (The inbox consumer adds its inbox
 // insert.) A change that adds a round trip or a statement per event fails here.
 func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, pool, _ := newService(t)
 	counts := dbtest.Counter(t, pool)
@@ -63,6 +64,7 @@ func TestSubscriptionChangesStatementsAndTransactions(t *testing.T) {
 // COMMIT) plus one outbox row per allocation-changed event, then the read of the answer (a
 // transaction of its own). A change that adds a round trip per target fails here.
 func TestChangeStatementsAndTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, pool, _ := newService(t)
 	if err := apply(ctx, s, history[0]); err != nil { // efb_bridge: 3 users, runway: 2 tails
@@ -91,6 +93,7 @@ func TestChangeStatementsAndTransactions(t *testing.T) {
 // subscription several times in one batch (older versions late, redeliveries), an
 // expiry between two of them, a subscription moving to another owner and back.
 func TestBatchEqualsOneAtATime(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	moved := func(version int64, owner string) *eventsv1.SubscriptionChanged {
 		ev := event(version, "active", t0.AddDate(1, 0, 0), addOn{"efb_bridge", "USER_ALLOCATION", 3})

@@ -48,11 +48,16 @@ func (a *AllocationClient) OwnerAllocations(ctx context.Context, owners []string
 	}
 	out := &app.OwnerAllocations{UserAllocated: resp.GetUserAllocatedAddOnCodes()}
 	for _, x := range resp.GetAllocations() {
-		if x.GetTargetType() != "TAIL" || len(x.GetAddOnCodes()) == 0 {
+		if len(x.GetAddOnCodes()) == 0 {
 			continue
 		}
-		out.Tails = append(out.Tails, domain.Allocation{AddOnCodes: x.GetAddOnCodes(), TargetID: x.GetTargetId(),
-			TargetOwnerID: x.GetTargetOwnerId(), TargetType: x.GetTargetType()})
+		a := domain.Allocation{AddOnCodes: x.GetAddOnCodes(), TargetID: x.GetTargetId(), TargetOwnerID: x.GetTargetOwnerId(), TargetType: x.GetTargetType()}
+		switch a.TargetType {
+		case "TAIL":
+			out.Tails = append(out.Tails, a)
+		case "USER":
+			out.Users = append(out.Users, a)
+		}
 	}
 	for _, p := range resp.GetPools() {
 		r := p.GetPool()

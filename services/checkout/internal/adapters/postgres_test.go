@@ -17,6 +17,7 @@ import (
 )
 
 func TestStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 0)
 	if err != nil {

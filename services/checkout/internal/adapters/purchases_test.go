@@ -33,6 +33,7 @@ func migrated(t *testing.T, maxConns int) *pgxpool.Pool {
 }
 
 func TestPresetCarts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := adapters.NewStore(migrated(t, 0))
 	in := oneoff.PresetCart{CartType: oneoff.CartType, CreatedBy: "staff@hangar", Request: oneoff.Request{

@@ -19,9 +19,81 @@ type Allocations interface {
 type OwnerAllocations struct {
 	// Tails are the tail allocations with current add-ons.
 	Tails []domain.Allocation
+	// Users are the user allocations with current add-ons (TargetOwnerID: whose licences).
+	Users []domain.Allocation
 	// UserAllocated are the add-on codes users hold.
 	UserAllocated []string
 	Pools         []Pool
+}
+
+// For is the part of an answer about more owners (a renewal batch's) that is about owners.
+func (a *OwnerAllocations) For(owners []string) *OwnerAllocations {
+	out := &OwnerAllocations{}
+	for _, t := range a.Tails {
+		if slices.Contains(owners, t.TargetOwnerID) {
+			out.Tails = append(out.Tails, t)
+		}
+	}
+	for _, u := range a.Users {
+		if !slices.Contains(owners, u.TargetOwnerID) {
+			continue
+		}
+		out.Users = append(out.Users, u)
+		for _, c := range u.AddOnCodes {
+			if !slices.Contains(out.UserAllocated, c) {
+				out.UserAllocated = append(out.UserAllocated, c)
+			}
+		}
+	}
+	for _, p := range a.Pools {
+		if slices.Contains(owners, p.Owner) {
+			out.Pools = append(out.Pools, p)
+		}
+	}
+	return out
+}
+
+// allocationsRead is the allocation service's answer (or failure) for a renewal batch's
+// subscriptions, asked once for the batch.
+type allocationsRead struct {
+	got *OwnerAllocations
+	err error
+}
+
+// ownersOf answers the owners of a subscription's licences: its organization and account.
+func ownersOf(sub *domain.Subscription) []string {
+	var owners []string
+	for _, o := range []string{sub.OrganizationID, sub.AccountID} {
+		if o != "" && !slices.Contains(owners, o) {
+			owners = append(owners, o)
+		}
+	}
+	return owners
+}
+
+// allocationsOf asks the allocation service once about the owners of every subscription
+// of subs (a renewal batch); nil without an allocation service or owners.
+func (s *Service) allocationsOf(ctx context.Context, subs map[string]*domain.Subscription) *allocationsRead {
+	if s.allocations == nil {
+		return nil
+	}
+	var owners []string
+	for _, sub := range subs {
+		if sub == nil {
+			continue
+		}
+		for _, o := range ownersOf(sub) {
+			if !slices.Contains(owners, o) {
+				owners = append(owners, o)
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return nil
+	}
+	slices.Sort(owners)
+	got, err := s.allocations.OwnerAllocations(ctx, owners)
+	return &allocationsRead{got: got, err: err}
 }
 
 // Pool is one owner's pool of one add-on.
@@ -44,20 +116,24 @@ const (
 // pooled (has a licensing method, as its subscription-changed event says) is locked like an
 // allocated product, regions follow the subscription when it is licensed by user
 // allocation, and no tail allocations are listed (their add-ons are locked instead).
-func (s *Service) withAllocations(ctx context.Context, sub *domain.Subscription, cat *domain.Catalog) bool {
+// batch, when not nil, is the answer the renewal batch asked for all its subscriptions.
+func (s *Service) withAllocations(ctx context.Context, sub *domain.Subscription, cat *domain.Catalog, batch *allocationsRead) bool {
 	if s.allocations == nil || sub == nil {
 		return true
 	}
-	var owners []string
-	for _, o := range []string{sub.OrganizationID, sub.AccountID} {
-		if o != "" && !slices.Contains(owners, o) {
-			owners = append(owners, o)
-		}
-	}
+	owners := ownersOf(sub)
 	if len(owners) == 0 {
 		return true
 	}
-	got, err := s.allocations.OwnerAllocations(ctx, owners)
+	var got *OwnerAllocations
+	var err error
+	if batch != nil {
+		if got, err = batch.got, batch.err; got != nil {
+			got = got.For(owners)
+		}
+	} else {
+		got, err = s.allocations.OwnerAllocations(ctx, owners)
+	}
 	if err != nil {
 		s.log.WarnContext(ctx, "allocation service unavailable: pricing with pooled add-ons locked", "subscription", sub.ID, "err", err.Error())
 		sub.Allocations, sub.AllocatedAddOns, sub.UserPools = nil, nil, nil

@@ -274,10 +274,13 @@ func (s *Service) price(ctx context.Context, in domain.Input, caller Caller, cou
 }
 
 // preloaded is what the renewal pass read for a batch before pricing it: the subscription
-// and, when known, its account (price reads them itself otherwise).
+// and, when known, its account and the allocation service's answer (price reads them
+// itself otherwise).
 type preloaded struct {
 	sub  *domain.Subscription
 	acct *domain.Account
+	// alloc is the allocation service's answer for the batch (nil: asked for sub alone).
+	alloc *allocationsRead
 }
 
 func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller, count bool, pre *preloaded) (*pricing.Preview, error) {
@@ -332,7 +335,11 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 			in.BusinessID = sub.BusinessID
 		}
 	}
-	allocated := s.withAllocations(ctx, sub, cat)
+	var batch *allocationsRead
+	if pre != nil {
+		batch = pre.alloc
+	}
+	allocated := s.withAllocations(ctx, sub, cat, batch)
 	cart := s.rules.Normalize(cat, in, sub)
 	cart.Managed = in.Caller.Manager
 	s.checkVATID(ctx, cart, in.BusinessID)
@@ -682,7 +689,7 @@ func (s *Service) RenewalPrice(ctx context.Context, subscriptionID string) (*pri
 	if err != nil {
 		return nil, err
 	}
-	return s.renewalPriceOf(ctx, sub, nil)
+	return s.renewalPriceOf(ctx, sub, nil, nil)
 }
 
 // RenewalPriceFor is RenewalPrice asked on the session's behalf (GET
@@ -702,7 +709,7 @@ func (s *Service) RenewalPriceFor(ctx context.Context, subscriptionID string) (*
 	if err := auth.MayActOn(who, sub.AccountID, auth.Billing); err != nil && !manages(who, sub) {
 		return nil, err
 	}
-	return s.renewalPriceOf(ctx, sub, nil)
+	return s.renewalPriceOf(ctx, sub, nil, nil)
 }
 
 // subscriptionByID reads a subscription that must exist.
@@ -722,10 +729,11 @@ func (s *Service) subscriptionByID(ctx context.Context, subscriptionID string) (
 }
 
 // renewalPriceOf is RenewalPrice of a subscription already read (with its account when
-// acct is not nil): the renewal pass prices a claimed batch without reading each again.
-func (s *Service) renewalPriceOf(ctx context.Context, sub *domain.Subscription, acct *domain.Account) (*pricing.Preview, error) {
+// acct is not nil, and the batch's allocations when alloc is): the renewal pass prices a
+// claimed batch without reading each again.
+func (s *Service) renewalPriceOf(ctx context.Context, sub *domain.Subscription, acct *domain.Account, alloc *allocationsRead) (*pricing.Preview, error) {
 	return s.priceWith(ctx, domain.Input{SubscriptionID: sub.ID, Currency: sub.Currency, Country: sub.BillingCountry, Zip: sub.BillingZip,
-		BusinessID: sub.BusinessID, Military: sub.Military}, Caller{Client: unlimited}, false, &preloaded{sub: sub, acct: acct})
+		BusinessID: sub.BusinessID, Military: sub.Military}, Caller{Client: unlimited}, false, &preloaded{sub: sub, acct: acct, alloc: alloc})
 }
 
 // CanDowngrade says whether a business subscription may become an individual one: not a

@@ -82,6 +82,7 @@ func methodsState(t *testing.T, pool interface {
 // redelivered after it change nothing, and every account in its grace period gets its
 // renewal made due at once.
 func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const unknown = "00000000-0000-4000-8000-0000000000ff" // no subscriptions here
 	batch := []kafka.Envelope{
@@ -151,6 +152,7 @@ func TestPaymentMethodUpdatesBatchEqualsOneAtATime(t *testing.T) {
 // and the batch changes nothing; the consumer then handles the events one at a time, the
 // others apply and the poison one is dead-lettered (InboxBatchConsumer's fallback).
 func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	c := e.methodsConsumer()
@@ -180,6 +182,7 @@ func TestPaymentMethodUpdatesPoisonEventFailsItsBatch(t *testing.T) {
 // went through Kafka). One at a time it was five round trips and a transaction per event.
 // A change that adds a statement per event fails here.
 func TestPaymentMethodUpdatesStatementsAndTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	c := e.methodsConsumer()
@@ -250,6 +253,7 @@ func BenchmarkPaymentMethodUpdates(b *testing.B) {
 // saving the card on file again) leaves the row as it is: no new row version, updated_at
 // kept. A different card still writes.
 func TestPaymentMethodUpdateOfTheHeldMethodWritesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	c := e.methodsConsumer()

@@ -74,11 +74,12 @@ type RenewalOptions struct {
 // invoice lines, the extended subscription and the order-completed and
 // subscription-changed events).
 type Renewer struct {
-	svc   *Service
-	store RenewalStore
-	log   *slog.Logger
-	o     RenewalOptions
-	m     *RenewalMetrics
+	svc     *Service
+	store   RenewalQueue
+	log     *slog.Logger
+	o       RenewalOptions
+	m       *RenewalMetrics
+	account *AccountRenewals
 }
 
 // NewRenewer builds a Renewer; svc must have been built with the order pipeline and its
@@ -111,8 +112,12 @@ func NewRenewer(svc *Service, store RenewalStore, log *slog.Logger, o RenewalOpt
 	if o.ActionURL == "" {
 		o.ActionURL = "/account"
 	}
-	return &Renewer{svc: svc, store: store, log: log, o: o, m: o.Metrics}
+	return &Renewer{svc: svc, store: store, log: log, o: o, m: o.Metrics,
+		account: &AccountRenewals{svc: svc, store: store, retries: o.Retries}}
 }
+
+// Account is the /account page's view of the renewals this Renewer makes.
+func (r *Renewer) Account() *AccountRenewals { return r.account }
 
 // DefaultRenewalLease is a renewal's lease without a sign of life: longer than the order
 // pipeline's (order.DefaultLease), so a dead worker's attempt key is free when its
@@ -287,7 +292,7 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 	if err != nil {
 		return err
 	}
-	pu, settled, err := r.prepare(ctx, j, sub, nil, res)
+	pu, settled, err := r.prepare(ctx, j, sub, nil, nil, res)
 	if err != nil || settled {
 		return err
 	}
@@ -297,9 +302,10 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 }
 
 // prepare checks a claimed job's subscription (read with the job; acct, when not nil, its
-// account) and prices its renewal as the renewal price shows it. settled: the job needed
-// no charge and was recorded here (superseded, auto-renew off, no stored method).
-func (r *Renewer) prepare(ctx context.Context, j *RenewalJob, sub *domain.Subscription, acct *domain.Account,
+// account; alloc, when not nil, its batch's allocations) and prices its renewal as the
+// renewal price shows it. settled: the job needed no charge and was recorded here
+// (superseded, auto-renew off, no stored method).
+func (r *Renewer) prepare(ctx context.Context, j *RenewalJob, sub *domain.Subscription, acct *domain.Account, alloc *allocationsRead,
 	res *RenewalResult) (*order.Purchase, bool, error) {
 	if sub == nil || !sub.TermEnd.Equal(j.TermEnd) || !sub.Valid {
 		// Renewed or changed meanwhile (a checkout, another pass): nothing to charge.
@@ -310,7 +316,7 @@ func (r *Renewer) prepare(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		// turning it off, and the term ends on its date.
 		return nil, true, r.finish(ctx, j, "ending", "", res)
 	}
-	pv, err := r.svc.renewalPriceOf(ctx, sub, acct)
+	pv, err := r.svc.renewalPriceOf(ctx, sub, acct, alloc)
 	if err != nil {
 		return nil, true, err
 	}

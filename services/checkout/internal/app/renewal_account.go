@@ -9,6 +9,15 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
 
+// AccountRenewals is the /account page's use case of the renewals: the session's renewal
+// state and invoice history (Renewer.Account).
+type AccountRenewals struct {
+	svc   *Service
+	store RenewalHistory
+	// retries is the renewal's retry schedule (the grace period's end).
+	retries []time.Duration
+}
+
 // RenewalStatus is a subscription's renewal as the /account page shows it.
 type RenewalStatus struct {
 	SubscriptionID string
@@ -41,7 +50,7 @@ func chargedBy(s *domain.Subscription) string {
 }
 
 // Status answers the session's subscription's renewal state.
-func (r *Renewer) Status(ctx context.Context, v Viewer) (*RenewalStatus, error) {
+func (r *AccountRenewals) Status(ctx context.Context, v Viewer) (*RenewalStatus, error) {
 	sub, err := r.svc.MySubscription(ctx, v)
 	if err != nil {
 		return nil, err
@@ -75,8 +84,8 @@ func (r *Renewer) Status(ctx context.Context, v Viewer) (*RenewalStatus, error) 
 		st.State, st.Message = "ending", "Automatic renewal is off: your subscription ends on "+date+"."
 	case status == "due" && declines > 0:
 		st.State, st.NextAttempt, st.LastFailure = "retrying", next, failure
-		if first != nil && len(r.o.Retries) > 0 {
-			st.GraceEnds = first.Add(r.o.Retries[len(r.o.Retries)-1])
+		if first != nil && len(r.retries) > 0 {
+			st.GraceEnds = first.Add(r.retries[len(r.retries)-1])
 		}
 		st.Message = "Your renewal payment failed: " + failure + " We will try again on " + next.UTC().Format("2006-01-02") +
 			". Update your payment method to retry now."
@@ -98,7 +107,7 @@ type InvoiceSummary struct {
 
 // Invoices answers the session's account's invoices (by account id, else e-mail), newest
 // first, at most 100.
-func (r *Renewer) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, error) {
+func (r *AccountRenewals) Invoices(ctx context.Context, v Viewer) ([]InvoiceSummary, error) {
 	if v.AccountUUID == "" {
 		return nil, errs.E(errs.Unauthorized, "Please log in to see your invoices.")
 	}

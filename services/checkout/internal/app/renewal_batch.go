@@ -18,7 +18,8 @@ type RenewalReader interface {
 // guarantees are renew's, job by job: the jobs' keys are looked up once, in one
 // statement; an attempt whose key was used before (a crash, an outage) goes renew's way
 // with the submission found; the others are read in one
-// statement each for subscriptions and accounts, priced as the renewal price shows them,
+// statement each for subscriptions and accounts, their licences asked of the allocation
+// service in one call, priced as the renewal price shows them,
 // placed with order.PlaceBatch (one claim of their keys, concurrent charges, one order
 // transaction) and recorded renewed in one statement.
 func (r *Renewer) renewBatch(ctx context.Context, jobs []*RenewalJob) RenewalResult {
@@ -62,6 +63,8 @@ func (r *Renewer) placeBatch(ctx context.Context, jobs []*RenewalJob, res *Renew
 		}
 		return
 	}
+	// The allocation service is asked once for the whole batch, not once per renewal.
+	alloc := r.svc.allocationsOf(ctx, subs)
 	var items []order.BatchItem
 	var ready []*RenewalJob
 	for _, j := range jobs {
@@ -70,7 +73,7 @@ func (r *Renewer) placeBatch(ctx context.Context, jobs []*RenewalJob, res *Renew
 		if a, ok := accts[accountOf(sub)]; ok {
 			acct = &a
 		}
-		pu, settled, err := r.prepare(ctx, j, sub, acct, res)
+		pu, settled, err := r.prepare(ctx, j, sub, acct, alloc, res)
 		if err != nil {
 			r.failed(ctx, j, err, res)
 			continue

@@ -179,7 +179,7 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 	if res := e.run(t, r); res.Declined != 1 {
 		t.Fatalf("%+v", res)
 	}
-	st, err := r.Status(context.Background(), app.Viewer{AccountUUID: app.SeedPilot})
+	st, err := r.Account().Status(context.Background(), app.Viewer{AccountUUID: app.SeedPilot})
 	if err != nil || st.State != "retrying" || st.Declines != 1 || !st.NextAttempt.Equal(start.Add(24*time.Hour)) ||
 		!st.GraceEnds.Equal(start.Add(7*24*time.Hour)) || !strings.Contains(st.Message, "Your card was declined.") {
 		t.Fatalf("status %+v %v", st, err)
@@ -304,7 +304,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 		!n.Date.AsTime().Equal(e.termEnd) || n.ActionUrl != "/account" || n.Email != app.SeedPilotEmail {
 		t.Errorf("confirmation %v", n)
 	}
-	st, err := r.Status(context.Background(), pilot)
+	st, err := r.Account().Status(context.Background(), pilot)
 	if err != nil || st.State != "ending" || st.AutoRenew || !strings.Contains(st.Message, "ends now") {
 		t.Errorf("status %+v %v", st, err)
 	}
@@ -448,7 +448,7 @@ func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
 	pilot := app.Viewer{AccountUUID: app.SeedPilot, Username: app.SeedPilotEmail}
 	list := func() []app.InvoiceSummary {
 		t.Helper()
-		l, err := r.Invoices(context.Background(), pilot)
+		l, err := r.Account().Invoices(context.Background(), pilot)
 		if err != nil || len(l) != 1 {
 			t.Fatalf("invoices %v %v", l, err)
 		}
@@ -469,7 +469,7 @@ func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
 	if i := list()[0]; i.CanPrintInvoice {
 		t.Errorf("refunded invoice printable: %+v", i)
 	}
-	if _, err := r.Invoices(context.Background(), app.Viewer{}); errs.CodeOf(err) != errs.Unauthorized {
+	if _, err := r.Account().Invoices(context.Background(), app.Viewer{}); errs.CodeOf(err) != errs.Unauthorized {
 		t.Errorf("anonymous: %v", err)
 	}
 }

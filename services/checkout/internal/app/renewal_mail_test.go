@@ -24,6 +24,7 @@ import (
 // reason and linking to /account for the declined subscriber. (It caught renewal orders
 // written without the subscriber's e-mail: their receipts were dead-lettered.)
 func TestRenewalReceiptAndDunningMailsSent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("broker and notifications service")
 	}

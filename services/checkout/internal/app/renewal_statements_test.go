@@ -22,6 +22,7 @@ import (
 // transaction, the claim, the subscription, the take-over, the order's transaction, the
 // renewal's record and the empty claim that ends the pass.
 func TestRenewalTakeOverReadsTheKeyOnce(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnvWith(t, func(o *order.Options) {
 		crashAfterFirstCharge(o)
 		o.Heartbeat = -1 // no lease renewal to count

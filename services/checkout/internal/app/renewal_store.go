@@ -7,11 +7,17 @@ import (
 	"github.com/hangar/hangar/internal/platform/kafka"
 )
 
-// RenewalStore is what the renewal engine keeps in checkout's database (adapters.Renewals):
-// the renewals rows are the work queue (one row per subscription and term, claimed with a
-// lease), plus the notices and the reads of the /account page. Writes that belong together
-// run in InTx's closure, one transaction.
+// RenewalStore is what the renewals keep in checkout's database (adapters.Renewals): the
+// engine's work queue and the /account page's reads.
 type RenewalStore interface {
+	RenewalQueue
+	RenewalHistory
+}
+
+// RenewalQueue is the renewal engine's part of the store: the renewals rows are the work
+// queue (one row per subscription and term, claimed with a lease), plus the notices. Writes
+// that belong together run in InTx's closure, one transaction.
+type RenewalQueue interface {
 	// InTx runs fn in one transaction, committed when fn answers nil. With lock, the
 	// scheduler's advisory lock is taken first; when another replica holds it fn is not run
 	// and locked is false.
@@ -39,6 +45,10 @@ type RenewalStore interface {
 	FinishRenewed(ctx context.Context, done []Renewed) ([]Renewed, error)
 	// OrderTotal answers the currency and total of an invoice's order.
 	OrderTotal(ctx context.Context, invoiceID string) (string, int64, error)
+}
+
+// RenewalHistory is what the /account page reads of the renewals (AccountRenewals).
+type RenewalHistory interface {
 	// Status reads a subscription's renewal row for the /account page (nil: no subscription).
 	Status(ctx context.Context, subscriptionID string) (*RenewalRow, error)
 	// Invoices lists an account's (by id, else e-mail) invoices, newest first, at most 100.

@@ -131,6 +131,12 @@ func newRenewalEnv(t *testing.T) *renewalEnv { return newRenewalEnvWith(t, nil) 
 // newRenewalEnvWith lets a test set the order pipeline's options (crash injection).
 func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv {
 	t.Helper()
+	return newRenewalEnvOpts(t, pipeOpts, nil)
+}
+
+// newRenewalEnvOpts lets a test set the service's options too (its other services).
+func newRenewalEnvOpts(t testing.TB, pipeOpts func(*order.Options), svcOpts func(*app.Options)) *renewalEnv {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 0)
 	if err != nil {
@@ -157,7 +163,11 @@ func newRenewalEnvWith(t testing.TB, pipeOpts func(*order.Options)) *renewalEnv 
 	}
 	e.pipe = order.NewPipeline(adapters.NewOrderStore(pool, propagation.TraceContext{}), e.pay, log, po)
 	pipe := e.pipe
-	e.svc = app.New(store, nil, log, app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
+	so := app.Options{Now: e.clock.Now, QuoteKey: []byte("k"), Orders: pipe, Subs: store}
+	if svcOpts != nil {
+		svcOpts(&so)
+	}
+	e.svc = app.New(store, nil, log, so)
 	e.store = store
 	cat, err := domaintest.Catalog()
 	if err != nil {
@@ -280,6 +290,7 @@ func (e *renewalEnv) termEndOf(t *testing.T, id string) (time.Time, bool) {
 }
 
 func TestRenewalAtTermEnd(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	r := e.renewer()
@@ -329,6 +340,7 @@ func TestRenewalAtTermEnd(t *testing.T) {
 }
 
 func TestRenewalDeclineThenSuccessOnSecondRetry(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	declines := 0
@@ -369,6 +381,7 @@ func TestRenewalDeclineThenSuccessOnSecondRetry(t *testing.T) {
 }
 
 func TestRenewalLapsesAfterLastRetry(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	e.pay.decline = func(string) bool { return true }
@@ -419,6 +432,7 @@ func TestRenewalLapsesAfterLastRetry(t *testing.T) {
 }
 
 func TestRenewalAutoRenewOff(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET auto_renew = false WHERE id = $1`, id); err != nil {
@@ -443,6 +457,7 @@ func TestRenewalAutoRenewOff(t *testing.T) {
 }
 
 func TestConcurrentRenewalPassesChargeEachTermOnce(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
 	var due int

@@ -7,9 +7,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/clientaddr"
@@ -79,7 +77,8 @@ const (
 const ReasonQuoteChanged = "QUOTE_CHANGED"
 
 // SubmitError is a refused submit that carries more than a code and a message: every
-// validation problem and requireLogin, or the fresh preview (QUOTE_CHANGED). It is an
+// validation problem, requireLogin, and the fresh preview (a subscription submit's
+// refusals and QUOTE_CHANGED). It is an
 // *errs.Error (Unwrap); the transports add the preview in their own terms.
 type SubmitError struct {
 	Code         errs.Code
@@ -192,9 +191,17 @@ func (s *Service) placeOnce(ctx context.Context, key, requestHash string, pay or
 	return placed, nil
 }
 
-// priceForSubmit validates as Validate does, checks the payment fields and the human
-// verification, re-prices and compares with the quote, and resolves the buyer's account.
+// priceForSubmit validates as Validate does (the page does not ask /validate first),
+// checks the payment fields and the human verification, and holds the price to the quote.
+// Pricing is in memory; what the quote cannot prove is read fresh: the subscription and
+// the licences its users hold (allocation), balances, gift certificates, promotion limits.
+// The currency is the quote's. Then it resolves the buyer's account.
 func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
+	if q, ok := pricing.ParseQuote(sub.QuoteID); ok && strings.TrimSpace(in.Currency) == "" && !in.Military && !in.MilitaryIntl {
+		// The quote names the currency the preview priced: no second look-up of the
+		// visitor's default (cookie, location). A forged one prices another hash: refused.
+		in.Currency = q.Currency
+	}
 	v, err := s.validate(ctx, in, caller)
 	if err != nil {
 		return nil, err
@@ -212,7 +219,12 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 		// Staff pay for the customer with the card the reader collected, never a typed one.
 		problems = append(problems, MsgSalesModeReader)
 	}
-	if s.verifier != nil && !contains(problems, MsgHuman) {
+	if s.verifier != nil && strings.TrimSpace(in.RecaptchaValue) == "" && !contains(problems, MsgHuman) {
+		problems = append(problems, MsgHuman)
+	}
+	// The page asks no /validate first, so a tick is verified only for an order that is
+	// otherwise ready: a token is good once, and a form refused for another reason keeps it.
+	if s.verifier != nil && len(problems) == 0 && !v.RequireLogin {
 		ok, err := s.verifier.Verify(ctx, in.RecaptchaValue, caller.Addr)
 		if err != nil {
 			// The verifier's errors never carry its secret.
@@ -222,14 +234,17 @@ func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submi
 			problems = append(problems, humanRefused(in.RecaptchaValue))
 		}
 	}
+	// A refusal carries the fresh preview: its error codes, tail allocations and promotion
+	// notices are what the page shows beside the messages.
 	if v.RequireLogin {
-		return nil, &SubmitError{Code: errs.Unauthorized, Message: problems[len(problems)-1], Errors: problems, RequireLogin: true}
+		return nil, &SubmitError{Code: errs.Unauthorized, Message: problems[len(problems)-1], Errors: problems, RequireLogin: true, Preview: v.Preview}
 	}
 	if slices.Contains(v.Preview.Cart.ErrorCodes, rules.CodeCurrencyNotAllowed) {
-		return nil, &SubmitError{Code: errs.Invalid, Reason: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowed, Errors: problems}
+		return nil, &SubmitError{Code: errs.Invalid, Reason: rules.CodeCurrencyNotAllowed, Message: rules.MsgCurrencyNotAllowed, Errors: problems,
+			Preview: v.Preview}
 	}
 	if len(problems) > 0 {
-		return nil, &SubmitError{Code: errs.Invalid, Message: problems[0], Errors: problems}
+		return nil, &SubmitError{Code: errs.Invalid, Message: problems[0], Errors: problems, Preview: v.Preview}
 	}
 	pv := v.Preview
 	if !s.quoteValid(sub.QuoteID, pv) {
@@ -269,19 +284,11 @@ func (s *Service) logRefused(ctx context.Context, err error, who domain.Caller, 
 // quoteValid reports whether quoteID is the quote of this very price, issued here and not
 // expired.
 func (s *Service) quoteValid(quoteID string, pv *pricing.Preview) bool {
-	parts := strings.Split(quoteID, "_")
-	if len(parts) != 3 || parts[0] != "q" {
+	q, ok := pricing.ParseQuote(quoteID)
+	if !ok || !s.now().Before(q.Expires) {
 		return false
 	}
-	exp, err := strconv.ParseInt(parts[1], 36, 64)
-	if err != nil {
-		return false
-	}
-	expires := time.Unix(exp, 0)
-	if !s.now().Before(expires) {
-		return false
-	}
-	want := pricing.QuoteID(s.quoteKey, pv.QuoteHash, expires)
+	want := pricing.QuoteID(s.quoteKey, pv.QuoteHash, q.Currency, q.Expires)
 	return hmac.Equal([]byte(want), []byte(quoteID))
 }
 

@@ -32,8 +32,8 @@ type GRPC struct {
 	trustedProxies int
 	purchases      *app.Purchases // gift certificates and one-off carts (purchases.go)
 	methods        PaymentMethods
-	renewals       *app.Renewer // the /account page's renewal state (renewal.go)
-	seller         Seller       // printed on receipts (GetReceipt) as on their PDF
+	renewals       *app.AccountRenewals // the /account page's renewal state (renewal.go)
+	seller         Seller               // printed on receipts (GetReceipt) as on their PDF
 }
 
 // WithSeller sets the seller every receipt names.

@@ -10,7 +10,7 @@ import (
 )
 
 // WithRenewals serves the /account page's renewal state and invoice history.
-func (s *GRPC) WithRenewals(r *app.Renewer) *GRPC { s.renewals = r; return s }
+func (s *GRPC) WithRenewals(r *app.AccountRenewals) *GRPC { s.renewals = r; return s }
 
 func (s *GRPC) GetRenewalStatus(ctx context.Context, _ *checkoutv1.GetRenewalStatusRequest) (*checkoutv1.GetRenewalStatusResponse, error) {
 	if s.renewals == nil {

@@ -114,7 +114,7 @@ const ReasonDeclined = "PAYMENT_DECLINED"
 // refusal is the one mapping of checkout's refused purchases (subscription, gift,
 // one-off) and of the refusals of preview and validate to the one error: a decline with
 // payments' customer message (payments words it: domain.CustomerMessage there); a
-// SubmitError with every problem, requireLogin, and the fresh preview on QUOTE_CHANGED.
+// SubmitError with every problem, requireLogin, and the fresh preview it carries.
 // Anything else is already an error the transports map.
 func refusal(err error) error {
 	if d, ok := order.AsDeclined(err); ok {

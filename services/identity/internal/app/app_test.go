@@ -88,6 +88,7 @@ func fields(err error) []string {
 }
 
 func TestCreateAccount(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	l := e.account(t, " New.Pilot@Example.com ")
@@ -119,6 +120,7 @@ func TestCreateAccount(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.account(t, "pilot@example.com")
@@ -165,6 +167,7 @@ func TestLogin(t *testing.T) {
 }
 
 func TestSessions(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	created := e.account(t, "pilot@example.com")
@@ -247,6 +250,7 @@ func TestSessions(t *testing.T) {
 // The session sweep deletes the sessions that ended (revoked or expired) a day ago or
 // earlier, and no other.
 func TestDeleteEndedSessions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	e.account(t, "sweep@example.com") // its session expires in 12 h
@@ -307,6 +311,7 @@ func (e *env) lastCode(t *testing.T) *eventsv1.EligibilityCodeRequested {
 }
 
 func TestMilitaryCode(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	const addr = "jane.doe@navy.mil"
@@ -399,6 +404,7 @@ func TestMilitaryCode(t *testing.T) {
 }
 
 func TestAssociation(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	if err := e.store.AddAssociationMember(ctx, "42", "Earhart"); err != nil {
@@ -433,6 +439,7 @@ func TestAssociation(t *testing.T) {
 // attempt of the burst passed the check made before any was counted (39 of 40 verified)
 // and the right password, sent among them, got in.
 func TestLoginBurstVerifiesAtMostTheLimit(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.account(t, "burst@example.com")

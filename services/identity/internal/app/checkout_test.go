@@ -26,6 +26,7 @@ import (
 // e-mail again answers the same account, not created; an account with a password is not
 // password-less; concurrent first purchases of one e-mail create one account.
 func TestProvisionAccount(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	counts := dbtest.Counter(t, e.pool)
@@ -118,6 +119,7 @@ func entitlements(t *testing.T, pool *pgxpool.Pool) []string {
 // subscription, no add-ons), in one transaction of one statement per round (an account's
 // first events, then its second ones, ...) pipelined in one round trip.
 func TestSubscriptionChangesBatchEqualsOneAtATime(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	acct := func(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
 	ev := func(account int, sub string, version int64, status string, addOns ...string) *eventsv1.SubscriptionChanged {

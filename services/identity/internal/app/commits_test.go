@@ -13,6 +13,7 @@ import (
 // tokens given back). Before, it wrote seven: three to count the attempt, three to give
 // the tokens back and forget the address's failures, and the session.
 func TestSuccessfulLoginWritesTwoCommits(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 	e.account(t, "pilot@example.com")

@@ -24,6 +24,7 @@ import (
 // every later or concurrent call for the account answers that one organization, its name
 // unchanged. The name is required; a child account of a group cannot own one.
 func TestProvisionOrganization(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	buyer := e.account(t, "fleet@example.com").Account.UUID

@@ -55,6 +55,7 @@ func mail(i int, template string) domain.Message {
 // Senders claiming batches at once never get the same message, and between them get every
 // due one; one statement queues many messages, and queueing one again changes nothing.
 func TestConcurrentClaimsShareTheQueue(t *testing.T) {
+	t.Parallel()
 	s, pool := newStore(t)
 	const n = 300
 	var msgs []domain.Message
@@ -136,6 +137,7 @@ func TestGiftMailsKeepNoCodeOnceSent(t *testing.T) {
 // released message is due again at once without the attempt its claim counted; a leased
 // one is not claimed again.
 func TestSentAndReleased(t *testing.T) {
+	t.Parallel()
 	s, pool := newStore(t)
 	ctx := context.Background()
 	queue(t, pool, s, mail(1, "eligibility-code"), mail(2, "receipt"), mail(3, "welcome"))

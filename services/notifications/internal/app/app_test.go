@@ -115,6 +115,7 @@ func rows(t *testing.T, pool *pgxpool.Pool) map[string]row {
 // window and one more send): a slow relay's batch sends what it can, records it, and puts
 // the rest back in the queue, due at once and with their attempt not counted.
 func TestBatchSendsWithinItsWindow(t *testing.T) {
+	t.Parallel()
 	s, pool, clock := newService(t, 5)
 	m := &mailer{clock: clock, took: 3 * time.Second}
 	n, err := s.SendBatch(context.Background(), m, SenderPolicy{Batch: 10, Window: 5 * time.Second, Lease: 40 * time.Second})
@@ -132,6 +133,7 @@ func TestBatchSendsWithinItsWindow(t *testing.T) {
 // In one batch, a refused mail is given up and a temporary failure retried later, while the
 // others are recorded as sent.
 func TestBatchRecordsEachOutcome(t *testing.T) {
+	t.Parallel()
 	s, pool, clock := newService(t, 3)
 	m := &mailer{clock: clock, fail: map[string]error{
 		"ev-1.welcome": fmt.Errorf("%w: 550 no such user", domain.ErrPermanent),

@@ -126,6 +126,7 @@ func welcomes(from, to int) []string {
 // without a claim statement (the poll's, the costliest of the service) nor waiting for a
 // poll, and recorded sent in one statement with its one attempt.
 func TestHandedOffMailIsSentWithoutAClaim(t *testing.T) {
+	t.Parallel()
 	s, pool, _ := newService(t, 0)
 	counts := dbtest.Counter(t, pool)
 	r := newRelay()
@@ -152,6 +153,7 @@ func TestHandedOffMailIsSentWithoutAClaim(t *testing.T) {
 // meanwhile) go back to the queue at once, due; the poll sends both. None is lost, none
 // sent twice.
 func TestHandoffOverflowGoesToThePoll(t *testing.T) {
+	t.Parallel()
 	s, pool, _ := newService(t, 0)
 	r := newRelay()
 	r.hold = make(chan struct{}) // the first send waits
@@ -197,6 +199,7 @@ func TestHandoffOverflowGoesToThePoll(t *testing.T) {
 // leaves them claimed: no other sender takes them until their lease runs out, and then
 // one does (the dead claim counted as an attempt, as for a sender that died mid-send).
 func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
+	t.Parallel()
 	dead, pool, _ := newService(t, 0)
 	// Built before the commit: its database's creation must not eat into the 3 s lease
 	// (at a load of 40 it outlasted it).
@@ -229,6 +232,7 @@ func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 // other replicas (rather than leave them to their lease); after that the consumer's
 // mails are written due.
 func TestStoppingSendersPutBackWhatTheyHold(t *testing.T) {
+	t.Parallel()
 	s, pool, _ := newService(t, 0)
 	r := newRelay()
 	r.hold = make(chan struct{})
@@ -302,6 +306,7 @@ func (f *timers) fire() int {
 // once per interval in a process however many senders it runs: one poller claims for
 // them all.
 func TestOnePollPerIntervalWhateverTheSenders(t *testing.T) {
+	t.Parallel()
 	s, pool, _ := newService(t, 0)
 	clock := newTimers()
 	s.after = clock.after
@@ -326,6 +331,7 @@ func TestOnePollPerIntervalWhateverTheSenders(t *testing.T) {
 // for the next interval, and the batches go to every sender at once; each mail is sent
 // once, each batch claimed and recorded in a statement.
 func TestBacklogIsSentByEverySender(t *testing.T) {
+	t.Parallel()
 	const mails, batch, senders = 100, 10, 4
 	s, pool, _ := newService(t, mails) // due, for the poll
 	clock := newTimers()
@@ -368,6 +374,7 @@ func TestBacklogIsSentByEverySender(t *testing.T) {
 // once and with its attempt given back; such mails were due already, so they are not
 // counted as new mails the senders had no room for.
 func TestStoppingSendersPutBackWhatThePollHandedThem(t *testing.T) {
+	t.Parallel()
 	s, pool, _ := newService(t, 4)
 	clock := newTimers()
 	s.after = clock.after

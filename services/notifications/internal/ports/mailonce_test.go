@@ -116,6 +116,7 @@ func (m *mailOnce) welcomes(email string) []string {
 // declined buyer's welcome is held, never queued; a paid buyer's is queued once, with its
 // set-password link, whichever of the two events comes first.
 func TestWelcomeOnlyAfterFirstOrder(t *testing.T) {
+	t.Parallel()
 	m := newMailOnce(t)
 
 	// Declined: the account and its link exist, no order ever completes.
@@ -168,6 +169,7 @@ func TestWelcomeOnlyAfterFirstOrder(t *testing.T) {
 // will ever release a held welcome of theirs. Before, it was held like a checkout
 // account's, and the member never heard from the store.
 func TestMemberWelcomeIsSentAtOnce(t *testing.T) {
+	t.Parallel()
 	m := newMailOnce(t)
 	m.deliver(accountCreated(t, "ev-m1", "acct-crew", "crew@fleet.example", true),
 		welcomeLinkOf(t, "ev-m2", "acct-crew", "crew@fleet.example", "Fleet One", time.Now().Add(72*time.Hour)))
@@ -211,6 +213,7 @@ func TestWelcomeAfterTheOrderIsNeverHeld(t *testing.T) {
 // it, pointing at "Forgot password" for a new one. A welcome released in time keeps its
 // link (TestWelcomeOnlyAfterFirstOrder).
 func TestHeldWelcomeReleasedAfterItsLinkExpired(t *testing.T) {
+	t.Parallel()
 	m := newMailOnce(t)
 	expired := time.Now().Add(-time.Minute)
 	// Held, then released by the order.
@@ -236,6 +239,7 @@ func TestHeldWelcomeReleasedAfterItsLinkExpired(t *testing.T) {
 // partitions, two replicas): the order's waits on the welcome's gate row, then finds the
 // welcome held and queues it. Neither misses the other.
 func TestWelcomeAndFirstOrderAtOnce(t *testing.T) {
+	t.Parallel()
 	m := newMailOnce(t)
 	ctx := context.Background()
 	tx, err := m.pool.Begin(ctx)

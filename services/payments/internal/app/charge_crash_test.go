@@ -41,6 +41,7 @@ func (g *crashAfterCapture) Authorize(ctx context.Context, r gateway.AuthRequest
 // capture. (The processor's idempotency key was the charge's fresh row id, so the retry
 // asked the processor again: the spent nonce was refused, or a stored card charged twice.)
 func TestChargeRetriedAfterLostAnswerCapturesOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 8)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 // a transaction fails here. Pipelined statements are "batched"; each "query" is a round trip
 // of its own.
 func TestChargeStatementsAndTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := dbtest.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

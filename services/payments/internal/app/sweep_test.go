@@ -60,6 +60,7 @@ func nonce(t *testing.T, s *gateway.Sandbox, number string) string {
 // completes the order. (The capture stayed with no charge, no order and no refund, and the
 // buyer was told "you were not charged": issue 30.)
 func TestSweepAdoptsACaptureWhoseChargeWasLost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, sandbox, gw, count := newSweepEnv(t)
 	start := time.Now().Add(-time.Minute)
@@ -106,6 +107,7 @@ func TestSweepAdoptsACaptureWhoseChargeWasLost(t *testing.T) {
 // Checkout's reconciler asks for the charge of a key before it ever closes the key as "not
 // charged": payments answers from the processor when its own table has no row.
 func TestGetChargeByKeyAsksTheProcessor(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, sandbox, gw, count := newSweepEnv(t)
 	req := domain.ChargeRequest{IdempotencyKey: "checkout:gift:lost", Amount: 5000, Currency: "EUR",
@@ -137,6 +139,7 @@ func TestGetChargeByKeyAsksTheProcessor(t *testing.T) {
 // A capture whose metadata names no charge of ours (no order can ever be written from it)
 // is given back by the sweep, once however often it sweeps.
 func TestSweepRefundsAnOrphanCapture(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, sandbox, _, count := newSweepEnv(t)
 	start := time.Now().Add(-time.Minute)

@@ -54,6 +54,7 @@ func card(n string) domain.CardInput {
 }
 
 func TestTestCardOutcomes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	s := newSandbox(t, clk.now)
@@ -84,6 +85,7 @@ func TestTestCardOutcomes(t *testing.T) {
 }
 
 func TestNonceSingleUseAndExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	s := newSandbox(t, clk.now)
@@ -109,6 +111,7 @@ func TestNonceSingleUseAndExpiry(t *testing.T) {
 }
 
 func TestTimeoutResolvesOnRetry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSandbox(t, time.Now)
 	n, _ := s.Tokenize(ctx, card(gateway.CardTimeout))
@@ -123,6 +126,7 @@ func TestTimeoutResolvesOnRetry(t *testing.T) {
 }
 
 func TestVaultDeduplicatesAndWallet(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSandbox(t, time.Now)
 	a, _ := s.Tokenize(ctx, card(gateway.CardVisaOK))
@@ -150,6 +154,7 @@ func TestVaultDeduplicatesAndWallet(t *testing.T) {
 }
 
 func TestRefusalReplayAndVaultOnCharge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSandbox(t, time.Now)
 	d, _ := s.Tokenize(ctx, card(gateway.CardInsufficientFunds))
@@ -181,6 +186,7 @@ func TestRefusalReplayAndVaultOnCharge(t *testing.T) {
 }
 
 func TestCaptureVoidRefund(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSandbox(t, time.Now)
 	auth := func(key string) gateway.Transaction {
@@ -218,6 +224,7 @@ func TestCaptureVoidRefund(t *testing.T) {
 }
 
 func TestConcurrentConsumersOfOneNonce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := newSandbox(t, time.Now)
 	n, _ := s.Tokenize(ctx, card(gateway.CardVisaOK))
@@ -258,6 +265,7 @@ func isDeclined(err error, code string) bool {
 // died after the sandbox committed) and asks again with the key, the sandbox answers the
 // same method, or the same declined verification, instead of refusing the spent nonce.
 func TestKeyedVaultReplays(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	s := newSandbox(t, clk.now)

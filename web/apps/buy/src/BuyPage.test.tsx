@@ -23,10 +23,14 @@ interface Sent {
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
-function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; previewRefused?: boolean; answer?: Record<string, unknown> } = {}) {
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; previewRefused?: boolean; answer?: Record<string, unknown>; storedMethod?: boolean; submitted?: () => Response } = {}) {
   const previews: Sent[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
+    if (opts.storedMethod && url.pathname.startsWith('/buy/api/subscription/payment-method/')) {
+      return json({ status: 'ok', paymentMethod: { token: 'stored-token', cardType: 'Visa', last4: '1111', expirationDate: '12/2030' } });
+    }
+    if (url.pathname === '/buy/api/invoice/submit' && opts.submitted) return opts.submitted();
     if (url.pathname === '/account/api/subscription/available/add-ons') return json(catalogFixture);
     if (url.pathname === '/buy/api/me') return json(opts.me ?? { loggedIn: false });
     if (url.pathname === '/pricing/api/login') return json({ status: 'ok', user: { account_uuid: '00000000-0000-4000-8000-0000000000aa' } });
@@ -229,6 +233,26 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
     } finally {
       disableSalesMode();
     }
+  });
+
+  // Issue 43: one click was priced twice (/validate, then /submit). The page posts the
+  // order once; submit's refusal carries the fresh preview the page acts on.
+  it('a click posts /submit alone, and shows what its refusal says', async () => {
+    const msg = 'Military Flight Bag plans are sold only to verified military customers. Please verify your eligibility at /buy/military first.';
+    const edge = fakeEdge({
+      me: pilot,
+      storedMethod: true,
+      answer: { quoteId: 'q_1_USD_0' },
+      submitted: () => json({ code: 'invalid_argument', status: 'fail', message: msg, errors: [msg], preview: { errorCodes: ['MILITARY_ELIGIBILITY_REQUIRED'] } }, 400),
+    });
+    renderPage();
+    await waitFor(() => expect(screen.getByTestId('invoice-total').textContent).toBe('$199.99'));
+    await screen.findByRole('radio', { name: /Use your card on file/ });
+    fireEvent.click(screen.getAllByRole('button', { name: /^Pay \$/ })[0]!);
+    expect(await screen.findByTestId('eligibility-link')).toBeTruthy();
+    const posted = edge.fetch.mock.calls.map(([u]) => new URL(String(u)).pathname);
+    expect(posted.filter((u) => u === '/buy/api/invoice/submit')).toHaveLength(1);
+    expect(posted).not.toContain('/buy/api/invoice/validate');
   });
 
   // Issue 31: an owner downgraded a business with allocated users without a word about them.

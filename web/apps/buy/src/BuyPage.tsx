@@ -16,10 +16,10 @@ import { AvionicsLinker } from './avionics/AvionicsLinker';
 import { bigChange, QuantitySection } from './sections/Quantity';
 import { CurrencySelector as CurrencySelectorView } from './sections/CurrencySelector';
 import { allocationsChoice, CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
-import { PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
+import { type KeptCard, PaymentSection as PaymentSectionView, type PaymentSectionProps, type PayWith } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { AUTH_FAILED, LOGIN_REQUIRED, login, logout } from './account';
-import { newIdempotencyKey, submit, successUrl, validate, validatePromo } from './submit';
+import { newIdempotencyKey, submit, successUrl, validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
 import type { CoveredRegion } from './sections/CoverageMap';
 import { regionKey } from './sections/regionKey';
@@ -310,6 +310,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   const [marketing, setMarketing] = useState(false);
   const askMarketing = meReady && payWith !== 'reader' && (loggedIn ? marketingPref.data === false : true);
   const hosted = useRef<HostedCardFieldsHandle>(null);
+  // The card tokenised for a click that submit refused before charging (a form problem, a
+  // changed price): the frame cleared its fields, and its single-use nonce is still unspent,
+  // so it pays the next click unless the buyer asks for another card.
+  const [keptCard, setKeptCard] = useState<KeptCard>();
+  useEffect(() => setKeptCard(undefined), [config.cardholderName, config.zipcode]);
+  const otherCard = useCallback(() => setKeptCard(undefined), []);
   const human = useRef<HumanVerificationHandle>(null);
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
@@ -548,21 +554,12 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } catch (e) {
         console.error((e as Error).message);
       }
+      // No /validate first: submit validates, and its refusal carries what the page shows.
       const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
-      const v = await validate(wire);
-      if (v.status !== 'ok') {
-        if ((v.allocations ?? []).length > 0) setAllocations(v.allocations);
-        if (v.requireLogin) setLoginOpen(LOGIN_REQUIRED);
-        if ((v.promoInfoRequirements ?? []).length > 0) setPromo(v.promoInfoRequirements![0]);
-        const codes = v.errorCodes ?? [];
-        if (codes.includes(CURRENCY_NOT_ALLOWED)) setCurrencyMessage(MSG_CURRENCY_NOT_ALLOWED);
-        setEligibilityPage(codes.includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
-        setSubmitErrors(v.errors ?? []);
-        return;
-      }
       // The payment method: a nonce from the hosted fields or the wallet, or the stored one.
       let nonce: string | undefined;
       let token: string | undefined;
+      let card = keptCard;
       if (payWith === 'stored') {
         token = storedMethod.data?.paymentMethod?.token;
       } else if (payWith === 'wallet') {
@@ -575,6 +572,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
       } else if (payWith === 'reader') {
         // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
         token = (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod;
+      } else if (keptCard) {
+        nonce = keptCard.nonce;
       } else {
         const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
         if (!r || !r.ok) {
@@ -584,6 +583,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
           return;
         }
         nonce = r.nonce;
+        card = { nonce: r.nonce, cardType: r.details?.cardType, lastFour: r.details?.lastFour };
       }
       analytics().addPaymentInfo();
       // One idempotency key per attempt: the same order retried keeps it.
@@ -607,11 +607,22 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         setSubmitErrors([PROCESSING_TOO_LONG]);
         return;
       }
+      // Refused before any charge (400, 401, a changed price): the card's nonce is unspent.
+      const unspent = !outcome.ok && (outcome.status === 400 || outcome.status === 401 || outcome.reason === 'QUOTE_CHANGED');
+      setKeptCard(payWith === 'card' && unspent ? card : undefined);
       if (!outcome.ok) {
         // The key's attempt ended without an order or a charge: the next click is a new
         // attempt, with a new key and the card tokenised again.
         if (outcome.reason === ATTEMPT_CLOSED) attempt.current = undefined;
         if (outcome.requireLogin) setLoginOpen(LOGIN_REQUIRED);
+        // A refused order's fresh preview: the tail allocations to ask about, the promotion's
+        // notice, and whether the plan needs proven military eligibility.
+        const refused = outcome.reason === 'QUOTE_CHANGED' ? undefined : outcome.preview;
+        if (refused) {
+          if ((refused.expiringAllocations ?? []).length > 0) setAllocations(refused.expiringAllocations);
+          if ((refused.promoInfoRequirements ?? []).length > 0) setPromo(refused.promoInfoRequirements![0]);
+          setEligibilityPage((refused.errorCodes ?? []).includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
+        }
         if (outcome.reason === CURRENCY_NOT_ALLOWED) setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
         if (outcome.reason === 'QUOTE_CHANGED') {
           // Nothing was charged: the prices moved; show the fresh invoice and ask again.
@@ -966,6 +977,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
             reader={reader}
             onReader={setReader}
             hosted={hosted}
+            keptCard={keptCard}
+            onOtherCard={otherCard}
             cardholderName={config.cardholderName}
             zipcode={config.zipcode}
             country={config.country}

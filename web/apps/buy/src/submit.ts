@@ -1,25 +1,7 @@
-import { ApiError, isInProgress, retryAfterSeconds, unwrap, type CheckoutComponents, type WireConfiguration, type WirePreview, type WireValidateInvoice } from '@hangar/api-client';
+import { ApiError, isInProgress, retryAfterSeconds, unwrap, type CheckoutComponents, type WireConfiguration, type WirePreview } from '@hangar/api-client';
 import { apiClient } from './api';
 
 export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
-
-/**
- * POST /buy/api/invoice/validate. A configuration naming an account the session may not
- * act on answers 401 with requireLogin: a failed validation that opens the login modal.
- */
-export async function validate(configuration: WireConfiguration): Promise<WireValidateInvoice> {
-  try {
-    return await unwrap(apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration }));
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 401) {
-      return {
-        status: 'fail', requireLogin: true, errors: [e.message], promoInfoRequirements: [], account: '', subscriptionAccount: '', subscription: {},
-        counter: 0, isOrgMember: false, invoice: { currency: '', invoiceItems: [], errors: [], planErrors: [], selectionErrors: [] },
-      };
-    }
-    throw e;
-  }
-}
 
 export type WirePromoCheck = CheckoutComponents['schemas']['v1ValidatePromoResponse'];
 
@@ -46,8 +28,8 @@ export type SubmitOutcome =
   | { ok: true; result: WireSubmit }
   /**
    * Nothing was charged; show the errors. code is the error's class (invalid_argument,
-   * payment_declined, conflict, ...), reason its finer name (QUOTE_CHANGED carries the
-   * fresh preview, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT,
+   * payment_declined, conflict, ...), reason its finer name (a refused order and
+   * QUOTE_CHANGED carry the fresh preview, PAYMENT_DECLINED, IDEMPOTENCY_KEY_REUSED, CURRENCY_NOT_ALLOWED_FOR_ACCOUNT,
    * ATTEMPT_CLOSED: start a new attempt). retryable: the outcome is unknown (a lost answer,
    * a 5xx), asked again once with the same key; inProgress: another request holds the key
    * (ORDER_IN_PROGRESS), asked again with it after retryAfterSeconds.

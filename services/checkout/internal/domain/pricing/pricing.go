@@ -179,7 +179,7 @@ func PriceCart(cat *domain.Catalog, cart *domain.Cart, p Pricing) *Preview {
 
 	pv.QuoteHash = quoteHash(cat.Version(), cart, inv)
 	pv.QuoteExpires = p.Now.Add(QuoteTTL).UTC().Truncate(time.Second)
-	pv.QuoteID = QuoteID(p.QuoteKey, pv.QuoteHash, pv.QuoteExpires)
+	pv.QuoteID = QuoteID(p.QuoteKey, pv.QuoteHash, cart.Currency.Code, pv.QuoteExpires)
 	return pv
 }
 
@@ -599,12 +599,34 @@ func quoteHash(version string, c *domain.Cart, inv *Invoice) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// QuoteID signs a quote hash and its expiry, so a later submit can check that it was
-// issued here and is still valid without storing previews.
-func QuoteID(key []byte, hash string, expires time.Time) string {
+// QuoteID signs a quote hash, the currency priced and the expiry, so a later submit can
+// check that it was issued here and is still valid without storing previews, and price in
+// the quote's currency without asking where the buyer is again.
+func QuoteID(key []byte, hash, currency string, expires time.Time) string {
 	m := hmac.New(sha256.New, key)
-	fmt.Fprintf(m, "%s|%d", hash, expires.Unix())
-	return "q_" + strconv.FormatInt(expires.Unix(), 36) + "_" + hex.EncodeToString(m.Sum(nil))[:32]
+	fmt.Fprintf(m, "%s|%d|%s", hash, expires.Unix(), currency)
+	return "q_" + strconv.FormatInt(expires.Unix(), 36) + "_" + currency + "_" + hex.EncodeToString(m.Sum(nil))[:32]
+}
+
+// Quote is what a quote id says in the clear (its signature is checked against a fresh
+// price: QuoteID).
+type Quote struct {
+	Currency string
+	Expires  time.Time
+}
+
+// ParseQuote reads a quote id's currency and expiry; ok is false for anything QuoteID does
+// not make.
+func ParseQuote(id string) (q Quote, ok bool) {
+	parts := strings.Split(id, "_")
+	if len(parts) != 4 || parts[0] != "q" || len(parts[2]) != 3 || strings.ToUpper(parts[2]) != parts[2] {
+		return Quote{}, false
+	}
+	exp, err := strconv.ParseInt(parts[1], 36, 64)
+	if err != nil {
+		return Quote{}, false
+	}
+	return Quote{Currency: parts[2], Expires: time.Unix(exp, 0)}, true
 }
 
 // DaysRemaining is the number of whole days from now's day to the day a term ends (UTC

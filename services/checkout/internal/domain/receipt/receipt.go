@@ -4,6 +4,7 @@
 package receipt
 
 import (
+	"github.com/hangar/hangar/internal/platform/money"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/tax"
 )
@@ -60,7 +61,7 @@ func Money(cents int64, thirdParty bool) string {
 	if thirdParty {
 		return "N/A"
 	}
-	return domain.FormatMoney(cents, domain.Currency{})
+	return money.Decimal(cents)
 }
 
 // CanPrintInvoice: printing an invoice is offered for an EU subscription, a buyer with a

@@ -6,6 +6,13 @@ import s from '../buy.module.css';
 
 export type PayWith = 'card' | 'stored' | 'wallet' | 'reader';
 
+/** A card tokenised for a click submit refused before charging: its nonce pays the next. */
+export interface KeptCard {
+  nonce: string;
+  cardType?: string;
+  lastFour?: string;
+}
+
 export interface PaymentSectionProps {
   payWith: PayWith;
   onPayWith: (p: PayWith) => void;
@@ -14,6 +21,9 @@ export interface PaymentSectionProps {
   reader: string;
   onReader: (serial: string) => void;
   hosted: Ref<HostedCardFieldsHandle>;
+  /** The card entered for the refused click, shown instead of the emptied fields. */
+  keptCard?: KeptCard;
+  onOtherCard: () => void;
   cardholderName: string;
   zipcode: string;
   country: string;
@@ -93,7 +103,16 @@ export function PaymentSection(p: PaymentSectionProps) {
             ) : null}
             {p.payWith === 'card' ? (
               <>
-                <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} onSubmitRequest={p.onPay} />
+                {p.keptCard ? (
+                  <p data-testid="kept-card">
+                    Paying with the card you entered{p.keptCard.lastFour ? ` (${p.keptCard.cardType ?? 'card'} ending in ${p.keptCard.lastFour})` : ''}.{' '}
+                    <Button variant="link" size="small" onClick={p.onOtherCard}>
+                      Use another card
+                    </Button>
+                  </p>
+                ) : (
+                  <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} onSubmitRequest={p.onPay} />
+                )}
                 <Button variant="link" size="small" onClick={p.onCardHelp}>
                   Which cards do you accept?
                 </Button>
