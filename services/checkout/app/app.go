@@ -26,6 +26,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/fault"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
@@ -298,7 +299,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		opts.Verifier = iapp.DevVerifier{}
 		opts.Widget = iapp.HumanWidget{SiteKey: cfg.RecaptchaSiteKey, ScriptURL: cfg.RecaptchaScript}
 		if cfg.RecaptchaSecret != "" {
-			opts.Verifier = adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
+			opts.Verifier = human.NewRecaptcha(human.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
 				Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})
 		} else {
 			log.WarnContext(ctx, "CHECKOUT_RECAPTCHA_REQUIRED without CHECKOUT_RECAPTCHA_SECRET: the development verifier accepts any value")

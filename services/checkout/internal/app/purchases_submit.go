@@ -182,6 +182,7 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
+	ctx = p.svc.humanPassed(ctx)
 	accountID, err := p.account(ctx, sub.Caller, c.Email)
 	if err != nil {
 		return nil, err
@@ -275,6 +276,7 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
+	ctx = p.svc.humanPassed(ctx)
 	accountID := pv.AccountID
 	if sales {
 		if accountID, err = p.account(ctx, domain.Caller{}, pv.Email); err != nil {

@@ -16,6 +16,7 @@ import (
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -34,6 +35,9 @@ type Policies struct {
 	// Devices signs the device cookies of known devices; a zero value signs with a key of
 	// this process only (tests).
 	Devices domain.DeviceCookies
+	// Human verifies the human-verification value a login past the throttle's limits
+	// carries (nil: human verification is off, and such a login is refused).
+	Human human.Verifier
 }
 
 // Service runs identity's use cases.
@@ -77,6 +81,8 @@ type Request struct {
 	Token string
 	// Device is the device cookie the request carried, if any.
 	Device string
+	// HumanValue is the human-verification value the login form sent, if any.
+	HumanValue string
 }
 
 // Login is a started session.
@@ -123,8 +129,9 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 		return Login{}, err
 	}
 	if !st.OK {
-		wait := max(st.Wait, time.Second)
-		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
+		if err := s.pastLimits(ctx, req, max(st.Wait, time.Second)); err != nil {
+			return Login{}, err
+		}
 	}
 	if !st.Found || st.Account.PasswordHash == "" {
 		if err := s.waitLikeAVerification(ctx); err != nil {
@@ -148,6 +155,29 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	l, err := s.startSessionSettled(ctx, st.Account, req, settle)
 	l.Device = cookie
 	return l, err
+}
+
+// pastLimits answers a login past the throttle's limits: with human verification on it
+// asks for the widget's value and lets a verified login go on (OWASP: a CAPTCHA, not a
+// lock-out, so a flood from elsewhere never keeps the owner out); without it, 429 until
+// wait ends. A verified login still hashes in the pool's fair queue.
+func (s *Service) pastLimits(ctx context.Context, req Request, wait time.Duration) error {
+	if s.pol.Human == nil {
+		return &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
+	}
+	ok, err := s.pol.Human.Verify(ctx, req.HumanValue, req.IP)
+	if err != nil {
+		// The verifier's errors never carry its secret.
+		s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())
+		return &errs.Error{Code: errs.Unavailable, Message: human.MsgUnavailable, Reason: human.ReasonRequired,
+			Fields: []errs.FieldError{{Field: "recaptchaValue", Message: human.MsgUnavailable}}, Cause: err}
+	}
+	if !ok {
+		msg := human.Refused(req.HumanValue)
+		return &errs.Error{Code: errs.Invalid, Message: msg, Reason: human.ReasonRequired,
+			Fields: []errs.FieldError{{Field: "recaptchaValue", Message: msg}}}
+	}
+	return nil
 }
 
 // loginBuckets answers the buckets a login attempt is counted in and what a right

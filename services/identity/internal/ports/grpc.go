@@ -119,7 +119,9 @@ func user(a domain.Account) *identityv1.User {
 }
 
 func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identityv1.LoginResponse, error) {
-	l, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), s.request(ctx))
+	r := s.request(ctx)
+	r.HumanValue = req.GetRecaptchaValue()
+	l, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), r)
 	if err != nil {
 		// 401 or 429 with Retry-After; the one error body carries the form's status and msg.
 		return nil, err

@@ -1739,8 +1739,11 @@ type UpdatePaymentMethodRequest struct {
 	Country        string                 `protobuf:"bytes,5,opt,name=country,proto3" json:"country,omitempty"`
 	// CREDIT_CARD, PAYPAL or INVOICE (stored and answered as CHECK). Empty: CREDIT_CARD.
 	PaymentMethod string `protobuf:"bytes,6,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The human-verification value of the page's widget (GET /buy/api/human-verification):
+	// required for a card or wallet when human verification is on.
+	RecaptchaValue string `protobuf:"bytes,7,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdatePaymentMethodRequest) Reset() {
@@ -1815,6 +1818,13 @@ func (x *UpdatePaymentMethodRequest) GetPaymentMethod() string {
 	return ""
 }
 
+func (x *UpdatePaymentMethodRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
+	}
+	return ""
+}
+
 // UpdateAccountPaymentMethodRequest has the fields of UpdatePaymentMethodRequest.
 type UpdateAccountPaymentMethodRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1824,6 +1834,7 @@ type UpdateAccountPaymentMethodRequest struct {
 	CardholderName string                 `protobuf:"bytes,4,opt,name=cardholder_name,json=cardholderName,proto3" json:"cardholder_name,omitempty"`
 	Country        string                 `protobuf:"bytes,5,opt,name=country,proto3" json:"country,omitempty"`
 	PaymentMethod  string                 `protobuf:"bytes,6,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	RecaptchaValue string                 `protobuf:"bytes,7,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1896,6 +1907,13 @@ func (x *UpdateAccountPaymentMethodRequest) GetCountry() string {
 func (x *UpdateAccountPaymentMethodRequest) GetPaymentMethod() string {
 	if x != nil {
 		return x.PaymentMethod
+	}
+	return ""
+}
+
+func (x *UpdateAccountPaymentMethodRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
 	}
 	return ""
 }
@@ -2401,8 +2419,10 @@ type RequestReaderVaultRequest struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	Email              string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
 	ReaderSerialNumber string                 `protobuf:"bytes,2,opt,name=reader_serial_number,json=readerSerialNumber,proto3" json:"reader_serial_number,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The human-verification value, required when human verification is on.
+	RecaptchaValue string `protobuf:"bytes,3,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *RequestReaderVaultRequest) Reset() {
@@ -2445,6 +2465,13 @@ func (x *RequestReaderVaultRequest) GetEmail() string {
 func (x *RequestReaderVaultRequest) GetReaderSerialNumber() string {
 	if x != nil {
 		return x.ReaderSerialNumber
+	}
+	return ""
+}
+
+func (x *RequestReaderVaultRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
 	}
 	return ""
 }
@@ -2735,7 +2762,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\n" +
 	"can_update\x18\x05 \x01(\bH\x00R\tcanUpdate\x88\x01\x01\x12\x16\n" +
 	"\x06errors\x18\x06 \x03(\tR\x06errorsB\r\n" +
-	"\v_can_update\"\xd5\x01\n" +
+	"\v_can_update\"\xfe\x01\n" +
 	"\x1aUpdatePaymentMethodRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -2743,7 +2770,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\azipcode\x18\x03 \x01(\tR\azipcode\x12'\n" +
 	"\x0fcardholder_name\x18\x04 \x01(\tR\x0ecardholderName\x12\x18\n" +
 	"\acountry\x18\x05 \x01(\tR\acountry\x12%\n" +
-	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\"\xdc\x01\n" +
+	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\x12'\n" +
+	"\x0frecaptcha_value\x18\a \x01(\tR\x0erecaptchaValue\"\x85\x02\n" +
 	"!UpdateAccountPaymentMethodRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -2751,7 +2779,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\azipcode\x18\x03 \x01(\tR\azipcode\x12'\n" +
 	"\x0fcardholder_name\x18\x04 \x01(\tR\x0ecardholderName\x12\x18\n" +
 	"\acountry\x18\x05 \x01(\tR\acountry\x12%\n" +
-	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\"\xce\x01\n" +
+	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\x12'\n" +
+	"\x0frecaptcha_value\x18\a \x01(\tR\x0erecaptchaValue\"\xce\x01\n" +
 	"\"UpdateAccountPaymentMethodResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12H\n" +
@@ -2785,10 +2814,11 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x18\n" +
 	"\x16ListCardReadersRequest\"@\n" +
 	"\x17ListCardReadersResponse\x12%\n" +
-	"\x0eserial_numbers\x18\x01 \x03(\tR\rserialNumbers\"c\n" +
+	"\x0eserial_numbers\x18\x01 \x03(\tR\rserialNumbers\"\x8c\x01\n" +
 	"\x19RequestReaderVaultRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x120\n" +
-	"\x14reader_serial_number\x18\x02 \x01(\tR\x12readerSerialNumber\";\n" +
+	"\x14reader_serial_number\x18\x02 \x01(\tR\x12readerSerialNumber\x12'\n" +
+	"\x0frecaptcha_value\x18\x03 \x01(\tR\x0erecaptchaValue\";\n" +
 	"\x1aRequestReaderVaultResponse\x12\x1d\n" +
 	"\n" +
 	"context_id\x18\x01 \x01(\tR\tcontextId\"<\n" +
