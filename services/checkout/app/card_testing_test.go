@@ -1,12 +1,9 @@
 package app_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -19,23 +16,7 @@ func TestCardTesterStoppedThroughTheGiftPage(t *testing.T) {
 	t.Parallel()
 	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	submit := func(addr, key, email, nonce string) (int, http.Header, map[string]any) {
-		body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
-			"cardholderName":"Card Tester","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
-		req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Cookie", "XSRF-TOKEN=x")
-		req.Header.Set("X-XSRF-TOKEN", "x")
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("X-Forwarded-For", addr)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		m := map[string]any{}
-		_ = json.Unmarshal(b, &m)
-		return resp.StatusCode, resp.Header, m
+		return st.gift(t, giftReq{Addr: addr, Key: key, Buyer: email, Nonce: nonce, Name: "Card Tester"})
 	}
 	declines := 0
 	for i := range 16 {
@@ -78,29 +59,6 @@ func (st *stack) tokenizeCode(t testing.TB, number string) (string, int) {
 		`{"number":"`+number+`","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`)
 	nonce, _ := m["nonce"].(string)
 	return nonce, code
-}
-
-// giftFrom posts a $25 gift order for email as a browser at addr (with cookie: a session).
-func (st *stack) giftFrom(t *testing.T, addr, key, email, nonce, cookie string) (int, map[string]any) {
-	t.Helper()
-	body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
-		"cardholderName":"Card Holder","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
-	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	xsrf := xsrfFor(cookie)
-	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
-	req.Header.Set("X-XSRF-TOKEN", xsrf)
-	req.Header.Set("Idempotency-Key", key)
-	req.Header.Set("X-Forwarded-For", addr)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, m
 }
 
 // Issue 41: anonymous declined gift orders that named a customer's e-mail spent that

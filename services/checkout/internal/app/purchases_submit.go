@@ -201,7 +201,11 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
 			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
 	}
-	subjects := giftSubjects(c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
+	card, err := p.giftCard(ctx, sub.Payment)
+	if err != nil {
+		return nil, err
+	}
+	subjects := giftSubjects(card, c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
 	release, err := p.reserveGift(ctx, subjects, c.Currency, inv.TotalInCents) // gift_caps.go
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -249,4 +251,17 @@ func (s *Service) humanProblem(ctx context.Context, value string) string {
 		return human.Refused(value)
 	}
 	return ""
+}
+
+// CardReference answers the opaque reference of the card behind a nonce or a vaulted
+// method ("" when unknown or no card): a hash of the processor's fingerprint, so another
+// service can count per card without holding anything that names the card at the
+// processor. Called by checkout only (gRPC, no public route).
+func (s *Service) CardReference(ctx context.Context, nonce, token string) (string, error) {
+	fp, err := s.gw.CardFingerprint(ctx, nonce, token)
+	if err != nil || fp == "" {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte("hangar card ref\x00" + fp))
+	return hex.EncodeToString(sum[:16]), nil
 }

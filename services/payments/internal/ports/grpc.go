@@ -187,6 +187,14 @@ func (g *GRPC) SetBillingProfile(ctx context.Context, r *paymentsv1.SetBillingPr
 	return &paymentsv1.SetBillingProfileResponse{Profile: profileProto(p)}, nil
 }
 
+func (g *GRPC) GetCardReference(ctx context.Context, r *paymentsv1.GetCardReferenceRequest) (*paymentsv1.GetCardReferenceResponse, error) {
+	ref, err := g.svc.CardReference(ctx, r.GetNonce(), r.GetPaymentMethodToken())
+	if err != nil {
+		return nil, err
+	}
+	return &paymentsv1.GetCardReferenceResponse{CardReference: ref}, nil
+}
+
 func (g *GRPC) GetBillingProfile(ctx context.Context, r *paymentsv1.GetBillingProfileRequest) (*paymentsv1.GetBillingProfileResponse, error) {
 	p, err := g.svc.BillingProfile(ctx, r.GetAccountId())
 	if err != nil {
