@@ -456,9 +456,9 @@ func (s *Service) Profile(ctx context.Context, accountUUID string) (domain.Profi
 	return s.store.Profile(ctx, accountUUID)
 }
 
-// Visible answers the profile of id if the caller may see it: their own, a child account
-// of the caller (its group parent), or a member of an organization the caller administers.
-// Anything else is NotFound, so ids cannot be probed.
+// Visible answers the profile of id if the caller may see it: their own, or a member of an
+// organization the caller administers. Anything else is NotFound, so ids cannot be probed.
+// A group parent does not see its child's profile (ParentOf answers the tree link only).
 func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string) (domain.Profile, error) {
 	if id == "" || id == "me" || id == caller.Account.UUID {
 		return caller, nil
@@ -467,11 +467,29 @@ func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string)
 	if err != nil {
 		return target, err
 	}
-	// A group parent buys for its child accounts (spec 001 §7), so it reads them as they
-	// read themselves; payments asks this to answer the parent the child's payment method.
-	if caller.Account.UUID != "" && target.Account.ParentUUID == caller.Account.UUID {
-		return target, nil
+	return visibleTo(caller, target)
+}
+
+// ChildOf answers the account id when it is a child account of the caller (its group
+// parent), NotFound otherwise. Spec 001 §7 grants the parent the reads its submit for the
+// child needs (the subscription, the renewal price, the payment method: payments asks
+// identity this through users/info); nothing of the child's profile goes with it.
+func (s *Service) ChildOf(ctx context.Context, caller domain.Profile, id string) (domain.Account, error) {
+	if caller.Account.UUID == "" || id == "" {
+		return domain.Account{}, errs.E(errs.NotFound, "no such user")
 	}
+	target, err := s.store.Profile(ctx, id)
+	if err != nil {
+		return domain.Account{}, err
+	}
+	if target.Account.ParentUUID != caller.Account.UUID {
+		return domain.Account{}, errs.E(errs.NotFound, "no such user")
+	}
+	return target.Account, nil
+}
+
+// visibleTo answers target when caller may see it (see Visible).
+func visibleTo(caller, target domain.Profile) (domain.Profile, error) {
 	for _, cm := range caller.Memberships {
 		if !cm.IsAdmin() {
 			continue

@@ -211,6 +211,13 @@ func (s *GRPC) GetUserInfo(ctx context.Context, req *identityv1.GetUserInfoReque
 		return nil, err
 	}
 	p, err := s.svc.Visible(ctx, me, req.GetId())
+	if errs.CodeOf(err) == errs.NotFound {
+		// A group parent learns that the account is its child, and nothing else of it.
+		if child, cerr := s.svc.ChildOf(ctx, me, req.GetId()); cerr == nil {
+			return &identityv1.GetUserInfoResponse{Status: "ok", User: &identityv1.UserInfo{AccountUuid: child.UUID,
+				ParentUuid: child.ParentUUID, AccountKind: string(child.Kind)}}, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
