@@ -234,7 +234,9 @@ type noClientKey struct{}
 
 // NoClient marks ctx as work of the service itself, with no client to verify (the
 // development seed's cards): it asks for no human verification.
-func NoClient(ctx context.Context) context.Context { return context.WithValue(ctx, noClientKey{}, true) }
+func NoClient(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noClientKey{}, true)
+}
 
 // humanProblem answers why value does not pass human verification ("" when it passes or
 // verification is off). The verifier's errors never carry its secret.
