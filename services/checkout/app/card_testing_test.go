@@ -3,8 +3,11 @@ package app_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
+
+	"github.com/hangar/hangar/internal/devhuman"
 )
 
 // The audit's card tester went through the store's own gift page: one anonymous client, 16
@@ -89,5 +92,50 @@ func TestNamedVictimIsNotLockedOutByAnothersDeclines(t *testing.T) {
 	// So does an anonymous buyer elsewhere who names the same e-mail with a good card.
 	if code, m := st.giftFrom(t, "198.51.100.78", "victim-anon", victim, st.tokenize(t, "4111111111111111"), ""); code != 200 {
 		t.Errorf("an order naming the customer from another address = %d %v, want 200", code, m)
+	}
+}
+
+// Past the decline limit a card payment asks for human verification first and refuses only
+// after that (issue 41). With human verification on, every gift submit carries the widget's
+// tick: behind one address (a NAT) that five declined orders brought to the limit, a
+// verified buyer still pays, until the verified limit (PAYMENTS_VELOCITY_HUMAN_DECLINES)
+// stops the tester too.
+func TestVerifiedBuyersPayPastTheDeclineLimit(t *testing.T) {
+	t.Parallel()
+	verifier := httptest.NewServer(devhuman.Handler())
+	t.Cleanup(verifier.Close)
+	const hard = 8
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1", "PAYMENTS_VELOCITY_HUMAN_DECLINES": strconv.Itoa(hard),
+		"CHECKOUT_RECAPTCHA_REQUIRED": "true", "CHECKOUT_RECAPTCHA_SECRET": devhuman.Secret,
+		"CHECKOUT_RECAPTCHA_URL": verifier.URL + devhuman.SiteverifyPath, "CHECKOUT_RECAPTCHA_SITE_KEY": devhuman.SiteKey,
+		"CHECKOUT_RECAPTCHA_SCRIPT_URL": devhuman.ScriptPath})
+	const nat = "203.0.113.70"
+	decline := func(i int) int {
+		code, _, m := st.gift(t, giftReq{Addr: nat, Key: "nat-decl-" + strconv.Itoa(i), Buyer: fmt.Sprintf("nat%d@example.com", i),
+			Nonce: st.tokenize(t, "4000000000000002"), Human: devhuman.Token()})
+		if code != http.StatusPaymentRequired && code != http.StatusTooManyRequests {
+			t.Fatalf("declined order %d = %d %v", i, code, m)
+		}
+		return code
+	}
+	for i := range 5 {
+		if code := decline(i); code != http.StatusPaymentRequired {
+			t.Fatalf("declined order %d = %d, want 402", i, code)
+		}
+	}
+	code, _, m := st.gift(t, giftReq{Addr: nat, Key: "nat-buyer", Buyer: "nat-buyer@example.com", Nonce: st.tokenize(t, "4111111111111111"),
+		Human: devhuman.Token()})
+	if code != 200 {
+		t.Fatalf("a verified buyer behind the address past the first limit = %d %v, want 200", code, m)
+	}
+	for i := 5; i < hard; i++ {
+		if code := decline(i); code != http.StatusPaymentRequired {
+			t.Fatalf("verified declined order %d = %d, want 402 (the verified limit is %d)", i, code, hard)
+		}
+	}
+	code, hdr, m := st.gift(t, giftReq{Addr: nat, Key: "nat-late", Buyer: "nat-late@example.com", Nonce: st.tokenize(t, "4111111111111111"),
+		Human: devhuman.Token()})
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
+		t.Errorf("a verified order past the verified limit = %d %v, want 429", code, m)
 	}
 }

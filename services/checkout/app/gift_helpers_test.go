@@ -13,6 +13,8 @@ import (
 // anonymous one, or a session's with Cookie. Empty fields take giftReq.defaults.
 type giftReq struct {
 	Addr, Key, Buyer, Recipient, Currency, Values, Nonce, Cookie, Name string
+	// Human is the human-verification widget's value (recaptchaValue; none when empty).
+	Human string
 }
 
 func (g giftReq) defaults() giftReq {
@@ -32,9 +34,13 @@ func (g giftReq) defaults() giftReq {
 func (st *stack) gift(t *testing.T, g giftReq) (int, http.Header, map[string]any) {
 	t.Helper()
 	g = g.defaults()
-	body, _ := json.Marshal(map[string]any{"giftCertValues": json.RawMessage("[" + g.Values + "]"), "email": g.Buyer, "zipcode": "97201",
+	fields := map[string]any{"giftCertValues": json.RawMessage("[" + g.Values + "]"), "email": g.Buyer, "zipcode": "97201",
 		"country": "US", "currency": g.Currency, "cardholderName": g.Name, "nonce": g.Nonce,
-		"recipient": map[string]string{"email": g.Recipient, "name": "Bessie Coleman"}})
+		"recipient": map[string]string{"email": g.Recipient, "name": "Bessie Coleman"}}
+	if g.Human != "" {
+		fields["recaptchaValue"] = g.Human
+	}
+	body, _ := json.Marshal(fields)
 	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	xsrf := xsrfFor(g.Cookie)
