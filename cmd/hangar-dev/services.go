@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/hangar/hangar/internal/devmail"
@@ -128,6 +129,17 @@ func (r *devRun) env(s devService, listen map[string]string) (map[string]string,
 		env["CHECKOUT_RECAPTCHA_REQUIRED"], env["CHECKOUT_RECAPTCHA_SECRET"] = "true", devhuman.Secret
 		env["CHECKOUT_RECAPTCHA_SITE_KEY"], env["CHECKOUT_RECAPTCHA_SCRIPT_URL"] = devhuman.SiteKey, devhuman.ScriptPath
 		env["CHECKOUT_RECAPTCHA_URL"] = "http://" + devHost(r.cfg.EdgeAddr) + devhuman.SiteverifyPath
+	}
+	if r.cfg.HumanVerification && (s.name == payments.Name || s.name == identity.Name) {
+		// The payment-method update and the card reader ask for it as card payments do;
+		// a login past its throttle asks for it instead of refusing (issue 41).
+		prefix := strings.ToUpper(s.name) + "_RECAPTCHA_"
+		env[prefix+"REQUIRED"], env[prefix+"SECRET"] = "true", devhuman.Secret
+		env[prefix+"URL"] = "http://" + devHost(r.cfg.EdgeAddr) + devhuman.SiteverifyPath
+		if n, err := strconv.Atoi(env["PAYMENTS_VELOCITY_DECLINES"]); err == nil && s.name == payments.Name {
+			// Past the decline limit, card attempts that passed verification go on to twice it.
+			env["PAYMENTS_VELOCITY_HUMAN_DECLINES"] = strconv.Itoa(2 * n)
+		}
 	}
 	for k, callee := range s.calls {
 		addr, ok := r.grpc[callee]

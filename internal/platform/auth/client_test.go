@@ -26,3 +26,26 @@ func TestClientForwardedBetweenServices(t *testing.T) {
 		}
 	}
 }
+
+// The browser's device cookie becomes a reference (never the cookie), and a client that
+// passed human verification says so to the next service; nothing else sets either.
+func TestClientDeviceAndHumanForwarded(t *testing.T) {
+	in := metadata.NewIncomingContext(context.Background(), metadata.Pairs(gatewayCookie, "a=b; "+DeviceCookie+"=dev-id.mac"))
+	ref := DeviceRef(in)
+	if ref == "" || ref == "dev-id.mac" || DeviceRef(context.Background()) != "" {
+		t.Fatalf("device ref = %q", ref)
+	}
+	ctx := context.WithValue(context.Background(), clientKey{}, Client{Addr: "198.51.100.9", Device: ref})
+	md, _ := metadata.FromOutgoingContext(OutgoingClient(ctx))
+	got, _ := ForwardedClient(metadata.NewIncomingContext(context.Background(), md))
+	if got.Device != ref || got.Human {
+		t.Fatalf("forwarded before verification = %+v", got)
+	}
+	md, _ = metadata.FromOutgoingContext(OutgoingClient(HumanVerified(ctx)))
+	if got, _ := ForwardedClient(metadata.NewIncomingContext(context.Background(), md)); !got.Human || got.Device != ref {
+		t.Fatalf("forwarded after verification = %+v", got)
+	}
+	if HumanVerified(context.Background()) != context.Background() {
+		t.Error("no client recorded, yet one marked")
+	}
+}

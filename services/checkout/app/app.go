@@ -27,6 +27,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/fault"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
@@ -61,7 +62,7 @@ type Config struct {
 	// Gift certificate caps (issues 26, 41), in USD minor units: an order in another currency
 	// is converted with the catalogue's rate.
 	GiftOrderCap int64    `env:"CHECKOUT_GIFT_ORDER_CAP" default:"200000" doc:"most one gift certificate order may total, in USD minor units (200000: $2,000.00; another currency converted with the catalogue's rate); 0: no cap"`
-	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most each of a gift order's buyer e-mail, recipient e-mail, session and client address (IPv6: its /64) may buy in gift certificates per UTC day, in USD minor units over every currency (500000: $5,000.00), reserved for all of them before the charge; 0: no cap"`
+	GiftDayCap   int64    `env:"CHECKOUT_GIFT_DAY_CAP" default:"500000" doc:"most each of a gift order's paying card, buyer e-mail, recipient e-mail, session and client address (IPv6: its /64) may buy in gift certificates per UTC day, in USD minor units over every currency (500000: $5,000.00), reserved for all of them before the charge; 0: no cap"`
 	ReceiptKeys  []string `env:"CHECKOUT_RECEIPT_KEYS" secret:"true" dev:"dev=hangar-dev-receipt-key-not-for-production" doc:"keys of receipt access tokens as id=secret,id2=secret2 (the first signs, all verify: put a new key first and keep the old until its links lapse), from a Secret; required outside development mode"`
 	// The seller printed on receipts and invoices (their PDF and print): the deployment's
 	// own company, so no default outside development mode (issue 31).
@@ -288,10 +289,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 	if crash == nil {
 		crash = fault.Point(fault.CheckoutAfterCharge) // the chaos run's, dev mode only
 	}
-	a.orders = order.NewPipeline(adapters.NewOrderStore(pool, deps.Propagator), adapters.NewPaymentsClient(payConn), log, order.Options{Lease: cfg.SubmitLease, AfterCharge: crash, Metrics: orderMetrics})
+	payClient := adapters.NewPaymentsClient(payConn)
+	a.orders = order.NewPipeline(adapters.NewOrderStore(pool, deps.Propagator), payClient, log, order.Options{Lease: cfg.SubmitLease, AfterCharge: crash, Metrics: orderMetrics})
 	opts := iapp.Options{
 		Rules: rules.Rules{SalesContact: cfg.SalesContact, RecaptchaRequired: cfg.RecaptchaRequired}, QuoteKey: []byte(cfg.QuoteKey), ReceiptKeys: receiptKeys,
-		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store},
+		GiftCaps:     iapp.GiftCaps{Order: cfg.GiftOrderCap, Day: cfg.GiftDayCap, Spend: store, Cards: payClient},
 		CodeAttempts: cfg.CodeAttempts, CodeWindow: cfg.CodeWindow, Orders: a.orders, Subs: store, PromotionsPerOrder: cfg.PromotionsPerOrder,
 		SellerCountry: tax.SellerCountry(cfg.SellerVAT),
 		VATRegistry:   vatRegistry(cfg),
@@ -322,7 +324,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		opts.Verifier = iapp.DevVerifier{}
 		opts.Widget = iapp.HumanWidget{SiteKey: cfg.RecaptchaSiteKey, ScriptURL: cfg.RecaptchaScript}
 		if cfg.RecaptchaSecret != "" {
-			opts.Verifier = adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
+			opts.Verifier = human.NewRecaptcha(human.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
 				Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})
 		} else {
 			log.WarnContext(ctx, "CHECKOUT_RECAPTCHA_REQUIRED without CHECKOUT_RECAPTCHA_SECRET: the development verifier accepts any value")

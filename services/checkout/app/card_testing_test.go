@@ -1,13 +1,13 @@
 package app_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/hangar/hangar/internal/devhuman"
 )
 
 // The audit's card tester went through the store's own gift page: one anonymous client, 16
@@ -19,23 +19,7 @@ func TestCardTesterStoppedThroughTheGiftPage(t *testing.T) {
 	t.Parallel()
 	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	submit := func(addr, key, email, nonce string) (int, http.Header, map[string]any) {
-		body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
-			"cardholderName":"Card Tester","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
-		req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Cookie", "XSRF-TOKEN=x")
-		req.Header.Set("X-XSRF-TOKEN", "x")
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("X-Forwarded-For", addr)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		m := map[string]any{}
-		_ = json.Unmarshal(b, &m)
-		return resp.StatusCode, resp.Header, m
+		return st.gift(t, giftReq{Addr: addr, Key: key, Buyer: email, Nonce: nonce, Name: "Card Tester"})
 	}
 	declines := 0
 	for i := range 16 {
@@ -80,29 +64,6 @@ func (st *stack) tokenizeCode(t testing.TB, number string) (string, int) {
 	return nonce, code
 }
 
-// giftFrom posts a $25 gift order for email as a browser at addr (with cookie: a session).
-func (st *stack) giftFrom(t *testing.T, addr, key, email, nonce, cookie string) (int, map[string]any) {
-	t.Helper()
-	body := `{"giftCertValues":[25],"email":"` + email + `","zipcode":"97201","country":"US","currency":"USD",
-		"cardholderName":"Card Holder","nonce":"` + nonce + `","recipient":{"email":"friend@example.com","name":"Bessie Coleman"}}`
-	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	xsrf := xsrfFor(cookie)
-	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
-	req.Header.Set("X-XSRF-TOKEN", xsrf)
-	req.Header.Set("Idempotency-Key", key)
-	req.Header.Set("X-Forwarded-For", addr)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, m
-}
-
 // Issue 41: anonymous declined gift orders that named a customer's e-mail spent that
 // customer's decline budget; with the production limit of 5 the customer, logged in at
 // their own address, got 429 on every card for 10 minutes. A decline now counts against
@@ -131,5 +92,50 @@ func TestNamedVictimIsNotLockedOutByAnothersDeclines(t *testing.T) {
 	// So does an anonymous buyer elsewhere who names the same e-mail with a good card.
 	if code, m := st.giftFrom(t, "198.51.100.78", "victim-anon", victim, st.tokenize(t, "4111111111111111"), ""); code != 200 {
 		t.Errorf("an order naming the customer from another address = %d %v, want 200", code, m)
+	}
+}
+
+// Past the decline limit a card payment asks for human verification first and refuses only
+// after that (issue 41). With human verification on, every gift submit carries the widget's
+// tick: behind one address (a NAT) that five declined orders brought to the limit, a
+// verified buyer still pays, until the verified limit (PAYMENTS_VELOCITY_HUMAN_DECLINES)
+// stops the tester too.
+func TestVerifiedBuyersPayPastTheDeclineLimit(t *testing.T) {
+	t.Parallel()
+	verifier := httptest.NewServer(devhuman.Handler())
+	t.Cleanup(verifier.Close)
+	const hard = 8
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1", "PAYMENTS_VELOCITY_HUMAN_DECLINES": strconv.Itoa(hard),
+		"CHECKOUT_RECAPTCHA_REQUIRED": "true", "CHECKOUT_RECAPTCHA_SECRET": devhuman.Secret,
+		"CHECKOUT_RECAPTCHA_URL": verifier.URL + devhuman.SiteverifyPath, "CHECKOUT_RECAPTCHA_SITE_KEY": devhuman.SiteKey,
+		"CHECKOUT_RECAPTCHA_SCRIPT_URL": devhuman.ScriptPath})
+	const nat = "203.0.113.70"
+	decline := func(i int) int {
+		code, _, m := st.gift(t, giftReq{Addr: nat, Key: "nat-decl-" + strconv.Itoa(i), Buyer: fmt.Sprintf("nat%d@example.com", i),
+			Nonce: st.tokenize(t, "4000000000000002"), Human: devhuman.Token()})
+		if code != http.StatusPaymentRequired && code != http.StatusTooManyRequests {
+			t.Fatalf("declined order %d = %d %v", i, code, m)
+		}
+		return code
+	}
+	for i := range 5 {
+		if code := decline(i); code != http.StatusPaymentRequired {
+			t.Fatalf("declined order %d = %d, want 402", i, code)
+		}
+	}
+	code, _, m := st.gift(t, giftReq{Addr: nat, Key: "nat-buyer", Buyer: "nat-buyer@example.com", Nonce: st.tokenize(t, "4111111111111111"),
+		Human: devhuman.Token()})
+	if code != 200 {
+		t.Fatalf("a verified buyer behind the address past the first limit = %d %v, want 200", code, m)
+	}
+	for i := 5; i < hard; i++ {
+		if code := decline(i); code != http.StatusPaymentRequired {
+			t.Fatalf("verified declined order %d = %d, want 402 (the verified limit is %d)", i, code, hard)
+		}
+	}
+	code, hdr, m := st.gift(t, giftReq{Addr: nat, Key: "nat-late", Buyer: "nat-late@example.com", Nonce: st.tokenize(t, "4111111111111111"),
+		Human: devhuman.Token()})
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" {
+		t.Errorf("a verified order past the verified limit = %d %v, want 429", code, m)
 	}
 }

@@ -1,15 +1,14 @@
 package app_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hangar/hangar/internal/platform/auth"
 )
 
 // The audit bought 20 × $1,000 gift certificates in one order: a cash-out path for stolen
@@ -19,6 +18,8 @@ import (
 func TestGiftCertificateCaps(t *testing.T) {
 	t.Parallel()
 	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
+	cards := 0
+	good := func() string { cards++; return st.tokenize(t, cardNumber(cards)) } // a card each: the card is a subject too
 	buyer := fmt.Sprintf("caps-%d@buyer.test", time.Now().UnixNano())
 	body := func(values, nonce string) string {
 		return `{"giftCertValues":[` + values + `],"email":"` + buyer + `","zipcode":"97201","country":"US","currency":"USD",
@@ -28,7 +29,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 	for range 19 {
 		twenty += ",1000"
 	}
-	code, m := post(t, st.base+"/buy/api/gift/submit", "caps-20k", body(twenty, st.tokenize(t, "4111111111111111")), "")
+	code, m := post(t, st.base+"/buy/api/gift/submit", "caps-20k", body(twenty, good()), "")
 	if code != 400 || !contains(strs(m["errors"]), "A gift certificate order may total at most $2,000.00. Please buy fewer or smaller certificates.") {
 		t.Fatalf("20 × $1,000 = %d %v, want the order cap", code, m)
 	}
@@ -36,7 +37,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 	// $2,000 orders of one buyer: two pass, and of three more sent at once only the one that
 	// still fits ($1,000 left) — none of them, as each is $2,000.
 	for i := range 2 {
-		code, m := post(t, st.base+"/buy/api/gift/submit", "caps-ok-"+strconv.Itoa(i), body("1000,1000", st.tokenize(t, "4111111111111111")), "")
+		code, m := post(t, st.base+"/buy/api/gift/submit", "caps-ok-"+strconv.Itoa(i), body("1000,1000", good()), "")
 		if code != 200 {
 			t.Fatalf("order %d within the caps = %d %v", i, code, m)
 		}
@@ -44,7 +45,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 	var wg sync.WaitGroup
 	codes := make([]int, 3)
 	msgs := make([][]string, 3)
-	nonces := []string{st.tokenize(t, "4111111111111111"), st.tokenize(t, "4111111111111111"), st.tokenize(t, "4111111111111111")}
+	nonces := []string{good(), good(), good()}
 	for i := range codes {
 		wg.Add(1)
 		go func() {
@@ -61,7 +62,7 @@ func TestGiftCertificateCaps(t *testing.T) {
 		}
 	}
 	// What is left of the day ($1,000) can still be bought.
-	if code, m := post(t, st.base+"/buy/api/gift/submit", "caps-rest", body("1000", st.tokenize(t, "4111111111111111")), ""); code != 200 {
+	if code, m := post(t, st.base+"/buy/api/gift/submit", "caps-rest", body("1000", good()), ""); code != 200 {
 		t.Errorf("the rest of the day = %d %v", code, m)
 	}
 	// A declined order gives its reservation back (another buyer, address and recipient:
@@ -72,32 +73,9 @@ func TestGiftCertificateCaps(t *testing.T) {
 			t.Fatalf("a declined card = %d %v", code, m)
 		}
 	}
-	if code, m := st.giftOrder(t, "198.51.100.90", "caps-after-decl", other, "other-friend@example.com", "USD", "1000,1000", st.tokenize(t, "4111111111111111")); code != 200 {
+	if code, m := st.giftOrder(t, "198.51.100.90", "caps-after-decl", other, "other-friend@example.com", "USD", "1000,1000", good()); code != 200 {
 		t.Errorf("after three declined $2,000 orders = %d %v, want 200 (declines hold no reservation)", code, m)
 	}
-}
-
-// giftOrder posts an anonymous gift order of values in currency for buyer to recipient,
-// as a browser at addr behind the trusted proxy.
-func (st *stack) giftOrder(t *testing.T, addr, key, buyer, recipient, currency, values, nonce string) (int, map[string]any) {
-	t.Helper()
-	body := `{"giftCertValues":[` + values + `],"email":"` + buyer + `","zipcode":"97201","country":"US","currency":"` + currency + `",
-		"cardholderName":"Amelia Earhart","nonce":"` + nonce + `","recipient":{"email":"` + recipient + `","name":"Bessie Coleman"}}`
-	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Cookie", "XSRF-TOKEN=x")
-	req.Header.Set("X-XSRF-TOKEN", "x")
-	req.Header.Set("Idempotency-Key", key)
-	req.Header.Set("X-Forwarded-For", addr)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, m
 }
 
 // Issue 41: the caps counted per buyer e-mail and per currency, so one client bought
@@ -110,7 +88,8 @@ func TestGiftCapsFollowTheMoney(t *testing.T) {
 	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
 	n := time.Now().UnixNano()
 	email := func(tag string, i int) string { return fmt.Sprintf("%s-%d-%d@buyer.test", tag, i, n) }
-	good := func() string { return st.tokenize(t, "4111111111111111") }
+	cards := 0
+	good := func() string { cards++; return st.tokenize(t, cardNumber(cards)) } // a card each: the card is a subject too
 
 	// One /64, a new interface identifier, buyer and recipient each time: $2,000, then
 	// €1,000 ($1,075.27) and A$1,000 ($666.67) fit the day's $5,000; $2,000 more does not.
@@ -165,5 +144,41 @@ func TestGiftCapsFollowTheMoney(t *testing.T) {
 	}
 	if ok != 2 || refused != 3 {
 		t.Errorf("a burst of five $2,000 orders from one address: %v, want two 200 and three 400", codes)
+	}
+}
+
+// Issue 41: the caps follow the money to its source. One card pays every order, while the
+// buyer's e-mail, the recipient, the currency, the session and the address change each
+// time: $2,000, then €1,000 ($1,075.27) and A$1,000 ($666.67) fit the card's $5,000 a day,
+// and $2,000 more with that card is refused before anything is charged, from yet another
+// address and session. Another card at that address pays.
+func TestGiftCapsPerCard(t *testing.T) {
+	t.Parallel()
+	st := startStack(t, map[string]string{"TRUSTED_PROXIES": "1"})
+	n := time.Now().UnixNano()
+	const card = "4242424242424242"
+	orders := []struct{ cur, values string }{{"USD", "1000,1000"}, {"EUR", "1000"}, {"AUD", "1000"}}
+	for i, o := range orders {
+		code, _, m := st.gift(t, giftReq{Addr: fmt.Sprintf("198.51.100.%d", 150+i), Key: fmt.Sprintf("card-%d", i),
+			Buyer: fmt.Sprintf("card-b%d-%d@buyer.test", i, n), Recipient: fmt.Sprintf("card-r%d-%d@buyer.test", i, n),
+			Currency: o.cur, Values: o.values, Nonce: st.tokenize(t, card), Cookie: fmt.Sprintf("%s=card-session-%d", auth.SessionCookie, i)})
+		if code != 200 {
+			t.Fatalf("order %d (%s %s) with the card = %d %v", i, o.cur, o.values, code, m)
+		}
+	}
+	charged := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`)
+	code, _, m := st.gift(t, giftReq{Addr: "203.0.113.160", Key: "card-over", Buyer: fmt.Sprintf("card-b9-%d@buyer.test", n),
+		Recipient: fmt.Sprintf("card-r9-%d@buyer.test", n), Values: "1000,1000", Nonce: st.tokenize(t, card),
+		Cookie: auth.SessionCookie + "=card-session-9"})
+	if code != 400 || !contains(strs(m["errors"]), "You can buy at most $5,000.00 in gift certificates per day. Please try again tomorrow or buy less.") {
+		t.Fatalf("the card's $2,000 past $3,741.94 = %d %v, want the day cap", code, m)
+	}
+	if after := st.count(t, st.paymentsDB, `SELECT count(*) FROM charges`); after != charged {
+		t.Errorf("the refused order reached payments: %d charges, before %d", after, charged)
+	}
+	code, _, m = st.gift(t, giftReq{Addr: "203.0.113.160", Key: "other-card", Buyer: fmt.Sprintf("card-b10-%d@buyer.test", n),
+		Recipient: fmt.Sprintf("card-r10-%d@buyer.test", n), Values: "1000,1000", Nonce: st.tokenize(t, cardNumber(7))})
+	if code != 200 {
+		t.Errorf("another card at that address = %d %v", code, m)
 	}
 }

@@ -91,10 +91,14 @@ func startCrashingStack(t testing.TB, env map[string]string, c crashes) *stack {
 
 	payDB := dbtest.New(t)
 	var pcfg payments.Config
-	if err := config.LoadFrom(&pcfg, lookup(map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
+	pvars := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0",
 		"DATABASE_URL": payDB, "SHUTDOWN_TIMEOUT": "2s", "LOG_LEVEL": "warn", "IDENTITY_ADDR": idGRPC, "TRUSTED_PROXIES": "0", "PAYMENTS_FIELDS_ADDR": "127.0.0.1:0",
 		"PAYMENTS_DEV_SEED": "true", "PAYMENTS_READER_SIMULATOR": "true", "PAYMENTS_CARD_READERS": "RDR-0001",
-		"PAYMENTS_SWEEP_INTERVAL": "0"})); err != nil { // tests drive the processor sweep (Sweep)
+		"PAYMENTS_SWEEP_INTERVAL": "0"} // tests drive the processor sweep (Sweep)
+	if v, ok := env["PAYMENTS_VELOCITY_HUMAN_DECLINES"]; ok {
+		pvars["PAYMENTS_VELOCITY_HUMAN_DECLINES"] = v // payments' own setting, for the tests of its human limit
+	}
+	if err := config.LoadFrom(&pcfg, lookup(pvars)); err != nil {
 		t.Fatal(err)
 	}
 	pctx, pcancel := context.WithCancel(context.Background())

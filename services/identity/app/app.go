@@ -20,6 +20,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/server"
@@ -67,6 +68,12 @@ type Config struct {
 	InvitationTTL        time.Duration `env:"IDENTITY_INVITATION_TTL" default:"168h" doc:"an invitation to join an organization can be accepted until this long after it is sent"`
 	DevSeed              bool          `env:"IDENTITY_DEV_SEED" default:"false" doc:"create the demo accounts on start (dev only; never in production)"`
 	SessionSweepInterval time.Duration `env:"IDENTITY_SESSION_SWEEP" default:"1h" doc:"how often ended sessions are deleted"`
+	// Human verification (reCAPTCHA) of a login past the throttle's limits.
+	RecaptchaRequired bool          `env:"IDENTITY_RECAPTCHA_REQUIRED" default:"false" doc:"a login past the throttle's limits asks for the human-verification value (recaptchaValue) and goes on with it, instead of answering 429"`
+	RecaptchaSecret   string        `env:"IDENTITY_RECAPTCHA_SECRET" secret:"true" secretWhen:"IDENTITY_RECAPTCHA_REQUIRED" dev:"" doc:"Google reCAPTCHA secret key, from a Secret; required with IDENTITY_RECAPTCHA_REQUIRED outside development mode; empty in development: a development verifier accepts any non-empty value"`
+	RecaptchaURL      string        `env:"IDENTITY_RECAPTCHA_URL" default:"https://www.google.com/recaptcha/api/siteverify" doc:"Google reCAPTCHA siteverify endpoint"`
+	RecaptchaTimeout  time.Duration `env:"IDENTITY_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
+	RecaptchaMinScore float64       `env:"IDENTITY_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -129,6 +136,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		Hashing: iapp.HashPoolConfig{Size: cfg.HashMemoryMiB * 1024 / max(cfg.Argon2MemoryKiB, 1), Reserved: cfg.HashKnownDevices,
 			PerAddress: cfg.HashPerAddress, Queue: cfg.HashQueue, Wait: cfg.HashWait},
 		Devices: domain.NewDeviceCookies([]byte(cfg.DeviceKey)),
+		Human: human.FromConfig(cfg.RecaptchaRequired, human.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
+			Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry}),
 	}, time.Now, log)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)

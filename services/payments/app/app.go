@@ -28,6 +28,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/server"
@@ -68,6 +69,13 @@ type Config struct {
 	// The card-testing rule (issue 26; services/payments/README.md, Card testing).
 	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session or card — or an account or e-mail through its own session — may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
 	VelocityWindow   time.Duration `env:"PAYMENTS_VELOCITY_WINDOW" default:"10m" doc:"the window of PAYMENTS_VELOCITY_DECLINES"`
+	VelocityHuman    int           `env:"PAYMENTS_VELOCITY_HUMAN_DECLINES" default:"0" doc:"declines a subject may make in the window with attempts that passed human verification (checkout's card payments, the payment-method update, the card reader, when human verification is on) before they too answer 429; past PAYMENTS_VELOCITY_DECLINES such attempts go on until this many; 0 or at most PAYMENTS_VELOCITY_DECLINES: none go on"`
+	// Human verification (reCAPTCHA) of the payment-method update and the card reader.
+	RecaptchaRequired bool          `env:"PAYMENTS_RECAPTCHA_REQUIRED" default:"false" doc:"the payment-method update (a card or wallet) and the card-reader vault need the human-verification value (recaptchaValue), as checkout's card payments do"`
+	RecaptchaSecret   string        `env:"PAYMENTS_RECAPTCHA_SECRET" secret:"true" secretWhen:"PAYMENTS_RECAPTCHA_REQUIRED" dev:"" doc:"Google reCAPTCHA secret key, from a Secret; required with PAYMENTS_RECAPTCHA_REQUIRED outside development mode; empty in development: a development verifier accepts any non-empty value"`
+	RecaptchaURL      string        `env:"PAYMENTS_RECAPTCHA_URL" default:"https://www.google.com/recaptcha/api/siteverify" doc:"Google reCAPTCHA siteverify endpoint"`
+	RecaptchaTimeout  time.Duration `env:"PAYMENTS_RECAPTCHA_TIMEOUT" default:"3s" doc:"deadline of one reCAPTCHA verification"`
+	RecaptchaMinScore float64       `env:"PAYMENTS_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	// The processor sweep (issue 30): every capture ends in a charge (and so an order) or a refund.
 	SweepInterval    time.Duration `env:"PAYMENTS_SWEEP_INTERVAL" default:"1m" doc:"how often the processor's recent transactions are reconciled with the charges (0: never, tests)"`
 	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back each periodic sweep looks"`
@@ -190,8 +198,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 		return nil, err
 	}
 	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout,
-		Velocity: iapp.VelocityRule{Declines: cfg.VelocityDeclines, Window: cfg.VelocityWindow, TrustedProxies: cfg.TrustedProxies},
-		Attempts: attempts}, o.now, log).WithParents(parents)
+		Velocity: iapp.VelocityRule{Declines: cfg.VelocityDeclines, HumanDeclines: cfg.VelocityHuman, Window: cfg.VelocityWindow, TrustedProxies: cfg.TrustedProxies},
+		Attempts: attempts,
+		Human: human.FromConfig(cfg.RecaptchaRequired, human.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
+			Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})}, o.now, log).WithParents(parents)
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
@@ -350,7 +360,7 @@ func (a *App) seedCards(ctx context.Context) error {
 }
 
 func (a *App) seedCard(ctx context.Context, account, email, name string) error {
-	ctx = auth.WithCaller(ctx, auth.Caller{AccountUUID: account, Username: email})
+	ctx = iapp.NoClient(auth.WithCaller(ctx, auth.Caller{AccountUUID: account, Username: email}))
 	if m, err := a.svc.PaymentMethod(ctx, account); err == nil && m.Profile.Token != "" {
 		return nil
 	}

@@ -34,10 +34,10 @@ func BenchmarkCharge(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		// As checkout sends it: the buyer's address and session ride along (auth.OutgoingClient),
+		// As checkout sends it: the buyer's address, session and device ride along (auth.OutgoingClient),
 		// so the card-testing rule's check rides in the charge's statements.
 		cctx := metadata.AppendToOutgoingContext(ctx, "x-hangar-client-addr", fmt.Sprintf("198.51.%d.%d", i/250%250, i%250),
-			"x-hangar-client-session", fmt.Sprintf("bench-session-%d", i))
+			"x-hangar-client-session", fmt.Sprintf("bench-session-%d", i), "x-hangar-client-device", fmt.Sprintf("bench-device-%d", i))
 		resp, err := r.rpc.Charge(cctx, &paymentsv1.ChargeRequest{IdempotencyKey: "bench-" + strconv.Itoa(i), Amount: 47000, Currency: "USD",
 			Nonce: n.GetNonce(), CustomerId: fmt.Sprintf("bench-buyer-%d", i), StoreInVault: true, Reference: "order-" + strconv.Itoa(i)})
 		if err != nil || resp.GetCharge().GetStatus() != paymentsv1.ChargeStatus_CHARGE_STATUS_CAPTURED {

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { expectAccessible, keepScreenshot } from '../support/helpers';
 import { DEMO_PASSWORD } from '../support/store';
-import { subscriber } from '../support/buy';
+import { subscriber, verifyHuman } from '../support/buy';
 
 // The subscriber's account page /account (issue 17 item 5) against the real stack: the
 // seeded pilot (identity's pilot@demo.hangar.test, checkout's seeded Premium subscription,
@@ -113,16 +113,20 @@ test.describe('/account', () => {
 
     // The payment-method update: a card the processor rejects fails with the response's
     // errors (spec 001 §8), one generic decline whatever the processor's reason (it is no
-    // card checker: issue 41); a good one succeeds and becomes the method on file.
+    // card checker: issue 41), each behind the human-verification tick as card payments
+    // are; a good one succeeds and becomes the method on file.
     const pm = page.getByTestId('payment-method');
     await pm.getByRole('button', { name: 'Update payment method' }).click();
     await fillAccountCard(page, '4000000000000127');
+    await verifyHuman(page);
     await pm.getByRole('button', { name: 'Save payment method' }).click();
     await expect(pm).toHaveAttribute('data-state', 'failed');
     await expect(page.getByTestId('payment-method-errors')).toContainText('This card could not be verified.');
     await expect(page.getByTestId('payment-method-errors')).not.toContainText('CVV');
     await expectAccessible(page, '/account (payment method failed)');
     await fillAccountCard(page, '4111111111111111');
+    // A refused update cleared the tick: the next one asks again.
+    await verifyHuman(page);
     await pm.getByRole('button', { name: 'Save payment method' }).click();
     await expect(pm).toHaveAttribute('data-state', 'succeeded');
     await expect(page.getByTestId('payment-method-state')).toContainText('Your payment method was updated');

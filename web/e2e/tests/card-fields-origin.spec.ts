@@ -208,6 +208,7 @@ test.describe('card fields on their own origin', () => {
     await form.getByLabel('ZIP / Postal code').fill('94105');
     await form.getByLabel('Country').selectOption('US');
     const fields = await fieldsOriginOf(page);
+    await buy.verifyHuman(page);
     await pm.getByRole('button', { name: 'Save payment method' }).click();
     await expect(pm).toHaveAttribute('data-state', 'succeeded');
     await expect(page.getByTestId('payment-method-current')).toContainText('ending in 1111');

@@ -1,5 +1,6 @@
 import { test, type Page } from '@playwright/test';
 import * as buy from '../support/buy';
+import { uniqueEmail } from '../support/store';
 
 const { expect } = buy;
 
@@ -85,5 +86,40 @@ test.describe('human verification', () => {
 
     await buy.buyGift(page); // ticks, then pays
     await page.waitForURL(/\/buy\/success\?invoiceId=/);
+  });
+
+  test('/account: a login past its limits asks for the tick instead of refusing, and logs in with it', async ({ page }) => {
+    // A fresh account: its own (account, address) bucket, so no other test's login is touched,
+    // and the right password at the end forgets this address's failures for it.
+    const email = uniqueEmail('human-login', 'e2e.hangar.test');
+    const password = 'e2e-human-login-pass-1';
+    await page.goto('/account');
+    const token = async () => {
+      await page.request.get('/buy/api/me'); // any identity answer sets the XSRF cookie
+      return (await page.context().cookies()).find((c) => c.name === 'XSRF-TOKEN')?.value ?? '';
+    };
+    const created = await page.request.post('/pricing/api/create-account/', {
+      headers: { 'X-XSRF-TOKEN': await token() },
+      data: { username: email, password, confirmPassword: password, is_eu: false, consent: false },
+    });
+    expect(created.ok(), await created.text()).toBeTruthy();
+    await page.request.post('/pricing/api/logout', { headers: { 'X-XSRF-TOKEN': await token() }, data: {} });
+    await page.reload();
+    const dialog = page.getByTestId('login-modal');
+    await dialog.getByLabel('Email Address').fill(email);
+    for (let i = 0; i < 5; i++) {
+      await dialog.getByLabel('Password').fill(`wrong-${i}`);
+      await dialog.getByRole('button', { name: 'LOGIN' }).click();
+      await expect(dialog.getByText('Invalid email address or password.')).toBeVisible();
+      await expect(dialog.getByRole('button', { name: 'LOGIN' })).toBeEnabled();
+    }
+    // Past the limit the right password is not refused: the form asks for the tick.
+    await expect(widget(page)).toHaveCount(0);
+    await dialog.getByLabel('Password').fill(password);
+    await dialog.getByRole('button', { name: 'LOGIN' }).click();
+    await expect(dialog.getByText(HUMAN)).toBeVisible();
+    await box(page).check();
+    await dialog.getByRole('button', { name: 'LOGIN' }).click();
+    await expect(page.getByTestId('account-user')).toHaveText(email);
   });
 });

@@ -24,7 +24,7 @@ import (
 func PaymentsKit(reg prometheus.Registerer) kitclient.Config {
 	return kitclient.Config{Client: "payments", Registry: reg, Timeout: 3 * time.Second,
 		Timeouts:   map[string]time.Duration{"Charge": 15 * time.Second, "Refund": 15 * time.Second, "VaultPaymentMethod": 15 * time.Second},
-		Idempotent: []string{"GetCharge", "GetPaymentMethod", "GetBillingProfile", "SetBillingProfile"}}
+		Idempotent: []string{"GetCharge", "GetPaymentMethod", "GetBillingProfile", "SetBillingProfile", "GetCardReference"}}
 }
 
 // PaymentsClient is the payments service as the order pipeline uses it.
@@ -49,6 +49,19 @@ func (p *PaymentsClient) Charge(ctx context.Context, r order.ChargeRequest) (ord
 		return order.Charge{}, remoteErr(err, "payments")
 	}
 	return chargeOf(resp.GetCharge()), nil
+}
+
+// CardReference answers payments' opaque reference of the card behind the payment ("" when
+// none is known): the gift caps count per card with it.
+func (p *PaymentsClient) CardReference(ctx context.Context, pay order.Payment) (string, error) {
+	if pay.Nonce == "" && pay.Token == "" {
+		return "", nil
+	}
+	resp, err := p.c.GetCardReference(ctx, &paymentsv1.GetCardReferenceRequest{Nonce: pay.Nonce, PaymentMethodToken: pay.Token})
+	if err != nil {
+		return "", remoteErr(err, "payments")
+	}
+	return resp.GetCardReference(), nil
 }
 
 // withPayer sends the buyer's session along when a stored method pays: payments decides

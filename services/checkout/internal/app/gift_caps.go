@@ -16,13 +16,21 @@ import (
 // order were a cash-out path for stolen cards), in one currency-neutral amount: USD minor
 // units, an order in another currency converted with the catalogue's rate (issue 41: caps
 // per currency let one buyer take $9,000 + €2,000 + A$2,000 in a minute). Order bounds one
-// order; Day bounds, per UTC day, each subject the money follows — the buyer's e-mail, the
-// recipient's, the session, the client address (IPv6 by its /64) — reserved for all of them
-// at once before the charge. Zero: no cap.
+// order; Day bounds, per UTC day, each subject the money follows — the paying card (its
+// source: payments' card reference), the buyer's e-mail, the recipient's, the session, the
+// client address (IPv6 by its /64) — reserved for all of them at once before the charge.
+// Zero: no cap.
 type GiftCaps struct {
 	Order int64
 	Day   int64
 	Spend GiftSpend
+	// Cards names the card behind a payment (payments; nil: the card is no subject).
+	Cards Cards
+}
+
+// Cards answers the opaque reference of the card behind a payment ("" when unknown).
+type Cards interface {
+	CardReference(ctx context.Context, pay order.Payment) (string, error)
 }
 
 // GiftSpend keeps what each subject bought per day, in USD minor units (adapters.Store).
@@ -39,20 +47,31 @@ const (
 	MsgGiftDayCap   = "You can buy at most %s in gift certificates per day. Please try again tomorrow or buy less."
 )
 
-// giftSubjects are who a gift order's money is counted against per day: the buyer's and
-// the recipient's e-mails, the session and the client's address key.
-func giftSubjects(buyer, recipient, session, client string) []string {
+// giftSubjects are who a gift order's money is counted against per day: the paying card,
+// the buyer's and the recipient's e-mails, the session and the client's address key.
+func giftSubjects(card, buyer, recipient, session, client string) []string {
 	var out []string
 	add := func(kind, v string) {
 		if v = strings.ToLower(strings.TrimSpace(v)); v != "" && v != unlimited && v != "unknown" {
 			out = append(out, kind+":"+v)
 		}
 	}
+	add("card", card)
 	add("buyer", buyer)
 	add("recipient", recipient)
 	add("session", session)
 	add("addr", client)
 	return out
+}
+
+// giftCard answers the reference of the card paying for a gift order ("" when none is
+// known: the charge then fails or pays with a card payments cannot name).
+func (p *Purchases) giftCard(ctx context.Context, pay order.Payment) (string, error) {
+	caps := p.svc.giftCaps
+	if caps.Day <= 0 || caps.Cards == nil {
+		return "", nil
+	}
+	return caps.Cards.CardReference(ctx, pay)
 }
 
 // reserveGift checks the order cap and reserves the total against each subject's day: it

@@ -182,6 +182,7 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
+	ctx = p.svc.humanPassed(ctx)
 	accountID, err := p.account(ctx, sub.Caller, c.Email)
 	if err != nil {
 		return nil, err
@@ -200,7 +201,11 @@ func (p *Purchases) submitGift(ctx context.Context, o gift.Order, recipient Gift
 		pu.Lines = append(pu.Lines, order.Line{Type: l.Type, Description: l.Description, Reason: "gift certificate",
 			UnitAmountInCents: l.UnitAmountInCents, AmountInCents: l.UnitAmountInCents, Key: l.Key})
 	}
-	subjects := giftSubjects(c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
+	card, err := p.giftCard(ctx, sub.Payment)
+	if err != nil {
+		return nil, err
+	}
+	subjects := giftSubjects(card, c.Email, recipient.RecipientEmail, auth.SessionRef(auth.Token(ctx)), sub.Client)
 	release, err := p.reserveGift(ctx, subjects, c.Currency, inv.TotalInCents) // gift_caps.go
 	if err != nil {
 		return nil, err
@@ -275,6 +280,7 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	if len(problems) > 0 {
 		return nil, invalid(problems)
 	}
+	ctx = p.svc.humanPassed(ctx)
 	accountID := pv.AccountID
 	if sales {
 		if accountID, err = p.account(ctx, domain.Caller{}, pv.Email); err != nil {

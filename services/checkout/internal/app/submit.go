@@ -53,6 +53,16 @@ func (s *Service) HumanVerification() (required bool, w HumanWidget) {
 	return true, s.widget
 }
 
+// humanPassed tells payments, with the client checkout forwards, that the submit in ctx
+// passed human verification (when it is on: a submit that did not pass never charges).
+// Past its decline limit payments lets such a card attempt go on to its human limit.
+func (s *Service) humanPassed(ctx context.Context) context.Context {
+	if s.verifier == nil {
+		return ctx
+	}
+	return auth.HumanVerified(ctx)
+}
+
 // Submit is a submit request besides its configuration.
 type Submit struct {
 	// Key is the Idempotency-Key; RequestHash identifies the request's body and caller.
@@ -120,6 +130,7 @@ func (s *Service) Submit(ctx context.Context, in domain.Input, sub Submit, calle
 		if err != nil {
 			return nil, err
 		}
+		ctx = s.humanPassed(ctx)
 		placed, err := s.orders.Place(ctx, sub.Key, sub.RequestHash, pu, sub.Payment)
 		s.logRefused(ctx, err, in.Caller, caller.Addr, pu.AccountID)
 		return placed, err

@@ -16,6 +16,7 @@ import (
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -34,6 +35,9 @@ type Policies struct {
 	// Devices signs the device cookies of known devices; a zero value signs with a key of
 	// this process only (tests).
 	Devices domain.DeviceCookies
+	// Human verifies the human-verification value a login past the throttle's limits
+	// carries (nil: human verification is off, and such a login is refused).
+	Human human.Verifier
 }
 
 // Service runs identity's use cases.
@@ -78,6 +82,8 @@ type Request struct {
 	Token string
 	// Device is the device cookie the request carried, if any.
 	Device string
+	// HumanValue is the human-verification value the login form sent, if any.
+	HumanValue string
 }
 
 // Login is a started session.
@@ -124,8 +130,9 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 		return Login{}, err
 	}
 	if !st.OK {
-		wait := max(st.Wait, time.Second)
-		return Login{}, &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
+		if err := s.pastLimits(ctx, req, max(st.Wait, time.Second)); err != nil {
+			return Login{}, err
+		}
 	}
 	if !st.Found || st.Account.PasswordHash == "" {
 		if err := s.waitLikeAVerification(ctx); err != nil {
@@ -149,6 +156,29 @@ func (s *Service) Login(ctx context.Context, email, password string, req Request
 	l, err := s.startSessionSettled(ctx, st.Account, req, settle)
 	l.Device = cookie
 	return l, err
+}
+
+// pastLimits answers a login past the throttle's limits: with human verification on it
+// asks for the widget's value and lets a verified login go on (OWASP: a CAPTCHA, not a
+// lock-out, so a flood from elsewhere never keeps the owner out); without it, 429 until
+// wait ends. A verified login still hashes in the pool's fair queue.
+func (s *Service) pastLimits(ctx context.Context, req Request, wait time.Duration) error {
+	if s.pol.Human == nil {
+		return &errs.Error{Code: errs.Exhausted, Message: domain.ThrottledMessage(wait), Cause: &Throttled{Wait: wait}, RetryAfter: wait}
+	}
+	ok, err := s.pol.Human.Verify(ctx, req.HumanValue, req.IP)
+	if err != nil {
+		// The verifier's errors never carry its secret.
+		s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())
+		return &errs.Error{Code: errs.Unavailable, Message: human.MsgUnavailable, Reason: human.ReasonRequired,
+			Fields: []errs.FieldError{{Field: "recaptchaValue", Message: human.MsgUnavailable}}, Cause: err}
+	}
+	if !ok {
+		msg := human.Refused(req.HumanValue)
+		return &errs.Error{Code: errs.Invalid, Message: msg, Reason: human.ReasonRequired,
+			Fields: []errs.FieldError{{Field: "recaptchaValue", Message: msg}}}
+	}
+	return nil
 }
 
 // loginBuckets answers the buckets a login attempt is counted in and what a right
@@ -427,9 +457,9 @@ func (s *Service) Profile(ctx context.Context, accountUUID string) (domain.Profi
 	return s.store.Profile(ctx, accountUUID)
 }
 
-// Visible answers the profile of id if the caller may see it: their own, a child account
-// of the caller (its group parent), or a member of an organization the caller administers.
-// Anything else is NotFound, so ids cannot be probed.
+// Visible answers the profile of id if the caller may see it: their own, or a member of an
+// organization the caller administers. Anything else is NotFound, so ids cannot be probed.
+// A group parent does not see its child's profile (ParentOf answers the tree link only).
 func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string) (domain.Profile, error) {
 	if id == "" || id == "me" || id == caller.Account.UUID {
 		return caller, nil
@@ -438,11 +468,29 @@ func (s *Service) Visible(ctx context.Context, caller domain.Profile, id string)
 	if err != nil {
 		return target, err
 	}
-	// A group parent buys for its child accounts (spec 001 §7), so it reads them as they
-	// read themselves; payments asks this to answer the parent the child's payment method.
-	if caller.Account.UUID != "" && target.Account.ParentUUID == caller.Account.UUID {
-		return target, nil
+	return visibleTo(caller, target)
+}
+
+// ChildOf answers the account id when it is a child account of the caller (its group
+// parent), NotFound otherwise. Spec 001 §7 grants the parent the reads its submit for the
+// child needs (the subscription, the renewal price, the payment method: payments asks
+// identity this through users/info); nothing of the child's profile goes with it.
+func (s *Service) ChildOf(ctx context.Context, caller domain.Profile, id string) (domain.Account, error) {
+	if caller.Account.UUID == "" || id == "" {
+		return domain.Account{}, errs.E(errs.NotFound, "no such user")
 	}
+	target, err := s.store.Profile(ctx, id)
+	if err != nil {
+		return domain.Account{}, err
+	}
+	if target.Account.ParentUUID != caller.Account.UUID {
+		return domain.Account{}, errs.E(errs.NotFound, "no such user")
+	}
+	return target.Account, nil
+}
+
+// visibleTo answers target when caller may see it (see Visible).
+func visibleTo(caller, target domain.Profile) (domain.Profile, error) {
 	for _, cm := range caller.Memberships {
 		if !cm.IsAdmin() {
 			continue

@@ -46,7 +46,7 @@ func forwardResponse(ctx context.Context, w http.ResponseWriter, _ proto.Message
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	if v := h.Get(mdSetDevice); len(v) > 0 {
-		http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: v[0], Path: "/pricing/api/login", MaxAge: int(domain.DeviceCookieAge.Seconds()),
+		http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: v[0], Path: "/", MaxAge: int(domain.DeviceCookieAge.Seconds()),
 			Secure: true, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	}
 	if len(h.Get(mdClearSession)) > 0 {
@@ -64,8 +64,10 @@ func first(v []string) string {
 }
 
 // DeviceCookie is the device cookie of a browser that logged in (domain.DeviceCookies):
-// sent only to the login route, kept over logout (it is no session), HttpOnly.
-const DeviceCookie = "__Secure-hangar_device"
+// kept over logout (it is no session), HttpOnly, sent to every route of the store (Path=/)
+// because the card-testing rule of payments counts a device's declined card attempts
+// against it (auth.Client.Device); only the login reads its signature.
+const DeviceCookie = auth.DeviceCookie
 
 // sessionCookie is the __Host- session cookie: Secure, HttpOnly, SameSite=Lax, Path=/,
 // no Domain. maxAge < 0 deletes it.

@@ -122,7 +122,9 @@ func user(a domain.Account) *identityv1.User {
 }
 
 func (s *GRPC) Login(ctx context.Context, req *identityv1.LoginRequest) (*identityv1.LoginResponse, error) {
-	l, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), s.request(ctx))
+	r := s.request(ctx)
+	r.HumanValue = req.GetRecaptchaValue()
+	l, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), r)
 	if err != nil {
 		// 401 or 429 with Retry-After; the one error body carries the form's status and msg.
 		return nil, err
@@ -212,6 +214,13 @@ func (s *GRPC) GetUserInfo(ctx context.Context, req *identityv1.GetUserInfoReque
 		return nil, err
 	}
 	p, err := s.svc.Visible(ctx, me, req.GetId())
+	if errs.CodeOf(err) == errs.NotFound {
+		// A group parent learns that the account is its child, and nothing else of it.
+		if child, cerr := s.svc.ChildOf(ctx, me, req.GetId()); cerr == nil {
+			return &identityv1.GetUserInfoResponse{Status: "ok", User: &identityv1.UserInfo{AccountUuid: child.UUID,
+				ParentUuid: child.ParentUUID, AccountKind: string(child.Kind)}}, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

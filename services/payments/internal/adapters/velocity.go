@@ -35,7 +35,7 @@ const velocityRecordSQL = `INSERT INTO card_velocity AS v (key, declines, window
 	RETURNING key, declines, window_start`
 
 func checkArgs(v *app.Velocity) []any {
-	return []any{v.Keys, v.Max, v.Now.Add(-v.Window)}
+	return []any{v.Keys, v.Limit(), v.Now.Add(-v.Window)}
 }
 
 func recordArgs(v *app.Velocity) []any {
@@ -59,11 +59,11 @@ func limitedRows(v *app.Velocity, rows pgx.Rows, counted bool) (*app.LimitedErro
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if counted && n < v.Max {
+		if counted && n < v.Limit() {
 			continue
 		}
 		if l == nil {
-			l = &app.LimitedError{}
+			l = &app.LimitedError{Top: v.Top()}
 		}
 		l.Keys = append(l.Keys, key)
 		if until := start.Add(v.Window); until.After(l.Until) {

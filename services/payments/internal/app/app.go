@@ -23,6 +23,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
@@ -37,6 +38,9 @@ type Policies struct {
 	// outcome (nil: not counted).
 	Velocity VelocityRule
 	Attempts *prometheus.CounterVec
+	// Human verifies the human-verification value of the payment-method update and the
+	// card-reader vault (nil: human verification is off).
+	Human human.Verifier
 }
 
 // Service is the payments use cases.
@@ -88,7 +92,7 @@ func (s *Service) Tokenize(ctx context.Context, in domain.CardInput) (gateway.No
 	// Card testing: the client (or the card) past its declines gets no nonce.
 	// It asks this replica's cache of refusals, not the database: a tokenisation costs no
 	// statement of its own; the charge that follows checks the shared counts.
-	v := s.attempt(ctx, false, "", "")
+	v := s.attempt(ctx, false, false, "", "")
 	cardOf(v, n.Fingerprint)
 	if err := s.cachedAttempt(ctx, v); err != nil {
 		return gateway.Nonce{}, err
@@ -136,7 +140,7 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		payer = &p
 	}
 	// Card testing: the rule rides in the charge's own statements.
-	v := s.attempt(ctx, true, r.CustomerID, r.CustomerEmail)
+	v := s.attempt(ctx, true, false, r.CustomerID, r.CustomerEmail)
 	c, replayed, err := s.store.Charge(ctx, domain.NewCharge(NewID(), r, s.now()), payer, v, func(ctx context.Context, c *domain.Charge) ([]kafka.Event, *Adoption, error) {
 		var reader *StoredMethod
 		if payer != nil {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -11,6 +13,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/auth"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
+	"github.com/hangar/hangar/internal/platform/human"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
@@ -147,9 +150,14 @@ func (s *Service) UpdatePaymentMethod(ctx context.Context, u domain.MethodUpdate
 		}
 		return UpdateResult{Succeeded: true, Payment: domain.PayCheck}, nil
 	}
+	// A card or wallet is verified with the processor: the update asks for human
+	// verification first, as card payments do (issue 41: it was a card checker for scripts).
+	if msg := s.humanProblem(ctx, u.HumanValue); msg != "" {
+		return UpdateResult{Errors: []string{msg}, Payment: p.Payment}, nil
+	}
 	// A verification is a card attempt: past the card-testing rule it is refused before the
 	// processor is asked, so the answer no longer says why a card failed.
-	v := s.attempt(ctx, false, u.AccountID, "")
+	v := s.attempt(ctx, false, s.pol.Human != nil, u.AccountID, "")
 	if err := s.checkAttempt(ctx, v); err != nil {
 		return UpdateResult{}, err
 	}
@@ -220,4 +228,42 @@ func methodUpdatedEvent(p domain.BillingProfile, m *domain.MethodSummary) (kafka
 		return kafka.Event{}, fmt.Errorf("encode payment method updated: %w", err)
 	}
 	return kafka.Event{Topic: events.TopicPaymentMethodUpdated, Key: p.AccountID, Payload: b}, nil
+}
+
+type noClientKey struct{}
+
+// NoClient marks ctx as work of the service itself, with no client to verify (the
+// development seed's cards): it asks for no human verification.
+func NoClient(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noClientKey{}, true)
+}
+
+// humanProblem answers why value does not pass human verification ("" when it passes or
+// verification is off). The verifier's errors never carry its secret.
+func (s *Service) humanProblem(ctx context.Context, value string) string {
+	if s.pol.Human == nil || ctx.Value(noClientKey{}) != nil {
+		return ""
+	}
+	ok, err := s.pol.Human.Verify(ctx, value, auth.ClientIP(ctx, s.pol.Velocity.TrustedProxies))
+	if err != nil {
+		s.log.WarnContext(ctx, "human verification unavailable", "err", err.Error())
+		return human.MsgUnavailable
+	}
+	if !ok {
+		return human.Refused(value)
+	}
+	return ""
+}
+
+// CardReference answers the opaque reference of the card behind a nonce or a vaulted
+// method ("" when unknown or no card): a hash of the processor's fingerprint, so another
+// service can count per card without holding anything that names the card at the
+// processor. Called by checkout only (gRPC, no public route).
+func (s *Service) CardReference(ctx context.Context, nonce, token string) (string, error) {
+	fp, err := s.gw.CardFingerprint(ctx, nonce, token)
+	if err != nil || fp == "" {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte("hangar card ref\x00" + fp))
+	return hex.EncodeToString(sum[:16]), nil
 }

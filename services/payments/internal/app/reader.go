@@ -34,10 +34,16 @@ func (s *Service) Readers(ctx context.Context) ([]string, error) {
 }
 
 // RequestReaderVault asks a reader to collect a card for email and answers the context id.
-func (s *Service) RequestReaderVault(ctx context.Context, email, reader string) (string, error) {
+//
+// It asks for human verification as card payments do (humanValue): the reader's vault is
+// a card verification, which scripts must not drive.
+func (s *Service) RequestReaderVault(ctx context.Context, email, reader, humanValue string) (string, error) {
 	c, err := requireCardAdmin(ctx)
 	if err != nil {
 		return "", err
+	}
+	if msg := s.humanProblem(ctx, humanValue); msg != "" {
+		return "", errs.Field("recaptchaValue", msg)
 	}
 	r, err := domain.NewReaderSession(NewID(), reader, email, c.AccountUUID, s.pol.Readers, s.now(), s.pol.ReaderTimeout)
 	if err != nil {
@@ -136,7 +142,8 @@ func (s *Service) readerAttempt(r domain.ReaderSession) *Velocity {
 	if rule.Declines <= 0 {
 		return nil
 	}
-	v := &Velocity{Max: rule.Declines, Window: rule.Window, Now: s.now()}
+	// The request passed human verification when it is on (RequestReaderVault).
+	v := s.velocity(s.pol.Human != nil)
 	if r.RequestedBy != "" {
 		v.Add("account:" + strings.ToLower(r.RequestedBy))
 	}

@@ -29,7 +29,7 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 		return s.vaultStored(ctx, r)
 	}
 	// A verification is a card attempt (velocity.go).
-	rule := s.attempt(ctx, true, r.CustomerID, r.CustomerEmail)
+	rule := s.attempt(ctx, true, false, r.CustomerID, r.CustomerEmail)
 	if err := s.checkAttempt(ctx, rule); err != nil {
 		return domain.Vault{}, false, err
 	}

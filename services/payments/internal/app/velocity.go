@@ -27,9 +27,16 @@ import (
 // e-mail, or is made for their account, from a session that is not theirs counts against
 // that session, its address and its card, never against the customer named (before, five
 // declined anonymous gift orders naming a customer kept that customer from paying).
+//
+// Past Declines an attempt that passed human verification (auth.Client.Human: checkout's
+// card payments and this service's own card routes verify before they charge, when human
+// verification is on) goes on until HumanDeclines: where verification is on, the limit
+// asks a buyer behind a busy address for the widget's tick first and refuses only after
+// that. HumanDeclines at most Declines: no attempt goes on past Declines.
 type VelocityRule struct {
-	Declines int
-	Window   time.Duration
+	Declines      int
+	HumanDeclines int
+	Window        time.Duration
 	// TrustedProxies: how many proxies append to X-Forwarded-For before the public routes
 	// (auth.ClientIP); checkout's calls forward the client instead (auth.OutgoingClient).
 	TrustedProxies int
@@ -41,14 +48,31 @@ type VelocityRule struct {
 // or more in the current window, and a decline counts once for each subject. Keys may grow
 // while the attempt runs (the processor names the declined card's fingerprint).
 type Velocity struct {
-	Keys   []string
-	Max    int
+	Keys []string
+	Max  int
+	// Hard is the limit of an attempt that passed human verification (Human); at most Max:
+	// none past Max.
+	Hard   int
+	Human  bool
 	Window time.Duration
 	Now    time.Time
 	// Reached: the subjects a charge's decline brought to the limit, set by Store.Charge
 	// as it records the decline with the charge's commit (nil: none).
 	Reached *LimitedError
 }
+
+// Limit answers the declines at which this attempt is refused: Hard for a human-verified
+// attempt, else Max.
+func (v *Velocity) Limit() int {
+	if v.Human && v.Hard > v.Max {
+		return v.Hard
+	}
+	return v.Max
+}
+
+// Top reports whether Limit is the rule's last limit: a refusal there holds for every
+// attempt of its subjects, verified or not (what the tokenisation's cache may learn).
+func (v *Velocity) Top() bool { return v.Limit() >= v.Hard }
 
 // Add adds subjects to the attempt (empty ones are skipped).
 func (v *Velocity) Add(keys ...string) {
@@ -64,6 +88,9 @@ func (v *Velocity) Add(keys ...string) {
 type LimitedError struct {
 	Until time.Time
 	Keys  []string
+	// Top: the keys reached the rule's last limit (Velocity.Top), so even an attempt that
+	// passed human verification is refused.
+	Top bool
 }
 
 func (e *LimitedError) Error() string {
@@ -113,7 +140,10 @@ func (s *Service) countAttempt(outcome string) {
 // there is no one to test cards. Otherwise the client of the public route itself. The
 // account and the e-mail are subjects only when the client's session is that account's
 // own (ownAttempt).
-func (s *Service) attempt(ctx context.Context, forwarded bool, account, email string) *Velocity {
+//
+// human: the public route's request passed human verification (the forwarded client says
+// so itself).
+func (s *Service) attempt(ctx context.Context, forwarded, human bool, account, email string) *Velocity {
 	r := s.pol.Velocity
 	if r.Declines <= 0 {
 		return nil
@@ -125,17 +155,21 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 			return nil
 		}
 	} else {
-		c = auth.Client{Addr: auth.ClientIP(ctx, r.TrustedProxies), Session: auth.SessionRef(auth.Token(ctx))}
+		c = auth.Client{Addr: auth.ClientIP(ctx, r.TrustedProxies), Session: auth.SessionRef(auth.Token(ctx)),
+			Device: auth.DeviceRef(ctx), Human: human}
 		if who, ok := auth.CallerFrom(ctx); ok {
 			c.Account = who.AccountUUID
 		}
 	}
-	v := &Velocity{Max: r.Declines, Window: r.Window, Now: s.now()}
+	v := s.velocity(c.Human)
 	if c.Addr != "" {
 		v.Add("addr:" + clientaddr.Key(c.Addr))
 	}
 	if c.Session != "" {
 		v.Add("session:" + c.Session)
+	}
+	if c.Device != "" {
+		v.Add("device:" + c.Device)
 	}
 	if ownAttempt(c, account) {
 		v.Add("account:" + strings.ToLower(account))
@@ -144,6 +178,13 @@ func (s *Service) attempt(ctx context.Context, forwarded bool, account, email st
 		}
 	}
 	return v
+}
+
+// velocity answers an attempt of the rule without subjects (human: it passed human
+// verification).
+func (s *Service) velocity(human bool) *Velocity {
+	r := s.pol.Velocity
+	return &Velocity{Max: r.Declines, Hard: max(r.HumanDeclines, r.Declines), Human: human, Window: r.Window, Now: s.now()}
 }
 
 // ownAttempt reports whether client's session is logged in to account: only then do the
@@ -217,7 +258,7 @@ func newLimitCache(max int) *limitCache {
 }
 
 func (c *limitCache) learn(l *LimitedError) {
-	if l == nil || len(l.Keys) == 0 {
+	if l == nil || len(l.Keys) == 0 || !l.Top {
 		return
 	}
 	c.mu.Lock()

@@ -84,6 +84,8 @@ type MethodUpdate struct {
 	CardholderName string
 	Country        string
 	Payment        PaymentType
+	// HumanValue is the page's human-verification value (recaptchaValue).
+	HumanValue string
 }
 
 // Problems answers the update's input problems in the spec's words (spec 000 §5), empty

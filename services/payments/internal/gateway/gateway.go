@@ -45,6 +45,10 @@ type Gateway interface {
 	Void(ctx context.Context, txID string) (Transaction, error)
 	// Refund refunds amount of a captured transaction; idempotent by key.
 	Refund(ctx context.Context, txID string, amount int64, key string) (string, error)
+	// CardFingerprint answers the card fingerprint of a nonce (not consuming it) or, with
+	// token, of a vaulted method; "" when unknown or no card (Stripe's card.fingerprint,
+	// Braintree's unique_number_identifier).
+	CardFingerprint(ctx context.Context, nonce, token string) (string, error)
 	// GetPaymentMethod answers a vaulted method.
 	GetPaymentMethod(ctx context.Context, token string) (domain.MethodSummary, error)
 	// UpdatePaymentMethod changes a vaulted method's billing details.

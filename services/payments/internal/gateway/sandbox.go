@@ -383,6 +383,22 @@ func (s *Sandbox) authorize(ctx context.Context, r AuthRequest) (Transaction, er
 	return t.Tx, nil
 }
 
+// CardFingerprint answers the fingerprint of a nonce's or a vaulted method's card ("" when
+// unknown).
+func (s *Sandbox) CardFingerprint(ctx context.Context, nonce, token string) (string, error) {
+	var fp string
+	var err error
+	if nonce != "" {
+		fp, err = s.store.NonceFingerprint(ctx, nonceHash(nonce))
+	} else if token != "" {
+		fp, err = s.store.MethodFingerprint(ctx, token)
+	}
+	if errors.Is(err, ErrNoSandboxRow) {
+		return "", nil
+	}
+	return fp, err
+}
+
 // declinedCard answers the fingerprint of a declined source, as a processor's decline
 // names the card (empty when it cannot be read). Only declines pay for the read.
 func (s *Sandbox) declinedCard(ctx context.Context, r AuthRequest) string {

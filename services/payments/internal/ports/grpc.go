@@ -154,7 +154,7 @@ func (g *GRPC) GetPaymentMethod(ctx context.Context, r *paymentsv1.GetPaymentMet
 
 func (g *GRPC) UpdatePaymentMethod(ctx context.Context, r *paymentsv1.UpdatePaymentMethodRequest) (*paymentsv1.UpdatePaymentMethodResponse, error) {
 	res, err := g.svc.UpdatePaymentMethod(ctx, domain.MethodUpdate{AccountID: r.GetAccountId(), Nonce: r.GetNonce(),
-		Zipcode: r.GetZipcode(), CardholderName: r.GetCardholderName(), Country: r.GetCountry()}, r.GetPaymentMethod())
+		Zipcode: r.GetZipcode(), CardholderName: r.GetCardholderName(), Country: r.GetCountry(), HumanValue: r.GetRecaptchaValue()}, r.GetPaymentMethod())
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (g *GRPC) UpdatePaymentMethod(ctx context.Context, r *paymentsv1.UpdatePaym
 
 func (g *GRPC) UpdateAccountPaymentMethod(ctx context.Context, r *paymentsv1.UpdateAccountPaymentMethodRequest) (*paymentsv1.UpdateAccountPaymentMethodResponse, error) {
 	res, err := g.svc.UpdatePaymentMethod(ctx, domain.MethodUpdate{AccountID: r.GetAccountId(), Nonce: r.GetNonce(),
-		Zipcode: r.GetZipcode(), CardholderName: r.GetCardholderName(), Country: r.GetCountry()}, r.GetPaymentMethod())
+		Zipcode: r.GetZipcode(), CardholderName: r.GetCardholderName(), Country: r.GetCountry(), HumanValue: r.GetRecaptchaValue()}, r.GetPaymentMethod())
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +187,14 @@ func (g *GRPC) SetBillingProfile(ctx context.Context, r *paymentsv1.SetBillingPr
 	return &paymentsv1.SetBillingProfileResponse{Profile: profileProto(p)}, nil
 }
 
+func (g *GRPC) GetCardReference(ctx context.Context, r *paymentsv1.GetCardReferenceRequest) (*paymentsv1.GetCardReferenceResponse, error) {
+	ref, err := g.svc.CardReference(ctx, r.GetNonce(), r.GetPaymentMethodToken())
+	if err != nil {
+		return nil, err
+	}
+	return &paymentsv1.GetCardReferenceResponse{CardReference: ref}, nil
+}
+
 func (g *GRPC) GetBillingProfile(ctx context.Context, r *paymentsv1.GetBillingProfileRequest) (*paymentsv1.GetBillingProfileResponse, error) {
 	p, err := g.svc.BillingProfile(ctx, r.GetAccountId())
 	if err != nil {
@@ -204,7 +212,7 @@ func (g *GRPC) ListCardReaders(ctx context.Context, _ *paymentsv1.ListCardReader
 }
 
 func (g *GRPC) RequestReaderVault(ctx context.Context, r *paymentsv1.RequestReaderVaultRequest) (*paymentsv1.RequestReaderVaultResponse, error) {
-	id, err := g.svc.RequestReaderVault(ctx, r.GetEmail(), r.GetReaderSerialNumber())
+	id, err := g.svc.RequestReaderVault(ctx, r.GetEmail(), r.GetReaderSerialNumber(), r.GetRecaptchaValue())
 	if err != nil {
 		return nil, err
 	}

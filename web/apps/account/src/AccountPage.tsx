@@ -5,7 +5,7 @@ import { useReducer, useRef, useState, type FormEvent, type ReactNode } from 're
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '@hangar/api-client';
 import { formatMoney, parseCurrency } from '@hangar/money';
-import { Button, Dialog, ErrorState, HostedCardFields, LoadingState, LoginForm, SelectField, TextField, countryOptions, cx, type HostedCardFieldsHandle } from '@hangar/ui';
+import { Button, Dialog, ErrorState, HostedCardFields, HumanVerification, LoadingState, LoginForm, SelectField, TextField, countryOptions, cx, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import {
   autoRenewReducer,
   describeMethod,
@@ -70,8 +70,8 @@ function LoginDialog({ open, onClose, login, onLoggedIn }: { open: boolean; onCl
   return (
     <Dialog open={open} title="Login Required" onClose={onClose} testId="login-modal">
       <LoginForm
-        onLogin={async (username, password) => {
-          const msg = await login(username, password);
+        onLogin={async (username, password, human) => {
+          const msg = await login(username, password, human);
           if (msg === undefined) onLoggedIn();
           return msg;
         }}
@@ -216,14 +216,18 @@ function PaymentMethod({ api, accountId, sub }: { api: AccountApi; accountId: st
   const [zip, setZip] = useState('');
   const [country, setCountry] = useState('');
   const card = useRef<HostedCardFieldsHandle>(null);
+  const human = useRef<HumanVerificationHandle>(null);
   const current = describeMethod(pm.data?.paymentMethod ?? sub?.paymentInfo);
   const locked = pm.data?.canUpdate === false;
 
   async function save(e: FormEvent) {
     e.preventDefault();
-    const missing = [!name.trim() && 'Cardholder name cannot be blank', !zip.trim() && 'ZIP / Postal code cannot be blank', !country && 'Country cannot be blank'].filter(
-      (x): x is string => Boolean(x),
-    );
+    const missing = [
+      !name.trim() && 'Cardholder name cannot be blank',
+      !zip.trim() && 'ZIP / Postal code cannot be blank',
+      !country && 'Country cannot be blank',
+      ...(human.current?.problems() ?? []),
+    ].filter((x): x is string => Boolean(x));
     if (missing.length > 0) {
       dispatch({ type: 'invalid', errors: missing });
       return;
@@ -235,7 +239,9 @@ function PaymentMethod({ api, accountId, sub }: { api: AccountApi; accountId: st
       return;
     }
     try {
-      const r = await api.updatePaymentMethod({ accountId, nonce: t.nonce, zipcode: zip, cardholderName: name, country });
+      const r = await api.updatePaymentMethod({ accountId, nonce: t.nonce, zipcode: zip, cardholderName: name, country, recaptchaValue: human.current?.value() ?? '' });
+      // A value is good for one verification: a refused update needs a new tick.
+      if (r.status !== 'succeeded') human.current?.reset();
       dispatch({ type: 'answer', status: r.status, errors: r.errors, summary: describeMethod(r.paymentMethod) });
       void client.invalidateQueries({ queryKey: ['payment-method', accountId] });
       void client.invalidateQueries({ queryKey: ['renewal'] });
@@ -272,6 +278,7 @@ function PaymentMethod({ api, accountId, sub }: { api: AccountApi; accountId: st
           <TextField label="ZIP / Postal code" value={zip} onChange={(e) => setZip(e.target.value)} autoComplete="postal-code" />
           <SelectField label="Country" value={country} onChange={(e) => setCountry(e.target.value)} options={countryOptions()} />
           <HostedCardFields handle={card} />
+          <HumanVerification handle={human} />
           {state.kind === 'updating' ? (
             <p role="status" data-testid="payment-method-state">
               Updating your payment method…

@@ -141,7 +141,7 @@ export function accountApi(client: ApiClient = createApiClient()) {
         }),
       ),
     /** POST /account/api/subscription/payment-method (spec 001 §7), payments' route. */
-    updatePaymentMethod: (body: { accountId: string; nonce: string; zipcode: string; cardholderName: string; country: string }) =>
+    updatePaymentMethod: (body: { accountId: string; nonce: string; zipcode: string; cardholderName: string; country: string; recaptchaValue: string }) =>
       unwrap(client.payments.POST('/account/api/subscription/payment-method', { body: { ...body, paymentMethod: 'CREDIT_CARD' } })),
     /** POST /account/api/password/forgot: the same answer for known and unknown addresses. */
     forgotPassword: async (email: string): Promise<string> =>
@@ -157,9 +157,9 @@ export function accountApi(client: ApiClient = createApiClient()) {
     /** POST /org/api/invitations/accept; without a session and an account, creates it and logs the browser in. */
     acceptInvitation: (token: string, password = '', confirmPassword = '') =>
       client.http.request<InvitationAccepted>('POST', '/org/api/invitations/accept', { body: { token, password, confirmPassword } }),
-    login: async (username: string, password: string): Promise<string | undefined> => {
+    login: async (username: string, password: string, recaptchaValue = ''): Promise<string | undefined> => {
       try {
-        const r = await client.identity.POST('/pricing/api/login', { body: { username, password } });
+        const r = await client.identity.POST('/pricing/api/login', { body: { username, password, ...(recaptchaValue ? { recaptchaValue } : {}) } });
         const data = r.data as { status?: string } | undefined;
         if (r.response.ok && data?.status === 'ok') return undefined;
         const err = (r.error ?? {}) as { msg?: string; message?: string };

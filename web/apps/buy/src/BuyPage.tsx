@@ -454,8 +454,8 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
   }, [currencyRefused]);
 
   // ---- actions
-  const onLogin = useEvent(async (u: string, pw: string): Promise<string | undefined> => {
-    const r = await login(u, pw);
+  const onLogin = useEvent(async (u: string, pw: string, human?: string): Promise<string | undefined> => {
+    const r = await login(u, pw, human);
     if (!r.ok) return r.message;
     // From the buy page, first go to the account route, then reload. Without ?prompt=login:
     // it asked for this login, which is done (it opened the modal again after the reload).
@@ -571,7 +571,7 @@ function Configurator({ catalog, me, meReady, query, navigate, reload }: Configu
         nonce = r.nonce;
       } else if (payWith === 'reader') {
         // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
-        token = (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod;
+        token = (await payWithCardReader(config.email || me.email || '', reader, { recaptchaValue: human.current?.value() ?? '' })).paymentMethod;
       } else if (keptCard) {
         nonce = keptCard.nonce;
       } else {

@@ -5,9 +5,9 @@ export const AUTH_FAILED = 'Authentication failed';
 export const LOGIN_REQUIRED = 'Login Required';
 
 /** POST /pricing/api/login: ok, or the server's message ('Failed to login' when none). */
-export async function login(username: string, password: string): Promise<{ ok: true; accountUuid: string } | { ok: false; message: string }> {
+export async function login(username: string, password: string, recaptchaValue = ''): Promise<{ ok: true; accountUuid: string } | { ok: false; message: string }> {
   try {
-    const r = await apiClient().identity.POST('/pricing/api/login', { body: { username, password } });
+    const r = await apiClient().identity.POST('/pricing/api/login', { body: { username, password, ...(recaptchaValue ? { recaptchaValue } : {}) } });
     const data = r.data as { status?: string; user?: { account_uuid?: string } } | undefined;
     if (r.response.ok && data?.status === 'ok') return { ok: true, accountUuid: data.user?.account_uuid ?? '' };
     const err = (r.error ?? {}) as { msg?: string; message?: string };

@@ -58,9 +58,9 @@ interface SavedCard {
 }
 
 /** POST /pricing/api/login: undefined once the session is open, else the refusal to show. */
-async function login(username: string, password: string): Promise<string | undefined> {
+async function login(username: string, password: string, recaptchaValue: string): Promise<string | undefined> {
   try {
-    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password } });
+    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password, ...(recaptchaValue ? { recaptchaValue } : {}) } });
     return r.status === 'ok' ? undefined : r.msg || 'Failed to login';
   } catch (err) {
     return err instanceof ApiError && err.message ? err.message : 'Failed to login';
@@ -78,8 +78,8 @@ function LoginModal({ onDone }: { onDone: () => void }) {
         <h2 id="oneoff-login-title">Login Required</h2>
         <p>Log in to complete your order.</p>
         <LoginForm
-          onLogin={async (username, password) => {
-            const msg = await login(username, password);
+          onLogin={async (username, password, human) => {
+            const msg = await login(username, password, human);
             if (msg === undefined) onDone();
             return msg;
           }}
@@ -259,7 +259,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         // reader for the customer's e-mail, polled every 1000 ms; its method pays, and the
         // reader's cardholder name is set.
         setReaderWaiting(true);
-        const r = await payWithCardReader(email.trim(), salesMode.readerSerialNumber);
+        const r = await payWithCardReader(email.trim(), salesMode.readerSerialNumber, { recaptchaValue: human.current?.value() ?? '' });
         setReaderWaiting(false);
         setErrors([]);
         if (r.cardholderName) setBilling((b) => ({ ...b, cardholderName: r.cardholderName }));

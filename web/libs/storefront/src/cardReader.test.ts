@@ -14,7 +14,7 @@ describe('card reader payment', () => {
       'fetch',
       vi.fn((url: string, init?: RequestInit) => {
         if (url === '/buy/api/card-reader/vault') {
-          expect(JSON.parse(String(init?.body))).toEqual({ email: 'a@b.example', readerSerialNumber: 'RDR-0001' });
+          expect(JSON.parse(String(init?.body))).toEqual({ email: 'a@b.example', readerSerialNumber: 'RDR-0001', recaptchaValue: 'dev-human-1' });
           return json(200, { contextId: 'ctx-1' });
         }
         polls.push(url);
@@ -22,7 +22,7 @@ describe('card reader payment', () => {
       }),
     );
     const waits: number[] = [];
-    const r = await payWithCardReader('a@b.example', 'RDR-0001', { wait: async (ms) => void waits.push(ms) });
+    const r = await payWithCardReader('a@b.example', 'RDR-0001', { wait: async (ms) => void waits.push(ms), recaptchaValue: 'dev-human-1' });
     expect(r).toEqual({ paymentMethod: 'pm-9', cardholderName: 'Ada Lovelace' });
     expect(waits).toEqual([CARD_READER_POLL_MS, CARD_READER_POLL_MS, CARD_READER_POLL_MS]);
     expect(polls[0]).toBe('/buy/api/card-reader/vault-result?contextId=ctx-1');

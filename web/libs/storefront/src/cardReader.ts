@@ -19,6 +19,8 @@ interface VaultResult {
 
 export interface CardReaderDeps {
   signal?: AbortSignal;
+  /** The page's human-verification value: the reader's vault verifies a card, as a card payment does. */
+  recaptchaValue?: string;
   /** Waits between polls; injectable for tests. */
   wait?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
@@ -38,8 +40,8 @@ const defaultWait = (ms: number, signal?: AbortSignal) =>
  * until a payment method is present. A declined card, a timeout or a superseded request is
  * a StoreError carrying the server's message, shown as it is.
  */
-export async function payWithCardReader(email: string, readerSerialNumber: string, { signal, wait = defaultWait }: CardReaderDeps = {}): Promise<ReaderResult> {
-  const { contextId } = await storeRequest<{ contextId?: string }>('POST', '/buy/api/card-reader/vault', { email, readerSerialNumber }, signal);
+export async function payWithCardReader(email: string, readerSerialNumber: string, { signal, wait = defaultWait, recaptchaValue = '' }: CardReaderDeps = {}): Promise<ReaderResult> {
+  const { contextId } = await storeRequest<{ contextId?: string }>('POST', '/buy/api/card-reader/vault', { email, readerSerialNumber, ...(recaptchaValue ? { recaptchaValue } : {}) }, signal);
   if (!contextId) throw new StoreError(502, 'The card reader did not start.');
   for (;;) {
     await wait(CARD_READER_POLL_MS, signal);

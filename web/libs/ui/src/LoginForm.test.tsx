@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { MSG_HUMAN } from './HumanVerification';
 import { FORGOT_PASSWORD_PATH, LoginForm } from './LoginForm';
 
 function deferred<T>() {
@@ -21,7 +22,7 @@ describe('LoginForm', () => {
     const form = screen.getByRole('form', { name: 'LOGIN TO EXISTING ACCOUNT' });
     fill(form, 'amelia@e2e.hangar.test', 'secret');
     fireEvent.click(within(form).getByRole('button', { name: 'LOGIN' }));
-    expect(onLogin).toHaveBeenCalledWith('amelia@e2e.hangar.test', 'secret');
+    expect(onLogin).toHaveBeenCalledWith('amelia@e2e.hangar.test', 'secret', '');
     expect(within(form).getByRole('button', { name: 'LOGIN' })).toHaveProperty('disabled', true);
     // A second submit while the first runs is not sent.
     fireEvent.submit(form);
@@ -39,6 +40,21 @@ describe('LoginForm', () => {
     expect(password.getAttribute('aria-invalid')).toBe('true');
     expect(document.getElementById(password.getAttribute('aria-describedby')!)?.textContent).toBe('Invalid username or password.');
     expect(screen.getByRole('button', { name: 'LOGIN' })).toHaveProperty('disabled', false);
+  });
+
+  it('shows the human-verification widget when the server asks for it past the limits', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response(JSON.stringify({ required: true, siteKey: 'k', scriptUrl: '/-/human/widget.js' }), { status: 200 })),
+    );
+    const onLogin = vi.fn(async () => MSG_HUMAN);
+    render(<LoginForm onLogin={onLogin} />);
+    expect(screen.queryByTestId('human-verification')).toBeNull();
+    fill(document.body, 'a@b.test', 'right');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'LOGIN' })));
+    expect(await screen.findByTestId('human-verification')).toBeTruthy();
+    expect(screen.getByText(MSG_HUMAN)).toBeTruthy();
+    vi.unstubAllGlobals();
   });
 
   it('shows a thrown error as a refusal', async () => {

@@ -1,5 +1,6 @@
-import { useId, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 import { Button } from './Button';
+import { HumanVerification, MSG_CAPTCHA_ERROR, MSG_HUMAN, type HumanVerificationHandle } from './HumanVerification';
 import { TextField } from './fields';
 import ui from './ui.module.css';
 
@@ -10,8 +11,9 @@ export interface LoginFormProps {
   /**
    * Logs in. Answers the refusal's message to show under the password, or undefined when
    * the session is open: the form then stays disabled while the caller reloads or goes on.
+   * recaptchaValue is the human-verification widget's value ('' until the server asked).
    */
-  onLogin: (username: string, password: string) => Promise<string | undefined>;
+  onLogin: (username: string, password: string, recaptchaValue: string) => Promise<string | undefined>;
   /** A heading that names the form (the panels' 'LOGIN TO EXISTING ACCOUNT'). */
   title?: string;
   /** The e-mail the field starts with (read once, when the form mounts). */
@@ -23,6 +25,8 @@ export interface LoginFormProps {
  * The one login form (spec 001 §4) of the buy page's panel, its login modal and the account
  * page: e-mail and password, LOGIN disabled while the login is under way, a refusal shown
  * under the password and LOGIN enabled again, and 'Forgot password?' on LOGIN's line.
+ * Past the login's limits the server asks for human verification: the form then shows the
+ * widget and sends its value with the next LOGIN.
  */
 export function LoginForm({ onLogin, title, initialUsername = '', className }: LoginFormProps) {
   const id = useId();
@@ -30,6 +34,8 @@ export function LoginForm({ onLogin, title, initialUsername = '', className }: L
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
+  const [askHuman, setAskHuman] = useState(false);
+  const human = useRef<HumanVerificationHandle>(null);
   return (
     <form
       className={className}
@@ -41,9 +47,13 @@ export function LoginForm({ onLogin, title, initialUsername = '', className }: L
         setError(undefined);
         let msg: string | undefined;
         try {
-          msg = await onLogin(username, password);
+          msg = await onLogin(username, password, human.current?.value() ?? '');
         } catch (err) {
           msg = (err instanceof Error && err.message) || 'Failed to login';
+        }
+        if (msg === MSG_HUMAN || msg === MSG_CAPTCHA_ERROR) {
+          setAskHuman(true);
+          human.current?.reset();
         }
         if (msg !== undefined) {
           setError(msg);
@@ -63,6 +73,7 @@ export function LoginForm({ onLogin, title, initialUsername = '', className }: L
         errors={error ? [error] : []}
         onChange={(e) => setPassword(e.target.value)}
       />
+      {askHuman ? <HumanVerification handle={human} /> : null}
       <div className={ui.hLoginActions}>
         <Button type="submit" disabled={busy} aria-busy={busy || undefined}>
           LOGIN

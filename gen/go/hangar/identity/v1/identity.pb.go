@@ -95,11 +95,14 @@ func (x *User) GetIsAdmin() bool {
 }
 
 type LoginRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
-	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Username string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Password string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	// The human-verification value: needed only past the login throttle's limits, when the
+	// answer asked for it (reason HUMAN_VERIFICATION_REQUIRED).
+	RecaptchaValue string `protobuf:"bytes,3,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *LoginRequest) Reset() {
@@ -142,6 +145,13 @@ func (x *LoginRequest) GetUsername() string {
 func (x *LoginRequest) GetPassword() string {
 	if x != nil {
 		return x.Password
+	}
+	return ""
+}
+
+func (x *LoginRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
 	}
 	return ""
 }
@@ -3420,10 +3430,11 @@ const file_hangar_identity_v1_identity_proto_rawDesc = "" +
 	"isEmployee\x88\x01\x01\x12\x1e\n" +
 	"\bis_admin\x18\x04 \x01(\bH\x01R\aisAdmin\x88\x01\x01B\x0e\n" +
 	"\f_is_employeeB\v\n" +
-	"\t_is_admin\"F\n" +
+	"\t_is_admin\"o\n" +
 	"\fLoginRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\"g\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12'\n" +
+	"\x0frecaptcha_value\x18\x03 \x01(\tR\x0erecaptchaValue\"g\n" +
 	"\rLoginResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12,\n" +
 	"\x04user\x18\x02 \x01(\v2\x18.hangar.identity.v1.UserR\x04user\x12\x10\n" +

@@ -1739,8 +1739,11 @@ type UpdatePaymentMethodRequest struct {
 	Country        string                 `protobuf:"bytes,5,opt,name=country,proto3" json:"country,omitempty"`
 	// CREDIT_CARD, PAYPAL or INVOICE (stored and answered as CHECK). Empty: CREDIT_CARD.
 	PaymentMethod string `protobuf:"bytes,6,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The human-verification value of the page's widget (GET /buy/api/human-verification):
+	// required for a card or wallet when human verification is on.
+	RecaptchaValue string `protobuf:"bytes,7,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdatePaymentMethodRequest) Reset() {
@@ -1815,6 +1818,13 @@ func (x *UpdatePaymentMethodRequest) GetPaymentMethod() string {
 	return ""
 }
 
+func (x *UpdatePaymentMethodRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
+	}
+	return ""
+}
+
 // UpdateAccountPaymentMethodRequest has the fields of UpdatePaymentMethodRequest.
 type UpdateAccountPaymentMethodRequest struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -1824,6 +1834,7 @@ type UpdateAccountPaymentMethodRequest struct {
 	CardholderName string                 `protobuf:"bytes,4,opt,name=cardholder_name,json=cardholderName,proto3" json:"cardholder_name,omitempty"`
 	Country        string                 `protobuf:"bytes,5,opt,name=country,proto3" json:"country,omitempty"`
 	PaymentMethod  string                 `protobuf:"bytes,6,opt,name=payment_method,json=paymentMethod,proto3" json:"payment_method,omitempty"`
+	RecaptchaValue string                 `protobuf:"bytes,7,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -1896,6 +1907,13 @@ func (x *UpdateAccountPaymentMethodRequest) GetCountry() string {
 func (x *UpdateAccountPaymentMethodRequest) GetPaymentMethod() string {
 	if x != nil {
 		return x.PaymentMethod
+	}
+	return ""
+}
+
+func (x *UpdateAccountPaymentMethodRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
 	}
 	return ""
 }
@@ -2241,6 +2259,102 @@ func (x *GetBillingProfileResponse) GetProfile() *BillingProfile {
 	return nil
 }
 
+type GetCardReferenceRequest struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	Nonce              string                 `protobuf:"bytes,1,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	PaymentMethodToken string                 `protobuf:"bytes,2,opt,name=payment_method_token,json=paymentMethodToken,proto3" json:"payment_method_token,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *GetCardReferenceRequest) Reset() {
+	*x = GetCardReferenceRequest{}
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCardReferenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCardReferenceRequest) ProtoMessage() {}
+
+func (x *GetCardReferenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCardReferenceRequest.ProtoReflect.Descriptor instead.
+func (*GetCardReferenceRequest) Descriptor() ([]byte, []int) {
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *GetCardReferenceRequest) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *GetCardReferenceRequest) GetPaymentMethodToken() string {
+	if x != nil {
+		return x.PaymentMethodToken
+	}
+	return ""
+}
+
+type GetCardReferenceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CardReference string                 `protobuf:"bytes,1,opt,name=card_reference,json=cardReference,proto3" json:"card_reference,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCardReferenceResponse) Reset() {
+	*x = GetCardReferenceResponse{}
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCardReferenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCardReferenceResponse) ProtoMessage() {}
+
+func (x *GetCardReferenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCardReferenceResponse.ProtoReflect.Descriptor instead.
+func (*GetCardReferenceResponse) Descriptor() ([]byte, []int) {
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *GetCardReferenceResponse) GetCardReference() string {
+	if x != nil {
+		return x.CardReference
+	}
+	return ""
+}
+
 type BillingProfile struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	AccountId          string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
@@ -2254,7 +2368,7 @@ type BillingProfile struct {
 
 func (x *BillingProfile) Reset() {
 	*x = BillingProfile{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +2380,7 @@ func (x *BillingProfile) String() string {
 func (*BillingProfile) ProtoMessage() {}
 
 func (x *BillingProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[29]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2279,7 +2393,7 @@ func (x *BillingProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BillingProfile.ProtoReflect.Descriptor instead.
 func (*BillingProfile) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{29}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *BillingProfile) GetAccountId() string {
@@ -2325,7 +2439,7 @@ type ListCardReadersRequest struct {
 
 func (x *ListCardReadersRequest) Reset() {
 	*x = ListCardReadersRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2337,7 +2451,7 @@ func (x *ListCardReadersRequest) String() string {
 func (*ListCardReadersRequest) ProtoMessage() {}
 
 func (x *ListCardReadersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[30]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2350,7 +2464,7 @@ func (x *ListCardReadersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardReadersRequest.ProtoReflect.Descriptor instead.
 func (*ListCardReadersRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{30}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{32}
 }
 
 type ListCardReadersResponse struct {
@@ -2362,7 +2476,7 @@ type ListCardReadersResponse struct {
 
 func (x *ListCardReadersResponse) Reset() {
 	*x = ListCardReadersResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2374,7 +2488,7 @@ func (x *ListCardReadersResponse) String() string {
 func (*ListCardReadersResponse) ProtoMessage() {}
 
 func (x *ListCardReadersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[31]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2387,7 +2501,7 @@ func (x *ListCardReadersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCardReadersResponse.ProtoReflect.Descriptor instead.
 func (*ListCardReadersResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{31}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListCardReadersResponse) GetSerialNumbers() []string {
@@ -2401,13 +2515,15 @@ type RequestReaderVaultRequest struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	Email              string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
 	ReaderSerialNumber string                 `protobuf:"bytes,2,opt,name=reader_serial_number,json=readerSerialNumber,proto3" json:"reader_serial_number,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// The human-verification value, required when human verification is on.
+	RecaptchaValue string `protobuf:"bytes,3,opt,name=recaptcha_value,json=recaptchaValue,proto3" json:"recaptcha_value,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *RequestReaderVaultRequest) Reset() {
 	*x = RequestReaderVaultRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2419,7 +2535,7 @@ func (x *RequestReaderVaultRequest) String() string {
 func (*RequestReaderVaultRequest) ProtoMessage() {}
 
 func (x *RequestReaderVaultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[32]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2432,7 +2548,7 @@ func (x *RequestReaderVaultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReaderVaultRequest.ProtoReflect.Descriptor instead.
 func (*RequestReaderVaultRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{32}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RequestReaderVaultRequest) GetEmail() string {
@@ -2449,6 +2565,13 @@ func (x *RequestReaderVaultRequest) GetReaderSerialNumber() string {
 	return ""
 }
 
+func (x *RequestReaderVaultRequest) GetRecaptchaValue() string {
+	if x != nil {
+		return x.RecaptchaValue
+	}
+	return ""
+}
+
 type RequestReaderVaultResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ContextId     string                 `protobuf:"bytes,1,opt,name=context_id,json=contextId,proto3" json:"context_id,omitempty"`
@@ -2458,7 +2581,7 @@ type RequestReaderVaultResponse struct {
 
 func (x *RequestReaderVaultResponse) Reset() {
 	*x = RequestReaderVaultResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2593,7 @@ func (x *RequestReaderVaultResponse) String() string {
 func (*RequestReaderVaultResponse) ProtoMessage() {}
 
 func (x *RequestReaderVaultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[33]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2606,7 @@ func (x *RequestReaderVaultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RequestReaderVaultResponse.ProtoReflect.Descriptor instead.
 func (*RequestReaderVaultResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{33}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RequestReaderVaultResponse) GetContextId() string {
@@ -2502,7 +2625,7 @@ type GetReaderVaultResultRequest struct {
 
 func (x *GetReaderVaultResultRequest) Reset() {
 	*x = GetReaderVaultResultRequest{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2637,7 @@ func (x *GetReaderVaultResultRequest) String() string {
 func (*GetReaderVaultResultRequest) ProtoMessage() {}
 
 func (x *GetReaderVaultResultRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[34]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2650,7 @@ func (x *GetReaderVaultResultRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReaderVaultResultRequest.ProtoReflect.Descriptor instead.
 func (*GetReaderVaultResultRequest) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{34}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetReaderVaultResultRequest) GetContextId() string {
@@ -2549,7 +2672,7 @@ type GetReaderVaultResultResponse struct {
 
 func (x *GetReaderVaultResultResponse) Reset() {
 	*x = GetReaderVaultResultResponse{}
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2561,7 +2684,7 @@ func (x *GetReaderVaultResultResponse) String() string {
 func (*GetReaderVaultResultResponse) ProtoMessage() {}
 
 func (x *GetReaderVaultResultResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_hangar_payments_v1_payments_proto_msgTypes[35]
+	mi := &file_hangar_payments_v1_payments_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2574,7 +2697,7 @@ func (x *GetReaderVaultResultResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReaderVaultResultResponse.ProtoReflect.Descriptor instead.
 func (*GetReaderVaultResultResponse) Descriptor() ([]byte, []int) {
-	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{35}
+	return file_hangar_payments_v1_payments_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetReaderVaultResultResponse) GetStatus() string {
@@ -2735,7 +2858,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\n" +
 	"can_update\x18\x05 \x01(\bH\x00R\tcanUpdate\x88\x01\x01\x12\x16\n" +
 	"\x06errors\x18\x06 \x03(\tR\x06errorsB\r\n" +
-	"\v_can_update\"\xd5\x01\n" +
+	"\v_can_update\"\xfe\x01\n" +
 	"\x1aUpdatePaymentMethodRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -2743,7 +2866,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\azipcode\x18\x03 \x01(\tR\azipcode\x12'\n" +
 	"\x0fcardholder_name\x18\x04 \x01(\tR\x0ecardholderName\x12\x18\n" +
 	"\acountry\x18\x05 \x01(\tR\acountry\x12%\n" +
-	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\"\xdc\x01\n" +
+	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\x12'\n" +
+	"\x0frecaptcha_value\x18\a \x01(\tR\x0erecaptchaValue\"\x85\x02\n" +
 	"!UpdateAccountPaymentMethodRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -2751,7 +2875,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\azipcode\x18\x03 \x01(\tR\azipcode\x12'\n" +
 	"\x0fcardholder_name\x18\x04 \x01(\tR\x0ecardholderName\x12\x18\n" +
 	"\acountry\x18\x05 \x01(\tR\acountry\x12%\n" +
-	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\"\xce\x01\n" +
+	"\x0epayment_method\x18\x06 \x01(\tR\rpaymentMethod\x12'\n" +
+	"\x0frecaptcha_value\x18\a \x01(\tR\x0erecaptchaValue\"\xce\x01\n" +
 	"\"UpdateAccountPaymentMethodResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\x12H\n" +
@@ -2774,7 +2899,12 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\"Y\n" +
 	"\x19GetBillingProfileResponse\x12<\n" +
-	"\aprofile\x18\x01 \x01(\v2\".hangar.payments.v1.BillingProfileR\aprofile\"\xea\x01\n" +
+	"\aprofile\x18\x01 \x01(\v2\".hangar.payments.v1.BillingProfileR\aprofile\"a\n" +
+	"\x17GetCardReferenceRequest\x12\x14\n" +
+	"\x05nonce\x18\x01 \x01(\tR\x05nonce\x120\n" +
+	"\x14payment_method_token\x18\x02 \x01(\tR\x12paymentMethodToken\"A\n" +
+	"\x18GetCardReferenceResponse\x12%\n" +
+	"\x0ecard_reference\x18\x01 \x01(\tR\rcardReference\"\xea\x01\n" +
 	"\x0eBillingProfile\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12%\n" +
@@ -2785,10 +2915,11 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x18\n" +
 	"\x16ListCardReadersRequest\"@\n" +
 	"\x17ListCardReadersResponse\x12%\n" +
-	"\x0eserial_numbers\x18\x01 \x03(\tR\rserialNumbers\"c\n" +
+	"\x0eserial_numbers\x18\x01 \x03(\tR\rserialNumbers\"\x8c\x01\n" +
 	"\x19RequestReaderVaultRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x120\n" +
-	"\x14reader_serial_number\x18\x02 \x01(\tR\x12readerSerialNumber\";\n" +
+	"\x14reader_serial_number\x18\x02 \x01(\tR\x12readerSerialNumber\x12'\n" +
+	"\x0frecaptcha_value\x18\x03 \x01(\tR\x0erecaptchaValue\";\n" +
 	"\x1aRequestReaderVaultResponse\x12\x1d\n" +
 	"\n" +
 	"context_id\x18\x01 \x01(\tR\tcontextId\"<\n" +
@@ -2811,7 +2942,7 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\vVaultStatus\x12\x1c\n" +
 	"\x18VAULT_STATUS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14VAULT_STATUS_VAULTED\x10\x01\x12\x19\n" +
-	"\x15VAULT_STATUS_DECLINED\x10\x022\xdb\x0f\n" +
+	"\x15VAULT_STATUS_DECLINED\x10\x022\xca\x10\n" +
 	"\x0fPaymentsService\x12\x8f\x01\n" +
 	"\x0eGetClientToken\x12).hangar.payments.v1.GetClientTokenRequest\x1a*.hangar.payments.v1.GetClientTokenResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/buy/api/payments/client-token\x12W\n" +
 	"\bTokenize\x12#.hangar.payments.v1.TokenizeRequest\x1a$.hangar.payments.v1.TokenizeResponse\"\x00\x12O\n" +
@@ -2825,7 +2956,8 @@ const file_hangar_payments_v1_payments_proto_rawDesc = "" +
 	"\x13UpdatePaymentMethod\x12..hangar.payments.v1.UpdatePaymentMethodRequest\x1a/.hangar.payments.v1.UpdatePaymentMethodResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/buy/api/subscription/update-payment-method\x12\xc0\x01\n" +
 	"\x1aUpdateAccountPaymentMethod\x125.hangar.payments.v1.UpdateAccountPaymentMethodRequest\x1a6.hangar.payments.v1.UpdateAccountPaymentMethodResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/account/api/subscription/payment-method\x12p\n" +
 	"\x11SetBillingProfile\x12,.hangar.payments.v1.SetBillingProfileRequest\x1a-.hangar.payments.v1.SetBillingProfileResponse\x12p\n" +
-	"\x11GetBillingProfile\x12,.hangar.payments.v1.GetBillingProfileRequest\x1a-.hangar.payments.v1.GetBillingProfileResponse\x12\x8d\x01\n" +
+	"\x11GetBillingProfile\x12,.hangar.payments.v1.GetBillingProfileRequest\x1a-.hangar.payments.v1.GetBillingProfileResponse\x12m\n" +
+	"\x10GetCardReference\x12+.hangar.payments.v1.GetCardReferenceRequest\x1a,.hangar.payments.v1.GetCardReferenceResponse\x12\x8d\x01\n" +
 	"\x0fListCardReaders\x12*.hangar.payments.v1.ListCardReadersRequest\x1a+.hangar.payments.v1.ListCardReadersResponse\"!\x82\xd3\xe4\x93\x02\x1b\x12\x19/buy/api/card-reader/list\x12\x9a\x01\n" +
 	"\x12RequestReaderVault\x12-.hangar.payments.v1.RequestReaderVaultRequest\x1a..hangar.payments.v1.RequestReaderVaultResponse\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/buy/api/card-reader/vault\x12\xa4\x01\n" +
 	"\x14GetReaderVaultResult\x12/.hangar.payments.v1.GetReaderVaultResultRequest\x1a0.hangar.payments.v1.GetReaderVaultResultResponse\")\x82\xd3\xe4\x93\x02#\x12!/buy/api/card-reader/vault-resultB?Z=github.com/hangar/hangar/gen/go/hangar/payments/v1;paymentsv1b\x06proto3"
@@ -2843,7 +2975,7 @@ func file_hangar_payments_v1_payments_proto_rawDescGZIP() []byte {
 }
 
 var file_hangar_payments_v1_payments_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_hangar_payments_v1_payments_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_hangar_payments_v1_payments_proto_goTypes = []any{
 	(ChargeStatus)(0),                          // 0: hangar.payments.v1.ChargeStatus
 	(VaultStatus)(0),                           // 1: hangar.payments.v1.VaultStatus
@@ -2876,23 +3008,25 @@ var file_hangar_payments_v1_payments_proto_goTypes = []any{
 	(*SetBillingProfileResponse)(nil),          // 28: hangar.payments.v1.SetBillingProfileResponse
 	(*GetBillingProfileRequest)(nil),           // 29: hangar.payments.v1.GetBillingProfileRequest
 	(*GetBillingProfileResponse)(nil),          // 30: hangar.payments.v1.GetBillingProfileResponse
-	(*BillingProfile)(nil),                     // 31: hangar.payments.v1.BillingProfile
-	(*ListCardReadersRequest)(nil),             // 32: hangar.payments.v1.ListCardReadersRequest
-	(*ListCardReadersResponse)(nil),            // 33: hangar.payments.v1.ListCardReadersResponse
-	(*RequestReaderVaultRequest)(nil),          // 34: hangar.payments.v1.RequestReaderVaultRequest
-	(*RequestReaderVaultResponse)(nil),         // 35: hangar.payments.v1.RequestReaderVaultResponse
-	(*GetReaderVaultResultRequest)(nil),        // 36: hangar.payments.v1.GetReaderVaultResultRequest
-	(*GetReaderVaultResultResponse)(nil),       // 37: hangar.payments.v1.GetReaderVaultResultResponse
-	(*timestamppb.Timestamp)(nil),              // 38: google.protobuf.Timestamp
+	(*GetCardReferenceRequest)(nil),            // 31: hangar.payments.v1.GetCardReferenceRequest
+	(*GetCardReferenceResponse)(nil),           // 32: hangar.payments.v1.GetCardReferenceResponse
+	(*BillingProfile)(nil),                     // 33: hangar.payments.v1.BillingProfile
+	(*ListCardReadersRequest)(nil),             // 34: hangar.payments.v1.ListCardReadersRequest
+	(*ListCardReadersResponse)(nil),            // 35: hangar.payments.v1.ListCardReadersResponse
+	(*RequestReaderVaultRequest)(nil),          // 36: hangar.payments.v1.RequestReaderVaultRequest
+	(*RequestReaderVaultResponse)(nil),         // 37: hangar.payments.v1.RequestReaderVaultResponse
+	(*GetReaderVaultResultRequest)(nil),        // 38: hangar.payments.v1.GetReaderVaultResultRequest
+	(*GetReaderVaultResultResponse)(nil),       // 39: hangar.payments.v1.GetReaderVaultResultResponse
+	(*timestamppb.Timestamp)(nil),              // 40: google.protobuf.Timestamp
 }
 var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
 	6,  // 0: hangar.payments.v1.TokenizeResponse.details:type_name -> hangar.payments.v1.NonceDetails
-	38, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
+	40, // 1: hangar.payments.v1.TokenizeResponse.expires_at:type_name -> google.protobuf.Timestamp
 	9,  // 2: hangar.payments.v1.ChargeResponse.charge:type_name -> hangar.payments.v1.Charge
 	0,  // 3: hangar.payments.v1.Charge.status:type_name -> hangar.payments.v1.ChargeStatus
 	20, // 4: hangar.payments.v1.Charge.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	38, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
-	38, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
+	40, // 5: hangar.payments.v1.Charge.created_at:type_name -> google.protobuf.Timestamp
+	40, // 6: hangar.payments.v1.Charge.updated_at:type_name -> google.protobuf.Timestamp
 	9,  // 7: hangar.payments.v1.CaptureResponse.charge:type_name -> hangar.payments.v1.Charge
 	9,  // 8: hangar.payments.v1.VoidResponse.charge:type_name -> hangar.payments.v1.Charge
 	9,  // 9: hangar.payments.v1.RefundResponse.charge:type_name -> hangar.payments.v1.Charge
@@ -2902,9 +3036,9 @@ var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
 	20, // 13: hangar.payments.v1.GetPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
 	20, // 14: hangar.payments.v1.UpdateAccountPaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
 	20, // 15: hangar.payments.v1.UpdatePaymentMethodResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
-	31, // 16: hangar.payments.v1.SetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
-	31, // 17: hangar.payments.v1.GetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
-	38, // 18: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
+	33, // 16: hangar.payments.v1.SetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
+	33, // 17: hangar.payments.v1.GetBillingProfileResponse.profile:type_name -> hangar.payments.v1.BillingProfile
+	40, // 18: hangar.payments.v1.BillingProfile.updated_at:type_name -> google.protobuf.Timestamp
 	20, // 19: hangar.payments.v1.GetReaderVaultResultResponse.payment_method:type_name -> hangar.payments.v1.PaymentMethod
 	2,  // 20: hangar.payments.v1.PaymentsService.GetClientToken:input_type -> hangar.payments.v1.GetClientTokenRequest
 	4,  // 21: hangar.payments.v1.PaymentsService.Tokenize:input_type -> hangar.payments.v1.TokenizeRequest
@@ -2919,27 +3053,29 @@ var file_hangar_payments_v1_payments_proto_depIdxs = []int32{
 	24, // 30: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:input_type -> hangar.payments.v1.UpdateAccountPaymentMethodRequest
 	27, // 31: hangar.payments.v1.PaymentsService.SetBillingProfile:input_type -> hangar.payments.v1.SetBillingProfileRequest
 	29, // 32: hangar.payments.v1.PaymentsService.GetBillingProfile:input_type -> hangar.payments.v1.GetBillingProfileRequest
-	32, // 33: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
-	34, // 34: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
-	36, // 35: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
-	3,  // 36: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
-	5,  // 37: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
-	8,  // 38: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
-	11, // 39: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
-	13, // 40: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
-	15, // 41: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
-	17, // 42: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
-	19, // 43: hangar.payments.v1.PaymentsService.VaultPaymentMethod:output_type -> hangar.payments.v1.VaultPaymentMethodResponse
-	22, // 44: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
-	26, // 45: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
-	25, // 46: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
-	28, // 47: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
-	30, // 48: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
-	33, // 49: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
-	35, // 50: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
-	37, // 51: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
-	36, // [36:52] is the sub-list for method output_type
-	20, // [20:36] is the sub-list for method input_type
+	31, // 33: hangar.payments.v1.PaymentsService.GetCardReference:input_type -> hangar.payments.v1.GetCardReferenceRequest
+	34, // 34: hangar.payments.v1.PaymentsService.ListCardReaders:input_type -> hangar.payments.v1.ListCardReadersRequest
+	36, // 35: hangar.payments.v1.PaymentsService.RequestReaderVault:input_type -> hangar.payments.v1.RequestReaderVaultRequest
+	38, // 36: hangar.payments.v1.PaymentsService.GetReaderVaultResult:input_type -> hangar.payments.v1.GetReaderVaultResultRequest
+	3,  // 37: hangar.payments.v1.PaymentsService.GetClientToken:output_type -> hangar.payments.v1.GetClientTokenResponse
+	5,  // 38: hangar.payments.v1.PaymentsService.Tokenize:output_type -> hangar.payments.v1.TokenizeResponse
+	8,  // 39: hangar.payments.v1.PaymentsService.Charge:output_type -> hangar.payments.v1.ChargeResponse
+	11, // 40: hangar.payments.v1.PaymentsService.Capture:output_type -> hangar.payments.v1.CaptureResponse
+	13, // 41: hangar.payments.v1.PaymentsService.Void:output_type -> hangar.payments.v1.VoidResponse
+	15, // 42: hangar.payments.v1.PaymentsService.Refund:output_type -> hangar.payments.v1.RefundResponse
+	17, // 43: hangar.payments.v1.PaymentsService.GetCharge:output_type -> hangar.payments.v1.GetChargeResponse
+	19, // 44: hangar.payments.v1.PaymentsService.VaultPaymentMethod:output_type -> hangar.payments.v1.VaultPaymentMethodResponse
+	22, // 45: hangar.payments.v1.PaymentsService.GetPaymentMethod:output_type -> hangar.payments.v1.GetPaymentMethodResponse
+	26, // 46: hangar.payments.v1.PaymentsService.UpdatePaymentMethod:output_type -> hangar.payments.v1.UpdatePaymentMethodResponse
+	25, // 47: hangar.payments.v1.PaymentsService.UpdateAccountPaymentMethod:output_type -> hangar.payments.v1.UpdateAccountPaymentMethodResponse
+	28, // 48: hangar.payments.v1.PaymentsService.SetBillingProfile:output_type -> hangar.payments.v1.SetBillingProfileResponse
+	30, // 49: hangar.payments.v1.PaymentsService.GetBillingProfile:output_type -> hangar.payments.v1.GetBillingProfileResponse
+	32, // 50: hangar.payments.v1.PaymentsService.GetCardReference:output_type -> hangar.payments.v1.GetCardReferenceResponse
+	35, // 51: hangar.payments.v1.PaymentsService.ListCardReaders:output_type -> hangar.payments.v1.ListCardReadersResponse
+	37, // 52: hangar.payments.v1.PaymentsService.RequestReaderVault:output_type -> hangar.payments.v1.RequestReaderVaultResponse
+	39, // 53: hangar.payments.v1.PaymentsService.GetReaderVaultResult:output_type -> hangar.payments.v1.GetReaderVaultResultResponse
+	37, // [37:54] is the sub-list for method output_type
+	20, // [20:37] is the sub-list for method input_type
 	20, // [20:20] is the sub-list for extension type_name
 	20, // [20:20] is the sub-list for extension extendee
 	0,  // [0:20] is the sub-list for field type_name
@@ -2958,7 +3094,7 @@ func file_hangar_payments_v1_payments_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hangar_payments_v1_payments_proto_rawDesc), len(file_hangar_payments_v1_payments_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   36,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,7 @@ const (
 	PaymentsService_UpdateAccountPaymentMethod_FullMethodName = "/hangar.payments.v1.PaymentsService/UpdateAccountPaymentMethod"
 	PaymentsService_SetBillingProfile_FullMethodName          = "/hangar.payments.v1.PaymentsService/SetBillingProfile"
 	PaymentsService_GetBillingProfile_FullMethodName          = "/hangar.payments.v1.PaymentsService/GetBillingProfile"
+	PaymentsService_GetCardReference_FullMethodName           = "/hangar.payments.v1.PaymentsService/GetCardReference"
 	PaymentsService_ListCardReaders_FullMethodName            = "/hangar.payments.v1.PaymentsService/ListCardReaders"
 	PaymentsService_RequestReaderVault_FullMethodName         = "/hangar.payments.v1.PaymentsService/RequestReaderVault"
 	PaymentsService_GetReaderVaultResult_FullMethodName       = "/hangar.payments.v1.PaymentsService/GetReaderVaultResult"
@@ -94,6 +95,11 @@ type PaymentsServiceClient interface {
 	SetBillingProfile(ctx context.Context, in *SetBillingProfileRequest, opts ...grpc.CallOption) (*SetBillingProfileResponse, error)
 	// GetBillingProfile answers an account's billing profile. gRPC only.
 	GetBillingProfile(ctx context.Context, in *GetBillingProfileRequest, opts ...grpc.CallOption) (*GetBillingProfileResponse, error)
+	// GetCardReference answers an opaque reference of the card behind a nonce or a vaulted
+	// method (the same for every nonce of one card number; never the number nor the
+	// processor's fingerprint): checkout's gift caps count the money per card. Empty when
+	// the source is unknown or no card (a wallet). gRPC only.
+	GetCardReference(ctx context.Context, in *GetCardReferenceRequest, opts ...grpc.CallOption) (*GetCardReferenceResponse, error)
 	// ListCardReaders answers the card readers of sales mode (empty for callers who are not
 	// credit-card admins, so the buy page shows the reader option only to them).
 	ListCardReaders(ctx context.Context, in *ListCardReadersRequest, opts ...grpc.CallOption) (*ListCardReadersResponse, error)
@@ -243,6 +249,16 @@ func (c *paymentsServiceClient) GetBillingProfile(ctx context.Context, in *GetBi
 	return out, nil
 }
 
+func (c *paymentsServiceClient) GetCardReference(ctx context.Context, in *GetCardReferenceRequest, opts ...grpc.CallOption) (*GetCardReferenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCardReferenceResponse)
+	err := c.cc.Invoke(ctx, PaymentsService_GetCardReference_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *paymentsServiceClient) ListCardReaders(ctx context.Context, in *ListCardReadersRequest, opts ...grpc.CallOption) (*ListCardReadersResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListCardReadersResponse)
@@ -330,6 +346,11 @@ type PaymentsServiceServer interface {
 	SetBillingProfile(context.Context, *SetBillingProfileRequest) (*SetBillingProfileResponse, error)
 	// GetBillingProfile answers an account's billing profile. gRPC only.
 	GetBillingProfile(context.Context, *GetBillingProfileRequest) (*GetBillingProfileResponse, error)
+	// GetCardReference answers an opaque reference of the card behind a nonce or a vaulted
+	// method (the same for every nonce of one card number; never the number nor the
+	// processor's fingerprint): checkout's gift caps count the money per card. Empty when
+	// the source is unknown or no card (a wallet). gRPC only.
+	GetCardReference(context.Context, *GetCardReferenceRequest) (*GetCardReferenceResponse, error)
 	// ListCardReaders answers the card readers of sales mode (empty for callers who are not
 	// credit-card admins, so the buy page shows the reader option only to them).
 	ListCardReaders(context.Context, *ListCardReadersRequest) (*ListCardReadersResponse, error)
@@ -387,6 +408,9 @@ func (UnimplementedPaymentsServiceServer) SetBillingProfile(context.Context, *Se
 }
 func (UnimplementedPaymentsServiceServer) GetBillingProfile(context.Context, *GetBillingProfileRequest) (*GetBillingProfileResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBillingProfile not implemented")
+}
+func (UnimplementedPaymentsServiceServer) GetCardReference(context.Context, *GetCardReferenceRequest) (*GetCardReferenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCardReference not implemented")
 }
 func (UnimplementedPaymentsServiceServer) ListCardReaders(context.Context, *ListCardReadersRequest) (*ListCardReadersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCardReaders not implemented")
@@ -652,6 +676,24 @@ func _PaymentsService_GetBillingProfile_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PaymentsService_GetCardReference_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCardReferenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PaymentsServiceServer).GetCardReference(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PaymentsService_GetCardReference_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PaymentsServiceServer).GetCardReference(ctx, req.(*GetCardReferenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _PaymentsService_ListCardReaders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListCardReadersRequest)
 	if err := dec(in); err != nil {
@@ -764,6 +806,10 @@ var PaymentsService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetBillingProfile",
 			Handler:    _PaymentsService_GetBillingProfile_Handler,
+		},
+		{
+			MethodName: "GetCardReference",
+			Handler:    _PaymentsService_GetCardReference_Handler,
 		},
 		{
 			MethodName: "ListCardReaders",

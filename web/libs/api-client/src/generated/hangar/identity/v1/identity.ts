@@ -601,6 +601,11 @@ export interface components {
         };
         v1LoginRequest: {
             password?: string;
+            /**
+             * @description The human-verification value: needed only past the login throttle's limits, when the
+             *     answer asked for it (reason HUMAN_VERIFICATION_REQUIRED).
+             */
+            recaptchaValue?: string;
             username?: string;
         };
         v1LoginResponse: {

@@ -265,6 +265,8 @@ export interface components {
         v1RequestReaderVaultRequest: {
             email?: string;
             readerSerialNumber?: string;
+            /** @description The human-verification value, required when human verification is on. */
+            recaptchaValue?: string;
         };
         v1RequestReaderVaultResponse: {
             contextId?: string;
@@ -276,6 +278,7 @@ export interface components {
             country?: string;
             nonce?: string;
             paymentMethod?: string;
+            recaptchaValue?: string;
             zipcode?: string;
         };
         /** @description UpdateAccountPaymentMethodResponse has the fields of UpdatePaymentMethodResponse. */
@@ -292,6 +295,11 @@ export interface components {
             nonce?: string;
             /** @description CREDIT_CARD, PAYPAL or INVOICE (stored and answered as CHECK). Empty: CREDIT_CARD. */
             paymentMethod?: string;
+            /**
+             * @description The human-verification value of the page's widget (GET /buy/api/human-verification):
+             *     required for a card or wallet when human verification is on.
+             */
+            recaptchaValue?: string;
             zipcode?: string;
         };
         v1UpdatePaymentMethodResponse: {

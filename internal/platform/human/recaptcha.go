@@ -1,4 +1,4 @@
-package adapters
+package human
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package adapters_test
+package human_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hangar/hangar/services/checkout/internal/adapters"
+	"github.com/hangar/hangar/internal/platform/human"
 )
 
 const secret = "6Lc-test-secret-never-logged"
@@ -60,7 +60,7 @@ func google(t *testing.T) (*httptest.Server, *atomic.Int32) {
 func TestRecaptchaAgainstSiteverify(t *testing.T) {
 	srv, calls := google(t)
 	ctx := context.Background()
-	r := adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: secret, URL: srv.URL, Timeout: 100 * time.Millisecond})
+	r := human.NewRecaptcha(human.RecaptchaConfig{Secret: secret, URL: srv.URL, Timeout: 100 * time.Millisecond})
 	for _, tc := range []struct {
 		name, token string
 		want        bool
@@ -81,7 +81,7 @@ func TestRecaptchaAgainstSiteverify(t *testing.T) {
 		t.Error("a blank value was sent to Google")
 	}
 
-	v3 := adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: secret, URL: srv.URL, MinScore: 0.5})
+	v3 := human.NewRecaptcha(human.RecaptchaConfig{Secret: secret, URL: srv.URL, MinScore: 0.5})
 	if ok, err := v3.Verify(ctx, "v3-human", ""); !ok || err != nil {
 		t.Errorf("v3 score 0.9: %v %v", ok, err)
 	}
@@ -93,12 +93,12 @@ func TestRecaptchaAgainstSiteverify(t *testing.T) {
 func TestRecaptchaFailuresAreErrorsWithoutTheSecret(t *testing.T) {
 	srv, calls := google(t)
 	ctx := context.Background()
-	wrong := adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: "wrong-" + secret, URL: srv.URL})
+	wrong := human.NewRecaptcha(human.RecaptchaConfig{Secret: "wrong-" + secret, URL: srv.URL})
 	ok, err := wrong.Verify(ctx, "human", "")
 	if ok || err == nil || !strings.Contains(err.Error(), "invalid-input-secret") {
 		t.Errorf("wrong secret: %v, %v; want an error (the site is misconfigured, not the buyer a bot)", ok, err)
 	}
-	r := adapters.NewRecaptcha(adapters.RecaptchaConfig{Secret: secret, URL: srv.URL, Timeout: 50 * time.Millisecond})
+	r := human.NewRecaptcha(human.RecaptchaConfig{Secret: secret, URL: srv.URL, Timeout: 50 * time.Millisecond})
 	before := calls.Load()
 	for _, token := range []string{"slow", "down"} {
 		ok, err := r.Verify(ctx, token, "")
