@@ -1,0 +1,216 @@
+import { useRef, useState, type RefObject } from 'react';
+import { MSG_CAPTCHA_ERROR, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
+import type { CurrencyCode } from '@hangar/money';
+import { ApiError, ATTEMPT_CLOSED, PROCESSING_TOO_LONG, waitWhileProcessing, num, unwrap, type WireMe } from '@hangar/api-client';
+import { analytics } from '@hangar/analytics';
+import { payWithCardReader } from '@hangar/storefront';
+import { LOGIN_REQUIRED } from './account';
+import { apiClient } from './api';
+import { analyticsItems, track } from './buyAnalytics';
+import { toWire, type Configuration } from './configuration';
+import type { Preview } from './hooks';
+import { CARD_AGAIN, CURRENCY_NOT_ALLOWED, eligibilityPath, MILITARY_ELIGIBILITY_REQUIRED, MSG_CURRENCY_NOT_ALLOWED } from './messages';
+import { newIdempotencyKey, submit, successUrl, validate } from './submit';
+import type { Modals } from './useModals';
+import type { Payment } from './usePayment';
+
+export interface PurchaseInput {
+  preview: Preview | undefined;
+  /** The shown answer is not yet the cart's (rendering in a transition). */
+  previewPending: boolean;
+  refetchPreview: () => void;
+  config: Configuration;
+  currency: CurrencyCode;
+  me: WireMe;
+  payment: Payment;
+  hosted: RefObject<HostedCardFieldsHandle | null>;
+  human: RefObject<HumanVerificationHandle | null>;
+  deeplinkOnSuccess: string | undefined;
+  kiosk: boolean;
+  modals: Modals;
+  navigate: (url: string) => void;
+}
+
+/**
+ * Pay: validate, tokenise the card (or take the stored method, the wallet, the reader),
+ * submit under one idempotency key per attempt, and go to the success page.
+ */
+export function usePurchase(o: PurchaseInput) {
+  const [submitting, setSubmitting] = useState(false);
+  const [submitErrors, setSubmitErrors] = useState<string[]>([]);
+  // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
+  const [processing, setProcessing] = useState(false);
+  // What went wrong with the card itself (the frame refused it, the bank declined it): shown
+  // next to the card fields as well as in the summary.
+  const [cardErrors, setCardErrors] = useState<string[]>([]);
+  const [attempted, setAttempted] = useState(false);
+  const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
+  const attempt = useRef<{ key: string; quote: string } | undefined>(undefined);
+  const { preview: p, config, me, payment, modals, hosted, human } = o;
+  const { payWith, reader } = payment;
+  const loggedIn = me.loggedIn === true;
+
+  const paymentFormErrors = (): string[] => {
+    if (payWith === 'stored') return [];
+    const errs: string[] = [];
+    const name = config.cardholderName.trim();
+    if (name === '') errs.push('Name cannot be blank');
+    else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    if (config.zipcode.trim() === '') errs.push('Postal Code cannot be blank');
+    if (config.country === '') errs.push('Please select a country');
+    if (payWith === 'reader' && !reader) errs.push('Please choose a card reader.');
+    return errs;
+  };
+
+  /** The payment method: a nonce from the hosted fields or the wallet, or a token; errors when there is none. */
+  const paymentMethod = async (): Promise<{ nonce?: string; token?: string } | undefined> => {
+    if (payWith === 'stored') return { token: payment.storedMethod.data?.paymentMethod?.token };
+    if (payWith === 'reader') {
+      // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
+      return { token: (await payWithCardReader(config.email || me.email || '', reader)).paymentMethod };
+    }
+    if (payWith === 'wallet') {
+      const r = await hosted.current?.tokenizeWallet(config.email || me.email || '');
+      if (r?.ok) return { nonce: r.nonce };
+      setSubmitErrors([r && !r.ok ? r.message : 'The payment service did not answer.']);
+      return undefined;
+    }
+    const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
+    if (r?.ok) return { nonce: r.nonce };
+    const msg = r && !r.ok ? r.message : 'Credit Card cannot be blank';
+    setSubmitErrors([msg]);
+    if (r && !r.ok && r.customer) setCardErrors([msg]);
+    return undefined;
+  };
+
+  const purchase = async (confirmed = false) => {
+    // Never on an answer the screen has not caught up with (it is rendering in a transition).
+    if (submitting || !p || o.previewPending) return;
+    setAttempted(true);
+    setSubmitErrors([]);
+    setCardErrors([]);
+    const quote = p.quoteHash ?? '';
+    // A plan change that needs confirmation blocks payment until confirmed.
+    if (p.planChange?.needsConfirmation && !confirmed && confirmedChange !== quote) {
+      modals.setPlanChangeErrors([]);
+      modals.setPlanChangeOpen(true);
+      return;
+    }
+    const formErrors = [...paymentFormErrors(), ...(human.current?.problems() ?? [])];
+    if (formErrors.length > 0) {
+      setSubmitErrors(formErrors);
+      return;
+    }
+    setSubmitting(true);
+    try {
+      track(() => analytics().beginCheckout({ currency: o.currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' }));
+      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
+      const v = await validate(wire);
+      if (v.status !== 'ok') {
+        if ((v.allocations ?? []).length > 0) modals.setAllocations(v.allocations);
+        if (v.requireLogin) modals.setLogin(LOGIN_REQUIRED);
+        if ((v.promoInfoRequirements ?? []).length > 0) modals.setPromo(v.promoInfoRequirements![0]);
+        const codes = v.errorCodes ?? [];
+        if (codes.includes(CURRENCY_NOT_ALLOWED)) modals.setCurrencyMessage(MSG_CURRENCY_NOT_ALLOWED);
+        modals.setEligibilityPage(codes.includes(MILITARY_ELIGIBILITY_REQUIRED) ? eligibilityPath(p.addOns ?? config.addOns) : undefined);
+        setSubmitErrors(v.errors ?? []);
+        return;
+      }
+      const method = await paymentMethod();
+      if (!method) return;
+      analytics().addPaymentInfo();
+      // One idempotency key per attempt: the same order retried keeps it.
+      if (!attempt.current || attempt.current.quote !== quote) attempt.current = { key: newIdempotencyKey(), quote };
+      const req = {
+        configuration: wire,
+        nonce: method.nonce,
+        paymentMethodToken: method.token,
+        idempotencyKey: attempt.current.key,
+        quoteId: p.quoteId,
+        deeplinkOnSuccess: o.deeplinkOnSuccess,
+        marketingConsent: payment.askMarketing && payment.marketing ? true : undefined,
+      };
+      let outcome = await submit(req);
+      // A lost answer is retried once with the same key: the server answers the first outcome.
+      if (!outcome.ok && outcome.retryable) outcome = await submit(req);
+      // Being processed elsewhere: wait as Retry-After says and ask again with the same key,
+      // up to a bound; then the order may still complete, so the key is kept.
+      outcome = await waitWhileProcessing(outcome, () => submit(req), (x) => (!x.ok && x.inProgress ? (x.retryAfterSeconds ?? 0) : undefined), { onWaiting: setProcessing });
+      if (!outcome.ok && outcome.inProgress) {
+        setSubmitErrors([PROCESSING_TOO_LONG]);
+        return;
+      }
+      if (!outcome.ok) {
+        // The key's attempt ended without an order or a charge: the next click is a new
+        // attempt, with a new key and the card tokenised again.
+        if (outcome.reason === ATTEMPT_CLOSED) attempt.current = undefined;
+        if (outcome.requireLogin) modals.setLogin(LOGIN_REQUIRED);
+        if (outcome.reason === CURRENCY_NOT_ALLOWED) modals.setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
+        if (outcome.reason === 'QUOTE_CHANGED') {
+          // Nothing was charged: the prices moved; show the fresh invoice and ask again.
+          attempt.current = undefined;
+          o.refetchPreview();
+        }
+        // A card nonce is single use: a declined or refused attempt needs the card again, and
+        // the decline is explained next to the card, whose number and CVV the frame cleared.
+        if (outcome.status === 402) {
+          attempt.current = undefined;
+          if (payWith === 'card') setCardErrors([...outcome.errors, CARD_AGAIN]);
+        }
+        // A refused tick (expired, reused) is cleared for a new one (spec 001); the body
+        // changes with the next tick, so the next attempt takes a new key.
+        if (outcome.errors.includes(MSG_CAPTCHA_ERROR)) {
+          human.current?.reset();
+          attempt.current = undefined;
+        }
+        setSubmitErrors(outcome.errors);
+        return;
+      }
+      const result = outcome.result;
+      attempt.current = undefined;
+      const inv = result.invoice ?? p.invoice;
+      const details = { currency: inv?.currency ?? o.currency, value: num(inv?.totalInCents) / 100, items: analyticsItems({ invoice: inv }), invoiceId: result.invoiceId, accountId: result.accountId, source: 'buy' };
+      track(() => {
+        analytics().purchase(details);
+        analytics().orderCompleted(details);
+        analytics().socialPurchase(details.currency, details.value);
+      });
+      const url = successUrl(result, o.kiosk, { newAccount: !loggedIn && payWith !== 'reader' });
+      // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
+      // schemes and hosts, so the page never follows one it dropped.
+      const deeplink = result.mobileDeeplink;
+      if (deeplink) {
+        // The app opens first; the success page follows after 3 s.
+        o.navigate(deeplink);
+        setTimeout(() => o.navigate(url), 3000);
+      } else {
+        o.navigate(url);
+      }
+    } catch (e) {
+      const err = e instanceof ApiError ? e : new ApiError(0, 'unknown', (e as Error).message);
+      setSubmitErrors(err.fieldErrors.length ? err.fieldErrors.map((f) => f.message) : [err.message]);
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  /** The plan change is confirmed: a business becoming individual is asked whether it may first. */
+  const proceedWithChange = async () => {
+    if (config.businessDowngrade) {
+      try {
+        const r = await unwrap(apiClient().checkout.GET('/buy/api/business/can-downgrade', { params: { query: { accountId: config.accountId || me.accountUuid || '' } } }));
+        if (r.canDowngrade === false) {
+          modals.setPlanChangeErrors(r.errors ?? []);
+          return;
+        }
+      } catch (e) {
+        console.error('business check failed', e);
+      }
+    }
+    setConfirmedChange(p?.quoteHash ?? '');
+    modals.setPlanChangeOpen(false);
+    void purchase(true);
+  };
+
+  return { purchase, proceedWithChange, submitting, processing, submitErrors, setSubmitErrors, cardErrors, attempted };
+}
