@@ -2,7 +2,7 @@
 // users and aircraft lists with filters, sorting and paging; assigning and unassigning one
 // at a time and in bulk; the report of every pool; and the sidebar with the cart (what is
 // selected) over the products (what was bought).
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import { ApiError, useResource } from '@hangar/api-client';
 import { Button, ErrorState, LoadingState, SelectField, TextField, cx, ui } from '@hangar/ui';
 import {
@@ -11,54 +11,12 @@ import {
   type AllocationApi,
   type ListQuery,
   type Page,
-  type PoolReport,
   type Report,
   type Target,
-  type TargetType,
 } from './api';
 import { css, sectionHeights } from './sidebar';
+import { Frame, kindType, ReportTable, rowsOf, useWindowHeight, type Kind, type Message } from './parts';
 import s from './allocation.module.css';
-
-type Kind = 'users' | 'tails';
-interface Row {
-  id: string;
-  label: string;
-  assigned: string[];
-  expired: string[];
-}
-interface Message {
-  kind: 'error' | 'ok';
-  text: string;
-}
-
-const kindType: Record<Kind, TargetType> = { users: 'USER', tails: 'TAIL' };
-
-function rowsOf(kind: Kind, page: Page<unknown>): Row[] {
-  if (kind === 'users') {
-    return (page as Page<{ accountUuid: string; email: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((u) => ({
-      id: u.accountUuid,
-      label: u.email,
-      assigned: u.assignedAddOnCodes,
-      expired: u.expiredAddOnCodes,
-    }));
-  }
-  return (page as Page<{ tailId: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((t) => ({
-    id: t.tailId,
-    label: t.tailId,
-    assigned: t.assignedAddOnCodes,
-    expired: t.expiredAddOnCodes,
-  }));
-}
-
-function useWindowHeight(): number {
-  const [h, setH] = useState(() => (typeof window === 'undefined' ? 800 : window.innerHeight));
-  useEffect(() => {
-    const on = () => setH(window.innerHeight);
-    window.addEventListener('resize', on);
-    return () => window.removeEventListener('resize', on);
-  }, []);
-  return h;
-}
 
 export function AllocationPanel({ api }: { api: AllocationApi }) {
   const [reload, setReload] = useState(0);
@@ -388,43 +346,5 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
         </aside>
       </div>
     </Frame>
-  );
-}
-
-function ReportTable({ pools }: { pools: PoolReport[] }) {
-  if (pools.length === 0) return <p>Your subscription has no licences to allocate.</p>;
-  return (
-    <table className={s.allocReport} aria-label="Allocation report">
-      <thead>
-        <tr>
-          <th scope="col">Licence</th>
-          <th scope="col">Bought</th>
-          <th scope="col">Assigned</th>
-          <th scope="col">Free</th>
-          <th scope="col">Expired</th>
-        </tr>
-      </thead>
-      <tbody>
-        {pools.map((p) => (
-          <tr key={p.addOnCode} data-testid={`pool-${p.addOnCode}`}>
-            <td title={p.licensingMethod}>{p.addOnCode}</td>
-            <td>{p.bought}</td>
-            <td>{p.assigned}</td>
-            <td data-testid={`free-${p.addOnCode}`}>{p.free}</td>
-            <td>{p.expired}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Frame({ children }: { children: React.ReactNode }) {
-  return (
-    <section data-remote="allocation" aria-labelledby="allocation-title">
-      <h1 id="allocation-title">Licence allocation</h1>
-      <p>Assign your organization&apos;s licences to users and aircraft, one at a time or in bulk.</p>
-      {children}
-    </section>
   );
 }

@@ -9,7 +9,6 @@ import {
   EuConsentField,
   HostedCardFields,
   HumanVerification,
-  LoginForm,
   MSG_CAPTCHA_ERROR,
   LoadingState,
   MSG_EU_CONSENT,
@@ -25,7 +24,6 @@ import {
 } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import {
-  ApiError,
   createApiClient,
   DEFAULT_LINKS,
   featureOn,
@@ -45,49 +43,12 @@ import {
   type StoreLinks,
 } from '@hangar/api-client';
 import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, type SalesModeSetting } from '@hangar/storefront';
+import { LoginModal } from './LoginModal';
 import { QuantityStepper } from './QuantityStepper';
-import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith } from './oneoff';
+import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith, type SavedCard } from './oneoff';
 import s from './oneoff.module.css';
 
 const api = createApiClient();
-
-interface SavedCard {
-  token?: string;
-  last4?: string;
-  type?: string;
-}
-
-/** POST /pricing/api/login: undefined once the session is open, else the refusal to show. */
-async function login(username: string, password: string): Promise<string | undefined> {
-  try {
-    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password } });
-    return r.status === 'ok' ? undefined : r.msg || 'Failed to login';
-  } catch (err) {
-    return err instanceof ApiError && err.message ? err.message : 'Failed to login';
-  }
-}
-
-/**
- * The login modal of a cart opened without a user: it cannot be closed there (spec 001 §4).
- * Its form is the store's one LoginForm (the buy page's panel and modal, the account page).
- */
-function LoginModal({ onDone }: { onDone: () => void }) {
-  return (
-    <div className={s.oneoffLoginBackdrop}>
-      <div className={s.oneoffLogin} role="dialog" aria-modal="true" aria-labelledby="oneoff-login-title">
-        <h2 id="oneoff-login-title">Login Required</h2>
-        <p>Log in to complete your order.</p>
-        <LoginForm
-          onLogin={async (username, password) => {
-            const msg = await login(username, password);
-            if (msg === undefined) onDone();
-            return msg;
-          }}
-        />
-      </div>
-    </div>
-  );
-}
 
 export interface OneOffPageProps {
   cartId: string;
@@ -316,7 +277,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   return (
     <section className={s.oneoff} data-remote="oneoff" aria-labelledby="oneoff-title">
-      {me && !me.loggedIn && <LoginModal onDone={reload} />}
+      {me && !me.loggedIn && <LoginModal api={api} onDone={reload} />}
       <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
       <div>
         <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn && !readerOffered} onChange={(e) => setEmail(e.target.value)} />
