@@ -1,0 +1,30 @@
+// node --test tools/ (scripts/web-test.sh): the web linter refuses planted violations of the
+// module boundaries, linted as if they were files of the workspace (nothing is written).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+
+const cwd = fileURLToPath(new URL('..', import.meta.url));
+process.env.NX_DAEMON = 'false';
+process.env.NX_NO_CLOUD = 'true';
+
+async function problems(filePath, code) {
+  const eslint = new ESLint({ cwd });
+  const [result] = await eslint.lintText(code, { filePath });
+  return result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+}
+
+test('a remote importing another remote is refused', async () => {
+  const found = await problems('apps/gift/src/planted.tsx', "import { BuyPage } from '../../buy/src/BuyPage';\nexport const x = BuyPage;\n");
+  assert.equal(found.length, 1, `expected one module-boundary error, got ${JSON.stringify(found)}`);
+});
+
+test('a library importing an app is refused', async () => {
+  const found = await problems('libs/ui/src/planted.ts', "import { apiClient } from '../../../apps/buy/src/api';\nexport const x = apiClient;\n");
+  assert.equal(found.length, 1, `expected one module-boundary error, got ${JSON.stringify(found)}`);
+});
+
+test('a remote importing a library through its alias passes', async () => {
+  assert.deepEqual(await problems('apps/gift/src/planted.tsx', "import { Button } from '@hangar/ui';\nexport const x = Button;\n"), []);
+});
