@@ -105,7 +105,7 @@ export function errorText(err: unknown): string {
 /** The account page's calls, on the store's same-origin API. */
 export function accountApi(client: ApiClient = createApiClient()) {
   return {
-    me: (signal?: AbortSignal) => client.http.request<Me>('GET', '/buy/api/me', { signal }),
+    me: (signal?: AbortSignal): Promise<Me> => unwrap(client.identity.GET('/buy/api/me', { signal })),
     renewal: (signal?: AbortSignal) => unwrap(client.checkout.GET('/buy/api/account/renewal', { signal })),
     subscription: (signal?: AbortSignal) =>
       unwrap(client.checkout.GET('/buy/api/subscription/simple', { params: { query: { includePaymentInfo: '1' } }, signal })),

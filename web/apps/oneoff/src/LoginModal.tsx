@@ -1,11 +1,11 @@
-import { ApiError, type ApiClient } from '@hangar/api-client';
+import { ApiError, unwrap, type ApiClient } from '@hangar/api-client';
 import { LoginForm } from '@hangar/ui';
 import s from './oneoff.module.css';
 
 /** POST /pricing/api/login: undefined once the session is open, else the refusal to show. */
 async function login(api: ApiClient, username: string, password: string): Promise<string | undefined> {
   try {
-    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password } });
+    const r = await unwrap(api.identity.POST('/pricing/api/login', { body: { username, password } }));
     return r.status === 'ok' ? undefined : r.msg || 'Failed to login';
   } catch (err) {
     return err instanceof ApiError && err.message ? err.message : 'Failed to login';

@@ -30,12 +30,9 @@ import {
   loadFeatureFlags,
   loadLinks,
   num,
-  PROCESSING_TOO_LONG,
-  purchaseInProgress,
+  placeOrder,
   PurchaseAttempt,
   STILL_PROCESSING,
-  submitPurchase,
-  waitWhileProcessing,
   unwrap,
   type Me,
   type OneOffPreview,
@@ -131,9 +128,9 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   useEffect(() => {
     if (!flagChecked) return;
-    api.http
-      .request<PresetCart>('GET', `/buy/api/cart/${encodeURIComponent(cartId)}`)
-      .then((c) => {
+    unwrap(api.checkout.GET('/buy/api/cart/{cartId}', { params: { path: { cartId } } }))
+      .then((answer) => {
+        const c = answer as PresetCart;
         setCart(c);
         setQuantities(Object.fromEntries((c.requestJson.selectedProducts ?? []).map((p) => [p.code, p.quantity || 1])));
         if (c.requestJson.currency) {
@@ -150,18 +147,16 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       if (ac.signal.aborted) return;
       if (!currencyChosen.current && !staffCurrency.current) setCurrency(c);
     });
-    api.http
-      .request<Me>('GET', '/buy/api/me')
-      .then((m) => {
+    unwrap(api.identity.GET('/buy/api/me'))
+      .then((m: Me) => {
         setMe(m);
         // Staff selling in sales mode type the customer's e-mail; a buyer's is the session's.
         if (m.loggedIn && !(readSalesMode() && m.isCreditCardAdmin)) {
           setEmail(m.username || m.email || '');
-          api.http
-            .request<{ paymentMethod?: SavedCard }>('GET', `/buy/api/subscription/payment-method/${encodeURIComponent(m.accountUuid ?? '')}`)
+          unwrap(api.payments.GET('/buy/api/subscription/payment-method/{id}', { params: { path: { id: m.accountUuid ?? '' } } }))
             .then((r) => {
               if (!r.paymentMethod?.token) return;
-              setSaved(r.paymentMethod);
+              setSaved(r.paymentMethod as SavedCard);
               setPayWith((w) => (w === 'card' ? 'saved' : w));
             })
             .catch(() => undefined);
@@ -194,9 +189,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   useEffect(() => {
     if (!cart) return;
     const c = ++counter.current;
-    api.http
-      .request<OneOffPreview>('POST', '/buy/api/oneoff/preview', { body: { ...configuration(), email: '', counter: c } })
-      .then((p) => c === counter.current && setPreview(p))
+    unwrap(api.checkout.POST('/buy/api/oneoff/preview', { body: { ...configuration(), email: '', counter: c } }))
+      .then((p) => c === counter.current && setPreview(p as OneOffPreview))
       .catch((err: unknown) => c === counter.current && setErrors([err instanceof Error ? err.message : String(err)]));
     // The e-mail does not change the price; it is left out so typing it does not re-price.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -237,12 +231,10 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       }
       if (askMarketing && marketing) body.marketingConsent = true;
       // One key per attempt at this order: a retry after a lost answer completes it.
-      const key = attempt.current.keyFor(JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined }));
-      // Being processed elsewhere: wait as Retry-After says and ask again with the same key.
-      const r = await waitWhileProcessing(await submitPurchase('/buy/api/oneoff/submit', body, key), () => submitPurchase('/buy/api/oneoff/submit', body, key), purchaseInProgress, { onWaiting: setProcessing });
-      attempt.current.after(r);
-      if (purchaseInProgress(r) !== undefined) {
-        setErrors([PROCESSING_TOO_LONG]);
+      const order = JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined });
+      const r = await placeOrder(api.checkout, '/buy/api/oneoff/submit', body, { attempt: attempt.current, order, onWaiting: setProcessing });
+      if (r.stillProcessing) {
+        setErrors(r.errors ?? []);
         return;
       }
       if (r.status !== 'ok' || !r.redirectUrl) {
