@@ -34,11 +34,6 @@ export function hostedFieldsUrl(): Promise<string> {
   return fieldsUrl;
 }
 
-/** A CUSTOMER error is shown with 'tokenize' changed to 'process' (spec 000 §8). */
-export function customerMessage(msg: string): string {
-  return msg.replace(/tokeni[sz]e/g, 'process').replace(/Tokeni[sz]e/g, 'Process');
-}
-
 export interface HostedCardFieldsProps {
   handle: Ref<HostedCardFieldsHandle>;
   /** Called once the frame says it is ready to take card data. */
@@ -105,7 +100,8 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
         pending.current = undefined;
       } else if (m.type === 'hangar:error') {
         const customer = m.errorType === 'CUSTOMER';
-        pending.current?.({ ok: false, customer, message: customer ? customerMessage(m.message ?? '') : m.message || 'The payment service did not answer.' });
+        // The payments service words a CUSTOMER error for the buyer (spec 000 §8): shown as it is.
+        pending.current?.({ ok: false, customer, message: m.message || 'The payment service did not answer.' });
         pending.current = undefined;
       }
     };

@@ -12,7 +12,6 @@ import {
   SelectField,
   TextField,
   isBlank,
-  customerMessage,
 } from './index';
 
 describe('Button', () => {
@@ -182,8 +181,3 @@ describe('states', () => {
   });
 });
 
-describe('customerMessage', () => {
-  it("says 'process' where the processor says 'tokenize' (spec 000 §8)", () => {
-    expect(customerMessage('Unable to tokenize the card. Tokenize again.')).toBe('Unable to process the card. Process again.');
-  });
-});
