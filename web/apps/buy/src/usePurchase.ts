@@ -1,7 +1,7 @@
-import { useRef, useState, type RefObject } from 'react';
+import { useState, type RefObject } from 'react';
 import { MSG_CAPTCHA_ERROR, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import type { CurrencyCode } from '@hangar/money';
-import { ApiError, ATTEMPT_CLOSED, PROCESSING_TOO_LONG, waitWhileProcessing, num, unwrap, type WireMe } from '@hangar/api-client';
+import { ApiError, num, PurchaseAttempt, unwrap, type WireMe } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
 import { payWithCardReader } from '@hangar/storefront';
 import { LOGIN_REQUIRED } from './account';
@@ -10,7 +10,7 @@ import { analyticsItems, track } from './buyAnalytics';
 import { toWire, type Configuration } from './configuration';
 import type { Preview } from './hooks';
 import { CARD_AGAIN, CURRENCY_NOT_ALLOWED, eligibilityPath, MILITARY_ELIGIBILITY_REQUIRED, MSG_CURRENCY_NOT_ALLOWED } from './messages';
-import { newIdempotencyKey, submit, successUrl, validate } from './submit';
+import { submitOrder, successUrl, validate } from './submit';
 import type { Modals } from './useModals';
 import type { Payment } from './usePayment';
 
@@ -45,7 +45,8 @@ export function usePurchase(o: PurchaseInput) {
   const [cardErrors, setCardErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
-  const attempt = useRef<{ key: string; quote: string } | undefined>(undefined);
+  // One idempotency key per attempt at the quote's order (PurchaseAttempt).
+  const [attempt] = useState(() => new PurchaseAttempt());
   const { preview: p, config, me, payment, modals, hosted, human } = o;
   const { payWith, reader } = payment;
   const loggedIn = me.loggedIn === true;
@@ -119,56 +120,43 @@ export function usePurchase(o: PurchaseInput) {
       const method = await paymentMethod();
       if (!method) return;
       analytics().addPaymentInfo();
-      // One idempotency key per attempt: the same order retried keeps it.
-      if (!attempt.current || attempt.current.quote !== quote) attempt.current = { key: newIdempotencyKey(), quote };
       const req = {
         configuration: wire,
         nonce: method.nonce,
         paymentMethodToken: method.token,
-        idempotencyKey: attempt.current.key,
         quoteId: p.quoteId,
         deeplinkOnSuccess: o.deeplinkOnSuccess,
         marketingConsent: payment.askMarketing && payment.marketing ? true : undefined,
       };
-      let outcome = await submit(req);
-      // A lost answer is retried once with the same key: the server answers the first outcome.
-      if (!outcome.ok && outcome.retryable) outcome = await submit(req);
-      // Being processed elsewhere: wait as Retry-After says and ask again with the same key,
-      // up to a bound; then the order may still complete, so the key is kept.
-      outcome = await waitWhileProcessing(outcome, () => submit(req), (x) => (!x.ok && x.inProgress ? (x.retryAfterSeconds ?? 0) : undefined), { onWaiting: setProcessing });
-      if (!outcome.ok && outcome.inProgress) {
-        setSubmitErrors([PROCESSING_TOO_LONG]);
-        return;
-      }
-      if (!outcome.ok) {
-        // The key's attempt ended without an order or a charge: the next click is a new
-        // attempt, with a new key and the card tokenised again.
-        if (outcome.reason === ATTEMPT_CLOSED) attempt.current = undefined;
-        if (outcome.requireLogin) modals.setLogin(LOGIN_REQUIRED);
-        if (outcome.reason === CURRENCY_NOT_ALLOWED) modals.setCurrencyMessage(outcome.errors[0] || MSG_CURRENCY_NOT_ALLOWED);
-        if (outcome.reason === 'QUOTE_CHANGED') {
+      // The store's one submit flow: a lost answer is asked again with the same key, an order
+      // being processed elsewhere is waited for as Retry-After says, up to a bound (then it
+      // may still complete, so the key is kept and the buyer told to check for a receipt).
+      const result = await submitOrder(req, attempt, quote, setProcessing);
+      if (result.status !== 'ok') {
+        const errors = result.errors ?? [];
+        if (result.requireLogin) modals.setLogin(LOGIN_REQUIRED);
+        if (result.reason === CURRENCY_NOT_ALLOWED) modals.setCurrencyMessage(errors[0] || MSG_CURRENCY_NOT_ALLOWED);
+        if (result.reason === 'QUOTE_CHANGED') {
           // Nothing was charged: the prices moved; show the fresh invoice and ask again.
-          attempt.current = undefined;
+          attempt.settled();
           o.refetchPreview();
         }
         // A card nonce is single use: a declined or refused attempt needs the card again, and
         // the decline is explained next to the card, whose number and CVV the frame cleared.
-        if (outcome.status === 402) {
-          attempt.current = undefined;
-          if (payWith === 'card') setCardErrors([...outcome.errors, CARD_AGAIN]);
+        if (result.httpStatus === 402) {
+          attempt.settled();
+          if (payWith === 'card') setCardErrors([...errors, CARD_AGAIN]);
         }
         // A refused tick (expired, reused) is cleared for a new one (spec 001); the body
         // changes with the next tick, so the next attempt takes a new key.
-        if (outcome.errors.includes(MSG_CAPTCHA_ERROR)) {
+        if (errors.includes(MSG_CAPTCHA_ERROR)) {
           human.current?.reset();
-          attempt.current = undefined;
+          attempt.settled();
         }
-        setSubmitErrors(outcome.errors);
+        setSubmitErrors(errors);
         return;
       }
-      const result = outcome.result;
-      attempt.current = undefined;
-      const inv = result.invoice ?? p.invoice;
+      const inv = (result.invoice as Preview['invoice']) ?? p.invoice;
       const details = { currency: inv?.currency ?? o.currency, value: num(inv?.totalInCents) / 100, items: analyticsItems({ invoice: inv }), invoiceId: result.invoiceId, accountId: result.accountId, source: 'buy' };
       track(() => {
         analytics().purchase(details);
