@@ -22,7 +22,6 @@ import { CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, Logi
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { LOGIN_REQUIRED } from './account';
-import { validatePromo } from './submit';
 import { useSignupAtCheckout } from './signup';
 import { useEvent, useStable } from './render';
 import { CONNECT_ERROR, DOWNGRADE_ALLOCATIONS } from './messages';
@@ -156,6 +155,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
     // Checkout says whether the code applies here and whether it is a gift certificate.
     let check;
     try {
+      const { validatePromo } = await import('./submit');
       check = await validatePromo(c, toWire(config, { cartId: '', counter: 0 }));
     } catch (e) {
       return e instanceof Error && e.message ? e.message : 'The code could not be checked; try again.';

@@ -1,6 +1,11 @@
 import { ApiError, placeOrder, unwrap, type CheckoutComponents, type PurchaseAttempt, type PurchaseResult, type WireConfiguration, type WireValidateInvoice } from '@hangar/api-client';
 import { apiClient } from './api';
 
+// Loaded when the buyer pays or applies a code (usePurchase, the promo box), not with the
+// page: the submit flow stays out of /buy's initial JavaScript.
+export { PurchaseAttempt } from '@hangar/api-client';
+export { payWithCardReader } from '@hangar/storefront';
+
 export type WireSubmit = CheckoutComponents['schemas']['v1SubmitInvoiceResponse'];
 
 /**

@@ -1,18 +1,18 @@
-import { useState, type RefObject } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { MSG_CAPTCHA_ERROR, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import type { CurrencyCode } from '@hangar/money';
-import { ApiError, num, PurchaseAttempt, unwrap, type WireMe } from '@hangar/api-client';
+import { ApiError, num, unwrap, type PurchaseAttempt, type WireMe } from '@hangar/api-client';
 import { analytics } from '@hangar/analytics';
-import { payWithCardReader } from '@hangar/storefront';
 import { LOGIN_REQUIRED } from './account';
 import { apiClient } from './api';
 import { analyticsItems, track } from './buyAnalytics';
 import { toWire, type Configuration } from './configuration';
 import type { Preview } from './hooks';
 import { CARD_AGAIN, CURRENCY_NOT_ALLOWED, eligibilityPath, MILITARY_ELIGIBILITY_REQUIRED, MSG_CURRENCY_NOT_ALLOWED } from './messages';
-import { submitOrder, successUrl, validate } from './submit';
 import type { Modals } from './useModals';
 import type { Payment } from './usePayment';
+
+type Flow = typeof import('./submit');
 
 export interface PurchaseInput {
   preview: Preview | undefined;
@@ -45,8 +45,8 @@ export function usePurchase(o: PurchaseInput) {
   const [cardErrors, setCardErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
-  // One idempotency key per attempt at the quote's order (PurchaseAttempt).
-  const [attempt] = useState(() => new PurchaseAttempt());
+  // One idempotency key per attempt at the quote's order, made at the first Pay.
+  const attempts = useRef<PurchaseAttempt | undefined>(undefined);
   const { preview: p, config, me, payment, modals, hosted, human } = o;
   const { payWith, reader } = payment;
   const loggedIn = me.loggedIn === true;
@@ -64,7 +64,7 @@ export function usePurchase(o: PurchaseInput) {
   };
 
   /** The payment method: a nonce from the hosted fields or the wallet, or a token; errors when there is none. */
-  const paymentMethod = async (): Promise<{ nonce?: string; token?: string } | undefined> => {
+  const paymentMethod = async ({ payWithCardReader }: Flow): Promise<{ nonce?: string; token?: string } | undefined> => {
     if (payWith === 'stored') return { token: payment.storedMethod.data?.paymentMethod?.token };
     if (payWith === 'reader') {
       // The storefront's card-present payment: vault on the reader, poll every 1000 ms.
@@ -104,6 +104,9 @@ export function usePurchase(o: PurchaseInput) {
     }
     setSubmitting(true);
     try {
+      const flow = await import('./submit');
+      const { submitOrder, successUrl, validate } = flow;
+      const attempt = (attempts.current ??= new flow.PurchaseAttempt());
       track(() => analytics().beginCheckout({ currency: o.currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' }));
       const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
       const v = await validate(wire);
@@ -117,7 +120,7 @@ export function usePurchase(o: PurchaseInput) {
         setSubmitErrors(v.errors ?? []);
         return;
       }
-      const method = await paymentMethod();
+      const method = await paymentMethod(flow);
       if (!method) return;
       analytics().addPaymentInfo();
       const req = {
