@@ -62,11 +62,12 @@ check-generated: tools ## Fail when regenerating would change the committed gen/
 # kept out of the services' go.mod).
 GO_MODULES := . deploy/helm/check deploy/images
 
-lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the layer and no-globals check
+lint: tools ## buf lint, gofmt, go vet, staticcheck (every Go module), the layer and no-globals check, the web linter
 	$(BUF) lint
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	for m in $(GO_MODULES); do (cd $$m && go vet ./... && $(BIN)/staticcheck ./...); done
 	go run ./cmd/layercheck
+	scripts/web-lint.sh
 
 .PHONY: images
 # The web image carries the production web build: scripts/web-build.sh needs the store's

@@ -134,7 +134,7 @@ export function InvitationPage({ api, hash = typeof window === 'undefined' ? '' 
     setBusy(true);
     try {
       const r = await api.acceptInvitation(token, d.hasAccount ? '' : password, d.hasAccount ? '' : confirm);
-      setJoined(r.organizationName);
+      setJoined(r.organizationName ?? '');
     } catch (err) {
       const fe = fieldErrorsOf(err);
       setErrors(Object.keys(fe).length > 0 ? fe : { form: [errorText(err)] });

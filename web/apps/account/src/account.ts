@@ -1,7 +1,7 @@
 // The subscriber's account page (issue 17 item 5; spec 000 §3-§4, spec 001 §4): the calls
 // it makes and the two state machines of spec 001 §4 "Payment-method and auto-renew".
 // Everything shown comes from the server's answers; the page computes no price.
-import { ApiError, createApiClient, num, unwrap, type ApiClient, type CheckoutComponents, type Me, type PaymentsComponents } from '@hangar/api-client';
+import { ApiError, createApiClient, num, unwrap, type ApiClient, type CheckoutComponents, type Me, type OrganizationsComponents, type PaymentsComponents } from '@hangar/api-client';
 
 export type RenewalStatus = CheckoutComponents['schemas']['v1GetRenewalStatusResponse'];
 export type InvoiceSummary = CheckoutComponents['schemas']['v1InvoiceSummary'];
@@ -10,21 +10,9 @@ export type PaymentMethodOnFile = PaymentsComponents['schemas']['v1GetPaymentMet
 export type PaymentMethodUpdate = PaymentsComponents['schemas']['v1UpdateAccountPaymentMethodResponse'];
 
 /** An open invitation to join an organization (identity's GetInvitationResponse). */
-export interface Invitation {
-  organizationName: string;
-  email: string;
-  roles: string[];
-  expiresAt: string;
-  hasAccount: boolean;
-}
-
+export type Invitation = OrganizationsComponents['schemas']['v1GetInvitationResponse'];
 /** The answer of an accepted invitation. */
-export interface InvitationAccepted {
-  status: string;
-  organizationName: string;
-  organizationAccount: string;
-  user?: { email?: string };
-}
+export type InvitationAccepted = OrganizationsComponents['schemas']['v1AcceptInvitationResponse'];
 
 /** Auto-renew (spec 000 §4): updating, submitting, succeeded, failed. */
 export type AutoRenewState =
@@ -122,7 +110,7 @@ export function errorText(err: unknown): string {
 /** The account page's calls, on the store's same-origin API. */
 export function accountApi(client: ApiClient = createApiClient()) {
   return {
-    me: (signal?: AbortSignal) => client.http.request<Me>('GET', '/buy/api/me', { signal }),
+    me: (signal?: AbortSignal): Promise<Me> => unwrap(client.identity.GET('/buy/api/me', { signal })),
     renewal: (signal?: AbortSignal) => unwrap(client.checkout.GET('/buy/api/account/renewal', { signal })),
     subscription: (signal?: AbortSignal) =>
       unwrap(client.checkout.GET('/buy/api/subscription/simple', { params: { query: { includePaymentInfo: '1' } }, signal })),
@@ -151,12 +139,12 @@ export function accountApi(client: ApiClient = createApiClient()) {
       unwrap(client.identity.POST('/account/api/password/set', { body: { token, password, confirmPassword } })),
     /** POST /org/api/members: invites an address (the same answer for every address). */
     invite: async (email: string, roles: string[]): Promise<string> =>
-      (await client.http.request<{ message?: string }>('POST', '/org/api/members', { body: { email, roles } })).message ?? '',
+      (await unwrap(client.organizations.POST('/org/api/members', { body: { email, roles } }))).message ?? '',
     /** POST /org/api/invitations/lookup: what an open invitation names. */
-    invitation: (token: string) => client.http.request<Invitation>('POST', '/org/api/invitations/lookup', { body: { token } }),
+    invitation: (token: string): Promise<Invitation> => unwrap(client.organizations.POST('/org/api/invitations/lookup', { body: { token } })),
     /** POST /org/api/invitations/accept; without a session and an account, creates it and logs the browser in. */
-    acceptInvitation: (token: string, password = '', confirmPassword = '') =>
-      client.http.request<InvitationAccepted>('POST', '/org/api/invitations/accept', { body: { token, password, confirmPassword } }),
+    acceptInvitation: (token: string, password = '', confirmPassword = ''): Promise<InvitationAccepted> =>
+      unwrap(client.organizations.POST('/org/api/invitations/accept', { body: { token, password, confirmPassword } })),
     login: async (username: string, password: string, recaptchaValue = ''): Promise<string | undefined> => {
       try {
         const r = await client.identity.POST('/pricing/api/login', { body: { username, password, ...(recaptchaValue ? { recaptchaValue } : {}) } });

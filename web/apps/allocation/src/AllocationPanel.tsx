@@ -2,8 +2,9 @@
 // users and aircraft lists with filters, sorting and paging; assigning and unassigning one
 // at a time and in bulk; the report of every pool; and the sidebar with the cart (what is
 // selected) over the products (what was bought).
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { ApiError, useResource } from '@hangar/api-client';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { ApiError } from '@hangar/api-client';
 import { Button, ErrorState, LoadingState, SelectField, TextField, cx, ui } from '@hangar/ui';
 import {
   assignmentError,
@@ -11,68 +12,29 @@ import {
   type AllocationApi,
   type ListQuery,
   type Page,
-  type PoolReport,
   type Report,
   type Target,
-  type TargetType,
 } from './api';
 import { css, sectionHeights } from './sidebar';
+import { Frame, kindType, ReportTable, rowsOf, useWindowHeight, type Kind, type Message } from './parts';
 import s from './allocation.module.css';
-
-type Kind = 'users' | 'tails';
-interface Row {
-  id: string;
-  label: string;
-  assigned: string[];
-  expired: string[];
-}
-interface Message {
-  kind: 'error' | 'ok';
-  text: string;
-}
-
-const kindType: Record<Kind, TargetType> = { users: 'USER', tails: 'TAIL' };
-
-function rowsOf(kind: Kind, page: Page<unknown>): Row[] {
-  if (kind === 'users') {
-    return (page as Page<{ accountUuid: string; email: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((u) => ({
-      id: u.accountUuid,
-      label: u.email,
-      assigned: u.assignedAddOnCodes,
-      expired: u.expiredAddOnCodes,
-    }));
-  }
-  return (page as Page<{ tailId: string; assignedAddOnCodes: string[]; expiredAddOnCodes: string[] }>).items.map((t) => ({
-    id: t.tailId,
-    label: t.tailId,
-    assigned: t.assignedAddOnCodes,
-    expired: t.expiredAddOnCodes,
-  }));
-}
-
-function useWindowHeight(): number {
-  const [h, setH] = useState(() => (typeof window === 'undefined' ? 800 : window.innerHeight));
-  useEffect(() => {
-    const on = () => setH(window.innerHeight);
-    window.addEventListener('resize', on);
-    return () => window.removeEventListener('resize', on);
-  }, []);
-  return h;
-}
 
 export function AllocationPanel({ api }: { api: AllocationApi }) {
   const [reload, setReload] = useState(0);
-  const report = useResource<Report>((signal) => api.report(signal), `report-${reload}`);
+  const report = useQuery<Report, ApiError>({ queryKey: ['allocation-report', reload], queryFn: ({ signal }) => api.report(signal) });
   const [kind, setKind] = useState<Kind>('users');
   const [query, setQuery] = useState<Record<Kind, ListQuery>>({
     users: { page: 0, size: 10, sortDirection: 'asc' },
     tails: { page: 0, size: 10, sortDirection: 'asc' },
   });
   const q = query[kind];
-  const listing = useResource<Page<unknown>>(
-    (signal) => (kind === 'users' ? api.users(q, signal) : api.tails(q, signal)),
-    `${kind}-${JSON.stringify(q)}-${reload}-${report.status === 'ready'}`,
-  );
+  const listing = useQuery<Page<unknown>, ApiError>({
+    queryKey: ['allocation-list', kind, q, reload, report.isSuccess],
+    queryFn: ({ signal }) => (kind === 'users' ? api.users(q, signal) : api.tails(q, signal)),
+    // While the list reloads (after an assignment, or once the licence pools are in) it keeps
+    // the rows it showed: the table does not empty and refill under the owner's pointer.
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[1] === kind ? previous : undefined),
+  });
   const [selected, setSelected] = useState<Record<Kind, string[]>>({ users: [], tails: [] });
   const [message, setMessage] = useState<Message | null>(null);
   const [busy, setBusy] = useState(false);
@@ -81,10 +43,6 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
   const [bulkCode, setBulkCode] = useState('');
   const [newTail, setNewTail] = useState('');
   const [rowCode, setRowCode] = useState<Record<string, string>>({});
-  // While the list reloads (after an assignment, or once the licence pools are in) it keeps
-  // the rows it showed: the table does not empty and refill under the owner's pointer.
-  const [shownListing, setShownListing] = useState<{ kind: Kind; data: Page<unknown> }>();
-  if (listing.status === 'ready' && (shownListing?.data !== listing.data || shownListing.kind !== kind)) setShownListing({ kind, data: listing.data });
   const panel = useRef<HTMLDivElement>(null);
   const [panelHeight, setPanelHeight] = useState(800);
   const windowHeight = useWindowHeight();
@@ -98,7 +56,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
     return () => ro.disconnect();
   }, []);
 
-  const pools = report.status === 'ready' ? report.data.pools : [];
+  const pools = report.isSuccess ? report.data.pools : [];
   const poolsFor = (k: Kind) => pools.filter((p) => p.targetTypes.includes(kindType[k]));
   const setQ = (patch: Partial<ListQuery>) => setQuery((all) => ({ ...all, [kind]: { ...all[kind], page: 0, ...patch } }));
 
@@ -119,24 +77,24 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
     [],
   );
 
-  if (report.status === 'loading' && report.data === undefined && reload === 0) {
+  if (report.isPending && reload === 0) {
     return (
       <Frame>
         <LoadingState label="Loading your licences…" />
       </Frame>
     );
   }
-  if (report.status === 'error') {
+  if (report.isError) {
     const e = report.error;
     const text = e instanceof ApiError && e.status === 401 ? 'Log in to allocate your organization’s licences.' : reportError(e);
     return (
       <Frame>
-        <ErrorState message={<span data-testid="allocation-error">{text}</span>} onRetry={report.retry} />
+        <ErrorState message={<span data-testid="allocation-error">{text}</span>} onRetry={() => void report.refetch()} />
       </Frame>
     );
   }
-  const orgId = report.status === 'ready' ? report.data.ownerId : '';
-  const current = listing.status === 'ready' ? listing.data : shownListing?.kind === kind ? shownListing.data : undefined;
+  const orgId = report.isSuccess ? report.data.ownerId : '';
+  const current = listing.data;
   const rows = current ? rowsOf(kind, current) : [];
   const total = current ? current.total : 0;
   const pages = Math.max(Math.ceil(total / q.size), 1);
@@ -226,10 +184,10 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
               ) : null}
             </div>
           ) : null}
-          {listing.status === 'error' ? (
-            <ErrorState message={reportError(listing.error)} onRetry={listing.retry} />
+          {listing.isError ? (
+            <ErrorState message={reportError(listing.error)} onRetry={() => void listing.refetch()} />
           ) : (
-            <table className={s.allocTable} aria-label={kind === 'users' ? 'Users' : 'Aircraft'} aria-busy={listing.status === 'loading'}>
+            <table className={s.allocTable} aria-label={kind === 'users' ? 'Users' : 'Aircraft'} aria-busy={listing.isFetching}>
               <thead>
                 <tr>
                   <th scope="col">
@@ -305,7 +263,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                     </td>
                   </tr>
                 ))}
-                {listing.status === 'ready' && rows.length === 0 ? (
+                {listing.isSuccess && rows.length === 0 ? (
                   <tr>
                     <td colSpan={4}>{kind === 'users' ? 'No users match.' : 'No aircraft match.'}</td>
                   </tr>
@@ -388,43 +346,5 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
         </aside>
       </div>
     </Frame>
-  );
-}
-
-function ReportTable({ pools }: { pools: PoolReport[] }) {
-  if (pools.length === 0) return <p>Your subscription has no licences to allocate.</p>;
-  return (
-    <table className={s.allocReport} aria-label="Allocation report">
-      <thead>
-        <tr>
-          <th scope="col">Licence</th>
-          <th scope="col">Bought</th>
-          <th scope="col">Assigned</th>
-          <th scope="col">Free</th>
-          <th scope="col">Expired</th>
-        </tr>
-      </thead>
-      <tbody>
-        {pools.map((p) => (
-          <tr key={p.addOnCode} data-testid={`pool-${p.addOnCode}`}>
-            <td title={p.licensingMethod}>{p.addOnCode}</td>
-            <td>{p.bought}</td>
-            <td>{p.assigned}</td>
-            <td data-testid={`free-${p.addOnCode}`}>{p.free}</td>
-            <td>{p.expired}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Frame({ children }: { children: React.ReactNode }) {
-  return (
-    <section data-remote="allocation" aria-labelledby="allocation-title">
-      <h1 id="allocation-title">Licence allocation</h1>
-      <p>Assign your organization&apos;s licences to users and aircraft, one at a time or in bulk.</p>
-      {children}
-    </section>
   );
 }

@@ -1,46 +1,20 @@
-// The allocation service's public routes (services/allocation/README.md), typed for the
-// panel. The gateway leaves empty lists and zero counts out, so every reader defaults them.
-import { ApiError, createHttpClient, type ClientOptions, type HttpClient } from '@hangar/api-client';
+// The allocation service's public routes (services/allocation/README.md) through the store's
+// client, typed by the generated allocation document. The gateway leaves empty lists and zero
+// counts out, so every reader fills them in: the panel reads complete values.
+import { ApiError, createApiClient, unwrap, type AllocationComponents, type ApiClient, type ClientOptions } from '@hangar/api-client';
+
+type Wire = AllocationComponents['schemas'];
+type Filled<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 
 export type TargetType = 'USER' | 'TAIL';
-
-export interface Allocation {
-  addOnCodes: string[];
-  expiredAddOnCodes: string[];
-  targetId: string;
-  targetOwnerId: string;
-  targetType: TargetType;
-}
-
-export interface PoolReport {
-  addOnCode: string;
-  licensingMethod: string;
-  bought: number;
-  assigned: number;
-  free: number;
-  expired: number;
-  isPlan: boolean;
-  targetTypes: TargetType[];
-}
-
+export type Allocation = Omit<Filled<Wire['v1Allocation']>, 'targetType'> & { targetType: TargetType };
+export type PoolReport = Omit<Filled<Wire['v1AddOnAllocationReport']>, 'targetTypes' | 'termEnd'> & { targetTypes: TargetType[] };
 export interface Report {
   ownerId: string;
   pools: PoolReport[];
 }
-
-export interface AllocatedUser {
-  accountUuid: string;
-  email: string;
-  roles: string[];
-  assignedAddOnCodes: string[];
-  expiredAddOnCodes: string[];
-}
-
-export interface AllocatedTail {
-  tailId: string;
-  assignedAddOnCodes: string[];
-  expiredAddOnCodes: string[];
-}
+export type AllocatedUser = Filled<Wire['v1AllocatedUser']>;
+export type AllocatedTail = Filled<Wire['v1AllocatedTail']>;
 
 export interface Page<T> {
   items: T[];
@@ -64,118 +38,97 @@ export interface Target {
   addOnCodes: string[];
 }
 
-type Raw = Record<string, unknown>;
-const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+const list = <T>(v: readonly T[] | undefined): T[] => (Array.isArray(v) ? [...v] : []);
+const num = (v: number | undefined): number => (typeof v === 'number' ? v : 0);
 
-function allocation(r: Raw): Allocation {
+function allocation(r: Wire['v1Allocation'] = {}): Allocation {
   return {
     addOnCodes: list(r.addOnCodes),
     expiredAddOnCodes: list(r.expiredAddOnCodes),
-    targetId: String(r.targetId ?? ''),
-    targetOwnerId: String(r.targetOwnerId ?? ''),
+    targetId: r.targetId ?? '',
+    targetOwnerId: r.targetOwnerId ?? '',
     targetType: r.targetType === 'TAIL' ? 'TAIL' : 'USER',
   };
 }
 
-export function allocationApi(http: HttpClient) {
+export function allocationApi(client: ApiClient['allocation']) {
   return {
     async report(signal?: AbortSignal): Promise<Report> {
-      const r = await http.request<Raw>('GET', '/account/api/subscription/allocation/report', { signal });
-      const pools = Object.values((r?.addOnAllocationReports ?? {}) as Record<string, Raw>).map(
+      const r = await unwrap(client.GET('/account/api/subscription/allocation/report', { signal }));
+      const pools = Object.values(r.addOnAllocationReports ?? {}).map(
         (p): PoolReport => ({
-          addOnCode: String(p.addOnCode ?? ''),
-          licensingMethod: String(p.licensingMethod ?? ''),
+          addOnCode: p.addOnCode ?? '',
+          licensingMethod: p.licensingMethod ?? '',
           bought: num(p.bought),
           assigned: num(p.assigned),
           free: num(p.free),
           expired: num(p.expired),
           isPlan: p.isPlan === true,
-          targetTypes: list<TargetType>(p.targetTypes),
+          targetTypes: list(p.targetTypes).filter((x): x is TargetType => x === 'USER' || x === 'TAIL'),
         }),
       );
       pools.sort((a, b) => Number(b.isPlan) - Number(a.isPlan) || a.addOnCode.localeCompare(b.addOnCode));
-      return { ownerId: String(r?.ownerId ?? ''), pools };
+      return { ownerId: r.ownerId ?? '', pools };
     },
 
     async users(q: ListQuery, signal?: AbortSignal): Promise<Page<AllocatedUser>> {
-      const r = await http.request<Raw>('GET', '/account/api/users/by-allocation/', {
-        signal,
-        query: {
-          assignedAddOnCodes: q.assignedAddOnCodes,
-          unassignedAddOnCodes: q.unassignedAddOnCodes,
-          userFilters: q.filter,
-          page: q.page,
-          size: q.size,
-          sortDirection: q.sortDirection,
-        },
-      });
+      const query = { assignedAddOnCodes: q.assignedAddOnCodes, unassignedAddOnCodes: q.unassignedAddOnCodes, userFilters: q.filter, page: q.page, size: q.size, sortDirection: q.sortDirection };
+      const r = await unwrap(client.GET('/account/api/users/by-allocation/', { params: { query: clean(query) }, signal }));
       return {
-        items: list<Raw>(r?.users).map((u) => ({
-          accountUuid: String(u.accountUuid ?? ''),
-          email: String(u.email ?? ''),
+        items: list(r.users).map((u) => ({
+          accountUuid: u.accountUuid ?? '',
+          email: u.email ?? '',
           roles: list(u.roles),
           assignedAddOnCodes: list(u.assignedAddOnCodes),
           expiredAddOnCodes: list(u.expiredAddOnCodes),
         })),
-        total: num(r?.total),
-        page: num(r?.page),
-        size: num(r?.size) || q.size,
+        total: num(r.total),
+        page: num(r.page),
+        size: num(r.size) || q.size,
       };
     },
 
     async tails(q: ListQuery, signal?: AbortSignal): Promise<Page<AllocatedTail>> {
-      const r = await http.request<Raw>('GET', '/account/api/subscription/allocation/tails', {
-        signal,
-        query: {
-          assignedAddOnCodes: q.assignedAddOnCodes,
-          unassignedAddOnCodes: q.unassignedAddOnCodes,
-          tailFilters: q.filter,
-          page: q.page,
-          size: q.size,
-          sortDirection: q.sortDirection,
-        },
-      });
+      const query = { assignedAddOnCodes: q.assignedAddOnCodes, unassignedAddOnCodes: q.unassignedAddOnCodes, tailFilters: q.filter, page: q.page, size: q.size, sortDirection: q.sortDirection };
+      const r = await unwrap(client.GET('/account/api/subscription/allocation/tails', { params: { query: clean(query) }, signal }));
       return {
-        items: list<Raw>(r?.tails).map((t) => ({
-          tailId: String(t.tailId ?? ''),
-          assignedAddOnCodes: list(t.assignedAddOnCodes),
-          expiredAddOnCodes: list(t.expiredAddOnCodes),
-        })),
-        total: num(r?.total),
-        page: num(r?.page),
-        size: num(r?.size) || q.size,
+        items: list(r.tails).map((t) => ({ tailId: t.tailId ?? '', assignedAddOnCodes: list(t.assignedAddOnCodes), expiredAddOnCodes: list(t.expiredAddOnCodes) })),
+        total: num(r.total),
+        page: num(r.page),
+        size: num(r.size) || q.size,
       };
     },
 
     async allocations(kind: 'users' | 'tails', ids: string[] = [], signal?: AbortSignal): Promise<Allocation[]> {
-      const r = await http.request<Raw>('GET', `/account/api/subscription/allocations/?${kind}=${encodeURIComponent(ids.join(','))}`, { signal });
-      return list<Raw>(r?.allocations).map(allocation);
+      // The parameter is present even when empty: it names which allocations are listed.
+      const r = await unwrap(client.GET('/account/api/subscription/allocations/', { params: { query: { [kind]: ids.join(',') } }, signal }));
+      return list(r.allocations).map(allocation);
     },
 
     async assign(t: Target): Promise<Allocation> {
-      const r = await http.request<Raw>('POST', '/account/api/subscription/allocation/assign', { body: t });
-      return allocation((r?.allocation ?? {}) as Raw);
+      return allocation((await unwrap(client.POST('/account/api/subscription/allocation/assign', { body: t }))).allocation);
     },
 
     async unassign(t: Target): Promise<Allocation> {
-      const r = await http.request<Raw>('POST', '/account/api/subscription/allocation/unassign', { body: t });
-      return allocation((r?.allocation ?? {}) as Raw);
+      return allocation((await unwrap(client.POST('/account/api/subscription/allocation/unassign', { body: t }))).allocation);
     },
 
     async bulk(organizationId: string, assign: Target[], unassign: Target[] = []): Promise<Allocation[]> {
-      const r = await http.request<Raw>('POST', `/account/api/subscription/allocation/bulk-assign/${encodeURIComponent(organizationId)}`, {
-        body: { allocations: assign, unassign },
-      });
-      return list<Raw>(r?.allocations).map(allocation);
+      const r = await unwrap(client.POST('/account/api/subscription/allocation/bulk-assign/{organizationId}', { params: { path: { organizationId } }, body: { allocations: assign, unassign } }));
+      return list(r.allocations).map(allocation);
     },
   };
+}
+
+/** A query without its empty parameters (the routes read a missing one as "any"). */
+function clean<T extends Record<string, string | number | undefined>>(q: T): Partial<T> {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
 }
 
 export type AllocationApi = ReturnType<typeof allocationApi>;
 
 export function createAllocationApi(options: ClientOptions = {}): AllocationApi {
-  return allocationApi(createHttpClient(options));
+  return allocationApi(createApiClient(options).allocation);
 }
 
 /** The server's phrase for a pool too small (spec 001 §5). */

@@ -3,7 +3,7 @@ import { cleanup, configure, fireEvent, render, screen, waitFor, within } from '
 import AllocationModule from './remote-module';
 import { standaloneProps } from './standalone';
 import { allocationApi, assignmentError, reportError, REPORT_ERROR } from './api';
-import { ApiError, createHttpClient } from '@hangar/api-client';
+import { ApiError, createApiClient } from '@hangar/api-client';
 import { sectionHeights, fullHeight } from './sidebar';
 
 // The panel loads the report, then the list: on a busy 2-core CI machine that can take
@@ -15,7 +15,8 @@ type Handler = (url: URL, init: RequestInit) => { status: number; body: unknown 
 
 /** A fake of the allocation routes over fetch: the real client and parsing run. */
 function fakeApi(handler: Handler, calls: Array<{ method: string; url: URL; body: unknown }> = []) {
-  const http = createHttpClient({
+  const client = createApiClient({
+    baseUrl: 'http://store.test',
     cookie: () => 'XSRF-TOKEN=t',
     fetch: async (input, init = {}) => {
       const url = new URL(String(input), 'http://store.test');
@@ -24,7 +25,7 @@ function fakeApi(handler: Handler, calls: Array<{ method: string; url: URL; body
       return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'content-type': 'application/json' } });
     },
   });
-  return allocationApi(http);
+  return allocationApi(client.allocation);
 }
 
 const report = {

@@ -2,14 +2,16 @@
 // (/buy/sales-mode), the association-member form (/buy/association) and the military
 // pages: /buy/military and /buy/military_intl verify eligibility first (no e-mail in the
 // query), then configure military plans on the buy page (?email=…, identity's invoice URL).
-import { useEffect, useMemo } from 'react';
+import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { RemoteModuleProps } from '@hangar/ui';
+import { LoadingState, type RemoteModuleProps } from '@hangar/ui';
 import { BuyPage } from './BuyPage';
-import { SuccessPage } from './success/SuccessPage';
-import { SalesModePage } from './salesmode/SalesModePage';
 import { MilitaryPage } from './eligibility/MilitaryPage';
-import { AssociationForm } from './eligibility/AssociationForm';
+
+// The buy remote's other pages are chunks of their own, outside /buy's initial JavaScript.
+const SuccessPage = lazy(() => import('./success/SuccessPage').then((m) => ({ default: m.SuccessPage })));
+const SalesModePage = lazy(() => import('./salesmode/SalesModePage').then((m) => ({ default: m.SalesModePage })));
+const AssociationForm = lazy(() => import('./eligibility/AssociationForm').then((m) => ({ default: m.AssociationForm })));
 
 /** Server state lives in one TanStack Query client per page. */
 const queryClient = new QueryClient({ defaultOptions: { queries: { refetchOnWindowFocus: false } } });
@@ -60,5 +62,9 @@ export default function BuyModule({ route: shellRoute }: RemoteModuleProps) {
     default:
       page = <BuyPage />;
   }
-  return <QueryClientProvider client={queryClient}>{page}</QueryClientProvider>;
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Suspense fallback={<LoadingState label="Loading the page…" />}>{page}</Suspense>
+    </QueryClientProvider>
+  );
 }

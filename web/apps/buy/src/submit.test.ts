@@ -1,48 +1,64 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApiClient, type WireConfiguration } from '@hangar/api-client';
+import { createApiClient, PurchaseAttempt, purchaseInProgress, submitPurchase, type WireConfiguration } from '@hangar/api-client';
 import { setApiClient } from './api';
-import { submit, successUrl } from './submit';
+import { submitBody, submitOrder, successUrl } from './submit';
 
 afterEach(() => setApiClient(undefined));
 
-describe('submit', () => {
+const answer = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+describe('submitOrder', () => {
+  const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
+
   it('sends the marketing tick with the configuration, and nothing when the box was not ticked', async () => {
     const bodies: Array<Record<string, unknown>> = [];
     const fetch = vi.fn(async (_: RequestInfo | URL, init?: RequestInit) => {
       bodies.push(JSON.parse(String(init?.body)));
-      return new Response(JSON.stringify({ invoiceId: 'inv-1', redirectUrl: '/buy/success?invoiceId=inv-1' }), { headers: { 'content-type': 'application/json' } });
+      return answer({ invoiceId: 'inv-1', redirectUrl: '/buy/success?invoiceId=inv-1' });
     });
-    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
-    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
-    expect((await submit({ configuration, nonce: 'n1', idempotencyKey: 'k1', marketingConsent: true })).ok).toBe(true);
-    expect((await submit({ configuration, nonce: 'n2', idempotencyKey: 'k2' })).ok).toBe(true);
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge', cookie: () => 'XSRF-TOKEN=t' }));
+    expect((await submitOrder({ configuration, nonce: 'n1', marketingConsent: true }, new PurchaseAttempt(), 'q1')).status).toBe('ok');
+    expect((await submitOrder({ configuration, nonce: 'n2' }, new PurchaseAttempt(), 'q1')).status).toBe('ok');
     expect(bodies[0]).toMatchObject({ email: 'new@b.co', nonce: 'n1', marketingConsent: true });
     expect(bodies[1]!.marketingConsent).toBeUndefined();
   });
 
-  it('shows the refusal of a stored method that is not the buyer\'s, and may not retry it', async () => {
-    const message = 'This stored payment method cannot be used for this purchase.';
-    const fetch = vi.fn(async () => new Response(JSON.stringify({ code: 'permission_denied', message }), { status: 403, headers: { 'content-type': 'application/json' } }));
-    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
-    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
-    const r = await submit({ configuration, paymentMethodToken: 'pm_someone_else', idempotencyKey: 'k3' });
-    expect(r).toMatchObject({ ok: false, status: 403, code: 'permission_denied', errors: [message], requireLogin: false, retryable: false });
+  it('keeps the key of an attempt whose answer was lost, and asks again once with it', async () => {
+    const keys: string[] = [];
+    const fetch = vi.fn(async (_: RequestInfo | URL, init?: RequestInit) => {
+      keys.push(new Headers(init?.headers).get('Idempotency-Key') ?? '');
+      return keys.length === 1 ? answer({ code: 'unavailable', message: 'try again' }, 503) : answer({ invoiceId: 'inv-1' });
+    });
+    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge', cookie: () => 'XSRF-TOKEN=t' }));
+    expect(await submitOrder({ configuration, nonce: 'n' }, new PurchaseAttempt(), 'q1')).toMatchObject({ status: 'ok', invoiceId: 'inv-1' });
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).not.toBe('');
+    expect(keys[1]).toBe(keys[0]);
   });
 
-  it('reads the one error body: a changed quote carries its reason and the fresh preview and is not retried', async () => {
+  it('refuses a stored method that is not the buyer\'s with the server\'s words', async () => {
+    const message = 'This stored payment method cannot be used for this purchase.';
+    setApiClient(createApiClient({ fetch: vi.fn(async () => answer({ code: 'permission_denied', message }, 403)), baseUrl: 'http://edge', cookie: () => 'XSRF-TOKEN=t' }));
+    await expect(submitOrder({ configuration, paymentMethodToken: 'pm_someone_else' }, new PurchaseAttempt(), 'q1')).rejects.toMatchObject({ status: 403, code: 'permission_denied', message });
+  });
+
+  it('reads the one error body: a changed quote carries its reason and the fresh preview; an order in progress its wait', async () => {
     const message = 'The price of your order changed. Please review the new total and submit again.';
     const body = { code: 'conflict', message, reason: 'QUOTE_CHANGED', status: 'fail', errors: [message], msg: message, preview: { quoteId: 'q_2' } };
-    const fetch = vi.fn(async () => new Response(JSON.stringify(body), { status: 409, headers: { 'content-type': 'application/json' } }));
-    setApiClient(createApiClient({ fetch, baseUrl: 'http://edge' }));
-    const configuration = { email: 'new@b.co', currency: 'USD', addOns: ['pro_plus'] } as WireConfiguration;
-    const r = await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' });
-    expect(r).toMatchObject({ ok: false, status: 409, code: 'conflict', reason: 'QUOTE_CHANGED', errors: [message], preview: { quoteId: 'q_2' }, retryable: false });
+    const fetch = vi.fn(async () => answer(body, 409));
+    const client = createApiClient({ fetch, baseUrl: 'http://edge', cookie: () => 'XSRF-TOKEN=t' });
+    setApiClient(client);
+    expect(await submitOrder({ configuration, nonce: 'n' }, new PurchaseAttempt(), 'q1')).toMatchObject({ status: 'fail', httpStatus: 409, code: 'conflict', reason: 'QUOTE_CHANGED', errors: [message], preview: { quoteId: 'q_2' } });
+    expect(fetch).toHaveBeenCalledTimes(1);
     const busy = { code: 'conflict', message: 'This order is being processed.', reason: 'ORDER_IN_PROGRESS', status: 'fail', errors: ['This order is being processed.'] };
-    fetch.mockImplementation(async () => new Response(JSON.stringify(busy), { status: 409, headers: { 'content-type': 'application/json', 'Retry-After': '2' } }));
-    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ inProgress: true, retryAfterSeconds: 2, retryable: false });
+    fetch.mockImplementation(async () => answer(busy, 409, { 'Retry-After': '2' }));
+    expect(purchaseInProgress(await submitPurchase(client.checkout, '/buy/api/invoice/submit', submitBody({ configuration, nonce: 'n' }), 'k4'))).toBe(2);
     const closed = { code: 'conflict', message: 'This order could not be completed and you were not charged.', reason: 'ATTEMPT_CLOSED', status: 'fail', errors: ['x'] };
-    fetch.mockImplementation(async () => new Response(JSON.stringify(closed), { status: 409, headers: { 'content-type': 'application/json' } }));
-    expect(await submit({ configuration, nonce: 'n', idempotencyKey: 'k4' })).toMatchObject({ reason: 'ATTEMPT_CLOSED', inProgress: false, retryable: false });
+    fetch.mockImplementation(async () => answer(closed, 409));
+    const r = await submitPurchase(client.checkout, '/buy/api/invoice/submit', submitBody({ configuration, nonce: 'n' }), 'k4');
+    expect(r).toMatchObject({ reason: 'ATTEMPT_CLOSED' });
+    expect(purchaseInProgress(r)).toBeUndefined();
   });
 });
 

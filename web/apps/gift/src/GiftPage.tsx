@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, PayTerms, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, DEFAULT_LINKS, loadLinks, num, PROCESSING_TOO_LONG, purchaseInProgress, PurchaseAttempt, STILL_PROCESSING, submitPurchase, waitWhileProcessing, type GiftValidation, type Me, type StoreLinks } from '@hangar/api-client';
+import { ApiError, createApiClient, DEFAULT_LINKS, loadLinks, num, placeOrder, PurchaseAttempt, STILL_PROCESSING, unwrap, type GiftValidation, type Me, type StoreLinks } from '@hangar/api-client';
 import { defaultCurrency, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
@@ -71,14 +71,13 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   // (spec 001 §4); otherwise the session's e-mail fills the form.
   useEffect(() => {
     let stop = false;
-    api.http
-      .request<Me>('GET', '/buy/api/me')
-      .then(async (me) => {
+    unwrap(api.identity.GET('/buy/api/me'))
+      .then(async (me: Me) => {
         if (stop || !me.loggedIn) return;
         const sessionEmail = (me.username || me.email || '').toLowerCase();
         const differs = (route.accountId && route.accountId !== me.accountUuid) || (route.email && route.email.toLowerCase() !== sessionEmail);
         if (differs) {
-          await api.http.request('POST', '/pricing/api/logout', { body: {} }).catch(() => undefined);
+          await unwrap(api.identity.POST('/pricing/api/logout', { body: {} })).catch(() => undefined);
           return;
         }
         setEmail(me.username || me.email || '');
@@ -125,7 +124,7 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
       counter: ++counter.current,
     };
     try {
-      const v = await api.http.request<GiftValidation>('POST', '/buy/api/gift/validate', { body });
+      const v = (await unwrap(api.checkout.POST('/buy/api/gift/validate', { body }))) as GiftValidation;
       if ((v.counter ?? 0) >= counter.current) setValidation(v);
     } catch {
       /* the summary keeps the last answer */
@@ -158,14 +157,11 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         currency,
         recipient: recipientEmail || message ? { email: normalizeEmail(recipientEmail), message } : undefined,
       };
-      // One key per attempt at this order: a retry after a lost answer completes it.
-      const key = attempt.current.keyFor(JSON.stringify(order));
       const body = { ...order, cardholderName, nonce: t.nonce, recaptchaValue: human.current?.value() ?? '' };
-      // Being processed elsewhere: wait as Retry-After says and ask again with the same key.
-      const r = await waitWhileProcessing(await submitPurchase('/buy/api/gift/submit', body, key), () => submitPurchase('/buy/api/gift/submit', body, key), purchaseInProgress, { onWaiting: setProcessing });
-      attempt.current.after(r);
-      if (purchaseInProgress(r) !== undefined) {
-        setErrors([PROCESSING_TOO_LONG]);
+      // One key per attempt at this order: a retry after a lost answer completes it.
+      const r = await placeOrder(api.checkout, '/buy/api/gift/submit', body, { attempt: attempt.current, order: JSON.stringify(order), onWaiting: setProcessing });
+      if (r.stillProcessing) {
+        setErrors(r.errors ?? []);
         return;
       }
       if (r.status !== 'ok' || !r.redirectUrl) {

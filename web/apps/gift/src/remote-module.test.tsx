@@ -80,7 +80,7 @@ describe('gift page and the signed-in buyer', () => {
     const calls: string[] = [];
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
-      calls.push(`${init?.method ?? 'GET'} ${url}`);
+      calls.push(`${init?.method ?? 'GET'} ${new URL(url, 'http://store').pathname}`);
       if (url.includes('/buy/api/me')) return new Response(JSON.stringify(me), { status: 200 });
       return new Response('{}', { status: 200 });
     });

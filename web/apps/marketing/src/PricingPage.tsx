@@ -1,7 +1,8 @@
 import { useCallback, useMemo, useState } from 'react';
-import { ErrorState, LoadingState, Modal, ui } from '@hangar/ui';
+import { Dialog, ErrorState, LoadingState, ui } from '@hangar/ui';
 import { CURRENCY_SYMBOLS, VAT_NOTE, formatPrice, parseCurrency, resolveCurrency, showsVatNote, type CurrencyCode } from '@hangar/money';
-import { GROUPS, INDIVIDUAL_PLAN_CODES, featureStatus, priceIn, useResource, visibleEntries, type Catalog, type CatalogEntry } from '@hangar/api-client';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { GROUPS, INDIVIDUAL_PLAN_CODES, featureStatus, priceIn, visibleEntries, type ApiError, type Catalog, type CatalogEntry } from '@hangar/api-client';
 import { apiClient } from './api';
 import { Link } from './Link';
 import { SiteHeader } from './SiteHeader';
@@ -14,17 +15,27 @@ export interface PricingPageProps {
   navigate?: (to: string) => void;
 }
 
-export function PricingPage({ search = typeof window === 'undefined' ? '' : window.location.search, navigate }: PricingPageProps) {
+/** /pricing, with the TanStack Query client its catalogue lives in. */
+export function PricingPage(props: PricingPageProps) {
+  const [queries] = useState(() => new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } }));
+  return (
+    <QueryClientProvider client={queries}>
+      <Pricing {...props} />
+    </QueryClientProvider>
+  );
+}
+
+function Pricing({ search = typeof window === 'undefined' ? '' : window.location.search, navigate }: PricingPageProps) {
   const requested = useMemo(() => parseCurrency(new URLSearchParams(search).get('currency')), [search]);
-  const catalog = useResource((signal) => apiClient().catalog.availablePlans({}, signal), 'catalog');
+  const catalog = useQuery<Catalog, ApiError>({ queryKey: ['catalog'], queryFn: ({ signal }) => apiClient().catalog.availablePlans({}, signal) });
   return (
     <div className={s.mk} data-remote="marketing">
       <SiteHeader navigate={navigate} />
       <h1>Compare plans</h1>
-      {catalog.status === 'loading' ? (
+      {catalog.isPending ? (
         <LoadingState label="Loading plans…" />
-      ) : catalog.status === 'error' ? (
-        <ErrorState message={CONNECT_ERROR} detail="The plan catalogue did not answer. Please try again." onRetry={catalog.retry} />
+      ) : catalog.isError ? (
+        <ErrorState message={CONNECT_ERROR} detail="The plan catalogue did not answer. Please try again." onRetry={() => void catalog.refetch()} />
       ) : (
         <Comparison catalog={catalog.data} currency={resolveCurrency(requested, catalog.data.currencies.map((c) => c.code))} navigate={navigate} />
       )}
@@ -51,7 +62,7 @@ export function FeatureInfo({ topics, index, onIndex, onClose }: { topics: InfoT
   const n = topics.length;
   const step = useCallback((d: number) => index !== null && onIndex((index + d + n) % n), [index, n, onIndex]);
   const onKeyDown = useCallback(
-    (e: KeyboardEvent) => {
+    (e: { key: string; preventDefault: () => void }) => {
       if (e.key === 'ArrowRight') {
         e.preventDefault();
         step(1);
@@ -64,7 +75,7 @@ export function FeatureInfo({ topics, index, onIndex, onClose }: { topics: InfoT
   );
   const f = index === null ? undefined : topics[index];
   return (
-    <Modal
+    <Dialog
       open={!!f}
       title={f?.title ?? ''}
       onClose={onClose}
@@ -84,7 +95,7 @@ export function FeatureInfo({ topics, index, onIndex, onClose }: { topics: InfoT
       }
     >
       <p data-testid="feature-info-text">{f?.text}</p>
-    </Modal>
+    </Dialog>
   );
 }
 

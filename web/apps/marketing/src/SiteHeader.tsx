@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from 'react';
-import { currentUser, storeRequest, type CurrentUser } from '@hangar/storefront';
+import { unwrap } from '@hangar/api-client';
+import { currentUser, type CurrentUser } from '@hangar/storefront';
+import { apiClient } from './api';
 import { DROPDOWN_CLOSE_MS, MOBILE_PX, stickyClasses } from './behaviour';
 import { Link } from './Link';
 import { cx } from '@hangar/ui';
@@ -190,7 +192,7 @@ function UserMenu({ navigate }: { navigate?: (to: string) => void }) {
             onClick={async () => {
               setBusy(true);
               try {
-                await storeRequest('POST', '/pricing/api/logout', {});
+                await unwrap(apiClient().identity.POST('/pricing/api/logout', { body: {} }));
               } finally {
                 window.location.reload();
               }

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { Modal, cx } from '@hangar/ui';
+import { Dialog, cx } from '@hangar/ui';
 import { nextAdvanceDelay, showsHomeVideo, stepSlide, videoVisible } from './behaviour';
 import s from './marketing.module.css';
 
@@ -130,9 +130,9 @@ export function ZoomImage({ src, alt, caption }: { src: string; alt: string; cap
         <img src={src} alt={alt} width={320} height={200} />
       </button>
       <figcaption>{caption}</figcaption>
-      <Modal open={open} title={caption} onClose={() => setOpen(false)}>
+      <Dialog open={open} title={caption} onClose={() => setOpen(false)}>
         <img className={s.mkZoomFull} src={src} alt={alt} />
-      </Modal>
+      </Dialog>
     </figure>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button, CheckboxField, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
-import { ApiError, createApiClient, priceIn, visibleEntries, type Catalog, type Me, type PresetCart } from '@hangar/api-client';
+import { ApiError, createApiClient, priceIn, unwrap, visibleEntries, type Catalog, type Me, type PresetCart } from '@hangar/api-client';
 import { clampQuantity, typedQuantity } from './oneoff';
 import s from './oneoff.module.css';
 
@@ -31,7 +31,7 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    api.http.request<Me>('GET', '/buy/api/me').then(setMe, () => setMe({ loggedIn: false }));
+    unwrap(api.identity.GET('/buy/api/me')).then(setMe, () => setMe({ loggedIn: false }));
     api.catalog.availablePlans().then(setCatalog, (e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
   }, []);
 
@@ -52,10 +52,10 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
       .filter(([, q]) => q !== '' && Number(q) > 0)
       .map(([code, q]) => ({ code, quantity: clampQuantity(q) }));
     try {
-      const c = await api.http.request<PresetCart>('POST', '/buy/api/cart-create', {
-        body: { requestJson: { selectedProducts, applyTax, currency, discountCode }, commerceCartType: 'ONE_OFF' },
-      });
-      setCreated(c);
+      const c = await unwrap(
+        api.checkout.POST('/buy/api/cart-create', { body: { requestJson: { selectedProducts, applyTax, currency, discountCode }, commerceCartType: 'ONE_OFF' } }),
+      );
+      setCreated(c as PresetCart);
     } catch (err) {
       setError(createError(err));
     } finally {

@@ -9,7 +9,6 @@ import {
   EuConsentField,
   HostedCardFields,
   HumanVerification,
-  LoginForm,
   MSG_CAPTCHA_ERROR,
   LoadingState,
   MSG_EU_CONSENT,
@@ -25,19 +24,15 @@ import {
 } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import {
-  ApiError,
   createApiClient,
   DEFAULT_LINKS,
   featureOn,
   loadFeatureFlags,
   loadLinks,
   num,
-  PROCESSING_TOO_LONG,
-  purchaseInProgress,
+  placeOrder,
   PurchaseAttempt,
   STILL_PROCESSING,
-  submitPurchase,
-  waitWhileProcessing,
   unwrap,
   type Me,
   type OneOffPreview,
@@ -45,49 +40,12 @@ import {
   type StoreLinks,
 } from '@hangar/api-client';
 import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, type SalesModeSetting } from '@hangar/storefront';
+import { LoginModal } from './LoginModal';
 import { QuantityStepper } from './QuantityStepper';
-import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith } from './oneoff';
+import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith, type SavedCard } from './oneoff';
 import s from './oneoff.module.css';
 
 const api = createApiClient();
-
-interface SavedCard {
-  token?: string;
-  last4?: string;
-  type?: string;
-}
-
-/** POST /pricing/api/login: undefined once the session is open, else the refusal to show. */
-async function login(username: string, password: string, recaptchaValue: string): Promise<string | undefined> {
-  try {
-    const r = await api.http.request<{ status?: string; msg?: string }>('POST', '/pricing/api/login', { body: { username, password, ...(recaptchaValue ? { recaptchaValue } : {}) } });
-    return r.status === 'ok' ? undefined : r.msg || 'Failed to login';
-  } catch (err) {
-    return err instanceof ApiError && err.message ? err.message : 'Failed to login';
-  }
-}
-
-/**
- * The login modal of a cart opened without a user: it cannot be closed there (spec 001 §4).
- * Its form is the store's one LoginForm (the buy page's panel and modal, the account page).
- */
-function LoginModal({ onDone }: { onDone: () => void }) {
-  return (
-    <div className={s.oneoffLoginBackdrop}>
-      <div className={s.oneoffLogin} role="dialog" aria-modal="true" aria-labelledby="oneoff-login-title">
-        <h2 id="oneoff-login-title">Login Required</h2>
-        <p>Log in to complete your order.</p>
-        <LoginForm
-          onLogin={async (username, password, human) => {
-            const msg = await login(username, password, human);
-            if (msg === undefined) onDone();
-            return msg;
-          }}
-        />
-      </div>
-    </div>
-  );
-}
 
 export interface OneOffPageProps {
   cartId: string;
@@ -170,9 +128,9 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   useEffect(() => {
     if (!flagChecked) return;
-    api.http
-      .request<PresetCart>('GET', `/buy/api/cart/${encodeURIComponent(cartId)}`)
-      .then((c) => {
+    unwrap(api.checkout.GET('/buy/api/cart/{cartId}', { params: { path: { cartId } } }))
+      .then((answer) => {
+        const c = answer as PresetCart;
         setCart(c);
         setQuantities(Object.fromEntries((c.requestJson.selectedProducts ?? []).map((p) => [p.code, p.quantity || 1])));
         if (c.requestJson.currency) {
@@ -189,18 +147,16 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       if (ac.signal.aborted) return;
       if (!currencyChosen.current && !staffCurrency.current) setCurrency(c);
     });
-    api.http
-      .request<Me>('GET', '/buy/api/me')
-      .then((m) => {
+    unwrap(api.identity.GET('/buy/api/me'))
+      .then((m: Me) => {
         setMe(m);
         // Staff selling in sales mode type the customer's e-mail; a buyer's is the session's.
         if (m.loggedIn && !(readSalesMode() && m.isCreditCardAdmin)) {
           setEmail(m.username || m.email || '');
-          api.http
-            .request<{ paymentMethod?: SavedCard }>('GET', `/buy/api/subscription/payment-method/${encodeURIComponent(m.accountUuid ?? '')}`)
+          unwrap(api.payments.GET('/buy/api/subscription/payment-method/{id}', { params: { path: { id: m.accountUuid ?? '' } } }))
             .then((r) => {
               if (!r.paymentMethod?.token) return;
-              setSaved(r.paymentMethod);
+              setSaved(r.paymentMethod as SavedCard);
               setPayWith((w) => (w === 'card' ? 'saved' : w));
             })
             .catch(() => undefined);
@@ -233,9 +189,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   useEffect(() => {
     if (!cart) return;
     const c = ++counter.current;
-    api.http
-      .request<OneOffPreview>('POST', '/buy/api/oneoff/preview', { body: { ...configuration(), email: '', counter: c } })
-      .then((p) => c === counter.current && setPreview(p))
+    unwrap(api.checkout.POST('/buy/api/oneoff/preview', { body: { ...configuration(), email: '', counter: c } }))
+      .then((p) => c === counter.current && setPreview(p as OneOffPreview))
       .catch((err: unknown) => c === counter.current && setErrors([err instanceof Error ? err.message : String(err)]));
     // The e-mail does not change the price; it is left out so typing it does not re-price.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -276,12 +231,10 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
       }
       if (askMarketing && marketing) body.marketingConsent = true;
       // One key per attempt at this order: a retry after a lost answer completes it.
-      const key = attempt.current.keyFor(JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined }));
-      // Being processed elsewhere: wait as Retry-After says and ask again with the same key.
-      const r = await waitWhileProcessing(await submitPurchase('/buy/api/oneoff/submit', body, key), () => submitPurchase('/buy/api/oneoff/submit', body, key), purchaseInProgress, { onWaiting: setProcessing });
-      attempt.current.after(r);
-      if (purchaseInProgress(r) !== undefined) {
-        setErrors([PROCESSING_TOO_LONG]);
+      const order = JSON.stringify({ ...config, cardholderName: undefined, recaptchaValue: undefined });
+      const r = await placeOrder(api.checkout, '/buy/api/oneoff/submit', body, { attempt: attempt.current, order, onWaiting: setProcessing });
+      if (r.stillProcessing) {
+        setErrors(r.errors ?? []);
         return;
       }
       if (r.status !== 'ok' || !r.redirectUrl) {
@@ -316,7 +269,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   return (
     <section className={s.oneoff} data-remote="oneoff" aria-labelledby="oneoff-title">
-      {me && !me.loggedIn && <LoginModal onDone={reload} />}
+      {me && !me.loggedIn && <LoginModal api={api} onDone={reload} />}
       <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
       <div>
         <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn && !readerOffered} onChange={(e) => setEmail(e.target.value)} />

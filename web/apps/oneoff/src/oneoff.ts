@@ -73,3 +73,10 @@ export function validatePayment(f: { email: string; cardholderName: string; zipc
   if (f.country.trim() === '') out.push(MSG_COUNTRY);
   return out;
 }
+
+/** The account's stored card, as payments shows it. */
+export interface SavedCard {
+  token?: string;
+  last4?: string;
+  type?: string;
+}

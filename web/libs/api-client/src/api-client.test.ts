@@ -3,7 +3,6 @@ import {
   ApiError,
   AVAILABLE_PLANS_PATH,
   createApiClient,
-  createHttpClient,
   featureStatus,
   findEntry,
   normalizeCatalog,
@@ -14,6 +13,9 @@ import {
 } from './index';
 import { DEFAULT_LINKS, loadLinks, loadNotices } from './purchase';
 import { catalogFixture } from './testing';
+
+/** GET /buy/api/me through the store's client. */
+const me = (options: Parameters<typeof createApiClient>[0]) => unwrap(createApiClient({ baseUrl: 'http://store', ...options }).identity.GET('/buy/api/me'));
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -65,8 +67,7 @@ describe('normalizeCatalog', () => {
 describe('errors', () => {
   it('reads the one error shape', async () => {
     const body = { code: 'invalid_argument', message: 'unknown currency "XYZ"', fieldErrors: [{ field: 'currency', message: 'unknown' }] };
-    const http = createHttpClient({ fetch: async () => json(400, body) });
-    const err = await http.request('GET', '/x').catch((e: unknown) => e);
+    const err = await me({ fetch: async () => json(400, body) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 400, code: 'invalid_argument', message: 'unknown currency "XYZ"', retryable: false });
     expect((err as ApiError).fieldErrors).toEqual([{ field: 'currency', message: 'unknown' }]);
@@ -75,40 +76,36 @@ describe('errors', () => {
     expect(parseErrorBody(503, { code: 14, message: 'no healthy upstream' })).toMatchObject({ code: 'unavailable', retryable: true });
   });
   it('maps a body that is not JSON to the status', async () => {
-    const http = createHttpClient({ fetch: async () => new Response('<html>Bad gateway</html>', { status: 502 }) });
-    await expect(http.request('GET', '/x')).rejects.toMatchObject({ status: 502, code: 'internal', retryable: true });
+    await expect(me({ fetch: async () => new Response('<html>Bad gateway</html>', { status: 502 }) })).rejects.toMatchObject({ status: 502, code: 'internal', retryable: true });
   });
   it('turns a network failure into a retryable unavailable error', async () => {
-    const http = createHttpClient({ fetch: async () => { throw new TypeError('Failed to fetch'); } });
-    await expect(http.request('GET', '/x')).rejects.toMatchObject({ status: 0, code: 'unavailable', retryable: true });
+    await expect(me({ fetch: async () => { throw new TypeError('Failed to fetch'); } })).rejects.toMatchObject({ status: 0, code: 'unavailable', retryable: true });
   });
   it('times out a slow service', async () => {
     const slow: typeof fetch = (_url, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
-    const http = createHttpClient({ fetch: slow, timeoutMs: 20 });
-    await expect(http.request('GET', '/x')).rejects.toMatchObject({ code: 'deadline_exceeded', retryable: true });
+    await expect(me({ fetch: slow, timeoutMs: 20 })).rejects.toMatchObject({ code: 'deadline_exceeded', retryable: true });
   });
   it('rejects a 200 that is not JSON', async () => {
-    const http = createHttpClient({ fetch: async () => new Response('<!doctype html>', { status: 200 }) });
-    await expect(http.request('GET', '/x')).rejects.toMatchObject({ code: 'internal' });
+    await expect(me({ fetch: async () => new Response('<!doctype html>', { status: 200 }) })).rejects.toMatchObject({ code: 'internal' });
   });
 });
 
 describe('XSRF', () => {
   it('echoes the XSRF-TOKEN cookie on non-safe methods only', async () => {
     const fetch = vi.fn(async () => json(200, {}));
-    const http = createHttpClient({ fetch, cookie: () => 'a=1; XSRF-TOKEN=tok%3D1; b=2' });
-    await http.request('POST', '/buy/api/invoice/preview', { body: { addOns: [] } });
-    await http.request('GET', '/buy/api/me');
-    const headersOf = (i: number) => (fetch.mock.calls[i] as unknown as [string, RequestInit])[1].headers as Record<string, string>;
-    expect(headersOf(0)['X-XSRF-TOKEN']).toBe('tok=1');
-    expect(headersOf(0)['content-type']).toBe('application/json');
-    expect(headersOf(1)['X-XSRF-TOKEN']).toBeUndefined();
+    const api = createApiClient({ fetch, baseUrl: 'http://store', cookie: () => 'a=1; XSRF-TOKEN=tok%3D1; b=2' });
+    await unwrap(api.checkout.POST('/buy/api/invoice/preview', { body: { addOns: [] } }));
+    await unwrap(api.identity.GET('/buy/api/me'));
+    const headersOf = (i: number) => new Headers((fetch.mock.calls[i] as unknown as [string, RequestInit])[1].headers);
+    expect(headersOf(0).get('X-XSRF-TOKEN')).toBe('tok=1');
+    expect(headersOf(0).get('content-type')).toBe('application/json');
+    expect(headersOf(1).get('X-XSRF-TOKEN')).toBeNull();
   });
 
   // Issue 45: a page opened straight from a mail had no cookie yet; its first post was
   // refused "Missing XSRF token" and only the second press worked.
-  it.each(['http', 'typed'] as const)('%s client: without the cookie, a safe call gets it before the first post', async (kind) => {
+  it('without the cookie, a safe call gets it before the first post', async () => {
     let jar = '';
     const fetch = vi.fn(async (input: string | URL | Request, init?: RequestInit) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -120,10 +117,7 @@ describe('XSRF', () => {
       return h.get('X-XSRF-TOKEN') === 'fresh' ? json(200, { message: 'sent' }) : json(403, { code: 'permission_denied', message: 'Missing XSRF token' });
     });
     const options = { fetch: fetch as unknown as typeof globalThis.fetch, cookie: () => jar, baseUrl: 'http://store' };
-    const answer =
-      kind === 'http'
-        ? await createHttpClient(options).request<{ message: string }>('POST', '/account/api/password/forgot', { body: { email: 'a@b.co' } })
-        : await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
+    const answer = await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
     expect(answer).toMatchObject({ message: 'sent' });
     expect(fetch).toHaveBeenCalledTimes(2);
   });
@@ -132,7 +126,7 @@ describe('XSRF', () => {
 describe('XSRF cookie replaced by a concurrent first call', () => {
   // The gift page's own GET /buy/api/me and a post's safe call each got a cookie; the post
   // echoed the first, the second replaced it, and the post was refused "XSRF token mismatch".
-  it.each(['http', 'typed'] as const)('%s client: the refused post is sent once more with the cookie now held', async (kind) => {
+  it('the refused post is sent once more with the cookie now held', async () => {
     let jar = 'XSRF-TOKEN=first';
     const sent: string[] = [];
     const fetch = vi.fn(async (_input: string | URL | Request, init?: RequestInit) => {
@@ -145,31 +139,25 @@ describe('XSRF cookie replaced by a concurrent first call', () => {
       return json(200, { status: 'ok' });
     });
     const options = { fetch: fetch as unknown as typeof globalThis.fetch, cookie: () => jar, baseUrl: 'http://store' };
-    const answer =
-      kind === 'http'
-        ? await createHttpClient(options).request('POST', '/buy/api/gift/validate', { body: {} })
-        : await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
+    const answer = await unwrap(createApiClient(options).identity.POST('/account/api/password/forgot', { body: { email: 'a@b.co' } }));
     expect(answer).toMatchObject({ status: 'ok' });
     expect(sent).toEqual(['first', 'second']);
   });
   it('a 403 with the same cookie is not sent again', async () => {
     const fetch = vi.fn(async () => json(403, { code: 'permission_denied', message: 'no' }));
-    await expect(createHttpClient({ fetch, cookie: () => 'XSRF-TOKEN=t' }).request('POST', '/x', { body: {} })).rejects.toMatchObject({ status: 403 });
+    await expect(unwrap(createApiClient({ fetch, baseUrl: 'http://store', cookie: () => 'XSRF-TOKEN=t' }).checkout.POST('/buy/api/gift/validate', { body: {} }))).rejects.toMatchObject({ status: 403 });
     expect(fetch).toHaveBeenCalledTimes(1);
   });
 });
 
 describe('transport failures', () => {
   // Issue 45: a page showed "POST /account/api/password/set could not be reached: Failed to fetch".
-  it.each(['http', 'typed'] as const)('%s client: the message is plain words, the wire wording only in detail', async (kind) => {
+  it('the message is plain words, the wire wording only in detail', async () => {
     const fetch = async () => {
       throw new TypeError('Failed to fetch');
     };
     const options = { fetch, cookie: () => 'XSRF-TOKEN=t', baseUrl: 'http://store' };
-    const err = (await (kind === 'http'
-      ? createHttpClient(options).request('POST', '/account/api/password/set', { body: {} })
-      : unwrap(createApiClient(options).identity.POST('/account/api/password/set', { body: { token: 't', password: 'p', confirmPassword: 'p' } }))
-    ).catch((e: unknown) => e)) as ApiError;
+    const err = (await unwrap(createApiClient(options).identity.POST('/account/api/password/set', { body: { token: 't', password: 'p', confirmPassword: 'p' } })).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.message).toBe('The store could not be reached. Check your connection and try again.');
     expect(err.message).not.toMatch(/POST|\/account|Failed to fetch/);
@@ -178,7 +166,7 @@ describe('transport failures', () => {
   it('a timeout says so in plain words', async () => {
     const slow: typeof fetch = (_url, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
-    const err = (await createHttpClient({ fetch: slow, timeoutMs: 20 }).request('GET', '/x').catch((e: unknown) => e)) as ApiError;
+    const err = (await me({ fetch: slow, timeoutMs: 20 }).catch((e: unknown) => e)) as ApiError;
     expect(err.message).toBe('The store did not answer in time. Please try again.');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ATTEMPT_CLOSED, ORDER_IN_PROGRESS, PurchaseAttempt, purchaseInProgress, submitPurchase, waitWhileProcessing, type PurchaseResult } from './purchase';
+import { createApiClient } from './index';
 
 const inProgress: PurchaseResult = { status: 'fail', code: 'conflict', reason: ORDER_IN_PROGRESS, errors: ['This order is being processed.'], retryAfterSeconds: 2 };
 
@@ -51,7 +52,7 @@ describe('PurchaseAttempt', () => {
 describe('submitPurchase', () => {
   it('reads the reason and Retry-After of a 409', async () => {
     const fetchImpl = vi.fn(async () => new Response(JSON.stringify({ code: 'conflict', reason: ORDER_IN_PROGRESS, message: 'This order is being processed.' }), { status: 409, headers: { 'Retry-After': '2' } }));
-    const r = await submitPurchase('/buy/api/gift/submit', {}, 'k', fetchImpl);
+    const r = await submitPurchase(createApiClient({ fetch: fetchImpl, baseUrl: 'http://store', cookie: () => 'XSRF-TOKEN=t' }).checkout, '/buy/api/gift/submit', {}, 'k');
     expect(r).toMatchObject({ status: 'fail', reason: ORDER_IN_PROGRESS, retryAfterSeconds: 2 });
     expect(purchaseInProgress(r)).toBe(2);
   });

@@ -4,7 +4,10 @@
  * the one error shape (every message of a 400, requireLogin of a 401) and an
  * Idempotency-Key header.
  */
-import { ApiError, parseErrorBody } from './http';
+import type { Client } from 'openapi-fetch';
+import { ApiError, MSG_BAD_ANSWER, parseErrorBody } from './http';
+import type { paths as CheckoutPaths } from './generated/hangar/checkout/v1/checkout';
+import type { WirePreview } from './wire';
 
 export interface PurchaseLine {
   type?: string;
@@ -94,6 +97,17 @@ export interface PurchaseResult {
   reason?: string;
   /** The answer's Retry-After in seconds, when it named one. */
   retryAfterSeconds?: number;
+  /** The answer's HTTP status (402: declined). */
+  httpStatus?: number;
+  /** The wait for an order being processed ran out (errors say PROCESSING_TOO_LONG). */
+  stillProcessing?: boolean;
+  /**
+   * The fresh preview a refused /buy order carries (a 400 or 401 refusal, QUOTE_CHANGED):
+   * what the page acts on (expiring allocations, a promotion's notice, error codes).
+   */
+  preview?: WirePreview;
+  fieldErrors?: { field?: string; message?: string }[];
+  accountId?: string;
 }
 
 /**
@@ -168,15 +182,6 @@ export async function waitWhileProcessing<T>(first: T, again: () => Promise<T>, 
   }
 }
 
-function xsrf(): string {
-  if (typeof document === 'undefined') return '';
-  for (const part of document.cookie.split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === 'XSRF-TOKEN') return decodeURIComponent(v.join('='));
-  }
-  return '';
-}
-
 /** A fresh idempotency key for one purchase attempt. */
 export function newIdempotencyKey(): string {
   const c = globalThis.crypto as Crypto | undefined;
@@ -228,35 +233,65 @@ export function purchaseInProgress(r: PurchaseResult): number | undefined {
   return r.retryAfterSeconds ?? 0;
 }
 
+/** The checkout paths that take a purchase under an Idempotency-Key. */
+export type PurchasePath = '/buy/api/gift/submit' | '/buy/api/oneoff/submit' | '/buy/api/invoice/submit';
+
+type Post = (path: string, init: { body: unknown; headers: Record<string, string> }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
 /**
- * Posts a purchase submit. A refusal the page shows (400 messages, 401 login, 402
- * declined, 409 key reused) resolves with status 'fail'; anything else throws ApiError.
+ * Posts a purchase through the store's client with its Idempotency-Key. A refusal the page
+ * shows (400 messages, 401 login, 402 declined, 409 key reused or being processed) resolves
+ * with status 'fail'; anything else throws ApiError.
  */
-export async function submitPurchase(path: string, body: unknown, key: string, fetchImpl: typeof fetch = (...a) => fetch(...a)): Promise<PurchaseResult> {
-  let res: Response;
+export async function submitPurchase(checkout: Client<CheckoutPaths>, path: PurchasePath, body: unknown, key: string): Promise<PurchaseResult> {
+  let r: Awaited<ReturnType<Post>>;
   try {
-    res = await fetchImpl(path, {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'Idempotency-Key': key, 'X-XSRF-TOKEN': xsrf() },
-      body: JSON.stringify(body),
-    });
+    r = await (checkout.POST as unknown as Post)(path, { body, headers: { 'Idempotency-Key': key } });
   } catch (err) {
-    throw new ApiError(0, 'unavailable', `POST ${path} could not be reached: ${(err as Error).message}`);
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(0, 'internal', MSG_BAD_ANSWER, [], `POST ${path} answered with a body that is not JSON`);
   }
-  const text = await res.text().catch(() => '');
-  let data: unknown;
-  try {
-    data = text ? JSON.parse(text) : {};
-  } catch {
-    throw new ApiError(res.status, 'internal', `POST ${path} answered with a body that is not JSON`);
-  }
-  const r = (data ?? {}) as PurchaseResult;
-  if (res.ok) return { ...r, status: r.status ?? 'ok' };
-  if ([400, 401, 402, 409].includes(res.status) && (r.errors?.length || r.message)) {
-    return { ...r, status: 'fail', errors: r.errors?.length ? r.errors : [r.message ?? ''], retryAfterSeconds: retryAfterSeconds(res.headers) };
+  const res = r.response;
+  const data = ((res.ok ? r.data : r.error) ?? {}) as PurchaseResult;
+  if (res.ok) return { ...data, status: data.status ?? 'ok', httpStatus: res.status };
+  if (typeof data === 'object' && [400, 401, 402, 409].includes(res.status) && (data.errors?.length || data.message)) {
+    const errors = data.errors?.length ? data.errors : data.fieldErrors?.length ? data.fieldErrors.map((f) => f.message ?? '') : [data.message ?? ''];
+    return { ...data, status: 'fail', errors, requireLogin: data.requireLogin === true || res.status === 401, retryAfterSeconds: retryAfterSeconds(res.headers), httpStatus: res.status };
   }
   throw parseErrorBody(res.status, data);
+}
+
+export interface OrderOptions {
+  /** The attempt the key belongs to (one per page). */
+  attempt: PurchaseAttempt;
+  /** Stable text naming what is bought: a changed order takes a new key. */
+  order: string;
+  /** Called with true while the page waits for an order being processed, false after. */
+  onWaiting?: (waiting: boolean) => void;
+}
+
+/**
+ * The store's one submit flow (/buy, /gift, the one-off cart): the order is posted under its
+ * attempt's Idempotency-Key; a lost answer (a transport failure, a 5xx) is asked again once
+ * with the same key, so it completes the first try instead of charging twice; an order
+ * another request is still processing is asked again as Retry-After says, up to
+ * PROCESSING_BOUND_MS, after which the answer says PROCESSING_TOO_LONG (the order may still
+ * complete, so the key is kept). The attempt is settled by the outcome (PurchaseAttempt.after).
+ */
+export async function placeOrder(checkout: Client<CheckoutPaths>, path: PurchasePath, body: unknown, o: OrderOptions): Promise<PurchaseResult> {
+  const key = o.attempt.keyFor(o.order);
+  const send = () => submitPurchase(checkout, path, body, key);
+  let r: PurchaseResult;
+  try {
+    r = await send();
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.retryable) throw err;
+    r = await send();
+  }
+  r = await waitWhileProcessing(r, send, purchaseInProgress, { onWaiting: o.onWaiting });
+  o.attempt.after(r);
+  if (purchaseInProgress(r) !== undefined) return { ...r, errors: [PROCESSING_TOO_LONG], stillProcessing: true };
+  return r;
 }
 
 /** Feature flags: the runtime config's "features" map (/config.json); a flag not there is off. */

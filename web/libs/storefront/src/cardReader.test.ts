@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CARD_READER_POLL_MS, StoreError, payWithCardReader } from './index';
+import { ApiError } from '@hangar/api-client';
+import { CARD_READER_POLL_MS, payWithCardReader } from './index';
+
+/** The path and query of a URL the store's client sent. */
+const pathOf = (url: string) => {
+  const u = new URL(url);
+  return u.pathname + u.search;
+};
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -13,11 +20,11 @@ describe('card reader payment', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn((url: string, init?: RequestInit) => {
-        if (url === '/buy/api/card-reader/vault') {
+        if (pathOf(url) === '/buy/api/card-reader/vault') {
           expect(JSON.parse(String(init?.body))).toEqual({ email: 'a@b.example', readerSerialNumber: 'RDR-0001', recaptchaValue: 'dev-human-1' });
           return json(200, { contextId: 'ctx-1' });
         }
-        polls.push(url);
+        polls.push(pathOf(url));
         return json(200, ++n < 3 ? { status: 'waiting' } : { status: 'completed', paymentMethod: { token: 'pm-9', cardType: 'Visa', lastFour: '1111' }, cardholderName: 'Ada Lovelace' });
       }),
     );
@@ -34,6 +41,7 @@ describe('card reader payment', () => {
       'fetch',
       vi.fn((url: string) => (url.endsWith('/vault') ? json(200, { contextId: 'c' }) : json(412, { code: 'failed_precondition', message: 'Card declined' }))),
     );
-    await expect(payWithCardReader('a@b.example', 'RDR-0001', { wait: async () => {} })).rejects.toEqual(new StoreError(412, 'Card declined'));
+    await expect(payWithCardReader('a@b.example', 'RDR-0001', { wait: async () => {} })).rejects.toMatchObject({ status: 412, message: 'Card declined' });
+    await expect(payWithCardReader('a@b.example', 'RDR-0001', { wait: async () => {} })).rejects.toBeInstanceOf(ApiError);
   });
 });

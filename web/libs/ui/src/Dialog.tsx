@@ -1,6 +1,6 @@
 import { cx } from './cx';
 import ui from './ui.module.css';
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 import { Button } from './Button';
 
 export interface DialogProps {
@@ -14,13 +14,15 @@ export interface DialogProps {
   dismissable?: boolean;
   className?: string;
   testId?: string;
+  /** Keys other than Escape (e.g. arrow keys to step through pages). */
+  onKeyDown?: (e: KeyboardEvent<HTMLDialogElement>) => void;
 }
 
 /**
  * A modal dialog on the native <dialog> element: showModal() makes the rest of the
  * page inert (focus stays inside), Escape closes it, focus returns to where it was.
  */
-export function Dialog({ open, title, onClose, children, footer, dismissable = true, className, testId }: DialogProps) {
+export function Dialog({ open, title, onClose, children, footer, dismissable = true, className, testId, onKeyDown }: DialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const onCloseRef = useRef(onClose);
@@ -48,6 +50,7 @@ export function Dialog({ open, title, onClose, children, footer, dismissable = t
       className={cx(ui.hDialog, className)}
       aria-labelledby={titleId}
       data-testid={testId}
+      onKeyDown={onKeyDown}
       onCancel={(e) => {
         // Escape: we close through state so React stays the source of truth.
         e.preventDefault();

@@ -65,4 +65,18 @@ describe('HostedCardFields', () => {
     post({ type: 'hangar:submit' }, FIELDS, frame.contentWindow);
     expect(onSubmitRequest).toHaveBeenCalledTimes(1);
   });
+
+  it("shows the payments service's refusal as it says it: the message rule is payments' (issue 43)", async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ hostedFieldsUrl: `${FIELDS}/` }), { status: 200 })));
+    const handle = createRef<HostedCardFieldsHandle>();
+    render(<HostedCardFields handle={handle} />);
+    const frame = screen.getByTestId('hosted-fields') as HTMLIFrameElement;
+    await waitFor(() => expect(frame.getAttribute('src')).toContain(FIELDS));
+    await act(async () => {});
+    post({ type: 'hangar:ready' }, FIELDS, frame.contentWindow);
+    const pending = handle.current!.tokenize('Amelia Earhart', '97201');
+    const said = 'The tokenize step of this card failed.';
+    post({ type: 'hangar:error', errorType: 'CUSTOMER', message: said }, FIELDS, frame.contentWindow);
+    await expect(pending).resolves.toEqual({ ok: false, customer: true, message: said });
+  });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
 import ui from './ui.module.css';
+import { createApiClient, unwrap } from '@hangar/api-client';
 import { CardBrands } from './CardBrands';
 
 export type CardTokenizeResult =
@@ -21,10 +22,10 @@ let fieldsUrl: Promise<string> | undefined;
  * names it. Asked once per page load; a failure is asked again next time.
  */
 export function hostedFieldsUrl(): Promise<string> {
-  fieldsUrl ??= fetch('/buy/api/payments/client-token', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-    .then(async (r) => {
-      const body = (await r.json()) as { hostedFieldsUrl?: string };
-      if (!r.ok || !body.hostedFieldsUrl) throw new Error('The payment service did not answer.');
+  fieldsUrl ??= unwrap(createApiClient().payments.GET('/buy/api/payments/client-token'))
+    .catch(() => ({ hostedFieldsUrl: undefined }))
+    .then((body) => {
+      if (!body.hostedFieldsUrl) throw new Error('The payment service did not answer.');
       return new URL(body.hostedFieldsUrl, window.location.href).toString();
     })
     .catch((e: unknown) => {
@@ -32,11 +33,6 @@ export function hostedFieldsUrl(): Promise<string> {
       throw e;
     });
   return fieldsUrl;
-}
-
-/** A CUSTOMER error is shown with 'tokenize' changed to 'process' (spec 000 §8). */
-export function customerMessage(msg: string): string {
-  return msg.replace(/tokeni[sz]e/g, 'process').replace(/Tokeni[sz]e/g, 'Process');
 }
 
 export interface HostedCardFieldsProps {
@@ -105,7 +101,8 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
         pending.current = undefined;
       } else if (m.type === 'hangar:error') {
         const customer = m.errorType === 'CUSTOMER';
-        pending.current?.({ ok: false, customer, message: customer ? customerMessage(m.message ?? '') : m.message || 'The payment service did not answer.' });
+        // The payments service words a CUSTOMER error for the buyer (spec 000 §8): shown as it is.
+        pending.current?.({ ok: false, customer, message: m.message || 'The payment service did not answer.' });
         pending.current = undefined;
       }
     };

@@ -8,7 +8,6 @@ export { ui };
 export * from './cx';
 export * from './Button';
 export * from './SectionBlock';
-export * from './Modal';
 export * from './Dialog';
 export * from './NotificationBanner';
 export * from './fields';

@@ -22,8 +22,9 @@ describe('avionics partner-account linker', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn((url: string, init?: RequestInit) => {
-        calls.push(`${init?.method ?? 'GET'} ${url}`);
-        if (url.startsWith('/buy/jepp/linked-accounts/')) return json(200, { accounts: [{ jeppAccountId: 'JP-1', username: 'pilot', linkedAvionics: false }] });
+        const path = new URL(url).pathname;
+        calls.push(`${init?.method ?? 'GET'} ${path}`);
+        if (path.startsWith('/buy/jepp/linked-accounts/')) return json(200, { accounts: [{ jeppAccountId: 'JP-1', username: 'pilot', linkedAvionics: false }] });
         return json(200, { status: 'ok', account: { jeppAccountId: 'JP-1', username: 'pilot', linkedAvionics: true } });
       }),
     );

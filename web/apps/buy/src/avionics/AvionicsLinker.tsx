@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { storeRequest, StoreError } from '@hangar/storefront';
+import { ApiError, unwrap } from '@hangar/api-client';
+import { apiClient } from '../api';
 
 /** A linked avionics partner account (spec 001 §3). */
 export interface LinkedAccount {
@@ -11,16 +12,16 @@ export interface LinkedAccount {
 /** GET /buy/jepp/linked-accounts/{accountUuid}; any failure is treated as no accounts (spec 001 §7). */
 export async function fetchLinkedAccounts(accountUuid: string, signal?: AbortSignal): Promise<LinkedAccount[]> {
   try {
-    const r = await storeRequest<{ accounts?: LinkedAccount[] }>('GET', `/buy/jepp/linked-accounts/${encodeURIComponent(accountUuid)}`, undefined, signal);
-    return Array.isArray(r?.accounts) ? r.accounts : [];
+    const r = await unwrap(apiClient().identity.GET('/buy/jepp/linked-accounts/{accountUuid}', { params: { path: { accountUuid } }, signal }));
+    return Array.isArray(r?.accounts) ? (r.accounts as LinkedAccount[]) : [];
   } catch {
     return [];
   }
 }
 
 /** POST /buy/jepp/linked-avionics/{accountUuid}/{jeppAccountId}. */
-export function linkAvionics(accountUuid: string, jeppAccountId: string): Promise<{ status?: string; account?: LinkedAccount }> {
-  return storeRequest('POST', `/buy/jepp/linked-avionics/${encodeURIComponent(accountUuid)}/${encodeURIComponent(jeppAccountId)}`, {});
+export async function linkAvionics(accountUuid: string, jeppAccountId: string): Promise<{ status?: string; account?: LinkedAccount }> {
+  return (await unwrap(apiClient().identity.POST('/buy/jepp/linked-avionics/{accountUuid}/{jeppAccountId}', { params: { path: { accountUuid, jeppAccountId } }, body: {} }))) as { status?: string; account?: LinkedAccount };
 }
 
 /**
@@ -62,7 +63,7 @@ export function AvionicsLinker({ accountUuid }: { accountUuid?: string }) {
                     const r = await linkAvionics(accountUuid, a.jeppAccountId);
                     setAccounts((old) => (old ?? []).map((x) => (x.jeppAccountId === a.jeppAccountId ? { ...x, ...(r.account ?? {}), linkedAvionics: true } : x)));
                   } catch (err) {
-                    setError(err instanceof StoreError ? err.message : 'The avionics databases could not be linked.');
+                    setError(err instanceof ApiError ? err.message : 'The avionics databases could not be linked.');
                   } finally {
                     setBusy('');
                   }

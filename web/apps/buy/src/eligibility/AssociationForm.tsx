@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { storeRequest, StoreError } from '@hangar/storefront';
+import { ApiError, unwrap } from '@hangar/api-client';
+import { apiClient } from '../api';
 import s from './eligibility.module.css';
 import buy from '../buy.module.css';
 
@@ -48,7 +49,7 @@ export function AssociationForm({ redirect = (url) => window.location.assign(url
     setError('');
     setLoading(true);
     try {
-      const r = await storeRequest<Answer>('POST', '/buy/eligibility/iaopa', { ...f, email: f.email.trim() });
+      const r = (await unwrap(apiClient().identity.POST('/buy/eligibility/iaopa', { body: { ...f, email: f.email.trim() } }))) as Answer;
       if (!r.isVerified) {
         setError(r.errorMessage ? `${VALIDATION_FAILED}: ${r.errorMessage}` : VALIDATION_FAILED);
         return;
@@ -56,10 +57,10 @@ export function AssociationForm({ redirect = (url) => window.location.assign(url
       setVerified(true);
       timer.current = setTimeout(() => redirect(buyUrl()), SUCCESS_TIMEOUT_MS);
     } catch (err) {
-      const fields = err instanceof StoreError ? err.fieldErrors.map((x) => x.message).filter(Boolean) : [];
+      const fields = err instanceof ApiError ? err.fieldErrors.map((x) => x.message).filter(Boolean) : [];
       if (fields.length) setError(`${VALIDATION_FAILED}: ${fields.join(' ')}`);
-      else if (f.createUser && err instanceof StoreError && err.status === 409) setError(err.message || CREATE_ERROR);
-      else setError(err instanceof StoreError && err.status > 0 && err.status < 500 ? `${VALIDATION_FAILED}: ${err.message}` : VALIDATION_FAILED);
+      else if (f.createUser && err instanceof ApiError && err.status === 409) setError(err.message || CREATE_ERROR);
+      else setError(err instanceof ApiError && err.status > 0 && err.status < 500 ? `${VALIDATION_FAILED}: ${err.message}` : VALIDATION_FAILED);
     } finally {
       setLoading(false);
     }

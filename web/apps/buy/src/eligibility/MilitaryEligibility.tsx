@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
-import { storeRequest, StoreError } from '@hangar/storefront';
+import { ApiError, unwrap } from '@hangar/api-client';
+import { apiClient } from '../api';
 import s from './eligibility.module.css';
 import buy from '../buy.module.css';
 
@@ -55,12 +56,12 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
     setError('');
     setBusy(true);
     try {
-      const r = await storeRequest<MilitaryUser>('POST', '/buy/eligibility/military', { email: addr, subscription });
+      const r = (await unwrap(apiClient().identity.POST('/buy/eligibility/military', { body: { email: addr, subscription } }))) as MilitaryUser;
       if (!r.user?.eligible) setStep('not-eligible');
       else if (r.user.invoiceUrl) redirect(r.user.invoiceUrl);
       else setStep('code');
     } catch (err) {
-      setError(err instanceof StoreError && err.status === 400 && err.message ? err.message : REQUEST_ERROR);
+      setError(err instanceof ApiError && err.status === 400 && err.message ? err.message : REQUEST_ERROR);
     } finally {
       setBusy(false);
     }
@@ -71,7 +72,7 @@ export function MilitaryEligibility({ subscription, redirect = (url) => window.l
     setError('');
     setBusy(true);
     try {
-      const r = await storeRequest<MilitaryResult>('POST', '/buy/eligibility/military/code', { email: email.trim(), code: code.trim() });
+      const r = (await unwrap(apiClient().identity.POST('/buy/eligibility/military/code', { body: { email: email.trim(), code: code.trim() } }))) as MilitaryResult;
       if (!r.result?.invoiceUrl) throw new Error('no invoice URL');
       redirect(r.result.invoiceUrl);
     } catch {

@@ -22,7 +22,7 @@ export function LoginModal({ open, heading, onClose, onLogin, initialEmail, crea
   open: boolean;
   heading: string;
   onClose: () => void;
-  onLogin: (u: string, p: string) => Promise<string | undefined>;
+  onLogin: (u: string, p: string, recaptchaValue: string) => Promise<string | undefined>;
   initialEmail: string;
   create?: CreateAccountOffer;
 }) {

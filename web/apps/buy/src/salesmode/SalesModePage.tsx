@@ -7,10 +7,11 @@ import {
   onSalesModeChange,
   readSalesMode,
   remainingMs,
-  storeRequest,
   type CurrentUser,
   type SalesModeSetting,
 } from '@hangar/storefront';
+import { unwrap } from '@hangar/api-client';
+import { apiClient } from '../api';
 import s from './salesmode.module.css';
 import buy from '../buy.module.css';
 
@@ -42,7 +43,7 @@ const loadUser = (signal: AbortSignal) => currentUser(signal).catch((): CurrentU
 const loadReaders = (signal: AbortSignal): Promise<string[]> =>
   currentUser(signal).then((u) =>
     u.isCreditCardAdmin === true
-      ? storeRequest<{ serialNumbers?: string[] }>('GET', '/buy/api/card-reader/list', undefined, signal).then((r) => r.serialNumbers ?? [])
+      ? unwrap(apiClient().payments.GET('/buy/api/card-reader/list', { signal })).then((r) => r.serialNumbers ?? [])
       : [],
   );
 

@@ -15,7 +15,7 @@ export interface AccountBlockProps {
   orgErrors: string[];
   onEmail: (v: string) => void;
   onOrganization: (v: string) => void;
-  onLogin: (username: string, password: string) => Promise<string | undefined>;
+  onLogin: (username: string, password: string, recaptchaValue: string) => Promise<string | undefined>;
   onLogout: () => Promise<void>;
   childMessage?: string;
 }

@@ -276,9 +276,8 @@ function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onS
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     if (!open || !accountId || initial?.name) return;
-    apiClient()
-      .http.request<{ subscription?: { billingContact?: Partial<BillingContact> } }>('GET', `/buy/api/account/${encodeURIComponent(accountId)}/subscription`, { query: { subscriptionOnly: 'true' } })
-      .then((r) => setContact({ ...EMPTY_CONTACT, ...(r.subscription?.billingContact ?? {}) }))
+    unwrap(apiClient().checkout.GET('/buy/api/account/{accountUuid}/subscription', { params: { path: { accountUuid: accountId }, query: { subscriptionOnly: 'true' } } }))
+      .then((r) => setContact({ ...EMPTY_CONTACT, ...((r.subscription?.billingContact ?? {}) as Partial<BillingContact>) }))
       .catch(() => setError('Latest contact info failed to load.'));
   }, [open, accountId, initial?.name]);
   const set = (k: keyof BillingContact) => (e: { target: { value: string } }) => setContact((c) => ({ ...c, [k]: e.target.value }));
@@ -292,7 +291,7 @@ function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onS
           try {
             // The invoice's own contact route: the receipt's token (cookie of the browser that
             // paid or opened the e-mailed link) is enough, so a guest needs no log-in (issue 31).
-            await apiClient().http.request('POST', `/buy/api/receipt/${encodeURIComponent(invoiceId)}/contact`, { body: contact });
+            await unwrap(apiClient().checkout.POST('/buy/api/receipt/{invoice_id}/contact', { params: { path: { invoice_id: invoiceId } }, body: contact }));
             onSaved(contact);
           } catch (err) {
             const status = err instanceof ApiError ? err.status : 0;

@@ -1,0 +1,36 @@
+import { useEffect, useState } from 'react';
+import { Button } from '@hangar/ui';
+import s from '../buy.module.css';
+
+/**
+ * Phones: the total and a jump to the card form, fixed at the bottom while the order
+ * summary (with the one Pay button) is off screen. It is a link, not a second Pay
+ * button: paying stays one button next to the summary.
+ */
+export function PayBar({ total }: { total: string | undefined }) {
+  const [summaryInView, setSummaryInView] = useState(false);
+  useEffect(() => {
+    const el = document.getElementById('buy-invoice');
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => setSummaryInView(entries.some((e) => e.isIntersecting)));
+    io.observe(el);
+    return () => io.disconnect();
+  }, []);
+  return (
+    <div className={s.buyPaybar} hidden={summaryInView} data-testid="paybar">
+      <span className={s.buyPaybarTotal}>
+        Total <span data-testid="paybar-total">{total ?? '…'}</span>
+      </span>
+      <Button
+        size="medium"
+        onClick={() => {
+          const pay = document.getElementById('buy-payment');
+          pay?.scrollIntoView?.({ block: 'start' });
+          pay?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
+        }}
+      >
+        Go to payment
+      </Button>
+    </div>
+  );
+}
