@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { autoRenewReducer, describeMethod, paymentReducer, receiptHref, type AutoRenewState, type PaymentState } from './account';
+import { ApiError, createApiClient } from '@hangar/api-client';
+import { accountApi, autoRenewReducer, describeMethod, paymentReducer, receiptHref, type AutoRenewState, type PaymentState } from './account';
 
 describe('auto-renew states (updating, submitting, succeeded, failed)', () => {
   it('one click goes through updating and submitting to the server answer', () => {
@@ -64,5 +65,50 @@ describe('helpers', () => {
   it('links a receipt and its printable invoice to the success page', () => {
     expect(receiptHref('a b')).toBe('/buy/success?invoiceId=a%20b');
     expect(receiptHref('x', 'invoice')).toBe('/buy/success?invoiceId=x&print=invoice');
+  });
+});
+
+// The invitation calls go through the store's one client (identity's organizations document):
+// the XSRF echo on a post, the answer's data, a refusal as ApiError.
+describe('invitation calls', () => {
+  function edge(answer: (path: string, body: unknown) => Response) {
+    const sent: { path: string; body: unknown; xsrf: string | null }[] = [];
+    const client = createApiClient({
+      baseUrl: 'http://store.test',
+      cookie: () => 'XSRF-TOKEN=t',
+      fetch: async (input, init = {}) => {
+        const path = new URL(String(input)).pathname;
+        const body = init.body ? JSON.parse(String(init.body)) : undefined;
+        sent.push({ path, body, xsrf: new Headers(init.headers).get('X-XSRF-TOKEN') });
+        return answer(path, body);
+      },
+    });
+    return { api: accountApi(client), sent };
+  }
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+  it('invites, looks up and accepts on the organizations routes', async () => {
+    const { api, sent } = edge((path) =>
+      path === '/org/api/members'
+        ? json(200, { status: 'invited', message: 'An invitation is on its way.' })
+        : path === '/org/api/invitations/lookup'
+          ? json(200, { organizationName: 'Acme', email: 'crew@example.com', roles: ['member'], hasAccount: false })
+          : json(200, { status: 'ok', organizationName: 'Acme', organizationAccount: 'acc-1' }),
+    );
+    expect(await api.invite('crew@example.com', ['dispatcher'])).toBe('An invitation is on its way.');
+    expect(await api.invitation('tok')).toMatchObject({ organizationName: 'Acme', hasAccount: false });
+    expect(await api.acceptInvitation('tok', 'pw-pw-pw-pw', 'pw-pw-pw-pw')).toMatchObject({ organizationName: 'Acme' });
+    expect(sent).toEqual([
+      { path: '/org/api/members', body: { email: 'crew@example.com', roles: ['dispatcher'] }, xsrf: 't' },
+      { path: '/org/api/invitations/lookup', body: { token: 'tok' }, xsrf: 't' },
+      { path: '/org/api/invitations/accept', body: { token: 'tok', password: 'pw-pw-pw-pw', confirmPassword: 'pw-pw-pw-pw' }, xsrf: 't' },
+    ]);
+  });
+
+  it('answers a refused link as ApiError with its field', async () => {
+    const { api } = edge(() => json(400, { code: 'invalid_argument', message: 'This invitation has expired.', fieldErrors: [{ field: 'token', message: 'This invitation has expired.' }] }));
+    const err = await api.invitation('tok').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).fieldErrors[0]?.message).toBe('This invitation has expired.');
   });
 });
