@@ -120,10 +120,14 @@ func TestSentAndReleased(t *testing.T) {
 	if err != nil || len(batch) != 3 {
 		t.Fatalf("Claim = %d, %v; want 3", len(batch), err)
 	}
-	if err := s.Sent(ctx, "ev-0001.eligibility-code", "ev-0002.receipt"); err != nil {
+	held := map[string]domain.Held{}
+	for _, o := range batch {
+		held[o.ID] = o.Held()
+	}
+	if err := s.Sent(ctx, held["ev-0001.eligibility-code"], held["ev-0002.receipt"]); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, "ev-0003.welcome"); err != nil {
+	if err := s.Release(ctx, held["ev-0003.welcome"]); err != nil {
 		t.Fatal(err)
 	}
 	again, _, err := s.Claim(ctx, time.Minute, 10)
