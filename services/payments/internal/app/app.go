@@ -37,6 +37,10 @@ type Policies struct {
 	// outcome (nil: not counted).
 	Velocity VelocityRule
 	Attempts *prometheus.CounterVec
+	// SweepLease is the processor sweep's lease (default DefaultSweepLease), renewed every
+	// third of it while a sweep runs: a sweeper that dies or stops is taken over a lease
+	// after its last renewal.
+	SweepLease time.Duration
 }
 
 // Service is the payments use cases.
