@@ -192,7 +192,7 @@ func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.
 func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 300)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour).Truncate(24 * time.Hour) // -as-of <date>: midnight
 	e.clock.Set(asOf.Add(9 * time.Hour))                            // the service runs on the time of day
 	service := e.renewer()
@@ -227,7 +227,7 @@ func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 200)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour)
 	e.clock.Set(asOf)
 	pay := newStall(e.pay)
@@ -269,7 +269,7 @@ func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
 func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 200)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour)
 	e.clock.Set(asOf)
 	// The killed process: stopped for good right after its charges, before any write
