@@ -301,3 +301,47 @@ func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
 	<-finished
 	e.exactlyOnce(t, due)
 }
+
+// The pass paused past its leases with nobody else renewing: the reconciler closes the
+// keys it had claimed and not charged (abandoned). The same command rerun with the same
+// arguments, on the same clock, renews those terms at once: an abandoned attempt's next
+// attempt is due at once, not after the outage retry (ten minutes: the terms stayed
+// unrenewed and a rerun reported them "retry not due yet" until then).
+func TestPausedRenewCommandRerunRenewsWhatItLeftAtOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 300)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	pay := newStall(e.pay)
+	command := e.commandProcess(t, pay, asOf, order.Options{Heartbeat: -1}, app.RenewalOptions{Heartbeat: -1})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := command.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-pay.entered
+	e.expireLeases(t)
+	for {
+		n, err := e.pipe.Reconcile(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	close(pay.resume)
+	<-done
+	rerun := e.commandProcess(t, e.pay, asOf, order.Options{}, app.RenewalOptions{})
+	res, err := rerun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("rerun with the same arguments skipped %+v; want nothing left waiting", res.Skipped)
+	}
+	e.exactlyOnce(t, due)
+}

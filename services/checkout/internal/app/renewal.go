@@ -280,8 +280,10 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 		// an attempt interrupted between the charge and the write): record it, no charge.
 		return r.finish(ctx, j, "renewed", prev.InvoiceID, res)
 	case "abandoned", "refunded":
-		// Closed without a payment: the next attempt gets a fresh key, at once.
-		return r.nextAttempt(ctx, j, "abandoned")
+		// Closed without a payment: the next attempt gets a fresh key, at once (a pass
+		// paused or killed past its leases leaves its terms to whoever runs next, the
+		// service's workers or the same command rerun, not to a retry ten minutes later).
+		return r.nextAttempt(ctx, j, "abandoned", time.Time{})
 	}
 	sub, err := r.svc.store.Subscription(ctx, j.SubID)
 	if err != nil {
@@ -337,7 +339,7 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 	if d, ok := order.AsDeclined(err); ok {
 		if outageCodes[d.Code] {
 			res.Outages++
-			return r.nextAttempt(ctx, j, d.Code)
+			return r.nextAttempt(ctx, j, d.Code, r.svc.now().Add(r.o.OutageRetry))
 		}
 		return r.declined(ctx, j, sub, pu, d, res)
 	}
@@ -346,6 +348,14 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		// owner): nothing was charged; the subscriber is asked for a card like after a decline.
 		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.SubID, "account", sub.AccountID)
 		return r.declined(ctx, j, sub, pu, &order.DeclinedError{Code: MethodRefusedCode, Message: MsgRenewalMethodRefused}, res)
+	}
+	if errors.Is(err, order.ErrAttemptClosed) || errors.Is(err, order.ErrAttemptRefunded) {
+		// The attempt's key was closed under this pass (it was paused or slow past its
+		// lease: the reconciler abandoned the key, or refunded what it captured): nothing is
+		// kept, so the next attempt gets a fresh key at once, as renew does for a key found
+		// closed.
+		res.Outages++
+		return r.nextAttempt(ctx, j, "abandoned", time.Time{})
 	}
 	if err != nil {
 		if isOutage(err) {
@@ -381,12 +391,13 @@ func (r *Renewer) outage(ctx context.Context, j *RenewalJob, reason string, caus
 	return r.store.Outage(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason, truncate(cause.Error(), 500))
 }
 
-// nextAttempt moves to a fresh key at once: the attempt's key was closed without a
-// payment for a reason that is not the subscriber's (an outage answered as a failed
-// charge, a key abandoned by the reconciler).
-func (r *Renewer) nextAttempt(ctx context.Context, j *RenewalJob, reason string) error {
+// nextAttempt moves to a fresh key, due at next (zero: due as it was, at once): the
+// attempt's key was closed without a payment for a reason that is not the subscriber's
+// (an outage answered as a failed charge, retried after OutageRetry; a key abandoned by
+// the reconciler, retried at once).
+func (r *Renewer) nextAttempt(ctx context.Context, j *RenewalJob, reason string, next time.Time) error {
 	r.m.outage(reason)
-	return r.store.NextAttempt(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason)
+	return r.store.NextAttempt(ctx, j, next, reason)
 }
 
 func (r *Renewer) finish(ctx context.Context, j *RenewalJob, status, invoiceID string, res *RenewalResult) error {
