@@ -17,7 +17,8 @@
 #   scripts/renewal-faults.sh [N]
 #
 # Runs on the machine's PostgreSQL (DATABASE_URL, default 127.0.0.1:5432) with databases of
-# its own (HANGAR_DB_PREFIX, default renewal_faults_; dropped first), the edge on
+# its own (HANGAR_DB_PREFIX, default renewal_faults_; dropped first and at the end unless
+# RF_KEEP=1), the edge on
 # RF_EDGE_PORT (18250) and the card-fields origin on RF_FIELDS_PORT (18251). Every process it
 # starts is stopped on exit; logs stay in the work directory it prints. Not part of
 # `make test` (minutes). The result is in docs/reliability.md.
@@ -45,6 +46,11 @@ cleanup() {
   [[ -n "$renew_pid" ]] && { kill -CONT "$renew_pid" 2>/dev/null; kill -KILL "$renew_pid" 2>/dev/null; } || true
   [[ -n "$stack_pgid" ]] && kill -TERM -- "-$stack_pgid" 2>/dev/null || true
   wait 2>/dev/null || true
+  if [[ ${RF_KEEP:-0} != 1 ]]; then
+    for svc in allocation catalog checkout geo identity notifications payments; do
+      psql "$PGURL" -XAtq -c "DROP DATABASE IF EXISTS \"$PREFIX$svc\" WITH (FORCE)" >/dev/null 2>&1 || true
+    done
+  fi
   rm -rf "$WORK/bin"
   if ((rc != 0)); then log "FAILED (exit $rc); logs in $WORK"; else log "logs in $WORK"; fi
 }

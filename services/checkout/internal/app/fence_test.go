@@ -51,11 +51,17 @@ func (s *stallPayments) Charge(ctx context.Context, r order.ChargeRequest) (orde
 // wires it.
 func (e *renewalEnv) commandProcess(t testing.TB, pay order.Payments, asOf time.Time, po order.Options, ro app.RenewalOptions) *app.Renewer {
 	t.Helper()
+	return e.commandProcessOn(t, adapters.NewOrderStore(e.pool, propagation.TraceContext{}), pay, asOf, po, ro)
+}
+
+// commandProcessOn is commandProcess with its order pipeline on store.
+func (e *renewalEnv) commandProcessOn(t testing.TB, store order.Store, pay order.Payments, asOf time.Time, po order.Options, ro app.RenewalOptions) *app.Renewer {
+	t.Helper()
 	clock := func() time.Time { return asOf }
 	po.Now = clock
-	pipe := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), pay, discardLog(), po)
-	store := adapters.NewStore(e.pool)
-	svc := app.New(store, nil, discardLog(), app.Options{Now: clock, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
+	pipe := order.NewPipeline(store, pay, discardLog(), po)
+	subs := adapters.NewStore(e.pool)
+	svc := app.New(subs, nil, discardLog(), app.Options{Now: clock, QuoteKey: []byte("k"), Orders: pipe, Subs: subs})
 	cat, err := domaintest.Catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -343,5 +349,71 @@ func TestPausedRenewCommandRerunRenewsWhatItLeftAtOnce(t *testing.T) {
 	if len(res.Skipped) != 0 {
 		t.Errorf("rerun with the same arguments skipped %+v; want nothing left waiting", res.Skipped)
 	}
+	e.exactlyOnce(t, due)
+}
+
+// lookupThen is an order store whose first LookupMany, once answered, runs then: what
+// another process does between a renewal worker's look-up of its keys and its next step.
+type lookupThen struct {
+	*adapters.OrderStore
+	once sync.Once
+	then func()
+}
+
+func (l *lookupThen) LookupMany(ctx context.Context, keys []string) (map[string]*order.Submission, error) {
+	seen, err := l.OrderStore.LookupMany(ctx, keys)
+	l.once.Do(l.then)
+	return seen, err
+}
+
+// A pass killed between its charges and its writes, and the same command rerun: the rerun
+// takes the killed pass's renewals over and looks their keys up (pending, the dead pass's),
+// and the service's reconciler settles those keys right then: it completes the one whose
+// charge it finds (the subscription's term moves on) and closes the rest (nothing was
+// charged). The rerun records the completed term renewed with the reconciler's order, not
+// "superseded" (the renewals row said nothing was charged for a term charged once), and
+// takes the closed keys for closed, not "being processed" (which put them off by the
+// outage retry, ten minutes): their next attempts renew them at once.
+func TestRenewalFinishedByTheReconcilerMeanwhileIsRecordedRenewed(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 40)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	killed, entered := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	dead := e.commandProcess(t, e.pay, asOf, order.Options{Lease: time.Microsecond, AfterCharge: func(string) error {
+		once.Do(func() { close(entered) })
+		<-killed
+		return errors.New("killed")
+	}}, app.RenewalOptions{Lease: time.Microsecond, Heartbeat: -1})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		_, _ = dead.Run(ctx)
+	}()
+	<-entered
+	store := &lookupThen{OrderStore: adapters.NewOrderStore(e.pool, propagation.TraceContext{}), then: func() {
+		for {
+			n, err := e.pipe.Reconcile(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+		}
+	}}
+	rerun := e.commandProcessOn(t, store, e.pay, asOf, order.Options{}, app.RenewalOptions{})
+	res, err := rerun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("rerun skipped %+v; want nothing left waiting (the keys the reconciler closed are tried again at once)", res.Skipped)
+	}
+	close(killed)
+	<-finished
 	e.exactlyOnce(t, due)
 }

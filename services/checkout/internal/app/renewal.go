@@ -289,11 +289,21 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 	if err != nil {
 		return err
 	}
+	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
+	if sub != nil && !sub.TermEnd.Equal(j.TermEnd) {
+		// The term moved after the key was looked up: the reconciler may have finished
+		// this very attempt meanwhile (a pass killed between its charge and its write). Its
+		// order is this term's renewal, not a term superseded by something else.
+		if now, err := r.svc.orders.Lookup(ctx, key); err != nil {
+			return err
+		} else if now != nil && now.Status == "completed" && now.InvoiceID != "" {
+			return r.finish(ctx, j, "renewed", now.InvoiceID, res)
+		}
+	}
 	pu, settled, err := r.prepare(ctx, j, sub, nil, res)
 	if err != nil || settled {
 		return err
 	}
-	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
 	placed, err := r.svc.orders.Resume(ctx, prev, key, order.Payment{Token: j.Token})
 	return r.outcome(ctx, j, sub, pu, placed, err, res)
 }
