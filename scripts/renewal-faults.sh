@@ -3,12 +3,13 @@
 # (default 10,000; their terms ended in the last hour), the store running (multi-process
 # mode, its renewal scheduler every 5 s and its workers renewing them) and, beside it, the
 # operator's `checkout renew -as-of <today> -window 168h`, which
-#   1. runs beside the service from the start,
-#   2. is paused with SIGSTOP for RF_PAUSE seconds (20) mid-pass (past the submit lease,
-#      10 s, and the renewal lease, 15 s, on the database's clock: the service's reconciler
-#      and workers take its claims over), then resumed with SIGCONT,
-#   3. is killed with SIGKILL a second later, mid-pass if it is still running,
-#   4. is rerun with the same arguments to its end.
+#   1. runs beside the service from the start and is killed with SIGKILL once a tenth of
+#      the terms are charged (mid-pass: claims held, charges made and not written),
+#   2. is rerun at once with the same arguments, and that run is paused with SIGSTOP for
+#      RF_PAUSE seconds (20: past the submit lease, 10 s, and the renewal lease, 15 s, on
+#      the database's clock: the service's reconciler and workers take its claims over)
+#      once a quarter are charged, then resumed with SIGCONT and left to finish,
+#   3. is run once more with the same arguments, which finds nothing left.
 # Then `hangar-chaos reconcile` waits for the store to settle and reconciles the processor's
 # captures, payments' charges, the orders and the receipts one to one (a capture without an
 # order, a term charged twice, an order told and not written all fail it), and the script
@@ -116,28 +117,36 @@ renew() { # the operator's command, in the background, its pid in renew_pid
 charged() { psql_in payments "SELECT count(*) FROM charges WHERE reference LIKE 'renewal:%' AND status = 'captured'"; }
 renewed() { psql_in checkout "SELECT count(*) FROM renewals rn JOIN subscriptions s ON s.id = rn.subscription_id WHERE s.email LIKE '%@renewal.test' AND rn.status = 'renewed'"; }
 
+progress() { # wait until at least $1 renewal charges are captured or the pass ended
+  until (($(charged) >= $1)); do
+    kill -0 "$renew_pid" 2>/dev/null || return 0
+    sleep 0.2
+  done
+}
 log "1. checkout renew -as-of $TODAY -window 168h beside the running service"
 renew first
-until (($(charged) >= N / 10)); do
-  kill -0 "$renew_pid" 2>/dev/null || break
-  sleep 0.2
-done
-log "2. SIGSTOP the pass for ${PAUSE}s after $(charged) captured renewal charges (renewed so far: $(renewed))"
+progress $((N / 10))
+log "   SIGKILL the pass after $(charged) captured renewal charges (renewed so far: $(renewed))"
+kill -KILL "$renew_pid" 2>/dev/null || true
+wait "$renew_pid" 2>/dev/null || true
+log "2. the same command again at once"
+renew rerun
+progress $((N / 4))
+log "   SIGSTOP it for ${PAUSE}s after $(charged) captured renewal charges (renewed so far: $(renewed))"
 kill -STOP "$renew_pid"
 sleep "$PAUSE"
 kill -CONT "$renew_pid"
-log "   SIGCONT; renewed so far: $(renewed)"
-sleep 1
-log "3. SIGKILL the pass (renewed so far: $(renewed))"
-kill -KILL "$renew_pid" 2>/dev/null || true
-wait "$renew_pid" 2>/dev/null || true
-renew_pid=""
-log "4. the same command again, to its end"
-renew rerun
+log "   SIGCONT (renewed so far: $(renewed))"
 rerun_rc=0
 wait "$renew_pid" || rerun_rc=$?
 renew_pid=""
 log "   rerun: $(tail -n 3 "$WORK/renew-rerun.out" | tr '\n' ' ') (exit $rerun_rc)"
+log "3. the same command once more"
+renew last
+last_rc=0
+wait "$renew_pid" || last_rc=$?
+renew_pid=""
+log "   last: $(tail -n 3 "$WORK/renew-last.out" | tr '\n' ' ') (exit $last_rc)"
 
 log "reconciling (waits for the store to settle)"
 rc=0
@@ -152,7 +161,7 @@ orphans=$(sed -n 's/.*captures without an order \([0-9]*\).*/\1/p' "$WORK/reconc
 {
   echo
   echo "== renewal faults $(date -u +%FT%TZ): $N due, load average $(cut -d' ' -f1-3 /proc/loadavg) =="
-  echo "beside the service, paused ${PAUSE}s, killed, rerun with the same arguments"
+  echo "beside the service: killed at a tenth, rerun at once, the rerun paused ${PAUSE}s at a quarter, run once more"
   echo "terms renewed $ok of $N (with an order that exists: $withorder; other states: $other); terms charged twice ${twice:-?}; captures without an order ${orphans:-?}"
   cat "$WORK/reconcile.txt"
 } | tee "$WORK/summary.txt"
