@@ -417,3 +417,42 @@ func TestRenewalFinishedByTheReconcilerMeanwhileIsRecordedRenewed(t *testing.T) 
 	<-finished
 	e.exactlyOnce(t, due)
 }
+
+// Two due terms of one account that holds a balance, renewed in one batch: both are priced
+// with the balance, the first order spends it, the second cannot be written ("Your account
+// balance changed") and its charge is refunded. That attempt is closed with nothing kept,
+// so the pass renews the term at once with a fresh attempt (priced without the balance),
+// not after the outage retry (ten minutes: the pass left it "retry not due yet").
+func TestRenewalRefundedForASpentBalanceIsRenewedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	pilot := app.SeedSubscriptionID(app.SeedPilot)
+	var account string
+	var balance int64
+	if err := e.pool.QueryRow(ctx, `SELECT s.account_id::text, b.balance_in_cents FROM subscriptions s
+		JOIN account_balances b ON b.account_id = s.account_id WHERE s.id = $1`, pilot).Scan(&account, &balance); err != nil || balance <= 0 {
+		t.Fatalf("the pilot's balance: %d, %v; the seed should give it one", balance, err)
+	}
+	if _, err := e.pool.Exec(ctx, `INSERT INTO subscriptions SELECT (jsonb_populate_record(s, jsonb_build_object(
+			'id', '20000000-0000-4000-8000-00000000b001'))).* FROM subscriptions s WHERE s.id = $1`, pilot); err != nil {
+		t.Fatal(err)
+	}
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	res, err := e.commandProcess(t, e.pay, asOf, order.Options{}, app.RenewalOptions{}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("pass skipped %+v; want both terms renewed now", res.Skipped)
+	}
+	var renewed, withOrder int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE rn.status = 'renewed'),
+			count(*) FILTER (WHERE EXISTS (SELECT 1 FROM orders o WHERE o.invoice_id = rn.invoice_id))
+		FROM renewals rn JOIN subscriptions s ON s.id = rn.subscription_id WHERE s.account_id = $1`, account).Scan(&renewed, &withOrder); err != nil {
+		t.Fatal(err)
+	}
+	if renewed != 2 || withOrder != 2 {
+		t.Errorf("the account's terms: %d renewed, %d with an order; want both", renewed, withOrder)
+	}
+}

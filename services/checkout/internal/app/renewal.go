@@ -359,11 +359,15 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.SubID, "account", sub.AccountID)
 		return r.declined(ctx, j, sub, pu, &order.DeclinedError{Code: MethodRefusedCode, Message: MsgRenewalMethodRefused}, res)
 	}
-	if errors.Is(err, order.ErrAttemptClosed) || errors.Is(err, order.ErrAttemptRefunded) {
-		// The attempt's key was closed under this pass (it was paused or slow past its
-		// lease: the reconciler abandoned the key, or refunded what it captured): nothing is
-		// kept, so the next attempt gets a fresh key at once, as renew does for a key found
-		// closed.
+	if closed, lerr := r.closedAttempt(ctx, j, err); lerr != nil {
+		return lerr
+	} else if closed {
+		// The attempt's key was closed with nothing kept: the reconciler abandoned it under
+		// a pass paused or slow past its lease, or the order could not be written (an
+		// account balance spent meanwhile by another of the account's renewals) and its
+		// charge was refunded. The next attempt gets a fresh key at once, as renew does for
+		// a key found closed; an outage's retry would leave the term unrenewed for ten
+		// minutes.
 		res.Outages++
 		return r.nextAttempt(ctx, j, "abandoned", time.Time{})
 	}
@@ -375,6 +379,22 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		return err
 	}
 	return r.finish(ctx, j, "renewed", placed.InvoiceID, res)
+}
+
+// closedAttempt reports whether err (a conflict) left the job's attempt closed without a
+// payment kept (abandoned or refunded), asking the key when the error does not say.
+func (r *Renewer) closedAttempt(ctx context.Context, j *RenewalJob, err error) (bool, error) {
+	if errors.Is(err, order.ErrAttemptClosed) || errors.Is(err, order.ErrAttemptRefunded) {
+		return true, nil
+	}
+	if errs.CodeOf(err) != errs.Conflict {
+		return false, nil
+	}
+	s, lerr := r.svc.orders.Lookup(ctx, RenewalKey(j.SubID, j.TermEnd, j.Attempt))
+	if lerr != nil {
+		return false, lerr
+	}
+	return s != nil && (s.Status == "abandoned" || s.Status == "refunded"), nil
 }
 
 // A renewal whose stored method payments refuses (not the subscriber's) is declined with
