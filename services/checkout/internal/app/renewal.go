@@ -283,7 +283,7 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 		// Closed without a payment: the next attempt gets a fresh key, at once (a pass
 		// paused or killed past its leases leaves its terms to whoever runs next, the
 		// service's workers or the same command rerun, not to a retry ten minutes later).
-		return r.nextAttempt(ctx, j, "abandoned", time.Time{})
+		return r.nextAttempt(ctx, j, "abandoned", r.closedRetry(j))
 	}
 	sub, err := r.svc.store.Subscription(ctx, j.SubID)
 	if err != nil {
@@ -369,7 +369,7 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		// a key found closed; an outage's retry would leave the term unrenewed for ten
 		// minutes.
 		res.Outages++
-		return r.nextAttempt(ctx, j, "abandoned", time.Time{})
+		return r.nextAttempt(ctx, j, "abandoned", r.closedRetry(j))
 	}
 	if err != nil {
 		if isOutage(err) {
@@ -379,6 +379,21 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		return err
 	}
 	return r.finish(ctx, j, "renewed", placed.InvoiceID, res)
+}
+
+// immediateAttempts bounds the attempts of a term that follow a closed one at once: an
+// attempt closed for a reason that would close the next too (a refund for a balance held
+// in another currency) must not turn a pass into a loop of charges and refunds; past it the
+// next attempt waits the outage retry.
+const immediateAttempts = 3
+
+// closedRetry is when the attempt after j's closed one is due: at once (zero) for the
+// first few, then after the outage retry.
+func (r *Renewer) closedRetry(j *RenewalJob) time.Time {
+	if j.Attempt < immediateAttempts {
+		return time.Time{}
+	}
+	return r.svc.now().Add(r.o.OutageRetry)
 }
 
 // closedAttempt reports whether err (a conflict) left the job's attempt closed without a
