@@ -14,8 +14,62 @@
 # and takes a CPU profile of hangar-dev over the run (admin /debug/pprof/profile, never the
 # public edge). It prints each per order. What it cannot see: PostgreSQL's shared processes
 # (WAL writer, checkpointer) and k6's own CPU, which is not the store's.
+#
+#   scripts/checkout-cpu.sh --compare [SHAPE] REV...
+# measures each revision in one run, one after the other on the same machine: for each it
+# builds that revision's hangar-dev (git archive into a temporary directory), starts it
+# in-process on CPU_EDGE_PORT (18260) and CPU_FIELDS_PORT (18261) with fresh databases of its
+# own (prefix cpu_<rev>_, dropped afterwards), runs this measurement with that revision's
+# loadtest/checkout.js, and stops it. Revisions the current tree names (HEAD, main,
+# 0da81a4) are fine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" == "--compare" ]]; then
+  shift
+  shape=smoke
+  [[ "${1:-}" == smoke || "${1:-}" == rate ]] && { shape=$1; shift; }
+  (($# > 0)) || { echo "usage: $0 --compare [SHAPE] REV..." >&2; exit 2; }
+  edge=${CPU_EDGE_PORT:-18260} fields=${CPU_FIELDS_PORT:-18261}
+  pgurl=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+  k6=$(realpath "${K6:-bin/k6}")
+  [[ -x "$k6" ]] || { echo "no k6 at $k6 (make k6)" >&2; exit 1; }
+  work=$(mktemp -d /tmp/checkout-cpu-compare.XXXXXX)
+  stack=""
+  stop_stack() { [[ -n "$stack" ]] && { kill -TERM -- "-$stack" 2>/dev/null; wait "$stack" 2>/dev/null; stack=""; } || true; }
+  trap stop_stack EXIT
+  for rev in "$@"; do
+    sha=$(git rev-parse --short=12 "$rev^{commit}")
+    tree="$work/$sha" prefix="cpu_${sha}_"
+    mkdir -p "$tree"
+    git archive "$sha" | tar -x -C "$tree"
+    echo "== $rev ($sha): building hangar-dev" >&2
+    (cd "$tree" && GOWORK=off GOFLAGS=-buildvcs=false go build -o "$tree/hangar-dev" ./cmd/hangar-dev)
+    for svc in allocation catalog checkout geo identity notifications payments; do
+      psql "$pgurl" -XAtq -c "DROP DATABASE IF EXISTS \"$prefix$svc\" WITH (FORCE)" >/dev/null 2>&1
+    done
+    (cd "$tree" && exec setsid env EDGE_ADDR="127.0.0.1:$edge" FIELDS_ADDR="127.0.0.1:$fields" DATABASE_URL="$pgurl" HANGAR_DB_PREFIX="$prefix" \
+      LOG_LEVEL=warn ./hangar-dev >"$work/$sha.stack.log" 2>&1) &
+    stack=$!
+    until curl -fsS "http://127.0.0.1:$edge/-/ready" >/dev/null 2>&1; do
+      kill -0 "$stack" 2>/dev/null || { echo "$rev: hangar-dev exited (see $work/$sha.stack.log)" >&2; exit 1; }
+      sleep 1
+    done
+    # A first order warms the stack (connections, caches) outside the measurement.
+    (cd "$tree" && GOMAXPROCS=1 "$k6" run -q -e SHAPE=smoke -e BASE_URL="http://127.0.0.1:$edge" -e FIELDS_URL="http://127.0.0.1:$fields" \
+      --iterations 5 loadtest/checkout.js >/dev/null 2>&1) || true
+    echo "== $rev ($sha)"
+    cp "$0" "$tree/scripts/checkout-cpu-current.sh"
+    (cd "$tree" && BASE_URL="http://127.0.0.1:$edge" FIELDS_URL="http://127.0.0.1:$fields" HANGAR_DB_PREFIX="$prefix" DATABASE_URL="$pgurl" K6="$k6" \
+      bash scripts/checkout-cpu-current.sh "$shape" "$work/$sha")
+    stop_stack
+    for svc in allocation catalog checkout geo identity notifications payments; do
+      psql "$pgurl" -XAtq -c "DROP DATABASE IF EXISTS \"$prefix$svc\" WITH (FORCE)" >/dev/null 2>&1
+    done
+  done
+  echo "(work dir $work)"
+  exit 0
+fi
 
 SHAPE=${1:-smoke}
 OUT=${2:-$(mktemp -d /tmp/checkout-cpu.XXXXXX)}

@@ -480,6 +480,24 @@ func reconcile(args []string) error {
 			bad("submission %s was charged %d times", ref, n)
 		}
 	}
+	// A renewal's attempts have keys of their own (renewal:<subscription>:<term end>:<n>):
+	// a term charged by two attempts is a customer charged twice for one year.
+	perTerm := map[string]int{}
+	for ref, n := range perSubmission {
+		if strings.HasPrefix(ref, "renewal:") {
+			if i := strings.LastIndex(ref, ":"); i > 0 {
+				perTerm[ref[:i]] += n
+			}
+		}
+	}
+	termsTwice := 0
+	for term, n := range perTerm {
+		if n > 1 {
+			termsTwice++
+			doubleCharges++
+			bad("renewal term %s was charged %d times", term, n)
+		}
+	}
 	// What the card processor took (the sandbox's own record, what a card statement shows):
 	// every capture that kept money is some charge's; else the buyer paid and the store does
 	// not know it (a charge lost between the processor and payments' database).
@@ -670,6 +688,8 @@ func reconcile(args []string) error {
 	fmt.Printf("  submissions               %v\n", sortedCounts(subs))
 	fmt.Printf("  charges (checkout keys)   %d (refunded: %d)\n", len(charges), refunded)
 	fmt.Printf("  processor captures        %d kept money; without a charge: %d; charges without their capture: %d\n", len(captures), orphanCaptures, unbacked)
+	fmt.Printf("  captures without an order %d\n", lostOrders-missing)
+	fmt.Printf("  renewal terms charged     %d (charged twice: %d)\n", len(perTerm), termsTwice)
 	fmt.Printf("  subscriptions             %d for %d subscription orders of load buyers (missing or doubled: %d, without an order: %d)\n", len(subsOf), len(subOrders), subsMissing, orphanSubs)
 	if *broker != "" {
 		fmt.Printf("  events (inbox/log)        lost %d, not in the log %d, dead letters %d\n", lostEvents, strayEvents, deadLetters)

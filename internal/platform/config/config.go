@@ -338,6 +338,11 @@ type Platform struct {
 	OTLPEndpoint    string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" default:"" doc:"OTLP/gRPC endpoint for traces; unset disables export"`
 	TraceSampleRate float64       `env:"OTEL_TRACES_SAMPLER_RATIO" default:"1" doc:"parent-based trace sampling ratio for root spans"`
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" default:"20s" doc:"grace period for in-flight requests on SIGTERM"`
+	// Admission: how many requests one process works on at once before it sheds more at
+	// once, with 503 "The store is busy" and a Retry-After (internal/platform/server).
+	AdmitReads    int `env:"ADMISSION_READS" default:"512" doc:"public read requests (GET, HEAD, OPTIONS) in flight at once; more are answered 503 'The store is busy' with Retry-After (0: no bound)"`
+	AdmitWrites   int `env:"ADMISSION_WRITES" default:"128" doc:"public write requests (every other method) in flight at once; more are shed as reads are (0: no bound)"`
+	AdmitInternal int `env:"ADMISSION_GRPC" default:"256" doc:"internal gRPC calls in flight at once (health checks never count); more are answered UNAVAILABLE STORE_BUSY with a retry delay (0: no bound)"`
 }
 
 // Database is the configuration of a service that owns a PostgreSQL database.

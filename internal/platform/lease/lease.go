@@ -29,6 +29,10 @@ func Until(param string) string { return "clock_timestamp() + " + param + "::int
 // the row before can no longer write under its token.
 func Take(param string) string { return "lease_until = " + Until(param) + ", fence = fence + 1" }
 
+// Drop is the SET item that ends a lease now (on the database's clock), so another claimant
+// may take the row at once.
+const Drop = "lease_until = clock_timestamp() - interval '1 microsecond'"
+
 // Expired is the condition of a row whose lease has run out (on the database's clock).
 const Expired = "lease_until < clock_timestamp()"
 

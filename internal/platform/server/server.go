@@ -75,7 +75,9 @@ type Server struct {
 	limits    Limits
 	admission Admission
 	// clock of the admission's Retry-After (tests freeze it).
-	clock     func() time.Time
+	clock func() time.Time
+	// admit is the admission Run built (nil before: nothing is served).
+	admit     atomic.Pointer[admission]
 	unary     []grpc.UnaryServerInterceptor
 	gwOptions []runtime.ServeMuxOption
 	// emitDefaults names the answers written with every field (EmitDefaults).
@@ -104,7 +106,7 @@ const grpcStreamWorkers = 16
 // Handle, then call Listen and Run.
 func New(name string, cfg config.Platform, deps Deps) *Server {
 	s := &Server{name: name, cfg: cfg, deps: deps, health: health.NewServer(), public: http.NewServeMux(), admin: http.NewServeMux(), limits: DefaultLimits,
-		admission: DefaultAdmission, clock: time.Now, emitDefaults: map[protoreflect.FullName]bool{}}
+		admission: AdmissionOf(cfg), clock: time.Now, emitDefaults: map[protoreflect.FullName]bool{}}
 	s.ready = newReadiness(s.health)
 	s.workCtx, s.stopWork = context.WithCancel(context.Background())
 	interceptors := []grpc.UnaryServerInterceptor{deps.RED.UnaryServerInterceptor(), s.recoverUnary, s.readyUnary, s.errorUnary, s.installedUnary}
@@ -113,7 +115,10 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 	// through the interceptor chain before, instead of a new goroutine growing (copying) its
 	// stack on every call (4-5 % of a checkout order's CPU was stack growth). All busy: a new
 	// goroutine as without workers.
-	s.grpc = grpc.NewServer(grpc.StatsHandler(serverStats), grpc.ChainUnaryInterceptor(interceptors...), grpc.NumStreamWorkers(grpcStreamWorkers))
+	// The network server's calls (the other services') pass the internal admission right
+	// after they are counted; the in-process gateway's were admitted as public requests.
+	network := append([]grpc.UnaryServerInterceptor{interceptors[0], s.admitUnary}, interceptors[1:]...)
+	s.grpc = grpc.NewServer(grpc.StatsHandler(serverStats), grpc.ChainUnaryInterceptor(network...), grpc.NumStreamWorkers(grpcStreamWorkers))
 	// The gateway's connection: what the loopback gRPC connection did minus sockets, HTTP/2
 	// and marshalling. The client stats handler injects the trace into the metadata the
 	// server stats handler extracts it from (the handler gets none of the caller's context
@@ -219,8 +224,8 @@ func (s *Server) UseHTTP(mw ...func(http.Handler) http.Handler) { s.httpMW = app
 // SetLimits replaces the request limits (DefaultLimits). Call before Run.
 func (s *Server) SetLimits(l Limits) { s.limits = l }
 
-// SetAdmission replaces the in-flight bounds of the public routes (DefaultAdmission). Call
-// before Run.
+// SetAdmission replaces the in-flight bounds (those of the Platform configuration's
+// ADMISSION_* settings). Call before Run.
 func (s *Server) SetAdmission(a Admission) { s.admission = a }
 
 // UseUnary adds unary interceptors, run in order after error mapping (so their errors are
@@ -408,7 +413,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.deps.Registry != nil {
 		reg = s.deps.Registry
 	}
-	inner = stripInternal(apiHeaders(newAdmission(s.admission, s.clock, reg).handler(s.readyGate(guard(s.limits, inner)))))
+	admit := newAdmission(s.admission, s.clock, reg)
+	s.admit.Store(admit)
+	inner = stripInternal(apiHeaders(admit.handler(s.readyGate(guard(s.limits, inner)))))
 	public := otelhttp.NewHandler(s.deps.RED.HTTPMiddleware(recoverHTTP(log, inner)), s.name,
 		otelhttp.WithTracerProvider(s.deps.Tracer), otelhttp.WithPropagators(s.deps.Propagator),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }))
@@ -469,6 +476,14 @@ func (s *Server) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServ
 }
 
 // errorUnary maps domain errors to gRPC statuses once, logging what clients must not see.
+// admitUnary is the internal admission of the network gRPC server's calls.
+func (s *Server) admitUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if a := s.admit.Load(); a != nil {
+		return a.unary(ctx, req, info, handler)
+	}
+	return handler(ctx, req)
+}
+
 func (s *Server) errorUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)
 	if err == nil {

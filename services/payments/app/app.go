@@ -81,6 +81,7 @@ type Config struct {
 	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back each periodic sweep looks"`
 	SweepStartWindow time.Duration `env:"PAYMENTS_SWEEP_START_WINDOW" default:"24h" doc:"how far back the sweep at start-up looks (a replica starting after a crash)"`
 	SweepSettle      time.Duration `env:"PAYMENTS_SWEEP_SETTLE" default:"10s" doc:"transactions younger than this are left to the charges still running them"`
+	SweepLease       time.Duration `env:"PAYMENTS_SWEEP_LEASE" default:"30s" doc:"the sweep's lease (one replica sweeps at a time; renewed every third of it while it sweeps)"`
 }
 
 // LoadConfig reads Config from the environment.
@@ -199,7 +200,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	}
 	a.svc = iapp.New(a.store, gw, iapp.Policies{SalesContact: cfg.SalesContact, Readers: cfg.CardReaders, ReaderTimeout: cfg.ReaderTimeout,
 		Velocity: iapp.VelocityRule{Declines: cfg.VelocityDeclines, HumanDeclines: cfg.VelocityHuman, Window: cfg.VelocityWindow, TrustedProxies: cfg.TrustedProxies},
-		Attempts: attempts,
+		Attempts: attempts, SweepLease: cfg.SweepLease,
 		Human: human.FromConfig(cfg.RecaptchaRequired, human.RecaptchaConfig{Secret: cfg.RecaptchaSecret, URL: cfg.RecaptchaURL,
 			Timeout: cfg.RecaptchaTimeout, MinScore: cfg.RecaptchaMinScore, Registry: deps.Registry})}, o.now, log).WithParents(parents)
 

@@ -51,9 +51,10 @@ func (s *OrderStore) Lookup(ctx context.Context, key string) (*order.Submission,
 }
 
 // claimSQL claims a key with a lease on the database's clock and the first fencing token.
-// (lease.Until("$6") spelled out: a constant.)
-const claimSQL = `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
-	VALUES ($1, $2, $3, $4, $5, clock_timestamp() + $6::interval, $7) ON CONFLICT (key) DO NOTHING`
+func claimSQL() string {
+	return `INSERT INTO submissions (key, request_hash, kind, purchase, charge_key, lease_until, fence)
+	VALUES ($1, $2, $3, $4, $5, ` + lease.Until("$6") + `, $7) ON CONFLICT (key) DO NOTHING`
+}
 
 // Claim implements order.Store; a purchase with promotion codes, gift certificates or
 // the account balance reserves them in the same transaction (reserveLimits), or is
@@ -64,7 +65,7 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
 	if !holdsLimits(&c.Stored.Purchase) {
-		tag, err := s.pool.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		tag, err := s.pool.Exec(ctx, claimSQL(), c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return false, unavailable(err, "claim submission")
 		}
@@ -72,7 +73,7 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	}
 	claimed := false
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		tag, err := tx.Exec(ctx, claimSQL(), c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return unavailable(err, "claim submission")
 		}
@@ -211,7 +212,7 @@ func (s *OrderStore) RenewLeases(ctx context.Context, held []order.Held, d time.
 // Release implements order.Store: the lease ends now, so a retry (or the reconciler) may
 // take the key over at once.
 func (s *OrderStore) Release(ctx context.Context, h order.Held) error {
-	_, err := s.pool.Exec(ctx, `UPDATE submissions SET lease_until = clock_timestamp() - interval '1 millisecond', updated_at = now()
+	_, err := s.pool.Exec(ctx, `UPDATE submissions SET `+lease.Drop+`, updated_at = now()
 		WHERE key = $1 AND fence = $2 AND status = 'pending'`, h.Key, h.Fence)
 	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/internal/platform/ratelimit"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 	"github.com/hangar/hangar/services/checkout/internal/app"
@@ -424,7 +425,7 @@ func stopRenewal(ctx context.Context, tx pgx.Tx, sub *domain.Subscription) (decl
 		return 0, "", fmt.Errorf("read renewal: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE renewals SET status = 'ending', lease_until = NULL, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR lease_until < now())`,
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND (lease_until IS NULL OR `+lease.Expired+`)`,
 		sub.ID, sub.TermEnd); err != nil {
 		return 0, "", fmt.Errorf("stop renewal: %w", err)
 	}

@@ -322,10 +322,14 @@ func (s *Renewals) Outage(ctx context.Context, j *app.RenewalJob, next time.Time
 }
 
 func (s *Renewals) NextAttempt(ctx context.Context, j *app.RenewalJob, next time.Time, code string) error {
-	_, err := s.pool.Exec(ctx, `UPDATE renewals SET attempt = attempt + 1, outages = outages + 1, next_attempt_at = $4,
+	var at *time.Time // zero: due as it was (it was due when claimed)
+	if !next.IsZero() {
+		at = &next
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE renewals SET attempt = attempt + 1, outages = outages + 1, next_attempt_at = coalesce($4, next_attempt_at),
 		lease_until = NULL, last_failure_code = $5, updated_at = now()
 		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
-		j.SubID, j.TermEnd, j.Attempt, next, code)
+		j.SubID, j.TermEnd, j.Attempt, at, code)
 	if err != nil {
 		return fmt.Errorf("record renewal attempt: %w", err)
 	}

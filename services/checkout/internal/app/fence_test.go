@@ -51,11 +51,17 @@ func (s *stallPayments) Charge(ctx context.Context, r order.ChargeRequest) (orde
 // wires it.
 func (e *renewalEnv) commandProcess(t testing.TB, pay order.Payments, asOf time.Time, po order.Options, ro app.RenewalOptions) *app.Renewer {
 	t.Helper()
+	return e.commandProcessOn(t, adapters.NewOrderStore(e.pool, propagation.TraceContext{}), pay, asOf, po, ro)
+}
+
+// commandProcessOn is commandProcess with its order pipeline on store.
+func (e *renewalEnv) commandProcessOn(t testing.TB, store order.Store, pay order.Payments, asOf time.Time, po order.Options, ro app.RenewalOptions) *app.Renewer {
+	t.Helper()
 	clock := func() time.Time { return asOf }
 	po.Now = clock
-	pipe := order.NewPipeline(adapters.NewOrderStore(e.pool, propagation.TraceContext{}), pay, discardLog(), po)
-	store := adapters.NewStore(e.pool)
-	svc := app.New(store, nil, discardLog(), app.Options{Now: clock, QuoteKey: []byte("k"), Orders: pipe, Subs: store})
+	pipe := order.NewPipeline(store, pay, discardLog(), po)
+	subs := adapters.NewStore(e.pool)
+	svc := app.New(subs, nil, discardLog(), app.Options{Now: clock, QuoteKey: []byte("k"), Orders: pipe, Subs: subs})
 	cat, err := domaintest.Catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +198,7 @@ func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.
 func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 300)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour).Truncate(24 * time.Hour) // -as-of <date>: midnight
 	e.clock.Set(asOf.Add(9 * time.Hour))                            // the service runs on the time of day
 	service := e.renewer()
@@ -227,7 +233,7 @@ func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 200)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour)
 	e.clock.Set(asOf)
 	pay := newStall(e.pay)
@@ -269,7 +275,7 @@ func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
 func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
 	ctx := context.Background()
 	e := newRenewalEnv(t)
-	due := e.manyDue(t, 200)
+	due := e.manyDue(t, 1000)
 	asOf := e.termEnd.Add(-12 * time.Hour)
 	e.clock.Set(asOf)
 	// The killed process: stopped for good right after its charges, before any write
@@ -300,4 +306,153 @@ func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
 	close(killed)
 	<-finished
 	e.exactlyOnce(t, due)
+}
+
+// The pass paused past its leases with nobody else renewing: the reconciler closes the
+// keys it had claimed and not charged (abandoned). The same command rerun with the same
+// arguments, on the same clock, renews those terms at once: an abandoned attempt's next
+// attempt is due at once, not after the outage retry (ten minutes: the terms stayed
+// unrenewed and a rerun reported them "retry not due yet" until then).
+func TestPausedRenewCommandRerunRenewsWhatItLeftAtOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 300)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	pay := newStall(e.pay)
+	command := e.commandProcess(t, pay, asOf, order.Options{Heartbeat: -1}, app.RenewalOptions{Heartbeat: -1})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := command.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	<-pay.entered
+	e.expireLeases(t)
+	for {
+		n, err := e.pipe.Reconcile(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	close(pay.resume)
+	<-done
+	rerun := e.commandProcess(t, e.pay, asOf, order.Options{}, app.RenewalOptions{})
+	res, err := rerun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("rerun with the same arguments skipped %+v; want nothing left waiting", res.Skipped)
+	}
+	e.exactlyOnce(t, due)
+}
+
+// lookupThen is an order store whose first LookupMany, once answered, runs then: what
+// another process does between a renewal worker's look-up of its keys and its next step.
+type lookupThen struct {
+	*adapters.OrderStore
+	once sync.Once
+	then func()
+}
+
+func (l *lookupThen) LookupMany(ctx context.Context, keys []string) (map[string]*order.Submission, error) {
+	seen, err := l.OrderStore.LookupMany(ctx, keys)
+	l.once.Do(l.then)
+	return seen, err
+}
+
+// A pass killed between its charges and its writes, and the same command rerun: the rerun
+// takes the killed pass's renewals over and looks their keys up (pending, the dead pass's),
+// and the service's reconciler settles those keys right then: it completes the one whose
+// charge it finds (the subscription's term moves on) and closes the rest (nothing was
+// charged). The rerun records the completed term renewed with the reconciler's order, not
+// "superseded" (the renewals row said nothing was charged for a term charged once), and
+// takes the closed keys for closed, not "being processed" (which put them off by the
+// outage retry, ten minutes): their next attempts renew them at once.
+func TestRenewalFinishedByTheReconcilerMeanwhileIsRecordedRenewed(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	due := e.manyDue(t, 40)
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	killed, entered := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	dead := e.commandProcess(t, e.pay, asOf, order.Options{Lease: time.Microsecond, AfterCharge: func(string) error {
+		once.Do(func() { close(entered) })
+		<-killed
+		return errors.New("killed")
+	}}, app.RenewalOptions{Lease: time.Microsecond, Heartbeat: -1})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		_, _ = dead.Run(ctx)
+	}()
+	<-entered
+	store := &lookupThen{OrderStore: adapters.NewOrderStore(e.pool, propagation.TraceContext{}), then: func() {
+		for {
+			n, err := e.pipe.Reconcile(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if n == 0 {
+				return
+			}
+		}
+	}}
+	rerun := e.commandProcessOn(t, store, e.pay, asOf, order.Options{}, app.RenewalOptions{})
+	res, err := rerun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("rerun skipped %+v; want nothing left waiting (the keys the reconciler closed are tried again at once)", res.Skipped)
+	}
+	close(killed)
+	<-finished
+	e.exactlyOnce(t, due)
+}
+
+// Two due terms of one account that holds a balance, renewed in one batch: both are priced
+// with the balance, the first order spends it, the second cannot be written ("Your account
+// balance changed") and its charge is refunded. That attempt is closed with nothing kept,
+// so the pass renews the term at once with a fresh attempt (priced without the balance),
+// not after the outage retry (ten minutes: the pass left it "retry not due yet").
+func TestRenewalRefundedForASpentBalanceIsRenewedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newRenewalEnv(t)
+	pilot := app.SeedSubscriptionID(app.SeedPilot)
+	var account string
+	var balance int64
+	if err := e.pool.QueryRow(ctx, `SELECT s.account_id::text, b.balance_in_cents FROM subscriptions s
+		JOIN account_balances b ON b.account_id = s.account_id WHERE s.id = $1`, pilot).Scan(&account, &balance); err != nil || balance <= 0 {
+		t.Fatalf("the pilot's balance: %d, %v; the seed should give it one", balance, err)
+	}
+	if _, err := e.pool.Exec(ctx, `INSERT INTO subscriptions SELECT (jsonb_populate_record(s, jsonb_build_object(
+			'id', '20000000-0000-4000-8000-00000000b001'))).* FROM subscriptions s WHERE s.id = $1`, pilot); err != nil {
+		t.Fatal(err)
+	}
+	asOf := e.termEnd.Add(-12 * time.Hour)
+	e.clock.Set(asOf)
+	res, err := e.commandProcess(t, e.pay, asOf, order.Options{}, app.RenewalOptions{}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("pass skipped %+v; want both terms renewed now", res.Skipped)
+	}
+	var renewed, withOrder int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE rn.status = 'renewed'),
+			count(*) FILTER (WHERE EXISTS (SELECT 1 FROM orders o WHERE o.invoice_id = rn.invoice_id))
+		FROM renewals rn JOIN subscriptions s ON s.id = rn.subscription_id WHERE s.account_id = $1`, account).Scan(&renewed, &withOrder); err != nil {
+		t.Fatal(err)
+	}
+	if renewed != 2 || withOrder != 2 {
+		t.Errorf("the account's terms: %d renewed, %d with an order; want both", renewed, withOrder)
+	}
 }

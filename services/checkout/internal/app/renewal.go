@@ -285,18 +285,30 @@ func (r *Renewer) renew(ctx context.Context, j *RenewalJob, prev *order.Submissi
 		// an attempt interrupted between the charge and the write): record it, no charge.
 		return r.finish(ctx, j, "renewed", prev.InvoiceID, res)
 	case "abandoned", "refunded":
-		// Closed without a payment: the next attempt gets a fresh key, at once.
-		return r.nextAttempt(ctx, j, "abandoned")
+		// Closed without a payment: the next attempt gets a fresh key, at once (a pass
+		// paused or killed past its leases leaves its terms to whoever runs next, the
+		// service's workers or the same command rerun, not to a retry ten minutes later).
+		return r.nextAttempt(ctx, j, "abandoned", r.closedRetry(j))
 	}
 	sub, err := r.svc.store.Subscription(ctx, j.SubID)
 	if err != nil {
 		return err
 	}
+	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
+	if sub != nil && !sub.TermEnd.Equal(j.TermEnd) {
+		// The term moved after the key was looked up: the reconciler may have finished
+		// this very attempt meanwhile (a pass killed between its charge and its write). Its
+		// order is this term's renewal, not a term superseded by something else.
+		if now, err := r.svc.orders.Lookup(ctx, key); err != nil {
+			return err
+		} else if now != nil && now.Status == "completed" && now.InvoiceID != "" {
+			return r.finish(ctx, j, "renewed", now.InvoiceID, res)
+		}
+	}
 	pu, settled, err := r.prepare(ctx, j, sub, nil, nil, res)
 	if err != nil || settled {
 		return err
 	}
-	key := RenewalKey(j.SubID, j.TermEnd, j.Attempt)
 	placed, err := r.svc.orders.Resume(ctx, prev, key, order.Payment{Token: j.Token})
 	return r.outcome(ctx, j, sub, pu, placed, err, res)
 }
@@ -343,7 +355,7 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 	if d, ok := order.AsDeclined(err); ok {
 		if outageCodes[d.Code] {
 			res.Outages++
-			return r.nextAttempt(ctx, j, d.Code)
+			return r.nextAttempt(ctx, j, d.Code, r.svc.now().Add(r.o.OutageRetry))
 		}
 		return r.declined(ctx, j, sub, pu, d, res)
 	}
@@ -353,6 +365,18 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		r.svc.log.WarnContext(ctx, "renewal: stored payment method refused", "subscription", j.SubID, "account", sub.AccountID)
 		return r.declined(ctx, j, sub, pu, &order.DeclinedError{Code: MethodRefusedCode, Message: MsgRenewalMethodRefused}, res)
 	}
+	if closed, lerr := r.closedAttempt(ctx, j, err); lerr != nil {
+		return lerr
+	} else if closed {
+		// The attempt's key was closed with nothing kept: the reconciler abandoned it under
+		// a pass paused or slow past its lease, or the order could not be written (an
+		// account balance spent meanwhile by another of the account's renewals) and its
+		// charge was refunded. The next attempt gets a fresh key at once, as renew does for
+		// a key found closed; an outage's retry would leave the term unrenewed for ten
+		// minutes.
+		res.Outages++
+		return r.nextAttempt(ctx, j, "abandoned", r.closedRetry(j))
+	}
 	if err != nil {
 		if isOutage(err) {
 			res.Outages++
@@ -361,6 +385,37 @@ func (r *Renewer) outcome(ctx context.Context, j *RenewalJob, sub *domain.Subscr
 		return err
 	}
 	return r.finish(ctx, j, "renewed", placed.InvoiceID, res)
+}
+
+// immediateAttempts bounds the attempts of a term that follow a closed one at once: an
+// attempt closed for a reason that would close the next too (a refund for a balance held
+// in another currency) must not turn a pass into a loop of charges and refunds; past it the
+// next attempt waits the outage retry.
+const immediateAttempts = 3
+
+// closedRetry is when the attempt after j's closed one is due: at once (zero) for the
+// first few, then after the outage retry.
+func (r *Renewer) closedRetry(j *RenewalJob) time.Time {
+	if j.Attempt < immediateAttempts {
+		return time.Time{}
+	}
+	return r.svc.now().Add(r.o.OutageRetry)
+}
+
+// closedAttempt reports whether err (a conflict) left the job's attempt closed without a
+// payment kept (abandoned or refunded), asking the key when the error does not say.
+func (r *Renewer) closedAttempt(ctx context.Context, j *RenewalJob, err error) (bool, error) {
+	if errors.Is(err, order.ErrAttemptClosed) || errors.Is(err, order.ErrAttemptRefunded) {
+		return true, nil
+	}
+	if errs.CodeOf(err) != errs.Conflict {
+		return false, nil
+	}
+	s, lerr := r.svc.orders.Lookup(ctx, RenewalKey(j.SubID, j.TermEnd, j.Attempt))
+	if lerr != nil {
+		return false, lerr
+	}
+	return s != nil && (s.Status == "abandoned" || s.Status == "refunded"), nil
 }
 
 // A renewal whose stored method payments refuses (not the subscriber's) is declined with
@@ -387,12 +442,13 @@ func (r *Renewer) outage(ctx context.Context, j *RenewalJob, reason string, caus
 	return r.store.Outage(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason, truncate(cause.Error(), 500))
 }
 
-// nextAttempt moves to a fresh key at once: the attempt's key was closed without a
-// payment for a reason that is not the subscriber's (an outage answered as a failed
-// charge, a key abandoned by the reconciler).
-func (r *Renewer) nextAttempt(ctx context.Context, j *RenewalJob, reason string) error {
+// nextAttempt moves to a fresh key, due at next (zero: due as it was, at once): the
+// attempt's key was closed without a payment for a reason that is not the subscriber's
+// (an outage answered as a failed charge, retried after OutageRetry; a key abandoned by
+// the reconciler, retried at once).
+func (r *Renewer) nextAttempt(ctx context.Context, j *RenewalJob, reason string, next time.Time) error {
 	r.m.outage(reason)
-	return r.store.NextAttempt(ctx, j, r.svc.now().Add(r.o.OutageRetry), reason)
+	return r.store.NextAttempt(ctx, j, next, reason)
 }
 
 func (r *Renewer) finish(ctx context.Context, j *RenewalJob, status, invoiceID string, res *RenewalResult) error {

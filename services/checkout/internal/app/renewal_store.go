@@ -35,7 +35,8 @@ type RenewalQueue interface {
 	KeepLeases(ctx context.Context, jobs []*RenewalJob, lease time.Duration) error
 	// Outage records an attempt met by an outage: the same attempt after next.
 	Outage(ctx context.Context, j *RenewalJob, next time.Time, code, msg string) error
-	// NextAttempt moves a due renewal to a fresh attempt (key) at next.
+	// NextAttempt moves a due renewal to a fresh attempt (key) at next (zero: due as it
+	// was, at once).
 	NextAttempt(ctx context.Context, j *RenewalJob, next time.Time, code string) error
 	// Finish records a due renewal's end (renewed, superseded, ending) and gives its lease
 	// back; answers whether the row was due (each term is finished once).

@@ -307,15 +307,15 @@ func (s *fakeStore) Load(_ context.Context, invoiceID string) (*order.Placed, er
 	return nil, nil
 }
 
-func (s *fakeStore) SaveContact(_ context.Context, invoiceID string, c order.Contact) (bool, error) {
+func (s *fakeStore) SaveContact(_ context.Context, invoiceID string, c order.Contact) (bool, *order.Correction, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.orders[invoiceID]
 	if o == nil {
-		return false, nil
+		return false, nil, nil
 	}
 	o.InvoiceContact = &c
-	return true, nil
+	return true, nil, nil
 }
 
 // fakePayments charges once per charge key (a second charge with a key answers the first)

@@ -215,7 +215,19 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 		return nil, err
 	}
 	if !ok {
-		return nil, ErrInProgress
+		// Held by another, or settled since s was read (the reconciler completed, closed
+		// or refunded it): answer the key as it is now, not "being processed" for a key
+		// that will never be processed again.
+		now, err := p.store.Lookup(ctx, s.Key)
+		switch {
+		case err != nil:
+			return nil, err
+		case now == nil:
+			return nil, ErrAttemptClosed
+		case now.Status == "pending":
+			return nil, ErrInProgress
+		}
+		return p.claimExisting(ctx, now, requestHash, pay)
 	}
 	return &st, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
@@ -44,7 +45,7 @@ func (s *Store) In(tx pgx.Tx) Inbox { return Inbox{tx: tx} }
 // senders for lease, counted from the statement), for this process's senders to take
 // without a claim; should they not (the process died), Claim takes them once the lease ran
 // out.
-func (q Inbox) Queue(ctx context.Context, traces map[string]map[string]string, lease time.Duration, msgs ...domain.Message) ([]string, error) {
+func (q Inbox) Queue(ctx context.Context, traces map[string]map[string]string, leaseFor time.Duration, msgs ...domain.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
@@ -62,17 +63,23 @@ func (q Inbox) Queue(ctx context.Context, traces map[string]map[string]string, l
 			cols[i] = append(cols[i], v)
 		}
 	}
-	attempts := 0
-	if lease > 0 {
-		attempts = 1
+	// A mail written claimed counts its claim's attempt and carries its first fencing
+	// token (domain.FirstFence); one written due has neither.
+	attempts, fence := 0, int64(0)
+	if leaseFor > 0 {
+		attempts, fence = 1, domain.FirstFence
 	}
-	// clock_timestamp(), not now() (the transaction's start): the lease runs from this
-	// statement, after the caller read its clock for the send window (see SendBatch).
-	rows, err := q.tx.Query(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, next_attempt_at)
-		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb, $9, clock_timestamp() + $10::interval
+	// The lease runs from this statement on the database's clock (lease.Until is
+	// clock_timestamp(), not the transaction's start), after the caller read its own clock
+	// for the send window (see SendBatch).
+	rows, err := q.tx.Query(ctx, `INSERT INTO messages (id, event_id, template, recipient, subject, text_body, html_body, trace, attempts,
+			next_attempt_at, lease_until, fence)
+		SELECT id, event_id, template, recipient, subject, text_body, html_body, trace::jsonb, $9, `+lease.Until("$10")+`,
+			`+lease.Until("$10")+`, $11
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
 			AS u(id, event_id, template, recipient, subject, text_body, html_body, trace)
-		ON CONFLICT (id) DO NOTHING RETURNING id`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], attempts, interval(lease))
+		ON CONFLICT (id) DO NOTHING RETURNING id`, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], attempts,
+		lease.Interval(leaseFor), fence)
 	if err != nil {
 		return nil, fmt.Errorf("queue %d messages: %w", len(msgs), err)
 	}
@@ -83,9 +90,6 @@ func (q Inbox) Queue(ctx context.Context, traces map[string]map[string]string, l
 	return written, nil
 }
 
-// interval is d as a PostgreSQL interval parameter.
-func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.Milliseconds()) }
-
 // Claim takes up to n due messages, oldest first, and leases them for lease (no other
 // sender takes them meanwhile; a crashed sender's lease runs out). It answers none when
 // none is due.
@@ -95,18 +99,25 @@ func interval(d time.Duration) string { return fmt.Sprintf("%d milliseconds", d.
 // outcome unknown: the relay most likely has it (the send takes milliseconds, the record
 // after it is what a database restart loses), and a second copy is what the buyer would
 // see. Those are answered as doubtful, for the log.
-func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed []domain.Outgoing, doubtful []string, err error) {
-	rows, err := s.pool.Query(ctx, `UPDATE messages SET
-			next_attempt_at = CASE WHEN handed_at IS NULL THEN now() + $1::interval ELSE next_attempt_at END,
+//
+// The lease is taken with internal/platform/lease on the database's clock: a mail is
+// claimable once due and its lease (if any) ran out, and the claim raises its fencing
+// token, so the sender that held it before writes nothing about it any more (Handing,
+// Sent, Retry, Failed, Release carry the token). next_attempt_at moves with the lease so
+// the poll's index skips held mails.
+func (s *Store) Claim(ctx context.Context, d time.Duration, n int) (claimed []domain.Outgoing, doubtful []string, err error) {
+	rows, err := s.pool.Query(ctx, `UPDATE messages SET `+lease.Take("$1")+`,
+			next_attempt_at = CASE WHEN handed_at IS NULL THEN `+lease.Until("$1")+` ELSE next_attempt_at END,
 			attempts = attempts + CASE WHEN handed_at IS NULL THEN 1 ELSE 0 END,
 			sent_at = handed_at,
 			last_error = CASE WHEN handed_at IS NULL THEN last_error ELSE $3 END,
 			text_body = CASE WHEN handed_at IS NOT NULL AND template = ANY($4) THEN '' ELSE text_body END,
 			html_body = CASE WHEN handed_at IS NOT NULL AND template = ANY($4) THEN '' ELSE html_body END
 		WHERE id = ANY(ARRAY(SELECT id FROM messages WHERE sent_at IS NULL AND failed_at IS NULL AND next_attempt_at <= now()
+				AND (lease_until IS NULL OR `+lease.Expired+`)
 			ORDER BY next_attempt_at, created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
-		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, created_at, sent_at IS NOT NULL`,
-		interval(lease), n, OutcomeUnknown, domain.LinkTemplates)
+		RETURNING id, event_id, template, recipient, subject, text_body, html_body, trace, attempts, fence, created_at, sent_at IS NOT NULL`,
+		lease.Interval(d), n, OutcomeUnknown, domain.LinkTemplates)
 	if err != nil {
 		return nil, nil, fmt.Errorf("claim messages: %w", err)
 	}
@@ -117,7 +128,7 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed 
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 		var o row
-		err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts, &o.created, &o.doubtful)
+		err := r.Scan(&o.ID, &o.EventID, &o.Template, &o.To, &o.Subject, &o.Text, &o.HTML, &o.Trace, &o.Attempts, &o.Fence, &o.created, &o.doubtful)
 		return o, err
 	})
 	if err != nil {
@@ -139,61 +150,103 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, n int) (claimed 
 // the relay and its outcome was never recorded.
 const OutcomeUnknown = "outcome unknown: handed to the relay, never recorded; not sent again"
 
-// Handing records, committed, that the message id is about to be handed to the relay:
+// held is the condition of a message still held under the token $2 (or the ids and
+// tokens of u): not taken over, not recorded sent or given up, its lease running.
+const held = `fence = $2 AND sent_at IS NULL AND failed_at IS NULL AND ` + lease.Held
+
+// Handing records, committed, that the held message is about to be handed to the relay:
 // from now on a claim takes it for sent unless Retry records a refusal (see Claim). No
-// send may start unless this succeeded.
-func (s *Store) Handing(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `UPDATE messages SET handed_at = clock_timestamp() WHERE id = $1`, id); err != nil {
-		return fmt.Errorf("mark message %s handed to the relay: %w", id, err)
+// send may start unless this answered true: false is a sender whose lease ran out or was
+// taken over (it was paused, or its database slow), which must not send.
+func (s *Store) Handing(ctx context.Context, h domain.Held) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE messages SET handed_at = clock_timestamp() WHERE id = $1 AND `+held, h.ID, h.Fence)
+	if err != nil {
+		return false, fmt.Errorf("mark message %s handed to the relay: %w", h.ID, err)
 	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }
 
-// Sent records the delivery of the messages ids, in one statement. The bodies of a mail
-// that carries a code or a single-use link (domain.LinkTemplates) are blanked then: the
-// credential should not linger in a table once delivered.
-func (s *Store) Sent(ctx context.Context, ids ...string) error {
-	if len(ids) == 0 {
+// heldRows splits held into the id and token arrays of a statement's unnest.
+func heldRows(held []domain.Held) (ids []string, fences []int64) {
+	ids, fences = make([]string, len(held)), make([]int64, len(held))
+	for i, h := range held {
+		ids[i], fences[i] = h.ID, h.Fence
+	}
+	return ids, fences
+}
+
+// Sent records the delivery of the held messages, in one statement; a message whose
+// token is no longer the newest (taken over: the claim that took it recorded it sent, see
+// Claim) is left to its new holder. The bodies of a mail that carries a code or a
+// single-use link (domain.LinkTemplates) are blanked then: the credential should not
+// linger in a table once delivered.
+func (s *Store) Sent(ctx context.Context, held ...domain.Held) error {
+	if len(held) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET sent_at = now(), last_error = '',
-		text_body = CASE WHEN template = ANY($2) THEN '' ELSE text_body END,
-		html_body = CASE WHEN template = ANY($2) THEN '' ELSE html_body END WHERE id = ANY($1)`, ids, domain.LinkTemplates)
+	ids, fences := heldRows(held)
+	_, err := s.pool.Exec(ctx, `UPDATE messages m SET sent_at = now(), last_error = '', lease_until = NULL,
+		text_body = CASE WHEN template = ANY($3) THEN '' ELSE text_body END,
+		html_body = CASE WHEN template = ANY($3) THEN '' ELSE html_body END
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, f) WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL`,
+		ids, fences, domain.LinkTemplates)
 	if err != nil {
-		return fmt.Errorf("mark %d messages sent: %w", len(ids), err)
+		return fmt.Errorf("mark %d messages sent: %w", len(held), err)
 	}
 	return nil
 }
 
-// Release hands claimed messages that were not attempted back to the queue, due now and
+// Release hands held messages that were not attempted back to the queue, due now and
 // without the attempt their claim counted. None was handed to the relay: a mark whose
-// statement failed after all (Handing) is cleared with it.
-func (s *Store) Release(ctx context.Context, ids ...string) error {
-	if len(ids) == 0 {
+// statement failed after all (Handing) is cleared with it. A message taken over meanwhile
+// is its new holder's (its mark, if any, stays).
+func (s *Store) Release(ctx context.Context, held ...domain.Held) error {
+	if len(held) == 0 {
 		return nil
 	}
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now(), attempts = attempts - 1, handed_at = NULL WHERE id = ANY($1)`, ids)
+	ids, fences := heldRows(held)
+	_, err := s.pool.Exec(ctx, `UPDATE messages m SET next_attempt_at = now(), attempts = attempts - 1, handed_at = NULL, lease_until = NULL
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, f) WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL`,
+		ids, fences)
 	if err != nil {
-		return fmt.Errorf("release %d messages: %w", len(ids), err)
+		return fmt.Errorf("release %d messages: %w", len(held), err)
 	}
 	return nil
 }
 
-// Retry records a failed attempt and when to try again: the relay refused the mail, so it
-// is no longer in doubt (handed_at cleared).
-func (s *Store) Retry(ctx context.Context, id string, at time.Time, cause error) error {
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = $2, last_error = $3, handed_at = NULL WHERE id = $1`, id, at, cause.Error())
+// RenewLeases extends the leases of the held messages by d on the database's clock, in
+// one statement (the sender's heartbeat); a lease that ran out or was taken over stays so.
+func (s *Store) RenewLeases(ctx context.Context, held []domain.Held, d time.Duration) error {
+	if len(held) == 0 {
+		return nil
+	}
+	ids, fences := heldRows(held)
+	_, err := s.pool.Exec(ctx, `UPDATE messages m SET lease_until = `+lease.Until("$3")+`, next_attempt_at = `+lease.Until("$3")+`
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, f)
+		WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL AND m.`+lease.Held, ids, fences, lease.Interval(d))
 	if err != nil {
-		return fmt.Errorf("reschedule message %s: %w", id, err)
+		return fmt.Errorf("renew the leases of %d messages: %w", len(held), err)
 	}
 	return nil
 }
 
-// Failed gives up on a message (a permanent SMTP refusal, or too many attempts).
-func (s *Store) Failed(ctx context.Context, id string, cause error) error {
-	_, err := s.pool.Exec(ctx, `UPDATE messages SET failed_at = now(), last_error = $2 WHERE id = $1`, id, cause.Error())
+// Retry records a failed attempt of a held message and when to try again: the relay
+// refused the mail, so it is no longer in doubt (handed_at cleared).
+func (s *Store) Retry(ctx context.Context, h domain.Held, at time.Time, cause error) error {
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET next_attempt_at = $3, last_error = $4, handed_at = NULL, lease_until = NULL
+		WHERE id = $1 AND fence = $2 AND sent_at IS NULL AND failed_at IS NULL`, h.ID, h.Fence, at, cause.Error())
 	if err != nil {
-		return fmt.Errorf("mark message %s failed: %w", id, err)
+		return fmt.Errorf("reschedule message %s: %w", h.ID, err)
+	}
+	return nil
+}
+
+// Failed gives up on a held message (a permanent SMTP refusal, or too many attempts).
+func (s *Store) Failed(ctx context.Context, h domain.Held, cause error) error {
+	_, err := s.pool.Exec(ctx, `UPDATE messages SET failed_at = now(), last_error = $3, lease_until = NULL
+		WHERE id = $1 AND fence = $2 AND sent_at IS NULL AND failed_at IS NULL`, h.ID, h.Fence, cause.Error())
+	if err != nil {
+		return fmt.Errorf("mark message %s failed: %w", h.ID, err)
 	}
 	return nil
 }

@@ -117,10 +117,15 @@ func TestGiftMailsKeepNoCodeOnceSent(t *testing.T) {
 	s, pool := newStore(t)
 	ctx := context.Background()
 	queue(t, pool, s, mail(1, "gift-buyer"), mail(2, "gift-recipient"), mail(3, "receipt"))
-	if batch, _, err := s.Claim(ctx, time.Minute, 10); err != nil || len(batch) != 3 {
+	batch, _, err := s.Claim(ctx, time.Minute, 10)
+	if err != nil || len(batch) != 3 {
 		t.Fatalf("Claim = %d, %v; want 3", len(batch), err)
 	}
-	if err := s.Sent(ctx, "ev-0001.gift-buyer", "ev-0002.gift-recipient", "ev-0003.receipt"); err != nil {
+	held := make([]domain.Held, 0, len(batch))
+	for _, o := range batch {
+		held = append(held, o.Held())
+	}
+	if err := s.Sent(ctx, held...); err != nil {
 		t.Fatal(err)
 	}
 	var kept int
@@ -145,10 +150,14 @@ func TestSentAndReleased(t *testing.T) {
 	if err != nil || len(batch) != 3 {
 		t.Fatalf("Claim = %d, %v; want 3", len(batch), err)
 	}
-	if err := s.Sent(ctx, "ev-0001.eligibility-code", "ev-0002.receipt"); err != nil {
+	held := map[string]domain.Held{}
+	for _, o := range batch {
+		held[o.ID] = o.Held()
+	}
+	if err := s.Sent(ctx, held["ev-0001.eligibility-code"], held["ev-0002.receipt"]); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Release(ctx, "ev-0003.welcome"); err != nil {
+	if err := s.Release(ctx, held["ev-0003.welcome"]); err != nil {
 		t.Fatal(err)
 	}
 	again, _, err := s.Claim(ctx, time.Minute, 10)

@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
@@ -35,18 +36,23 @@ type Queue interface {
 	// Claim takes up to n due messages and leases them for lease; doubtful are those
 	// handed to the relay with no outcome recorded, now taken as sent (see Handing).
 	Claim(ctx context.Context, lease time.Duration, n int) (claimed []domain.Outgoing, doubtful []string, err error)
-	// Handing records that the message is about to be handed to the relay; no send may
-	// start unless it succeeded.
-	Handing(ctx context.Context, id string) error
-	// Sent records the delivery of ids.
-	Sent(ctx context.Context, ids ...string) error
-	// Release puts claimed, unattempted messages back, due now, their claim's attempt
-	// given back.
-	Release(ctx context.Context, ids ...string) error
+	// Every write about a claimed message carries its claim's fencing token (domain.Held)
+	// and does nothing once another claim took the message over.
+	//
+	// Handing records that the held message is about to be handed to the relay; no send
+	// may start unless it answered true (false: the lease was lost).
+	Handing(ctx context.Context, h domain.Held) (bool, error)
+	// Sent records the delivery of the held messages.
+	Sent(ctx context.Context, held ...domain.Held) error
+	// Release puts held, unattempted messages back, due now, their claim's attempt given
+	// back.
+	Release(ctx context.Context, held ...domain.Held) error
+	// RenewLeases extends the leases still held (the senders' heartbeat).
+	RenewLeases(ctx context.Context, held []domain.Held, d time.Duration) error
 	// Retry records a refused attempt and when to try again.
-	Retry(ctx context.Context, id string, at time.Time, cause error) error
+	Retry(ctx context.Context, h domain.Held, at time.Time, cause error) error
 	// Failed gives a message up.
-	Failed(ctx context.Context, id string, cause error) error
+	Failed(ctx context.Context, h domain.Held, cause error) error
 	// Pending counts the messages not sent nor given up, and the age of the oldest.
 	Pending(ctx context.Context) (n int64, oldest time.Duration, err error)
 }
@@ -109,10 +115,11 @@ type Service struct {
 	failures *prometheus.CounterVec
 	released prometheus.Counter
 	doubtful prometheus.Counter
+	lost     prometheus.Counter
 
 	// recordSent, when set, records delivered mails instead of store.Sent: tests make it
 	// fail, as a database restart between a send and its record does.
-	recordSent func(ctx context.Context, ids ...string) error
+	recordSent func(ctx context.Context, held ...domain.Held) error
 
 	handoff atomic.Pointer[handoff] // nil: no sender runs in this process
 }
@@ -128,8 +135,10 @@ func New(render *domain.Renderer, store Queue, prop propagation.TextMapPropagato
 			Help: "New e-mails this process's senders had no room for (or still waiting for them when they stopped), put back in the queue for the poll."}),
 		doubtful: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_outcome_unknown_total",
 			Help: "E-mails handed to the relay whose outcome was never recorded (the sender died or lost its database), taken as sent rather than sent twice."}),
+		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "hangar_notifications_lease_lost_total",
+			Help: "Claimed e-mails a sender did not send because its lease had been taken over (it was paused or slow past the lease)."}),
 	}
-	reg.MustRegister(s.sent, s.failures, s.released, s.doubtful, &pendingCollector{store: store,
+	reg.MustRegister(s.sent, s.failures, s.released, s.doubtful, s.lost, &pendingCollector{store: store,
 		n:   prometheus.NewDesc("hangar_notifications_pending", "E-mails queued and not yet sent.", nil, nil),
 		age: prometheus.NewDesc("hangar_notifications_oldest_pending_seconds", "Age of the oldest queued e-mail (0 when none).", nil, nil)})
 	return s
@@ -314,7 +323,7 @@ func (s *Service) Queue(ctx context.Context, in Inbox, b *Mails, afterCommit fun
 	}
 	for _, m := range b.msgs { // in render order: an order's mails go in the order of its events
 		if isNew[m.ID] {
-			handed = append(handed, claimed{Outgoing: domain.Outgoing{Message: m, Trace: b.traces[m.EventID], Attempts: 1}, at: at})
+			handed = append(handed, claimed{Outgoing: domain.Outgoing{Message: m, Trace: b.traces[m.EventID], Attempts: 1, Fence: domain.FirstFence}, at: at})
 			delete(isNew, m.ID)
 		}
 	}
@@ -440,10 +449,10 @@ func (s *Service) putBack(ctx context.Context, mails []claimed) {
 	if len(mails) == 0 {
 		return
 	}
-	ids := make([]string, len(mails))
+	ids := make([]domain.Held, len(mails))
 	var fresh int
 	for i, o := range mails {
-		ids[i] = o.ID
+		ids[i] = o.Held()
 		if !o.polled {
 			fresh++
 		}
@@ -584,23 +593,40 @@ func (s *Service) claim(ctx context.Context, p SenderPolicy, n int) ([]claimed, 
 // happens). What the window leaves unsent (a slow relay, a backed-up handoff queue) goes
 // back to the queue at once, uncounted, and so does what shutdown leaves.
 func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, batch []claimed) error {
-	var sent, unsent []string
+	var sent, unsent []domain.Held
 	var errs []error
+	held := make([]domain.Held, len(batch))
+	for i, o := range batch {
+		held[i] = o.Held()
+	}
+	// The batch's leases are renewed while it is sent (a slow relay); a sender that stops
+	// (paused, dead) stops renewing, and the next claim takes its mails over.
+	stop := lease.Keeper{Every: p.Lease / 3, Timeout: p.Lease / 3, Log: s.log, What: "mails",
+		Renew: func(ctx context.Context) error { return s.store.RenewLeases(ctx, held, p.Window+p.Lease) }}.Keep()
+	defer stop()
 	for _, o := range batch {
 		if ctx.Err() != nil || s.now().Sub(o.at) >= p.Window {
-			unsent = append(unsent, o.ID)
+			unsent = append(unsent, o.Held())
 			continue
 		}
-		// Marked before the send, committed: should the send's record below be lost, the
-		// next claim takes the mail for sent instead of sending it again.
-		if err := s.store.Handing(ctx, o.ID); err != nil {
-			unsent = append(unsent, o.ID)
+		// Marked before the send, committed, under the claim's token: should the send's
+		// record below be lost, the next claim takes the mail for sent instead of sending
+		// it again; and a sender whose lease was taken over (it was paused) learns it
+		// here and does not send what another sender has sent or is sending.
+		ok, err := s.store.Handing(ctx, o.Held())
+		if err != nil {
+			unsent = append(unsent, o.Held())
 			errs = append(errs, err)
 			continue
 		}
-		ok, err := s.send(ctx, m, p, o.Outgoing)
+		if !ok {
+			s.lost.Inc()
+			s.log.WarnContext(ctx, "e-mail lease lost before its send (another sender took it over); not sent", "message_id", o.ID)
+			continue
+		}
+		ok, err = s.send(ctx, m, p, o.Outgoing)
 		if ok {
-			sent = append(sent, o.ID)
+			sent = append(sent, o.Held())
 		}
 		errs = append(errs, err)
 	}
@@ -637,12 +663,12 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.O
 	if errors.Is(serr, domain.ErrPermanent) || o.Attempts >= p.MaxAttempts {
 		s.failures.WithLabelValues(o.Template, "permanent").Inc()
 		log.ErrorContext(sctx, "e-mail given up", "err", serr.Error())
-		return false, s.store.Failed(wctx, o.ID, serr)
+		return false, s.store.Failed(wctx, o.Held(), serr)
 	}
 	s.failures.WithLabelValues(o.Template, "temporary").Inc()
 	delay := retryDelay(p, o.Attempts)
 	log.WarnContext(sctx, "e-mail send failed; will retry", "retry_in", delay.String(), "err", serr.Error())
-	return false, s.store.Retry(wctx, o.ID, s.now().Add(delay), serr)
+	return false, s.store.Retry(wctx, o.Held(), s.now().Add(delay), serr)
 }
 
 // retryDelay is the wait after a mail's attempts-th failed send: BaseBackoff doubling per

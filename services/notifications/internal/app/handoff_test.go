@@ -216,7 +216,7 @@ func TestMailsOfADeadProcessGoOnceTheirLeaseRanOut(t *testing.T) {
 		t.Fatalf("SendBatch within the lease = %d, %v; want none claimed", n, err)
 	}
 	// The lease runs out: the database's clock moves on by it.
-	if _, err := pool.Exec(context.Background(), `UPDATE messages SET next_attempt_at = next_attempt_at - interval '3 seconds'`); err != nil {
+	if _, err := pool.Exec(context.Background(), `UPDATE messages SET next_attempt_at = next_attempt_at - interval '3 seconds', lease_until = lease_until - interval '3 seconds'`); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := other.SendBatch(context.Background(), m, p); err != nil || n != 2 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
 
 // Issue 30, "a PostgreSQL fast restart sent one welcome e-mail twice 45 s apart": the send
@@ -14,7 +16,7 @@ func TestSendWhoseRecordFailedIsNotSentAgain(t *testing.T) {
 	s, pool, clock := newService(t, 2)
 	ctx := context.Background()
 	m := &mailer{clock: clock, fail: map[string]error{"ev-1.welcome": errors.New("421 try later")}}
-	s.recordSent = func(context.Context, ...string) error { return errors.New("the database restarted") } // the crash between send and record
+	s.recordSent = func(context.Context, ...domain.Held) error { return errors.New("the database restarted") } // the crash between send and record
 	if _, err := s.SendBatch(ctx, m, SenderPolicy{Batch: 10}); err == nil {
 		t.Fatal("SendBatch: no error, want the failed record's")
 	}
@@ -23,7 +25,7 @@ func TestSendWhoseRecordFailedIsNotSentAgain(t *testing.T) {
 	}
 
 	// Both leases (and the retry's backoff) run out; the relay accepts everything now.
-	if _, err := pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now() - interval '1 second'`); err != nil {
+	if _, err := pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now() - interval '1 second', lease_until = now() - interval '1 second'`); err != nil {
 		t.Fatal(err)
 	}
 	m.fail = nil
@@ -37,7 +39,7 @@ func TestSendWhoseRecordFailedIsNotSentAgain(t *testing.T) {
 	if len(m.sent) != 2 || m.sent[1] != "ev-1.welcome" {
 		t.Fatalf("sent %v, want ev-0 once and then the refused ev-1 once", m.sent)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now() - interval '1 second'`); err != nil {
+	if _, err := pool.Exec(ctx, `UPDATE messages SET next_attempt_at = now() - interval '1 second', lease_until = now() - interval '1 second'`); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.SendBatch(ctx, m, SenderPolicy{Batch: 10}); err != nil || n != 0 || len(m.sent) != 2 {

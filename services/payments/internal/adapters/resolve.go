@@ -10,6 +10,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 )
@@ -19,8 +20,10 @@ import (
 // so a charge of the key still in flight is waited for (its insert holds the unique index)
 // and answered once committed, and a charge of the key arriving meanwhile waits for this one
 // and then replays what it recorded. Nothing recorded (step answers nil) leaves no row:
-// NotFound.
-func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step app.ResolveStep) (domain.Charge, error) {
+// NotFound. With a sweep token (not 0) the record is made only while that token still holds
+// the sweep's lease, checked (and the lease row locked against a takeover) in the same
+// transaction: app.ErrSweepLost otherwise.
+func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, sweep int64, step app.ResolveStep) (domain.Charge, error) {
 	var out domain.Charge
 	var existed, none bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -45,6 +48,16 @@ func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step
 		}
 		if c.ID != id {
 			return fmt.Errorf("adopted charge %s is not the claim %s", c.ID, id)
+		}
+		if sweep != 0 {
+			var held bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sweeper_leases WHERE name = $1 AND fence = $2 AND `+lease.Held+`
+				FOR SHARE)`, sweepLease, sweep).Scan(&held); err != nil {
+				return fmt.Errorf("check the sweep's lease: %w", err)
+			}
+			if !held {
+				return app.ErrSweepLost
+			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE charges SET request_hash = $2, amount = $3, currency = $4, customer_id = $5,
 			authorize_only = $6, reference = $7, description = $8, created_at = $9 WHERE id = $1`,
@@ -77,6 +90,47 @@ func (s *Store) Resolve(ctx context.Context, id, key string, now time.Time, step
 }
 
 var errNothingToRecord = errors.New("nothing to record")
+
+// sweepLease is the processor sweep's row of sweeper_leases.
+const sweepLease = "processor"
+
+// TakeSweep takes the processor sweep's lease for d when nobody holds it, with a new
+// fencing token; ok false: another sweeper holds it.
+func (s *Store) TakeSweep(ctx context.Context, d time.Duration) (fence int64, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `UPDATE sweeper_leases SET `+lease.Take("$2")+` WHERE name = $1 AND `+lease.Expired+` RETURNING fence`,
+		sweepLease, lease.Interval(d)).Scan(&fence)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("take the sweep's lease: %w", err)
+	}
+	return fence, true, nil
+}
+
+// RenewSweep extends the sweep's lease by d while fence still holds it (the heartbeat).
+func (s *Store) RenewSweep(ctx context.Context, fence int64, d time.Duration) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sweeper_leases SET lease_until = `+lease.Until("$3")+` WHERE name = $1 AND fence = $2 AND `+lease.Held,
+		sweepLease, fence, lease.Interval(d))
+	return err
+}
+
+// SweepHeld answers whether fence still holds the sweep's lease.
+func (s *Store) SweepHeld(ctx context.Context, fence int64) (bool, error) {
+	var held bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sweeper_leases WHERE name = $1 AND fence = $2 AND `+lease.Held+`)`,
+		sweepLease, fence).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("check the sweep's lease: %w", err)
+	}
+	return held, nil
+}
+
+// EndSweep gives the sweep's lease up, so the next sweep (of any replica) may take it at once.
+func (s *Store) EndSweep(ctx context.Context, fence int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE sweeper_leases SET `+lease.Drop+` WHERE name = $1 AND fence = $2`, sweepLease, fence)
+	return err
+}
 
 // ChargedTransactions answers which of the processor transaction ids have a charge.
 func (s *Store) ChargedTransactions(ctx context.Context, txIDs []string) (map[string]bool, error) {

@@ -41,6 +41,10 @@ type Policies struct {
 	// Human verifies the human-verification value of the payment-method update and the
 	// card-reader vault (nil: human verification is off).
 	Human human.Verifier
+	// SweepLease is the processor sweep's lease (default DefaultSweepLease), renewed every
+	// third of it while a sweep runs: a sweeper that dies or stops is taken over a lease
+	// after its last renewal.
+	SweepLease time.Duration
 }
 
 // Service is the payments use cases.

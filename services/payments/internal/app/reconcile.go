@@ -8,6 +8,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
@@ -50,8 +51,14 @@ func (s *Service) GetChargeByKey(ctx context.Context, key string, fence int64) (
 // them — or, when its metadata cannot say which charge it was, given back. NotFound when
 // the processor holds no money under the key.
 func (s *Service) ResolveByKey(ctx context.Context, key string) (domain.Charge, error) {
+	return s.resolve(ctx, key, 0)
+}
+
+// resolve is ResolveByKey for the sweeper holding the sweep's lease under the token sweep
+// (0: a caller that is no sweeper): its token is checked where it acts.
+func (s *Service) resolve(ctx context.Context, key string, sweep int64) (domain.Charge, error) {
 	id := NewID()
-	return s.store.Resolve(ctx, id, key, s.now(), func(ctx context.Context) (*domain.Charge, []kafka.Event, *Adoption, error) {
+	return s.store.Resolve(ctx, id, key, s.now(), sweep, func(ctx context.Context) (*domain.Charge, []kafka.Event, *Adoption, error) {
 		rec, err := s.gw.FindByKey(ctx, ProcessorKey(key))
 		if errs.CodeOf(err) == errs.NotFound {
 			return nil, nil, nil, nil
@@ -64,7 +71,7 @@ func (s *Service) ResolveByKey(ctx context.Context, key string) (domain.Charge, 
 		}
 		c, adopt, ok := s.adoptable(rec, id, key)
 		if !ok {
-			return nil, nil, nil, s.giveBack(ctx, rec)
+			return nil, nil, nil, s.giveBack(ctx, rec, sweep)
 		}
 		var events []kafka.Event
 		if c.Status == domain.Captured {
@@ -113,7 +120,18 @@ func (s *Service) adoptable(rec gateway.Record, id, key string) (*domain.Charge,
 // giveBack returns the money of a processor transaction no charge can be recorded for
 // (no order can be completed from it): a void of an authorization, a refund of what is
 // left of a capture, keyed by the transaction so replicas sweeping at once refund once.
-func (s *Service) giveBack(ctx context.Context, rec gateway.Record) error {
+// The sweeper (sweep not 0) gives back only while its token still holds the sweep's lease:
+// one paused past it leaves what it listed to its successor.
+func (s *Service) giveBack(ctx context.Context, rec gateway.Record, sweep int64) error {
+	if sweep != 0 {
+		held, err := s.store.SweepHeld(ctx, sweep)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return ErrSweepLost
+		}
+	}
 	var err error
 	if rec.Status == "authorized" {
 		_, err = s.gw.Void(ctx, rec.ID)
@@ -131,14 +149,49 @@ func (s *Service) giveBack(ctx context.Context, rec gateway.Record) error {
 // SweepResult counts what a sweep found.
 type SweepResult struct {
 	Seen, Adopted, GivenBack int
+	// Busy: another replica holds the sweep's lease; nothing was swept.
+	Busy bool
 }
+
+// ErrSweepLost is a sweep whose lease was taken over while it ran (its process was paused
+// or starved past the lease): it stopped without acting on what it had listed.
+var ErrSweepLost = errs.E(errs.Unavailable, "the processor sweep's lease was taken over; another replica sweeps")
+
+// DefaultSweepLease is the sweep's lease when Policies.SweepLease is not set.
+const DefaultSweepLease = 30 * time.Second
 
 // Sweep reconciles the processor's transactions created in [from, to) with payments'
 // charges: each that holds money and has no charge is adopted (ResolveByKey) or, when its
-// metadata names no charge of ours, given back. Every replica sweeps on start and then
-// periodically; the key's claim (and the processor's refund key) make concurrent sweeps
-// and a charge still in flight safe.
+// metadata names no charge of ours, given back. Every replica runs the sweeper; one sweeps
+// at a time, under the sweep's lease (internal/platform/lease: the database's clock, a
+// fencing token, a heartbeat while it sweeps), so a sweep finding another's running
+// answers Busy. The token is checked where the sweep acts (before a refund or void, and
+// in the transaction recording an adoption); the key's claim and the processor's refund
+// key keep a charge still in flight safe.
 func (s *Service) Sweep(ctx context.Context, from, to time.Time) (SweepResult, error) {
+	d := s.pol.SweepLease
+	if d <= 0 {
+		d = DefaultSweepLease
+	}
+	fence, ok, err := s.store.TakeSweep(ctx, d)
+	if err != nil || !ok {
+		return SweepResult{Busy: !ok}, err
+	}
+	stop := lease.Keeper{Every: d / 3, Timeout: d / 3, Log: s.log, What: "processor sweep",
+		Renew: func(ctx context.Context) error { return s.store.RenewSweep(ctx, fence, d) }}.Keep()
+	defer func() {
+		stop()
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d/3)
+		defer cancel()
+		if err := s.store.EndSweep(ectx, fence); err != nil {
+			s.log.WarnContext(ctx, "could not give the sweep's lease up; it runs out", "err", err.Error())
+		}
+	}()
+	return s.sweep(ctx, fence, from, to)
+}
+
+// sweep is Sweep under the lease's token fence.
+func (s *Service) sweep(ctx context.Context, fence int64, from, to time.Time) (SweepResult, error) {
 	const page = 500
 	var res SweepResult
 	for {
@@ -163,13 +216,13 @@ func (s *Service) Sweep(ctx context.Context, from, to time.Time) (SweepResult, e
 			}
 			key := r.Metadata[metaChargeKey]
 			if key == "" || ProcessorKey(key) != r.Key {
-				if err := s.giveBack(ctx, r); err != nil {
+				if err := s.giveBack(ctx, r, fence); err != nil {
 					return res, err
 				}
 				res.GivenBack++
 				continue
 			}
-			c, err := s.ResolveByKey(ctx, key)
+			c, err := s.resolve(ctx, key, fence)
 			switch {
 			case errs.CodeOf(err) == errs.NotFound:
 				res.GivenBack++ // its metadata did not hold: given back
@@ -188,9 +241,12 @@ func (s *Service) Sweep(ctx context.Context, from, to time.Time) (SweepResult, e
 
 // RunSweeper sweeps the last startWindow at once (a replica starting after a crash finds
 // what the crash left) and then, every interval, the last window. Transactions younger
-// than settle are left to the charges still running them.
+// than settle are left to the charges still running them. A sweep another replica is
+// running (Busy) is not waited for: this one's next tick tries again, and the start-up
+// sweep's longer window is kept until one of this replica's sweeps ran.
 func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow, settle time.Duration) {
-	sweep := func(back time.Duration) {
+	back := startWindow
+	sweep := func() {
 		now := s.now()
 		res, err := s.Sweep(ctx, now.Add(-back), now.Add(-settle))
 		if err != nil {
@@ -199,11 +255,15 @@ func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow,
 			}
 			return
 		}
+		if res.Busy {
+			return
+		}
+		back = window
 		if res.Adopted > 0 || res.GivenBack > 0 {
 			s.log.WarnContext(ctx, "processor sweep settled captures without a charge", "adopted", res.Adopted, "given_back", res.GivenBack)
 		}
 	}
-	sweep(startWindow)
+	sweep()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -211,7 +271,7 @@ func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow,
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			sweep(window)
+			sweep()
 		}
 	}
 }

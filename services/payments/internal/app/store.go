@@ -63,10 +63,18 @@ type RefundStep func(ctx context.Context, c *domain.Charge) (domain.Refund, []ka
 type Reconciler interface {
 	// Resolve answers the charge of key, recording it from step's answer (the processor's
 	// side) when payments has no row of it, with the key claimed as Charge claims it. Step
-	// answering nil leaves nothing behind: NotFound.
-	Resolve(ctx context.Context, id, key string, now time.Time, step ResolveStep) (domain.Charge, error)
+	// answering nil leaves nothing behind: NotFound. A sweep token (not 0) is checked
+	// where the record is written, in its transaction: ErrSweepLost once it lost the lease.
+	Resolve(ctx context.Context, id, key string, now time.Time, sweep int64, step ResolveStep) (domain.Charge, error)
 	// ChargedTransactions answers which of the processor transaction ids have a charge.
 	ChargedTransactions(ctx context.Context, txIDs []string) (map[string]bool, error)
+	// The sweep's lease (one sweeper at a time, internal/platform/lease): TakeSweep takes
+	// it when free, with a new fencing token; RenewSweep is its heartbeat; SweepHeld says
+	// whether a token still holds it; EndSweep gives it up.
+	TakeSweep(ctx context.Context, d time.Duration) (fence int64, ok bool, err error)
+	RenewSweep(ctx context.Context, fence int64, d time.Duration) error
+	SweepHeld(ctx context.Context, fence int64) (bool, error)
+	EndSweep(ctx context.Context, fence int64) error
 }
 
 // ResolveStep asks the processor about a key that has no charge row, with the key claimed:
