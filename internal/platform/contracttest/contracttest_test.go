@@ -175,7 +175,7 @@ func TestAnswerOmittingARequiredFieldRefused(t *testing.T) {
 		{"preview selectionErrors", "POST", "/buy/api/invoice/preview", `{}`, preview, `"selectionErrors":[],"promo`, `"promo`},
 		{"preview promoInfoRequirements", "POST", "/buy/api/invoice/preview", `{}`, preview, `,"promoInfoRequirements":[]`, ``},
 		{"a credit line's addOnCode", "POST", "/buy/api/invoice/preview", `{}`, preview, `"addOnCode":"",`, ``},
-		{"validate errors", "POST", "/buy/api/invoice/validate", `{}`, `{"status":"ok","errors":[],"promoInfoRequirements":[],"account":"","subscriptionAccount":""}`, `"errors":[],`, ``},
+		{"validate errors", "POST", "/buy/api/invoice/validate", `{}`, `{"status":"ok","errors":[],"invoice":{"currency":"USD","invoiceItems":[],"errors":[],"planErrors":[],"selectionErrors":[]},"subscription":{},"counter":0,"isOrgMember":false,"promoInfoRequirements":[],"account":"","subscriptionAccount":""}`, `"errors":[],`, ``},
 		{"logout errors", "POST", "/pricing/api/logout", ``, `{"status":"ok","errors":[]}`, `,"errors":[]`, ``},
 		{"an empty allocation list", "GET", "/account/api/subscription/allocations?users=", ``, `{"allocations":[],"allAssignments":[],"planAssignments":[],"nonPlanAssignments":[]}`, `"allocations":[],`, ``},
 	} {

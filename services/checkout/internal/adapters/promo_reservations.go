@@ -61,7 +61,7 @@ func reserveLimits(ctx context.Context, q querier, key string, p *order.Purchase
 			return unavailable(err, "count account balance holds")
 		}
 		if balance-held < b {
-			return balanceRefused("Your account balance changed.", "ACCOUNT_BALANCE_CHANGED")
+			return balanceRefused("Your account balance changed.", promotion.CodeBalanceHeld)
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/lease"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/pricing"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 	"github.com/hangar/hangar/services/checkout/internal/subscription"
 )
@@ -410,6 +411,13 @@ func (r *Renewer) closedAttempt(ctx context.Context, j *RenewalJob, err error) (
 	}
 	if errs.CodeOf(err) != errs.Conflict {
 		return false, nil
+	}
+	// Refused before any charge because another pending order of the account holds the
+	// balance or certificate it was priced with: nothing was claimed, and the next attempt
+	// prices what is left.
+	var e *errs.Error
+	if errors.As(err, &e) && (e.Reason == promotion.CodeBalanceHeld || e.Reason == promotion.CodeGiftSpent) {
+		return true, nil
 	}
 	s, lerr := r.svc.orders.Lookup(ctx, RenewalKey(j.SubID, j.TermEnd, j.Attempt))
 	if lerr != nil {

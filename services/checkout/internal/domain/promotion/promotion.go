@@ -37,7 +37,10 @@ const (
 // Codes and messages the spec does not have: a gift certificate used up, and a promotion
 // beyond the order's limit (Stacking).
 const (
-	CodeGiftSpent     = "GIFT_CERTIFICATE_SPENT"
+	CodeGiftSpent = "GIFT_CERTIFICATE_SPENT"
+	// CodeBalanceHeld: the account balance an order was priced with is spent or held by
+	// another pending order of the account.
+	CodeBalanceHeld   = "ACCOUNT_BALANCE_CHANGED"
 	CodeNotStackable  = "PROMOTIONS_DO_NOT_STACK"
 	MsgGiftSpent      = "This gift certificate has been used up: it has no balance left."
 	MsgOnePromotion   = "Only one promotion can be applied to an order."
