@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # The store on one real Kubernetes node (`make test-k8s`):
 #   1. tools: the pinned control plane plus kubelet, kube-proxy and kubectl
-#      (scripts/cluster-tools.sh --node), helm (scripts/helm-check.sh --tools), CoreDNS from its
-#      Go module (into ./bin, rebuilt only for another version); containerd, runc, the CNI
-#      plugins, iptables, conntrack, socat and jq from apt when missing;
+#      (scripts/cluster-tools.sh --node), helm (scripts/helm-check.sh --tools), CoreDNS and
+#      Traefik from their Go modules (deploy/k8s-node/*; into ./bin, rebuilt only for another
+#      version); containerd, runc, the CNI plugins, iptables, conntrack, socat and jq from
+#      apt when missing;
 #   2. images: `make images` (every deployable, OCI archives cached by digest) and the node's
-#      own (pause, the Kafka-protocol broker, CoreDNS), imported into containerd;
+#      own (pause, the Kafka-protocol broker, CoreDNS, Traefik), imported into containerd;
 #   3. a node: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd
 #      (runc, bridge CNI on hangar0 10.244.0.0/24), kubelet and kube-proxy (iptables), all
 #      with their state in one temporary directory;
-#   4. the cluster's add-ons as pods: CoreDNS (kube-dns 10.96.0.10) and the broker;
+#   4. the cluster's add-ons as pods: CoreDNS (kube-dns 10.96.0.10), the broker and the
+#      Ingress controller (Traefik, NodePort 30080 on the node's address);
 #   5. `helm install --wait --wait-for-jobs` of the chart with the production values plus
 #      deploy/helm/k8s-values.yaml (each value the machine forces, with its reason), the
 #      host's PostgreSQL as the external database (one database per service);
-#   6. asserts: the node's runtime is containerd, every Deployment Available, every pod
-#      Ready, /readyz of each Service (through the API server's service proxy), the README's
-#      curl purchase sent where the release's Ingress rules route each request (through the
-#      Services' ClusterIPs: no Ingress controller builds here) returning an invoice;
-#      prints `kubectl get nodes,pods,jobs -o wide`.
+#   6. asserts: the node's runtime is containerd, every migrate and topics Job completed
+#      (Helm deletes a hook Job once it succeeds: their completions are watched), every
+#      Deployment Available, every pod Ready, /readyz of each Service (through the API
+#      server's service proxy), the README's curl purchase through the Ingress controller
+#      returning an invoice, the receipt e-mail sent, the store's page through it; prints
+#      `kubectl get nodes,pods,jobs -o wide`.
 # Every process it started is stopped at the end (also on failure or Ctrl-C), the bridge,
 # the iptables rules, the mounts, the kernel settings and the databases are restored; a
 # failed run keeps its logs and prints their path.
@@ -83,6 +86,16 @@ install_packages() {
 
 # CoreDNS from its module, with only the plugins a cluster's DNS uses
 # (deploy/k8s-node/coredns, its own module pinning the version).
+# Traefik from its module (deploy/k8s-node/traefik pins the version).
+build_traefik() {
+  local want
+  want="$(awk '$1 == "github.com/traefik/traefik/v3" { print $2 }' "$ROOT/deploy/k8s-node/traefik/go.mod")"
+  [[ "$(dep_version "$BIN/k8s-node/traefik" github.com/traefik/traefik/v3)" == "$want" ]] && return 0
+  echo "test-k8s: building Traefik $want (several minutes, once)"
+  (cd "$ROOT/deploy/k8s-node/traefik" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/traefik.tmp" github.com/traefik/traefik/v3/cmd/traefik)
+  mv "$BIN/k8s-node/traefik.tmp" "$BIN/k8s-node/traefik"
+}
+
 build_coredns() {
   [[ "$(dep_version "$BIN/coredns" github.com/coredns/coredns)" == "$COREDNS_VERSION" ]] && return 0
   echo "test-k8s: building CoreDNS $COREDNS_VERSION (a few minutes, once)"
@@ -95,6 +108,7 @@ tools() {
   "$ROOT/scripts/cluster-tools.sh" --node
   "$ROOT/scripts/helm-check.sh" --tools
   build_coredns
+  build_traefik
   (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/hangar-dev" ./cmd/hangar-dev)
   (cd "$ROOT/deploy/images" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/pause" ./cmd/pause)
 }
@@ -102,7 +116,7 @@ tools() {
 images() {
   (cd "$ROOT" && HANGAR_DEV_MODE="${HANGAR_DEV_MODE:-true}" make --no-print-directory images)
   (cd "$ROOT/deploy/images" && go run ./cmd/hangar-images -out "$BIN/images" \
-    -extra "pause=$BIN/k8s-node/pause,hangar-broker=$BIN/k8s-node/hangar-dev,coredns=$BIN/coredns")
+    -extra "pause=$BIN/k8s-node/pause,hangar-broker=$BIN/k8s-node/hangar-dev,coredns=$BIN/coredns,traefik=$BIN/k8s-node/traefik")
 }
 
 # ref NAME: the image reference `make images`/-extra wrote for NAME.
@@ -385,10 +399,11 @@ addons() {
   # The host's PostgreSQL listens on loopback only: a forwarder on the bridge's gateway makes
   # it the pods' external database, as a managed database outside the cluster would be.
   run pg-forward socat "TCP-LISTEN:5432,bind=$GATEWAY,reuseaddr,fork" TCP:127.0.0.1:5432
-  sed -e "s|@COREDNS@|$(ref coredns)|; s|@BROKER@|$(ref hangar-broker)|" \
+  sed -e "s|@COREDNS@|$(ref coredns)|; s|@BROKER@|$(ref hangar-broker)|; s|@TRAEFIK@|$(ref traefik)|" \
     "$ROOT/deploy/k8s-node/addons.yaml" | kc apply -f - >/dev/null
   kc -n kube-system rollout status deploy/coredns --timeout=180s
   kc -n kafka rollout status deploy/kafka --timeout=180s
+  kc -n traefik rollout status deploy/traefik --timeout=180s
 }
 
 databases() {
@@ -416,6 +431,10 @@ install_chart() {
     sets+=(--set "services.$c.image.tag=$(tag "$c")")
   done
   sets+=(--set "kafka.topics.job.image.tag=$(tag hangar-events)")
+  # Helm deletes each hook Job once it succeeds: their completions are recorded as they happen.
+  kc -n "$NS" get jobs --watch --output-watch-events -o jsonpath='{.object.metadata.name} {.object.status.succeeded}{"\n"}' \
+    >"$S/jobs.log" 2>&1 &
+  PIDS+=($!)
   KUBECONFIG="$S/kubeconfig" "$BIN/helm" install hangar "$ROOT/deploy/helm/hangar" -n "$NS" \
     -f "$ROOT/deploy/helm/test-secrets-values.yaml" -f "$ROOT/deploy/helm/k8s-values.yaml" \
     "${sets[@]}" --wait --wait-for-jobs --timeout 8m
@@ -427,6 +446,12 @@ asserts() {
   runtime="$(kc get node "$NODE" -o jsonpath='{.status.nodeInfo.containerRuntimeVersion}')"
   [[ "$runtime" == containerd://* ]] || fail "node runtime $runtime, want containerd"
   echo "test-k8s: node $NODE runs $runtime, kubelet $(kc get node "$NODE" -o jsonpath='{.status.nodeInfo.kubeletVersion}')"
+  local j want=(hangar-topics)
+  for j in catalog identity checkout payments allocation notifications; do want+=("hangar-$j-migrate"); done
+  for j in "${want[@]}"; do
+    grep -qx "$j 1" "$S/jobs.log" || fail "Job $j did not complete (watched: $(sort -u "$S/jobs.log" | tr '\n' ';'))"
+  done
+  echo "test-k8s: Jobs completed: ${want[*]}"
   kc -n "$NS" wait --for=condition=Available deploy --all --timeout=120s
   kc -n "$NS" wait --for=condition=Ready pod -l app.kubernetes.io/instance=hangar --timeout=120s
   local svc port
@@ -440,32 +465,15 @@ asserts() {
   purchase
 }
 
-# route HOST PATH: "<ClusterIP>:<port>" of the backend the release's Ingresses give HOST and
-# PATH (an Exact path before a Prefix, the longest first), as an Ingress controller picks it.
-# No Ingress controller builds here (deploy/helm/README.md), so the test applies the rendered
-# Ingress rules itself and goes through each Service's ClusterIP (kube-proxy's rules).
-route() {
-  local svc port
-  read -r svc port < <(kc -n "$NS" get ingress -o json | jq -r --arg h "$1" --arg p "$2" '
-    [.items[].spec.rules[] | select((.host // $h) == $h) | .http.paths[]
-      | select((.pathType == "Exact" and .path == $p) or (.pathType == "Prefix" and
-          (.path == "/" or $p == .path or ($p | startswith((.path | rtrimstr("/")) + "/")))))
-      | {exact: (.pathType == "Exact"), len: (.path | length), svc: .backend.service.name,
-         port: (.backend.service.port.name // (.backend.service.port.number | tostring))}]
-    | sort_by([.exact, .len]) | last | "\(.svc) \(.port)"')
-  [[ -n "$svc" && "$svc" != null ]] || fail "no Ingress rule for $1$2"
-  kc -n "$NS" get svc "$svc" -o json | jq -r --arg n "$port" \
-    '"\(.spec.clusterIP):\(.spec.ports[] | select(.name == $n or (.port | tostring) == $n) | .port)"'
-}
-
-# icurl HOST PATH CURL-ARGS...: curl http://HOST/PATH connected to the route's Service.
+# icurl HOST PATH CURL-ARGS...: curl http://HOST/PATH through the Ingress controller (the
+# node's port 30080, where a cloud load balancer would forward).
 icurl() {
   local host=$1 path=$2
   shift 2
-  curl -s --connect-to "$host:80:$(route "$host" "${path%%\?*}")" "$@" "http://$host$path"
+  curl -s --connect-to "$host:80:$HOST_IP:30080" "$@" "http://$host$path"
 }
 
-# purchase: the README's curl purchase, each request where the release's Ingress sends it.
+# purchase: the README's curl purchase, through the Ingress.
 purchase() {
   local store=store.hangar-ci.ie fields=pay.hangar-ci.ie jar="$S/jar" x n cfg q out
   icurl $store /buy/api/me -f -c "$jar" >/dev/null || fail "GET /buy/api/me"
