@@ -404,6 +404,7 @@ addons() {
   kc -n kube-system rollout status deploy/coredns --timeout=180s
   kc -n kafka rollout status deploy/kafka --timeout=180s
   kc -n traefik rollout status deploy/traefik --timeout=180s
+  kc -n mail rollout status deploy/smtp --timeout=180s
 }
 
 databases() {
@@ -493,6 +494,10 @@ purchase() {
     -d "$(echo "$cfg" | jq -c --arg q "$q" --arg n "$n" '. + {quoteId:$q, nonce:$n, cardholderName:"Amelia Earhart"}')")"
   echo "test-k8s: submit: $out"
   [[ -n "$(echo "$out" | jq -r '.invoiceId // empty')" ]] || fail "the purchase returned no invoice"
+  # The receipt: notifications consumed order-completed and handed the e-mail to the relay.
+  receipt() { kc get --raw "/api/v1/namespaces/mail/services/smtp:http/proxy/-/mail?to=k8s-buyer@hangar-ci.ie&brief=1" | jq -e '.mails | length > 0'; }
+  wait_for "the receipt e-mail to k8s-buyer@hangar-ci.ie" 120 receipt
+  echo "test-k8s: receipt e-mail: $(kc get --raw "/api/v1/namespaces/mail/services/smtp:http/proxy/-/mail?to=k8s-buyer@hangar-ci.ie&brief=1" | jq -c '.mails[0] | {to, subject}')"
   out="$(icurl $store / -f)" || fail "GET / (the web front end)"
   [[ "$out" == *"<html"* || "$out" == *"<!doctype"* ]] || fail "GET / answered no page"
 }
