@@ -502,6 +502,68 @@ purchase() {
   [[ "$out" == *"<html"* || "$out" == *"<!doctype"* ]] || fail "GET / answered no page"
 }
 
+# ---------------------------------------------------------------------------- monitoring
+# Debian's Prometheus on the host, configured as the Prometheus operator would be from the
+# release's own ServiceMonitors (Kubernetes service discovery of their Services' endpoints,
+# their port, path, interval and honorLabels; job = the Service) and loading its
+# PrometheusRules (deploy/helm/check/cmd/promrules).
+monitoring() {
+  "$ROOT/scripts/ensure-prometheus.sh" >/dev/null
+  (cd "$ROOT/deploy/helm/check" && go build -o "$S/promrules" ./cmd/promrules)
+  KUBECONFIG="$S/kubeconfig" "$BIN/helm" get manifest hangar -n "$NS" | "$S/promrules" -out "$S/rules" >/dev/null
+  local token
+  token="$(awk -F, '$2 == "admin" {print $1}' "$S/tokens.csv")"
+  PROM_ADDR="127.0.0.1:$(free_port)"
+  kc -n "$NS" get servicemonitors -o json | jq --arg api "$SERVER" --arg token "$token" --arg rules "$S/rules/*.yaml" '{
+    global: {evaluation_interval: "2s"},
+    rule_files: [$rules],
+    scrape_configs: [.items[] | . as $sm | .spec.endpoints | to_entries[] | {
+      job_name: "serviceMonitor/\($sm.metadata.namespace)/\($sm.metadata.name)/\(.key)",
+      honor_labels: (.value.honorLabels // false),
+      scrape_interval: .value.interval, scrape_timeout: .value.scrapeTimeout,
+      metrics_path: (.value.path // "/metrics"), scheme: (.value.scheme // "http"),
+      kubernetes_sd_configs: [{role: "endpoints", api_server: $api,
+        authorization: {credentials: $token}, tls_config: {insecure_skip_verify: true},
+        namespaces: {names: $sm.spec.namespaceSelector.matchNames}}],
+      relabel_configs: ([$sm.spec.selector.matchLabels | to_entries[] | {action: "keep",
+          source_labels: ["__meta_kubernetes_service_label_\(.key | gsub("[^a-zA-Z0-9_]"; "_"))"], regex: .value}]
+        + [{action: "keep", source_labels: ["__meta_kubernetes_endpoint_port_name"], regex: .value.port},
+           {source_labels: ["__meta_kubernetes_namespace"], target_label: "namespace"},
+           {source_labels: ["__meta_kubernetes_service_name"], target_label: "service"},
+           {source_labels: ["__meta_kubernetes_pod_name"], target_label: "pod"},
+           {source_labels: ["__meta_kubernetes_service_name"], target_label: "job"}])
+    }]}' >"$S/prometheus.yml"
+  promtool check config "$S/prometheus.yml" >/dev/null
+  run prometheus prometheus --config.file="$S/prometheus.yml" --storage.tsdb.path="$S/prometheus" \
+    --web.listen-address="$PROM_ADDR" --log.level=warn
+  local want
+  want="$(kc -n "$NS" get endpoints -o json | jq '[.items[].subsets[]? | .addresses[]? as $a | .ports[] | select(.name == "admin")] | length')"
+  up() { [[ "$(curl -s "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=count(up{namespace=\"$NS\"} == 1)" | jq -r '.data.result[0].value[1] // 0')" == "$want" ]]; }
+  wait_for "Prometheus: $want admin endpoints up" 120 up
+  echo "test-k8s: Prometheus at $PROM_ADDR scrapes $want pods' admin ports, $(cat "$S"/rules/*.yaml | grep -c '^- name: ') rule groups"
+}
+
+# dashboards: each query of the business dashboard over what this run did returns a series
+# (the ones about events it does not cause — declines, gift certificates, send failures,
+# dead letters — are listed, not asserted), and so does the service dashboard's p99 by route.
+dashboards() {
+  local q skip='hangar_payment_declines_total|hangar_gift_certificates_issued_total|hangar_notifications_send_failures_total|hangar_kafka_consumer_dead_letters_total'
+  local queries=()
+  mapfile -t queries < <(jq -r '.. | objects | select(has("expr")) | .expr' "$ROOT/deploy/helm/hangar/dashboards/business.json")
+  queries+=("$(jq -r '.. | objects | select(has("expr")) | .expr | select(startswith("histogram_quantile(0.99, sum by (route"))' "$ROOT/deploy/helm/hangar/dashboards/service.json" | head -1 | sed 's/__JOB__/hangar-checkout/')")
+  series() { curl -s "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=$1" | jq -e '.data.result | length > 0' >/dev/null; }
+  for q in "${queries[@]}"; do
+    q="${q//\$namespace/$NS}"
+    q="${q//\$__rate_interval/1m}"
+    if [[ "$q" =~ $skip ]]; then
+      echo "test-k8s: dashboard (no such events in this run): $q"
+      continue
+    fi
+    wait_for "a series for the dashboard query $q" 90 series "$q"
+    echo "test-k8s: dashboard series: $q"
+  done
+}
+
 phase tools tools
 phase images images
 phase control-plane control_plane
@@ -510,9 +572,11 @@ phase databases databases
 phase addons addons
 phase install install_chart
 phase asserts asserts
+phase monitoring monitoring
+phase dashboards dashboards
 kc get nodes,pods,jobs -A -o wide
 failed=false
-echo "test-k8s: phases (s):" "$(for p in tools images control-plane node databases addons install asserts; do printf '%s=%s ' "$p" "${phase_s[$p]}"; done)"
+echo "test-k8s: phases (s):" "$(for p in tools images control-plane node databases addons install asserts monitoring dashboards; do printf '%s=%s ' "$p" "${phase_s[$p]}"; done)"
 echo "test-k8s: passed in $((SECONDS - start))s"
 if $KEEP; then
   echo "test-k8s: cluster kept: KUBECONFIG=$S/kubeconfig (Ctrl-C stops it)"
