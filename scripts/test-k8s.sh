@@ -137,7 +137,7 @@ SYSCTLS=(net/ipv4/ip_forward vm/overcommit_memory vm/panic_on_oom kernel/panic k
   kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
 declare -A SYSCTL_WAS
 for k in "${SYSCTLS[@]}"; do SYSCTL_WAS[$k]="$(cat "/proc/sys/$k")"; done
-NETNS_WAS="$(ls /var/run/netns 2>/dev/null | tr '\n' ' ')"
+NETNS_WAS="$(ls /var/run/netns 2>/dev/null | tr '\n' ' ' || true)"
 failed=true
 cleanup() {
   local rc=$?
@@ -167,6 +167,16 @@ cleanup() {
       kill -9 "$shim" 2>/dev/null
     done
     "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
+    # The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) outlive it.
+    local ipt t c
+    for ipt in iptables ip6tables; do
+      for t in filter nat mangle; do
+        $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j KUBE-' |
+          sed 's/^-A/-D/' | while read -r r; do $ipt -t $t $r; done
+        for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -F "$c"; done
+        for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
+      done
+    done
     iptables-save | grep -q 'CNI-' && for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do
       iptables -t nat -F "$c" 2>/dev/null
     done
@@ -454,7 +464,7 @@ asserts() {
   done
   echo "test-k8s: Jobs completed: ${want[*]}"
   kc -n "$NS" wait --for=condition=Available deploy --all --timeout=120s
-  kc -n "$NS" wait --for=condition=Ready pod -l app.kubernetes.io/instance=hangar --timeout=120s
+  kc -n "$NS" wait --for=condition=Ready pod -l app.kubernetes.io/instance=hangar --field-selector=status.phase!=Succeeded --timeout=120s
   local svc port
   for svc in $(kc -n "$NS" get svc -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'); do
     port=admin
