@@ -172,7 +172,7 @@ cleanup() {
     for ipt in iptables ip6tables; do
       for t in filter nat mangle; do
         $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j KUBE-' |
-          sed 's/^-A/-D/' | while read -r r; do $ipt -t $t $r; done
+          sed 's/^-A/-D/' | while read -r r; do eval "$ipt -t $t $r"; done
         for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -F "$c"; done
         for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
       done
@@ -180,7 +180,7 @@ cleanup() {
     iptables-save | grep -q 'CNI-' && for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do
       iptables -t nat -F "$c" 2>/dev/null
     done
-    iptables -t nat -S POSTROUTING | grep -- '-j CNI-' | sed 's/^-A/-D/' | while read -r r; do iptables -t nat $r; done
+    iptables -t nat -S POSTROUTING | grep -- '-j CNI-' | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
     for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do iptables -t nat -X "$c" 2>/dev/null; done
     ip link del "$BRIDGE" 2>/dev/null
     for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
@@ -286,7 +286,8 @@ EOF
     --service-account-key-file="$S/sa.key" --service-account-signing-key-file="$S/sa.key" \
     --token-auth-file="$S/tokens.csv" --authorization-mode=Node,RBAC \
     --kubelet-client-certificate="$S/kubelet-client.crt" --kubelet-client-key="$S/kubelet-client.key" \
-    --service-cluster-ip-range=10.96.0.0/16 --enable-priority-and-fairness=false
+    --service-cluster-ip-range=10.96.0.0/16 --enable-priority-and-fairness=false \
+    --kubelet-preferred-address-types=InternalIP
   wait_for "kube-apiserver /readyz" 120 curl -skf -H "Authorization: Bearer $token" "$SERVER/readyz"
   run kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$S/kubeconfig" \
     --authentication-kubeconfig="$S/kubeconfig" --authorization-kubeconfig="$S/kubeconfig" \
@@ -420,7 +421,7 @@ addons() {
 databases() {
   local s
   for s in catalog identity checkout payments allocation notifications; do
-    psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS hangar_k8s_$s WITH (FORCE)" >/dev/null
+    PGOPTIONS=--client-min-messages=warning psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS hangar_k8s_$s WITH (FORCE)" >/dev/null
     psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE hangar_k8s_$s" >/dev/null
     DBS+=("hangar_k8s_$s")
   done
@@ -435,8 +436,9 @@ install_chart() {
     -f "$crds/monitoring.coreos.com_prometheusrules.yaml" >/dev/null
   kc create namespace "$NS" >/dev/null
   kc -n "$NS" create secret generic hangar-test-checkout --from-literal=quote-key="$(openssl rand -hex 32)" \
-    --from-literal=receipt-keys="k1:$(openssl rand -hex 32)" --from-literal=recaptcha-secret=unused >/dev/null
+    --from-literal=receipt-keys="k1=$(openssl rand -hex 32)" --from-literal=recaptcha-secret=unused >/dev/null
   kc -n "$NS" create secret generic hangar-test-payments --from-literal=fingerprint-key="$(openssl rand -hex 32)" >/dev/null
+  kc -n "$NS" create secret generic hangar-test-identity --from-literal=device-key="$(openssl rand -hex 32)" >/dev/null
   local sets=() c
   for c in catalog identity checkout payments allocation geo notifications web; do
     sets+=(--set "services.$c.image.tag=$(tag "$c")")

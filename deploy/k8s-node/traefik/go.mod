@@ -9,7 +9,7 @@ go 1.25.0
 
 replace (
 	github.com/abbot/go-http-auth => github.com/abbot/go-http-auth v0.4.1-0.20220112235402-e1cee1c72f2f
-	github.com/gorilla/mux => github.com/gorilla/mux v1.8.1
+	github.com/gorilla/mux => ./gorilla-mux
 	github.com/mailgun/minheap => github.com/mailgun/minheap v0.0.0-20170619185613-3dbe6c6bf55f
 )
 
