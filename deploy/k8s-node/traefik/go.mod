@@ -2,7 +2,8 @@
 // module (scripts/test-k8s.sh: go build github.com/traefik/traefik/v3/cmd/traefik), which
 // pins its version. Traefik's go.mod replaces three modules with forks the module proxy
 // does not serve (403); a dependent module ignores those replaces anyway, so the upstream
-// modules the forks were made from stand in for them here.
+// modules the forks were made from stand in for them here: gorilla/mux as ./gorilla-mux,
+// v1.8.1 with the two things Traefik uses from its fork (Router.UseRoutingPath, RoutingPathKey).
 module github.com/hangar/hangar/deploy/k8s-node/traefik
 
 go 1.25.0
