@@ -489,7 +489,8 @@ icurl() {
 # purchase: the README's curl purchase, through the Ingress.
 purchase() {
   local store=store.hangar-ci.ie fields=pay.hangar-ci.ie jar="$S/jar" x n cfg q out
-  icurl $store /buy/api/me -f -c "$jar" >/dev/null || fail "GET /buy/api/me"
+  icurl $store /buy/api/me -f -c "$jar" >/dev/null ||
+    fail "GET /buy/api/me through the Ingress: $(icurl $store /buy/api/me -v 2>&1 | tail -20)"
   x="$(awk '/XSRF-TOKEN/{print $7}' "$jar")"
   [[ -n "$x" ]] || fail "no XSRF-TOKEN cookie from /buy/api/me"
   echo "test-k8s: card fields at $(icurl $store /buy/api/payments/client-token -f | jq -r .hostedFieldsUrl)"
