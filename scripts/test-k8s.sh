@@ -37,6 +37,7 @@ NS=hangar
 POD_CIDR=10.244.0.0/24
 GATEWAY=10.244.0.1
 BRIDGE=hangar0
+SERVICE_CIDR=10.96.0.0/16
 export GOWORK=off
 
 KEEP=false
@@ -183,7 +184,10 @@ cleanup() {
     iptables -t nat -S POSTROUTING | grep -- '-j CNI-' | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
     for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do iptables -t nat -X "$c" 2>/dev/null; done
     ip link del "$BRIDGE" 2>/dev/null
+    ip route del unreachable "$SERVICE_CIDR" 2>/dev/null
     for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
+    # The kubelet links every container's log into /var/log/containers (a fixed path).
+    find /var/log/containers -maxdepth 1 -lname "$S/*" -delete 2>/dev/null
     grep " $S/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
     # The pods' network namespaces (containerd names them cni-<uuid>) made during this run.
     for n in $(ls /var/run/netns 2>/dev/null); do
@@ -286,7 +290,7 @@ EOF
     --service-account-key-file="$S/sa.key" --service-account-signing-key-file="$S/sa.key" \
     --token-auth-file="$S/tokens.csv" --authorization-mode=Node,RBAC \
     --kubelet-client-certificate="$S/kubelet-client.crt" --kubelet-client-key="$S/kubelet-client.key" \
-    --service-cluster-ip-range=10.96.0.0/16 --enable-priority-and-fairness=false \
+    --service-cluster-ip-range="$SERVICE_CIDR" --enable-priority-and-fairness=false \
     --kubelet-preferred-address-types=InternalIP
   wait_for "kube-apiserver /readyz" 120 curl -skf -H "Authorization: Bearer $token" "$SERVER/readyz"
   run kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$S/kubeconfig" \
@@ -306,6 +310,10 @@ node() {
   ip link add "$BRIDGE" type bridge
   ip addr add "$GATEWAY/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
+  # A Service address kube-proxy has not programmed yet must fail, not leave by the default
+  # route: this machine's network answers any outbound connection (HTTP 404), and a gRPC
+  # client connected there stays connected to the wrong server.
+  ip route add unreachable "$SERVICE_CIDR"
   cat >"$S/cni/10-hangar.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
@@ -383,6 +391,7 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 localStorageCapacityIsolation: false
 maxPods: 60
+podLogsDir: $S/pod-logs
 EOF
   run kubelet "$BIN/kubelet" --config="$S/kubelet.yaml" --kubeconfig="$S/kubelet.kubeconfig" \
     --root-dir="$S/kubelet" --cert-dir="$S/kubelet-pki" --hostname-override="$NODE" --node-ip="$HOST_IP" \
