@@ -2,7 +2,7 @@
 // module (scripts/test-k8s.sh: go build github.com/traefik/traefik/v3/cmd/traefik), which
 // pins its version. Traefik's go.mod replaces three modules with forks the module proxy
 // does not serve (403); a dependent module ignores those replaces anyway, so the upstream
-// modules the forks were made from stand in for them here, two as local copies with what
+// modules the forks were made from stand in for them here, two as local copies under third_party/ with what
 // Traefik uses from the forks: ./gorilla-mux (v1.8.1 + Router.UseRoutingPath,
 // RoutingPathKey) and ./go-http-auth (+ DigestAuth.RequireAuthStale).
 module github.com/hangar/hangar/deploy/k8s-node/traefik
@@ -10,8 +10,8 @@ module github.com/hangar/hangar/deploy/k8s-node/traefik
 go 1.25.0
 
 replace (
-	github.com/abbot/go-http-auth => ./go-http-auth
-	github.com/gorilla/mux => ./gorilla-mux
+	github.com/abbot/go-http-auth => ./third_party/go-http-auth
+	github.com/gorilla/mux => ./third_party/gorilla-mux
 	github.com/mailgun/minheap => github.com/mailgun/minheap v0.0.0-20170619185613-3dbe6c6bf55f
 )
 

@@ -25,8 +25,8 @@ type AuthenticatedHandlerFunc func(http.ResponseWriter, *AuthenticatedRequest)
 //
 // Typical Authenticator usage is something like:
 //
-//   authenticator := SomeAuthenticator(...)
-//   http.HandleFunc("/", authenticator(my_handler))
+//	authenticator := SomeAuthenticator(...)
+//	http.HandleFunc("/", authenticator(my_handler))
 //
 // Authenticator wrapper checks the user authentication and calls the
 // wrapped function only after authentication has succeeded. Otherwise,
