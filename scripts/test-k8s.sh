@@ -178,7 +178,7 @@ cleanup() {
         for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
       done
     done
-    iptables-save | grep -q 'CNI-' && for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do
+    for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do
       iptables -t nat -F "$c" 2>/dev/null
     done
     iptables -t nat -S POSTROUTING | grep -- '-j CNI-' | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
