@@ -44,9 +44,12 @@ func runBroker(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
-	if err := createDevTopics(ctx, b.Addrs(), log); err != nil {
-		b.Close()
-		return err
+	// A broker on a pod's address is a cluster's: the chart's topics Job creates the topics.
+	if cfg.Host == "" {
+		if err := createDevTopics(ctx, b.Addrs(), log); err != nil {
+			b.Close()
+			return err
+		}
 	}
 	log.Info("Kafka-protocol broker started", "brokers", strings.Join(b.Addrs(), ","), "data_dir", cfg.DataDir)
 	<-ctx.Done()

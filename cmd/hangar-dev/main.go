@@ -74,8 +74,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	runner := run
-	if len(os.Args) > 1 && os.Args[1] == "broker" {
-		runner = runBroker
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "broker":
+			runner = runBroker
+		case "mail":
+			runner = runMail
+		}
 	}
 	if err := runner(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "hangar-dev:", err)

@@ -80,3 +80,39 @@ func TestTopicsCreatesTheDeclaredList(t *testing.T) {
 		t.Errorf("second run = %s", out.String())
 	}
 }
+
+// On a cluster with fewer brokers than the declared replication (the real-node test's one
+// broker), -replication-factor creates the topics with that many replicas and caps
+// min.insync.replicas there, so acks=all produces are accepted.
+func TestTopicsReplicationFactorOverride(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var out bytes.Buffer
+	if err := run(ctx, []string{"topics", "-brokers", strings.Join(c.ListenAddrs(), ","), "-replication-factor", "1"}, &out); err != nil {
+		t.Fatalf("topics: %v\n%s", err, out.String())
+	}
+	client := &kafkago.Client{Addr: kafkago.TCP(c.ListenAddrs()...)}
+	md, err := client.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{events.TopicOrderCompleted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(md.Topics) != 1 || md.Topics[0].Error != nil || len(md.Topics[0].Partitions) == 0 || len(md.Topics[0].Partitions[0].Replicas) != 1 {
+		t.Fatalf("metadata of %s = %+v; want 1 replica", events.TopicOrderCompleted, md.Topics)
+	}
+	resp, err := client.DescribeConfigs(ctx, &kafkago.DescribeConfigsRequest{Resources: []kafkago.DescribeConfigRequestResource{{
+		ResourceType: kafkago.ResourceTypeTopic, ResourceName: events.TopicOrderCompleted, ConfigNames: []string{"min.insync.replicas"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Resources[0].ConfigEntries; len(got) != 1 || got[0].ConfigValue != "1" {
+		t.Errorf("min.insync.replicas of %s = %+v; want 1", events.TopicOrderCompleted, got)
+	}
+	if err := run(ctx, []string{"topics", "-brokers", strings.Join(c.ListenAddrs(), ","), "-replication-factor", "-1"}, &out); err == nil {
+		t.Error("-replication-factor -1 accepted")
+	}
+}

@@ -2,7 +2,7 @@
 // (web/dist/site) on WEB_ADDR, page paths answered as the dev edge answers them
 // (internal/edge.StaticPages: the remote's index, precompressed files, cache headers, 404
 // with the shell for an unknown page), and /healthz and /readyz for the kubelet's probes.
-// It is the entrypoint of the web image (cmd/hangar-web/Dockerfile, `make images`); the
+// It is the entrypoint of the web image (deploy/images/Dockerfile target web, `make images`); the
 // Ingress sends it every path the route table gives to `web`.
 package main
 

@@ -2,8 +2,8 @@
 // or a registry (`make images`): each image is the static binary (and, for web, the built
 // site) on a base layer with the files of distroless/static's "nonroot" variant the services
 // use (users, CA certificates, time zones, /tmp), with the entrypoint, user, ports and
-// labels of the component's Dockerfile. The Dockerfiles stay the release recipe where
-// registries are reachable; images_test.go proves both agree.
+// labels of its target in deploy/images/Dockerfile. The Dockerfile stays the release
+// recipe where registries are reachable; images_test.go proves both agree.
 package images
 
 import (
@@ -32,12 +32,15 @@ const NonRoot = 65532
 // AdminPorts are a Go service's listeners: http (grpc-gateway REST), grpc, admin.
 var adminPorts = []string{"8080/tcp", "9090/tcp", "9464/tcp"}
 
+// Dockerfile is the release recipe of every image, relative to the repository root: one
+// build stage, then one target per Spec, named Spec.Name.
+const Dockerfile = "deploy/images/Dockerfile"
+
 // Spec is one deployable's image.
 type Spec struct {
 	Name        string   // image repository under the registry; the chart's image.repository
 	Package     string   // the main package, relative to the repository root
 	Binary      string   // the binary's name under /hangar
-	Dockerfile  string   // the release recipe, relative to the repository root
 	Ports       []string // EXPOSE, as "8080/tcp"
 	Title       string   // org.opencontainers.image.title
 	Description string   // org.opencontainers.image.description
@@ -51,7 +54,7 @@ type Spec struct {
 func Specs() []Spec {
 	svc := func(name, desc string) Spec {
 		return Spec{Name: name, Package: "./services/" + name + "/cmd/" + name, Binary: name,
-			Dockerfile: "services/" + name + "/Dockerfile", Ports: adminPorts,
+			Ports: adminPorts,
 			Title: "hangar-" + name, Description: desc}
 	}
 	return []Spec{
@@ -63,10 +66,10 @@ func Specs() []Spec {
 		svc("geo", "Hangar geo service: IP to country, EU and default currency"),
 		svc("notifications", "Hangar notifications service: e-mails for the store's events over SMTP"),
 		{Name: "hangar-events", Package: "./cmd/hangar-events", Binary: "hangar-events",
-			Dockerfile: "cmd/hangar-events/Dockerfile", Title: "hangar-events",
+			Title:       "hangar-events",
 			Description: "Hangar events tool: creates the declared topics, lists and replays dead letters"},
 		{Name: "web", Package: "./cmd/hangar-web", Binary: "hangar-web",
-			Dockerfile: "cmd/hangar-web/Dockerfile", Ports: []string{"8080/tcp"}, Title: "hangar-web",
+			Ports: []string{"8080/tcp"}, Title: "hangar-web",
 			Description: "Hangar web front end: the shell and micro-frontends, served with their page routes", Site: true},
 	}
 }

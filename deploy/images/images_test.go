@@ -15,7 +15,7 @@ import (
 	"github.com/hangar/hangar/deploy/images"
 )
 
-// recipe is what a Dockerfile's final stage says of its image.
+// recipe is what a Dockerfile's target stage says of its image.
 type recipe struct {
 	entrypoint []string
 	user       string
@@ -23,14 +23,16 @@ type recipe struct {
 	labels     map[string]string
 	copies     []copyInstr // COPY into the runtime image
 	goBuilds   map[string]string
+	stages     []string // every stage's name, in order
 }
 
 type copyInstr struct{ from, src, dst string }
 
-var reGoBuild = regexp.MustCompile(`go build .*-o /out/(\S+) (\./\S+)`)
+var reGoBuild = regexp.MustCompile(`go build .*-o /out/((?:\s+\./\S+)+)`)
 
-// parseDockerfile reads file with buildkit's own parser (the one docker build uses).
-func parseDockerfile(t *testing.T, file string) recipe {
+// parseDockerfile reads file with buildkit's own parser (the one docker build uses): the
+// settings of the stage named target, and the binaries every `go build -o /out/` makes.
+func parseDockerfile(t *testing.T, file, target string) recipe {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -42,19 +44,33 @@ func parseDockerfile(t *testing.T, file string) recipe {
 		t.Fatalf("%s: %v", file, err)
 	}
 	r := recipe{labels: map[string]string{}, goBuilds: map[string]string{}}
+	stage := ""
 	for _, n := range res.AST.Children {
 		var args []string
 		for a := n.Next; a != nil; a = a.Next {
 			args = append(args, a.Value)
 		}
-		switch strings.ToLower(n.Value) {
-		case "from": // a new stage: only the last one's settings are the image's
-			r.entrypoint, r.user, r.ports, r.copies = nil, "", nil, nil
-			r.labels = map[string]string{}
-		case "run":
-			if m := reGoBuild.FindStringSubmatch(strings.Join(args, " ")); m != nil {
-				r.goBuilds[m[1]] = m[2]
+		instr := strings.ToLower(n.Value)
+		if instr == "from" {
+			stage = ""
+			if len(args) == 3 && strings.EqualFold(args[1], "as") {
+				stage = args[2]
 			}
+			r.stages = append(r.stages, stage)
+			continue
+		}
+		if instr == "run" {
+			if m := reGoBuild.FindStringSubmatch(strings.Join(args, " ")); m != nil {
+				for _, pkg := range strings.Fields(m[1]) {
+					r.goBuilds[filepath.Base(pkg)] = pkg
+				}
+			}
+			continue
+		}
+		if stage != target {
+			continue
+		}
+		switch instr {
 		case "entrypoint":
 			if !n.Attributes["json"] {
 				t.Fatalf("%s: ENTRYPOINT must be the exec (JSON) form: a distroless image has no shell", file)
@@ -126,29 +142,33 @@ func stubInputs(t *testing.T, root string) images.Inputs {
 	}
 }
 
-// TestEveryDockerfileHasAnImage: each Dockerfile in the repository is one deployable of
-// `make images`, and each deployable names an existing Dockerfile.
+// TestEveryDockerfileHasAnImage: the one Dockerfile's targets (its stages but build and
+// site) are the deployables of `make images`, and no other Dockerfile lingers beside it.
 func TestEveryDockerfileHasAnImage(t *testing.T) {
 	root := repoRoot(t)
-	var found []string
 	for _, glob := range []string{"services/*/Dockerfile", "cmd/*/Dockerfile"} {
 		m, err := filepath.Glob(filepath.Join(root, glob))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range m {
-			rel, _ := filepath.Rel(root, f)
-			found = append(found, rel)
+		if len(m) > 0 {
+			t.Errorf("%v: the release recipe is %s, one target per image", m, images.Dockerfile)
+		}
+	}
+	var targets []string
+	for _, s := range parseDockerfile(t, filepath.Join(root, images.Dockerfile), "").stages {
+		if s != "build" && s != "site" {
+			targets = append(targets, s)
 		}
 	}
 	var specs []string
 	for _, s := range images.Specs() {
-		specs = append(specs, s.Dockerfile)
+		specs = append(specs, s.Name)
 	}
-	sort.Strings(found)
+	sort.Strings(targets)
 	sort.Strings(specs)
-	if !slices.Equal(found, specs) {
-		t.Fatalf("Dockerfiles %v, images.Specs' Dockerfiles %v: they must be the same list", found, specs)
+	if !slices.Equal(targets, specs) {
+		t.Fatalf("%s targets %v, images.Specs %v: they must be the same list", images.Dockerfile, targets, specs)
 	}
 }
 
@@ -160,7 +180,7 @@ func TestImagesMatchDockerfiles(t *testing.T) {
 	root := repoRoot(t)
 	for _, spec := range images.Specs() {
 		t.Run(spec.Name, func(t *testing.T) {
-			want := parseDockerfile(t, filepath.Join(root, spec.Dockerfile))
+			want := parseDockerfile(t, filepath.Join(root, images.Dockerfile), spec.Name)
 			img, err := images.Build(spec, stubInputs(t, root))
 			if err != nil {
 				t.Fatal(err)

@@ -20,11 +20,12 @@ func StartBroker(port int) (*Broker, error) {
 	return startBroker(port)
 }
 
-// StartBrokerOn is StartBroker listening on host instead of loopback. The broker advertises
-// the address it listens on, so host must be one its clients reach: a pod's own IP when the
-// broker runs as a pod (scripts/test-k8s.sh).
+// StartBrokerOn is a one-node cluster listening on host instead of loopback, configured as
+// a cluster's broker: topics are never created on first use, only when asked (by the
+// chart's topics Job). The broker advertises the address it listens on, so host must be one
+// its clients reach: a pod's own IP when the broker runs as a pod (scripts/test-k8s.sh).
 func StartBrokerOn(host string, port int) (*Broker, error) {
-	return startBroker(port, kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+	return newBroker(port, kfake.ListenFn(func(network, _ string) (net.Listener, error) {
 		return net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
 	}))
 }
@@ -59,7 +60,11 @@ func StartDurableBroker(port int, dir string, topics ...string) (*Broker, error)
 const partitions = 3
 
 func startBroker(port int, extra ...kfake.Opt) (*Broker, error) {
-	opts := append([]kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(partitions)}, extra...)
+	return newBroker(port, append([]kfake.Opt{kfake.AllowAutoTopicCreation()}, extra...)...)
+}
+
+func newBroker(port int, extra ...kfake.Opt) (*Broker, error) {
+	opts := append([]kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(partitions)}, extra...)
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("start in-process kafka: %w", err)

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/hangar/hangar/internal/devmail"
+	"github.com/hangar/hangar/internal/platform/config"
+)
+
+// MailConfig configures `hangar-dev mail`.
+type MailConfig struct {
+	SMTPAddr string `env:"MAIL_SMTP_ADDR" default:":2525" doc:"address the mail sink accepts SMTP on (no TLS)"`
+	HTTPAddr string `env:"MAIL_HTTP_ADDR" default:":8025" doc:"address of GET /-/mail, the messages received (JSON, ?to= filters)"`
+	Max      int    `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the sink keeps"`
+}
+
+// runMail is `hangar-dev mail`: the dev mail sink as a process of its own, the SMTP relay
+// of the real-node test's notifications pods (scripts/test-k8s.sh), whose receipts the
+// test reads back at /-/mail.
+func runMail(ctx context.Context) error {
+	var cfg MailConfig
+	if err := config.Load(&cfg); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev-mail")
+	sink, err := devmail.Listen(cfg.SMTPAddr, cfg.Max)
+	if err != nil {
+		return err
+	}
+	defer sink.Close()
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /-/mail", sink)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	log.Info("mail sink started", "smtp", sink.Addr(), "http", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
