@@ -429,19 +429,26 @@ func (p *Pipeline) refund(ctx context.Context, h Held, ch Charge, cause error) e
 		return err
 	}
 	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())
+	// The key is closed: the answer carries ATTEMPT_CLOSED, as a retry of the key does, so
+	// the page starts a new attempt instead of asking again with this key.
+	var u unfulfillable
+	isU := errors.As(cause, &u)
 	if ch.ID == "" {
 		// Nothing was captured (a zero total): there is no refund to speak of.
-		var u unfulfillable
-		if errors.As(cause, &u) {
-			return errs.E(errs.Conflict, "%s You were not charged. Please review your order.", u.msg)
+		if isU {
+			return attemptClosed(u.msg + " You were not charged. Please review your order.")
 		}
-		return errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order.")
+		return attemptClosed("This order could not be completed and you were not charged. Please review your order.")
 	}
-	var u unfulfillable
-	if errors.As(cause, &u) {
-		return errs.E(errs.Conflict, "%s %s", u.msg, msgRefunded)
+	if isU {
+		return attemptClosed(u.msg + " " + msgRefunded)
 	}
-	return errs.E(errs.Conflict, "%s", msgRefunded)
+	return attemptClosed(msgRefunded)
+}
+
+// attemptClosed is ErrAttemptClosed with the message of how this attempt ended.
+func attemptClosed(msg string) error {
+	return &errs.Error{Code: errs.Conflict, Reason: ErrAttemptClosed.Reason, Message: msg}
 }
 
 // msgRefunded answers an order whose payment was captured and then refunded: the buyer was
