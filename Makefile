@@ -113,7 +113,7 @@ test-go: ## Go unit and integration tests with the race detector
 # in-process broker, without the race detector (it costs several times the CPU) and with
 # -short (the two multi-service broker journeys of checkout's renewals stay in test-go).
 # No chart, cluster, browser or load parts.
-test-fast: ## Go unit and adapter tests, real PostgreSQL, no race detector, no cluster/web/load parts (under 5 min warm)
+test-fast: ## Go unit and adapter tests, real PostgreSQL, no race detector, no cluster/web/load parts (7 min warm on the shared 2-core machine: README, "How long the tests take")
 	scripts/ensure-postgres.sh
 	go test -count=1 -short -parallel 4 -timeout 10m ./...
 

@@ -310,11 +310,14 @@ func (s *Renewals) KeepLeases(ctx context.Context, jobs []*app.RenewalJob, d tim
 	return err
 }
 
+// Outage and NextAttempt write only under the claim's fence: a renewer paused past its
+// lease, whose row another took over, neither moves the new holder's attempt nor ends its
+// lease.
 func (s *Renewals) Outage(ctx context.Context, j *app.RenewalJob, next time.Time, code, msg string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE renewals SET outages = outages + 1, next_attempt_at = greatest(next_attempt_at, $4), lease_until = NULL,
 		last_failure_code = $5, last_failure_msg = $6, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
-		j.SubID, j.TermEnd, j.Attempt, next, code, msg)
+		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND fence = $7 AND status = 'due'`,
+		j.SubID, j.TermEnd, j.Attempt, next, code, msg, j.Fence)
 	if err != nil {
 		return fmt.Errorf("record renewal outage: %w", err)
 	}
@@ -328,8 +331,8 @@ func (s *Renewals) NextAttempt(ctx context.Context, j *app.RenewalJob, next time
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE renewals SET attempt = attempt + 1, outages = outages + 1, next_attempt_at = coalesce($4, next_attempt_at),
 		lease_until = NULL, last_failure_code = $5, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND status = 'due'`,
-		j.SubID, j.TermEnd, j.Attempt, at, code)
+		WHERE subscription_id = $1 AND term_end = $2 AND attempt = $3 AND fence = $6 AND status = 'due'`,
+		j.SubID, j.TermEnd, j.Attempt, at, code, j.Fence)
 	if err != nil {
 		return fmt.Errorf("record renewal attempt: %w", err)
 	}

@@ -456,3 +456,65 @@ func TestRenewalRefundedForASpentBalanceIsRenewedAtOnce(t *testing.T) {
 		t.Errorf("the account's terms: %d renewed, %d with an order; want both", renewed, withOrder)
 	}
 }
+
+// A renewer paused past its lease, whose renewal row another renewer took over (the
+// fence moved on), records neither its outage nor a next attempt when it wakes: those
+// writes carry its fence, so the new holder's attempt, retry time and lease stand.
+func TestPausedRenewerWritesNoOutageOrNextAttemptAfterATakeover(t *testing.T) {
+	t.Parallel()
+	e := newRenewalEnv(t)
+	ctx := context.Background()
+	pilot := app.SeedSubscriptionID(app.SeedPilot)
+	if _, err := e.pool.Exec(ctx, `INSERT INTO renewals (subscription_id, term_end, next_attempt_at) VALUES ($1, $2, $2)`,
+		pilot, e.termEnd); err != nil {
+		t.Fatal(err)
+	}
+	r := e.renewals()
+	now := e.termEnd.Add(time.Hour)
+	claim := func() *app.RenewalJob {
+		t.Helper()
+		jobs, err := r.Claim(ctx, now, time.Minute, 10)
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("Claim = %d jobs, %v; want the pilot's renewal", len(jobs), err)
+		}
+		return jobs[0]
+	}
+	paused := claim()
+	e.expireLeases(t)
+	holder := claim()
+	if holder.Fence <= paused.Fence || holder.Attempt != paused.Attempt {
+		t.Fatalf("takeover: fence %d → %d, attempt %d → %d; want the fence moved on, the attempt kept",
+			paused.Fence, holder.Fence, paused.Attempt, holder.Attempt)
+	}
+	type row struct {
+		attempt, outages int
+		next             time.Time
+		held             bool
+	}
+	read := func() row {
+		t.Helper()
+		var x row
+		if err := e.pool.QueryRow(ctx, `SELECT attempt, outages, next_attempt_at, coalesce(lease_until >= clock_timestamp(), false)
+			FROM renewals WHERE subscription_id = $1`, pilot).Scan(&x.attempt, &x.outages, &x.next, &x.held); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	before := read()
+	if err := r.Outage(ctx, paused, now.Add(time.Hour), "UNAVAILABLE", "payments down"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.NextAttempt(ctx, paused, now.Add(2*time.Hour), "UNAVAILABLE"); err != nil {
+		t.Fatal(err)
+	}
+	if after := read(); after != before || !after.held {
+		t.Errorf("after the paused renewer's writes: %+v; want the holder's row unchanged (%+v) and its lease held", after, before)
+	}
+	// The holder's own outage is recorded.
+	if err := r.Outage(ctx, holder, now.Add(time.Hour), "UNAVAILABLE", "payments down"); err != nil {
+		t.Fatal(err)
+	}
+	if after := read(); after.outages != before.outages+1 || after.held {
+		t.Errorf("after the holder's outage: %+v; want one more outage and the lease given back", after)
+	}
+}

@@ -33,7 +33,8 @@ type RenewalQueue interface {
 	Claim(ctx context.Context, now time.Time, lease time.Duration, n int) ([]*RenewalJob, error)
 	// KeepLeases renews the leases still held of the given terms.
 	KeepLeases(ctx context.Context, jobs []*RenewalJob, lease time.Duration) error
-	// Outage records an attempt met by an outage: the same attempt after next.
+	// Outage records an attempt met by an outage: the same attempt after next. Like
+	// NextAttempt it writes nothing once j's claim was taken over (j.Fence is not the row's).
 	Outage(ctx context.Context, j *RenewalJob, next time.Time, code, msg string) error
 	// NextAttempt moves a due renewal to a fresh attempt (key) at next (zero: due as it
 	// was, at once).

@@ -100,7 +100,7 @@ func (p *Pipeline) claimBatch(ctx context.Context, items []BatchItem, batch []in
 			ChargeKey: ChargeKey(it.Purchase.Kind, it.Key), Lease: p.lease}
 		index[it.Key] = i
 	}
-	got, err := p.store.ClaimMany(ctx, cs)
+	got, err := p.batch.ClaimMany(ctx, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (p *Pipeline) writeBatch(ctx context.Context, items []BatchItem, paid map[i
 		}
 	}
 	var written map[*Placed][]kafka.Event
-	done, err := p.store.WriteMany(ctx, held, placed, func(ctx context.Context, tx Tx, mine []int) ([]kafka.Event, error) {
+	done, err := p.batch.WriteMany(ctx, held, placed, func(ctx context.Context, tx Tx, mine []int) ([]kafka.Event, error) {
 		var err error
 		written, err = p.fulfilBatch(ctx, tx, placed, charges, mine)
 		if err != nil {
@@ -251,5 +251,5 @@ func (p *Pipeline) fulfilBatch(ctx context.Context, tx Tx, placed []*Placed, cha
 // batch (the renewal pass reads its claimed attempts' keys once, places the new ones
 // together and hands each one seen before, after a crash or an outage, to Resume).
 func (p *Pipeline) LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error) {
-	return p.store.LookupMany(ctx, keys)
+	return p.batch.LookupMany(ctx, keys)
 }

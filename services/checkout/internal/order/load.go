@@ -15,7 +15,7 @@ func (p *Pipeline) Load(ctx context.Context, invoiceID string) (*Placed, error) 
 	if u, err := uuid.Parse(invoiceID); err != nil || u.String() != invoiceID {
 		return nil, errs.E(errs.NotFound, "no such invoice")
 	}
-	o, err := p.store.Load(ctx, invoiceID)
+	o, err := p.invoices.Load(ctx, invoiceID)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,7 @@ func (p *Pipeline) Load(ctx context.Context, invoiceID string) (*Placed, error) 
 // SaveContact keeps the billing contact printed on an order's invoice: an issued
 // invoice's contact is fixed, and a different one issues a corrected copy (answered).
 func (p *Pipeline) SaveContact(ctx context.Context, invoiceID string, c Contact) (*Correction, error) {
-	found, copy, err := p.store.SaveContact(ctx, invoiceID, c)
+	found, copy, err := p.invoices.SaveContact(ctx, invoiceID, c)
 	if err != nil {
 		return nil, err
 	}

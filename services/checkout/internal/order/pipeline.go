@@ -16,7 +16,11 @@ import (
 
 // Pipeline places orders. It is safe for concurrent use.
 type Pipeline struct {
-	store      Store
+	// Each path reaches the store through the interface of what it calls.
+	subs       Submissions
+	batch      BatchSubmissions
+	stale      StaleSubmissions
+	invoices   Invoices
 	payments   Payments
 	fulfillers map[string]Fulfiller
 	log        *slog.Logger
@@ -60,7 +64,8 @@ type Options struct {
 	Metrics *Metrics
 }
 
-// NewPipeline builds a pipeline keeping its submissions and orders in store.
+// NewPipeline builds a pipeline keeping its submissions and orders in store (one value
+// serving every path's interface).
 func NewPipeline(store Store, payments Payments, log *slog.Logger, o Options) *Pipeline {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -71,7 +76,7 @@ func NewPipeline(store Store, payments Payments, log *slog.Logger, o Options) *P
 	if o.Heartbeat == 0 && o.Lease >= 3*time.Millisecond {
 		o.Heartbeat = o.Lease / 3 // shorter leases (tests taking keys over at once) are not renewed
 	}
-	return &Pipeline{store: store, payments: payments, fulfillers: map[string]Fulfiller{}, log: log,
+	return &Pipeline{subs: store, batch: store, stale: store, invoices: store, payments: payments, fulfillers: map[string]Fulfiller{}, log: log,
 		now: o.Now, lease: o.Lease, heartbeat: o.Heartbeat, onBeat: o.OnHeartbeat, afterCharge: o.AfterCharge, metrics: o.Metrics}
 }
 
@@ -94,7 +99,7 @@ type Submission struct {
 // Lookup answers the submission of a key, or nil when the key is new. A use case looks a
 // key up once, before it validates, and hands what it found to Resume.
 func (p *Pipeline) Lookup(ctx context.Context, key string) (*Submission, error) {
-	return p.store.Lookup(ctx, key)
+	return p.subs.Lookup(ctx, key)
 }
 
 // ChargeKey is the payments idempotency key derived from a submit's key: stable, so every
@@ -117,14 +122,14 @@ func (p *Pipeline) Place(ctx context.Context, key, requestHash string, pu *Purch
 	}
 	ctx = context.WithoutCancel(ctx)
 	chargeKey := ChargeKey(pu.Kind, key)
-	claimed, err := p.store.Claim(ctx, Claim{Key: key, RequestHash: requestHash, Kind: pu.Kind, Stored: Stored{Purchase: *pu, Payment: pay},
+	claimed, err := p.subs.Claim(ctx, Claim{Key: key, RequestHash: requestHash, Kind: pu.Kind, Stored: Stored{Purchase: *pu, Payment: pay},
 		ChargeKey: chargeKey, Lease: p.lease})
 	if err != nil {
 		return nil, err
 	}
 	if !claimed {
 		// Claimed meanwhile (the caller's look-up found nothing, or there was none).
-		s, err := p.store.Lookup(ctx, key)
+		s, err := p.subs.Lookup(ctx, key)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +184,7 @@ func (p *Pipeline) keepLeases(held ...Held) (stop func()) {
 		return func() {}
 	}
 	return lease.Keeper{Every: p.heartbeat, Timeout: p.lease, Log: p.log, What: "submissions",
-		Renew: func(ctx context.Context) error { return p.store.RenewLeases(ctx, held, p.lease) },
+		Renew: func(ctx context.Context) error { return p.subs.RenewLeases(ctx, held, p.lease) },
 		OnBeat: func() {
 			if p.onBeat != nil {
 				for _, h := range held {
@@ -210,7 +215,7 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 	case "refunded":
 		return nil, ErrAttemptRefunded
 	}
-	st, ok, err := p.store.TakeOver(ctx, s.Key, p.lease)
+	st, ok, err := p.subs.TakeOver(ctx, s.Key, p.lease)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +223,7 @@ func (p *Pipeline) claimExisting(ctx context.Context, s *Submission, requestHash
 		// Held by another, or settled since s was read (the reconciler completed, closed
 		// or refunded it): answer the key as it is now, not "being processed" for a key
 		// that will never be processed again.
-		now, err := p.store.Lookup(ctx, s.Key)
+		now, err := p.subs.Lookup(ctx, s.Key)
 		switch {
 		case err != nil:
 			return nil, err
@@ -242,14 +247,14 @@ func (p *Pipeline) reattempt(ctx context.Context, key, kind string, pay Payment)
 	if pay == (Payment{}) {
 		return nil, nil
 	}
-	st, ok, err := p.store.Reopen(ctx, key, pay, AttemptChargeKey(kind, key, pay), p.lease)
+	st, ok, err := p.subs.Reopen(ctx, key, pay, AttemptChargeKey(kind, key, pay), p.lease)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		// The same payment again (its attempt was the one declined), or a concurrent request
 		// reopened the key first.
-		s, err := p.store.Lookup(ctx, key)
+		s, err := p.subs.Lookup(ctx, key)
 		if err != nil {
 			return nil, err
 		}
@@ -312,7 +317,7 @@ func (p *Pipeline) payAndWrite(ctx context.Context, h Held, chargeKey string, pu
 // it, "being processed" while another holds it, or "not completed" once it was closed
 // without an order (nothing was charged under this request's fence: payments refuses it).
 func (p *Pipeline) lost(ctx context.Context, key string) (*Placed, error) {
-	s, err := p.store.Lookup(ctx, key)
+	s, err := p.subs.Lookup(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -387,14 +392,14 @@ func (p *Pipeline) vault(ctx context.Context, h Held, chargeKey string, pu *Purc
 // was charged, so nothing of it is kept (the refusal is logged where the caller is known),
 // and the key answers like a new one.
 func (p *Pipeline) refused(ctx context.Context, h Held, cause error) error {
-	if err := p.store.Forget(ctx, h); err != nil {
+	if err := p.subs.Forget(ctx, h); err != nil {
 		p.log.ErrorContext(ctx, "forget refused submission", "err", err.Error())
 	}
 	return cause
 }
 
 func (p *Pipeline) decline(ctx context.Context, h Held, d *DeclinedError) error {
-	closed, err := p.store.Decline(ctx, h, d)
+	closed, err := p.subs.Decline(ctx, h, d)
 	if err != nil {
 		p.log.ErrorContext(ctx, "record declined submission", "err", err.Error())
 	} else if closed {
@@ -407,7 +412,7 @@ func (p *Pipeline) decline(ctx context.Context, h Held, d *DeclinedError) error 
 func (p *Pipeline) release(h Held) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := p.store.Release(ctx, h); err != nil {
+	if err := p.subs.Release(ctx, h); err != nil {
 		p.log.WarnContext(ctx, "release submission lease", "key", h.Key, "err", err.Error())
 	}
 }
@@ -420,23 +425,30 @@ func (p *Pipeline) refund(ctx context.Context, h Held, ch Charge, cause error) e
 			return errs.Wrap(errs.Unavailable, err, "Your order could not be completed; the refund is pending. Please contact support.")
 		}
 	}
-	if err := p.store.Refunded(ctx, h, ch.ID, cause.Error()); err != nil {
+	if err := p.subs.Refunded(ctx, h, ch.ID, cause.Error()); err != nil {
 		return err
 	}
 	p.log.WarnContext(ctx, "order refunded: could not be fulfilled", "key", key, "charge", ch.ID, "cause", cause.Error())
+	// The key is closed: the answer carries ATTEMPT_CLOSED, as a retry of the key does, so
+	// the page starts a new attempt instead of asking again with this key.
+	var u unfulfillable
+	isU := errors.As(cause, &u)
 	if ch.ID == "" {
 		// Nothing was captured (a zero total): there is no refund to speak of.
-		var u unfulfillable
-		if errors.As(cause, &u) {
-			return errs.E(errs.Conflict, "%s You were not charged. Please review your order.", u.msg)
+		if isU {
+			return attemptClosed(u.msg + " You were not charged. Please review your order.")
 		}
-		return errs.E(errs.Conflict, "This order could not be completed and you were not charged. Please review your order.")
+		return attemptClosed("This order could not be completed and you were not charged. Please review your order.")
 	}
-	var u unfulfillable
-	if errors.As(cause, &u) {
-		return errs.E(errs.Conflict, "%s %s", u.msg, msgRefunded)
+	if isU {
+		return attemptClosed(u.msg + " " + msgRefunded)
 	}
-	return errs.E(errs.Conflict, "%s", msgRefunded)
+	return attemptClosed(msgRefunded)
+}
+
+// attemptClosed is ErrAttemptClosed with the message of how this attempt ended.
+func attemptClosed(msg string) error {
+	return &errs.Error{Code: errs.Conflict, Reason: ErrAttemptClosed.Reason, Message: msg}
 }
 
 // msgRefunded answers an order whose payment was captured and then refunded: the buyer was

@@ -181,6 +181,35 @@ func TestAnUnfulfillableOrderIsRefunded(t *testing.T) {
 	}
 }
 
+// The answer of an order refunded (or, at a zero total, closed uncharged) because it could
+// not be written carries reason ATTEMPT_CLOSED with the message of how it ended, as a
+// retry of its closed key does: the page then starts a new attempt instead of a plain 409.
+func TestARefundedOrderAnswersAttemptClosed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		total int64
+		want  string
+	}{
+		{"charged and refunded", 1000, "refunded in full"},
+		{"zero total, nothing charged", 0, "you were not charged"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p, _, _, f := pipeline(t, order.Options{})
+			f.fail = func(*order.Placed) error { return order.Unfulfillable("The promotion ran out.") }
+			_, err := p.Place(context.Background(), "k1", "h", purchase(c.total), card)
+			var e *errs.Error
+			if !errors.As(err, &e) || e.Code != errs.Conflict || e.Reason != order.ErrAttemptClosed.Reason {
+				t.Fatalf("Place = %#v, want a conflict with reason %s", err, order.ErrAttemptClosed.Reason)
+			}
+			if !strings.Contains(strings.ToLower(e.Message), c.want) || !strings.Contains(e.Message, "promotion ran out") {
+				t.Errorf("message %q, want the cause and %q", e.Message, c.want)
+			}
+		})
+	}
+}
+
 // The reconciler settles the submissions whose request died: a captured charge is written
 // as the order, no charge closes the key as abandoned, a failed one declines it; a key
 // whose lease is still held is left alone.

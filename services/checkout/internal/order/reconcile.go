@@ -15,7 +15,7 @@ import (
 // be written), records a decline, or closes the key as abandoned when nothing was
 // charged. Orders are written exactly once (see write). It answers how many it settled.
 func (p *Pipeline) Reconcile(ctx context.Context) (int, error) {
-	claims, err := p.store.ClaimStale(ctx, p.lease, 20)
+	claims, err := p.stale.ClaimStale(ctx, p.lease, 20)
 	if err != nil {
 		return 0, err
 	}
@@ -63,7 +63,7 @@ func (p *Pipeline) settle(ctx context.Context, h Held, chargeKey string, st *Sto
 		ch, err = p.payments.ChargeByKey(ctx, chargeKey, h.Fence)
 		switch {
 		case errs.CodeOf(err) == errs.NotFound:
-			return p.store.Abandon(ctx, h)
+			return p.stale.Abandon(ctx, h)
 		case err != nil:
 			return err
 		case ch.Status == "FAILED":

@@ -9,17 +9,20 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 )
 
-// Store is the pipeline's repository: the submissions (one per idempotency key) and the
-// orders. Each method owns its statement or transaction; internal/adapters implements it
-// on PostgreSQL (adapters.OrderStore). Errors are errs.Unavailable unless said otherwise.
-type Store interface {
+// The pipeline's repository is split by the path that calls it: Submissions for one order
+// (Place, Resume), BatchSubmissions for PlaceBatch, StaleSubmissions for Reconcile and
+// Invoices for the receipt. Each method owns its statement or transaction;
+// internal/adapters implements them all on PostgreSQL (adapters.OrderStore). Errors are
+// errs.Unavailable unless said otherwise.
+
+// Submissions keeps one idempotency key's submission from its claim to its close, and
+// writes its order.
+type Submissions interface {
 	// Lookup answers the submission of a key, or nil when the key is new.
 	Lookup(ctx context.Context, key string) (*Submission, error)
 	// Claim stores a new pending submission, its fence FirstFence, leased for c.Lease on
 	// the database's clock; false when the key exists already.
 	Claim(ctx context.Context, c Claim) (bool, error)
-	// ClaimMany is Claim for many keys in one statement; it answers the keys it stored.
-	ClaimMany(ctx context.Context, cs []Claim) ([]string, error)
 	// TakeOver leases to the caller for lease a pending submission whose lease ran out (on
 	// the database's clock), moving its fence on, and answers what it stored with the new
 	// fence; ok is false when there is none such.
@@ -40,15 +43,6 @@ type Store interface {
 	Decline(ctx context.Context, h Held, d *DeclinedError) (bool, error)
 	// Refunded closes a pending submission held under h whose charge was refunded.
 	Refunded(ctx context.Context, h Held, chargeID, cause string) error
-	// Abandon closes a pending submission held under h that nothing was charged for.
-	Abandon(ctx context.Context, h Held) error
-	// ClaimStale leases for lease up to limit pending submissions whose lease ran out (on
-	// the database's clock), moving their fences on.
-	ClaimStale(ctx context.Context, lease time.Duration, limit int) ([]StaleClaim, error)
-	// LookupMany answers the submissions of those of keys that have one, by key (one
-	// statement).
-	LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error)
-
 	// Write is the order's transaction: it completes the pending submission held under h
 	// (the fence checked by the statement that closes it), draws o's invoice number, writes
 	// o and its lines, redeems promotions and moves gift and account balances (an
@@ -57,10 +51,32 @@ type Store interface {
 	// (finished elsewhere, closed by the reconciler, taken over) it writes nothing and
 	// answers the submission as it is (done).
 	Write(ctx context.Context, h Held, o *Placed, fulfil WriteFunc) (done *Submission, err error)
+}
+
+// BatchSubmissions claims, looks up and writes many keys at once (PlaceBatch).
+type BatchSubmissions interface {
+	// ClaimMany is Claim for many keys in one statement; it answers the keys it stored.
+	ClaimMany(ctx context.Context, cs []Claim) ([]string, error)
+	// LookupMany answers the submissions of those of keys that have one, by key (one
+	// statement).
+	LookupMany(ctx context.Context, keys []string) (map[string]*Submission, error)
 	// WriteMany is Write for orders that move no balances, all in one transaction: fulfil
 	// gets the indexes of the orders whose submissions it completed; done answers the
 	// others' submissions as they are, by key.
 	WriteMany(ctx context.Context, held []Held, os []*Placed, fulfil BatchWriteFunc) (done map[string]*Submission, err error)
+}
+
+// StaleSubmissions finds the submissions whose request died (Reconcile).
+type StaleSubmissions interface {
+	// ClaimStale leases for lease up to limit pending submissions whose lease ran out (on
+	// the database's clock), moving their fences on.
+	ClaimStale(ctx context.Context, lease time.Duration, limit int) ([]StaleClaim, error)
+	// Abandon closes a pending submission held under h that nothing was charged for.
+	Abandon(ctx context.Context, h Held) error
+}
+
+// Invoices reads written orders and keeps their billing contacts (the receipt).
+type Invoices interface {
 	// Load answers a written order with its lines, or nil when there is none.
 	Load(ctx context.Context, invoiceID string) (*Placed, error)
 	// SaveContact keeps the billing contact of an order's invoice, under the order's row
@@ -68,6 +84,15 @@ type Store interface {
 	// (answered), the same one again changes nothing (the latest copy answered, nil if
 	// none). found is false when there is no such order.
 	SaveContact(ctx context.Context, invoiceID string, c Contact) (found bool, copy *Correction, err error)
+}
+
+// Store is all of the pipeline's repository: the submissions (one per idempotency key) and
+// the orders.
+type Store interface {
+	Submissions
+	BatchSubmissions
+	StaleSubmissions
+	Invoices
 }
 
 // WriteFunc runs inside the order's transaction once the order is numbered and written,

@@ -23,7 +23,7 @@ import (
 func (p *Pipeline) write(ctx context.Context, h Held, pu *Purchase, ch Charge) (*Placed, error) {
 	placed := p.placedOf(pu, ch, p.now().UTC().Truncate(time.Second))
 	var fulfilled []kafka.Event
-	done, err := p.store.Write(ctx, h, placed, func(ctx context.Context, tx Tx) ([]kafka.Event, error) {
+	done, err := p.subs.Write(ctx, h, placed, func(ctx context.Context, tx Tx) ([]kafka.Event, error) {
 		evs, err := p.fulfillers[pu.Kind].Fulfil(ctx, tx, placed)
 		if err != nil {
 			return nil, err

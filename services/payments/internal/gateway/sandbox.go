@@ -188,7 +188,7 @@ func (s *Sandbox) putNonce(ctx context.Context, n Nonce, oc outcome, fingerprint
 
 // consume marks a nonce used, atomically (of concurrent consumers exactly one gets it),
 // and answers it; an unknown, used or expired nonce is a refusal.
-func (s *Sandbox) consume(ctx context.Context, st SandboxStore, nonce string) (SandboxNonce, error) {
+func (s *Sandbox) consume(ctx context.Context, st SandboxNonces, nonce string) (SandboxNonce, error) {
 	now := s.now()
 	n, err := st.ConsumeNonce(ctx, nonceHash(nonce), now)
 	if errors.Is(err, ErrNoSandboxRow) {
@@ -198,7 +198,7 @@ func (s *Sandbox) consume(ctx context.Context, st SandboxStore, nonce string) (S
 }
 
 // unusable answers why a nonce could not be consumed: unknown, used or expired.
-func (s *Sandbox) unusable(ctx context.Context, st SandboxStore, nonce string, now time.Time) error {
+func (s *Sandbox) unusable(ctx context.Context, st SandboxNonces, nonce string, now time.Time) error {
 	used, expiresAt, err := st.NonceState(ctx, nonceHash(nonce))
 	switch {
 	case errors.Is(err, ErrNoSandboxRow):
@@ -225,7 +225,7 @@ func method(m domain.MethodSummary, err error) (domain.MethodSummary, error) {
 
 // vault stores n's method for customer, or refreshes the customer's method of the same
 // card (fingerprint): a newer expiry replaces the old one and d's non-empty details win.
-func (s *Sandbox) vault(ctx context.Context, st SandboxStore, n SandboxNonce, customer string, d MethodDetails) (domain.MethodSummary, error) {
+func (s *Sandbox) vault(ctx context.Context, st SandboxMethods, n SandboxNonce, customer string, d MethodDetails) (domain.MethodSummary, error) {
 	return method(st.VaultMethod(ctx, SandboxMethod{Token: randomID("pm_"), CustomerID: customer, Fingerprint: n.Fingerprint,
 		Kind: n.Kind, Outcome: n.Outcome, Card: n.Card, Email: n.Email, Details: merge(n.Details, d), At: s.now()}, d))
 }
@@ -286,7 +286,7 @@ func (s *Sandbox) Vault(ctx context.Context, r VaultRequest) (domain.MethodSumma
 }
 
 // replayVault locks key (for the transaction) and answers its recorded outcome, if any.
-func (s *Sandbox) replayVault(ctx context.Context, st SandboxStore, key string) (domain.MethodSummary, *Declined, bool, error) {
+func (s *Sandbox) replayVault(ctx context.Context, st SandboxMethods, key string) (domain.MethodSummary, *Declined, bool, error) {
 	if err := st.LockVaultKey(ctx, key); err != nil {
 		return domain.MethodSummary{}, nil, false, err
 	}
@@ -304,7 +304,7 @@ func (s *Sandbox) replayVault(ctx context.Context, st SandboxStore, key string) 
 }
 
 // recordVault keeps a keyed vault request's outcome (nothing without a key).
-func (s *Sandbox) recordVault(ctx context.Context, st SandboxStore, key, status, oc string, d *Declined, token string) error {
+func (s *Sandbox) recordVault(ctx context.Context, st SandboxMethods, key, status, oc string, d *Declined, token string) error {
 	if key == "" {
 		return nil
 	}
@@ -412,7 +412,10 @@ func (s *Sandbox) declinedCard(ctx context.Context, r AuthRequest) string {
 }
 
 // replay answers the key's stored transaction, or why the source could not be used.
-func (s *Sandbox) replay(ctx context.Context, st SandboxStore, r AuthRequest, now time.Time) (Transaction, error) {
+func (s *Sandbox) replay(ctx context.Context, st interface {
+	SandboxTransactions
+	SandboxNonces
+}, r AuthRequest, now time.Time) (Transaction, error) {
 	if r.IdempotencyKey != "" {
 		t, err := st.TxByKey(ctx, r.IdempotencyKey)
 		if err == nil {

@@ -11,11 +11,21 @@ import (
 // SandboxStore is the sandbox processor's memory: its nonces, vault, transactions and
 // refunds, shared by every replica (adapters.SandboxStore keeps them in the sandbox_*
 // tables). The sandbox decides (outcomes, refusals, idempotency); the store only reads and
-// writes. A method answering one row answers ErrNoSandboxRow when there is none.
+// writes. A method answering one row answers ErrNoSandboxRow when there is none. Its
+// methods are grouped by the part of the sandbox that calls them, and each helper takes
+// only its group.
 type SandboxStore interface {
 	// InTx runs fn on the store bound to one transaction, committed when fn answers nil.
 	InTx(ctx context.Context, fn func(SandboxStore) error) error
+	SandboxNonces
+	SandboxMethods
+	SandboxTransactions
+	SandboxRefunds
+	SandboxRecords
+}
 
+// SandboxNonces keeps the tokenised nonces (Tokenize, and every use of a nonce).
+type SandboxNonces interface {
 	// PutNonce stores a tokenised nonce (by its hash, never the nonce itself).
 	PutNonce(ctx context.Context, n SandboxNonce) error
 	// SweepNonces deletes the nonces that expired before before.
@@ -27,7 +37,10 @@ type SandboxStore interface {
 	NonceState(ctx context.Context, hash []byte) (used bool, expiresAt time.Time, err error)
 	// NonceFingerprint answers the card fingerprint of the nonce of hash.
 	NonceFingerprint(ctx context.Context, hash []byte) (string, error)
+}
 
+// SandboxMethods is the vault: the stored methods and the keyed vault requests' outcomes.
+type SandboxMethods interface {
 	// VaultMethod stores m for its customer, or refreshes the customer's method of the same
 	// fingerprint (the card and expiry are m's; of the billing details, override's
 	// non-empty ones win over the stored ones).
@@ -38,14 +51,16 @@ type SandboxStore interface {
 	MethodFingerprint(ctx context.Context, token string) (string, error)
 	// UpdateMethod sets a vaulted method's non-empty billing details.
 	UpdateMethod(ctx context.Context, token string, d MethodDetails, now time.Time) (domain.MethodSummary, error)
-
 	// LockVaultKey holds a keyed vault request's lock until the transaction ends.
 	LockVaultKey(ctx context.Context, key string) error
 	// VaultOutcome answers the outcome recorded under a vault request's key.
 	VaultOutcome(ctx context.Context, key string) (SandboxVault, error)
 	// RecordVault records a keyed vault request's outcome.
 	RecordVault(ctx context.Context, v SandboxVault) error
+}
 
+// SandboxTransactions records the processor's transactions (authorise, capture, void).
+type SandboxTransactions interface {
 	// Authorize spends a.Source and records the transaction in one step; ErrNoSandboxRow
 	// when the key already has a transaction or the source is unusable (nothing spent),
 	// errSandboxKeyTaken when a concurrent request with the key recorded first. With
@@ -57,7 +72,10 @@ type SandboxStore interface {
 	Transition(ctx context.Context, id, status string, from []string) (SandboxTx, error)
 	// TxStatus answers the status of a transaction that was not refused.
 	TxStatus(ctx context.Context, id string) (string, error)
+}
 
+// SandboxRefunds records refunds of captured transactions.
+type SandboxRefunds interface {
 	// RefundByKey answers the refund of a transaction made under key.
 	RefundByKey(ctx context.Context, txID, key string) (string, error)
 	// AddRefunded adds amount to what was refunded of a captured transaction, if it is
@@ -65,8 +83,10 @@ type SandboxStore interface {
 	AddRefunded(ctx context.Context, txID string, amount int64) (bool, error)
 	// PutRefund records a refund.
 	PutRefund(ctx context.Context, txID, key, id string, amount int64, at time.Time) error
+}
 
-	// RecordByKey and SearchRecords serve Lookup.
+// SandboxRecords serves Lookup: the transactions by a caller's key or by time.
+type SandboxRecords interface {
 	RecordByKey(ctx context.Context, key string) (Record, error)
 	SearchRecords(ctx context.Context, from, to time.Time, limit int) ([]Record, error)
 }
