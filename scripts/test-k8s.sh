@@ -446,8 +446,10 @@ install_chart() {
   kc create namespace "$NS" >/dev/null
   kc -n "$NS" create secret generic hangar-test-checkout --from-literal=quote-key="$(openssl rand -hex 32)" \
     --from-literal=receipt-keys="k1=$(openssl rand -hex 32)" --from-literal=recaptcha-secret=unused >/dev/null
-  kc -n "$NS" create secret generic hangar-test-payments --from-literal=fingerprint-key="$(openssl rand -hex 32)" >/dev/null
-  kc -n "$NS" create secret generic hangar-test-identity --from-literal=device-key="$(openssl rand -hex 32)" >/dev/null
+  kc -n "$NS" create secret generic hangar-test-payments --from-literal=fingerprint-key="$(openssl rand -hex 32)" \
+    --from-literal=recaptcha-secret=unused >/dev/null
+  kc -n "$NS" create secret generic hangar-test-identity --from-literal=device-key="$(openssl rand -hex 32)" \
+    --from-literal=recaptcha-secret=unused >/dev/null
   local sets=() c
   for c in catalog identity checkout payments allocation geo notifications web; do
     sets+=(--set "services.$c.image.tag=$(tag "$c")")
