@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -30,25 +29,19 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, eve
 	})
 }
 
-const invitationCols = `i.token_hash, o.uuid::text, o.name, o.account_uuid::text, i.email, i.roles, i.invited_by::text,
-	i.created_at, i.expires_at, i.accepted_at`
+const invitationByHash = `SELECT i.token_hash, o.uuid::text, o.name, o.account_uuid::text, i.email, i.roles,
+	i.invited_by::text, i.created_at, i.expires_at, i.accepted_at
+	FROM invitations i JOIN organizations o ON o.uuid = i.org_uuid WHERE i.token_hash = $1`
 
 func scanInvitation(row pgx.Row) (domain.Invitation, error) {
 	var inv domain.Invitation
 	var roles []string
-	var accepted *time.Time
-	if err := row.Scan(&inv.Hash, &inv.Org.UUID, &inv.Org.Name, &inv.Org.AccountUUID, &inv.Email, &roles, &inv.InvitedBy,
-		&inv.CreatedAt, &inv.ExpiresAt, &accepted); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return inv, domain.ErrInvitationInvalid
-		}
-		return inv, fmt.Errorf("read invitation: %w", err)
+	if err := scanToken(row, domain.ErrInvitationInvalid, "invitation", &inv.AcceptedAt, &inv.Hash, &inv.Org.UUID,
+		&inv.Org.Name, &inv.Org.AccountUUID, &inv.Email, &roles, &inv.InvitedBy, &inv.CreatedAt, &inv.ExpiresAt); err != nil {
+		return inv, err
 	}
 	for _, r := range roles {
 		inv.Roles = append(inv.Roles, domain.Role(r))
-	}
-	if accepted != nil {
-		inv.AcceptedAt = *accepted
 	}
 	return inv, nil
 }
@@ -56,8 +49,7 @@ func scanInvitation(row pgx.Row) (domain.Invitation, error) {
 // Invitation answers the invitation of a token hash with its organization;
 // domain.ErrInvitationInvalid when there is none.
 func (s *Store) Invitation(ctx context.Context, hash []byte) (domain.Invitation, error) {
-	return scanInvitation(s.pool.QueryRow(ctx, `SELECT `+invitationCols+` FROM invitations i JOIN organizations o ON o.uuid = i.org_uuid
-		WHERE i.token_hash = $1`, hash))
+	return scanInvitation(s.pool.QueryRow(ctx, invitationByHash, hash))
 }
 
 // AcceptInvitation spends the invitation of a token hash, in one transaction: under its
@@ -72,8 +64,7 @@ func (s *Store) AcceptInvitation(ctx context.Context, hash []byte, now time.Time
 	var account string
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		inv, err = scanInvitation(tx.QueryRow(ctx, `SELECT `+invitationCols+` FROM invitations i JOIN organizations o ON o.uuid = i.org_uuid
-			WHERE i.token_hash = $1 FOR UPDATE OF i`, hash))
+		inv, err = scanInvitation(tx.QueryRow(ctx, invitationByHash+` FOR UPDATE OF i`, hash))
 		if err != nil {
 			return err
 		}

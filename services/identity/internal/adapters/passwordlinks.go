@@ -57,30 +57,24 @@ func (s *Store) IssuePasswordLink(ctx context.Context, accountUUID string, l dom
 	})
 }
 
-const linkCols = `l.account_uuid::text, a.email, a.kind, l.purpose, l.expires_at, l.used_at`
+const linkByHash = `SELECT l.account_uuid::text, a.email, a.kind, l.purpose, l.expires_at, l.used_at
+	FROM password_links l JOIN accounts a ON a.uuid = l.account_uuid WHERE l.token_hash = $1`
 
 func scanLink(row pgx.Row) (domain.PasswordLink, error) {
 	var l domain.PasswordLink
 	var kind string
-	var used *time.Time
-	if err := row.Scan(&l.AccountUUID, &l.Email, &kind, &l.Purpose, &l.ExpiresAt, &used); err != nil {
-		if errors.Is(err, pgx.ErrNoRows) {
-			return l, domain.ErrLinkInvalid
-		}
-		return l, fmt.Errorf("read password link: %w", err)
+	if err := scanToken(row, domain.ErrLinkInvalid, "password link", &l.UsedAt, &l.AccountUUID, &l.Email, &kind,
+		&l.Purpose, &l.ExpiresAt); err != nil {
+		return l, err
 	}
 	l.Kind = domain.Kind(kind)
-	if used != nil {
-		l.UsedAt = *used
-	}
 	return l, nil
 }
 
 // PasswordLink answers the link of a token hash with its account; domain.ErrLinkInvalid when
 // there is none.
 func (s *Store) PasswordLink(ctx context.Context, hash []byte) (domain.PasswordLink, error) {
-	return scanLink(s.pool.QueryRow(ctx, `SELECT `+linkCols+` FROM password_links l JOIN accounts a ON a.uuid = l.account_uuid
-		WHERE l.token_hash = $1`, hash))
+	return scanLink(s.pool.QueryRow(ctx, linkByHash, hash))
 }
 
 // UsePasswordLink spends the link of a token hash, in one transaction: under the link's
@@ -93,8 +87,7 @@ func (s *Store) UsePasswordLink(ctx context.Context, hash []byte, now time.Time,
 	var l domain.PasswordLink
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		l, err = scanLink(tx.QueryRow(ctx, `SELECT `+linkCols+` FROM password_links l JOIN accounts a ON a.uuid = l.account_uuid
-			WHERE l.token_hash = $1 FOR UPDATE OF l`, hash))
+		l, err = scanLink(tx.QueryRow(ctx, linkByHash+` FOR UPDATE OF l`, hash))
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ type Invitation struct {
 
 // Usable reports whether the invitation can still be accepted at now.
 func (i Invitation) Usable(now time.Time) bool {
-	return i.AcceptedAt.IsZero() && now.Before(i.ExpiresAt)
+	return singleUseOpen(i.AcceptedAt, i.ExpiresAt, now)
 }
 
 // Messages of the invitations.

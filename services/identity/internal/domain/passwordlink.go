@@ -80,7 +80,7 @@ var ErrLinkInvalid = errs.Field("token", MsgLinkInvalid)
 
 // Usable reports whether the link can still set a password at now.
 func (l PasswordLink) Usable(now time.Time) bool {
-	return l.UsedAt.IsZero() && now.Before(l.ExpiresAt)
+	return singleUseOpen(l.UsedAt, l.ExpiresAt, now)
 }
 
 // Messages of the password pages.
