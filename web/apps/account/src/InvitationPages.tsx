@@ -6,8 +6,9 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '@hangar/api-client';
 import { Button, TextField } from '@hangar/ui';
-import { errorText, type AccountApi } from './account';
-import { MIN_PASSWORD_LENGTH, fieldErrorsOf, linkFromHash } from './PasswordPages';
+import { type AccountApi } from './account';
+import { MIN_PASSWORD_LENGTH, NewPasswordFields, newPasswordErrors, submitErrors } from './NewPassword';
+import { linkFromHash } from './PasswordPages';
 import s from './account.module.css';
 
 const ROLES: ReadonlyArray<{ value: string; label: string }> = [
@@ -43,8 +44,7 @@ export function MembersPage({ api }: { api: AccountApi }) {
             setSent(await api.invite(email, [role]));
             setEmail('');
           } catch (err) {
-            const fe = fieldErrorsOf(err);
-            setErrors(Object.keys(fe).length > 0 ? fe : { form: [errorText(err)] });
+            setErrors(submitErrors(err));
           } finally {
             setBusy(false);
           }
@@ -136,8 +136,7 @@ export function InvitationPage({ api, hash = typeof window === 'undefined' ? '' 
       const r = await api.acceptInvitation(token, d.hasAccount ? '' : password, d.hasAccount ? '' : confirm);
       setJoined(r.organizationName ?? '');
     } catch (err) {
-      const fe = fieldErrorsOf(err);
-      setErrors(Object.keys(fe).length > 0 ? fe : { form: [errorText(err)] });
+      setErrors(submitErrors(err));
       setBusy(false);
     }
   };
@@ -151,9 +150,7 @@ export function InvitationPage({ api, hash = typeof window === 'undefined' ? '' 
         onSubmit={(e) => {
           e.preventDefault();
           if (!d.hasAccount) {
-            const local: Record<string, string[]> = {};
-            if ([...password].length < MIN_PASSWORD_LENGTH) local.password = [`Passwords must be at least ${MIN_PASSWORD_LENGTH} characters.`];
-            if (password !== confirm) local.confirmPassword = ['Passwords do not match'];
+            const local = newPasswordErrors(password, confirm);
             setErrors(local);
             if (Object.keys(local).length > 0) return;
           }
@@ -178,16 +175,7 @@ export function InvitationPage({ api, hash = typeof window === 'undefined' ? '' 
         ) : (
           <div className={s.accountForm}>
             <p>Choose a password for your new account (at least {MIN_PASSWORD_LENGTH} characters).</p>
-            <TextField label="New password" name="password" type="password" autoComplete="new-password" value={password} errors={errors.password ?? []} onChange={(e) => setPassword(e.target.value)} />
-            <TextField
-              label="Confirm password"
-              name="confirmPassword"
-              type="password"
-              autoComplete="new-password"
-              value={confirm}
-              errors={errors.confirmPassword ?? []}
-              onChange={(e) => setConfirm(e.target.value)}
-            />
+            <NewPasswordFields password={password} confirm={confirm} errors={errors} onPassword={setPassword} onConfirm={setConfirm} />
           </div>
         )}
         <div className={s.accountActions}>

@@ -3,26 +3,15 @@
 // in the URL fragment, which never reaches a server or a Referer); /account/forgot-password
 // asks for such an e-mail. The policy is stated on the page, as the server applies it.
 import { useEffect, useState } from 'react';
-import { ApiError } from '@hangar/api-client';
 import { Button, TextField } from '@hangar/ui';
-import { errorText, type AccountApi } from './account';
+import { type AccountApi } from './account';
+import { MIN_PASSWORD_LENGTH, NewPasswordFields, newPasswordErrors, submitErrors } from './NewPassword';
 import s from './account.module.css';
-
-export const MIN_PASSWORD_LENGTH = 8;
-const MISMATCH = 'Passwords do not match';
 
 /** The token and purpose of a set-password link, from the URL fragment (#token=…&welcome=1). */
 export function linkFromHash(hash: string): { token: string; welcome: boolean } {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   return { token: p.get('token') ?? '', welcome: p.get('welcome') === '1' };
-}
-
-export function fieldErrorsOf(err: unknown): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  if (err instanceof ApiError) {
-    for (const f of err.fieldErrors) (out[f.field] ??= []).push(f.message);
-  }
-  return out;
 }
 
 export function SetPasswordPage({ api, hash = typeof window === 'undefined' ? '' : window.location.hash }: { api: AccountApi; hash?: string }) {
@@ -74,9 +63,7 @@ export function SetPasswordPage({ api, hash = typeof window === 'undefined' ? ''
         aria-labelledby="password-title"
         onSubmit={async (e) => {
           e.preventDefault();
-          const local: Record<string, string[]> = {};
-          if ([...password].length < MIN_PASSWORD_LENGTH) local.password = [`Passwords must be at least ${MIN_PASSWORD_LENGTH} characters.`];
-          if (password !== confirm) local.confirmPassword = [MISMATCH];
+          const local = newPasswordErrors(password, confirm);
           setErrors(local);
           if (Object.keys(local).length > 0) return;
           setBusy(true);
@@ -84,8 +71,7 @@ export function SetPasswordPage({ api, hash = typeof window === 'undefined' ? ''
             const r = await api.setPassword(link.token, password, confirm);
             setDone(r.user?.username ?? '');
           } catch (err) {
-            const fe = fieldErrorsOf(err);
-            setErrors(Object.keys(fe).length > 0 ? fe : { form: [errorText(err)] });
+            setErrors(submitErrors(err));
             setBusy(false);
           }
         }}
@@ -107,24 +93,7 @@ export function SetPasswordPage({ api, hash = typeof window === 'undefined' ? ''
           </div>
         ) : null}
         <div className={s.accountForm}>
-          <TextField
-            label="New password"
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            errors={errors.password ?? []}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-          <TextField
-            label="Confirm password"
-            name="confirmPassword"
-            type="password"
-            autoComplete="new-password"
-            value={confirm}
-            errors={errors.confirmPassword ?? []}
-            onChange={(e) => setConfirm(e.target.value)}
-          />
+          <NewPasswordFields password={password} confirm={confirm} errors={errors} onPassword={setPassword} onConfirm={setConfirm} />
         </div>
         <div className={s.accountActions}>
           <Button type="submit" disabled={busy}>
@@ -164,8 +133,7 @@ export function ForgotPasswordPage({ api }: { api: AccountApi }) {
             try {
               setSent(await api.forgotPassword(email));
             } catch (err) {
-              const fe = fieldErrorsOf(err);
-              setErrors(Object.keys(fe).length > 0 ? fe : { form: [errorText(err)] });
+              setErrors(submitErrors(err));
             } finally {
               setBusy(false);
             }
