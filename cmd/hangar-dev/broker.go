@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
-	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 )
@@ -26,13 +24,11 @@ type BrokerConfig struct {
 // log (every event published and not yet consumed is gone), which the outbox cannot
 // repair because it marked those events published.
 func runBroker(ctx context.Context) error {
-	var cfg BrokerConfig
-	if err := config.Load(&cfg); err != nil {
+	cfg, log, err := loadCommand[BrokerConfig]("hangar-dev-broker")
+	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev-broker")
 	var b *kafka.Broker
-	var err error
 	switch {
 	case cfg.DataDir != "":
 		b, err = kafka.StartDurableBroker(cfg.Port, cfg.DataDir)

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/hangar/hangar/internal/devmail"
-	"github.com/hangar/hangar/internal/platform/config"
 )
 
 // MailConfig configures `hangar-dev mail`.
@@ -24,11 +21,10 @@ type MailConfig struct {
 // of the real-node test's notifications pods (scripts/test-k8s.sh), whose receipts the
 // test reads back at /-/mail.
 func runMail(ctx context.Context) error {
-	var cfg MailConfig
-	if err := config.Load(&cfg); err != nil {
+	cfg, log, err := loadCommand[MailConfig]("hangar-dev-mail")
+	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev-mail")
 	sink, err := devmail.Listen(cfg.SMTPAddr, cfg.Max)
 	if err != nil {
 		return err

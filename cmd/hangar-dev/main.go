@@ -88,12 +88,21 @@ func main() {
 	}
 }
 
-func run(ctx context.Context) error {
-	var cfg Config
+// loadCommand answers the configuration of a hangar-dev command and its logger, named
+// service.
+func loadCommand[C any](service string) (C, *slog.Logger, error) {
+	var cfg C
 	if err := config.Load(&cfg); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", service), nil
+}
+
+func run(ctx context.Context) error {
+	cfg, log, err := loadCommand[Config]("hangar-dev")
+	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("service", "hangar-dev")
 	table, err := edge.LoadTable(cfg.RoutesFile)
 	if err != nil {
 		return err
