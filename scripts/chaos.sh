@@ -56,6 +56,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/stack-lib.sh
 export GOWORK=off GOFLAGS=-buildvcs=false
 
 SHORT=0
@@ -104,7 +105,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$EDGE_PORT" "$K6_API_PORT" "$BROKER_PORT" "$PG_PORT"; do
   port_free "$p" || { echo "chaos: port $p is in use" >&2; exit 1; }
 done
@@ -159,12 +159,7 @@ setsid env HANGAR_DEV_PROCESSES=true HANGAR_DEV_REPLICAS="$REPLICAS" HANGAR_FAUL
   CHECKOUT_GIFT_DAY_CAP=0 LOG_LEVEL=warn \
   "$WORK/bin/hangar-dev" >"$WORK/stack.log" 2>&1 &
 stack_pgid=$!
-deadline=$((SECONDS + 600))
-until curl -fsS "$BASE/-/ready" >/dev/null 2>&1; do
-  kill -0 "$stack_pgid" 2>/dev/null || { echo "chaos: hangar-dev exited; see $WORK/stack.log" >&2; tail -n 20 "$WORK/stack.log" >&2; exit 1; }
-  ((SECONDS < deadline)) || { echo "chaos: stack not ready after 600 s" >&2; exit 1; }
-  sleep 1
-done
+stack_wait_ready chaos "$stack_pgid" "$BASE" "$WORK/stack.log" 600
 log "stack up; baseline probe: $("$WORK/bin/hangar-chaos" probe -base "$BASE" -orders "$WORK/probe-orders.log" -timeout 60s)"
 
 processes() { curl -fsS "$BASE/-/processes"; }
@@ -274,15 +269,7 @@ sleep "$GAP"
 # hour, which the service's workers renew too, and the operator's pass as of today over
 # them; it runs on through the pauses below.
 pg_in() { psql "postgres://postgres@127.0.0.1:$PG_PORT/$PREFIX$1?sslmode=disable" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
-token=$(pg_in payments "SELECT method_token FROM billing_profiles WHERE account_id = '00000000-0000-4000-8000-000000000001' LIMIT 1")
-pg_in checkout "INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
-    term_start, term_end, billing_country, billing_zip, payment_method_token, card_expires_at)
-  SELECT gen_random_uuid(), '00000000-0000-4000-8000-000000000001', 'pilot' || i || '@renewal.test', 'Premium', 'performance',
-    ARRAY['performance', 'included_geo_us'], 1, 'USD', 47000,
-    date_trunc('second', now()) - interval '1 hour' + (i % 3600) * interval '1 second' - interval '1 year',
-    date_trunc('second', now()) - interval '1 hour' + (i % 3600) * interval '1 second',
-    'US', '94105', '$token', '2031-01-01'
-  FROM generate_series(0, $RENEWALS - 1) AS i" >/dev/null
+seed_pilot_renewals pg_in "$RENEWALS"
 log "renewal command beside the service: checkout renew -as-of $(date -u +%F) -window 168h over $RENEWALS due terms"
 env HANGAR_DEV_MODE=true DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/${PREFIX}checkout?sslmode=disable" \
   CATALOG_ADDR="$(processes | jq -r .catalog.grpc)" PAYMENTS_ADDR="$(processes | jq -r .payments.grpc)" LOG_LEVEL=warn \

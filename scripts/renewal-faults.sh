@@ -27,6 +27,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+source scripts/stack-lib.sh
 export GOWORK=off GOFLAGS=-buildvcs=false
 
 N=${1:-10000}
@@ -58,7 +59,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$EDGE_PORT" "$FIELDS_PORT"; do
   port_free "$p" || { echo "renewal-faults: port $p is in use" >&2; exit 1; }
 done
@@ -79,34 +79,19 @@ setsid env HANGAR_DEV_PROCESSES=true HANGAR_DEV_REPLICAS=1 EDGE_ADDR="127.0.0.1:
   CHECKOUT_RENEWAL_INTERVAL=5s LOG_LEVEL=warn \
   "$WORK/bin/hangar-dev" >"$WORK/stack.log" 2>&1 &
 stack_pgid=$!
-deadline=$((SECONDS + 900))
-until curl -fsS "$BASE/-/ready" >/dev/null 2>&1; do
-  kill -0 "$stack_pgid" 2>/dev/null || { echo "renewal-faults: hangar-dev exited; see $WORK/stack.log" >&2; tail -n 20 "$WORK/stack.log" >&2; exit 1; }
-  ((SECONDS < deadline)) || { echo "renewal-faults: stack not ready after 900 s" >&2; exit 1; }
-  sleep 1
-done
+stack_wait_ready renewal-faults "$stack_pgid" "$BASE" "$WORK/stack.log" 900
 procs=$(curl -fsS "$BASE/-/processes")
 CATALOG_ADDR=$(jq -r .catalog.grpc <<<"$procs")
 PAYMENTS_ADDR=$(jq -r .payments.grpc <<<"$procs")
 log "stack up (catalog $CATALOG_ADDR, payments $PAYMENTS_ADDR)"
 
-# The pilot's vaulted card (payments' dev seed): payments charges a stored method only for
-# its owner, so the seeded subscriptions are the pilot's, one term each.
-token=$(psql_in payments "SELECT method_token FROM billing_profiles WHERE account_id = '00000000-0000-4000-8000-000000000001' LIMIT 1")
-[[ -n "$token" ]] || { echo "renewal-faults: no seeded card in ${PREFIX}payments" >&2; exit 1; }
 # The pilot's account balance would be spent by the first of its N renewals, and the rest,
 # priced with it, refunded as "balance changed" and tried again: a balance race, not this
 # run's subject. It starts at nothing.
 psql_in checkout "DELETE FROM account_balances WHERE account_id = '00000000-0000-4000-8000-000000000001'"
 log "seeding $N card subscriptions whose terms ended in the last hour"
-psql_in checkout "INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
-    term_start, term_end, billing_country, billing_zip, payment_method_token, card_expires_at)
-  SELECT gen_random_uuid(), '00000000-0000-4000-8000-000000000001', 'pilot' || i || '@renewal.test', 'Premium', 'performance',
-    ARRAY['performance', 'included_geo_us'], 1, 'USD', 47000,
-    date_trunc('second', now()) - interval '1 hour' + (i % 3600) * interval '1 second' - interval '1 year',
-    date_trunc('second', now()) - interval '1 hour' + (i % 3600) * interval '1 second',
-    'US', '94105', '$token', '2031-01-01'
-  FROM generate_series(0, $N - 1) AS i; ANALYZE subscriptions"
+seed_pilot_renewals psql_in "$N"
+psql_in checkout "ANALYZE subscriptions"
 
 TODAY=$(date -u +%F)
 renew() { # the operator's command, in the background, its pid in renew_pid
