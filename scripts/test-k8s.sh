@@ -599,9 +599,7 @@ monitoring() {
 # (the ones about events it does not cause — declines, gift certificates, send failures,
 # dead letters — are listed, not asserted), and so does the service dashboard's p99 by route.
 dashboards() {
-  # hangar_slo:error_ratio:* is empty while no request of a journey failed: its numerator
-  # (the 5xx rate) has no series then (a gap of the chart's SLO rules, not of this node).
-  local q skip='hangar_payment_declines_total|hangar_gift_certificates_issued_total|hangar_notifications_send_failures_total|hangar_kafka_consumer_dead_letters_total|hangar_slo:error_ratio'
+  local q skip='hangar_payment_declines_total|hangar_gift_certificates_issued_total|hangar_notifications_send_failures_total|hangar_kafka_consumer_dead_letters_total'
   local queries=()
   mapfile -t queries < <(jq -r '.. | objects | select(has("expr")) | .expr' "$ROOT/deploy/helm/hangar/dashboards/business.json")
   queries+=("$(jq -r '.. | objects | select(has("expr")) | .expr | select(startswith("histogram_quantile(0.99, sum by (route"))' "$ROOT/deploy/helm/hangar/dashboards/service.json" | head -1 | sed 's/__JOB__/hangar-checkout/')")
