@@ -4,9 +4,16 @@ import { dirname, resolve } from 'node:path';
 import { CHROMIUM_FLAGS } from '../support/chromium';
 
 const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-// scripts/test-k8s.sh: the node's Ingress (Traefik's NodePort), which Chromium reaches for
-// the store's and the fields' hosts as a DNS name pointing at the load balancer would.
+// scripts/test-k8s.sh: the node's Ingress (Traefik's NodePort, plain HTTP) and, in front of
+// it, a TLS terminator standing for the cloud load balancer (self-signed certificate). Chromium
+// reaches the store's and the fields' hosts there, as DNS names pointing at the load balancer
+// would: https for the store (its URL and the card fields' allowed parent), and the fields'
+// origin as the chart announces it without ingress TLS (http://pay...), which Chromium is told
+// to treat as secure, as it would be behind the load balancer's certificate.
 const ingress = process.env.HANGAR_K8S_INGRESS ?? '127.0.0.1:30080';
+const lb = process.env.HANGAR_K8S_LB ?? '127.0.0.1:30443';
+const store = 'store.hangar-ci.ie';
+const fields = 'pay.hangar-ci.ie';
 
 /** The one purchase through the real node's Ingress (scripts/test-k8s.sh only). */
 export default defineConfig({
@@ -18,12 +25,17 @@ export default defineConfig({
   expect: { timeout: 30_000 },
   reporter: [['list']],
   use: {
-    baseURL: 'http://store.hangar-ci.ie',
+    baseURL: `https://${store}`,
+    ignoreHTTPSErrors: true,
     viewport: { width: 1280, height: 800 },
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [...CHROMIUM_FLAGS, `--host-resolver-rules=MAP store.hangar-ci.ie:80 ${ingress}, MAP pay.hangar-ci.ie:80 ${ingress}`],
+      args: [
+        ...CHROMIUM_FLAGS,
+        `--host-resolver-rules=MAP ${store}:80 ${ingress}, MAP ${fields}:80 ${ingress}, MAP ${store}:443 ${lb}, MAP ${fields}:443 ${lb}`,
+        `--unsafely-treat-insecure-origin-as-secure=http://${fields}`,
+      ],
     },
   },
   projects: [{ name: 'chromium' }],
