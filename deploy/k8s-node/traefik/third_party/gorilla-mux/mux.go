@@ -37,12 +37,6 @@ func NewRouter() *Router {
 //	    http.Handle("/", router)
 //	}
 //
-// Or, for Google App Engine, register it in a init() function:
-//
-//	func init() {
-//	    http.Handle("/", router)
-//	}
-//
 // This will send all incoming requests to the router.
 type Router struct {
 	// Configurable Handler to be used when no route matches.
