@@ -2,7 +2,8 @@
 # Browser tests (Playwright + Debian's Chromium) against the real stack:
 #   1. installs chromium with apt when /usr/bin/chromium is missing (never `playwright install`);
 #   2. builds the site (scripts/web-build.sh);
-#   3. starts `go run ./cmd/hangar-dev` on HANGAR_E2E_ADDR (default 127.0.0.1:18080) serving
+#   3. starts `go run ./cmd/hangar-dev` on its own databases (HANGAR_DB_PREFIX, default
+#      hangar_e2e_, dropped first) and HANGAR_E2E_ADDR (default 127.0.0.1:18080) serving
 #      web/dist/site, with payments' card-fields origin on HANGAR_E2E_FIELDS_ADDR (default:
 #      the same host, port + 200; exported to the tests as HANGAR_FIELDS_URL), waits for
 #      /-/ready (HANGAR_READY_TIMEOUT, default 180 s), and stops it on exit, failure included;
@@ -70,7 +71,13 @@ if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
   # started stop together.
   exchanges="$results/api-exchanges.jsonl"
   rm -f "$exchanges"
-  (cd "$WEB_ROOT_DIR" && EDGE_ADDR="$addr" FIELDS_ADDR="$fields_addr" WEB_DIST_DIR="$WEB_DIR/dist/site" HANGAR_CONTRACT_LOG="$exchanges" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
+  # Databases of the run's own, dropped first: what one run spent (a card's gift-certificate
+  # day cap, throttles, redemptions) never counts against the next run, nor against make dev.
+  prefix="${HANGAR_DB_PREFIX:-hangar_e2e_}"
+  for db in $(psql -h 127.0.0.1 -U postgres -At -v p="$prefix" <<<"SELECT datname FROM pg_database WHERE left(datname, length(:'p')) = :'p'"); do
+    dropdb -h 127.0.0.1 -U postgres --if-exists "$db"
+  done
+  (cd "$WEB_ROOT_DIR" && HANGAR_DB_PREFIX="$prefix" EDGE_ADDR="$addr" FIELDS_ADDR="$fields_addr" WEB_DIST_DIR="$WEB_DIR/dist/site" HANGAR_CONTRACT_LOG="$exchanges" exec setsid go run ./cmd/hangar-dev) >"$log" 2>&1 &
   stack_pid=$!
   export HANGAR_BASE_URL="http://$addr"
   export HANGAR_FIELDS_URL="http://$fields_addr/"
