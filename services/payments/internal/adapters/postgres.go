@@ -66,17 +66,45 @@ func scanCharge(row pgx.Row) (domain.Charge, error) {
 const recordFenceSQL = `INSERT INTO charge_fences (idempotency_key, fence) VALUES ($1, $2)
 	ON CONFLICT (idempotency_key) DO UPDATE SET fence = greatest(charge_fences.fence, EXCLUDED.fence) RETURNING fence`
 
-const insertChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
-	authorize_only, reference, description, created_at, updated_at)
+const chargeInsertCols = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
+	authorize_only, reference, description, created_at, updated_at)`
+
+const insertChargeSQL = chargeInsertCols + `
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) ON CONFLICT (idempotency_key) DO NOTHING`
 
 // insertPayerChargeSQL is insertChargeSQL of a stored method's charge: the row is only
 // inserted when the Payer ($12-$16) may pay with the method, in the same statement, so the
 // check costs the charge no round trip.
-var insertPayerChargeSQL = `INSERT INTO charges (id, idempotency_key, request_hash, status, amount, currency, customer_id,
-	authorize_only, reference, description, created_at, updated_at)
+var insertPayerChargeSQL = chargeInsertCols + `
 	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 WHERE ` + payerAllows(12) + `
 	ON CONFLICT (idempotency_key) DO NOTHING`
+
+// fencedInsertSQL is the insert of a fenced charge whose fencing token is parameter
+// fence, the payer's check (payerAllows, or "true") with it: one statement records the
+// token as the key's newest (recordFenceSQL: the key's fence row is locked first, so a
+// fenced look-up of the key waits for this charge and this charge for it) and inserts the
+// charge only when no newer token was recorded, answering the newest token and whether it
+// inserted. The check rides the claim's own statement: a fenced charge costs payments no
+// statement more than an unfenced one.
+func fencedInsertSQL(fence int, payer string) string {
+	f := "$" + strconv.Itoa(fence)
+	return `WITH newest AS (
+	INSERT INTO charge_fences (idempotency_key, fence) VALUES ($2, ` + f + `)
+	ON CONFLICT (idempotency_key) DO UPDATE SET fence = greatest(charge_fences.fence, EXCLUDED.fence) RETURNING fence
+), claimed AS (
+	` + chargeInsertCols + `
+	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11 FROM newest WHERE newest.fence <= ` + f + ` AND ` + payer + `
+	ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1
+)
+SELECT newest.fence, EXISTS (SELECT 1 FROM claimed) FROM newest`
+}
+
+var (
+	// insertFencedChargeSQL is insertChargeSQL under a fence ($12).
+	insertFencedChargeSQL = fencedInsertSQL(12, "true")
+	// insertFencedPayerChargeSQL is insertPayerChargeSQL under a fence ($17).
+	insertFencedPayerChargeSQL = fencedInsertSQL(17, payerAllows(12))
+)
 
 // Charge runs the idempotent charge protocol (app.Charges) in one transaction: insert c unless its key
 // exists (a concurrent insert of the same key waits for the first transaction to end);
@@ -110,33 +138,38 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v
 	var limited error
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	fenced := false
-	if c.Fence != 0 {
-		// First: a charge under a superseded claim must not reach the processor.
-		b.Queue(recordFenceSQL, c.IdempotencyKey, c.Fence).QueryRow(func(row pgx.Row) error {
-			var newest int64
-			if err := row.Scan(&newest); err != nil {
-				return err
-			}
-			fenced = newest > c.Fence
-			return nil
-		})
-	}
 	queueVelocityCheck(b, v, &limited) // card testing: velocity.go
 	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
 		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
 	if payer != nil {
 		insert, args = insertPayerChargeSQL, append(args, payerArgs(*payer)...)
 	}
-	b.Queue(insert, args...).Exec(func(tag pgconn.CommandTag) error {
-		inserted = tag.RowsAffected() == 1
-		return nil
-	})
+	fenced := false
+	if c.Fence == 0 {
+		b.Queue(insert, args...).Exec(func(tag pgconn.CommandTag) error {
+			inserted = tag.RowsAffected() == 1
+			return nil
+		})
+	} else {
+		// A charge under a superseded claim inserts nothing and must not reach the processor.
+		insert = insertFencedChargeSQL
+		if payer != nil {
+			insert = insertFencedPayerChargeSQL
+		}
+		b.Queue(insert, append(args, c.Fence)...).QueryRow(func(row pgx.Row) error {
+			var newest int64
+			if err := row.Scan(&newest, &inserted); err != nil {
+				return err
+			}
+			fenced = newest > c.Fence
+			return nil
+		})
+	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("insert charge: %w", err)
 	}
 	if fenced {
-		return out, false, domain.ErrFenced // the rollback drops what the batch wrote
+		return out, false, domain.ErrFenced // nothing was inserted; the rollback ends it
 	}
 	if inserted && limited != nil {
 		return out, false, limited // the rollback drops the new row

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -101,6 +102,44 @@ func TestChargeStatementsAndTransactions(t *testing.T) {
 		r.Token = token
 		if c, replayed, err := svc.Charge(ctx, r); err != nil || !replayed || c.Status != domain.Captured {
 			t.Fatalf("charge = %+v, %v, %v", c, replayed, err)
+		}
+	})
+	// Checkout's charges carry their claim's fencing token (issue 39): the key's newest token
+	// is recorded and compared in the claim's own statement, so a fenced charge costs what an
+	// unfenced one does: BEGIN + fenced claim | processor | charge, captured event + COMMIT.
+	n, err := svc.Tokenize(ctx, domain.CardInput{Number: gateway.CardVisaOK, CVV: "123", ExpirationDate: "12/2030", PostalCode: "94105"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("an order's fenced charge", map[string]dbtest.Counts{"main": {Batched: 5, Transactions: 1}, "sandbox": {Query: 1, Transactions: 1}}, func(t *testing.T) {
+		r := req("order-2")
+		r.Nonce, r.Fence = n.Nonce, 1
+		if c, _, err := svc.Charge(ctx, r); err != nil || c.Status != domain.Captured {
+			t.Fatalf("charge = %+v, %v", c, err)
+		}
+	})
+	step("a renewal's fenced charge of the card on file", map[string]dbtest.Counts{"main": {Batched: 5, Transactions: 1}, "sandbox": {Query: 1, Transactions: 1}}, func(t *testing.T) {
+		r := req("renewal-2")
+		r.Token, r.Fence = token, 3
+		if c, _, err := svc.Charge(ctx, r); err != nil || c.Status != domain.Captured {
+			t.Fatalf("charge = %+v, %v", c, err)
+		}
+	})
+	// BEGIN + fenced claim (a conflict) | the stored charge locked | ROLLBACK.
+	step("a fenced replay", map[string]dbtest.Counts{"main": {Batched: 2, Query: 2, Transactions: 1}}, func(t *testing.T) {
+		r := req("renewal-2")
+		r.Token, r.Fence = token, 3
+		if c, replayed, err := svc.Charge(ctx, r); err != nil || !replayed || c.Status != domain.Captured {
+			t.Fatalf("charge = %+v, %v, %v", c, replayed, err)
+		}
+	})
+	// BEGIN + fenced claim (refused: a newer token holds the key) | ROLLBACK; nothing is locked
+	// or read beyond the claim, and the processor is not asked.
+	step("a charge under a superseded claim", map[string]dbtest.Counts{"main": {Batched: 2, Query: 1, Transactions: 1}}, func(t *testing.T) {
+		r := req("renewal-2")
+		r.Token, r.Fence = token, 2
+		if _, _, err := svc.Charge(ctx, r); !errors.Is(err, domain.ErrFenced) {
+			t.Fatalf("charge under fence 2 after 3: %v, want %v", err, domain.ErrFenced)
 		}
 	})
 }
