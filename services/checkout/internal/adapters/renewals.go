@@ -173,11 +173,14 @@ func (t renewalTx) RecordCardNotices(ctx context.Context, from, to time.Time, li
 	return out, nil
 }
 
+// Retry and LapseRenewal write only under the claim's fence (as Outage, NextAttempt and
+// Finish): a renewer paused past its lease, whose row another took over, records no
+// decline of the new holder's attempt, moves no retry and ends no lease.
 func (t renewalTx) Retry(ctx context.Context, j *app.RenewalJob, next, first time.Time, code, msg string) (bool, error) {
 	tag, err := t.tx.Exec(ctx, `UPDATE renewals SET declines = declines + 1, attempt = attempt + 1, next_attempt_at = $4, first_declined_at = $5,
 			lease_until = NULL, last_failure_code = $6, last_failure_msg = $7, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`,
-		j.SubID, j.TermEnd, j.Attempt, next, first, code, msg)
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3 AND fence = $8`,
+		j.SubID, j.TermEnd, j.Attempt, next, first, code, msg, j.Fence)
 	if err != nil {
 		return false, fmt.Errorf("record renewal decline: %w", err)
 	}
@@ -187,7 +190,8 @@ func (t renewalTx) Retry(ctx context.Context, j *app.RenewalJob, next, first tim
 func (t renewalTx) LapseRenewal(ctx context.Context, j *app.RenewalJob, code, msg string) (bool, error) {
 	tag, err := t.tx.Exec(ctx, `UPDATE renewals SET status = 'lapsed', declines = declines + 1, lease_until = NULL,
 			last_failure_code = $4, last_failure_msg = $5, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3`, j.SubID, j.TermEnd, j.Attempt, code, msg)
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND attempt = $3 AND fence = $6`,
+		j.SubID, j.TermEnd, j.Attempt, code, msg, j.Fence)
 	if err != nil {
 		return false, fmt.Errorf("record renewal lapse: %w", err)
 	}
@@ -339,13 +343,16 @@ func (s *Renewals) NextAttempt(ctx context.Context, j *app.RenewalJob, next time
 	return nil
 }
 
+// Finish and FinishRenewed write only under the claims' fences: a paused renewer whose row
+// another took over leaves its end to the holder (which finds the same attempt's key and
+// records what it finds), so neither a term's status nor its count is written twice.
 func (s *Renewals) Finish(ctx context.Context, j *app.RenewalJob, status, invoiceID string) (bool, error) {
 	var inv any
 	if invoiceID != "" {
 		inv = invoiceID
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE renewals SET status = $3, invoice_id = $4, lease_until = NULL, updated_at = now()
-		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due'`, j.SubID, j.TermEnd, status, inv)
+		WHERE subscription_id = $1 AND term_end = $2 AND status = 'due' AND fence = $5`, j.SubID, j.TermEnd, status, inv, j.Fence)
 	if err != nil {
 		return false, fmt.Errorf("record renewal: %w", err)
 	}
@@ -354,17 +361,17 @@ func (s *Renewals) Finish(ctx context.Context, j *app.RenewalJob, status, invoic
 
 // FinishRenewed is Finish("renewed") for many in one statement.
 func (s *Renewals) FinishRenewed(ctx context.Context, done []app.Renewed) ([]app.Renewed, error) {
-	ids, ends, invoices := make([]string, len(done)), make([]time.Time, len(done)), make([]string, len(done))
+	ids, ends, invoices, fences := make([]string, len(done)), make([]time.Time, len(done)), make([]string, len(done)), make([]int64, len(done))
 	byKey := make(map[string]app.Renewed, len(done))
 	key := func(id string, end time.Time) string { return id + "|" + end.UTC().Format(time.RFC3339Nano) }
 	for n, x := range done {
-		ids[n], ends[n], invoices[n] = x.Job.SubID, x.Job.TermEnd, x.InvoiceID
+		ids[n], ends[n], invoices[n], fences[n] = x.Job.SubID, x.Job.TermEnd, x.InvoiceID, x.Job.Fence
 		byKey[key(x.Job.SubID, x.Job.TermEnd)] = x
 	}
 	rows, err := s.pool.Query(ctx, `UPDATE renewals rn SET status = 'renewed', invoice_id = u.inv::uuid, lease_until = NULL, updated_at = now()
-		FROM unnest($1::text[], $2::timestamptz[], $3::text[]) AS u(id, te, inv)
-		WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.status = 'due'
-		RETURNING rn.subscription_id::text, rn.term_end`, ids, ends, invoices)
+		FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::bigint[]) AS u(id, te, inv, f)
+		WHERE rn.subscription_id = u.id::uuid AND rn.term_end = u.te AND rn.fence = u.f AND rn.status = 'due'
+		RETURNING rn.subscription_id::text, rn.term_end`, ids, ends, invoices, fences)
 	if err != nil {
 		return nil, fmt.Errorf("record renewals: %w", err)
 	}

@@ -518,3 +518,110 @@ func TestPausedRenewerWritesNoOutageOrNextAttemptAfterATakeover(t *testing.T) {
 		t.Errorf("after the holder's outage: %+v; want one more outage and the lease given back", after)
 	}
 }
+
+// A renewer paused past its lease, whose renewal row another renewer took over, records
+// nothing when it wakes, whatever it came to record: a decline's retry, the last decline's
+// lapse, the term's end (renewed, superseded, ending), or a batch's renewed terms. Each
+// write carries the claim's fence; the holder's own write is recorded.
+func TestPausedRenewerRecordsNoDeclineLapseOrEndAfterATakeover(t *testing.T) {
+	t.Parallel()
+	e := newRenewalEnv(t)
+	ctx := context.Background()
+	pilot := app.SeedSubscriptionID(app.SeedPilot)
+	r := e.renewals()
+	now := e.termEnd.Add(time.Hour)
+	const invoice = "00000000-0000-4000-8000-00000000f39a"
+	type row struct {
+		status            string
+		attempt, declines int
+		next              time.Time
+		invoice           string
+		held              bool
+	}
+	read := func(t *testing.T) row {
+		t.Helper()
+		var x row
+		if err := e.pool.QueryRow(ctx, `SELECT status, attempt, declines, next_attempt_at, coalesce(invoice_id::text, ''),
+				coalesce(lease_until >= clock_timestamp(), false)
+			FROM renewals WHERE subscription_id = $1`, pilot).Scan(&x.status, &x.attempt, &x.declines, &x.next, &x.invoice, &x.held); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	// write records j's outcome and answers whether the row took it.
+	writes := map[string]func(t *testing.T, j *app.RenewalJob) bool{
+		"retry": func(t *testing.T, j *app.RenewalJob) bool {
+			var ok bool
+			if _, err := r.InTx(ctx, false, func(tx app.RenewalTx) (err error) {
+				ok, err = tx.Retry(ctx, j, now.Add(72*time.Hour), now, "card_declined", "declined")
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		},
+		"lapse": func(t *testing.T, j *app.RenewalJob) bool {
+			var ok bool
+			if _, err := r.InTx(ctx, false, func(tx app.RenewalTx) (err error) {
+				ok, err = tx.LapseRenewal(ctx, j, "card_declined", "declined")
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		},
+		"finish": func(t *testing.T, j *app.RenewalJob) bool {
+			ok, err := r.Finish(ctx, j, "renewed", invoice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		},
+		"finish a batch": func(t *testing.T, j *app.RenewalJob) bool {
+			turned, err := r.FinishRenewed(ctx, []app.Renewed{{Job: j, InvoiceID: invoice, Currency: "USD", Total: 37000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(turned) == 1
+		},
+	}
+	for name, write := range writes {
+		t.Run(name, func(t *testing.T) {
+			if _, err := e.pool.Exec(ctx, `DELETE FROM renewals WHERE subscription_id = $1`, pilot); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.pool.Exec(ctx, `INSERT INTO renewals (subscription_id, term_end, next_attempt_at) VALUES ($1, $2, $2)`,
+				pilot, e.termEnd); err != nil {
+				t.Fatal(err)
+			}
+			claim := func() *app.RenewalJob {
+				t.Helper()
+				jobs, err := r.Claim(ctx, now, time.Minute, 10)
+				if err != nil || len(jobs) != 1 {
+					t.Fatalf("Claim = %d jobs, %v; want the pilot's renewal", len(jobs), err)
+				}
+				return jobs[0]
+			}
+			paused := claim()
+			e.expireLeases(t)
+			holder := claim()
+			if holder.Fence <= paused.Fence || holder.Attempt != paused.Attempt {
+				t.Fatalf("takeover: fence %d → %d, attempt %d → %d; want the fence moved on, the attempt kept",
+					paused.Fence, holder.Fence, paused.Attempt, holder.Attempt)
+			}
+			before := read(t)
+			if write(t, paused) {
+				t.Errorf("the paused renewer's write was recorded")
+			}
+			if after := read(t); after != before || !after.held {
+				t.Errorf("after the paused renewer's write: %+v; want the holder's row unchanged (%+v) and its lease held", after, before)
+			}
+			if !write(t, holder) {
+				t.Errorf("the holder's write was not recorded")
+			}
+			if after := read(t); after == before || after.held {
+				t.Errorf("after the holder's write: %+v; want it recorded and the lease given back", after)
+			}
+		})
+	}
+}

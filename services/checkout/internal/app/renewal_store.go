@@ -40,10 +40,11 @@ type RenewalQueue interface {
 	// was, at once).
 	NextAttempt(ctx context.Context, j *RenewalJob, next time.Time, code string) error
 	// Finish records a due renewal's end (renewed, superseded, ending) and gives its lease
-	// back; answers whether the row was due (each term is finished once).
+	// back; answers whether the row was due and still j's claim (each term is finished
+	// once, by the claim that holds it).
 	Finish(ctx context.Context, j *RenewalJob, status, invoiceID string) (bool, error)
 	// FinishRenewed records many renewals renewed in one statement and answers those that
-	// were still due.
+	// were still due under their claims' fences.
 	FinishRenewed(ctx context.Context, done []Renewed) ([]Renewed, error)
 	// OrderTotal answers the currency and total of an invoice's order.
 	OrderTotal(ctx context.Context, invoiceID string) (string, int64, error)
@@ -73,7 +74,8 @@ type RenewalTx interface {
 	RecordCardNotices(ctx context.Context, from, to time.Time, limit int) ([]EndingTerm, error)
 	// Retry records a decline of j's attempt: the next attempt at next (first: the first
 	// decline). LapseRenewal records the last one. Both answer false when j's attempt is no
-	// longer the row's (recorded already).
+	// longer the row's (recorded already) or j's claim was taken over (j.Fence is not the
+	// row's): the holder records its own outcome.
 	Retry(ctx context.Context, j *RenewalJob, next, first time.Time, code, msg string) (bool, error)
 	LapseRenewal(ctx context.Context, j *RenewalJob, code, msg string) (bool, error)
 	// LapseSubscription ends a subscription (not valid, lapsed at now) and answers its new
