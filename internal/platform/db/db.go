@@ -103,8 +103,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, lo
 	}
 	defer conn.Release()
 	lockID := MigrationLockID
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
-		return fmt.Errorf("lock migrations: %w", err)
+	if err := lockMigrations(ctx, conn.Conn(), lockID); err != nil {
+		return err
 	}
 	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID) }()
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -143,6 +143,33 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, fsys fs.FS, dir string, lo
 		log.InfoContext(ctx, "migration applied", "name", name)
 	}
 	return nil
+}
+
+// migrationLockPoll is how often a replica asks again for the migration lock.
+const migrationLockPoll = 100 * time.Millisecond
+
+// lockMigrations takes the migration lock, asking with pg_try_advisory_lock until it gets
+// it. Not pg_advisory_lock: a statement waiting for it holds a snapshot all the while, and
+// a CREATE INDEX CONCURRENTLY of the replica holding the lock waits for every older
+// snapshot of its database, so the two replicas of a service starting together deadlocked
+// (PostgreSQL cancelled one: "deadlock detected"); a build cut short that way left an
+// invalid index that IF NOT EXISTS then took for built. Each try is a transaction of its own
+// that ends at once.
+func lockMigrations(ctx context.Context, conn *pgx.Conn, lockID int) error {
+	for {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", lockID).Scan(&got); err != nil {
+			return fmt.Errorf("lock migrations: %w", err)
+		}
+		if got {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("lock migrations: %w", ctx.Err())
+		case <-time.After(migrationLockPoll):
+		}
+	}
 }
 
 func applyOutsideTx(ctx context.Context, conn *pgx.Conn, name, sql string) error {

@@ -155,3 +155,59 @@ func TestMigrateBuildsConcurrentIndexOutsideATransaction(t *testing.T) {
 		t.Fatalf("index a_id valid=%v err=%v", valid, err)
 	}
 }
+
+// A replica waiting for the migration lock holds no snapshot while it waits: the replica
+// holding the lock builds its index CONCURRENTLY (which waits for every older snapshot of
+// the database) to the end. Waiting in pg_advisory_lock, the two deadlocked and PostgreSQL
+// cancelled one, which left an invalid index behind.
+func TestMigrationLockWaiterDoesNotBlockAConcurrentIndexBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	log := slog.New(slog.DiscardHandler)
+	if err := db.Migrate(ctx, pool, fstest.MapFS{"m/0001_a.sql": migrations["m/0001_a.sql"]}, "m", log); err != nil {
+		t.Fatal(err)
+	}
+	// holder stands for the replica applying a concurrent index build under the lock.
+	holder, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Release()
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock($1)", db.MigrationLockID); err != nil {
+		t.Fatal(err)
+	}
+	// The other replica starts and waits for the lock.
+	waiter := make(chan error, 1)
+	go func() { waiter <- db.Migrate(ctx, pool, migrations, "m", log) }()
+	waiting := func() bool {
+		var n int
+		_ = pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+			AND query LIKE '%advisory_lock%' AND pid <> pg_backend_pid() AND pid <> $1`, holder.Conn().PgConn().PID()).Scan(&n)
+		return n > 0
+	}
+	for !waiting() {
+		select {
+		case err := <-waiter:
+			t.Fatalf("Migrate ended while the lock was held: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if _, err := holder.Exec(ctx, "CREATE INDEX CONCURRENTLY a_id ON a (id)"); err != nil {
+		t.Fatalf("the holder's concurrent index build: %v", err)
+	}
+	var valid bool
+	if err := pool.QueryRow(ctx, "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'a_id'").Scan(&valid); err != nil || !valid {
+		t.Fatalf("index a_id valid=%v err=%v", valid, err)
+	}
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_unlock($1)", db.MigrationLockID); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiter; err != nil {
+		t.Fatalf("the waiting replica's Migrate = %v", err)
+	}
+}
