@@ -8,8 +8,8 @@ const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Browser tests against the real stack: scripts/web-e2e.sh starts the edge
- * (`go run ./cmd/hangar-dev`) and sets HANGAR_BASE_URL. Debian's Chromium, never a
- * downloaded browser.
+ * (`go run ./cmd/hangar-dev`) and sets HANGAR_BASE_URL (and, for the processes project,
+ * HANGAR_PROCESSES_URL). Debian's Chromium, never a downloaded browser.
  */
 export default defineConfig({
   testDir: './tests',
@@ -32,5 +32,14 @@ export default defineConfig({
       args: CHROMIUM_FLAGS,
     },
   },
-  projects: [{ name: 'chromium' }],
+  projects: [
+    { name: 'chromium' },
+    // Faults a single-process stack cannot have (a checkout replica killed inside a
+    // submit): scripts/web-e2e.sh's second stack, hangar-dev in multi-process mode with two
+    // replicas per service, on HANGAR_PROCESSES_URL. Without it (a stack given by
+    // HANGAR_BASE_URL) the project is not defined, so its specs are not run.
+    ...(process.env.HANGAR_PROCESSES_URL
+      ? [{ name: 'processes', testDir: './processes', use: { baseURL: process.env.HANGAR_PROCESSES_URL } }]
+      : []),
+  ],
 });
