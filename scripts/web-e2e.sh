@@ -65,8 +65,8 @@ stop_stacks() {
 trap stop_stacks EXIT
 trap 'exit 130' INT TERM
 
-# free ADDR WHAT: fails the run when something listens on ADDR already.
-free() {
+# ensure_free ADDR WHAT VAR: fails the run when something listens on ADDR already.
+ensure_free() {
   if (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null; then
     echo "web-e2e: $1 ($2) is already in use; stop what listens there, or set ${3} to 127.0.0.1:<free port>, or HANGAR_BASE_URL to test a running stack" >&2
     exit 1
@@ -132,8 +132,8 @@ if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
   host="${addr%:*}"
   port="${addr##*:}"
   fields_addr="${HANGAR_E2E_FIELDS_ADDR:-$host:$((port + 200))}"
-  free "$addr" "the store" HANGAR_E2E_ADDR
-  free "$fields_addr" "the card-fields origin" HANGAR_E2E_FIELDS_ADDR
+  ensure_free "$addr" "the store" HANGAR_E2E_ADDR
+  ensure_free "$fields_addr" "the card-fields origin" HANGAR_E2E_FIELDS_ADDR
   prefix="${HANGAR_DB_PREFIX:-hangar_e2e_}"
   exchange_logs+=("$results/api-exchanges.jsonl")
   start_stack hangar-dev "$addr" "$fields_addr" "$prefix" "$results/api-exchanges.jsonl"
@@ -143,8 +143,8 @@ if [[ -z "${HANGAR_BASE_URL:-}" ]]; then
   if [[ -n "$wants_processes" ]]; then
     p_addr="${HANGAR_E2E_PROCESSES_ADDR:-$host:$((port + 1))}"
     p_fields="${p_addr%:*}:$((${p_addr##*:} + 200))"
-    free "$p_addr" "the multi-process store" HANGAR_E2E_PROCESSES_ADDR
-    free "$p_fields" "the multi-process card-fields origin" HANGAR_E2E_PROCESSES_ADDR
+    ensure_free "$p_addr" "the multi-process store" HANGAR_E2E_PROCESSES_ADDR
+    ensure_free "$p_fields" "the multi-process card-fields origin" HANGAR_E2E_PROCESSES_ADDR
     export HANGAR_E2E_FAULT_DIR="$results/faults"
     rm -rf "$HANGAR_E2E_FAULT_DIR" && mkdir -p "$HANGAR_E2E_FAULT_DIR"
     exchange_logs+=("$results/api-exchanges-processes.jsonl")

@@ -32,7 +32,9 @@ async function checkoutReplicas(page: Page): Promise<Record<string, Replica>> {
 }
 
 test('a checkout replica killed inside the submit: the page shows the wait, then the receipt; one order', async ({ page }) => {
-  test.setTimeout(180_000);
+  // The wait alone is the dead replica's lease (10 s) and the page's Retry-After cadence; a
+  // shared machine under load answers slower (HANGAR_E2E_SLOWDOWN, as the config's limits).
+  test.setTimeout(180_000 * Math.max(1, Number(process.env.HANGAR_E2E_SLOWDOWN) || 1));
   const faults = process.env.HANGAR_E2E_FAULT_DIR;
   expect(faults, 'HANGAR_E2E_FAULT_DIR: the stack’s fault directory (scripts/web-e2e.sh sets it)').toBeTruthy();
   const before = await checkoutReplicas(page);
