@@ -56,8 +56,9 @@ type Line struct {
 	Key               string
 	BundleAddOnCode   string
 	BundleItemType    string
-	// PostTax lines (gift certificates, account balance) pay the invoice; they are not
-	// part of the subtotal.
+	// PostTax lines (gift certificates, account balance) pay the invoice after tax; they are
+	// not part of the subtotal, and every page, mail and PDF lists them below the tax (their
+	// descriptions say "Paid from …"), so each column sums where it is printed.
 	PostTax bool
 }
 
@@ -420,7 +421,7 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		// The line names the certificate by its masked code and its hash: the lines are
 		// stored with the order and shown on the receipt, which is no place for a bearer code.
 		masked := promotion.MaskGiftCode(code)
-		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + masked,
+		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Paid from gift certificate " + masked,
 			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", masked, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + promotion.GiftRef(code), PostTax: true})
 	}
@@ -428,7 +429,7 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		use := min(b, total)
 		total -= use
 		inv.AccountBalanceInCents = use
-		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Account balance",
+		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Paid from account balance",
 			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}
