@@ -36,6 +36,8 @@ test('the invoice sums on screen with an account balance: the balance is paid af
   const balance = invoice.locator('tr[data-type="ACCOUNT_BALANCE"]');
   await expect(balance).toHaveCount(1);
   await expect(balance.getByRole('rowheader')).toContainText('Paid from account balance');
+  // The page's banner says the same: the balance pays after tax (it said 'after purchase').
+  await expect(page.getByRole('status').filter({ hasText: 'Plans are billed yearly' })).toContainText('pays the total after tax');
   await expect(invoice).not.toHaveAttribute('aria-busy', 'true');
 
   const subtotal = cents((await invoice.getByTestId('invoice-subtotal').textContent()) ?? '');
@@ -88,6 +90,7 @@ test('the gift success page says the code went to the recipient, and the receipt
 });
 
 test('/buy/success without an order thanks nobody and points to the account', async ({ page }) => {
+  test.setTimeout(90_000); // axe on a shared, busy machine
   await page.goto('/buy/success');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your receipts');
   await expect(page.getByText(/Thank you/)).toHaveCount(0);

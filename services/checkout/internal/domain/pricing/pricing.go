@@ -422,7 +422,7 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		// stored with the order and shown on the receipt, which is no place for a bearer code.
 		masked := promotion.MaskGiftCode(code)
 		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Paid from gift certificate " + masked,
-			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", masked, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
+			Reason:            fmt.Sprintf("after tax; %s left on it after this order", domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + promotion.GiftRef(code), PostTax: true})
 	}
 	if b := p.Account.BalanceInCents; b > 0 && total > 0 && strings.EqualFold(p.Account.BalanceCurrency, cart.Currency.Code) {
@@ -430,7 +430,7 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		total -= use
 		inv.AccountBalanceInCents = use
 		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Paid from account balance",
-			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
+			Reason:            fmt.Sprintf("after tax; %s of balance available", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}
 	return total
