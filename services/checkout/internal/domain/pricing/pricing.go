@@ -386,9 +386,11 @@ func applyCredit(cat *domain.Catalog, pv *Preview, today time.Time, due int64) i
 	if e, ok := cat.Entry(ex.PlanCode); ok && name == "" {
 		name = e.Title
 	}
-	reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
+	// The description says what is credited; the reason, where: before tax, and any rest
+	// to the account balance after the purchase.
+	reason := "your current term's unused days, credited before tax"
 	if inv.CreditToAccountInCents > 0 {
-		reason += fmt.Sprintf("; %s goes to your account balance", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
+		reason += fmt.Sprintf("; the other %s goes to your account balance after the purchase", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
 	}
 	inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
 		Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + ex.ID})
