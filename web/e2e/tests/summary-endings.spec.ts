@@ -27,7 +27,7 @@ async function mails(page: Page, to: string): Promise<{ subject: string; text: s
 }
 
 test('the invoice sums on screen with an account balance: the balance is paid after tax', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000); // a login, two previews and axe on a shared, busy machine
   // The seeded pilot has $25 of account balance (checkout's dev seed) and a Premium plan.
   await login(page, 'pilot@demo.hangar.test');
   await buy.openBuy(page, '/buy?currency=USD');
@@ -58,7 +58,7 @@ test('the invoice sums on screen with an account balance: the balance is paid af
 });
 
 test('the gift success page says the code went to the recipient, and the receipt mail says what comes next', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(300_000); // a purchase, axe and a mail on a shared, busy machine
   const buyer = buy.freshEmail('gift-end');
   const friend = buy.freshEmail('gift-friend');
   await page.goto('/gift');
@@ -90,7 +90,7 @@ test('the gift success page says the code went to the recipient, and the receipt
 });
 
 test('/buy/success without an order thanks nobody and points to the account', async ({ page }) => {
-  test.setTimeout(90_000); // axe on a shared, busy machine
+  test.setTimeout(180_000); // axe on a shared, busy machine
   await page.goto('/buy/success');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Your receipts');
   await expect(page.getByText(/Thank you/)).toHaveCount(0);
