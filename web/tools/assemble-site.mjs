@@ -77,7 +77,7 @@ const features = Object.fromEntries(
 // Notices: the text of a page's closable notification banner, from HANGAR_NOTICE_<PAGE>
 // (e.g. HANGAR_NOTICE_BUY; set it empty for no banner). /buy has a default.
 const notices = {
-  buy: 'Plans are billed yearly. Tax or VAT is calculated at checkout; account credit is applied after purchase.',
+  buy: 'Plans are billed yearly. Tax or VAT is calculated at checkout; an account balance or a gift certificate pays the total after tax.',
   ...Object.fromEntries(
     Object.entries(process.env)
       .filter(([k]) => k.startsWith('HANGAR_NOTICE_'))

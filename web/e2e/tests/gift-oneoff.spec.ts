@@ -350,7 +350,7 @@ test('a 125 gift certificate bought at /gift is mailed; its code pays part of a 
   await sub.getByLabel('Promo or gift certificate code').fill(code);
   await sub.getByRole('button', { name: 'Apply' }).click();
   await buy.total(sub, '$245');
-  await expect(sub.getByTestId('invoice')).toContainText('Gift certificate');
+  await expect(sub.getByTestId('invoice')).toContainText('Paid from gift certificate');
   await buy.fillCard(sub, '4111111111111111');
   await buy.purchase(sub);
   await expect(sub).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 60_000 });

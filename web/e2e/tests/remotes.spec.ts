@@ -5,7 +5,7 @@ const PAGES = [
   { path: '/', remote: 'marketing', heading: /./ },
   { path: '/pricing', remote: 'marketing', heading: 'Compare plans' },
   { path: '/buy', remote: 'buy', heading: 'Your Plan' },
-  { path: '/buy/success', remote: 'buy', heading: 'Thank you for your purchase' },
+  { path: '/buy/success', remote: 'buy', heading: 'Your receipts' },
   { path: '/buy/sales-mode', remote: 'buy', heading: 'Sales mode' },
   { path: '/buy/military', remote: 'buy', heading: 'Military Plans' },
   { path: '/gift', remote: 'gift', heading: 'BUY A GIFT CERTIFICATE' },

@@ -70,7 +70,7 @@ func (r *AccountRenewals) Status(ctx context.Context, v Viewer) (*RenewalStatus,
 	if pv, err := r.svc.RenewalPrice(ctx, sub.ID); err == nil {
 		st.AmountInCents, st.Currency = pv.Invoice.TotalInCents, pv.Invoice.Currency
 	}
-	date := sub.TermEnd.UTC().Format("2006-01-02")
+	date := domain.FormatDate(sub.TermEnd)
 	switch {
 	case lapsed != nil || status == "lapsed" || status == "ended":
 		st.State, st.Message = "lapsed", "Your subscription ended on "+date+". Renew it to get your charts and features back."
@@ -87,7 +87,7 @@ func (r *AccountRenewals) Status(ctx context.Context, v Viewer) (*RenewalStatus,
 		if first != nil && len(r.retries) > 0 {
 			st.GraceEnds = first.Add(r.retries[len(r.retries)-1])
 		}
-		st.Message = "Your renewal payment failed: " + failure + " We will try again on " + next.UTC().Format("2006-01-02") +
+		st.Message = "Your renewal payment failed: " + failure + " We will try again on " + domain.FormatDate(next) +
 			". Update your payment method to retry now."
 	default:
 		st.State, st.Message = "scheduled", "Your subscription renews on "+date+"."

@@ -63,7 +63,7 @@ func orderCompleted(o *Placed, ch Charge, receiptURL string) (kafka.Event, error
 		CompletedAt: timestamppb.New(o.CreatedAt), ReceiptUrl: receiptURL, TaxLabel: o.TaxLabel, ReverseCharge: o.ReverseCharge}
 	for _, l := range o.Lines {
 		ev.Lines = append(ev.Lines, &eventsv1.InvoiceLine{AddOnCode: l.AddOnCode, Description: l.Description, Type: l.Type,
-			Quantity: int32(l.Quantity), AmountInCents: l.AmountInCents, Reason: l.Reason})
+			Quantity: int32(l.Quantity), AmountInCents: l.AmountInCents, Reason: l.Reason, PostTax: l.PostTax})
 	}
 	b, err := proto.Marshal(ev)
 	if err != nil {

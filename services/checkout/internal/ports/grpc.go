@@ -360,7 +360,8 @@ func invoice(inv *pricing.Invoice) (*checkoutv1.Invoice, error) {
 	n.set(&out.TaxRatePpm, inv.Tax.PPM())
 	for _, l := range inv.Lines {
 		out.InvoiceItems = append(out.InvoiceItems, n.item(&checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType,
-			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType},
+			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType,
+			PostTax: ptr(l.PostTax)},
 			l.UnitAmountInCents, l.Quantity, l.AmountInCents))
 	}
 	return out, n.err

@@ -71,10 +71,7 @@ func (s *GRPC) SubmitGift(ctx context.Context, req *checkoutv1.SubmitGiftRequest
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range certs {
-		out.Certificates = append(out.Certificates, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: c.Hint,
-			BalanceInCents: ptr(int32(c.AmountInCents)), Currency: c.Currency, RecipientEmail: c.RecipientEmail, RecipientName: c.RecipientName})
-	}
+	out.Certificates = issuedCertificates(certs)
 	return &checkoutv1.SubmitGiftResponse{Purchase: out}, nil
 }
 
@@ -115,4 +112,14 @@ func (s *GRPC) purchaseSuccess(ctx context.Context, o *order.Placed) (*checkoutv
 	}
 	return &checkoutv1.Purchase{Status: "ok", AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), Invoice: inv,
 		InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, OrderId: o.InvoiceID, GoogleConversionCodes: []string{}}, nil
+}
+
+// issuedCertificates answers certificates as the wire shows them: masked, never the code.
+func issuedCertificates(certs []gift.Certificate) []*checkoutv1.IssuedCertificate {
+	var out []*checkoutv1.IssuedCertificate
+	for _, c := range certs {
+		out = append(out, &checkoutv1.IssuedCertificate{CertificateId: c.ID, MaskedCode: c.Hint, BalanceInCents: ptr(int32(c.AmountInCents)),
+			Currency: c.Currency, RecipientEmail: c.RecipientEmail, RecipientName: c.RecipientName})
+	}
+	return out
 }

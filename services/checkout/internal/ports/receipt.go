@@ -15,7 +15,7 @@ const ReverseChargeNote = receiptrules.ReverseChargeNote
 // cat (nil: not loaded) tells which lines are the catalogue's hidden defaults.
 func receipt(o *order.Placed, cat *domain.Catalog) (*checkoutv1.GetReceiptResponse, error) {
 	money := func(c int64) string { return receiptrules.Money(c, o.ThirdParty) }
-	out := &checkoutv1.GetReceiptResponse{InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, Created: o.CreatedAt.Format("01-02-2006"),
+	out := &checkoutv1.GetReceiptResponse{InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, Created: domain.FormatDate(o.CreatedAt),
 		CreatedTime: o.CreatedAt.Format("15:04") + " UTC", Type: o.Kind, Currency: o.Currency, PaymentMethod: o.PaymentMethod,
 		CardBrand: o.CardBrand, CardLast4: o.CardLast4, AccountId: o.AccountID, Email: o.Email,
 		BillingContact: &checkoutv1.BillingContact{Name: o.BillingName, PostalCode: o.BillingZip, Country: o.BillingCountry},
@@ -37,7 +37,7 @@ func receipt(o *order.Placed, cat *domain.Catalog) (*checkoutv1.GetReceiptRespon
 			continue
 		}
 		rl := &checkoutv1.ReceiptLine{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType, Description: l.Description,
-			UnitAmount: money(l.UnitAmountInCents), Amount: money(l.AmountInCents)}
+			UnitAmount: money(l.UnitAmountInCents), Amount: money(l.AmountInCents), PostTax: ptr(l.PostTax)}
 		n.set(&rl.Quantity, l.Quantity)
 		n.set(&rl.UnitAmountInCents, l.UnitAmountInCents)
 		n.set(&rl.AmountInCents, l.AmountInCents)

@@ -15,6 +15,7 @@ import (
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/services/checkout/internal/app"
 	"github.com/hangar/hangar/services/checkout/internal/domain"
+	receiptrules "github.com/hangar/hangar/services/checkout/internal/domain/receipt"
 	"github.com/hangar/hangar/services/checkout/internal/order"
 )
 
@@ -156,7 +157,7 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	}
 	out = append(out, "", "Invoice number: "+o.CopyNumber(), "Date: "+res.Created+" "+res.CreatedTime)
 	if c := o.Correction; c != nil {
-		out = append(out, "Corrected copy of invoice "+o.InvoiceNumber+" (billing contact changed "+c.CreatedAt.Format("01-02-2006")+")")
+		out = append(out, "Corrected copy of invoice "+o.InvoiceNumber+" (billing contact changed "+domain.FormatDate(c.CreatedAt)+")")
 	}
 	out = append(out, "", "Bill to:")
 	bill := []string{o.BillingName, o.Email, strings.TrimSpace(o.BillingZip + " " + o.BillingCountry)}
@@ -171,13 +172,22 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	if o.BusinessID != "" {
 		out = append(out, "VAT ID: "+o.BusinessID)
 	}
+	// The lines before tax sum to the subtotal; those paid after tax (gift certificates, the
+	// account balance) follow the tax, so subtotal + tax + them is the total as printed.
+	money := func(cents int64) string { return receiptrules.Printed(cents, o.Currency, o.ThirdParty) }
 	out = append(out, "")
+	var paid []string
 	for _, l := range res.InvoiceItems {
 		line := l.Description
 		if l.GetQuantity() > 1 {
 			line += fmt.Sprintf(" x %d", l.GetQuantity())
 		}
-		out = append(out, line+": "+l.Amount+" "+o.Currency)
+		line += ": " + money(int64(l.GetAmountInCents()))
+		if l.GetPostTax() {
+			paid = append(paid, line)
+			continue
+		}
+		out = append(out, line)
 	}
 	taxLabel := "Tax"
 	if o.TaxLabel != "" {
@@ -186,7 +196,9 @@ func ReceiptDoc(o *order.Placed, s Seller, cat *domain.Catalog) []string {
 	if res.TaxRate != "" {
 		taxLabel += " (" + res.TaxRate + ")"
 	}
-	out = append(out, "", "Subtotal: "+res.Subtotal+" "+o.Currency, taxLabel+": "+res.Tax+" "+o.Currency, "Total: "+res.Total+" "+o.Currency)
+	out = append(out, "", "Subtotal: "+money(o.SubtotalInCents), taxLabel+": "+money(o.TaxInCents))
+	out = append(out, paid...)
+	out = append(out, "Total: "+money(o.TotalInCents))
 	if o.CardLast4 != "" {
 		out = append(out, "Paid with "+o.CardBrand+" ending in "+o.CardLast4)
 	}

@@ -72,3 +72,31 @@ func TestReceiptDocPrintsTheTaxRate(t *testing.T) {
 		t.Errorf("an order without a recorded rate:\n%s", doc)
 	}
 }
+
+// The printed receipt sums where it is printed (issue 45 item 6): the lines before tax make
+// the subtotal, the account balance paid after tax follows the tax, amounts are grouped
+// ("12,296.00", not "12296.00"), and the receipt's wire lines say which were paid after tax.
+func TestReceiptDocListsTheBalanceAfterTheTaxWithGroupedAmounts(t *testing.T) {
+	o := &order.Placed{InvoiceID: "inv-4", InvoiceNumber: "100045", CreatedAt: time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)}
+	o.Currency, o.TaxLabel, o.SubtotalInCents, o.TaxInCents, o.TotalInCents = "USD", "Tax", 1_228_900, 9_200, 1_229_600
+	o.Lines = []order.Line{
+		{Type: "PLAN", Description: "Business Pro — 1 year", Quantity: 50, UnitAmountInCents: 24_578, AmountInCents: 1_228_900},
+		{Type: "ACCOUNT_BALANCE", Description: "Paid from account balance", UnitAmountInCents: -2_500, AmountInCents: -2_500, PostTax: true},
+	}
+	o.TotalInCents = o.SubtotalInCents + o.TaxInCents - 2_500
+	doc := strings.Join(ReceiptDoc(o, Seller{Name: "Hangar"}, nil), "\n")
+	want := "Business Pro — 1 year x 50: 12,289.00 USD\n\nSubtotal: 12,289.00 USD\nTax: 92.00 USD\nPaid from account balance: -25.00 USD\nTotal: 12,356.00 USD"
+	if !strings.Contains(doc, want) {
+		t.Errorf("the printed receipt does not sum in order; want\n%s\nin\n%s", want, doc)
+	}
+	res, err := receipt(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.InvoiceItems) != 2 || res.InvoiceItems[0].GetPostTax() || !res.InvoiceItems[1].GetPostTax() {
+		t.Errorf("receipt lines' postTax = %v", res.InvoiceItems)
+	}
+	if res.Created != "12-07-2026" {
+		t.Errorf("created = %q, want the store's MM-dd-yyyy", res.Created)
+	}
+}

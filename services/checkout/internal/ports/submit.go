@@ -154,7 +154,8 @@ func placedInvoice(o *order.Placed) (*checkoutv1.Invoice, error) {
 	n.set(&out.CreditToAccountInCents, o.CreditToAccountInCents)
 	for _, l := range o.Lines {
 		out.InvoiceItems = append(out.InvoiceItems, n.item(&checkoutv1.InvoiceItem{Type: l.Type, AddOnCode: l.AddOnCode, PlanType: l.PlanType,
-			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType},
+			Description: l.Description, Reason: l.Reason, Key: l.Key, BundleAddOnCode: l.BundleAddOnCode, BundleItemType: l.BundleItemType,
+			PostTax: ptr(l.PostTax)},
 			l.UnitAmountInCents, l.Quantity, l.AmountInCents))
 	}
 	return out, n.err
@@ -173,6 +174,14 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 		return nil, err
 	}
 	out.Seller = &checkoutv1.Seller{Name: s.seller.Name, Address: s.seller.Address, VatNumber: s.seller.VAT}
+	if o.Kind == order.KindGift && s.purchases != nil {
+		// The gift's ending says where its codes went: to the recipient named, or to the buyer.
+		certs, err := s.purchases.GiftsOfOrder(ctx, o.InvoiceID)
+		if err != nil {
+			return nil, err
+		}
+		out.Certificates = issuedCertificates(certs)
+	}
 	return out, nil
 }
 

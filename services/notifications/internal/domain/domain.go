@@ -45,6 +45,9 @@ type Line struct {
 	Quantity    int32
 	Amount      int64 // minor units
 	Reason      string
+	// PostTax: paid after tax (a gift certificate, the account balance), not part of the
+	// subtotal; the receipt lists it below the tax.
+	PostTax bool
 }
 
 // Receipt is a completed order, as e-mailed to the buyer.
@@ -67,16 +70,48 @@ type Receipt struct {
 	ReceiptPath   string // path of the receipt page on the store
 }
 
-// ItemLines are the lines listed as items: tax is its own row below the subtotal.
+// Order kinds (Receipt.OrderKind): each receipt says what happened and what comes next.
+const (
+	KindSubscription = "subscription"
+	KindGift         = "gift"
+	KindOneOff       = "oneoff"
+)
+
+// AccountPath is the store's account page: the subscription, the card and every invoice.
+const AccountPath = "/account"
+
+// ItemLines are the lines listed as items, which sum to the subtotal: tax is its own row
+// below the subtotal, and what was paid after tax (PaidLines) follows it.
 func (r Receipt) ItemLines() []Line {
 	var out []Line
 	for _, l := range r.Lines {
-		if !strings.EqualFold(l.Type, "TAX") {
+		if !strings.EqualFold(l.Type, "TAX") && !l.PostTax {
 			out = append(out, l)
 		}
 	}
 	return out
 }
+
+// PaidLines are the lines paid after tax (gift certificates, the account balance): listed
+// below the tax, so subtotal + tax + these is the total.
+func (r Receipt) PaidLines() []Line {
+	var out []Line
+	for _, l := range r.Lines {
+		if l.PostTax && !strings.EqualFold(l.Type, "TAX") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// IsGift, IsOneOff and IsSubscription tell the templates which ending the receipt has (an
+// order of no known kind ends as a subscription's, the store's first kind).
+func (r Receipt) IsGift() bool         { return r.OrderKind == KindGift }
+func (r Receipt) IsOneOff() bool       { return r.OrderKind == KindOneOff }
+func (r Receipt) IsSubscription() bool { return !r.IsGift() && !r.IsOneOff() }
+
+// AccountPage is the path of the account page, for the templates.
+func (Receipt) AccountPage() string { return AccountPath }
 
 // GiftCertificate is an issued certificate.
 type GiftCertificate struct {

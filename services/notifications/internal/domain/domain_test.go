@@ -66,6 +66,9 @@ func TestGoldenMessages(t *testing.T) {
 			rc.Currency, rc.Tax, rc.TaxLabel, rc.Total, rc.ReverseCharge, rc.Lines = "USD", 216_92, "", 2_845_92, false, rc.Lines[:2]
 			return r.Receipt("evt-2", rc)
 		},
+		"receipt-gift":    func() ([]domain.Message, error) { return r.Receipt("evt-14", giftReceipt) },
+		"receipt-oneoff":  func() ([]domain.Message, error) { return r.Receipt("evt-15", oneOffReceipt) },
+		"receipt-balance": func() ([]domain.Message, error) { return r.Receipt("evt-16", balanceReceipt) },
 		"gift": func() ([]domain.Message, error) {
 			return r.GiftCertificate("evt-3", domain.GiftCertificate{Code: "GC7K-2M9Q-XR4T", Amount: 370_00, Currency: "USD",
 				BuyerEmail: "buyer@example.com", RecipientEmail: "friend@example.com", RecipientName: "Sam <Pilot>",
@@ -154,6 +157,88 @@ func TestReceiptShowsEveryField(t *testing.T) {
 	}
 	if !strings.Contains(m.HTML, "10% off &lt;first year&gt;") {
 		t.Error("html part does not escape the line reason")
+	}
+}
+
+var giftReceipt = domain.Receipt{OrderID: "ord-43", InvoiceID: "inv-43", InvoiceNumber: "H-2026-000043", Email: "buyer@example.com",
+	OrderKind: "gift", Currency: "USD", Lines: []domain.Line{{Description: "Gift certificate $370.00", Type: "GIFT_CERTIFICATE", Amount: 370_00}},
+	Subtotal: 370_00, Total: 370_00, CardBrand: "Visa", CardLast4: "1111", CompletedAt: at, ReceiptPath: "/buy/success?invoiceId=inv-43"}
+
+var oneOffReceipt = domain.Receipt{OrderID: "ord-44", InvoiceID: "inv-44", InvoiceNumber: "H-2026-000044", Email: "buyer@example.com",
+	OrderKind: "oneoff", Currency: "USD", Lines: []domain.Line{
+		{Code: "oneoff_dbcard_garmin_sd", Description: "Garmin Database Card (SD)", Type: "NON_RECURRING_ITEM", Quantity: 2, Amount: 98_00}},
+	Subtotal: 98_00, Tax: 7_11, Total: 105_11, CardBrand: "Visa", CardLast4: "1111", CompletedAt: at, ReceiptPath: "/buy/success?invoiceId=inv-44"}
+
+// The issue 45 cart: a plan change with the unused days credited before tax and $25 of
+// account balance paid after it.
+var balanceReceipt = domain.Receipt{OrderID: "ord-45", InvoiceID: "inv-45", InvoiceNumber: "H-2026-000045", Email: "pilot@example.com",
+	OrderKind: "subscription", Currency: "USD", Lines: []domain.Line{
+		{Code: "pro_plus", Description: "Essential — 1 year", Type: "PLAN", Quantity: 1, Amount: 199_99},
+		{Code: "add_geo_eu", Description: "Europe — 1 year", Type: "PLAN_ADD_ON", Quantity: 1, Amount: 100_00},
+		{Description: "Credit for 143 unused days of Premium", Type: "SUBSCRIPTION_CREDIT", Amount: -184_13},
+		{Description: "Paid from account balance", Type: "ACCOUNT_BALANCE", Amount: -25_00, PostTax: true}},
+	Subtotal: 115_86, Tax: 8_40, Total: 99_26, CardBrand: "Visa", CardLast4: "1111", CompletedAt: at, ReceiptPath: "/buy/success?invoiceId=inv-45"}
+
+// Each kind of purchase ends with what happened and what comes next: the subscription's
+// plan is ready in the app, the gift's code comes in its own e-mail (to the recipient named
+// too), the one-off's order is on the account page. None says another kind's words.
+func TestReceiptSaysWhatHappenedPerPurchase(t *testing.T) {
+	r, _ := domain.NewRenderer(site)
+	for _, c := range []struct {
+		name    string
+		rc      domain.Receipt
+		want    []string
+		notWant []string
+	}{
+		{"subscription", fullReceipt, []string{"your plan is ready", "sign in to the Hangar app", "https://store.hangar.example/account"},
+			[]string{"gift certificate", "What you bought"}},
+		{"gift", giftReceipt, []string{"Thank you for buying a Hangar gift certificate.", "code comes in its own e-mail", "to the recipient", "never expires"},
+			[]string{"plan is ready", "sign in to the Hangar app", "renewal"}},
+		{"oneoff", oneOffReceipt, []string{"What you bought is listed above", "Garmin Database Card (SD)", "under Invoices", "https://store.hangar.example/account"},
+			[]string{"plan is ready", "sign in to the Hangar app", "renewal", "gift certificate"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msgs, err := r.Receipt("evt", c.rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for part, body := range map[string]string{"text": msgs[0].Text, "html": msgs[0].HTML} {
+				for _, w := range c.want {
+					if !strings.Contains(body, w) {
+						t.Errorf("%s part lacks %q", part, w)
+					}
+				}
+				for _, w := range c.notWant {
+					if strings.Contains(body, w) {
+						t.Errorf("%s part says %q, another purchase's words", part, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The balance paid after tax is listed below the tax, so the column sums where it is
+// printed: the items make the subtotal, subtotal + tax + balance is the total.
+func TestReceiptListsTheBalanceBelowTheTax(t *testing.T) {
+	r, _ := domain.NewRenderer(site)
+	msgs, err := r.Receipt("evt", balanceReceipt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := msgs[0].Text
+	order := []string{"Essential — 1 year: $199.99", "Europe — 1 year: $100.00", "Credit for 143 unused days of Premium: -$184.13",
+		"Subtotal: $115.86", "Tax: $8.40", "Paid from account balance: -$25.00", "Total: $99.26"}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(text[at:], w)
+		if i < 0 {
+			t.Fatalf("text lacks %q after position %d:\n%s", w, at, text)
+		}
+		at += i + len(w)
+	}
+	if got := len(balanceReceipt.ItemLines()); got != 3 {
+		t.Errorf("%d item lines, want the 3 before tax", got)
 	}
 }
 

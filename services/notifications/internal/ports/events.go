@@ -122,7 +122,7 @@ func ReceiptOf(ev *eventsv1.OrderCompleted) domain.Receipt {
 	}
 	for _, l := range ev.GetLines() {
 		r.Lines = append(r.Lines, domain.Line{Code: l.GetAddOnCode(), Description: l.GetDescription(), Type: l.GetType(),
-			Quantity: l.GetQuantity(), Amount: l.GetAmountInCents(), Reason: l.GetReason()})
+			Quantity: l.GetQuantity(), Amount: l.GetAmountInCents(), Reason: l.GetReason(), PostTax: l.GetPostTax()})
 	}
 	return r
 }

@@ -5,7 +5,7 @@ import { useReducer, useRef, useState, type FormEvent, type ReactNode } from 're
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '@hangar/api-client';
 import { formatMoney, parseCurrency } from '@hangar/money';
-import { Button, Dialog, ErrorState, HostedCardFields, HumanVerification, LoadingState, LoginForm, SelectField, TextField, countryOptions, cx, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
+import { Button, Dialog, ErrorState, HostedCardFields, HumanVerification, LoadingState, LoginForm, SelectField, TextField, countryOptions, cx, formatDate, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import {
   autoRenewReducer,
   describeMethod,
@@ -124,7 +124,7 @@ function SubscriptionSummary({ renewal, sub }: { renewal: RenewalStatus; sub: Su
           </>
         ) : null}
         <dt>{renewal.state === 'lapsed' ? 'Ended on' : renewal.state === 'ending' ? 'Ends on' : 'Renews on'}</dt>
-        <dd data-testid="renewal-date">{renewal.renewalDate}</dd>
+        <dd data-testid="renewal-date">{formatDate(renewal.renewalDate)}</dd>
         {renewal.state !== 'lapsed' && renewal.state !== 'not-charged' ? (
           <>
             <dt>Renewal price</dt>
@@ -134,7 +134,7 @@ function SubscriptionSummary({ renewal, sub }: { renewal: RenewalStatus; sub: Su
         {renewal.state === 'retrying' && renewal.nextAttemptDate ? (
           <>
             <dt>Next payment attempt</dt>
-            <dd>{renewal.nextAttemptDate}</dd>
+            <dd>{formatDate(renewal.nextAttemptDate)}</dd>
           </>
         ) : null}
       </dl>
@@ -332,7 +332,7 @@ function Invoices({ api }: { api: AccountApi }) {
               const number = i.invoiceNumber || id;
               return (
                 <tr key={id} data-testid="invoice-row">
-                  <td>{i.created}</td>
+                  <td>{formatDate(i.created)}</td>
                   <td>
                     <span className={s.accountNumber}>{number}</span>
                     <span className={s.accountKind}>

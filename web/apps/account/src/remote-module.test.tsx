@@ -16,7 +16,7 @@ const RENEWAL = {
   renewalAmountInCents: 44650,
   currency: 'USD',
   chargedBy: 'CREDIT_CARD',
-  message: 'Your subscription renews on 2027-04-15.',
+  message: 'Your subscription renews on 04-15-2027.',
 };
 
 function fakeApi(over: Partial<AccountApi> = {}): AccountApi {
@@ -45,12 +45,14 @@ function show(api: AccountApi, reload = vi.fn()) {
 describe('account remote', () => {
   it('shows the server renewal date and price, and the invoice history with receipts and printable invoices', async () => {
     show(fakeApi());
-    expect(await screen.findByTestId('renewal-date')).toHaveProperty('textContent', '2027-04-15');
+    expect(await screen.findByTestId('renewal-date')).toHaveProperty('textContent', '04-15-2027');
     expect(screen.getByTestId('renewal-price').textContent).toBe('$446.50');
     expect(screen.getByTestId('plan-name').textContent).toBe('Premium');
     expect(screen.getByRole('switch', { name: 'Automatic renewal' }).getAttribute('aria-checked')).toBe('true');
     const rows = await screen.findAllByTestId('invoice-row');
     expect(rows).toHaveLength(2);
+    // One date format on every page (spec 001 §9: MM-dd-yyyy), not the wire's ISO day.
+    expect(within(rows[0]!).getByText('11-20-2026')).toBeTruthy();
     expect(within(rows[0]!).getByRole('link', { name: 'Receipt of invoice H-000002' }).getAttribute('href')).toBe('/buy/success?invoiceId=inv-2');
     expect(within(rows[0]!).getByRole('link', { name: 'Print invoice H-000002' }).getAttribute('href')).toBe('/buy/success?invoiceId=inv-2&print=invoice');
     expect(within(rows[0]!).getByText('Renewal')).toBeTruthy();

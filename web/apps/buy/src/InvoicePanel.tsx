@@ -2,7 +2,7 @@ import { type ReactNode } from 'react';
 import { formatMoney, type CurrencyCode } from '@hangar/money';
 import { num, type WireInvoiceItem } from '@hangar/api-client';
 import type { Preview } from './hooks';
-import { ui } from '@hangar/ui';
+import { formatDate, ui } from '@hangar/ui';
 import s from './buy.module.css';
 
 /** Lines of planType hiddenPlan are dropped (the server drops them too). */
@@ -10,10 +10,19 @@ export function visibleLines(items: readonly WireInvoiceItem[] | undefined): Wir
   return (items ?? []).filter((i) => i.planType !== 'hiddenPlan');
 }
 
+/**
+ * The lines as the server ordered them, split where they are applied: those before tax sum
+ * to the subtotal; those the server marks postTax (gift certificates, the account balance)
+ * pay the total after tax, so they are listed below the tax.
+ */
+export function splitLines(items: readonly WireInvoiceItem[] | undefined): { beforeTax: WireInvoiceItem[]; afterTax: WireInvoiceItem[] } {
+  const lines = visibleLines(items);
+  return { beforeTax: lines.filter((l) => !l.postTax), afterTax: lines.filter((l) => l.postTax) };
+}
+
+/** The renewal date as the store prints dates (MM-dd-yyyy). */
 export function renewalDateText(iso: string | undefined): string {
-  if (!iso) return '';
-  const [y, m, d] = iso.slice(0, 10).split('-');
-  return y && m && d ? `${m}-${d}-${y}` : iso;
+  return formatDate(iso);
 }
 
 export interface InvoicePanelProps {
@@ -34,11 +43,14 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
   const inv = error ? undefined : preview?.invoice;
   const cur = (inv?.currency as CurrencyCode | undefined) ?? currency;
   const money = (v: unknown) => formatMoney(num(v), cur);
-  const lines = visibleLines(inv?.invoiceItems);
+  const { beforeTax, afterTax } = splitLines(inv?.invoiceItems);
+  const lineKey = (l: WireInvoiceItem) => l.key ?? `${l.type}:${l.addOnCode}:${l.description}`;
   return (
     <aside className={s.buyInvoice} id="buy-invoice" aria-labelledby="buy-invoice-title" data-testid="invoice" aria-busy={updating || undefined}>
       <h2 id="buy-invoice-title">Your invoice</h2>
-      <div className={s.buyInvoiceBody}>
+      {/* Beside the configurator the body scrolls when the summary is taller than the window:
+          focusable, so a keyboard can scroll it too (axe scrollable-region-focusable). */}
+      <div className={s.buyInvoiceBody} tabIndex={0} role="group" aria-labelledby="buy-invoice-title">
       {error ? (
         <p className={s.buyErrorInline} role="alert" data-testid="invoice-error">
           {error}
@@ -56,8 +68,8 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
               </tr>
             </thead>
             <tbody>
-              {lines.map((l) => (
-                <tr key={l.key ?? `${l.type}:${l.addOnCode}:${l.description}`} data-line={l.addOnCode || l.type} data-type={l.type}>
+              {beforeTax.map((l) => (
+                <tr key={lineKey(l)} data-line={l.addOnCode || l.type} data-type={l.type}>
                   <th scope="row">
                     <span className={s.buyInvoiceDesc}>
                       {l.description}
@@ -83,12 +95,15 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
                 </th>
                 <td data-testid="invoice-tax">{money(inv.taxInCents)}</td>
               </tr>
-              {num(inv.giftCertificateCreditInCents) > 0 ? (
-                <tr>
-                  <th scope="row">Gift certificate</th>
-                  <td>-{money(inv.giftCertificateCreditInCents)}</td>
+              {afterTax.map((l) => (
+                <tr key={lineKey(l)} data-line={l.type} data-type={l.type} data-post-tax="true">
+                  <th scope="row">
+                    {l.description}
+                    {l.reason ? <span className={s.buyInvoiceReason}>{l.reason}</span> : null}
+                  </th>
+                  <td>{money(l.amountInCents)}</td>
                 </tr>
-              ) : null}
+              ))}
               <tr className={s.buyInvoiceTotal}>
                 <th scope="row">Total</th>
                 <td data-testid="invoice-total">{money(inv.totalInCents)}</td>
@@ -96,7 +111,9 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
             </tfoot>
           </table>
           {num(inv.creditToAccountInCents) > 0 ? (
-            <p className={s.buyHint}>{money(inv.creditToAccountInCents)} of credit goes to your account balance after purchase.</p>
+            <p className={s.buyHint} data-testid="invoice-credit-to-account">
+              The unused days are worth more than this order: the other {money(inv.creditToAccountInCents)} goes to your account balance after the purchase.
+            </p>
           ) : null}
           {preview?.renewalDate ? (
             <p className={s.buyHint} data-testid="invoice-renewal">

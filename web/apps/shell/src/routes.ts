@@ -22,7 +22,7 @@ export const ROUTES: readonly ShellRoute[] = [
   { path: '/privacy-policy', remote: 'marketing', title: 'Privacy policy' },
   { path: '/about/privacy', remote: 'marketing', title: 'Privacy policy' },
   { path: '/buy', remote: 'buy', title: 'Buy a subscription', data: CATALOG },
-  { path: '/buy/success', remote: 'buy', title: 'Purchase complete' },
+  { path: '/buy/success', remote: 'buy', title: 'Your receipt' },
   { path: '/buy/sales-mode', remote: 'buy', title: 'Sales mode' },
   { path: '/buy/military', remote: 'buy', title: 'Military plans' },
   { path: '/buy/military_intl', remote: 'buy', title: 'Military plans' },

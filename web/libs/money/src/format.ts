@@ -35,6 +35,20 @@ export function formatMoney(amountInCents: number, currency: CurrencyCode): stri
   return parts.map((p) => (p.type === 'currency' ? CURRENCY_SYMBOLS[currency] : p.value)).join('');
 }
 
+/**
+ * Minor units as receipts and invoices print them: always two decimals, digits grouped, in
+ * the store's symbol (formatAmount(1229600, 'USD') === '$12,296.00'), so a column of
+ * amounts lines up.
+ */
+export function formatAmount(amountInCents: number, currency: CurrencyCode): string {
+  if (!Number.isFinite(amountInCents)) throw new RangeError(`amount is not a number: ${amountInCents}`);
+  const cents = Math.round(amountInCents);
+  const abs = Math.abs(cents);
+  const decimal = `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  const parts = FORMATTERS[currency][1].formatToParts(decimal as unknown as number);
+  return parts.map((p) => (p.type === 'currency' ? CURRENCY_SYMBOLS[currency] : p.value)).join('');
+}
+
 /** formatPrice(19999, 'USD', 'year') === '$199.99/yr'. */
 export function formatPrice(amountInCents: number, currency: CurrencyCode, term: Term = 'year'): string {
   return `${formatMoney(amountInCents, currency)}${TERM_SUFFIX[term]}`;

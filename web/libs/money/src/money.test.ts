@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  formatAmount,
   formatMoney,
   formatPrice,
   parseCurrency,
@@ -9,6 +10,18 @@ import {
   CURRENCY_SYMBOLS,
   DEFAULT_REGION,
 } from './index';
+
+describe('formatAmount', () => {
+  it.each([
+    ['a receipt total is grouped', 1229600, 'USD', '$12,296.00'],
+    ['whole amounts keep their cents', 47000, 'USD', '$470.00'],
+    ['a balance paid is negative', -2500, 'USD', '-$25.00'],
+    ['euro', 4278, 'EUR', '€42.78'],
+    ['Canadian symbol', 123456789, 'CAD', 'CA$1,234,567.89'],
+  ] as const)('%s', (_name, cents, currency, want) => {
+    expect(formatAmount(cents, currency)).toBe(want);
+  });
+});
 
 describe('formatMoney', () => {
   it.each([

@@ -21,3 +21,4 @@ export * from './countries';
 export * from './purchase';
 export * from './HumanVerification';
 export * from './LoginForm';
+export * from './dates';

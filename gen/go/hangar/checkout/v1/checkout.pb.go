@@ -724,8 +724,11 @@ type InvoiceItem struct {
 	Key               string `protobuf:"bytes,9,opt,name=key,proto3" json:"key,omitempty"`
 	BundleAddOnCode   string `protobuf:"bytes,10,opt,name=bundle_add_on_code,json=bundleAddOnCode,proto3" json:"bundle_add_on_code,omitempty"`
 	BundleItemType    string `protobuf:"bytes,11,opt,name=bundle_item_type,json=bundleItemType,proto3" json:"bundle_item_type,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Paid after tax (a gift certificate, the account balance): not part of the subtotal,
+	// listed below the tax; subtotal + tax + these lines is the total.
+	PostTax       *bool `protobuf:"varint,12,opt,name=post_tax,json=postTax,proto3,oneof" json:"post_tax,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *InvoiceItem) Reset() {
@@ -833,6 +836,13 @@ func (x *InvoiceItem) GetBundleItemType() string {
 		return x.BundleItemType
 	}
 	return ""
+}
+
+func (x *InvoiceItem) GetPostTax() bool {
+	if x != nil && x.PostTax != nil {
+		return *x.PostTax
+	}
+	return false
 }
 
 // Invoice is the priced configuration.
@@ -4812,8 +4822,10 @@ type ReceiptLine struct {
 	AmountInCents     *int32                 `protobuf:"varint,7,opt,name=amount_in_cents,json=amountInCents,proto3,oneof" json:"amount_in_cents,omitempty"`
 	UnitAmount        string                 `protobuf:"bytes,8,opt,name=unit_amount,json=unitAmount,proto3" json:"unit_amount,omitempty"`
 	Amount            string                 `protobuf:"bytes,9,opt,name=amount,proto3" json:"amount,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Paid after tax (a gift certificate, the account balance): listed below the tax.
+	PostTax       *bool `protobuf:"varint,10,opt,name=post_tax,json=postTax,proto3,oneof" json:"post_tax,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReceiptLine) Reset() {
@@ -4909,6 +4921,13 @@ func (x *ReceiptLine) GetAmount() string {
 	return ""
 }
 
+func (x *ReceiptLine) GetPostTax() bool {
+	if x != nil && x.PostTax != nil {
+		return *x.PostTax
+	}
+	return false
+}
+
 // GetReceiptResponse is the receipt of spec 001 §4/§9: created as MM-dd-yyyy and the time
 // in UTC, the card brand and last four, the billing contact, the EU reverse-charge note,
 // and whether printing an invoice is offered.
@@ -4952,7 +4971,9 @@ type GetReceiptResponse struct {
 	TaxNote string `protobuf:"bytes,30,opt,name=tax_note,json=taxNote,proto3" json:"tax_note,omitempty"`
 	// The rate the tax was charged at, in words ("23 %"; "0 %" under the reverse charge);
 	// empty for an order that recorded none.
-	TaxRate       string `protobuf:"bytes,31,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
+	TaxRate string `protobuf:"bytes,31,opt,name=tax_rate,json=taxRate,proto3" json:"tax_rate,omitempty"`
+	// The certificates a gift order issued (masked codes; the recipient named, if any).
+	Certificates  []*IssuedCertificate `protobuf:"bytes,32,rep,name=certificates,proto3" json:"certificates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5202,6 +5223,13 @@ func (x *GetReceiptResponse) GetTaxRate() string {
 		return x.TaxRate
 	}
 	return ""
+}
+
+func (x *GetReceiptResponse) GetCertificates() []*IssuedCertificate {
+	if x != nil {
+		return x.Certificates
+	}
+	return nil
 }
 
 // Seller is who sells: name, postal address (lines separated by newlines) and VAT number.
@@ -7015,7 +7043,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\bassigned\x18\x05 \x01(\x05H\x00R\bassigned\x88\x01\x01B\v\n" +
 	"\t_assigned\"`\n" +
 	"\x15PreviewInvoiceRequest\x12G\n" +
-	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xbf\x03\n" +
+	"\rconfiguration\x18\x01 \x01(\v2!.hangar.checkout.v1.ConfigurationR\rconfiguration\"\xec\x03\n" +
 	"\vInvoiceItem\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1e\n" +
 	"\vadd_on_code\x18\x02 \x01(\tR\taddOnCode\x12\x1b\n" +
@@ -7028,10 +7056,12 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x03key\x18\t \x01(\tR\x03key\x12+\n" +
 	"\x12bundle_add_on_code\x18\n" +
 	" \x01(\tR\x0fbundleAddOnCode\x12(\n" +
-	"\x10bundle_item_type\x18\v \x01(\tR\x0ebundleItemTypeB\x17\n" +
+	"\x10bundle_item_type\x18\v \x01(\tR\x0ebundleItemType\x12\x1e\n" +
+	"\bpost_tax\x18\f \x01(\bH\x03R\apostTax\x88\x01\x01B\x17\n" +
 	"\x15_unit_amount_in_centsB\v\n" +
 	"\t_quantityB\x12\n" +
-	"\x10_amount_in_cents\"\xad\t\n" +
+	"\x10_amount_in_centsB\v\n" +
+	"\t_post_tax\"\xad\t\n" +
 	"\aInvoice\x12\x1a\n" +
 	"\bcurrency\x18\x01 \x01(\tR\bcurrency\x12D\n" +
 	"\rinvoice_items\x18\x02 \x03(\v2\x1f.hangar.checkout.v1.InvoiceItemR\finvoiceItems\x12/\n" +
@@ -7489,7 +7519,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x0estate_province\x18\x05 \x01(\tR\rstateProvince\x12\x1f\n" +
 	"\vpostal_code\x18\x06 \x01(\tR\n" +
 	"postalCode\x12\x18\n" +
-	"\acountry\x18\a \x01(\tR\acountry\"\xf7\x02\n" +
+	"\acountry\x18\a \x01(\tR\acountry\"\xa4\x03\n" +
 	"\vReceiptLine\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1e\n" +
 	"\vadd_on_code\x18\x02 \x01(\tR\taddOnCode\x12\x1b\n" +
@@ -7500,10 +7530,13 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x0famount_in_cents\x18\a \x01(\x05H\x02R\ramountInCents\x88\x01\x01\x12\x1f\n" +
 	"\vunit_amount\x18\b \x01(\tR\n" +
 	"unitAmount\x12\x16\n" +
-	"\x06amount\x18\t \x01(\tR\x06amountB\v\n" +
+	"\x06amount\x18\t \x01(\tR\x06amount\x12\x1e\n" +
+	"\bpost_tax\x18\n" +
+	" \x01(\bH\x03R\apostTax\x88\x01\x01B\v\n" +
 	"\t_quantityB\x17\n" +
 	"\x15_unit_amount_in_centsB\x12\n" +
-	"\x10_amount_in_cents\"\x95\v\n" +
+	"\x10_amount_in_centsB\v\n" +
+	"\t_post_tax\"\xe0\v\n" +
 	"\x12GetReceiptResponse\x12\x1d\n" +
 	"\n" +
 	"invoice_id\x18\x01 \x01(\tR\tinvoiceId\x12%\n" +
@@ -7543,7 +7576,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\x06status\x18\x1c \x01(\tR\x06status\x122\n" +
 	"\x06seller\x18\x1d \x01(\v2\x1a.hangar.checkout.v1.SellerR\x06seller\x12\x19\n" +
 	"\btax_note\x18\x1e \x01(\tR\ataxNote\x12\x19\n" +
-	"\btax_rate\x18\x1f \x01(\tR\ataxRateB\x14\n" +
+	"\btax_rate\x18\x1f \x01(\tR\ataxRate\x12I\n" +
+	"\fcertificates\x18  \x03(\v2%.hangar.checkout.v1.IssuedCertificateR\fcertificatesB\x14\n" +
 	"\x12_subtotal_in_centsB\x0f\n" +
 	"\r_tax_in_centsB\x11\n" +
 	"\x0f_total_in_centsB\x1d\n" +
@@ -7883,70 +7917,71 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	49, // 50: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
 	50, // 51: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
 	52, // 52: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
-	59, // 53: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	60, // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	59, // 55: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	49, // 56: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	58, // 57: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	49, // 58: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	59, // 59: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	60, // 60: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	63, // 61: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	49, // 62: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	76, // 63: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 64: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	13, // 65: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	15, // 66: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	17, // 67: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	19, // 68: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	21, // 69: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	23, // 70: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	27, // 71: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	32, // 72: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	36, // 73: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	40, // 74: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	45, // 75: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	42, // 76: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	53, // 77: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	54, // 78: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	62, // 79: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	65, // 80: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	73, // 81: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	75, // 82: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	67, // 83: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	71, // 84: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	72, // 85: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	48, // 86: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	69, // 87: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 88: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	14, // 89: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	16, // 90: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	18, // 91: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	20, // 92: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	22, // 93: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	25, // 94: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	44, // 95: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	33, // 96: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	34, // 97: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	41, // 98: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	47, // 99: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	43, // 100: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	61, // 101: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	55, // 102: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	64, // 103: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	66, // 104: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	74, // 105: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	77, // 106: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	68, // 107: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	56, // 108: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	57, // 109: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	51, // 110: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	70, // 111: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	88, // [88:112] is the sub-list for method output_type
-	64, // [64:88] is the sub-list for method input_type
-	64, // [64:64] is the sub-list for extension type_name
-	64, // [64:64] is the sub-list for extension extendee
-	0,  // [0:64] is the sub-list for field type_name
+	29, // 53: hangar.checkout.v1.GetReceiptResponse.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	59, // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 55: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	59, // 56: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	49, // 57: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 58: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	49, // 59: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	59, // 60: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 61: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	63, // 62: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	49, // 63: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	76, // 64: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 65: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	13, // 66: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	15, // 67: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	17, // 68: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	19, // 69: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	21, // 70: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	23, // 71: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	27, // 72: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	32, // 73: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	36, // 74: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	40, // 75: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	45, // 76: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	42, // 77: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	53, // 78: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	54, // 79: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	62, // 80: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	65, // 81: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	73, // 82: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	75, // 83: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	67, // 84: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	71, // 85: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	72, // 86: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	48, // 87: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	69, // 88: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 89: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	14, // 90: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	16, // 91: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	18, // 92: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	20, // 93: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	22, // 94: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	25, // 95: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	44, // 96: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	33, // 97: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	34, // 98: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	41, // 99: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	47, // 100: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	43, // 101: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	61, // 102: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	55, // 103: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	64, // 104: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	66, // 105: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	74, // 106: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	77, // 107: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	68, // 108: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	56, // 109: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	57, // 110: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	51, // 111: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	70, // 112: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	89, // [89:113] is the sub-list for method output_type
+	65, // [65:89] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }

@@ -93,6 +93,8 @@ type InvoiceLine struct {
 	Quantity      int32  `protobuf:"varint,4,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	AmountInCents int64  `protobuf:"varint,5,opt,name=amount_in_cents,json=amountInCents,proto3" json:"amount_in_cents,omitempty"`
 	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Paid after tax (a gift certificate, the account balance): not part of the subtotal.
+	PostTax       bool `protobuf:"varint,7,opt,name=post_tax,json=postTax,proto3" json:"post_tax,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -167,6 +169,13 @@ func (x *InvoiceLine) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *InvoiceLine) GetPostTax() bool {
+	if x != nil {
+		return x.PostTax
+	}
+	return false
 }
 
 // OrderCompleted: topic hangar.checkout.order-completed.v1, key account id.
@@ -1717,14 +1726,15 @@ const file_hangar_events_v1_events_proto_rawDesc = "" +
 	"\x1dhangar/events/v1/events.proto\x12\x10hangar.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"K\n" +
 	"\x05Money\x12&\n" +
 	"\x0famount_in_cents\x18\x01 \x01(\x03R\ramountInCents\x12\x1a\n" +
-	"\bcurrency\x18\x02 \x01(\tR\bcurrency\"\xbf\x01\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\"\xda\x01\n" +
 	"\vInvoiceLine\x12\x1e\n" +
 	"\vadd_on_code\x18\x01 \x01(\tR\taddOnCode\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x12\n" +
 	"\x04type\x18\x03 \x01(\tR\x04type\x12\x1a\n" +
 	"\bquantity\x18\x04 \x01(\x05R\bquantity\x12&\n" +
 	"\x0famount_in_cents\x18\x05 \x01(\x03R\ramountInCents\x12\x16\n" +
-	"\x06reason\x18\x06 \x01(\tR\x06reason\"\xa8\x05\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x19\n" +
+	"\bpost_tax\x18\a \x01(\bR\apostTax\"\xa8\x05\n" +
 	"\x0eOrderCompleted\x12\x19\n" +
 	"\border_id\x18\x01 \x01(\tR\aorderId\x12\x1d\n" +
 	"\n" +

@@ -56,8 +56,9 @@ type Line struct {
 	Key               string
 	BundleAddOnCode   string
 	BundleItemType    string
-	// PostTax lines (gift certificates, account balance) pay the invoice; they are not
-	// part of the subtotal.
+	// PostTax lines (gift certificates, account balance) pay the invoice after tax; they are
+	// not part of the subtotal, and every page, mail and PDF lists them below the tax (their
+	// descriptions say "Paid from …"), so each column sums where it is printed.
 	PostTax bool
 }
 
@@ -385,9 +386,11 @@ func applyCredit(cat *domain.Catalog, pv *Preview, today time.Time, due int64) i
 	if e, ok := cat.Entry(ex.PlanCode); ok && name == "" {
 		name = e.Title
 	}
-	reason := fmt.Sprintf("Credit for %d unused days of %s", days, name)
+	// The description says what is credited; the reason, where: before tax, and any rest
+	// to the account balance after the purchase.
+	reason := "your current term's unused days, credited before tax"
 	if inv.CreditToAccountInCents > 0 {
-		reason += fmt.Sprintf("; %s goes to your account balance", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
+		reason += fmt.Sprintf("; the other %s goes to your account balance after the purchase", domain.FormatMoney(inv.CreditToAccountInCents, cart.Currency))
 	}
 	inv.Lines = append(inv.Lines, Line{Type: ItemSubscriptionCr, Description: fmt.Sprintf("Credit for %d unused days of %s", days, name),
 		Reason: reason, UnitAmountInCents: -used, AmountInCents: -used, Key: ItemSubscriptionCr + ":" + ex.ID})
@@ -420,16 +423,16 @@ func applyPayments(pv *Preview, p Pricing, total int64) int64 {
 		// The line names the certificate by its masked code and its hash: the lines are
 		// stored with the order and shown on the receipt, which is no place for a bearer code.
 		masked := promotion.MaskGiftCode(code)
-		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Gift certificate " + masked,
-			Reason:            fmt.Sprintf("paid from gift certificate %s (%s left after this order)", masked, domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
+		inv.Lines = append(inv.Lines, Line{Type: ItemGiftDiscount, Description: "Paid from gift certificate " + masked,
+			Reason:            fmt.Sprintf("after tax; %s left on it after this order", domain.FormatMoney(g.BalanceInCents-use, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemGiftDiscount + ":" + promotion.GiftRef(code), PostTax: true})
 	}
 	if b := p.Account.BalanceInCents; b > 0 && total > 0 && strings.EqualFold(p.Account.BalanceCurrency, cart.Currency.Code) {
 		use := min(b, total)
 		total -= use
 		inv.AccountBalanceInCents = use
-		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Account balance",
-			Reason:            fmt.Sprintf("paid from your account balance (%s available)", domain.FormatMoney(b, cart.Currency)),
+		inv.Lines = append(inv.Lines, Line{Type: ItemAccountBalance, Description: "Paid from account balance",
+			Reason:            fmt.Sprintf("after tax; %s of balance available", domain.FormatMoney(b, cart.Currency)),
 			UnitAmountInCents: -use, AmountInCents: -use, Key: ItemAccountBalance, PostTax: true})
 	}
 	return total

@@ -252,8 +252,8 @@ func TestDiscountAndBalanceLineDescriptions(t *testing.T) {
 	want := map[string]string{
 		pricing.ItemPlanDiscount + ":SPRING10": "Promotion SPRING10",
 		// A bearer code is printed masked and keyed by its hash (issue 41).
-		pricing.ItemGiftDiscount + ":" + promotion.GiftRef("GIFT-5"): "Gift certificate ••••-••••-••••-FT-5",
-		pricing.ItemAccountBalance:                                   "Account balance",
+		pricing.ItemGiftDiscount + ":" + promotion.GiftRef("GIFT-5"): "Paid from gift certificate ••••-••••-••••-FT-5",
+		pricing.ItemAccountBalance:                                   "Paid from account balance",
 		pricing.ItemPlan + ":performance":                            "Premium — 1 year",
 	}
 	got := map[string]string{}

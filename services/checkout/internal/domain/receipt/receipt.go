@@ -64,6 +64,16 @@ func Money(cents int64, thirdParty bool) string {
 	return money.Decimal(cents)
 }
 
+// Printed writes minor units as the printed receipt and invoice (the PDF) show them: digits
+// grouped, two decimals, the currency's code after ("12,296.00 USD"; money.Format, the one
+// formatter of the Go services); a third-party order prints "N/A".
+func Printed(cents int64, currency string, thirdParty bool) string {
+	if thirdParty {
+		return "N/A"
+	}
+	return money.Format(cents, currency, "")
+}
+
 // CanPrintInvoice: printing an invoice is offered for an EU subscription, a buyer with a
 // business id, or an EU billing country.
 func CanPrintInvoice(isEU bool, businessID, billingCountry string) bool {

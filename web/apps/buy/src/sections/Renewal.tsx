@@ -1,4 +1,4 @@
-import { Button } from '@hangar/ui';
+import { Button, formatDate } from '@hangar/ui';
 import { formatMoney, type CurrencyCode } from '@hangar/money';
 import { num } from '@hangar/api-client';
 import type { Preview } from '../hooks';
@@ -20,7 +20,7 @@ export function RenewalBox({ preview: p, currency, business, onDowngrade }: Rene
       <h2 id="buy-renewal-title">Renew your subscription</h2>
       <p>
         You are renewing your current subscription. It renews at {formatMoney(num(p.renewalAmountInCents), currency)}/yr
-        {p.renewalDate ? ` from ${p.renewalDate}` : ''}. Change plans, regions or add-ons below to update it.
+        {p.renewalDate ? ` from ${formatDate(p.renewalDate)}` : ''}. Change plans, regions or add-ons below to update it.
       </p>
       {business ? (
         <Button variant="secondary" size="small" onClick={onDowngrade}>

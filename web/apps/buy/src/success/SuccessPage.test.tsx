@@ -157,3 +157,70 @@ describe('/buy/success prints the tax rate', () => {
     expect(within(table).getByRole('rowheader', { name: 'VAT' })).toBeTruthy();
   });
 });
+
+// Issue 45 item 7: each purchase ends with its own words; gift and one-off buyers were told
+// their plan was ready and sent to manage a subscription.
+describe('/buy/success says what happened for each kind of purchase', () => {
+  it('a gift: where the code went, and nothing of a subscription', async () => {
+    receipt(false, {
+      type: 'gift',
+      email: 'buyer@example.com',
+      currency: 'USD',
+      certificates: [{ certificateId: 'c1', maskedCode: '••••-••••-••••-7KQ2', balanceInCents: 37000, currency: 'USD', recipientEmail: 'friend@example.com', recipientName: 'Sam' }],
+    });
+    show();
+    expect((await screen.findByRole('heading', { level: 1 })).textContent).toBe('Thank you for your gift certificate');
+    expect(screen.getByTestId('gift-sent-to').textContent).toBe('The code went by e-mail to Sam (friend@example.com), who redeems it at checkout. A copy went to buyer@example.com.');
+    expect(screen.getByTestId('gift-certificates').textContent).toContain('$370.00');
+    expect(screen.queryByText(/your plan is ready/)).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Manage your subscription' })).toBeNull();
+  });
+
+  it('a one-off order: what was bought and where to find it', async () => {
+    receipt(false, {
+      type: 'oneoff',
+      currency: 'USD',
+      invoiceItems: [{ type: 'NON_RECURRING_ITEM', description: 'Garmin Database Card (SD)', quantity: 2, amountInCents: 9800, amount: '98.00' }],
+    });
+    show();
+    expect((await screen.findByRole('heading', { level: 1 })).textContent).toBe('Thank you for your order');
+    expect(screen.getByTestId('oneoff-items').textContent).toBe('Garmin Database Card (SD) × 2');
+    expect(screen.getByRole('link', { name: 'Go to your account' }).getAttribute('href')).toBe('/account');
+    expect(screen.queryByText(/your plan is ready/)).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Manage your subscription' })).toBeNull();
+  });
+
+  it('amounts are grouped, and what paid after tax is listed below the tax', async () => {
+    receipt(false, {
+      type: 'subscription',
+      currency: 'USD',
+      invoiceItems: [
+        { type: 'PLAN', description: 'Business Pro — 1 year', quantity: 50, amountInCents: 1250000, amount: '12500.00' },
+        { type: 'ACCOUNT_BALANCE', description: 'Paid from account balance', amountInCents: -2500, amount: '-25.00', postTax: true },
+      ],
+      subtotal: '12500.00',
+      subtotalInCents: 1250000,
+      tax: '0.00',
+      taxInCents: 0,
+      total: '12475.00',
+      totalInCents: 1247500,
+    });
+    show();
+    const box = await screen.findByTestId('receipt');
+    const rows = [...box.querySelectorAll('tr')].map((tr) => tr.textContent);
+    expect(rows).toEqual(['ItemAmount', 'Business Pro — 1 year × 50$12,500.00', 'Subtotal$12,500.00', 'Tax$0.00', 'Paid from account balance-$25.00', 'Total$12,475.00']);
+  });
+});
+
+describe('/buy/success without an order', () => {
+  it('thanks for nothing and points to the account', () => {
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <SuccessPage invoiceId="" print={() => undefined} />
+      </QueryClientProvider>,
+    );
+    expect(screen.queryByText(/Thank you/)).toBeNull();
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Your receipts');
+    expect(screen.getByRole('link', { name: 'Go to your account' }).getAttribute('href')).toBe('/account');
+  });
+});

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField, ui } from '@hangar/ui';
-import { CURRENCY_SYMBOLS, formatMoney, isCurrencyCode, type CurrencyCode } from '@hangar/money';
+import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField, formatDate, ui } from '@hangar/ui';
+import { formatAmount, isCurrencyCode, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
 import { apiClient } from '../api';
 import { countries } from '../payment/countries';
@@ -23,13 +23,38 @@ export interface BillingContact {
 
 const EMPTY_CONTACT: BillingContact = { name: '', physicalAddress: '', physicalAddress2: '', city: '', stateProvince: '', postalCode: '', country: '' };
 
-/** Invoice dates are MM-dd-yyyy; the receipt time is shown in UTC. */
+/** Invoice dates are MM-dd-yyyy (formatDate); the receipt time is shown in UTC. */
 export function receiptDate(iso: string | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+  return `${formatDate(d)} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+}
+
+/** What a receipt says was bought: its kind decides the page's heading and next steps. */
+export type PurchaseKind = 'subscription' | 'gift' | 'oneoff';
+
+export function purchaseKind(type: string | undefined): PurchaseKind {
+  return type === 'gift' || type === 'oneoff' ? type : 'subscription';
+}
+
+const HEADING: Record<PurchaseKind, string> = {
+  subscription: 'Thank you for your purchase',
+  gift: 'Thank you for your gift certificate',
+  oneoff: 'Thank you for your order',
+};
+
+/**
+ * An amount of the receipt: the cents in the store's one format (grouped, two decimals);
+ * the server's display string when it is words (N/A when a third party paid), or when only
+ * the string came.
+ */
+export function receiptAmount(text: string | undefined, cents: unknown, cur: CurrencyCode): string {
+  if (text && !/^-?\d/.test(text)) return text;
+  if (cents !== undefined && cents !== null) return formatAmount(num(cents), cur);
+  const parsed = Number(text);
+  return text && Number.isFinite(parsed) ? formatAmount(Math.round(parsed * 100), cur) : '';
 }
 
 /** Where a buyer whose account was created with the order sets a password (identity). */
@@ -82,10 +107,16 @@ export function SuccessPage({
   }, [printNow, print]);
 
   if (invoiceId === '') {
+    // No order named: nothing was bought here, so nothing is thanked for. The receipts are
+    // where every order is listed.
     return (
-      <section className={s.buy} data-remote="buy">
-        <h1>Thank you for your purchase</h1>
-        <p>Your receipt has been sent to your e-mail address.</p>
+      <section className={s.buy} data-remote="buy" aria-labelledby="buy-success-title" data-testid="no-receipt">
+        <h1 id="buy-success-title">Your receipts</h1>
+        <p>This page shows the receipt of a purchase when you come from the purchase or from the link in its receipt e-mail.</p>
+        <p>Every order and its receipt are on your account page, under Invoices.</p>
+        <a className={s.buyNextLink} href="/account">
+          Go to your account
+        </a>
       </section>
     );
   }
@@ -93,24 +124,24 @@ export function SuccessPage({
   if (receipt.isError) {
     return (
       <section className={s.buy} data-remote="buy">
-        <h1>Thank you for your purchase</h1>
+        <h1>Your receipt</h1>
         <ErrorState message="Your receipt could not be loaded." detail={receipt.error.message} onRetry={() => void receipt.refetch()} />
       </section>
     );
   }
   const r = receipt.data;
   const cur: CurrencyCode = isCurrencyCode(r.currency) ? (r.currency as CurrencyCode) : 'USD';
-  // Display strings from the server (N/A when a third party pays), else the cents.
-  const shown = (text: string | undefined, cents: unknown) => {
-    if (!text) return formatMoney(num(cents), cur);
-    if (!/^-?\d/.test(text)) return text;
-    return text.startsWith('-') ? `-${CURRENCY_SYMBOLS[cur]}${text.slice(1)}` : `${CURRENCY_SYMBOLS[cur]}${text}`;
-  };
+  const shown = (text: string | undefined, cents: unknown) => receiptAmount(text, cents, cur);
   const lines = (r.invoiceItems ?? []).filter((l) => l.planType !== 'hiddenPlan');
+  // The server marks what paid the total after tax (gift certificates, the account balance):
+  // it is listed below the tax, so the items sum to the subtotal as printed.
+  const beforeTax = lines.filter((l) => !l.postTax);
+  const afterTax = lines.filter((l) => l.postTax);
+  const kind = purchaseKind(r.type);
   const contact = savedContact ?? r.billingContact;
   return (
-    <section className={s.buy} data-remote="buy" aria-labelledby="buy-success-title">
-      <h1 id="buy-success-title">Thank you for your purchase</h1>
+    <section className={s.buy} data-remote="buy" aria-labelledby="buy-success-title" data-kind={kind}>
+      <h1 id="buy-success-title">{HEADING[kind]}</h1>
       <div className={s.buyReceipt} data-testid="receipt">
         <h2>{mode === 'invoice' ? 'Invoice' : 'Receipt'}</h2>
         {r.seller?.name ? (
@@ -171,7 +202,7 @@ export function SuccessPage({
             </tr>
           </thead>
           <tbody>
-            {lines.map((l, i) => (
+            {beforeTax.map((l, i) => (
               <tr key={`${l.type}:${l.addOnCode}:${i}`}>
                 <th scope="row">
                   {l.description}
@@ -193,6 +224,12 @@ export function SuccessPage({
               </th>
               <td>{shown(r.tax, r.taxInCents)}</td>
             </tr>
+            {afterTax.map((l, i) => (
+              <tr key={`${l.type}:${i}`} data-post-tax="true">
+                <th scope="row">{l.description}</th>
+                <td>{shown(l.amount, l.amountInCents)}</td>
+              </tr>
+            ))}
             <tr className={s.buyInvoiceTotal}>
               <th scope="row">Total</th>
               <td data-testid="receipt-total">{shown(r.total, r.totalInCents)}</td>
@@ -215,20 +252,26 @@ export function SuccessPage({
               </a>
             </li>
           ) : null}
-          <li data-step="app">
-            <h3>Download the app</h3>
-            <p>Install Hangar on your iPad or iPhone and sign in{r.email ? ` with ${r.email}` : ''}: your plan is ready there.</p>
-            <a className={s.buyNextLink} href={appStore} rel="noopener">
-              Download Hangar from the App Store
-            </a>
-          </li>
-          <li data-step="account">
-            <h3>Manage your subscription</h3>
-            <p>Renewal date and price, auto-renew, your card and every invoice are on your account page.</p>
-            <a className={s.buyNextLink} href="/account">
-              Manage your subscription
-            </a>
-          </li>
+          {kind === 'gift' ? <GiftSteps receipt={r} /> : null}
+          {kind === 'oneoff' ? <OneOffSteps items={beforeTax} /> : null}
+          {kind === 'subscription' ? (
+            <>
+              <li data-step="app">
+                <h3>Download the app</h3>
+                <p>Install Hangar on your iPad or iPhone and sign in{r.email ? ` with ${r.email}` : ''}: your plan is ready there.</p>
+                <a className={s.buyNextLink} href={appStore} rel="noopener">
+                  Download Hangar from the App Store
+                </a>
+              </li>
+              <li data-step="account">
+                <h3>Manage your subscription</h3>
+                <p>Renewal date and price, auto-renew, your card and every invoice are on your account page.</p>
+                <a className={s.buyNextLink} href="/account">
+                  Manage your subscription
+                </a>
+              </li>
+            </>
+          ) : null}
           <li data-step="papers">
             <h3>{r.canPrintInvoice ? 'Print your receipt or invoice' : 'Print your receipt'}</h3>
             <p>A copy was sent to {r.email || 'your e-mail address'}.</p>
@@ -267,6 +310,61 @@ export function SuccessPage({
         }}
       />
     </section>
+  );
+}
+
+/** Where a gift's codes went: to the recipient named (the buyer has a copy), else to the buyer. */
+function GiftSteps({ receipt: r }: { receipt: Receipt }) {
+  const certs = r.certificates ?? [];
+  const cur: CurrencyCode = isCurrencyCode(r.currency) ? (r.currency as CurrencyCode) : 'USD';
+  const recipients = [...new Set(certs.map((c) => (c.recipientEmail ? (c.recipientName ? `${c.recipientName} (${c.recipientEmail})` : c.recipientEmail) : '')))].filter(Boolean);
+  const codes = certs.length === 1 ? 'The code' : 'The codes';
+  return (
+    <li data-step="gift">
+      <h3>{recipients.length > 0 ? 'Your gift is on its way' : 'Your gift certificate is ready'}</h3>
+      {recipients.length > 0 ? (
+        <p data-testid="gift-sent-to">
+          {codes} went by e-mail to {recipients.join(' and ')}, who redeems {certs.length === 1 ? 'it' : 'them'} at checkout. A copy went to {r.email || 'you'}.
+        </p>
+      ) : (
+        <p data-testid="gift-sent-to">
+          {codes} went by e-mail to {r.email || 'you'}: give {certs.length === 1 ? 'it' : 'them'} to whoever you like, to redeem at checkout.
+        </p>
+      )}
+      {certs.length > 0 ? (
+        <ul className={s.buyNextItems} data-testid="gift-certificates">
+          {certs.map((c) => (
+            <li key={c.certificateId ?? c.maskedCode}>
+              {formatAmount(num(c.balanceInCents), cur)} · code ending {c.maskedCode?.slice(-4)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <p>A certificate pays for any plan or add-on bought in {cur} and never expires.</p>
+    </li>
+  );
+}
+
+/** What a one-off order bought and where to find it again. */
+function OneOffSteps({ items }: { items: { description?: string; quantity?: unknown; type?: string }[] }) {
+  const bought = items.filter((l) => l.type !== 'PLAN_DISCOUNT');
+  return (
+    <li data-step="order">
+      <h3>Your order</h3>
+      <p>You bought:</p>
+      <ul className={s.buyNextItems} data-testid="oneoff-items">
+        {bought.map((l, i) => (
+          <li key={`${l.description}:${i}`}>
+            {l.description}
+            {num(l.quantity) > 1 ? ` × ${num(l.quantity)}` : ''}
+          </li>
+        ))}
+      </ul>
+      <p>Your order and this receipt are on your account page, under Invoices.</p>
+      <a className={s.buyNextLink} href="/account">
+        Go to your account
+      </a>
+    </li>
   );
 }
 

@@ -812,6 +812,8 @@ export interface components {
             canPrintInvoice?: boolean;
             cardBrand?: string;
             cardLast4?: string;
+            /** @description The certificates a gift order issued (masked codes; the recipient named, if any). */
+            certificates?: components["schemas"]["v1IssuedCertificate"][];
             created?: string;
             createdTime?: string;
             /** Format: int32 */
@@ -978,6 +980,11 @@ export interface components {
             description: string;
             key: string;
             planType: string;
+            /**
+             * @description Paid after tax (a gift certificate, the account balance): not part of the subtotal,
+             *     listed below the tax; subtotal + tax + these lines is the total.
+             */
+            postTax?: boolean;
             /** Format: int32 */
             quantity?: number;
             /** @description Why the line is there, for people ("Credit for 143 unused days of Premium"). */
@@ -1234,6 +1241,8 @@ export interface components {
             amountInCents?: number;
             description?: string;
             planType?: string;
+            /** @description Paid after tax (a gift certificate, the account balance): listed below the tax. */
+            postTax?: boolean;
             /** Format: int32 */
             quantity?: number;
             type?: string;
