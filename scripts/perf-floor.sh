@@ -37,6 +37,7 @@ VUS=${VUS:-4}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-20}
 WALDUMP=${PG_WALDUMP:-$(ls /usr/lib/postgresql/*/bin/pg_waldump 2>/dev/null | tail -1)}
 OUT=${OUT:-$(mktemp -d /tmp/perf-floor.XXXXXX)}
+mkdir -p "$OUT"
 [[ -x "$K6" ]] || { echo "no k6 at $K6 (make k6)" >&2; exit 1; }
 [[ -x "$WALDUMP" ]] || { echo "no pg_waldump (PG_WALDUMP=...)" >&2; exit 1; }
 command -v pgbench >/dev/null || { echo "no pgbench" >&2; exit 1; }
@@ -65,7 +66,10 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 store_run() {
   local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders
   bp=$(pg "SELECT pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'")
-  lsn0=$(pg "SELECT pg_current_wal_insert_lsn()")
+  # A replication slot keeps the run's WAL from being recycled before it is read (a
+  # checkpoint of a busy server may come in the middle of the run).
+  pg "SELECT pg_create_physical_replication_slot('perf_floor', true)" >/dev/null
+  lsn0=$(pg "SELECT restart_lsn FROM pg_replication_slots WHERE slot_name = 'perf_floor'")
   c0=$(proc_cpu "$pid"); p0=$(proc_cpu $bp)
   GOGC=400 GOMAXPROCS=1 "$K6" run -q -e SHAPE=smoke -e BASE_URL="$BASE_URL" -e FIELDS_URL="$FIELDS_URL" \
     --vus "$VUS" --duration "${SECONDS_PER_RUN}s" --summary-export "$OUT/summary.$n.json" loadtest/checkout.js >"$OUT/k6.$n.txt" 2>&1 || true
@@ -75,7 +79,8 @@ store_run() {
   c1=$(proc_cpu "$pid"); p1=$(proc_cpu $bp)
   lsn1=$(pg "SELECT pg_current_wal_insert_lsn()")
   pg "SELECT pg_switch_wal()" >/dev/null # the records up to lsn1 in files pg_waldump can read whole
-  "$WALDUMP" -p "$waldir" -s "$lsn0" -e "$lsn1" >"$OUT/wal.$n" 2>/dev/null || true
+  "$WALDUMP" -p "$waldir" -s "$lsn0" -e "$lsn1" >"$OUT/wal.$n" 2>"$OUT/waldump.$n.err" || true
+  pg "SELECT pg_drop_replication_slot('perf_floor')" >/dev/null
   orders=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["orders"]["count"]))' "$OUT/summary.$n.json" 2>/dev/null || echo 0)
   [[ "$orders" -gt 0 ]] || { echo "no orders completed (see $OUT/k6.$n.txt)" >&2; exit 1; }
   echo "$orders $(( (c1 - c0 + p1 - p0) * 1000 / tck )) $(( (c1 - c0) * 1000 / tck ))"
@@ -183,7 +188,22 @@ BEGIN
     END LOOP;
     EXECUTE format('SELECT to_jsonb(x) FROM (SELECT * FROM public.%I ORDER BY ctid DESC LIMIT 1) x', t) INTO sample;
     IF sample IS NULL THEN
+      -- The table is empty again (the outbox: its rows are deleted once published): a
+      -- made-up row, 256 bytes a string.
       sample := '{}';
+      FOR col IN SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS typ FROM pg_attribute a
+          WHERE a.attrelid = format('public.%I', t)::regclass AND a.attnum > 0 AND NOT a.attisdropped LOOP
+        sample := sample || jsonb_build_object(col.attname, CASE
+          WHEN col.typ LIKE '%[]' THEN '[]'::jsonb
+          WHEN col.typ = 'uuid' THEN to_jsonb(gen_random_uuid())
+          WHEN col.typ IN ('text', 'citext') OR col.typ LIKE 'character%' THEN to_jsonb(repeat('x', 256))
+          WHEN col.typ = 'bytea' THEN to_jsonb('\\x' || repeat('78', 256))
+          WHEN col.typ IN ('jsonb', 'json') THEN jsonb_build_object('k', repeat('x', 256))
+          WHEN col.typ LIKE 'timestamp%' OR col.typ = 'date' THEN to_jsonb(now())
+          WHEN col.typ IN ('bigint', 'integer', 'smallint', 'numeric') THEN to_jsonb(0)
+          WHEN col.typ = 'boolean' THEN to_jsonb(false)
+          ELSE 'null'::jsonb END);
+      END LOOP;
     END IF;
     fresh := '';
     FOR col IN SELECT DISTINCT a.attname, format_type(a.atttypid, a.atttypmod) AS typ FROM pg_index i
@@ -214,7 +234,7 @@ floor_run() {
   local n=$1 db dir args pids=() w
   for dir in "$OUT/floor.$n"/*/; do
     db=$(basename "$dir")
-    prepare_floor "$db" $(cat "$dir/tables")
+    prepare_floor "$db" $(cat "$dir/tables") || { echo "perf_floor of $db not prepared" >&2; return 1; }
     args=()
     while read -r f w; do args+=(-f "$dir/$f@$w"); done <"$dir/weights"
     PGAPPNAME="perf_floor_$db" pgbench -n -M extended -c 2 -j 1 -T "$SECONDS_PER_RUN" "${args[@]}" "$(dburl "$db")" >"$dir/pgbench.txt" 2>&1 &
@@ -254,6 +274,7 @@ EOF
   done
 }
 
+trap 'pg "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"'"'perf_floor'"'"'" >/dev/null 2>&1 || true' EXIT
 store=() floor=()
 for round in $(seq "$ROUNDS"); do
   read -r orders cpu app < <(store_run "$round")
