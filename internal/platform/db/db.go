@@ -31,7 +31,7 @@ func Open(ctx context.Context, dbURL string, maxConns int) (*pgxpool.Pool, error
 	}
 	// Counted per pool, read by PoolCollector: statements per request are the first thing a
 	// profile of a write path asks for, and pg_stat_statements is not always loaded.
-	cfg.ConnConfig.Tracer = &statementCounter{}
+	cfg.ConnConfig.Tracer = newStatementCounter()
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 

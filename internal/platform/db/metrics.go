@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -91,8 +93,86 @@ func (c *PoolCollector) Collect(ch chan<- prometheus.Metric) {
 // block (ReadyForQuery said idle) starts one with whatever it sends next: the statement's
 // or batch's implicit transaction, or the block a BEGIN opens; pg_stat_database counts the
 // same per database, but late and for every client of the server at once.
+//
+// It also notices writes to the outbox (an INSERT INTO outbox, a COPY into it) and, once
+// the connection is back outside a transaction block (committed, or rolled back: a wake-up
+// for nothing costs the relay one round), signals OutboxWrites: the outbox relay of this
+// process waits on that instead of polling (kafka.Relay.Wake).
 type statementCounter struct {
 	query, batched, copy, transactions atomic.Int64
+
+	// outbox is signalled (never blocking, one pending signal at most) when a transaction
+	// that wrote the outbox ended; pending holds the connections in such a transaction,
+	// npending their number, so the common case (none) costs one atomic load.
+	outbox   chan struct{}
+	mu       sync.Mutex
+	pending  map[*pgx.Conn]bool
+	npending atomic.Int32
+}
+
+func newStatementCounter() *statementCounter {
+	return &statementCounter{outbox: make(chan struct{}, 1), pending: map[*pgx.Conn]bool{}}
+}
+
+// OutboxWrites answers a channel that receives a value after a transaction of pool wrote
+// outbox rows and ended (one value stands for any number of such transactions since it was
+// last received), or nil when pool was not made by Open (its writes go unnoticed).
+func OutboxWrites(pool *pgxpool.Pool) <-chan struct{} {
+	if sc, ok := pool.Config().ConnConfig.Tracer.(*statementCounter); ok {
+		return sc.outbox
+	}
+	return nil
+}
+
+// writesOutbox: sql inserts outbox rows (a statement of its own, or one part of a WITH),
+// spelt as the kafka package and the services write it. A write spelt otherwise goes
+// unnoticed and waits for the relay's periodic round, late but not lost.
+func writesOutbox(sql string) bool {
+	i := strings.Index(sql, "INSERT INTO outbox")
+	if i < 0 {
+		return false
+	}
+	rest := sql[i+len("INSERT INTO outbox"):]
+	return rest == "" || rest[0] == ' ' || rest[0] == '(' || rest[0] == '\n' || rest[0] == '\t'
+}
+
+// wrote marks conn as in a transaction that wrote the outbox.
+func (c *statementCounter) wrote(conn *pgx.Conn) {
+	c.mu.Lock()
+	if !c.pending[conn] {
+		if len(c.pending) >= 64 {
+			// A connection that broke in such a transaction never ends it here: forget it.
+			for p := range c.pending {
+				if p.IsClosed() {
+					delete(c.pending, p)
+					c.npending.Add(-1)
+				}
+			}
+		}
+		c.pending[conn] = true
+		c.npending.Add(1)
+	}
+	c.mu.Unlock()
+}
+
+// ended signals OutboxWrites when conn wrote the outbox and its transaction is over.
+func (c *statementCounter) ended(conn *pgx.Conn) {
+	if c.npending.Load() == 0 || conn.PgConn().TxStatus() == 'T' {
+		return
+	}
+	c.mu.Lock()
+	was := c.pending[conn]
+	if was {
+		delete(c.pending, conn)
+		c.npending.Add(-1)
+	}
+	c.mu.Unlock()
+	if was {
+		select {
+		case c.outbox <- struct{}{}:
+		default: // a signal is pending already: the relay's next round takes these rows too
+		}
+	}
 }
 
 // begins counts the transaction that what conn is about to send begins, if any.
@@ -102,29 +182,44 @@ func (c *statementCounter) begins(conn *pgx.Conn) {
 	}
 }
 
-func (c *statementCounter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+func (c *statementCounter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	c.query.Add(1)
 	c.begins(conn)
+	if writesOutbox(d.SQL) {
+		c.wrote(conn)
+	}
 	return ctx
 }
 
-func (*statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *statementCounter) TraceQueryEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceQueryEndData) {
+	c.ended(conn)
+}
 
 func (c *statementCounter) TraceBatchStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	c.begins(conn)
 	return ctx
 }
 
-func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
+func (c *statementCounter) TraceBatchQuery(_ context.Context, conn *pgx.Conn, d pgx.TraceBatchQueryData) {
 	c.batched.Add(1)
+	if writesOutbox(d.SQL) {
+		c.wrote(conn)
+	}
 }
 
-func (*statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+func (c *statementCounter) TraceBatchEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceBatchEndData) {
+	c.ended(conn)
+}
 
-func (c *statementCounter) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromStartData) context.Context {
+func (c *statementCounter) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, d pgx.TraceCopyFromStartData) context.Context {
 	c.copy.Add(1)
 	c.begins(conn)
+	if len(d.TableName) > 0 && d.TableName[len(d.TableName)-1] == "outbox" {
+		c.wrote(conn)
+	}
 	return ctx
 }
 
-func (*statementCounter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+func (c *statementCounter) TraceCopyFromEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromEndData) {
+	c.ended(conn)
+}

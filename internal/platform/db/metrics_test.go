@@ -131,3 +131,84 @@ func gaugeOf(t *testing.T, reg *prometheus.Registry, name, state string) prometh
 	t.Fatalf("no %s{state=%q}", name, state)
 	return nil
 }
+
+// A transaction that wrote outbox rows signals OutboxWrites once it ended, not before (the
+// relay would find nothing committed); one that did not write the outbox signals nothing.
+// A statement, a pipelined batch and a COPY outside a transaction block each end theirs.
+func TestOutboxWritesSignalsEndedTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := db.Open(ctx, dbtest.New(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, "CREATE TABLE outbox (topic text); CREATE TABLE t (n int)"); err != nil {
+		t.Fatal(err)
+	}
+	wrote := db.OutboxWrites(pool)
+	signalled := func() bool {
+		select {
+		case <-wrote:
+			return true
+		default:
+			return false
+		}
+	}
+	signalled() // the CREATE TABLE above wrote no outbox row: nothing, but drain anyway
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO outbox (topic) VALUES ('a')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if signalled() {
+		t.Fatal("signalled before the commit")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !signalled() {
+		t.Fatal("no signal after the commit")
+	}
+	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "INSERT INTO t VALUES (2)")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, "SELECT count(*) FROM outbox"); err != nil {
+		t.Fatal(err)
+	}
+	if signalled() {
+		t.Error("signalled for a transaction that wrote no outbox row")
+	}
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO t VALUES (3)")
+	b.Queue("INSERT INTO outbox (topic) VALUES ('b')")
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !signalled() {
+		t.Error("no signal after a pipelined batch's implicit transaction")
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"outbox"}, []string{"topic"}, pgx.CopyFromRows([][]any{{"c"}, {"d"}})); err != nil {
+		t.Fatal(err)
+	}
+	if !signalled() {
+		t.Error("no signal after a COPY into the outbox")
+	}
+	// A signal stands for every write since it was last taken: two commits, one value.
+	for range 2 {
+		if _, err := pool.Exec(ctx, "INSERT INTO outbox (topic) VALUES ('e')"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !signalled() || signalled() {
+		t.Error("want one signal for two commits not yet taken")
+	}
+}

@@ -22,6 +22,14 @@ const (
 	HeartbeatInterval = 1 * time.Second
 )
 
+// FetchWait is how long a partition's fetch waits at the broker for a new event before it
+// answers empty and is sent again: the broker answers as soon as an event arrives, so this
+// is not a latency but the idle wake-up rate, one fetch per FetchWait per partition of
+// every group (at 250 ms an idle store's readers were most of its CPU, docs/performance.md).
+// kafka-go does not cut a waiting fetch short when the group rebalances or the reader
+// closes, so a consumer's stop and a rebalance take up to this long.
+const FetchWait = 2 * time.Second
+
 // DefaultCommitInterval is how often an inbox consumer commits its handled offsets unless
 // ConsumerConfig.CommitInterval says otherwise (KAFKA_COMMIT_INTERVAL in the services).
 const DefaultCommitInterval = time.Second
@@ -65,7 +73,7 @@ func newGroupReader(brokers []string, group string, topics []string, commitInter
 		SessionTimeout:    SessionTimeout,
 		HeartbeatInterval: HeartbeatInterval,
 		StartOffset:       kafkago.FirstOffset,
-		MaxWait:           250 * time.Millisecond,
+		MaxWait:           FetchWait,
 		// Report a committed offset past the end instead of waiting for the log to grow.
 		OffsetOutOfRangeError: true,
 	}

@@ -5,7 +5,12 @@
 // OutboxSchema into a migration). RunRelay publishes committed rows: it claims a key slot
 // (one of 16, by a hash of the key) under a PostgreSQL advisory lock, reads that slot's
 // oldest rows, publishes them with no transaction open, deletes them and releases the slot,
-// so several replicas relay at once and one key's events keep their order. Metrics:
+// so several replicas relay at once and one key's events keep their order. It does not
+// poll: a pool made by db.Open signals when a transaction that wrote outbox rows ended
+// (db.OutboxWrites), and the relay runs a round then (at most one per 200 ms, so what
+// commits meanwhile goes together), looking anyway every 5 s for rows of other processes.
+// Consumers' fetches wait FetchWait at the broker, which answers as soon as an event
+// arrives. Metrics:
 // hangar_outbox_depth, hangar_outbox_oldest_age_seconds, hangar_outbox_published_total.
 //
 // The envelope: every message carries its CloudEvents attributes as Kafka headers (the

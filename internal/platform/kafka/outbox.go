@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar/hangar/internal/platform/db"
 )
 
 // OutboxSchema is the outbox table. A service that publishes events includes this DDL in
@@ -150,12 +152,26 @@ const (
 // least once (a crash after the publish and before the delete re-sends the same event ids),
 // which consumers absorb through their inbox.
 type Relay struct {
-	Pool      *pgxpool.Pool
-	Producer  *Producer
-	Log       *slog.Logger
-	Tracer    trace.TracerProvider // default: the global provider
-	Interval  time.Duration        // idle poll interval; default 200 ms
-	BatchSize int                  // default 100
+	Pool     *pgxpool.Pool
+	Producer *Producer
+	Log      *slog.Logger
+	Tracer   trace.TracerProvider // default: the global provider
+	// Wake, when set, receives a value once a transaction that wrote outbox rows ended
+	// (db.OutboxWrites of the pool, which RunRelay uses): the relay then waits for it
+	// instead of polling, so an idle store sends its database nothing but a round every
+	// Interval. A round starts no sooner than Spacing after the previous one began, so
+	// what commits meanwhile (a busy minute's orders) goes in one round.
+	Wake <-chan struct{}
+	// Interval is how long the relay waits for a wake-up before looking anyway: for rows
+	// another process wrote (a second replica's, whose slots this one may hold) and ones
+	// whose wake-up was missed. Default 200 ms without Wake, 5 s with it.
+	Interval time.Duration
+	// Spacing is the least time between two rounds started by wake-ups; default 200 ms, the
+	// poll interval it replaces, so an event waits no longer than it did, and at 10 orders
+	// a second a round still carries two orders' events (a round per commit would cost its
+	// four statements per order and relay).
+	Spacing   time.Duration
+	BatchSize int // default 100
 	// VacuumEvery is how many deleted rows the relay lets pile up before it vacuums the
 	// outbox itself (default 1000; negative: never). Every published row is deleted, and
 	// the relay's scans walk the dead rows and index entries until a vacuum removes them:
@@ -174,14 +190,29 @@ type Relay struct {
 // counting the rounds left out; hangar_outbox_relay_failures_total counts every one.
 const relayLogEvery = 30 * time.Second
 
-// Run relays until ctx ends.
+// Run relays until ctx ends. A round that found a full batch is followed at once by the
+// next; otherwise the relay waits for a wake-up (Wake), no sooner than Spacing after the
+// round began, or for Interval.
 func (r *Relay) Run(ctx context.Context) error {
-	interval := r.Interval
+	interval, spacing := r.Interval, r.Spacing
 	if interval == 0 {
 		interval = 200 * time.Millisecond
+		if r.Wake != nil {
+			interval = 5 * time.Second
+		}
+	}
+	if spacing == 0 {
+		spacing = 200 * time.Millisecond
+	}
+	batch := r.BatchSize
+	if batch == 0 {
+		batch = 100
 	}
 	failures := &failureLog{every: relayLogEvery}
+	timer := time.NewTimer(interval)
+	defer timer.Stop()
 	for {
+		began := time.Now()
 		n, err := r.RelayOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			if r.failures != nil {
@@ -193,13 +224,34 @@ func (r *Relay) Run(ctx context.Context) error {
 		} else if ended, count := failures.succeeded(); ended {
 			r.Log.InfoContext(ctx, "outbox relay recovered", "failures", count)
 		}
-		if n > 0 && err == nil {
-			continue // more may be waiting
+		if err == nil && (n >= batch || (r.Wake == nil && n > 0)) {
+			continue // more are waiting
 		}
+		wait := interval
+		if err != nil {
+			wait = min(interval, time.Second) // a failed round (an outage) is retried sooner
+		}
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(interval):
+		case <-timer.C:
+			continue
+		case <-r.Wake:
+		}
+		// Woken: let what commits within Spacing of the last round join this one.
+		if wait := spacing - time.Since(began); wait > 0 && err == nil {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-timer.C:
+			}
+		}
+		// Wake-ups that came meanwhile are answered by the round about to start.
+		select {
+		case <-r.Wake:
+		default:
 		}
 	}
 }
@@ -377,6 +429,9 @@ func RunRelay(ctx context.Context, brokers []string, pool *pgxpool.Pool, prop pr
 	}
 	r.Producer = NewProducer(brokers, prop)
 	defer r.Producer.Close()
+	if r.Wake == nil {
+		r.Wake = db.OutboxWrites(pool)
+	}
 	_ = r.Run(ctx)
 }
 

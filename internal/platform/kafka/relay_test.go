@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 )
@@ -181,4 +183,51 @@ func TestRelayVacuumsTheOutboxEveryVacuumEveryDeletedRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A relay woken by its pool's outbox writes (db.OutboxWrites, as RunRelay sets it up) sends
+// its database nothing while the store is idle: one round when it starts, then none over
+// an idle window (a 200 ms poll sent five claims a second, per service, for nothing). A
+// committed event wakes it: one round (claim, read, delete, release) publishes it, and the
+// relay is quiet again.
+func TestIdleRelaySendsNothingUntilWoken(t *testing.T) {
+	r := newRig(t)
+	pool, err := db.Open(r.ctx, r.pool.Config().ConnString(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	counts := dbtest.Counter(t, pool)
+	producer := kafka.NewProducer(r.broker.Addrs(), telemetry.Propagator())
+	defer producer.Close()
+	relay := &kafka.Relay{Pool: pool, Producer: producer, Log: slog.New(slog.DiscardHandler), Wake: db.OutboxWrites(pool), Interval: time.Hour}
+	stop := r.runUntilStop(t, "relay", relay.Run)
+	defer stop()
+	const idle = time.Second // the window the idle relay is watched over
+	statementsAfter := func(want float64) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); counts().Statements() < want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%+v: never %v statements", counts(), want)
+			}
+		}
+		time.Sleep(idle)
+		if got := counts(); got.Statements() != want {
+			t.Fatalf("%+v: want %v statements, then none over %v", got, want, idle)
+		}
+	}
+	statementsAfter(1) // the first round's claim, which found no rows
+
+	const topic = "hangar.test.woken.v1"
+	r.consume(t, "woken", nil, r.record, topic)
+	if err := pgx.BeginFunc(r.ctx, pool, func(tx pgx.Tx) error {
+		return kafka.Enqueue(r.ctx, tx, telemetry.Propagator(), kafka.Event{Topic: topic, Key: "k", Payload: []byte("woken")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.await(t, 1); got[0] != "woken" {
+		t.Fatalf("got %v", got)
+	}
+	// BEGIN, INSERT, COMMIT of the write; claim, read, delete and release of the round.
+	statementsAfter(1 + 3 + 4)
 }

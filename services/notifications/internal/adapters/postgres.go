@@ -150,20 +150,32 @@ func (s *Store) Claim(ctx context.Context, d time.Duration, n int) (claimed []do
 // the relay and its outcome was never recorded.
 const OutcomeUnknown = "outcome unknown: handed to the relay, never recorded; not sent again"
 
-// held is the condition of a message still held under the token $2 (or the ids and
-// tokens of u): not taken over, not recorded sent or given up, its lease running.
-const held = `fence = $2 AND sent_at IS NULL AND failed_at IS NULL AND ` + lease.Held
-
-// Handing records, committed, that the held message is about to be handed to the relay:
-// from now on a claim takes it for sent unless Retry records a refusal (see Claim). No
-// send may start unless this answered true: false is a sender whose lease ran out or was
-// taken over (it was paused, or its database slow), which must not send.
-func (s *Store) Handing(ctx context.Context, h domain.Held) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE messages SET handed_at = clock_timestamp() WHERE id = $1 AND `+held, h.ID, h.Fence)
-	if err != nil {
-		return false, fmt.Errorf("mark message %s handed to the relay: %w", h.ID, err)
+// Handing records, committed, that the held messages are about to be handed to the relay,
+// in one statement for a sender's batch: from now on a claim takes each for sent unless
+// Retry records a refusal or Release puts it back (see Claim). It answers the ids still
+// held; no send may start unless its id is there: one missing is a message whose lease ran
+// out or was taken over (its sender was paused, or its database slow), which must not go.
+func (s *Store) Handing(ctx context.Context, held ...domain.Held) (map[string]bool, error) {
+	if len(held) == 0 {
+		return map[string]bool{}, nil
 	}
-	return tag.RowsAffected() == 1, nil
+	ids, fences := heldRows(held)
+	rows, err := s.pool.Query(ctx, `UPDATE messages m SET handed_at = clock_timestamp()
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, f)
+		WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL AND m.`+lease.Held+`
+		RETURNING m.id`, ids, fences)
+	if err != nil {
+		return nil, fmt.Errorf("mark %d messages handed to the relay: %w", len(held), err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("mark %d messages handed to the relay: %w", len(held), err)
+	}
+	handed := make(map[string]bool, len(got))
+	for _, id := range got {
+		handed[id] = true
+	}
+	return handed, nil
 }
 
 // heldRows splits held into the id and token arrays of a statement's unnest.

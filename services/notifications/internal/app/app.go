@@ -39,9 +39,10 @@ type Queue interface {
 	// Every write about a claimed message carries its claim's fencing token (domain.Held)
 	// and does nothing once another claim took the message over.
 	//
-	// Handing records that the held message is about to be handed to the relay; no send
-	// may start unless it answered true (false: the lease was lost).
-	Handing(ctx context.Context, h domain.Held) (bool, error)
+	// Handing records that the held messages are about to be handed to the relay, in one
+	// statement; it answers the ids of those still held, and no send may start unless its
+	// id is among them (one missing: the lease was lost).
+	Handing(ctx context.Context, held ...domain.Held) (handed map[string]bool, err error)
 	// Sent records the delivery of the held messages.
 	Sent(ctx context.Context, held ...domain.Held) error
 	// Release puts held, unattempted messages back, due now, their claim's attempt given
@@ -604,27 +605,39 @@ func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, bat
 	stop := lease.Keeper{Every: p.Lease / 3, Timeout: p.Lease / 3, Log: s.log, What: "mails",
 		Renew: func(ctx context.Context) error { return s.store.RenewLeases(ctx, held, p.Window+p.Lease) }}.Keep()
 	defer stop()
+	// Marked before the sends, committed, under the claim's tokens, in one statement for
+	// the batch: should the sends' record below be lost, the next claim takes the mails for
+	// sent instead of sending them again; and a sender whose lease was taken over (it was
+	// paused) learns it here and does not send what another sender has sent or is sending.
+	// A mail marked and then not sent (its window passed, shutdown, a refusal) has its mark
+	// cleared by Release or Retry; only a crash in the middle of a batch leaves the rest of
+	// it marked, taken for sent by the next claim and reported doubtful — the rule for the
+	// one mail in flight, for the batch in flight (a chunk: an order's mails, or a poll's).
+	var handed map[string]bool
+	var due []domain.Held // those whose window has not passed yet
 	for _, o := range batch {
-		if ctx.Err() != nil || s.now().Sub(o.at) >= p.Window {
-			unsent = append(unsent, o.Held())
-			continue
+		if s.now().Sub(o.at) < p.Window {
+			due = append(due, o.Held())
 		}
-		// Marked before the send, committed, under the claim's token: should the send's
-		// record below be lost, the next claim takes the mail for sent instead of sending
-		// it again; and a sender whose lease was taken over (it was paused) learns it
-		// here and does not send what another sender has sent or is sending.
-		ok, err := s.store.Handing(ctx, o.Held())
-		if err != nil {
-			unsent = append(unsent, o.Held())
+	}
+	if len(due) > 0 && ctx.Err() == nil {
+		var err error
+		if handed, err = s.store.Handing(ctx, due...); err != nil {
+			handed = nil
 			errs = append(errs, err)
+		}
+	}
+	for _, o := range batch {
+		if handed == nil || ctx.Err() != nil || s.now().Sub(o.at) >= p.Window {
+			unsent = append(unsent, o.Held())
 			continue
 		}
-		if !ok {
+		if !handed[o.ID] {
 			s.lost.Inc()
 			s.log.WarnContext(ctx, "e-mail lease lost before its send (another sender took it over); not sent", "message_id", o.ID)
 			continue
 		}
-		ok, err = s.send(ctx, m, p, o.Outgoing)
+		ok, err := s.send(ctx, m, p, o.Outgoing)
 		if ok {
 			sent = append(sent, o.Held())
 		}
