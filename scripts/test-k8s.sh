@@ -226,16 +226,23 @@ teardown() {
     kill -9 "$shim" 2>/dev/null
   done
   [[ -x "$BIN/kube-proxy" ]] && "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
-  # The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) and the CNI plugins'
-  # (CNI-<hash> for the masquerade, CNI-HOSTPORT-* for the port maps) outlive them.
+  # The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) outlive it.
   local ipt t c r
   for ipt in iptables ip6tables; do
     for t in filter nat mangle; do
-      $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j (KUBE|CNI)-' |
+      $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j KUBE-' |
         sed 's/^-A/-D/' | while read -r r; do eval "$ipt -t $t $r"; done
-      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N (KUBE|CNI)-/{print $2}'); do $ipt -t $t -F "$c"; done
-      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N (KUBE|CNI)-/{print $2}'); do $ipt -t $t -X "$c"; done
+      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -F "$c"; done
+      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
     done
+  done
+  # The bridge plugin's masquerade: a CNI-<hash> chain per pod, jumped to from POSTROUTING
+  # by a rule commented with this node's network name ("hangar"), left behind when the
+  # pods were not torn down through CNI. Other CNI users' chains on the machine stay.
+  for c in $(iptables -t nat -S POSTROUTING | grep -F 'name: \"hangar\"' | grep -oE -- '-j CNI-[0-9a-f]+' | awk '{print $2}' | sort -u); do
+    iptables -t nat -S POSTROUTING | grep -F -- "-j $c" | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
+    iptables -t nat -F "$c"
+    iptables -t nat -X "$c"
   done
   for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
   ip link del "$BRIDGE" 2>/dev/null
