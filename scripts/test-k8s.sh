@@ -159,9 +159,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # (SIGKILL, a CI timeout, a reboot of the shell): `owner` (this script's pid and start
 # time), `pids` (every process it started, by name, pid and start time), `sysctls` (the
 # kernel settings before the kubelet changed them) and `netns` (the network namespaces that
-# existed before). A new run first tears down every earlier run whose owner is gone and that
-# was not torn down (`torn-down`), then refuses to start beside a live one: the bridge, the
-# NodePort and the databases are the machine's, one node at a time.
+# existed before). A new run waits while another one is live (the bridge, the NodePort and
+# the databases are the machine's: one node at a time), then tears down every earlier run
+# whose owner is gone and that was not torn down (`torn-down`).
 STATE_PREFIX=/tmp/hangar-k8s.
 S=""
 PIDS=()
@@ -269,19 +269,36 @@ teardown() {
   touch "$s/torn-down"
 }
 
-# claim: tears down earlier runs that were killed before their own teardown, refuses to run
-# beside a live one, and makes this run's state directory $S with its owner and what it
-# must restore.
+# live_run: the state directory of a run of this test that is still running, if any.
+live_run() {
+  local d pid st
+  for d in "$STATE_PREFIX"*; do
+    [[ -d "$d" && ! -f "$d/torn-down" && -f "$d/owner" ]] || continue
+    read -r pid st <"$d/owner"
+    alive owner "$pid" "$st" && { echo "$d (pid $pid)"; return 0; }
+  done
+  return 1
+}
+
+# claim: waits for a live run to end (K8S_WAIT seconds at most, default 1800: one node at a
+# time, and two `make test`s on the machine queue here instead of failing), tears down
+# earlier runs that were killed before their own teardown, and makes this run's state
+# directory $S with its owner and what it must restore.
 claim() {
-  local d pid st lock
+  local d lock other said="" end=$((SECONDS + ${K8S_WAIT:-1800}))
   exec {lock}>/tmp/hangar-k8s.lock
   flock "$lock"
+  while other="$(live_run)"; do
+    exec {lock}>&-
+    ((SECONDS < end)) || fail "another test-k8s is still running: $other"
+    [[ "$said" == "$other" ]] || echo "test-k8s: waiting for the run in $other to end"
+    said=$other
+    sleep 10
+    exec {lock}>/tmp/hangar-k8s.lock
+    flock "$lock"
+  done
   for d in "$STATE_PREFIX"*; do
     [[ -d "$d" && ! -f "$d/torn-down" ]] || continue
-    if [[ -f "$d/owner" ]]; then
-      read -r pid st <"$d/owner"
-      alive owner "$pid" "$st" && fail "another test-k8s is running (pid $pid, state $d)"
-    fi
     echo "test-k8s: tearing down an earlier run that did not finish ($d)"
     teardown "$d"
   done
