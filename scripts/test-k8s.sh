@@ -37,7 +37,10 @@
 # failed run keeps its logs and prints their path. A run killed before it could clean up
 # (SIGKILL) is cleaned up by the next one.
 #
-# Usage: scripts/test-k8s.sh [--keep]   (--keep: leave the cluster running; Ctrl-C stops it)
+# Usage: scripts/test-k8s.sh [--keep | --tools]
+#   --keep   leave the cluster running (Ctrl-C stops it)
+#   --tools  only build (into the machine's tool cache) and link the tools, e.g. to warm the
+#            cache before a CI run: the first build takes an hour or more under load
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +58,9 @@ SERVICE_CIDR=10.96.0.0/16
 export GOWORK=off
 
 KEEP=false
+TOOLS_ONLY=false
 [[ "${1:-}" == "--keep" ]] && KEEP=true
+[[ "${1:-}" == "--tools" ]] && TOOLS_ONLY=true
 
 start=$SECONDS
 declare -A phase_s
@@ -922,6 +927,11 @@ dashboards() {
 
 PHASES=(tools images control-plane node databases addons install asserts browser monitoring faults reconcile
   followed dashboards)
+if $TOOLS_ONLY; then
+  phase tools tools
+  failed=false
+  exit 0
+fi
 claim
 phase tools tools
 phase images images
