@@ -11,11 +11,19 @@
 // once and writes one order. Thresholds are the issue's SLOs: at least 200 orders/s, submit
 // p99 under 150 ms, no failed request (any answer but 2xx fails), every check true.
 //
-//   k6 run -e SHAPE=smoke|rate|count -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 loadtest/checkout.js
+//   k6 run -e SHAPE=smoke|rate|count|steady -e BASE_URL=http://localhost:8080 -e FIELDS_URL=http://localhost:8081 loadtest/checkout.js
 //   SHAPE=rate ramps from 0 to RATE journeys/s (default 200) over WARMUP (default 10s), then
 //   holds RATE journeys/s for DURATION (default 30s). The SLO thresholds judge the steady
 //   part (journeys started after the ramp, tagged phase=steady); every request of the ramp
 //   must still succeed and no journey may be dropped.
+//   SHAPE=steady holds RATE journeys/s (default 5) for DURATION (default 10m) with no latency
+//   threshold: the load scripts/test-k8s.sh buys with while it deletes pods and rolls a
+//   service (it stops k6 when its events are done; every request must still succeed).
+// On a node behind an Ingress: HOSTS='{"store.example":"10.0.0.1:30080",...}' resolves the
+// URLs' host names (k6's hosts option), ORIGIN is the store's public origin the page would
+// send (https://store.example) when BASE_URL is the plain-HTTP address behind the TLS
+// terminator, and LOG_ORDERS=1 logs every confirmed order ("order subscription <invoiceId>")
+// for `hangar-chaos reconcile -orders`.
 import http from 'k6/http';
 import { check } from 'k6';
 import exec from 'k6/execution';
@@ -28,6 +36,8 @@ const RATE = Number(__ENV.RATE || 200);
 const DURATION = __ENV.DURATION || '30s';
 const WARMUP = __ENV.WARMUP || '10s';
 const VALIDATE = __ENV.VALIDATE === '1';
+const ORIGIN = __ENV.ORIGIN || BASE_URL;
+const LOG_ORDERS = __ENV.LOG_ORDERS === '1';
 
 // seconds answers a k6 duration of whole seconds or minutes ('30s', '2m') in seconds.
 function seconds(d) {
@@ -40,6 +50,18 @@ function seconds(d) {
 
 const shapes = {
   smoke: { vus: 2, duration: '10s' },
+  steady: {
+    scenarios: {
+      journey: {
+        executor: 'constant-arrival-rate',
+        rate: Number(__ENV.RATE || 5),
+        timeUnit: '1s',
+        duration: __ENV.DURATION || '10m',
+        preAllocatedVUs: 20,
+        maxVUs: 100,
+      },
+    },
+  },
   // A fixed number of orders, one at a time (ITERATIONS, default 25): what one order costs in
   // statements and calls, within the anonymous e-mail look-up limit /validate counts against.
   count: { vus: 1, iterations: Number(__ENV.ITERATIONS || 25) },
@@ -83,7 +105,14 @@ export const options = Object.assign(
       // exactly 200 journeys a second.) A journey belongs to the part it starts in, by the
       // clock, so the one that starts as the ramp ends may count on either side: one order of
       // RATE x DURATION is that boundary's.
-      ...(SHAPE === 'rate'
+      ...(SHAPE === 'steady'
+        ? {
+            // No request fails while pods die and roll; latency is recorded, not judged.
+            http_req_failed: ['rate==0'],
+            checks: ['rate==1'],
+            orders: ['count>0'],
+          }
+        : SHAPE === 'rate'
         ? {
             'http_req_duration{name:submit,phase:steady}': ['p(99)<150'],
             'orders{phase:steady}': [`count>=${RATE * seconds(DURATION) - 1}`],
@@ -100,6 +129,7 @@ export const options = Object.assign(
     // (a new URL each order) its own time series.
     systemTags: ['status', 'method', 'name', 'scenario', 'check', 'expected_response'],
   },
+  __ENV.HOSTS ? { hosts: JSON.parse(__ENV.HOSTS) } : {},
   shapes[SHAPE],
 );
 
@@ -124,7 +154,7 @@ export default function (data) {
     exec.vu.metrics.tags.phase = Date.now() - exec.scenario.startTime < seconds(WARMUP) * 1000 ? 'warmup' : 'steady';
   }
   const headers = { 'Content-Type': 'application/json', 'X-XSRF-TOKEN': data.xsrf, Cookie: `XSRF-TOKEN=${data.xsrf}`,
-    Origin: BASE_URL, 'Sec-Fetch-Site': 'same-origin' };
+    Origin: ORIGIN, 'Sec-Fetch-Site': 'same-origin' };
   // What the hosted fields page sends from its own origin (no cookies there).
   const fieldsHeaders = { 'Content-Type': 'application/json', Origin: FIELDS_URL, 'Sec-Fetch-Site': 'same-origin' };
   const tok = http.post(`${FIELDS_URL}/api/tokenize`,
@@ -154,6 +184,7 @@ export default function (data) {
   const invoiceId = sub.status === 200 ? sub.json('invoiceId') : '';
   if (!check(sub, { 'submit: an invoice': () => invoiceId !== '' })) return;
   orders.add(1);
+  if (LOG_ORDERS) console.log(`order subscription ${invoiceId}`);
 
   // The receipt cookie is Secure (k6's jar keeps it off plain http): send it as a browser on
   // localhost does.

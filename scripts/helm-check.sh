@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Validates the Helm chart deploy/helm/hangar offline:
-#   1. installs pinned helm and kubeconform into <repo>/bin (only when missing or another version)
+#   1. links the pinned helm and kubeconform into <repo>/bin from the machine's tool cache
+#      (scripts/tool-cache.sh; built there when missing)
 #   2. helm lint --strict, with the default values and with deploy/helm/ci-values.yaml
 #   2b. the required Secrets and store details (store.*: no rendering without each)
 #   3. checks values.schema.json rejects a misspelled values key
@@ -49,7 +50,7 @@ for arg in "$@"; do
     --regenerate-schemas) regenerate=true ;;
     --tools) tools_only=true ;;
     -h | --help)
-      sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -73,24 +74,27 @@ module_version() {
 }
 
 step "tools"
-mkdir -p "$BIN"
-if [[ "$(module_version "$BIN/helm" helm.sh/helm/v3)" != "$HELM_VERSION" ]]; then
-  echo "installing helm $HELM_VERSION into $BIN (about 5 minutes on 2 cores)"
-  minor="${K8S_VERSION#*.}"
+# shellcheck source=scripts/tool-cache.sh
+source "$ROOT/scripts/tool-cache.sh"
+build_helm() {
+  local minor="${K8S_VERSION#*.}"
   minor="${minor%%.*}"
-  GOBIN="$BIN" go install -trimpath -ldflags "-s -w \
+  echo "installing helm $HELM_VERSION into $TOOL_CACHE (about 5 minutes on 2 cores, once per machine)"
+  go_install "$1" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" -ldflags "-s -w \
     -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
     -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 \
     -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor \
     -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 \
-    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$minor" \
-    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
-fi
-if [[ "$(module_version "$BIN/kubeconform" github.com/yannh/kubeconform)" != "$KUBECONFORM_VERSION" ]]; then
-  echo "installing kubeconform $KUBECONFORM_VERSION into $BIN"
-  GOBIN="$BIN" go install -trimpath -ldflags "-s -w -X main.version=$KUBECONFORM_VERSION" \
-    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION"
-fi
+    -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$minor"
+}
+build_kubeconform() {
+  echo "installing kubeconform $KUBECONFORM_VERSION into $TOOL_CACHE"
+  go_install "$1" "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" \
+    -ldflags "-s -w -X main.version=$KUBECONFORM_VERSION"
+}
+# helm's idea of the newest Kubernetes is linked in: the key names it.
+cached_tool helm "$HELM_VERSION-k8s$K8S_VERSION" build_helm
+cached_tool kubeconform "$KUBECONFORM_VERSION" build_kubeconform
 HELM="$BIN/helm"
 KUBECONFORM="$BIN/kubeconform"
 echo "helm $(module_version "$HELM" helm.sh/helm/v3), kubeconform $(module_version "$KUBECONFORM" github.com/yannh/kubeconform)"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The store on one real Kubernetes node (`make test-k8s`):
+# The store on one real Kubernetes node (`make test-k8s`, part of `make test`; as root):
 #   1. tools: the pinned control plane plus kubelet, kube-proxy and kubectl
 #      (scripts/cluster-tools.sh --node), helm (scripts/helm-check.sh --tools), CoreDNS and
-#      Traefik from their Go modules (deploy/k8s-node/*; into ./bin, rebuilt only for another
-#      version); containerd, runc, the CNI plugins, iptables, conntrack, socat and jq from
-#      apt when missing;
+#      Traefik from their Go modules (deploy/k8s-node/*), Prometheus with Kubernetes
+#      discovery and k6, all from the machine's tool cache (scripts/tool-cache.sh: built once
+#      per machine and version, linked into ./bin); containerd, runc, the CNI plugins,
+#      iptables, conntrack, socat and jq from apt when missing;
 #   2. images: `make images` (every deployable, OCI archives cached by digest) and the node's
 #      own (pause, the Kafka-protocol broker, CoreDNS, Traefik), imported into containerd;
 #   3. a node: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd
@@ -22,18 +23,31 @@
 #      returning an invoice, the receipt e-mail sent, the store's page through it;
 #   7. browser: the Playwright purchase (web/e2e/k8s) in Chromium through the Ingress, the
 #      store served as https by a TLS terminator standing for the cloud load balancer;
-#   8. monitoring and dashboards: Prometheus on the release's ServiceMonitors and rules, each
-#      business dashboard query returning a series; prints `kubectl get nodes,pods,jobs -o wide`.
+#   8. monitoring: Prometheus discovering the pods through the API server from the
+#      release's ServiceMonitors, with its rules;
+#   9. faults (K8S_FAULTS=0 skips 9-11): k6 buying through the Ingress while one pod of
+#      each component is deleted in turn, then checkout is upgraded to a rebuilt image and
+#      rolled back: no failed request; each event's p99 and replacement time printed;
+#  10. reconcile: orders, charges, processor captures, receipt e-mails one to one;
+#  11. followed: Prometheus scrapes exactly the pods now behind the Services;
+#  12. dashboards: each business dashboard query returns a series; prints
+#      `kubectl get nodes,pods,jobs -o wide`, the k6 summary and the events' table.
 # Every process it started is stopped at the end (also on failure or Ctrl-C), the bridge,
 # the iptables rules, the mounts, the kernel settings and the databases are restored; a
-# failed run keeps its logs and prints their path.
+# failed run keeps its logs and prints their path. A run killed before it could clean up
+# (SIGKILL) is cleaned up by the next one.
 #
-# Usage: scripts/test-k8s.sh [--keep]   (--keep: leave the cluster running; Ctrl-C stops it)
+# Usage: scripts/test-k8s.sh [--keep | --tools]
+#   --keep   leave the cluster running (Ctrl-C stops it)
+#   --tools  only build (into the machine's tool cache) and link the tools, e.g. to warm the
+#            cache before a CI run: the first build takes an hour or more under load
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/bin"
-COREDNS_VERSION=v1.15.0
+# shellcheck source=scripts/tool-cache.sh
+source "$ROOT/scripts/tool-cache.sh"
+PROMETHEUS_VERSION=v0.316.0 # Prometheus 3.16.0 (its module's versions are v0.<major><minor>)
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
 NODE=hangar-node
 NS=hangar
@@ -44,7 +58,9 @@ SERVICE_CIDR=10.96.0.0/16
 export GOWORK=off
 
 KEEP=false
+TOOLS_ONLY=false
 [[ "${1:-}" == "--keep" ]] && KEEP=true
+[[ "${1:-}" == "--tools" ]] && TOOLS_ONLY=true
 
 start=$SECONDS
 declare -A phase_s
@@ -89,38 +105,51 @@ install_packages() {
 }
 
 # CoreDNS from its module, with only the plugins a cluster's DNS uses
-# (deploy/k8s-node/coredns, its own module pinning the version).
-# Traefik from its module (deploy/k8s-node/traefik pins the version).
-build_traefik() {
-  local want
-  want="$(awk '$1 == "github.com/traefik/traefik/v3" { print $2 }' "$ROOT/deploy/k8s-node/traefik/go.mod")"
-  [[ "$(dep_version "$BIN/k8s-node/traefik" github.com/traefik/traefik/v3)" == "$want" ]] && return 0
-  echo "test-k8s: building Traefik $want (several minutes, once)"
-  (cd "$ROOT/deploy/k8s-node/traefik" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/traefik.tmp" github.com/traefik/traefik/v3/cmd/traefik)
-  mv "$BIN/k8s-node/traefik.tmp" "$BIN/k8s-node/traefik"
+# (deploy/k8s-node/coredns, its own module pinning the version), and Traefik from its
+# module (deploy/k8s-node/traefik pins the version): each kept in the machine's tool cache
+# (scripts/tool-cache.sh) under its version and a hash of the module's files.
+build_local_module() {
+  local out=$1 name=$2 dir=$3 pkg=$4
+  echo "test-k8s: building $name into $TOOL_CACHE (CoreDNS ~10 min, Traefik ~60 min on the loaded 2-core machine; once per machine)"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out/$name" "$pkg")
 }
 
-build_coredns() {
-  [[ "$(dep_version "$BIN/coredns" github.com/coredns/coredns)" == "$COREDNS_VERSION" ]] && return 0
-  echo "test-k8s: building CoreDNS $COREDNS_VERSION (a few minutes, once)"
-  (cd "$ROOT/deploy/k8s-node/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/coredns.tmp" .)
-  mv "$BIN/coredns.tmp" "$BIN/coredns"
+# Prometheus from its module with only the service discoveries this test uses (file, static,
+# http and kubernetes: the `remove_all_sd,enable_kubernetes_sd` build tags, Prometheus 3.10+):
+# Debian's 2.42 has no Kubernetes discovery ("field kubernetes_sd_configs not found in type
+# config.ScrapeConfig"). promtool stays Debian's (make test-rules).
+build_prometheus() {
+  local v="${PROMETHEUS_VERSION#v0.}"
+  echo "test-k8s: building Prometheus $PROMETHEUS_VERSION (kubernetes_sd only) into $TOOL_CACHE (once per machine)"
+  go_install "$1" "github.com/prometheus/prometheus/cmd/prometheus@$PROMETHEUS_VERSION" \
+    -tags remove_all_sd,enable_kubernetes_sd \
+    -ldflags "-s -w -X github.com/prometheus/common/version.Version=3.${v#3}"
 }
+
+# required GO.MOD MODULE: the version GO.MOD requires of MODULE.
+required() { awk -v m="$2" '{ for (i = 1; i < NF; i++) if ($i == m) { print $(i + 1); exit } }' "$1"; }
 
 tools() {
   install_packages
   "$ROOT/scripts/cluster-tools.sh" --node
   "$ROOT/scripts/helm-check.sh" --tools
-  build_coredns
-  build_traefik
+  local d="$ROOT/deploy/k8s-node"
+  cached_tool coredns "$(required "$d/coredns/go.mod" github.com/coredns/coredns)-$(tree_hash "$d/coredns")" \
+    build_local_module coredns "$d/coredns" .
+  cached_tool traefik "$(required "$d/traefik/go.mod" github.com/traefik/traefik/v3)-$(tree_hash "$d/traefik")" \
+    build_local_module traefik "$d/traefik" github.com/traefik/traefik/v3/cmd/traefik
+  cached_tool prometheus "$PROMETHEUS_VERSION-k8s-sd" build_prometheus
+  (cd "$ROOT" && make --no-print-directory "$BIN/k6")
+  mkdir -p "$BIN/k8s-node"
   (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/hangar-dev" ./cmd/hangar-dev)
+  (cd "$ROOT" && go build -o "$BIN/k8s-node/hangar-chaos" ./cmd/hangar-chaos)
   (cd "$ROOT/deploy/images" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN/k8s-node/pause" ./cmd/pause)
 }
 
 images() {
   (cd "$ROOT" && HANGAR_DEV_MODE="${HANGAR_DEV_MODE:-true}" make --no-print-directory images)
   (cd "$ROOT/deploy/images" && go run ./cmd/hangar-images -out "$BIN/images" \
-    -extra "pause=$BIN/k8s-node/pause,hangar-broker=$BIN/k8s-node/hangar-dev,coredns=$BIN/coredns,traefik=$BIN/k8s-node/traefik")
+    -extra "pause=$BIN/k8s-node/pause,hangar-broker=$BIN/k8s-node/hangar-dev,coredns=$BIN/coredns,traefik=$BIN/traefik")
 }
 
 # ref NAME: the image reference `make images`/-extra wrote for NAME.
@@ -130,19 +159,163 @@ tag() { jq -r --arg n "$1" '.[] | select(.name == $n) | .tag' "$BIN/images/image
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # ---------------------------------------------------------------------------- cleanup
+# A run's state lives in one directory, $S (/tmp/hangar-k8s.XXXXXX): the node's state, the
+# logs, and what teardown needs to undo the run even when the script itself was killed
+# (SIGKILL, a CI timeout, a reboot of the shell): `owner` (this script's pid and start
+# time), `pids` (every process it started, by name, pid and start time), `sysctls` (the
+# kernel settings before the kubelet changed them) and `netns` (the network namespaces that
+# existed before). A new run waits while another one is live (the bridge, the NodePort and
+# the databases are the machine's: one node at a time), then tears down every earlier run
+# whose owner is gone and that was not torn down (`torn-down`).
+STATE_PREFIX=/tmp/hangar-k8s.
 S=""
 PIDS=()
 declare -A PID_OF
-DBS=()
+SERVICES_DB=(catalog identity checkout payments allocation notifications)
 # The kubelet sets the kernel tunables every node has (vm.overcommit_memory=1, kernel.panic=10,
 # kernel.panic_on_oops=1, ...; it fails to start if it cannot): this machine is shared, so
 # their values are restored at the end.
 SYSCTLS=(net/ipv4/ip_forward vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops
   kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
-declare -A SYSCTL_WAS
-for k in "${SYSCTLS[@]}"; do SYSCTL_WAS[$k]="$(cat "/proc/sys/$k")"; done
-NETNS_WAS="$(ls /var/run/netns 2>/dev/null | tr '\n' ' ' || true)"
 failed=true
+
+# start_time PID: the process's start time in clock ticks since boot (with the pid, it names
+# one process: a pid alone may have been reused since).
+start_time() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $20}'; }
+
+# alive NAME PID START: whether the process a run recorded as "NAME PID START" is still
+# running (and still that process).
+alive() {
+  local pid=$2 st=$3
+  [[ -n "$pid" && -n "$st" && "$(start_time "$pid")" == "$st" ]]
+}
+
+# teardown DIR: stops what the run in DIR started and undoes its changes to the machine:
+# the containers (the kubelet first, else it restarts them; containerd is started again on
+# the run's own state when it is no longer running, to stop them), the processes in the
+# reverse order of their start, containerd's shims, kube-proxy's and the kubelet's and the
+# CNI plugins' iptables rules, the pods' veths and network namespaces, the bridge, the
+# mounts, the kernel settings and the test's databases. Safe to run twice.
+teardown() {
+  # Best effort, every step: a step that finds nothing to undo must not stop the others.
+  local -
+  set +e +o pipefail
+  local s=$1 name pid st lines=() i sock="$1/containerd.sock" helper=""
+  [[ -f "$s/pids" ]] && mapfile -t lines <"$s/pids"
+  for i in "${lines[@]}"; do
+    read -r name pid st <<<"$i"
+    [[ "$name" == kubelet ]] && alive "$name" "$pid" "$st" && kill "$pid" 2>/dev/null
+  done
+  if [[ -f "$s/containerd.toml" ]]; then
+    if ! timeout 5 ctr -a "$sock" version >/dev/null 2>&1; then
+      containerd --config "$s/containerd.toml" >>"$s/logs/containerd-teardown.log" 2>&1 &
+      helper=$!
+      for _ in $(seq 100); do timeout 5 ctr -a "$sock" version >/dev/null 2>&1 && break; sleep 0.2; done
+    fi
+    for t in $(timeout 10 ctr -a "$sock" -n k8s.io tasks ls -q 2>/dev/null); do
+      timeout 10 ctr -a "$sock" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1
+    done
+  fi
+  for ((i = ${#lines[@]} - 1; i >= 0; i--)); do
+    read -r name pid st <<<"${lines[i]}"
+    alive "$name" "$pid" "$st" && kill "$pid" 2>/dev/null
+  done
+  [[ -n "$helper" ]] && kill "$helper" 2>/dev/null
+  for i in "${lines[@]}" "helper ${helper:-} $( [[ -n "$helper" ]] && start_time "$helper")"; do
+    read -r name pid st <<<"$i"
+    for _ in $(seq 50); do alive "$name" "$pid" "$st" || break; sleep 0.2; done
+    alive "$name" "$pid" "$st" && kill -9 "$pid" 2>/dev/null
+  done
+  # containerd's shims outlive it: this node's (their -address is its socket) are stopped.
+  for shim in $(pgrep -f "containerd-shim-runc-v2 .*-address $sock" || true); do
+    kill -9 "$shim" 2>/dev/null
+  done
+  [[ -x "$BIN/kube-proxy" ]] && "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
+  # The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) outlive it.
+  local ipt t c r
+  for ipt in iptables ip6tables; do
+    for t in filter nat mangle; do
+      $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j KUBE-' |
+        sed 's/^-A/-D/' | while read -r r; do eval "$ipt -t $t $r"; done
+      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -F "$c"; done
+      for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
+    done
+  done
+  # The bridge plugin's masquerade: a CNI-<hash> chain per pod, jumped to from POSTROUTING
+  # by a rule commented with this node's network name ("hangar"), left behind when the
+  # pods were not torn down through CNI. Other CNI users' chains on the machine stay.
+  for c in $(iptables -t nat -S POSTROUTING | grep -F 'name: \"hangar\"' | grep -oE -- '-j CNI-[0-9a-f]+' | awk '{print $2}' | sort -u); do
+    iptables -t nat -S POSTROUTING | grep -F -- "-j $c" | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
+    iptables -t nat -F "$c"
+    iptables -t nat -X "$c"
+  done
+  for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
+  ip link del "$BRIDGE" 2>/dev/null
+  ip route del unreachable "$SERVICE_CIDR" 2>/dev/null
+  # The kubelet links every container's log into /var/log/containers (a fixed path).
+  find /var/log/containers -maxdepth 1 -lname "$s/*" -delete 2>/dev/null
+  grep " $s/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
+  # The pods' network namespaces (containerd names them cni-<uuid>) made during the run.
+  if [[ -f "$s/netns" ]]; then
+    for n in $(ls /var/run/netns 2>/dev/null); do
+      grep -qx "$n" "$s/netns" || { umount "/var/run/netns/$n" 2>/dev/null; rm -f "/var/run/netns/$n"; }
+    done
+  fi
+  local k v
+  if [[ -f "$s/sysctls" ]]; then
+    while read -r k v; do echo "$v" >"/proc/sys/$k"; done <"$s/sysctls"
+  fi
+  for db in "${SERVICES_DB[@]}"; do
+    psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS hangar_k8s_$db WITH (FORCE)" >/dev/null 2>&1
+  done
+  # What a failed run keeps is its logs and the files the test wrote (configuration,
+  # summaries): the node's and containerd's state (images, snapshots: hundreds of MB) go.
+  rm -rf "$s/containerd" "$s/kubelet" "$s/etcd" "$s/prometheus" "$s/pod-logs" 2>/dev/null
+  touch "$s/torn-down"
+}
+
+# live_run: the state directory of a run of this test that is still running, if any.
+live_run() {
+  local d pid st
+  for d in "$STATE_PREFIX"*; do
+    [[ -d "$d" && ! -f "$d/torn-down" && -f "$d/owner" ]] || continue
+    read -r pid st <"$d/owner"
+    alive owner "$pid" "$st" && { echo "$d (pid $pid)"; return 0; }
+  done
+  return 1
+}
+
+# claim: waits for a live run to end (K8S_WAIT seconds at most, default 1800: one node at a
+# time, and two `make test`s on the machine queue here instead of failing), tears down
+# earlier runs that were killed before their own teardown, and makes this run's state
+# directory $S with its owner and what it must restore.
+claim() {
+  local d lock other said="" end=$((SECONDS + ${K8S_WAIT:-1800}))
+  exec {lock}>/tmp/hangar-k8s.lock
+  flock "$lock"
+  while other="$(live_run)"; do
+    exec {lock}>&-
+    ((SECONDS < end)) || fail "another test-k8s is still running: $other"
+    [[ "$said" == "$other" ]] || echo "test-k8s: waiting for the run in $other to end"
+    said=$other
+    sleep 10
+    exec {lock}>/tmp/hangar-k8s.lock
+    flock "$lock"
+  done
+  for d in "$STATE_PREFIX"*; do
+    [[ -d "$d" && ! -f "$d/torn-down" ]] || continue
+    echo "test-k8s: tearing down an earlier run that did not finish ($d)"
+    teardown "$d"
+  done
+  S="$(mktemp -d "${STATE_PREFIX}XXXXXX")"
+  mkdir -p "$S/logs" "$S/cni"
+  echo "$$ $(start_time $$)" >"$S/owner"
+  local k
+  for k in "${SYSCTLS[@]}"; do echo "$k $(cat "/proc/sys/$k")"; done >"$S/sysctls"
+  ls /var/run/netns 2>/dev/null >"$S/netns" || true
+  exec {lock}>&-
+}
+
 cleanup() {
   local rc=$?
   set +e
@@ -150,56 +323,8 @@ cleanup() {
     echo "--- test-k8s: state at failure"
     "$BIN/kubectl" --kubeconfig "$S/kubeconfig" get nodes,pods,jobs,events -A -o wide 2>&1 | tail -60
   fi
-  # The containers first, while containerd runs (the kubelet would restart them: it goes
-  # first), then the rest in the reverse order of their start.
-  if [[ -n "$S" && -S "$S/containerd.sock" ]]; then
-    [[ -n "${PID_OF[kubelet]:-}" ]] && kill "${PID_OF[kubelet]}" 2>/dev/null
-    for t in $(ctr -a "$S/containerd.sock" -n k8s.io tasks ls -q 2>/dev/null); do
-      ctr -a "$S/containerd.sock" -n k8s.io tasks kill -s SIGKILL "$t" >/dev/null 2>&1
-    done
-  fi
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
-    kill "${PIDS[i]}" 2>/dev/null
-  done
-  for p in "${PIDS[@]}"; do
-    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$p" 2>/dev/null
-  done
   if [[ -n "$S" ]]; then
-    # containerd's shims outlive it: this node's (their -address is its socket) are stopped.
-    for shim in $(pgrep -f "containerd-shim-runc-v2 .*-address $S/containerd.sock" || true); do
-      kill -9 "$shim" 2>/dev/null
-    done
-    "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
-    # The kubelet's own chains (KUBE-FIREWALL, KUBE-KUBELET-CANARY, ...) outlive it.
-    local ipt t c
-    for ipt in iptables ip6tables; do
-      for t in filter nat mangle; do
-        $ipt -t $t -S 2>/dev/null | grep -E '^-A (INPUT|OUTPUT|FORWARD|PREROUTING|POSTROUTING) .*-j KUBE-' |
-          sed 's/^-A/-D/' | while read -r r; do eval "$ipt -t $t $r"; done
-        for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -F "$c"; done
-        for c in $($ipt -t $t -S 2>/dev/null | awk '/^-N KUBE-/{print $2}'); do $ipt -t $t -X "$c"; done
-      done
-    done
-    for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do
-      iptables -t nat -F "$c" 2>/dev/null
-    done
-    iptables -t nat -S POSTROUTING | grep -- '-j CNI-' | sed 's/^-A/-D/' | while read -r r; do eval "iptables -t nat $r"; done
-    for c in $(iptables -t nat -S | awk '/^-N CNI-/{print $2}'); do iptables -t nat -X "$c" 2>/dev/null; done
-    ip link del "$BRIDGE" 2>/dev/null
-    ip route del unreachable "$SERVICE_CIDR" 2>/dev/null
-    for v in $(ip -o link show type veth | awk -F'[ @:]+' '/master '"$BRIDGE"'/{print $2}'); do ip link del "$v" 2>/dev/null; done
-    # The kubelet links every container's log into /var/log/containers (a fixed path).
-    find /var/log/containers -maxdepth 1 -lname "$S/*" -delete 2>/dev/null
-    grep " $S/" /proc/mounts | awk '{print $2}' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
-    # The pods' network namespaces (containerd names them cni-<uuid>) made during this run.
-    for n in $(ls /var/run/netns 2>/dev/null); do
-      [[ " $NETNS_WAS " == *" $n "* ]] || { umount "/var/run/netns/$n" 2>/dev/null; rm -f "/var/run/netns/$n"; }
-    done
-  fi
-  for k in "${SYSCTLS[@]}"; do echo "${SYSCTL_WAS[$k]}" >"/proc/sys/$k"; done
-  for db in "${DBS[@]}"; do psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1; done
-  if [[ -n "$S" ]]; then
+    teardown "$S"
     if $failed; then
       echo "test-k8s: logs kept in $S/logs" >&2
     else
@@ -211,13 +336,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# track NAME PID: a process of this test, stopped at the end (also by a later run's teardown
+# when this one was killed).
+track() {
+  PIDS+=("$2")
+  PID_OF[$1]=$2
+  echo "$1 $2 $(start_time "$2")" >>"$S/pids"
+}
+
 # run NAME CMD...: a background process of this test, logging to $S/logs/NAME.log.
 run() {
   local name=$1
   shift
   "$@" >"$S/logs/$name.log" 2>&1 &
-  PIDS+=($!)
-  PID_OF[$name]=$!
+  track "$name" $!
 }
 
 # wait_for DESCRIPTION SECONDS CMD...: CMD until it succeeds; the deadline ends the test.
@@ -235,8 +367,6 @@ kc() { "$BIN/kubectl" --kubeconfig "$S/kubeconfig" "$@"; }
 
 # ---------------------------------------------------------------------------- the node
 control_plane() {
-  S="$(mktemp -d /tmp/hangar-k8s.XXXXXX)"
-  mkdir -p "$S/logs" "$S/cni"
   local token ktoken ptoken
   token="$(openssl rand -hex 16)"
   ktoken="$(openssl rand -hex 16)"
@@ -432,10 +562,9 @@ addons() {
 
 databases() {
   local s
-  for s in catalog identity checkout payments allocation notifications; do
+  for s in "${SERVICES_DB[@]}"; do
     PGOPTIONS=--client-min-messages=warning psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS hangar_k8s_$s WITH (FORCE)" >/dev/null
     psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE hangar_k8s_$s" >/dev/null
-    DBS+=("hangar_k8s_$s")
   done
 }
 
@@ -461,7 +590,7 @@ install_chart() {
   # Helm deletes each hook Job once it succeeds: their completions are recorded as they happen.
   kc -n "$NS" get jobs --watch --output-watch-events -o jsonpath='{.object.metadata.name} {.object.status.succeeded}{"\n"}' \
     >"$S/jobs.log" 2>&1 &
-  PIDS+=($!)
+  track jobs-watch $!
   KUBECONFIG="$S/kubeconfig" "$BIN/helm" install hangar "$ROOT/deploy/helm/hangar" -n "$NS" \
     -f "$ROOT/deploy/helm/test-secrets-values.yaml" -f "$ROOT/deploy/helm/k8s-values.yaml" \
     "${sets[@]}" --wait --wait-for-jobs --timeout 8m
@@ -572,53 +701,207 @@ browser() {
     fail "the Playwright purchase through the Ingress (trace: web/test-results/e2e-k8s)"
 }
 
+# ---------------------------------------------------------------------------- faults
+# Faults and a rolling upgrade under load (issue 40, item 4): k6 (loadtest/checkout.js,
+# SHAPE=steady: K8S_LOAD_RATE journeys/s, each tokenize → preview → submit → receipt, a new
+# buyer each) buys through the Ingress while, one at a time,
+#   - one pod of each component is deleted (2 replicas each: the production value), and the
+#     next event starts when its replacement is Ready and the deleted pod is gone;
+#   - checkout is upgraded by `helm upgrade` to a rebuilt image (the same binaries, one more
+#     label: another digest), its migrate Job running again as the pre-upgrade hook;
+#   - `helm rollback` to the installed revision.
+# k6's threshold is no failed request (http_req_failed rate==0) and every check true; each
+# event's p99 comes from k6's per-request CSV over the event's window. Then the databases
+# are reconciled (`hangar-chaos reconcile`): every order k6 was told about written once,
+# each paid by one charge backed by one processor capture, one receipt e-mail per order, no
+# submission left pending.
+K8S_LOAD_RATE="${K8S_LOAD_RATE:-2}"
+COMPONENTS=(catalog identity checkout payments allocation geo notifications web)
+
+# event NAME START END READY: one line of $S/events.tsv (times in ms since the epoch).
+event() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$S/events.tsv"; }
+now_ms() { date +%s%3N; }
+
+# ready_since_ms POD: when POD's Ready condition last turned true, in ms since the epoch.
+ready_since_ms() {
+  local t
+  t="$(kc -n "$NS" get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].lastTransitionTime}')"
+  echo $(($(date -d "$t" +%s) * 1000))
+}
+
+# delete_one COMPONENT: deletes the first pod of COMPONENT, waits for its replacement to be
+# Ready and for the pod to be gone.
+delete_one() {
+  local c=$1 sel="app.kubernetes.io/instance=hangar,app.kubernetes.io/component=$1" old pod t0 new ready
+  old="$(kc -n "$NS" get pods -l "$sel" --field-selector=status.phase=Running -o jsonpath='{.items[*].metadata.name}')"
+  pod="$(tr ' ' '\n' <<<"$old" | sort | head -1)"
+  [[ -n "$pod" ]] || fail "no running pod of $c to delete"
+  t0="$(now_ms)"
+  kc -n "$NS" delete pod "$pod" --wait=false >/dev/null
+  new_ready() {
+    new="$(kc -n "$NS" get pods -l "$sel" -o json | jq -r --arg old " $old " \
+      '.items[] | select(($old | contains(" " + .metadata.name + " ")) | not)
+        | select(any(.status.conditions[]?; .type == "Ready" and .status == "True")) | .metadata.name' | head -1)"
+    [[ -n "$new" ]]
+  }
+  wait_for "a Ready replacement for $pod" 180 new_ready
+  ready="$(ready_since_ms "$new")"
+  kc -n "$NS" wait --for=delete "pod/$pod" --timeout=120s >/dev/null
+  event "delete a $c pod" "$t0" "$(now_ms)" "$(((ready - t0) / 1000))"
+  echo "test-k8s: deleted $pod; $new Ready after $(((ready - t0) / 1000)) s"
+}
+
+# roll DESCRIPTION HELM-ARGS...: a helm upgrade or rollback of checkout, --wait; READY is the
+# time until every new pod is Ready (helm's --wait returns then).
+roll() {
+  local what=$1 t0
+  shift
+  t0="$(now_ms)"
+  KUBECONFIG="$S/kubeconfig" "$BIN/helm" "$@" -n "$NS" --wait --timeout 5m >/dev/null
+  kc -n "$NS" rollout status deploy/hangar-checkout --timeout=120s >/dev/null
+  local t1
+  t1="$(now_ms)"
+  event "$what" "$t0" "$t1" "$(((t1 - t0) / 1000))"
+  echo "test-k8s: $what: every checkout pod Ready after $(((t1 - t0) / 1000)) s ($(kc -n "$NS" get deploy hangar-checkout -o jsonpath='{.spec.template.spec.containers[0].image}'))"
+}
+
+faults() {
+  # The rebuilt checkout: the same binary, one more label, so another digest and tag.
+  (cd "$ROOT/deploy/images" && go run ./cmd/hangar-images -root "$ROOT" -out "$S/images-upgrade" \
+    -only checkout -label "hangar.test/rebuilt=$(date +%s)") >/dev/null
+  ctr -a "$S/containerd.sock" -n k8s.io images import "$S"/images-upgrade/*.oci.tar >/dev/null
+  local up_tag rev
+  up_tag="$(jq -r '.[0].tag' "$S/images-upgrade/images.json")"
+  [[ "$up_tag" != "$(tag checkout)" ]] || fail "the rebuilt checkout image has the same tag $up_tag"
+  rev="$(KUBECONFIG="$S/kubeconfig" "$BIN/helm" history hangar -n "$NS" -o json | jq '.[-1].revision')"
+
+  : >"$S/events.tsv"
+  local hosts
+  hosts="$(jq -nc --arg a "$HOST_IP:30080" '{"store.hangar-ci.ie": $a, "pay.hangar-ci.ie": $a}')"
+  K6_NO_USAGE_REPORT=true K6_CSV_TIME_FORMAT=unix_milli GOGC=400 GOMAXPROCS=1 \
+    run k6 "$BIN/k6" run --quiet --no-color -e SHAPE=steady -e RATE="$K8S_LOAD_RATE" -e DURATION=30m \
+    -e BASE_URL=http://store.hangar-ci.ie -e FIELDS_URL=http://pay.hangar-ci.ie \
+    -e ORIGIN=https://store.hangar-ci.ie -e HOSTS="$hosts" -e LOG_ORDERS=1 \
+    --log-output="file=$S/k6-orders.log" --summary-export="$S/k6-summary.json" --out "csv=$S/k6.csv" \
+    "$ROOT/loadtest/checkout.js"
+  # The baseline: the load's first 10 orders, before any fault.
+  local t0
+  t0="$(now_ms)"
+  ten_orders() { (($(grep -c 'order subscription' "$S/k6-orders.log" 2>/dev/null) >= 10)); }
+  wait_for "k6's first 10 orders through the Ingress" 120 ten_orders
+  event "no fault (baseline)" "$t0" "$(now_ms)" ""
+
+  local c
+  for c in "${COMPONENTS[@]}"; do delete_one "$c"; done
+  roll "helm upgrade checkout to a rebuilt image" upgrade hangar "$ROOT/deploy/helm/hangar" --reuse-values \
+    --set "services.checkout.image.tag=$up_tag"
+  roll "helm rollback to revision $rev" rollback hangar "$rev"
+
+  kill -INT "${PID_OF[k6]}"
+  wait "${PID_OF[k6]}" || true
+  [[ -s "$S/k6-summary.json" ]] || fail "k6 wrote no summary (log: $S/logs/k6.log)"
+  python3 - "$S/k6.csv" "$S/events.tsv" >"$S/events.md" <<'PY'
+import csv, sys
+from math import ceil
+samples = []  # (ms, name, duration ms, failed)
+failed_at = []
+with open(sys.argv[1]) as f:
+    for r in csv.DictReader(f):
+        if r["metric_name"] == "http_req_duration":
+            samples.append((int(r["timestamp"]), r["name"], float(r["metric_value"])))
+        elif r["metric_name"] == "http_req_failed" and float(r["metric_value"]) > 0:
+            failed_at.append(int(r["timestamp"]))
+def p99(v):
+    v = sorted(v)
+    return v[max(0, ceil(0.99 * len(v)) - 1)] if v else float("nan")
+print("| Event (one at a time, under load) | Replacement Ready (s) | Requests | Failed | p99 submit (ms) | p99 all requests (ms) |")
+print("|---|---:|---:|---:|---:|---:|")
+for line in open(sys.argv[2]):
+    name, a, b, ready = line.rstrip("\n").split("\t")
+    a, b = int(a), int(b)
+    w = [s for s in samples if a <= s[0] <= b]
+    fails = sum(1 for t in failed_at if a <= t <= b)
+    print(f"| {name} | {ready or '–'} | {len(w)} | {fails} | {p99([s[2] for s in w if s[1] == 'submit']):.0f} | {p99([s[2] for s in w]):.0f} |")
+PY
+  echo "test-k8s: the load's events:"
+  cat "$S/events.md"
+  jq -r '"test-k8s: k6: \(.metrics.iterations.count) journeys, \(.metrics.http_reqs.count) requests, failed rate \(.metrics.http_req_failed.value), checks rate \(.metrics.checks.value), orders \(.metrics.orders.count), submit p99 \(.metrics["http_req_duration{name:submit}"]["p(99)"] // "n/a") ms"' "$S/k6-summary.json"
+  jq -e '.metrics.http_req_failed.value == 0 and .metrics.checks.value == 1 and .metrics.orders.count > 0' "$S/k6-summary.json" >/dev/null ||
+    fail "requests failed under the pod deletions and the roll (k6: $S/logs/k6.log, $S/events.md)"
+}
+
+# reconcile: the databases after the load, one to one (cmd/hangar-chaos reconcile): it waits
+# for the store to settle (submissions, outbox, e-mails), then compares orders, charges,
+# the processor's captures, subscriptions and receipt e-mails (from the mail sink pod,
+# through the API server's service proxy).
+reconcile() {
+  local port
+  port="$(free_port)"
+  run kubectl-proxy "$BIN/kubectl" --kubeconfig "$S/kubeconfig" proxy --address=127.0.0.1 --port="$port"
+  wait_for "kubectl proxy" 30 curl -sf "http://127.0.0.1:$port/version"
+  "$BIN/k8s-node/hangar-chaos" reconcile -db "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" \
+    -prefix hangar_k8s_ -orders "$S/k6-orders.log" -wait 3m \
+    -mail "http://127.0.0.1:$port/api/v1/namespaces/mail/services/smtp:http/proxy/-/mail" | tee "$S/reconcile.txt" ||
+    fail "the reconciliation after the load ($S/reconcile.txt)"
+}
+
 # ---------------------------------------------------------------------------- monitoring
-# Debian's Prometheus on the host, configured as the Prometheus operator would be from the
-# release's own ServiceMonitors (their selector, port, path, interval and honorLabels;
-# job = the Service) and loading its PrometheusRules (deploy/helm/check/cmd/promrules).
-# Debian builds Prometheus without Kubernetes service discovery ("field
-# kubernetes_sd_configs not found in type config.ScrapeConfig"), so the test does the
-# discovery: the Endpoints of the Services each ServiceMonitor selects, on its port, go to
-# a file_sd file per ServiceMonitor.
+# Prometheus on the host (built with Kubernetes service discovery: tools), configured as the
+# Prometheus operator configures it from the release's own ServiceMonitors: per endpoint of
+# each, a job serviceMonitor/<namespace>/<name>/<i> discovering EndpointSlices in the
+# ServiceMonitor's namespaces through the API server (kubernetes_sd_configs, role
+# endpointslice), keeping the Services its selector matches and the endpoint's port, with
+# its path, scheme, interval, timeout and honorLabels, and the operator's target labels
+# (namespace, service, pod, container, endpoint; job = the Service). It loads the release's
+# PrometheusRules (deploy/helm/check/cmd/promrules). Pods that die and start during the
+# faults phase are followed by the discovery, as in a cluster.
 monitoring() {
-  "$ROOT/scripts/ensure-prometheus.sh" >/dev/null
   (cd "$ROOT/deploy/helm/check" && go build -o "$S/promrules" ./cmd/promrules)
   KUBECONFIG="$S/kubeconfig" "$BIN/helm" get manifest hangar -n "$NS" | "$S/promrules" -out "$S/rules" >/dev/null
   PROM_ADDR="127.0.0.1:$(free_port)"
   kc -n "$NS" get servicemonitors -o json >"$S/servicemonitors.json"
-  kc -n "$NS" get services -o json >"$S/services.json"
-  kc -n "$NS" get endpoints -o json >"$S/endpoints.json"
-  mkdir -p "$S/sd"
-  local i n
-  n="$(jq '.items | length' "$S/servicemonitors.json")"
-  for ((i = 0; i < n; i++)); do
-    jq --argjson i "$i" --slurpfile svcs "$S/services.json" --slurpfile eps "$S/endpoints.json" '
-      .items[$i] as $sm | $sm.spec.endpoints[0].port as $port |
-      [$svcs[0].items[] | select(.metadata.labels as $l | all($sm.spec.selector.matchLabels | to_entries[]; $l[.key] == .value))
-        | .metadata.name as $svc | .metadata.namespace as $ns
-        | $eps[0].items[] | select(.metadata.name == $svc) | .subsets[]?
-        | (.ports[] | select(.name == $port) | .port) as $p
-        | .addresses[] | {targets: ["\(.ip):\($p)"], labels: {namespace: $ns, service: $svc, job: $svc, pod: (.targetRef.name // "")}}]' \
-      "$S/servicemonitors.json" >"$S/sd/$i.json"
-  done
-  jq --arg rules "$S/rules/*.yaml" --arg sd "$S/sd" '{
+  jq --arg rules "$S/rules/*.yaml" --arg kubeconfig "$S/kubeconfig" '
+    def sanitize: gsub("[^a-zA-Z0-9_]"; "_");
+    {
     global: {evaluation_interval: "2s"},
     rule_files: [$rules],
-    scrape_configs: [.items | to_entries[] | .key as $i | .value as $sm | $sm.spec.endpoints[0] as $e | {
-      job_name: "serviceMonitor/\($sm.metadata.namespace)/\($sm.metadata.name)/0",
+    scrape_configs: [.items[] | . as $sm | $sm.spec.endpoints | to_entries[] | .key as $i | .value as $e | {
+      job_name: "serviceMonitor/\($sm.metadata.namespace)/\($sm.metadata.name)/\($i)",
       honor_labels: ($e.honorLabels // false),
       scrape_interval: $e.interval, scrape_timeout: $e.scrapeTimeout,
       metrics_path: ($e.path // "/metrics"), scheme: ($e.scheme // "http"),
-      file_sd_configs: [{files: ["\($sd)/\($i).json"]}]
+      kubernetes_sd_configs: [{role: "endpointslice", kubeconfig_file: $kubeconfig,
+        namespaces: {names: ($sm.spec.namespaceSelector.matchNames // [$sm.metadata.namespace])}}],
+      relabel_configs: (
+        [$sm.spec.selector.matchLabels | to_entries[] | {action: "keep",
+          source_labels: ["__meta_kubernetes_service_label_\(.key | sanitize)", "__meta_kubernetes_service_labelpresent_\(.key | sanitize)"],
+          regex: "(\(.value));true"}]
+        + [{action: "keep", source_labels: ["__meta_kubernetes_endpointslice_port_name"], regex: $e.port},
+           {action: "drop", source_labels: ["__meta_kubernetes_pod_phase"], regex: "(Failed|Succeeded)"},
+           {source_labels: ["__meta_kubernetes_namespace"], target_label: "namespace"},
+           {source_labels: ["__meta_kubernetes_service_name"], target_label: "service"},
+           {source_labels: ["__meta_kubernetes_pod_name"], target_label: "pod"},
+           {source_labels: ["__meta_kubernetes_pod_container_name"], target_label: "container"},
+           {source_labels: ["__meta_kubernetes_service_name"], target_label: "job"},
+           {target_label: "endpoint", replacement: $e.port}])
     }]}' "$S/servicemonitors.json" >"$S/prometheus.yml"
-  promtool check config "$S/prometheus.yml" >/dev/null
-  run prometheus prometheus --config.file="$S/prometheus.yml" --storage.tsdb.path="$S/prometheus" \
+  run prometheus "$BIN/prometheus" --config.file="$S/prometheus.yml" --storage.tsdb.path="$S/prometheus" \
     --web.listen-address="$PROM_ADDR" --log.level=warn
   local want
   want="$(kc -n "$NS" get endpoints -o json | jq '[.items[].subsets[]? | .addresses[]? as $a | .ports[] | select(.name == "admin")] | length')"
   up() { [[ "$(curl -s "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=count(up{namespace=\"$NS\"} == 1)" | jq -r '.data.result[0].value[1] // 0')" == "$want" ]]; }
-  wait_for "Prometheus: $want admin endpoints up" 120 up
-  echo "test-k8s: Prometheus at $PROM_ADDR scrapes $want pods' admin ports, $(cat "$S"/rules/*.yaml | grep -c '^- name: ') rule groups"
+  wait_for "Prometheus: $want admin endpoints discovered and up" 120 up
+  echo "test-k8s: Prometheus $("$BIN/prometheus" --version 2>/dev/null | awk 'NR == 1 {print $3}') at $PROM_ADDR discovers and scrapes $want pods' admin ports through the API server, $(cat "$S"/rules/*.yaml | grep -c '^- name: ') rule groups"
+}
+
+# monitoring_followed: after the faults, Prometheus scrapes the pods that replaced the
+# deleted and rolled ones, and none of the gone ones (discovery followed the cluster).
+monitoring_followed() {
+  local want
+  want="$(kc -n "$NS" get endpoints -o json | jq -c '[.items[].subsets[]? | .addresses[]? as $a | .ports[] | select(.name == "admin") | $a.targetRef.name] | sort')"
+  scraped() { [[ "$(curl -s "http://$PROM_ADDR/api/v1/query" --data-urlencode "query=up{namespace=\"$NS\"} == 1" | jq -c '[.data.result[].metric.pod] | sort')" == "$want" ]]; }
+  wait_for "Prometheus to scrape exactly the pods now behind the Services" 60 scraped
+  echo "test-k8s: Prometheus follows the pods: $(jq length <<<"$want") scraped, the deleted and rolled ones gone"
 }
 
 # dashboards: each query of the business dashboard over what this run did returns a series
@@ -642,6 +925,14 @@ dashboards() {
   done
 }
 
+PHASES=(tools images control-plane node databases addons install asserts browser monitoring faults reconcile
+  followed dashboards)
+if $TOOLS_ONLY; then
+  phase tools tools
+  failed=false
+  exit 0
+fi
+claim
 phase tools tools
 phase images images
 phase control-plane control_plane
@@ -652,10 +943,21 @@ phase install install_chart
 phase asserts asserts
 phase browser browser
 phase monitoring monitoring
+if [[ "${K8S_FAULTS:-1}" == 1 ]]; then
+  phase faults faults
+  phase reconcile reconcile
+  phase followed monitoring_followed
+fi
 phase dashboards dashboards
+echo "--- test-k8s: the cluster at the end"
 kc get nodes,pods,jobs -A -o wide
+if [[ -f "$S/k6-summary.json" ]]; then
+  echo "--- test-k8s: k6 (loadtest/checkout.js through the Ingress during the faults)"
+  sed -n '/checks\|THRESHOLDS\|TOTAL RESULTS/,$p' "$S/logs/k6.log"
+  cat "$S/events.md"
+fi
 failed=false
-echo "test-k8s: phases (s):" "$(for p in tools images control-plane node databases addons install asserts browser monitoring dashboards; do printf '%s=%s ' "$p" "${phase_s[$p]}"; done)"
+echo "test-k8s: phases (s):" "$(for p in "${PHASES[@]}"; do [[ -n "${phase_s[$p]:-}" ]] && printf '%s=%s ' "$p" "${phase_s[$p]}"; done)"
 echo "test-k8s: passed in $((SECONDS - start))s"
 if $KEEP; then
   echo "test-k8s: cluster kept: KUBECONFIG=$S/kubeconfig (Ctrl-C stops it)"
