@@ -112,3 +112,28 @@ describe('cart builder currency', () => {
     expect(created[1]!.currency).toBe('USD');
   });
 });
+
+// Issue 45: a visitor on /product/cart-create saw a refusal without a heading and no way to log in.
+describe('cart creator for a visitor', () => {
+  it('has the page heading and the store login form', async () => {
+    const logins: unknown[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/buy/api/me')) return new Response(JSON.stringify({ loggedIn: false }), { headers: { 'content-type': 'application/json' } });
+      if (url.includes('/pricing/api/login')) {
+        logins.push(JSON.parse(String(init?.body ?? (input instanceof Request ? await input.text() : '{}'))));
+        return new Response(JSON.stringify({ status: 'ok' }), { headers: { 'content-type': 'application/json' } });
+      }
+      return new Response('{}', { headers: { 'content-type': 'application/json' } });
+    });
+    const reload = vi.fn();
+    render(<CartCreator origin="http://store.test" reload={reload} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'CREATE A ONE-OFF CART' })).toBeTruthy();
+    expect(await screen.findByText(/Only staff/)).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Email Address'), { target: { value: 'employee@b.co' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'secret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'LOGIN' }));
+    await waitFor(() => expect(reload).toHaveBeenCalledTimes(1));
+    expect(logins).toEqual([{ username: 'employee@b.co', password: 'secret' }]);
+  });
+});
