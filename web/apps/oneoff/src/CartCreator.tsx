@@ -61,12 +61,12 @@ export function CartCreator({
           <>
             <h2>Log in</h2>
             <LoginForm
-            onLogin={async (username, password, human) => {
-              const msg = await login(api, username, password, human);
-              if (msg === undefined) reload();
-              return msg;
-            }}
-          />
+              onLogin={async (username, password, human) => {
+                const msg = await login(api, username, password, human);
+                if (msg === undefined) reload();
+                return msg;
+              }}
+            />
           </>
         )}
       </section>

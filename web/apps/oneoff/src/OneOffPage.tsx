@@ -113,7 +113,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     queryFn: ({ signal }) => unwrap(api.identity.GET('/buy/api/subscription/eu_consent/{id}', { params: { path: { id: consentAccount! } }, signal })),
     retry: 1,
   });
-  const askMarketing = marketingPref.data?.preference?.marketingNotificationsEnabled === false;
+  // A guest is a new customer (an account in use must log in): asked, as on /buy.
+  const askMarketing = marketingPref.data?.preference?.marketingNotificationsEnabled === false || (me?.loggedIn === false && !readerOffered);
   const [marketing, setMarketing] = useState(false);
   useEffect(() => {
     if (readerOffered) setPayWith('reader');
@@ -165,13 +166,18 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             .catch(() => undefined);
         }
       })
-      .catch(() => setMe({ loggedIn: false }))
-      .finally(() => setMe((m) => {
-        if (m && !m.loggedIn) setLoginModal({});
-        return m;
-      }));
+      .catch(() => setMe({ loggedIn: false }));
     return () => ac.abort();
   }, [flagChecked, cartId]);
+
+  // A visitor without a session is offered the login once, on arrival (closing it is the guest path).
+  const loginOffered = useRef(false);
+  useEffect(() => {
+    if (me && !me.loggedIn && !loginOffered.current) {
+      loginOffered.current = true;
+      setLoginModal({});
+    }
+  }, [me]);
 
   const zipKey = zipcode.trim().length >= ZIP_PREVIEW_CHARS ? zipcode.trim() : '';
   const configuration = useCallback(
@@ -261,7 +267,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         if (r.requireLogin && !me?.loggedIn) setLoginModal({ message: refused[0] });
         return;
       }
-      afterPurchase(r, go);
+      afterPurchase(r, go, undefined, { newAccount: me?.loggedIn === false });
     } catch (err) {
       // Card-reader errors (declined, timed out) are the server's words, shown as they are.
       setErrors([err instanceof Error && err.message ? err.message : 'Your order could not be completed. Please try again.']);

@@ -47,6 +47,10 @@ describe('oneoff rules', () => {
     expect(later.mock.calls[0]![1]).toBe(3000);
     later.mock.calls[0]![0]();
     expect(go2.mock.calls[1]).toEqual(['/buy/success?invoiceId=2']);
+    // A guest's order made the account: the success page offers to set its password.
+    const go3 = vi.fn();
+    afterPurchase({ redirectUrl: '/buy/success?invoiceId=3' }, go3, later, { newAccount: true });
+    expect(go3.mock.calls).toEqual([['/buy/success?invoiceId=3&newAccount=1']]);
   });
   it('reads routes standalone', () => {
     expect(standaloneProps('/product/cart/a%20b').params.cartId).toBe('a b');
