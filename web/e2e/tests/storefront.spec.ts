@@ -194,10 +194,34 @@ test.describe('/buy on a 390 px phone', () => {
     await expect(bar.getByTestId('paybar-total')).toHaveText('$199.99');
     await bar.getByRole('button', { name: 'Go to payment' }).click();
     await expect(page.getByRole('heading', { name: 'Payment' })).toBeFocused();
-    await expect(page.getByRole('heading', { name: 'Payment' })).toBeInViewport();
+    // Issue 45: the jump went back up to the Payment heading; it reaches the card form.
+    await expect(page.getByTestId('hosted-fields')).toBeInViewport();
     await page.getByTestId('invoice').getByRole('button', { name: PURCHASE }).scrollIntoViewIfNeeded();
     await expect(bar).toBeHidden();
     await expectAccessible(page, 'phone pay bar');
+  });
+
+  // Issue 45: the EU cookie banner covered the bar (both fixed at the bottom).
+  test('the pay bar sits above the cookie banner while the banner is shown', async ({ page, context, baseURL }) => {
+    const url = baseURL ?? 'http://127.0.0.1';
+    await context.addCookies(['show_eu_cookie_directive=1', 'euro_redirect=1', 'ff_currency_choice=USD'].map((c) => {
+      const [name, value] = c.split('=');
+      return { name: name!, value: value!, url };
+    }));
+    await openBuy(page);
+    const banner = page.getByRole('region', { name: 'Cookie notice' });
+    const bar = page.getByTestId('paybar');
+    await expect(banner).toBeVisible();
+    await expect(bar).toBeVisible();
+    await expect
+      .poll(async () => {
+        const b = (await bar.boundingBox())!;
+        const c = (await banner.boundingBox())!;
+        return Math.round(b.y + b.height) <= Math.round(c.y) + 1;
+      })
+      .toBe(true);
+    await banner.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(async () => Math.round(((await bar.boundingBox())?.y ?? 0) + ((await bar.boundingBox())?.height ?? 0))).toBe(page.viewportSize()!.height);
   });
 
   test('/buy with its default sections stays within 5,400 px on a phone (the issue measured 6,300)', async ({ page }) => {

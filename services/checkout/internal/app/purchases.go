@@ -10,6 +10,7 @@ import (
 	"github.com/hangar/hangar/services/checkout/internal/domain"
 	"github.com/hangar/hangar/services/checkout/internal/domain/gift"
 	"github.com/hangar/hangar/services/checkout/internal/domain/oneoff"
+	"github.com/hangar/hangar/services/checkout/internal/domain/promotion"
 )
 
 // CartStore keeps preconfigured one-off carts and reads issued gift certificates.
@@ -223,7 +224,8 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 			return nil, err
 		}
 	}
-	if err := p.giftsTypedAsPromo(ctx, pv.Cart); err != nil {
+	gifts, err := p.giftsTypedAsPromo(ctx, pv.Cart)
+	if err != nil {
 		return nil, err
 	}
 	buyer.PromotionsPerOrder = p.svc.perOrder
@@ -233,6 +235,10 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 		return nil, err
 	}
 	pv.Invoice = oneoff.Price(pv.Cart, promos, buyer, p.svc.now())
+	for _, code := range gifts {
+		// Named like every refused code, so the page shows it by the code (issue 45).
+		pv.Invoice.CodeErrors = append(pv.Invoice.CodeErrors, promotion.CodeError{Code: code, ErrorCode: promotion.CodeNotValid, Message: oneoff.MsgGiftNotAllowed})
+	}
 	if len(codes) > 0 {
 		p.svc.remember(in.ClientAddr, ck, acceptedKeys(pv.Cart.PromoCodes, nil, pv.Invoice.CodeErrors))
 	}
@@ -244,24 +250,29 @@ func (p *Purchases) PreviewOneOff(ctx context.Context, in OneOffInput) (*OneOffP
 // with spec 001 §5's 'Gift certificates may not be used on one-off purchases' (it said 'Not
 // a valid code.'), and leaves it out of the promotions. Looked up only after the code was
 // counted as an attempt, so the answer is no unlimited test of which gift codes exist.
-func (p *Purchases) giftsTypedAsPromo(ctx context.Context, c *oneoff.Cart) error {
+// It answers the gift codes it left out.
+func (p *Purchases) giftsTypedAsPromo(ctx context.Context, c *oneoff.Cart) ([]string, error) {
 	if len(c.PromoCodes) == 0 {
-		return nil
+		return nil, nil
 	}
 	gifts, err := p.svc.store.Gifts(ctx, c.PromoCodes)
 	if err != nil {
-		return errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
+		return nil, errs.Wrap(errs.Unavailable, err, "gift certificates are unavailable; try again")
 	}
 	promos := c.PromoCodes[:0:0]
+	var left []string
 	for _, code := range c.PromoCodes {
 		if gifts[strings.ToLower(code)] == nil {
 			promos = append(promos, code)
-		} else if !slices.Contains(c.Errors, oneoff.MsgGiftNotAllowed) {
+			continue
+		}
+		left = append(left, code)
+		if !slices.Contains(c.Errors, oneoff.MsgGiftNotAllowed) {
 			c.Errors = append(c.Errors, oneoff.MsgGiftNotAllowed)
 		}
 	}
 	c.PromoCodes = promos
-	return nil
+	return left, nil
 }
 
 // buyer answers what promo codes need to know: whether the buyer has bought before, and

@@ -121,11 +121,6 @@ type PurchaseSubmit struct {
 	RecaptchaValue string
 }
 
-// Messages of purchase submits that the spec does not word.
-const (
-	MsgOneOffLogin = "Please log in to complete your order."
-)
-
 func (p *Purchases) human(ctx context.Context, value, client string) []string {
 	if p.svc.verifier == nil {
 		return nil
@@ -231,10 +226,12 @@ func (p *Purchases) account(ctx context.Context, who domain.Caller, email string
 	return id, err
 }
 
-// SubmitOneOff pays a one-off configuration of a preset cart: priced as at preview, the
-// buyer logged in (the page's login modal cannot be closed on a cart), then the order
-// pipeline. With a nonce the card fields are required; with the saved card (sub.Payment
-// carries its token) the billing ZIP is.
+// SubmitOneOff pays a one-off configuration of a preset cart: priced as at preview, then
+// the order pipeline. The buyer is the session's, or a guest's e-mail (its account made as
+// /buy makes a guest's: guestAccount), with the defences of every card submit: human
+// verification here, and payments' decline limits counted against the paying card, address
+// and session. With a nonce the card fields are required; with the saved card (sub.Payment
+// carries its token, a session's only) the billing ZIP is.
 func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub PurchaseSubmit, savedCard bool) (*order.Placed, error) {
 	if err := p.oneOffOn(); err != nil {
 		return nil, err
@@ -246,13 +243,21 @@ func (p *Purchases) SubmitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 }
 
 func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub PurchaseSubmit, savedCard bool) (*order.Placed, error) {
-	if !sub.Caller.LoggedIn {
-		return nil, &SubmitError{Code: errs.Unauthorized, Message: MsgOneOffLogin, Errors: []string{MsgOneOffLogin}, RequireLogin: true}
+	guest := !sub.Caller.LoggedIn
+	if guest && (savedCard || sub.Payment.Token != "") {
+		// A stored method pays only for its owner; without a session none is the buyer's
+		// (as /buy refuses it), so it is refused before an account is made for the e-mail.
+		err := errs.E(errs.Forbidden, "%s", MsgMethodRefused)
+		p.svc.logRefused(ctx, err, sub.Caller, sub.Addr, "")
+		return nil, err
 	}
 	sales := in.salesMode(sub.Caller)
 	in.Caller = sub.Caller
 	if sales {
 		in.Caller = domain.Caller{} // the customer's cart: the configuration's e-mail, not the staff's
+	}
+	if guest {
+		in.AccountID = "" // a guest's account is the e-mail's (guestAccount), never one the body names
 	}
 	pv, err := p.PreviewOneOff(ctx, in)
 	if err != nil {
@@ -282,8 +287,15 @@ func (p *Purchases) submitOneOff(ctx context.Context, in OneOffInput, sub Purcha
 	}
 	ctx = p.svc.humanPassed(ctx)
 	accountID := pv.AccountID
-	if sales {
+	switch {
+	case sales:
 		if accountID, err = p.account(ctx, domain.Caller{}, pv.Email); err != nil {
+			return nil, err
+		}
+	case guest:
+		// Spec 001 §1: a visitor enters an e-mail and pays by card; the account is made as
+		// /buy makes a guest's, once the form and the human verification have passed.
+		if accountID, err = p.svc.guestAccount(ctx, pv.Email, in.Order.EuCustomer || pv.Cart.EuConsentRequired); err != nil {
 			return nil, err
 		}
 	}

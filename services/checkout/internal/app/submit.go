@@ -316,14 +316,23 @@ func (s *Service) buyerAccount(ctx context.Context, in domain.Input, pv *pricing
 		}
 		return domain.ExtractAccountID(in.Caller.AccountID), nil
 	}
+	return s.guestAccount(ctx, pv.Cart.Email, in.EuCustomer || pv.Cart.EuConsentRequired)
+}
+
+// guestAccount is the account of a buyer without a session who typed an e-mail (/buy's
+// guest and the one-off cart's, spec 001 §1): created through identity when new, or one
+// created at checkout and never activated (a retry after a declined card). An e-mail whose
+// account is in use must log in first (401 requireLogin), so a stranger never buys onto it.
+// Callers check the order and the human verification first: a refused form creates nothing.
+func (s *Service) guestAccount(ctx context.Context, email string, isEU bool) (string, error) {
 	if s.accounts == nil {
 		return "", errs.E(errs.Unavailable, "accounts cannot be created: identity is not configured")
 	}
-	id, created, err := s.accounts.ProvisionAccount(ctx, pv.Cart.Email, in.EuCustomer || pv.Cart.EuConsentRequired)
+	id, open, err := s.accounts.ProvisionAccount(ctx, email, isEU)
 	if err != nil {
 		return "", err
 	}
-	if !created {
+	if !open {
 		return "", &SubmitError{Code: errs.Unauthorized, Message: MsgLoginRequired, Errors: []string{MsgLoginRequired}, RequireLogin: true}
 	}
 	return id, nil

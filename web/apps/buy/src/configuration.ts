@@ -1,6 +1,7 @@
 import type { CurrencyCode } from '@hangar/money';
 import type { WireConfiguration, WirePreview } from '@hangar/api-client';
 import type { BuyQuery } from './query';
+import { suggestedCountry } from '@hangar/storefront';
 
 /**
  * What the buyer has chosen and typed. The page keeps no copy of checkout's rules:
@@ -50,11 +51,11 @@ export interface Configuration {
 }
 
 /**
- * The billing country a currency suggests (spec 000 §9: US, CA, GB, AU; none for EUR,
- * which many countries pay in). It follows the currency until the buyer picks a country.
+ * The billing country a currency suggests (@hangar/storefront's rule, shared with /gift). It
+ * follows the currency until the buyer picks a country.
  */
 export function defaultCountry(currency: CurrencyCode): string {
-  return ({ USD: 'US', CAD: 'CA', GBP: 'GB', AUD: 'AU' } as Partial<Record<CurrencyCode, string>>)[currency] ?? '';
+  return suggestedCountry(currency);
 }
 
 /**

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { BillingFields, Button, ErrorSummary, HostedCardFields, HumanVerification, MSG_CAPTCHA_ERROR, OrderSummary, PayTerms, SelectField, TextField, billingErrors, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, DEFAULT_LINKS, loadLinks, num, placeOrder, PurchaseAttempt, STILL_PROCESSING, unwrap, type GiftValidation, type Me, type StoreLinks } from '@hangar/api-client';
-import { defaultCurrency, syncKiosk } from '@hangar/storefront';
+import { defaultCurrency, suggestedCountry, syncKiosk } from '@hangar/storefront';
 import {
   CUSTOM_MAX,
   CUSTOM_MIN,
@@ -50,7 +50,13 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
   const [accountId] = useState(route.accountId);
   const [recipientEmail, setRecipientEmail] = useState('');
   const [message, setMessage] = useState('');
-  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: '' });
+  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: suggestedCountry(currency) });
+  // The country follows the currency's suggestion (the visitor's location's, as on /buy)
+  // until the buyer picks one (issue 45: /gift had no default country).
+  const countryChosen = useRef(false);
+  useEffect(() => {
+    if (!countryChosen.current) setBilling((b) => ({ ...b, country: suggestedCountry(currency) }));
+  }, [currency]);
   const { cardholderName, zipcode, country } = billing;
   const [validation, setValidation] = useState<GiftValidation>();
   const [errors, setErrors] = useState<string[]>([]);
@@ -243,7 +249,14 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
         <TextField label="Recipient e-mail (optional)" type="email" value={recipientEmail} onChange={(e) => setRecipientEmail(e.target.value)} />
         <TextField label="Message to the recipient (optional)" value={message} maxLength={500} onChange={(e) => setMessage(e.target.value)} />
         <h2>Payment</h2>
-        <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} />
+        <BillingFields
+          value={billing}
+          onChange={(patch) => {
+            if (patch.country !== undefined) countryChosen.current = true;
+            setBilling((b) => ({ ...b, ...patch }));
+          }}
+          errors={billingErrors(errors)}
+        />
         <HostedCardFields handle={card} />
         <HumanVerification handle={human} />
         <ErrorSummary errors={errors} />
@@ -253,8 +266,14 @@ export function GiftPage({ rest, search = typeof window === 'undefined' ? '' : w
           </p>
         ) : null}
         <PayTerms links={links} action="Buy Gift Certificate" />
+        {/* On a phone the summary comes after the form: the total is said here, in view with
+            the button, and on the button itself (issue 45). */}
+        {inv ? (
+          <p className={s.giftPayTotal} data-testid="gift-pay-total">
+            Total <strong>{formatMoney(num(inv.totalInCents), currency)}</strong>
+          </p>
+        ) : null}
         <p>
-          {/* The amount on the button: on a phone the summary is below it (issue 45). */}
           <Button size="large" onClick={() => void pay()} disabled={busy}>
             {busy ? 'Processing…' : inv ? `Buy Gift Certificate · ${formatMoney(num(inv.totalInCents), currency)}` : 'Buy Gift Certificate'}
           </Button>

@@ -65,6 +65,17 @@ describe('gift default currency', () => {
     await waitFor(() => expect(JSON.parse(localStorage.getItem('hangar.gift.form') ?? '{}').currency).toBe('CAD'));
   });
 
+  // Issue 45: /gift had no default country; it follows the location's currency as on /buy.
+  it('suggests the billing country of the location\'s currency until the buyer picks one', async () => {
+    stub('CAD');
+    render(<GiftModule {...standaloneProps('/gift')} />);
+    await waitFor(() => expect((screen.getByLabelText('Country') as HTMLSelectElement).value).toBe('CA'));
+    fireEvent.change(screen.getByLabelText('Country'), { target: { value: 'FR' } });
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'GBP' } });
+    await waitFor(() => expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('GBP'));
+    expect((screen.getByLabelText('Country') as HTMLSelectElement).value).toBe('FR');
+  });
+
   it('a currency in the address is the buyer\'s choice: no lookup', async () => {
     const { spy, bodies } = stub('EUR');
     render(<GiftPage rest="" search="?currency=aud" />);

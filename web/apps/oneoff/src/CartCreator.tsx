@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
-import { Button, CheckboxField, ErrorState, LoadingState, SelectField, TextField } from '@hangar/ui';
+import { Button, CheckboxField, ErrorState, LoadingState, LoginForm, SelectField, TextField } from '@hangar/ui';
 import { CURRENCY_CODES, formatMoney, parseCurrency, type CurrencyCode } from '@hangar/money';
 import { ApiError, createApiClient, priceIn, unwrap, visibleEntries, type Catalog, type Me, type PresetCart } from '@hangar/api-client';
+import { login } from './LoginModal';
 import { clampQuantity, typedQuantity } from './oneoff';
 import s from './oneoff.module.css';
 
@@ -15,7 +16,13 @@ export function createError(err: unknown): string {
 }
 
 /** Staff page: choose one-off products and quantities, create a preset cart, copy its link. */
-export function CartCreator({ origin = typeof window === 'undefined' ? '' : window.location.origin }: { origin?: string }) {
+export function CartCreator({
+  origin = typeof window === 'undefined' ? '' : window.location.origin,
+  reload = () => window.location.reload(),
+}: {
+  origin?: string;
+  reload?: () => void;
+}) {
   const [me, setMe] = useState<Me>();
   const [catalog, setCatalog] = useState<Catalog>();
   const [loadError, setLoadError] = useState('');
@@ -35,9 +42,35 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
     api.catalog.availablePlans().then(setCatalog, (e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)));
   }, []);
 
-  if (!me || (!catalog && !loadError)) return <LoadingState label="Loading the cart builder…" />;
+  const heading = <h1 id="cart-create-title">CREATE A ONE-OFF CART</h1>;
+  if (!me || (!catalog && !loadError)) {
+    return (
+      <section className={s.cartCreate} data-remote="oneoff" aria-labelledby="cart-create-title">
+        {heading}
+        <LoadingState label="Loading the cart builder…" />
+      </section>
+    );
+  }
   if (!me.loggedIn || !(me.isEmployee || me.isCreditCardAdmin)) {
-    return <ErrorState message="Only staff (employees and credit-card admins) can create carts. Please log in with a staff account." />;
+    // A visitor gets the page's heading and the store's login form (issue 45), not a bare refusal.
+    return (
+      <section className={s.cartCreate} data-remote="oneoff" aria-labelledby="cart-create-title">
+        {heading}
+        <ErrorState message="Only staff (employees and credit-card admins) can create carts. Please log in with a staff account." />
+        {me.loggedIn ? null : (
+          <>
+            <h2>Log in</h2>
+            <LoginForm
+              onLogin={async (username, password, human) => {
+                const msg = await login(api, username, password, human);
+                if (msg === undefined) reload();
+                return msg;
+              }}
+            />
+          </>
+        )}
+      </section>
+    );
   }
   if (loadError || !catalog) return <ErrorState message={`There was a problem connecting. ${loadError}`} />;
   const shown: CurrencyCode = currency || 'USD';
@@ -66,7 +99,7 @@ export function CartCreator({ origin = typeof window === 'undefined' ? '' : wind
   const link = created ? `${origin}${created.cartUrl ?? `/product/cart/${created.uuid}`}` : '';
   return (
     <section className={s.cartCreate} data-remote="oneoff" aria-labelledby="cart-create-title">
-      <h1 id="cart-create-title">CREATE A ONE-OFF CART</h1>
+      {heading}
       <p>Choose products and quantities; the link opens a cart the customer can pay.</p>
       <SelectField
         label="Currency"

@@ -88,6 +88,9 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const counter = useRef(0);
   // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
   const [processing, setProcessing] = useState(false);
+  // The login modal: open for a visitor without a session until closed (the guest path), and
+  // again with the server's message when a guest's e-mail belongs to an account in use.
+  const [loginModal, setLoginModal] = useState<{ message?: string }>();
   const attempt = useRef(new PurchaseAttempt());
   // gdpr=show in the query forces the EU consent checkbox, as on /buy (spec 001 §2).
   const [gdprShow] = useState(() => typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('gdpr') === 'show');
@@ -110,7 +113,8 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     queryFn: ({ signal }) => unwrap(api.identity.GET('/buy/api/subscription/eu_consent/{id}', { params: { path: { id: consentAccount! } }, signal })),
     retry: 1,
   });
-  const askMarketing = marketingPref.data?.preference?.marketingNotificationsEnabled === false;
+  // A guest is a new customer (an account in use must log in): asked, as on /buy.
+  const askMarketing = marketingPref.data?.preference?.marketingNotificationsEnabled === false || (me?.loggedIn === false && !readerOffered);
   const [marketing, setMarketing] = useState(false);
   useEffect(() => {
     if (readerOffered) setPayWith('reader');
@@ -166,6 +170,15 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     return () => ac.abort();
   }, [flagChecked, cartId]);
 
+  // A visitor without a session is offered the login once, on arrival (closing it is the guest path).
+  const loginOffered = useRef(false);
+  useEffect(() => {
+    if (me && !me.loggedIn && !loginOffered.current) {
+      loginOffered.current = true;
+      setLoginModal({});
+    }
+  }, [me]);
+
   const zipKey = zipcode.trim().length >= ZIP_PREVIEW_CHARS ? zipcode.trim() : '';
   const configuration = useCallback(
     () => ({
@@ -208,7 +221,15 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
     setBusy(true);
     try {
       let body: Record<string, unknown>;
-      const config = { ...configuration(), billingInfo: { zipcode: zipcode.trim(), country }, cardholderName, recaptchaValue: human.current?.value() ?? '' };
+      // A code the preview refused is shown refused (by name, with Remove) and not sent: it
+      // never holds up the others or the order (issue 45).
+      const config = {
+        ...configuration(),
+        discountPromoCode: promoCodes.filter((c) => !refusedCode(c)),
+        billingInfo: { zipcode: zipcode.trim(), country },
+        cardholderName,
+        recaptchaValue: human.current?.value() ?? '',
+      };
       if (payWith === 'reader' && salesMode) {
         // The storefront's card-present payment (as on /buy): a vault on the sales-mode
         // reader for the customer's e-mail, polled every 1000 ms; its method pays, and the
@@ -242,9 +263,11 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         // A refused tick (expired, reused) is cleared for a new one (spec 001).
         if (refused.includes(MSG_CAPTCHA_ERROR)) human.current?.reset();
         setErrors(refused);
+        // A guest's e-mail whose account is in use: log in (the modal says why), as on /buy.
+        if (r.requireLogin && !me?.loggedIn) setLoginModal({ message: refused[0] });
         return;
       }
-      afterPurchase(r, go);
+      afterPurchase(r, go, undefined, { newAccount: me?.loggedIn === false });
     } catch (err) {
       // Card-reader errors (declined, timed out) are the server's words, shown as they are.
       setErrors([err instanceof Error && err.message ? err.message : 'Your order could not be completed. Please try again.']);
@@ -265,11 +288,20 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
 
   const inv = preview?.invoice;
   const names = Object.fromEntries((preview?.items ?? []).map((i) => [i.code, i]));
-  const previewErrors = preview?.errors ?? [];
+  const codeErrors = preview?.codeErrors ?? [];
+  function refusedCode(code: string) {
+    return codeErrors.find((e) => (e.code ?? '').toLowerCase() === code.toLowerCase());
+  }
+  // A refused code's message is shown by the code itself (naming it), not again in the list.
+  const codeMessages = new Set(codeErrors.filter((e) => promoCodes.some((c) => c.toLowerCase() === (e.code ?? '').toLowerCase())).map((e) => e.message));
+  const previewErrors = (preview?.errors ?? []).filter((m) => !codeMessages.has(m));
+  const total = inv ? formatMoney(num(inv.totalInCents), currency) : '';
 
   return (
     <section className={s.oneoff} data-remote="oneoff" aria-labelledby="oneoff-title">
-      {me && !me.loggedIn && <LoginModal api={api} onDone={reload} />}
+      {me && !me.loggedIn && loginModal ? (
+        <LoginModal api={api} onDone={reload} onClose={() => setLoginModal(undefined)} message={loginModal.message} initialEmail={email} />
+      ) : null}
       <h1 id="oneoff-title">COMPLETE YOUR ORDER</h1>
       <div>
         <TextField label="Email Address" type="email" value={email} disabled={!!me?.loggedIn && !readerOffered} onChange={(e) => setEmail(e.target.value)} />
@@ -338,10 +370,17 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           </p>
         ) : null}
         <PayTerms links={links} action="Complete Order" />
+        {/* On a phone the summary comes after the form: the total is said here, in view with
+            the button, and on the button itself (issue 45). */}
+        {inv ? (
+          <p className={s.oneoffPayTotal} data-testid="oneoff-pay-total">
+            Total <strong>{total}</strong>
+          </p>
+        ) : null}
         <p>
-          {/* The amount on the button: on a phone the summary is below it (issue 45). */}
-          <Button size="large" onClick={() => void pay()} disabled={busy || !me?.loggedIn}>
-            {busy ? 'Processing…' : inv ? `Complete Order · ${formatMoney(num(inv.totalInCents), currency)}` : 'Complete Order'}
+          {/* A visitor pays as a guest (the e-mail's account is made at checkout). */}
+          <Button size="large" onClick={() => void pay()} disabled={busy || !me}>
+            {busy ? 'Processing…' : inv ? `Complete Order · ${total}` : 'Complete Order'}
           </Button>
         </p>
       </div>
@@ -372,14 +411,23 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           >
             Apply
           </Button>
-          {promoCodes.map((c) => (
-            <div key={c}>
-              {c}{' '}
-              <Button variant="link" onClick={() => setPromoCodes((l) => l.filter((x) => x !== c))}>
-                Remove
-              </Button>
-            </div>
-          ))}
+          {promoCodes.length > 0 ? (
+            <ul className={s.oneoffCodes} aria-label="Promo codes">
+              {promoCodes.map((c) => {
+                const refused = refusedCode(c);
+                return (
+                  <li key={c} data-testid={`promo-code-${c}`}>
+                    <span className={refused ? s.oneoffCodeRefused : undefined}>
+                      {refused ? `Promo code ${c} was not applied: ${refused.message}` : `${c} applied`}
+                    </span>{' '}
+                    <Button variant="link" aria-label={`Remove promo code ${c}`} onClick={() => setPromoCodes((l) => l.filter((x) => x !== c))}>
+                      Remove
+                    </Button>
+                  </li>
+                );
+              })}
+            </ul>
+          ) : null}
         </div>
         <ErrorSummary errors={previewErrors} title="Your order:" announce={false} data-testid="oneoff-preview-errors" />
       </OrderSummary>

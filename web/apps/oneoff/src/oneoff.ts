@@ -42,8 +42,12 @@ export function afterPurchase(
   r: { redirectUrl?: string; extension?: string; mobileDeeplink?: string },
   go: (url: string) => void,
   later: (f: () => void, ms: number) => unknown = setTimeout,
+  opts: { newAccount?: boolean } = {},
 ): void {
-  const url = `${r.redirectUrl ?? ''}${r.extension ?? ''}`;
+  let url = `${r.redirectUrl ?? ''}${r.extension ?? ''}`;
+  // A guest's order made the account: the success page offers to set its password, as after
+  // /buy's guest order (it only shows a link: nothing is granted by it).
+  if (opts.newAccount) url += `${url.includes('?') ? '&' : '?'}newAccount=1`;
   if (r.mobileDeeplink) {
     go(r.mobileDeeplink);
     later(() => go(url), DEEPLINK_DELAY_MS);

@@ -36,6 +36,13 @@ function stub(opts: { flag: boolean; cart?: number; loggedIn?: boolean }) {
   });
 }
 
+/** The cart's login modal, once open (a <dialog> is shown by an effect). */
+async function openModal() {
+  const modal = await screen.findByTestId('oneoff-login');
+  await waitFor(() => expect(within(modal).getByRole('heading', { name: 'Login Required' })).toBeTruthy());
+  return modal;
+}
+
 describe('oneoff page', () => {
   it('redirects to / when the flag is off', async () => {
     stub({ flag: false });
@@ -52,9 +59,24 @@ describe('oneoff page', () => {
     stub({ flag: true, loggedIn: false });
     render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
     expect(await screen.findByRole('heading', { level: 1, name: 'COMPLETE YOUR ORDER' })).toBeTruthy();
-    expect(await screen.findByRole('dialog', { name: 'Login Required' })).toBeTruthy();
+    const modal = await openModal();
+    expect(within(modal).getByRole('heading', { name: 'Login Required' })).toBeTruthy();
     expect(await screen.findByText('Portable ADS-B Receiver')).toBeTruthy();
     expect(screen.getByTestId('oneoff-total').textContent).toContain('1,199.98');
+  });
+  // Issue 45 (spec 001 §1: a visitor enters an e-mail and pays by card): the modal could not
+  // be closed and Complete Order stayed disabled without a session.
+  it('lets a visitor close the login modal and pay as a guest', async () => {
+    stub({ flag: true, loggedIn: false });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    const modal = await openModal();
+    expect(within(modal).getByRole('heading', { name: 'Login Required' })).toBeTruthy();
+    expect(within(modal).getByRole('button', { name: 'LOGIN' })).toBeTruthy();
+    fireEvent.click(within(modal).getByRole('button', { name: 'Continue as guest' }));
+    await waitFor(() => expect(screen.queryByTestId('oneoff-login')).toBeNull());
+    const email = screen.getByLabelText('Email Address') as HTMLInputElement;
+    expect(email.disabled).toBe(false);
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Complete Order/ })).toHaveProperty('disabled', false));
   });
 });
 
@@ -78,7 +100,7 @@ describe('oneoff login modal', () => {
         <OneOffPage cartId="c1" reload={reload} />
       </QueryClientProvider>,
     );
-    const modal = await screen.findByRole('dialog', { name: 'Login Required' });
+    const modal = await openModal();
     const form = modal.querySelector('form')!;
     expect(form).toBeTruthy();
     const forgot = within(modal).getByRole('link', { name: 'Forgot password?' });
@@ -121,6 +143,8 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     submit?: Record<string, unknown>;
     /** identity's marketingNotificationsEnabled for the session's account (unset: no answer). */
     marketing?: boolean;
+    /** The preview's refused codes. */
+    codeErrors?: Array<{ code: string; message: string }>;
   }) {
     const calls: Array<{ url: string; body: Record<string, unknown> }> = [];
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -143,6 +167,8 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
           invoice: { totalInCents: 59999, invoiceItems: [] },
           counter: body.counter,
           euConsentRequired: opts.euConsentRequired ?? false,
+          codeErrors: (opts.codeErrors ?? []).filter((e) => (body.discountPromoCode ?? []).includes(e.code)),
+          errors: (opts.codeErrors ?? []).filter((e) => (body.discountPromoCode ?? []).includes(e.code)).map((e) => e.message),
         });
       }
       if (url.includes('/buy/api/oneoff/submit') && opts.submit) return json(opts.submit, opts.submit.status === 'fail' ? 400 : 200);
@@ -203,6 +229,34 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
   });
 
   // Issue 45: on a phone the order summary is below the button, which showed no amount.
+  // Issue 45: a refused code said 'Not a valid code.' without naming itself and held up the
+  // order; it is named by the code, can be removed alone, and is not sent with the order.
+  it('names a refused promo code, removes it alone, and pays with the others', async () => {
+    const calls = store({
+      geo: 'USD',
+      savedCard: true,
+      codeErrors: [{ code: 'BOGUS', message: 'Not a valid code.' }],
+      me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' },
+    });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    for (const code of ['SPRING10', 'BOGUS']) {
+      fireEvent.change(await screen.findByLabelText('Promo code'), { target: { value: code } });
+      fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
+    }
+    expect(await screen.findByText('Promo code BOGUS was not applied: Not a valid code.')).toBeTruthy();
+    expect(screen.getByText('SPRING10 applied')).toBeTruthy();
+    expect(screen.queryByTestId('oneoff-preview-errors')).toBeNull();
+    fireEvent.change(screen.getByLabelText('ZIP / Postal code'), { target: { value: '97201' } });
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Complete Order/ }).textContent).toContain('$'));
+    fireEvent.click(screen.getByRole('button', { name: /^Complete Order/ }));
+    await waitFor(() => expect(calls.some((c) => c.url.includes('/oneoff/submit'))).toBe(true));
+    const submit = calls.find((c) => c.url.includes('/oneoff/submit'))!.body as { configuration: { discountPromoCode: string[] } };
+    expect(submit.configuration.discountPromoCode).toEqual(['SPRING10']);
+    fireEvent.click(screen.getByRole('button', { name: 'Remove promo code BOGUS' }));
+    await waitFor(() => expect(screen.queryByText(/BOGUS/)).toBeNull());
+    expect(screen.getByText('SPRING10 applied')).toBeTruthy();
+  });
+
   it('shows the total on the Complete Order button, and the terms beside it', async () => {
     store({ geo: 'USD', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
     render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
@@ -313,10 +367,10 @@ describe('oneoff promo area', () => {
     const field = await screen.findByLabelText('Promo code');
     fireEvent.change(field, { target: { value: 'spring10' } });
     fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
-    expect(await screen.findByText('spring10')).toBeTruthy();
+    expect(await screen.findByText('spring10 applied')).toBeTruthy();
     fireEvent.change(field, { target: { value: 'SPRING10' } });
     fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
     expect(await screen.findByText('Code already used.')).toBeTruthy();
-    expect(screen.getAllByRole('button', { name: 'Remove' })).toHaveLength(1);
+    expect(screen.getAllByRole('button', { name: /^Remove promo code/ })).toHaveLength(1);
   });
 });

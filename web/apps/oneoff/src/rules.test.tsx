@@ -47,6 +47,10 @@ describe('oneoff rules', () => {
     expect(later.mock.calls[0]![1]).toBe(3000);
     later.mock.calls[0]![0]();
     expect(go2.mock.calls[1]).toEqual(['/buy/success?invoiceId=2']);
+    // A guest's order made the account: the success page offers to set its password.
+    const go3 = vi.fn();
+    afterPurchase({ redirectUrl: '/buy/success?invoiceId=3' }, go3, later, { newAccount: true });
+    expect(go3.mock.calls).toEqual([['/buy/success?invoiceId=3&newAccount=1']]);
   });
   it('reads routes standalone', () => {
     expect(standaloneProps('/product/cart/a%20b').params.cartId).toBe('a b');
@@ -110,5 +114,30 @@ describe('cart builder currency', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Create Cart' }));
     await waitFor(() => expect(created).toHaveLength(2));
     expect(created[1]!.currency).toBe('USD');
+  });
+});
+
+// Issue 45: a visitor on /product/cart-create saw a refusal without a heading and no way to log in.
+describe('cart creator for a visitor', () => {
+  it('has the page heading and the store login form', async () => {
+    const logins: unknown[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes('/buy/api/me')) return new Response(JSON.stringify({ loggedIn: false }), { headers: { 'content-type': 'application/json' } });
+      if (url.includes('/pricing/api/login')) {
+        logins.push(JSON.parse(String(init?.body ?? (input instanceof Request ? await input.text() : '{}'))));
+        return new Response(JSON.stringify({ status: 'ok' }), { headers: { 'content-type': 'application/json' } });
+      }
+      return new Response('{}', { headers: { 'content-type': 'application/json' } });
+    });
+    const reload = vi.fn();
+    render(<CartCreator origin="http://store.test" reload={reload} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'CREATE A ONE-OFF CART' })).toBeTruthy();
+    expect(await screen.findByText(/Only staff/)).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Email Address'), { target: { value: 'employee@b.co' } });
+    fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'secret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'LOGIN' }));
+    await waitFor(() => expect(reload).toHaveBeenCalledTimes(1));
+    expect(logins).toEqual([{ username: 'employee@b.co', password: 'secret' }]);
   });
 });

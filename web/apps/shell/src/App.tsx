@@ -53,6 +53,9 @@ export function Header({ mainNav = true }: { mainNav?: boolean }) {
   );
 }
 
+/** The remotes whose pages sell something paid once (gift certificates, one-off carts). */
+const ONE_TIME_REMOTES: ReadonlySet<string> = new Set(['gift', 'oneoff']);
+
 export function App() {
   useKioskMode();
   const location = useLocation();
@@ -70,7 +73,10 @@ export function App() {
         </Routes>
       </main>
       <footer className={s.shellFooter}>
-        <p>© {SITE_NAME}. Prices are per year unless stated otherwise.</p>
+        {/* Gift certificates and one-off carts are paid once: no per-year note there (issue 45). */}
+        <p>
+          © {SITE_NAME}.{route && ONE_TIME_REMOTES.has(route.remote) ? '' : ' Prices are per year unless stated otherwise.'}
+        </p>
       </footer>
       <CookieBanner />
     </>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import {
   closeCookieBanner,
@@ -19,6 +19,9 @@ export function privacyHref(hostname: string): string {
   return hostname.startsWith('www.') ? '/about/privacy/' : '/privacy-policy';
 }
 
+/** The page's CSS custom property holding the cookie banner's height while it is shown. */
+export const COOKIE_BANNER_HEIGHT = '--h-cookie-banner-height';
+
 /**
  * The EU cookie notice (spec 001 §2, §4): decided once per page load from the three
  * cookies and, when one is missing, the location lookup; fixed at the bottom of the page.
@@ -30,9 +33,25 @@ export function CookieBanner({ lookup }: { lookup?: Lookup }) {
     decideCookieBanner({ lookup, signal: ctl.signal }).then(setShow, () => {});
     return () => ctl.abort();
   }, [lookup]);
+  // While shown, its height is --h-cookie-banner-height on the page: bars fixed at the bottom
+  // (/buy's phone pay bar) sit above it instead of under it (issue 45).
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!show || !el) return undefined;
+    const root = document.documentElement;
+    const set = () => root.style.setProperty(COOKIE_BANNER_HEIGHT, `${el.offsetHeight}px`);
+    set();
+    const ro = typeof ResizeObserver === 'undefined' ? undefined : new ResizeObserver(set);
+    ro?.observe(el);
+    return () => {
+      ro?.disconnect();
+      root.style.removeProperty(COOKIE_BANNER_HEIGHT);
+    };
+  }, [show]);
   if (!show) return null;
   return (
-    <section className={s.shellCookies} role="region" aria-label="Cookie notice" data-testid="cookie-banner">
+    <section ref={ref} className={s.shellCookies} role="region" aria-label="Cookie notice" data-testid="cookie-banner">
       <p>
         We use cookies to run this store and to understand how it is used. By continuing you agree to our use of cookies, described in our{' '}
         <a href={privacyHref(window.location.hostname)}>privacy policy</a>.

@@ -71,6 +71,18 @@ describe('shell routes', () => {
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
   });
 
+  // Issue 45: gift certificates and one-off carts are paid once; the footer said 'Prices are per year'.
+  it.each([
+    ['/buy', true],
+    ['/pricing', true],
+    ['/gift', false],
+    ['/product/cart/abc-123', false],
+  ])('%s footer says prices are per year: %s', async (path, perYear) => {
+    renderAt(path, async (name) => fake(name));
+    await screen.findByTestId('remote');
+    expect(screen.getByRole('contentinfo').textContent?.includes('Prices are per year')).toBe(perYear);
+  });
+
   it('marks the current nav link', async () => {
     renderAt('/buy', async (name) => fake(name));
     await screen.findByTestId('remote');

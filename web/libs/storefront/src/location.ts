@@ -73,5 +73,14 @@ export async function defaultCurrency(stored?: string | null, { lookup = lookupL
   }
 }
 
+/**
+ * The billing country a currency suggests (spec 000 §9: US, CA, GB, AU; none for EUR, which
+ * many countries pay in). The currency is the visitor's location's until chosen, so this is
+ * the location's country for those four. /buy and /gift follow it until the buyer picks one.
+ */
+export function suggestedCountry(currency: CurrencyCode): string {
+  return ({ USD: 'US', CAD: 'CA', GBP: 'GB', AUD: 'AU' } as Partial<Record<CurrencyCode, string>>)[currency] ?? '';
+}
+
 /** Military carts are priced in one currency whatever the visitor's location. */
 export const MILITARY_CURRENCY: CurrencyCode = 'USD';

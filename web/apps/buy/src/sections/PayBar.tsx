@@ -24,8 +24,11 @@ export function PayBar({ total }: { total: string | undefined }) {
       <Button
         size="medium"
         onClick={() => {
+          // To the card form itself (the payment method's panel), not back up to the Payment
+          // heading (issue 45); focus goes to the heading so a screen reader starts there.
           const pay = document.getElementById('buy-payment');
-          pay?.scrollIntoView?.({ block: 'start' });
+          const form = pay?.querySelector<HTMLElement>('[role="tabpanel"]') ?? pay;
+          form?.scrollIntoView?.({ block: 'start' });
           pay?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
         }}
       >
