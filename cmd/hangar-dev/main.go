@@ -26,6 +26,7 @@ import (
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
@@ -172,6 +173,9 @@ func run(ctx context.Context) error {
 		dr.grpc[s.name] = grpcAddr
 	}
 
+	// The connection budget (internal/platform/db/budget.go): what this store may open
+	// under load, the same sum the chart's database-budget check makes for its pods.
+	log.Info("connection budget", "most", db.Connections(func(string) int { return 1 }, 0), "at_rest", db.AtRest)
 	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, nil, log)
 	log.Info("stopped")
 	return err
