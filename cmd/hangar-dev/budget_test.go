@@ -107,18 +107,35 @@ func TestStoreHoldsItsConnectionBudget(t *testing.T) {
 	}
 	budget := db.Connections(func(string) int { return 1 }, 0)
 
-	// A burst: 64 buyers at once ask the catalogue and the session, the busiest reads.
+	// A burst: 64 visitors at once read the catalogue, try a login (a throttle statement
+	// and a look-up in identity's pool) and tokenise a card (payments' pools), five times.
+	post := func(url, origin, body string) {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", origin)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	most, mostDetail := 0, ""
-	for range 64 {
+	for i := range 64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, path := range []string{"/account/api/subscription/available/add-ons", "/buy/api/me", "/pricing/api/plans"} {
-				if resp, err := http.Get(base + path); err == nil {
+			for range 5 {
+				if resp, err := http.Get(base + "/account/api/subscription/available/add-ons"); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
+				post(base+"/pricing/api/login", base, fmt.Sprintf(`{"email":"nobody%d@budget.test","password":"not the password"}`, i))
+				post("http://"+fieldsAddr+"/api/tokenize", "http://"+fieldsAddr, `{"number":"4111111111111111","cvv":"737","expirationDate":"12/2031"}`)
 				n, d := held()
 				mu.Lock()
 				if n > most {
