@@ -16,8 +16,8 @@ const (
 	// IdleTimeout closes a connection nobody used for this long: the pools shrink back to
 	// what the background work uses once a burst is over.
 	IdleTimeout = 30 * time.Second
-	// HealthCheckPeriod is how often a pool closes its idle connections (pgx: 1 minute).
-	// The check touches no connection; it compares times.
+	// HealthCheckPeriod caps how often a pool closes its idle connections (pgx: 1 minute);
+	// Open checks four times per idle timeout below it. The check touches no connection.
 	HealthCheckPeriod = 10 * time.Second
 )
 

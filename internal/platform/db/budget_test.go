@@ -1,15 +1,18 @@
 package db_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/hangar/hangar/internal/platform/db"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 )
 
 // chartValues is what the connection budget reads of deploy/helm/hangar/values.yaml.
@@ -102,5 +105,33 @@ func TestChartPoolsAreTheBudget(t *testing.T) {
 func TestOneProcessEachFitsTheDefaultServer(t *testing.T) {
 	if got := db.Connections(func(string) int { return 1 }, 0); got != 60 {
 		t.Errorf("one process of each service: %d connections at most, want 60", got)
+	}
+}
+
+// Every pool Open builds has a maximum and an idle timeout: a pool that names no size gets
+// db.DefaultMaxConns, not pgx's (which grows with the cores), and none keeps connections
+// pgx's 30 minutes; IdleAfter shortens it and the health check follows.
+func TestEveryPoolHasAMaximumAndAnIdleTimeout(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		max              int
+		opts             []db.PoolOption
+		wantMax          int32
+		wantIdle, wantHC time.Duration
+	}{
+		{"no size named", 0, nil, db.DefaultMaxConns, db.IdleTimeout, db.IdleTimeout / 4},
+		{"a service's size", 8, []db.PoolOption{db.IdleAfter(0)}, 8, db.IdleTimeout, db.IdleTimeout / 4},
+		{"a short idle timeout", 24, []db.PoolOption{db.IdleAfter(time.Second)}, 24, time.Second, 250 * time.Millisecond},
+	} {
+		pool, err := db.Open(context.Background(), dbtest.DefaultServerURL, c.max, c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := pool.Config()
+		pool.Close()
+		if cfg.MaxConns != c.wantMax || cfg.MinConns != 0 || cfg.MaxConnIdleTime != c.wantIdle || cfg.HealthCheckPeriod != c.wantHC {
+			t.Errorf("%s: max %d, min %d, idle %v, health check %v; want %d, 0, %v, %v", c.name,
+				cfg.MaxConns, cfg.MinConns, cfg.MaxConnIdleTime, cfg.HealthCheckPeriod, c.wantMax, c.wantIdle, c.wantHC)
+		}
 	}
 }
