@@ -184,6 +184,13 @@ if "$HELM" template "$RELEASE" "$CHART" --kube-version "$K8S_VERSION" -f "$SECRE
 fi
 grep -q "database connection budget exceeded" "$WORK/budget.out" || fail "values rejected, but not for the budget: $(cat "$WORK/budget.out")"
 echo "ok: $(grep -o 'database connection budget exceeded: [0-9]* connections at most' "$WORK/budget.out")"
+# The template's sum is the Go budget's formula (internal/platform/db/budget.go, which make
+# dev and the tests run on): both count the default release alike.
+chart_total=$(grep -o 'database connection budget exceeded: [0-9]*' "$WORK/budget.out" | grep -o '[0-9]*$')
+go_total=$(cd "$ROOT" && go test -count=1 -run '^TestChartPoolsAreTheBudget$' -v ./internal/platform/db | grep -o 'at most [0-9]* connections' | grep -o '[0-9]*')
+[[ -n "$go_total" && "$chart_total" == "$go_total" ]] ||
+  fail "the chart's budget (${chart_total:-?} connections) is not db.Connections' (${go_total:-?}) for the default release"
+echo "ok: the chart's budget is db.Connections' ($go_total connections at most)"
 render "$WORK/budget-migrate.yaml" --set postgresql.maxConnections=100 --set migrations.job.enabled=false \
   --set services.payments.enabled=false --set services.catalog.autoscaling.maxReplicas=2 \
   --set services.identity.autoscaling.maxReplicas=2 --set services.checkout.autoscaling.maxReplicas=2 \

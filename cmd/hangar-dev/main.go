@@ -26,6 +26,7 @@ import (
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
@@ -52,6 +53,7 @@ type Config struct {
 	Replicas     int           `env:"HANGAR_DEV_REPLICAS" default:"1" doc:"multi-process mode: processes per service (2: a kill -9 of one is invisible to buyers, the edge moving idempotent requests to the other; processes.go)"`
 	RestartDelay time.Duration `env:"HANGAR_DEV_RESTART_DELAY" default:"500ms" doc:"multi-process mode: pause before restarting a service process that exited"`
 	MailMax      int           `env:"HANGAR_DEV_MAIL_MAX" default:"10000" doc:"messages the dev mail sink keeps (the chaos run reconciles every one)"`
+	BrokerKeep   int           `env:"HANGAR_DEV_BROKER_KEEP_MIB" default:"8" doc:"MiB of events the in-process broker keeps per topic partition, the oldest dropped beyond it (a consumer further behind loses them, as past a cluster's retention)"`
 	// HumanVerification turns checkout's human verification on with the development
 	// verifier (internal/devhuman) served by the edge at /-/human/: the pages show its
 	// checkbox, as they show reCAPTCHA's in the cluster.
@@ -64,6 +66,10 @@ type Config struct {
 // the default (100) collects so often that the collector was a tenth of a checkout order's
 // CPU (docs/performance.md); 400 trades a larger heap for it.
 const devGCPercent = 400
+
+// brokerTrimInterval is how often the in-process broker drops the events beyond
+// HANGAR_DEV_BROKER_KEEP_MIB: a pass over every partition's batch list, cheap at this rate.
+const brokerTrimInterval = 10 * time.Second
 
 func main() {
 	// gRPC logs through slog from the first line on (grpclog reads its logger unlocked).
@@ -114,7 +120,8 @@ func run(ctx context.Context) error {
 
 	brokers := cfg.KafkaBroker
 	if len(brokers) == 0 {
-		b, err := kafka.StartBroker(0)
+		// Bounded: an unbounded log grew the process by a gigabyte over ~24k orders.
+		b, err := kafka.StartBoundedBroker(0, int64(cfg.BrokerKeep)<<20, brokerTrimInterval)
 		if err != nil {
 			return err
 		}
@@ -166,6 +173,9 @@ func run(ctx context.Context) error {
 		dr.grpc[s.name] = grpcAddr
 	}
 
+	// The connection budget (internal/platform/db/budget.go): what this store may open
+	// under load, the same sum the chart's database-budget check makes for its pods.
+	log.Info("connection budget", "most", db.Connections(func(string) int { return 1 }, 0), "at_rest", db.AtRest)
 	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, nil, log)
 	log.Info("stopped")
 	return err

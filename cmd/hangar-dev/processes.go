@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hangar/hangar/internal/edge"
+	"github.com/hangar/hangar/internal/platform/db"
 	payments "github.com/hangar/hangar/services/payments/app"
 )
 
@@ -176,6 +177,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 			return fieldsSrv.Close()
 		})
 	}
+	log.Info("connection budget", "most", db.Connections(func(string) int { return replicas }, 0), "at_rest", db.AtRest*replicas)
 	err = serveEdge(gctx, g, cfg, table, headers, backends, sink, &targets, func(mux *http.ServeMux) {
 		mux.HandleFunc("GET /-/processes", func(w http.ResponseWriter, _ *http.Request) {
 			out := map[string]map[string]any{}

@@ -348,8 +348,11 @@ type Platform struct {
 // Database is the configuration of a service that owns a PostgreSQL database.
 type Database struct {
 	URL string `env:"DATABASE_URL" default:"" doc:"PostgreSQL URL of the service's own database (each service has its own)"`
-	// MaxConns bounds the pool; 0 lets pgx choose (max(4, NumCPU)).
-	MaxConns int `env:"DATABASE_MAX_CONNS" default:"0" doc:"pool size; 0 means pgx's default"`
+	// MaxConns bounds the pool; 0 takes the service's connection budget.
+	MaxConns int `env:"DATABASE_MAX_CONNS" default:"0" doc:"pool size; 0: the service's connection budget (internal/platform/db/budget.go)"`
+	// IdleTimeout closes pooled connections unused this long: a store at rest holds only
+	// what its background work uses.
+	IdleTimeout time.Duration `env:"DATABASE_IDLE_TIMEOUT" default:"30s" doc:"a pooled connection unused this long is closed"`
 	// CreateIfMissing lets dev and tests create the database; production provisions it.
 	CreateIfMissing bool `env:"DATABASE_CREATE" default:"false" doc:"create the database if it does not exist (dev only)"`
 	// Migrate lets the serving process apply its migrations. In the cluster a release's

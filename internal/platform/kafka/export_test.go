@@ -68,3 +68,6 @@ func (b *Broker) HoldProduce(pass int) (held <-chan struct{}, release func(lose 
 		})
 	}
 }
+
+// Trim applies the broker's retention now, as a bounded broker does every interval.
+func (b *Broker) Trim() { b.c.ApplyRetention() }

@@ -63,7 +63,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 		return nil, err
 	}
 	log := deps.Logger
-	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	cfg.Database.DefaultPool(db.ServiceBudget(Name).Max) // the connection budget's
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return nil, err
 	}

@@ -210,13 +210,6 @@ type App struct {
 // and Retry-After.
 var EmailLookupLimit = ratelimit.Rule{Every: 2 * time.Second, Burst: 30}
 
-// DefaultMaxConns is checkout's pool size unless DATABASE_MAX_CONNS sets one. An order is
-// about five transactions here, two of them commits that wait for the WAL flush: with
-// pgx's default (4 connections on 2 cores) submits queued for a connection at 200 orders/s
-// (28,616 of 37,081 acquires found the pool empty, 66 ms average wait), and only 4 commits
-// could share a flush. As payments' (32), sized for group commit rather than for the cores.
-const DefaultMaxConns = 16
-
 // Option changes how New builds the App (tests).
 type Option func(*options)
 
@@ -242,8 +235,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 		return nil, err
 	}
 	log, tp := deps.Logger, deps.Tracer
-	cfg.Database.DefaultPool(DefaultMaxConns)
-	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	// The connection budget's size (db.ServiceBudget) unless DATABASE_MAX_CONNS sets one:
+	// an order is about five transactions here, two of them commits that wait for the WAL
+	// flush, so the pool is sized for group commit rather than for the cores.
+	cfg.Database.DefaultPool(db.ServiceBudget(Name).Max)
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func Renew(ctx context.Context, cfg Config, args []string, out io.Writer) error 
 	}
 	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return err
 	}

@@ -99,12 +99,6 @@ type App struct {
 	shutdown func(context.Context) error
 }
 
-// DefaultMaxConns is identity's pool size unless DATABASE_MAX_CONNS sets one: every
-// checkout of a new buyer waits on ProvisionAccount, a commit that waits for the WAL flush,
-// beside logins and the event consumers; pgx's default (4 connections on 2 cores) made
-// submits queue for a connection at 200 orders/s.
-const DefaultMaxConns = 16
-
 // New builds the service; logs go to logOut.
 func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	config.ServiceDefaults(Name, &cfg.Platform, &cfg.Database)
@@ -117,8 +111,11 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Database.DefaultPool(DefaultMaxConns)
-	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	// The connection budget's size (db.ServiceBudget) unless DATABASE_MAX_CONNS sets one:
+	// every checkout of a new buyer waits on ProvisionAccount, a commit that waits for the
+	// WAL flush, beside logins and the event consumers.
+	cfg.Database.DefaultPool(db.ServiceBudget(Name).Max)
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return nil, err
 	}

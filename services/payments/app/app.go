@@ -65,7 +65,7 @@ type Config struct {
 	// listener of their own that nothing of the store's is served on.
 	FieldsAddr      string `env:"PAYMENTS_FIELDS_ADDR" default:":8081" doc:"listen address of the fields origin: the hosted card-fields page, its assets and POST /api/tokenize (the store's origin serves none of them)"`
 	FieldsOrigin    string `env:"PAYMENTS_FIELDS_ORIGIN" default:"" doc:"the fields origin's public URL (https://pay.store.example); the client token names it, the store's pages frame it, its tokenize accepts browser requests from it only; empty: the request's own host (tests)"`
-	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"16" doc:"pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
+	SandboxMaxConns int    `env:"PAYMENTS_SANDBOX_MAX_CONNS" default:"0" doc:"0: the connection budget's (db.ServiceBudget); pool size of the sandbox processor's own connections to DATABASE_URL (separate from the charges' pool, which holds a connection while it calls the processor)"`
 	// The card-testing rule (issue 26; services/payments/README.md, Card testing).
 	VelocityDeclines int           `env:"PAYMENTS_VELOCITY_DECLINES" default:"5" doc:"declined card attempts one client address (IPv6: its /64), session or card — or an account or e-mail through its own session — may make in PAYMENTS_VELOCITY_WINDOW before its card attempts (tokenize, charges, verifications) answer 429 until the window ends; 0: no limit"`
 	VelocityWindow   time.Duration `env:"PAYMENTS_VELOCITY_WINDOW" default:"10m" doc:"the window of PAYMENTS_VELOCITY_DECLINES"`
@@ -151,8 +151,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	// A charge holds its connection for the processor call (duplicates wait on the row
 	// instead of racing), and every commit waits for the WAL flush: more connections let
 	// PostgreSQL's group commit flush many charges at once.
-	cfg.Database.DefaultPool(32)
-	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns)
+	cfg.Database.DefaultPool(db.ServiceBudget(Name).Max)
+	pool, err := db.Open(ctx, cfg.URL, cfg.MaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	key := cfg.FingerprintKey
 	// The sandbox is an external system to payments, shared by every replica: its state is
 	// in PostgreSQL (the sandbox_* tables), reached through a pool of its own.
-	a.sandboxPool, err = db.Open(ctx, cfg.URL, cfg.SandboxMaxConns)
+	if cfg.SandboxMaxConns <= 0 {
+		cfg.SandboxMaxConns = db.ServiceBudget(Name).Extra
+	}
+	a.sandboxPool, err = db.Open(ctx, cfg.URL, cfg.SandboxMaxConns, db.IdleAfter(cfg.IdleTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +219,10 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	})
 	a.srv.Handle("GET "+ports.CardImagePath, ports.CardImages{})
 	// The fields origin: its own handler, never mounted on the store's (srv's) listener.
-	fields := ports.Fields{Origin: strings.TrimRight(cfg.FieldsOrigin, "/"), ParentOrigins: cfg.AllowedOrigins, Tokenize: rpc.Tokenize, Log: log}
+	fields, err := ports.NewFields(ports.Fields{Origin: strings.TrimRight(cfg.FieldsOrigin, "/"), ParentOrigins: cfg.AllowedOrigins, Tokenize: rpc.Tokenize, Log: log})
+	if err != nil {
+		return nil, err
+	}
 	a.fields = otelhttp.NewHandler(deps.RED.HTTPMiddleware(fields), Name+"-fields",
 		otelhttp.WithTracerProvider(deps.Tracer), otelhttp.WithPropagators(deps.Propagator))
 	if cfg.ReaderSimulator {

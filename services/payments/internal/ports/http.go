@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io"
 	"log/slog"
@@ -64,6 +65,31 @@ type Fields struct {
 	// Tokenize is the use case (the gRPC method, so both take the same input and answer).
 	Tokenize func(context.Context, *paymentsv1.TokenizeRequest) (*paymentsv1.TokenizeResponse, error)
 	Log      *slog.Logger
+
+	static *fieldsAssets // the script and stylesheet, named and compressed (NewFields)
+}
+
+// NewFields answers f with its script and stylesheet named by content and compressed,
+// once for the process.
+func NewFields(f Fields) (Fields, error) {
+	a, err := loadFieldsAssets()
+	if err != nil {
+		return Fields{}, fmt.Errorf("hosted card fields: %w", err)
+	}
+	f.static = a
+	return f, nil
+}
+
+// assets answers the page's assets; a Fields not made by NewFields loads them per request.
+func (f Fields) assets() *fieldsAssets {
+	if f.static != nil {
+		return f.static
+	}
+	a, err := loadFieldsAssets()
+	if err != nil {
+		panic(err) // the files are embedded in the binary: only a broken build lacks them
+	}
+	return a
 }
 
 // fieldsMaxBody bounds a tokenize body (card fields are a few hundred bytes).
@@ -97,20 +123,11 @@ func (f Fields) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case FieldsPagePath, "/index.html":
 		f.page(w, r)
-	case "/hosted-fields.js", "/hosted-fields.css":
-		b, err := page.ReadFile("page" + r.URL.Path)
-		if err != nil {
-			server.WriteError(w, errs.E(errs.NotFound, "no route for %s", r.URL.Path))
+	default:
+		if asset, current := f.assets().lookup(r.URL.Path); asset != nil {
+			asset.serve(w, r, current)
 			return
 		}
-		if strings.HasSuffix(r.URL.Path, ".js") {
-			sec.Set("Content-Type", "text/javascript; charset=utf-8")
-		} else {
-			sec.Set("Content-Type", "text/css; charset=utf-8")
-		}
-		sec.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-		_, _ = w.Write(b)
-	default:
 		server.WriteError(w, errs.E(errs.NotFound, "no route for %s", r.URL.Path))
 	}
 }
@@ -143,7 +160,8 @@ func (f Fields) page(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", f.CSP())
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	_ = hostedTmpl.Execute(w, map[string]string{"ParentOrigin": parent, "Flow": flow})
+	a := f.assets()
+	_ = hostedTmpl.Execute(w, map[string]string{"ParentOrigin": parent, "Flow": flow, "Script": a.script.name, "Style": a.style.name})
 }
 
 func (f Fields) tokenize(w http.ResponseWriter, r *http.Request) {
