@@ -66,11 +66,12 @@ func (q *Quotes) get(id string) (quoted, bool) {
 
 // quoteFingerprint identifies what shapes a price and who asked: the configuration as
 // sent (less what only submit carries or only validation reads: the card holder, the
-// human verification, the preview counter, the ticked consents) with the session's caller,
-// and the client's key (the session or the address). A submit with any other
+// human verification, the preview counter and cart id, which the buy page sends with its
+// previews only and which key code attempts, the ticked consents) with the session's
+// caller, and the client's key (the session or the address). A submit with any other
 // configuration, or from another caller, does not match the quote's and is priced again.
 func quoteFingerprint(in domain.Input, caller Caller) string {
-	in.CardholderName, in.RecaptchaValue, in.Counter = "", "", 0
+	in.CardholderName, in.RecaptchaValue, in.Counter, in.CartID = "", "", 0, ""
 	in.MarketingConsent, in.EulaChecked, in.LicenseChecked, in.GdprCompliant = false, false, false, false
 	b, err := json.Marshal(struct {
 		In     domain.Input

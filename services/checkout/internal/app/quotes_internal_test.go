@@ -82,7 +82,9 @@ var anonymous = Caller{Client: "addr:203.0.113.7", Addr: "203.0.113.7"}
 
 func (e *quoteEnv) preview(t *testing.T, in domain.Input, caller Caller) *pricing.Preview {
 	t.Helper()
-	in.CardholderName = "" // the preview carries no payment fields
+	// The buy page's preview carries no payment fields, and its cart id and counter, which
+	// its submit does not.
+	in.CardholderName, in.CartID, in.Counter = "", "cart-1", 3
 	pv, err := e.svc.Preview(context.Background(), in, caller)
 	if err != nil {
 		t.Fatal(err)
