@@ -19,7 +19,7 @@
 # measures each revision in one run, one after the other on the same machine: for each it
 # builds that revision's hangar-dev (git archive into a temporary directory), starts it
 # in-process on CPU_EDGE_PORT (18260) and CPU_FIELDS_PORT (18261) with fresh databases of its
-# own (prefix cpu_<rev>_, dropped afterwards), runs this measurement with that revision's
+# own (prefix ${CPU_DB_PREFIX:-cpu_}<rev>_, dropped afterwards), runs this measurement with that revision's
 # loadtest/checkout.js, and stops it. Revisions the current tree names (HEAD, main,
 # 0da81a4) are fine.
 set -euo pipefail
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" == "--compare" ]]; then
   shift
   shape=smoke
-  [[ "${1:-}" == smoke || "${1:-}" == rate ]] && { shape=$1; shift; }
+  [[ "${1:-}" == smoke || "${1:-}" == rate || "${1:-}" == count ]] && { shape=$1; shift; }
   (($# > 0)) || { echo "usage: $0 --compare [SHAPE] REV..." >&2; exit 2; }
   edge=${CPU_EDGE_PORT:-18260} fields=${CPU_FIELDS_PORT:-18261}
   pgurl=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
@@ -40,7 +40,7 @@ if [[ "${1:-}" == "--compare" ]]; then
   trap stop_stack EXIT
   for rev in "$@"; do
     sha=$(git rev-parse --short=12 "$rev^{commit}")
-    tree="$work/$sha" prefix="cpu_${sha}_"
+    tree="$work/$sha" prefix="${CPU_DB_PREFIX:-cpu_}${sha}_"
     mkdir -p "$tree"
     git archive "$sha" | tar -x -C "$tree"
     echo "== $rev ($sha): building hangar-dev" >&2
