@@ -258,3 +258,16 @@ func (suite) TestMethod(t *testing.T) {}
 		t.Fatalf("serial tests:\n got %v\nwant %v", names, want)
 	}
 }
+
+// The repository's top-level tests are parallel or say why not (make lint runs the same
+// check).
+func TestTheRepositorysTestsAreParallel(t *testing.T) {
+	t.Parallel()
+	got, err := CheckParallel(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		t.Error(g)
+	}
+}
