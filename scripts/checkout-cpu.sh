@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 if [[ "${1:-}" == "--compare" ]]; then
   shift
   shape=smoke
-  [[ "${1:-}" == smoke || "${1:-}" == rate ]] && { shape=$1; shift; }
+  [[ "${1:-}" == smoke || "${1:-}" == rate || "${1:-}" == count ]] && { shape=$1; shift; }
   (($# > 0)) || { echo "usage: $0 --compare [SHAPE] REV..." >&2; exit 2; }
   edge=${CPU_EDGE_PORT:-18260} fields=${CPU_FIELDS_PORT:-18261}
   pgurl=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}

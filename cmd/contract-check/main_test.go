@@ -17,6 +17,7 @@ import (
 // The browser run's half of the contract test: the dev edge logs the API exchanges (not the
 // pages), and the check finds the answer that breaks the documents and passes the others.
 func TestEdgeLogChecked(t *testing.T) {
+	t.Parallel()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -66,6 +67,7 @@ func TestEdgeLogChecked(t *testing.T) {
 // required field (logout's errors, preview's planErrors) is a violation, the same answer
 // with the empty field is not (issue 42 item 6).
 func TestBrowserAnswerOmittingARequiredFieldRefused(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "exchanges.jsonl")
 	var lines []byte
 	for _, x := range []edge.Exchange{

@@ -15,6 +15,7 @@ import (
 
 // The command lists a topic's dead letters and replays the selected ones to the topic.
 func TestListAndReplay(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	broker, err := kafka.StartBroker(0)

@@ -16,6 +16,7 @@ import (
 // The topics Job creates every declared topic with its partitions, replication and
 // settings, and running it again (the next release) changes nothing.
 func TestTopicsCreatesTheDeclaredList(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3))
@@ -85,6 +86,7 @@ func TestTopicsCreatesTheDeclaredList(t *testing.T) {
 // broker), -replication-factor creates the topics with that many replicas and caps
 // min.insync.replicas there, so acks=all produces are accepted.
 func TestTopicsReplicationFactorOverride(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))

@@ -12,6 +12,7 @@ import (
 )
 
 func TestHandlerServesProbesAndPages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"index.html":     "<!doctype html><title>shell</title>",

@@ -12,6 +12,7 @@ import (
 const mod = "example.com/m/"
 
 func TestCheckNamesEachForbiddenImportOfAnInnerLayer(t *testing.T) {
+	t.Parallel()
 	pkgs := []Package{
 		{ImportPath: mod + "services/shop/internal/app", Imports: []string{
 			"context", mod + "services/shop/internal/adapters", mod + "services/shop/internal/domain",
@@ -57,6 +58,7 @@ func TestCheckNamesEachForbiddenImportOfAnInnerLayer(t *testing.T) {
 }
 
 func TestCheckPassesACleanModule(t *testing.T) {
+	t.Parallel()
 	pkgs := []Package{
 		{ImportPath: mod + "services/shop/internal/app", Imports: []string{"context", mod + "services/shop/internal/domain"}},
 		{ImportPath: mod + "services/shop/internal/adapters", Imports: []string{"github.com/jackc/pgx/v5/pgxpool", mod + "services/shop/internal/app"}},
@@ -67,6 +69,7 @@ func TestCheckPassesACleanModule(t *testing.T) {
 }
 
 func TestDecodeReadsGoListStream(t *testing.T) {
+	t.Parallel()
 	in := `{"ImportPath": "a/services/s/internal/app", "Imports": ["database/sql"]}
 {"ImportPath": "a/b"}`
 	pkgs, err := decode(strings.NewReader(in))
@@ -178,6 +181,89 @@ INIT {}
 func TestTheRepositoryHasNoGlobals(t *testing.T) {
 	t.Parallel()
 	got, err := CheckGlobals(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		t.Error(g)
+	}
+}
+
+// The parallel rule with a planted violation of each kind beside what it allows.
+func TestCheckParallelNamesEachSerialTest(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	plant := func(path, src string) {
+		t.Helper()
+		full := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant("svc/a_test.go", `package svc
+
+import "testing"
+
+func TestMain(m *testing.M) { m.Run() }
+
+func TestParallel(t *testing.T) {
+	t.Parallel()
+}
+
+func TestParallelAfterSetUp(tt *testing.T) {
+	x := 1
+	_ = x
+	tt.Parallel()
+}
+
+//layercheck:serial it sets the process environment (t.Setenv)
+func TestSaysWhy(t *testing.T) { t.Setenv("A", "b") }
+
+func TestSerial(t *testing.T) {}
+
+// A directive without its reason does not count.
+//layercheck:serial
+func TestSerialWithoutWhy(t *testing.T) {}
+
+func TestOnlyItsSubtestsParallel(t *testing.T) {
+	t.Run("a", func(t *testing.T) { t.Parallel() })
+}
+
+func BenchmarkX(b *testing.B) {}
+
+func FuzzX(f *testing.F) {}
+
+func TestHelperShaped() {}
+
+type suite struct{}
+
+func (suite) TestMethod(t *testing.T) {}
+`)
+	plant("svc/b.go", "package svc\n\nfunc TestNotATestFile(t *testing.T) {}\n")
+	plant("gen/go/x_test.go", "package x\n\nimport \"testing\"\n\nfunc TestGenerated(t *testing.T) {}\n")
+	plant("web/node_modules/y/y_test.go", "package y\n\nimport \"testing\"\n\nfunc TestVendored(t *testing.T) {}\n")
+	got, err := CheckParallel(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range got {
+		names = append(names, strings.Fields(g.What)[1]+" @ "+strings.SplitN(g.Pos, ":", 2)[0])
+	}
+	want := []string{"TestSerial @ svc/a_test.go", "TestSerialWithoutWhy @ svc/a_test.go", "TestOnlyItsSubtestsParallel @ svc/a_test.go"}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("serial tests:\n got %v\nwant %v", names, want)
+	}
+}
+
+// The repository's top-level tests are parallel or say why not (make lint runs the same
+// check).
+func TestTheRepositorysTestsAreParallel(t *testing.T) {
+	t.Parallel()
+	got, err := CheckParallel(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

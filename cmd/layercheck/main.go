@@ -9,7 +9,8 @@
 //
 // It also refuses globals (globals.go): an init function or a package-level variable that is
 // state (sync or atomic values, function variables, variables written after their
-// declaration) in any Go file outside gen/, tests included.
+// declaration) in any Go file outside gen/, tests included; and a top-level test that
+// neither calls t.Parallel() nor says why it must run alone (parallel.go).
 //
 //	go run ./cmd/layercheck [packages...]   (default ./...)
 package main
@@ -51,7 +52,8 @@ func main() {
 	if len(vs) > 0 {
 		fmt.Fprintf(os.Stderr, "layercheck: %d forbidden imports in inner layers (app, domain, order, subscription, gateway; see the target shape in issue 32: ports in app, SQL in adapters)\n", len(vs))
 	}
-	if globals := checkGlobals(); len(vs) > 0 || globals > 0 {
+	globals, serial := checkGlobals(), checkParallel()
+	if len(vs) > 0 || globals > 0 || serial > 0 {
 		os.Exit(1)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // siteverify answers as Google's does: its own tokens pass, anything else is refused, and a
 // wrong secret is the site's own error (which checkout reports as the captcha error).
 func TestSiteverify(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(devhuman.Handler())
 	t.Cleanup(srv.Close)
 	verify := func(secret, response string) (ok bool, codes []string) {

@@ -19,6 +19,7 @@ import (
 // A message sent over real SMTP is listed newest first, filtered by recipient, with both
 // parts, its headers and, for a verification code, the code.
 func TestSinkReceivesOverSMTP(t *testing.T) {
+	t.Parallel()
 	sink, err := devmail.Listen("127.0.0.1:0", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,7 @@ func sendAll(t *testing.T, sink *devmail.Sink, msgs ...*mail.Msg) {
 // Wait and /-/mail alike, through more than one turn of its buffer; WaitReceived counts the
 // dropped ones too.
 func TestSinkKeepsTheNewestMax(t *testing.T) {
+	t.Parallel()
 	sink, err := devmail.Listen("127.0.0.1:0", 3)
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +202,7 @@ func TestSinkKeepsTheNewestMax(t *testing.T) {
 // A message that does not parse is still received and listed (it is parsed when listed):
 // with its envelope, the raw message as its text, and the parse error.
 func TestSinkListsAnUnparseableMessage(t *testing.T) {
+	t.Parallel()
 	sink, err := devmail.Listen("127.0.0.1:0", 10)
 	if err != nil {
 		t.Fatal(err)

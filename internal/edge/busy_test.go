@@ -26,6 +26,7 @@ import (
 // 503 "The store is busy" with Retry-After (at 2.25x the sustainable rate the edge answered
 // 561 x "The service is starting" when its probes of a busy replica timed out).
 func TestEdgeBusyReplicaIsBusyNotStarting(t *testing.T) {
+	t.Parallel()
 	reg := metrics.NewRegistry()
 	red, err := metrics.NewRED(reg, "busy")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // metadata such as the service-to-service session, or our own X-Hangar-*) reaches no
 // service with it. Before, the edge passed every header through.
 func TestEdgeStripsInternalHeaders(t *testing.T) {
+	t.Parallel()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var seen []string
 		for k := range r.Header {

@@ -15,6 +15,7 @@ import (
 // Retry-After from the edge and nothing reaches the backend; /-/ready says 503 too. Before,
 // the edge proxied to a starting service (a child process not yet listening answered 502).
 func TestEdgeFollowsBackendReadiness(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }))
 	defer api.Close()

@@ -24,6 +24,7 @@ import (
 // a new keyed route cannot be left out (its buyers would see a dying replica) and a mark
 // cannot outlive its route.
 func TestRouteTableReplayMatchesTheGateway(t *testing.T) {
+	t.Parallel()
 	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
 	if err != nil {
 		t.Fatal(err)

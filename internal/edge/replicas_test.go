@@ -26,6 +26,7 @@ const replicaTable = `routes:
 // sent twice and answers 503 with Retry-After (issue 30 item 5). Before, the edge had one
 // backend per service and every request to a dead process answered 503.
 func TestEdgeRetriesIdempotentRequestsOnAnotherReplica(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string][]string{} // replica -> "METHOD body"
 	record := func(replica string, r *http.Request) string {
@@ -111,6 +112,7 @@ func TestEdgeRetriesIdempotentRequestsOnAnotherReplica(t *testing.T) {
 // request, so even an un-keyed POST goes to the other replica; a replica that is not ready
 // gets nothing.
 func TestEdgeSkipsRefusingAndUnreadyReplicas(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -167,6 +169,7 @@ func count(xs []string, x string) int {
 // readiness probe notices) did nothing: a GET or keyed submit is answered by the other
 // replica; an un-keyed POST gets the replica's 503 as it is.
 func TestEdgeMovesReplayableRequestsOffAReplicaAnswering503(t *testing.T) {
+	t.Parallel()
 	starting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -211,6 +214,7 @@ func TestEdgeMovesReplayableRequestsOffAReplicaAnswering503(t *testing.T) {
 
 // A preview is a POST that stores nothing: a replica dying under it is invisible too.
 func TestEdgeReplaysReadOnlyPOSTs(t *testing.T) {
+	t.Parallel()
 	dying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		_ = conn.Close()
@@ -241,6 +245,7 @@ func TestEdgeReplaysReadOnlyPOSTs(t *testing.T) {
 // does not honour one (a login, an account change) does not make it safe to send twice,
 // and before, any POST carrying the header was replayed.
 func TestEdgeReplaysOnlyThePOSTsTheTableMarks(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	dyingSaw := map[string]int{}
 	dying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,7 @@ const table = `routes:
 `
 
 func TestMatchFollowsIngressRules(t *testing.T) {
+	t.Parallel()
 	tab, err := ParseTable([]byte(table))
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestMatchFollowsIngressRules(t *testing.T) {
 }
 
 func TestParseTableRejectsMistakes(t *testing.T) {
+	t.Parallel()
 	for name, doc := range map[string]string{
 		"bad type":   "routes: [{path: /a, pathType: Exactly, service: s}]",
 		"no slash":   "routes: [{path: a, pathType: Exact, service: s}]",
@@ -63,6 +65,7 @@ func TestParseTableRejectsMistakes(t *testing.T) {
 
 // The committed route table parses and routes the catalogue and the pages.
 func TestCommittedRouteTable(t *testing.T) {
+	t.Parallel()
 	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,7 @@ func TestCommittedRouteTable(t *testing.T) {
 }
 
 func TestEdgeProxiesAndServesPages(t *testing.T) {
+	t.Parallel()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("api:" + r.URL.Path + "?" + r.URL.RawQuery + " fwd=" + r.Header.Get("X-Forwarded-Host")))
 	}))
@@ -134,6 +138,7 @@ func TestEdgeProxiesAndServesPages(t *testing.T) {
 // Unrouted API paths (GET or POST) end in the catalogue, whose gateway answers a JSON 404;
 // before, they fell through to the web shell's 200 page.
 func TestCommittedRouteTableSendsUnroutedAPIPathsToAService(t *testing.T) {
+	t.Parallel()
 	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +158,7 @@ func TestCommittedRouteTableSendsUnroutedAPIPathsToAService(t *testing.T) {
 // fields page are not routed to payments (tokenize falls to the /buy/api tree's JSON 404,
 // the page to the shell's not-found page); the card images and the client token are.
 func TestCommittedRouteTableKeepsCardDataOffTheStore(t *testing.T) {
+	t.Parallel()
 	tab, err := LoadTable(filepath.Join("..", "..", "deploy", "helm", "hangar", "routes.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +179,7 @@ func TestCommittedRouteTableKeepsCardDataOffTheStore(t *testing.T) {
 }
 
 func TestEdgeAnswersUnknownAPIPathsAndPages404(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"remotes":{"buy":"https://cdn.example.com/buy/remoteEntry.js","gift":"/remotes/gift/remoteEntry.js"}}`), 0o644)
@@ -239,6 +246,7 @@ func committedHeaders(t *testing.T) *Headers {
 // Every page carries the security headers; the CSP lets the shell load its remotes from
 // the origins of its runtime config and frame the hosted fields, and nobody frame it.
 func TestPagesCarrySecurityHeaders(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
 	_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"remotes":{"buy":"https://cdn.example.com/buy/remoteEntry.js"}}`), 0o644)
@@ -285,6 +293,7 @@ func TestPagesCarrySecurityHeaders(t *testing.T) {
 // The committed headers file parses; a misspelled key, a CSP without frame-ancestors and a
 // CSP hidden among the other headers are refused.
 func TestParseHeadersRejectsMistakes(t *testing.T) {
+	t.Parallel()
 	h := committedHeaders(t)
 	if h.StrictTransportSecurity == "" || h.Headers["X-Content-Type-Options"] != "nosniff" {
 		t.Errorf("committed headers = %+v", h)
@@ -302,6 +311,7 @@ func TestParseHeadersRejectsMistakes(t *testing.T) {
 }
 
 func TestStaticServesWebMAsVideo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "index.html"), []byte("<html>shell</html>"), 0o644)
 	_ = os.MkdirAll(filepath.Join(dir, "remotes", "marketing", "assets"), 0o755)

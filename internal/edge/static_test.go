@@ -59,6 +59,7 @@ func get(t *testing.T, h http.Handler, method, target string, hdr map[string]str
 }
 
 func TestStaticServesThePrecompressedVariantTheBrowserAccepts(t *testing.T) {
+	t.Parallel()
 	dir, js, jsGz, jsBr := site(t)
 	h := Static(dir)
 	for _, tc := range []struct {
@@ -106,6 +107,7 @@ func TestStaticServesThePrecompressedVariantTheBrowserAccepts(t *testing.T) {
 }
 
 func TestStaticRangeAndHeadApplyToTheEncodedBytes(t *testing.T) {
+	t.Parallel()
 	dir, js, jsGz, jsBr := site(t)
 	h := Static(dir)
 
@@ -140,6 +142,7 @@ func TestStaticRangeAndHeadApplyToTheEncodedBytes(t *testing.T) {
 }
 
 func TestStaticPagesAndConfigAreEncodedButRevalidated(t *testing.T) {
+	t.Parallel()
 	dir, _, _, _ := site(t)
 	h := Static(dir)
 	for _, target := range []string{"/", "/buy", "/buy/success"} {
@@ -163,6 +166,7 @@ func TestStaticPagesAndConfigAreEncodedButRevalidated(t *testing.T) {
 }
 
 func TestStaticIgnoresAVariantOlderThanItsFile(t *testing.T) {
+	t.Parallel()
 	dir, _, _, _ := site(t)
 	// config.json edited by hand after the build: its .br still says the old one.
 	cfg := filepath.Join(dir, "config.json")
@@ -183,6 +187,7 @@ func TestStaticIgnoresAVariantOlderThanItsFile(t *testing.T) {
 // remote that renders it (index.<remote>.html, web/tools/preloads.mjs), chosen by the shell's
 // route table; a page with no variant, or no known remote, gets index.html.
 func TestStaticPagesServeTheirRemotesHTML(t *testing.T) {
+	t.Parallel()
 	dir, _, _, _ := site(t)
 	for name, body := range map[string]string{
 		"index.buy.html":       "<html>shell + buy boot</html>",
@@ -221,6 +226,7 @@ func TestStaticPagesServeTheirRemotesHTML(t *testing.T) {
 }
 
 func TestPagesKnowTheRemoteOfEachPage(t *testing.T) {
+	t.Parallel()
 	pages, err := LoadPages(filepath.Join("..", "..", "web", "apps", "shell", "src", "routes.ts"))
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +247,7 @@ func TestPagesKnowTheRemoteOfEachPage(t *testing.T) {
 // and a missing asset (by its path or extension) is a 404 even under a page prefix
 // (issue 42 item 5).
 func TestADotInAPagePathIsNotAStaticFile(t *testing.T) {
+	t.Parallel()
 	dir, _, _, _ := site(t)
 	h := StaticPages(dir, NewPages([]string{"/", "/gift", "/gift/*", "/buy"}))
 	for _, p := range []string{"/gift/250/pat.pilot@example.com", "/gift/50/a.b.c@mail.example.co.uk", "/gift/100/x@y.io"} {

@@ -15,6 +15,7 @@ import (
 // with Retry-After once the upstream timeout passes, instead of holding the request (the
 // dev edge had no upstream timeout; issue 30).
 func TestEdgeTimesOutAStuckBackend(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {

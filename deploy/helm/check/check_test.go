@@ -50,6 +50,8 @@ func loadRoutes(t *testing.T) []Route {
 
 // TestRendered checks the renderings named by HANGAR_RENDERED (a list of files separated
 // by the OS path-list separator, ':' here), as scripts/helm-check.sh passes them.
+//
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestRendered(t *testing.T) {
 	env := os.Getenv("HANGAR_RENDERED")
 	if env == "" {
@@ -263,6 +265,7 @@ func check(doc string) (policy []error, decodeErr error) {
 	return Check(r, fixtureRoutes), nil
 }
 
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestFixtureIsValid(t *testing.T) {
 	policy, decodeErr := check(fixture)
 	if decodeErr != nil {
@@ -274,6 +277,8 @@ func TestFixtureIsValid(t *testing.T) {
 }
 
 // TestCatchesMistakes proves the checker fails on each mistake it exists to catch.
+//
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestCatchesMistakes(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -334,6 +339,7 @@ func TestCatchesMistakes(t *testing.T) {
 	}
 }
 
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestRoutesFileParses(t *testing.T) {
 	routes := loadRoutes(t)
 	seen := map[string]bool{}
@@ -428,6 +434,8 @@ func headersFixture(t *testing.T) string {
 // The page headers the Ingress sets are checked against headers.yaml: each mistake below
 // (headers missing, weakened, sent to the APIs, HSTS missing over TLS) is caught, and the
 // split into two Ingresses is itself valid.
+//
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestCheckHeaders(t *testing.T) {
 	valid := headersFixture(t)
 	for _, tc := range []struct{ name, old, new, want string }{
@@ -476,6 +484,7 @@ func TestCheckHeaders(t *testing.T) {
 	}
 }
 
+//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestHeadersFileParses(t *testing.T) {
 	h := loadHeaders(t)
 	if !slices.Contains(h.ContentSecurityPolicy, "frame-ancestors 'none'") || h.Headers["X-Content-Type-Options"] != "nosniff" {

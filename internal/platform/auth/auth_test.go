@@ -78,6 +78,7 @@ func do(t *testing.T, method, url string, hdr map[string]string) (int, string, *
 }
 
 func TestCSRFInAnotherService(t *testing.T) {
+	t.Parallel()
 	base := startOther(t, alice, "https://store.example.com")
 	session := auth.SessionCookie + "=alice-token"
 
@@ -139,6 +140,7 @@ func TestCSRFInAnotherService(t *testing.T) {
 // The cache remembers refusals only: a live session is asked of identity on every
 // request, so a session revoked between two requests is refused on the second one.
 func TestCacheRemembersRefusalsNeverLiveSessions(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	var revoked atomic.Bool
 	now := time.Unix(0, 0)
@@ -185,6 +187,7 @@ func TestCacheRemembersRefusalsNeverLiveSessions(t *testing.T) {
 }
 
 func TestClientIPAndToken(t *testing.T) {
+	t.Parallel()
 	md := metadata.Pairs("x-forwarded-for", "6.6.6.6, 1.2.3.4, 10.0.0.9", "grpcgateway-cookie", "a=b; "+auth.SessionCookie+"=tok")
 	ctx := metadata.NewIncomingContext(context.Background(), md)
 	if ip := auth.ClientIP(ctx, 1); ip != "1.2.3.4" {
@@ -214,6 +217,7 @@ func TestClientIPAndToken(t *testing.T) {
 // address behind the trusted proxies, IPv4 as is, IPv6 by its /64; a client-supplied hop
 // left of the trusted ones does not change it.
 func TestClientKeyGroupsIPv6BySlash64BehindTheTrustedProxies(t *testing.T) {
+	t.Parallel()
 	key := func(xff string, proxies int) string {
 		return auth.ClientKey(metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-forwarded-for", xff)), proxies)
 	}

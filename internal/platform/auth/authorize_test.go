@@ -11,6 +11,7 @@ import (
 // The table of docs/authorization.md, as a test. The organization "acme" has its own
 // account acct-acme (the owner's business account).
 func TestMayActOnIsTheAuthorizationTable(t *testing.T) {
+	t.Parallel()
 	in := func(account, org string, roles ...string) Caller { // one membership, as identity sends it
 		return Caller{AccountUUID: account, OrganizationAccount: org, Roles: roles,
 			Memberships: []Membership{{OrganizationAccount: org, Roles: roles}}}
@@ -84,6 +85,7 @@ func TestMayActOnIsTheAuthorizationTable(t *testing.T) {
 // Role checks of services that compare an organization themselves (receipts, subscriptions,
 // allocations) take the roles held in that organization, not the union over all of them.
 func TestRolesInIsPerOrganization(t *testing.T) {
+	t.Parallel()
 	c := Caller{AccountUUID: "acct-multi", OrganizationAccount: "acct-acme", Roles: []string{"member", "owner"},
 		Memberships: []Membership{
 			{OrganizationAccount: "acct-acme", Roles: []string{"member"}},

@@ -10,6 +10,7 @@ import (
 // A service forwards the client it recorded; the next one reads it from the metadata. No
 // client recorded (a renewal), nothing forwarded.
 func TestClientForwardedBetweenServices(t *testing.T) {
+	t.Parallel()
 	ctx := context.WithValue(context.Background(), clientKey{}, Client{Addr: "198.51.100.9", Session: SessionRef("tok")})
 	md, _ := metadata.FromOutgoingContext(OutgoingClient(ctx))
 	got, ok := ForwardedClient(metadata.NewIncomingContext(context.Background(), md))
@@ -30,6 +31,7 @@ func TestClientForwardedBetweenServices(t *testing.T) {
 // The browser's device cookie becomes a reference (never the cookie), and a client that
 // passed human verification says so to the next service; nothing else sets either.
 func TestClientDeviceAndHumanForwarded(t *testing.T) {
+	t.Parallel()
 	in := metadata.NewIncomingContext(context.Background(), metadata.Pairs(gatewayCookie, "a=b; "+DeviceCookie+"=dev-id.mac"))
 	ref := DeviceRef(in)
 	if ref == "" || ref == "dev-id.mac" || DeviceRef(context.Background()) != "" {

@@ -10,6 +10,7 @@ import (
 // The cases of both callers: payments' card check reads what the customer typed, checkout's
 // renewals read payments' MM/YYYY rendering back as the instant the card stops working.
 func TestParseAndEnd(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in          string
 		month, year int // 0 when s is not an expiry
@@ -55,6 +56,7 @@ func TestParseAndEnd(t *testing.T) {
 }
 
 func TestParseErrorNamesTheWantedForm(t *testing.T) {
+	t.Parallel()
 	if _, _, err := cardexpiry.Parse("13/2030"); err == nil || err.Error() != `expiry "13/2030": want MM/YYYY` {
 		t.Fatalf("Parse error = %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	loopback := []string{"127.0.0.0/8", "::1"}
 	ingress := []string{"10.0.0.0/8"}
 	for _, tc := range []struct {
@@ -50,6 +51,7 @@ func TestClientAddr(t *testing.T) {
 }
 
 func TestParseProxiesRejectsNonsense(t *testing.T) {
+	t.Parallel()
 	for _, in := range [][]string{{"-1"}, {"10.0.0.0/33"}, {"loopback"}, {"10.0.0.0/8", "x"}} {
 		if _, err := ParseProxies(in); err == nil {
 			t.Errorf("ParseProxies(%q) succeeded, want an error", in)
@@ -60,6 +62,7 @@ func TestParseProxiesRejectsNonsense(t *testing.T) {
 // A chain as a service receives it (the peer last): what auth.ClientIP counted with a hop
 // count, and what geo located for checkout.
 func TestFromChain(t *testing.T) {
+	t.Parallel()
 	ingress, _ := ParseProxies([]string{"10.0.0.0/8"})
 	for _, tc := range []struct {
 		name  string
@@ -88,6 +91,7 @@ func TestFromChain(t *testing.T) {
 }
 
 func TestKeyCountsIPv6ByItsSlash64(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"203.0.113.7":          "203.0.113.7",
 		"::ffff:203.0.113.7":   "203.0.113.7",

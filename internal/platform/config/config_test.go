@@ -20,6 +20,7 @@ func lookup(m map[string]string) Lookup {
 }
 
 func TestDefaultsAndOverrides(t *testing.T) {
+	t.Parallel()
 	var s sample
 	if err := LoadFrom(&s, lookup(map[string]string{"COUNT": "7", "GRPC_ADDR": "127.0.0.1:1"})); err != nil {
 		t.Fatal(err)
@@ -33,6 +34,7 @@ func TestDefaultsAndOverrides(t *testing.T) {
 }
 
 func TestBadValueNamesTheVariable(t *testing.T) {
+	t.Parallel()
 	var s sample
 	err := LoadFrom(&s, lookup(map[string]string{"WAIT": "soon"}))
 	if err == nil || !strings.Contains(err.Error(), "WAIT") || !strings.Contains(err.Error(), "soon") {
@@ -41,6 +43,7 @@ func TestBadValueNamesTheVariable(t *testing.T) {
 }
 
 func TestDescribeListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	vars := Describe(&sample{})
 	names := map[string]Var{}
 	for _, v := range vars {
@@ -57,6 +60,7 @@ func TestDescribeListsEveryVariable(t *testing.T) {
 }
 
 func TestServiceDefaultsKeepSetValues(t *testing.T) {
+	t.Parallel()
 	p, d := Platform{}, Database{}
 	ServiceDefaults("billing", &p, &d)
 	if p.ServiceName != "billing" || d.URL != "postgres://postgres@127.0.0.1:5432/hangar_billing?sslmode=disable" {
@@ -70,6 +74,7 @@ func TestServiceDefaultsKeepSetValues(t *testing.T) {
 }
 
 func TestDefaultPoolKeepsASetSize(t *testing.T) {
+	t.Parallel()
 	unset, set := Database{}, Database{MaxConns: 5}
 	unset.DefaultPool(16)
 	set.DefaultPool(16)
@@ -90,6 +95,7 @@ type secrets struct {
 // CHECKOUT_QUOTE_KEY's could forge receipt cookies). A secret now has none outside
 // development mode: the loader refuses and names the variable.
 func TestSecretsAreRequiredOutsideDevelopmentMode(t *testing.T) {
+	t.Parallel()
 	env := func(kv ...string) Lookup {
 		m := map[string]string{}
 		for i := 0; i < len(kv); i += 2 {
@@ -151,6 +157,7 @@ type storeDetails struct {
 // mode; outside it the loader refuses to start, naming each unset one, and refuses the
 // development placeholder too.
 func TestRequiredSettingsHaveNoDefaultOutsideDevelopmentMode(t *testing.T) {
+	t.Parallel()
 	var c storeDetails
 	err := LoadFrom(&c, lookup(map[string]string{DevModeVar: "false"}))
 	if err == nil || !strings.Contains(err.Error(), "SELLER, SALES, STORE_URL must be set") {
@@ -175,6 +182,7 @@ func TestRequiredSettingsHaveNoDefaultOutsideDevelopmentMode(t *testing.T) {
 }
 
 func TestFormatsAreValidated(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{DevModeVar: "false", "SELLER": "Real Ltd", "SALES": "sales@hangar-store.ie", "STORE_URL": "https://hangar-store.ie/shop"}
 	for name, bad := range map[string]string{
 		"SALES":     "sales at store",

@@ -35,6 +35,7 @@ func exchange(method, target, reqBody string, status int, body string) contractt
 // The findings of issue 29 item 3, each as the wire answers it: the documents must accept
 // what the services send, and refuse what they do not.
 func TestDocumentsDescribeTheWire(t *testing.T) {
+	t.Parallel()
 	v := load(t)
 	for _, tc := range []struct {
 		name string
@@ -69,6 +70,7 @@ func TestDocumentsDescribeTheWire(t *testing.T) {
 
 // The middleware sees what the client sees, and a broken answer is kept as a violation.
 func TestMiddlewareRecordsViolations(t *testing.T) {
+	t.Parallel()
 	v := load(t)
 	h := v.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -88,6 +90,7 @@ func TestMiddlewareRecordsViolations(t *testing.T) {
 
 // The documented codes are the errs set: a code added there is documented in the same change.
 func TestErrorCodesDocumented(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(contracttest.Dir(), "..", "..", "proto", "openapi.contract.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +121,7 @@ func TestErrorCodesDocumented(t *testing.T) {
 // serves is in the documents: an Exact route as a documented path, a Prefix route with a
 // documented path under it. The pages ("web") are not API.
 func TestEveryPublicRouteDocumented(t *testing.T) {
+	t.Parallel()
 	table, err := edge.LoadTable(filepath.Join(contracttest.Dir(), "..", "..", "deploy", "helm", "hangar", "routes.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +167,7 @@ func TestEveryPublicRouteDocumented(t *testing.T) {
 // (proto/openapi.contract.json "required") is refused, empty or not; the same answer with
 // the field present, empty, passes. Issue 42 item 6: these fields were left out when empty.
 func TestAnswerOmittingARequiredFieldRefused(t *testing.T) {
+	t.Parallel()
 	v := load(t)
 	preview := `{"invoice":{"currency":"USD","invoiceItems":[{"type":"SUBSCRIPTION_CREDIT","addOnCode":"","planType":"","description":"Credit","key":"","bundleAddOnCode":"","bundleItemType":""}],"errors":[],"planErrors":[],"selectionErrors":[]},` +
 		`"errors":[],"planErrors":[],"selectionErrors":[],"promoInfoRequirements":[]}`
@@ -197,6 +202,7 @@ func TestAnswerOmittingARequiredFieldRefused(t *testing.T) {
 // The card-fields origin's POST /api/tokenize is published (issue 42 item 6: it was absent
 // from the OpenAPI documents): its request and its answer, the nonce required.
 func TestTokenizePublished(t *testing.T) {
+	t.Parallel()
 	v := load(t)
 	req := `{"number":"4111111111111111","cvv":"123","expirationDate":"12/2030","cardholderName":"Amelia Earhart","postalCode":"97201"}`
 	if err := v.Check(exchange("POST", "/api/tokenize", req, 200, `{"nonce":"tok_1","type":"CreditCard","details":{"cardType":"Visa","lastFour":"1111"}}`)); err != nil {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
+	t.Parallel()
 	want := map[Code]int{
 		Invalid: 400, NotFound: 404, Conflict: 409, Unauthorized: 401, Forbidden: 403,
 		Exhausted: 429, Unavailable: 503, Internal: 500, Precondition: 412,
@@ -43,6 +44,7 @@ func TestEveryCodeMapsToGRPCAndHTTP(t *testing.T) {
 }
 
 func TestFieldErrorsReachTheClient(t *testing.T) {
+	t.Parallel()
 	st := ToStatus(fmt.Errorf("validate: %w", &Error{Code: Invalid, Message: "bad", Fields: []FieldError{{"email", "Please enter your email address."}}}))
 	body := BodyOf(st)
 	if body.Code != Invalid || body.Message != "bad" || len(body.FieldErrors) != 1 || body.FieldErrors[0].Field != "email" {
@@ -51,6 +53,7 @@ func TestFieldErrorsReachTheClient(t *testing.T) {
 }
 
 func TestInternalDetailIsNotShown(t *testing.T) {
+	t.Parallel()
 	secret := errors.New("pq: password authentication failed for user hangar at 10.0.0.7")
 	for _, err := range []error{secret, Wrap(Internal, secret, "could not save the order")} {
 		st := ToStatus(err)
@@ -73,6 +76,7 @@ func TestInternalDetailIsNotShown(t *testing.T) {
 // remoteErr of a payments refusal) reaches the client with that message only: the
 // status of the wrapped chain quoted "rpc error: code = PermissionDenied desc = ...".
 func TestPassedOnRemoteErrorShowsItsOwnMessage(t *testing.T) {
+	t.Parallel()
 	remote := ToStatus(E(Forbidden, "This stored payment method cannot be used for this purchase.")).Err()
 	e := FromStatus(status.Convert(remote))
 	e.Cause = remote
@@ -97,6 +101,7 @@ func contains(s, sub string) bool {
 // A dependency that cannot be reached (PostgreSQL down: pgx wraps the dial's *net.OpError)
 // is the same retryable 503 in every service, whether or not the service wrapped it.
 func TestUnreachableDependencyIsUnavailable(t *testing.T) {
+	t.Parallel()
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 	for _, err := range []error{dial, fmt.Errorf("read billing profile: %w", dial)} {
 		if got := CodeOf(err); got != Unavailable {
@@ -112,6 +117,7 @@ func TestUnreachableDependencyIsUnavailable(t *testing.T) {
 }
 
 func TestRetryAfterTravelsThroughGRPC(t *testing.T) {
+	t.Parallel()
 	st := ToStatus(fmt.Errorf("login: %w", Throttled(42*time.Second, "wait")))
 	if got := FromStatus(st).RetryAfter; got != 42*time.Second {
 		t.Errorf("RetryAfter after the round trip = %s, want 42s", got)
@@ -122,6 +128,7 @@ func TestRetryAfterTravelsThroughGRPC(t *testing.T) {
 // keeps its code and its own message; status.FromError answered the whole chain's text,
 // 'provision account: rpc error: code = InvalidArgument desc = …', which reached callers.
 func TestWrappedStatusShowsOnlyItsOwnMessage(t *testing.T) {
+	t.Parallel()
 	remote := ToStatus(Field("email", "Enter a valid e-mail address.")).Err()
 	kept := FromStatus(status.Convert(remote))
 	kept.Cause = remote
@@ -140,6 +147,7 @@ func TestWrappedStatusShowsOnlyItsOwnMessage(t *testing.T) {
 // as status details and comes back whole: the gateway builds the HTTP body from the
 // status alone, and a gRPC caller reads the same details.
 func TestRefusalDetailsTravelThroughGRPC(t *testing.T) {
+	t.Parallel()
 	preview := &errdetails.LocalizedMessage{Locale: "en", Message: "not a preview"} // google.rpc: never an answer
 	typed := &durationpb.Duration{Seconds: 7}                                       // stands for checkout's preview
 	e := &Error{Code: Conflict, Reason: "QUOTE_CHANGED", Message: "changed", Errors: []string{"a", "b"}, RequireLogin: true,
@@ -169,6 +177,7 @@ func TestRefusalDetailsTravelThroughGRPC(t *testing.T) {
 
 // A status no Hangar handler made keeps its class but not its words; a marked one is kept.
 func TestForeignStatusIsReplaced(t *testing.T) {
+	t.Parallel()
 	raw := status.Error(codes.Internal, `ERROR: relation "accounts" does not exist (SQLSTATE 42P01)`)
 	st, replaced := PublicStatus(fmt.Errorf("read: %w", raw))
 	if !replaced || st.Code() != codes.Internal || st.Message() != "internal error" {

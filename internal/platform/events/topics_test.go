@@ -18,6 +18,7 @@ import (
 // Every Topic* constant is in All: a topic missing there would be created on first use by
 // the durable dev broker, which does not keep such topics across a restart.
 func TestAllListsEveryTopic(t *testing.T) {
+	t.Parallel()
 	f, err := parser.ParseFile(token.NewFileSet(), "topics.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,7 @@ func TestAllListsEveryTopic(t *testing.T) {
 // used: the Go source of services/, internal/ and cmd/ is scanned for topic names, both
 // events.Topic* constants and topic-shaped string literals ("hangar.<service>.<event>.vN").
 func TestDeclaredCoversEveryTopicInUse(t *testing.T) {
+	t.Parallel()
 	consts := map[string]string{}
 	for _, s := range events.Declared {
 		if s.ReplicationFactor < 3 || s.MinInSyncReplicas != 2 || s.Partitions < 1 || s.Retention <= 0 || s.CleanupPolicy == "" {

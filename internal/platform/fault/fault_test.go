@@ -12,6 +12,7 @@ func env(m map[string]string) func(string) (string, bool) {
 
 // An armed point fires once, whichever replica reaches it first; a disarmed one, never.
 func TestPointFiresOncePerArming(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	died := 0
 	vars := env(map[string]string{DirVar: dir, "HANGAR_DEV_MODE": "true"})
@@ -37,6 +38,7 @@ func TestPointFiresOncePerArming(t *testing.T) {
 
 // Outside development mode (or without the directory) there is no hook at all.
 func TestPointNeedsDevModeAndADirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, CheckoutAfterCharge), nil, 0o644); err != nil {
 		t.Fatal(err)

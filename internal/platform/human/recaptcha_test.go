@@ -58,6 +58,7 @@ func google(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 func TestRecaptchaAgainstSiteverify(t *testing.T) {
+	t.Parallel()
 	srv, calls := google(t)
 	ctx := context.Background()
 	r := human.NewRecaptcha(human.RecaptchaConfig{Secret: secret, URL: srv.URL, Timeout: 100 * time.Millisecond})
@@ -91,6 +92,7 @@ func TestRecaptchaAgainstSiteverify(t *testing.T) {
 }
 
 func TestRecaptchaFailuresAreErrorsWithoutTheSecret(t *testing.T) {
+	t.Parallel()
 	srv, calls := google(t)
 	ctx := context.Background()
 	wrong := human.NewRecaptcha(human.RecaptchaConfig{Secret: "wrong-" + secret, URL: srv.URL})

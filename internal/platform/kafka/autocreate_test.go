@@ -18,6 +18,8 @@ import (
 // so only the writer's side keeps an undeclared topic from appearing: outside development
 // mode a publish to it fails and the topic does not exist afterwards; a declared (created)
 // topic is written as before; in development mode the writer still asks for creation.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestWritersDoNotCreateTopicsOutsideDevelopmentMode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

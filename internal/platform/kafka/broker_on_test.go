@@ -12,6 +12,7 @@ import (
 // broker: a produce to a topic nobody created fails instead of creating it, so the topics
 // the store runs on are the ones the chart's topics Job created.
 func TestBrokerOnHostDoesNotAutoCreateTopics(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b, err := StartBrokerOn("127.0.0.1", 0)

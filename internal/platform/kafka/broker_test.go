@@ -16,6 +16,7 @@ import (
 // front, every acknowledged event and the group's committed offset: a consumer resumes
 // after what it handled, and nothing published before the restart is lost.
 func TestDurableBrokerRestartKeepsEventsAndOffsets(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dir := t.TempDir()

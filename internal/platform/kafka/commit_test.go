@@ -72,6 +72,7 @@ func (r *rig) publishMany(t *testing.T, topic string, n int) {
 // interval longer than the test, nothing is committed while the consumer runs, and its
 // clean stop commits every partition up to its end. Each event is handled exactly once.
 func TestPendingOffsetsAreCommittedOnStop(t *testing.T) {
+	t.Parallel()
 	const n = 150
 	for _, tc := range []struct {
 		name    string
@@ -137,6 +138,7 @@ const (
 // the inbox skips them all. No effect is lost or doubled, and the new consumer's stop
 // commits the partitions to their ends.
 func TestCrashBeforeCommitRedeliversAndInboxSkips(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic, group, n = "hangar.test.crash.v1", "crasher", 40
 	r.publishMany(t, topic, n)
@@ -205,6 +207,7 @@ func TestCrashBeforeCommitRedeliversAndInboxSkips(t *testing.T) {
 // kills: it records each event's effect in the parent's database and commits no offset
 // (its interval is an hour) until it is killed.
 func TestCrashedConsumerChild(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(envCrashChild) == "" {
 		t.Skip("run by TestCrashBeforeCommitRedeliversAndInboxSkips")
 	}

@@ -56,6 +56,7 @@ func (r *rig) awaitCommitted(t *testing.T, group, topic string, want int64) {
 // log holds is handled, and the group goes on from there. kafka-go alone waits forever for
 // the log to grow back past the old offsets.
 func TestCommittedOffsetPastTheEndReadsFromTheStart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic, group = "hangar.test.after-restart.v1", "after-restart"
 	r.publish(t, kafka.Event{Topic: topic, Key: "a", Payload: []byte("one")}, kafka.Event{Topic: topic, Key: "b", Payload: []byte("two")},
@@ -75,6 +76,7 @@ func TestCommittedOffsetPastTheEndReadsFromTheStart(t *testing.T) {
 
 // The batch consumer follows the same policy.
 func TestBatchConsumerCommittedOffsetPastTheEndReadsFromTheStart(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic, group = "hangar.test.batch-after-restart.v1", "batch-after-restart"
 	r.publish(t, kafka.Event{Topic: topic, Key: "a", Payload: []byte("one")}, kafka.Event{Topic: topic, Key: "b", Payload: []byte("two")})

@@ -49,6 +49,7 @@ func (r *rig) recordBatch(sizes chan<- int) kafka.InboxBatchHandler {
 // batch (a new group with the same inbox: a crash before the offset commits) changes
 // nothing.
 func TestBatchConsumerHandlesEachEventOnceInBatches(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.batch.v1"
 	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
@@ -109,6 +110,7 @@ func TestBatchConsumerHandlesEachEventOnceInBatches(t *testing.T) {
 // transaction) can hold events of both, each event once, recorded in the inbox under its
 // own topic and counted under it.
 func TestBatchConsumerOfSeveralTopics(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	topics := []string{"hangar.test.batch-a.v1", "hangar.test.batch-b.v1"}
 	var evs []kafka.Event
@@ -159,6 +161,7 @@ func TestBatchConsumerOfSeveralTopics(t *testing.T) {
 // good ones commit, the poison one is retried and dead-lettered alone, and the partition
 // moves on.
 func TestBatchConsumerFailedBatchFallsBackToOneAtATime(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.batch-poison.v1"
 	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
@@ -226,6 +229,7 @@ func TestBatchConsumerFailedBatchFallsBackToOneAtATime(t *testing.T) {
 // of one connection, a handler writing its effects through that pool is not starved; each
 // event is handled once, and a redelivery is skipped.
 func TestBatchConsumerEffectsOutsideTxHoldNoConnection(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.batch-outside.v1"
 	if err := kafka.EnsureTopic(r.ctx, r.broker.Addrs(), topic, 1); err != nil {
@@ -279,6 +283,7 @@ func TestBatchConsumerEffectsOutsideTxHoldNoConnection(t *testing.T) {
 // (its writes are visible to other connections by then), and never for a batch that
 // failed; outside a handler AfterCommit refuses.
 func TestAfterCommitRunsOnceTheBatchCommitted(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.after-commit.v1"
 	var seen []string

@@ -111,6 +111,7 @@ func (r *rig) assertOnlyPoisonDeadLettered(t *testing.T, reg *prometheus.Registr
 // An InboxConsumer whose database refuses connections for longer than MaxAttempts waits
 // it out.
 func TestInboxConsumerWaitsOutDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	cfg, reg, down, dials := r.duringOutage(t, "outage")
 	c := kafka.NewInboxConsumer(cfg)
@@ -130,6 +131,7 @@ func TestInboxConsumerWaitsOutDatabaseOutage(t *testing.T) {
 // A consumer stopped while it waits for its database leaves the event uncommitted and not
 // dead-lettered: the next member of the group handles it.
 func TestConsumerStoppedDuringOutageLeavesEventForRedelivery(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	cfg, reg, down, dials := r.duringOutage(t, "stopped")
 	c := kafka.NewInboxConsumer(cfg)
@@ -150,6 +152,7 @@ func TestConsumerStoppedDuringOutageLeavesEventForRedelivery(t *testing.T) {
 // A connection lost in the middle of the handler (the server ends the session: FATAL
 // 57P01, as a shutdown or failover does) more times than MaxAttempts is waited out too.
 func TestInboxConsumerWaitsOutLostConnection(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.publishReceiptThenPoison(t)
 	var lost atomic.Int64
@@ -174,6 +177,7 @@ func TestInboxConsumerWaitsOutLostConnection(t *testing.T) {
 // An InboxBatchConsumer waits the outage out on the whole batch, then handles the good
 // event and dead-letters the poison one as before.
 func TestBatchConsumerWaitsOutDatabaseOutage(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	cfg, reg, down, dials := r.duringOutage(t, "batch-outage")
 	h := func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {

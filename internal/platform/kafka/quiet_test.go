@@ -20,6 +20,7 @@ import (
 // deadline as "an unknown error" (~179 warnings a minute); those are expected and logged
 // at debug, while any other reader error is still a warning.
 func TestReaderIdleTimeoutsAreNotWarnings(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	g := newGroupReader([]string{"127.0.0.1:1"}, "quiet", []string{"quiet-topic"}, time.Second, log)
@@ -40,6 +41,7 @@ func TestReaderIdleTimeoutsAreNotWarnings(t *testing.T) {
 // Issue 39: an outbox relay failing every round during an outage logs one ERROR line, not
 // one per round (~11 a second), and says when it recovered.
 func TestRelayOutageLogsOnce(t *testing.T) {
+	t.Parallel()
 	cfg, err := pgxpool.ParseConfig("postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +73,7 @@ func TestRelayOutageLogsOnce(t *testing.T) {
 }
 
 func TestFailureLogSummarisesAStreak(t *testing.T) {
+	t.Parallel()
 	f := &failureLog{every: 30 * time.Second}
 	t0 := time.Unix(1_800_000_000, 0)
 	if log, _ := f.failed(t0); !log {

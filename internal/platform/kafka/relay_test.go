@@ -24,6 +24,7 @@ import (
 // Two relay replicas (two pools, as two pods would have) drain one outbox while events are
 // still being written: every event arrives, and each key's events arrive in write order.
 func TestTwoRelayReplicasKeepPerKeyOrder(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.ordered.v1"
 	const keys, perKey = 6, 30
@@ -71,6 +72,7 @@ func TestTwoRelayReplicasKeepPerKeyOrder(t *testing.T) {
 
 // The outbox metrics read the table at scrape time.
 func TestOutboxMetrics(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	if err := pgx.BeginFunc(r.ctx, r.pool, func(tx pgx.Tx) error {
 		return kafka.Enqueue(r.ctx, tx, telemetry.Propagator(), kafka.Event{Topic: "hangar.test.m.v1", Key: "a", Payload: []byte("1")},
@@ -99,6 +101,7 @@ func TestOutboxMetrics(t *testing.T) {
 // A relay round publishes every slot it can claim in one go and leaves alone a slot another
 // replica holds; once that replica lets go, the slot's events leave too.
 func TestRelayRoundSkipsSlotsHeldElsewhere(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	const topic = "hangar.test.slots.v1"
 	keys := []string{}
@@ -160,6 +163,7 @@ func TestRelayRoundSkipsSlotsHeldElsewhere(t *testing.T) {
 // The relay vacuums its outbox every VacuumEvery deleted rows (its scans would otherwise
 // walk every dead row until autovacuum came, if it runs at all), and never when told not to.
 func TestRelayVacuumsTheOutboxEveryVacuumEveryDeletedRows(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		every, want int
 	}{{every: 100, want: 2}, {every: -1, want: 0}} {

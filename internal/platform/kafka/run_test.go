@@ -18,6 +18,7 @@ func (f runnerFunc) Run(ctx context.Context) error { return f(ctx) }
 
 // A consumer that stops with an error is started again; KeepRunning returns once ctx ends.
 func TestKeepRunningRestartsAStoppedConsumer(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	runs := 0
@@ -35,6 +36,7 @@ func TestKeepRunningRestartsAStoppedConsumer(t *testing.T) {
 }
 
 func TestDecodeAll(t *testing.T) {
+	t.Parallel()
 	envs := make([]kafka.Envelope, 2)
 	for i, id := range []string{"s-1", "s-2"} {
 		b, err := proto.Marshal(&eventsv1.SubscriptionChanged{SubscriptionId: id})

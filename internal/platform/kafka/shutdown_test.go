@@ -252,6 +252,7 @@ func writeEffects(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
 // them: the interrupted work is rolled back and not committed, so the restarted consumer
 // handles it, and every event's effect happens exactly once.
 func TestShutdownMidConsumeCommitsOnlyWhatWasHandled(t *testing.T) {
+	t.Parallel()
 	for _, kind := range consumerKinds {
 		t.Run(kind.name, func(t *testing.T) { testShutdownMidConsume(t, kind) })
 	}

@@ -16,6 +16,7 @@ import (
 
 // Which handler failures are an outage to wait out, and which count toward MaxAttempts.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
 	for name, c := range map[string]struct {
 		err  error

@@ -25,6 +25,7 @@ import (
 // fault. The caller gives up either before the call (its deadline already passed, or it
 // cancelled) or while the call waits; the call then ends as a gRPC client does.
 func TestWhatOpensTheBreaker(t *testing.T) {
+	t.Parallel()
 	throttled, _ := status.New(codes.ResourceExhausted, "Too many declined card attempts.").
 		WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(10 * time.Minute)})
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
@@ -82,6 +83,7 @@ func TestWhatOpensTheBreaker(t *testing.T) {
 
 // The caller sees the call's own error, not the breaker's bookkeeping around it.
 func TestCallerGivingUpKeepsTheCallsError(t *testing.T) {
+	t.Parallel()
 	c := kitclient.New(kitclient.Config{Client: "identity"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -98,6 +100,7 @@ func TestCallerGivingUpKeepsTheCallsError(t *testing.T) {
 // the breaker closed, and an abandoned trial call closed a half-open breaker on a remote
 // still down.
 func TestAbandonedCallsCountAsNeither(t *testing.T) {
+	t.Parallel()
 	down := func(context.Context, any) (any, error) {
 		return nil, status.Error(codes.Unavailable, "connection refused")
 	}

@@ -85,6 +85,7 @@ func serve(t *testing.T, p *payments, cfg kitclient.Config) paymentsv1.PaymentsS
 func unavailable(int32) error { return status.Error(codes.Unavailable, "down") }
 
 func TestNonIdempotentCallsAreTriedOnce(t *testing.T) {
+	t.Parallel()
 	p := &payments{answer: unavailable}
 	c := serve(t, p, kitclient.Config{})
 	_, err := c.Charge(context.Background(), &paymentsv1.ChargeRequest{Amount: 100}) // no idempotency key
@@ -97,6 +98,7 @@ func TestNonIdempotentCallsAreTriedOnce(t *testing.T) {
 }
 
 func TestIdempotentCallsAreRetried(t *testing.T) {
+	t.Parallel()
 	// Fails twice, then answers.
 	p := &payments{answer: func(n int32) error {
 		if n < 3 {
@@ -133,6 +135,7 @@ func TestIdempotentCallsAreRetried(t *testing.T) {
 }
 
 func TestDeadlineBoundsEachCall(t *testing.T) {
+	t.Parallel()
 	p := &payments{stall: true, gaveUp: make(chan struct{}, 1)}
 	c := serve(t, p, kitclient.Config{Timeout: time.Hour, Timeouts: map[string]time.Duration{"Charge": 50 * time.Millisecond}})
 	// The caller sets no deadline of its own: the chain's must end the call.
@@ -140,13 +143,18 @@ func TestDeadlineBoundsEachCall(t *testing.T) {
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("Charge against a stalled server = %v, want deadline exceeded", err)
 	}
-	<-p.gaveUp // the server saw the call's deadline too
-	if n := p.calls.Load(); n != 1 {
-		t.Errorf("calls = %d, want 1", n)
+	// The server saw the call's deadline too, when the call reached it: on a loaded
+	// machine the 50 ms can pass before the call is sent, and then it never arrives.
+	if p.calls.Load() > 0 {
+		<-p.gaveUp
+	}
+	if n := p.calls.Load(); n > 1 {
+		t.Errorf("calls = %d, want at most 1: a call past its deadline is not tried again", n)
 	}
 }
 
 func TestBreakerOpensAndFailsFast(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	p := &payments{answer: unavailable}
 	c := serve(t, p, kitclient.Config{Failures: 3, Cooldown: time.Hour, Registry: reg})
@@ -198,6 +206,7 @@ func breakerState(t *testing.T, reg *prometheus.Registry) float64 {
 }
 
 func TestBreakerRecoversAfterCooldown(t *testing.T) {
+	t.Parallel()
 	p := &payments{answer: unavailable}
 	c := serve(t, p, kitclient.Config{Failures: 1, Cooldown: time.Millisecond})
 	if _, err := c.GetCharge(context.Background(), &paymentsv1.GetChargeRequest{}); status.Code(err) != codes.Unavailable {
@@ -221,6 +230,7 @@ func TestBreakerRecoversAfterCooldown(t *testing.T) {
 // neither opens the breaker, which would refuse every buyer, nor is retried at once when
 // it names its wait.
 func TestThrottledAnswersDoNotOpenTheBreaker(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	p := &payments{answer: func(int32) error {
 		st, _ := status.New(codes.ResourceExhausted, "Too many declined card attempts.").

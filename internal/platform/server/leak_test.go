@@ -53,6 +53,7 @@ var internalWords = []string{"rpc error", "desc =", "SQLSTATE", "relation", "tra
 // plain message and code survive being wrapped. A gift submit with a look-alike e-mail
 // answered 'rpc error: code = InvalidArgument desc = …' before.
 func TestNothingInternalGoesOut(t *testing.T) {
+	t.Parallel()
 	s, _, _ := startServerWith(t, leaky{}, nil)
 	grpcAddr, httpAddr, _ := s.Addrs()
 	conn, err := grpc.NewClient(grpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -14,6 +14,7 @@ import (
 // ("payments unavailable" answered 79 times at 2.25x load without one), and an outage seen
 // only as an unreachable network, both say when to ask again.
 func TestEvery503CarriesRetryAfter(t *testing.T) {
+	t.Parallel()
 	for name, err := range map[string]error{
 		"unavailable without a wait": errs.Wrap(errs.Unavailable, errors.New("circuit open"), "The payments service is unavailable. Please try again."),
 		"a gRPC status passed on":    errs.ToStatus(errs.E(errs.Unavailable, "accounts are unavailable; try again")).Err(),

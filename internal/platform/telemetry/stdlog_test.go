@@ -13,6 +13,7 @@ import (
 // What net/http or httputil log through their *log.Logger (which may quote client bytes)
 // is one structured record with the line as an escaped attribute, never a raw line.
 func TestStdLoggerWritesEscapedRecords(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	l := telemetry.StdLogger(slog.New(slog.NewJSONHandler(&out, nil)), slog.LevelWarn, "http server")
 	l.Printf("http: bad request from client: %s", "\xff\n{\"msg\":\"forged\"}")

@@ -10,6 +10,7 @@ import (
 // Without an exporter spans are not recorded, yet each has trace and span ids for the logs
 // and for propagation, and a child keeps its parent's trace.
 func TestTracerWithoutExporterKeepsIDsRecordsNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tp, shutdown, err := telemetry.NewTracerProvider(ctx, "test", "", 1)
 	if err != nil {

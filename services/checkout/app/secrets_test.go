@@ -10,6 +10,8 @@ import (
 // Issue 26: CHECKOUT_QUOTE_KEY defaulted to dev-only-quote-key, which signed the receipt
 // cookies too. Outside development mode checkout now refuses to start without its quote
 // key and its receipt keys, naming them; with the human verification on, without its secret.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestRefusesToStartWithoutItsKeysOutsideDevelopment(t *testing.T) {
 	t.Setenv("HANGAR_DEV_MODE", "false")
 	t.Setenv("CHECKOUT_QUOTE_KEY", "")
@@ -50,6 +52,8 @@ func setStoreDetails(t *testing.T) {
 // to buyers, had placeholder defaults (VAT number IE0000000XX) in every deployment.
 // Outside development mode checkout now refuses to start without them, naming each, and
 // refuses a VAT number without the EU shape and an address that is not one.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestRefusesToStartWithoutTheStoresDetailsOutsideDevelopment(t *testing.T) {
 	t.Setenv("HANGAR_DEV_MODE", "false")
 	t.Setenv("CHECKOUT_QUOTE_KEY", "quote-key-from-a-secret")

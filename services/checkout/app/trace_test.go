@@ -20,6 +20,8 @@ import (
 // One trace runs from the submit's HTTP request through checkout, its outbox and relay,
 // Kafka and the notifications consumer to the SMTP send of the receipt; and the purchase
 // produces exactly one receipt. Every service exports to one in-memory OTLP collector.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestOneTraceFromSubmitToReceiptMail(t *testing.T) {
 	col := otlptest.Start(t)
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100") // export spans every 100 ms, not every 5 s

@@ -131,6 +131,8 @@ func TestVATIDCheckedAndSaid(t *testing.T) {
 
 // The development VAT register (every well-formed number registered) is refused outside
 // development mode; vies and the format only are taken, anything else is refused.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestVATRegisterSetting(t *testing.T) {
 	t.Setenv("HANGAR_DEV_MODE", "false")
 	for name, ok := range map[string]bool{"": true, "vies": true, "dev": false, "VIES": false, "yes": false} {

@@ -57,6 +57,7 @@ func TestAnonymousLimitsCountAnIPv6ClientByItsSlash64(t *testing.T) {
 // AnonymousKey is the platform's client key: the addresses of one /64 behind the trusted
 // proxy are one client.
 func TestAnonymousKeyIsThePlatformsClientKey(t *testing.T) {
+	t.Parallel()
 	key := app.AnonymousKey(1)
 	ctx := func(xff string) context.Context {
 		return metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-forwarded-for", xff))

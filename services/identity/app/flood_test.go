@@ -136,6 +136,7 @@ func flood(t *testing.T, base string, known []string, stop <-chan struct{}) (run
 // the login with wrong passwords (OWASP device cookies). Before, the flood's hashes held
 // every hashing slot and 20 of 20 such logins were answered 429 'The service is busy'.
 func TestKnownDevicesLogInDuringAWrongPasswordFlood(t *testing.T) {
+	t.Parallel()
 	r := start(t, floodSettings)
 	const people = 20
 	emails := seedAccounts(t, r.dbURL, people)
@@ -175,6 +176,7 @@ func TestKnownDevicesLogInDuringAWrongPasswordFlood(t *testing.T) {
 // pool rather than refused. Before, 76 of 100 were answered 429 'The service is busy'
 // after the pool's 3 s wait.
 func TestHundredConcurrentLoginsFromHundredAddresses(t *testing.T) {
+	t.Parallel()
 	r := start(t, floodSettings)
 	const people = 100
 	emails := seedAccounts(t, r.dbURL, people)
@@ -207,6 +209,8 @@ func TestHundredConcurrentLoginsFromHundredAddresses(t *testing.T) {
 // budget). Before, each hash allocated its 19 MiB afresh (16 logins: 304 MiB of garbage),
 // and a process with a live heap let that garbage pile up to its GC goal: 4 concurrent
 // logins took a process from 519 to 1,215 MB.
+//
+//layercheck:serial it measures what the process allocates: other tests' allocations beside it would count
 func TestSixteenConcurrentLoginsAtConstantMemory(t *testing.T) {
 	r := start(t, production)
 	const people = 16

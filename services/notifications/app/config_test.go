@@ -11,6 +11,8 @@ import (
 // and linked to http://localhost:8080 unless the deployment thought to set them. Outside
 // development mode notifications now refuses to start without them, naming each, and
 // refuses placeholders (a reserved example domain) and a store URL that is not https.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestRefusesToStartWithoutTheStoresDetailsOutsideDevelopment(t *testing.T) {
 	t.Setenv("HANGAR_DEV_MODE", "false")
 	names := []string{"MAIL_FROM", "MAIL_MESSAGE_ID_DOMAIN", "STORE_BASE_URL", "SUPPORT_EMAIL"}

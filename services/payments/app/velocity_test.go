@@ -232,6 +232,8 @@ func (r *running) scrape(t *testing.T) string {
 
 // Issue 26: PAYMENTS_FINGERPRINT_KEY fell back to a fixed development key. Outside
 // development mode payments now refuses to start without it, naming the variable.
+//
+//layercheck:serial it sets the process environment (t.Setenv), which Go allows only in a test that runs alone
 func TestRefusesToStartWithoutItsKeyOutsideDevelopment(t *testing.T) {
 	t.Setenv("HANGAR_DEV_MODE", "false")
 	t.Setenv("PAYMENTS_FINGERPRINT_KEY", "")

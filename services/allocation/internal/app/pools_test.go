@@ -16,6 +16,7 @@ import (
 // The established pool keeps its term, method and count; the other order's licences are not
 // merged into it.
 func TestAnotherSubscriptionNeverRewritesAPool(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, _, clk := newService(t)
 	end := t0.AddDate(0, 10, 0)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestAccessTo(t *testing.T) {
+	t.Parallel()
 	const org = "org"
 	cases := []struct {
 		name         string
@@ -35,6 +36,7 @@ func TestAccessTo(t *testing.T) {
 }
 
 func TestMethodTargets(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		method     string
 		user, tail bool
@@ -58,6 +60,7 @@ func TestMethodTargets(t *testing.T) {
 }
 
 func TestNewer(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := Subscription{Version: 3, ChangedAt: at}
 	if !s.Newer(2, at.Add(time.Hour)) || s.Newer(3, at) || s.Newer(4, at) || !s.Newer(3, at.Add(-time.Second)) {
@@ -66,6 +69,7 @@ func TestNewer(t *testing.T) {
 }
 
 func TestGrants(t *testing.T) {
+	t.Parallel()
 	s := Subscription{PlanCode: "business_pro", Quantity: 4, AddOns: []AddOn{
 		{Code: "business_pro", Method: "USER_ALLOCATION"}, {Code: "geo", Method: ""}, {Code: "efb", Method: "ANY_ALLOCATION", Quantity: 2},
 		{Code: "efb", Method: "ANY_ALLOCATION", Quantity: 9},

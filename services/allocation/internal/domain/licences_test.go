@@ -28,6 +28,7 @@ func user(code, id string) Key { return Key{Code: code, TargetType: User, Target
 func tail(code, id string) Key { return Key{Code: code, TargetType: Tail, TargetID: id} }
 
 func TestAssignWithinThePool(t *testing.T) {
+	t.Parallel()
 	l := licences()
 	// u1 holds efb already (free); u3 and the tail take the two free licences.
 	if err := l.Assign([]Key{user("efb", "u1"), user("efb", "u3"), tail("efb", "N7"), user("efb", "u3")}, "admin", at); err != nil {
@@ -46,6 +47,7 @@ func TestAssignWithinThePool(t *testing.T) {
 }
 
 func TestAssignRefusesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		keys []Key
@@ -74,6 +76,7 @@ func TestAssignRefusesAllOrNothing(t *testing.T) {
 }
 
 func TestReleaseFreesALicence(t *testing.T) {
+	t.Parallel()
 	l := licences()
 	if !l.Release(user("efb", "u1"), "admin", at) || !l.Release(user("efb", "u2"), "admin", at) {
 		t.Fatal("releasing held assignments answered false")
@@ -100,6 +103,7 @@ func TestReleaseFreesALicence(t *testing.T) {
 }
 
 func TestAssignRenewsAnExpiredAssignment(t *testing.T) {
+	t.Parallel()
 	l := licences()
 	if err := l.Assign([]Key{user("efb", "u2")}, "admin", at); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func usd(t *testing.T, cat *domain.Catalog, code string) int64 {
 
 // The USD prices of spec 000 §9, exactly.
 func TestShippedUSDPricesMatchSpec(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	for code, want := range map[string]int64{
 		"basic_plus": 12500, "pro_plus": 19999, "performance": 37000,
@@ -80,6 +81,7 @@ func TestShippedUSDPricesMatchSpec(t *testing.T) {
 // Other currencies follow the documented rule (docs/catalog-data.md): whole units of
 // USD × rate, rounded half up, minus one cent when the USD price ends in .99.
 func TestShippedPricesFollowCurrencyRule(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	rate := map[string]int64{}
 	for _, c := range cat.Currencies() {
@@ -130,6 +132,7 @@ func TestShippedPricesFollowCurrencyRule(t *testing.T) {
 }
 
 func TestShippedCatalogueCoversSpec(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	groups := map[string]bool{}
 	for _, g := range cat.AvailablePlans() {
@@ -187,6 +190,7 @@ func TestShippedCatalogueCoversSpec(t *testing.T) {
 }
 
 func TestLookupsRejectBadInput(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	_, err := cat.Currency("XYZ")
 	if errs.CodeOf(err) != errs.Invalid || !strings.Contains(err.Error(), `"XYZ"`) {
@@ -206,6 +210,7 @@ func TestLookupsRejectBadInput(t *testing.T) {
 }
 
 func TestScheduledPriceTiers(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	bp, _ := cat.Entry("business_pro")
 	usdCur, _ := cat.Currency("USD")
@@ -226,6 +231,7 @@ func TestScheduledPriceTiers(t *testing.T) {
 }
 
 func TestParseRejectsBrokenData(t *testing.T) {
+	t.Parallel()
 	base := `version: "t1"
 currencies: [{code: USD, symbol: "$", rateBasisPoints: 10000, default: true}]
 groups: [{code: G, title: G}]
@@ -252,6 +258,7 @@ groups: [{code: G, title: G}]
 // One-off products (issue 12): their own available-plans group, planType oneOff, priced in
 // every currency, never hidden or deprecated, and only in that group.
 func TestShippedOneOffProducts(t *testing.T) {
+	t.Parallel()
 	cat := shipped(t)
 	var group []string
 	for _, g := range cat.AvailablePlans() {

@@ -21,6 +21,7 @@ func prepared(tb testing.TB) *AvailablePlans {
 }
 
 func TestAcceptsGzip(t *testing.T) {
+	t.Parallel()
 	for ae, want := range map[string]bool{
 		"":                    false,
 		"gzip":                true,
@@ -41,6 +42,7 @@ func TestAcceptsGzip(t *testing.T) {
 }
 
 func TestHeadAndWeakValidators(t *testing.T) {
+	t.Parallel()
 	h := prepared(t)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, AvailablePlansPath, nil))

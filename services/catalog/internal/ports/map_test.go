@@ -15,6 +15,7 @@ import (
 // Issue 31 item 6: the coverage map's data answers an outline for every region the
 // catalogue sells, as cacheable GeoJSON.
 func TestMapResourcesCoverEveryCatalogueRegion(t *testing.T) {
+	t.Parallel()
 	h, err := NewMapResources(data.MapOutlines, "map/outlines")
 	if err != nil {
 		t.Fatal(err)

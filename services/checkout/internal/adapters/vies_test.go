@@ -12,6 +12,7 @@ import (
 // VIES answers registered, not registered, and an outage as an error (never as "not
 // registered"); Greece is asked as EL; an answer is kept, an outage is not.
 func TestVIESRegistered(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)

@@ -71,6 +71,8 @@ type Service struct {
 	// promotions one order takes.
 	accepted *Accepted
 	perOrder int
+	// quotes are the self-contained previews a submit reuses (Quotes).
+	quotes *Quotes
 	// deeplinks are the app's schemes and hosts a deeplinkOnSuccess may go to.
 	deeplinks Deeplinks
 	// accountURL: the auto-renew confirmations' link (Options.AccountURL).
@@ -134,7 +136,7 @@ func New(store Store, source CatalogSource, log *slog.Logger, o Options) *Servic
 	}
 	s := &Service{rules: o.Rules, store: store, source: source, log: log, now: o.Now, quoteKey: o.QuoteKey, receipts: o.ReceiptKeys, giftCaps: o.GiftCaps,
 		limiter: NewLimiter(store, o.CodeAttempts, o.CodeWindow, o.Now), orders: o.Orders, subs: o.Subs, accounts: o.Accounts, eligible: o.Eligibility, verifier: o.Verifier, widget: o.Widget, allocations: o.Allocations, geo: o.Geo, lookups: o.Lookups,
-		accepted: NewAccepted(100_000), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
+		accepted: NewAccepted(100_000), quotes: NewQuotes(quotesKept), perOrder: o.PromotionsPerOrder, deeplinks: o.Deeplinks,
 		seller: o.SellerCountry, vatRegistry: o.VATRegistry}
 	empty := map[string]*promotion.Promotion{}
 	s.promos.Store(&empty)
@@ -408,7 +410,11 @@ func (s *Service) Preview(ctx context.Context, in domain.Input, caller Caller) (
 	if err := s.mayName(ctx, in); err != nil {
 		return nil, err
 	}
-	return s.price(ctx, in, caller, true)
+	pv, err := s.price(ctx, in, caller, true)
+	if err == nil {
+		s.rememberQuote(in, caller, pv)
+	}
+	return pv, err
 }
 
 // Validation is the server validation's answer.
@@ -467,6 +473,13 @@ func (s *Service) validate(ctx context.Context, in domain.Input, caller Caller) 
 	if err != nil {
 		return nil, err
 	}
+	return s.check(ctx, in, pv)
+}
+
+// check is validation's part after pricing: the configuration's rules, the codes' and the
+// organization's refusals, the login requirement and military eligibility, which read the
+// present (the e-mail's subscription, identity's eligibility) and never the price.
+func (s *Service) check(ctx context.Context, in domain.Input, pv *pricing.Preview) (*Validation, error) {
 	v := &Validation{Preview: pv, Errors: s.rules.Validate(pv.Cart, in), Allocations: pv.Cart.ExpiringAllocations,
 		OrgMember: (in.Caller.LoggedIn && !in.SalesMode() && in.Caller.Organization != "") || (pv.Cart.Existing != nil && pv.Cart.Existing.OrganizationID != "")}
 	for _, ce := range pv.CodeErrors {

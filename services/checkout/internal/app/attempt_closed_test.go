@@ -20,6 +20,7 @@ import (
 // processed, ask again". Both are 409 conflict; the reason tells them apart (before, both
 // answered reason CONFLICT, and the pages resent an abandoned key forever).
 func TestClosedAttemptHasItsOwnReason(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	e.pipe.Register("closed-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))

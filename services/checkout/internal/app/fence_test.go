@@ -145,6 +145,7 @@ func (e *renewalEnv) exactlyOnce(t *testing.T, due int) {
 // payments refuses its charge (its fence is older than the reconciler's) and the buyer is
 // told the truth: not completed, not charged.
 func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newLeaseEnv(t, order.Options{})
 	stall := newStall(e.pay)
@@ -196,6 +197,7 @@ func TestStalledSubmitAfterAbandonIsNeitherChargedNorToldOfAnInvoice(t *testing.
 // worker then charged the next attempt. Here the service's reconciler runs once the
 // command's first charges are in flight, and the service's worker starts beside it.
 func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 1000)
@@ -231,6 +233,7 @@ func TestRenewCommandBesideTheServiceChargesEachTermOnce(t *testing.T) {
 // attempts. The command then wakes: its charges are refused (their fences are old), and
 // it records nothing false.
 func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 1000)
@@ -273,6 +276,7 @@ func TestPausedRenewCommandChargesNothingTwice(t *testing.T) {
 // killed pass's attempts once their leases ran out on the database's clock — whatever
 // the -as-of — and finishes them, charging nothing twice.
 func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 1000)
@@ -314,6 +318,7 @@ func TestKilledRenewCommandRerunWithTheSameArgumentsFinishesIt(t *testing.T) {
 // attempt is due at once, not after the outage retry (ten minutes: the terms stayed
 // unrenewed and a rerun reported them "retry not due yet" until then).
 func TestPausedRenewCommandRerunRenewsWhatItLeftAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 300)
@@ -375,6 +380,7 @@ func (l *lookupThen) LookupMany(ctx context.Context, keys []string) (map[string]
 // takes the closed keys for closed, not "being processed" (which put them off by the
 // outage retry, ten minutes): their next attempts renew them at once.
 func TestRenewalFinishedByTheReconcilerMeanwhileIsRecordedRenewed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	due := e.manyDue(t, 40)
@@ -424,6 +430,7 @@ func TestRenewalFinishedByTheReconcilerMeanwhileIsRecordedRenewed(t *testing.T) 
 // so the pass renews the term at once with a fresh attempt (priced without the balance),
 // not after the outage retry (ten minutes: the pass left it "retry not due yet").
 func TestRenewalRefundedForASpentBalanceIsRenewedAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	pilot := app.SeedSubscriptionID(app.SeedPilot)

@@ -15,6 +15,7 @@ import (
 // order is being processed' with Retry-After, so the page knows when to try again instead
 // of giving up after its second try.
 func TestInProgressAnswerCarriesRetryAfter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newLeaseEnv(t, order.Options{AfterCharge: func(string) error { return errors.New("checkout killed after the charge") }})
 	if _, err := e.pipe.Place(ctx, "held-1", "h", leasePurchase(), order.Payment{Token: "tok-1"}); err == nil {

@@ -107,6 +107,7 @@ func (e *leaseEnv) orders(t *testing.T) int {
 // retry that tokenised the card again (a new nonce, same key) gets the order, not "key
 // reused".
 func TestRetryTakesOverADeadSubmitWithinSeconds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	crashed := false
 	e := newLeaseEnv(t, order.Options{AfterCharge: func(string) error {
@@ -142,6 +143,7 @@ func TestRetryTakesOverADeadSubmitWithinSeconds(t *testing.T) {
 // A live submit renews its lease: a request slower than the lease is neither taken over by
 // the reconciler nor by a retry while it runs.
 func TestLiveSubmitKeepsItsLease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	beats := make(chan string, 16)
 	e := newLeaseEnv(t, order.Options{Heartbeat: time.Millisecond, OnHeartbeat: func(k string) {
@@ -188,6 +190,7 @@ func TestLiveSubmitKeepsItsLease(t *testing.T) {
 // A reconciler that cannot reach payments gives its claim back: the buyer's retry right
 // after payments is back completes the order instead of waiting out the reconciler's lease.
 func TestReconcilerReleasesWhatItCouldNotSettle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	crashed := false
 	e := newLeaseEnv(t, order.Options{AfterCharge: func(string) error {
@@ -219,6 +222,7 @@ func TestReconcilerReleasesWhatItCouldNotSettle(t *testing.T) {
 // Pay, be declined, pay again with another card under the same key: one order, one charge.
 // The same declined card again replays the decline without asking payments.
 func TestPayAgainAfterADeclineWithTheSameKey(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newLeaseEnv(t, order.Options{})
 	e.pay.declines["tok-bad"] = true

@@ -11,6 +11,7 @@ import (
 // owner of the organization one is filed under; not its user admin, not a stranger, and
 // staff powers do not count.
 func TestManages(t *testing.T) {
+	t.Parallel()
 	child := &domain.Subscription{AccountID: "acct-child", ParentAccountID: "acct-group"}
 	member := &domain.Subscription{AccountID: "acct-member", OrganizationID: "acct-acme"}
 	in := func(account, org string, roles ...string) auth.Caller {

@@ -17,6 +17,7 @@ import (
 // "could not be completed" (scripts/chaos.sh: 14 of 208 purchases failed so while payments
 // was killed).
 func TestSubmitRetriedAfterPaymentsOutage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newRenewalEnv(t)
 	e.pipe.Register("retry-test", order.FulfillerFunc(func(context.Context, order.Tx, *order.Placed) ([]kafka.Event, error) { return nil, nil }))

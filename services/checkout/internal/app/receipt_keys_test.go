@@ -9,6 +9,7 @@ import (
 // Receipt tokens name their key: a new key signs, the old one still opens the links it
 // signed until it is dropped; a token of a dropped or unknown key is refused.
 func TestReceiptKeysRotate(t *testing.T) {
+	t.Parallel()
 	old, err := ParseReceiptKeys([]string{"k1=first-secret-0123456789"})
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // the stored purchase, and the next renewal attempt finds the attempt's key completed and
 // records the renewal without charging again.
 func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnvWith(t, crashAfterFirstCharge)
 	id := e.onlyPilot(t)
 	r := e.renewer()
@@ -66,6 +67,7 @@ func TestRenewalCrashBetweenChargeAndWriteRecoveredOnce(t *testing.T) {
 // A processor outage is retried with the same key after the outage delay, without a
 // decline, a dunning notice or a move of the retry schedule.
 func TestRenewalOutageIsNotADecline(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	e.onlyPilot(t)
 	down := true
@@ -105,6 +107,7 @@ func TestRenewalOutageIsNotADecline(t *testing.T) {
 
 // The legacy plan is replaced at renewal, as the renewal price shows it.
 func TestRenewalReplacesLegacyPlan(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := app.SeedSubscriptionID(app.SeedLegacy)
 	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET term_end = term_end + interval '1 year' WHERE id <> $1`, id); err != nil {
@@ -134,6 +137,7 @@ func TestRenewalReplacesLegacyPlan(t *testing.T) {
 // the term extended from its end), not a plan change restarting the term today with a
 // credit for the unused day.
 func TestRenewalOfLegacyPlanInsideTheWindowIsARenewal(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	ctx := context.Background()
 	id := app.SeedSubscriptionID(app.SeedLegacy)
@@ -170,6 +174,7 @@ func TestRenewalOfLegacyPlanInsideTheWindowIsARenewal(t *testing.T) {
 // A payment-method update during the grace period retries the renewal at once (a job is
 // published), before the next scheduled retry; the new token is charged.
 func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	e.pay.decline = func(string) bool { return true }
@@ -205,6 +210,7 @@ func TestRenewalPaymentMethodUpdateRetriesAtOnce(t *testing.T) {
 // The scheduler sends the annual reminder (amount and date) and the expiring-card notice
 // once per term, ReminderBefore/CardNoticeBefore ahead; auto-renew off gets neither.
 func TestRenewalReminderAndCardNotice(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	if _, err := e.pool.Exec(context.Background(), `UPDATE subscriptions SET card_expires_at = term_end - interval '10 days' WHERE id = $1`, id); err != nil {
@@ -235,6 +241,7 @@ func TestRenewalReminderAndCardNotice(t *testing.T) {
 // Turning auto-renew off confirms by e-mail; the term is not charged, and at its end the
 // subscription lapses with subscription-changed (its allocations expire through it).
 func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	if _, err := e.svc.SetAutoRenew(context.Background(), app.Viewer{AccountUUID: app.SeedPilot}, "performance", false); err != nil {
@@ -264,6 +271,7 @@ func TestAutoRenewOffConfirmedAndTermEnds(t *testing.T) {
 // The auto-renew confirmation links where the renewal's e-mails do (CHECKOUT_ACCOUNT_URL),
 // not to a fixed "/account" (the store built the notice and wrote that link itself).
 func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	e.onlyPilot(t)
 	store := adapters.NewStore(e.pool)
@@ -282,6 +290,7 @@ func TestAutoRenewOffConfirmationLinksTheAccountURL(t *testing.T) {
 // subscription ends now (not "active until" a date already past); no retry charges it, and
 // the next pass ends the term.
 func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	id := e.onlyPilot(t)
 	e.pay.decline = func(string) bool { return true }
@@ -329,6 +338,7 @@ func TestAutoRenewOffInGracePeriodConfirmed(t *testing.T) {
 // advisory lock lets one record at a time) and two renewal workers claiming from the
 // renewals table; every due subscription is renewed once, and no term is charged twice.
 func TestScheduledPassTwoReplicasOverTheRenewalsQueue(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -400,6 +410,7 @@ func (e *renewalEnv) waitRenewed(t *testing.T, n int) int {
 // renewal whose job was lost for CHECKOUT_RENEWAL_JOB_LEASE); claimed by a worker that
 // died, it is taken over by another once that claim's lease has run out, and charged once.
 func TestRenewalWorkItemHasOneLeaseTakenOverAfterIt(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -438,6 +449,7 @@ func TestRenewalWorkItemHasOneLeaseTakenOverAfterIt(t *testing.T) {
 // invoice is offered: the receipt's rule (EU billing country, business id, EU
 // subscription), never on a refund.
 func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	e.onlyPilot(t)
 	r := e.renewer()

@@ -28,6 +28,7 @@ func (e *renewalEnv) dueCardSubscriptions(t *testing.T) int {
 // rerun reports the renewals it skipped and why, and takes them over once the dead
 // pass's lease ran out, charging each term once.
 func TestRerunOfAKilledPassSaysWhatItSkippedThenTakesOver(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	due := e.dueCardSubscriptions(t)
 	asOf := e.termEnd.Add(-12 * time.Hour)
@@ -66,6 +67,7 @@ func TestRerunOfAKilledPassSaysWhatItSkippedThenTakesOver(t *testing.T) {
 // A live worker renews its leases while it works, however long its charges take: a
 // second pass meanwhile skips its renewals (and says so) instead of taking them over.
 func TestRenewalLeaseIsRenewedWhileItsWorkerLives(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	due := e.dueCardSubscriptions(t)
 	e.clock.Set(e.termEnd.Add(-12 * time.Hour))

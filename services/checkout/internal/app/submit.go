@@ -202,18 +202,32 @@ func (s *Service) placeOnce(ctx context.Context, key, requestHash string, pay or
 	return placed, nil
 }
 
-// priceForSubmit validates as Validate does (the page does not ask /validate first),
-// checks the payment fields and the human verification, and holds the price to the quote.
-// Pricing is in memory; what the quote cannot prove is read fresh: the subscription and
-// the licences its users hold (allocation), balances, gift certificates, promotion limits.
-// The currency is the quote's. Then it resolves the buyer's account.
-func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
-	if q, ok := pricing.ParseQuote(sub.QuoteID); ok && strings.TrimSpace(in.Currency) == "" && !in.Military && !in.MilitaryIntl {
-		// The quote names the currency the preview priced: no second look-up of the
-		// visitor's default (cookie, location). A forged one prices another hash: refused.
+// validateForSubmit validates as Validate does (the page does not ask /validate first).
+// A quote this process issued for this very configuration and caller, from the catalogue
+// and tax table in use, unexpired and depending on no account, subscription or code
+// (quotedPreview), is used as priced: its lines and totals, no second pricing. Any other
+// quote is priced again, in the quote's currency (no second look-up of the visitor's
+// default: cookie, location; a forged currency prices another hash and is refused), and
+// what the quote cannot prove is read fresh: the subscription and the licences its users
+// hold (allocation), the account's balance, gift certificates, promotion limits.
+func (s *Service) validateForSubmit(ctx context.Context, in domain.Input, quoteID string, caller Caller) (*Validation, error) {
+	if pv, ok := s.quotedPreview(quoteID, in, caller); ok {
+		if err := s.mayName(ctx, in); err != nil {
+			return nil, err
+		}
+		return s.check(ctx, in, pv)
+	}
+	if q, ok := pricing.ParseQuote(quoteID); ok && strings.TrimSpace(in.Currency) == "" && !in.Military && !in.MilitaryIntl {
 		in.Currency = q.Currency
 	}
-	v, err := s.validate(ctx, in, caller)
+	return s.validate(ctx, in, caller)
+}
+
+// priceForSubmit validates and prices once (validateForSubmit), checks the payment fields
+// and the human verification, and holds the price to the quote. Then it resolves the
+// buyer's account.
+func (s *Service) priceForSubmit(ctx context.Context, in domain.Input, sub Submit, caller Caller) (*order.Purchase, error) {
+	v, err := s.validateForSubmit(ctx, in, sub.QuoteID, caller)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 // subscription.Changed, with AutoRenew hard-coded). A change to a subscription whose
 // auto-renew is off tells identity and allocation it is still off; a new one is on.
 func TestSubscriptionOrderEventCarriesStoredAutoRenew(t *testing.T) {
+	t.Parallel()
 	e := newRenewalEnv(t)
 	ctx := context.Background()
 	pilot := app.SeedSubscriptionID(app.SeedPilot)

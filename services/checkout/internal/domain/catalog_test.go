@@ -5,6 +5,7 @@ import "testing"
 // Limits kept in USD (the gift caps) convert with the catalogue's rate: up into USD, so
 // rounding never lets an amount under a cap it passes, and down out of it for display.
 func TestCurrencyConvertsWithTheCataloguesRate(t *testing.T) {
+	t.Parallel()
 	eur, aud, usd := Currency{Code: "EUR", RateBasisPoints: 9300}, Currency{Code: "AUD", RateBasisPoints: 15000}, Currency{Code: "USD", RateBasisPoints: 10000}
 	for _, tc := range []struct {
 		cur        Currency

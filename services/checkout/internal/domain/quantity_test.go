@@ -5,6 +5,7 @@ import "testing"
 // A huge typed quantity is a number above the maximum: clamped to it (spec 000 §5), not
 // read as text and silently turned into the minimum of 2 as before.
 func TestParseQuantityKeepsHugeNumbersNumeric(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]struct {
 		qty     int
 		numeric bool

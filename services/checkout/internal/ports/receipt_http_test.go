@@ -14,6 +14,7 @@ import (
 // VAT number, invoice number and MM-dd-yyyy UTC date, the saved billing contact and the
 // buyer's VAT ID, the lines, tax and the reverse-charge note; the PDF carries that text.
 func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
+	t.Parallel()
 	o := &order.Placed{InvoiceID: "inv-1", InvoiceNumber: "100042", CardBrand: "Visa", CardLast4: "1111",
 		CreatedAt:      time.Date(2026, 3, 4, 23, 30, 0, 0, time.UTC),
 		InvoiceContact: &order.Contact{Name: "Luft GmbH", PhysicalAddress: "Hauptstrasse 1", City: "Berlin", PostalCode: "10115", Country: "DE"}}
@@ -38,6 +39,7 @@ func TestReceiptDocOfAnEUBusinessInvoice(t *testing.T) {
 // The catalogue's hidden defaults that cost nothing (the plan's included region) are left
 // off the receipt and the PDF; before, only two hard-coded codes were (spec 001 §9).
 func TestReceiptLeavesOffTheCataloguesHiddenDefaults(t *testing.T) {
+	t.Parallel()
 	o := &order.Placed{InvoiceID: "inv-2", InvoiceNumber: "100043", CreatedAt: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
 	o.Currency, o.SubtotalInCents, o.TotalInCents = "USD", 19999, 19999
 	o.Lines = []order.Line{
@@ -58,6 +60,7 @@ func TestReceiptLeavesOffTheCataloguesHiddenDefaults(t *testing.T) {
 // The rate the tax was charged at is printed beside it (issue 45 item 5); an order that
 // recorded no rate prints the tax alone.
 func TestReceiptDocPrintsTheTaxRate(t *testing.T) {
+	t.Parallel()
 	o := &order.Placed{InvoiceID: "inv-3", InvoiceNumber: "100044", CreatedAt: time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)}
 	o.Currency, o.TaxLabel, o.TaxJurisdiction, o.SubtotalInCents, o.TaxInCents, o.TotalInCents = "EUR", "VAT", "IE", 18599, 4278, 22877
 	o.TaxRatePPM = 230_000

@@ -16,6 +16,7 @@ func fakeData(a netip.Addr) string {
 }
 
 func TestLocate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, ip, country, currency string
 		eu                          bool
@@ -50,6 +51,7 @@ func TestLocate(t *testing.T) {
 }
 
 func TestEveryEUMemberAndEuroCountryIsKnown(t *testing.T) {
+	t.Parallel()
 	if len(euMembers) != 27 {
 		t.Errorf("EU members = %d, want 27", len(euMembers))
 	}

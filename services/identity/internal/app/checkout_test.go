@@ -179,6 +179,7 @@ func TestSubscriptionChangesBatchEqualsOneAtATime(t *testing.T) {
 // notifications mails it at once: the link never waits at rest in a held mail. Once per
 // account: a later order or a redelivery issues nothing, nor does an account with a password.
 func TestWelcomeLinkIssuedWhenTheFirstOrderCompletes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	id, _, _, err := e.svc.ProvisionAccount(ctx, "first.order@example.com", false, false)

@@ -60,6 +60,7 @@ func (e *env) consent(t *testing.T, account string) (consent bool, pref any) {
 }
 
 func TestMarketingConsentFromAPurchase(t *testing.T) {
+	t.Parallel()
 	e := setup(t)
 	ctx := context.Background()
 

@@ -18,6 +18,7 @@ import (
 // through the verification seam until the 20 others are done, so the test does not
 // depend on timing.
 func TestOneAddressFloodDoesNotStarveOtherLogins(t *testing.T) {
+	t.Parallel()
 	e := setup(t, func(p *iapp.Policies) { p.Hashing = iapp.HashPoolConfig{Size: 4, PerAddress: 1, Wait: 2 * time.Second} })
 	ctx := context.Background()
 	const people, flood = 20, 10

@@ -14,6 +14,7 @@ import (
 // waits at most the pool's Wait and is then told to retry (429 with a wait), instead of
 // adding another 19 MiB argon2id computation to the burst.
 func TestPasswordHashingIsCapped(t *testing.T) {
+	t.Parallel()
 	h, err := domain.NewHasher(domain.Argon2Params{MemoryKiB: 64, Time: 1, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestPasswordHashingIsCapped(t *testing.T) {
 // for known devices at once, and the second address is served at the flood's next turn,
 // not after its queue. The other lane never takes the reserved area.
 func TestHashPoolServesKnownDevicesFirstAndAddressesInTurn(t *testing.T) {
+	t.Parallel()
 	p := NewHashPool(HashPoolConfig{Size: 2, Reserved: 1, PerAddress: 1, Wait: time.Hour}, func() *argon2.Memory { return argon2.NewMemory(8) })
 	ctx := context.Background()
 	_, hold, err := p.Acquire(ctx, "flood", false)

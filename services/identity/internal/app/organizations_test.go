@@ -87,6 +87,7 @@ func TestProvisionOrganization(t *testing.T) {
 // the token's hash is stored, and the mail's event names the organization and the
 // invitation link.
 func TestInviteCreatesNothingUntilAccepted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	owner := e.account(t, "owner@fleet.example").Account.UUID
@@ -237,6 +238,7 @@ func lastInvitationToken(t *testing.T, e *env) string {
 // a concurrent burst from one session passes no more than its bucket holds, and another
 // session of the same organization only what the organization's bucket has left.
 func TestInvitationsThrottledPerSessionAndOrganization(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := setup(t)
 	owner := e.account(t, "owner@burst.example").Account.UUID

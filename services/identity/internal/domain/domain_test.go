@@ -11,6 +11,7 @@ import (
 var testArgon = Argon2Params{MemoryKiB: 64, Time: 1, Threads: 1}
 
 func TestHasher(t *testing.T) {
+	t.Parallel()
 	h, err := NewHasher(testArgon)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestHasher(t *testing.T) {
 }
 
 func TestNewAccountValidate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		in     NewAccountInput
@@ -69,6 +71,7 @@ func TestNewAccountValidate(t *testing.T) {
 }
 
 func TestEmail(t *testing.T) {
+	t.Parallel()
 	if got := NormalizeEmail(" John Doe@Army.MIL "); got != "john+doe@army.mil" {
 		t.Errorf("NormalizeEmail() = %q", got)
 	}
@@ -85,6 +88,7 @@ func TestEmail(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
+	t.Parallel()
 	org := Organization{UUID: "o", Name: "Acme", AccountUUID: "acct-o"}
 	t.Run("owner who is also user admin is not reported as user admin", func(t *testing.T) {
 		p := Profile{Account: Account{Kind: Business}, Memberships: []Membership{{Org: org, Roles: []Role{RoleOwner, RoleUserAdmin, RoleAircraftAdmin}}}}
@@ -114,6 +118,7 @@ func TestFlags(t *testing.T) {
 }
 
 func TestSession(t *testing.T) {
+	t.Parallel()
 	p := DefaultSessionPolicy
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	s := Session{CreatedAt: t0, LastSeenAt: t0, ExpiresAt: t0.Add(p.Absolute)}
@@ -148,6 +153,7 @@ func TestSession(t *testing.T) {
 // gets UnderAttackPerAccountIP guesses (the buckets and their timing are the platform's,
 // tested there and in the login tests).
 func TestThrottle(t *testing.T) {
+	t.Parallel()
 	th := DefaultThrottle
 	if th.PairLimit(false) != 5 || th.PairLimit(true) != 2 {
 		t.Errorf("PairLimit = %d, %d under attack; want 5, 2", th.PairLimit(false), th.PairLimit(true))
@@ -164,6 +170,7 @@ func TestThrottle(t *testing.T) {
 }
 
 func TestMilitaryDomains(t *testing.T) {
+	t.Parallel()
 	pats := []DomainPattern{{Pattern: "mil"}, {Pattern: "mil.*", International: true}, {Pattern: "mod.uk", International: true},
 		{Pattern: "forces.gc.ca", International: true}, {Pattern: "defence.gov.au", International: true}}
 	cases := []struct {
@@ -202,6 +209,7 @@ func TestMilitaryDomains(t *testing.T) {
 }
 
 func TestCodeCheck(t *testing.T) {
+	t.Parallel()
 	p := DefaultCodePolicy
 	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
 	code, err := NewCode()

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEntitlementFlags(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		plan    string
 		addOns  []string

@@ -12,6 +12,7 @@ import (
 // The one password policy: length, not a known breached or trivial password, not the
 // e-mail; no composition rules (a long all-lowercase passphrase is fine).
 func TestPasswordPolicy(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		password string
 		ok       bool
@@ -32,6 +33,7 @@ func TestPasswordPolicy(t *testing.T) {
 }
 
 func TestNewPasswordInputNamesEachField(t *testing.T) {
+	t.Parallel()
 	token, _, err := domain.NewToken()
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestNewPasswordInputNamesEachField(t *testing.T) {
 
 // The token travels in the fragment, never in the path or query a server would log.
 func TestLinkPathKeepsTheTokenInTheFragment(t *testing.T) {
+	t.Parallel()
 	p := domain.LinkPath(domain.LinkWelcome, "TOKEN")
 	if !strings.HasPrefix(p, domain.SetPasswordPath+"#") || !strings.Contains(p, "token=TOKEN") || !strings.Contains(p, "welcome=1") {
 		t.Errorf("welcome link = %q", p)

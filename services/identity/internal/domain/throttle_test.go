@@ -6,6 +6,7 @@ import "testing"
 // each new IPv6 address of one /64 two more guesses: no ceiling. Its address buckets now
 // count a client by the platform's key (IPv6 by its /64, IPv4 by its address).
 func TestThrottleKeysCountAnIPv6ClientByItsSlash64(t *testing.T) {
+	t.Parallel()
 	var th Throttle
 	same := [][2]string{
 		{"2001:db8:aa:bb::1", "2001:db8:aa:bb:ffff:ffff:ffff:fffe"},

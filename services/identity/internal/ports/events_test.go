@@ -54,6 +54,7 @@ func service() *app.Service {
 // batch, in order, to one write; an event without an account is left out, and a payload
 // that does not decode fails the batch permanently (the consumer dead-letters it).
 func TestSubscriptionChangesDecodesTheBatch(t *testing.T) {
+	t.Parallel()
 	in := &inbox{}
 	h := ports.SubscriptionChanges(service(), func(pgx.Tx) app.Inbox { return in })
 	envs := []kafka.Envelope{
@@ -89,6 +90,7 @@ func TestSubscriptionChangesDecodesTheBatch(t *testing.T) {
 // A marketing consent is recorded at the order's time; an event without a time or an
 // account writes nothing (it cannot be ordered against the account's own choice).
 func TestMarketingConsentGivenDecodesTheEvent(t *testing.T) {
+	t.Parallel()
 	in := &inbox{}
 	h := ports.MarketingConsentGiven(service(), func(pgx.Tx) app.Inbox { return in })
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)

@@ -114,6 +114,7 @@ func TestConcurrentClaimsShareTheQueue(t *testing.T) {
 // are sent: the buyer's and the recipient's bodies are blanked then, as a link's are.
 // Before, they stayed in messages for good.
 func TestGiftMailsKeepNoCodeOnceSent(t *testing.T) {
+	t.Parallel()
 	s, pool := newStore(t)
 	ctx := context.Background()
 	queue(t, pool, s, mail(1, "gift-buyer"), mail(2, "gift-recipient"), mail(3, "receipt"))

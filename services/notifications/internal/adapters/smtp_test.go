@@ -161,6 +161,7 @@ func message(event, to string) domain.Message {
 }
 
 func TestSMTPSendsManyMailsOverOneConnection(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	s := newTestSMTP(t, r, SMTPConfig{})
 	events := []string{"ev-1", "ev-2", "ev-3", "ev-4", "ev-5"}
@@ -189,6 +190,7 @@ func TestSMTPSendsManyMailsOverOneConnection(t *testing.T) {
 // A relay that ends an idle session, with 421 or by just closing it, costs no mail: the
 // mail goes once, over a new connection, which is then kept.
 func TestSMTPRedialsWhenTheRelayEndedAnIdleSession(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		end  func(*relay)
@@ -227,6 +229,7 @@ func TestSMTPRedialsWhenTheRelayEndedAnIdleSession(t *testing.T) {
 }
 
 func TestSMTPRefusals(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	s := newTestSMTP(t, r, SMTPConfig{})
 	err := s.Send(t.Context(), message("ev-1", "refused@example.test"))
@@ -251,6 +254,7 @@ func TestSMTPRefusals(t *testing.T) {
 
 // Close quits the idle sessions, also when several senders opened one each.
 func TestSMTPCloseEndsIdleSessions(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	s := newTestSMTP(t, r, SMTPConfig{})
 	// Hold both mails in DATA until both are there, so they cannot share a connection.
@@ -286,6 +290,7 @@ func TestSMTPCloseEndsIdleSessions(t *testing.T) {
 }
 
 func TestSMTPClosesSessionsIdleForIdleTimeout(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	// An hour, so that only the test's clock moves it.
 	s := newTestSMTP(t, r, SMTPConfig{IdleTimeout: time.Hour})
@@ -319,6 +324,7 @@ func TestSMTPClosesSessionsIdleForIdleTimeout(t *testing.T) {
 // Send watches its context after dialing too (go-mail does not): a send stuck on a relay
 // that stopped answering ends when the context does, well before the hour-long timeout.
 func TestSMTPSendEndsWithItsContext(t *testing.T) {
+	t.Parallel()
 	r := startRelay(t)
 	s := newTestSMTP(t, r, SMTPConfig{Timeout: time.Hour})
 	r.inData, r.release = make(chan struct{}), make(chan struct{})

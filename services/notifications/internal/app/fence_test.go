@@ -23,6 +23,7 @@ func expireLeases(t *testing.T, pool *pgxpool.Pool) {
 // sent, resumes with the mail in hand. The takeover raised the mail's fencing token, so
 // the paused sender's hand-over mark is refused: it does not send the mail a second time.
 func TestPausedSenderWhoseLeaseWasTakenOverDoesNotSendAgain(t *testing.T) {
+	t.Parallel()
 	paused, pool, clock := newService(t, 1)
 	other, _, _ := newService(t, 0)
 	other.store = paused.store // another replica, on the same database
@@ -54,6 +55,7 @@ func TestPausedSenderWhoseLeaseWasTakenOverDoesNotSendAgain(t *testing.T) {
 // resumed sender neither sends the mail nor records it sent, so the retry still happens
 // and nothing says a mail went out that did not.
 func TestPausedSenderWhoseLeaseWasTakenOverDoesNotMarkSent(t *testing.T) {
+	t.Parallel()
 	paused, pool, clock := newService(t, 1)
 	other, _, _ := newService(t, 0)
 	other.store = paused.store

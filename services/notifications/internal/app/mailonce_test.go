@@ -13,6 +13,7 @@ import (
 // The mail is marked handed to the relay before the send, so the next claim records it
 // sent instead; a mail the relay refused (temporarily) is still retried.
 func TestSendWhoseRecordFailedIsNotSentAgain(t *testing.T) {
+	t.Parallel()
 	s, pool, clock := newService(t, 2)
 	ctx := context.Background()
 	m := &mailer{clock: clock, fail: map[string]error{"ev-1.welcome": errors.New("421 try later")}}

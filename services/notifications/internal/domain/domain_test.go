@@ -16,6 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestFormatMoney(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cents    int64
 		currency string
@@ -55,6 +56,7 @@ var fullReceipt = domain.Receipt{
 }
 
 func TestGoldenMessages(t *testing.T) {
+	t.Parallel()
 	r, err := domain.NewRenderer(site)
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +141,7 @@ func TestGoldenMessages(t *testing.T) {
 
 // Every field of the receipt shows in both parts.
 func TestReceiptShowsEveryField(t *testing.T) {
+	t.Parallel()
 	r, _ := domain.NewRenderer(site)
 	msgs, err := r.Receipt("evt-1", fullReceipt)
 	if err != nil {
@@ -243,6 +246,7 @@ func TestReceiptListsTheBalanceBelowTheTax(t *testing.T) {
 }
 
 func TestInvalidEventsAreRefused(t *testing.T) {
+	t.Parallel()
 	r, _ := domain.NewRenderer(site)
 	if _, err := r.Receipt("e", domain.Receipt{}); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("receipt without address = %v", err)
@@ -277,6 +281,7 @@ func golden(t *testing.T, path, got string) {
 
 // A processor's reason that is already a sentence is not given a second full stop.
 func TestDunningReasonEndsWithOneFullStop(t *testing.T) {
+	t.Parallel()
 	r, err := domain.NewRenderer(site)
 	if err != nil {
 		t.Fatal(err)
@@ -298,6 +303,7 @@ func TestDunningReasonEndsWithOneFullStop(t *testing.T) {
 // A password link must be a path on the store: an event cannot make the mail send people
 // to another site.
 func TestPasswordLinksStayOnTheStore(t *testing.T) {
+	t.Parallel()
 	r, err := domain.NewRenderer(site)
 	if err != nil {
 		t.Fatal(err)
@@ -320,6 +326,7 @@ func TestPasswordLinksStayOnTheStore(t *testing.T) {
 // name made of a URL, a domain, an address or markup becomes plain words, in both parts.
 // Before, a member's welcome put the name verbatim in the subject and the first sentence.
 func TestInvitationShowsTheOrganizationAsUnverified(t *testing.T) {
+	t.Parallel()
 	r, err := domain.NewRenderer(site)
 	if err != nil {
 		t.Fatal(err)

@@ -192,6 +192,7 @@ func TestMemberWelcomeIsSentAtOnce(t *testing.T) {
 // completes, marked after_order; such a welcome is queued at once, its link never at rest
 // in held_mails, whether or not this consumer has seen the order yet.
 func TestWelcomeAfterTheOrderIsNeverHeld(t *testing.T) {
+	t.Parallel()
 	m := newMailOnce(t)
 	ev := &eventsv1.PasswordLinkIssued{AccountUuid: "acct-new", Email: "new@buyer.example", Purpose: "welcome",
 		Link: "/account/set-password#token=tok-new&welcome=1", AccountKind: "individual", ExpiresAt: timestamppb.New(time.Now().Add(72 * time.Hour)),

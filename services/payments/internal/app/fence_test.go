@@ -14,6 +14,7 @@ import (
 // records its newer fence first; a charge under the older one is refused before the
 // processor is asked, and the newer holder charges the key as usual.
 func TestChargeUnderAnOlderFenceIsRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	svc, sandbox, _, count := newSweepEnv(t)
 	const key = "checkout:subscription:stalled"

@@ -52,6 +52,7 @@ func (g *pausingGateway) Void(ctx context.Context, txID string) (gateway.Transac
 // gives the capture back. The first resumes with its stale list: its token no longer holds
 // the lease, so it gives nothing back a second time (it stops, told the lease was taken).
 func TestPausedSweeperDoesNotActTwice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 8)
 	if err != nil {

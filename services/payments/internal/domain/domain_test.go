@@ -11,6 +11,7 @@ import (
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func TestLuhnOfTestCards(t *testing.T) {
+	t.Parallel()
 	for _, n := range []string{"4111111111111111", "5555555555554444", "378282246310005", "6011111111111117", "4000000000000002",
 		"4000000000009995", "4000000000000069", "4000000000000127", "4000000000000119"} {
 		if !domain.Luhn(n) {
@@ -23,6 +24,7 @@ func TestLuhnOfTestCards(t *testing.T) {
 }
 
 func TestCheckCard(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		in     domain.CardInput
@@ -85,12 +87,14 @@ func TestRefusalsAreStoredAsTheCustomerReadsThem(t *testing.T) {
 }
 
 func TestCustomerMessage(t *testing.T) {
+	t.Parallel()
 	if got := domain.CustomerMessage("Cannot tokenize invalid card fields. Tokenize again."); got != "Cannot process invalid card fields. Process again." {
 		t.Errorf("CustomerMessage() = %q", got)
 	}
 }
 
 func TestChargeStateMachine(t *testing.T) {
+	t.Parallel()
 	req := domain.ChargeRequest{IdempotencyKey: "k", Amount: 10000, Currency: "usd", Nonce: "n", CustomerID: "c"}
 	if err := req.Validate(); err != nil {
 		t.Fatal(err)
@@ -130,6 +134,7 @@ func TestChargeStateMachine(t *testing.T) {
 }
 
 func TestChargeRequestHash(t *testing.T) {
+	t.Parallel()
 	a := domain.ChargeRequest{IdempotencyKey: "k", Amount: 100, Currency: "USD", Nonce: "n", CustomerID: "c"}
 	b := a
 	b.IdempotencyKey = "other"
@@ -148,6 +153,7 @@ func TestChargeRequestHash(t *testing.T) {
 }
 
 func TestBillingProfileLock(t *testing.T) {
+	t.Parallel()
 	p := domain.BillingProfile{Payment: domain.PayCheck, Period: domain.Quarterly}
 	if msg := p.ChangeLocked("sales@x"); msg == "" {
 		t.Error("quarterly check payer may change payment method")
@@ -163,6 +169,7 @@ func TestBillingProfileLock(t *testing.T) {
 }
 
 func TestMethodUpdateProblems(t *testing.T) {
+	t.Parallel()
 	got := domain.MethodUpdate{AccountID: "a", Payment: domain.PayCard, CardholderName: " "}.Problems()
 	want := []string{"Credit Card cannot be blank", "Name cannot be blank", "Postal Code cannot be blank", "Please select a country"}
 	if len(got) != len(want) {
@@ -179,6 +186,7 @@ func TestMethodUpdateProblems(t *testing.T) {
 }
 
 func TestReaderSession(t *testing.T) {
+	t.Parallel()
 	if _, err := domain.NewReaderSession("id", "R2", "a@b.co", "me", []string{"R1"}, now, time.Minute); errs.CodeOf(err) != errs.Invalid {
 		t.Errorf("unknown reader: %v", err)
 	}

@@ -75,13 +75,23 @@ func prices(m map[string]price) map[string]domain.Price {
 
 // Catalog answers the catalogue of services/catalog/data/catalog.yaml.
 func Catalog() (*domain.Catalog, error) {
+	d, err := CatalogData()
+	if err != nil {
+		return nil, err
+	}
+	return domain.NewCatalog(d)
+}
+
+// CatalogData answers the data of services/catalog/data/catalog.yaml, for a test that
+// builds a changed catalogue from it (a new version, another price).
+func CatalogData() (domain.CatalogData, error) {
 	j, err := yaml.YAMLToJSON(data.Catalog)
 	if err != nil {
-		return nil, fmt.Errorf("catalogue yaml: %w", err)
+		return domain.CatalogData{}, fmt.Errorf("catalogue yaml: %w", err)
 	}
 	var f file
 	if err := json.Unmarshal(j, &f); err != nil {
-		return nil, fmt.Errorf("catalogue json: %w", err)
+		return domain.CatalogData{}, fmt.Errorf("catalogue json: %w", err)
 	}
 	d := domain.CatalogData{Version: f.Version, EuropeanCountries: f.EuropeanCountries, BusinessIDCountries: f.BusinessIDCountries}
 	for _, c := range f.Currencies {
@@ -115,5 +125,5 @@ func Catalog() (*domain.Catalog, error) {
 		}
 		d.Entries = append(d.Entries, de)
 	}
-	return domain.NewCatalog(d)
+	return d, nil
 }

@@ -22,6 +22,7 @@ func catalog(t *testing.T) *domain.Catalog {
 }
 
 func TestCheckAmountsAndMessages(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	for _, tc := range []struct {
 		name         string
@@ -63,6 +64,7 @@ func TestCheckAmountsAndMessages(t *testing.T) {
 }
 
 func TestCheckCurrencyAndEmail(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	if c := gift.Check(cat, gift.Order{Values: []string{"125"}, Currency: "eur"}, false); c.Currency.Code != "EUR" {
 		t.Errorf("currency = %s, want EUR", c.Currency.Code)
@@ -76,6 +78,7 @@ func TestCheckCurrencyAndEmail(t *testing.T) {
 }
 
 func TestPresetsAndDefaults(t *testing.T) {
+	t.Parallel()
 	if !slices.Equal(gift.Presets, []int64{370, 250, 125}) || gift.DefaultCustom != 25 || gift.CustomMin != 25 || gift.CustomMax != 1000 {
 		t.Errorf("constants differ from spec 001 §9: presets %v custom %d..%d default %d", gift.Presets, gift.CustomMin, gift.CustomMax, gift.DefaultCustom)
 	}
@@ -93,6 +96,7 @@ func TestPresetsAndDefaults(t *testing.T) {
 }
 
 func TestPriceIsUntaxedOneLinePerCertificate(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	for _, tc := range []struct {
 		name, currency, country, zip, label, jurisdiction string
@@ -122,6 +126,7 @@ func TestPriceIsUntaxedOneLinePerCertificate(t *testing.T) {
 }
 
 func TestCheckPaymentMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                        string
 		nonce, holder, zip, country string
@@ -143,6 +148,7 @@ func TestCheckPaymentMessages(t *testing.T) {
 }
 
 func TestCodes(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for range 2000 {
 		c := gift.MustNewCode()
@@ -180,6 +186,7 @@ func TestCodes(t *testing.T) {
 
 // Every single wrong character is caught, and all but a few swaps of neighbours.
 func TestCheckCharacterCatchesTypos(t *testing.T) {
+	t.Parallel()
 	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 	missedSwaps, swaps := 0, 0
 	for range 200 {

@@ -26,6 +26,7 @@ func catalog(t *testing.T) *domain.Catalog {
 }
 
 func TestClampQuantity(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]int64{
 		"1": 1, "3": 3, "9999": 9999, "10000": 9999, "123456": 9999, "0": 1, "-4": 1, "": 1, "abc": 1, " 12 ": 12, "2.7": 2,
 	} {
@@ -36,6 +37,7 @@ func TestClampQuantity(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	receiver := oneoff.Item{Code: "oneoff_adsb_receiver", Quantity: "1"}
 	for _, tc := range []struct {
@@ -94,6 +96,7 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestPrice(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	promos := map[string]*promotion.Promotion{
 		"spring10": {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true},
@@ -182,6 +185,7 @@ func TestPrice(t *testing.T) {
 }
 
 func TestPresetCart(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	c, err := oneoff.NewPresetCart(cat, oneoff.Request{Currency: "eur", DiscountCode: " spring10 ", ApplyTax: true,
 		SelectedProducts: []oneoff.Product{{Code: "oneoff_dbcard_garmin_sd", Quantity: 20000}, {Code: "oneoff_course_instrument"}}}, "staff@hangar")
@@ -209,6 +213,7 @@ func TestPresetCart(t *testing.T) {
 // A cart created without a currency keeps none (the page follows the buyer's location);
 // an explicit one is kept, USD too, so the two can be told apart.
 func TestPresetCartCurrencyChosenOrNone(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	products := []oneoff.Product{{Code: "oneoff_course_instrument", Quantity: 1}}
 	for sent, want := range map[string]string{"": "", "  ": "", "usd": "USD", "USD": "USD", "gbp": "GBP"} {
@@ -221,6 +226,7 @@ func TestPresetCartCurrencyChosenOrNone(t *testing.T) {
 
 // The one-off purchase asks for the EU consent by /buy's rule and refuses without it.
 func TestConsent(t *testing.T) {
+	t.Parallel()
 	cat := catalog(t)
 	items := []oneoff.Item{{Code: "oneoff_course_instrument", Quantity: "1"}}
 	for _, tc := range []struct {

@@ -43,6 +43,7 @@ func hasPrefix(list []string, p string) bool {
 }
 
 func TestPricing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		in    domain.Input
@@ -100,6 +101,7 @@ func TestPricing(t *testing.T) {
 }
 
 func TestPlanChangeAndCredit(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		in    domain.Input
@@ -228,6 +230,7 @@ func TestPlanChangeAndCredit(t *testing.T) {
 }
 
 func TestQuote(t *testing.T) {
+	t.Parallel()
 	in := domain.Input{AddOns: []string{"performance", "add_geo_eu"}}
 	a := price(t, in, nil, pricing.Pricing{QuoteKey: []byte("k")})
 	b := price(t, in, nil, pricing.Pricing{QuoteKey: []byte("k")})
@@ -245,6 +248,7 @@ func TestQuote(t *testing.T) {
 
 // The descriptions of the payment lines are what the invoice and the receipt print.
 func TestDiscountAndBalanceLineDescriptions(t *testing.T) {
+	t.Parallel()
 	promos := map[string]*promotion.Promotion{"spring10": {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true}}
 	gifts := map[string]*promotion.GiftCertificate{"gift-5": {Code: "GIFT-5", Currency: "USD", BalanceInCents: 500}}
 	pv := price(t, domain.Input{AddOns: []string{"performance", "included_geo_us"}, PromoCodes: []string{"spring10"}, GiftCodes: []string{"gift-5"}}, nil,

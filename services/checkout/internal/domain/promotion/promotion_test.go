@@ -20,6 +20,7 @@ func price(t testing.TB, in domain.Input, existing *domain.Subscription, p prici
 func pilot() *domain.Subscription { return domaintest.Pilot() }
 
 func TestPromotionsAndGifts(t *testing.T) {
+	t.Parallel()
 	promos := map[string]*promotion.Promotion{
 		"spring10":   {Code: "SPRING10", Kind: "percent", PercentBP: 1000, AppliesNew: true, AppliesUpgrade: true},
 		"save25":     {Code: "SAVE25", Kind: "fixed", AmountInCents: 2500, Currency: "USD", AppliesNew: true, AppliesRenewal: true, MinAmountInCents: 30000, BusinessAllowed: true},

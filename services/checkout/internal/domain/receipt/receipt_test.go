@@ -10,6 +10,7 @@ import (
 // The catalogue decides which lines a receipt leaves off: its hidden defaults that cost
 // nothing. A hidden entry that charges, a visible one and an unknown code are printed.
 func TestReceiptLinesFollowTheCatalogue(t *testing.T) {
+	t.Parallel()
 	cat := domaintest.MustCatalog(t)
 	hidden, visible := "included_geo_us", "pro_plus"
 	if e, ok := cat.Entry(hidden); !ok || !e.Hidden {
@@ -40,6 +41,7 @@ func TestReceiptLinesFollowTheCatalogue(t *testing.T) {
 }
 
 func TestReceiptMoneyAndInvoicePrinting(t *testing.T) {
+	t.Parallel()
 	for cents, want := range map[int64]string{0: "0.00", 5: "0.05", 19999: "199.99", -1250: "-12.50"} {
 		if got := receipt.Money(cents, false); got != want {
 			t.Errorf("Money(%d) = %q, want %q", cents, got, want)

@@ -24,6 +24,7 @@ func business() *domain.Subscription {
 const me = "00000000-0000-4000-8000-0000000000aa"
 
 func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
+	t.Parallel()
 	aud, _ := catalog(t).Currency("AUD")
 	for _, tc := range []struct {
 		name  string
@@ -174,6 +175,7 @@ func TestCallerAllocationsSectionsAndRunway(t *testing.T) {
 }
 
 func TestValidationOfConsentCaptchaAndAllocations(t *testing.T) {
+	t.Parallel()
 	base := domain.Input{Email: "a@b.co", AddOns: []string{"performance", "included_geo_us"}}
 	with := func(f func(in *domain.Input)) domain.Input { in := base; f(&in); return in }
 	for _, tc := range []struct {

@@ -17,6 +17,7 @@ func pilot() *domain.Subscription { return domaintest.Pilot() }
 func has(list []string, s string) bool { return slices.Contains(list, s) }
 
 func TestRules(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		in         domain.Input
@@ -203,6 +204,7 @@ func TestRules(t *testing.T) {
 }
 
 func TestChartPlatformChoice(t *testing.T) {
+	t.Parallel()
 	base := []string{"pro_plus", "included_geo_us"}
 	for _, tc := range []struct {
 		name     string
@@ -251,6 +253,7 @@ func TestChartPlatformChoice(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		in   domain.Input
@@ -313,6 +316,7 @@ func TestValidation(t *testing.T) {
 // in the dearer plan, and checkout now says so; one no plan of the group buys is not
 // available (featureStatus in web/libs/api-client reads forPlans the same way).
 func TestFeatureForPlansIncludedOrNotAvailable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		plan, feature string
 		kept          bool

@@ -85,6 +85,7 @@ func expected(country, postal, businessID string) tax.Rule {
 // prefix, every Canadian postal letter, every EU country with and without a business id,
 // the UK, Australia and countries without tax.
 func TestRatesFileEqualsTheTablesItReplaced(t *testing.T) {
+	t.Parallel()
 	if r := tax.Rates(); r.Version != "2025-01-01" || r.EffectiveFrom != "2025-01-01" {
 		t.Fatalf("rates in force %s effective %s", r.Version, r.EffectiveFrom)
 	}
@@ -137,6 +138,7 @@ func readRates(t *testing.T) map[string]any {
 
 // A malformed rates file is refused with a reason, so the binary stops at start.
 func TestLoadRefusesMalformedRates(t *testing.T) {
+	t.Parallel()
 	if _, err := tax.Load(mustJSON(t, readRates(t))); err != nil {
 		t.Fatalf("the file in force: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 func catalog(t testing.TB) *domain.Catalog { return domaintest.MustCatalog(t) }
 
 func TestTax(t *testing.T) {
+	t.Parallel()
 	usd, _ := catalog(t).Currency("USD")
 	eur, _ := catalog(t).Currency("EUR")
 	cad, _ := catalog(t).Currency("CAD")
@@ -53,6 +54,7 @@ func TestTax(t *testing.T) {
 // buyer is reverse-charged by a seller in any other member state (Directive 2006/112/EC
 // art. 44 and 196: the reverse charge applies only across a border).
 func TestDomesticBusinessSaleIsTaxedInEveryMemberState(t *testing.T) {
+	t.Parallel()
 	eur, _ := catalog(t).Currency("EUR")
 	const base = 18599
 	for country, rate := range euVAT {

@@ -22,6 +22,7 @@ var validVATIDs = map[string]string{
 // for any member state. Every EU state, GB, CH and NO has its format; one valid and the
 // wrong shapes of each are checked here.
 func TestVATIDFormatsPerCountry(t *testing.T) {
+	t.Parallel()
 	for _, c := range append(tax.VATIDFormatCountries(), "XX") {
 		if c != "XX" && validVATIDs[c] == "" {
 			t.Errorf("%s has a format but no example here", c)
@@ -74,6 +75,7 @@ func TestVATIDFormatsPerCountry(t *testing.T) {
 // The tax follows the format: a malformed id is a consumer's sale (VAT charged), a valid
 // one from another member state is reverse-charged.
 func TestMalformedVATIDIsTaxed(t *testing.T) {
+	t.Parallel()
 	eur, _ := catalog(t).Currency("EUR")
 	if r := tax.For("IE", "DE", "10115", "DE81156986", eur); r.ReverseCharge || r.Basis != tax.BasisConsumer {
 		t.Errorf("DE81156986: %+v, want German VAT charged", r)
