@@ -51,8 +51,8 @@ export function usePurchase(o: PurchaseInput) {
   // One idempotency key per attempt at the quote's order, made at the first Pay.
   const attempts = useRef<PurchaseAttempt | undefined>(undefined);
   // The card tokenised for a click that submit refused before charging (a form problem, a
-  // changed price): the frame cleared its fields, and its single-use nonce is still unspent,
-  // so it pays the next click unless the buyer asks for another card.
+  // changed price): its single-use nonce is still unspent, so it pays the next click unless
+  // the buyer asks for another card.
   const [keptCard, setKeptCard] = useState<KeptCard>();
   useEffect(() => setKeptCard(undefined), [o.config.cardholderName, o.config.zipcode]);
   const otherCard = useCallback(() => setKeptCard(undefined), []);
@@ -155,8 +155,8 @@ export function usePurchase(o: PurchaseInput) {
           attempt.settled();
           o.refetchPreview();
         }
-        // A card nonce is single use: a declined or refused attempt needs the card again, and
-        // the decline is explained next to the card, whose number and CVV the frame cleared.
+        // A card nonce is single use: the next Pay tokenises the frame's fields again, which
+        // keep the card as typed; payments' message next to the card says what to change.
         if (result.httpStatus === 402) {
           attempt.settled();
           if (payWith === 'card') setCardErrors([...errors, CARD_AGAIN]);
