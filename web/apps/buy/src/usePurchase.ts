@@ -95,6 +95,19 @@ export function usePurchase(o: PurchaseInput) {
     return undefined;
   };
 
+  /**
+   * The card frame's problem, without paying: it tokenises what is typed (the nonce, single
+   * use, is dropped; the frame keeps the card for the Pay that follows).
+   */
+  const cardProblems = async (): Promise<string[]> => {
+    if (payWith !== 'card' || keptCard) return [];
+    const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
+    if (r?.ok) return [];
+    const msg = r && !r.ok ? r.message : 'Credit Card cannot be blank';
+    if (r && !r.ok && r.customer) setCardErrors([msg]);
+    return [msg];
+  };
+
   const purchase = async (confirmed = false) => {
     // Never on an answer the screen has not caught up with (it is rendering in a transition).
     if (submitting || !p || o.previewPending) return;
@@ -109,19 +122,30 @@ export function usePurchase(o: PurchaseInput) {
       return;
     }
     const formErrors = [...paymentFormErrors(), ...(human.current?.problems() ?? [])];
-    if (formErrors.length > 0) {
-      setSubmitErrors(formErrors);
-      return;
-    }
     setSubmitting(true);
     try {
       const flow = await import('./submit');
+      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
+      if (formErrors.length > 0) {
+        // The first Pay shows every problem at once (issue 45: the e-mail and the card came
+        // only at the second): the card frame's and the server's validation (e-mail,
+        // organization, agreements) beside the form's. Nothing is submitted.
+        const [card, server] = await Promise.all([cardProblems(), flow.validateCart(wire)]);
+        setSubmitErrors([...new Set([...server, ...formErrors, ...card])]);
+        return;
+      }
       const { submitOrder, successUrl } = flow;
       const attempt = (attempts.current ??= new flow.PurchaseAttempt());
       track(() => analytics().beginCheckout({ currency: o.currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' }));
-      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
       const method = await paymentMethod(flow);
-      if (!method) return;
+      if (!method) {
+        // The card was refused by its frame: the server's problems are shown with it.
+        if (payWith === 'card') {
+          const server = await flow.validateCart(wire);
+          setSubmitErrors((shown) => [...new Set([...server, ...shown])]);
+        }
+        return;
+      }
       analytics().addPaymentInfo();
       const req = {
         configuration: wire,
