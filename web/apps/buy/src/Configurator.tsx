@@ -224,13 +224,13 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
           {/* 3. currency: after the e-mail block (spec 000 §2), on one line of its own */}
           <CurrencySelector currencies={catalog.currencies} value={currency} onChange={onCurrency} />
           {/* 4. renewal box */}
-          {p?.isRenewal && !config.businessDowngrade ? (
+          {p?.isRenewal && !downgrade.downgraded ? (
             <RenewalBox
               preview={p}
               currency={currency}
               business={isBusiness}
               onDowngrade={() => {
-                downgrade.setDropsUsers(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
+                downgrade.switchToIndividual(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
                 dispatch({ type: 'set', patch: { businessDowngrade: true } });
               }}
             />
