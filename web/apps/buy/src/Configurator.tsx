@@ -330,6 +330,11 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
           <HumanVerification handle={human} />
           <ErrorSummary errors={errors.shown} />
+          {buy.waitingForCard ? (
+            <p role="status" data-testid="waiting-for-card">
+              Present the customer’s card to card reader {buy.reader}: the order goes on once the reader has read it.
+            </p>
+          ) : null}
           {buy.processing ? (
             <p role="status" data-testid="still-processing">
               {STILL_PROCESSING}
@@ -359,7 +364,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
             }
           />
           <Button size="large" className={s.buyPurchase} disabled={buy.submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing || quantityUnconfirmed} onClick={() => void buy.purchase()} aria-busy={buy.submitting || undefined}>
-            {buy.submitting ? 'Processing…' : `Pay${total ? ` ${total}` : ''}`}
+            {buy.waitingForCard ? `Waiting for the card on ${buy.reader}…` : buy.submitting ? 'Processing…' : `Pay${total ? ` ${total}` : ''}`}
           </Button>
         </InvoicePanel>
         <PayBar total={total} />

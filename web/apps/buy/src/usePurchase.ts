@@ -47,6 +47,8 @@ export function usePurchase(o: PurchaseInput) {
   // next to the card fields as well as in the summary.
   const [cardErrors, setCardErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
+  // Sales mode: the order waits for the customer's card on the chosen reader.
+  const [waitingForCard, setWaitingForCard] = useState(false);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
   // One idempotency key per attempt at the quote's order, made at the first Pay.
   const attempts = useRef<PurchaseAttempt | undefined>(undefined);
@@ -64,8 +66,11 @@ export function usePurchase(o: PurchaseInput) {
     if (payWith === 'stored') return [];
     const errs: string[] = [];
     const name = config.cardholderName.trim();
-    if (name === '') errs.push('Name cannot be blank');
-    else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    // The card reader reads the cardholder's name from the card: none is asked for.
+    if (payWith !== 'reader') {
+      if (name === '') errs.push('Name cannot be blank');
+      else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    }
     if (config.zipcode.trim() === '') errs.push('Postal Code cannot be blank');
     if (config.country === '') errs.push('Please select a country');
     if (payWith === 'reader' && !reader) errs.push('Please choose a card reader.');
@@ -77,8 +82,14 @@ export function usePurchase(o: PurchaseInput) {
     if (payWith === 'stored') return { token: payment.storedMethod.data?.paymentMethod?.token };
     if (payWith === 'reader') {
       // The storefront's card-present payment: vault on the reader, poll every 1000 ms; the
-      // vault verifies a card, so it carries the page's human-verification value.
-      return { token: (await payWithCardReader(config.email || me.email || '', reader, { recaptchaValue: human.current?.value() ?? '' })).paymentMethod };
+      // vault verifies a card, so it carries the page's human-verification value. The page
+      // says it waits for the card on that reader meanwhile (issue 45: only "Processing…").
+      setWaitingForCard(true);
+      try {
+        return { token: (await payWithCardReader(config.email || me.email || '', reader, { recaptchaValue: human.current?.value() ?? '' })).paymentMethod };
+      } finally {
+        setWaitingForCard(false);
+      }
     }
     if (payWith === 'wallet') {
       const r = await hosted.current?.tokenizeWallet(config.email || me.email || '');
@@ -238,5 +249,5 @@ export function usePurchase(o: PurchaseInput) {
     void purchase(true);
   };
 
-  return { purchase, proceedWithChange, submitting, processing, submitErrors, setSubmitErrors, cardErrors, attempted, keptCard, otherCard };
+  return { purchase, proceedWithChange, submitting, processing, waitingForCard, reader, submitErrors, setSubmitErrors, cardErrors, attempted, keptCard, otherCard };
 }

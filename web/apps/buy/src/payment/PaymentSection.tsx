@@ -150,6 +150,8 @@ export function PaymentSection(p: PaymentSectionProps) {
         )}
         {p.payWith !== 'stored' ? (
           <BillingFields
+            // The card reader reads the cardholder's name from the card (issue 45: it was asked).
+            showCardholderName={p.payWith !== 'reader'}
             value={{ cardholderName: p.cardholderName, zipcode: p.zipcode, country: p.country }}
             errors={{ cardholderName: p.fieldErrors.cardholderName, zipcode: p.fieldErrors.zipcode, country: p.fieldErrors.country }}
             onChange={(patch) => p.onChange(patch.country === undefined || takesBusinessId(patch.country) ? patch : { ...patch, businessIdentificationNo: '' })}
