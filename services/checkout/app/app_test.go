@@ -379,6 +379,21 @@ func TestAPI(t *testing.T) {
 			t.Errorf("%v", m)
 		}
 	})
+	t.Run("the rules' own notes are not sent as the buyer's bullets", func(t *testing.T) {
+		// A military cart starts from its plan, and an empty individual cart from its own:
+		// changes the rules made, noted for tests and logs, not sentences for the buyer
+		// (issue 45: "military carts start from Military Flight Bag Pro" under the invoice).
+		for _, body := range []string{`{"currency":"USD","military":true}`, `{"currency":"USD","addOns":["performance"]}`,
+			`{"currency":"USD","addOns":["performance","included_geo_us","included_geo_eu"]}`} {
+			code, m := call(t, "POST", base+"/buy/api/invoice/preview", body)
+			if code != 200 {
+				t.Fatalf("%s: %d %v", body, code, m)
+			}
+			if adj, _ := m["adjustments"].([]any); len(adj) != 0 {
+				t.Errorf("%s: adjustments %v", body, adj)
+			}
+		}
+	})
 	t.Run("typed quantity text becomes the minimum", func(t *testing.T) {
 		_, m := call(t, "POST", base+"/buy/api/invoice/preview", `{"addOns":["business_pro","included_geo_us"],"quantity":"abc"}`)
 		if m["quantity"] != 2.0 {

@@ -14,6 +14,7 @@ import (
 	paymentsv1 "github.com/hangar/hangar/gen/go/hangar/payments/v1"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/services/payments/app"
+	"github.com/hangar/hangar/services/payments/internal/domain"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
@@ -95,7 +96,7 @@ func TestVaultPaymentMethod(t *testing.T) {
 		for i := range 2 {
 			resp := r.vault(t, d)
 			if resp.GetStatus() != paymentsv1.VaultStatus_VAULT_STATUS_DECLINED || resp.GetFailureCode() != "declined" ||
-				resp.GetFailureMessage() != "Processor declined the verification: Do Not Honor" || resp.GetPaymentMethod() != nil ||
+				resp.GetFailureMessage() != domain.MsgCardDeclined || resp.GetPaymentMethod() != nil ||
 				resp.GetReplayed() != (i == 1) {
 				t.Errorf("attempt %d = %v", i+1, resp)
 			}

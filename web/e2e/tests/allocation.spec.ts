@@ -52,21 +52,25 @@ test('the Acme owner assigns licences to a member and an aircraft, and a bulk be
   await expect(page.getByRole('heading', { level: 1, name: 'Licence allocation' })).toBeVisible();
   const report = page.getByRole('table', { name: 'Allocation report' });
   await expect(report.getByTestId('pool-business_pro')).toBeVisible();
+  // The licences by name, and every column in the sidebar (issue 45: codes, and "Expi…").
+  await expect(report.getByTestId('pool-business_pro')).toContainText('Business Pro');
+  await expect(report.getByRole('columnheader', { name: 'Expired' })).toBeVisible();
+  expect(await page.getByTestId('sidebar-product').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
 
   // One licence to the member.
   await page.getByLabel(`Licence for ${MEMBER}`).selectOption('business_pro');
   await page.getByRole('button', { name: `Assign to ${MEMBER}` }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned business_pro to ${MEMBER}.`);
-  await expect(page.getByTestId(`licences-${MEMBER}`)).toContainText('business_pro');
+  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned Business Pro to ${MEMBER}.`);
+  await expect(page.getByTestId(`licences-${MEMBER}`)).toContainText('Business Pro');
 
   // One to an aircraft: the runway licence moves from N412AC to N500AC.
   await page.getByRole('tab', { name: 'Aircraft' }).click();
-  await page.getByRole('button', { name: 'Unassign runway_tp_pilatus from N412AC' }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned runway_tp_pilatus from N412AC.');
+  await page.getByRole('button', { name: 'Unassign Runway Analysis — Pilatus Turboprops from N412AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned Runway Analysis — Pilatus Turboprops from N412AC.');
   await page.getByLabel('Licence for N500AC').selectOption('runway_tp_pilatus');
   await page.getByRole('button', { name: 'Assign to N500AC' }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText('Assigned runway_tp_pilatus to N500AC.');
-  await expect(page.getByTestId('licences-N500AC')).toContainText('runway_tp_pilatus');
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Assigned Runway Analysis — Pilatus Turboprops to N500AC.');
+  await expect(page.getByTestId('licences-N500AC')).toContainText('Runway Analysis — Pilatus Turboprops');
   const free = await report.getByTestId('free-runway_tp_pilatus').textContent();
 
   // Bulk beyond the pool: three more aircraft.
@@ -79,13 +83,13 @@ test('the Acme owner assigns licences to a member and an aircraft, and a bulk be
   await expect(page.getByTestId('allocation-error')).toHaveText('Insufficient licenses for assignment. runway_tp_pilatus');
   await keepScreenshot(page, 'allocation-insufficient');
   // Nothing changed.
-  await expect(page.getByTestId('licences-N612AC')).not.toContainText('runway_tp_pilatus');
+  await expect(page.getByTestId('licences-N612AC')).not.toContainText('Runway Analysis — Pilatus Turboprops');
   await expect(report.getByTestId('free-runway_tp_pilatus')).toHaveText(free ?? '');
   await expectAccessible(page, '/account/allocation (owner)');
 
   // Unassign one at a time through the page, then the rest.
-  await page.getByRole('button', { name: 'Unassign runway_tp_pilatus from N500AC' }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned runway_tp_pilatus from N500AC.');
+  await page.getByRole('button', { name: 'Unassign Runway Analysis — Pilatus Turboprops from N500AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned Runway Analysis — Pilatus Turboprops from N500AC.');
   await reset(page, memberId);
 });
 
@@ -233,13 +237,13 @@ test('the owner adds a new aircraft with a free licence; with none free the page
   await page.getByRole('textbox', { name: 'Tail number', exact: true }).fill(tail);
   // The seed's one runway licence is on N412AC: nothing is free, and the page says so.
   await expect(page.getByLabel('Licence for the new aircraft')).toHaveValue('runway_tp_pilatus');
-  await expect(page.getByTestId('new-tail-note')).toContainText('No runway_tp_pilatus licence is free');
+  await expect(page.getByTestId('new-tail-note')).toContainText('No Runway Analysis — Pilatus Turboprops licence is free');
   await expect(page.getByRole('button', { name: 'Add aircraft' })).toBeDisabled();
-  await page.getByRole('button', { name: 'Unassign runway_tp_pilatus from N412AC' }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned runway_tp_pilatus from N412AC.');
+  await page.getByRole('button', { name: 'Unassign Runway Analysis — Pilatus Turboprops from N412AC' }).click();
+  await expect(page.getByTestId('allocation-ok')).toHaveText('Unassigned Runway Analysis — Pilatus Turboprops from N412AC.');
   await expect(page.getByTestId('new-tail-note')).toHaveCount(0);
   await page.getByRole('button', { name: 'Add aircraft' }).click();
-  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned runway_tp_pilatus to ${tail}.`);
+  await expect(page.getByTestId('allocation-ok')).toHaveText(`Assigned Runway Analysis — Pilatus Turboprops to ${tail}.`);
   await post(page, page.request, '/account/api/subscription/allocation/unassign', { addOnCodes: ['runway_tp_pilatus'], targetId: tail, targetType: 'TAIL' });
   await reset(page, memberId);
 });

@@ -84,6 +84,11 @@ test.describe('marketing site', () => {
     await expect(dialog.getByRole('heading', { name: secondName })).toBeVisible();
     await page.keyboard.press('ArrowLeft');
     await expect(dialog.getByRole('heading', { name: firstName })).toBeVisible();
+    // Tab goes round the dialog's controls and never leaves it (issue 45).
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('Tab');
+      await expect(dialog.locator(':focus')).toHaveCount(1);
+    }
     await dialog.getByRole('button', { name: 'Previous' }).click();
     await expect(dialog).toContainText(`${count} of ${count}`);
     await dialog.getByRole('button', { name: 'Next' }).click();

@@ -29,20 +29,23 @@ test('the card frame has no button of its own; Enter in the CVV pays with the on
   await expect(page.getByTestId('receipt-total')).toHaveText('$199.99');
 });
 
-test('a declined card is explained next to the card, whose number and CVV must be entered again', async ({ page }) => {
+test('a declined card is explained next to the card in plain words, the card kept as typed', async ({ page }) => {
   await openBuy(page);
   await page.getByTestId('account').getByRole('textbox', { name: 'Email Address' }).first().fill(freshEmail('declined-next'));
   await fillCard(page, '4000000000000002');
   await purchase(page);
   const payment = page.getByTestId('payment');
   const cardErrors = payment.getByTestId('card-errors');
-  await expect(cardErrors).toContainText(/Do Not Honor|declined/i);
-  await expect(cardErrors).toContainText('Enter the card again, or use another card.');
+  // payments' words, never the processor's (issue 45: "Do Not Honor").
+  await expect(cardErrors).toContainText('Your bank declined this card. Use another card, or ask your bank why.');
+  await expect(page.locator('body')).not.toContainText('Honor');
+  await expect(cardErrors).toContainText('Correct the card details, or enter another card.');
   // Beside the frame, not somewhere else on the page.
   const [f, e] = [await page.getByTestId('hosted-fields').boundingBox(), await cardErrors.boundingBox()];
   expect(e!.y).toBeGreaterThanOrEqual(f!.y + f!.height);
   expect(e!.y - (f!.y + f!.height)).toBeLessThan(80);
-  await expect(page.frameLocator('[data-testid="hosted-fields"]').locator('#number')).toHaveValue('');
+  // The card stays typed in the frame (issue 45): the buyer corrects it, not types it all again.
+  await expect(page.frameLocator('[data-testid="hosted-fields"]').locator('#number')).not.toHaveValue('');
   await expectAccessible(page, 'buy: decline next to the card');
   // The next attempt starts clean: the explanation goes with the new try.
   await fillCard(page, '4111111111111111');

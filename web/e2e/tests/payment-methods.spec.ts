@@ -29,10 +29,15 @@ test.describe('/buy payment methods', () => {
     const pay = page.getByTestId('payment');
     await pay.getByRole('radio', { name: 'Use the card reader' }).check();
     await pay.getByLabel('Card reader', { exact: true }).selectOption('RDR-0001');
-    await fillBilling(page);
+    // The reader reads the cardholder's name from the card: the page asks for none (issue 45).
+    await expect(pay.getByLabel('Cardholder name')).toHaveCount(0);
+    await fillBilling(page, { name: null });
     await step(page, 'buy: card reader');
     await purchase(page);
-    // The page is waiting for the card: present one to the reader (the dev simulator).
+    // The page says what it waits for: the card, on that reader (not only "Processing…").
+    await expect(page.getByTestId('waiting-for-card')).toContainText('card reader RDR-0001');
+    await expect(page.getByRole('button', { name: 'Waiting for the card on RDR-0001…' })).toBeVisible();
+    // Present one to the reader (the dev simulator).
     await presentCardToReader(page);
     await expect(page).toHaveURL(/\/buy\/success\?invoiceId=/, { timeout: 30_000 });
     await expect(page.getByTestId('receipt-total')).toBeVisible();

@@ -31,12 +31,21 @@ func pbPrice(p domain.Price) *catalogv1.Price {
 	return &catalogv1.Price{AmountInCents: int32(p.AmountInCents), Included: p.Included}
 }
 
+// description is the entry's description as text: markup (htmlDescription) is reduced to its
+// text, never sent for a page to render.
+func description(e *domain.Entry) string {
+	if e.HTMLDescription {
+		return plainText(e.Description)
+	}
+	return e.Description
+}
+
 func pbEntry(e *domain.Entry, only string) *catalogv1.Entry {
 	out := &catalogv1.Entry{
 		AddOnCode:          e.AddOnCode,
 		Title:              e.Title,
-		Description:        e.Description,
-		HtmlDescription:    e.HTMLDescription,
+		Description:        description(e),
+		HtmlDescription:    false, // the description is always text (description)
 		Group:              e.Group,
 		Category:           e.Category,
 		PlanType:           e.PlanType,

@@ -347,7 +347,7 @@ func (s *Service) priceWith(ctx context.Context, in domain.Input, caller Caller,
 	s.checkVATID(ctx, cart, in.BusinessID)
 	if !allocated {
 		cart.ErrorCodes = append(cart.ErrorCodes, CodeAllocationsUnavailable)
-		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable})
+		cart.Adjustments = append(cart.Adjustments, domain.Adjustment{Action: "notice", Reason: MsgAllocationsUnavailable, Notice: true})
 	}
 	// A code counts as an attempt when first tried in this cart (or tried again after a
 	// refusal), not each time the cart is priced again.

@@ -268,6 +268,10 @@ type Adjustment struct {
 	Code   string
 	Action string // removed, added, replaced
 	Reason string
+	// Notice: Reason is worded for the buyer, and the preview shows it. The others are the
+	// rules' own notes ("military carts start from ...", "business downgrade to ..."), for
+	// tests and logs, never a bullet on the buyer's invoice (issue 45).
+	Notice bool
 }
 
 // Cart is a configuration after the rules: what gets priced.

@@ -404,7 +404,14 @@ func previewResponse(pv *pricing.Preview) (*checkoutv1.PreviewInvoiceResponse, e
 	if out.RenewalAmountInCents, err = i32(pv.RenewalAmount); err != nil {
 		return nil, err
 	}
+	// Only what is worded for the buyer, each sentence once: the page lists these under the
+	// invoice (issue 45: the rules' notes were shown as bullets).
+	seen := map[string]bool{}
 	for _, a := range c.Adjustments {
+		if !a.Notice || seen[a.Reason] {
+			continue
+		}
+		seen[a.Reason] = true
 		out.Adjustments = append(out.Adjustments, &checkoutv1.Adjustment{AddOnCode: a.Code, Action: a.Action, Reason: a.Reason})
 	}
 	for _, ce := range pv.CodeErrors {

@@ -164,7 +164,9 @@ func (s *Service) Charge(ctx context.Context, r domain.ChargeRequest) (domain.Ch
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
 			cardOf(v, d.Fingerprint)
-			return nil, nil, c.Fail(d.Code, d.Message, now)
+			// The processor's wording stays with support (the buyer reads DeclineMessage).
+			s.log.InfoContext(ctx, "processor declined the charge", "charge", c.ID, "code", d.Code, "reason", d.Message)
+			return nil, nil, c.Fail(d.Code, now)
 		}
 		if err == gateway.ErrTimeout {
 			s.log.WarnContext(ctx, "processor timed out; charge left pending", "charge", c.ID)

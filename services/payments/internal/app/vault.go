@@ -40,7 +40,9 @@ func (s *Service) VaultPaymentMethod(ctx context.Context, r domain.VaultRequest)
 			Details: gateway.MethodDetails{CardholderName: r.CardholderName, PostalCode: r.PostalCode, Country: r.Country}})
 		now := s.now()
 		if d, ok := gateway.AsDeclined(err); ok {
-			v.Decline(d.Code, d.Message, now)
+			// The processor's wording stays with support (the buyer reads DeclineMessage).
+			s.log.InfoContext(ctx, "processor declined the verification", "vault", v.ID, "code", d.Code, "reason", d.Message)
+			v.Decline(d.Code, now)
 			declinedCard = d.Fingerprint
 			return nil, nil
 		}

@@ -113,6 +113,37 @@ const (
 	MsgInvalidCVV     = "CVV is invalid."
 )
 
+// What a buyer reads when the processor refuses a payment or a card's verification, by
+// failure code (issue 45): what happened and what to do, in plain words, never the
+// processor's wording ("Do Not Honor", "Gateway Rejected: CVV does not match", "Processor
+// declined the verification: ..."). The failure code keeps the processor's class for support.
+const (
+	MsgCardDeclined      = "Your bank declined this card. Use another card, or ask your bank why."
+	MsgInsufficientFunds = "Your bank declined this card: the funds available are not enough. Use another card."
+	MsgCardExpired       = "This card has expired. Use another card."
+	MsgCVVMismatch       = "The security code (CVV) does not match this card. Type the 3 or 4 digits again."
+	MsgCardNotProcessed  = "The card could not be processed this time: press Pay again."
+	MsgMethodUnusable    = "This payment method can no longer be used. Use another card."
+)
+
+// DeclineMessage answers the buyer's words for a refusal with failure code code; a code it
+// does not know is a card the bank declined.
+func DeclineMessage(code string) string {
+	switch code {
+	case FailInsufficientFunds:
+		return MsgInsufficientFunds
+	case FailExpiredCard:
+		return MsgCardExpired
+	case FailCVV:
+		return MsgCVVMismatch
+	case FailInvalidNonce, FailNonceExpired, FailProcessorTimeout:
+		return MsgCardNotProcessed
+	case FailInvalidMethod:
+		return MsgMethodUnusable
+	}
+	return MsgCardDeclined
+}
+
 // CustomerMessage is how a processor message of type CUSTOMER is shown: 'tokenize'
 // becomes 'process' ("Cannot tokenize invalid card fields." → "Cannot process ...").
 func CustomerMessage(msg string) string {

@@ -198,9 +198,10 @@ func (c *Charge) MarkCaptured(txID string, m MethodSummary, now time.Time) error
 	return nil
 }
 
-// Fail records a processor refusal, its message as the customer reads it (CustomerMessage).
-func (c *Charge) Fail(code, message string, now time.Time) error {
-	c.FailureCode, c.FailureMessage = code, CustomerMessage(message)
+// Fail records a processor refusal: its code, and the buyer's words for it (DeclineMessage),
+// not the processor's.
+func (c *Charge) Fail(code string, now time.Time) error {
+	c.FailureCode, c.FailureMessage = code, DeclineMessage(code)
 	return c.transition(Failed, now, Pending)
 }
 

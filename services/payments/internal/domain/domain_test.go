@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -68,20 +69,37 @@ func TestCheckCard(t *testing.T) {
 	}
 }
 
-// A refusal is stored as the customer reads it, so every reader of payments' answer
-// (checkout, the page) shows it as it is: checkout used to rewrite it again, lower case only.
-func TestRefusalsAreStoredAsTheCustomerReadsThem(t *testing.T) {
+// A refusal is stored in the buyer's words, by failure code, so every reader of payments'
+// answer (checkout, the pages, the renewal notice) shows it as it is: never the processor's
+// wording (issue 45: "Do Not Honor", "Gateway Rejected: CVV does not match").
+func TestRefusalsAreStoredInTheBuyersWords(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
-	c := &domain.Charge{Status: domain.Pending}
-	if err := c.Fail("2000", "Tokenize failed. Cannot tokenize invalid card fields.", now); err != nil {
-		t.Fatal(err)
-	}
-	v := &domain.Vault{}
-	v.Decline("2000", "Tokenize failed. Cannot tokenize invalid card fields.", now)
-	for name, got := range map[string]string{"charge": c.FailureMessage, "vault": v.FailureMessage} {
-		if got != "Process failed. Cannot process invalid card fields." {
-			t.Errorf("%s failure message %q", name, got)
+	for code, want := range map[string]string{
+		domain.FailDeclined:          domain.MsgCardDeclined,
+		domain.FailInsufficientFunds: domain.MsgInsufficientFunds,
+		domain.FailExpiredCard:       domain.MsgCardExpired,
+		domain.FailCVV:               domain.MsgCVVMismatch,
+		domain.FailNonceExpired:      domain.MsgCardNotProcessed,
+		domain.FailInvalidNonce:      domain.MsgCardNotProcessed,
+		domain.FailInvalidMethod:     domain.MsgMethodUnusable,
+		"2000":                       domain.MsgCardDeclined,
+	} {
+		c := &domain.Charge{Status: domain.Pending}
+		if err := c.Fail(code, now); err != nil {
+			t.Fatal(err)
+		}
+		v := &domain.Vault{}
+		v.Decline(code, now)
+		for name, got := range map[string]string{"charge": c.FailureMessage, "vault": v.FailureMessage} {
+			if got != want {
+				t.Errorf("%s %s: failure message %q, want %q", code, name, got, want)
+			}
+			for _, jargon := range []string{"Honor", "Gateway", "Processor", "processor"} {
+				if strings.Contains(got, jargon) {
+					t.Errorf("%s %s: %q says %q", code, name, got, jargon)
+				}
+			}
 		}
 	}
 }

@@ -98,8 +98,8 @@ func (v *Vault) Stored(m MethodSummary, now time.Time) {
 	v.Status, v.Method, v.UpdatedAt = VaultVaulted, m, now
 }
 
-// Decline records the processor's refusal (of the verification or of the nonce), its
-// message as the customer reads it (CustomerMessage).
-func (v *Vault) Decline(code, message string, now time.Time) {
-	v.Status, v.FailureCode, v.FailureMessage, v.UpdatedAt = VaultDeclined, code, CustomerMessage(message), now
+// Decline records the processor's refusal (of the verification or of the nonce): its code,
+// and the buyer's words for it (DeclineMessage), not the processor's.
+func (v *Vault) Decline(code string, now time.Time) {
+	v.Status, v.FailureCode, v.FailureMessage, v.UpdatedAt = VaultDeclined, code, DeclineMessage(code), now
 }

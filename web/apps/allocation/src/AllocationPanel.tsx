@@ -22,6 +22,9 @@ import s from './allocation.module.css';
 export function AllocationPanel({ api }: { api: AllocationApi }) {
   const [reload, setReload] = useState(0);
   const report = useQuery<Report, ApiError>({ queryKey: ['allocation-report', reload], queryFn: ({ signal }) => api.report(signal) });
+  // The licences' names (the catalogue's titles): a code is shown only while they are not in.
+  const names = useQuery({ queryKey: ['allocation-names'], queryFn: ({ signal }) => api.names(signal), staleTime: Infinity, retry: 1 });
+  const nameOf = (code: string) => names.data?.[code] ?? code;
   const [kind, setKind] = useState<Kind>('users');
   const [query, setQuery] = useState<Record<Kind, ListQuery>>({
     users: { page: 0, size: 10, sortDirection: 'asc' },
@@ -104,7 +107,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
   const label = (id: string) => rows.find((r) => r.id === id)?.label ?? id;
   const target = (id: string, codes: string[]): Target => ({ targetType: kindType[kind], targetId: id, addOnCodes: codes });
   const heights = sectionHeights({ showCart: showCart && sel.length > 0, showProduct, success: false, windowHeight, allocationPanelHeight: panelHeight });
-  const codeOptions = (k: Kind) => poolsFor(k).map((p) => ({ value: p.addOnCode, label: `${p.addOnCode} (${p.free} free)` }));
+  const codeOptions = (k: Kind) => poolsFor(k).map((p) => ({ value: p.addOnCode, label: `${nameOf(p.addOnCode)} (${p.free} free)` }));
   // A new aircraft takes a licence of a pool with a free one (the first pool, full, answered
   // 'Insufficient licenses'); the buyer may pick another.
   const newCode = rowCode['__new'] || (poolsFor('tails').find((p) => p.free > 0) ?? poolsFor('tails')[0])?.addOnCode || '';
@@ -140,7 +143,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
             <SelectField
               label="Licence"
               value={q.assignedAddOnCodes ?? q.unassignedAddOnCodes ?? ''}
-              options={[{ value: '', label: 'Any' }, ...poolsFor(kind).map((p) => ({ value: p.addOnCode, label: p.addOnCode }))]}
+              options={[{ value: '', label: 'Any' }, ...poolsFor(kind).map((p) => ({ value: p.addOnCode, label: nameOf(p.addOnCode) }))]}
               onChange={(e) => {
                 const v = e.target.value || undefined;
                 setQ(q.unassignedAddOnCodes !== undefined ? { unassignedAddOnCodes: v, assignedAddOnCodes: undefined } : { assignedAddOnCodes: v, unassignedAddOnCodes: undefined });
@@ -172,14 +175,14 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
               <Button
                 disabled={busy || newTail.trim() === '' || !newPool || newPool.free <= 0}
                 onClick={() => {
-                  if (newCode) void run(() => api.assign(target(newTail.trim(), [newCode])), `Assigned ${newCode} to ${newTail.trim().toUpperCase()}.`).then(() => setNewTail(''));
+                  if (newCode) void run(() => api.assign(target(newTail.trim(), [newCode])), `Assigned ${nameOf(newCode)} to ${newTail.trim().toUpperCase()}.`).then(() => setNewTail(''));
                 }}
               >
                 Add aircraft
               </Button>
               {newPool && newPool.free <= 0 ? (
                 <p className={s.allocNote} data-testid="new-tail-note">
-                  No {newPool.addOnCode} licence is free: unassign one from an aircraft first.
+                  No {nameOf(newPool.addOnCode)} licence is free: unassign one from an aircraft first.
                 </p>
               ) : null}
             </div>
@@ -212,13 +215,13 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                     <td data-testid={`licences-${r.label}`}>
                       {r.assigned.map((c) => (
                         <span className={s.allocChip} key={c}>
-                          {c}
+                          {nameOf(c)}
                           <Button
                             size="small"
                             variant="link"
-                            aria-label={`Unassign ${c} from ${r.label}`}
+                            aria-label={`Unassign ${nameOf(c)} from ${r.label}`}
                             disabled={busy}
-                            onClick={() => void run(() => api.unassign(target(r.id, [c])), `Unassigned ${c} from ${r.label}.`)}
+                            onClick={() => void run(() => api.unassign(target(r.id, [c])), `Unassigned ${nameOf(c)} from ${r.label}.`)}
                           >
                             ×
                           </Button>
@@ -226,7 +229,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                       ))}
                       {r.expired.map((c) => (
                         <span className={`${s.allocChip} ${s.allocChipExpired}`} key={`x-${c}`} title="Expired allocation">
-                          {c} (expired)
+                          {nameOf(c)} (expired)
                         </span>
                       ))}
                     </td>
@@ -252,7 +255,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                           aria-label={`Assign to ${r.label}`}
                           onClick={() => {
                             const c = rowCode[r.id] ?? '';
-                            void run(() => api.assign(target(r.id, [c])), `Assigned ${c} to ${r.label}.`).then(() =>
+                            void run(() => api.assign(target(r.id, [c])), `Assigned ${nameOf(c)} to ${r.label}.`).then(() =>
                               setRowCode((m) => ({ ...m, [r.id]: '' })),
                             );
                           }}
@@ -309,7 +312,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                   <Button
                     disabled={busy || !bulk}
                     onClick={() =>
-                      void run(() => api.bulk(orgId, sel.map((id) => target(id, [bulk]))), `Assigned ${bulk} to ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
+                      void run(() => api.bulk(orgId, sel.map((id) => target(id, [bulk]))), `Assigned ${nameOf(bulk)} to ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
                     }
                   >
                     Assign to selected
@@ -318,7 +321,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
                     variant="secondary"
                     disabled={busy || !bulk}
                     onClick={() =>
-                      void run(() => api.bulk(orgId, [], sel.map((id) => target(id, [bulk]))), `Unassigned ${bulk} from ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
+                      void run(() => api.bulk(orgId, [], sel.map((id) => target(id, [bulk]))), `Unassigned ${nameOf(bulk)} from ${sel.length} ${kind === 'users' ? 'users' : 'aircraft'}.`)
                     }
                   >
                     Unassign from selected
@@ -339,7 +342,7 @@ export function AllocationPanel({ api }: { api: AllocationApi }) {
             </h2>
             {showProduct ? (
               <div className={s.allocSideBody}>
-                <ReportTable pools={pools} />
+                <ReportTable pools={pools} nameOf={nameOf} />
               </div>
             ) : null}
           </section>

@@ -51,8 +51,21 @@ function allocation(r: Wire['v1Allocation'] = {}): Allocation {
   };
 }
 
-export function allocationApi(client: ApiClient['allocation']) {
+/**
+ * The allocation routes, and the catalogue's names of the licences (the pools and the
+ * allocations name add-on codes; the owner reads "Business Pro", not "business_pro").
+ */
+export function allocationApi(client: ApiClient['allocation'], catalog?: ApiClient['catalog']) {
   return {
+    /** Each add-on code's title in the catalogue; none known without the catalogue. */
+    async names(signal?: AbortSignal): Promise<Record<string, string>> {
+      if (!catalog) return {};
+      const c = await catalog.availablePlans({}, signal);
+      const out: Record<string, string> = {};
+      for (const g of Object.values(c.groups)) for (const e of g.entries) if (e.title) out[e.addOnCode] = e.title;
+      return out;
+    },
+
     async report(signal?: AbortSignal): Promise<Report> {
       const r = await unwrap(client.GET('/account/api/subscription/allocation/report', { signal }));
       const pools = Object.values(r.addOnAllocationReports ?? {}).map(
@@ -128,7 +141,8 @@ function clean<T extends Record<string, string | number | undefined>>(q: T): Par
 export type AllocationApi = ReturnType<typeof allocationApi>;
 
 export function createAllocationApi(options: ClientOptions = {}): AllocationApi {
-  return allocationApi(createApiClient(options).allocation);
+  const client = createApiClient(options);
+  return allocationApi(client.allocation, client.catalog);
 }
 
 /** The server's phrase for a pool too small (spec 001 §5). */

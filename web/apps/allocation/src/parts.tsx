@@ -45,7 +45,7 @@ export function useWindowHeight(): number {
 }
 
 /** Every pool: bought, assigned, free and expired licences. */
-export function ReportTable({ pools }: { pools: PoolReport[] }) {
+export function ReportTable({ pools, nameOf = (c) => c }: { pools: PoolReport[]; nameOf?: (code: string) => string }) {
   if (pools.length === 0) return <p>Your subscription has no licences to allocate.</p>;
   return (
     <table className={s.allocReport} aria-label="Allocation report">
@@ -61,7 +61,7 @@ export function ReportTable({ pools }: { pools: PoolReport[] }) {
       <tbody>
         {pools.map((p) => (
           <tr key={p.addOnCode} data-testid={`pool-${p.addOnCode}`}>
-            <td title={p.licensingMethod}>{p.addOnCode}</td>
+            <td title={p.licensingMethod}>{nameOf(p.addOnCode)}</td>
             <td>{p.bought}</td>
             <td>{p.assigned}</td>
             <td data-testid={`free-${p.addOnCode}`}>{p.free}</td>

@@ -16,6 +16,7 @@ interface Sent {
   currency: string;
   addOns: string[];
   counter: number;
+  businessDowngrade?: boolean;
   discountPromoCode?: string[];
   giftCertificateCode?: string[];
   billingInfo?: { country?: string };
@@ -23,7 +24,7 @@ interface Sent {
 }
 
 /** A fake edge: the catalogue, an anonymous caller, and a preview that prices what it is sent. */
-function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; previewRefused?: boolean; answer?: Record<string, unknown>; storedMethod?: boolean; submitted?: () => Response } = {}) {
+function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<string, unknown>; marketing?: boolean; previewRefused?: boolean; answer?: Record<string, unknown>; answerFor?: (body: Sent) => Record<string, unknown> | undefined; storedMethod?: boolean; submitted?: () => Response } = {}) {
   const previews: Sent[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input));
@@ -49,11 +50,12 @@ function fakeEdge(opts: { delay?: (body: Sent) => Promise<void>; me?: Record<str
         const msg = 'An account already exists for this e-mail address. Please log in to continue.';
         return json({ code: 'unauthenticated', message: msg, errors: [msg], requireLogin: true }, 401);
       }
-      const addOns = body.addOns.length ? body.addOns : ['pro_plus', 'included_geo_us'];
+      const answer = opts.answerFor?.(body) ?? opts.answer;
+      const addOns = (answer?.addOns as string[] | undefined) ?? (body.addOns.length ? body.addOns : ['pro_plus', 'included_geo_us']);
       const plan = addOns[0]!;
       const price = plan === 'performance' ? 37000 : 19999;
       return json({
-        ...opts.answer,
+        ...answer,
         addOns,
         currency: body.currency,
         regionMode: 'checkbox',
@@ -262,8 +264,24 @@ describe('BuyPage: the server decides, the page shows', { timeout: 30_000 }, () 
   ])('switching a business to an individual plan warns about allocated users (allocated: %s)', async (allocated, notes) => {
     fakeEdge({ me: pilot, answer: { isRenewal: true, isBusiness: true, renewalAmountInCents: 25000, ...(allocated ? { regionsDisabled: true } : {}) } });
     renderPage();
-    fireEvent.click(await screen.findByRole('button', { name: 'Switch to an individual plan' }));
+    fireEvent.click(await screen.findByRole('button', { name: 'Switch to an individual plan' }, { timeout: 10_000 }));
     await waitFor(() => expect(screen.queryByTestId('renewal-box')).toBeNull());
     expect(screen.queryAllByTestId('downgrade-allocations')).toHaveLength(notes);
+  });
+
+  // Issue 45, spec 000 §2 (section 4): the renewal box is hidden for a business downgrade, also
+  // once checkout answered the individual cart (the one-shot switch is then adopted and off).
+  it('keeps the renewal box hidden once the individual cart of a business downgrade is in', async () => {
+    const individual = { isRenewal: true, isBusiness: false, renewalAmountInCents: 9999, addOns: ['basic_plus', 'included_geo_us'] };
+    const edge = fakeEdge({
+      me: pilot,
+      answerFor: (b) => (b.businessDowngrade || b.addOns[0] === 'basic_plus' ? individual : { isRenewal: true, isBusiness: true, renewalAmountInCents: 25000 }),
+    });
+    renderPage();
+    fireEvent.click(await screen.findByRole('button', { name: 'Switch to an individual plan' }, { timeout: 10_000 }));
+    // The switch is adopted (the one-shot flag is off again): the plans show the individual cart's.
+    await waitFor(() => expect((screen.getByRole('radio', { name: /^Starter\b(?! — 3)/ }) as HTMLInputElement).checked).toBe(true), { timeout: 10_000 });
+    expect(edge.previews.some((b) => b.businessDowngrade)).toBe(true);
+    expect(screen.queryByTestId('renewal-box')).toBeNull();
   });
 });

@@ -224,13 +224,13 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
           {/* 3. currency: after the e-mail block (spec 000 §2), on one line of its own */}
           <CurrencySelector currencies={catalog.currencies} value={currency} onChange={onCurrency} />
           {/* 4. renewal box */}
-          {p?.isRenewal && !config.businessDowngrade ? (
+          {p?.isRenewal && !downgrade.downgraded ? (
             <RenewalBox
               preview={p}
               currency={currency}
               business={isBusiness}
               onDowngrade={() => {
-                downgrade.setDropsUsers(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
+                downgrade.switchToIndividual(p.regionsDisabled === true || (p.lockedAddOns ?? []).length > 0);
                 dispatch({ type: 'set', patch: { businessDowngrade: true } });
               }}
             />
@@ -330,6 +330,11 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
           <HumanVerification handle={human} />
           <ErrorSummary errors={errors.shown} />
+          {buy.waitingForCard ? (
+            <p role="status" data-testid="waiting-for-card">
+              Present the customer’s card to card reader {buy.reader}: the order goes on once the reader has read it.
+            </p>
+          ) : null}
           {buy.processing ? (
             <p role="status" data-testid="still-processing">
               {STILL_PROCESSING}
@@ -359,7 +364,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
             }
           />
           <Button size="large" className={s.buyPurchase} disabled={buy.submitting || !payable || previewQuery.isFetching || previewPending || licenseMissing || quantityUnconfirmed} onClick={() => void buy.purchase()} aria-busy={buy.submitting || undefined}>
-            {buy.submitting ? 'Processing…' : `Pay${total ? ` ${total}` : ''}`}
+            {buy.waitingForCard ? `Waiting for the card on ${buy.reader}…` : buy.submitting ? 'Processing…' : `Pay${total ? ` ${total}` : ''}`}
           </Button>
         </InvoicePanel>
         <PayBar total={total} />

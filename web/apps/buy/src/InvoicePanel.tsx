@@ -48,9 +48,8 @@ export function InvoicePanel({ preview, currency, updating, error, children }: I
   return (
     <aside className={s.buyInvoice} id="buy-invoice" aria-labelledby="buy-invoice-title" data-testid="invoice" aria-busy={updating || undefined}>
       <h2 id="buy-invoice-title">Your invoice</h2>
-      {/* Beside the configurator the body scrolls when the summary is taller than the window:
-          focusable, so a keyboard can scroll it too (axe scrollable-region-focusable). */}
-      <div className={s.buyInvoiceBody} tabIndex={0} role="group" aria-labelledby="buy-invoice-title">
+      {/* A long invoice (or one beside a long list of errors) scrolls inside: a keyboard reaches it. */}
+      <div className={s.buyInvoiceBody} tabIndex={0} role="region" aria-label="Invoice lines">
       {error ? (
         <p className={s.buyErrorInline} role="alert" data-testid="invoice-error">
           {error}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveZip, initialConfiguration, needsAdopt, reduce, toWire } from './configuration';
+import { effectiveEmail, effectiveZip, initialConfiguration, needsAdopt, reduce, toWire } from './configuration';
 import { parseBuyQuery } from './query';
 
 const start = () => initialConfiguration(parseBuyQuery('?currency=USD'));
@@ -30,6 +30,11 @@ describe('configuration (the page keeps no rules: it sends choices and adopts th
   it('a code is added once, case-insensitively', () => {
     const s = reduce(reduce(start(), { type: 'addCode', code: 'EAA2020', kind: 'promo' }), { type: 'addCode', code: 'eaa2020', kind: 'promo' });
     expect(s.discountPromoCode).toEqual(['EAA2020']);
+  });
+  it('sends the e-mail once it has an address shape (a half-typed one is not priced)', () => {
+    for (const half of ['a', 'amelia@', 'amelia@example', 'amelia@example.']) expect(effectiveEmail(half)).toBe('');
+    expect(effectiveEmail(' amelia@example.test ')).toBe('amelia@example.test');
+    expect(toWire({ ...start(), email: 'amelia@exa' }, { cartId: 'c', counter: 1 }).email).toBe('');
   });
   it('sends the zip only from 4 characters, and the typed quantity as is', () => {
     expect(effectiveZip('972')).toBe('');

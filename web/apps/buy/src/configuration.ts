@@ -202,6 +202,16 @@ export function effectiveZip(zip: string): string {
   return z.length >= 4 ? z : '';
 }
 
+/**
+ * The e-mail asks again once it has an address's shape (checkout's: x@y.z), or cleared: a
+ * half-typed address is not priced (issue 45: one preview per key). A half-typed one goes as
+ * none, which checkout answers as it answers a malformed one ("Please enter your email address.").
+ */
+export function effectiveEmail(email: string): string {
+  const v = email.trim();
+  return v === '' || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v) ? v : '';
+}
+
 /** The business id asks again at 4+ characters or cleared. */
 export function effectiveBusinessId(id: string): string {
   const v = id.trim();
@@ -212,7 +222,7 @@ export function effectiveBusinessId(id: string): string {
 export function toWire(c: Configuration, extra: { cartId: string; counter: number }): WireConfiguration {
   const quantity = c.quantity.trim() === '' ? undefined : /^\d+$/.test(c.quantity.trim()) ? Number(c.quantity.trim()) : c.quantity;
   return {
-    email: c.email.trim(),
+    email: effectiveEmail(c.email),
     organizationName: c.organizationName.trim(),
     businessIdentificationNo: effectiveBusinessId(c.businessIdentificationNo),
     accountId: c.accountId,

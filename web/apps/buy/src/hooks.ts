@@ -4,6 +4,34 @@ import { loadLinks, loadNotices, num, unwrap, type ApiError, type Catalog, type 
 import { apiClient } from './api';
 import { reduce, toWire, type Configuration } from './configuration';
 
+/** The fields typed character by character: a change to them alone is priced at a pause. */
+const TYPED: ReadonlySet<keyof Configuration> = new Set<keyof Configuration>(['email', 'organizationName', 'businessIdentificationNo', 'jeppCustomerNo', 'zipcode', 'cardholderName', 'quantity']);
+
+/** How long typing must pause before the typed text is priced (one preview per pause, issue 45). */
+export const TYPING_PAUSE_MS = 350;
+
+function onlyTypedDiffer(a: Configuration, b: Configuration): boolean {
+  return (Object.keys(b) as (keyof Configuration)[]).every((k) => TYPED.has(k) || a[k] === b[k]);
+}
+
+/**
+ * The configuration to price: a click (a plan, a region, a code) at once; text being typed
+ * once the typing pauses, so an e-mail costs one preview, not one per key (issue 45: 32
+ * previews for one e-mail). `settled` is false while typed text waits for its pause.
+ */
+export function useSettledConfiguration(config: Configuration): { asked: Configuration; settled: boolean } {
+  const [asked, setAsked] = useState(config);
+  const immediate = asked !== config && !onlyTypedDiffer(asked, config);
+  // A choice is priced in this render (React's state-from-props pattern), not one later.
+  if (immediate) setAsked(config);
+  useEffect(() => {
+    if (asked === config) return;
+    const t = setTimeout(() => setAsked(config), TYPING_PAUSE_MS);
+    return () => clearTimeout(t);
+  }, [asked, config]);
+  return immediate ? { asked: config, settled: true } : { asked, settled: asked === config };
+}
+
 /** The catalogue (all currencies: one cacheable URL). */
 export function useCatalog() {
   return useQuery<Catalog, ApiError>({
@@ -109,12 +137,13 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
   const client = useQueryClient();
   const counter = useRef(0);
   const cartId = useRef(randomId());
-  const key = useMemo(() => keyOf(config), [config]);
+  const { asked, settled } = useSettledConfiguration(config);
+  const key = useMemo(() => keyOf(asked), [asked]);
   const query = useQuery<Preview, ApiError>({
     queryKey: key,
     queryFn: async ({ signal }) => {
       const sent = ++counter.current;
-      const r = await unwrap(apiClient().checkout.POST('/buy/api/invoice/preview', { body: toWire(config, { cartId: cartId.current, counter: sent }), signal }));
+      const r = await unwrap(apiClient().checkout.POST('/buy/api/invoice/preview', { body: toWire(asked, { cartId: cartId.current, counter: sent }), signal }));
       return { ...r, requestCounter: sent, requestKey: JSON.stringify(key[1]) };
     },
     placeholderData: keepPreviousData,
@@ -140,16 +169,18 @@ export function usePreview(config: Configuration, adopt: (p: Preview) => void, n
     startTransition(() => setShown((cur) => (cur && cur !== data && sameKey(cur, data) && previewCounter(cur) > previewCounter(data) ? cur : data)));
   }, [data, current]);
 
-  // Adopt only the answer to the current request (not a placeholder).
+  // Adopt only the answer to the current request (not a placeholder). The cache is seeded for
+  // the cart that was asked: text typed since then is priced at its pause.
   useEffect(() => {
     if (!data || query.isPlaceholderData || query.isFetching) return;
-    if (!needsAdopt(config, data)) return;
-    const next = reduce(config, { type: 'adopt', preview: data });
+    if (!needsAdopt(asked, data)) return;
+    const next = reduce(asked, { type: 'adopt', preview: data });
     client.setQueryData(keyOf(next), data);
     startTransition(() => adopt(data));
-  }, [data, query.isPlaceholderData, query.isFetching, config, adopt, needsAdopt, client]);
+  }, [data, query.isPlaceholderData, query.isFetching, asked, adopt, needsAdopt, client]);
 
-  return { preview: shown, pending, query, cartId: cartId.current, nextCounter: () => ++counter.current };
+  // Typed text not yet priced is pending as well: the total on screen is not yet its price.
+  return { preview: shown, pending: pending || !settled, query, cartId: cartId.current, nextCounter: () => ++counter.current };
 }
 
 /** The page's notification-banner text from the runtime config (none: no banner). */

@@ -23,8 +23,8 @@ export const SECTION_OF: Record<string, string> = {
   "Regions cannot be changed while your licenses are allocated to users. Make changes on the users page of the product's web site.": 'regions',
 };
 
-/** After a decline the frame's number and CVV are empty: the buyer is told why. */
-export const CARD_AGAIN = 'Your card was not charged. Enter the card again, or use another card.';
+/** After a decline the frame keeps the card as typed: the buyer corrects it or types another. */
+export const CARD_AGAIN = 'Your card was not charged. Correct the card details, or enter another card.';
 
 /** Spec 000 §8: the account buys in its own currency. */
 export const CURRENCY_NOT_ALLOWED = 'CURRENCY_NOT_ALLOWED_FOR_ACCOUNT';

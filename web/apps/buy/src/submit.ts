@@ -18,6 +18,21 @@ export async function validatePromo(code: string, configuration: WireConfigurati
   return unwrap(apiClient().checkout.POST('/buy/api/promo/validate', { body: { code, configuration } }));
 }
 
+/**
+ * Checkout's validation of the cart before payment (POST /buy/api/invoice/validate): its
+ * problems (the e-mail, the organization, the agreements), none when it would go on. Nothing
+ * is charged or stored; an unanswered check adds nothing (submit validates again).
+ */
+export async function validateCart(configuration: WireConfiguration): Promise<string[]> {
+  try {
+    const { data, error } = await apiClient().checkout.POST('/buy/api/invoice/validate', { body: configuration });
+    const body = (data ?? error) as { status?: string; errors?: string[] } | undefined;
+    return body?.status === 'ok' ? [] : (body?.errors ?? []).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
 export interface SubmitRequest {
   configuration: WireConfiguration;
   nonce?: string;

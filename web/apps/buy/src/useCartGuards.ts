@@ -28,10 +28,25 @@ export function useQuantityConfirm(renewal: boolean, licensed: boolean, quantity
  */
 export function useDowngradeWarning(isBusiness: boolean, businessDowngrade: boolean) {
   const [dropsUsers, setDropsUsers] = useState(false);
+  // The switch was chosen: the cart is the business's downgrade until it is a business's again.
+  const [switched, setSwitched] = useState(false);
   const [businessCart, setBusinessCart] = useState(isBusiness);
   if (businessCart !== isBusiness) {
     setBusinessCart(isBusiness);
-    if (isBusiness) setDropsUsers(false);
+    if (isBusiness) {
+      setDropsUsers(false);
+      setSwitched(false);
+    }
   }
-  return { warning: dropsUsers && (businessDowngrade || !isBusiness), setDropsUsers };
+  const downgrade = businessDowngrade || !isBusiness;
+  return {
+    warning: dropsUsers && downgrade,
+    /** The cart is a business downgrade: no renewal box (spec 000 §2, section 4). */
+    downgraded: businessDowngrade || (switched && !isBusiness),
+    /** The buyer chose the switch; drops: the business's licences are allocated to users. */
+    switchToIndividual: useEvent((drops: boolean) => {
+      setDropsUsers(drops);
+      setSwitched(true);
+    }),
+  };
 }

@@ -47,12 +47,14 @@ export function usePurchase(o: PurchaseInput) {
   // next to the card fields as well as in the summary.
   const [cardErrors, setCardErrors] = useState<string[]>([]);
   const [attempted, setAttempted] = useState(false);
+  // Sales mode: the order waits for the customer's card on the chosen reader.
+  const [waitingForCard, setWaitingForCard] = useState(false);
   const [confirmedChange, setConfirmedChange] = useState<string | undefined>();
   // One idempotency key per attempt at the quote's order, made at the first Pay.
   const attempts = useRef<PurchaseAttempt | undefined>(undefined);
   // The card tokenised for a click that submit refused before charging (a form problem, a
-  // changed price): the frame cleared its fields, and its single-use nonce is still unspent,
-  // so it pays the next click unless the buyer asks for another card.
+  // changed price): its single-use nonce is still unspent, so it pays the next click unless
+  // the buyer asks for another card.
   const [keptCard, setKeptCard] = useState<KeptCard>();
   useEffect(() => setKeptCard(undefined), [o.config.cardholderName, o.config.zipcode]);
   const otherCard = useCallback(() => setKeptCard(undefined), []);
@@ -64,8 +66,11 @@ export function usePurchase(o: PurchaseInput) {
     if (payWith === 'stored') return [];
     const errs: string[] = [];
     const name = config.cardholderName.trim();
-    if (name === '') errs.push('Name cannot be blank');
-    else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    // The card reader reads the cardholder's name from the card: none is asked for.
+    if (payWith !== 'reader') {
+      if (name === '') errs.push('Name cannot be blank');
+      else if (name.split(/\s+/).length < 2) errs.push('Please enter the cardholder name as it appears on the card (first and last name).');
+    }
     if (config.zipcode.trim() === '') errs.push('Postal Code cannot be blank');
     if (config.country === '') errs.push('Please select a country');
     if (payWith === 'reader' && !reader) errs.push('Please choose a card reader.');
@@ -77,8 +82,14 @@ export function usePurchase(o: PurchaseInput) {
     if (payWith === 'stored') return { token: payment.storedMethod.data?.paymentMethod?.token };
     if (payWith === 'reader') {
       // The storefront's card-present payment: vault on the reader, poll every 1000 ms; the
-      // vault verifies a card, so it carries the page's human-verification value.
-      return { token: (await payWithCardReader(config.email || me.email || '', reader, { recaptchaValue: human.current?.value() ?? '' })).paymentMethod };
+      // vault verifies a card, so it carries the page's human-verification value. The page
+      // says it waits for the card on that reader meanwhile (issue 45: only "Processing…").
+      setWaitingForCard(true);
+      try {
+        return { token: (await payWithCardReader(config.email || me.email || '', reader, { recaptchaValue: human.current?.value() ?? '' })).paymentMethod };
+      } finally {
+        setWaitingForCard(false);
+      }
     }
     if (payWith === 'wallet') {
       const r = await hosted.current?.tokenizeWallet(config.email || me.email || '');
@@ -95,6 +106,19 @@ export function usePurchase(o: PurchaseInput) {
     return undefined;
   };
 
+  /**
+   * The card frame's problem, without paying: it tokenises what is typed (the nonce, single
+   * use, is dropped; the frame keeps the card for the Pay that follows).
+   */
+  const cardProblems = async (): Promise<string[]> => {
+    if (payWith !== 'card' || keptCard) return [];
+    const r = await hosted.current?.tokenize(config.cardholderName.trim(), config.zipcode.trim());
+    if (r?.ok) return [];
+    const msg = r && !r.ok ? r.message : 'Credit Card cannot be blank';
+    if (r && !r.ok && r.customer) setCardErrors([msg]);
+    return [msg];
+  };
+
   const purchase = async (confirmed = false) => {
     // Never on an answer the screen has not caught up with (it is rendering in a transition).
     if (submitting || !p || o.previewPending) return;
@@ -109,19 +133,30 @@ export function usePurchase(o: PurchaseInput) {
       return;
     }
     const formErrors = [...paymentFormErrors(), ...(human.current?.problems() ?? [])];
-    if (formErrors.length > 0) {
-      setSubmitErrors(formErrors);
-      return;
-    }
     setSubmitting(true);
     try {
       const flow = await import('./submit');
+      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
+      if (formErrors.length > 0) {
+        // The first Pay shows every problem at once (issue 45: the e-mail and the card came
+        // only at the second): the card frame's and the server's validation (e-mail,
+        // organization, agreements) beside the form's. Nothing is submitted.
+        const [card, server] = await Promise.all([cardProblems(), flow.validateCart(wire)]);
+        setSubmitErrors([...new Set([...server, ...formErrors, ...card])]);
+        return;
+      }
       const { submitOrder, successUrl } = flow;
       const attempt = (attempts.current ??= new flow.PurchaseAttempt());
       track(() => analytics().beginCheckout({ currency: o.currency, value: num(p.invoice?.totalInCents) / 100, items: analyticsItems(p), accountId: me.accountUuid || undefined, source: 'buy' }));
-      const wire = { ...toWire(config, { cartId: '', counter: 0 }), recaptchaValue: human.current?.value() ?? '' };
       const method = await paymentMethod(flow);
-      if (!method) return;
+      if (!method) {
+        // The card was refused by its frame: the server's problems are shown with it.
+        if (payWith === 'card') {
+          const server = await flow.validateCart(wire);
+          setSubmitErrors((shown) => [...new Set([...server, ...shown])]);
+        }
+        return;
+      }
       analytics().addPaymentInfo();
       const req = {
         configuration: wire,
@@ -155,8 +190,8 @@ export function usePurchase(o: PurchaseInput) {
           attempt.settled();
           o.refetchPreview();
         }
-        // A card nonce is single use: a declined or refused attempt needs the card again, and
-        // the decline is explained next to the card, whose number and CVV the frame cleared.
+        // A card nonce is single use: the next Pay tokenises the frame's fields again, which
+        // keep the card as typed; payments' message next to the card says what to change.
         if (result.httpStatus === 402) {
           attempt.settled();
           if (payWith === 'card') setCardErrors([...errors, CARD_AGAIN]);
@@ -214,5 +249,5 @@ export function usePurchase(o: PurchaseInput) {
     void purchase(true);
   };
 
-  return { purchase, proceedWithChange, submitting, processing, submitErrors, setSubmitErrors, cardErrors, attempted, keptCard, otherCard };
+  return { purchase, proceedWithChange, submitting, processing, waitingForCard, reader, submitErrors, setSubmitErrors, cardErrors, attempted, keptCard, otherCard };
 }

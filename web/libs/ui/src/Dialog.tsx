@@ -18,6 +18,29 @@ export interface DialogProps {
   onKeyDown?: (e: KeyboardEvent<HTMLDialogElement>) => void;
 }
 
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Tab from the dialog's last control goes to its first, Shift+Tab from the first to the last.
+ * showModal() makes the page inert, but the browser still lets Tab leave the document (to
+ * its own toolbar, or to nothing in a headless one): the focus stays in the dialog (issue 45).
+ */
+function trapTab(e: KeyboardEvent<HTMLDialogElement>) {
+  if (e.key !== 'Tab') return;
+  const items = [...e.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[inert]'));
+  if (items.length === 0) return;
+  const first = items[0]!;
+  const last = items[items.length - 1]!;
+  const at = document.activeElement;
+  if (e.shiftKey && (at === first || at === e.currentTarget)) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && at === last) {
+    e.preventDefault();
+    first.focus();
+  }
+}
+
 /**
  * A modal dialog on the native <dialog> element: showModal() makes the rest of the
  * page inert (focus stays inside), Escape closes it, focus returns to where it was.
@@ -50,7 +73,10 @@ export function Dialog({ open, title, onClose, children, footer, dismissable = t
       className={cx(ui.hDialog, className)}
       aria-labelledby={titleId}
       data-testid={testId}
-      onKeyDown={onKeyDown}
+      onKeyDown={(e) => {
+        trapTab(e);
+        onKeyDown?.(e);
+      }}
       onCancel={(e) => {
         // Escape: we close through state so React stays the source of truth.
         e.preventDefault();

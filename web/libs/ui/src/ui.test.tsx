@@ -110,6 +110,20 @@ describe('Dialog', () => {
     fireEvent.keyDown(screen.getByRole('dialog', { name: 'Info', hidden: true }), { key: 'ArrowRight' });
     expect(onKeyDown).toHaveBeenCalled();
   });
+  it('keeps Tab inside: from the last control to the first, Shift+Tab back (issue 45)', () => {
+    render(
+      <Dialog open title="Info" onClose={() => undefined} footer={<button type="button">Next</button>}>
+        text
+      </Dialog>,
+    );
+    const close = screen.getByRole('button', { name: 'Close dialog', hidden: true });
+    const next = screen.getByRole('button', { name: 'Next', hidden: true });
+    next.focus();
+    fireEvent.keyDown(next, { key: 'Tab' });
+    expect(document.activeElement).toBe(close);
+    fireEvent.keyDown(close, { key: 'Tab', shiftKey: true });
+    expect(document.activeElement).toBe(next);
+  });
   it('renders nothing when closed', () => {
     render(
       <Dialog open={false} title="Hidden" onClose={() => undefined}>

@@ -97,8 +97,14 @@ type builder struct {
 	numeric bool
 }
 
+// adjust notes a change the rules made (a note of the rules, not shown to the buyer).
 func (b *builder) adjust(code, action, format string, args ...any) {
 	b.cart.Adjustments = append(b.cart.Adjustments, domain.Adjustment{Code: code, Action: action, Reason: fmt.Sprintf(format, args...)})
+}
+
+// tell is adjust for a change the buyer is told about, msg worded for the buyer.
+func (b *builder) tell(code, action, msg string) {
+	b.cart.Adjustments = append(b.cart.Adjustments, domain.Adjustment{Code: code, Action: action, Reason: msg, Notice: true})
 }
 
 func (b *builder) title(code string) string {
@@ -108,14 +114,19 @@ func (b *builder) title(code string) string {
 	return code
 }
 
-// remove drops the codes for which drop answers a reason.
-func (b *builder) remove(drop func(e *domain.Entry) string) {
+// remove drops the codes for which drop answers a reason; notice: the reason is worded for
+// the buyer (tell), else it is a note of the rules (adjust).
+func (b *builder) remove(notice bool, drop func(e *domain.Entry) string) {
 	out := b.codes[:0]
 	for _, code := range b.codes {
 		e, _ := b.cat.Entry(code)
 		if e != nil && e != b.cart.Plan {
 			if reason := drop(e); reason != "" {
-				b.adjust(code, "removed", "%s", reason)
+				if notice {
+					b.tell(code, "removed", reason)
+				} else {
+					b.adjust(code, "removed", "%s", reason)
+				}
 				continue
 			}
 		}
@@ -532,7 +543,7 @@ func (b *builder) applyPlanRules(in domain.Input) {
 	if cart.Military {
 		planGroups = append(planGroups, "MILITARY")
 	}
-	b.remove(func(e *domain.Entry) string {
+	b.remove(false, func(e *domain.Entry) string {
 		if e.IsPlan() {
 			return ""
 		}
@@ -566,7 +577,7 @@ func (b *builder) applyPlanRules(in domain.Input) {
 	plus := isPlusPlan(plan)
 	cart.ChartIfrVisible = (plus && !cart.Military) || (cart.Military && cart.Quantity == 1)
 	cart.MilitarySuppVisible = plus && !cart.Military && !cart.Business && plan.PlanType == "individual"
-	b.remove(func(e *domain.Entry) string {
+	b.remove(false, func(e *domain.Entry) string {
 		switch {
 		case e.Chart == nil || !e.IsChart():
 			return ""
@@ -586,7 +597,7 @@ func (b *builder) applyPlanRules(in domain.Input) {
 	if cart.ChartsDisabled {
 		// An existing chart-provider account: its coverages are bought there, so chart-provider
 		// plans are removed and the coverage choices are disabled while a number is present.
-		b.remove(func(e *domain.Entry) string {
+		b.remove(false, func(e *domain.Entry) string {
 			if e.IsChart() && !e.MilitarySupp {
 				return fmt.Sprintf("%s comes with your chart-provider account", e.Title)
 			}
@@ -662,7 +673,7 @@ func (b *builder) applyRegions() {
 		if _, ok := b.cat.Entry(keep); !ok {
 			keep = last
 		}
-		b.remove(func(e *domain.Entry) string {
+		b.remove(false, func(e *domain.Entry) string {
 			if e.IsRegion() && e.Code != keep {
 				return fmt.Sprintf("the %s includes one region", plan.Title)
 			}
@@ -674,7 +685,7 @@ func (b *builder) applyRegions() {
 		}
 	case plan.NoRegionSelection:
 		cart.RegionMode = "none"
-		b.remove(func(e *domain.Entry) string {
+		b.remove(false, func(e *domain.Entry) string {
 			if e.IsRegion() {
 				return fmt.Sprintf("%s is not available for region selection", plan.Title)
 			}
@@ -705,7 +716,7 @@ func (b *builder) applyRegions() {
 		}
 		if included != "" {
 			dup := "add_" + strings.TrimPrefix(included, "included_")
-			b.remove(func(e *domain.Entry) string {
+			b.remove(false, func(e *domain.Entry) string {
 				if e.Code == dup {
 					return fmt.Sprintf("%s is already included with the plan", e.Title)
 				}
@@ -798,7 +809,7 @@ func (b *builder) applyComplimentary() {
 	if !region("Canada/Alaska") || !region("Africa") {
 		return
 	}
-	b.remove(func(e *domain.Entry) string {
+	b.remove(false, func(e *domain.Entry) string {
 		if e.IsChart() && e.Chart.Region != "Canada/Alaska" && e.Chart.Region != "Africa" {
 			return "complimentary subscriptions with Canada/Alaska and Africa coverage include no other chart coverage"
 		}

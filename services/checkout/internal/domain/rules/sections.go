@@ -62,7 +62,7 @@ func (b *builder) keepAllocated(in domain.Input) {
 		c.LockedAddOns = append(c.LockedAddOns, code)
 		if !slices.Contains(b.codes, code) {
 			b.codes = append(b.codes, code)
-			b.adjust(code, "added", "%s", MsgAllocatedProduct(e.Title))
+			b.tell(code, "added", MsgAllocatedProduct(e.Title))
 		}
 	}
 	if ex.UserAllocation() && !in.BusinessDowngrade {
@@ -73,7 +73,7 @@ func (b *builder) keepAllocated(in domain.Input) {
 				want = append(want, code)
 			}
 		}
-		b.remove(func(e *domain.Entry) string {
+		b.remove(true, func(e *domain.Entry) string {
 			if e.IsRegion() && !slices.Contains(want, e.Code) {
 				return MsgRegionsAllocated
 			}
@@ -82,7 +82,7 @@ func (b *builder) keepAllocated(in domain.Input) {
 		for _, code := range want {
 			if !slices.Contains(b.codes, code) {
 				b.codes = append(b.codes, code)
-				b.adjust(code, "added", "%s", MsgRegionsAllocated)
+				b.tell(code, "added", MsgRegionsAllocated)
 			}
 		}
 	}

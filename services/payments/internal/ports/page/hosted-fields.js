@@ -49,8 +49,10 @@
       var body = {};
       try { body = JSON.parse(xhr.responseText); } catch (e) { body = { message: 'The payment service did not answer.' }; }
       if (xhr.status !== 200) { showErrors(body); return; }
-      // The fields are cleared: nothing of the card stays in the page once tokenised.
-      fields.number.value = ''; fields.cvv.value = '';
+      // The fields keep what was typed (only this origin's page ever holds it): a nonce is
+      // single use, so when the payment is refused the buyer corrects the card, or presses Pay
+      // again, without typing it all again (issue 45; Stripe Checkout keeps the card on a
+      // decline too). The parent page leaves on success, or asks for hangar:clear.
       post({ type: 'hangar:nonce', nonce: body.nonce, details: body.details, description: body.description, kind: body.type });
     };
     xhr.onerror = function () { showErrors({ message: 'Network error. Please try again.' }); };

@@ -1,4 +1,4 @@
-import { useId, type Ref } from 'react';
+import { useId, type KeyboardEvent, type Ref } from 'react';
 import { BillingFields, Button, CheckboxField, EuConsentField, HostedCardFields, MarketingConsentField, SelectField, TextField, cx, ui, type HostedCardFieldsHandle } from '@hangar/ui';
 import type { WirePaymentMethod } from '@hangar/api-client';
 import { takesBusinessId } from './countries';
@@ -53,12 +53,23 @@ export function PaymentSection(p: PaymentSectionProps) {
     { id: 'wallet', label: 'PayPal' },
   ];
   const tabOf = (w: PayWith) => (w === 'stored' || w === 'reader' ? 'card' : w);
+  const choose = (id: PayWith) => p.onPayWith(id === 'card' && canUseStored ? 'stored' : id);
+  const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    const at = tabs.findIndex((t) => t.id === tabOf(p.payWith));
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length]!;
+    choose(next.id);
+    document.getElementById(`${tabsId}-${next.id}`)?.focus();
+  };
   return (
     <section className={s.buyPayment} id="buy-payment" aria-labelledby={`${tabsId}-title`} data-testid="payment">
       <h2 id={`${tabsId}-title`} tabIndex={-1}>
         Payment
       </h2>
-      <div role="tablist" aria-label="Payment method" className={s.buyTabs}>
+      {/* One Tab stop: the chosen method; the arrow keys (Home, End) move and choose (WAI-ARIA tabs). */}
+      <div role="tablist" aria-label="Payment method" className={s.buyTabs} onKeyDown={onTabKey}>
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -67,8 +78,9 @@ export function PaymentSection(p: PaymentSectionProps) {
             id={`${tabsId}-${t.id}`}
             aria-selected={tabOf(p.payWith) === t.id}
             aria-controls={`${tabsId}-panel`}
+            tabIndex={tabOf(p.payWith) === t.id ? 0 : -1}
             className={cx(s.buyTabsTab, tabOf(p.payWith) === t.id && s.buyTabsTabOn)}
-            onClick={() => p.onPayWith(t.id === 'card' && canUseStored ? 'stored' : t.id)}
+            onClick={() => choose(t.id)}
           >
             {t.label}
           </button>
@@ -138,6 +150,8 @@ export function PaymentSection(p: PaymentSectionProps) {
         )}
         {p.payWith !== 'stored' ? (
           <BillingFields
+            // The card reader reads the cardholder's name from the card (issue 45: it was asked).
+            showCardholderName={p.payWith !== 'reader'}
             value={{ cardholderName: p.cardholderName, zipcode: p.zipcode, country: p.country }}
             errors={{ cardholderName: p.fieldErrors.cardholderName, zipcode: p.fieldErrors.zipcode, country: p.fieldErrors.country }}
             onChange={(patch) => p.onChange(patch.country === undefined || takesBusinessId(patch.country) ? patch : { ...patch, businessIdentificationNo: '' })}
