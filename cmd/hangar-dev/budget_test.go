@@ -30,6 +30,8 @@ import (
 // Before, the pools had no maximum beyond pgx's and kept idle connections 30 minutes: one
 // store could open 92 and kept 65 after a load run, and five stores exhausted a server of
 // 100 ("too many clients").
+//
+//layercheck:serial t.Setenv: the runner reads its configuration from the environment
 func TestStoreHoldsItsConnectionBudget(t *testing.T) {
 	server := os.Getenv("HANGAR_TEST_DATABASE_URL")
 	if server == "" {

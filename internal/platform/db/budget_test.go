@@ -58,6 +58,7 @@ func or[T any](p, def *T) T {
 // replicas, what templates/database-budget.yaml computes). So make dev and the tests,
 // which run on the services' defaults from the same table, open what a pod opens.
 func TestChartPoolsAreTheBudget(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "deploy", "helm", "hangar", "values.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +104,7 @@ func TestChartPoolsAreTheBudget(t *testing.T) {
 // connections under load: PostgreSQL's default max_connections (100) holds it beside its
 // reserved slots and a test run.
 func TestOneProcessEachFitsTheDefaultServer(t *testing.T) {
+	t.Parallel()
 	if got := db.Connections(func(string) int { return 1 }, 0); got != 60 {
 		t.Errorf("one process of each service: %d connections at most, want 60", got)
 	}
@@ -112,6 +114,7 @@ func TestOneProcessEachFitsTheDefaultServer(t *testing.T) {
 // db.DefaultMaxConns, not pgx's (which grows with the cores), and none keeps connections
 // pgx's 30 minutes; IdleAfter shortens it and the health check follows.
 func TestEveryPoolHasAMaximumAndAnIdleTimeout(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name             string
 		max              int

@@ -17,6 +17,7 @@ import (
 // moved on) while the newest are still read. An unbounded broker keeps all 400, which is
 // how the development process grew by a gigabyte over ~24k orders.
 func TestBoundedBrokerKeepsTheNewestBytesOfEachPartition(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	first := func(b *kafka.Broker) (first, last int64) {

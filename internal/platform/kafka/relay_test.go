@@ -195,6 +195,7 @@ func TestRelayVacuumsTheOutboxEveryVacuumEveryDeletedRows(t *testing.T) {
 // committed event wakes it: one round (claim, read, delete, release) publishes it, and the
 // relay is quiet again.
 func TestIdleRelaySendsNothingUntilWoken(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	pool, err := db.Open(r.ctx, r.pool.Config().ConnString(), 2)
 	if err != nil {

@@ -80,6 +80,7 @@ func TestReceiptDocPrintsTheTaxRate(t *testing.T) {
 // the subtotal, the account balance paid after tax follows the tax, amounts are grouped
 // ("12,296.00", not "12296.00"), and the receipt's wire lines say which were paid after tax.
 func TestReceiptDocListsTheBalanceAfterTheTaxWithGroupedAmounts(t *testing.T) {
+	t.Parallel()
 	o := &order.Placed{InvoiceID: "inv-4", InvoiceNumber: "100045", CreatedAt: time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)}
 	o.Currency, o.TaxLabel, o.SubtotalInCents, o.TaxInCents, o.TotalInCents = "USD", "Tax", 1_228_900, 9_200, 1_229_600
 	o.Lines = []order.Line{

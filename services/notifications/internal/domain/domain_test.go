@@ -186,6 +186,7 @@ var balanceReceipt = domain.Receipt{OrderID: "ord-45", InvoiceID: "inv-45", Invo
 // plan is ready in the app, the gift's code comes in its own e-mail (to the recipient named
 // too), the one-off's order is on the account page. None says another kind's words.
 func TestReceiptSaysWhatHappenedPerPurchase(t *testing.T) {
+	t.Parallel()
 	r, _ := domain.NewRenderer(site)
 	for _, c := range []struct {
 		name    string
@@ -224,6 +225,7 @@ func TestReceiptSaysWhatHappenedPerPurchase(t *testing.T) {
 // The balance paid after tax is listed below the tax, so the column sums where it is
 // printed: the items make the subtotal, subtotal + tax + balance is the total.
 func TestReceiptListsTheBalanceBelowTheTax(t *testing.T) {
+	t.Parallel()
 	r, _ := domain.NewRenderer(site)
 	msgs, err := r.Receipt("evt", balanceReceipt)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // roll) still gets the current script, but not as immutable. Before, the script was
 // /hosted-fields.js, uncompressed, with no-store: fetched whole on every payment page.
 func TestFieldsAssetsAreContentNamedCompressedAndImmutable(t *testing.T) {
+	t.Parallel()
 	f, err := ports.NewFields(ports.Fields{ParentOrigins: []string{"http://store.test"}})
 	if err != nil {
 		t.Fatal(err)
