@@ -52,8 +52,10 @@ test.describe('/account', () => {
   test('the pilot sees the renewal, turns auto-renew off in one click and gets the confirmation e-mail', async ({ page }) => {
     await logInThroughDialog(page);
     const renewal = await (await page.request.get('/buy/api/account/renewal')).json();
-    // The page shows the server's date and price (the price formatted, never computed).
-    await expect(page.getByTestId('renewal-date')).toHaveText(renewal.renewalDate);
+    // The page shows the server's date and price (formatted as every date of the store,
+    // MM-dd-yyyy, spec 001 §9; the price formatted, never computed).
+    const [y, m, d] = String(renewal.renewalDate).split('-');
+    await expect(page.getByTestId('renewal-date')).toHaveText(`${m}-${d}-${y}`);
     const dollars = (renewal.renewalAmountInCents / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/, ',');
     await expect(page.getByTestId('renewal-price')).toHaveText(`$${dollars}`);
     await expect(page.getByTestId('plan-name')).toHaveText('Premium');
