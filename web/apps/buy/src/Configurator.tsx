@@ -117,7 +117,9 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
   const signup = useSignupAtCheckout({
     loggedIn,
     previewLoggedIn: p?.loggedIn === true,
-    previewSettled: Boolean(p) && !previewQuery.isFetching,
+    // Settled includes typed text not yet priced (the debounce): purchase() refuses to pay a
+    // total the screen has not caught up with, and the sign-up goes on only once.
+    previewSettled: Boolean(p) && !previewQuery.isFetching && !previewPending,
     submitting: buy.submitting,
     errors: buy.submitErrors,
     business: isBusiness,
