@@ -94,9 +94,11 @@ test('the one-off page answers a gift code with "Gift certificates may not be us
   await page.goto(path);
   await page.getByLabel('Promo code').fill('GIFT-USD-100');
   await page.getByRole('button', { name: 'Apply' }).click();
-  const errors = page.getByTestId('oneoff-preview-errors');
-  await expect(errors).toContainText('Gift certificates may not be used on one-off purchases');
-  await expect(errors).not.toContainText('Not a valid code.');
+  // A refused code is listed under its own name with the reason (issue 45), not as an error
+  // of the whole order.
+  const refused = page.getByTestId('promo-code-GIFT-USD-100');
+  await expect(refused).toContainText('Promo code GIFT-USD-100 was not applied: Gift certificates may not be used on one-off purchases');
+  await expect(refused).not.toContainText('Not a valid code.');
 });
 
 test('in sales mode /buy takes the customer’s e-mail and the order is the customer’s, not the staff member’s', async ({ page }) => {
