@@ -543,7 +543,8 @@ func (b *builder) applyPlanRules(in domain.Input) {
 	if cart.Military {
 		planGroups = append(planGroups, "MILITARY")
 	}
-	b.remove(false, func(e *domain.Entry) string {
+	// What the plan does not allow is told to the buyer: the add-on they chose was taken out.
+	b.remove(true, func(e *domain.Entry) string {
 		if e.IsPlan() {
 			return ""
 		}
