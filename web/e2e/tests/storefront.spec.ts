@@ -224,14 +224,14 @@ test.describe('/buy on a 390 px phone', () => {
     await expect.poll(async () => Math.round(((await bar.boundingBox())?.y ?? 0) + ((await bar.boundingBox())?.height ?? 0))).toBe(page.viewportSize()!.height);
   });
 
-  test('/buy with its default sections stays within 5,400 px on a phone (the issue measured 6,300)', async ({ page }) => {
+  test('/buy with its default sections stays within 5,500 px on a phone (the issue measured 6,300)', async ({ page }) => {
     await openBuy(page);
     await expect(page.locator('#section-addOns input[type=checkbox]').first()).toBeVisible();
     // The default sections (spec 000 §2: plans, regions with the coverage map, add-ons) open;
-    // measured 5,228 px on 2026-11-27.
+    // 5,422 px with the authorisation sentence, the terms and the phone's total beside Pay.
     await expect(page.getByTestId('coverage-map')).toBeVisible();
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
-    expect(height).toBeLessThanOrEqual(5400);
+    expect(height).toBeLessThanOrEqual(5500);
   });
 });
 
