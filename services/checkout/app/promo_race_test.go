@@ -202,6 +202,9 @@ func TestGiftCertificateRaced(t *testing.T) {
 		case statuses[i] == 200:
 			won++
 		case statuses[i] == 409 && strings.Contains(msg, "gift certificate of this order no longer covers its amount") && strings.Contains(msg, "Nothing was charged"):
+		case statuses[i] == 400 && strings.Contains(msg, "This gift certificate has been used up"):
+			// The winner's order was written before this submit priced its cart: refused at
+			// validation, before any claim or charge (the counts below hold it to that).
 		default:
 			t.Errorf("buyer %d: %d %v", i, statuses[i], answers[i])
 		}
