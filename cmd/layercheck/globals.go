@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -244,14 +243,5 @@ func hasDirective(doc *ast.CommentGroup, prefix string) bool {
 // checkGlobals runs CheckGlobals over the working directory and prints what it found.
 func checkGlobals() int {
 	gs, err := CheckGlobals(".")
-	if err != nil {
-		fail(err)
-	}
-	for _, g := range gs {
-		fmt.Println(g)
-	}
-	if len(gs) > 0 {
-		fmt.Fprintf(os.Stderr, "layercheck: %d globals (no init(), no package-level mutable state outside gen/; a process-wide library hook says why with %q)\n", len(gs), strings.TrimSpace(allowGlobal))
-	}
-	return len(gs)
+	return report(gs, err, fmt.Sprintf("globals (no init(), no package-level mutable state outside gen/; a process-wide library hook says why with %q)", strings.TrimSpace(allowGlobal)))
 }

@@ -112,14 +112,20 @@ func serialWhy(doc *ast.CommentGroup) string {
 // checkParallel runs CheckParallel over the working directory and prints what it found.
 func checkParallel() int {
 	ts, err := CheckParallel(".")
+	return report(ts, err, fmt.Sprintf("tests not parallel (t.Parallel(), or %q why it must run alone)", strings.TrimSpace(allowSerial)))
+}
+
+// report prints each finding of a check and, when there are any, their count with what
+// the rule asks (what); a check that could not run fails the command.
+func report[T any](found []T, err error, what string) int {
 	if err != nil {
 		fail(err)
 	}
-	for _, t := range ts {
-		fmt.Println(t)
+	for _, f := range found {
+		fmt.Println(f)
 	}
-	if len(ts) > 0 {
-		fmt.Fprintf(os.Stderr, "layercheck: %d tests not parallel (t.Parallel(), or %q why it must run alone)\n", len(ts), strings.TrimSpace(allowSerial))
+	if len(found) > 0 {
+		fmt.Fprintf(os.Stderr, "layercheck: %d %s\n", len(found), what)
 	}
-	return len(ts)
+	return len(found)
 }
