@@ -41,13 +41,20 @@ func (st *stack) gift(t *testing.T, g giftReq) (int, http.Header, map[string]any
 		fields["recaptchaValue"] = g.Human
 	}
 	body, _ := json.Marshal(fields)
-	req, _ := http.NewRequest("POST", st.base+"/buy/api/gift/submit", strings.NewReader(string(body)))
+	return postFrom(t, st.base+"/buy/api/gift/submit", string(body), g.Cookie, g.Key, g.Addr)
+}
+
+// postFrom posts a JSON submit as a browser at addr (with cookie: a session; its XSRF pair
+// made for it) under the idempotency key, and answers the status, headers and JSON body.
+func postFrom(t *testing.T, url, body, cookie, key, addr string) (int, http.Header, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	xsrf := xsrfFor(g.Cookie)
-	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+g.Cookie, "; "))
+	xsrf := xsrfFor(cookie)
+	req.Header.Set("Cookie", strings.TrimSuffix("XSRF-TOKEN="+xsrf+"; "+cookie, "; "))
 	req.Header.Set("X-XSRF-TOKEN", xsrf)
-	req.Header.Set("Idempotency-Key", g.Key)
-	req.Header.Set("X-Forwarded-For", g.Addr)
+	req.Header.Set("Idempotency-Key", key)
+	req.Header.Set("X-Forwarded-For", addr)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,7 @@
 package app_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -27,22 +25,7 @@ func (st *stack) oneOffGuest(t *testing.T, r oneOffGuestReq) (int, http.Header, 
 	t.Helper()
 	body := `{"configuration":{"cartId":"` + r.CartID + `","currency":"USD","email":"` + r.Email + `","billingInfo":{"zipcode":"97201","country":"US"},
 		"items":[{"code":"oneoff_chartpack_us_vfr","quantity":3}],"cardholderName":"Amelia Earhart","recaptchaValue":"` + r.Human + `"},"nonce":"` + r.Nonce + `"` + r.Extra + `}`
-	req, _ := http.NewRequest("POST", st.base+"/buy/api/oneoff/submit", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	xsrf := xsrfFor("")
-	req.Header.Set("Cookie", "XSRF-TOKEN="+xsrf)
-	req.Header.Set("X-XSRF-TOKEN", xsrf)
-	req.Header.Set("Idempotency-Key", r.Key)
-	req.Header.Set("X-Forwarded-For", r.Addr)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := map[string]any{}
-	_ = json.Unmarshal(b, &m)
-	return resp.StatusCode, resp.Header, m
+	return postFrom(t, st.base+"/buy/api/oneoff/submit", body, "", r.Key, r.Addr)
 }
 
 // oneOffCart is a staff-made one-off cart of the chart pack and two SD cards.
