@@ -478,21 +478,7 @@ func TestPausedRenewerWritesNoOutageOrNextAttemptAfterATakeover(t *testing.T) {
 	}
 	r := e.renewals()
 	now := e.termEnd.Add(time.Hour)
-	claim := func() *app.RenewalJob {
-		t.Helper()
-		jobs, err := r.Claim(ctx, now, time.Minute, 10)
-		if err != nil || len(jobs) != 1 {
-			t.Fatalf("Claim = %d jobs, %v; want the pilot's renewal", len(jobs), err)
-		}
-		return jobs[0]
-	}
-	paused := claim()
-	e.expireLeases(t)
-	holder := claim()
-	if holder.Fence <= paused.Fence || holder.Attempt != paused.Attempt {
-		t.Fatalf("takeover: fence %d → %d, attempt %d → %d; want the fence moved on, the attempt kept",
-			paused.Fence, holder.Fence, paused.Attempt, holder.Attempt)
-	}
+	paused, holder := e.takenOver(t, r, now)
 	type row struct {
 		attempt, outages int
 		next             time.Time
@@ -601,21 +587,7 @@ func TestPausedRenewerRecordsNoDeclineLapseOrEndAfterATakeover(t *testing.T) {
 				pilot, e.termEnd); err != nil {
 				t.Fatal(err)
 			}
-			claim := func() *app.RenewalJob {
-				t.Helper()
-				jobs, err := r.Claim(ctx, now, time.Minute, 10)
-				if err != nil || len(jobs) != 1 {
-					t.Fatalf("Claim = %d jobs, %v; want the pilot's renewal", len(jobs), err)
-				}
-				return jobs[0]
-			}
-			paused := claim()
-			e.expireLeases(t)
-			holder := claim()
-			if holder.Fence <= paused.Fence || holder.Attempt != paused.Attempt {
-				t.Fatalf("takeover: fence %d → %d, attempt %d → %d; want the fence moved on, the attempt kept",
-					paused.Fence, holder.Fence, paused.Attempt, holder.Attempt)
-			}
+			paused, holder := e.takenOver(t, r, now)
 			before := read(t)
 			if write(t, paused) {
 				t.Errorf("the paused renewer's write was recorded")
@@ -631,4 +603,27 @@ func TestPausedRenewerRecordsNoDeclineLapseOrEndAfterATakeover(t *testing.T) {
 			}
 		})
 	}
+}
+
+// takenOver claims the one due renewal, lets its lease run out and claims it again: the
+// first claim is the paused renewer's, the second the holder's, with a newer fence for the
+// same attempt.
+func (e *renewalEnv) takenOver(t *testing.T, r *adapters.Renewals, now time.Time) (paused, holder *app.RenewalJob) {
+	t.Helper()
+	claim := func() *app.RenewalJob {
+		t.Helper()
+		jobs, err := r.Claim(context.Background(), now, time.Minute, 10)
+		if err != nil || len(jobs) != 1 {
+			t.Fatalf("Claim = %d jobs, %v; want the pilot's renewal", len(jobs), err)
+		}
+		return jobs[0]
+	}
+	paused = claim()
+	e.expireLeases(t)
+	holder = claim()
+	if holder.Fence <= paused.Fence || holder.Attempt != paused.Attempt {
+		t.Fatalf("takeover: fence %d → %d, attempt %d → %d; want the fence moved on, the attempt kept",
+			paused.Fence, holder.Fence, paused.Attempt, holder.Attempt)
+	}
+	return paused, holder
 }
