@@ -93,7 +93,7 @@ dev: ## Run the whole store at http://localhost:8080 (Ctrl-C stops it)
 
 # ---------------------------------------------------------------------------- test
 .PHONY: test
-test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, Prometheus, cluster, web
+test: ## Run every test: generated-code drift, lint, Go tests (race, real PostgreSQL), Helm, rules, Prometheus, cluster, the real node, web
 	scripts/ensure-postgres.sh
 	$(MAKE) --no-print-directory check-generated
 	$(MAKE) --no-print-directory lint
@@ -102,6 +102,7 @@ test: ## Run every test: generated-code drift, lint, Go tests (race, real Postgr
 	$(MAKE) --no-print-directory test-rules
 	$(MAKE) --no-print-directory test-prometheus
 	$(MAKE) --no-print-directory test-cluster
+	$(MAKE) --no-print-directory test-k8s
 	$(MAKE) --no-print-directory test-web
 
 .PHONY: test-go
@@ -150,9 +151,8 @@ test-cluster: ## Install, upgrade (within the PDBs) and roll back the chart on a
 	scripts/test-cluster.sh
 
 .PHONY: test-k8s
-# Not in `make test` until its two-replica faults phase has passed on this machine
-# (deploy/helm/README.md). As root (containers, mounts, iptables); its tools come from the machine's tool cache
-# (scripts/tool-cache.sh), so a clean clone builds none of them twice.
+# Part of `make test`. As root (containers, mounts, iptables); its tools come from the machine's
+# tool cache (scripts/tool-cache.sh), so a clean clone builds none of them twice.
 test-k8s: ## The chart on one real node (containerd, kubelet, kube-proxy, CoreDNS, Traefik): pods Ready, purchases through the Ingress, pods deleted and checkout rolled under k6 load with 0 failed requests, the databases reconciled, Prometheus on Kubernetes discovery
 	scripts/ensure-postgres.sh
 	scripts/test-k8s.sh
