@@ -144,9 +144,8 @@ func stubInputs(t *testing.T, root string) images.Inputs {
 
 // TestEveryDockerfileHasAnImage: the one Dockerfile's targets (its stages but build and
 // site) are the deployables of `make images`, and no other Dockerfile lingers beside it.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestEveryDockerfileHasAnImage(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	for _, glob := range []string{"services/*/Dockerfile", "cmd/*/Dockerfile"} {
 		m, err := filepath.Glob(filepath.Join(root, glob))
@@ -178,9 +177,8 @@ func TestEveryDockerfileHasAnImage(t *testing.T) {
 // its Dockerfile: entrypoint, user, exposed ports, labels, the binary's package, and every
 // file the Dockerfile copies into the runtime image; and the distroless nonroot base's
 // files the services rely on.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestImagesMatchDockerfiles(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	for _, spec := range images.Specs() {
 		t.Run(spec.Name, func(t *testing.T) {
@@ -280,9 +278,8 @@ func TestImagesMatchDockerfiles(t *testing.T) {
 }
 
 // TestBuildIsReproducible: equal inputs give equal digests, the key `make images` caches by.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestBuildIsReproducible(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	spec := images.Specs()[0]
 	in := stubInputs(t, root)

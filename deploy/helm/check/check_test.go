@@ -50,9 +50,8 @@ func loadRoutes(t *testing.T) []Route {
 
 // TestRendered checks the renderings named by HANGAR_RENDERED (a list of files separated
 // by the OS path-list separator, ':' here), as scripts/helm-check.sh passes them.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestRendered(t *testing.T) {
+	t.Parallel()
 	env := os.Getenv("HANGAR_RENDERED")
 	if env == "" {
 		t.Skip("HANGAR_RENDERED is not set; scripts/helm-check.sh renders the chart and sets it")
@@ -265,8 +264,8 @@ func check(doc string) (policy []error, decodeErr error) {
 	return Check(r, fixtureRoutes), nil
 }
 
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestFixtureIsValid(t *testing.T) {
+	t.Parallel()
 	policy, decodeErr := check(fixture)
 	if decodeErr != nil {
 		t.Fatal(decodeErr)
@@ -277,9 +276,8 @@ func TestFixtureIsValid(t *testing.T) {
 }
 
 // TestCatchesMistakes proves the checker fails on each mistake it exists to catch.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestCatchesMistakes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		old, new  string
@@ -339,8 +337,8 @@ func TestCatchesMistakes(t *testing.T) {
 	}
 }
 
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestRoutesFileParses(t *testing.T) {
+	t.Parallel()
 	routes := loadRoutes(t)
 	seen := map[string]bool{}
 	for _, r := range routes {
@@ -434,9 +432,8 @@ func headersFixture(t *testing.T) string {
 // The page headers the Ingress sets are checked against headers.yaml: each mistake below
 // (headers missing, weakened, sent to the APIs, HSTS missing over TLS) is caught, and the
 // split into two Ingresses is itself valid.
-//
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestCheckHeaders(t *testing.T) {
+	t.Parallel()
 	valid := headersFixture(t)
 	for _, tc := range []struct{ name, old, new, want string }{
 		{"valid", "", "", ""},
@@ -484,8 +481,8 @@ func TestCheckHeaders(t *testing.T) {
 	}
 }
 
-//layercheck:serial unchecked: not yet run beside this module's other tests in parallel
 func TestHeadersFileParses(t *testing.T) {
+	t.Parallel()
 	h := loadHeaders(t)
 	if !slices.Contains(h.ContentSecurityPolicy, "frame-ancestors 'none'") || h.Headers["X-Content-Type-Options"] != "nosniff" {
 		t.Errorf("headers.yaml = %+v", h)
