@@ -1,27 +1,19 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Dialog, ErrorState, LoadingState, SelectField, TextField, formatDate, ui } from '@hangar/ui';
+import { Button, ErrorState, LoadingState, formatDate, ui } from '@hangar/ui';
 import { formatAmount, isCurrencyCode, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
 import { apiClient } from '../api';
-import { countries } from '../payment/countries';
 import { useLinks } from '../hooks';
 import s from '../buy.module.css';
+import { BillingContactModal, type BillingContact } from './BillingContactModal';
+import { GiftSteps, OneOffSteps } from './NextSteps';
 
 /** GET /buy/api/receipt/{invoiceId} (checkout). */
 export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
+export type { BillingContact };
 
-export interface BillingContact {
-  name: string;
-  physicalAddress: string;
-  physicalAddress2: string;
-  city: string;
-  stateProvince: string;
-  postalCode: string;
-  country: string;
-}
 
-const EMPTY_CONTACT: BillingContact = { name: '', physicalAddress: '', physicalAddress2: '', city: '', stateProvince: '', postalCode: '', country: '' };
 
 /** Invoice dates are MM-dd-yyyy (formatDate); the receipt time is shown in UTC. */
 export function receiptDate(iso: string | undefined): string {
@@ -310,123 +302,5 @@ export function SuccessPage({
         }}
       />
     </section>
-  );
-}
-
-/** Where a gift's codes went: to the recipient named (the buyer has a copy), else to the buyer. */
-function GiftSteps({ receipt: r }: { receipt: Receipt }) {
-  const certs = r.certificates ?? [];
-  const cur: CurrencyCode = isCurrencyCode(r.currency) ? (r.currency as CurrencyCode) : 'USD';
-  const recipients = [...new Set(certs.map((c) => (c.recipientEmail ? (c.recipientName ? `${c.recipientName} (${c.recipientEmail})` : c.recipientEmail) : '')))].filter(Boolean);
-  const codes = certs.length === 1 ? 'The code' : 'The codes';
-  return (
-    <li data-step="gift">
-      <h3>{recipients.length > 0 ? 'Your gift is on its way' : 'Your gift certificate is ready'}</h3>
-      {recipients.length > 0 ? (
-        <p data-testid="gift-sent-to">
-          {codes} went by e-mail to {recipients.join(' and ')}, who redeems {certs.length === 1 ? 'it' : 'them'} at checkout. A copy went to {r.email || 'you'}.
-        </p>
-      ) : (
-        <p data-testid="gift-sent-to">
-          {codes} went by e-mail to {r.email || 'you'}: give {certs.length === 1 ? 'it' : 'them'} to whoever you like, to redeem at checkout.
-        </p>
-      )}
-      {certs.length > 0 ? (
-        <ul className={s.buyNextItems} data-testid="gift-certificates">
-          {certs.map((c) => (
-            <li key={c.certificateId ?? c.maskedCode}>
-              {formatAmount(num(c.balanceInCents), cur)} · code ending {c.maskedCode?.slice(-4)}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      <p>A certificate pays for any plan or add-on bought in {cur} and never expires.</p>
-    </li>
-  );
-}
-
-/** What a one-off order bought and where to find it again. */
-function OneOffSteps({ items }: { items: { description?: string; quantity?: unknown; type?: string }[] }) {
-  const bought = items.filter((l) => l.type !== 'PLAN_DISCOUNT');
-  return (
-    <li data-step="order">
-      <h3>Your order</h3>
-      <p>You bought:</p>
-      <ul className={s.buyNextItems} data-testid="oneoff-items">
-        {bought.map((l, i) => (
-          <li key={`${l.description}:${i}`}>
-            {l.description}
-            {num(l.quantity) > 1 ? ` × ${num(l.quantity)}` : ''}
-          </li>
-        ))}
-      </ul>
-      <p>Your order and this receipt are on your account page, under Invoices.</p>
-      <a className={s.buyNextLink} href="/account">
-        Go to your account
-      </a>
-    </li>
-  );
-}
-
-function BillingContactModal({ open, invoiceId, accountId, initial, onClose, onSaved }: { open: boolean; invoiceId: string; accountId: string; initial?: Partial<BillingContact>; onClose: () => void; onSaved: (contact: BillingContact) => void }) {
-  const [contact, setContact] = useState<BillingContact>({ ...EMPTY_CONTACT, ...(initial ?? {}) });
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (!open || !accountId || initial?.name) return;
-    unwrap(apiClient().checkout.GET('/buy/api/account/{accountUuid}/subscription', { params: { path: { accountUuid: accountId }, query: { subscriptionOnly: 'true' } } }))
-      .then((r) => setContact({ ...EMPTY_CONTACT, ...((r.subscription?.billingContact ?? {}) as Partial<BillingContact>) }))
-      .catch(() => setError('Latest contact info failed to load.'));
-  }, [open, accountId, initial?.name]);
-  const set = (k: keyof BillingContact) => (e: { target: { value: string } }) => setContact((c) => ({ ...c, [k]: e.target.value }));
-  return (
-    <Dialog open={open} title="Billing contact" onClose={onClose} testId="billing-contact-modal">
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(undefined);
-          try {
-            // The invoice's own contact route: the receipt's token (cookie of the browser that
-            // paid or opened the e-mailed link) is enough, so a guest needs no log-in (issue 31).
-            await unwrap(apiClient().checkout.POST('/buy/api/receipt/{invoice_id}/contact', { params: { path: { invoice_id: invoiceId } }, body: contact }));
-            onSaved(contact);
-          } catch (err) {
-            const status = err instanceof ApiError ? err.status : 0;
-            if (status === 403) {
-              const url = new URL(window.location.href);
-              url.searchParams.set('prompt', 'login');
-              window.location.assign(url.pathname + url.search);
-              return;
-            }
-            if (status === 404) {
-              // No contact store answers on this deployment: the invoice still prints with
-              // the contact as entered.
-              onSaved(contact);
-              return;
-            }
-            setError(status === 401 ? 'You are not authorized.' : 'Your Billing Contact Information failed to upload.');
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <TextField label="Name" name="name" value={contact.name} onChange={set('name')} />
-        <TextField label="Address" name="physicalAddress" value={contact.physicalAddress} onChange={set('physicalAddress')} />
-        <TextField label="Address line 2" name="physicalAddress2" value={contact.physicalAddress2} onChange={set('physicalAddress2')} />
-        <TextField label="City" name="city" value={contact.city} onChange={set('city')} />
-        <TextField label="State / Province" name="stateProvince" value={contact.stateProvince} onChange={set('stateProvince')} />
-        <TextField label="Postal code" name="postalCode" value={contact.postalCode} onChange={set('postalCode')} />
-        <SelectField label="Country" name="country" value={contact.country} onChange={set('country')} options={[{ value: '', label: 'Select a country' }, ...countries().map((c) => ({ value: c.code, label: c.name }))]} />
-        {error ? (
-          <p className={s.buyErrorInline} role="alert">
-            {error}
-          </p>
-        ) : null}
-        <Button type="submit" disabled={busy}>
-          Save and print invoice
-        </Button>
-      </form>
-    </Dialog>
   );
 }
