@@ -354,7 +354,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	seller := ports.Seller{Name: cfg.SellerName, Address: strings.ReplaceAll(cfg.SellerAddress, ";", "\n"), VAT: cfg.SellerVAT}
