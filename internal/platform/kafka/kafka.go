@@ -8,7 +8,8 @@
 // so several replicas relay at once and one key's events keep their order. It does not
 // poll: a pool made by db.Open signals when a transaction that wrote outbox rows ended
 // (db.OutboxWrites), and the relay runs a round then (at most one per 200 ms, so what
-// commits meanwhile goes together), looking anyway every 5 s for rows of other processes.
+// commits meanwhile goes together), looking anyway every 30 s for rows of other processes
+// (within a second when another replica held a slot that had rows).
 // Consumers' fetches wait up to FetchWait (30 s) at the broker, which answers as soon as an
 // event arrives; a consumer's stop or a rebalance cuts a waiting fetch short. Metrics:
 // hangar_outbox_depth, hangar_outbox_oldest_age_seconds, hangar_outbox_published_total.
