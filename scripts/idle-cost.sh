@@ -14,7 +14,8 @@
 #   - each service pool's statements (hangar_db_statements_total on its admin /metrics),
 # takes a CPU profile of hangar-dev over the window (admin /debug/pprof/profile) and prints
 # per second: `idle: store X ms/s; postgres Y ms/s; Z xact/s; S statements/s; load L`.
-# The psql and curl calls of this script itself run only at the window's ends.
+# The psql and curl calls of this script itself run only at the window's ends (the
+# profile's request aside), its scrapes outside the window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,7 +67,9 @@ curl -fsS "$BASE_URL/-/ready" >/dev/null || { echo "$BASE_URL is not ready" >&2;
 sleep "${SETTLE:-0}"
 admin=$(admins | awk 'NR == 1 { print $2 }')
 
-backend_cpu > "$OUT/pg0"; xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"
+# The scrapes first: some collectors query the database (the mail queue's depth), which
+# is this script's doing, not the store's.
+statements > "$OUT/stmts0"; xacts > "$OUT/xacts0"; backend_cpu > "$OUT/pg0"
 c0=$(proc_cpu "$pid")
 curl -fsS -o "$OUT/cpu.pprof" "http://$admin/debug/pprof/profile?seconds=$SECONDS_IDLE" &
 prof=$!
