@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
@@ -47,6 +48,7 @@ func Open(ctx context.Context, dbURL string, maxConns int, opts ...PoolOption) (
 	// Counted per pool, read by PoolCollector: statements per request are the first thing a
 	// profile of a write path asks for, and pg_stat_statements is not always loaded.
 	cfg.ConnConfig.Tracer = newStatementCounter()
+	cfg.ShouldPing = shouldPing
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 
@@ -213,13 +215,54 @@ func applyOutsideTx(ctx context.Context, conn *pgx.Conn, name, sql string) error
 // Probe is the readiness check of pool: whether the database can be reached, never how
 // busy the process is. With every connection checked out by requests under way, a ping
 // would queue behind them and time out under load (the edge then took a busy replica for a
-// dead one): those requests are talking to the database, so it is reachable. Otherwise a
-// ping on an idle or new connection answers.
+// dead one): those requests are talking to the database, so it is reachable. So is it when
+// the pool's statements have had answers since the last probe (a pool made by Open counts
+// them): the traffic proved it, and the probe costs no round trip. Otherwise one ping on an
+// idle or new connection answers; a connection that broke while idle (a database restart)
+// is dropped and a fresh one pinged, rather than the probe failing on it.
 func Probe(pool *pgxpool.Pool) func(context.Context) error {
+	sc, _ := pool.Config().ConnConfig.Tracer.(*statementCounter)
+	// The pool's answered statements and lost-database failures at the last probe: a
+	// failure since then (LostDatabase) means a ping, whatever succeeded before it.
+	var answered, lost atomic.Int64
 	return func(ctx context.Context) error {
 		if st := pool.Stat(); st.MaxConns() > 0 && st.AcquiredConns() >= st.MaxConns() {
 			return nil
 		}
-		return pool.Ping(ctx)
+		if sc != nil {
+			n, l := sc.succeeded.Load(), sc.failures.Load()
+			if answered.Swap(n) != n && lost.Swap(l) == l {
+				return nil
+			}
+			lost.Store(l)
+		}
+		var err error
+		for range 2 {
+			if err = ping(ctx, pool); err == nil || ctx.Err() != nil {
+				break
+			}
+		}
+		return err
 	}
+}
+
+// ping pings the database on one of pool's connections, once: the pool's own ping of a
+// connection idle for more than a second (pgxpool's ShouldPing) is skipped, it would only
+// double the round trip.
+func ping(ctx context.Context, pool *pgxpool.Pool) error {
+	c, err := pool.Acquire(context.WithValue(ctx, probing{}, true))
+	if err != nil {
+		return err
+	}
+	defer c.Release() // a connection the ping found broken is closed, and the pool drops it
+	return c.Ping(ctx)
+}
+
+// probing marks Probe's acquire for the pool's ShouldPing.
+type probing struct{}
+
+// shouldPing is pgxpool's default (ping a connection idle for more than a second before
+// handing it out) but for Probe's acquire, which pings it anyway.
+func shouldPing(ctx context.Context, p pgxpool.ShouldPingParams) bool {
+	return ctx.Value(probing{}) == nil && p.IdleDuration > time.Second
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hangar/hangar/internal/platform/errs"
 )
 
 // PoolCollector exposes a pgx pool's statistics, read at scrape time from pool.Stat() (no
@@ -108,10 +111,55 @@ type statementCounter struct {
 	mu       sync.Mutex
 	pending  map[*pgx.Conn]bool
 	npending atomic.Int32
+
+	// succeeded counts the statements, batches and copies the server answered without an
+	// error: Probe skips its ping when it moved since the last probe (and failures, the lost
+	// database's, did not). lost is signalled (one
+	// pending signal at most) when one failed, or a connection could not be made, because
+	// the database could not be reached (LostDatabase).
+	succeeded, failures atomic.Int64
+	lost                chan struct{}
 }
 
 func newStatementCounter() *statementCounter {
-	return &statementCounter{outbox: make(chan struct{}, 1), pending: map[*pgx.Conn]bool{}}
+	return &statementCounter{outbox: make(chan struct{}, 1), pending: map[*pgx.Conn]bool{}, lost: make(chan struct{}, 1)}
+}
+
+// LostDatabase answers a channel that receives a value after a statement of pool failed, or
+// a connection of it could not be made, because the database could not be reached (the
+// errors errs.CodeOf takes for Unavailable, a cancelled call aside), or nil when pool was
+// not made by Open. server.ProbeReady probes at once on it rather than at its next round.
+func LostDatabase(pool *pgxpool.Pool) <-chan struct{} {
+	if sc, ok := pool.Config().ConnConfig.Tracer.(*statementCounter); ok {
+		return sc.lost
+	}
+	return nil
+}
+
+// answered records how a statement (a batch, a copy) ended.
+func (c *statementCounter) answered(err error) {
+	if err == nil {
+		c.succeeded.Add(1)
+		return
+	}
+	if errors.Is(err, context.Canceled) || errs.CodeOf(err) != errs.Unavailable {
+		return
+	}
+	c.failures.Add(1)
+	select {
+	case c.lost <- struct{}{}:
+	default:
+	}
+}
+
+func (c *statementCounter) TraceConnectStart(ctx context.Context, _ pgx.TraceConnectStartData) context.Context {
+	return ctx
+}
+
+func (c *statementCounter) TraceConnectEnd(_ context.Context, d pgx.TraceConnectEndData) {
+	if d.Err != nil {
+		c.answered(d.Err)
+	}
 }
 
 // OutboxWrites answers a channel that receives a value after a transaction of pool wrote
@@ -191,7 +239,8 @@ func (c *statementCounter) TraceQueryStart(ctx context.Context, conn *pgx.Conn, 
 	return ctx
 }
 
-func (c *statementCounter) TraceQueryEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceQueryEndData) {
+func (c *statementCounter) TraceQueryEnd(_ context.Context, conn *pgx.Conn, d pgx.TraceQueryEndData) {
+	c.answered(d.Err)
 	c.ended(conn)
 }
 
@@ -207,7 +256,8 @@ func (c *statementCounter) TraceBatchQuery(_ context.Context, conn *pgx.Conn, d 
 	}
 }
 
-func (c *statementCounter) TraceBatchEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceBatchEndData) {
+func (c *statementCounter) TraceBatchEnd(_ context.Context, conn *pgx.Conn, d pgx.TraceBatchEndData) {
+	c.answered(d.Err)
 	c.ended(conn)
 }
 
@@ -220,6 +270,7 @@ func (c *statementCounter) TraceCopyFromStart(ctx context.Context, conn *pgx.Con
 	return ctx
 }
 
-func (c *statementCounter) TraceCopyFromEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceCopyFromEndData) {
+func (c *statementCounter) TraceCopyFromEnd(_ context.Context, conn *pgx.Conn, d pgx.TraceCopyFromEndData) {
+	c.answered(d.Err)
 	c.ended(conn)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -14,21 +15,29 @@ import (
 // until the coordinator has not heard from it for SessionTimeout; only then are they
 // handed to the survivors or to its replacement, so this is how long a crashed consumer's
 // events wait. 6 s is the least a broker accepts by default (group.min.session.timeout.ms,
-// kfake's too); heartbeats every 1 s leave five missed beats before a live but busy member
-// (a loaded host, a GC pause) is taken for dead, which the handlers' work does not affect:
-// kafka-go heartbeats from its own goroutine.
+// kfake's too). Heartbeats every 2 s (Kafka's rule: at most a third of the session) leave
+// two missed beats before a live but busy member (a loaded host, a GC pause) is taken for
+// dead, which the handlers' work does not affect: kafka-go heartbeats from its own
+// goroutine. A heartbeat is also how a member learns that its group rebalances, so a
+// joining replica waits up to this long for the others; at 1 s the heartbeats of an idle
+// store's six groups were a tenth of its CPU (docs/performance.md, Idle).
 const (
 	SessionTimeout    = 6 * time.Second
-	HeartbeatInterval = 1 * time.Second
+	HeartbeatInterval = 2 * time.Second
 )
 
-// FetchWait is how long a partition's fetch waits at the broker for a new event before it
-// answers empty and is sent again: the broker answers as soon as an event arrives, so this
-// is not a latency but the idle wake-up rate, one fetch per FetchWait per partition of
-// every group (at 250 ms an idle store's readers were most of its CPU, docs/performance.md).
-// kafka-go does not cut a waiting fetch short when the group rebalances or the reader
-// closes, so a consumer's stop and a rebalance take up to this long.
-const FetchWait = 2 * time.Second
+// FetchWait is how long a partition's fetch may wait for a new event before it is sent
+// again: the broker answers as soon as an event arrives, so this is not a latency but the
+// idle wake-up rate, one fetch per FetchWait per partition of every group (72 partition
+// readers in the store: at 250 ms they were most of an idle store's CPU, and still half
+// of it at 2 s, docs/performance.md). kafka-go sends the broker FetchWait less a second
+// (its allowance for the round trip) and gives up on the answer at FetchWait. A waiting
+// fetch does not hold up a consumer's stop or a rebalance: kafka-go ends its partition
+// readers by cancelling their context, which closes their connections (cancelOnDone).
+const FetchWait = 30 * time.Second
+
+// dialTimeout bounds a connection's dial (kafka-go's default dialer's Timeout).
+const dialTimeout = 10 * time.Second
 
 // DefaultCommitInterval is how often an inbox consumer commits its handled offsets unless
 // ConsumerConfig.CommitInterval says otherwise (KAFKA_COMMIT_INTERVAL in the services).
@@ -74,6 +83,7 @@ func newGroupReader(brokers []string, group string, topics []string, commitInter
 		HeartbeatInterval: HeartbeatInterval,
 		StartOffset:       kafkago.FirstOffset,
 		MaxWait:           FetchWait,
+		Dialer:            cancellingDialer(),
 		// Report a committed offset past the end instead of waiting for the log to grow.
 		OffsetOutOfRangeError: true,
 	}
@@ -155,4 +165,62 @@ func (g *groupReader) resetPastEnd(ctx context.Context) error {
 	_ = g.r.Close()
 	g.r = kafkago.NewReader(g.cfg)
 	return nil
+}
+
+// cancellingDialer is kafka-go's default dialer whose connections close when the context
+// they were dialled with ends. A partition reader dials its connection with the context
+// kafka-go cancels when the group generation ends or the reader closes, but kafka-go does
+// not pass that context to a fetch: without this the reader would finish waiting for the
+// fetch (up to FetchWait) before it noticed, and the stop or the rebalance with it. The
+// group's coordinator connection is dialled without a context (never cancelled).
+func cancellingDialer() *kafkago.Dialer {
+	nd := &net.Dialer{Timeout: dialTimeout}
+	return &kafkago.Dialer{
+		// No Timeout: kafka-go would dial with a context of its own that ends as soon as the
+		// dial returns (closing the connection at once); the net.Dialer bounds the dial.
+		DualStack: true,
+		DialFunc: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := nd.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return cancelOnDone(ctx, c), nil
+		},
+	}
+}
+
+// cancelOnDone answers c closed when ctx ends, its reads and writes from then on failing
+// with ctx's error: kafka-go takes a context.Canceled for a reader told to stop and
+// returns quietly, where a closed connection's error would be logged as a failure.
+func cancelOnDone(ctx context.Context, c net.Conn) net.Conn {
+	cc := &ctxConn{Conn: c, ctx: ctx}
+	cc.stop = context.AfterFunc(ctx, func() { _ = c.Close() })
+	return cc
+}
+
+type ctxConn struct {
+	net.Conn
+	ctx  context.Context
+	stop func() bool
+}
+
+func (c *ctxConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if err != nil && c.ctx.Err() != nil {
+		err = c.ctx.Err()
+	}
+	return n, err
+}
+
+func (c *ctxConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if err != nil && c.ctx.Err() != nil {
+		err = c.ctx.Err()
+	}
+	return n, err
+}
+
+func (c *ctxConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
 }

@@ -8,9 +8,10 @@
 // so several replicas relay at once and one key's events keep their order. It does not
 // poll: a pool made by db.Open signals when a transaction that wrote outbox rows ended
 // (db.OutboxWrites), and the relay runs a round then (at most one per 200 ms, so what
-// commits meanwhile goes together), looking anyway every 5 s for rows of other processes.
-// Consumers' fetches wait FetchWait at the broker, which answers as soon as an event
-// arrives. Metrics:
+// commits meanwhile goes together), looking anyway every 30 s for rows of other processes
+// (within a second when another replica held a slot that had rows).
+// Consumers' fetches wait up to FetchWait (30 s) at the broker, which answers as soon as an
+// event arrives; a consumer's stop or a rebalance cuts a waiting fetch short. Metrics:
 // hangar_outbox_depth, hangar_outbox_oldest_age_seconds, hangar_outbox_published_total.
 //
 // The envelope: every message carries its CloudEvents attributes as Kafka headers (the
@@ -40,7 +41,7 @@
 // -help), built on ReadDeadLetters and ReplayDeadLetters: a replay republishes the original
 // message to its topic with the same event id, so groups that handled it skip it.
 //
-// Every consumer (inbox, batch) shares the group's timing (SessionTimeout 6 s, HeartbeatInterval 1 s: a
+// Every consumer (inbox, batch) shares the group's timing (SessionTimeout 6 s, HeartbeatInterval 2 s: a
 // crashed consumer's partitions move after 6 s) and its offset policy: a partition without
 // a committed offset, and one whose committed offset is past its end (the broker came back
 // with a shorter log), are read from their first offset (groupReader).

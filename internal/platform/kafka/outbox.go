@@ -163,8 +163,10 @@ type Relay struct {
 	// what commits meanwhile (a busy minute's orders) goes in one round.
 	Wake <-chan struct{}
 	// Interval is how long the relay waits for a wake-up before looking anyway: for rows
-	// another process wrote (a second replica's, whose slots this one may hold) and ones
-	// whose wake-up was missed. Default 200 ms without Wake, 5 s with it.
+	// another process wrote and did not relay (it died first) and ones whose wake-up was
+	// missed (a write spelt otherwise). Default 200 ms without Wake, 30 s with it. A round
+	// that found a slot with rows held by another replica (which may have read it before
+	// this process's rows committed) looks again within a second instead.
 	Interval time.Duration
 	// Spacing is the least time between two rounds started by wake-ups; default 200 ms, the
 	// poll interval it replaces, so an event waits no longer than it did, and at 10 orders
@@ -184,6 +186,7 @@ type Relay struct {
 	failures  prometheus.Counter
 	vacuums   prometheus.Counter
 	deleted   atomic.Int64 // rows deleted since the last vacuum
+	held      atomic.Bool  // the last round found a slot with rows that another replica held
 }
 
 // relayLogEvery: a relay failing every round (an outage) logs one ERROR line per period,
@@ -198,7 +201,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	if interval == 0 {
 		interval = 200 * time.Millisecond
 		if r.Wake != nil {
-			interval = 5 * time.Second
+			interval = 30 * time.Second
 		}
 	}
 	if spacing == 0 {
@@ -228,8 +231,10 @@ func (r *Relay) Run(ctx context.Context) error {
 			continue // more are waiting
 		}
 		wait := interval
-		if err != nil {
-			wait = min(interval, time.Second) // a failed round (an outage) is retried sooner
+		if err != nil || r.held.Load() {
+			// A failed round (an outage) is retried sooner, and so is one that left a slot to
+			// another replica: that one's round may have missed rows this process committed.
+			wait = min(interval, time.Second)
 		}
 		timer.Reset(wait)
 		select {
@@ -270,15 +275,26 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	// The slots that have rows, looking at the oldest rows only (the partial index serves
 	// it), each claimed unless another replica holds it. The lock call stays out of the
 	// DISTINCT subquery (a volatile function is not pushed into it): one call per slot.
-	rows, err := conn.Query(ctx, `SELECT s FROM (SELECT DISTINCT `+slotExpr+` AS s FROM (SELECT key FROM outbox
-		WHERE published_at IS NULL ORDER BY id LIMIT 1000) o) d WHERE pg_try_advisory_lock($1, s)`, relayLockClass)
+	rows, err := conn.Query(ctx, `SELECT s, pg_try_advisory_lock($1, s) FROM (SELECT DISTINCT `+slotExpr+` AS s FROM (SELECT key FROM outbox
+		WHERE published_at IS NULL ORDER BY id LIMIT 1000) o) d`, relayLockClass)
 	if err != nil {
 		return 0, fmt.Errorf("claim outbox slots: %w", err)
 	}
-	slots, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	type claim struct {
+		Slot int32
+		Got  bool
+	}
+	claims, err := pgx.CollectRows(rows, pgx.RowToStructByPos[claim])
 	if err != nil {
 		return 0, fmt.Errorf("claim outbox slots: %w", err)
 	}
+	var slots []int32
+	for _, c := range claims {
+		if c.Got {
+			slots = append(slots, c.Slot)
+		}
+	}
+	r.held.Store(len(slots) < len(claims))
 	if len(slots) == 0 {
 		return 0, nil
 	}

@@ -236,3 +236,57 @@ func TestIdleRelaySendsNothingUntilWoken(t *testing.T) {
 	// BEGIN, INSERT, COMMIT of the write; claim, read, delete and release of the round.
 	statementsAfter(1 + 3 + 4)
 }
+
+// Issue 44: a woken relay whose round finds a slot with rows held by another replica (whose
+// round may have read it before these rows committed) looks again within a second, rather
+// than at its idle interval (30 s; here an hour): the rows go once the slot is free.
+func TestRelayLooksAgainSoonAfterAHeldSlot(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	pool, err := db.Open(r.ctx, r.pool.Config().ConnString(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	other, err := r.pool.Acquire(r.ctx) // another replica's relay, holding key k's slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	const slotOfK = `(get_byte(decode(md5('k'), 'hex'), 0) % 16)`
+	if _, err := other.Exec(r.ctx, `SELECT pg_advisory_lock($1, `+slotOfK+`)`, relayLockClass); err != nil {
+		t.Fatal(err)
+	}
+	producer := kafka.NewProducer(r.broker.Addrs(), telemetry.Propagator())
+	defer producer.Close()
+	relay := &kafka.Relay{Pool: pool, Producer: producer, Log: slog.New(slog.DiscardHandler), Wake: db.OutboxWrites(pool), Interval: time.Hour}
+	defer r.runUntilStop(t, "relay", relay.Run)()
+
+	const topic = "hangar.test.held.v1"
+	r.consume(t, "held", nil, r.record, topic)
+	counts := dbtest.Counter(t, pool)
+	for deadline := time.Now().Add(30 * time.Second); counts().Statements() < 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the relay never ran its first round")
+		}
+	}
+	before := counts() // after the first round's claim, which found no rows
+	if err := pgx.BeginFunc(r.ctx, pool, func(tx pgx.Tx) error {
+		return kafka.Enqueue(r.ctx, tx, telemetry.Propagator(), kafka.Event{Topic: topic, Key: "k", Payload: []byte("held")})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// BEGIN, INSERT, COMMIT; the woken round's claim, which found the slot held; and the
+	// claim of the round after it, within a second (not the hour of its interval).
+	for deadline := time.Now().Add(30 * time.Second); counts().Minus(before).Statements() < 3+2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%+v: the relay did not look again after the held slot", counts())
+		}
+	}
+	if _, err := other.Exec(r.ctx, `SELECT pg_advisory_unlock($1, `+slotOfK+`)`, relayLockClass); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.await(t, 1); got[0] != "held" {
+		t.Fatalf("got %v", got)
+	}
+}

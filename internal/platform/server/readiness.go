@@ -92,13 +92,13 @@ const probeTimeout = 3 * time.Second
 // another reason stays as its owner set it.
 const unreachable = "unreachable"
 
-// probe runs the check of name and records what it found.
-func (r *Readiness) probe(ctx context.Context, name string) {
+// probe runs the check of name, records what it found and answers whether it passed.
+func (r *Readiness) probe(ctx context.Context, name string) bool {
 	r.mu.Lock()
 	check := r.probes[name]
 	r.mu.Unlock()
 	if check == nil {
-		return
+		return true
 	}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	err := check(pctx)
@@ -111,9 +111,10 @@ func (r *Readiness) probe(ctx context.Context, name string) {
 	case err == nil && cur == unreachable:
 		r.conds[name] = ""
 	default:
-		return
+		return err == nil
 	}
 	r.publish()
+	return err == nil
 }
 
 func (r *Readiness) runProbes(ctx context.Context) {

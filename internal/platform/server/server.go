@@ -170,28 +170,63 @@ func (s *Server) Go(worker func(ctx context.Context)) {
 	}()
 }
 
-// ProbeInterval is how often ProbeReady's checks run besides every /readyz request.
-const ProbeInterval = 2 * time.Second
+// ProbeInterval is how often ProbeReady's checks run in the background while their
+// condition is met, and ProbeRetry while it is not. Besides, a check runs on every /readyz
+// request (the kubelet's probes, which decide on the Service's endpoints) and at once when
+// one of its wake channels fires (db.LostDatabase: a statement found the database gone),
+// so the gate turns requests away as soon as one of them has failed for it, however long
+// the interval. The interval only bounds how long an idle service takes to notice a loss
+// nobody ran into (at 2 s the five services' pings were a third of an idle store's
+// database transactions, docs/performance.md); the retry, how soon it is back after one.
+const (
+	ProbeInterval = 10 * time.Second
+	ProbeRetry    = 2 * time.Second
+)
 
 // ProbeReady keeps the readiness condition name true to check once it is met: while check
 // fails (a database ping, a required dependency) the condition is "unreachable", so /readyz
 // and the gRPC health service answer not ready and the gate answers 503 with Retry-After
-// instead of every request failing on its own. It runs on every /readyz request and every
-// ProbeInterval. Register it after Require(name).
-func (s *Server) ProbeReady(name string, check func(context.Context) error) {
+// instead of every request failing on its own. It runs on every /readyz request, whenever
+// one of wake receives, and every ProbeInterval (ProbeRetry while unreachable). Register it
+// after Require(name).
+func (s *Server) ProbeReady(name string, check func(context.Context) error, wake ...<-chan struct{}) {
 	s.ready.mu.Lock()
 	s.ready.probes[name] = check
 	s.ready.mu.Unlock()
+	woken := make(chan struct{}, 1)
+	for _, w := range wake {
+		if w == nil {
+			continue
+		}
+		s.Go(func(ctx context.Context) {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-w:
+					select {
+					case woken <- struct{}{}:
+					default:
+					}
+				}
+			}
+		})
+	}
 	s.Go(func(ctx context.Context) {
-		t := time.NewTicker(ProbeInterval)
+		t := time.NewTimer(ProbeInterval)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				s.ready.probe(ctx, name)
+			case <-woken:
 			}
+			next := ProbeInterval
+			if !s.ready.probe(ctx, name) {
+				next = ProbeRetry
+			}
+			t.Reset(next)
 		}
 	})
 }

@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	allocationv1.RegisterAllocationServiceServer(a.srv, ports.NewGRPC(a.svc))
 	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {

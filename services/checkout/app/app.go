@@ -106,7 +106,7 @@ type RenewalConfig struct {
 	Retries     []string      `env:"CHECKOUT_RENEWAL_RETRIES" default:"24h,72h,120h,168h" doc:"retries after a declined renewal, counted from the first decline; after the last one the subscription lapses"`
 	OutageRetry time.Duration `env:"CHECKOUT_RENEWAL_OUTAGE_RETRY" default:"10m" doc:"when a renewal that met a processor outage or timeout is tried again (not a decline)"`
 	Lease       time.Duration `env:"CHECKOUT_RENEWAL_LEASE" default:"15s" doc:"how long a worker owns a renewal it claimed without renewing it (it renews every third of it while it works; longer than CHECKOUT_SUBMIT_LEASE)"`
-	Poll        time.Duration `env:"CHECKOUT_RENEWAL_POLL" default:"5s" doc:"how often an idle renewal worker looks for due renewals (a payment-method update's retry waits at most this)"`
+	Poll        time.Duration `env:"CHECKOUT_RENEWAL_POLL" default:"30s" doc:"how often an idle renewal worker looks for due renewals: what falls due as time passes, another replica's, a dead worker's once its lease ended (what this replica's scheduler records and a payment-method update's retry wake the workers at once)"`
 	Reminder    time.Duration `env:"CHECKOUT_RENEWAL_REMINDER" default:"720h" doc:"reminder e-mail this long before an annual renewal (negative: none)"`
 	CardNotice  time.Duration `env:"CHECKOUT_RENEWAL_CARD_NOTICE" default:"720h" doc:"notice this long before a renewal when the stored card expires first (negative: none)"`
 	Workers     int           `env:"CHECKOUT_RENEWAL_WORKERS" default:"2" doc:"renewal workers per replica (each claims due renewals from the renewals table)"`
@@ -354,7 +354,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, with ...Option) (*Ap
 	a.srv.GatewayOptions(ports.GatewayOptions()...)
 	a.srv.EmitDefaults(ports.FullAnswers()...)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	a.srv.Ready().Require("catalogue")
 	purchases := iapp.NewPurchases(svc, store, slices.Contains(cfg.Features, iapp.FlagOneOff))
 	seller := ports.Seller{Name: cfg.SellerName, Address: strings.ReplaceAll(cfg.SellerAddress, ";", "\n"), VAT: cfg.SellerVAT}

@@ -139,7 +139,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer) (*App, error) {
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	identityv1.RegisterIdentityServiceServer(a.srv, ports.NewGRPC(a.svc, cfg.TrustedProxies))
 	identityv1.RegisterOrganizationServiceServer(a.srv, ports.NewOrganizations(a.svc, cfg.TrustedProxies))
 	a.srv.Gateway(func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {

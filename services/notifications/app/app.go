@@ -50,6 +50,7 @@ type Config struct {
 	SendWorkers   int           `env:"NOTIFICATIONS_SEND_WORKERS" default:"8" doc:"concurrent SMTP senders per replica (they wait on the relay, not the CPU; too few and new mails overflow to the poll)"`
 	SendBatch     int           `env:"NOTIFICATIONS_SEND_BATCH" default:"20" doc:"due e-mails the poll claims per statement, and a sender takes and records as sent in one"`
 	SendPoll      time.Duration `env:"NOTIFICATIONS_SEND_POLL_INTERVAL" default:"1s" doc:"how often the replica's poller claims due e-mails (retries, a dead replica's, overflow) for its senders; new ones are handed to them at once"`
+	SendIdlePoll  time.Duration `env:"NOTIFICATIONS_SEND_IDLE_POLL" default:"10s" doc:"how long the replica's poller waits after a poll that found nothing, unless the replica made mails due itself (overflow, a put-back, a retry): what other replicas leave waits up to this"`
 	BatchMax      int           `env:"NOTIFICATIONS_BATCH_MAX" default:"100" doc:"most events consumed in one inbox transaction"`
 	BatchLinger   time.Duration `env:"NOTIFICATIONS_BATCH_LINGER" default:"10ms" doc:"how long a batch of events waits for more after its first"`
 }
@@ -119,7 +120,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	a.svc = napp.New(render, a.store, deps.Propagator, deps.Tracer, deps.Registry, deps.Logger)
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	return a, nil
 }
 
@@ -157,7 +158,7 @@ func (a *App) startData(ctx context.Context) {
 		return
 	}
 	policy := napp.SenderPolicy{MaxAttempts: a.cfg.SendAttempts, BaseBackoff: a.cfg.SendBackoff, Lease: napp.LeaseFor(a.mailer.MaxSendTime()),
-		Batch: a.cfg.SendBatch, Interval: a.cfg.SendPoll}
+		Batch: a.cfg.SendBatch, Interval: a.cfg.SendPoll, Idle: a.cfg.SendIdlePoll}
 	senders := make(chan struct{})
 	go func() { defer close(senders); a.svc.RunSenders(ctx, a.mailer, policy, a.cfg.SendWorkers) }()
 	defer func() { <-senders }()

@@ -209,7 +209,7 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 
 	a.srv = server.New(cfg.ServiceName, cfg.Platform, deps)
 	a.srv.Ready().Require("database")
-	a.srv.ProbeReady("database", db.Probe(pool)) // a database lost later makes the service unready again
+	a.srv.ProbeReady("database", db.Probe(pool), db.LostDatabase(pool)) // a database lost later makes the service unready again
 	a.srv.EmitDefaults(ports.FullAnswers()...)
 	rpc := ports.NewGRPC(a.svc)
 	rpc.FieldsURL = strings.TrimRight(cfg.FieldsOrigin, "/") + ports.FieldsPagePath

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -81,6 +82,32 @@ type Renewer struct {
 	o       RenewalOptions
 	m       *RenewalMetrics
 	account *AccountRenewals
+	due     wakeup // fired when this process made renewals due now (RunWorkers)
+}
+
+// wakeup wakes every renewal worker waiting for due rows at once.
+type wakeup struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait answers a channel that closes at the next fire.
+func (w *wakeup) wait() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	return w.ch
+}
+
+func (w *wakeup) fire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
 }
 
 // NewRenewer builds a Renewer; svc must have been built with the order pipeline and its

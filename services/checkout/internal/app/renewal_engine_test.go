@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/internal/platform/errs"
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
@@ -483,5 +484,43 @@ func TestAccountInvoicesSayWherePrintingIsOffered(t *testing.T) {
 	}
 	if _, err := r.Account().Invoices(context.Background(), app.Viewer{}); errs.CodeOf(err) != errs.Unauthorized {
 		t.Errorf("anonymous: %v", err)
+	}
+}
+
+// Issue 44: idle renewal workers look for due renewals only every CHECKOUT_RENEWAL_POLL
+// (30 s; here an hour), and what their replica's scheduler records wakes them: they claim
+// it at once, without waiting for the poll.
+func TestRenewalWorkersWakeWhenTheSchedulerRecords(t *testing.T) {
+	t.Parallel()
+	e := newRenewalEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e.clock.Set(e.termEnd.Add(-12 * time.Hour))
+	var due int
+	if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM subscriptions WHERE payment_method = 'CREDIT_CARD' AND payment_source = 'CREDIT_CARD' AND auto_renew`).
+		Scan(&due); err != nil || due < 4 {
+		t.Fatalf("due %d %v", due, err)
+	}
+	counts := dbtest.Counter(t, e.pool)
+	r := app.NewRenewer(e.svc, e.renewals(), log, app.RenewalOptions{Window: 48 * time.Hour, ClaimBatch: 2, Reader: e.store})
+	var workers sync.WaitGroup
+	workers.Add(1)
+	go func() { defer workers.Done(); r.RunWorkers(ctx, 2, time.Hour) }()
+	// Both workers' first claims found nothing recorded: they wait for the poll.
+	for deadline := time.Now().Add(30 * time.Second); counts().Statements() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%+v: the workers never claimed", counts())
+		}
+	}
+	res, err := r.Schedule(ctx)
+	if err != nil || res.Recorded != due {
+		t.Fatalf("scheduled %+v, %v; want %d recorded", res, err, due)
+	}
+	renewed := e.waitRenewed(t, due)
+	cancel()
+	workers.Wait()
+	if renewed != due {
+		t.Fatalf("renewed %d of %d within a minute: the workers waited for their poll", renewed, due)
 	}
 }

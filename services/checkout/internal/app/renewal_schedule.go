@@ -45,9 +45,12 @@ func (r *Renewer) Schedule(ctx context.Context) (ScheduleResult, error) {
 		{&out.Reminders, r.remind},
 		{&out.CardNotices, r.cardNotices},
 	}
-	for _, s := range steps {
+	for i, s := range steps {
 		n, locked, err := r.batches(ctx, true, s.step)
 		*s.n += n
+		if i == 0 && n > 0 {
+			r.due.fire() // committed: the workers claim what is due now rather than at their poll
+		}
 		if err != nil {
 			return out, err
 		}
@@ -238,7 +241,10 @@ func (r *Renewer) RunScheduler(ctx context.Context, interval time.Duration) {
 // RunWorkers runs n renewal workers until ctx ends (every replica runs them). The due
 // renewals rows are the queue: a worker claims ClaimBatch of them (FOR UPDATE SKIP LOCKED,
 // one lease per row), renews them as the direct pass does, and claims again; when none is
-// due it waits poll. A dead worker's rows are claimed by another once their lease ends.
+// due it waits poll, or less when this process makes renewals due (the scheduler recorded
+// some, a payment-method update made a renewal in its grace period due now): those wake
+// every worker once committed. What poll is left for: rows that fall due as time passes
+// (a retry's date), another replica's, and a dead worker's once their lease ends.
 func (r *Renewer) RunWorkers(ctx context.Context, n int, poll time.Duration) {
 	var wg sync.WaitGroup
 	for range max(n, 1) {
@@ -255,6 +261,7 @@ func (r *Renewer) work(ctx context.Context, poll time.Duration) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for ctx.Err() == nil {
+		woken := r.due.wait() // before the claim: what is made due after it wakes this worker
 		jobs, err := r.store.Claim(ctx, r.svc.now(), r.o.Lease, r.o.ClaimBatch)
 		if err != nil && ctx.Err() == nil {
 			r.log.ErrorContext(ctx, "claim renewals failed; will retry", "err", err.Error())
@@ -266,6 +273,7 @@ func (r *Renewer) work(ctx context.Context, poll time.Duration) {
 		select {
 		case <-ctx.Done():
 		case <-t.C:
+		case <-woken:
 		}
 	}
 }
@@ -297,6 +305,9 @@ func (r *Renewer) ApplyMethodUpdates(ctx context.Context, tx RenewalTx, ups []Me
 	retried, err := tx.UpdateMethods(ctx, last, r.svc.now())
 	if err != nil {
 		return err
+	}
+	if len(retried) > 0 && !kafka.AfterCommit(ctx, r.due.fire) {
+		r.due.fire() // not in a consumer's transaction (a test's): a worker claims them once it commits
 	}
 	perAccount := map[string]int{}
 	for _, rt := range retried {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,12 +75,19 @@ type Inbox interface {
 
 // SenderPolicy tunes delivery.
 type SenderPolicy struct {
-	// Interval is how often the process's poller claims due mails for its senders (default
-	// 1 s): retries after their backoff, what went back to the queue (a handoff queue
-	// overflow, a stopping replica's), a dead process's once its lease ran out, and mails
-	// queued where no sender runs. This process's new mails do not wait for it: they are
-	// handed over.
-	Interval    time.Duration
+	// Interval is how often the process's poller claims due mails for its senders while it
+	// finds some (default 1 s): retries after their backoff, what went back to the queue (a
+	// handoff queue overflow, a stopping replica's), a dead process's once its lease ran
+	// out, and mails queued where no sender runs. This process's new mails do not wait for
+	// it: they are handed over.
+	Interval time.Duration
+	// Idle is how long the poller waits after a claim that found nothing (default 10 s),
+	// unless this process gave it something to claim sooner: mails it queued due (its
+	// senders had no room for them) or put back, which wake it once committed, and a retry
+	// it scheduled, which wakes it when due. What it then still waits for is what other
+	// processes leave: a stopping replica's mails, a dead one's leases (45 s at least). At 1 s
+	// an idle replica claimed nothing once a second, its costliest statement.
+	Idle        time.Duration
 	Lease       time.Duration // how long one send and its record may take; default LeaseFor(30 s)
 	MaxAttempts int           // then the message is given up; default 12
 	BaseBackoff time.Duration // first retry delay, doubling; default 2 s
@@ -315,8 +323,16 @@ func (s *Service) Queue(ctx context.Context, in Inbox, b *Mails, afterCommit fun
 	}
 	at := s.now() // before the claim, as the poll's claim takes its start
 	written, err := in.Queue(ctx, b.traces, lease, b.msgs...)
-	if err != nil || lease == 0 {
+	if err != nil {
 		return err
+	}
+	if lease == 0 {
+		// Written due: this process's poll claims them once they are committed (without a
+		// commit hook, at once; a poll that runs before the commit leaves them to the next).
+		if h := s.handoff.Load(); h != nil && len(b.msgs) > 0 && (afterCommit == nil || !afterCommit(ctx, h.poke)) {
+			h.poke()
+		}
+		return nil
 	}
 	isNew := make(map[string]bool, len(written))
 	for _, id := range written {
@@ -352,6 +368,42 @@ type handoff struct {
 	closed  bool
 	polled  atomic.Bool   // a chunk of the poll's waits in ch (at most one does: runPoller)
 	taken   chan struct{} // a token after each take: wakes the poll, waiting for room or its chunk's take
+	wake    chan struct{} // a token when this process made mails due: the poll claims at once
+
+	dueMu sync.Mutex
+	due   []time.Time // when the retries this process scheduled fall due, for the poll
+}
+
+// poke wakes the poll: this process made mails due now.
+func (h *handoff) poke() {
+	select {
+	case h.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// dueAt notes that a mail this process failed to send falls due again at t.
+func (h *handoff) dueAt(t time.Time) {
+	h.dueMu.Lock()
+	h.due = append(h.due, t)
+	h.dueMu.Unlock()
+}
+
+// retryMargin is how long after a retry's time the poll claims it: the claim compares it
+// with the database's clock, which may lag this process's a little.
+const retryMargin = 250 * time.Millisecond
+
+// wait answers how long the poll waits at most, now, when it would otherwise wait d: until
+// the next retry this process scheduled is due, if that is sooner. Retries due by now are
+// forgotten: the poll about to run claims them.
+func (h *handoff) wait(now time.Time, d time.Duration) time.Duration {
+	h.dueMu.Lock()
+	defer h.dueMu.Unlock()
+	h.due = slices.DeleteFunc(h.due, func(t time.Time) bool { return !now.Before(t.Add(retryMargin)) })
+	for _, t := range h.due {
+		d = min(d, t.Add(retryMargin).Sub(now))
+	}
+	return d
 }
 
 // room is how many more mails may wait now.
@@ -463,6 +515,10 @@ func (s *Service) putBack(ctx context.Context, mails []claimed) {
 	defer cancel()
 	if err := s.store.Release(wctx, ids...); err != nil {
 		s.log.WarnContext(ctx, "could not put mails back in the queue; they are sent once their lease runs out", "mails", len(ids), "err", err.Error())
+		return
+	}
+	if h := s.handoff.Load(); h != nil {
+		h.poke()
 	}
 }
 
@@ -477,7 +533,7 @@ func (s *Service) putBack(ctx context.Context, mails []claimed) {
 func (s *Service) RunSenders(ctx context.Context, m Mailer, p SenderPolicy, n int) {
 	p = p.withDefaults()
 	h := &handoff{lease: p.Window + p.Lease, batch: p.Batch, max: p.Handoff, ch: make(chan []claimed, p.Handoff),
-		taken: make(chan struct{}, 1)}
+		taken: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
 	s.handoff.Store(h)
 	var wg sync.WaitGroup
 	for range max(n, 1) {
@@ -507,16 +563,19 @@ func (s *Service) runSender(ctx context.Context, m Mailer, p SenderPolicy, h *ha
 	}
 }
 
-// runPoller claims due mails every p.Interval, and at once again after a full batch (more
-// may be due), and hands them to the senders.
+// runPoller claims due mails every p.Interval while it finds some, at once again after a
+// full batch (more may be due), and otherwise every p.Idle, or sooner when woken (a mail of
+// this process due: poke, dueAt); it hands them to the senders.
 func (s *Service) runPoller(ctx context.Context, p SenderPolicy, h *handoff) {
 	n := min(p.Batch, h.max) // one chunk, which the queue can hold
+	wait := p.Interval
 	for full := false; ; {
 		if !full {
 			select {
 			case <-ctx.Done():
 				return
-			case <-s.after(p.Interval):
+			case <-s.after(h.wait(s.now(), wait)):
+			case <-h.wake:
 			}
 		}
 		// Claim only once the last chunk claimed was taken and a chunk fits: a claimed
@@ -526,8 +585,13 @@ func (s *Service) runPoller(ctx context.Context, p SenderPolicy, h *handoff) {
 		if !h.await(ctx, func() bool { return !h.polled.Load() && h.room() >= n }) {
 			return
 		}
+		h.wait(s.now(), 0) // the retries due by now are this claim's
 		mails, err := s.claim(ctx, p, n)
 		full = len(mails) == n && err == nil
+		wait = p.Idle
+		if err != nil || len(mails) > 0 {
+			wait = p.Interval
+		}
 		if err != nil && ctx.Err() == nil {
 			s.log.ErrorContext(ctx, "mail poll failed; will retry", "err", err.Error())
 		}
@@ -541,6 +605,9 @@ func (s *Service) runPoller(ctx context.Context, p SenderPolicy, h *handoff) {
 func (p SenderPolicy) withDefaults() SenderPolicy {
 	if p.Interval <= 0 {
 		p.Interval = time.Second
+	}
+	if p.Idle <= 0 {
+		p.Idle = max(10*time.Second, p.Interval)
 	}
 	if p.Lease <= 0 {
 		p.Lease = LeaseFor(30 * time.Second)
@@ -651,7 +718,12 @@ func (s *Service) sendClaimed(ctx context.Context, m Mailer, p SenderPolicy, bat
 	if s.recordSent != nil {
 		record = s.recordSent
 	}
-	errs = append(errs, record(wctx, sent...), s.store.Release(wctx, unsent...))
+	errs = append(errs, record(wctx, sent...))
+	if err := s.store.Release(wctx, unsent...); err != nil {
+		errs = append(errs, err)
+	} else if h := s.handoff.Load(); h != nil && len(unsent) > 0 {
+		h.poke()
+	}
 	return errors.Join(errs...)
 }
 
@@ -681,7 +753,14 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.O
 	s.failures.WithLabelValues(o.Template, "temporary").Inc()
 	delay := retryDelay(p, o.Attempts)
 	log.WarnContext(sctx, "e-mail send failed; will retry", "retry_in", delay.String(), "err", serr.Error())
-	return false, s.store.Retry(wctx, o.Held(), s.now().Add(delay), serr)
+	at := s.now().Add(delay)
+	if err := s.store.Retry(wctx, o.Held(), at, serr); err != nil {
+		return false, err
+	}
+	if h := s.handoff.Load(); h != nil {
+		h.dueAt(at)
+	}
+	return false, nil
 }
 
 // retryDelay is the wait after a mail's attempts-th failed send: BaseBackoff doubling per
