@@ -96,14 +96,14 @@ proc_cpu() {
   echo "$t"
 }
 pg() { psql "$PGURL" -XAtq -F' ' -c "$1"; }
-backends() { pg "SELECT pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'"; }
+backends() { pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')"; }
 # backend_cpu: each of the stack's databases with its backends' CPU ticks (gone backends: 0).
 backend_cpu() {
-  pg "SELECT datname, pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'" | while read -r db p; do
+  pg "SELECT datname, pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')" | while read -r db p; do
     echo "$db $(proc_cpu "$p")"
   done | awk '{ t[$1] += $2 } END { for (d in t) print d, t[d] }' | sort
 }
-xacts() { pg "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database WHERE datname LIKE '${PREFIX}%' ORDER BY 1"; }
+xacts() { pg "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database WHERE starts_with(datname, '${PREFIX}') ORDER BY 1"; }
 admins() { curl -fsS "$BASE_URL/-/prometheus/targets" | python3 -c '
 import json, sys
 for g in json.load(sys.stdin):

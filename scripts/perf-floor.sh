@@ -58,14 +58,14 @@ proc_cpu() {
   echo "$t"
 }
 waldir=$(pg "SHOW data_directory")/pg_wal
-dbs=$(pg "SELECT datname FROM pg_database WHERE datname LIKE '${PREFIX}%' ORDER BY 1")
+dbs=$(pg "SELECT datname FROM pg_database WHERE starts_with(datname, '${PREFIX}') ORDER BY 1")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # store_run N: one k6 run; prints "orders cpu_ms_per_order" and leaves the WAL's records
 # in $OUT/wal.N, the databases' oids in $OUT/oids.
 store_run() {
   local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders
-  bp=$(pg "SELECT pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'")
+  bp=$(pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')")
   # A replication slot keeps the run's WAL from being recycled before it is read (a
   # checkpoint of a busy server may come in the middle of the run).
   pg "SELECT pg_create_physical_replication_slot('perf_floor', true)" >/dev/null
@@ -75,7 +75,7 @@ store_run() {
     --vus "$VUS" --duration "${SECONDS_PER_RUN}s" --summary-export "$OUT/summary.$n.json" loadtest/checkout.js >"$OUT/k6.$n.txt" 2>&1 || true
   # The asynchronous steps (relays, consumers, mail) finish within a few seconds.
   sleep 3
-  bp=$(printf '%s\n%s\n' "$bp" "$(pg "SELECT pid FROM pg_stat_activity WHERE datname LIKE '${PREFIX}%'")" | sort -u)
+  bp=$(printf '%s\n%s\n' "$bp" "$(pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')")" | sort -u)
   c1=$(proc_cpu "$pid"); p1=$(proc_cpu $bp)
   lsn1=$(pg "SELECT pg_current_wal_insert_lsn()")
   pg "SELECT pg_switch_wal()" >/dev/null # the records up to lsn1 in files pg_waldump can read whole
