@@ -80,9 +80,22 @@ function LoginDialog({ open, onClose, login, onLoggedIn }: { open: boolean; onCl
   );
 }
 
+// The payment method's and the invoices' queries, the same options wherever they are read
+// (one cache entry each: Account asks for them, the cards read them).
+const usePaymentMethodQuery = (api: AccountApi, accountId: string) =>
+  useQuery({ queryKey: ['payment-method', accountId], queryFn: ({ signal }) => api.paymentMethod(accountId, signal), retry: 1 });
+const useInvoicesQuery = (api: AccountApi) => useQuery<InvoiceSummary[], ApiError>({ queryKey: ['invoices'], queryFn: ({ signal }) => api.invoices(signal), retry: 1 });
+
 function Account({ api, accountId }: { api: AccountApi; accountId: string }) {
   const renewal = useQuery<RenewalStatus, ApiError>({ queryKey: ['renewal'], queryFn: ({ signal }) => api.renewal(signal), retry: false });
   const sub = useQuery<SubscriptionSimple, ApiError>({ queryKey: ['subscription'], queryFn: ({ signal }) => api.subscription(signal), retry: 1 });
+  // All four answers are asked for at once and the cards shown together once they are in:
+  // shown one by one, each card that filled in pushed the ones below it down the screen
+  // (the invoices by 300 px on a phone: a layout shift of 0.1, Lighthouse's CLS, issue 45),
+  // and the payment method was asked for only after the renewal had answered.
+  const pm = usePaymentMethodQuery(api, accountId);
+  const invoices = useInvoicesQuery(api);
+  if (renewal.isPending || sub.isPending || pm.isPending || invoices.isPending) return <LoadingState label="Loading your account…" />;
   return (
     <>
       <section className={s.accountCard} aria-labelledby="account-sub-title" data-testid="subscription">
@@ -210,7 +223,7 @@ function AutoRenew({ api, renewal, productCode }: { api: AccountApi; renewal: Re
 /** The payment method on file and its update (hosted card fields, payments' route). */
 function PaymentMethod({ api, accountId, sub }: { api: AccountApi; accountId: string; sub: SubscriptionSimple | undefined }) {
   const client = useQueryClient();
-  const pm = useQuery({ queryKey: ['payment-method', accountId], queryFn: ({ signal }) => api.paymentMethod(accountId, signal), retry: 1 });
+  const pm = usePaymentMethodQuery(api, accountId);
   const [state, dispatch] = useReducer(paymentReducer, { kind: 'hidden' });
   const [name, setName] = useState('');
   const [zip, setZip] = useState('');
@@ -308,7 +321,7 @@ function PaymentMethod({ api, accountId, sub }: { api: AccountApi; accountId: st
 const KIND_LABEL: Record<string, string> = { subscription: 'Subscription', gift: 'Gift certificate', oneoff: 'One-off purchase' };
 
 function Invoices({ api }: { api: AccountApi }) {
-  const list = useQuery<InvoiceSummary[], ApiError>({ queryKey: ['invoices'], queryFn: ({ signal }) => api.invoices(signal), retry: 1 });
+  const list = useInvoicesQuery(api);
   return (
     <section className={s.accountCard} aria-labelledby="account-inv-title" data-testid="invoices">
       <h2 id="account-inv-title">Invoices</h2>

@@ -61,6 +61,32 @@ describe('account remote', () => {
     expect(within(rows[1]!).queryByRole('link', { name: /Print invoice/ })).toBeNull();
   });
 
+  // Issue 45: each card filled in on its own answer and pushed the cards below it down the
+  // screen (/account's layout shift 0.1 on a phone). They are asked for at once and shown
+  // together, so nothing on screen moves when the last one answers.
+  it('shows the cards together once every answer is in, the payment method asked for at once', async () => {
+    let answerInvoices!: (v: Awaited<ReturnType<AccountApi['invoices']>>) => void;
+    let answerRenewal!: (v: typeof RENEWAL) => void;
+    const api = fakeApi({
+      renewal: vi.fn(() => new Promise((r) => (answerRenewal = r))) as AccountApi['renewal'],
+      invoices: vi.fn(() => new Promise((r) => (answerInvoices = r))) as AccountApi['invoices'],
+    });
+    show(api);
+    await waitFor(() => expect(api.invoices).toHaveBeenCalled());
+    // The payment method does not wait for the renewal's answer.
+    await waitFor(() => expect(api.paymentMethod).toHaveBeenCalled());
+    answerRenewal(RENEWAL);
+    await waitFor(() => expect(api.subscription).toHaveBeenCalled());
+    // Everything but the invoices has answered: still one loading state, no card yet.
+    expect(await screen.findByRole('status')).toHaveProperty('textContent', 'Loading your account…');
+    expect(screen.queryByTestId('subscription')).toBeNull();
+    expect(screen.queryByTestId('payment-method')).toBeNull();
+    answerInvoices([]);
+    expect(await screen.findByTestId('renewal-date')).toHaveProperty('textContent', '04-15-2027');
+    expect(screen.getByTestId('payment-method-current').textContent).toContain('1111');
+    expect(screen.getByTestId('invoices').textContent).toContain('No invoices yet.');
+  });
+
   it('turns auto-renew off in one click: the form post with the plan, then succeeded', async () => {
     let answer!: (v: { status: string; autoRenew: boolean }) => void;
     const api = fakeApi({ setAutoRenew: vi.fn(() => new Promise((r) => (answer = r))) as AccountApi['setAutoRenew'] });

@@ -16,14 +16,14 @@ import { QuantitySection } from './sections/Quantity';
 import { Agreements } from './sections/Agreements';
 import { DowngradeWarning, LegacyNotice, RenewalBox } from './sections/Renewal';
 import { PromoBox } from './sections/PromoBox';
-import { PayBar } from './sections/PayBar';
+import { jumpToPayment, PayBar } from './sections/PayBar';
 import { planGroupOf } from './sections/options';
 import { allocationsChoice, CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { LOGIN_REQUIRED } from './account';
 import { useSignupAtCheckout } from './signup';
-import { useEvent, useStable } from './render';
+import { useEvent, useNearViewport, useStable } from './render';
 import { CONNECT_ERROR, DOWNGRADE_ALLOCATIONS } from './messages';
 import { useAddToCart } from './buyAnalytics';
 import { useBuyErrors } from './errors';
@@ -42,6 +42,8 @@ const AccountBlock = memo(AccountBlockView);
 const CurrencySelector = memo(CurrencySelectorView);
 const PaymentSection = memo(PaymentSectionView);
 const NONE: never[] = [];
+/** How far below the viewport the payment form starts to render: 1,500 px (a desktop's whole page). */
+const PAYMENT_MARGIN = 1500;
 
 export interface ConfiguratorProps {
   catalog: Catalog;
@@ -65,10 +67,29 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
   const { shell, onExpanded } = useSections(query, showsVatNote(currency) ? VAT_NOTE : undefined, Boolean(p));
 
   // The payment form (its card frame, 250 countries) is below the fold on every screen: it
-  // mounts in a render of its own once the choices are on screen, so the page's first commit
-  // and layout are one long task less on a phone (issue 31: /buy's blocking time).
+  // mounts in a render of its own once the choices are on screen (issue 31), and not before
+  // the buyer comes within PAYMENT_MARGIN px of it (issue 45): on a desktop that is at
+  // once, on a phone, where it is four screens down, not during the page's load, whose
+  // blocking time its mount was the largest part of. The pay bar's jump mounts it first.
+  const paymentPlace = useRef<HTMLDivElement>(null);
+  const [paymentNear, showPayment] = useNearViewport(paymentPlace, PAYMENT_MARGIN);
   const [paymentShown, setPaymentShown] = useState(false);
-  useEffect(() => startTransition(() => setPaymentShown(true)), []);
+  useEffect(() => {
+    if (paymentNear) startTransition(() => setPaymentShown(true));
+  }, [paymentNear]);
+  // The pay bar's jump to a form not yet rendered renders it, and jumps once it is there.
+  const jumpPending = useRef(false);
+  const onJumpToPayment = useEvent(() => {
+    if (paymentShown) return jumpToPayment();
+    jumpPending.current = true;
+    showPayment();
+    setPaymentShown(true);
+  });
+  useEffect(() => {
+    if (!paymentShown || !jumpPending.current) return;
+    jumpPending.current = false;
+    jumpToPayment();
+  }, [paymentShown]);
 
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
@@ -221,7 +242,10 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
               childMessage={errors.childMessage}
             />
           ) : (
-            <div className={s.buyAccount} aria-busy="true" />
+            // Until the session answers, a visitor's block keeps its place (most buyers of this
+            // page are visitors): arriving after the plans it pushed them 380 px down a phone
+            // (a layout shift of 0.22, issue 45).
+            <div className={cx(s.buyAccount, s.buyAccountPending)} aria-busy="true" />
           )}
           {/* 3. currency: after the e-mail block (spec 000 §2), on one line of its own */}
           <CurrencySelector currencies={catalog.currencies} value={currency} onChange={onCurrency} />
@@ -326,7 +350,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
               onPay={onPay}
             />
           ) : (
-            <div className={s.buyPaymentPending} />
+            <div className={s.buyPaymentPending} ref={paymentPlace} />
           )}
         </div>
         <InvoicePanel preview={p} currency={currency} updating={previewQuery.isFetching} error={repriceError}>
@@ -369,7 +393,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
             {buy.waitingForCard ? `Waiting for the card on ${buy.reader}…` : buy.submitting ? 'Processing…' : `Pay${total ? ` ${total}` : ''}`}
           </Button>
         </InvoicePanel>
-        <PayBar total={total} />
+        <PayBar total={total} onJump={onJumpToPayment} />
       </div>
       <LoginModal open={modals.login !== undefined} heading={modals.login ?? LOGIN_REQUIRED} onClose={() => modals.setLogin(undefined)} onLogin={onLogin} initialEmail={config.email} create={signup} />
       <CurrencyNotAllowedModal message={isMilitary ? undefined : modals.currencyMessage} onClose={() => modals.setCurrencyMessage(undefined)} />

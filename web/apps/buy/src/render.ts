@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useRef } from 'react';
+import { startTransition, useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 
 // The configurator renders in one component; every query answer (preview, session, card
 // readers, ...) renders it again. These keep what a section receives the same object when its
@@ -33,4 +33,25 @@ export function useStable<T>(value: T): T {
   const kept = useRef(value);
   if (!sameData(kept.current, value)) kept.current = value;
   return kept.current;
+}
+
+/**
+ * Whether the element `ref` points at is, or has been, within `margin` px of the viewport:
+ * a part of the page far below the fold renders when the buyer comes near it, not during
+ * the page's load (issue 45: /buy's blocking time on a phone, where the card form is four
+ * screens down). Once near, it stays. Without IntersectionObserver (tests' DOM), at once.
+ * `show` makes it near now, for a jump to it.
+ */
+export function useNearViewport(ref: RefObject<Element | null>, margin: number): [near: boolean, show: () => void] {
+  const [near, setNear] = useState(() => typeof IntersectionObserver === 'undefined');
+  useEffect(() => {
+    const el = ref.current;
+    if (near || !el) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) startTransition(() => setNear(true));
+    }, { rootMargin: `${margin}px 0px` });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [near, ref, margin]);
+  return [near, useCallback(() => setNear(true), [])];
 }

@@ -39,7 +39,7 @@ import {
   type PresetCart,
   type StoreLinks,
 } from '@hangar/api-client';
-import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, type SalesModeSetting } from '@hangar/storefront';
+import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, suggestedCountry, type SalesModeSetting } from '@hangar/storefront';
 import { LoginModal } from './LoginModal';
 import { QuantityStepper } from './QuantityStepper';
 import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith, type SavedCard } from './oneoff';
@@ -70,7 +70,14 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const staffCurrency = useRef(false);
   const [salesMode, setSalesMode] = useState<SalesModeSetting | null>(() => readSalesMode());
   const [email, setEmail] = useState('');
-  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: '' });
+  const [billing, setBilling] = useState<Billing>({ cardholderName: '', zipcode: '', country: suggestedCountry(currency) });
+  // The country follows the currency's suggestion (the staff's, the cookie's or the visitor's
+  // location's, as on /buy and /gift) until the buyer picks one (issue 45: the one-off cart
+  // had no default country).
+  const countryChosen = useRef(false);
+  useEffect(() => {
+    if (!countryChosen.current) setBilling((b) => ({ ...b, country: suggestedCountry(currency) }));
+  }, [currency]);
   const { cardholderName, zipcode, country } = billing;
   const [businessId, setBusinessId] = useState('');
   const [gdpr, setGdpr] = useState(false);
@@ -349,7 +356,12 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
             <CheckboxField type="radio" name="payWith" checked={payWith === 'card'} onChange={() => setPayWith('card')} label="Use a new card" />
           </fieldset>
         ) : null}
-        <BillingFields value={billing} onChange={(patch) => setBilling((b) => ({ ...b, ...patch }))} errors={billingErrors(errors)} showCardholderName={payWith === 'card'} />
+        <BillingFields
+          value={billing}
+          onChange={(patch) => {
+            if (patch.country !== undefined) countryChosen.current = true;
+            setBilling((b) => ({ ...b, ...patch }));
+          }} errors={billingErrors(errors)} showCardholderName={payWith === 'card'} />
         {preview?.businessIdAllowed && <TextField label="Business ID (VAT number)" value={businessId} onChange={(e) => setBusinessId(e.target.value)} />}
         {payWith === 'card' && <HostedCardFields handle={card} />}
         {/* The server says when the EU consent is needed (and refuses the order without it). */}

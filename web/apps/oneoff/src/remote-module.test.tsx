@@ -189,6 +189,19 @@ describe('oneoff default currency and sales mode', { timeout: 30_000 }, () => {
     await waitFor(() => expect(calls.filter((c) => c.url.includes('/oneoff/preview')).at(-1)?.body.currency).toBe('GBP'));
   });
 
+  // Issue 45: the one-off cart had no default country; it follows the cart's currency as on
+  // /buy and /gift, and the preview is priced for it, until the buyer picks one.
+  it('suggests the billing country of the currency until the buyer picks one', async () => {
+    const calls = store({ geo: 'CAD', cartCurrency: '', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
+    render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);
+    await waitFor(() => expect((screen.getByLabelText('Country') as HTMLSelectElement).value).toBe('CA'));
+    await waitFor(() => expect((calls.filter((c) => c.url.includes('/oneoff/preview')).at(-1)?.body.billingInfo as { country?: string })?.country).toBe('CA'));
+    fireEvent.change(screen.getByLabelText('Country'), { target: { value: 'FR' } });
+    fireEvent.change(screen.getByLabelText('Currency'), { target: { value: 'GBP' } });
+    await waitFor(() => expect((screen.getByLabelText('Currency') as HTMLSelectElement).value).toBe('GBP'));
+    expect((screen.getByLabelText('Country') as HTMLSelectElement).value).toBe('FR');
+  });
+
   it('prices in the staff\'s currency of the cart, USD too, over the location; the buyer\'s choice wins', async () => {
     const calls = store({ geo: 'EUR', cartCurrency: 'USD', me: { loggedIn: true, username: 'pilot@b.co', accountUuid: 'acc' } });
     render(<OneOffModule route="/product/cart/:cartId" params={{ cartId: 'c1' }} />);

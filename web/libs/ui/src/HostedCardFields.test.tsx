@@ -79,4 +79,18 @@ describe('HostedCardFields', () => {
     post({ type: 'hangar:error', errorType: 'CUSTOMER', message: said }, FIELDS, frame.contentWindow);
     await expect(pending).resolves.toEqual({ ok: false, customer: true, message: said });
   });
+
+  // Issue 45: creating the frame inside the commit that mounts the payment form made one long
+  // task of it on /buy. Deferred, a sized place stands in until the frame's address is known
+  // and the browser is idle, and the frame comes in a commit of its own.
+  it('with deferFrame, holds the frame\'s place and frames the fields in a later commit', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(JSON.stringify({ hostedFieldsUrl: `${FIELDS}/` }), { status: 200 })));
+    const { container } = render(<HostedCardFields handle={createRef<HostedCardFieldsHandle>()} frameClassName="frame" deferFrame />);
+    expect(screen.queryByTestId('hosted-fields')).toBeNull();
+    expect(container.querySelector('div.frame[aria-hidden="true"]')).toBeTruthy();
+    const frame = await screen.findByTestId('hosted-fields');
+    expect(frame.getAttribute('src')).toBe(`${FIELDS}/?parentOrigin=${encodeURIComponent(window.location.origin)}`);
+    expect(frame.className).toBe('frame');
+    expect(container.querySelector('div.frame')).toBeNull();
+  });
 });

@@ -48,6 +48,13 @@ export interface HostedCardFieldsProps {
    * with its one Pay button's action (the frame is then asked to tokenize()).
    */
   onSubmitRequest?: () => void;
+  /**
+   * Puts the frame in the page only once its address is known and the browser is idle, in a
+   * commit of its own (a sized placeholder until then). Creating a frame is one of the
+   * costliest DOM insertions: inside the commit that mounts a whole payment form it made one
+   * long task of it (issue 45: /buy's blocking time on a phone).
+   */
+  deferFrame?: boolean;
 }
 
 /**
@@ -58,7 +65,7 @@ export interface HostedCardFieldsProps {
  * other origin or window is ignored. The one implementation for the buy page, gift
  * certificates, one-off carts and the account page.
  */
-export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card', onSubmitRequest }: HostedCardFieldsProps) {
+export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card', onSubmitRequest, deferFrame = false }: HostedCardFieldsProps) {
   const submitRequest = useRef(onSubmitRequest);
   submitRequest.current = onSubmitRequest;
   const frame = useRef<HTMLIFrameElement>(null);
@@ -85,6 +92,18 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
       live = false;
     };
   }, [origin, flow]);
+
+  const [framed, setFramed] = useState(!deferFrame);
+  useEffect(() => {
+    if (framed || !src) return;
+    const idle = window.requestIdleCallback;
+    if (idle) {
+      const id = idle(() => setFramed(true), { timeout: 1000 });
+      return () => window.cancelIdleCallback(id);
+    }
+    const t = setTimeout(() => setFramed(true), 0);
+    return () => clearTimeout(t);
+  }, [framed, src]);
 
   useEffect(() => {
     if (!fieldsOrigin) return;
@@ -128,18 +147,23 @@ export function HostedCardFields({ handle, onReady, frameClassName, flow = 'card
     };
   });
 
+  const frameClass = flow === 'wallet' ? ui.hHostedFrameWallet : (frameClassName ?? ui.hHostedFrame);
   const title = flow === 'wallet' ? 'PayPal' : 'Card details (card number, expiration date and security code)';
   return (
     <div className={ui.hHosted} data-ready={ready || undefined}>
       {flow === 'card' ? <CardBrands /> : null}
       {/* No src until the client token names the fields origin: nothing else is framed. */}
-      <iframe
-        ref={frame}
-        title={title}
-        src={src?.url}
-        className={flow === 'wallet' ? ui.hHostedFrameWallet : (frameClassName ?? ui.hHostedFrame)}
-        data-testid={flow === 'wallet' ? 'hosted-wallet' : 'hosted-fields'}
-      />
+      {framed ? (
+        <iframe
+          ref={frame}
+          title={title}
+          src={src?.url}
+          className={frameClass}
+          data-testid={flow === 'wallet' ? 'hosted-wallet' : 'hosted-fields'}
+        />
+      ) : (
+        <div className={frameClass} aria-hidden="true" />
+      )}
       {failed ? <p role="alert">The payment service did not answer. Please reload the page.</p> : null}
     </div>
   );

@@ -123,7 +123,7 @@ export function PaymentSection(p: PaymentSectionProps) {
                     </Button>
                   </p>
                 ) : (
-                  <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} onSubmitRequest={p.onPay} />
+                  <HostedCardFields handle={p.hosted} frameClassName={s.buyHostedFrame} onSubmitRequest={p.onPay} deferFrame />
                 )}
                 <Button variant="link" size="small" onClick={p.onCardHelp}>
                   Which cards do you accept?

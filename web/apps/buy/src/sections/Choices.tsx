@@ -1,4 +1,4 @@
-import { memo, useId, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useId, useRef, useState, type ReactNode } from 'react';
 import { SectionBlock, cx, ui } from '@hangar/ui';
 import { formatPrice, type CurrencyCode } from '@hangar/money';
 import { priceIn, type CatalogEntry } from '@hangar/api-client';
@@ -79,39 +79,66 @@ export const OptionList = memo(function OptionList({ name, legend, type, options
   // Arrow keys change a radio group's choice while the buyer is still choosing, so only a
   // click or tap counts as "chosen" for collapsing the section.
   const pointer = useRef(false);
+  const onRowChange = useCallback(
+    (code: string, checked: boolean) => {
+      onChange(code, checked);
+      if (pointer.current) onPointerChoice?.();
+      pointer.current = false;
+    },
+    [onChange, onPointerChoice],
+  );
   return (
     <fieldset className={cx(s.buyOptions, compact && s.buyOptionsCompact)} onPointerDown={() => (pointer.current = true)} onKeyDown={() => (pointer.current = false)}>
       <legend className={ui.hVisuallyHidden}>{legend}</legend>
-      {options.map(({ entry: e, checked, disabled, note, popover, priceLabel, quietNote }) => {
-        const inputId = `${name}-${e.addOnCode}`;
-        return (
-          <div className={cx(s.buyOption, checked && s.buyOptionSelected, disabled && s.buyOptionDisabled)} key={e.addOnCode} data-addon={e.addOnCode}>
-            <input
-              type={type}
-              id={inputId}
-              name={type === 'radio' ? name : undefined}
-              value={e.addOnCode}
-              checked={checked}
-              disabled={disabled}
-              onChange={(ev) => {
-                onChange(e.addOnCode, ev.target.checked);
-                if (pointer.current) onPointerChoice?.();
-                pointer.current = false;
-              }}
-            />
-            <label htmlFor={inputId} title={compact ? e.description : undefined}>
-              <span className={s.buyOptionTitle}>{e.title}</span>
-              {e.description && !compact ? <span className={s.buyOptionDesc} title={e.description}>{e.description}</span> : null}
-              {note ? <span className={quietNote ? ui.hVisuallyHidden : s.buyOptionNote}>{note}</span> : null}
-            </label>
-            <span className={s.buyOptionPrice} data-testid={`price-${e.addOnCode}`}>
-              {popover ? <InfoPopover label={`Why ${e.title} cannot be changed here`}>{popover}</InfoPopover> : null}
-              {priceLabel ?? priceText(e, currency)}
-            </span>
-          </div>
-        );
-      })}
+      {options.map((o) => (
+        <OptionRow key={o.entry.addOnCode} name={name} type={type} currency={currency} compact={compact} onChange={onRowChange} {...o} />
+      ))}
     </fieldset>
+  );
+});
+
+/**
+ * One option. Memoized on its own: a price answer that changes one option re-renders that
+ * row, not the list's every input. React writes an input's name, type and value again on any
+ * change of its props (a new onChange included), and those writes were much of the commit
+ * that shows /buy's first price (issue 45: /buy's blocking time).
+ */
+const OptionRow = memo(function OptionRow({
+  name,
+  type,
+  currency,
+  compact,
+  onChange,
+  entry: e,
+  checked,
+  disabled,
+  note,
+  popover,
+  priceLabel,
+  quietNote,
+}: Option & Pick<OptionListProps, 'name' | 'type' | 'currency' | 'compact' | 'onChange'>) {
+  const inputId = `${name}-${e.addOnCode}`;
+  return (
+    <div className={cx(s.buyOption, checked && s.buyOptionSelected, disabled && s.buyOptionDisabled)} data-addon={e.addOnCode}>
+      <input
+        type={type}
+        id={inputId}
+        name={type === 'radio' ? name : undefined}
+        value={e.addOnCode}
+        checked={checked}
+        disabled={disabled}
+        onChange={(ev) => onChange(e.addOnCode, ev.target.checked)}
+      />
+      <label htmlFor={inputId} title={compact ? e.description : undefined}>
+        <span className={s.buyOptionTitle}>{e.title}</span>
+        {e.description && !compact ? <span className={s.buyOptionDesc} title={e.description}>{e.description}</span> : null}
+        {note ? <span className={quietNote ? ui.hVisuallyHidden : s.buyOptionNote}>{note}</span> : null}
+      </label>
+      <span className={s.buyOptionPrice} data-testid={`price-${e.addOnCode}`}>
+        {popover ? <InfoPopover label={`Why ${e.title} cannot be changed here`}>{popover}</InfoPopover> : null}
+        {priceLabel ?? priceText(e, currency)}
+      </span>
+    </div>
   );
 });
 

@@ -7,7 +7,7 @@ import s from '../buy.module.css';
  * summary (with the one Pay button) is off screen. It is a link, not a second Pay
  * button: paying stays one button next to the summary.
  */
-export function PayBar({ total }: { total: string | undefined }) {
+export function PayBar({ total, onJump = jumpToPayment }: { total: string | undefined; /** The jump (the page renders the form first when it is not yet). */ onJump?: () => void }) {
   const [summaryInView, setSummaryInView] = useState(false);
   useEffect(() => {
     const el = document.getElementById('buy-invoice');
@@ -23,17 +23,21 @@ export function PayBar({ total }: { total: string | undefined }) {
       </span>
       <Button
         size="medium"
-        onClick={() => {
-          // To the card form itself (the payment method's panel), not back up to the Payment
-          // heading (issue 45); focus goes to the heading so a screen reader starts there.
-          const pay = document.getElementById('buy-payment');
-          const form = pay?.querySelector<HTMLElement>('[role="tabpanel"]') ?? pay;
-          form?.scrollIntoView?.({ block: 'start' });
-          pay?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
-        }}
+        onClick={onJump}
       >
         Go to payment
       </Button>
     </div>
   );
+}
+
+/**
+ * To the card form itself (the payment method's panel), not back up to the Payment heading
+ * (issue 45); focus goes to the heading so a screen reader starts there.
+ */
+export function jumpToPayment(): void {
+  const pay = document.getElementById('buy-payment');
+  const form = pay?.querySelector<HTMLElement>('[role="tabpanel"]') ?? pay;
+  form?.scrollIntoView?.({ block: 'start' });
+  pay?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
 }
