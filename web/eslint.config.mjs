@@ -34,4 +34,10 @@ export default [
       'react-hooks/rules-of-hooks': 'error',
     },
   },
+  {
+    // An app's file that outgrows a screenful or two is several components: split it
+    // (issue 43: a newcomer reads a page's pieces, not one long file).
+    files: ['apps/**/*.ts', 'apps/**/*.tsx'],
+    rules: { 'max-lines': ['error', { max: 400 }] },
+  },
 ];

@@ -16,10 +16,10 @@ before(() => {
   execFileSync(fileURLToPath(new URL('../node_modules/.bin/nx', import.meta.url)), ['show', 'projects'], { cwd, stdio: 'ignore' });
 });
 
-async function problems(filePath, code) {
+async function problems(filePath, code, ruleId = '@nx/enforce-module-boundaries') {
   const eslint = new ESLint({ cwd });
   const [result] = await eslint.lintText(code, { filePath });
-  return result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+  return result.messages.filter((m) => m.ruleId === ruleId).map((m) => m.message);
 }
 
 test('a remote importing another remote is refused', async () => {
@@ -34,4 +34,10 @@ test('a library importing an app is refused', async () => {
 
 test('a remote importing a library through its alias passes', async () => {
   assert.deepEqual(await problems('apps/gift/src/planted.tsx', "import { Button } from '@hangar/ui';\nexport const x = Button;\n"), []);
+});
+
+test("an app's file over 400 lines is refused", async () => {
+  const long = Array.from({ length: 401 }, (_, i) => `export const x${i} = ${i};`).join('\n') + '\n';
+  assert.equal((await problems('apps/buy/src/planted.tsx', long, 'max-lines')).length, 1);
+  assert.deepEqual(await problems('apps/buy/src/planted.tsx', long.split('\n').slice(-400).join('\n'), 'max-lines'), []);
 });

@@ -1,10 +1,10 @@
-import { memo, startTransition, useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { memo, useCallback, useMemo, useReducer, useRef, useState } from 'react';
 import { Button, cx, ErrorSummary, HumanVerification, NotificationBanner, PayTerms, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import { VAT_NOTE, formatMoney, showsVatNote, type CurrencyCode } from '@hangar/money';
 import { DEFAULT_LINKS, STILL_PROCESSING, num, type Catalog, type WireMe } from '@hangar/api-client';
 import { syncKiosk, withKiosk } from '@hangar/storefront';
 import type { BuyQuery } from './query';
-import { initialConfiguration, needsAdopt, reduce, toWire, type Action } from './configuration';
+import { initialConfiguration, needsAdopt, reduce, type Action } from './configuration';
 import { useLinks, useNotice, usePreview, type Preview } from './hooks';
 import { InvoicePanel, renewalDateText } from './InvoicePanel';
 import { AccountBlock as AccountBlockView } from './sections/Account';
@@ -16,14 +16,14 @@ import { QuantitySection } from './sections/Quantity';
 import { Agreements } from './sections/Agreements';
 import { DowngradeWarning, LegacyNotice, RenewalBox } from './sections/Renewal';
 import { PromoBox } from './sections/PromoBox';
-import { jumpToPayment, PayBar } from './sections/PayBar';
+import { PayBar } from './sections/PayBar';
 import { planGroupOf } from './sections/options';
 import { allocationsChoice, CreditCardModal, CurrencyNotAllowedModal, ExpiredAllocationsModal, LoginModal, PlanChangeModal, PromoNoticeModal } from './modals/Modals';
 import { PaymentSection as PaymentSectionView, type PaymentSectionProps } from './payment/PaymentSection';
 import { normalizeCountry } from './payment/countries';
 import { LOGIN_REQUIRED } from './account';
 import { useSignupAtCheckout } from './signup';
-import { useEvent, useNearViewport, useStable } from './render';
+import { useEvent, useStable } from './render';
 import { CONNECT_ERROR, DOWNGRADE_ALLOCATIONS } from './messages';
 import { useAddToCart } from './buyAnalytics';
 import { useBuyErrors } from './errors';
@@ -33,6 +33,8 @@ import { useModals } from './useModals';
 import { usePayment } from './usePayment';
 import { usePurchase } from './usePurchase';
 import { useSections } from './useSections';
+import { usePaymentPlacement } from './usePaymentPlacement';
+import { useCodeEntry } from './useCodeEntry';
 import { useDowngradeWarning, useQuantityConfirm } from './useCartGuards';
 import s from './buy.module.css';
 
@@ -42,8 +44,6 @@ const AccountBlock = memo(AccountBlockView);
 const CurrencySelector = memo(CurrencySelectorView);
 const PaymentSection = memo(PaymentSectionView);
 const NONE: never[] = [];
-/** How far below the viewport the payment form starts to render: 1,500 px (a desktop's whole page). */
-const PAYMENT_MARGIN = 1500;
 
 export interface ConfiguratorProps {
   catalog: Catalog;
@@ -66,30 +66,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
   const href = (h: string) => (kiosk ? withKiosk(h) : h);
   const { shell, onExpanded } = useSections(query, showsVatNote(currency) ? VAT_NOTE : undefined, Boolean(p));
 
-  // The payment form (its card frame, 250 countries) is below the fold on every screen: it
-  // mounts in a render of its own once the choices are on screen (issue 31), and not before
-  // the buyer comes within PAYMENT_MARGIN px of it (issue 45): on a desktop that is at
-  // once, on a phone, where it is four screens down, not during the page's load, whose
-  // blocking time its mount was the largest part of. The pay bar's jump mounts it first.
-  const paymentPlace = useRef<HTMLDivElement>(null);
-  const [paymentNear, showPayment] = useNearViewport(paymentPlace, PAYMENT_MARGIN);
-  const [paymentShown, setPaymentShown] = useState(false);
-  useEffect(() => {
-    if (paymentNear) startTransition(() => setPaymentShown(true));
-  }, [paymentNear]);
-  // The pay bar's jump to a form not yet rendered renders it, and jumps once it is there.
-  const jumpPending = useRef(false);
-  const onJumpToPayment = useEvent(() => {
-    if (paymentShown) return jumpToPayment();
-    jumpPending.current = true;
-    showPayment();
-    setPaymentShown(true);
-  });
-  useEffect(() => {
-    if (!paymentShown || !jumpPending.current) return;
-    jumpPending.current = false;
-    jumpToPayment();
-  }, [paymentShown]);
+  const { paymentPlace, paymentShown, onJumpToPayment } = usePaymentPlacement();
 
   const isBusiness = p?.isBusiness === true;
   const isMilitary = p?.isMilitary ?? config.military;
@@ -171,27 +148,7 @@ export function Configurator({ catalog, me, meReady, query, navigate, reload }: 
   const onAccountNumber = useEvent((v: string) => dispatch({ type: 'set', patch: { jeppCustomerNo: v } }));
   const collapsePlans = useEvent(() => onExpanded('plans')(false));
   const codes = useStable([...config.discountPromoCode, ...config.giftCertificateCode]);
-  const onAddCode = useEvent(async (code: string): Promise<string | undefined> => {
-    const c = code.trim();
-    if (!c || /^x+$/i.test(c) || c.toUpperCase() === 'PROMO CODE') return undefined;
-    if (codes.some((x) => x.toLowerCase() === c.toLowerCase())) return 'Code already used.';
-    // Checkout says whether the code applies here and whether it is a gift certificate.
-    let check;
-    try {
-      const { validatePromo } = await import('./submit');
-      check = await validatePromo(c, toWire(config, { cartId: '', counter: 0 }));
-    } catch (e) {
-      return e instanceof Error && e.message ? e.message : 'The code could not be checked; try again.';
-    }
-    if (check.status !== 'ok') {
-      const notice = check.promoInfoRequirements?.[0];
-      if (notice) modals.setPromo(notice);
-      return check.message || 'This code is not valid.';
-    }
-    // The preview that follows shows the code's line and any notice it asks for.
-    dispatch({ type: 'addCode', code: check.code || c, kind: check.kind === 'gift' ? 'gift' : 'promo' });
-    return undefined;
-  });
+  const onAddCode = useCodeEntry(config, codes, dispatch, modals.setPromo);
   const onRemoveCode = useEvent((code: string) => dispatch({ type: 'removeCode', code }));
   const onPaymentChange = useEvent((patch: Parameters<PaymentSectionProps['onChange']>[0]) =>
     dispatch({ type: 'set', patch: { ...patch, ...(patch.country !== undefined ? { country: normalizeCountry(patch.country) } : {}) } }),

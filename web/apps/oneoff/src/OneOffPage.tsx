@@ -41,8 +41,10 @@ import {
 } from '@hangar/api-client';
 import { defaultCurrency, onSalesModeChange, payWithCardReader, readSalesMode, suggestedCountry, type SalesModeSetting } from '@hangar/storefront';
 import { LoginModal } from './LoginModal';
+import { PayWithChoice } from './PayWithChoice';
+import { PromoCodes } from './PromoCodes';
 import { QuantityStepper } from './QuantityStepper';
-import { FLAG, MSG_CODE_USED, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith, type SavedCard } from './oneoff';
+import { FLAG, ZIP_PREVIEW_CHARS, afterPurchase, fetchError, taxLabel, validatePayment, type PayWith, type SavedCard } from './oneoff';
 import s from './oneoff.module.css';
 
 const api = createApiClient();
@@ -82,8 +84,6 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
   const [businessId, setBusinessId] = useState('');
   const [gdpr, setGdpr] = useState(false);
   const [promoCodes, setPromoCodes] = useState<string[]>([]);
-  const [promoInput, setPromoInput] = useState('');
-  const [promoError, setPromoError] = useState('');
   const [preview, setPreview] = useState<OneOffPreview>();
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -333,28 +333,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
           options={CURRENCY_CODES.map((c) => ({ value: c, label: c }))}
         />
         {saved?.token || readerOffered ? (
-          <fieldset className={s.oneoffPayWith}>
-            <legend>Card</legend>
-            {readerOffered ? (
-              <CheckboxField
-                type="radio"
-                name="payWith"
-                checked={payWith === 'reader'}
-                onChange={() => setPayWith('reader')}
-                label={`Use the card reader (${salesMode!.readerSerialNumber})`}
-              />
-            ) : null}
-            {saved?.token && !readerOffered ? (
-              <CheckboxField
-                type="radio"
-                name="payWith"
-                checked={payWith === 'saved'}
-                onChange={() => setPayWith('saved')}
-                label={`Use my saved card ${saved.type ?? ''} ending ${saved.last4 ?? ''}`}
-              />
-            ) : null}
-            <CheckboxField type="radio" name="payWith" checked={payWith === 'card'} onChange={() => setPayWith('card')} label="Use a new card" />
-          </fieldset>
+          <PayWithChoice value={payWith} onChange={setPayWith} saved={readerOffered ? undefined : saved} readerSerialNumber={readerOffered ? (salesMode?.readerSerialNumber ?? '') : undefined} />
         ) : null}
         <BillingFields
           value={billing}
@@ -405,42 +384,7 @@ export function OneOffPage({ cartId, go = (u) => window.location.assign(u), relo
         totalInCents={num(inv?.totalInCents)}
         testIdPrefix="oneoff"
       >
-        <div className={s.oneoffPromo}>
-          <TextField label="Promo code" value={promoInput} errors={promoError ? [promoError] : []} onChange={(e) => setPromoInput(e.target.value)} />
-          <Button
-            variant="secondary"
-            onClick={() => {
-              const c = promoInput.trim();
-              // A code already in the cart (any case) is not added twice (spec 001 §5).
-              if (promoCodes.some((x) => x.toLowerCase() === c.toLowerCase())) {
-                setPromoError(MSG_CODE_USED);
-                return;
-              }
-              setPromoError('');
-              if (c) setPromoCodes((l) => [...l, c]);
-              setPromoInput('');
-            }}
-          >
-            Apply
-          </Button>
-          {promoCodes.length > 0 ? (
-            <ul className={s.oneoffCodes} aria-label="Promo codes">
-              {promoCodes.map((c) => {
-                const refused = refusedCode(c);
-                return (
-                  <li key={c} data-testid={`promo-code-${c}`}>
-                    <span className={refused ? s.oneoffCodeRefused : undefined}>
-                      {refused ? `Promo code ${c} was not applied: ${refused.message}` : `${c} applied`}
-                    </span>{' '}
-                    <Button variant="link" aria-label={`Remove promo code ${c}`} onClick={() => setPromoCodes((l) => l.filter((x) => x !== c))}>
-                      Remove
-                    </Button>
-                  </li>
-                );
-              })}
-            </ul>
-          ) : null}
-        </div>
+        <PromoCodes codes={promoCodes} onChange={setPromoCodes} refused={refusedCode} />
         <ErrorSummary errors={previewErrors} title="Your order:" announce={false} data-testid="oneoff-preview-errors" />
       </OrderSummary>
     </section>
