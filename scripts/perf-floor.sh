@@ -72,13 +72,22 @@ store_run() {
   # The run's WAL starts here: the slot's restart_lsn is the last checkpoint's redo point,
   # which may lie minutes back (earlier runs' transactions would be counted as this one's).
   lsn0=$(pg "SELECT pg_current_wal_insert_lsn()")
-  c0=$(proc_cpu "$pid"); p0=$(proc_cpu $bp)
+  # Each backend's CPU at the start, by pid: one that ends during the run (a pool's idle
+  # connection closed) must not count its earlier CPU against the run.
+  local -A start=()
+  local b
+  for b in $bp; do start[$b]=$(proc_cpu "$b"); done
+  c0=$(proc_cpu "$pid")
   GOGC=400 GOMAXPROCS=1 "$K6" run -q -e SHAPE=smoke -e BASE_URL="$BASE_URL" -e FIELDS_URL="$FIELDS_URL" \
     --vus "$VUS" --duration "${SECONDS_PER_RUN}s" --summary-export "$OUT/summary.$n.json" loadtest/checkout.js >"$OUT/k6.$n.txt" 2>&1 || true
   # The asynchronous steps (relays, consumers, mail) finish within a few seconds.
   sleep 3
   bp=$(printf '%s\n%s\n' "$bp" "$(pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')")" | sort -u)
-  c1=$(proc_cpu "$pid"); p1=$(proc_cpu $bp)
+  c1=$(proc_cpu "$pid"); p0=0; p1=0
+  for b in $bp; do
+    [[ -r /proc/$b/stat ]] || continue
+    p1=$((p1 + $(proc_cpu "$b"))); p0=$((p0 + ${start[$b]:-0}))
+  done
   lsn1=$(pg "SELECT pg_current_wal_insert_lsn()")
   pg "SELECT pg_switch_wal()" >/dev/null # the records up to lsn1 in files pg_waldump can read whole
   "$WALDUMP" -p "$waldir" -s "$lsn0" -e "$lsn1" >"$OUT/wal.$n" 2>"$OUT/waldump.$n.err" || true
@@ -180,7 +189,7 @@ DROP SCHEMA IF EXISTS perf_floor CASCADE;
 CREATE SCHEMA perf_floor;
 DO \$\$
 DECLARE
-  t text; idx record; col record; fresh text; sample jsonb;
+  t text; idx record; col record; fresh text; sample jsonb; cols text; vals text;
 BEGIN
   FOREACH t IN ARRAY string_to_array('$*', ' ') LOOP
     EXECUTE format('CREATE TABLE perf_floor.%I (LIKE public.%I INCLUDING DEFAULTS INCLUDING GENERATED)', t, t);
@@ -210,22 +219,34 @@ BEGIN
           ELSE 'null'::jsonb END);
       END LOOP;
     END IF;
-    fresh := '';
+    -- The insert the floor replays: the template row (perf_floor.<table>__tpl, the sample,
+    -- never changed) copied with a fresh value in every indexed column, as one plain INSERT
+    -- ... SELECT: what the store's own insert costs the database, less the client's values.
+    EXECUTE format('CREATE TABLE perf_floor.%I (LIKE perf_floor.%I)', t || '__tpl', t);
+    EXECUTE format('INSERT INTO perf_floor.%I SELECT * FROM jsonb_populate_record(NULL::perf_floor.%I, %L::jsonb)', t || '__tpl', t,
+      sample || '{"ctid_key": 0}');
+    fresh := '{}';
     FOR col IN SELECT DISTINCT a.attname, format_type(a.atttypid, a.atttypmod) AS typ FROM pg_index i
         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
         WHERE i.indrelid = format('public.%I', t)::regclass LOOP
-      fresh := fresh || format(', %L, %s', col.attname, CASE
+      fresh := (fresh::jsonb || jsonb_build_object(col.attname, CASE
         WHEN col.typ = 'uuid' THEN 'gen_random_uuid()'
         WHEN col.typ IN ('text', 'character varying', 'citext') OR col.typ LIKE 'character varying(%' THEN 'gen_random_uuid()::text'
         WHEN col.typ = 'bytea' THEN 'gen_random_uuid()::text::bytea'
         WHEN col.typ IN ('bigint', 'integer') THEN '(random() * 2e9)::bigint'
         WHEN col.typ LIKE 'timestamp%' THEN 'clock_timestamp()'
-        ELSE 'NULL' END);
+        ELSE NULL END))::text;
     END LOOP;
-    -- Columns with no fresh value keep the sample's (NULL in the list above: dropped).
+    cols := ''; vals := '';
+    FOR col IN SELECT a.attname FROM pg_attribute a
+        WHERE a.attrelid = format('perf_floor.%I', t)::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+        ORDER BY a.attnum LOOP
+      cols := cols || CASE WHEN cols = '' THEN '' ELSE ', ' END || quote_ident(col.attname);
+      -- Indexed columns of a type with no fresh value keep the template's.
+      vals := vals || CASE WHEN vals = '' THEN '' ELSE ', ' END || coalesce(fresh::jsonb ->> col.attname, quote_ident(col.attname));
+    END LOOP;
     EXECUTE format('CREATE FUNCTION perf_floor.%I() RETURNS void LANGUAGE sql AS %L', 'insert_' || t,
-      format('INSERT INTO perf_floor.%I SELECT * FROM jsonb_populate_record(NULL::perf_floor.%I, %L::jsonb || jsonb_strip_nulls(jsonb_build_object(%s)))',
-        t, t, sample, '''ctid_key'', 0' || fresh));
+      format('INSERT INTO perf_floor.%I (%s) SELECT %s FROM perf_floor.%I', t, cols, vals, t || '__tpl'));
     EXECUTE format('SELECT perf_floor.%I()', 'insert_' || t);
   END LOOP;
 END
@@ -240,9 +261,23 @@ floor_run() {
   for dir in "$OUT/floor.$n"/*/; do
     db=$(basename "$dir")
     prepare_floor "$db" $(cat "$dir/tables") || { echo "perf_floor of $db not prepared" >&2; return 1; }
+    # Each insert as its own statement in the scripts (prepared once per client, as the
+    # store's are): a SQL function's body would be planned again at every call.
+    psql "$(dburl "$db")" -XAtq -F $'\t' -c "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'perf_floor' AND p.proname LIKE 'insert\\_%'" >"$dir/inserts"
+    python3 - "$dir" <<'EOF'
+import glob, os, sys
+d = sys.argv[1]
+inserts = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(d, "inserts")) if l.strip())
+for f in glob.glob(os.path.join(d, "shape*.sql")):
+    text = open(f).read()
+    for name, body in inserts.items():
+        text = text.replace(f"SELECT perf_floor.{name}();", body + ";")
+    open(f, "w").write(text)
+EOF
     args=()
     while read -r f w; do args+=(-f "$dir/$f@$w"); done <"$dir/weights"
-    PGAPPNAME="perf_floor_$db" pgbench -n -M extended -c 2 -j 1 -T "$SECONDS_PER_RUN" "${args[@]}" "$(dburl "$db")" >"$dir/pgbench.txt" 2>&1 &
+    PGAPPNAME="perf_floor_$db" pgbench -n -M prepared -c 2 -j 1 -T "$SECONDS_PER_RUN" "${args[@]}" "$(dburl "$db")" >"$dir/pgbench.txt" 2>&1 &
     pids+=($!)
   done
   # The backends' CPU, sampled until pgbench ends (a backend's /proc entry goes with it).
