@@ -240,6 +240,13 @@ func (c *child) supervise(ctx context.Context, delay time.Duration, log *slog.Lo
 	}
 }
 
+// childHost is the loopback address the replicas listen on. Not 127.0.0.1: the kernel takes
+// that address as the source of every outbound loopback connection (to PostgreSQL, the
+// broker, another service), so one of their ephemeral ports could be a replica's port when
+// the replica restarts on it ("bind: address already in use" until that connection closed,
+// seen for 20 s after a kill). No connection leaves from 127.0.0.2 unless bound there.
+const childHost = "127.0.0.2"
+
 // freeLoopbackAddrs answers n distinct free loopback addresses.
 func freeLoopbackAddrs(n int) ([]string, error) {
 	var ls []net.Listener
@@ -250,12 +257,12 @@ func freeLoopbackAddrs(n int) ([]string, error) {
 	}()
 	var out []string
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := net.Listen("tcp", net.JoinHostPort(childHost, "0"))
 		if err != nil {
 			return nil, err
 		}
 		ls = append(ls, l)
-		out = append(out, "127.0.0.1:"+strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+		out = append(out, net.JoinHostPort(childHost, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
 	}
 	return out, nil
 }
