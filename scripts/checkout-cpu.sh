@@ -80,22 +80,11 @@ K6=${K6:-bin/k6}
 PROFILE_SECONDS=${PROFILE_SECONDS:-8}
 mkdir -p "$OUT"
 
-port=${BASE_URL##*:}
-port=${port%%/*}
-pid=$(ss -Hltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
-[[ -n "$pid" ]] || { echo "nothing listens on $BASE_URL" >&2; exit 1; }
+# shellcheck source=scripts/perf-lib.sh
+source scripts/perf-lib.sh
+pid=$(stack_pid)
 tck=$(getconf CLK_TCK)
 
-# proc_cpu PID...: the processes' user+system CPU seconds (gone processes count 0).
-proc_cpu() {
-  local t=0 p f
-  for p in "$@"; do
-    f=$(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null) || continue
-    t=$((t + ${f% *} + ${f#* }))
-  done
-  echo "$t"
-}
-pg() { psql "$PGURL" -XAtq -F' ' -c "$1"; }
 backends() { pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')"; }
 # backend_cpu: each of the stack's databases with its backends' CPU ticks (gone backends: 0).
 backend_cpu() {

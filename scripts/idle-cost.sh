@@ -26,22 +26,11 @@ PREFIX=${HANGAR_DB_PREFIX:-hangar_}
 PGURL=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 mkdir -p "$OUT"
 
-port=${BASE_URL##*:}
-port=${port%%/*}
-pid=$(ss -Hltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
-[[ -n "$pid" ]] || { echo "nothing listens on $BASE_URL" >&2; exit 1; }
+# shellcheck source=scripts/perf-lib.sh
+source scripts/perf-lib.sh
+pid=$(stack_pid)
 tck=$(getconf CLK_TCK)
 
-# proc_cpu PID...: the processes' user+system CPU ticks (gone processes count 0).
-proc_cpu() {
-  local t=0 p f
-  for p in "$@"; do
-    f=$(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null) || continue
-    t=$((t + ${f% *} + ${f#* }))
-  done
-  echo "$t"
-}
-pg() { psql "$PGURL" -XAtq -F' ' -c "$1"; }
 # backend_cpu: pid and CPU nanoseconds of each backend of the stack's databases (a backend
 # is one thread: its schedstat is all of it).
 backend_cpu() {

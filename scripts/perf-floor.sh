@@ -42,21 +42,11 @@ mkdir -p "$OUT"
 [[ -x "$WALDUMP" ]] || { echo "no pg_waldump (PG_WALDUMP=...)" >&2; exit 1; }
 command -v pgbench >/dev/null || { echo "no pgbench" >&2; exit 1; }
 
-port=${BASE_URL##*:}
-port=${port%%/*}
-pid=$(ss -Hltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)
-[[ -n "$pid" ]] || { echo "nothing listens on $BASE_URL" >&2; exit 1; }
+# shellcheck source=scripts/perf-lib.sh
+source scripts/perf-lib.sh
+pid=$(stack_pid)
 tck=$(getconf CLK_TCK)
-pg() { psql "$PGURL" -XAtq -F' ' -c "$1"; }
 dburl() { local u=${PGURL%%\?*}; echo "${u%/*}/$1"; }
-proc_cpu() {
-  local t=0 p f
-  for p in "$@"; do
-    f=$(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null) || continue
-    t=$((t + ${f% *} + ${f#* }))
-  done
-  echo "$t"
-}
 waldir=$(pg "SHOW data_directory")/pg_wal
 dbs=$(pg "SELECT datname FROM pg_database WHERE starts_with(datname, '${PREFIX}') ORDER BY 1")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
