@@ -59,7 +59,10 @@ if [[ "${1:-}" == "--compare" ]]; then
     (cd "$tree" && GOMAXPROCS=1 "$k6" run -q -e SHAPE=smoke -e BASE_URL="http://127.0.0.1:$edge" -e FIELDS_URL="http://127.0.0.1:$fields" \
       --iterations 5 loadtest/checkout.js >/dev/null 2>&1) || true
     echo "== $rev ($sha)"
+    # This measurement, with the library it sources, in the revision's tree: older trees
+    # have neither this version nor scripts/perf-lib.sh.
     cp "$0" "$tree/scripts/checkout-cpu-current.sh"
+    cp scripts/perf-lib.sh "$tree/scripts/perf-lib.sh"
     (cd "$tree" && BASE_URL="http://127.0.0.1:$edge" FIELDS_URL="http://127.0.0.1:$fields" HANGAR_DB_PREFIX="$prefix" DATABASE_URL="$pgurl" K6="$k6" \
       bash scripts/checkout-cpu-current.sh "$shape" "$work/$sha")
     stop_stack
