@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -74,7 +73,7 @@ func (t InboxTx) IssueWelcomeLinks(ctx context.Context, links []domain.AccountLi
 		}
 		evs = append(evs, e...)
 	}
-	return enqueueInOne(ctx, t.tx, t.prop, evs)
+	return kafka.Enqueue(ctx, t.tx, t.prop, evs...)
 }
 
 // welcomed is an account IssueWelcomeLinks welcomed.
@@ -94,36 +93,6 @@ func readWelcomed(br pgx.BatchResults) ([]welcomed, error) {
 		return nil, fmt.Errorf("insert welcome links: %w", err)
 	}
 	return ws, nil
-}
-
-// enqueueInOne writes evs' outbox rows, as kafka.Enqueue writes them, in one statement
-// however many there are (Enqueue sends a statement per event below eight).
-func enqueueInOne(ctx context.Context, tx pgx.Tx, prop propagation.TextMapPropagator, evs []kafka.Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	n := len(evs)
-	topics, keys, payloads, headers := make([]string, n), make([][]byte, n), make([][]byte, n), make([]string, n)
-	for i, e := range evs {
-		row, err := kafka.OutboxRow(ctx, prop, e)
-		if err != nil {
-			return err
-		}
-		topic, ok1 := row[0].(string)
-		key, ok2 := row[1].([]byte)
-		payload, ok3 := row[2].([]byte)
-		hdr, ok4 := row[3].([]byte)
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return fmt.Errorf("outbox row of %s is %T %T %T %T, want text, bytea, bytea, json", e.Topic, row[0], row[1], row[2], row[3])
-		}
-		topics[i], keys[i], payloads[i], headers[i] = topic, key, payload, string(hdr)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers)
-		SELECT topic, key, payload, headers::jsonb FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::text[]) AS u(topic, key, payload, headers)`,
-		topics, keys, payloads, headers); err != nil {
-		return fmt.Errorf("enqueue %d events: %w", n, err)
-	}
-	return nil
 }
 
 // IssuePasswordLink stores a link for the account and enqueues its events, in one
