@@ -119,11 +119,27 @@ func outboxRows(ctx context.Context, prop propagation.TextMapPropagator, events 
 }
 
 func enqueueRows(ctx context.Context, tx pgx.Tx, rows [][]any) error {
-	if len(rows) < copyFrom {
-		for _, r := range rows {
-			if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`, r...); err != nil {
-				return fmt.Errorf("enqueue %s event: %w", r[0], err)
-			}
+	switch {
+	case len(rows) == 0:
+		return nil
+	case len(rows) == 1:
+		if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers) VALUES ($1, $2, $3, $4)`, rows[0]...); err != nil {
+			return fmt.Errorf("enqueue %s event: %w", rows[0][0], err)
+		}
+		return nil
+	case len(rows) < copyFrom:
+		// A few events (an order's, a batch of welcomes): one statement, one round trip, the
+		// ids in the rows' order (the relay's order).
+		n := len(rows)
+		topics, keys, payloads, headers := make([]string, n), make([][]byte, n), make([][]byte, n), make([]string, n)
+		for i, r := range rows { // outboxRows' columns
+			topics[i], keys[i], payloads[i], headers[i] = r[0].(string), r[1].([]byte), r[2].([]byte), string(r[3].([]byte))
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers)
+			SELECT topic, key, payload, headers::jsonb
+			FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::text[]) WITH ORDINALITY AS u(topic, key, payload, headers, n) ORDER BY n`,
+			topics, keys, payloads, headers); err != nil {
+			return fmt.Errorf("enqueue %d events: %w", n, err)
 		}
 		return nil
 	}

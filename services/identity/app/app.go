@@ -289,13 +289,16 @@ func (a *App) consumeMarketingConsents(ctx context.Context) {
 const WelcomesGroup = "identity-welcomes"
 
 // consumeOrders issues welcome links from checkout's order-completed events until ctx
-// ends, through the platform's inbox consumer (a redelivered event issues nothing more; a
-// poison one is dead-lettered).
+// ends, through the platform's batch inbox consumer: the links of the events fetched
+// together, and their events, are written in one transaction with the events' inbox rows
+// (a redelivered event issues nothing more); a failed batch is retried one event at a time
+// and a poison event is dead-lettered.
 func (a *App) consumeOrders(ctx context.Context) {
-	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: WelcomesGroup, Pool: a.pool, Log: a.log,
-		Tracer: a.deps.Tracer, Propagator: a.deps.Propagator, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval})
 	prop := a.deps.Propagator
-	c.Handle(events.TopicOrderCompleted, ports.OrderCompleted(a.svc, func(tx pgx.Tx) iapp.Inbox { return adapters.InTxPropagating(tx, prop) }))
+	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: a.cfg.Brokers, Group: WelcomesGroup, Pool: a.pool, Log: a.log,
+		Tracer: a.deps.Tracer, Propagator: prop, Registry: a.deps.Registry, CommitInterval: a.cfg.CommitInterval},
+		events.TopicOrderCompleted, ports.OrderCompletions(a.svc, func(tx pgx.Tx) iapp.Inbox { return adapters.InTxPropagating(tx, prop) }),
+		kafka.BatchOptions{})
 	kafka.KeepRunning(ctx, a.log, WelcomesGroup, c)
 }
 

@@ -2,8 +2,8 @@ package adapters
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,33 +12,87 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
-// IssueWelcomeLink stores the welcome link l of a password-less account that never had
-// one, with the events events builds from the account's address and kind, in the inbox
-// transaction, under the account's row lock; it answers false (nothing written) for an
-// unknown account, one with a password, or one already welcomed.
-func (t InboxTx) IssueWelcomeLink(ctx context.Context, accountUUID string, l domain.NewLink, events func(email string, kind domain.Kind) ([]kafka.Event, error)) (bool, error) {
-	if !plausibleUUID(accountUUID) {
-		return false, nil
+// IssueWelcomeLinks stores the welcome link of each of links' accounts that is
+// password-less and was never welcomed, with the events events builds from its address and
+// kind, in the inbox transaction, under the accounts' row locks. An unknown account (or an
+// id that is not a UUID), one with a password or one welcomed already gets nothing; an
+// account named twice gets its first link.
+//
+// The batch costs at most three statements in two round trips, whatever its size: the
+// accounts' row locks, taken in uuid order (two replicas' batches naming the same accounts
+// wait for each other instead of deadlocking), pipelined with the statement that checks
+// the accounts and inserts their links; then the links' events in one insert. The check is
+// not in the locking statement: a statement reads with the snapshot it started with, and
+// after waiting for a row only locked (not updated) by another transaction it re-checks
+// nothing, so it would miss the link that transaction committed and welcome the account a
+// second time. The statement after the lock reads with a snapshot taken once it is held.
+func (t InboxTx) IssueWelcomeLinks(ctx context.Context, links []domain.AccountLink, events func(l domain.AccountLink, email string, kind domain.Kind) ([]kafka.Event, error)) error {
+	byAccount := make(map[string]domain.AccountLink, len(links))
+	n := len(links)
+	accounts, hashes, purposes := make([]string, 0, n), make([][]byte, 0, n), make([]string, 0, n)
+	created, expires := make([]time.Time, 0, n), make([]time.Time, 0, n)
+	for _, l := range links {
+		id := strings.ToLower(l.AccountUUID) // as the uuid column answers it
+		if _, seen := byAccount[id]; seen || !plausibleUUID(id) {
+			continue
+		}
+		byAccount[id] = l
+		accounts, hashes, purposes = append(accounts, id), append(hashes, l.Link.Hash), append(purposes, l.Link.Purpose)
+		created, expires = append(created, l.Link.CreatedAt), append(expires, l.Link.ExpiresAt)
 	}
-	var email, kind string
-	err := t.tx.QueryRow(ctx, `SELECT email, kind FROM accounts a WHERE uuid = $1 AND password_hash = ''
-		AND NOT EXISTS (SELECT 1 FROM password_links l WHERE l.account_uuid = a.uuid AND l.purpose = 'welcome')
-		FOR UPDATE`, accountUUID).Scan(&email, &kind)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+	if len(accounts) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT uuid FROM accounts WHERE uuid = ANY($1::uuid[]) AND password_hash = '' ORDER BY uuid FOR UPDATE`, accounts)
+	b.Queue(`WITH eligible AS (
+			SELECT a.uuid, a.email, a.kind, u.hash, u.purpose, u.created_at, u.expires_at
+			FROM unnest($1::uuid[], $2::bytea[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS u(account, hash, purpose, created_at, expires_at)
+			JOIN accounts a ON a.uuid = u.account
+			WHERE a.password_hash = ''
+			  AND NOT EXISTS (SELECT 1 FROM password_links l WHERE l.account_uuid = a.uuid AND l.purpose = 'welcome')),
+		issued AS (
+			INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at)
+			SELECT hash, uuid, purpose, created_at, expires_at FROM eligible
+			RETURNING account_uuid)
+		SELECT e.uuid::text, e.email, e.kind FROM eligible e JOIN issued i ON i.account_uuid = e.uuid ORDER BY e.uuid`,
+		accounts, hashes, purposes, created, expires)
+	br := t.tx.SendBatch(ctx, b)
+	ws, err := readWelcomed(br)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("insert welcome links: %w", cerr)
 	}
 	if err != nil {
-		return false, fmt.Errorf("read account %s for its welcome: %w", accountUUID, err)
+		return err
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5)`, l.Hash, accountUUID, l.Purpose, l.CreatedAt, l.ExpiresAt); err != nil {
-		return false, fmt.Errorf("insert welcome link: %w", err)
+	var evs []kafka.Event
+	for _, w := range ws {
+		e, err := events(byAccount[w.Account], w.Email, domain.Kind(w.Kind))
+		if err != nil {
+			return err
+		}
+		evs = append(evs, e...)
 	}
-	evs, err := events(email, domain.Kind(kind))
+	return kafka.Enqueue(ctx, t.tx, t.prop, evs...)
+}
+
+// welcomed is an account IssueWelcomeLinks welcomed.
+type welcomed struct{ Account, Email, Kind string }
+
+// readWelcomed answers IssueWelcomeLinks' batch: the lock, then the accounts welcomed.
+func readWelcomed(br pgx.BatchResults) ([]welcomed, error) {
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("lock accounts for their welcome: %w", err)
+	}
+	rows, err := br.Query()
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("insert welcome links: %w", err)
 	}
-	return true, kafka.Enqueue(ctx, t.tx, t.prop, evs...)
+	ws, err := pgx.CollectRows(rows, pgx.RowToStructByPos[welcomed])
+	if err != nil {
+		return nil, fmt.Errorf("insert welcome links: %w", err)
+	}
+	return ws, nil
 }
 
 // IssuePasswordLink stores a link for the account and enqueues its events, in one

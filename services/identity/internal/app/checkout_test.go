@@ -9,15 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
-	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
-	"github.com/hangar/hangar/internal/platform/telemetry"
-	"github.com/hangar/hangar/services/identity/internal/adapters"
-	"github.com/hangar/hangar/services/identity/internal/domain"
 	"github.com/hangar/hangar/services/identity/internal/ports"
 )
 
@@ -171,52 +166,5 @@ func TestSubscriptionChangesBatchEqualsOneAtATime(t *testing.T) {
 	}
 	if flags, err := batched.svc.EntitlementFlags(ctx, acct(2)); err != nil || flags["performance_plus"] {
 		t.Errorf("flags of a lapsed subscription = %v (%v), want no plan flag", flags, err)
-	}
-}
-
-// Issue 41: a checkout account's welcome link is issued when an order of it completes (in
-// the inbox transaction of checkout's order-completed event), marked as after the order so
-// notifications mails it at once: the link never waits at rest in a held mail. Once per
-// account: a later order or a redelivery issues nothing, nor does an account with a password.
-func TestWelcomeLinkIssuedWhenTheFirstOrderCompletes(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	e := setup(t)
-	id, _, _, err := e.svc.ProvisionAccount(ctx, "first.order@example.com", false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	withPassword := e.account(t, "has.password@example.com").Account.UUID
-	deliver := func(account string) {
-		t.Helper()
-		if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
-			return e.svc.WelcomeAfterFirstOrder(ctx, adapters.InTxPropagating(tx, telemetry.Propagator()), account)
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, a := range []string{id, id, withPassword, "", "00000000-0000-4000-8000-00000000ffff"} {
-		deliver(a)
-	}
-	rows, err := e.pool.Query(ctx, `SELECT key, payload FROM outbox WHERE topic = $1`, events.TopicPasswordLinkIssued)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []*eventsv1.PasswordLinkIssued
-	for rows.Next() {
-		var key, payload []byte
-		ev := &eventsv1.PasswordLinkIssued{}
-		if err := rows.Scan(&key, &payload); err != nil || proto.Unmarshal(payload, ev) != nil || string(key) != ev.GetAccountUuid() {
-			t.Fatalf("event %q: %v", key, err)
-		}
-		got = append(got, ev)
-	}
-	if len(got) != 1 || got[0].GetAccountUuid() != id || got[0].GetEmail() != "first.order@example.com" || got[0].GetPurpose() != domain.LinkWelcome ||
-		!got[0].GetAfterOrder() {
-		t.Fatalf("welcome link events = %v, want one, after the order, for the checkout account", got)
-	}
-	token, _, _ := strings.Cut(strings.TrimPrefix(got[0].GetLink(), domain.SetPasswordPath+"#token="), "&")
-	if l, err := e.store.PasswordLink(ctx, domain.HashToken(token)); err != nil || l.AccountUUID != id || l.Purpose != domain.LinkWelcome {
-		t.Errorf("the event's link = %+v, %v; want the account's stored welcome link", l, err)
 	}
 }

@@ -116,7 +116,7 @@ func (t *timing) pad(ctx context.Context, took time.Duration) error {
 
 // provisionPasswordless creates a's account without a password, with its created event,
 // in one batch. Its welcome link is not issued here: only when an order of the account
-// completes (WelcomeAfterFirstOrder), so no link waits anywhere (notifications held the
+// completes (WelcomeAfterFirstOrders), so no link waits anywhere (notifications held the
 // welcome, link and all, until the first order) for a purchase that may never complete.
 func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (domain.Account, error) {
 	a.CreatedAt = s.now()
@@ -131,30 +131,40 @@ func (s *Service) provisionPasswordless(ctx context.Context, a domain.Account) (
 	return a, nil
 }
 
-// WelcomeAfterFirstOrder issues the welcome link of a password-less account (created at
-// checkout) when an order of it completes: the link's event goes out with the inbox
-// transaction of checkout's order-completed event, marked as after an order, so
-// notifications mails it at once instead of holding it. An account that has a password,
-// or was welcomed already (a later order, a redelivery), gets nothing.
-func (s *Service) WelcomeAfterFirstOrder(ctx context.Context, inbox Inbox, accountUUID string) error {
-	if accountUUID == "" {
+// WelcomeAfterFirstOrders issues the welcome links of the password-less accounts (created
+// at checkout) of a batch of completed orders: the links' events go out with the inbox
+// transaction of checkout's order-completed events, marked as after an order, so
+// notifications mails them at once instead of holding them. An account that has a
+// password, or was welcomed already (a later order, a redelivery), gets nothing; one named
+// by several of the batch's orders gets one link; an order without an account is skipped.
+func (s *Service) WelcomeAfterFirstOrders(ctx context.Context, inbox Inbox, accountUUIDs []string) error {
+	now := s.now()
+	links := make([]domain.AccountLink, 0, len(accountUUIDs))
+	tokens := make(map[string]string, len(accountUUIDs))
+	for _, id := range accountUUIDs {
+		if _, seen := tokens[id]; id == "" || seen {
+			continue
+		}
+		token, hash, err := domain.NewToken()
+		if err != nil {
+			return err
+		}
+		tokens[id] = token
+		links = append(links, domain.AccountLink{AccountUUID: id, Link: domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome,
+			CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkWelcome))}})
+	}
+	if len(links) == 0 {
 		return nil
 	}
-	token, hash, err := domain.NewToken()
-	if err != nil {
-		return err
-	}
-	now := s.now()
-	l := domain.NewLink{Hash: hash, Purpose: domain.LinkWelcome, CreatedAt: now, ExpiresAt: now.Add(s.pol.Links.TTL(domain.LinkWelcome))}
-	_, err = inbox.IssueWelcomeLink(ctx, accountUUID, l, func(email string, kind domain.Kind) ([]kafka.Event, error) {
-		b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: accountUUID, Email: email, Purpose: l.Purpose,
-			Link: domain.LinkPath(l.Purpose, token), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), AfterOrder: true})
+	return inbox.IssueWelcomeLinks(ctx, links, func(al domain.AccountLink, email string, kind domain.Kind) ([]kafka.Event, error) {
+		l := al.Link
+		b, err := proto.Marshal(&eventsv1.PasswordLinkIssued{AccountUuid: al.AccountUUID, Email: email, Purpose: l.Purpose,
+			Link: domain.LinkPath(l.Purpose, tokens[al.AccountUUID]), ExpiresAt: timestamppb.New(l.ExpiresAt), AccountKind: string(kind), AfterOrder: true})
 		if err != nil {
 			return nil, fmt.Errorf("encode welcome link: %w", err)
 		}
-		return []kafka.Event{{Topic: events.TopicPasswordLinkIssued, Key: accountUUID, Payload: b}}, nil
+		return []kafka.Event{{Topic: events.TopicPasswordLinkIssued, Key: al.AccountUUID, Payload: b}}, nil
 	})
-	return err
 }
 
 // SetPassword sets the password of the link's account and logs it in: the link is spent

@@ -163,7 +163,9 @@ type Inbox interface {
 	// GiveMarketingConsent records the account's consent at givenAt unless the account set
 	// its preference later; it answers whether it did (false for an unknown account).
 	GiveMarketingConsent(ctx context.Context, accountUUID string, givenAt time.Time) (bool, error)
-	// IssueWelcomeLink stores the welcome link of a password-less account never welcomed,
-	// with the events built from its address and kind; false (nothing written) otherwise.
-	IssueWelcomeLink(ctx context.Context, accountUUID string, l domain.NewLink, events func(email string, kind domain.Kind) ([]kafka.Event, error)) (bool, error)
+	// IssueWelcomeLinks stores the welcome link of each of links' accounts that is
+	// password-less and was never welcomed, with the events events builds from its address
+	// and kind; an unknown account, one with a password or one welcomed already gets nothing,
+	// and an account named twice gets its first link.
+	IssueWelcomeLinks(ctx context.Context, links []domain.AccountLink, events func(l domain.AccountLink, email string, kind domain.Kind) ([]kafka.Event, error)) error
 }

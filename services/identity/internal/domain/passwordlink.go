@@ -74,6 +74,12 @@ type NewLink struct {
 	ExpiresAt time.Time
 }
 
+// AccountLink is a password link to store for an account.
+type AccountLink struct {
+	AccountUUID string
+	Link        NewLink
+}
+
 // ErrLinkInvalid answers a token that is unknown, used or expired: the same for each, so
 // the answer tells nothing more than that the link does not work.
 var ErrLinkInvalid = errs.Field("token", MsgLinkInvalid)

@@ -58,15 +58,20 @@ func MarketingConsentGiven(svc *app.Service, inbox InboxOf) kafka.InboxHandler {
 	}
 }
 
-// OrderCompleted is the inbox handler of checkout's order-completed events: the account's
-// first completed order issues its welcome link (app.WelcomeAfterFirstOrder), in the
-// event's inbox transaction.
-func OrderCompleted(svc *app.Service, inbox InboxOf) kafka.InboxHandler {
-	return func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
-		var ev eventsv1.OrderCompleted
-		if err := env.Decode(&ev); err != nil {
+// OrderCompletions is the batch inbox handler of checkout's order-completed events: the
+// first completed order of each of the batch's accounts issues its welcome link
+// (app.WelcomeAfterFirstOrders), in the batch's transaction. A payload that does not decode
+// fails the batch permanently, so the consumer dead-letters that event.
+func OrderCompletions(svc *app.Service, inbox InboxOf) kafka.InboxBatchHandler {
+	return func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
+		evs, err := kafka.DecodeAll[eventsv1.OrderCompleted](envs)
+		if err != nil {
 			return err
 		}
-		return svc.WelcomeAfterFirstOrder(ctx, inbox(tx), ev.GetAccountId())
+		accounts := make([]string, len(evs))
+		for i, ev := range evs {
+			accounts[i] = ev.GetAccountId()
+		}
+		return svc.WelcomeAfterFirstOrders(ctx, inbox(tx), accounts)
 	}
 }

@@ -3,6 +3,7 @@ package ports_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/hangar/hangar/gen/go/hangar/events/v1"
+	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/services/identity/internal/app"
 	"github.com/hangar/hangar/services/identity/internal/domain"
@@ -21,6 +23,10 @@ import (
 type inbox struct {
 	entitlements [][]domain.AccountEntitlement
 	consents     []string
+	welcomes     [][]domain.AccountLink
+	// welcomeEvents are the events the welcome links' callback builds, for the address
+	// and kind "<account>@example.com", business.
+	welcomeEvents []kafka.Event
 }
 
 func (i *inbox) PutEntitlements(_ context.Context, es []domain.AccountEntitlement) error {
@@ -33,8 +39,16 @@ func (i *inbox) GiveMarketingConsent(_ context.Context, account string, at time.
 	return true, nil
 }
 
-func (i *inbox) IssueWelcomeLink(context.Context, string, domain.NewLink, func(string, domain.Kind) ([]kafka.Event, error)) (bool, error) {
-	return false, nil
+func (i *inbox) IssueWelcomeLinks(_ context.Context, ls []domain.AccountLink, events func(domain.AccountLink, string, domain.Kind) ([]kafka.Event, error)) error {
+	i.welcomes = append(i.welcomes, ls)
+	for _, l := range ls {
+		evs, err := events(l, l.AccountUUID+"@example.com", domain.Business)
+		if err != nil {
+			return err
+		}
+		i.welcomeEvents = append(i.welcomeEvents, evs...)
+	}
+	return nil
 }
 
 func envelope(t *testing.T, ev proto.Message) kafka.Envelope {
@@ -47,7 +61,7 @@ func envelope(t *testing.T, ev proto.Message) kafka.Envelope {
 }
 
 func service() *app.Service {
-	return app.New(nil, nil, app.Policies{}, time.Now, slog.New(slog.DiscardHandler))
+	return app.New(nil, nil, app.Policies{Links: domain.LinkPolicy{WelcomeTTL: 72 * time.Hour}}, time.Now, slog.New(slog.DiscardHandler))
 }
 
 // The batch handler decodes every event into the account's entitlement and hands the
@@ -105,5 +119,62 @@ func TestMarketingConsentGivenDecodesTheEvent(t *testing.T) {
 	}
 	if want := "a1 2026-11-27T10:00:00Z"; len(in.consents) != 1 || in.consents[0] != want {
 		t.Errorf("consents %q, want only %q", in.consents, want)
+	}
+}
+
+// The order-completed batch handler hands the batch's accounts to one write, each once
+// (an account's second order in the batch issues nothing more; an order without an
+// account is left out), each with a link of its own, and builds each link's event: after
+// the order, the link carrying the token whose hash is stored, its expiry and the account's
+// kind, keyed by the account. A payload that does not decode fails the batch permanently
+// (the consumer dead-letters it) and writes nothing.
+func TestOrderCompletionsDecodesTheBatch(t *testing.T) {
+	t.Parallel()
+	in := &inbox{}
+	h := ports.OrderCompletions(service(), func(pgx.Tx) app.Inbox { return in })
+	envs := []kafka.Envelope{
+		envelope(t, &eventsv1.OrderCompleted{OrderId: "o1", AccountId: "a1"}),
+		envelope(t, &eventsv1.OrderCompleted{OrderId: "o2"}),
+		envelope(t, &eventsv1.OrderCompleted{OrderId: "o3", AccountId: "a2"}),
+		envelope(t, &eventsv1.OrderCompleted{OrderId: "o4", AccountId: "a1"}),
+	}
+	if err := h(context.Background(), nil, envs); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.welcomes) != 1 || len(in.welcomes[0]) != 2 || in.welcomes[0][0].AccountUUID != "a1" || in.welcomes[0][1].AccountUUID != "a2" {
+		t.Fatalf("welcome writes %+v, want one of a1 and a2", in.welcomes)
+	}
+	hashes := map[string]bool{}
+	for i, l := range in.welcomes[0] {
+		if l.Link.Purpose != domain.LinkWelcome || len(l.Link.Hash) == 0 || l.Link.ExpiresAt.Sub(l.Link.CreatedAt) != 72*time.Hour {
+			t.Errorf("link of %s = %+v, want a welcome link living 72h", l.AccountUUID, l.Link)
+		}
+		hashes[string(l.Link.Hash)] = true
+		ev := in.welcomeEvents[i]
+		var got eventsv1.PasswordLinkIssued
+		if err := proto.Unmarshal(ev.Payload, &got); err != nil {
+			t.Fatal(err)
+		}
+		token, _, _ := strings.Cut(strings.TrimPrefix(got.GetLink(), domain.SetPasswordPath+"#token="), "&")
+		if ev.Topic != events.TopicPasswordLinkIssued || ev.Key != l.AccountUUID || got.GetAccountUuid() != l.AccountUUID ||
+			got.GetEmail() != l.AccountUUID+"@example.com" || got.GetPurpose() != domain.LinkWelcome || !got.GetAfterOrder() ||
+			got.GetAccountKind() != string(domain.Business) || !got.GetExpiresAt().AsTime().Equal(l.Link.ExpiresAt) ||
+			!strings.HasSuffix(got.GetLink(), "&welcome=1") || string(domain.HashToken(token)) != string(l.Link.Hash) {
+			t.Errorf("event of %s: %s key %s %v, want its welcome link's", l.AccountUUID, ev.Topic, ev.Key, &got)
+		}
+	}
+	if len(hashes) != 2 || len(in.welcomeEvents) != 2 {
+		t.Errorf("%d distinct links and %d events, want a link and an event per account", len(hashes), len(in.welcomeEvents))
+	}
+
+	bad := kafka.Envelope{ID: "garbage", Data: []byte("not a protobuf \xff\xff")}
+	if err := h(context.Background(), nil, append(envs, bad)); !kafka.IsPermanent(err) {
+		t.Errorf("undecodable payload: %v, want a permanent error", err)
+	}
+	if err := h(context.Background(), nil, []kafka.Envelope{envelope(t, &eventsv1.OrderCompleted{OrderId: "o5"})}); err != nil {
+		t.Errorf("a batch of orders without accounts: %v", err)
+	}
+	if len(in.welcomes) != 1 {
+		t.Errorf("batches with an undecodable payload or no account wrote %+v", in.welcomes[1:])
 	}
 }
