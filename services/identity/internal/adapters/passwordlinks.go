@@ -12,6 +12,21 @@ import (
 	"github.com/hangar/hangar/services/identity/internal/domain"
 )
 
+// welcomeSQL checks the locked accounts of a batch and inserts the welcome links of those
+// password-less and never welcomed, answering their address and kind. The welcome check
+// reads password_links_welcome (migration 0009): an account's welcome link, used or not.
+const welcomeSQL = `WITH eligible AS (
+	SELECT a.uuid, a.email, a.kind, u.hash, u.purpose, u.created_at, u.expires_at
+	FROM unnest($1::uuid[], $2::bytea[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS u(account, hash, purpose, created_at, expires_at)
+	JOIN accounts a ON a.uuid = u.account
+	WHERE a.password_hash = ''
+	  AND NOT EXISTS (SELECT 1 FROM password_links l WHERE l.account_uuid = a.uuid AND l.purpose = 'welcome')),
+	issued AS (
+	INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at)
+	SELECT hash, uuid, purpose, created_at, expires_at FROM eligible
+	RETURNING account_uuid)
+	SELECT e.uuid::text, e.email, e.kind FROM eligible e JOIN issued i ON i.account_uuid = e.uuid ORDER BY e.uuid`
+
 // IssueWelcomeLinks stores the welcome link of each of links' accounts that is
 // password-less and was never welcomed, with the events events builds from its address and
 // kind, in the inbox transaction, under the accounts' row locks. An unknown account (or an
@@ -45,17 +60,7 @@ func (t InboxTx) IssueWelcomeLinks(ctx context.Context, links []domain.AccountLi
 	}
 	b := &pgx.Batch{}
 	b.Queue(`SELECT uuid FROM accounts WHERE uuid = ANY($1::uuid[]) AND password_hash = '' ORDER BY uuid FOR UPDATE`, accounts)
-	b.Queue(`WITH eligible AS (
-			SELECT a.uuid, a.email, a.kind, u.hash, u.purpose, u.created_at, u.expires_at
-			FROM unnest($1::uuid[], $2::bytea[], $3::text[], $4::timestamptz[], $5::timestamptz[]) AS u(account, hash, purpose, created_at, expires_at)
-			JOIN accounts a ON a.uuid = u.account
-			WHERE a.password_hash = ''
-			  AND NOT EXISTS (SELECT 1 FROM password_links l WHERE l.account_uuid = a.uuid AND l.purpose = 'welcome')),
-		issued AS (
-			INSERT INTO password_links (token_hash, account_uuid, purpose, created_at, expires_at)
-			SELECT hash, uuid, purpose, created_at, expires_at FROM eligible
-			RETURNING account_uuid)
-		SELECT e.uuid::text, e.email, e.kind FROM eligible e JOIN issued i ON i.account_uuid = e.uuid ORDER BY e.uuid`,
+	b.Queue(welcomeSQL,
 		accounts, hashes, purposes, created, expires)
 	br := t.tx.SendBatch(ctx, b)
 	ws, err := readWelcomed(br)

@@ -150,6 +150,20 @@ func (s *Store) Claim(ctx context.Context, d time.Duration, n int) (claimed []do
 // the relay and its outcome was never recorded.
 const OutcomeUnknown = "outcome unknown: handed to the relay, never recorded; not sent again"
 
+// heldUnsettled is "neither sent nor given up" for the statements that name their messages
+// by id (m.id = u.id from an unnest): written so that it does not imply messages_pending's
+// predicate (sent_at IS NULL AND failed_at IS NULL). Spelled as that predicate, the planner
+// read the batch's rows through messages_pending, every pending entry of it (and the dead
+// ones of messages sent since the last vacuum), instead of one primary-key probe per id:
+// 3.3 ms a batch, a fifth of the queue's statements' time, at 160 orders/s.
+const heldUnsettled = `coalesce(m.sent_at, m.failed_at) IS NULL`
+
+// handingSQL marks held messages as handed to the relay (Handing).
+const handingSQL = `UPDATE messages m SET handed_at = clock_timestamp()
+	FROM unnest($1::text[], $2::bigint[]) AS u(id, f)
+	WHERE m.id = u.id AND m.fence = u.f AND ` + heldUnsettled + ` AND m.` + lease.Held + `
+	RETURNING m.id`
+
 // Handing records, committed, that the held messages are about to be handed to the relay,
 // in one statement for a sender's batch: from now on a claim takes each for sent unless
 // Retry records a refusal or Release puts it back (see Claim). It answers the ids still
@@ -160,10 +174,7 @@ func (s *Store) Handing(ctx context.Context, held ...domain.Held) (map[string]bo
 		return map[string]bool{}, nil
 	}
 	ids, fences := heldRows(held)
-	rows, err := s.pool.Query(ctx, `UPDATE messages m SET handed_at = clock_timestamp()
-		FROM unnest($1::text[], $2::bigint[]) AS u(id, f)
-		WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL AND m.`+lease.Held+`
-		RETURNING m.id`, ids, fences)
+	rows, err := s.pool.Query(ctx, handingSQL, ids, fences)
 	if err != nil {
 		return nil, fmt.Errorf("mark %d messages handed to the relay: %w", len(held), err)
 	}
@@ -218,7 +229,7 @@ func (s *Store) Release(ctx context.Context, held ...domain.Held) error {
 	}
 	ids, fences := heldRows(held)
 	_, err := s.pool.Exec(ctx, `UPDATE messages m SET next_attempt_at = now(), attempts = attempts - 1, handed_at = NULL, lease_until = NULL
-		FROM unnest($1::text[], $2::bigint[]) AS u(id, f) WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL`,
+		FROM unnest($1::text[], $2::bigint[]) AS u(id, f) WHERE m.id = u.id AND m.fence = u.f AND `+heldUnsettled,
 		ids, fences)
 	if err != nil {
 		return fmt.Errorf("release %d messages: %w", len(held), err)
@@ -235,7 +246,7 @@ func (s *Store) RenewLeases(ctx context.Context, held []domain.Held, d time.Dura
 	ids, fences := heldRows(held)
 	_, err := s.pool.Exec(ctx, `UPDATE messages m SET lease_until = `+lease.Until("$3")+`, next_attempt_at = `+lease.Until("$3")+`
 		FROM unnest($1::text[], $2::bigint[]) AS u(id, f)
-		WHERE m.id = u.id AND m.fence = u.f AND m.sent_at IS NULL AND m.failed_at IS NULL AND m.`+lease.Held, ids, fences, lease.Interval(d))
+		WHERE m.id = u.id AND m.fence = u.f AND `+heldUnsettled+` AND m.`+lease.Held, ids, fences, lease.Interval(d))
 	if err != nil {
 		return fmt.Errorf("renew the leases of %d messages: %w", len(held), err)
 	}
