@@ -14,7 +14,8 @@
 #      copies of the tables (schema perf_floor of each database: the same columns and
 #      indexes, unique ones included, filled with the newest row of each table, the indexed
 #      columns' values made fresh per row), each transaction pipelined in one round trip and
-#      one commit. Its CPU per order is that of pgbench's backends (pgbench's own CPU, like
+#      one commit, a table's rows of one kind (inserted, updated or deleted) in one
+#      statement, as the store's multi-row writes are. Its CPU per order is that of pgbench's backends (pgbench's own CPU, like
 #      k6's, is not counted). What the floor leaves out: reads, foreign-key checks, the
 #      rows' real values (updates and deletes take the first live row of the copy).
 #
@@ -158,11 +159,13 @@ for db, shapes in by_db.items():
         with open(os.path.join(d, f"shape{i}.sql"), "w") as f:
             f.write(f"-- {count} transactions of {total}: " + ", ".join(f"{o} {k} {t}" for t, o, k in shape) + "\n")
             f.write("\\startpipeline\nBEGIN;\n")
+            # A table's k rows of one kind in one statement, as a multi-row write of the store
+            # (an unnest, a COPY) does: rows one statement each would price a batch's
+            # statements, not its rows, and lift the floor of batched work above the store's.
             for t, o, k in shape:
-                for _ in range(k):
-                    f.write({"insert": f"SELECT perf_floor.insert_{t}();\n",
-                             "update": f"UPDATE perf_floor.{t} SET ctid_key = ctid_key WHERE ctid = (SELECT ctid FROM perf_floor.{t} LIMIT 1);\n",
-                             "delete": f"DELETE FROM perf_floor.{t} WHERE ctid = (SELECT ctid FROM perf_floor.{t} LIMIT 1);\n"}[o])
+                f.write({"insert": f"SELECT perf_floor.insert_{t}({k});\n",
+                         "update": f"UPDATE perf_floor.{t} SET ctid_key = ctid_key WHERE ctid = ANY(ARRAY(SELECT ctid FROM perf_floor.{t} LIMIT {k}));\n",
+                         "delete": f"DELETE FROM perf_floor.{t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM perf_floor.{t} LIMIT {k}));\n"}[o])
             f.write("COMMIT;\n\\endpipeline\n")
         with open(os.path.join(d, "weights"), "a") as f:
             f.write(f"shape{i}.sql {count}\n")
@@ -256,13 +259,15 @@ floor_run() {
     psql "$(dburl "$db")" -XAtq -F $'\t' -c "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
       WHERE n.nspname = 'perf_floor' AND p.proname LIKE 'insert\\_%'" >"$dir/inserts"
     python3 - "$dir" <<'EOF'
-import glob, os, sys
+import glob, os, re, sys
 d = sys.argv[1]
 inserts = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(d, "inserts")) if l.strip())
 for f in glob.glob(os.path.join(d, "shape*.sql")):
     text = open(f).read()
     for name, body in inserts.items():
-        text = text.replace(f"SELECT perf_floor.{name}();", body + ";")
+        text = text.replace(f"SELECT perf_floor.{name}(1);", body + ";")
+        # k rows: the template copied k times, each with its own fresh indexed values.
+        text = re.sub(rf"SELECT perf_floor\.{name}\((\d+)\);", lambda m: f"{body} CROSS JOIN generate_series(1, {m.group(1)});", text)
     open(f, "w").write(text)
 EOF
     args=()
