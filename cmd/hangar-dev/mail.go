@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -45,16 +44,5 @@ func runMail(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err = srv.Shutdown(shutdown)
-	if errors.Is(err, context.DeadlineExceeded) {
-		// A connection still open (a reader's spare connection, busy for its first 5 s as
-		// the edge's are): stop anyway.
-		return srv.Close()
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return stopServer(srv, "mail sink", log)
 }

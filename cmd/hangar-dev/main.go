@@ -229,17 +229,7 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 	})
 	g.Go(func() error {
 		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
-			// A browser's connection still open (a preconnect that never sent a request
-			// counts as busy for 5 s, a request that outlives the wait): stop anyway.
-			log.Warn("edge: connections still open at shutdown; closed", "after", "5s")
-			return srv.Close()
-		} else if err != nil {
-			return err
-		}
-		return nil
+		return stopServer(srv, "edge", log)
 	})
 	g.Go(func() error { return announce(ctx, ln.Addr().String(), fieldsOrigin(cfg.FieldsAddr), backends, log) })
 	return g.Wait()
@@ -325,4 +315,21 @@ func printDemoAccounts() {
 	}
 	m := identity.DemoAssociationMember
 	fmt.Fprintf(os.Stderr, "Aircraft-owner association demo member: number %s, last name %s\n\n", m.Number, m.LastName)
+}
+
+// stopServer shuts srv down gracefully for up to 5 s and then closes what is left: a
+// connection that never sent a request (a browser's preconnect, a client's spare one) counts
+// as busy for its first 5 s, and a stop must not fail for it.
+func stopServer(srv *http.Server, name string, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn(name+": connections still open at shutdown; closed", "after", "5s")
+		return srv.Close()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hangar/hangar/internal/platform/db"
 	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/services/identity/internal/adapters"
@@ -42,17 +40,7 @@ func TestWelcomeCheckReadsAnIndex(t *testing.T) {
 	}
 	now := time.Now()
 	args := []any{[]string{"0190b2d4-0000-7000-8000-000000000001"}, [][]byte{[]byte("hash")}, []string{"welcome"}, []time.Time{now}, []time.Time{now.Add(time.Hour)}}
-	// A table this small is cheaper to read whole; with that plan off, as for a table of
-	// production size, the check has an index or nothing.
-	var plan string
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+adapters.WelcomeSQL, args...).Scan(&plan)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	plan := dbtest.IndexPlan(t, pool, adapters.WelcomeSQL, args...)
 	if !strings.Contains(plan, "password_links_welcome") {
 		t.Errorf("the welcome check does not read password_links_welcome:\n%s", plan)
 	}

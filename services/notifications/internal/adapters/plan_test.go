@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/services/notifications/internal/adapters"
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
@@ -43,17 +42,7 @@ func TestHandingProbesTheBatchByPrimaryKey(t *testing.T) {
 	for i, m := range batch {
 		ids[i] = m.ID
 	}
-	// A table this small is cheaper to read whole; with that plan off, as for a queue of
-	// production size, the planner chooses between the primary key and messages_pending.
-	var plan string
-	if err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+adapters.HandingSQL, ids, fences).Scan(&plan)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	plan := dbtest.IndexPlan(t, pool, adapters.HandingSQL, ids, fences)
 	if strings.Contains(plan, "messages_pending") || !strings.Contains(plan, "messages_pkey") {
 		t.Errorf("the batch is not read by primary key:\n%s", plan)
 	}
