@@ -33,6 +33,15 @@ type BatchOptions struct {
 	// Messages already fetched from the partitions join at once, so under load a batch
 	// fills without waiting, and a lone event waits at most Linger.
 	Linger time.Duration
+	// MaxWait and Fill pace the batches as a relay's rounds are paced (see Relay.Spacing):
+	// a batch lingers until about Fill events (default 20) could have come at the rate of
+	// the last batches, counted from the previous batch's close, at most MaxWait
+	// (default 500 ms; negative: Linger only). A batch's cost is mostly per batch (its
+	// transaction, its offset commit, the mail sender's claim after it), and at a few events
+	// a second each relay's round came as a batch of its own. A lone event after a quiet
+	// spell waits Linger only.
+	MaxWait time.Duration
+	Fill    int
 	// EffectsOutsideTx: the handler's effects are not in a transaction of the consumer's
 	// but guarded by their own (a renewal claims its row, calls payments and writes through
 	// the order pipeline, each on connections of its own), so the handler gets a nil tx and
@@ -77,6 +86,12 @@ func NewInboxBatchConsumerOf(cfg ConsumerConfig, topics []string, h InboxBatchHa
 	if o.Linger <= 0 {
 		o.Linger = 5 * time.Millisecond
 	}
+	if o.MaxWait == 0 {
+		o.MaxWait = 500 * time.Millisecond
+	}
+	if o.Fill <= 0 {
+		o.Fill = 20
+	}
 	return &InboxBatchConsumer{c: NewInboxConsumer(cfg), topics: slices.Compact(topics), h: h, o: o}
 }
 
@@ -90,8 +105,16 @@ func (b *InboxBatchConsumer) Run(ctx context.Context) error {
 	}
 	defer dlq.Close()
 	go b.c.prune(ctx)
+	p := &pace{most: b.o.MaxWait, fill: b.o.Fill}
+	var notBefore time.Time // the next batch lingers at least until then
 	for {
-		msgs, ferr := b.fetch(ctx, r)
+		msgs, ferr := b.fetch(ctx, r, notBefore)
+		if len(msgs) > 0 && b.o.MaxWait > 0 {
+			// A batch holds what came since the previous one closed: its close is the mark
+			// the rate is measured between, and the next batch closes a spacing after it.
+			closed := time.Now()
+			notBefore = closed.Add(p.next(closed, len(msgs)))
+		}
 		if len(msgs) > 0 {
 			if err := b.process(ctx, dlq, msgs); err != nil {
 				if ctx.Err() != nil {
@@ -120,15 +143,20 @@ func (b *InboxBatchConsumer) Run(ctx context.Context) error {
 	}
 }
 
-// fetch waits for one message, then takes whatever else arrives within Linger, up to Max.
-// An error after the first message is answered with the messages fetched before it.
-func (b *InboxBatchConsumer) fetch(ctx context.Context, r *groupReader) ([]kafkago.Message, error) {
+// fetch waits for one message, then takes whatever else arrives within Linger, or until
+// notBefore if that is later, up to Max. An error after the first message is answered with
+// the messages fetched before it.
+func (b *InboxBatchConsumer) fetch(ctx context.Context, r *groupReader, notBefore time.Time) ([]kafkago.Message, error) {
 	first, err := r.Fetch(ctx)
 	if err != nil {
 		return nil, err
 	}
 	msgs := append(make([]kafkago.Message, 0, b.o.Max), first)
-	lctx, cancel := context.WithTimeout(ctx, b.o.Linger)
+	until := time.Now().Add(b.o.Linger)
+	if notBefore.After(until) {
+		until = notBefore
+	}
+	lctx, cancel := context.WithDeadline(ctx, until)
 	defer cancel()
 	for len(msgs) < b.o.Max {
 		m, err := r.Fetch(lctx)

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,12 +185,17 @@ type Relay struct {
 	// that found a slot with rows held by another replica (which may have read it before
 	// this process's rows committed) looks again within a second instead.
 	Interval time.Duration
-	// Spacing is the least time between two rounds started by wake-ups; default 200 ms, the
-	// poll interval it replaces, so an event waits no longer than it did, and at 10 orders
-	// a second a round still carries two orders' events (a round per commit would cost its
-	// four statements per order and relay).
-	Spacing   time.Duration
-	BatchSize int // default 100
+	// Spacing is the least time between two rounds started by wake-ups (default 200 ms, the
+	// poll interval it replaces) and MaxSpacing the most (default 1 s): in between, the
+	// spacing grows as traffic falls, so that a round carries about Fill events (default
+	// 20). A round costs four statements and a produce however many events it carries: a
+	// round per commit cost them per order, and a fixed 200 ms at 10 orders a second still
+	// cost them per two. An event after a quiet spell is relayed at once (the previous
+	// round is long past); one that follows others within MaxSpacing waits for the round.
+	Spacing    time.Duration
+	MaxSpacing time.Duration
+	Fill       int
+	BatchSize  int // default 100
 	// VacuumEvery is how many deleted rows the relay lets pile up before it vacuums the
 	// outbox itself (default 1000; negative: never). Every published row is deleted, and
 	// the relay's scans walk the dead rows and index entries until a vacuum removes them:
@@ -210,8 +216,8 @@ type Relay struct {
 const relayLogEvery = 30 * time.Second
 
 // Run relays until ctx ends. A round that found a full batch is followed at once by the
-// next; otherwise the relay waits for a wake-up (Wake), no sooner than Spacing after the
-// round began, or for Interval.
+// next; otherwise the relay waits for a wake-up (Wake), no sooner than the spacing (see
+// Spacing) after the round began, or for Interval.
 func (r *Relay) Run(ctx context.Context) error {
 	interval, spacing := r.Interval, r.Spacing
 	if interval == 0 {
@@ -223,6 +229,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	if spacing == 0 {
 		spacing = 200 * time.Millisecond
 	}
+	p := &pace{least: spacing, most: max(cmp.Or(r.MaxSpacing, time.Second), spacing), fill: cmp.Or(r.Fill, 20)}
 	batch := r.BatchSize
 	if batch == 0 {
 		batch = 100
@@ -244,8 +251,10 @@ func (r *Relay) Run(ctx context.Context) error {
 			r.Log.InfoContext(ctx, "outbox relay recovered", "failures", count)
 		}
 		if err == nil && (n >= batch || (r.Wake == nil && n > 0)) {
+			p.next(began, n)
 			continue // more are waiting
 		}
+		spacing := p.next(began, n)
 		wait := interval
 		if err != nil || r.held.Load() {
 			// A failed round (an outage) is retried sooner, and so is one that left a slot to
@@ -260,7 +269,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			continue
 		case <-r.Wake:
 		}
-		// Woken: let what commits within Spacing of the last round join this one.
+		// Woken: let what commits within the spacing of the last round join this one.
 		if wait := spacing - time.Since(began); wait > 0 && err == nil {
 			timer.Reset(wait)
 			select {
