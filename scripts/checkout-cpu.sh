@@ -12,8 +12,17 @@
 #   - each service's outbound calls (hangar_client_requests_total, same place: gRPC, and the
 #     human verification's HTTP call),
 # and takes a CPU profile of hangar-dev over the run (admin /debug/pprof/profile, never the
-# public edge). It prints each per order. What it cannot see: PostgreSQL's shared processes
-# (WAL writer, checkpointer) and k6's own CPU, which is not the store's.
+# public edge; PROFILE_SECONDS, default 8, from the run's start). It prints each per order,
+# hangar-dev's CPU whole and split: its development stand-ins' (the in-process broker, the
+# SMTP mail sink and the human verifier, in production Kafka, an SMTP relay and Google, not
+# the store; their goroutines carry the pprof label hangar.standin, internal/standin), each
+# one's being hangar-dev's CPU times its share of the profile's samples
+# (cmd/standin-share), and the store's, hangar-dev less the stand-ins, beside the
+# PostgreSQL backends'. The store's side of them (kafka-go producers and
+# consumers, the SMTP client, the siteverify calls) is the store's, and so is what the
+# stand-ins cost the runtime beyond their own goroutines (collecting their garbage,
+# scheduling). The idle figures are hangar-dev's whole. What it cannot see: PostgreSQL's
+# shared processes (WAL writer, checkpointer) and k6's own CPU, which is not the store's.
 #
 #   scripts/checkout-cpu.sh --compare [SHAPE] REV...
 # measures each revision in one run, one after the other on the same machine: for each it
@@ -35,6 +44,12 @@ if [[ "${1:-}" == "--compare" ]]; then
   k6=$(realpath "${K6:-bin/k6}")
   [[ -x "$k6" ]] || { echo "no k6 at $k6 (make k6)" >&2; exit 1; }
   work=$(mktemp -d /tmp/checkout-cpu-compare.XXXXXX)
+  # shellcheck source=scripts/perf-lib.sh
+  source scripts/perf-lib.sh
+  # Built from this tree: older revisions have none (and no stand-in labels: their
+  # stand-ins count as 0, inside their store's figure).
+  STANDIN_SHARE=$(standin_tool "$work") || { echo "cmd/standin-share not built" >&2; exit 1; }
+  export STANDIN_SHARE
   stack=""
   stop_stack() { [[ -n "$stack" ]] && { kill -TERM -- "-$stack" 2>/dev/null; wait "$stack" 2>/dev/null; stack=""; } || true; }
   trap stop_stack EXIT
@@ -87,6 +102,7 @@ mkdir -p "$OUT"
 source scripts/perf-lib.sh
 pid=$(stack_pid)
 tck=$(getconf CLK_TCK)
+share=$(standin_tool "$OUT") || { echo "cmd/standin-share not built" >&2; exit 1; }
 
 backends() { pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')"; }
 # backend_cpu: each of the stack's databases with its backends' CPU ticks (gone backends: 0).
@@ -142,6 +158,7 @@ prof=$!
 GOGC=${GOGC:-400} GOMAXPROCS=${K6_GOMAXPROCS:-1} "$K6" run -q -e SHAPE="$SHAPE" -e BASE_URL="$BASE_URL" -e FIELDS_URL="${FIELDS_URL:-http://localhost:8081}" -e VALIDATE="${VALIDATE:-}" -e ITERATIONS="${ITERATIONS:-25}" --summary-export "$OUT/summary.json" loadtest/checkout.js \
   > "$OUT/k6.txt" 2>&1 || echo "k6: thresholds not met (see $OUT/k6.txt)"
 wait "$prof" || echo "profile failed"
+"$share" "$OUT/cpu.pprof" >"$OUT/standins" 2>"$OUT/standins.err" || : >"$OUT/standins"
 k1=$(cut -d' ' -f16,17 /proc/$$/stat)
 k6cpu=$(( ${k1% *} + ${k1#* } - ${k0% *} - ${k0#* } ))
 
@@ -181,6 +198,17 @@ load = open("/proc/loadavg").read().split()[:3]
 print(f"orders {n} ({s['orders']['rate']:.1f}/s over the run{f', {steady:.0f} in the steady part' if steady else ''})  submit p50 {dur.get('med', 0):.1f} ms  p99 {dur.get('p(99)', 0):.1f} ms  load average {' '.join(load)}")
 app, db = (cpu1 - cpu0) / tck / n * 1000, (pg1 - pg0) / tck / n * 1000
 print(f"CPU per order: hangar-dev {app:.2f} ms + PostgreSQL backends {db:.2f} ms = {app + db:.2f} ms")
+share = {k: int(v) for k, v in (line.split() for line in open(os.path.join(out, "standins")))}
+total = share.pop("total", 0)
+if total:
+    # A stand-in's CPU: hangar-dev's times the stand-in's share of the profile's samples.
+    parts = {k: app * v / total for k, v in share.items()}
+    st = sum(parts.values())
+    print(f"  hangar-dev's stand-ins (by their label in its profile): {st:.2f} ms (" + ", ".join(f"{k} {v:.2f}" for k, v in parts.items()) + ")"
+          + ("" if st else "; none labelled: a build before the labels counts them with the store"))
+    print(f"  the store: hangar-dev less the stand-ins {app - st:.2f} ms + PostgreSQL backends {db:.2f} ms = {app - st + db:.2f} ms")
+else:
+    print(f"  hangar-dev's stand-ins: unknown (no CPU profile read; see {os.path.join(out, 'standins.err')})")
 # Less what the idle stack would have spent over the run's duration.
 iapp = (i1 - i0) / tck / idle_s * (t1 - t0) / n * 1000
 idb = (ip1 - ip0) / tck / idle_s * (t1 - t0) / n * 1000

@@ -6,10 +6,20 @@
 # SECONDS_PER_RUN, default 20). Each round runs, one after the other in the same minutes:
 #
 #   1. the store: loadtest/checkout.js at VUS for SECONDS_PER_RUN; CPU per order is
-#      hangar-dev's (/proc/<pid>/stat) plus that of the PostgreSQL backends of the stack's
-#      databases. The WAL written meanwhile is read back (pg_waldump, so this runs as root
-#      or as postgres, on the database's host): each write transaction of the stack's
-#      databases with the rows it inserted, updated and deleted, by table.
+#      hangar-dev's (/proc/<pid>/stat) less its development stand-ins', plus that of the
+#      PostgreSQL backends of the stack's databases. The stand-ins are the in-process
+#      Kafka-protocol broker, the SMTP mail sink and the human verifier (in production
+#      Kafka, an SMTP relay and Google: other people's processes); their goroutines carry
+#      the pprof label hangar.standin (internal/standin), and their CPU is hangar-dev's
+#      times their share of the samples of a CPU profile of hangar-dev over the run (the
+#      first service's admin /debug/pprof/profile, the whole process in process; read by
+#      cmd/standin-share). The store's side of them (kafka-go producers and consumers, the
+#      SMTP client, the siteverify calls) is the store's and counted; so is what the
+#      stand-ins cost the runtime beyond their own goroutines (collecting their garbage,
+#      scheduling) and the profiling's own small cost. The WAL written meanwhile is read
+#      back (pg_waldump, so this runs as root or as postgres, on the database's host): each
+#      write transaction of the stack's databases with the rows it inserted, updated and
+#      deleted, by table.
 #   2. the floor: those very transactions and nothing else, replayed with pgbench into
 #      copies of the tables (schema perf_floor of each database: the same columns and
 #      indexes, unique ones included, filled with the newest row of each table, the indexed
@@ -20,9 +30,11 @@
 #      rows' real values (updates and deletes take the first live row of the copy).
 #
 # The shapes (which tables, how many rows, how many commits) come from the measured run,
-# so the floor follows the store's writes as they change. The last line is
+# so the floor follows the store's writes as they change. The last two lines are
+#   with the stand-ins: W ms per order; floor: Y ms; ratio: R
 #   cpu per order: X ms; floor: Y ms; ratio: Z
-# with the medians of the rounds. The machine's load average is printed beside each run:
+# with the medians of the rounds: W is the whole hangar-dev process (stand-ins included)
+# plus the backends, X the store (hangar-dev less the stand-ins) plus the backends. The machine's load average is printed beside each run:
 # on a shared machine, compare only runs of the same minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,16 +58,20 @@ command -v pgbench >/dev/null || { echo "no pgbench" >&2; exit 1; }
 # shellcheck source=scripts/perf-lib.sh
 source scripts/perf-lib.sh
 pid=$(stack_pid)
+admin=$(stack_admin)
+share=$(standin_tool "$OUT") || { echo "cmd/standin-share not built" >&2; exit 1; }
 tck=$(getconf CLK_TCK)
 dburl() { local u=${PGURL%%\?*}; echo "${u%/*}/$1"; }
 waldir=$(pg "SHOW data_directory")/pg_wal
 dbs=$(pg "SELECT datname FROM pg_database WHERE starts_with(datname, '${PREFIX}') ORDER BY 1")
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# store_run N: one k6 run; prints "orders cpu_ms_per_order" and leaves the WAL's records
-# in $OUT/wal.N, the databases' oids in $OUT/oids.
+# store_run N: one k6 run; prints "orders whole store app standins", the run's CPU in ms:
+# hangar-dev's and the backends', the same less the stand-ins', hangar-dev's alone, and
+# each stand-in's (name=ms,...). Leaves the WAL's records in $OUT/wal.N, the databases'
+# oids in $OUT/oids, hangar-dev's CPU profile in $OUT/cpu.N.pprof.
 store_run() {
-  local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders
+  local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders prof
   bp=$(pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')")
   # A replication slot keeps the run's WAL from being recycled before it is read (a
   # checkpoint of a busy server may come in the middle of the run).
@@ -69,6 +85,9 @@ store_run() {
   local b
   for b in $bp; do start[$b]=$(proc_cpu "$b"); done
   c0=$(proc_cpu "$pid")
+  # The profile spans k6's start, its run and the three seconds after, to within a second.
+  curl -fsS -o "$OUT/cpu.$n.pprof" "http://$admin/debug/pprof/profile?seconds=$((SECONDS_PER_RUN + 4))" &
+  prof=$!
   GOGC=400 GOMAXPROCS=1 "$K6" run -q -e SHAPE=smoke -e BASE_URL="$BASE_URL" -e FIELDS_URL="$FIELDS_URL" \
     --vus "$VUS" --duration "${SECONDS_PER_RUN}s" --summary-export "$OUT/summary.$n.json" loadtest/checkout.js >"$OUT/k6.$n.txt" 2>&1 || true
   # The asynchronous steps (relays, consumers, mail) finish within a few seconds.
@@ -85,7 +104,17 @@ store_run() {
   pg "SELECT pg_drop_replication_slot('perf_floor')" >/dev/null
   orders=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["orders"]["count"]))' "$OUT/summary.$n.json" 2>/dev/null || echo 0)
   [[ "$orders" -gt 0 ]] || { echo "no orders completed (see $OUT/k6.$n.txt)" >&2; exit 1; }
-  echo "$orders $(( (c1 - c0 + p1 - p0) * 1000 / tck )) $(( (c1 - c0) * 1000 / tck ))"
+  wait "$prof" || { echo "no CPU profile of hangar-dev (http://$admin/debug/pprof/profile)" >&2; exit 1; }
+  "$share" "$OUT/cpu.$n.pprof" >"$OUT/standins.$n" || { echo "unreadable CPU profile $OUT/cpu.$n.pprof" >&2; exit 1; }
+  python3 - "$OUT/standins.$n" "$(( (c1 - c0) * 1000 / tck ))" "$(( (p1 - p0) * 1000 / tck ))" "$orders" <<'EOF'
+import sys
+share = {k: int(v) for k, v in (line.split() for line in open(sys.argv[1]))}
+app, db, orders = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+total = share.pop("total")
+# A stand-in's CPU: hangar-dev's times the stand-in's share of the profile's samples.
+parts = {k: app * v / total if total else 0.0 for k, v in share.items()}
+print(orders, app + db, f"{app + db - sum(parts.values()):.1f}", app, ",".join(f"{k}={v:.1f}" for k, v in parts.items()))
+EOF
 }
 
 # shapes N ORDERS: from the WAL of run N, per database, each write transaction's rows by
@@ -310,23 +339,30 @@ EOF
 }
 
 trap 'pg "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '"'"'perf_floor'"'"'" >/dev/null 2>&1 || true' EXIT
-store=() floor=()
+store=() whole=() floor=()
 for round in $(seq "$ROUNDS"); do
-  read -r orders cpu app < <(store_run "$round")
-  s=$(python3 -c "print(f'{$cpu / $orders:.2f}')")
-  echo "round $round store: $orders orders at $VUS VUs, cpu per order $s ms (hangar-dev $(python3 -c "print(f'{$app / $orders:.2f}')") ms); load $(load)"
+  read -r orders cpu storecpu app standins < <(store_run "$round")
+  s=$(python3 -c "print(f'{$storecpu / $orders:.2f}')")
+  w=$(python3 -c "print(f'{$cpu / $orders:.2f}')")
+  st=$(python3 - "$standins" "$orders" <<'EOF'
+import sys
+parts = {k: float(v) / int(sys.argv[2]) for k, v in (p.split("=") for p in sys.argv[1].split(","))}
+print(f"{sum(parts.values()):.2f} ms: " + ", ".join(f"{k} {v:.2f}" for k, v in parts.items()))
+EOF
+)
+  echo "round $round store: $orders orders at $VUS VUs, cpu per order $s ms (hangar-dev $(python3 -c "print(f'{$app / $orders:.2f}')") ms less its stand-ins' $st; with them $w ms); load $(load)"
   shapes "$round" "$orders"
   for dir in "$OUT/floor.$round"/*/; do
     echo "  $(basename "$dir"): $(cat "$dir/commits") write commits per order; $(head -qn1 "$dir"/shape*.sql | head -3 | sed 's/^-- //' | paste -sd';')"
   done
   f=$(floor_run "$round")
   echo "round $round floor: cpu per order $f ms; load $(load)"
-  store+=("$s") floor+=("$f")
+  store+=("$s") whole+=("$w") floor+=("$f")
 done
-python3 - "${store[*]}" "${floor[*]}" <<'EOF'
+python3 - "${store[*]}" "${whole[*]}" "${floor[*]}" <<'EOF'
 import statistics, sys
-s = statistics.median(float(x) for x in sys.argv[1].split())
-f = statistics.median(float(x) for x in sys.argv[2].split())
+s, w, f = (statistics.median(float(x) for x in arg.split()) for arg in sys.argv[1:4])
+print(f"with the stand-ins: {w:.1f} ms per order; floor: {f:.1f} ms; ratio: {w / f:.2f}")
 print(f"cpu per order: {s:.1f} ms; floor: {f:.1f} ms; ratio: {s / f:.2f}")
 EOF
 echo "(work dir $OUT)" >&2

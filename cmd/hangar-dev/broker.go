@@ -8,7 +8,20 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/events"
 	"github.com/hangar/hangar/internal/platform/kafka"
+	"github.com/hangar/hangar/internal/standin"
 )
+
+// startBroker starts the in-process broker, bounded to HANGAR_DEV_BROKER_KEEP_MIB per
+// partition (an unbounded log grew the process by a gigabyte over ~24k orders). Its
+// goroutines (the cluster's loop, the listener, every connection's, the trimming) carry
+// the broker's stand-in label: in production the broker is Kafka's process, not the store,
+// and the measurements count it apart (internal/standin). The caller closes it.
+func startBroker(ctx context.Context, cfg Config) (b *kafka.Broker, err error) {
+	standin.Do(ctx, standin.Broker, func(context.Context) {
+		b, err = kafka.StartBoundedBroker(0, int64(cfg.BrokerKeep)<<20, brokerTrimInterval)
+	})
+	return b, err
+}
 
 // BrokerConfig configures `hangar-dev broker`.
 type BrokerConfig struct {

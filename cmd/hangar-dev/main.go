@@ -27,9 +27,9 @@ import (
 	"github.com/hangar/hangar/internal/edge"
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/db"
-	"github.com/hangar/hangar/internal/platform/kafka"
 	"github.com/hangar/hangar/internal/platform/server"
 	"github.com/hangar/hangar/internal/platform/telemetry"
+	"github.com/hangar/hangar/internal/standin"
 	identity "github.com/hangar/hangar/services/identity/app"
 )
 
@@ -120,8 +120,7 @@ func run(ctx context.Context) error {
 
 	brokers := cfg.KafkaBroker
 	if len(brokers) == 0 {
-		// Bounded: an unbounded log grew the process by a gigabyte over ~24k orders.
-		b, err := kafka.StartBoundedBroker(0, int64(cfg.BrokerKeep)<<20, brokerTrimInterval)
+		b, err := startBroker(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -137,12 +136,19 @@ func run(ctx context.Context) error {
 		return runProcesses(ctx, cfg, table, headers, brokers, log)
 	}
 
-	sink, mail, err := startMail(cfg, log)
+	sink, mail, err := startMail(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	if sink != nil {
 		defer sink.Close()
+	}
+	human, siteverify, err := startHuman(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	if human != nil {
+		defer human.Close()
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -151,7 +157,7 @@ func run(ctx context.Context) error {
 	// Every service gets loopback ports picked by the kernel, so a stale process or a second
 	// checkout never collides; the edge learns the addresses directly and calls the
 	// services' handlers in-process (no proxy hop).
-	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "0", mail: mail, grpc: map[string]string{}}
+	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "0", mail: mail, siteverify: siteverify, grpc: map[string]string{}}
 	listen := map[string]string{"GRPC_ADDR": "127.0.0.1:0", "HTTP_ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0"}
 	for _, s := range devServices {
 		env, err := dr.env(s, listen)
@@ -209,12 +215,13 @@ func serveEdge(ctx context.Context, g *errgroup.Group, cfg Config, table *edge.T
 		return fmt.Errorf("edge listen %s (is another make dev running?): %w", cfg.EdgeAddr, err)
 	}
 	mux := http.NewServeMux()
+	// The stand-ins' pages on the edge run labelled as theirs (internal/standin).
 	if sink != nil {
-		mux.Handle("GET /-/mail", sink)
+		mux.Handle("GET /-/mail", standin.Handler(standin.Mail, sink))
 	}
 	mux.Handle("GET /-/prometheus/targets", targets)
 	if cfg.HumanVerification {
-		mux.Handle("/-/human/", devhuman.Handler())
+		mux.Handle("/-/human/", standin.Handler(standin.Recaptcha, devhuman.Handler()))
 	}
 	if extra != nil {
 		extra(mux)

@@ -56,14 +56,21 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return err
 	}
-	sink, mail, err := startMail(cfg, log)
+	sink, mail, err := startMail(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	if sink != nil {
 		defer sink.Close()
 	}
-	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "1", mail: mail, grpc: map[string]string{}}
+	human, siteverify, err := startHuman(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	if human != nil {
+		defer human.Close()
+	}
+	dr := &devRun{cfg: cfg, brokers: brokers, trustedProxies: "1", mail: mail, siteverify: siteverify, grpc: map[string]string{}}
 	replicas := max(cfg.Replicas, 1)
 	var children []*child
 	var backends []edge.Backend

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hangar/hangar/internal/devmail"
 	"github.com/hangar/hangar/internal/platform/config"
+	"github.com/hangar/hangar/internal/standin"
 	allocation "github.com/hangar/hangar/services/allocation/app"
 	catalog "github.com/hangar/hangar/services/catalog/app"
 	checkout "github.com/hangar/hangar/services/checkout/app"
@@ -94,7 +95,9 @@ type devRun struct {
 	// processes (the edge is the one proxy appending X-Forwarded-For, as the Ingress is).
 	trustedProxies string
 	mail           map[string]string
-	grpc           map[string]string
+	// siteverify is the development human verifier's siteverify URL (startHuman).
+	siteverify string
+	grpc       map[string]string
 }
 
 // env answers s's environment: listen (its addresses), the run's settings, its own dev
@@ -124,18 +127,18 @@ func (r *devRun) env(s devService, listen map[string]string) (map[string]string,
 		env["PAYMENTS_FIELDS_ADDR"], env["PAYMENTS_FIELDS_ORIGIN"] = r.cfg.FieldsAddr, fieldsOrigin(r.cfg.FieldsAddr)
 	}
 	if s.name == checkout.Name && r.cfg.HumanVerification {
-		// Human verification on, as in the chart, against the development verifier the
-		// edge serves (internal/devhuman): no internet, and its secret is public.
+		// Human verification on, as in the chart, against the development verifier
+		// (internal/devhuman, startHuman): no internet, and its secret is public.
 		env["CHECKOUT_RECAPTCHA_REQUIRED"], env["CHECKOUT_RECAPTCHA_SECRET"] = "true", devhuman.Secret
 		env["CHECKOUT_RECAPTCHA_SITE_KEY"], env["CHECKOUT_RECAPTCHA_SCRIPT_URL"] = devhuman.SiteKey, devhuman.ScriptPath
-		env["CHECKOUT_RECAPTCHA_URL"] = "http://" + devHost(r.cfg.EdgeAddr) + devhuman.SiteverifyPath
+		env["CHECKOUT_RECAPTCHA_URL"] = r.siteverify
 	}
 	if r.cfg.HumanVerification && (s.name == payments.Name || s.name == identity.Name) {
 		// The payment-method update and the card reader ask for it as card payments do;
 		// a login past its throttle asks for it instead of refusing (issue 41).
 		prefix := strings.ToUpper(s.name) + "_RECAPTCHA_"
 		env[prefix+"REQUIRED"], env[prefix+"SECRET"] = "true", devhuman.Secret
-		env[prefix+"URL"] = "http://" + devHost(r.cfg.EdgeAddr) + devhuman.SiteverifyPath
+		env[prefix+"URL"] = r.siteverify
 		if n, err := strconv.Atoi(env["PAYMENTS_VELOCITY_DECLINES"]); err == nil && s.name == payments.Name {
 			// Past the decline limit, card attempts that passed verification go on to twice it.
 			env["PAYMENTS_VELOCITY_HUMAN_DECLINES"] = strconv.Itoa(2 * n)
@@ -154,14 +157,16 @@ func (r *devRun) env(s devService, listen map[string]string) (map[string]string,
 // startMail answers notifications' mail settings: the in-process dev mail sink (a real SMTP
 // server; what it receives is at /-/mail, in either mode, so the mail of a killed and
 // restarted notifications process is all in one place) unless SMTP_ADDR names a relay.
-// sink is nil with a relay; the caller closes it.
-func startMail(cfg Config, log *slog.Logger) (sink *devmail.Sink, env map[string]string, err error) {
+// The sink's goroutines carry the mail stand-in's label: in production the relay is
+// another's process (internal/standin). sink is nil with a relay; the caller closes it.
+func startMail(ctx context.Context, cfg Config, log *slog.Logger) (sink *devmail.Sink, env map[string]string, err error) {
 	env = map[string]string{"STORE_BASE_URL": "http://" + devHost(cfg.EdgeAddr)}
 	if cfg.SMTPAddr != "" {
 		env["SMTP_ADDR"] = cfg.SMTPAddr
 		return nil, env, nil
 	}
-	if sink, err = devmail.Listen("127.0.0.1:0", cfg.MailMax); err != nil {
+	standin.Do(ctx, standin.Mail, func(context.Context) { sink, err = devmail.Listen("127.0.0.1:0", cfg.MailMax) })
+	if err != nil {
 		return nil, nil, err
 	}
 	env["SMTP_ADDR"], env["SMTP_TLS"] = sink.Addr(), "none"

@@ -1,0 +1,216 @@
+package standin_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/hangar/hangar/internal/standin"
+	"github.com/hangar/hangar/internal/standin/standintest"
+)
+
+// probe answers the stand-in label of the goroutine serving the request ("-" without one),
+// as the goroutine profile shows it: probe's own frame marks that goroutine.
+func probe(w http.ResponseWriter, _ *http.Request) {
+	gs, err := standintest.Read()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	mine := standintest.Running(gs, "github.com/hangar/hangar/internal/standin_test.probe")
+	if len(mine) != 1 || mine[0].Count != 1 {
+		http.Error(w, fmt.Sprintf("%d goroutines in probe", len(mine)), http.StatusInternalServerError)
+		return
+	}
+	v, ok := mine[0].Labels[standin.Key]
+	if !ok {
+		v = "-"
+	}
+	fmt.Fprint(w, v)
+}
+
+// A stand-in mounted beside the store's routes (the human verifier's widget on the edge)
+// runs labelled, and the connection's goroutine is the store's again for the next request.
+func TestHandlerLabelsTheRequestItServesOnly(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/standin", standin.Handler(standin.Recaptcha, http.HandlerFunc(probe)))
+	mux.HandleFunc("/store", probe)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	get := func(path string) string {
+		resp, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	// The same keep-alive connection, so the same serving goroutine, in turn.
+	for _, want := range []struct{ path, label string }{{"/store", "-"}, {"/standin", standin.Recaptcha}, {"/store", "-"}} {
+		if got := get(want.path); got != want.label {
+			t.Errorf("%s served with label %s=%q, want %q", want.path, standin.Key, got, want.label)
+		}
+	}
+}
+
+// burn spends some CPU on the calling goroutine.
+func burn() {
+	b := make([]byte, 1<<20)
+	for range 48 {
+		s := sha256.Sum256(b)
+		b[0] = s[0]
+	}
+}
+
+// A real CPU profile of a stand-in goroutine (started inside Do) and of its caller after Do
+// returned: ReadCPU finds the stand-in's samples under its name, and the caller's outside.
+// Sampling is statistical, so a round whose profile missed one of them is run again.
+func TestReadCPUTellsAStandinsSamplesInARuntimeProfile(t *testing.T) {
+	t.Parallel()
+	for round := 1; ; round++ {
+		var buf bytes.Buffer
+		if err := pprof.StartCPUProfile(&buf); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		standin.Do(context.Background(), standin.Broker, func(context.Context) {
+			go func() {
+				defer close(done)
+				burn()
+			}()
+		})
+		burn()
+		<-done
+		pprof.StopCPUProfile()
+		cpu, err := standin.ReadCPU(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range cpu.ByStandin {
+			if name != standin.Broker {
+				t.Fatalf("samples labelled %s=%s; only %s ran labelled", standin.Key, name, standin.Broker)
+			}
+		}
+		if b := cpu.ByStandin[standin.Broker]; b > 0 && cpu.Total > b {
+			if cpu.Standins() != b {
+				t.Errorf("Standins() = %v, want the broker's %v", cpu.Standins(), b)
+			}
+			return
+		}
+		if round == 50 {
+			t.Fatalf("after %d rounds the profile still lacks the broker's or the caller's samples: %+v", round, cpu)
+		}
+	}
+}
+
+// profile builds a profile.proto message: sample types (type, unit), samples (values,
+// packed when packed, and labels as key and value), and the string table after the
+// samples, as nothing in the format forbids.
+type profSample struct {
+	values []int64
+	packed bool
+	labels [][2]int64
+}
+
+func profile(strs []string, types [][2]int64, samples []profSample) []byte {
+	var b []byte
+	msg := func(b []byte, num protowire.Number, m []byte) []byte {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		return protowire.AppendBytes(b, m)
+	}
+	varint := func(b []byte, num protowire.Number, v int64) []byte {
+		b = protowire.AppendTag(b, num, protowire.VarintType)
+		return protowire.AppendVarint(b, uint64(v))
+	}
+	for _, t := range types {
+		b = msg(b, 1, varint(varint(nil, 1, t[0]), 2, t[1]))
+	}
+	for _, s := range samples {
+		var m []byte
+		m = msg(m, 1, protowire.AppendVarint(nil, 7)) // a location id, packed
+		if s.packed {
+			var p []byte
+			for _, v := range s.values {
+				p = protowire.AppendVarint(p, uint64(v))
+			}
+			m = msg(m, 2, p)
+		} else {
+			for _, v := range s.values {
+				m = varint(m, 2, v)
+			}
+		}
+		for _, l := range s.labels {
+			m = msg(m, 3, varint(varint(nil, 1, l[0]), 2, l[1]))
+		}
+		b = msg(b, 2, m)
+	}
+	b = varint(b, 9, time.Now().UnixNano()) // time_nanos, skipped
+	for _, s := range strs {
+		b = msg(b, 6, []byte(s))
+	}
+	return b
+}
+
+// ReadCPU sums the cpu/nanoseconds value (not the sample count) of every sample, and of
+// those labelled with Key by value; a label under another key, or another key's label with
+// a stand-in's name, is not a stand-in's.
+func TestReadCPUSumsTheCPUOfEachStandinsSamples(t *testing.T) {
+	t.Parallel()
+	strs := []string{"", "samples", "count", "cpu", "nanoseconds", standin.Key, standin.Broker, standin.Mail, "other", "x"}
+	ms := int64(time.Millisecond)
+	raw := profile(strs, [][2]int64{{1, 2}, {3, 4}}, []profSample{
+		{values: []int64{1, 10 * ms}, labels: [][2]int64{{5, 6}}},
+		{values: []int64{2, 20 * ms}, packed: true, labels: [][2]int64{{8, 9}, {5, 7}}},
+		{values: []int64{3, 30 * ms}, labels: [][2]int64{{8, 6}}},
+		{values: []int64{4, 40 * ms}},
+		{values: []int64{1, 5 * ms}, packed: true, labels: [][2]int64{{5, 6}}},
+	})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(raw)
+	_ = zw.Close()
+	for name, data := range map[string][]byte{"plain": raw, "gzipped": gz.Bytes()} {
+		cpu, err := standin.ReadCPU(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := standin.CPU{Total: 105 * time.Millisecond, ByStandin: map[string]time.Duration{standin.Broker: 15 * time.Millisecond, standin.Mail: 20 * time.Millisecond}}
+		if fmt.Sprint(cpu) != fmt.Sprint(want) {
+			t.Errorf("%s: ReadCPU = %+v, want %+v", name, cpu, want)
+		}
+		if cpu.Standins() != 35*time.Millisecond {
+			t.Errorf("%s: Standins() = %v, want 35ms", name, cpu.Standins())
+		}
+	}
+}
+
+// Another profile (the goroutines') is refused, not read as no CPU at all.
+func TestReadCPURefusesAProfileOtherThanCPU(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := standin.ReadCPU(&buf); err == nil || !strings.Contains(err.Error(), "not a CPU profile") {
+		t.Errorf("ReadCPU(goroutine profile) = %v, want not a CPU profile", err)
+	}
+	if _, err := standin.ReadCPU(strings.NewReader("\x0a\xff")); err == nil {
+		t.Error("ReadCPU(truncated message) = nil error")
+	}
+}
