@@ -2,7 +2,6 @@ package standin_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -14,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
+	"github.com/google/pprof/profile"
 
 	"github.com/hangar/hangar/internal/standin"
 	"github.com/hangar/hangar/internal/standin/standintest"
@@ -119,73 +118,36 @@ func TestReadCPUTellsAStandinsSamplesInARuntimeProfile(t *testing.T) {
 	}
 }
 
-// profile builds a profile.proto message: sample types (type, unit), samples (values,
-// packed when packed, and labels as key and value), and the string table after the
-// samples, as nothing in the format forbids.
-type profSample struct {
-	values []int64
-	packed bool
-	labels [][2]int64
-}
-
-func profile(strs []string, types [][2]int64, samples []profSample) []byte {
-	var b []byte
-	msg := func(b []byte, num protowire.Number, m []byte) []byte {
-		b = protowire.AppendTag(b, num, protowire.BytesType)
-		return protowire.AppendBytes(b, m)
-	}
-	varint := func(b []byte, num protowire.Number, v int64) []byte {
-		b = protowire.AppendTag(b, num, protowire.VarintType)
-		return protowire.AppendVarint(b, uint64(v))
-	}
-	for _, t := range types {
-		b = msg(b, 1, varint(varint(nil, 1, t[0]), 2, t[1]))
-	}
-	for _, s := range samples {
-		var m []byte
-		m = msg(m, 1, protowire.AppendVarint(nil, 7)) // a location id, packed
-		if s.packed {
-			var p []byte
-			for _, v := range s.values {
-				p = protowire.AppendVarint(p, uint64(v))
-			}
-			m = msg(m, 2, p)
-		} else {
-			for _, v := range s.values {
-				m = varint(m, 2, v)
-			}
-		}
-		for _, l := range s.labels {
-			m = msg(m, 3, varint(varint(nil, 1, l[0]), 2, l[1]))
-		}
-		b = msg(b, 2, m)
-	}
-	b = varint(b, 9, time.Now().UnixNano()) // time_nanos, skipped
-	for _, s := range strs {
-		b = msg(b, 6, []byte(s))
-	}
-	return b
-}
-
 // ReadCPU sums the cpu/nanoseconds value (not the sample count) of every sample, and of
 // those labelled with Key by value; a label under another key, or another key's label with
 // a stand-in's name, is not a stand-in's.
 func TestReadCPUSumsTheCPUOfEachStandinsSamples(t *testing.T) {
 	t.Parallel()
-	strs := []string{"", "samples", "count", "cpu", "nanoseconds", standin.Key, standin.Broker, standin.Mail, "other", "x"}
 	ms := int64(time.Millisecond)
-	raw := profile(strs, [][2]int64{{1, 2}, {3, 4}}, []profSample{
-		{values: []int64{1, 10 * ms}, labels: [][2]int64{{5, 6}}},
-		{values: []int64{2, 20 * ms}, packed: true, labels: [][2]int64{{8, 9}, {5, 7}}},
-		{values: []int64{3, 30 * ms}, labels: [][2]int64{{8, 6}}},
-		{values: []int64{4, 40 * ms}},
-		{values: []int64{1, 5 * ms}, packed: true, labels: [][2]int64{{5, 6}}},
-	})
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, _ = zw.Write(raw)
-	_ = zw.Close()
-	for name, data := range map[string][]byte{"plain": raw, "gzipped": gz.Bytes()} {
+	fn := &profile.Function{ID: 1, Name: "f"}
+	loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+	sample := func(n, cpu int64, labels map[string][]string) *profile.Sample {
+		return &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{n, cpu}, Label: labels}
+	}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		Function:   []*profile.Function{fn}, Location: []*profile.Location{loc},
+		Sample: []*profile.Sample{
+			sample(1, 10*ms, map[string][]string{standin.Key: {standin.Broker}}),
+			sample(2, 20*ms, map[string][]string{"other": {"x"}, standin.Key: {standin.Mail}}),
+			sample(3, 30*ms, map[string][]string{"other": {standin.Broker}}),
+			sample(4, 40*ms, nil),
+			sample(1, 5*ms, map[string][]string{standin.Key: {standin.Broker}}),
+		},
+	}
+	var gz, plain bytes.Buffer
+	if err := p.Write(&gz); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteUncompressed(&plain); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"plain": plain.Bytes(), "gzipped": gz.Bytes()} {
 		cpu, err := standin.ReadCPU(bytes.NewReader(data))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
