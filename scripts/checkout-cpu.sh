@@ -104,12 +104,13 @@ pid=$(stack_pid)
 tck=$(getconf CLK_TCK)
 share=$(standin_tool "$OUT") || { echo "cmd/standin-share not built" >&2; exit 1; }
 
-backends() { pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')"; }
-# backend_cpu: each of the stack's databases with its backends' CPU ticks (gone backends: 0).
+# backend_cpu: each backend of the stack's databases (database:pid) with its CPU ticks. The
+# figures are differences by backend between two of these: one that ended in between (a
+# pool's idle connection closed) counts nothing, rather than taking its earlier CPU off.
 backend_cpu() {
   pg "SELECT datname, pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')" | while read -r db p; do
-    echo "$db $(proc_cpu "$p")"
-  done | awk '{ t[$1] += $2 } END { for (d in t) print d, t[d] }' | sort
+    echo "$db:$p $(proc_cpu "$p")"
+  done
 }
 xacts() { pg "SELECT datname, xact_commit + xact_rollback FROM pg_stat_database WHERE starts_with(datname, '${PREFIX}') ORDER BY 1"; }
 admins() { curl -fsS "$BASE_URL/-/prometheus/targets" | python3 -c '
@@ -139,16 +140,15 @@ calls() {
 }
 
 admin=$(admins | awk 'NR == 1 { print $2 }')
-before_pids=$(backends)
 # The idle stack's own CPU (relays, consumers and the mail sender polling), measured first
 # and subtracted from the run's, so orders at different rates compare.
 IDLE_SECONDS=${IDLE_SECONDS:-5}
-i0=$(proc_cpu "$pid"); ip0=$(proc_cpu $before_pids)
-xacts > "$OUT/xactsi0"; statements > "$OUT/stmtsi0"; calls > "$OUT/callsi0"
+i0=$(proc_cpu "$pid")
+xacts > "$OUT/xactsi0"; statements > "$OUT/stmtsi0"; calls > "$OUT/callsi0"; backend_cpu > "$OUT/pgcpui0"
 sleep "$IDLE_SECONDS"
-i1=$(proc_cpu "$pid"); ip1=$(proc_cpu $before_pids)
-xacts > "$OUT/xactsi1"; statements > "$OUT/stmtsi1"; calls > "$OUT/callsi1"
-cpu0=$(proc_cpu "$pid"); pg0=$(proc_cpu $before_pids); t0=$(date +%s.%N)
+i1=$(proc_cpu "$pid")
+xacts > "$OUT/xactsi1"; statements > "$OUT/stmtsi1"; calls > "$OUT/callsi1"; backend_cpu > "$OUT/pgcpui1"
+cpu0=$(proc_cpu "$pid"); t0=$(date +%s.%N)
 xacts > "$OUT/xacts0"; statements > "$OUT/stmts0"; calls > "$OUT/calls0"; backend_cpu > "$OUT/pgcpu0"
 
 k0=$(cut -d' ' -f16,17 /proc/$$/stat)  # this shell's waited-for children: k6 (curl, psql: negligible)
@@ -162,18 +162,17 @@ wait "$prof" || echo "profile failed"
 k1=$(cut -d' ' -f16,17 /proc/$$/stat)
 k6cpu=$(( ${k1% *} + ${k1#* } - ${k0% *} - ${k0#* } ))
 
-after_pids=$(printf '%s\n%s\n' "$before_pids" "$(backends)" | sort -u)
-cpu1=$(proc_cpu "$pid"); pg1=$(proc_cpu $after_pids); t1=$(date +%s.%N)
+cpu1=$(proc_cpu "$pid"); t1=$(date +%s.%N)
 xacts > "$OUT/xacts1"; statements > "$OUT/stmts1"; calls > "$OUT/calls1"; backend_cpu > "$OUT/pgcpu1"
 
 orders=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["orders"]["count"]))' "$OUT/summary.json")
 [[ "$orders" -gt 0 ]] || { echo "no orders completed (see $OUT/k6.txt)" >&2; exit 1; }
-PREFIX=$PREFIX python3 - "$OUT" "$orders" "$cpu0" "$cpu1" "$pg0" "$pg1" "$tck" "$i0" "$i1" "$ip0" "$ip1" "$IDLE_SECONDS" "$t0" "$t1" "$k6cpu" <<'EOF'
+PREFIX=$PREFIX python3 - "$OUT" "$orders" "$cpu0" "$cpu1" "$tck" "$i0" "$i1" "$IDLE_SECONDS" "$t0" "$t1" "$k6cpu" <<'EOF'
 import json, os, sys
 out, n = sys.argv[1], int(sys.argv[2])
-cpu0, cpu1, pg0, pg1, tck, i0, i1, ip0, ip1 = (int(x) for x in sys.argv[3:12])
-idle_s, t0, t1 = (float(x) for x in sys.argv[12:15])
-k6 = int(sys.argv[15])
+cpu0, cpu1, tck, i0, i1 = (int(x) for x in sys.argv[3:8])
+idle_s, t0, t1 = (float(x) for x in sys.argv[8:11])
+k6 = int(sys.argv[11])
 def table(name):
     rows = {}
     for line in open(os.path.join(out, name)):
@@ -190,6 +189,16 @@ def delta(a, b, idle=None):
         for k in d:
             d[k] -= (i1.get(k, 0) - i0.get(k, 0)) / idle_s * (t1 - t0)
     return {k: v for k, v in sorted(d.items()) if v > 0}
+def backends(a, b):
+    """The backends' CPU ticks from a to b by database: of those still there at b (and at a,
+    or new since)."""
+    x0, x1, d = table(a), table(b), {}
+    for k, v in x1.items():
+        db = k.split(":")[0]
+        d[db] = d.get(db, 0) + v - x0.get(k, 0)
+    return dict(sorted(d.items()))
+pgrun, pgidle = backends("pgcpu0", "pgcpu1"), backends("pgcpui0", "pgcpui1")
+pg0, pg1, ip0, ip1 = 0, sum(pgrun.values()), 0, sum(pgidle.values())
 s = json.load(open(os.path.join(out, "summary.json")))["metrics"]
 # The rate shape's SLO is judged on its steady part (phase steady), after the ramp.
 dur = s.get("http_req_duration{name:submit,phase:steady}") or s.get("http_req_duration{name:submit}", {})
@@ -214,7 +223,7 @@ iapp = (i1 - i0) / tck / idle_s * (t1 - t0) / n * 1000
 idb = (ip1 - ip0) / tck / idle_s * (t1 - t0) / n * 1000
 print(f"  less idle ({(i1 - i0 + ip1 - ip0) / tck / idle_s * 1000:.0f} ms/s): hangar-dev {app - iapp:.2f} ms + PostgreSQL {db - idb:.2f} ms = {app + db - iapp - idb:.2f} ms per order")
 print(f"  k6 itself (the load generator, on the same cores): {k6 / tck / n * 1000:.2f} ms per order")
-print("PostgreSQL CPU per order by database (ms):", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / tck / n * 1000:.2f}" for k, v in delta("pgcpu0", "pgcpu1").items()))
+print("PostgreSQL CPU per order by database (ms):", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / tck / n * 1000:.2f}" for k, v in pgrun.items()))
 # Counts less the idle stack's (relays, consumers and pollers), as the CPU above.
 print("transactions per order:", ", ".join(f"{k.removeprefix(os.environ.get('PREFIX', ''))} {v / n:.1f}" for k, v in delta("xacts0", "xacts1", ("xactsi0", "xactsi1")).items() if v / n >= 0.05))
 st = delta("stmts0", "stmts1", ("stmtsi0", "stmtsi1"))
