@@ -78,7 +78,7 @@ type Config struct {
 	RecaptchaMinScore float64       `env:"PAYMENTS_RECAPTCHA_MIN_SCORE" default:"0" doc:"lowest reCAPTCHA v3 score taken for a human; 0: the score is not checked (v2)"`
 	// The processor sweep (issue 30): every capture ends in a charge (and so an order) or a refund.
 	SweepInterval    time.Duration `env:"PAYMENTS_SWEEP_INTERVAL" default:"1m" doc:"how often the processor's recent transactions are reconciled with the charges (0: never, tests)"`
-	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back each periodic sweep looks"`
+	SweepWindow      time.Duration `env:"PAYMENTS_SWEEP_WINDOW" default:"1h" doc:"how far back the whole-window sweep looks, once every window (the sweeps between go over what came since the last)"`
 	SweepStartWindow time.Duration `env:"PAYMENTS_SWEEP_START_WINDOW" default:"24h" doc:"how far back the sweep at start-up looks (a replica starting after a crash)"`
 	SweepSettle      time.Duration `env:"PAYMENTS_SWEEP_SETTLE" default:"10s" doc:"transactions younger than this are left to the charges still running them"`
 	SweepLease       time.Duration `env:"PAYMENTS_SWEEP_LEASE" default:"30s" doc:"the sweep's lease (one replica sweeps at a time; renewed every third of it while it sweeps)"`

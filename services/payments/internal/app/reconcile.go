@@ -240,15 +240,17 @@ func (s *Service) sweep(ctx context.Context, fence int64, from, to time.Time) (S
 }
 
 // RunSweeper sweeps the last startWindow at once (a replica starting after a crash finds
-// what the crash left) and then, every interval, the last window. Transactions younger
-// than settle are left to the charges still running them. A sweep another replica is
-// running (Busy) is not waited for: this one's next tick tries again, and the start-up
-// sweep's longer window is kept until one of this replica's sweeps ran.
+// what the crash left) and then, every interval, what came since this replica's last sweep
+// (sweepWindows), the whole last window once a window. Transactions younger than settle
+// are left to the charges still running them. A sweep another replica is running (Busy)
+// is not waited for: this one's next tick tries again, from where its own last sweep
+// ended, and the start-up sweep's longer window is kept until one of this replica's sweeps
+// ran.
 func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow, settle time.Duration) {
-	back := startWindow
+	w := &sweepWindows{window: window, start: startWindow, settle: settle}
 	sweep := func() {
-		now := s.now()
-		res, err := s.Sweep(ctx, now.Add(-back), now.Add(-settle))
+		from, to, whole := w.next(s.now())
+		res, err := s.Sweep(ctx, from, to)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.log.ErrorContext(ctx, "processor sweep failed; will retry", "err", err.Error())
@@ -258,7 +260,7 @@ func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow,
 		if res.Busy {
 			return
 		}
-		back = window
+		w.swept(to, whole)
 		if res.Adopted > 0 || res.GivenBack > 0 {
 			s.log.WarnContext(ctx, "processor sweep settled captures without a charge", "adopted", res.Adopted, "given_back", res.GivenBack)
 		}
@@ -273,5 +275,39 @@ func (s *Service) RunSweeper(ctx context.Context, interval, window, startWindow,
 		case <-t.C:
 			sweep()
 		}
+	}
+}
+
+// sweepWindows chooses a replica's sweep windows. Sweeping the whole last window at every
+// interval would read, decode and look up each processor transaction window/interval times
+// (sixty), a cost per order that grows with the window, and that a store which had been
+// busy keeps paying for a window after. A sweep starts where this replica's last one ended,
+// less settle (a transaction created just before that end whose record was not yet
+// visible), and the whole window is swept once a window, as the safety net for what
+// an incremental sweep can miss (a processor's clock behind ours, a capture recorded late).
+type sweepWindows struct {
+	window, start, settle time.Duration
+	last                  time.Time // where this replica's last sweep ended; zero: none yet
+	whole                 time.Time // when it last swept a whole window (the start-up one counts)
+}
+
+// next answers the window of a sweep at now, and whether it is a whole one.
+func (w *sweepWindows) next(now time.Time) (from, to time.Time, whole bool) {
+	to = now.Add(-w.settle)
+	switch {
+	case w.last.IsZero():
+		return now.Add(-w.start), to, true
+	case now.Sub(w.whole) >= w.window:
+		return now.Add(-w.window), to, true
+	default:
+		return w.last.Add(-w.settle), to, false
+	}
+}
+
+// swept records a sweep of next's window that ran to its end.
+func (w *sweepWindows) swept(to time.Time, whole bool) {
+	w.last = to
+	if whole {
+		w.whole = to.Add(w.settle)
 	}
 }
