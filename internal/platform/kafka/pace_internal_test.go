@@ -8,6 +8,7 @@ import (
 // Issue 44: at a steady rate the spacing settles where a round carries fill items; it
 // never leaves [least, most]; and it follows the traffic both ways within a few rounds.
 func TestPaceSpacesRoundsToFillThemAsTrafficFalls(t *testing.T) {
+	t.Parallel()
 	p := &pace{least: 200 * time.Millisecond, most: time.Second, fill: 20}
 	t0 := time.Unix(1_000_000, 0)
 	if s := p.next(t0, 3); s != p.least {
