@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -77,6 +76,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 	var targets scrapeTargets
 	var forwarders []*forwarder
 	var fieldsSrv *http.Server
+	childAddrs := newChildPorts()
 	var fieldsLn net.Listener
 	for _, s := range devServices {
 		if _, err := os.Stat(filepath.Join("services", s.name, "cmd", s.name)); err != nil {
@@ -93,7 +93,7 @@ func runProcesses(ctx context.Context, cfg Config, table *edge.Table, headers *e
 		for i := range replicas {
 			// Every replica its own ports (its gRPC, HTTP, admin and, for payments, fields
 			// listeners), as pods have their own addresses.
-			ports, err := freeLoopbackAddrs(4)
+			ports, err := childAddrs.addrs(4)
 			if err != nil {
 				return err
 			}
@@ -254,22 +254,47 @@ func (c *child) supervise(ctx context.Context, delay time.Duration, log *slog.Lo
 // seen for 20 s after a kill). No connection leaves from 127.0.0.2 unless bound there.
 const childHost = "127.0.0.2"
 
-// freeLoopbackAddrs answers n distinct free loopback addresses.
-func freeLoopbackAddrs(n int) ([]string, error) {
-	var ls []net.Listener
+// childPorts hands out the replicas' loopback addresses, each port once in a run. A port
+// is found free by listening on port 0 and closing the listener, and the kernel may give a
+// closed port to a later listen: two replicas were given one port (checkout's admin and a
+// geo replica's gRPC), and whichever restarted second could not bind it while the other
+// held it ("address already in use" at every restart: no checkout replica for seconds in
+// a chaos run).
+type childPorts struct {
+	taken  map[string]bool
+	listen func() (net.Listener, error) // a listener on a free port of childHost
+}
+
+func newChildPorts() *childPorts {
+	return &childPorts{taken: map[string]bool{}, listen: func() (net.Listener, error) {
+		return net.Listen("tcp", net.JoinHostPort(childHost, "0"))
+	}}
+}
+
+// addrs answers n free loopback addresses, none handed out before in this run.
+func (p *childPorts) addrs(n int) ([]string, error) {
+	var ls []net.Listener // held until the end: within a call the kernel repeats none
 	defer func() {
 		for _, l := range ls {
 			_ = l.Close()
 		}
 	}()
 	var out []string
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(childHost, "0"))
+	for tries := 0; len(out) < n; tries++ {
+		if tries == n+100 {
+			return nil, fmt.Errorf("no %d loopback ports not handed out before after %d tries", n, tries)
+		}
+		l, err := p.listen()
 		if err != nil {
 			return nil, err
 		}
 		ls = append(ls, l)
-		out = append(out, net.JoinHostPort(childHost, strconv.Itoa(l.Addr().(*net.TCPAddr).Port)))
+		addr := l.Addr().String()
+		if p.taken[addr] {
+			continue // another replica's: draw again
+		}
+		p.taken[addr] = true
+		out = append(out, addr)
 	}
 	return out, nil
 }
