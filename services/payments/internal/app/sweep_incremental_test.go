@@ -2,15 +2,11 @@ package app_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/propagation"
 
-	"github.com/hangar/hangar/internal/platform/db"
-	"github.com/hangar/hangar/internal/platform/db/dbtest"
 	"github.com/hangar/hangar/services/payments/internal/adapters"
 	"github.com/hangar/hangar/services/payments/internal/app"
 	"github.com/hangar/hangar/services/payments/internal/gateway"
@@ -39,15 +35,7 @@ func TestSweeperReadsEachTransactionOnceAWindowNotEveryMinute(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pool, err := db.Open(ctx, dbtest.New(t), 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
-		t.Fatal(err)
-	}
+	pool, log := sweepPool(t)
 	began, base := time.Now(), time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return base.Add(time.Since(began) * 6000) }
 	gw := &searches{Gateway: gateway.NewSandbox(adapters.NewSandboxStore(pool), []byte("k"), 3*time.Hour, clock), windows: make(chan [2]time.Time, 64)}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/hangar/hangar/internal/platform/db"
@@ -19,7 +20,8 @@ import (
 	"github.com/hangar/hangar/services/payments/internal/gateway"
 )
 
-func newSweepEnv(t *testing.T) (*app.Service, *gateway.Sandbox, *crashAfterCapture, func(sql string, args ...any) int) {
+// sweepPool is a migrated payments database of the test's own, and a silent log.
+func sweepPool(t *testing.T) (*pgxpool.Pool, *slog.Logger) {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := db.Open(ctx, dbtest.New(t), 8)
@@ -31,6 +33,13 @@ func newSweepEnv(t *testing.T) (*app.Service, *gateway.Sandbox, *crashAfterCaptu
 	if err := db.Migrate(ctx, pool, adapters.Migrations, "migrations", log); err != nil {
 		t.Fatal(err)
 	}
+	return pool, log
+}
+
+func newSweepEnv(t *testing.T) (*app.Service, *gateway.Sandbox, *crashAfterCapture, func(sql string, args ...any) int) {
+	t.Helper()
+	ctx := context.Background()
+	pool, log := sweepPool(t)
 	sandbox := gateway.NewSandbox(adapters.NewSandboxStore(pool), []byte("k"), 3*time.Hour, time.Now)
 	gw := &crashAfterCapture{Gateway: sandbox}
 	svc := app.New(adapters.NewStore(pool, propagation.TraceContext{}), gw, app.Policies{}, time.Now, log)
