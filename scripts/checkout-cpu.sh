@@ -14,8 +14,8 @@
 # and takes a CPU profile of hangar-dev over the run (admin /debug/pprof/profile, never the
 # public edge; PROFILE_SECONDS, default 8, from the run's start). It prints each per order,
 # hangar-dev's CPU whole and split: its development stand-ins' (the in-process broker, the
-# SMTP mail sink and the human verifier, in production Kafka, an SMTP relay and Google, not
-# the store; their goroutines carry the pprof label hangar.standin, internal/standin), each
+# SMTP mail sink, the human verifier and the sandbox card processor, in production Kafka, an
+# SMTP relay, Google and a processor, not the store; their goroutines carry the pprof label hangar.standin, internal/standin), each
 # one's being hangar-dev's CPU times its share of the profile's samples
 # (cmd/standin-share), and the store's, hangar-dev less the stand-ins, beside the
 # PostgreSQL backends'. The store's side of them (kafka-go producers and

@@ -8,13 +8,15 @@
 #   1. the store: loadtest/checkout.js at VUS for SECONDS_PER_RUN; CPU per order is
 #      hangar-dev's (/proc/<pid>/stat) less its development stand-ins', plus that of the
 #      PostgreSQL backends of the stack's databases. The stand-ins are the in-process
-#      Kafka-protocol broker, the SMTP mail sink and the human verifier (in production
-#      Kafka, an SMTP relay and Google: other people's processes); their goroutines carry
+#      Kafka-protocol broker, the SMTP mail sink, the human verifier and the sandbox card
+#      processor (in production Kafka, an SMTP relay, Google and a processor: other
+#      people's processes); their goroutines (the processor's: each call into it) carry
 #      the pprof label hangar.standin (internal/standin), and their CPU is hangar-dev's
 #      times their share of the samples of a CPU profile of hangar-dev over the run (the
 #      first service's admin /debug/pprof/profile, the whole process in process; read by
 #      cmd/standin-share). The store's side of them (kafka-go producers and consumers, the
-#      SMTP client, the siteverify calls) is the store's and counted; so is what the
+#      SMTP client, the siteverify calls, payments' use of the processor's answers) is the
+#      store's and counted; so is what the
 #      stand-ins cost the runtime beyond their own goroutines (collecting their garbage,
 #      scheduling) and the profiling's own small cost. The WAL written meanwhile is read
 #      back (pg_waldump, so this runs as root or as postgres, on the database's host): each

@@ -1,6 +1,6 @@
 // Command standin-share reads a CPU profile of hangar-dev and prints its sampled CPU in
 // total and that of each development stand-in (the goroutines labelled
-// hangar.standin=broker|mail|recaptcha, internal/standin), in nanoseconds, a line each:
+// hangar.standin=broker|mail|recaptcha|processor, internal/standin), in nanoseconds, a line each:
 //
 //	total 8120000000
 //	broker 540000000

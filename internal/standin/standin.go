@@ -1,12 +1,15 @@
 // Package standin marks the development stand-ins hangar-dev runs inside its own process for
 // what production gets from other people's processes: the Kafka-protocol broker (kfake; Kafka
-// in production), the SMTP mail sink (an SMTP relay) and the human verifier (Google's
-// reCAPTCHA). Their goroutines carry the runtime/pprof label Key with the stand-in's name,
+// in production), the SMTP mail sink (an SMTP relay), the human verifier (Google's
+// reCAPTCHA) and the sandbox card processor (payments' gateway.Sandbox; a processor such as
+// Braintree or Stripe, whose adapter calls it over HTTPS). Their goroutines carry the runtime/pprof label Key with the stand-in's name,
 // so a CPU profile of hangar-dev tells their CPU from the store's; the measurement scripts
 // (scripts/perf-floor.sh, scripts/checkout-cpu.sh) count the store as hangar-dev less the
 // labelled samples. The store's own side of them (kafka-go producers and consumers, the
-// notifications service's SMTP client, the services' siteverify calls) runs on unlabelled
-// goroutines and stays the store's.
+// notifications service's SMTP client, the services' siteverify calls, payments' use of the
+// processor's answers) runs unlabelled and stays the store's. The processor runs inside
+// payments' own calls rather than on goroutines of its own: each call into it is labelled
+// for its length (Do), as a call to a remote processor would leave payments' CPU.
 package standin
 
 import (
@@ -23,10 +26,11 @@ const (
 	Broker    = "broker"
 	Mail      = "mail"
 	Recaptcha = "recaptcha"
+	Processor = "processor"
 )
 
 // Names answers every stand-in, in the order the scripts print them.
-func Names() []string { return []string{Broker, Mail, Recaptcha} }
+func Names() []string { return []string{Broker, Mail, Recaptcha, Processor} }
 
 // Do runs f with the calling goroutine labelled as stand-in name (besides ctx's own labels)
 // and restores its labels after: every goroutine f starts inherits the label, and so do

@@ -195,7 +195,8 @@ func New(ctx context.Context, cfg Config, logOut io.Writer, opts ...Option) (*Ap
 	if err := db.RegisterPool(deps.Registry, a.sandboxPool, "sandbox"); err != nil {
 		return nil, err
 	}
-	gw := withCrashHook(o.afterCapture, gateway.NewSandbox(adapters.NewSandboxStore(a.sandboxPool), []byte(key), cfg.NonceTTL, o.now))
+	// Labelled as a stand-in (standin.go) inside the crash hook, which is payments' own.
+	gw := withCrashHook(o.afterCapture, processorStandin{gateway.NewSandbox(adapters.NewSandboxStore(a.sandboxPool), []byte(key), cfg.NonceTTL, o.now)})
 	a.store = adapters.NewStore(pool, deps.Propagator)
 	attempts, err := iapp.NewAttemptsMetric(deps.Registry)
 	if err != nil {
