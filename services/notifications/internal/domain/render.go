@@ -6,6 +6,7 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"strings"
+	"sync"
 	texttemplate "text/template"
 	"time"
 )
@@ -20,9 +21,17 @@ var Templates = []string{"receipt", "gift-buyer", "gift-recipient", "eligibility
 
 // Renderer renders the templates for one Site.
 type Renderer struct {
-	site Site
-	text map[string]*texttemplate.Template
-	html map[string]*htmltemplate.Template
+	site  Site
+	mails map[string]mailTemplates
+	// bufs holds the buffers mails are executed into: grown once to a mail's size, not
+	// from empty for every part of every mail.
+	bufs sync.Pool
+}
+
+// mailTemplates are one mail's parsed parts, looked up once rather than by name per render.
+type mailTemplates struct {
+	subject, text *texttemplate.Template
+	html          *htmltemplate.Template // the layout, with the mail's content
 }
 
 // view is what a template receives: the site and the message's data.
@@ -59,7 +68,7 @@ var funcs = map[string]any{
 // NewRenderer parses every template.
 func NewRenderer(site Site) (*Renderer, error) {
 	site.BaseURL = strings.TrimRight(site.BaseURL, "/")
-	r := &Renderer{site: site, text: map[string]*texttemplate.Template{}, html: map[string]*htmltemplate.Template{}}
+	r := &Renderer{site: site, mails: map[string]mailTemplates{}, bufs: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	layout, err := htmltemplate.New("layout.html.tmpl").Funcs(funcs).ParseFS(templateFS, "templates/layout.html.tmpl")
 	if err != nil {
 		return nil, err
@@ -69,36 +78,55 @@ func NewRenderer(site Site) (*Renderer, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.text[name] = t
 		h, err := htmltemplate.Must(layout.Clone()).ParseFS(templateFS, "templates/"+name+".html.tmpl")
 		if err != nil {
 			return nil, err
 		}
-		r.html[name] = h
+		r.mails[name] = mailTemplates{subject: t.Lookup(name + ".subject.tmpl"), text: t.Lookup(name + ".txt.tmpl"), html: h}
 	}
 	return r, nil
 }
 
 // Render answers the subject and both bodies of template name for data.
 func (r *Renderer) Render(name string, data any) (subject, text, html string, err error) {
-	t, ok := r.text[name]
+	t, ok := r.mails[name]
 	if !ok {
 		return "", "", "", fmt.Errorf("no template %q", name)
 	}
 	v := view{Site: r.site, Data: data}
-	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, name+".subject.tmpl", v); err != nil {
+	b := r.bufs.Get().(*bytes.Buffer)
+	defer func() {
+		b.Reset()
+		r.bufs.Put(b)
+	}()
+	if err := t.subject.Execute(b, v); err != nil {
 		return "", "", "", fmt.Errorf("render %s subject: %w", name, err)
 	}
-	subject = strings.Join(strings.Fields(b.String()), " ")
+	subject = oneLine(b.Bytes())
 	b.Reset()
-	if err := t.ExecuteTemplate(&b, name+".txt.tmpl", v); err != nil {
+	// Both bodies go into the buffer one after the other and out of it as one string:
+	// one copy for the two.
+	if err := t.text.Execute(b, v); err != nil {
 		return "", "", "", fmt.Errorf("render %s text: %w", name, err)
 	}
-	text = b.String()
-	b.Reset()
-	if err := r.html[name].ExecuteTemplate(&b, "layout.html.tmpl", page{Site: v.Site, Data: v.Data, Subject: subject}); err != nil {
+	n := b.Len()
+	if err := t.html.Execute(b, page{Site: v.Site, Data: v.Data, Subject: subject}); err != nil {
 		return "", "", "", fmt.Errorf("render %s html: %w", name, err)
 	}
-	return subject, text, b.String(), nil
+	bodies := b.String()
+	return subject, bodies[:n], bodies[n:], nil
+}
+
+// oneLine is s with its runs of white space (strings.Fields') made one space, and none at
+// either end: a subject is one line, however its template is laid out.
+func oneLine(s []byte) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for f := range bytes.FieldsSeq(s) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.Write(f)
+	}
+	return b.String()
 }
