@@ -248,7 +248,7 @@ func (r *Renderer) Receipt(eventID string, rc Receipt) ([]Message, error) {
 	if err := address(rc.Email); err != nil {
 		return nil, err
 	}
-	m, err := r.message(eventID, "receipt", rc.Email, rc)
+	m, err := r.message(eventID, "receipt", rc.Email, r.receiptView(rc))
 	return []Message{m}, err
 }
 

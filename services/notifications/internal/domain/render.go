@@ -50,10 +50,9 @@ type page struct {
 }
 
 var funcs = map[string]any{
-	"money": FormatMoney,
-	// Dates as the store prints them (MM-dd-yyyy), times in UTC (spec 001 §9).
-	"date":    func(t time.Time) string { return t.UTC().Format("01-02-2006") },
-	"utctime": func(t time.Time) string { return t.UTC().Format("15:04") + " UTC" },
+	"money":   FormatMoney,
+	"date":    formatDate,
+	"utctime": formatUTCTime,
 	"title":   func(s string) string { return strings.ToUpper(s[:min(1, len(s))]) + s[min(1, len(s)):] },
 	"url":     func(base, path string) string { return base + path },
 	// sentence ends a processor's message with a full stop unless it has one.
@@ -63,6 +62,55 @@ var funcs = map[string]any{
 		}
 		return s
 	},
+}
+
+// formatDate and formatUTCTime print dates as the store does (MM-dd-yyyy), times in UTC
+// (spec 001 §9).
+func formatDate(t time.Time) string    { return t.UTC().Format("01-02-2006") }
+func formatUTCTime(t time.Time) string { return t.UTC().Format("15:04") + " UTC" }
+
+// receiptView is a Receipt as its templates show it: amounts, date and links formatted
+// here, once each, not by template funcs and methods, which text/template calls through
+// reflect (a receipt made some thirty such calls, most of its render's time).
+type receiptView struct {
+	OrderID, InvoiceNumber, Email, Currency string
+	Gift, OneOff                            bool
+	Date, Time                              string // completed at (formatDate, formatUTCTime)
+	ItemLines, PaidLines                    []lineView
+	Subtotal, Tax, Total                    string
+	TaxRow                                  bool // a tax, or a label for one
+	TaxLabel                                string
+	ReverseCharge                           bool
+	CardBrand, CardLast4                    string
+	AccountURL                              string
+	ReceiptURL                              string // empty: no receipt page
+}
+
+// lineView is a Line as the receipt shows it.
+type lineView struct {
+	Description, Reason string
+	Quantity            int32
+	Amount              string
+}
+
+func (r *Renderer) receiptView(rc Receipt) receiptView {
+	lines := func(ls []Line) []lineView {
+		out := make([]lineView, len(ls))
+		for i, l := range ls {
+			out[i] = lineView{Description: l.Description, Reason: l.Reason, Quantity: l.Quantity, Amount: FormatMoney(l.Amount, rc.Currency)}
+		}
+		return out
+	}
+	v := receiptView{OrderID: rc.OrderID, InvoiceNumber: rc.InvoiceNumber, Email: rc.Email, Currency: rc.Currency,
+		Gift: rc.IsGift(), OneOff: rc.IsOneOff(), Date: formatDate(rc.CompletedAt), Time: formatUTCTime(rc.CompletedAt),
+		ItemLines: lines(rc.ItemLines()), PaidLines: lines(rc.PaidLines()),
+		Subtotal: FormatMoney(rc.Subtotal, rc.Currency), Tax: FormatMoney(rc.Tax, rc.Currency), Total: FormatMoney(rc.Total, rc.Currency),
+		TaxRow: rc.Tax != 0 || rc.TaxLabel != "", TaxLabel: rc.TaxLabel, ReverseCharge: rc.ReverseCharge,
+		CardBrand: rc.CardBrand, CardLast4: rc.CardLast4, AccountURL: r.site.BaseURL + rc.AccountPage()}
+	if rc.ReceiptPath != "" {
+		v.ReceiptURL = r.site.BaseURL + rc.ReceiptPath
+	}
+	return v
 }
 
 // NewRenderer parses every template.
