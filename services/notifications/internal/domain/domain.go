@@ -297,7 +297,7 @@ func (r *Renderer) Welcome(eventID string, w Welcome) ([]Message, error) {
 			return nil, err
 		}
 	}
-	m, err := r.message(eventID, "welcome", w.Email, w)
+	m, err := r.message(eventID, "welcome", w.Email, r.welcomeView(w))
 	return []Message{m}, err
 }
 

@@ -113,6 +113,31 @@ func (r *Renderer) receiptView(rc Receipt) receiptView {
 	return v
 }
 
+// welcomeView is a Welcome as its templates show it, formatted here as receiptView is.
+type welcomeView struct {
+	Email, Organization string
+	Business            bool
+	SetPasswordURL      string // empty: no link
+	ExpiresDate         string // the link's expiry (formatDate, formatUTCTime)
+	ExpiresTime         string
+	LinkExpired         bool
+	ForgotURL           string // set when LinkExpired
+	BuyURL              string
+}
+
+func (r *Renderer) welcomeView(w Welcome) welcomeView {
+	v := welcomeView{Email: w.Email, Organization: w.Organization, Business: w.AccountKind == "business",
+		LinkExpired: w.LinkExpired, BuyURL: r.site.BaseURL + "/buy"}
+	if w.LinkExpired {
+		v.ForgotURL = r.site.BaseURL + w.ForgotPath()
+	}
+	if w.SetPasswordPath != "" {
+		v.SetPasswordURL = r.site.BaseURL + w.SetPasswordPath
+		v.ExpiresDate, v.ExpiresTime = formatDate(w.ExpiresAt), formatUTCTime(w.ExpiresAt)
+	}
+	return v
+}
+
 // NewRenderer parses every template.
 func NewRenderer(site Site) (*Renderer, error) {
 	site.BaseURL = strings.TrimRight(site.BaseURL, "/")

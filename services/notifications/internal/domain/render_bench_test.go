@@ -36,6 +36,18 @@ func BenchmarkRender(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 	})
+	// The welcome of an account checkout created: its link to choose a password.
+	b.Run("welcome-link", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime(b)
+		for b.Loop() {
+			if _, err := r.Welcome("ev", domain.Welcome{Email: "a@example.com", AccountKind: "individual",
+				SetPasswordPath: "/account/set-password#token=TOKEN&welcome=1", ExpiresAt: at}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+	})
 }
 
 func cpuTime(b *testing.B) time.Duration {
