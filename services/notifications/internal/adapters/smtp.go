@@ -1,9 +1,11 @@
 package adapters
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	netmail "net/mail"
 	"strconv"
@@ -186,9 +188,23 @@ func (s *SMTP) message(m domain.Message) (*mail.Msg, error) {
 	msg.SetGenHeader("X-Hangar-Template", m.Template)
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")
 	msg.SetUserAgent(s.userAgent)
-	msg.SetBodyString(mail.TypeTextPlain, m.Text)
-	msg.AddAlternativeString(mail.TypeTextHTML, m.HTML)
+	msg.SetBodyWriter(mail.TypeTextPlain, bodyWriter(m.Text))
+	msg.AddAlternativeWriter(mail.TypeTextHTML, bodyWriter(m.HTML))
 	return msg, nil
+}
+
+// bodyWriter is go-mail's writer of a body s (as SetBodyString's, which copies s whole into
+// a buffer first): s goes to the part's quoted-printable encoder, which takes bytes and
+// encodes them one by one whatever their chunks, through a small buffer.
+func bodyWriter(s string) func(io.Writer) (int64, error) {
+	return func(w io.Writer) (int64, error) {
+		bw := bufio.NewWriterSize(w, 512)
+		n, err := bw.WriteString(s)
+		if err == nil {
+			err = bw.Flush()
+		}
+		return int64(n), err
+	}
 }
 
 // sendOn sends msg over conn, or over a new connection when conn is nil, and keeps the

@@ -352,8 +352,9 @@ func TestSMTPMessageIsGoMailsFromTheStrings(t *testing.T) {
 	}
 	m := domain.Message{ID: "ev-1.receipt", EventID: "ev-1", Template: "receipt", To: "Pilot Åsa <buyer@example.test>",
 		Subject: "Your Hangar receipt H-2026-000042 — €2,629.00",
-		Text:    "Thank you for your order.\n" + strings.Repeat("Europe region x 2: €2,450.00 (a line long enough to be folded by quoted-printable) ", 3) + "\n",
-		HTML:    "<p style=\"margin:0\">Thank you = merci.</p>\n" + strings.Repeat("<tr><td>Europe region</td><td align=\"right\">€2,450.00</td></tr>", 5)}
+		// Longer than bodyWriter's buffer, so the encoder takes them in several pieces.
+		Text: "Thank you for your order.\r\n" + strings.Repeat("Europe region x 2: €2,450.00 (a line long enough to be folded by quoted-printable) \n", 13),
+		HTML: "<p style=\"margin:0\">Thank you = merci.</p>\n" + strings.Repeat("<tr><td>Europe region</td><td align=\"right\">€2,450.00</td></tr>", 25)}
 	msg, err := s.message(m)
 	if err != nil {
 		t.Fatal(err)
