@@ -1,10 +1,13 @@
 package adapters
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	netmail "net/mail"
 	"strconv"
 	"sync"
 	"time"
@@ -52,6 +55,12 @@ type SMTP struct {
 	cfg    SMTPConfig
 	client *mail.Client // settings only: it dials the connections and sends over them
 	now    func() time.Time
+	// from is cfg.From parsed once, not for every mail (fromErr: why it could not be, which
+	// every Send answers, as it did when each parsed it).
+	from    *netmail.Address
+	fromErr error
+	// userAgent is the User-Agent and X-Mailer go-mail would otherwise format for every mail.
+	userAgent string
 
 	mu     sync.Mutex
 	idle   []*smtpConn // most recently used last
@@ -115,7 +124,14 @@ func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("smtp client: %w", err)
 	}
-	return &SMTP{cfg: cfg, client: client, now: time.Now}, nil
+	var from *netmail.Address
+	probe := mail.NewMsg()
+	fromErr := probe.From(cfg.From)
+	if fromErr == nil {
+		from = probe.GetFrom()[0]
+	}
+	return &SMTP{cfg: cfg, client: client, now: time.Now, from: from, fromErr: fromErr,
+		userAgent: fmt.Sprintf("go-mail v%s // https://github.com/wneessen/go-mail", mail.VERSION)}, nil
 }
 
 // MaxSendTime is the longest a Send can take: go-mail sets the connection's deadline to
@@ -128,27 +144,15 @@ func (s *SMTP) MaxSendTime() time.Duration { return 2 * s.cfg.Timeout }
 // travels in X-Hangar-Event-Id, so a receiver can drop a duplicate. Errors wrapping
 // domain.ErrPermanent should not be retried.
 func (s *SMTP) Send(ctx context.Context, m domain.Message) error {
-	msg := mail.NewMsg()
-	if err := msg.From(s.cfg.From); err != nil {
-		return fmt.Errorf("%w: from %q: %v", domain.ErrPermanent, s.cfg.From, err)
+	msg, err := s.message(m)
+	if err != nil {
+		return err
 	}
-	if err := msg.To(m.To); err != nil {
-		return fmt.Errorf("%w: to %q: %v", domain.ErrPermanent, m.To, err)
-	}
-	msg.Subject(m.Subject)
-	msg.SetMessageIDWithValue(m.MessageIDHeader(s.cfg.MessageIDDomain))
-	msg.SetDate()
-	msg.SetGenHeader("X-Hangar-Event-Id", m.EventID)
-	msg.SetGenHeader("X-Hangar-Template", m.Template)
-	msg.SetGenHeader("Auto-Submitted", "auto-generated")
-	msg.SetBodyString(mail.TypeTextPlain, m.Text)
-	msg.AddAlternativeString(mail.TypeTextHTML, m.HTML)
-
 	ctx, cancel := context.WithTimeout(ctx, s.MaxSendTime())
 	defer cancel()
 	conn := s.take()
 	reused := conn != nil
-	err := s.sendOn(ctx, conn, msg)
+	err = s.sendOn(ctx, conn, msg)
 	// A relay closes sessions it finds idle (421, or just EOF) on its own clock, so a
 	// reused connection may be dead: that shows at MAIL FROM, before the message is
 	// handed over, and one fresh dial sends it. Not after the whole message was written
@@ -164,6 +168,43 @@ func (s *SMTP) Send(ctx context.Context, m domain.Message) error {
 		return fmt.Errorf("send %s: %w", m.ID, err)
 	}
 	return nil
+}
+
+// message is m as go-mail writes it: From, To, Subject, Message-ID, Date, the X-Hangar
+// headers, Auto-Submitted, and multipart/alternative of the text and the HTML.
+func (s *SMTP) message(m domain.Message) (*mail.Msg, error) {
+	if s.fromErr != nil {
+		return nil, fmt.Errorf("%w: from %q: %v", domain.ErrPermanent, s.cfg.From, s.fromErr)
+	}
+	msg := mail.NewMsg()
+	msg.FromMailAddress(s.from)
+	if err := msg.To(m.To); err != nil {
+		return nil, fmt.Errorf("%w: to %q: %v", domain.ErrPermanent, m.To, err)
+	}
+	msg.Subject(m.Subject)
+	msg.SetMessageIDWithValue(m.MessageIDHeader(s.cfg.MessageIDDomain))
+	msg.SetDate()
+	msg.SetGenHeader("X-Hangar-Event-Id", m.EventID)
+	msg.SetGenHeader("X-Hangar-Template", m.Template)
+	msg.SetGenHeader("Auto-Submitted", "auto-generated")
+	msg.SetUserAgent(s.userAgent)
+	msg.SetBodyWriter(mail.TypeTextPlain, bodyWriter(m.Text))
+	msg.AddAlternativeWriter(mail.TypeTextHTML, bodyWriter(m.HTML))
+	return msg, nil
+}
+
+// bodyWriter is go-mail's writer of a body s (as SetBodyString's, which copies s whole into
+// a buffer first): s goes to the part's quoted-printable encoder, which takes bytes and
+// encodes them one by one whatever their chunks, through a small buffer.
+func bodyWriter(s string) func(io.Writer) (int64, error) {
+	return func(w io.Writer) (int64, error) {
+		bw := bufio.NewWriterSize(w, 512)
+		n, err := bw.WriteString(s)
+		if err == nil {
+			err = bw.Flush()
+		}
+		return int64(n), err
+	}
 }
 
 // sendOn sends msg over conn, or over a new connection when conn is nil, and keeps the

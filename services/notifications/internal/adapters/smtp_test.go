@@ -6,12 +6,14 @@ import (
 	"io"
 	"net"
 	"net/mail"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/emersion/go-smtp"
+	gomail "github.com/wneessen/go-mail"
 
 	"github.com/hangar/hangar/services/notifications/internal/domain"
 )
@@ -337,4 +339,69 @@ func TestSMTPSendEndsWithItsContext(t *testing.T) {
 	if err := <-errc; err == nil || errors.Is(err, domain.ErrPermanent) {
 		t.Errorf("err = %v, want a temporary error", err)
 	}
+}
+
+// The message Send builds from its parts prepared once (the From address, the User-Agent)
+// is byte for byte the one go-mail builds from the strings, but for its Date and its
+// random multipart boundary.
+func TestSMTPMessageIsGoMailsFromTheStrings(t *testing.T) {
+	t.Parallel()
+	s, err := NewSMTP(SMTPConfig{Addr: "127.0.0.1:25", From: "Hangar Avionics <no-reply@hangar.test>", MessageIDDomain: "notifications.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := domain.Message{ID: "ev-1.receipt", EventID: "ev-1", Template: "receipt", To: "Pilot Åsa <buyer@example.test>",
+		Subject: "Your Hangar receipt H-2026-000042 — €2,629.00",
+		// Longer than bodyWriter's buffer, so the encoder takes them in several pieces.
+		Text: "Thank you for your order.\r\n" + strings.Repeat("Europe region x 2: €2,450.00 (a line long enough to be folded by quoted-printable) \n", 13),
+		HTML: "<p style=\"margin:0\">Thank you = merci.</p>\n" + strings.Repeat("<tr><td>Europe region</td><td align=\"right\">€2,450.00</td></tr>", 25)}
+	msg, err := s.message(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gomail.NewMsg()
+	if err := want.From(s.cfg.From); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.To(m.To); err != nil {
+		t.Fatal(err)
+	}
+	want.Subject(m.Subject)
+	want.SetMessageIDWithValue(m.MessageIDHeader(s.cfg.MessageIDDomain))
+	want.SetDate()
+	want.SetGenHeader("X-Hangar-Event-Id", m.EventID)
+	want.SetGenHeader("X-Hangar-Template", m.Template)
+	want.SetGenHeader("Auto-Submitted", "auto-generated")
+	want.SetBodyString(gomail.TypeTextPlain, m.Text)
+	want.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	if got, want := written(t, msg), written(t, want); got != want {
+		t.Errorf("message:\n%s\nwant:\n%s", got, want)
+	}
+
+	bad, err := NewSMTP(SMTPConfig{Addr: "127.0.0.1:25", From: "Hangar <no-reply>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.Send(t.Context(), m); !errors.Is(err, domain.ErrPermanent) || !strings.Contains(err.Error(), `from "Hangar <no-reply>": failed to parse mail address`) {
+		t.Errorf("Send from an invalid address = %v, want a permanent failure naming it", err)
+	}
+}
+
+var (
+	dateHeader = regexp.MustCompile(`(?m)^Date: .*\r\n`)
+	boundary   = regexp.MustCompile(`boundary=([0-9a-f]+)`)
+)
+
+// written is msg as go-mail writes it, its Date and multipart boundary made constant.
+func written(t *testing.T, msg *gomail.Msg) string {
+	t.Helper()
+	var b strings.Builder
+	if _, err := msg.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := dateHeader.ReplaceAllString(b.String(), "Date: (date)\r\n")
+	if m := boundary.FindStringSubmatch(s); m != nil {
+		s = strings.ReplaceAll(s, m[1], "(boundary)")
+	}
+	return s
 }

@@ -734,11 +734,20 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.O
 		attribute.String("hangar.mail.template", o.Template), attribute.String("hangar.mail.message_id", o.ID),
 		attribute.String("messaging.message.id", o.EventID), attribute.Int("hangar.mail.attempt", o.Attempts)))
 	defer span.End()
-	log := s.log.With("message_id", o.ID, "event_id", o.EventID, "template", o.Template, "attempt", o.Attempts)
+	// The mail's attributes go with each record rather than into a logger (Logger.With),
+	// which formats them at once for every mail, even with "e-mail sent" below the level
+	// logged; records list them first, as With's did.
+	log := func(level slog.Level, msg string, more ...slog.Attr) {
+		if !s.log.Enabled(sctx, level) {
+			return
+		}
+		s.log.LogAttrs(sctx, level, msg, append([]slog.Attr{slog.String("message_id", o.ID), slog.String("event_id", o.EventID),
+			slog.String("template", o.Template), slog.Int("attempt", o.Attempts)}, more...)...)
+	}
 	serr := m.Send(sctx, o.Message)
 	if serr == nil {
 		s.sent.WithLabelValues(o.Template).Inc()
-		log.InfoContext(sctx, "e-mail sent")
+		log(slog.LevelInfo, "e-mail sent")
 		return true, nil
 	}
 	span.RecordError(serr)
@@ -747,12 +756,12 @@ func (s *Service) send(ctx context.Context, m Mailer, p SenderPolicy, o domain.O
 	defer cancel()
 	if errors.Is(serr, domain.ErrPermanent) || o.Attempts >= p.MaxAttempts {
 		s.failures.WithLabelValues(o.Template, "permanent").Inc()
-		log.ErrorContext(sctx, "e-mail given up", "err", serr.Error())
+		log(slog.LevelError, "e-mail given up", slog.String("err", serr.Error()))
 		return false, s.store.Failed(wctx, o.Held(), serr)
 	}
 	s.failures.WithLabelValues(o.Template, "temporary").Inc()
 	delay := retryDelay(p, o.Attempts)
-	log.WarnContext(sctx, "e-mail send failed; will retry", "retry_in", delay.String(), "err", serr.Error())
+	log(slog.LevelWarn, "e-mail send failed; will retry", slog.String("retry_in", delay.String()), slog.String("err", serr.Error()))
 	at := s.now().Add(delay)
 	if err := s.store.Retry(wctx, o.Held(), at, serr); err != nil {
 		return false, err

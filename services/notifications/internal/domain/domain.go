@@ -83,7 +83,7 @@ const AccountPath = "/account"
 // ItemLines are the lines listed as items, which sum to the subtotal: tax is its own row
 // below the subtotal, and what was paid after tax (PaidLines) follows it.
 func (r Receipt) ItemLines() []Line {
-	var out []Line
+	out := make([]Line, 0, len(r.Lines))
 	for _, l := range r.Lines {
 		if !strings.EqualFold(l.Type, "TAX") && !l.PostTax {
 			out = append(out, l)
@@ -95,7 +95,7 @@ func (r Receipt) ItemLines() []Line {
 // PaidLines are the lines paid after tax (gift certificates, the account balance): listed
 // below the tax, so subtotal + tax + these is the total.
 func (r Receipt) PaidLines() []Line {
-	var out []Line
+	out := make([]Line, 0, len(r.Lines))
 	for _, l := range r.Lines {
 		if l.PostTax && !strings.EqualFold(l.Type, "TAX") {
 			out = append(out, l)
@@ -248,7 +248,7 @@ func (r *Renderer) Receipt(eventID string, rc Receipt) ([]Message, error) {
 	if err := address(rc.Email); err != nil {
 		return nil, err
 	}
-	m, err := r.message(eventID, "receipt", rc.Email, rc)
+	m, err := r.message(eventID, "receipt", rc.Email, r.receiptView(rc))
 	return []Message{m}, err
 }
 
@@ -297,7 +297,7 @@ func (r *Renderer) Welcome(eventID string, w Welcome) ([]Message, error) {
 			return nil, err
 		}
 	}
-	m, err := r.message(eventID, "welcome", w.Email, w)
+	m, err := r.message(eventID, "welcome", w.Email, r.welcomeView(w))
 	return []Message{m}, err
 }
 
