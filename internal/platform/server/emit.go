@@ -35,9 +35,15 @@ func newJSONMarshaler(full map[protoreflect.FullName]bool) *jsonMarshaler {
 	}
 }
 
+// Marshal answers a message's protojson bytes as runtime.JSONPb.Marshal does (no Indent is
+// set), without its copy of them into a buffer of its own.
 func (m *jsonMarshaler) Marshal(v any) ([]byte, error) {
-	if pm, ok := v.(proto.Message); ok && m.full[pm.ProtoReflect().Descriptor().FullName()] {
-		return m.defaults.Marshal(v)
+	pm, ok := v.(proto.Message)
+	if !ok {
+		return m.JSONPb.Marshal(v)
 	}
-	return m.JSONPb.Marshal(v)
+	if m.full[pm.ProtoReflect().Descriptor().FullName()] {
+		return m.defaults.MarshalOptions.Marshal(pm)
+	}
+	return m.JSONPb.MarshalOptions.Marshal(pm)
 }
