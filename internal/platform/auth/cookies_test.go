@@ -59,6 +59,8 @@ func FuzzCookieReaders(f *testing.F) {
 }
 
 // Reading the session and device cookies builds nothing.
+//
+//layercheck:serial it counts what the process allocates: other tests' allocations beside it would count
 func TestCookieReadersAllocateNothing(t *testing.T) {
 	header := "_ga=GA1.1.1.1; " + SessionCookie + "=tok; " + XSRFCookie + "=x; " + DeviceCookie + "=\"dev\""
 	r := &http.Request{Header: http.Header{"Cookie": {header}}}

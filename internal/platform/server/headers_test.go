@@ -19,7 +19,7 @@ func TestIncomingHeaderIsTheDefaultMinusInternal(t *testing.T) {
 		if IsInternalHeader(k) {
 			wantOK = false
 		}
-		if ok != wantOK || ok && strings.ToLower(got) != strings.ToLower(want) {
+		if ok != wantOK || ok && !strings.EqualFold(got, want) {
 			t.Errorf("IncomingHeader(%q) = %q, %v; want %q, %v", k, got, ok, want, wantOK)
 		}
 	}
