@@ -10,8 +10,6 @@ package auth
 import (
 	"context"
 	"net"
-	"net/http"
-	"strings"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -140,34 +138,13 @@ func Token(ctx context.Context) string {
 	if t, ok := ctx.Value(tokenKey{}).(string); ok {
 		return t
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get(SessionMetadata); len(v) > 0 && v[0] != "" {
+	// Single keys, not metadata.FromIncomingContext: that copies the whole map per call.
+	if v := metadata.ValueFromIncomingContext(ctx, SessionMetadata); len(v) > 0 && v[0] != "" {
 		return v[0]
 	}
-	for _, h := range md.Get(gatewayCookie) {
+	for _, h := range metadata.ValueFromIncomingContext(ctx, gatewayCookie) {
 		if t := cookieValue(h, SessionCookie); t != "" {
 			return t
-		}
-	}
-	return ""
-}
-
-// cookieValue finds a cookie in a Cookie header value.
-func cookieValue(header, name string) string {
-	cs, err := http.ParseCookie(header)
-	if err != nil {
-		// One malformed cookie should not hide ours: fall back to a plain scan.
-		for _, part := range strings.Split(header, ";") {
-			k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-			if ok && k == name {
-				return v
-			}
-		}
-		return ""
-	}
-	for _, c := range cs {
-		if c.Name == name {
-			return c.Value
 		}
 	}
 	return ""
@@ -189,8 +166,7 @@ func Outgoing(ctx context.Context) context.Context {
 // client-supplied and ignored (clientaddr walks the chain). Without the header it answers
 // the gRPC peer's address.
 func ClientIP(ctx context.Context, trustedProxies int) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if xff := md.Get("x-forwarded-for"); len(xff) > 0 {
+	if xff := metadata.ValueFromIncomingContext(ctx, "x-forwarded-for"); len(xff) > 0 {
 		if a := clientaddr.Hops(trustedProxies).FromChain(xff); a.IsValid() {
 			return a.String()
 		}
@@ -221,11 +197,10 @@ func ClientKey(ctx context.Context, trustedProxies int) string {
 
 // UserAgent answers the browser's user agent of a call through grpc-gateway.
 func UserAgent(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get("grpcgateway-user-agent"); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, "grpcgateway-user-agent"); len(v) > 0 {
 		return v[0]
 	}
-	if v := md.Get("user-agent"); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, "user-agent"); len(v) > 0 {
 		return v[0]
 	}
 	return ""

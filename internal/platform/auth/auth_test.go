@@ -62,7 +62,7 @@ var alice = auth.ResolverFunc(func(_ context.Context, token string) (auth.Caller
 	return auth.Caller{}, auth.ErrLoginRequired
 })
 
-func do(t *testing.T, method, url string, hdr map[string]string) (int, string, *http.Response) {
+func do(t testing.TB, method, url string, hdr map[string]string) (int, string, *http.Response) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
 	for k, v := range hdr {

@@ -71,8 +71,7 @@ func DeviceRef(ctx context.Context) string {
 // DeviceCookieValue answers the device cookie the browser sent through the gateway (empty
 // for none or one longer than a device cookie can be).
 func DeviceCookieValue(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, h := range md.Get(gatewayCookie) {
+	for _, h := range metadata.ValueFromIncomingContext(ctx, gatewayCookie) {
 		if v := cookieValue(h, DeviceCookie); v != "" && len(v) <= maxDeviceCookie {
 			return v
 		}
@@ -130,8 +129,7 @@ func OutgoingClient(ctx context.Context) context.Context {
 // ForwardedClient answers the client another service forwarded with the call (ok false
 // when it forwarded none).
 func ForwardedClient(ctx context.Context) (Client, bool) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	addr, sess := md.Get(clientAddrMetadata), md.Get(clientSessionMetadata)
+	addr, sess := metadata.ValueFromIncomingContext(ctx, clientAddrMetadata), metadata.ValueFromIncomingContext(ctx, clientSessionMetadata)
 	if len(addr) == 0 && len(sess) == 0 {
 		return Client{}, false
 	}
@@ -142,13 +140,13 @@ func ForwardedClient(ctx context.Context) (Client, bool) {
 	if len(sess) > 0 {
 		c.Session = sess[0]
 	}
-	if a := md.Get(clientAccountMetadata); len(a) > 0 {
+	if a := metadata.ValueFromIncomingContext(ctx, clientAccountMetadata); len(a) > 0 {
 		c.Account = a[0]
 	}
-	if d := md.Get(clientDeviceMetadata); len(d) > 0 {
+	if d := metadata.ValueFromIncomingContext(ctx, clientDeviceMetadata); len(d) > 0 {
 		c.Device = d[0]
 	}
-	if h := md.Get(clientHumanMetadata); len(h) > 0 {
+	if h := metadata.ValueFromIncomingContext(ctx, clientHumanMetadata); len(h) > 0 {
 		c.Human = h[0] == "1"
 	}
 	return c, true

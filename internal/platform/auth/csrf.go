@@ -44,13 +44,10 @@ func CSRF(cfg CSRFConfig) func(http.Handler) http.Handler {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			cookie := ""
-			if c, err := r.Cookie(XSRFCookie); err == nil {
-				cookie = c.Value
-			}
+			cookie, _ := requestCookie(r, XSRFCookie)
 			bound := ""
-			if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
-				bound = SessionXSRF(c.Value)
+			if session, _ := requestCookie(r, SessionCookie); session != "" {
+				bound = SessionXSRF(session)
 			}
 			switch {
 			case bound != "" && cookie != bound:

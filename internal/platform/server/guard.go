@@ -295,11 +295,177 @@ func jsonPath(stack []jsonFrame) string {
 }
 
 // checkJSON walks a JSON body token by token, naming the field of the first bad string.
-// encoding/json replaces invalid UTF-8 silently, so the raw bytes are checked first and
-// the offending offset is mapped to the field being read there. Its cost is linear in the
-// body: the depth and the token count are capped, and a field's path is built only to
-// report it.
+// Its cost is linear in the body: the depth and the token count are capped, and a field's
+// path is built only to report it. A body that is one well-formed JSON value of valid
+// UTF-8 (every body a client of the store sends) is walked in place (checkValidJSON);
+// anything else token by token with encoding/json (checkJSONStream), which says where it
+// is malformed. Both answer the same.
 func checkJSON(l Limits, body []byte) error {
+	if utf8.Valid(body) && json.Valid(body) {
+		return checkValidJSON(l, body)
+	}
+	return checkJSONStream(l, body)
+}
+
+// validFrame is an open array or object of checkValidJSON: jsonFrame with the key as it
+// is in the body (key is set instead when it holds escapes).
+type validFrame struct {
+	array   bool
+	raw     []byte
+	key     string
+	escaped bool
+	index   int
+}
+
+func (f validFrame) name() string {
+	if f.escaped {
+		return f.key
+	}
+	return string(f.raw)
+}
+
+// checkValidJSON is checkJSONStream for a body json.Valid accepts and of valid UTF-8,
+// without encoding/json's Decoder: its Token builds every value (and a SyntaxError at the
+// end of each scalar) where the walk needs only the strings' lengths and NULs. Strings
+// with escapes are decoded as encoding/json decodes them.
+func checkValidJSON(l Limits, body []byte) error {
+	stack := make([]validFrame, 0, 16)
+	tooMany := func() error {
+		return errs.Field("body", fmt.Sprintf("The request body has too many values (at most %d).", l.MaxTokens))
+	}
+	expectKey := false
+	tokens := 0
+	for i := 0; ; {
+		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r' || body[i] == ':' || body[i] == ',') {
+			i++
+		}
+		if i == len(body) {
+			// checkJSONStream counts the end of the body as a token before it sees it.
+			if l.MaxTokens > 0 && tokens+1 > l.MaxTokens {
+				return tooMany()
+			}
+			return nil
+		}
+		if tokens++; l.MaxTokens > 0 && tokens > l.MaxTokens {
+			return tooMany()
+		}
+		switch c := body[i]; c {
+		case '{', '[':
+			if l.MaxDepth > 0 && len(stack) >= l.MaxDepth {
+				return errs.Field("body", fmt.Sprintf("The request body is nested too deeply (at most %d levels).", l.MaxDepth))
+			}
+			stack = append(stack, validFrame{array: c == '['})
+			expectKey = c == '{'
+			i++
+			continue
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			i++
+		case '"':
+			end, escaped := i+1, false
+			for body[end] != '"' {
+				if body[end] == '\\' {
+					end++
+					escaped = true
+				}
+				end++
+			}
+			raw, quoted := body[i+1:end], body[i:end+1]
+			i = end + 1
+			if expectKey {
+				top := &stack[len(stack)-1]
+				*top = validFrame{raw: raw, escaped: escaped}
+				if escaped {
+					top.key = unquote(quoted)
+				}
+				if p := stringProblem(raw, quoted, escaped, 200); p != "" {
+					return textError(validPath(stack), p, 200)
+				}
+				expectKey = false
+				continue
+			}
+			limit := l.limitFor("")
+			if n := len(stack); n > 0 && !stack[n-1].array {
+				limit = l.limitForKey(stack[n-1])
+			}
+			if p := stringProblem(raw, quoted, escaped, limit); p != "" {
+				return textError(validPath(stack), p, limit)
+			}
+		case 't', 'n':
+			i += 4
+		case 'f':
+			i += 5
+		default: // a number
+			start := i
+			for i < len(body) && strings.IndexByte("-+.eE0123456789", body[i]) >= 0 {
+				i++
+			}
+			if i-start > 40 {
+				f := validPath(stack)
+				return errs.Field(f, fmt.Sprintf("%s is not a valid number.", f))
+			}
+		}
+		expectKey = false
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.array {
+				top.index++
+			} else {
+				expectKey = true
+			}
+		}
+	}
+}
+
+// validPath is checkJSONStream's name of the value being read.
+func validPath(stack []validFrame) string {
+	frames := make([]jsonFrame, len(stack))
+	for i, f := range stack {
+		frames[i] = jsonFrame{array: f.array, key: f.name(), index: f.index}
+	}
+	return safeName(jsonPath(frames), "body")
+}
+
+// stringProblem is textProblem of a string of a valid body: raw between its quotes,
+// quoted with them.
+func stringProblem(raw, quoted []byte, escaped bool, limit int) string {
+	if !escaped {
+		// Valid UTF-8 without escapes holds no NUL (JSON has control bytes escaped): only
+		// the length can be wrong.
+		if limit > 0 && utf8.RuneCount(raw) > limit {
+			return "long"
+		}
+		return ""
+	}
+	return textProblem(unquote(quoted), limit)
+}
+
+// unquote decodes a JSON string as encoding/json does (the walk's strings are well-formed).
+func unquote(quoted []byte) string {
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return s
+}
+
+// limitForKey is limitFor of the frame's key, without making a string of it.
+func (l Limits) limitForKey(f validFrame) int {
+	if f.escaped {
+		return l.limitFor(f.key)
+	}
+	name := f.raw
+	if i := bytes.LastIndexAny(name, ".]"); i >= 0 {
+		name = name[i+1:]
+	}
+	if n, ok := l.Fields[string(name)]; ok {
+		return n
+	}
+	return l.MaxFieldChars
+}
+
+// checkJSONStream walks any body with encoding/json's Decoder. encoding/json replaces
+// invalid UTF-8 silently, so the raw bytes are checked first and the offending offset is
+// mapped to the field being read there.
+func checkJSONStream(l Limits, body []byte) error {
 	badAt := -1
 	if !utf8.Valid(body) {
 		badAt = firstInvalid(body)

@@ -17,11 +17,15 @@ import (
 //   - no Referer leaves from an API answer.
 func apiHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// What h.Set does for these canonical names, with one backing array for the four
+		// values instead of one each; capped slices, so a handler's Add copies instead of
+		// writing over a neighbour.
 		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-		h.Set("Referrer-Policy", "no-referrer")
+		v := &[4]string{"no-store", "nosniff", "default-src 'none'; frame-ancestors 'none'", "no-referrer"}
+		h["Cache-Control"] = v[0:1:1]
+		h["X-Content-Type-Options"] = v[1:2:2]
+		h["Content-Security-Policy"] = v[2:3:3]
+		h["Referrer-Policy"] = v[3:4:4]
 		next.ServeHTTP(w, r)
 	})
 }
@@ -53,10 +57,30 @@ func StripInternalHeaders(h http.Header) {
 	}
 }
 
+// gatewayHeaders are the metadata keys runtime.DefaultHeaderMatcher gives the permanent
+// headers a browser sends, lower-cased: metadata.Pairs lower-cases every key the matcher
+// answers, and building "grpcgateway-<Name>" and then its lower case cost two strings per
+// header per request. Read only.
+var gatewayHeaders = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"Accept", "Accept-Charset", "Accept-Language", "Authorization", "Cache-Control",
+		"Content-Type", "Cookie", "Date", "Expect", "From", "Host", "If-Match", "If-Modified-Since", "If-None-Match",
+		"If-Unmodified-Since", "Origin", "Pragma", "Referer", "User-Agent", "Via", "Warning"} {
+		if h, ok := runtime.DefaultHeaderMatcher(k); ok {
+			m[k] = strings.ToLower(h)
+		}
+	}
+	return m
+}()
+
 // IncomingHeader is the gateway's incoming header matcher: grpc-gateway's default (the
-// permanent HTTP headers as grpcgateway-<name>) without the Grpc-Metadata-* channel. A
+// permanent HTTP headers as grpcgateway-<name>, lower-cased for the common ones as
+// metadata keys are) without the Grpc-Metadata-* channel. A
 // service that forwards a header of its own (checkout's Idempotency-Key) falls back to it.
 func IncomingHeader(key string) (string, bool) {
+	if h, ok := gatewayHeaders[key]; ok {
+		return h, true
+	}
 	if IsInternalHeader(key) {
 		return "", false
 	}

@@ -81,6 +81,9 @@ func (c *inprocConn) Invoke(ctx context.Context, method string, req, resp any, o
 	defer cancel() // as a server ends its call's context when the call ends
 	if omd, ok := metadata.FromOutgoingContext(ctx); ok {
 		sctx = metadata.NewIncomingContext(sctx, omd)
+		// Checked here, on the copy the handler gets, for the server's inprocUnary to
+		// refuse: reading the incoming metadata back there would copy it once more.
+		stream.badMetadata = validMetadata(omd)
 	}
 	p := c.peer()
 	sctx = peer.NewContext(grpc.NewContextWithServerTransportStream(sctx, stream), p)
@@ -151,7 +154,10 @@ func (c noValues) AfterFunc(f func()) func() bool { return context.AfterFunc(c.C
 // the header and trailer metadata the handler sets; a handler's goroutine may outlive the
 // call, hence the lock.
 type inprocStream struct {
-	method          string
+	method string
+	// badMetadata is why the call's metadata could not have left a gRPC client (nil: it
+	// could); set before the handler runs.
+	badMetadata     error
 	mu              sync.Mutex
 	header, trailer metadata.MD
 	headerSent      bool

@@ -292,10 +292,8 @@ func (s *Server) inprocUnary(interceptors []grpc.UnaryServerInterceptor) grpc.Un
 		if s.stopping.Load() {
 			return nil, status.Error(codes.Unavailable, "the server is shutting down")
 		}
-		if md, ok := metadata.FromIncomingContext(ctx); ok {
-			if err := validMetadata(md); err != nil {
-				return nil, status.Error(codes.Internal, err.Error())
-			}
+		if st, ok := grpc.ServerTransportStreamFromContext(ctx).(*inprocStream); ok && st.badMetadata != nil {
+			return nil, status.Error(codes.Internal, st.badMetadata.Error())
 		}
 		resp, err := chainUnary(interceptors, 0, ctx, req, info, handler)
 		if err != nil {

@@ -67,8 +67,7 @@ const currencyCookie = "ff_currency_choice"
 // grpc-gateway the header already ends with the HTTP peer; a direct gRPC call has only its
 // peer. Geo decides which hops to believe.
 func proxyChain(ctx context.Context) []string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get("x-forwarded-for"); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, "x-forwarded-for"); len(v) > 0 {
 		return v
 	}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
@@ -81,8 +80,7 @@ func proxyChain(ctx context.Context) []string {
 
 // cookie answers a cookie of the browser's request (grpc-gateway forwards the header).
 func cookie(ctx context.Context, name string) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, h := range md.Get("grpcgateway-cookie") {
+	for _, h := range metadata.ValueFromIncomingContext(ctx, "grpcgateway-cookie") {
 		cs, err := http.ParseCookie(h)
 		if err != nil {
 			continue

@@ -18,8 +18,7 @@ import (
 
 // idempotencyKey answers the Idempotency-Key header, or else the body's key.
 func idempotencyKey(ctx context.Context, body string) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get(mdIdempotencyKey); len(v) > 0 && strings.TrimSpace(v[0]) != "" {
+	if v := metadata.ValueFromIncomingContext(ctx, mdIdempotencyKey); len(v) > 0 && strings.TrimSpace(v[0]) != "" {
 		return strings.TrimSpace(v[0])
 	}
 	return strings.TrimSpace(body)

@@ -86,9 +86,8 @@ func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceR
 	if err != nil {
 		return nil, err
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
 	key := ""
-	if v := md.Get(mdIdempotencyKey); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, mdIdempotencyKey); len(v) > 0 {
 		key = strings.TrimSpace(v[0])
 	}
 	sub := app.Submit{Key: key, RequestHash: requestHash(c, in.Caller.AccountID), QuoteID: c.GetQuoteId(),

@@ -76,8 +76,8 @@ func (s *GRPC) SetAutoRenew(ctx context.Context, req *checkoutv1.SetAutoRenewReq
 		return nil, errs.Field("isAutoRenew", "isAutoRenew must be true or false.")
 	}
 	product := req.GetProductCode()
-	if md, _ := metadata.FromIncomingContext(ctx); product == "" && len(md.Get(mdProductCode)) > 0 {
-		product = md.Get(mdProductCode)[0]
+	if v := metadata.ValueFromIncomingContext(ctx, mdProductCode); product == "" && len(v) > 0 {
+		product = v[0]
 	}
 	sub, err := s.svc.SetAutoRenew(ctx, viewer(ctx), product, on)
 	if err != nil {

@@ -88,8 +88,7 @@ func requestOf(ctx context.Context, trustedProxies int) iapp.Request {
 // deviceCookie answers the device cookie the browser sent (grpc-gateway forwards the
 // Cookie header as metadata).
 func deviceCookie(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, h := range md.Get("grpcgateway-cookie") {
+	for _, h := range metadata.ValueFromIncomingContext(ctx, "grpcgateway-cookie") {
 		cs, err := http.ParseCookie(h)
 		if err != nil {
 			continue
