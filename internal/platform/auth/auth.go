@@ -10,6 +10,8 @@ package auth
 import (
 	"context"
 	"net"
+	"net/http"
+	"strings"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -145,6 +147,27 @@ func Token(ctx context.Context) string {
 	for _, h := range metadata.ValueFromIncomingContext(ctx, gatewayCookie) {
 		if t := cookieValue(h, SessionCookie); t != "" {
 			return t
+		}
+	}
+	return ""
+}
+
+// cookieValue finds a cookie in a Cookie header value.
+func cookieValue(header, name string) string {
+	cs, err := http.ParseCookie(header)
+	if err != nil {
+		// One malformed cookie should not hide ours: fall back to a plain scan.
+		for _, part := range strings.Split(header, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+			if ok && k == name {
+				return v
+			}
+		}
+		return ""
+	}
+	for _, c := range cs {
+		if c.Name == name {
+			return c.Value
 		}
 	}
 	return ""

@@ -44,10 +44,13 @@ func CSRF(cfg CSRFConfig) func(http.Handler) http.Handler {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			cookie, _ := requestCookie(r, XSRFCookie)
+			cookie := ""
+			if c, err := r.Cookie(XSRFCookie); err == nil {
+				cookie = c.Value
+			}
 			bound := ""
-			if session, _ := requestCookie(r, SessionCookie); session != "" {
-				bound = SessionXSRF(session)
+			if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+				bound = SessionXSRF(c.Value)
 			}
 			switch {
 			case bound != "" && cookie != bound:

@@ -157,13 +157,13 @@ func (s *Sessions) resolve(ctx context.Context, token string) (context.Context, 
 // are resolved by the interceptor instead, so they cost one lookup, not two.
 func (s *Sessions) HTTP(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, _ := requestCookie(r, SessionCookie)
-		if token == "" {
+		c, err := r.Cookie(SessionCookie)
+		if err != nil || c.Value == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx := withToken(r.Context(), token)
-		ctx = context.WithValue(ctx, lazyKey{}, &lazy{s: s, ctx: context.WithoutCancel(ctx), token: token})
+		ctx := withToken(r.Context(), c.Value)
+		ctx = context.WithValue(ctx, lazyKey{}, &lazy{s: s, ctx: context.WithoutCancel(ctx), token: c.Value})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
