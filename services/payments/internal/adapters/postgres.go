@@ -134,20 +134,23 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v
 		}
 	}()
 
-	var inserted bool
-	var limited error
+	// What the first batch answers, in one variable its callbacks share.
+	var claim struct {
+		inserted, fenced bool
+		limited          error
+	}
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	queueVelocityCheck(b, v, &limited) // card testing: velocity.go
-	insert, args := insertChargeSQL, []any{c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency, c.CustomerID,
-		c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt}
+	queueVelocityCheck(b, v, &claim.limited) // card testing: velocity.go
+	// Room for the payer's arguments and the fence: the slice is built once.
+	insert, args := insertChargeSQL, append(make([]any, 0, 17), c.ID, c.IdempotencyKey, c.RequestHash, string(c.Status), c.Amount, c.Currency,
+		c.CustomerID, c.AuthorizeOnly, c.Reference, c.Description, c.CreatedAt)
 	if payer != nil {
 		insert, args = insertPayerChargeSQL, append(args, payerArgs(*payer)...)
 	}
-	fenced := false
 	if c.Fence == 0 {
 		b.Queue(insert, args...).Exec(func(tag pgconn.CommandTag) error {
-			inserted = tag.RowsAffected() == 1
+			claim.inserted = tag.RowsAffected() == 1
 			return nil
 		})
 	} else {
@@ -158,24 +161,24 @@ func (s *Store) Charge(ctx context.Context, c domain.Charge, payer *app.Payer, v
 		}
 		b.Queue(insert, append(args, c.Fence)...).QueryRow(func(row pgx.Row) error {
 			var newest int64
-			if err := row.Scan(&newest, &inserted); err != nil {
+			if err := row.Scan(&newest, &claim.inserted); err != nil {
 				return err
 			}
-			fenced = newest > c.Fence
+			claim.fenced = newest > c.Fence
 			return nil
 		})
 	}
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return out, false, fmt.Errorf("insert charge: %w", err)
 	}
-	if fenced {
+	if claim.fenced {
 		return out, false, domain.ErrFenced // nothing was inserted; the rollback ends it
 	}
-	if inserted && limited != nil {
-		return out, false, limited // the rollback drops the new row
+	if claim.inserted && claim.limited != nil {
+		return out, false, claim.limited // the rollback drops the new row
 	}
 	cur := c
-	if !inserted {
+	if !claim.inserted {
 		cur, err = scanCharge(conn.QueryRow(ctx, `SELECT `+chargeCols+` FROM charges WHERE idempotency_key = $1 FOR UPDATE`, c.IdempotencyKey))
 		if payer != nil && errors.Is(err, pgx.ErrNoRows) {
 			return out, false, app.ErrRefused
@@ -394,8 +397,14 @@ const putMethodSQL = `INSERT INTO payment_methods (token, customer_id, kind, car
 	updated_at = EXCLUDED.updated_at`
 
 func putMethodArgs(customer string, m domain.MethodSummary, postal, country string, now time.Time) []any {
-	return []any{m.Token, customer, string(m.Kind), string(m.Card.Brand), m.Card.Last4, m.Card.ExpMonth, m.Card.ExpYear, m.Email,
-		m.CardholderName, postal, country, now}
+	return appendPutMethodArgs(make([]any, 0, 12), customer, m, postal, country, now)
+}
+
+// appendPutMethodArgs appends putMethodSQL's arguments to dst (a statement that has more
+// builds its slice once).
+func appendPutMethodArgs(dst []any, customer string, m domain.MethodSummary, postal, country string, now time.Time) []any {
+	return append(dst, m.Token, customer, string(m.Kind), string(m.Card.Brand), m.Card.Last4, m.Card.ExpMonth, m.Card.ExpYear, m.Email,
+		m.CardholderName, postal, country, now)
 }
 
 func putMethod(ctx context.Context, q execer, customer string, m domain.MethodSummary, postal, country string, now time.Time) error {

@@ -114,8 +114,8 @@ func (s *Store) adoptArgs(ctx context.Context, a app.Adoption) ([]any, error) {
 			return nil, err
 		}
 	}
-	args := append(putMethodArgs(a.Customer, a.Method, a.Postal, a.Country, a.Now), string(pay), string(def.Period),
-		string(domain.PayCheck), string(domain.Quarterly), a.MakeDefault)
+	args := appendPutMethodArgs(make([]any, 0, 21), a.Customer, a.Method, a.Postal, a.Country, a.Now)
+	args = append(args, string(pay), string(def.Period), string(domain.PayCheck), string(domain.Quarterly), a.MakeDefault)
 	return append(args, row...), nil
 }
 
