@@ -14,7 +14,9 @@ import (
 // Parse reads MM/YYYY, MMYYYY, MM/YY, MMYY or MM-YYYY (spaces ignored); a two-digit year is
 // 20YY.
 func Parse(s string) (month, year int, err error) {
-	s = strings.NewReplacer(" ", "", "-", "/").Replace(s)
+	// Two plain replacements: a strings.Replacer built per call cost a lookup table each
+	// (about 4.5 KB an order).
+	s = strings.ReplaceAll(strings.ReplaceAll(s, " ", ""), "-", "/")
 	var ms, ys string
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		ms, ys = s[:i], s[i+1:]
