@@ -418,11 +418,13 @@ func (r *Relay) relaySlots(ctx context.Context, conn *pgx.Conn, slots []int32) (
 	}
 	buf := r.buffers()
 	defer r.keep(buf)
+	// Scanned into variables of the round, not the loop's, which would each escape per row.
+	var id int64
 	var names []string
 	var vals [][]byte
 	for rows.Next() {
-		var id int64
-		var m kafkago.Message
+		buf.msgs = append(buf.msgs, kafkago.Message{})
+		m := &buf.msgs[len(buf.msgs)-1]
 		if err := rows.Scan(&id, &m.Topic, &m.Key, &m.Value, &names, &vals); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("scan outbox row: %w", err)
@@ -437,7 +439,6 @@ func (r *Relay) relaySlots(ctx context.Context, conn *pgx.Conn, slots []int32) (
 			m.Headers[i] = kafkago.Header{Key: k, Value: vals[i]}
 		}
 		buf.ids = append(buf.ids, id)
-		buf.msgs = append(buf.msgs, m)
 	}
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("read outbox slots %v: %w", slots, err)
@@ -455,8 +456,9 @@ func (r *Relay) relaySlots(ctx context.Context, conn *pgx.Conn, slots []int32) (
 	tracer := tp.Tracer(tracerName)
 	spans := slices.Grow(buf.spans, len(msgs))[:len(msgs)]
 	buf.spans = spans
+	var h Headers // the carrier escapes: one for the round
 	for i := range msgs {
-		h := Headers(msgs[i].Headers)
+		h = msgs[i].Headers
 		pctx := r.Producer.prop.Extract(ctx, &h)
 		// The attributes are copied by the span's config: one slice serves every event.
 		buf.attrs = messagingAttrs(buf.attrs[:0], msgs[i].Topic, h.Get(HeaderID), string(msgs[i].Key))
