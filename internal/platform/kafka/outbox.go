@@ -3,7 +3,6 @@ package kafka
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,19 +98,18 @@ func OutboxRow(ctx context.Context, prop propagation.TextMapPropagator, e Event)
 // outboxRows are the events' outbox columns: topic, key, payload and the headers (the
 // CloudEvents attributes and ctx's trace context).
 func outboxRows(ctx context.Context, prop propagation.TextMapPropagator, events []Event) ([][]any, error) {
-	carrier := propagation.MapCarrier{}
-	prop.Inject(ctx, carrier)
+	var carrier headerList
+	prop.Inject(ctx, &carrier)
 	now := time.Now()
 	rows := make([][]any, 0, len(events))
+	var h headerList
 	for _, e := range events {
-		h, err := ceHeaders(e, now)
-		if err != nil {
+		var err error
+		if h, err = ceHeaders(h[:0], e, now); err != nil {
 			return nil, err
 		}
-		for k, v := range carrier {
-			h[k] = v
-		}
-		hdr, err := json.Marshal(h)
+		h = append(h, carrier...) // the trace context wins a clash of names, as it always did
+		hdr, err := h.appendJSON(make([]byte, 0, h.jsonSize()))
 		if err != nil {
 			return nil, fmt.Errorf("encode event headers: %w", err)
 		}
