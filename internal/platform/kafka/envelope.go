@@ -88,10 +88,14 @@ func EnvelopeOf(msg kafkago.Message) Envelope {
 	if e.Subject == "" {
 		e.Subject = string(msg.Key)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, h.Get(HeaderTime)); err == nil {
+	e.Time = msg.Time
+	// The strict RFC 3339 of UnmarshalText (what Enqueue writes) parses the bytes without a
+	// string's copy, to the time Parse answers; Parse takes what it alone accepts.
+	var t time.Time
+	if v := h.value(HeaderTime); t.UnmarshalText(v) == nil {
 		e.Time = t
-	} else {
-		e.Time = msg.Time
+	} else if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+		e.Time = t
 	}
 	return e
 }
