@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -87,18 +88,22 @@ func EnvelopeOf(msg kafkago.Message) Envelope {
 	if e.Subject == "" {
 		e.Subject = string(msg.Key)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, h.Get(HeaderTime)); err == nil {
+	e.Time = msg.Time
+	// The strict RFC 3339 of UnmarshalText (what Enqueue writes) parses the bytes without a
+	// string's copy, to the time Parse answers; Parse takes what it alone accepts.
+	var t time.Time
+	if v := h.value(HeaderTime); t.UnmarshalText(v) == nil {
 		e.Time = t
-	} else {
-		e.Time = msg.Time
+	} else if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+		e.Time = t
 	}
 	return e
 }
 
-// ceHeaders are the CloudEvents attributes of e, filled with defaults: a fresh UUIDv7 id,
-// source and type from the topic name (hangar.<service>.<event>.v<N>), the key as subject,
-// the schema version from the topic's version suffix, protobuf content.
-func ceHeaders(e Event, now time.Time) (map[string]string, error) {
+// ceHeaders appends the CloudEvents attributes of e to dst, filled with defaults: a fresh
+// UUIDv7 id, source and type from the topic name (hangar.<service>.<event>.v<N>), the key as
+// subject, the schema version from the topic's version suffix, protobuf content.
+func ceHeaders(dst headerList, e Event, now time.Time) (headerList, error) {
 	id := e.ID
 	if id == "" {
 		u, err := uuid.NewV7()
@@ -126,17 +131,97 @@ func ceHeaders(e Event, now time.Time) (map[string]string, error) {
 	if at.IsZero() {
 		at = now
 	}
-	h := map[string]string{
-		HeaderSpecVersion: SpecVersion, HeaderID: id, HeaderSource: source, HeaderType: typ,
-		HeaderTime: at.UTC().Format(time.RFC3339Nano), HeaderSubject: e.Key, HeaderContentType: ct,
-	}
+	dst = append(dst, header{HeaderSpecVersion, SpecVersion}, header{HeaderID, id}, header{HeaderSource, source},
+		header{HeaderType, typ}, header{HeaderTime, at.UTC().Format(time.RFC3339Nano)}, header{HeaderSubject, e.Key},
+		header{HeaderContentType, ct})
 	if version != "" {
-		h[HeaderSchemaVersion] = version
+		dst = append(dst, header{HeaderSchemaVersion, version})
 	}
 	if e.DataSchema != "" {
-		h[HeaderDataSchema] = e.DataSchema
+		dst = append(dst, header{HeaderDataSchema, e.DataSchema})
 	}
-	return h, nil
+	return dst, nil
+}
+
+// header is one of an outbox row's headers.
+type header struct{ key, value string }
+
+// headerList is an outbox row's headers in the order they were set, and the carrier the
+// writer's trace context is injected into: a map and encoding/json's reflection and key
+// sorting cost a checkout order's commit more than the rest of its events' making.
+type headerList []header
+
+func (h *headerList) Get(key string) string {
+	for _, x := range *h {
+		if x.key == key {
+			return x.value
+		}
+	}
+	return ""
+}
+
+func (h *headerList) Set(key, value string) {
+	for i, x := range *h {
+		if x.key == key {
+			(*h)[i].value = value
+			return
+		}
+	}
+	*h = append(*h, header{key, value})
+}
+
+func (h *headerList) Keys() []string {
+	keys := make([]string, 0, len(*h))
+	for _, x := range *h {
+		keys = append(keys, x.key)
+	}
+	return keys
+}
+
+// appendJSON appends h as a JSON object. A name that comes twice (a trace header named like
+// an attribute) is written twice, and jsonb keeps the later value, as a map set in h's
+// order would. Strings that JSON must escape (none of the attributes the store writes)
+// are encoded by encoding/json.
+func (h headerList) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	for i, x := range h {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJSONString(dst, x.key); err != nil {
+			return nil, err
+		}
+		dst = append(dst, ':')
+		if dst, err = appendJSONString(dst, x.value); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// jsonSize is the length of h's JSON object when no string needs escaping.
+func (h headerList) jsonSize() int {
+	n := 2
+	for _, x := range h {
+		n += len(x.key) + len(x.value) + 6 // quotes, colon, comma
+	}
+	return n
+}
+
+func appendJSONString(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				return nil, err
+			}
+			return append(dst, b...), nil
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"'), nil
 }
 
 // typeOf splits a topic named hangar.<service>.<event>.v<N> into the event type (the name
@@ -154,9 +239,10 @@ func typeOf(topic string) (typ, version string) {
 
 // sourceOf is the producing service's URI reference: /hangar/<service>.
 func sourceOf(topic string) string {
-	parts := strings.Split(topic, ".")
-	if len(parts) >= 3 && parts[0] == "hangar" {
-		return "/hangar/" + parts[1]
+	if rest, ok := strings.CutPrefix(topic, "hangar."); ok {
+		if service, _, ok := strings.Cut(rest, "."); ok {
+			return "/hangar/" + service
+		}
 	}
 	return "/hangar"
 }

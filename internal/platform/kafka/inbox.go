@@ -197,7 +197,7 @@ func (c *InboxConsumer) process(ctx context.Context, dlq *kafkago.Writer, msg ka
 	hdr := Headers(msg.Headers)
 	pctx := c.cfg.Propagator.Extract(ctx, &hdr)
 	sctx, span := c.tracer.Start(pctx, "process "+msg.Topic, trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(append(messagingAttrs(msg.Topic, env.ID, string(msg.Key)),
+		trace.WithAttributes(append(messagingAttrs(make([]attribute.KeyValue, 0, 7), msg.Topic, env.ID, string(msg.Key)),
 			attribute.String("messaging.consumer.group.name", c.cfg.Group),
 			attribute.Int("messaging.destination.partition.id", msg.Partition),
 			attribute.Int64("messaging.kafka.offset", msg.Offset))...))

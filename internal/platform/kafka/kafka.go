@@ -65,13 +65,16 @@ const tracerName = "github.com/hangar/hangar/internal/platform/kafka"
 // Headers adapts Kafka headers to an OpenTelemetry carrier.
 type Headers []kafkago.Header
 
-func (h *Headers) Get(key string) string {
+func (h *Headers) Get(key string) string { return string(h.value(key)) }
+
+// value answers a header's value (nil when absent), not copied.
+func (h *Headers) value(key string) []byte {
 	for _, x := range *h {
 		if x.Key == key {
-			return string(x.Value)
+			return x.Value
 		}
 	}
-	return ""
+	return nil
 }
 
 func (h *Headers) Set(key, value string) {
