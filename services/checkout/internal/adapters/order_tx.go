@@ -31,9 +31,9 @@ type orderTx struct{ q querier }
 
 // Write implements order.Store. The transaction's BEGIN travels with its first statement
 // (which closes the key, draws the invoice number and writes the order and its lines: one
-// round trip, not five) and with the fulfiller's first write (pipelinedTx), and its COMMIT
-// with the outbox rows: an order that moves no balances costs two round trips. Any error
-// rolls back; a connection left inside a transaction is closed by the pool, not reused.
+// round trip, not five) and its COMMIT with the outbox rows: two round trips fewer than
+// BEGIN and COMMIT on their own. Any error rolls back; a connection left inside a
+// transaction is closed by the pool, not reused.
 func (s *OrderStore) Write(ctx context.Context, h order.Held, o *order.Placed, fulfil order.WriteFunc) (*order.Submission, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -53,32 +53,13 @@ func (s *OrderStore) write(ctx context.Context, c *pgx.Conn, h order.Held, o *or
 	first.Queue("BEGIN")
 	// The number is drawn, and the order written, only when the statement closes the key
 	// under the writer's fence.
-	tx := &pipelinedTx{c: c, first: first}
-	queueCloseOrder(first, h, o, &tx.closed)
-	if movesBalances(o) {
-		// The debits check and lock what the order takes before the fulfiller runs.
-		switch err := tx.send(ctx); {
-		case err == nil:
-			if err := applyBalances(ctx, c, o); err != nil {
-				return nil, err
-			}
-		case !errors.Is(err, errNotClosed):
-			return nil, err
-		}
-	}
-	var evs []kafka.Event
-	var fulfilErr error
-	if tx.first != nil || tx.closed {
-		evs, fulfilErr = fulfil(ctx, tx)
-	}
-	// A fulfiller that wrote nothing left the first batch to send here; one whose order was
-	// not written got errNotClosed and is not heard.
-	if err := tx.send(ctx); err != nil && !errors.Is(err, errNotClosed) {
+	closed := queueCloseOrder(first, h, o)
+	if err := c.SendBatch(ctx, first).Close(); err != nil {
 		return nil, err
 	}
 	last := &pgx.Batch{}
 	var done *order.Submission
-	if !tx.closed {
+	if !*closed {
 		// Someone else (the reconciler, a retry) finished or took over this key meanwhile.
 		done = &order.Submission{Key: h.Key}
 		err := c.QueryRow(ctx, `SELECT status, coalesce(invoice_id::text, ''), failure_code, failure_msg FROM submissions WHERE key = $1`,
@@ -87,8 +68,12 @@ func (s *OrderStore) write(ctx context.Context, c *pgx.Conn, h order.Held, o *or
 			return nil, err
 		}
 	} else {
-		if fulfilErr != nil {
-			return nil, fulfilErr
+		if err := applyBalances(ctx, c, o); err != nil {
+			return nil, err
+		}
+		evs, err := fulfil(ctx, orderTx{c})
+		if err != nil {
+			return nil, err
 		}
 		// The order's outbox rows go with the COMMIT.
 		if err := kafka.QueueEnqueue(ctx, last, s.prop, evs...); err != nil {
@@ -97,80 +82,6 @@ func (s *OrderStore) write(ctx context.Context, c *pgx.Conn, h order.Held, o *or
 	}
 	last.Queue("COMMIT")
 	return done, c.SendBatch(ctx, last).Close()
-}
-
-// movesBalances reports whether o redeems promotions or moves gift or account balances
-// (applyBalances).
-func movesBalances(o *order.Placed) bool {
-	return len(o.PromoCodes) > 0 || len(o.Gifts) > 0 || o.AccountBalanceInCents > 0 ||
-		(o.CreditToAccountInCents > 0 && o.AccountID != "")
-}
-
-// errNotClosed answers a pipelinedTx's writes when the order's statement did not close the
-// key: the order was not written, and neither was anything of the fulfiller's.
-var errNotClosed = errors.New("the order's key was not closed by this write")
-
-// pipelinedTx is order.Tx in Write's transaction, whose first batch (BEGIN and the statement
-// that closes the key and writes the order) is sent with the fulfiller's first write: the
-// subscription's upsert rides in it (upsertSubscription writes only when the order was
-// written), anything else waits for it. Until it is sent the order has no number: Numbered
-// sends it.
-type pipelinedTx struct {
-	c      *pgx.Conn
-	first  *pgx.Batch // nil once sent
-	closed bool       // set once first is sent: the key was closed and the order written
-	err    error      // first's
-}
-
-// send sends the first batch unless it was, and answers its error, or errNotClosed when
-// the key was not closed.
-func (t *pipelinedTx) send(ctx context.Context) error {
-	if t.first != nil {
-		b := t.first
-		t.first = nil
-		t.err = t.c.SendBatch(ctx, b).Close()
-	}
-	if t.err != nil {
-		return t.err
-	}
-	if !t.closed {
-		return errNotClosed
-	}
-	return nil
-}
-
-// Numbered implements order.Tx.
-func (t *pipelinedTx) Numbered(ctx context.Context) error { return t.send(ctx) }
-
-// WriteSubscriptions implements order.Tx.
-func (t *pipelinedTx) WriteSubscriptions(ctx context.Context, subs []*order.SubscriptionWrite) error {
-	if t.first == nil {
-		if err := t.send(ctx); err != nil {
-			return err
-		}
-		return orderTx{t.c}.WriteSubscriptions(ctx, subs)
-	}
-	for _, w := range subs {
-		t.first.Queue(upsertSubscription, subscriptionArgs(w)...).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&w.Version, &w.AutoRenew)
-			if errors.Is(err, pgx.ErrNoRows) && !t.closed {
-				return nil // the order was not written, so neither was its subscription
-			}
-			if err != nil {
-				return fmt.Errorf("write subscription: %w", err)
-			}
-			return nil
-		})
-	}
-	return t.send(ctx)
-}
-
-// IssueGifts implements order.Tx.
-func (t *pipelinedTx) IssueGifts(ctx context.Context, certs []gift.Certificate) error {
-	if err := t.send(ctx); err != nil {
-		return err
-	}
-	return IssueGifts(ctx, t.c, certs)
 }
 
 // closeOrderSQL completes a pending key ($1) held under the fence $40 and, only then, draws the invoice number
@@ -204,20 +115,18 @@ const closeOrderSQL = `WITH closed AS (
 SELECT invoice_number FROM numbered`
 
 // queueCloseOrder queues closeOrderSQL for o on b; when it runs, o gets its invoice number
-// and closed is set when the key was pending (and so closed).
-func queueCloseOrder(b *pgx.Batch, h order.Held, o *order.Placed, closed *bool) {
+// and the answer is set when the key was pending (and so closed).
+func queueCloseOrder(b *pgx.Batch, h order.Held, o *order.Placed) *bool {
 	n := len(o.Lines)
-	// The columns share two allocations: one of the text columns, one of the numbers.
-	texts, nums := make([]string, 8*n), make([]int64, 3*n)
-	col := func(i int) []string { return texts[i*n : (i+1)*n : (i+1)*n] }
-	types, codes, plans, descs, reasons, keys, bundleCodes, bundleTypes := col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(7)
-	units, qtys, amounts := nums[:n:n], nums[n:2*n:2*n], nums[2*n:]
-	postTax := make([]bool, n)
+	types, codes, plans, descs, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	units, qtys, amounts := make([]int64, n), make([]int64, n), make([]int64, n)
+	keys, bundleCodes, bundleTypes, postTax := make([]string, n), make([]string, n), make([]string, n), make([]bool, n)
 	for i, l := range o.Lines {
 		types[i], codes[i], plans[i], descs[i], reasons[i] = l.Type, l.AddOnCode, l.PlanType, l.Description, l.Reason
 		units[i], qtys[i], amounts[i] = l.UnitAmountInCents, l.Quantity, l.AmountInCents
 		keys[i], bundleCodes[i], bundleTypes[i], postTax[i] = l.Key, l.BundleAddOnCode, l.BundleItemType, l.PostTax
 	}
+	closed := new(bool)
 	b.Queue(closeOrderSQL, h.Key, o.InvoiceID, o.ChargeID, o.CreatedAt, o.CreatedAt.Year(),
 		o.Kind, nullable(o.AccountID), nullable(o.OrganizationID), o.Email, o.Currency, o.SubtotalInCents, o.TaxInCents,
 		o.TotalInCents, o.CreditToAccountInCents, o.GiftTotal(), o.TaxLabel, o.TaxJurisdiction, o.ReverseCharge, o.ThirdParty,
@@ -234,6 +143,7 @@ func queueCloseOrder(b *pgx.Batch, h order.Held, o *order.Placed, closed *bool) 
 		*closed = true
 		return nil
 	})
+	return closed
 }
 
 // applyBalances redeems promotions and moves gift and account balances.
@@ -483,17 +393,11 @@ func (t orderTx) IssueGifts(ctx context.Context, certs []gift.Certificate) error
 	return IssueGifts(ctx, t.q, certs)
 }
 
-// upsertSubscription writes the subscription of an order (new, changed or renewed) when the
-// order ($22) is written: pipelined with the order's own statement (pipelinedTx), it writes
-// nothing when that one did not close the key. The casts are the types the columns give
-// the parameters of a VALUES list.
+// upsertSubscription writes the subscription of an order (new, changed or renewed).
 const upsertSubscription = `INSERT INTO subscriptions (id, account_id, email, name, plan_code, add_ons, quantity, currency, price_in_cents,
 		term_start, term_end, payment_source, payment_method, military, valid, business_id, billing_country, billing_zip, billing_name,
 		organization_id, parent_account_id, licensing_method, is_eu, last_invoice_id, payment_method_token, card_expires_at, version, updated_at)
-		SELECT $1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::text[], $7::integer, $8::bpchar, $9::bigint, $10::timestamptz,
-		$11::timestamptz, 'CREDIT_CARD', $12::text, $13::boolean, true, $14::text, $15::text, $16::text, $17::text, $18::uuid, $19::uuid,
-		$20::text, $21::boolean, $22::uuid, $23::text, $24::timestamptz, 1, now()
-		WHERE EXISTS (SELECT 1 FROM orders WHERE invoice_id = $22::uuid)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,'CREDIT_CARD',$12,$13,true,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,1,now())
 		ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, plan_code = EXCLUDED.plan_code, add_ons = EXCLUDED.add_ons,
 		quantity = EXCLUDED.quantity, currency = EXCLUDED.currency, price_in_cents = EXCLUDED.price_in_cents,
 		term_start = EXCLUDED.term_start, term_end = EXCLUDED.term_end, payment_method = EXCLUDED.payment_method,
@@ -514,30 +418,25 @@ const upsertSubscription = `INSERT INTO subscriptions (id, account_id, email, na
 		version = subscriptions.version + 1, updated_at = now()
 		RETURNING version, auto_renew`
 
-// subscriptionArgs are upsertSubscription's arguments of w.
-func subscriptionArgs(w *order.SubscriptionWrite) []any {
-	return []any{w.ID, w.AccountID, w.Email, w.Name, w.PlanCode, w.AddOns, w.Quantity, w.Currency, w.PriceInCents, w.TermStart,
-		w.TermEnd, w.PaymentMethod, w.Military, w.BusinessID, w.BillingCountry, w.BillingZip, w.BillingName,
-		nullable(w.OrganizationID), nullable(w.ParentAccountID), w.LicensingMethod, w.IsEU, w.InvoiceID, w.PaymentMethodToken,
-		w.CardExpiresAt}
-}
-
-// Numbered implements order.Tx: the orders of WriteMany are numbered before fulfil runs.
-func (orderTx) Numbered(context.Context) error { return nil }
-
 // WriteSubscriptions implements order.Tx: one statement for one subscription, a pipelined
 // batch for many (one round trip either way).
 func (t orderTx) WriteSubscriptions(ctx context.Context, subs []*order.SubscriptionWrite) error {
+	args := func(w *order.SubscriptionWrite) []any {
+		return []any{w.ID, w.AccountID, w.Email, w.Name, w.PlanCode, w.AddOns, w.Quantity, w.Currency, w.PriceInCents, w.TermStart,
+			w.TermEnd, w.PaymentMethod, w.Military, w.BusinessID, w.BillingCountry, w.BillingZip, w.BillingName,
+			nullable(w.OrganizationID), nullable(w.ParentAccountID), w.LicensingMethod, w.IsEU, w.InvoiceID, w.PaymentMethodToken,
+			w.CardExpiresAt}
+	}
 	if len(subs) == 1 {
 		w := subs[0]
-		if err := t.q.QueryRow(ctx, upsertSubscription, subscriptionArgs(w)...).Scan(&w.Version, &w.AutoRenew); err != nil {
+		if err := t.q.QueryRow(ctx, upsertSubscription, args(w)...).Scan(&w.Version, &w.AutoRenew); err != nil {
 			return fmt.Errorf("write subscription: %w", err)
 		}
 		return nil
 	}
 	b := &pgx.Batch{}
 	for _, w := range subs {
-		b.Queue(upsertSubscription, subscriptionArgs(w)...).QueryRow(func(row pgx.Row) error { return row.Scan(&w.Version, &w.AutoRenew) })
+		b.Queue(upsertSubscription, args(w)...).QueryRow(func(row pgx.Row) error { return row.Scan(&w.Version, &w.AutoRenew) })
 	}
 	if err := t.q.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("write subscriptions: %w", err)

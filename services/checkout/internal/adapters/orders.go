@@ -22,14 +22,12 @@ import (
 type OrderStore struct {
 	pool *pgxpool.Pool
 	prop propagation.TextMapPropagator
-	// claimSQL is claimSQL(), built once: a claim per order need not build its statement.
-	claimSQL string
 }
 
 // NewOrderStore answers the order store of pool's checkout database; prop carries the
 // trace into the outbox rows.
 func NewOrderStore(pool *pgxpool.Pool, prop propagation.TextMapPropagator) *OrderStore {
-	return &OrderStore{pool: pool, prop: prop, claimSQL: claimSQL()}
+	return &OrderStore{pool: pool, prop: prop}
 }
 
 var _ order.Store = (*OrderStore)(nil)
@@ -67,7 +65,7 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 		return false, fmt.Errorf("encode purchase: %w", err)
 	}
 	if !holdsLimits(&c.Stored.Purchase) {
-		tag, err := s.pool.Exec(ctx, s.claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		tag, err := s.pool.Exec(ctx, claimSQL(), c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return false, unavailable(err, "claim submission")
 		}
@@ -75,7 +73,7 @@ func (s *OrderStore) Claim(ctx context.Context, c order.Claim) (bool, error) {
 	}
 	claimed := false
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, s.claimSQL, c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
+		tag, err := tx.Exec(ctx, claimSQL(), c.Key, c.RequestHash, c.Kind, body, c.ChargeKey, lease.Interval(c.Lease), order.FirstFence)
 		if err != nil {
 			return unavailable(err, "claim submission")
 		}

@@ -240,7 +240,6 @@ type fakeTx struct{}
 
 func (fakeTx) WriteSubscriptions(context.Context, []*order.SubscriptionWrite) error { return nil }
 func (fakeTx) IssueGifts(context.Context, []gift.Certificate) error                 { return nil }
-func (fakeTx) Numbered(context.Context) error                                       { return nil }
 
 // writeLocked completes h with o unless the key is no longer pending under h's fence; it
 // answers the submission as it is then.

@@ -95,22 +95,15 @@ type Store interface {
 	Invoices
 }
 
-// WriteFunc runs inside the order's transaction, the order's own statement sent before it
-// or with its first write (Tx), and answers the events to enqueue with it.
+// WriteFunc runs inside the order's transaction once the order is numbered and written,
+// and answers the events to enqueue with it.
 type WriteFunc func(ctx context.Context, tx Tx) ([]kafka.Event, error)
 
 // BatchWriteFunc is WriteFunc for the orders (by index) a WriteMany wrote.
 type BatchWriteFunc func(ctx context.Context, tx Tx, written []int) ([]kafka.Event, error)
 
-// Tx is the order's transaction as a Fulfiller writes a kind's own state in it. The store
-// may send the order's own statement with the fulfiller's first write (one round trip):
-// until then the order has no invoice number, and when that statement turns out not to
-// have closed the key, the Tx's calls answer an error and the fulfiller's writes are not
-// made (Write answers the key's submission as it is).
+// Tx is the order's transaction as a Fulfiller writes a kind's own state in it.
 type Tx interface {
-	// Numbered waits for the order's own statement: o.InvoiceNumber is set once it answers
-	// nil. A WriteFunc calls it before it reads the number.
-	Numbered(ctx context.Context) error
 	// WriteSubscriptions inserts or updates the subscriptions of subscription orders (one
 	// round trip) and sets each one's Version and AutoRenew as stored.
 	WriteSubscriptions(ctx context.Context, subs []*SubscriptionWrite) error

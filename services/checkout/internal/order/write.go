@@ -28,9 +28,6 @@ func (p *Pipeline) write(ctx context.Context, h Held, pu *Purchase, ch Charge) (
 		if err != nil {
 			return nil, err
 		}
-		if err := tx.Numbered(ctx); err != nil {
-			return nil, err
-		}
 		completed, err := orderCompleted(placed, ch, p.receiptURL(placed.InvoiceID))
 		if err != nil {
 			return nil, err
