@@ -90,6 +90,17 @@ func TestStore(t *testing.T) {
 			}
 		}
 	})
+	// Each order's close draws the number in its statement: the function is inlined there
+	// (migration 0023), not called as a function whose statement is planned at every order.
+	t.Run("invoice number inlined into the drawing statement", func(t *testing.T) {
+		var plan string
+		if err := pool.QueryRow(ctx, `EXPLAIN (VERBOSE, FORMAT JSON) SELECT invoice_number(2026, s) FROM generate_series(1::bigint, 2) s`).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(plan, "invoice_number") || !strings.Contains(plan, "lpad") {
+			t.Errorf("the plan calls the function instead of its expression: %s", plan)
+		}
+	})
 }
 
 // Two replicas (two pools, two limiters) over one database enforce one code limit, the
