@@ -6,7 +6,9 @@
 //   → preview (POST /buy/api/invoice/preview: Premium + Europe, USD, an Oregon ZIP)
 //   → (VALIDATE=1 only: POST /buy/api/invoice/validate, which the buy page no longer posts)
 //   → submit (POST /buy/api/invoice/submit with the quote, the nonce and an Idempotency-Key)
-//   → receipt (GET /buy/api/receipt/{invoiceId} with the receipt cookie the submit set).
+//   → the receipt, as the submit answered it (the success page shows it)
+//   → (RELOAD=1 only: GET /buy/api/receipt/{invoiceId} with the receipt cookie the submit
+//      set, as a reload of the success page or the receipt e-mail's link asks).
 // Every order is a new buyer (a fresh e-mail), so each submit creates an account, charges
 // once and writes one order. Thresholds are the issue's SLOs: at least 200 orders/s, submit
 // p99 under 150 ms, no failed request (any answer but 2xx fails), every check true.
@@ -36,6 +38,7 @@ const RATE = Number(__ENV.RATE || 200);
 const DURATION = __ENV.DURATION || '30s';
 const WARMUP = __ENV.WARMUP || '10s';
 const VALIDATE = __ENV.VALIDATE === '1';
+const RELOAD = __ENV.RELOAD === '1';
 const ORIGIN = __ENV.ORIGIN || BASE_URL;
 const LOG_ORDERS = __ENV.LOG_ORDERS === '1';
 
@@ -186,6 +189,11 @@ export default function (data) {
   orders.add(1);
   if (LOG_ORDERS) console.log(`order subscription ${invoiceId}`);
 
+  // The success page shows the receipt the submit answered; RELOAD=1 also reloads it (or
+  // opens the e-mail's link), which asks the receipt route.
+  check(sub, { 'submit: its receipt, 470.00 USD': (r) => r.json('receipt.total') === '470.00' && r.json('receipt.currency') === 'USD' &&
+    r.json('receipt.invoiceId') === invoiceId });
+  if (!RELOAD) return;
   // The receipt cookie is Secure (k6's jar keeps it off plain http): send it as a browser on
   // localhost does.
   const name = `hangar_receipt_${invoiceId.replace(/-/g, '')}`;

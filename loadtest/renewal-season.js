@@ -5,7 +5,7 @@
 //   preview    POST /buy/api/invoice/preview with the mix of carts people price
 //   login      a subscriber logs in, reads /buy/api/me, the subscription and its renewal
 //              price, and logs out
-//   submit     a new buyer: tokenize → preview → submit → receipt (Premium + US + Europe)
+//   submit     a new buyer: tokenize → preview → submit, which answers the receipt (Premium + US + Europe)
 //   gift       tokenize → gift submit (370 + 40, to a recipient) → receipt
 //   oneoff     a logged-in subscriber pays a staff-made one-off cart → receipt
 //
@@ -190,11 +190,22 @@ function tokenize(v, number) {
   return nonce;
 }
 
-/** The receipt, read as the paying browser does: with the receipt cookie the submit set. */
+/**
+ * The receipt, as the paying browser gets it: a subscription's submit answers it (the
+ * success page shows it as it is); a gift's and a one-off's are read with the receipt
+ * cookie the submit set.
+ */
 function receipt(v, kind, sub, expectTotalInCents) {
   const invoiceId = sub.json('invoiceId');
   orders.add(1, { kind });
   if (LOG_ORDERS) console.log(`order ${kind} ${invoiceId}`);
+  if (kind === 'subscription') {
+    check(sub, {
+      [`receipt (${kind}): the order's total`]: (r) => r.json('receipt.invoiceId') === invoiceId &&
+        Number(r.json('receipt.totalInCents')) === expectTotalInCents,
+    });
+    return;
+  }
   const name = `hangar_receipt_${invoiceId.replace(/-/g, '')}`;
   const c = sub.cookies[name] && sub.cookies[name][0];
   const rc = get(v, `/buy/api/receipt/${invoiceId}`, { name: 'receipt', slo: 'receipt' }, c ? `${name}=${c.value}` : '');

@@ -16,7 +16,7 @@ const ReverseChargeNote = receiptrules.ReverseChargeNote
 func receipt(o *order.Placed, cat *domain.Catalog) (*checkoutv1.GetReceiptResponse, error) {
 	money := func(c int64) string { return receiptrules.Money(c, o.ThirdParty) }
 	out := &checkoutv1.GetReceiptResponse{InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, Created: domain.FormatDate(o.CreatedAt),
-		CreatedTime: o.CreatedAt.Format("15:04") + " UTC", Type: o.Kind, Currency: o.Currency, PaymentMethod: o.PaymentMethod,
+		CreatedTime: o.CreatedAt.UTC().Format("15:04") + " UTC", Type: o.Kind, Currency: o.Currency, PaymentMethod: o.PaymentMethod,
 		CardBrand: o.CardBrand, CardLast4: o.CardLast4, AccountId: o.AccountID, Email: o.Email,
 		BillingContact: &checkoutv1.BillingContact{Name: o.BillingName, PostalCode: o.BillingZip, Country: o.BillingCountry},
 		Subtotal:       money(o.SubtotalInCents), Tax: money(o.TaxInCents), Total: money(o.TotalInCents), TaxVatText: o.TaxLabel,

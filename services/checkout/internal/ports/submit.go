@@ -103,8 +103,16 @@ func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceR
 	if err != nil {
 		return nil, err
 	}
-	return &checkoutv1.SubmitInvoiceResponse{AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), MobileDeeplink: res.Deeplink,
-		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}}, nil
+	out := &checkoutv1.SubmitInvoiceResponse{AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), MobileDeeplink: res.Deeplink,
+		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}}
+	// The receipt of the order just written (or, for a retry, read back): the success page
+	// shows it without a second request. A gift's names where its codes went (GetReceipt).
+	if o.Kind != order.KindGift {
+		if out.Receipt, err = s.receiptOf(o); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // ReasonDeclined names a payment the processor refused.
@@ -168,11 +176,10 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 	if err != nil {
 		return nil, err
 	}
-	out, err := receipt(o, loadedCatalog(s.svc))
+	out, err := s.receiptOf(o)
 	if err != nil {
 		return nil, err
 	}
-	out.Seller = &checkoutv1.Seller{Name: s.seller.Name, Address: s.seller.Address, VatNumber: s.seller.VAT}
 	if o.Kind == order.KindGift && s.purchases != nil {
 		// The gift's ending says where its codes went: to the recipient named, or to the buyer.
 		certs, err := s.purchases.GiftsOfOrder(ctx, o.InvoiceID)
@@ -181,6 +188,17 @@ func (s *GRPC) GetReceipt(ctx context.Context, req *checkoutv1.GetReceiptRequest
 		}
 		out.Certificates = issuedCertificates(certs)
 	}
+	return out, nil
+}
+
+// receiptOf is an order's receipt with the seller who issued it: GetReceipt's answer and
+// a submit's.
+func (s *GRPC) receiptOf(o *order.Placed) (*checkoutv1.GetReceiptResponse, error) {
+	out, err := receipt(o, loadedCatalog(s.svc))
+	if err != nil {
+		return nil, err
+	}
+	out.Seller = &checkoutv1.Seller{Name: s.seller.Name, Address: s.seller.Address, VatNumber: s.seller.VAT}
 	return out, nil
 }
 

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { MSG_CAPTCHA_ERROR, type HostedCardFieldsHandle, type HumanVerificationHandle } from '@hangar/ui';
 import type { CurrencyCode } from '@hangar/money';
 import { ApiError, num, unwrap, type PurchaseAttempt, type WireMe } from '@hangar/api-client';
@@ -12,6 +13,7 @@ import { CARD_AGAIN, CURRENCY_NOT_ALLOWED, eligibilityPath, MILITARY_ELIGIBILITY
 import type { KeptCard } from './payment/PaymentSection';
 import type { Modals } from './useModals';
 import type { Payment } from './usePayment';
+import { keepReceipt } from './success/receiptQuery';
 
 type Flow = typeof import('./submit');
 
@@ -39,6 +41,7 @@ export interface PurchaseInput {
  * priced once, issue 43).
  */
 export function usePurchase(o: PurchaseInput) {
+  const queries = useQueryClient();
   const [submitting, setSubmitting] = useState(false);
   const [submitErrors, setSubmitErrors] = useState<string[]>([]);
   // Waiting for an order another request is still processing (409 ORDER_IN_PROGRESS).
@@ -212,6 +215,8 @@ export function usePurchase(o: PurchaseInput) {
         analytics().orderCompleted(details);
         analytics().socialPurchase(details.currency, details.value);
       });
+      // The success page shows the receipt the submit answered (no second request).
+      keepReceipt(queries, result.invoiceId, result.receipt);
       const url = successUrl(result, o.kiosk, { newAccount: !loggedIn && payWith !== 'reader' });
       // Only the server's deeplink: it keeps deeplinkOnSuccess only for the app's own
       // schemes and hosts, so the page never follows one it dropped.

@@ -6,7 +6,9 @@
  */
 import type { Client } from 'openapi-fetch';
 import { ApiError, MSG_BAD_ANSWER, parseErrorBody } from './http';
-import type { paths as CheckoutPaths } from './generated/hangar/checkout/v1/checkout';
+import type { components as CheckoutComponentsOf, paths as CheckoutPaths } from './generated/hangar/checkout/v1/checkout';
+
+type CheckoutSchemas = CheckoutComponentsOf['schemas'];
 import type { WirePreview } from './wire';
 
 export interface PurchaseLine {
@@ -93,6 +95,8 @@ export interface PurchaseResult {
   invoiceNumber?: string;
   invoice?: PurchaseInvoice;
   certificates?: { certificateId?: string; maskedCode?: string; balanceInCents?: number; currency?: string }[];
+  /** The order's receipt as GET /buy/api/receipt/{invoiceId} answers it (a subscription's submit). */
+  receipt?: CheckoutSchemas['v1GetReceiptResponse'];
   /** The refusal's finer name (ORDER_IN_PROGRESS, ATTEMPT_CLOSED, IDEMPOTENCY_KEY_REUSED, ...). */
   reason?: string;
   /** The answer's Retry-After in seconds, when it named one. */

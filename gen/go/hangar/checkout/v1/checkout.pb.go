@@ -4533,6 +4533,10 @@ type SubmitInvoiceResponse struct {
 	InvoiceId             string                 `protobuf:"bytes,6,opt,name=invoice_id,json=invoiceId,proto3" json:"invoice_id,omitempty"`
 	GoogleConversionCodes []string               `protobuf:"bytes,7,rep,name=google_conversion_codes,json=googleConversionCodes,proto3" json:"google_conversion_codes,omitempty"`
 	InvoiceNumber         string                 `protobuf:"bytes,8,opt,name=invoice_number,json=invoiceNumber,proto3" json:"invoice_number,omitempty"`
+	// The order's receipt, as GET /buy/api/receipt/{invoiceId} answers it: the success page
+	// shows it without asking again (a reload or the e-mail's link still asks). Not set for
+	// a gift certificate, whose receipt also names where the codes went.
+	Receipt *GetReceiptResponse `protobuf:"bytes,9,opt,name=receipt,proto3" json:"receipt,omitempty"`
 	// Failures only.
 	Code          string                  `protobuf:"bytes,20,opt,name=code,proto3" json:"code,omitempty"`
 	Message       string                  `protobuf:"bytes,21,opt,name=message,proto3" json:"message,omitempty"`
@@ -4628,6 +4632,13 @@ func (x *SubmitInvoiceResponse) GetInvoiceNumber() string {
 		return x.InvoiceNumber
 	}
 	return ""
+}
+
+func (x *SubmitInvoiceResponse) GetReceipt() *GetReceiptResponse {
+	if x != nil {
+		return x.Receipt
+	}
+	return nil
 }
 
 func (x *SubmitInvoiceResponse) GetCode() string {
@@ -7489,7 +7500,7 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"FieldError\x12\x14\n" +
 	"\x05field\x18\x01 \x01(\tR\x05field\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xe0\x04\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xa2\x05\n" +
 	"\x15SubmitInvoiceResponse\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
@@ -7500,7 +7511,8 @@ const file_hangar_checkout_v1_checkout_proto_rawDesc = "" +
 	"\n" +
 	"invoice_id\x18\x06 \x01(\tR\tinvoiceId\x126\n" +
 	"\x17google_conversion_codes\x18\a \x03(\tR\x15googleConversionCodes\x12%\n" +
-	"\x0einvoice_number\x18\b \x01(\tR\rinvoiceNumber\x12\x12\n" +
+	"\x0einvoice_number\x18\b \x01(\tR\rinvoiceNumber\x12@\n" +
+	"\areceipt\x18\t \x01(\v2&.hangar.checkout.v1.GetReceiptResponseR\areceipt\x12\x12\n" +
 	"\x04code\x18\x14 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x15 \x01(\tR\amessage\x12A\n" +
 	"\ffield_errors\x18\x16 \x03(\v2\x1e.hangar.checkout.v1.FieldErrorR\vfieldErrors\x12\x16\n" +
@@ -7912,76 +7924,77 @@ var file_hangar_checkout_v1_checkout_proto_depIdxs = []int32{
 	28, // 45: hangar.checkout.v1.SubmitGiftResponse.purchase:type_name -> hangar.checkout.v1.Purchase
 	2,  // 46: hangar.checkout.v1.SubmitInvoiceRequest.configuration:type_name -> hangar.checkout.v1.Configuration
 	6,  // 47: hangar.checkout.v1.SubmitInvoiceResponse.invoice:type_name -> hangar.checkout.v1.Invoice
-	46, // 48: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
-	11, // 49: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
-	49, // 50: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	50, // 51: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
-	52, // 52: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
-	29, // 53: hangar.checkout.v1.GetReceiptResponse.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
-	59, // 54: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	60, // 55: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	59, // 56: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	49, // 57: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
-	58, // 58: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
-	49, // 59: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
-	59, // 60: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
-	60, // 61: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
-	63, // 62: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
-	49, // 63: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
-	76, // 64: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
-	4,  // 65: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
-	13, // 66: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
-	15, // 67: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
-	17, // 68: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
-	19, // 69: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
-	21, // 70: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
-	23, // 71: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
-	27, // 72: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
-	32, // 73: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
-	36, // 74: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
-	40, // 75: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
-	45, // 76: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
-	42, // 77: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
-	53, // 78: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
-	54, // 79: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
-	62, // 80: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
-	65, // 81: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
-	73, // 82: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
-	75, // 83: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
-	67, // 84: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
-	71, // 85: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
-	72, // 86: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
-	48, // 87: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
-	69, // 88: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
-	11, // 89: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
-	14, // 90: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
-	16, // 91: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
-	18, // 92: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
-	20, // 93: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
-	22, // 94: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
-	25, // 95: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
-	44, // 96: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
-	33, // 97: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
-	34, // 98: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
-	41, // 99: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
-	47, // 100: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
-	43, // 101: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
-	61, // 102: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
-	55, // 103: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
-	64, // 104: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
-	66, // 105: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
-	74, // 106: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
-	77, // 107: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
-	68, // 108: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
-	56, // 109: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
-	57, // 110: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
-	51, // 111: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
-	70, // 112: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
-	89, // [89:113] is the sub-list for method output_type
-	65, // [65:89] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	51, // 48: hangar.checkout.v1.SubmitInvoiceResponse.receipt:type_name -> hangar.checkout.v1.GetReceiptResponse
+	46, // 49: hangar.checkout.v1.SubmitInvoiceResponse.field_errors:type_name -> hangar.checkout.v1.FieldError
+	11, // 50: hangar.checkout.v1.SubmitInvoiceResponse.preview:type_name -> hangar.checkout.v1.PreviewInvoiceResponse
+	49, // 51: hangar.checkout.v1.GetReceiptResponse.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	50, // 52: hangar.checkout.v1.GetReceiptResponse.invoice_items:type_name -> hangar.checkout.v1.ReceiptLine
+	52, // 53: hangar.checkout.v1.GetReceiptResponse.seller:type_name -> hangar.checkout.v1.Seller
+	29, // 54: hangar.checkout.v1.GetReceiptResponse.certificates:type_name -> hangar.checkout.v1.IssuedCertificate
+	59, // 55: hangar.checkout.v1.GetSubscriptionSimpleResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 56: hangar.checkout.v1.GetSubscriptionSimpleResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	59, // 57: hangar.checkout.v1.GetAccountSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	49, // 58: hangar.checkout.v1.UpdateBillingContactResponse.contact:type_name -> hangar.checkout.v1.BillingContact
+	58, // 59: hangar.checkout.v1.Subscription.add_on_objects:type_name -> hangar.checkout.v1.AddOnObject
+	49, // 60: hangar.checkout.v1.Subscription.billing_contact:type_name -> hangar.checkout.v1.BillingContact
+	59, // 61: hangar.checkout.v1.GetSubscriptionResponse.subscription:type_name -> hangar.checkout.v1.Subscription
+	60, // 62: hangar.checkout.v1.GetSubscriptionResponse.payment_info:type_name -> hangar.checkout.v1.PaymentInfo
+	63, // 63: hangar.checkout.v1.GetSubscriptionAvionicsResponse.avionics:type_name -> hangar.checkout.v1.SubscriptionAvionics
+	49, // 64: hangar.checkout.v1.UpdateBillingContactRequest.contact:type_name -> hangar.checkout.v1.BillingContact
+	76, // 65: hangar.checkout.v1.ListInvoicesResponse.invoices:type_name -> hangar.checkout.v1.InvoiceSummary
+	4,  // 66: hangar.checkout.v1.CheckoutService.PreviewInvoice:input_type -> hangar.checkout.v1.PreviewInvoiceRequest
+	13, // 67: hangar.checkout.v1.CheckoutService.ValidateInvoice:input_type -> hangar.checkout.v1.ValidateInvoiceRequest
+	15, // 68: hangar.checkout.v1.CheckoutService.ValidatePromo:input_type -> hangar.checkout.v1.ValidatePromoRequest
+	17, // 69: hangar.checkout.v1.CheckoutService.ValidateCurrency:input_type -> hangar.checkout.v1.ValidateCurrencyRequest
+	19, // 70: hangar.checkout.v1.CheckoutService.GetRenewalPrice:input_type -> hangar.checkout.v1.GetRenewalPriceRequest
+	21, // 71: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:input_type -> hangar.checkout.v1.CanDowngradeBusinessRequest
+	23, // 72: hangar.checkout.v1.CheckoutService.ValidateGift:input_type -> hangar.checkout.v1.ValidateGiftRequest
+	27, // 73: hangar.checkout.v1.CheckoutService.SubmitGift:input_type -> hangar.checkout.v1.SubmitGiftRequest
+	32, // 74: hangar.checkout.v1.CheckoutService.CreateCart:input_type -> hangar.checkout.v1.CreateCartRequest
+	36, // 75: hangar.checkout.v1.CheckoutService.GetCart:input_type -> hangar.checkout.v1.GetCartRequest
+	40, // 76: hangar.checkout.v1.CheckoutService.PreviewOneOff:input_type -> hangar.checkout.v1.PreviewOneOffRequest
+	45, // 77: hangar.checkout.v1.CheckoutService.SubmitInvoice:input_type -> hangar.checkout.v1.SubmitInvoiceRequest
+	42, // 78: hangar.checkout.v1.CheckoutService.SubmitOneOff:input_type -> hangar.checkout.v1.SubmitOneOffRequest
+	53, // 79: hangar.checkout.v1.CheckoutService.GetSubscription:input_type -> hangar.checkout.v1.GetSubscriptionRequest
+	54, // 80: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:input_type -> hangar.checkout.v1.GetSubscriptionSimpleRequest
+	62, // 81: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:input_type -> hangar.checkout.v1.GetSubscriptionAvionicsRequest
+	65, // 82: hangar.checkout.v1.CheckoutService.SetAutoRenew:input_type -> hangar.checkout.v1.SetAutoRenewRequest
+	73, // 83: hangar.checkout.v1.CheckoutService.GetRenewalStatus:input_type -> hangar.checkout.v1.GetRenewalStatusRequest
+	75, // 84: hangar.checkout.v1.CheckoutService.ListInvoices:input_type -> hangar.checkout.v1.ListInvoicesRequest
+	67, // 85: hangar.checkout.v1.CheckoutService.GetCurrency:input_type -> hangar.checkout.v1.GetCurrencyRequest
+	71, // 86: hangar.checkout.v1.CheckoutService.GetAccountSubscription:input_type -> hangar.checkout.v1.GetAccountSubscriptionRequest
+	72, // 87: hangar.checkout.v1.CheckoutService.UpdateBillingContact:input_type -> hangar.checkout.v1.UpdateBillingContactRequest
+	48, // 88: hangar.checkout.v1.CheckoutService.GetReceipt:input_type -> hangar.checkout.v1.GetReceiptRequest
+	69, // 89: hangar.checkout.v1.CheckoutService.GetHumanVerification:input_type -> hangar.checkout.v1.GetHumanVerificationRequest
+	11, // 90: hangar.checkout.v1.CheckoutService.PreviewInvoice:output_type -> hangar.checkout.v1.PreviewInvoiceResponse
+	14, // 91: hangar.checkout.v1.CheckoutService.ValidateInvoice:output_type -> hangar.checkout.v1.ValidateInvoiceResponse
+	16, // 92: hangar.checkout.v1.CheckoutService.ValidatePromo:output_type -> hangar.checkout.v1.ValidatePromoResponse
+	18, // 93: hangar.checkout.v1.CheckoutService.ValidateCurrency:output_type -> hangar.checkout.v1.ValidateCurrencyResponse
+	20, // 94: hangar.checkout.v1.CheckoutService.GetRenewalPrice:output_type -> hangar.checkout.v1.GetRenewalPriceResponse
+	22, // 95: hangar.checkout.v1.CheckoutService.CanDowngradeBusiness:output_type -> hangar.checkout.v1.CanDowngradeBusinessResponse
+	25, // 96: hangar.checkout.v1.CheckoutService.ValidateGift:output_type -> hangar.checkout.v1.ValidateGiftResponse
+	44, // 97: hangar.checkout.v1.CheckoutService.SubmitGift:output_type -> hangar.checkout.v1.SubmitGiftResponse
+	33, // 98: hangar.checkout.v1.CheckoutService.CreateCart:output_type -> hangar.checkout.v1.CreateCartResponse
+	34, // 99: hangar.checkout.v1.CheckoutService.GetCart:output_type -> hangar.checkout.v1.GetCartResponse
+	41, // 100: hangar.checkout.v1.CheckoutService.PreviewOneOff:output_type -> hangar.checkout.v1.PreviewOneOffResponse
+	47, // 101: hangar.checkout.v1.CheckoutService.SubmitInvoice:output_type -> hangar.checkout.v1.SubmitInvoiceResponse
+	43, // 102: hangar.checkout.v1.CheckoutService.SubmitOneOff:output_type -> hangar.checkout.v1.SubmitOneOffResponse
+	61, // 103: hangar.checkout.v1.CheckoutService.GetSubscription:output_type -> hangar.checkout.v1.GetSubscriptionResponse
+	55, // 104: hangar.checkout.v1.CheckoutService.GetSubscriptionSimple:output_type -> hangar.checkout.v1.GetSubscriptionSimpleResponse
+	64, // 105: hangar.checkout.v1.CheckoutService.GetSubscriptionAvionics:output_type -> hangar.checkout.v1.GetSubscriptionAvionicsResponse
+	66, // 106: hangar.checkout.v1.CheckoutService.SetAutoRenew:output_type -> hangar.checkout.v1.SetAutoRenewResponse
+	74, // 107: hangar.checkout.v1.CheckoutService.GetRenewalStatus:output_type -> hangar.checkout.v1.GetRenewalStatusResponse
+	77, // 108: hangar.checkout.v1.CheckoutService.ListInvoices:output_type -> hangar.checkout.v1.ListInvoicesResponse
+	68, // 109: hangar.checkout.v1.CheckoutService.GetCurrency:output_type -> hangar.checkout.v1.GetCurrencyResponse
+	56, // 110: hangar.checkout.v1.CheckoutService.GetAccountSubscription:output_type -> hangar.checkout.v1.GetAccountSubscriptionResponse
+	57, // 111: hangar.checkout.v1.CheckoutService.UpdateBillingContact:output_type -> hangar.checkout.v1.UpdateBillingContactResponse
+	51, // 112: hangar.checkout.v1.CheckoutService.GetReceipt:output_type -> hangar.checkout.v1.GetReceiptResponse
+	70, // 113: hangar.checkout.v1.CheckoutService.GetHumanVerification:output_type -> hangar.checkout.v1.GetHumanVerificationResponse
+	90, // [90:114] is the sub-list for method output_type
+	66, // [66:90] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_hangar_checkout_v1_checkout_proto_init() }

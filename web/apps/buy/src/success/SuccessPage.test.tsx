@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { DEFAULT_LINKS, createApiClient } from '@hangar/api-client';
 import { setApiClient } from '../api';
 import { SuccessPage } from './SuccessPage';
+import { keepReceipt } from './receiptQuery';
 
 afterEach(() => {
   cleanup();
@@ -222,5 +223,26 @@ describe('/buy/success without an order', () => {
     expect(screen.queryByText(/Thank you/)).toBeNull();
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Your receipts');
     expect(screen.getByRole('link', { name: 'Go to your account' }).getAttribute('href')).toBe('/account');
+  });
+});
+
+describe('/buy/success after the buy page\'s submit', () => {
+  it('shows the receipt the submit answered, without asking for it again', async () => {
+    const fetch = vi.fn(async () => new Response('{}', { status: 500, headers: { 'content-type': 'application/json' } }));
+    setApiClient(createApiClient({ fetch: fetch as unknown as typeof globalThis.fetch, baseUrl: 'http://store.test' }));
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    keepReceipt(client, 'inv-2', { invoiceId: 'inv-2', invoiceNumber: 'HGR-2026-000002', currency: 'USD', total: '470.00', canPrintInvoice: false, accountId: 'acct-1' });
+    render(
+      <QueryClientProvider client={client}>
+        <SuccessPage invoiceId="inv-2" print={() => undefined} />
+      </QueryClientProvider>,
+    );
+    expect((await screen.findByTestId('receipt-id')).textContent).toBe('HGR-2026-000002');
+    expect(screen.getByTestId('receipt-total').textContent).toContain('470.00');
+    const urls = fetch.mock.calls.map((args) => {
+      const input = (args as unknown[])[0];
+      return input instanceof Request ? input.url : String(input);
+    });
+    expect(urls.filter((u) => u.includes('/buy/api/receipt/'))).toEqual([]);
   });
 });

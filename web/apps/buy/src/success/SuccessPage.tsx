@@ -2,16 +2,15 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Button, ErrorState, LoadingState, formatDate, ui } from '@hangar/ui';
 import { formatAmount, isCurrencyCode, type CurrencyCode } from '@hangar/money';
-import { ApiError, DEFAULT_LINKS, num, unwrap, type CheckoutComponents } from '@hangar/api-client';
+import { ApiError, DEFAULT_LINKS, num, unwrap } from '@hangar/api-client';
 import { apiClient } from '../api';
 import { useLinks } from '../hooks';
 import s from '../buy.module.css';
 import { BillingContactModal, type BillingContact } from './BillingContactModal';
 import { GiftSteps, OneOffSteps } from './NextSteps';
+import { receiptKey, type Receipt } from './receiptQuery';
 
-/** GET /buy/api/receipt/{invoiceId} (checkout). */
-export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
-export type { BillingContact };
+export type { Receipt, BillingContact };
 
 
 
@@ -72,10 +71,13 @@ export function SuccessPage({
   print?: () => void;
 }) {
   const receipt = useQuery<Receipt, ApiError>({
-    queryKey: ['receipt', invoiceId],
+    queryKey: receiptKey(invoiceId),
     enabled: invoiceId !== '',
     queryFn: ({ signal }) => unwrap(apiClient().checkout.GET('/buy/api/receipt/{invoiceId}', { params: { path: { invoiceId } }, signal })),
     retry: 1,
+    // An issued receipt does not change behind the page (a contact saved here is shown at
+    // once, below): the one the submit answered is shown as it is, not asked for again.
+    staleTime: Infinity,
   });
   // The app's App Store listing (the app runs on iPad and iPhone, spec 000 §1): runtime config.
   const appStore = useLinks().data?.appStore ?? DEFAULT_LINKS.appStore;

@@ -1308,6 +1308,7 @@ export interface components {
             message?: string;
             mobileDeeplink: string;
             preview?: components["schemas"]["v1PreviewInvoiceResponse"];
+            receipt?: components["schemas"]["v1GetReceiptResponse"];
             redirectUrl: string;
             requireLogin?: boolean;
         };

@@ -1,0 +1,18 @@
+import type { QueryClient } from '@tanstack/react-query';
+import type { CheckoutComponents } from '@hangar/api-client';
+
+/** GET /buy/api/receipt/{invoiceId} (checkout). */
+export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
+
+/** The success page's query of an order's receipt. */
+export function receiptKey(invoiceId: string) {
+  return ['receipt', invoiceId] as const;
+}
+
+/**
+ * Keeps the receipt a submit answered for the success page, which then shows it without
+ * asking again; a reload or the e-mail's link asks (GET /buy/api/receipt/{invoiceId}).
+ */
+export function keepReceipt(client: QueryClient, invoiceId: string | undefined, receipt: Receipt | undefined) {
+  if (invoiceId && receipt) client.setQueryData(receiptKey(invoiceId), receipt);
+}
