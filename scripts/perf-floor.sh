@@ -5,7 +5,9 @@
 # HANGAR_DB_PREFIX and DATABASE_URL as for scripts/checkout-cpu.sh; VUS, default 4, and
 # SECONDS_PER_RUN, default 20). Each round runs, one after the other in the same minutes:
 #
-#   1. the store: loadtest/checkout.js at VUS for SECONDS_PER_RUN; CPU per order is
+#   1. the store: ANALYZE of its databases and a warm-up of WARMUP seconds (default 5, not
+#      measured: statistics and connections as at steady traffic in production), then
+#      loadtest/checkout.js at VUS for SECONDS_PER_RUN; CPU per order is
 #      hangar-dev's (/proc/<pid>/stat) less its development stand-ins', plus that of the
 #      PostgreSQL backends of the stack's databases. The stand-ins are the in-process
 #      Kafka-protocol broker, the SMTP mail sink, the human verifier and the sandbox card
@@ -50,6 +52,7 @@ export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
 K6=${K6:-bin/k6}
 VUS=${VUS:-4}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-20}
+WARMUP=${WARMUP:-5}
 WALDUMP=${PG_WALDUMP:-$(ls /usr/lib/postgresql/*/bin/pg_waldump 2>/dev/null | tail -1)}
 OUT=${OUT:-$(mktemp -d /tmp/perf-floor.XXXXXX)}
 mkdir -p "$OUT"
@@ -73,7 +76,20 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 # each stand-in's (name=ms,...). Leaves the WAL's records in $OUT/wal.N, the databases'
 # oids in $OUT/oids, hangar-dev's CPU profile in $OUT/cpu.N.pprof.
 store_run() {
-  local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders prof
+  local n=$1 bp lsn0 lsn1 c0 c1 p0 p1 orders prof db
+  # Statistics as autovacuum keeps them in production: where it is off (this machine's
+  # server, for the test suite), a plan cached while a table was small (a sequential scan
+  # of accounts for a batch of welcome links) stays for good and an order costs more as
+  # the tables grow. ANALYZE also makes the statements plan again, in the warm-up.
+  for db in $dbs; do psql "$(dburl "$db")" -XAtq -c "ANALYZE" >/dev/null; done
+  # The store at steady traffic: the connections its pools closed over the floor's run
+  # (idle past db.IdleTimeout) open again, and their statements are prepared, before the
+  # measured run, as they are at any steady rate (WARMUP seconds, not measured).
+  if [[ "$WARMUP" -gt 0 ]]; then
+    GOGC=400 GOMAXPROCS=1 "$K6" run -q -e SHAPE=smoke -e BASE_URL="$BASE_URL" -e FIELDS_URL="$FIELDS_URL" \
+      --vus "$VUS" --duration "${WARMUP}s" loadtest/checkout.js >"$OUT/warmup.$n.txt" 2>&1 || true
+    sleep 3 # its asynchronous steps, before the measured window opens
+  fi
   bp=$(pg "SELECT pid FROM pg_stat_activity WHERE starts_with(datname, '${PREFIX}')")
   # A replication slot keeps the run's WAL from being recycled before it is read (a
   # checkpoint of a busy server may come in the middle of the run).
