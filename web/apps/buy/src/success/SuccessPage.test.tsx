@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { DEFAULT_LINKS, createApiClient } from '@hangar/api-client';
 import { setApiClient } from '../api';
 import { SuccessPage } from './SuccessPage';
-import { keepReceipt } from './receiptQuery';
+import { RECEIPT_FRESH_MS, keepReceipt, receiptKey } from './receiptQuery';
 
 afterEach(() => {
   cleanup();
@@ -244,5 +244,21 @@ describe('/buy/success after the buy page\'s submit', () => {
       return input instanceof Request ? input.url : String(input);
     });
     expect(urls.filter((u) => u.includes('/buy/api/receipt/'))).toEqual([]);
+  });
+});
+
+describe('/buy/success visited again', () => {
+  it('asks the route for a receipt held longer than it stays fresh', async () => {
+    window.history.replaceState(null, '', '/buy/success?invoiceId=inv-1');
+    receipt(false, { invoiceNumber: 'H-000001-C1' });
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    client.setQueryData(receiptKey('inv-1'), { invoiceId: 'inv-1', invoiceNumber: 'H-000001', currency: 'EUR', total: '199.99' },
+      { updatedAt: Date.now() - RECEIPT_FRESH_MS - 1000 });
+    render(
+      <QueryClientProvider client={client}>
+        <SuccessPage invoiceId="inv-1" print={() => undefined} />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getByTestId('receipt-id').textContent).toBe('H-000001-C1'));
   });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, ErrorState, LoadingState, formatDate, ui } from '@hangar/ui';
 import { formatAmount, isCurrencyCode, type CurrencyCode } from '@hangar/money';
 import { ApiError, DEFAULT_LINKS, num, unwrap } from '@hangar/api-client';
@@ -8,7 +8,7 @@ import { useLinks } from '../hooks';
 import s from '../buy.module.css';
 import { BillingContactModal, type BillingContact } from './BillingContactModal';
 import { GiftSteps, OneOffSteps } from './NextSteps';
-import { receiptKey, type Receipt } from './receiptQuery';
+import { RECEIPT_FRESH_MS, receiptKey, type Receipt } from './receiptQuery';
 
 export type { Receipt, BillingContact };
 
@@ -70,14 +70,14 @@ export function SuccessPage({
   newAccount?: boolean;
   print?: () => void;
 }) {
+  const queries = useQueryClient();
   const receipt = useQuery<Receipt, ApiError>({
     queryKey: receiptKey(invoiceId),
     enabled: invoiceId !== '',
     queryFn: ({ signal }) => unwrap(apiClient().checkout.GET('/buy/api/receipt/{invoiceId}', { params: { path: { invoiceId } }, signal })),
     retry: 1,
-    // An issued receipt does not change behind the page (a contact saved here is shown at
-    // once, below): the one the submit answered is shown as it is, not asked for again.
-    staleTime: Infinity,
+    // The receipt the submit answered is shown as it is, not asked for again.
+    staleTime: RECEIPT_FRESH_MS,
   });
   // The app's App Store listing (the app runs on iPad and iPhone, spec 000 §1): runtime config.
   const appStore = useLinks().data?.appStore ?? DEFAULT_LINKS.appStore;
@@ -298,6 +298,9 @@ export function SuccessPage({
         onClose={() => setContactOpen(false)}
         onSaved={(saved) => {
           setSavedContact(saved);
+          // The contact (or the corrected copy it issued) is the route's from now on: the
+          // next visit reads it, not the receipt held from before.
+          void queries.invalidateQueries({ queryKey: receiptKey(invoiceId), refetchType: 'none' });
           setContactOpen(false);
           setMode('invoice');
           setPrintNow(true);

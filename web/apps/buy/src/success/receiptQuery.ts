@@ -4,6 +4,13 @@ import type { CheckoutComponents } from '@hangar/api-client';
 /** GET /buy/api/receipt/{invoiceId} (checkout). */
 export type Receipt = CheckoutComponents['schemas']['v1GetReceiptResponse'];
 
+/**
+ * How long a receipt the page holds is shown without asking again: long enough for the
+ * success page that opens right after the submit, short enough that a later visit (after
+ * a contact saved elsewhere issued a corrected copy) reads the route.
+ */
+export const RECEIPT_FRESH_MS = 30_000;
+
 /** The success page's query of an order's receipt. */
 export function receiptKey(invoiceId: string) {
   return ['receipt', invoiceId] as const;
