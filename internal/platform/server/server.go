@@ -40,6 +40,7 @@ import (
 
 	"github.com/hangar/hangar/internal/platform/config"
 	"github.com/hangar/hangar/internal/platform/errs"
+	"github.com/hangar/hangar/internal/platform/kitclient"
 	"github.com/hangar/hangar/internal/platform/metrics"
 	"github.com/hangar/hangar/internal/platform/telemetry"
 )
@@ -101,13 +102,6 @@ type Server struct {
 // grpcStreamWorkers is how many goroutines serve gRPC calls before new ones are started.
 const grpcStreamWorkers = 16
 
-// The server's fixed flow-control windows, the same as the clients' (kitclient.StreamWindow,
-// which says why).
-const (
-	grpcStreamWindow = 1 << 20
-	grpcConnWindow   = 4 << 20
-)
-
 // New builds a server for the service name. Register services on the Server itself
 // (pb.Register<Svc>Server(srv, impl)), gateways with Gateway, extra public routes with
 // Handle, then call Listen and Run.
@@ -125,10 +119,10 @@ func New(name string, cfg config.Platform, deps Deps) *Server {
 	// The network server's calls (the other services') pass the internal admission right
 	// after they are counted; the in-process gateway's were admitted as public requests.
 	network := append([]grpc.UnaryServerInterceptor{interceptors[0], s.admitUnary}, interceptors[1:]...)
-	// Fixed flow-control windows, as the clients' (kitclient.StreamWindow): no bandwidth probe
+	// The clients' fixed flow-control windows (kitclient.StreamWindow says why): no bandwidth probe
 	// (PING, its acknowledgement, WINDOW_UPDATE) around each small unary call.
 	s.grpc = grpc.NewServer(grpc.StatsHandler(serverStats), grpc.ChainUnaryInterceptor(network...), grpc.NumStreamWorkers(grpcStreamWorkers),
-		grpc.StaticStreamWindowSize(grpcStreamWindow), grpc.StaticConnWindowSize(grpcConnWindow))
+		grpc.StaticStreamWindowSize(kitclient.StreamWindow), grpc.StaticConnWindowSize(kitclient.ConnWindow))
 	// The gateway's connection: what the loopback gRPC connection did minus sockets, HTTP/2
 	// and marshalling. The client stats handler injects the trace into the metadata the
 	// server stats handler extracts it from (the handler gets none of the caller's context
