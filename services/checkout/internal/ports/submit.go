@@ -103,16 +103,14 @@ func (s *GRPC) SubmitInvoice(ctx context.Context, req *checkoutv1.SubmitInvoiceR
 	if err != nil {
 		return nil, err
 	}
-	out := &checkoutv1.SubmitInvoiceResponse{AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), MobileDeeplink: res.Deeplink,
-		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}}
-	// The receipt of the order just written (or, for a retry, read back): the success page
-	// shows it without a second request. A gift's names where its codes went (GetReceipt).
-	if o.Kind != order.KindGift {
-		if out.Receipt, err = s.receiptOf(o); err != nil {
-			return nil, err
-		}
+	// The receipt of the subscription just written (or, for a retry, read back): the success
+	// page shows it without a second request.
+	rc, err := s.receiptOf(o)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return &checkoutv1.SubmitInvoiceResponse{AccountId: o.AccountID, RedirectUrl: order.ReceiptURL(o.InvoiceID), MobileDeeplink: res.Deeplink,
+		Invoice: inv, InvoiceId: o.InvoiceID, InvoiceNumber: o.InvoiceNumber, GoogleConversionCodes: []string{}, Receipt: rc}, nil
 }
 
 // ReasonDeclined names a payment the processor refused.

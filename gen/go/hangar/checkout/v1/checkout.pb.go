@@ -4534,8 +4534,7 @@ type SubmitInvoiceResponse struct {
 	GoogleConversionCodes []string               `protobuf:"bytes,7,rep,name=google_conversion_codes,json=googleConversionCodes,proto3" json:"google_conversion_codes,omitempty"`
 	InvoiceNumber         string                 `protobuf:"bytes,8,opt,name=invoice_number,json=invoiceNumber,proto3" json:"invoice_number,omitempty"`
 	// The order's receipt, as GET /buy/api/receipt/{invoiceId} answers it: the success page
-	// shows it without asking again (a reload or the e-mail's link still asks). Not set for
-	// a gift certificate, whose receipt also names where the codes went.
+	// shows it without asking again (a reload or the e-mail's link still asks).
 	Receipt *GetReceiptResponse `protobuf:"bytes,9,opt,name=receipt,proto3" json:"receipt,omitempty"`
 	// Failures only.
 	Code          string                  `protobuf:"bytes,20,opt,name=code,proto3" json:"code,omitempty"`
