@@ -29,54 +29,86 @@ import (
 func BenchmarkInboxConsumer(b *testing.B) {
 	r := newRig(b)
 	const topic = "hangar.bench.inbox.v1"
-	evs := make([]kafka.Event, b.N+1) // one more: the first, handled before the clock starts
-	for i := range evs {
-		evs[i] = kafka.Event{Topic: topic, Key: fmt.Sprint("k", i%16), Payload: []byte(strconv.Itoa(i))}
-	}
-	r.publish(b, evs...)
+	evs := r.benchEvents(b, topic)
 	commits := r.broker.CountRequests(kmsg.OffsetCommit)
-
-	var handled atomic.Int64
-	first, all := make(chan struct{}), make(chan struct{})
+	p := newProgress(len(evs))
 	c := kafka.NewInboxConsumer(kafka.ConsumerConfig{Brokers: r.broker.Addrs(), Group: "bench", Pool: r.pool,
 		Log: slog.New(slog.DiscardHandler), Tracer: noop.NewTracerProvider(), Propagator: telemetry.Propagator()})
 	c.Handle(topic, func(ctx context.Context, tx pgx.Tx, env kafka.Envelope) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO effects VALUES ($1, $2)`, env.ID, string(env.Data)); err != nil {
 			return err
 		}
-		switch handled.Add(1) {
-		case 1:
-			close(first)
-		case int64(len(evs)):
-			close(all)
-		}
+		p.handled(1)
 		return nil
 	})
+	var commits0 int64
+	n := p.consume(b, r, c.Run, func() { commits0 = commits.Load() })
+	b.ReportMetric(n/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(commits.Load()-commits0)/n, "commits/event")
+}
+
+// benchEvents publishes b.N+1 events on topic: the first is handled before the clock starts.
+func (r *rig) benchEvents(b *testing.B, topic string) []kafka.Event {
+	evs := make([]kafka.Event, b.N+1)
+	for i := range evs {
+		evs[i] = kafka.Event{Topic: topic, Key: fmt.Sprint("k", i%16), Payload: []byte(strconv.Itoa(i))}
+	}
+	r.publish(b, evs...)
+	return evs
+}
+
+// progress tells a benchmark when its consumer handled the first event and all of them.
+type progress struct {
+	n          atomic.Int64
+	total      int64
+	first, all chan struct{}
+}
+
+func newProgress(total int) *progress {
+	return &progress{total: int64(total), first: make(chan struct{}), all: make(chan struct{})}
+}
+
+// handled counts k events handled (a handler's call).
+func (p *progress) handled(k int) {
+	n := p.n.Add(int64(k))
+	if n-int64(k) == 0 {
+		close(p.first)
+	}
+	if n == p.total {
+		close(p.all)
+	}
+}
+
+// consume runs the consumer (run) until it has handled every event and stops it cleanly,
+// timing from the first event handled (start runs then, with the clock reset), and
+// reports the process's CPU per event; it answers how many events were timed.
+func (p *progress) consume(b *testing.B, r *rig, run func(context.Context) error, start func()) float64 {
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
+	go func() { done <- run(ctx) }()
 	select {
-	case <-first:
+	case <-p.first:
 	case err := <-done:
 		b.Fatalf("Run = %v before the first event", err)
 	}
+	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0, n0, commits0 := cpuTime(b), handled.Load(), commits.Load()
+	start()
+	cpu0, n0 := cpuTime(b), p.n.Load()
 	select {
-	case <-all:
+	case <-p.all:
 	case err := <-done:
-		b.Fatalf("Run = %v after %d events", err, handled.Load())
+		b.Fatalf("Run = %v after %d events", err, p.n.Load())
 	}
 	cancel()
 	if err := <-done; err != nil {
 		b.Fatalf("Run = %v", err)
 	}
 	b.StopTimer()
-	n := float64(int64(len(evs)) - n0)
-	b.ReportMetric(n/b.Elapsed().Seconds(), "events/s")
+	n := float64(p.total - n0)
 	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/n, "cpu-µs/event")
-	b.ReportMetric(float64(commits.Load()-commits0)/n, "commits/event")
+	return n
 }
 
 // cpuTime is the CPU this process has used, user and system.
@@ -153,14 +185,8 @@ func BenchmarkEnvelopeOf(b *testing.B) {
 func BenchmarkInboxBatchConsumer(b *testing.B) {
 	r := newRig(b)
 	const topic = "hangar.bench.batch.v1"
-	evs := make([]kafka.Event, b.N+1)
-	for i := range evs {
-		evs[i] = kafka.Event{Topic: topic, Key: fmt.Sprint("k", i%16), Payload: []byte(strconv.Itoa(i))}
-	}
-	r.publish(b, evs...)
-
-	var handled atomic.Int64
-	first, all := make(chan struct{}), make(chan struct{})
+	evs := r.benchEvents(b, topic)
+	p := newProgress(len(evs))
 	c := kafka.NewInboxBatchConsumer(kafka.ConsumerConfig{Brokers: r.broker.Addrs(), Group: "bench", Pool: r.pool,
 		Log: slog.New(slog.DiscardHandler), Tracer: noop.NewTracerProvider(), Propagator: telemetry.Propagator()}, topic,
 		func(ctx context.Context, tx pgx.Tx, envs []kafka.Envelope) error {
@@ -169,39 +195,10 @@ func BenchmarkInboxBatchConsumer(b *testing.B) {
 					return err
 				}
 			}
-			n := handled.Add(int64(len(envs)))
-			if n-int64(len(envs)) == 0 {
-				close(first)
-			}
-			if n == int64(len(evs)) {
-				close(all)
-			}
+			p.handled(len(envs))
 			return nil
 		}, kafka.BatchOptions{MaxWait: -1})
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	select {
-	case <-first:
-	case err := <-done:
-		b.Fatalf("Run = %v before the first event", err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0, n0 := cpuTime(b), handled.Load()
-	select {
-	case <-all:
-	case err := <-done:
-		b.Fatalf("Run = %v after %d events", err, handled.Load())
-	}
-	cancel()
-	if err := <-done; err != nil {
-		b.Fatalf("Run = %v", err)
-	}
-	b.StopTimer()
-	n := float64(int64(len(evs)) - n0)
-	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/n, "cpu-µs/event")
+	p.consume(b, r, c.Run, func() {})
 }
 
 // BenchmarkQueueEnqueue queues an order's three events, with their CloudEvents and trace
